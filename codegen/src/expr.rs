@@ -1,0 +1,305 @@
+//! Parsing of schema expressions and type expressions (the pest grammar in `grammar.pest`).
+
+use pest::iterators::Pair;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+use pest::Parser;
+use std::sync::OnceLock;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar.pest"]
+struct Grammar;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    BitOr,
+    BitAnd,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::Or | BinOp::And)
+    }
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "||",
+            BinOp::And => "&&",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::BitOr => "|",
+            BinOp::BitAnd => "&",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Not,
+    Neg,
+}
+
+/// An expression as written; `at` is the byte offset of each node inside the expression text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Int(u64, usize),
+    Bool(bool, usize),
+    /// `a.b.c`: a field of this type, a field of a nested value, or a flag bit.
+    Path(Vec<String>, usize),
+    /// `@size` (bytes in the whole message), `@remaining` (bytes left in the current scope).
+    Special(String, usize),
+    Len(Box<Expr>, usize),
+    Unary(UnOp, Box<Expr>, usize),
+    Binary(BinOp, Box<Expr>, Box<Expr>, usize),
+}
+
+impl Expr {
+    pub fn at(&self) -> usize {
+        match self {
+            Expr::Int(_, a)
+            | Expr::Bool(_, a)
+            | Expr::Path(_, a)
+            | Expr::Special(_, a)
+            | Expr::Len(_, a)
+            | Expr::Unary(_, _, a)
+            | Expr::Binary(_, _, _, a) => *a,
+        }
+    }
+
+    /// A bare field reference (`payload_size`), the form from which encoders derive values.
+    pub fn as_field(&self) -> Option<&str> {
+        match self {
+            Expr::Path(p, _) if p.len() == 1 => Some(&p[0]),
+            _ => None,
+        }
+    }
+}
+
+/// A syntax error: byte offset into the text and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub at: usize,
+    pub message: String,
+}
+
+fn pratt() -> &'static PrattParser<Rule> {
+    static P: OnceLock<PrattParser<Rule>> = OnceLock::new();
+    P.get_or_init(|| {
+        PrattParser::new()
+            .op(Op::infix(Rule::or, Assoc::Left))
+            .op(Op::infix(Rule::and, Assoc::Left))
+            .op(Op::infix(Rule::eq, Assoc::Left) | Op::infix(Rule::ne, Assoc::Left))
+            .op(Op::infix(Rule::lt, Assoc::Left)
+                | Op::infix(Rule::le, Assoc::Left)
+                | Op::infix(Rule::gt, Assoc::Left)
+                | Op::infix(Rule::ge, Assoc::Left))
+            .op(Op::infix(Rule::bitor, Assoc::Left))
+            .op(Op::infix(Rule::bitand, Assoc::Left))
+            .op(Op::infix(Rule::shl, Assoc::Left) | Op::infix(Rule::shr, Assoc::Left))
+            .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
+            .op(Op::infix(Rule::mul, Assoc::Left)
+                | Op::infix(Rule::div, Assoc::Left)
+                | Op::infix(Rule::rem, Assoc::Left))
+            .op(Op::prefix(Rule::not) | Op::prefix(Rule::neg))
+    })
+}
+
+fn syntax_error(e: pest::error::Error<Rule>, what: &str) -> SyntaxError {
+    let at = match e.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((s, _)) => s,
+    };
+    SyntaxError {
+        at,
+        message: format!("cannot parse {what}"),
+    }
+}
+
+fn int_literal(text: &str, at: usize) -> Result<u64, SyntaxError> {
+    let clean = text.replace('_', "");
+    let parsed = match clean.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => clean.parse(),
+    };
+    parsed.map_err(|_| SyntaxError {
+        at,
+        message: format!("integer literal '{text}' does not fit in 64 bits"),
+    })
+}
+
+pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
+    let mut pairs =
+        Grammar::parse(Rule::expression, text).map_err(|e| syntax_error(e, "expression"))?;
+    let expr = pairs.next().unwrap().into_inner().next().unwrap();
+    build(expr)
+}
+
+fn build(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
+    pratt()
+        .map_primary(|p| {
+            let at = p.as_span().start();
+            match p.as_rule() {
+                Rule::hex | Rule::dec => Ok(Expr::Int(int_literal(p.as_str(), at)?, at)),
+                Rule::boolean => Ok(Expr::Bool(p.as_str() == "true", at)),
+                Rule::special => Ok(Expr::Special(p.as_str()[1..].to_string(), at)),
+                Rule::path => Ok(Expr::Path(
+                    p.as_str().split('.').map(str::to_string).collect(),
+                    at,
+                )),
+                Rule::call => {
+                    let arg = p.into_inner().nth(1).unwrap();
+                    Ok(Expr::Len(Box::new(build(arg)?), at))
+                }
+                Rule::expr => build(p),
+                r => unreachable!("primary rule {r:?}"),
+            }
+        })
+        .map_prefix(|op, rhs| {
+            let at = op.as_span().start();
+            let op = match op.as_rule() {
+                Rule::not => UnOp::Not,
+                _ => UnOp::Neg,
+            };
+            Ok(Expr::Unary(op, Box::new(rhs?), at))
+        })
+        .map_infix(|lhs, op, rhs| {
+            let lhs = lhs?;
+            let at = lhs.at();
+            let op = match op.as_rule() {
+                Rule::or => BinOp::Or,
+                Rule::and => BinOp::And,
+                Rule::eq => BinOp::Eq,
+                Rule::ne => BinOp::Ne,
+                Rule::lt => BinOp::Lt,
+                Rule::le => BinOp::Le,
+                Rule::gt => BinOp::Gt,
+                Rule::ge => BinOp::Ge,
+                Rule::bitor => BinOp::BitOr,
+                Rule::bitand => BinOp::BitAnd,
+                Rule::shl => BinOp::Shl,
+                Rule::shr => BinOp::Shr,
+                Rule::add => BinOp::Add,
+                Rule::sub => BinOp::Sub,
+                Rule::mul => BinOp::Mul,
+                Rule::div => BinOp::Div,
+                _ => BinOp::Rem,
+            };
+            Ok(Expr::Binary(op, Box::new(lhs), Box::new(rhs?), at))
+        })
+        .parse(pair.into_inner())
+}
+
+/// A field type as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypeExpr {
+    Int { bits: u32, signed: bool, endian: Option<String> },
+    Float { bits: u32, endian: Option<String> },
+    Bool,
+    Bytes,
+    String,
+    VarInt(String),
+    Named(String),
+    Array(Box<TypeExpr>),
+}
+
+pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
+    let mut pairs =
+        Grammar::parse(Rule::type_expr, text).map_err(|e| syntax_error(e, "type"))?;
+    let mut inner = pairs.next().unwrap().into_inner();
+    let base = inner.next().unwrap();
+    let s = base.as_str();
+    let split_endian = |s: &str| -> (String, Option<String>) {
+        for e in ["le", "be"] {
+            if let Some(core) = s.strip_suffix(e) {
+                return (core.to_string(), Some(e.to_string()));
+            }
+        }
+        (s.to_string(), None)
+    };
+    let ty = match base.as_rule() {
+        Rule::int_type => {
+            let (core, endian) = split_endian(s);
+            let bits = core[1..].parse().map_err(|_| SyntaxError {
+                at: 1,
+                message: format!("integer width in '{s}' is not a number"),
+            })?;
+            TypeExpr::Int { bits, signed: core.starts_with('i'), endian }
+        }
+        Rule::float_type => {
+            let (core, endian) = split_endian(s);
+            TypeExpr::Float { bits: core[1..].parse().unwrap(), endian }
+        }
+        Rule::bool_type => TypeExpr::Bool,
+        Rule::bytes_type => TypeExpr::Bytes,
+        Rule::string_type => TypeExpr::String,
+        Rule::varint_type => TypeExpr::VarInt(s.to_string()),
+        _ => TypeExpr::Named(s.to_string()),
+    };
+    Ok(match inner.next() {
+        Some(p) if p.as_rule() == Rule::array_suffix => TypeExpr::Array(Box::new(ty)),
+        _ => ty,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_follows_c() {
+        let e = parse_expr("a + 2 * 3 == 8 && !b.c || x & 0x0F != 0").unwrap();
+        match e {
+            Expr::Binary(BinOp::Or, l, _, _) => match *l {
+                Expr::Binary(BinOp::And, ..) => {}
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse_expr("len(x) - 20").unwrap().at(), 0);
+        assert_eq!(parse_expr("@size").unwrap(), Expr::Special("size".into(), 0));
+        assert!(parse_expr("a +").is_err());
+        assert!(parse_expr("0x1_0000_0000_0000_0000").is_err());
+    }
+
+    #[test]
+    fn types() {
+        assert_eq!(
+            parse_type("u16be").unwrap(),
+            TypeExpr::Int { bits: 16, signed: false, endian: Some("be".into()) }
+        );
+        assert_eq!(
+            parse_type("Entity[]").unwrap(),
+            TypeExpr::Array(Box::new(TypeExpr::Named("Entity".into())))
+        );
+        assert_eq!(parse_type("bool").unwrap(), TypeExpr::Bool);
+        assert_eq!(parse_type("leb128").unwrap(), TypeExpr::VarInt("leb128".into()));
+        assert!(parse_type("u16 x").is_err());
+    }
+}

@@ -1,0 +1,352 @@
+//! The validated intermediate representation: every name resolved, every width and expression
+//! type checked. Backends read only this.
+
+pub type EnumId = usize;
+pub type FlagsId = usize;
+pub type StructId = usize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    Little,
+    Big,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Fields start on byte boundaries.
+    Bytes,
+    /// The whole message is one LSB-first bit stream.
+    LsbBits,
+}
+
+#[derive(Debug, Clone)]
+pub struct Protocol {
+    /// Lower-case protocol name: filter prefix, crate name.
+    pub name: String,
+    pub title: String,
+    pub doc: Option<String>,
+    pub layout: Layout,
+    pub root: StructId,
+    pub transport: Transport,
+    pub enums: Vec<Enum>,
+    pub flags: Vec<Flags>,
+    pub structs: Vec<Struct>,
+    /// Schema path as given to the generator, for "generated from" headers.
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Transport {
+    pub udp_ports: Vec<u16>,
+    pub tcp_ports: Vec<u16>,
+    pub tcp_length_prefix: Option<IntTy>,
+    pub udp_heuristic: Option<Heuristic>,
+    pub tcp_heuristic: Option<Heuristic>,
+}
+
+/// A rule over the root's leading, fixed-offset fields.
+#[derive(Debug, Clone)]
+pub struct Heuristic {
+    pub expr: Expr,
+    /// Bytes needed to read every field the rule names.
+    pub min_len: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntTy {
+    pub bits: u32,
+    pub signed: bool,
+    pub endian: Endian,
+}
+
+impl IntTy {
+    pub fn bytes(&self) -> usize {
+        self.bits.div_ceil(8) as usize
+    }
+    /// Width of the smallest Rust/Lua native integer holding it (8, 16, 32, 64).
+    pub fn storage_bits(&self) -> u32 {
+        self.bits.next_power_of_two().max(8)
+    }
+    pub fn max_value(&self) -> u64 {
+        let value_bits = self.bits - u32::from(self.signed);
+        if value_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << value_bits) - 1
+        }
+    }
+    pub fn is_native(&self) -> bool {
+        matches!(self.bits, 8 | 16 | 32 | 64)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Enum {
+    pub name: String,
+    pub doc: Option<String>,
+    pub repr: IntTy,
+    pub closed: bool,
+    pub values: Vec<NamedConst>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Flags {
+    pub name: String,
+    pub doc: Option<String>,
+    pub repr: IntTy,
+    pub bits: Vec<NamedConst>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NamedConst {
+    pub name: String,
+    pub value: u64,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Struct {
+    pub name: String,
+    pub doc: Option<String>,
+    /// Info-column template for the root type: literal text and field indexes.
+    pub info: Vec<InfoPart>,
+    pub fields: Vec<Field>,
+}
+
+impl Struct {
+    /// Fields the user sets (constants and derived fields are filled by the encoder).
+    pub fn value_fields(&self) -> impl Iterator<Item = (usize, &Field)> {
+        self.fields.iter().enumerate().filter(|(_, f)| f.role == Role::Value)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum InfoPart {
+    Text(String),
+    Field(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: String,
+    pub doc: Option<String>,
+    pub ty: Ty,
+    /// Present only when true.
+    pub condition: Option<Expr>,
+    pub role: Role,
+    /// Largest allowed value (integers).
+    pub max: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Role {
+    /// Set by the user.
+    Value,
+    /// Always this value; checked on decode.
+    Const(u64),
+    /// Computed by the encoder from another field of the same struct.
+    Derived(Derive),
+    /// Checksum over the enclosing struct's bytes, computed with this field zeroed.
+    Checksum(ChecksumAlgo),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Derive {
+    /// Byte length of the field at this index (its encoded size).
+    LengthOf(usize),
+    /// Element count of the array field at this index.
+    CountOf(usize),
+    /// Tag of the union field at this index.
+    TagOf(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChecksumAlgo {
+    /// CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor.
+    Crc16CcittFalse,
+}
+
+impl ChecksumAlgo {
+    pub const ALL: &'static [(&'static str, ChecksumAlgo)] =
+        &[("crc16-ccitt-false", ChecksumAlgo::Crc16CcittFalse)];
+
+    /// Parameters in the Rocksoft model: (width, poly, init, refin, refout, xorout).
+    pub fn crc_params(self) -> (u32, u64, u64, bool, bool, u64) {
+        match self {
+            ChecksumAlgo::Crc16CcittFalse => (16, 0x1021, 0xFFFF, false, false, 0),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, a)| *a == self).unwrap().0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarInt {
+    /// Unsigned LEB128, up to 64 bits.
+    Leb128,
+    /// Zig-zag then LEB128.
+    ZigZag,
+    /// 1 byte when <= 127, else 2 bytes big-endian with 0x8000 set.
+    RiptideLen,
+    /// Rabbit: byte count - 1 in k bits, then the bytes, low first; zig-zag when signed.
+    Rabbit { bits: u32, signed: bool },
+}
+
+#[derive(Debug, Clone)]
+pub enum Ty {
+    Int(IntTy),
+    Bool,
+    Float { bits: u32, endian: Endian },
+    VarInt(VarInt),
+    Enum(EnumId),
+    Flags(FlagsId),
+    Bytes(Len),
+    Str(Len),
+    Struct(StructId, Option<Len>),
+    Array(Box<Ty>, Len),
+    Union(Box<Union>),
+}
+
+/// How long a bytes/string/struct/union is (in bytes), or how many elements an array holds.
+#[derive(Debug, Clone)]
+pub enum Len {
+    /// A prefix of this integer type, written just before the data.
+    Prefix(IntTy),
+    /// An expression over earlier fields.
+    Expr(Expr),
+    /// To the end of the enclosing scope.
+    Rest,
+    /// Self-delimiting (structs without a length).
+    Natural,
+}
+
+#[derive(Debug, Clone)]
+pub struct Union {
+    /// The tag expression.
+    pub on: Expr,
+    pub len: Len,
+    pub cases: Vec<Case>,
+    /// Variant for every other tag value; `None` makes an unknown tag an error.
+    pub default: Option<CaseBody>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Variant name (UpperCamelCase).
+    pub variant: String,
+    /// Tag values, as written (the first single value is the one the encoder writes).
+    pub values: Vec<CaseValue>,
+    pub body: CaseBody,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseValue {
+    One(u64),
+    Range(u64, u64),
+}
+
+impl Case {
+    /// The value an encoder writes for this case, when the case names exactly one.
+    pub fn single(&self) -> Option<u64> {
+        match self.values.as_slice() {
+            [CaseValue::One(v)] => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseBody {
+    Struct(StructId),
+    Bytes,
+    Empty,
+}
+
+/// A checked expression. Every node knows its type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Int(u64),
+    Bool(bool),
+    /// A field of the current struct (index) then, possibly, fields of nested structs.
+    Field(Vec<FieldRef>),
+    /// A flag bit of a flags field: the path to the field, then the bit mask.
+    FlagBit(Vec<FieldRef>, u64),
+    /// Bytes in the whole message.
+    MessageSize,
+    /// Bytes left in the current scope.
+    Remaining,
+    /// Byte length (bytes, string, struct) or element count (array) of a field.
+    Len(Vec<FieldRef>, LenKind),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LenKind {
+    Bytes,
+    Elements,
+}
+
+/// One step of a field path: the struct and the field index inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRef {
+    pub struct_id: StructId,
+    pub field: usize,
+    pub name: String,
+}
+
+impl Protocol {
+    pub fn field(&self, r: &FieldRef) -> &Field {
+        &self.structs[r.struct_id].fields[r.field]
+    }
+
+    /// Whether values of this struct borrow from the input (hold bytes or strings).
+    pub fn struct_borrows(&self, id: StructId) -> bool {
+        let mut seen = vec![false; self.structs.len()];
+        self.borrows(id, &mut seen)
+    }
+
+    fn borrows(&self, id: StructId, seen: &mut [bool]) -> bool {
+        if std::mem::replace(&mut seen[id], true) {
+            return false;
+        }
+        let s = &self.structs[id];
+        s.fields.iter().any(|f| f.role == Role::Value && self.ty_borrows(&f.ty, seen))
+    }
+
+    fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {
+        match ty {
+            Ty::Bytes(_) | Ty::Str(_) => true,
+            Ty::Struct(id, _) => self.borrows(*id, seen),
+            Ty::Array(elem, _) => self.ty_borrows(elem, seen),
+            Ty::Union(u) => {
+                u.default == Some(CaseBody::Bytes)
+                    || u.cases.iter().any(|c| match c.body {
+                        CaseBody::Bytes => true,
+                        CaseBody::Struct(id) => self.borrows(id, seen),
+                        CaseBody::Empty => false,
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// Size in bytes of a fixed-size scalar in a byte layout.
+    pub fn fixed_size(&self, ty: &Ty) -> Option<usize> {
+        match ty {
+            Ty::Int(it) => Some(it.bytes()),
+            Ty::Bool => Some(1),
+            Ty::Float { bits, .. } => Some(*bits as usize / 8),
+            Ty::Enum(id) => Some(self.enums[*id].repr.bytes()),
+            Ty::Flags(id) => Some(self.flags[*id].repr.bytes()),
+            _ => None,
+        }
+    }
+
+    pub fn root(&self) -> &Struct {
+        &self.structs[self.root]
+    }
+}

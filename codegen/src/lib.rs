@@ -1,0 +1,15 @@
+//! wiregen: one YAML schema → validated IR → a Rust codec crate and a Wireshark Lua dissector.
+//!
+//! Pipeline: [`schema`] (serde types of the YAML) → [`validate`] (names resolved, types and
+//! expressions checked, positions kept for errors) → [`ir`] → one backend per output
+//! ([`backend::rust`], [`backend::lua`]), each reading only the IR.
+
+pub mod diag;
+pub mod expr;
+pub mod locate;
+pub mod schema;
+pub mod ir;
+pub mod naming;
+pub mod backend;
+pub mod validate;
+pub mod pipeline;

@@ -1,0 +1,92 @@
+//! `wiregen generate` writes every output of every schema; `wiregen check` fails when a committed
+//! output differs from what generation produces now.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wiregen::pipeline;
+
+#[derive(Parser)]
+#[command(name = "wiregen", version, about = "YAML wire-format schemas → Rust codecs and Wireshark dissectors")]
+struct Cli {
+    /// Repository root (holding schema/, generated/, dissectors/).
+    #[arg(long, default_value = ".", global = true)]
+    root: PathBuf,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Regenerate every output from schema/ (the default).
+    Generate,
+    /// Exit non-zero, naming each file, when committed outputs are stale.
+    Check,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outputs = match pipeline::all_outputs(&cli.root) {
+        Ok(o) => o,
+        Err(e) => {
+            eprint!("{e}");
+            if !e.ends_with('\n') {
+                eprintln!();
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command.unwrap_or(Command::Generate) {
+        Command::Generate => {
+            for o in &outputs {
+                let path = cli.root.join(&o.path);
+                if std::fs::read_to_string(&path).ok().as_deref() == Some(o.contents.as_str()) {
+                    continue;
+                }
+                if let Some(dir) = path.parent() {
+                    if let Err(e) = std::fs::create_dir_all(dir) {
+                        eprintln!("{}: {e}", dir.display());
+                        return ExitCode::FAILURE;
+                    }
+                }
+                if let Err(e) = std::fs::write(&path, &o.contents) {
+                    eprintln!("{}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+                println!("wrote {}", o.path);
+            }
+            for orphan in pipeline::orphans(&cli.root, &outputs) {
+                let _ = std::fs::remove_file(cli.root.join(&orphan));
+                println!("removed {orphan} (no schema produces it)");
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Check => {
+            let mut stale = 0;
+            for o in &outputs {
+                match std::fs::read_to_string(cli.root.join(&o.path)) {
+                    Ok(text) if text == o.contents => {}
+                    Ok(_) => {
+                        eprintln!("stale: {} (differs from what its schema generates)", o.path);
+                        stale += 1;
+                    }
+                    Err(_) => {
+                        eprintln!("missing: {}", o.path);
+                        stale += 1;
+                    }
+                }
+            }
+            for orphan in pipeline::orphans(&cli.root, &outputs) {
+                eprintln!("orphan: {orphan} (no schema generates it)");
+                stale += 1;
+            }
+            if stale > 0 {
+                eprintln!("{stale} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit");
+                ExitCode::FAILURE
+            } else {
+                println!("all {} generated files are up to date", outputs.len());
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Names shared by both backends, so the Rust trace and the dissector agree on every field.
+
+use crate::ir::{Protocol, StructId};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+
+/// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere.
+pub fn abbrev(p: &Protocol, s: StructId, field: usize) -> String {
+    let f = &p.structs[s].fields[field];
+    if s == p.root {
+        format!("{}.{}", p.name, f.name)
+    } else {
+        format!("{}.{}.{}", p.name, p.structs[s].name.to_snake_case(), f.name)
+    }
+}
+
+/// Filter name of one named bit of a flags field.
+pub fn flag_abbrev(field_abbrev: &str, bit: &str) -> String {
+    format!("{field_abbrev}.{}", bit.to_snake_case())
+}
+
+/// Filter name of the hidden length or count prefix of a field.
+pub fn prefix_abbrev(field_abbrev: &str) -> String {
+    format!("{field_abbrev}.length")
+}
+
+/// The Rust enum type of a switch field: `PacketPayload`.
+pub fn union_type(p: &Protocol, s: StructId, field: usize) -> String {
+    let f = &p.structs[s].fields[field];
+    format!("{}{}", p.structs[s].name, f.name.to_upper_camel_case())
+}
+
+/// Human label of a field in the dissector tree: `payload_size` → `Payload size`.
+pub fn label(name: &str) -> String {
+    let words = name.replace('_', " ");
+    let mut c = words.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// The generated crate's package name.
+pub fn crate_name(p: &Protocol) -> String {
+    p.name.replace('_', "-")
+}

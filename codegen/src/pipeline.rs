@@ -1,0 +1,90 @@
+//! Schemas in, files out: runs every schema through validation and both backends.
+
+use crate::backend::{self, Output};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::Protocol;
+use crate::validate;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Where the outputs of a repository go, relative to its root.
+pub const SCHEMA_DIR: &str = "schema";
+pub const GENERATED_DIR: &str = "generated";
+pub const DISSECTOR_DIR: &str = "dissectors";
+
+/// Every `*.yaml` schema under `root/schema`, sorted.
+pub fn schema_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let dir = root.join(SCHEMA_DIR);
+    let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Loads and validates one schema; `display` is the path used in messages.
+pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
+    let display = file.strip_prefix(root).unwrap_or(file).display().to_string();
+    let source = fs::read_to_string(file).map_err(|e| {
+        Diagnostics(vec![Diagnostic { file: display.clone(), line: 1, col: 1, message: format!("cannot read: {e}"), hint: None }])
+    })?;
+    validate::load(&display, &source)
+}
+
+/// Every output file of one protocol.
+pub fn outputs(p: &Protocol) -> Result<Vec<Output>, Diagnostics> {
+    let unsupported = |u: backend::Unsupported| {
+        Diagnostics(vec![Diagnostic { file: p.source.clone(), line: 1, col: 1, message: u.0, hint: None }])
+    };
+    let mut out = backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name)).map_err(unsupported)?;
+    out.extend(backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name)).map_err(unsupported)?);
+    Ok(out)
+}
+
+/// Every output of every schema, plus the files that tie them together (the wirecat registry).
+pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
+    let mut protocols = Vec::new();
+    let mut errors = Diagnostics::default();
+    for file in schema_files(root)? {
+        match load(root, &file) {
+            Ok(p) => protocols.push(p),
+            Err(d) => errors.0.extend(d.0),
+        }
+    }
+    let mut out = Vec::new();
+    for p in &protocols {
+        match outputs(p) {
+            Ok(o) => out.extend(o),
+            Err(d) => errors.0.extend(d.0),
+        }
+    }
+    if !errors.0.is_empty() {
+        return Err(errors.to_string());
+    }
+    out.extend(backend::wirecat::generate(&protocols));
+    Ok(out)
+}
+
+/// Files under the generated folders that no schema produces any more.
+pub fn orphans(root: &Path, outputs: &[Output]) -> Vec<String> {
+    let mut found = Vec::new();
+    for dir in [GENERATED_DIR, DISSECTOR_DIR] {
+        collect(root, &root.join(dir), &mut found);
+    }
+    found.retain(|f| !outputs.iter().any(|o| &o.path == f) && !f.contains("/target/"));
+    found
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            out.push(rel.display().to_string());
+        }
+    }
+}

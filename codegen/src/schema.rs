@@ -1,0 +1,189 @@
+//! The YAML schema exactly as written: serde types, no meaning attached yet.
+//!
+//! Everything here is checked and resolved by [`crate::validate`] into the IR; this layer only
+//! rejects what YAML itself cannot represent (wrong shapes, unknown keys).
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaFile {
+    pub protocol: ProtocolDef,
+    #[serde(default)]
+    pub enums: IndexMap<String, EnumDef>,
+    #[serde(default)]
+    pub flags: IndexMap<String, FlagsDef>,
+    #[serde(default)]
+    pub types: IndexMap<String, TypeDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtocolDef {
+    /// Short lower-case name: the Wireshark filter prefix and the crate name.
+    pub name: String,
+    /// Human-readable name.
+    pub title: String,
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// Default byte order of multi-byte fields.
+    #[serde(default)]
+    pub endian: Option<String>,
+    /// `bytes` (byte-aligned) or `lsb-bits` (one LSB-first bit stream).
+    #[serde(default)]
+    pub layout: Option<String>,
+    /// The type of one whole message (datagram or framed PDU).
+    pub root: String,
+    #[serde(default)]
+    pub transport: TransportDef,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportDef {
+    #[serde(default)]
+    pub udp: Option<PortsDef>,
+    #[serde(default)]
+    pub tcp: Option<TcpDef>,
+    /// Expressions over the root's leading fields that recognise the protocol on any port.
+    #[serde(default)]
+    pub heuristic: Option<HeuristicDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortsDef {
+    pub ports: Vec<u16>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpDef {
+    pub ports: Vec<u16>,
+    /// Each message is prefixed by its length in this integer type (e.g. `u16`, `i32`).
+    #[serde(default)]
+    pub length_prefix: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeuristicDef {
+    #[serde(default)]
+    pub udp: Option<String>,
+    #[serde(default)]
+    pub tcp: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnumDef {
+    #[serde(default)]
+    pub doc: Option<String>,
+    #[serde(rename = "type")]
+    pub repr: String,
+    /// A closed enum rejects values it does not name; an open one keeps and shows them.
+    #[serde(default)]
+    pub closed: bool,
+    pub values: IndexMap<String, NamedValue>,
+}
+
+/// `NAME: 3` or `NAME: { value: 3, doc: "..." }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum NamedValue {
+    Plain(u64),
+    Documented {
+        value: u64,
+        #[serde(default)]
+        doc: Option<String>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlagsDef {
+    #[serde(default)]
+    pub doc: Option<String>,
+    #[serde(rename = "type")]
+    pub repr: String,
+    /// Bit masks by name.
+    pub bits: IndexMap<String, NamedValue>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeDef {
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// Info-column summary, `{field}` placeholders (root type only).
+    #[serde(default)]
+    pub info: Option<String>,
+    pub fields: Vec<FieldDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDef {
+    pub name: String,
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// A type expression: `u16`, `i7`, `f32`, `bytes`, `string`, `Name`, `Name[]`, `leb128` ...
+    #[serde(rename = "type", default)]
+    pub ty: Option<String>,
+    /// Byte order for this field, overriding the protocol's.
+    #[serde(default)]
+    pub endian: Option<String>,
+    /// Value the field must hold (a magic number); checked on decode, written on encode.
+    #[serde(rename = "const", default)]
+    pub constant: Option<u64>,
+    /// Byte length of a bytes/string/struct/union field, as an expression.
+    #[serde(default)]
+    pub length: Option<ExprOrInt>,
+    /// Element count of an array field, as an expression.
+    #[serde(default)]
+    pub count: Option<ExprOrInt>,
+    /// Length (bytes, string) or count (array) carried by a prefix of this integer type.
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// The field is present only when this expression is true.
+    #[serde(rename = "if", default)]
+    pub condition: Option<String>,
+    /// The field's value is chosen by a tag.
+    #[serde(default)]
+    pub switch: Option<SwitchDef>,
+    /// The field is a checksum over its enclosing type.
+    #[serde(default)]
+    pub checksum: Option<String>,
+    /// Largest value the field may hold (checked on decode and encode).
+    #[serde(default)]
+    pub max: Option<u64>,
+    /// An optional field announced by a presence bit written just before it.
+    #[serde(default)]
+    pub optional: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ExprOrInt {
+    Int(u64),
+    Expr(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchDef {
+    /// The tag: an expression, usually an earlier field.
+    pub on: String,
+    /// Case keys: an enum value name, an integer, or a range `lo..hi` (inclusive).
+    /// Case values: a type name, `bytes` (kept raw) or `empty`.
+    pub cases: IndexMap<String, String>,
+    /// What any other tag value holds: a type name, `bytes`, or absent (then an unknown tag is an
+    /// error).
+    #[serde(default)]
+    pub default: Option<String>,
+    /// Tag width in bits when the tag is written by the union itself (bit streams): `auto` gives
+    /// as many bits as the case count needs.
+    #[serde(default)]
+    pub tag_bits: Option<String>,
+}
