@@ -256,6 +256,13 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Notes a value the decoder computed rather than read (e.g. a checksum's status).
+    pub(crate) fn note_span(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
+        if let Some(notes) = &mut self.notes {
+            notes.push(FieldNote { abbrev, offset, len, value });
+        }
+    }
+
     pub(crate) fn into_notes(self) -> Vec<FieldNote<'a>> {
         self.notes.unwrap_or_default()
     }

@@ -1,8 +1,765 @@
-//! Lua backend: a self-contained Wireshark dissector per schema.
+//! Lua backend: one self-contained Wireshark dissector per schema (Wireshark 4.0+, Lua 5.2-5.4).
+//!
+//! The file skeleton (helpers, fields, experts, registration) is the askama template
+//! `templates/dissector.lua`; the per-type dissection functions are built here from the IR.
 
 use super::{Output, Unsupported};
-use crate::ir::Protocol;
+use crate::expr::BinOp;
+use crate::ir::*;
+use crate::naming;
+use askama::Template;
 
-pub fn generate(_p: &Protocol, _path: &str) -> Result<Vec<Output>, Unsupported> {
-    Ok(vec![])
+#[derive(Template)]
+#[template(path = "dissector.lua", escape = "none")]
+struct Dissector {
+    source: String,
+    path: String,
+    name: String,
+    title: String,
+    column: String,
+    doc_lines: Vec<String>,
+    needs_bitops: bool,
+    crcs: Vec<CrcDef>,
+    value_strings: Vec<ValueString>,
+    fields: Vec<FieldDef>,
+    structs: Vec<String>,
+    root: String,
+    info: String,
+    udp_ports: String,
+    tcp_ports: String,
+    udp_heuristic: Option<HeuristicDef>,
+}
+
+struct CrcDef {
+    name: String,
+    func: String,
+    width: u32,
+    poly: String,
+    init: String,
+    xorout: String,
+}
+
+struct ValueString {
+    var: String,
+    entries: Vec<(String, String)>,
+}
+
+struct FieldDef {
+    abbrev: String,
+    ctor: String,
+}
+
+struct HeuristicDef {
+    doc: String,
+    min_len: usize,
+    reads: Vec<String>,
+    expr: String,
+}
+
+pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
+    if p.layout == Layout::LsbBits {
+        return Err(Unsupported("the Lua backend does not generate bit-stream layouts yet".into()));
+    }
+    let mut g = Gen { p, fields: Vec::new(), needs_bitops: false };
+    g.declare_fields()?;
+    let mut structs = Vec::new();
+    for id in g.order() {
+        structs.push(g.struct_fn(id)?);
+    }
+    let crcs = g.crcs();
+    if !crcs.is_empty() {
+        g.needs_bitops = true;
+    }
+    let mut value_strings: Vec<ValueString> = p
+        .enums
+        .iter()
+        .map(|e| ValueString {
+            var: format!("VS_{}", e.name),
+            entries: e.values.iter().map(|v| (v.value.to_string(), lua_escape(&v.name))).collect(),
+        })
+        .collect();
+    value_strings.push(ValueString {
+        var: "VS_CHECKSUM_STATUS".into(),
+        entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
+    });
+    let flag_lists: Vec<String> = p
+        .flags
+        .iter()
+        .map(|f| {
+            let items: Vec<String> = f.bits.iter().map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name))).collect();
+            format!("local FN_{} = {{ {} }}", f.name, items.join(", "))
+        })
+        .collect();
+    if !flag_lists.is_empty() {
+        structs.insert(0, format!("-- Flag names, for the Info column.\n{}\n", flag_lists.join("\n")));
+    }
+    let udp_heuristic = match &p.transport.udp_heuristic {
+        Some(h) => Some(g.heuristic(h)?),
+        None => None,
+    };
+    let info = g.info();
+    let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+    let d = Dissector {
+        source: p.source.clone(),
+        path: path.to_string(),
+        name: p.name.clone(),
+        title: p.title.clone(),
+        column: p.name.to_uppercase(),
+        doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
+        needs_bitops: g.needs_bitops,
+        crcs,
+        value_strings,
+        fields: g.fields,
+        structs,
+        root: p.root().name.clone(),
+        info,
+        udp_ports: ports(&p.transport.udp_ports),
+        tcp_ports: ports(&p.transport.tcp_ports),
+        udp_heuristic,
+    };
+    let text = d.render().map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
+    Ok(vec![Output { path: path.to_string(), contents: text + "\n" }])
+}
+
+fn wrap(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + word.len() > 95 {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn lua_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', " ")
+}
+
+fn first_line(d: &Option<String>) -> String {
+    d.as_deref().map(|d| d.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+/// Lines of Lua with indentation.
+struct Code {
+    lines: Vec<String>,
+    depth: usize,
+}
+
+impl Code {
+    fn new(depth: usize) -> Self {
+        Code { lines: Vec::new(), depth }
+    }
+    fn line(&mut self, s: impl AsRef<str>) {
+        self.lines.push(format!("{}{}", "  ".repeat(self.depth), s.as_ref()));
+    }
+    fn open(&mut self, s: impl AsRef<str>) {
+        self.line(s);
+        self.depth += 1;
+    }
+    fn close(&mut self, s: impl AsRef<str>) {
+        self.depth -= 1;
+        self.line(s);
+    }
+}
+
+struct Gen<'p> {
+    p: &'p Protocol,
+    fields: Vec<FieldDef>,
+    needs_bitops: bool,
+}
+
+/// How to read an integer of `bytes` bytes from a TvbRange, as a Lua number.
+fn int_reader(bytes: usize, signed: bool, endian: Endian) -> String {
+    let le = if endian == Endian::Little { "le_" } else { "" };
+    match (bytes > 4, signed) {
+        (false, false) => format!("{le}uint()"),
+        (false, true) => format!("{le}int()"),
+        (true, false) => format!("{le}uint64():tonumber()"),
+        (true, true) => format!("{le}int64():tonumber()"),
+    }
+}
+
+fn add_fn(endian: Endian) -> &'static str {
+    if endian == Endian::Little {
+        "add_le"
+    } else {
+        "add"
+    }
+}
+
+fn protofield_int(it: &IntTy) -> String {
+    let bits = match it.bytes() {
+        1 => 8,
+        2 => 16,
+        3 => 24,
+        4 => 32,
+        _ => 64,
+    };
+    format!("{}{}", if it.signed { "int" } else { "uint" }, bits)
+}
+
+impl<'p> Gen<'p> {
+    fn add_field(&mut self, abbrev: String, ctor: String) {
+        if !self.fields.iter().any(|f| f.abbrev == abbrev) {
+            self.fields.push(FieldDef { abbrev, ctor });
+        }
+    }
+
+    fn declare_fields(&mut self) -> Result<(), Unsupported> {
+        let p = self.p;
+        for (sid, s) in p.structs.iter().enumerate() {
+            for (fi, f) in s.fields.iter().enumerate() {
+                let abbrev = naming::abbrev(p, sid, fi);
+                self.declare(&abbrev, &naming::label(&f.name), &first_line(&f.doc), &f.ty, &f.role)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn declare(&mut self, abbrev: &str, label: &str, doc: &str, ty: &Ty, role: &Role) -> Result<(), Unsupported> {
+        let p = self.p;
+        let doc = lua_escape(doc);
+        let hex = matches!(role, Role::Const(_) | Role::Checksum(_));
+        let base = if hex { "base.HEX" } else { "base.DEC" };
+        match ty {
+            Ty::Int(it) => {
+                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", {base}, nil, nil, \"{doc}\")", protofield_int(it)));
+                if matches!(role, Role::Checksum(_)) {
+                    let a = format!("{abbrev}.status");
+                    self.add_field(a.clone(), format!("ProtoField.uint8(\"{a}\", \"{label} status\", base.DEC, VS_CHECKSUM_STATUS, nil, \"Whether the {label} matches the data\")"));
+                }
+            }
+            Ty::Bool => self.add_field(abbrev.into(), format!("ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")")),
+            Ty::Float { bits: 32, .. } => self.add_field(abbrev.into(), format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")),
+            Ty::Float { bits: 64, .. } => self.add_field(abbrev.into(), format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")),
+            Ty::Float { bits, .. } => return Err(Unsupported(format!("the Lua backend does not support f{bits} yet"))),
+            Ty::VarInt(_) => return Err(Unsupported("the Lua backend does not support variable-length integers yet".into())),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, VS_{}, nil, \"{doc}\")", protofield_int(&e.repr), e.name));
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, nil, nil, \"{doc}\")", protofield_int(&fl.repr)));
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    let bd = lua_escape(&first_line(&b.doc));
+                    self.add_field(a.clone(), format!("ProtoField.bool(\"{a}\", \"{}\", {}, nil, {:#x}, \"{bd}\")", lua_escape(&b.name), fl.repr.bytes() * 8, b.value));
+                }
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                if let Len::Prefix(it) = len {
+                    let a = naming::prefix_abbrev(abbrev);
+                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")", protofield_int(it)));
+                }
+                if matches!(ty, Ty::Str(_)) {
+                    self.add_field(abbrev.into(), format!("ProtoField.string(\"{abbrev}\", \"{label}\", base.UNICODE, \"{doc}\")"));
+                } else {
+                    self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"));
+                }
+            }
+            Ty::Array(elem, count) => {
+                if let Len::Prefix(it) = count {
+                    let a = naming::prefix_abbrev(abbrev);
+                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")", protofield_int(it)));
+                }
+                if !matches!(**elem, Ty::Struct(..)) {
+                    self.declare(abbrev, label, &doc, elem, &Role::Value)?;
+                }
+            }
+            Ty::Struct(..) => {}
+            Ty::Union(u) => {
+                if u.default == Some(CaseBody::Bytes) || u.cases.iter().any(|c| c.body == CaseBody::Bytes) {
+                    self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Structs in dependency order: every function is defined before its callers.
+    fn order(&self) -> Vec<StructId> {
+        fn kids(ty: &Ty, out: &mut Vec<StructId>) {
+            match ty {
+                Ty::Struct(id, _) => out.push(*id),
+                Ty::Array(e, _) => kids(e, out),
+                Ty::Union(u) => {
+                    for c in &u.cases {
+                        if let CaseBody::Struct(id) = c.body {
+                            out.push(id);
+                        }
+                    }
+                    if let Some(CaseBody::Struct(id)) = u.default {
+                        out.push(id);
+                    }
+                }
+                _ => {}
+            }
+        }
+        fn visit(p: &Protocol, id: StructId, done: &mut Vec<bool>, out: &mut Vec<StructId>) {
+            if done[id] {
+                return;
+            }
+            done[id] = true;
+            let mut k = Vec::new();
+            for f in &p.structs[id].fields {
+                kids(&f.ty, &mut k);
+            }
+            for c in k {
+                visit(p, c, done, out);
+            }
+            out.push(id);
+        }
+        let mut done = vec![false; self.p.structs.len()];
+        let mut out = Vec::new();
+        for id in 0..self.p.structs.len() {
+            visit(self.p, id, &mut done, &mut out);
+        }
+        out
+    }
+
+    fn crcs(&self) -> Vec<CrcDef> {
+        let mut algos: Vec<ChecksumAlgo> = Vec::new();
+        for s in &self.p.structs {
+            for f in &s.fields {
+                if let Role::Checksum(a) = f.role {
+                    if !algos.contains(&a) {
+                        algos.push(a);
+                    }
+                }
+            }
+        }
+        algos
+            .into_iter()
+            .map(|a| {
+                let (width, poly, init, _refin, _refout, xorout) = a.crc_params();
+                CrcDef {
+                    name: a.name().to_string(),
+                    func: crc_func(a),
+                    width,
+                    poly: format!("{poly:#06X}").replace("0X", "0x"),
+                    init: format!("{init:#06X}").replace("0X", "0x"),
+                    xorout: format!("{xorout:#X}").replace("0X", "0x"),
+                }
+            })
+            .collect()
+    }
+
+    fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
+        let s = &self.p.structs[sid];
+        let mut c = Code::new(0);
+        let d = first_line(&s.doc);
+        c.line(format!("-- {}{}", s.name, if d.is_empty() { String::new() } else { format!(": {d}") }));
+        c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
+        c.open(format!("local function dissect_{}(tvb, pinfo, tree, offset, limit)", s.name));
+        c.line("local start = offset");
+        c.line("local v = {}");
+        c.line("local item, n, sub, nxt, val");
+        for fi in 0..s.fields.len() {
+            self.field(&mut c, sid, fi)?;
+        }
+        for f in &s.fields {
+            if let Role::Checksum(algo) = f.role {
+                let n = self.p.fixed_size(&f.ty).unwrap_or(2);
+                let abbrev = naming::abbrev(self.p, sid, s.fields.iter().position(|x| x.name == f.name).unwrap());
+                let digits = n * 2;
+                c.line(format!("-- {}: verified over the whole {} with its own bytes zeroed.", f.name, s.name));
+                c.open("do");
+                c.line(format!("local computed = {}(tvb, start, offset, cs_at_{1}, {n})", crc_func(algo), f.name));
+                c.open(format!("if computed == v.{} then", f.name));
+                c.line(format!("cs_item_{}:append_text(\" [correct]\")", f.name));
+                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 1):set_generated()", f.name));
+                c.close("else");
+                c.depth += 1;
+                c.line(format!("cs_item_{0}:append_text(string.format(\" [incorrect, should be 0x%0{digits}x]\", computed))", f.name));
+                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 0):set_generated()", f.name));
+                c.line(format!(
+                    "cs_item_{0}:add_proto_expert_info(E.bad_checksum, string.format(\"Bad {0}: stored 0x%0{digits}x, computed 0x%0{digits}x\", v.{0}, computed))",
+                    f.name
+                ));
+                c.close("end");
+                c.close("end");
+            }
+        }
+        c.line("return offset, v");
+        c.close("end");
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// Code for one field of struct `sid`.
+    fn field(&mut self, c: &mut Code, sid: StructId, fi: usize) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let abbrev = naming::abbrev(p, sid, fi);
+        let d = first_line(&f.doc);
+        c.line(format!("-- {}{}", f.name, if d.is_empty() { String::new() } else { format!(": {d}") }));
+        if let Some(cond) = &f.condition {
+            let e = self.expr(cond, sid);
+            c.open(format!("if {e} then"));
+        }
+        if let Role::Checksum(_) = f.role {
+            c.line(format!("local cs_at_{} = offset", f.name));
+        }
+        let target = format!("v.{}", f.name);
+        self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
+        if let Role::Checksum(_) = f.role {
+            c.line(format!("local cs_item_{} = item", f.name));
+        }
+        match (&f.role, f.max) {
+            (Role::Const(k), _) => {
+                c.open(format!("if {target} ~= {k:#X} then").replace("0X", "0x"));
+                c.line(format!("item:add_proto_expert_info(E.bad_const, string.format(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+                c.close("end");
+            }
+            (_, Some(m)) => {
+                c.open(format!("if {target} > {m} then"));
+                c.line(format!("item:add_proto_expert_info(E.too_large, string.format(\"{}: %d is above the maximum {m}\", {target}))", f.name));
+                c.close("end");
+            }
+            _ => {}
+        }
+        if f.condition.is_some() {
+            c.close("end");
+        }
+        Ok(())
+    }
+
+    /// Reads one value of `ty` into `target`, adding it to `tree`.
+    #[allow(clippy::too_many_arguments)]
+    fn value(&mut self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = &f.name;
+        let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
+            c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
+            c.line(format!("item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))", add_fn(endian)));
+            c.line(format!("{target} = tvb(offset, {n}):{read}"));
+        };
+        match ty {
+            Ty::Int(it) => {
+                scalar(c, it.bytes(), it.endian, int_reader(it.bytes(), it.signed, it.endian));
+                c.line(format!("offset = offset + {}", it.bytes()));
+            }
+            Ty::Bool => {
+                scalar(c, 1, Endian::Big, "uint() ~= 0".into());
+                c.line("offset = offset + 1");
+            }
+            Ty::Float { bits, endian } => {
+                let n = *bits as usize / 8;
+                let le = if *endian == Endian::Little { "le_" } else { "" };
+                scalar(c, n, *endian, format!("{le}float()"));
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::VarInt(_) => return Err(Unsupported("variable-length integers".into())),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                let n = e.repr.bytes();
+                scalar(c, n, e.repr.endian, int_reader(n, e.repr.signed, e.repr.endian));
+                let (expert, what) = if e.closed { ("E.invalid", "is not allowed") } else { ("E.unknown", "is not named by the schema") };
+                c.line(format!(
+                    "if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end",
+                    e.name
+                ));
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                let n = fl.repr.bytes();
+                scalar(c, n, fl.repr.endian, int_reader(n, fl.repr.signed, fl.repr.endian));
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    c.line(format!("item:{}(F[\"{a}\"], tvb(offset, {n}))", add_fn(fl.repr.endian)));
+                }
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                self.length(c, sid, fi, len, abbrev, tree)?;
+                if matches!(ty, Ty::Str(_)) {
+                    c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
+                    c.line(format!("{target} = tvb(offset, n):string(ENC_UTF_8)"));
+                } else {
+                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                    c.line(format!("{target} = n -- bytes are kept as their length"));
+                }
+                c.line("offset = offset + n");
+            }
+            Ty::Struct(id, len) => {
+                let t = &p.structs[*id].name;
+                let label = format!("{}: {t}", naming::label(name));
+                match len {
+                    None | Some(Len::Natural) => {
+                        c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
+                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                        c.line("if nxt == nil then return nil end");
+                        c.line("sub:set_len(nxt - offset)");
+                        c.line(format!("{target} = val"));
+                        c.line("offset = nxt");
+                    }
+                    Some(len) => {
+                        self.length(c, sid, fi, len, abbrev, tree)?;
+                        c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
+                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"));
+                        c.line("if nxt == nil then return nil end");
+                        c.line(format!(
+                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                        ));
+                        c.line(format!("{target} = val"));
+                        c.line("offset = offset + n");
+                    }
+                }
+            }
+            Ty::Array(elem, count) => {
+                let label = naming::label(name);
+                c.line(format!("{target} = {{}}"));
+                let arr = format!("arr_{name}");
+                let arr_start = format!("arr_start_{name}");
+                match count {
+                    Len::Rest | Len::Natural => {
+                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
+                        c.open("while offset < limit do");
+                    }
+                    _ => {
+                        self.length(c, sid, fi, count, abbrev, tree)?;
+                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
+                        c.open("for _ = 1, n do");
+                    }
+                }
+                let item_target = format!("{target}[#{target} + 1]");
+                self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
+                c.close("end");
+                c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                c.line(format!("{arr}:append_text(string.format(\" (%d)\", #{target}))"));
+            }
+            Ty::Union(u) => self.union(c, sid, fi, u, abbrev, tree, target)?,
+        }
+        Ok(())
+    }
+
+    /// Sets `n` to a length or count, checks it against the bytes left, or returns.
+    fn length(&mut self, c: &mut Code, sid: StructId, fi: usize, len: &Len, abbrev: &str, tree: &str) -> Result<(), Unsupported> {
+        let f = &self.p.structs[sid].fields[fi];
+        let name = &f.name;
+        let is_count = matches!(f.ty, Ty::Array(..));
+        match len {
+            Len::Prefix(it) => {
+                let k = it.bytes();
+                let a = naming::prefix_abbrev(abbrev);
+                c.line(format!("if limit - offset < {k} then return truncated({tree}, tvb, offset, \"{name} length\", {k}, limit - offset) end"));
+                c.line(format!("{tree}:{}(F[\"{a}\"], tvb(offset, {k}))", add_fn(it.endian)));
+                c.line(format!("n = tvb(offset, {k}):{}", int_reader(k, it.signed, it.endian)));
+                c.line(format!("offset = offset + {k}"));
+            }
+            Len::Expr(e) => {
+                let ex = self.expr(e, sid);
+                c.line(format!("n = {ex}"));
+            }
+            Len::Rest | Len::Natural => {
+                c.line("n = limit - offset");
+            }
+        }
+        if is_count {
+            c.line(format!(
+                "if n < 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: impossible count %d\", n)) return nil end"
+            ));
+            return Ok(());
+        }
+        let source = match len {
+            Len::Expr(Expr::Field(path)) if path.len() == 1 => Some(path[0].name.clone()),
+            _ => None,
+        };
+        match source {
+            Some(src) => c.line(format!(
+                "if n < 0 or limit - offset < n then {tree}:add_proto_expert_info(E.length, string.format(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
+            )),
+            None => c.line(format!(
+                "if n < 0 or limit - offset < n then return truncated({tree}, tvb, offset, \"{name}\", n, limit - offset) end"
+            )),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn union(&mut self, c: &mut Code, sid: StructId, fi: usize, u: &Union, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+        let p = self.p;
+        let name = p.structs[sid].fields[fi].name.clone();
+        self.length(c, sid, fi, &u.len, abbrev, tree)?;
+        let tag = self.expr(&u.on, sid);
+        c.line(format!("local tag_{name} = {tag}"));
+        let mut first = true;
+        let body = |c: &mut Code, b: CaseBody, variant: &str| {
+            match b {
+                CaseBody::Struct(id) => {
+                    let t = &p.structs[id].name;
+                    c.line(format!("sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")", naming::label(&name)));
+                    c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"));
+                    c.line("if nxt == nil then return nil end");
+                    c.line(format!(
+                        "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                    ));
+                    c.line(format!("{target} = val"));
+                }
+                CaseBody::Bytes => {
+                    c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                    c.line(format!("{target} = n"));
+                }
+                CaseBody::Empty => {
+                    c.line(format!(
+                        "if n > 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes where none were expected\", n)) end"
+                    ));
+                }
+            }
+        };
+        for case in &u.cases {
+            let conds: Vec<String> = case
+                .values
+                .iter()
+                .map(|v| match v {
+                    CaseValue::One(x) => format!("tag_{name} == {x}"),
+                    CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+                })
+                .collect();
+            let kw = if first { "if" } else { "elseif" };
+            if first {
+                c.open(format!("{kw} {} then", conds.join(" or ")));
+            } else {
+                c.depth -= 1;
+                c.open(format!("{kw} {} then", conds.join(" or ")));
+            }
+            first = false;
+            body(c, case.body, &case.variant);
+        }
+        let default = |c: &mut Code| match u.default {
+            Some(b) => body(c, b, "Other"),
+            None => c.line(format!(
+                "{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"
+            )),
+        };
+        if first {
+            default(c);
+        } else {
+            c.depth -= 1;
+            c.open("else");
+            default(c);
+            c.close("end");
+        }
+        c.line("offset = offset + n");
+        Ok(())
+    }
+
+    fn heuristic(&mut self, h: &Heuristic) -> Result<HeuristicDef, Unsupported> {
+        let p = self.p;
+        let root = p.root();
+        let mut used = Vec::new();
+        collect(&h.expr, &mut used);
+        let mut reads = Vec::new();
+        let mut offset = 0;
+        for (i, f) in root.fields.iter().enumerate() {
+            let Some(n) = p.fixed_size(&f.ty) else { break };
+            if used.contains(&i) {
+                let (signed, endian) = match &f.ty {
+                    Ty::Int(it) => (it.signed, it.endian),
+                    Ty::Enum(id) => (p.enums[*id].repr.signed, p.enums[*id].repr.endian),
+                    Ty::Flags(id) => (p.flags[*id].repr.signed, p.flags[*id].repr.endian),
+                    _ => (false, Endian::Big),
+                };
+                let read = if matches!(f.ty, Ty::Bool) { "uint() ~= 0".to_string() } else { int_reader(n, signed, endian) };
+                reads.push(format!("v.{} = tvb({offset}, {n}):{read}", f.name));
+            }
+            offset += n;
+        }
+        let expr = self.expr(&h.expr, p.root).replace("tvb:len()", "size");
+        Ok(HeuristicDef { doc: "a datagram whose leading fields satisfy the schema's rule".into(), min_len: h.min_len, reads, expr })
+    }
+
+    fn info(&self) -> String {
+        let p = self.p;
+        let root = p.root();
+        let parts: Vec<String> = root
+            .info
+            .iter()
+            .map(|part| match part {
+                InfoPart::Text(t) => format!("\"{}\"", lua_escape(t)),
+                InfoPart::Field(i) => {
+                    let f = &root.fields[*i];
+                    match &f.ty {
+                        Ty::Enum(id) => format!("enum_name(VS_{}, v.{})", p.enums[*id].name, f.name),
+                        Ty::Flags(id) => format!("\"[\" .. flag_names(v.{}, FN_{}) .. \"]\"", f.name, p.flags[*id].name),
+                        _ => format!("tostring(v.{})", f.name),
+                    }
+                }
+            })
+            .collect();
+        parts.join(" .. ")
+    }
+
+    fn expr(&mut self, e: &Expr, sid: StructId) -> String {
+        let p = self.p;
+        let path = |refs: &[FieldRef]| -> String { format!("v.{}", refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(".")) };
+        match e {
+            Expr::Int(v) => v.to_string(),
+            Expr::Bool(b) => b.to_string(),
+            Expr::Field(refs) => path(refs),
+            Expr::FlagBit(refs, mask) => format!("has_bit({}, {mask})", path(refs)),
+            Expr::MessageSize => "tvb:len()".into(),
+            Expr::Remaining => "(limit - offset)".into(),
+            Expr::Len(refs, _) => match &p.field(refs.last().unwrap()).ty {
+                Ty::Bytes(_) => path(refs),
+                _ => format!("#{}", path(refs)),
+            },
+            Expr::Not(x) => format!("(not {})", self.expr(x, sid)),
+            Expr::Neg(x) => format!("(-{})", self.expr(x, sid)),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.expr(a, sid), self.expr(b, sid));
+                match op {
+                    BinOp::Or => format!("({a} or {b})"),
+                    BinOp::And => format!("({a} and {b})"),
+                    BinOp::Eq => format!("({a} == {b})"),
+                    BinOp::Ne => format!("({a} ~= {b})"),
+                    BinOp::Lt => format!("({a} < {b})"),
+                    BinOp::Le => format!("({a} <= {b})"),
+                    BinOp::Gt => format!("({a} > {b})"),
+                    BinOp::Ge => format!("({a} >= {b})"),
+                    BinOp::BitOr => {
+                        self.needs_bitops = true;
+                        format!("bor({a}, {b})")
+                    }
+                    BinOp::BitAnd => {
+                        self.needs_bitops = true;
+                        format!("band({a}, {b})")
+                    }
+                    BinOp::Shl => format!("({a} * 2 ^ {b})"),
+                    BinOp::Shr => format!("floor({a} / 2 ^ {b})"),
+                    BinOp::Add => format!("({a} + {b})"),
+                    BinOp::Sub => format!("({a} - {b})"),
+                    BinOp::Mul => format!("({a} * {b})"),
+                    BinOp::Div => format!("idiv({a}, {b})"),
+                    BinOp::Rem => format!("irem({a}, {b})"),
+                }
+            }
+        }
+    }
+}
+
+fn crc_func(a: ChecksumAlgo) -> String {
+    format!("crc_{}", a.name().replace('-', "_"))
+}
+
+fn collect(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
+        Expr::Not(x) | Expr::Neg(x) => collect(x, out),
+        Expr::Binary(_, a, b) => {
+            collect(a, out);
+            collect(b, out);
+        }
+        _ => {}
+    }
 }

@@ -534,7 +534,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let nm = &f.name;
                 let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
                 let crc = crc_ctor(algo);
-                let _ = fi;
+                let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
                 Some(quote! {
                     {
                         const CRC: Crc = #crc;
@@ -542,6 +542,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         if computed != #v as u64 {
                             return Err(DecodeError::new(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, computed }));
                         }
+                        r.note_span(#status, #at, #n, Value::U(1));
                     }
                 })
             }

@@ -507,6 +507,7 @@ impl<'a> Packet<'a> {
                     ),
                 );
             }
+            r.note_span("rtype.checksum.status", checksum_at, 2, Value::U(1));
         }
         Ok(Self {
             flags,
