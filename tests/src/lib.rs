@@ -1,0 +1,253 @@
+//! Test support: write datagrams to a pcap, dissect it with a generated Lua dissector in real
+//! tshark, and compare every dissected field with what the generated Rust decoder reports.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (this crate lives in `tests/`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A UDP datagram between two loopback hosts.
+#[derive(Debug, Clone)]
+pub struct Datagram {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub payload: Vec<u8>,
+}
+
+/// Bytes of Ethernet + IPv4 + UDP headers before each payload in the pcaps written here.
+pub const HEADERS: usize = 14 + 20 + 8;
+
+/// Writes a classic little-endian pcap (Ethernet link type) holding `datagrams`, one per frame.
+pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
+    let mut out = Vec::new();
+    out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    out.extend_from_slice(&0i32.to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&262144u32.to_le_bytes());
+    out.extend_from_slice(&1u32.to_le_bytes());
+    for (i, d) in datagrams.iter().enumerate() {
+        let udp_len = 8 + d.payload.len();
+        let mut frame = Vec::with_capacity(HEADERS + d.payload.len());
+        frame.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]);
+        let mut ip = vec![0x45, 0];
+        ip.extend_from_slice(&((20 + udp_len) as u16).to_be_bytes());
+        ip.extend_from_slice(&[0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 2]);
+        let sum = ip.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum::<u32>();
+        let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
+        ip[10..12].copy_from_slice(&sum.to_be_bytes());
+        frame.extend_from_slice(&ip);
+        frame.extend_from_slice(&d.src_port.to_be_bytes());
+        frame.extend_from_slice(&d.dst_port.to_be_bytes());
+        frame.extend_from_slice(&(udp_len as u16).to_be_bytes());
+        frame.extend_from_slice(&[0, 0]);
+        frame.extend_from_slice(&d.payload);
+        out.extend_from_slice(&(i as u32).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&frame);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// tshark, or a failure that says how to get it. Tests that need it never pass without it.
+pub fn tshark() -> PathBuf {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("tshark"))
+        .find(|p| p.is_file());
+    match found {
+        Some(p) => p,
+        None => panic!(
+            "tshark is not installed: this test runs the generated dissector in real tshark. \
+             Run ./test.sh (it installs tshark from the OS packages) or `apt-get install tshark`."
+        ),
+    }
+}
+
+/// One dissected field from PDML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub pos: usize,
+    pub size: usize,
+    pub show: String,
+    pub value: String,
+}
+
+/// What tshark made of a capture: every field of every frame, plus its diagnostics.
+#[derive(Debug)]
+pub struct Dissection {
+    pub frames: Vec<Vec<Field>>,
+    pub stderr: String,
+}
+
+impl Dissection {
+    /// Fields of frame `i` named `proto.*` except expert items, in tree order.
+    pub fn fields(&self, i: usize, proto: &str) -> Vec<&Field> {
+        let prefix = format!("{proto}.");
+        let expert = format!("{proto}.expert.");
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+            .collect()
+    }
+
+    /// Names of the expert items of frame `i` raised by `proto`.
+    pub fn experts(&self, i: usize, proto: &str) -> Vec<&str> {
+        let expert = format!("{proto}.expert.");
+        self.frames[i].iter().filter(|f| f.name.starts_with(&expert)).map(|f| f.name.as_str()).collect()
+    }
+}
+
+/// Runs tshark with the dissector on `pcap` (two-pass when `two_pass`) and parses its PDML.
+pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
+    let out = Command::new(tshark())
+        .arg("-r")
+        .arg(pcap)
+        .arg("-X")
+        .arg(format!("lua_script:{}", lua.display()))
+        .args(["-T", "pdml"])
+        .args(extra)
+        .output()
+        .expect("tshark runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "tshark failed: {stderr}");
+    assert!(!stderr.contains("Lua: Error"), "the dissector raised a Lua error:\n{stderr}");
+    let doc = roxmltree::Document::parse(&stdout).expect("tshark prints valid PDML");
+    let frames = doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("packet"))
+        .map(|packet| {
+            packet
+                .descendants()
+                .filter(|n| n.has_tag_name("field"))
+                .filter_map(|n| {
+                    Some(Field {
+                        name: n.attribute("name")?.to_string(),
+                        pos: n.attribute("pos")?.parse().ok()?,
+                        size: n.attribute("size")?.parse().ok()?,
+                        show: n.attribute("show").unwrap_or("").to_string(),
+                        value: n.attribute("value").unwrap_or("").to_string(),
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    Dissection { frames, stderr }
+}
+
+/// A value the Rust decoder reports for a field, protocol-independently.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expected {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+    Bytes(Vec<u8>),
+    Str(String),
+}
+
+/// One field as the Rust decoder reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectedField {
+    pub name: String,
+    pub offset: usize,
+    pub len: usize,
+    pub value: Expected,
+}
+
+/// Converts a generated crate's `FieldNote`s (each crate has its own type) into [`ExpectedField`]s.
+#[macro_export]
+macro_rules! expected {
+    ($krate:ident, $notes:expr) => {
+        $notes
+            .iter()
+            .map(|n| $crate::ExpectedField {
+                name: n.abbrev.to_string(),
+                offset: n.offset,
+                len: n.len,
+                value: match &n.value {
+                    $krate::Value::U(v) => $crate::Expected::Int(*v as i128),
+                    $krate::Value::I(v) => $crate::Expected::Int(*v as i128),
+                    $krate::Value::F(v) => $crate::Expected::Float(*v),
+                    $krate::Value::Bool(v) => $crate::Expected::Bool(*v),
+                    $krate::Value::Bytes(v) => $crate::Expected::Bytes(v.to_vec()),
+                    $krate::Value::Str(v) => $crate::Expected::Str(v.to_string()),
+                },
+            })
+            .collect::<Vec<_>>()
+    };
+}
+
+fn parse_int(show: &str) -> Option<i128> {
+    match show.strip_prefix("0x") {
+        Some(h) => i128::from_str_radix(h, 16).ok(),
+        None => show.parse().ok(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Compares the Rust decoder's fields with tshark's, field by field: name, offset, length, value.
+pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Result<(), String> {
+    for (i, e) in expected.iter().enumerate() {
+        let Some(g) = got.get(i) else {
+            return Err(format!("tshark stops before field #{i} {} (it shows {} fields)", e.name, got.len()));
+        };
+        let place = format!("field #{i} {}", e.name);
+        if g.name != e.name {
+            return Err(format!("{place}: tshark shows {} there", g.name));
+        }
+        if g.pos != base + e.offset || g.size != e.len {
+            return Err(format!(
+                "{place}: Rust says bytes {}..+{}, tshark says {}..+{}",
+                e.offset,
+                e.len,
+                g.pos.wrapping_sub(base),
+                g.size
+            ));
+        }
+        let same = match &e.value {
+            Expected::Int(v) => parse_int(&g.show) == Some(*v),
+            Expected::Bool(b) => g.show == if *b { "1" } else { "0" },
+            Expected::Float(f) => g.show.parse::<f64>().map(|x| x == *f || (x.is_nan() && f.is_nan())).unwrap_or(false),
+            Expected::Bytes(b) => g.value == hex(b),
+            Expected::Str(s) => &g.show == s,
+        };
+        if !same {
+            return Err(format!("{place}: Rust decodes {:?}, tshark shows {:?} (raw {})", e.value, g.show, g.value));
+        }
+    }
+    if got.len() > expected.len() {
+        return Err(format!("tshark shows extra fields: {:?}", &got[expected.len()..]));
+    }
+    Ok(())
+}
+
+/// A small deterministic generator (xorshift64*) for reproducible random messages.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
