@@ -535,6 +535,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
                 let crc = crc_ctor(algo);
                 let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
+                let note_index = format_ident!("{}_note", f.name);
                 Some(quote! {
                     {
                         const CRC: Crc = #crc;
@@ -542,7 +543,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         if computed != #v as u64 {
                             return Err(DecodeError::new(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, computed }));
                         }
-                        r.note_span(#status, #at, #n, Value::U(1));
+                        r.insert_note(#note_index, #status, #at, #n, Value::U(1));
                     }
                 })
             }
@@ -651,10 +652,18 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             _ => quote! {},
         };
+        let note_index = match f.role {
+            Role::Checksum(_) => {
+                let idx = format_ident!("{}_note", f.name);
+                quote! { let #idx = r.notes_len(); }
+            }
+            _ => quote! {},
+        };
         Ok(match &f.condition {
             None => quote! {
                 let #at = r.pos();
                 let #local = #value;
+                #note_index
                 #check
             },
             Some(c) => {

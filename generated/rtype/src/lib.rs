@@ -439,6 +439,7 @@ impl<'a> Packet<'a> {
             r.note("rtype.checksum", at, Value::U(v as u64));
             v
         };
+        let checksum_note = r.notes_len();
         let payload_at = r.pos();
         let payload = {
             let n = r.length(payload_size as i128, "payload")?;
@@ -507,7 +508,13 @@ impl<'a> Packet<'a> {
                     ),
                 );
             }
-            r.note_span("rtype.checksum.status", checksum_at, 2, Value::U(1));
+            r.insert_note(
+                checksum_note,
+                "rtype.checksum.status",
+                checksum_at,
+                2,
+                Value::U(1),
+            );
         }
         Ok(Self {
             flags,

@@ -256,10 +256,16 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Notes a value the decoder computed rather than read (e.g. a checksum's status).
-    pub(crate) fn note_span(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
+    /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
+    pub(crate) fn notes_len(&self) -> usize {
+        self.notes.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Notes, at position `index`, a value the decoder computed rather than read (a checksum's
+    /// status, shown under the checksum as the dissector does).
+    pub(crate) fn insert_note(&mut self, index: usize, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
         if let Some(notes) = &mut self.notes {
-            notes.push(FieldNote { abbrev, offset, len, value });
+            notes.insert(index.min(notes.len()), FieldNote { abbrev, offset, len, value });
         }
     }
 

@@ -1,0 +1,65 @@
+//! Random R-Type messages shared by the round-trip and cross-check tests.
+
+use rtype::*;
+use std::borrow::Cow;
+use wiregen_tests::Rng;
+
+/// Commands that have a layout of their own (their payload is never `Other`).
+pub const LAID_OUT: [u8; 6] = [0x01, 0x02, 0x03, 0x10, 0x11, 0xFF];
+
+pub fn random_string(rng: &mut Rng, max: usize) -> String {
+    const CHARS: &[char] = &['a', 'Z', '0', '_', ' ', 'é', 'ß', '€', '漢', '🎮'];
+    let mut s = String::new();
+    let n = rng.below(max as u64 + 1) as usize;
+    while s.len() < n {
+        let c = CHARS[rng.below(CHARS.len() as u64) as usize];
+        if s.len() + c.len_utf8() > max {
+            break;
+        }
+        s.push(c);
+    }
+    s
+}
+
+pub fn random_payload(rng: &mut Rng) -> PacketPayload<'static> {
+    match rng.below(7) {
+        0 => PacketPayload::ReqLogin(ReqLogin {
+            username: Cow::Owned(random_string(rng, 32)),
+            version: rng.next() as u32,
+            preferred_fragment_size: rng.next() as u16,
+        }),
+        1 => PacketPayload::ResLogin(ResLogin { success: rng.next() as u8, player_id: rng.next() as u32, effective_fragment_size: rng.next() as u16 }),
+        2 => PacketPayload::ReqJoinRoom(ReqJoinRoom { room_id: rng.next() as u32 }),
+        3 => PacketPayload::CInput(CInput { input_mask: InputMask(rng.next() as u8) }),
+        4 => {
+            let n = rng.below(40) as usize;
+            let entities = (0..n)
+                .map(|_| EntityState { entity_id: rng.next() as u32, x: rng.next() as u16, y: rng.next() as u16, r#type: rng.next() as u8 })
+                .collect();
+            PacketPayload::SEntityState(SEntityState { entities })
+        }
+        5 => PacketPayload::Ack,
+        _ => {
+            let command = loop {
+                let c = rng.next() as u8;
+                if !LAID_OUT.contains(&c) {
+                    break c;
+                }
+            };
+            let n = rng.below(64) as usize;
+            PacketPayload::Other { command: Command::from_raw(command), data: Cow::Owned(rng.bytes(n)) }
+        }
+    }
+}
+
+pub fn random_packet(rng: &mut Rng) -> Packet<'static> {
+    Packet {
+        flags: PacketFlags(rng.next() as u8),
+        sequence: rng.next() as u32,
+        ack: rng.next() as u32,
+        fragment_id: rng.next() as u16,
+        fragment_index: rng.next() as u8,
+        fragment_count: rng.next() as u8,
+        payload: random_payload(rng),
+    }
+}
