@@ -431,8 +431,7 @@ impl<'f> Validator<'f> {
             TypeExpr::Int { bits, signed, endian: e } => {
                 if !(1..=64).contains(bits) {
                     self.error(&tp, format!("integer width {bits} is outside 1..64"), None);
-                }
-                if layout == Layout::Bytes && bits % 8 != 0 {
+                } else if layout == Layout::Bytes && bits % 8 != 0 {
                     self.error(&tp, format!("a {bits}-bit integer in a byte-aligned layout"), Some("use a whole number of bytes, or 'layout: lsb-bits'".into()));
                 }
                 let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
@@ -524,20 +523,23 @@ impl<'f> Validator<'f> {
         let scope = Scope { struct_id: sid, visible: index, yaml_path: &format!("{sp}.on") };
         let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
         // Case keys may name values of the tag's enum.
-        let tag_enum = match &on {
-            Expr::Field(path) => match &self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field].1 {
-                Shape::Enum(e) => Some(*e),
-                _ => None,
-            },
+        let tag_shape = match &on {
+            Expr::Field(path) => Some(self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field].1.clone()),
             _ => None,
         };
+        let tag_enum = match tag_shape {
+            Some(Shape::Enum(e)) => Some(e),
+            _ => None,
+        };
+        // The tag's type is already reported as unknown: its case keys cannot be checked.
+        let tag_unknown = matches!(tag_shape, Some(Shape::Unknown));
         if sw.tag_bits.is_some() {
             self.error(&format!("{sp}.tag_bits"), "unions that write their own tag bits are not supported yet", None);
         }
         let mut cases: Vec<Case> = Vec::new();
         for (key, body) in &sw.cases {
             let cp = format!("{sp}.cases.{key}");
-            let (values, variant) = self.case_key(key, tag_enum, &cp);
+            let (values, variant) = if tag_unknown { (vec![], key.to_upper_camel_case()) } else { self.case_key(key, tag_enum, &cp) };
             let body = self.case_body(body, &cp);
             let variant = match body {
                 CaseBody::Struct(id) if tag_enum.is_none() => self.file.types.get_index(id).unwrap().0.clone(),

@@ -1,0 +1,140 @@
+//! Schema mistakes are reported as `file:line:column: message (hint)`, never as panics.
+
+use wiregen::validate;
+
+const BASE: &str = r#"protocol:
+  name: demo
+  title: Demo
+  root: Packet
+enums:
+  Kind:
+    type: u8
+    values:
+      A: 1
+      B: 2
+types:
+  Packet:
+    fields:
+      - name: kind
+        type: Kind
+      - name: payload_size
+        type: u16
+      - name: payload
+        length: payload_size
+        switch:
+          on: kind
+          cases:
+            A: Body
+          default: bytes
+  Body:
+    fields:
+      - name: x
+        type: u32
+"#;
+
+fn errors(src: &str) -> Vec<String> {
+    match validate::load("schema/demo.yaml", src) {
+        Ok(_) => vec![],
+        Err(d) => d.0.iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+fn one_error(src: &str) -> String {
+    let e = errors(src);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    e[0].clone()
+}
+
+#[test]
+fn the_base_schema_is_valid() {
+    assert_eq!(errors(BASE), Vec::<String>::new());
+}
+
+#[test]
+fn misspelt_field_in_an_expression() {
+    let src = BASE.replace("length: payload_size", "length: paylod_size");
+    assert_eq!(one_error(&src), "schema/demo.yaml:19:17: unknown field 'paylod_size' (did you mean 'payload_size'?)");
+}
+
+#[test]
+fn field_used_before_it_is_read() {
+    let src = BASE.replace("length: payload_size", "length: later").replace(
+        "        type: u32\n",
+        "        type: u32\n",
+    );
+    let src = src.replace("      - name: payload\n", "      - name: payload\n").replace("          default: bytes\n", "          default: bytes\n      - name: later\n        type: u8\n");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:19:17: unknown field 'later' ('later' comes later; only earlier fields can be used here)"
+    );
+}
+
+#[test]
+fn unknown_type_with_suggestion() {
+    let src = BASE.replace("A: Body", "A: Bodi");
+    assert_eq!(one_error(&src), "schema/demo.yaml:23:16: unknown type 'Bodi' (did you mean 'Body'?)");
+    let src = BASE.replace("type: Kind", "type: Kinf");
+    assert_eq!(one_error(&src), "schema/demo.yaml:15:15: unknown type 'Kinf' (did you mean 'Kind'?)");
+}
+
+#[test]
+fn unknown_case_value() {
+    let src = BASE.replace("A: Body", "C: Body");
+    assert_eq!(one_error(&src), "schema/demo.yaml:23:13: 'C' is not a value of enum 'Kind' (did you mean 'A'?)");
+}
+
+#[test]
+fn duplicate_field() {
+    let src = BASE.replace("      - name: x\n        type: u32\n", "      - name: x\n        type: u32\n      - name: x\n        type: u8\n");
+    assert_eq!(one_error(&src), "schema/demo.yaml:29:15: duplicate field 'x' in type 'Body'");
+}
+
+#[test]
+fn type_cycle() {
+    let src = BASE.replace("      - name: x\n        type: u32\n", "      - name: x\n        type: Packet\n");
+    let e = errors(&src);
+    assert!(e.iter().any(|e| e.starts_with("schema/demo.yaml:12:3: type cycle: Packet → Body → Packet")), "{e:#?}");
+}
+
+#[test]
+fn bad_widths_and_constants() {
+    let src = BASE.replace("type: u32", "type: u65");
+    assert!(one_error(&src).starts_with("schema/demo.yaml:28:15: integer width 65 is outside 1..64"));
+    let src = BASE.replace("type: u32", "type: u12");
+    assert_eq!(one_error(&src), "schema/demo.yaml:28:15: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, or 'layout: lsb-bits')");
+    let src = BASE.replace("        type: u32\n", "        type: u8\n        const: 256\n");
+    assert_eq!(one_error(&src), "schema/demo.yaml:29:16: constant 0x100 does not fit in 8 bits");
+}
+
+#[test]
+fn expression_syntax_and_types() {
+    let src = BASE.replace("length: payload_size", "length: payload_size +");
+    assert!(one_error(&src).starts_with("schema/demo.yaml:19:"), "{:?}", errors(&src));
+    let src = BASE.replace("length: payload_size", "length: payload_size == 3");
+    assert_eq!(one_error(&src), "schema/demo.yaml:19:17: 'payload_size == 3' is a condition where an integer is needed");
+}
+
+#[test]
+fn unknown_keys_and_bad_yaml() {
+    let src = BASE.replace("        type: u32\n", "        typ: u32\n");
+    let e = one_error(&src);
+    assert!(e.starts_with("schema/demo.yaml:28:9: types.Body.fields[0]: unknown field `typ`"), "{e}");
+    let e = one_error("protocol: [");
+    assert!(e.starts_with("schema/demo.yaml:1:"), "{e}");
+}
+
+#[test]
+fn unknown_checksum_algorithm() {
+    let src = BASE.replace("        type: u32\n", "        type: u16\n        checksum: crc16-ccitt-flase\n");
+    assert_eq!(one_error(&src), "schema/demo.yaml:29:19: unknown checksum algorithm 'crc16-ccitt-flase' (did you mean 'crc16-ccitt-false'?)");
+}
+
+#[test]
+fn the_repository_schemas_are_valid_and_generated_files_are_fresh() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let outputs = wiregen::pipeline::all_outputs(root).expect("every schema in schema/ is valid");
+    for o in &outputs {
+        let on_disk = std::fs::read_to_string(root.join(&o.path)).unwrap_or_default();
+        assert!(on_disk == o.contents, "{} is stale: run `cargo run -p wiregen -- generate`", o.path);
+    }
+}
