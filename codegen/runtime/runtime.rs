@@ -453,6 +453,7 @@ pub(crate) mod serde_support {
     pub(crate) mod hex {
         use super::*;
 
+        #[allow(clippy::ptr_arg)] // serde's `with` passes the field type itself
         pub(crate) fn serialize<S: Serializer>(b: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
             let mut out = String::with_capacity(b.len() * 2);
             for x in b.iter() {
@@ -464,7 +465,7 @@ pub(crate) mod serde_support {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'static, [u8]>, D::Error> {
             let s = <Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
             let clean: Vec<u8> = s.bytes().filter(|c| c.is_ascii_hexdigit()).collect();
-            if clean.len() % 2 != 0 || clean.len() != s.bytes().filter(|c| !matches!(c, b' ' | b':')).count() {
+            if clean.len() & 1 == 1 || clean.len() != s.bytes().filter(|c| !matches!(c, b' ' | b':')).count() {
                 return Err(de::Error::custom("expected hex digits in pairs"));
             }
             let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;

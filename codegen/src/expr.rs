@@ -32,7 +32,10 @@ pub enum BinOp {
 
 impl BinOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
     pub fn is_logical(self) -> bool {
         matches!(self, BinOp::Or | BinOp::And)
@@ -219,8 +222,15 @@ fn build(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
 /// A field type as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeExpr {
-    Int { bits: u32, signed: bool, endian: Option<String> },
-    Float { bits: u32, endian: Option<String> },
+    Int {
+        bits: u32,
+        signed: bool,
+        endian: Option<String>,
+    },
+    Float {
+        bits: u32,
+        endian: Option<String>,
+    },
     Bool,
     Bytes,
     String,
@@ -230,8 +240,7 @@ pub enum TypeExpr {
 }
 
 pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
-    let mut pairs =
-        Grammar::parse(Rule::type_expr, text).map_err(|e| syntax_error(e, "type"))?;
+    let mut pairs = Grammar::parse(Rule::type_expr, text).map_err(|e| syntax_error(e, "type"))?;
     let mut inner = pairs.next().unwrap().into_inner();
     let base = inner.next().unwrap();
     let s = base.as_str();
@@ -250,11 +259,18 @@ pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
                 at: 1,
                 message: format!("integer width in '{s}' is not a number"),
             })?;
-            TypeExpr::Int { bits, signed: core.starts_with('i'), endian }
+            TypeExpr::Int {
+                bits,
+                signed: core.starts_with('i'),
+                endian,
+            }
         }
         Rule::float_type => {
             let (core, endian) = split_endian(s);
-            TypeExpr::Float { bits: core[1..].parse().unwrap(), endian }
+            TypeExpr::Float {
+                bits: core[1..].parse().unwrap(),
+                endian,
+            }
         }
         Rule::bool_type => TypeExpr::Bool,
         Rule::bytes_type => TypeExpr::Bytes,
@@ -283,7 +299,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(parse_expr("len(x) - 20").unwrap().at(), 0);
-        assert_eq!(parse_expr("@size").unwrap(), Expr::Special("size".into(), 0));
+        assert_eq!(
+            parse_expr("@size").unwrap(),
+            Expr::Special("size".into(), 0)
+        );
         assert!(parse_expr("a +").is_err());
         assert!(parse_expr("0x1_0000_0000_0000_0000").is_err());
     }
@@ -292,14 +311,21 @@ mod tests {
     fn types() {
         assert_eq!(
             parse_type("u16be").unwrap(),
-            TypeExpr::Int { bits: 16, signed: false, endian: Some("be".into()) }
+            TypeExpr::Int {
+                bits: 16,
+                signed: false,
+                endian: Some("be".into())
+            }
         );
         assert_eq!(
             parse_type("Entity[]").unwrap(),
             TypeExpr::Array(Box::new(TypeExpr::Named("Entity".into())))
         );
         assert_eq!(parse_type("bool").unwrap(), TypeExpr::Bool);
-        assert_eq!(parse_type("leb128").unwrap(), TypeExpr::VarInt("leb128".into()));
+        assert_eq!(
+            parse_type("leb128").unwrap(),
+            TypeExpr::VarInt("leb128".into())
+        );
         assert!(parse_type("u16 x").is_err());
     }
 }

@@ -116,7 +116,10 @@ pub struct Struct {
 impl Struct {
     /// Fields the user sets (constants and derived fields are filled by the encoder).
     pub fn value_fields(&self) -> impl Iterator<Item = (usize, &Field)> {
-        self.fields.iter().enumerate().filter(|(_, f)| f.role == Role::Value)
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.role == Role::Value)
     }
 }
 
@@ -314,7 +317,9 @@ impl Protocol {
             return false;
         }
         let s = &self.structs[id];
-        s.fields.iter().any(|f| f.role == Role::Value && self.ty_borrows(&f.ty, seen))
+        s.fields
+            .iter()
+            .any(|f| f.role == Role::Value && self.ty_borrows(&f.ty, seen))
     }
 
     fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {

@@ -4,12 +4,12 @@
 //! expressions checked, positions kept for errors) → [`ir`] → one backend per output
 //! ([`backend::rust`], [`backend::lua`]), each reading only the IR.
 
+pub mod backend;
 pub mod diag;
 pub mod expr;
-pub mod locate;
-pub mod schema;
 pub mod ir;
+pub mod locate;
 pub mod naming;
-pub mod backend;
-pub mod validate;
 pub mod pipeline;
+pub mod schema;
+pub mod validate;

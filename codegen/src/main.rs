@@ -7,7 +7,11 @@ use std::process::ExitCode;
 use wiregen::pipeline;
 
 #[derive(Parser)]
-#[command(name = "wiregen", version, about = "YAML wire-format schemas → Rust codecs and Wireshark dissectors")]
+#[command(
+    name = "wiregen",
+    version,
+    about = "YAML wire-format schemas → Rust codecs and Wireshark dissectors"
+)]
 struct Cli {
     /// Repository root (holding schema/, generated/, dissectors/).
     #[arg(long, default_value = ".", global = true)]

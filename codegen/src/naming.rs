@@ -9,7 +9,12 @@ pub fn abbrev(p: &Protocol, s: StructId, field: usize) -> String {
     if s == p.root {
         format!("{}.{}", p.name, f.name)
     } else {
-        format!("{}.{}.{}", p.name, p.structs[s].name.to_snake_case(), f.name)
+        format!(
+            "{}.{}.{}",
+            p.name,
+            p.structs[s].name.to_snake_case(),
+            f.name
+        )
     }
 }
 

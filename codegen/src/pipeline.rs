@@ -26,9 +26,19 @@ pub fn schema_files(root: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Loads and validates one schema; `display` is the path used in messages.
 pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
-    let display = file.strip_prefix(root).unwrap_or(file).display().to_string();
+    let display = file
+        .strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string();
     let source = fs::read_to_string(file).map_err(|e| {
-        Diagnostics(vec![Diagnostic { file: display.clone(), line: 1, col: 1, message: format!("cannot read: {e}"), hint: None }])
+        Diagnostics(vec![Diagnostic {
+            file: display.clone(),
+            line: 1,
+            col: 1,
+            message: format!("cannot read: {e}"),
+            hint: None,
+        }])
     })?;
     validate::load(&display, &source)
 }
@@ -36,10 +46,20 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
 /// Every output file of one protocol.
 pub fn outputs(p: &Protocol) -> Result<Vec<Output>, Diagnostics> {
     let unsupported = |u: backend::Unsupported| {
-        Diagnostics(vec![Diagnostic { file: p.source.clone(), line: 1, col: 1, message: u.0, hint: None }])
+        Diagnostics(vec![Diagnostic {
+            file: p.source.clone(),
+            line: 1,
+            col: 1,
+            message: u.0,
+            hint: None,
+        }])
     };
-    let mut out = backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name)).map_err(unsupported)?;
-    out.extend(backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name)).map_err(unsupported)?);
+    let mut out =
+        backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name)).map_err(unsupported)?;
+    out.extend(
+        backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name))
+            .map_err(unsupported)?,
+    );
     Ok(out)
 }
 
@@ -78,7 +98,9 @@ pub fn orphans(root: &Path, outputs: &[Output]) -> Vec<String> {
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let path = e.path();
         if path.is_dir() {

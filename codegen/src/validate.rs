@@ -12,7 +12,10 @@ use std::collections::HashMap;
 /// Loads, checks and lowers one schema file.
 pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
     let file: SchemaFile = serde_yaml::from_str(source).map_err(|e| {
-        let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let (line, col) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
         let message = e.to_string();
         // serde_yaml appends " at line X column Y"; the prefix already says where.
         let message = match message.find(" at line ") {
@@ -96,7 +99,13 @@ impl<'f> Validator<'f> {
         self.error_at(p.line, p.col, message, hint);
     }
 
-    fn error_at(&mut self, line: usize, col: usize, message: impl Into<String>, hint: Option<String>) {
+    fn error_at(
+        &mut self,
+        line: usize,
+        col: usize,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
         self.diags.push(Diagnostic {
             file: self.path.clone(),
             line,
@@ -115,7 +124,9 @@ impl<'f> Validator<'f> {
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
             );
         }
-        let endian = self.endian(p.endian.as_deref(), "protocol.endian").unwrap_or(Endian::Little);
+        let endian = self
+            .endian(p.endian.as_deref(), "protocol.endian")
+            .unwrap_or(Endian::Little);
         let layout = match p.layout.as_deref() {
             None | Some("bytes") => Layout::Bytes,
             Some("lsb-bits") => Layout::LsbBits,
@@ -179,7 +190,12 @@ impl<'f> Validator<'f> {
             .file
             .types
             .iter()
-            .map(|(_, t)| t.fields.iter().map(|f| (f.name.clone(), self.shape(f))).collect())
+            .map(|(_, t)| {
+                t.fields
+                    .iter()
+                    .map(|f| (f.name.clone(), self.shape(f)))
+                    .collect()
+            })
             .collect();
 
         let mut structs = Vec::new();
@@ -191,12 +207,20 @@ impl<'f> Validator<'f> {
             Some(id) => *id,
             None => {
                 let hint = did_you_mean(&p.root, self.struct_ids.keys().map(String::as_str));
-                self.error("protocol.root", format!("unknown root type '{}'", p.root), hint);
+                self.error(
+                    "protocol.root",
+                    format!("unknown root type '{}'", p.root),
+                    hint,
+                );
                 0
             }
         };
         if self.file.types.is_empty() {
-            self.error("types", "a schema needs at least one type under 'types'", None);
+            self.error(
+                "types",
+                "a schema needs at least one type under 'types'",
+                None,
+            );
             return None;
         }
         self.check_cycles(&structs);
@@ -236,9 +260,17 @@ impl<'f> Validator<'f> {
     /// An integer type used as a representation (enum, flags, prefix, framing).
     fn int_ty(&mut self, text: &str, yp: &str, endian: Endian) -> Option<IntTy> {
         match expr::parse_type(text) {
-            Ok(TypeExpr::Int { bits, signed, endian: e }) if (1..=64).contains(&bits) => {
+            Ok(TypeExpr::Int {
+                bits,
+                signed,
+                endian: e,
+            }) if (1..=64).contains(&bits) => {
                 let endian = self.endian(e.as_deref(), yp).unwrap_or(endian);
-                Some(IntTy { bits, signed, endian })
+                Some(IntTy {
+                    bits,
+                    signed,
+                    endian,
+                })
             }
             _ => {
                 self.error(
@@ -251,7 +283,12 @@ impl<'f> Validator<'f> {
         }
     }
 
-    fn named_values(&mut self, yp: &str, values: &indexmap::IndexMap<String, NamedValue>, repr: IntTy) -> Vec<NamedConst> {
+    fn named_values(
+        &mut self,
+        yp: &str,
+        values: &indexmap::IndexMap<String, NamedValue>,
+        repr: IntTy,
+    ) -> Vec<NamedConst> {
         let mut out: Vec<NamedConst> = Vec::new();
         for (name, v) in values {
             let (value, doc) = match v {
@@ -260,43 +297,91 @@ impl<'f> Validator<'f> {
             };
             let vp = format!("{yp}.{name}");
             if !is_value_ident(name) {
-                self.error_key(&vp, format!("'{name}' is not a valid value name"), Some("use letters, digits and '_'".into()));
+                self.error_key(
+                    &vp,
+                    format!("'{name}' is not a valid value name"),
+                    Some("use letters, digits and '_'".into()),
+                );
             }
             if value > repr.max_value() {
-                self.error(&vp, format!("value {value} does not fit in {} bits", repr.bits), None);
+                self.error(
+                    &vp,
+                    format!("value {value} does not fit in {} bits", repr.bits),
+                    None,
+                );
             }
             if let Some(prev) = out.iter().find(|c| c.value == value) {
-                self.error(&vp, format!("value {value} is already named '{}'", prev.name), None);
+                self.error(
+                    &vp,
+                    format!("value {value} is already named '{}'", prev.name),
+                    None,
+                );
             }
-            out.push(NamedConst { name: name.clone(), value, doc });
+            out.push(NamedConst {
+                name: name.clone(),
+                value,
+                doc,
+            });
         }
         out
     }
 
     fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {
         let yp = format!("enums.{name}");
-        let repr = self.int_ty(&e.repr, &format!("{yp}.type"), endian).unwrap_or(IntTy { bits: 8, signed: false, endian });
+        let repr = self
+            .int_ty(&e.repr, &format!("{yp}.type"), endian)
+            .unwrap_or(IntTy {
+                bits: 8,
+                signed: false,
+                endian,
+            });
         let values = self.named_values(&format!("{yp}.values"), &e.values, repr);
-        Enum { name: name.to_string(), doc: e.doc.clone(), repr, closed: e.closed, values }
+        Enum {
+            name: name.to_string(),
+            doc: e.doc.clone(),
+            repr,
+            closed: e.closed,
+            values,
+        }
     }
 
     fn flags_def(&mut self, name: &str, f: &schema::FlagsDef, endian: Endian) -> Flags {
         let yp = format!("flags.{name}");
-        let repr = self.int_ty(&f.repr, &format!("{yp}.type"), endian).unwrap_or(IntTy { bits: 8, signed: false, endian });
+        let repr = self
+            .int_ty(&f.repr, &format!("{yp}.type"), endian)
+            .unwrap_or(IntTy {
+                bits: 8,
+                signed: false,
+                endian,
+            });
         let bits = self.named_values(&format!("{yp}.bits"), &f.bits, repr);
         for b in &bits {
             if b.value == 0 || !b.value.is_power_of_two() {
-                self.error(&format!("{yp}.bits.{}", b.name), format!("flag '{}' has mask {:#x}, which is not a single bit", b.name, b.value), None);
+                self.error(
+                    &format!("{yp}.bits.{}", b.name),
+                    format!(
+                        "flag '{}' has mask {:#x}, which is not a single bit",
+                        b.name, b.value
+                    ),
+                    None,
+                );
             }
         }
-        Flags { name: name.to_string(), doc: f.doc.clone(), repr, bits }
+        Flags {
+            name: name.to_string(),
+            doc: f.doc.clone(),
+            repr,
+            bits,
+        }
     }
 
     fn shape(&self, f: &schema::FieldDef) -> Shape {
         if f.switch.is_some() {
             return Shape::Union;
         }
-        let Some(t) = &f.ty else { return Shape::Unknown };
+        let Some(t) = &f.ty else {
+            return Shape::Unknown;
+        };
         match expr::parse_type(t) {
             Ok(TypeExpr::Array(_) | TypeExpr::Bytes | TypeExpr::String) => Shape::Seq,
             Ok(TypeExpr::Bool) => Shape::Bool,
@@ -316,17 +401,32 @@ impl<'f> Validator<'f> {
         }
     }
 
-    fn struct_def(&mut self, id: StructId, name: &str, t: &schema::TypeDef, endian: Endian, layout: Layout) -> Struct {
+    fn struct_def(
+        &mut self,
+        id: StructId,
+        name: &str,
+        t: &schema::TypeDef,
+        endian: Endian,
+        layout: Layout,
+    ) -> Struct {
         let yp = format!("types.{name}");
         let mut fields: Vec<Field> = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (i, f) in t.fields.iter().enumerate() {
             let fp = format!("{yp}.fields.{i}");
             if !is_snake_ident(&f.name) {
-                self.error(&format!("{fp}.name"), format!("field name '{}' is not snake_case", f.name), None);
+                self.error(
+                    &format!("{fp}.name"),
+                    format!("field name '{}' is not snake_case", f.name),
+                    None,
+                );
             }
             if seen.insert(&f.name, i).is_some() {
-                self.error(&format!("{fp}.name"), format!("duplicate field '{}' in type '{name}'", f.name), None);
+                self.error(
+                    &format!("{fp}.name"),
+                    format!("duplicate field '{}' in type '{name}'", f.name),
+                    None,
+                );
             }
             let field = self.field(id, i, f, &fp, endian, layout);
             fields.push(field);
@@ -336,24 +436,46 @@ impl<'f> Validator<'f> {
             if i + 1 < fields.len() && runs_to_end(&f.ty) {
                 self.error(
                     &format!("{yp}.fields.{i}"),
-                    format!("field '{}' runs to the end of '{name}' but is not its last field", f.name),
+                    format!(
+                        "field '{}' runs to the end of '{name}' but is not its last field",
+                        f.name
+                    ),
                     Some("give it a 'length', 'count' or 'prefix'".into()),
                 );
             }
         }
         self.derive(name, &yp, &mut fields);
         let info = self.info(&yp, t.info.as_deref(), &fields);
-        Struct { name: name.to_string(), doc: t.doc.clone(), info, fields }
+        Struct {
+            name: name.to_string(),
+            doc: t.doc.clone(),
+            info,
+            fields,
+        }
     }
 
-    fn field(&mut self, sid: StructId, index: usize, f: &schema::FieldDef, fp: &str, endian: Endian, layout: Layout) -> Field {
-        let endian = self.endian(f.endian.as_deref(), &format!("{fp}.endian")).unwrap_or(endian);
+    fn field(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        layout: Layout,
+    ) -> Field {
+        let endian = self
+            .endian(f.endian.as_deref(), &format!("{fp}.endian"))
+            .unwrap_or(endian);
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         let mut role = Role::Value;
 
         let ty = if let Some(sw) = &f.switch {
             if f.ty.is_some() {
-                self.error(&scope("type"), "a field has either a 'type' or a 'switch', not both", None);
+                self.error(
+                    &scope("type"),
+                    "a field has either a 'type' or a 'switch', not both",
+                    None,
+                );
             }
             let len = self.len_of(sid, index, f, fp, endian, false);
             Ty::Union(Box::new(self.union(sid, index, sw, &scope("switch"), len)))
@@ -362,27 +484,57 @@ impl<'f> Validator<'f> {
                 Ok(te) => self.ty(sid, index, &te, f, fp, endian, layout),
                 Err(e) => {
                     let p = self.locs.value(&scope("type"));
-                    self.error_at(p.line, p.col + e.at, format!("{} '{t}'", e.message), Some("e.g. 'u16', 'bytes', 'string', 'Entity[]'".into()));
+                    self.error_at(
+                        p.line,
+                        p.col + e.at,
+                        format!("{} '{t}'", e.message),
+                        Some("e.g. 'u16', 'bytes', 'string', 'Entity[]'".into()),
+                    );
                     Ty::Bool
                 }
             }
         } else {
-            self.error(fp, format!("field '{}' has no 'type'", f.name), Some("add e.g. 'type: u8'".into()));
+            self.error(
+                fp,
+                format!("field '{}' has no 'type'", f.name),
+                Some("add e.g. 'type: u8'".into()),
+            );
             Ty::Bool
         };
 
-        if f.length.is_some() && !matches!(ty, Ty::Bytes(_) | Ty::Str(_) | Ty::Struct(..) | Ty::Union(_)) {
-            self.error(&scope("length"), "'length' applies to bytes, string, struct and switch fields", Some("use 'count' for arrays".into()));
+        if f.length.is_some()
+            && !matches!(
+                ty,
+                Ty::Bytes(_) | Ty::Str(_) | Ty::Struct(..) | Ty::Union(_)
+            )
+        {
+            self.error(
+                &scope("length"),
+                "'length' applies to bytes, string, struct and switch fields",
+                Some("use 'count' for arrays".into()),
+            );
         }
         if f.count.is_some() && !matches!(ty, Ty::Array(..)) {
-            self.error(&scope("count"), "'count' applies to array fields ('T[]')", None);
+            self.error(
+                &scope("count"),
+                "'count' applies to array fields ('T[]')",
+                None,
+            );
         }
 
         if let Some(c) = f.constant {
             match &ty {
                 Ty::Int(it) if c <= it.max_value() => role = Role::Const(c),
-                Ty::Int(it) => self.error(&scope("const"), format!("constant {c:#x} does not fit in {} bits", it.bits), None),
-                _ => self.error(&scope("const"), "only integer fields can be constants", None),
+                Ty::Int(it) => self.error(
+                    &scope("const"),
+                    format!("constant {c:#x} does not fit in {} bits", it.bits),
+                    None,
+                ),
+                _ => self.error(
+                    &scope("const"),
+                    "only integer fields can be constants",
+                    None,
+                ),
             }
         }
         if let Some(algo) = &f.checksum {
@@ -391,22 +543,47 @@ impl<'f> Validator<'f> {
                     let (width, ..) = a.crc_params();
                     match &ty {
                         Ty::Int(it) if it.bits == width && !it.signed => role = Role::Checksum(*a),
-                        _ => self.error(&scope("type"), format!("a {algo} checksum is stored in a u{width} field"), None),
+                        _ => self.error(
+                            &scope("type"),
+                            format!("a {algo} checksum is stored in a u{width} field"),
+                            None,
+                        ),
                     }
                 }
                 None => {
                     let hint = did_you_mean(algo, ChecksumAlgo::ALL.iter().map(|(n, _)| *n))
-                        .or_else(|| Some(format!("known: {}", ChecksumAlgo::ALL.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))));
-                    self.error(&scope("checksum"), format!("unknown checksum algorithm '{algo}'"), hint);
+                        .or_else(|| {
+                            Some(format!(
+                                "known: {}",
+                                ChecksumAlgo::ALL
+                                    .iter()
+                                    .map(|(n, _)| *n)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ))
+                        });
+                    self.error(
+                        &scope("checksum"),
+                        format!("unknown checksum algorithm '{algo}'"),
+                        hint,
+                    );
                 }
             }
         }
         let condition = f.condition.as_ref().map(|c| {
-            let s = Scope { struct_id: sid, visible: index, yaml_path: &scope("if") };
+            let s = Scope {
+                struct_id: sid,
+                visible: index,
+                yaml_path: &scope("if"),
+            };
             self.expr_of(&s, c, ExprTy::Bool)
         });
         if condition.is_some() && role != Role::Value {
-            self.error(&scope("if"), "constants and checksums cannot be conditional", None);
+            self.error(
+                &scope("if"),
+                "constants and checksums cannot be conditional",
+                None,
+            );
         }
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
@@ -414,32 +591,71 @@ impl<'f> Validator<'f> {
             }
             if let Ty::Int(it) = &ty {
                 if m > it.max_value() {
-                    self.error(&scope("max"), format!("max {m} does not fit in {} bits", it.bits), None);
+                    self.error(
+                        &scope("max"),
+                        format!("max {m} does not fit in {} bits", it.bits),
+                        None,
+                    );
                 }
             }
         }
         if f.optional {
-            self.error(&scope("optional"), "presence-bit optional fields are not supported yet", Some("use 'if' with an explicit flag field".into()));
+            self.error(
+                &scope("optional"),
+                "presence-bit optional fields are not supported yet",
+                Some("use 'if' with an explicit flag field".into()),
+            );
         }
-        Field { name: f.name.clone(), doc: f.doc.clone(), ty, condition, role, max: f.max }
+        Field {
+            name: f.name.clone(),
+            doc: f.doc.clone(),
+            ty,
+            condition,
+            role,
+            max: f.max,
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ty(&mut self, sid: StructId, index: usize, te: &TypeExpr, f: &schema::FieldDef, fp: &str, endian: Endian, layout: Layout) -> Ty {
+    fn ty(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        te: &TypeExpr,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        layout: Layout,
+    ) -> Ty {
         let tp = format!("{fp}.type");
         match te {
-            TypeExpr::Int { bits, signed, endian: e } => {
+            TypeExpr::Int {
+                bits,
+                signed,
+                endian: e,
+            } => {
                 if !(1..=64).contains(bits) {
                     self.error(&tp, format!("integer width {bits} is outside 1..64"), None);
                 } else if layout == Layout::Bytes && bits % 8 != 0 {
-                    self.error(&tp, format!("a {bits}-bit integer in a byte-aligned layout"), Some("use a whole number of bytes, or 'layout: lsb-bits'".into()));
+                    self.error(
+                        &tp,
+                        format!("a {bits}-bit integer in a byte-aligned layout"),
+                        Some("use a whole number of bytes, or 'layout: lsb-bits'".into()),
+                    );
                 }
                 let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
-                Ty::Int(IntTy { bits: *bits, signed: *signed, endian })
+                Ty::Int(IntTy {
+                    bits: *bits,
+                    signed: *signed,
+                    endian,
+                })
             }
             TypeExpr::Float { bits, endian: e } => {
                 let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
-                Ty::Float { bits: *bits, endian }
+                Ty::Float {
+                    bits: *bits,
+                    endian,
+                }
             }
             TypeExpr::Bool => Ty::Bool,
             TypeExpr::VarInt(name) => Ty::VarInt(match name.as_str() {
@@ -458,7 +674,20 @@ impl<'f> Validator<'f> {
                 if matches!(**elem, TypeExpr::Array(_)) {
                     self.error(&tp, "arrays of arrays need a named element type", None);
                 }
-                let elem_ty = self.ty(sid, index, elem, &schema::FieldDef { length: None, count: None, prefix: None, ..clone_field(f) }, fp, endian, layout);
+                let elem_ty = self.ty(
+                    sid,
+                    index,
+                    elem,
+                    &schema::FieldDef {
+                        length: None,
+                        count: None,
+                        prefix: None,
+                        ..clone_field(f)
+                    },
+                    fp,
+                    endian,
+                    layout,
+                );
                 if let Ty::Bytes(_) | Ty::Str(_) = elem_ty {
                     self.error(&tp, "arrays of bytes or strings need a named element type that gives each a length", None);
                 }
@@ -471,10 +700,19 @@ impl<'f> Validator<'f> {
                 } else if let Some(id) = self.flags_ids.get(n) {
                     Ty::Flags(*id)
                 } else if let Some(&id) = self.struct_ids.get(n) {
-                    let len = if f.length.is_some() || f.prefix.is_some() { Some(self.len_of(sid, index, f, fp, endian, false)) } else { None };
+                    let len = if f.length.is_some() || f.prefix.is_some() {
+                        Some(self.len_of(sid, index, f, fp, endian, false))
+                    } else {
+                        None
+                    };
                     Ty::Struct(id, len)
                 } else {
-                    let names = self.enum_ids.keys().chain(self.flags_ids.keys()).chain(self.struct_ids.keys()).map(String::as_str);
+                    let names = self
+                        .enum_ids
+                        .keys()
+                        .chain(self.flags_ids.keys())
+                        .chain(self.struct_ids.keys())
+                        .map(String::as_str);
                     let hint = did_you_mean(n, names);
                     self.error(&tp, format!("unknown type '{n}'"), hint);
                     Ty::Bool
@@ -484,12 +722,27 @@ impl<'f> Validator<'f> {
     }
 
     /// Byte length of a bytes/string/struct/union field: prefix, expression, or the rest.
-    fn len_of(&mut self, sid: StructId, index: usize, f: &schema::FieldDef, fp: &str, endian: Endian, rest_ok: bool) -> Len {
+    fn len_of(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        rest_ok: bool,
+    ) -> Len {
         if f.length.is_some() && f.prefix.is_some() {
-            self.error(&format!("{fp}.prefix"), "a field has either a 'length' or a 'prefix', not both", None);
+            self.error(
+                &format!("{fp}.prefix"),
+                "a field has either a 'length' or a 'prefix', not both",
+                None,
+            );
         }
         if let Some(p) = &f.prefix {
-            return self.int_ty(p, &format!("{fp}.prefix"), endian).map(Len::Prefix).unwrap_or(Len::Rest);
+            return self
+                .int_ty(p, &format!("{fp}.prefix"), endian)
+                .map(Len::Prefix)
+                .unwrap_or(Len::Rest);
         }
         match &f.length {
             Some(l) => self.len_expr(sid, index, l, &format!("{fp}.length")),
@@ -498,12 +751,26 @@ impl<'f> Validator<'f> {
         }
     }
 
-    fn count_of(&mut self, sid: StructId, index: usize, f: &schema::FieldDef, fp: &str, endian: Endian) -> Len {
+    fn count_of(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+    ) -> Len {
         if let Some(p) = &f.prefix {
             if f.count.is_some() {
-                self.error(&format!("{fp}.prefix"), "a field has either a 'count' or a 'prefix', not both", None);
+                self.error(
+                    &format!("{fp}.prefix"),
+                    "a field has either a 'count' or a 'prefix', not both",
+                    None,
+                );
             }
-            return self.int_ty(p, &format!("{fp}.prefix"), endian).map(Len::Prefix).unwrap_or(Len::Rest);
+            return self
+                .int_ty(p, &format!("{fp}.prefix"), endian)
+                .map(Len::Prefix)
+                .unwrap_or(Len::Rest);
         }
         match &f.count {
             Some(c) => self.len_expr(sid, index, c, &format!("{fp}.count")),
@@ -512,19 +779,38 @@ impl<'f> Validator<'f> {
     }
 
     fn len_expr(&mut self, sid: StructId, index: usize, l: &ExprOrInt, yp: &str) -> Len {
-        let scope = Scope { struct_id: sid, visible: index, yaml_path: yp };
+        let scope = Scope {
+            struct_id: sid,
+            visible: index,
+            yaml_path: yp,
+        };
         match l {
             ExprOrInt::Int(n) => Len::Expr(Expr::Int(*n)),
             ExprOrInt::Expr(text) => Len::Expr(self.expr_of(&scope, text, ExprTy::Int)),
         }
     }
 
-    fn union(&mut self, sid: StructId, index: usize, sw: &schema::SwitchDef, sp: &str, len: Len) -> Union {
-        let scope = Scope { struct_id: sid, visible: index, yaml_path: &format!("{sp}.on") };
+    fn union(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        sw: &schema::SwitchDef,
+        sp: &str,
+        len: Len,
+    ) -> Union {
+        let scope = Scope {
+            struct_id: sid,
+            visible: index,
+            yaml_path: &format!("{sp}.on"),
+        };
         let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
         // Case keys may name values of the tag's enum.
         let tag_shape = match &on {
-            Expr::Field(path) => Some(self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field].1.clone()),
+            Expr::Field(path) => Some(
+                self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field]
+                    .1
+                    .clone(),
+            ),
             _ => None,
         };
         let tag_enum = match tag_shape {
@@ -534,34 +820,70 @@ impl<'f> Validator<'f> {
         // The tag's type is already reported as unknown: its case keys cannot be checked.
         let tag_unknown = matches!(tag_shape, Some(Shape::Unknown));
         if sw.tag_bits.is_some() {
-            self.error(&format!("{sp}.tag_bits"), "unions that write their own tag bits are not supported yet", None);
+            self.error(
+                &format!("{sp}.tag_bits"),
+                "unions that write their own tag bits are not supported yet",
+                None,
+            );
         }
         let mut cases: Vec<Case> = Vec::new();
         for (key, body) in &sw.cases {
             let cp = format!("{sp}.cases.{key}");
-            let (values, variant) = if tag_unknown { (vec![], key.to_upper_camel_case()) } else { self.case_key(key, tag_enum, &cp) };
+            let (values, variant) = if tag_unknown {
+                (vec![], key.to_upper_camel_case())
+            } else {
+                self.case_key(key, tag_enum, &cp)
+            };
             let body = self.case_body(body, &cp);
             let variant = match body {
-                CaseBody::Struct(id) if tag_enum.is_none() => self.file.types.get_index(id).unwrap().0.clone(),
+                CaseBody::Struct(id) if tag_enum.is_none() => {
+                    self.file.types.get_index(id).unwrap().0.clone()
+                }
                 _ => variant,
             };
             if cases.iter().any(|c| c.variant == variant) {
-                self.error_key(&cp, format!("two cases make a variant named '{variant}'"), None);
+                self.error_key(
+                    &cp,
+                    format!("two cases make a variant named '{variant}'"),
+                    None,
+                );
             }
             for v in &values {
                 for c in &cases {
                     if c.values.iter().any(|w| overlaps(*v, *w)) {
-                        self.error_key(&cp, format!("case '{key}' overlaps case '{}'", c.variant), None);
+                        self.error_key(
+                            &cp,
+                            format!("case '{key}' overlaps case '{}'", c.variant),
+                            None,
+                        );
                     }
                 }
             }
-            cases.push(Case { variant, values, body, doc: None });
+            cases.push(Case {
+                variant,
+                values,
+                body,
+                doc: None,
+            });
         }
-        let default = sw.default.as_ref().map(|d| self.case_body(d, &format!("{sp}.default")));
-        Union { on, len, cases, default }
+        let default = sw
+            .default
+            .as_ref()
+            .map(|d| self.case_body(d, &format!("{sp}.default")));
+        Union {
+            on,
+            len,
+            cases,
+            default,
+        }
     }
 
-    fn case_key(&mut self, key: &str, tag_enum: Option<EnumId>, cp: &str) -> (Vec<CaseValue>, String) {
+    fn case_key(
+        &mut self,
+        key: &str,
+        tag_enum: Option<EnumId>,
+        cp: &str,
+    ) -> (Vec<CaseValue>, String) {
         let parse_int = |s: &str| -> Option<u64> {
             let s = s.trim().replace('_', "");
             match s.strip_prefix("0x") {
@@ -592,11 +914,19 @@ impl<'f> Validator<'f> {
                 }
                 None => {
                     let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));
-                    self.error_key(cp, format!("'{key}' is not a value of enum '{}'", en.0), hint);
+                    self.error_key(
+                        cp,
+                        format!("'{key}' is not a value of enum '{}'", en.0),
+                        hint,
+                    );
                 }
             }
         } else {
-            self.error_key(cp, format!("case key '{key}' is not an integer or range"), Some("enum value names work when 'on' is an enum field".into()));
+            self.error_key(
+                cp,
+                format!("case key '{key}' is not an integer or range"),
+                Some("enum value names work when 'on' is an enum field".into()),
+            );
         }
         (vec![], key.to_upper_camel_case())
     }
@@ -609,7 +939,11 @@ impl<'f> Validator<'f> {
                 Some(id) => CaseBody::Struct(*id),
                 None => {
                     let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
-                    self.error(cp, format!("unknown type '{name}'"), hint.or(Some("a case holds a type name, 'bytes' or 'empty'".into())));
+                    self.error(
+                        cp,
+                        format!("unknown type '{name}'"),
+                        hint.or(Some("a case holds a type name, 'bytes' or 'empty'".into())),
+                    );
                     CaseBody::Empty
                 }
             },
@@ -621,7 +955,9 @@ impl<'f> Validator<'f> {
         let mut derived: Vec<(usize, Derive, usize)> = Vec::new();
         for (i, f) in fields.iter().enumerate() {
             let (src, kind) = match &f.ty {
-                Ty::Bytes(Len::Expr(e)) | Ty::Str(Len::Expr(e)) | Ty::Struct(_, Some(Len::Expr(e))) => (Some(e), Derive::LengthOf(i)),
+                Ty::Bytes(Len::Expr(e))
+                | Ty::Str(Len::Expr(e))
+                | Ty::Struct(_, Some(Len::Expr(e))) => (Some(e), Derive::LengthOf(i)),
                 Ty::Array(_, Len::Expr(e)) => (Some(e), Derive::CountOf(i)),
                 Ty::Union(u) => {
                     if let Len::Expr(e) = &u.len {
@@ -679,7 +1015,11 @@ impl<'f> Validator<'f> {
                 Some(i) => parts.push(InfoPart::Field(i)),
                 None => {
                     let hint = did_you_mean(name, fields.iter().map(|f| f.name.as_str()));
-                    self.error(&format!("{yp}.info"), format!("unknown field '{name}' in info"), hint);
+                    self.error(
+                        &format!("{yp}.info"),
+                        format!("unknown field '{name}' in info"),
+                        hint,
+                    );
                 }
             }
             rest = &rest[open + close + 1..];
@@ -698,11 +1038,20 @@ impl<'f> Validator<'f> {
         }
         if let Some(tcp) = &t.tcp {
             out.tcp_ports = tcp.ports.clone();
-            out.tcp_length_prefix = tcp.length_prefix.as_ref().and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
+            out.tcp_length_prefix = tcp
+                .length_prefix
+                .as_ref()
+                .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
         }
         if let Some(h) = &t.heuristic {
-            out.udp_heuristic = h.udp.as_ref().and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.udp"));
-            out.tcp_heuristic = h.tcp.as_ref().and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.tcp"));
+            out.udp_heuristic = h
+                .udp
+                .as_ref()
+                .and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.udp"));
+            out.tcp_heuristic = h
+                .tcp
+                .as_ref()
+                .and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.tcp"));
         }
         out
     }
@@ -715,7 +1064,11 @@ impl<'f> Validator<'f> {
             .iter()
             .take_while(|f| f.condition.is_none() && proto.fixed_size(&f.ty).is_some())
             .count();
-        let scope = Scope { struct_id: proto.root, visible: fixed, yaml_path: yp };
+        let scope = Scope {
+            struct_id: proto.root,
+            visible: fixed,
+            yaml_path: yp,
+        };
         let expr = self.expr_of(&scope, text, ExprTy::Bool);
         let mut min_len = 0;
         let mut offset = 0;
@@ -747,7 +1100,12 @@ impl<'f> Validator<'f> {
             }
         }
         // 0 = unvisited, 1 = on the stack, 2 = done.
-        fn visit(id: StructId, structs: &[Struct], state: &mut [u8], stack: &mut Vec<StructId>) -> Option<Vec<StructId>> {
+        fn visit(
+            id: StructId,
+            structs: &[Struct],
+            state: &mut [u8],
+            stack: &mut Vec<StructId>,
+        ) -> Option<Vec<StructId>> {
             if state[id] == 1 {
                 let start = stack.iter().position(|s| *s == id).unwrap();
                 return Some(stack[start..].to_vec());
@@ -773,8 +1131,16 @@ impl<'f> Validator<'f> {
         let mut state = vec![0u8; structs.len()];
         for id in 0..structs.len() {
             if let Some(cycle) = visit(id, structs, &mut state, &mut Vec::new()) {
-                let names: Vec<&str> = cycle.iter().chain(cycle.first()).map(|i| structs[*i].name.as_str()).collect();
-                self.error_key(&format!("types.{}", structs[cycle[0]].name), format!("type cycle: {}", names.join(" → ")), Some("a type cannot contain itself".into()));
+                let names: Vec<&str> = cycle
+                    .iter()
+                    .chain(cycle.first())
+                    .map(|i| structs[*i].name.as_str())
+                    .collect();
+                self.error_key(
+                    &format!("types.{}", structs[cycle[0]].name),
+                    format!("type cycle: {}", names.join(" → ")),
+                    Some("a type cannot contain itself".into()),
+                );
                 return;
             }
         }
@@ -787,8 +1153,17 @@ impl<'f> Validator<'f> {
             Ok(e) => {
                 let (e, ty) = self.check(scope, &e);
                 if ty != want && ty != ExprTy::Int || (ty == ExprTy::Int && want == ExprTy::Bool) {
-                    let (got, exp) = if want == ExprTy::Bool { ("an integer", "a condition") } else { ("a condition", "an integer") };
-                    self.expr_error(scope, 0, format!("'{text}' is {got} where {exp} is needed"), None);
+                    let (got, exp) = if want == ExprTy::Bool {
+                        ("an integer", "a condition")
+                    } else {
+                        ("a condition", "an integer")
+                    };
+                    self.expr_error(
+                        scope,
+                        0,
+                        format!("'{text}' is {got} where {exp} is needed"),
+                        None,
+                    );
                 }
                 e
             }
@@ -812,7 +1187,12 @@ impl<'f> Validator<'f> {
                 "size" => (Expr::MessageSize, ExprTy::Int),
                 "remaining" => (Expr::Remaining, ExprTy::Int),
                 _ => {
-                    self.expr_error(scope, *at, format!("unknown built-in '@{name}'"), Some("known: @size, @remaining".into()));
+                    self.expr_error(
+                        scope,
+                        *at,
+                        format!("unknown built-in '@{name}'"),
+                        Some("known: @size, @remaining".into()),
+                    );
                     (Expr::Int(0), ExprTy::Int)
                 }
             },
@@ -840,7 +1220,11 @@ impl<'f> Validator<'f> {
             expr::Expr::Binary(op, l, r, at) => {
                 let (a, ta) = self.check(scope, l);
                 let (b, tb) = self.check(scope, r);
-                let operand = if op.is_logical() { ExprTy::Bool } else { ExprTy::Int };
+                let operand = if op.is_logical() {
+                    ExprTy::Bool
+                } else {
+                    ExprTy::Int
+                };
                 let what = format!("'{}'", op.symbol());
                 if matches!(op, BinOp::Eq | BinOp::Ne) && ta == tb {
                     // == and != also compare conditions.
@@ -848,7 +1232,11 @@ impl<'f> Validator<'f> {
                     self.want(scope, ta, operand, *at, &what);
                     self.want(scope, tb, operand, r.at(), &what);
                 }
-                let ty = if op.is_logical() || op.is_comparison() { ExprTy::Bool } else { ExprTy::Int };
+                let ty = if op.is_logical() || op.is_comparison() {
+                    ExprTy::Bool
+                } else {
+                    ExprTy::Int
+                };
                 (Expr::Binary(*op, Box::new(a), Box::new(b)), ty)
             }
         }
@@ -856,7 +1244,11 @@ impl<'f> Validator<'f> {
 
     fn want(&mut self, scope: &Scope, got: ExprTy, want: ExprTy, at: usize, what: &str) {
         if got != want {
-            let w = if want == ExprTy::Bool { "conditions" } else { "integers" };
+            let w = if want == ExprTy::Bool {
+                "conditions"
+            } else {
+                "integers"
+            };
             self.expr_error(scope, at, format!("{what} takes {w}"), None);
         }
     }
@@ -869,10 +1261,17 @@ impl<'f> Validator<'f> {
             if let Some(e) = self.enum_ids.get(&path[0]) {
                 let en = self.file.enums.get_index(*e).unwrap().1;
                 return match en.values.get(&path[1]) {
-                    Some(NamedValue::Plain(v)) | Some(NamedValue::Documented { value: v, .. }) => (Expr::Int(*v), ExprTy::Int),
+                    Some(NamedValue::Plain(v)) | Some(NamedValue::Documented { value: v, .. }) => {
+                        (Expr::Int(*v), ExprTy::Int)
+                    }
                     None => {
                         let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
-                        self.expr_error(scope, at, format!("'{}' is not a value of enum '{}'", path[1], path[0]), hint);
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{}' is not a value of enum '{}'", path[1], path[0]),
+                            hint,
+                        );
                         fail
                     }
                 };
@@ -888,25 +1287,43 @@ impl<'f> Validator<'f> {
             let Some(fi) = found else {
                 let later = fields.iter().skip(visible).any(|(n, _)| n == seg);
                 let hint = if later {
-                    Some(format!("'{seg}' comes later; only earlier fields can be used here"))
+                    Some(format!(
+                        "'{seg}' comes later; only earlier fields can be used here"
+                    ))
                 } else {
                     did_you_mean(seg, fields.iter().take(visible).map(|(n, _)| n.as_str()))
                 };
                 self.expr_error(scope, col, format!("unknown field '{seg}'"), hint);
                 return fail;
             };
-            refs.push(FieldRef { struct_id: sid, field: fi, name: seg.clone() });
+            refs.push(FieldRef {
+                struct_id: sid,
+                field: fi,
+                name: seg.clone(),
+            });
             let shape = fields[fi].1.clone();
             let last = depth + 1 == path.len();
             if last {
                 return match shape {
                     Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
                     _ if in_len => {
-                        self.expr_error(scope, at, format!("len() takes a bytes, string or array field; '{seg}' is not one"), None);
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!(
+                                "len() takes a bytes, string or array field; '{seg}' is not one"
+                            ),
+                            None,
+                        );
                         fail
                     }
                     Shape::Seq | Shape::Union | Shape::Struct(_) => {
-                        self.expr_error(scope, at, format!("'{seg}' is not a number"), Some(format!("use len({})", path.join("."))));
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{seg}' is not a number"),
+                            Some(format!("use len({})", path.join("."))),
+                        );
                         fail
                     }
                     Shape::Bool => (Expr::Field(refs), ExprTy::Bool),
@@ -927,10 +1344,18 @@ impl<'f> Validator<'f> {
                         return fail;
                     }
                     return match fl.1.bits.get(bit) {
-                        Some(NamedValue::Plain(m)) | Some(NamedValue::Documented { value: m, .. }) => (Expr::FlagBit(refs, *m), ExprTy::Bool),
+                        Some(NamedValue::Plain(m))
+                        | Some(NamedValue::Documented { value: m, .. }) => {
+                            (Expr::FlagBit(refs, *m), ExprTy::Bool)
+                        }
                         None => {
                             let hint = did_you_mean(bit, fl.1.bits.keys().map(String::as_str));
-                            self.expr_error(scope, col, format!("'{bit}' is not a flag of '{}'", fl.0), hint);
+                            self.expr_error(
+                                scope,
+                                col,
+                                format!("'{bit}' is not a flag of '{}'", fl.0),
+                                hint,
+                            );
                             fail
                         }
                     };
@@ -1011,5 +1436,6 @@ fn is_camel_ident(s: &str) -> bool {
 
 fn is_value_ident(s: &str) -> bool {
     let mut c = s.chars();
-    matches!(c.next(), Some('A'..='Z' | 'a'..='z' | '_')) && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(c.next(), Some('A'..='Z' | 'a'..='z' | '_'))
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

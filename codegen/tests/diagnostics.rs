@@ -53,16 +53,20 @@ fn the_base_schema_is_valid() {
 #[test]
 fn misspelt_field_in_an_expression() {
     let src = BASE.replace("length: payload_size", "length: paylod_size");
-    assert_eq!(one_error(&src), "schema/demo.yaml:19:17: unknown field 'paylod_size' (did you mean 'payload_size'?)");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:19:17: unknown field 'paylod_size' (did you mean 'payload_size'?)"
+    );
 }
 
 #[test]
 fn field_used_before_it_is_read() {
-    let src = BASE.replace("length: payload_size", "length: later").replace(
-        "        type: u32\n",
-        "        type: u32\n",
-    );
-    let src = src.replace("      - name: payload\n", "      - name: payload\n").replace("          default: bytes\n", "          default: bytes\n      - name: later\n        type: u8\n");
+    let src = BASE
+        .replace("length: payload_size", "length: later")
+        .replace(
+            "          default: bytes\n",
+            "          default: bytes\n      - name: later\n        type: u8\n",
+        );
     assert_eq!(
         one_error(&src),
         "schema/demo.yaml:19:17: unknown field 'later' ('later' comes later; only earlier fields can be used here)"
@@ -72,69 +76,118 @@ fn field_used_before_it_is_read() {
 #[test]
 fn unknown_type_with_suggestion() {
     let src = BASE.replace("A: Body", "A: Bodi");
-    assert_eq!(one_error(&src), "schema/demo.yaml:23:16: unknown type 'Bodi' (did you mean 'Body'?)");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:23:16: unknown type 'Bodi' (did you mean 'Body'?)"
+    );
     let src = BASE.replace("type: Kind", "type: Kinf");
-    assert_eq!(one_error(&src), "schema/demo.yaml:15:15: unknown type 'Kinf' (did you mean 'Kind'?)");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:15:15: unknown type 'Kinf' (did you mean 'Kind'?)"
+    );
 }
 
 #[test]
 fn unknown_case_value() {
     let src = BASE.replace("A: Body", "C: Body");
-    assert_eq!(one_error(&src), "schema/demo.yaml:23:13: 'C' is not a value of enum 'Kind' (did you mean 'A'?)");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:23:13: 'C' is not a value of enum 'Kind' (did you mean 'A'?)"
+    );
 }
 
 #[test]
 fn duplicate_field() {
-    let src = BASE.replace("      - name: x\n        type: u32\n", "      - name: x\n        type: u32\n      - name: x\n        type: u8\n");
-    assert_eq!(one_error(&src), "schema/demo.yaml:29:15: duplicate field 'x' in type 'Body'");
+    let src = BASE.replace(
+        "      - name: x\n        type: u32\n",
+        "      - name: x\n        type: u32\n      - name: x\n        type: u8\n",
+    );
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:29:15: duplicate field 'x' in type 'Body'"
+    );
 }
 
 #[test]
 fn type_cycle() {
-    let src = BASE.replace("      - name: x\n        type: u32\n", "      - name: x\n        type: Packet\n");
+    let src = BASE.replace(
+        "      - name: x\n        type: u32\n",
+        "      - name: x\n        type: Packet\n",
+    );
     let e = errors(&src);
-    assert!(e.iter().any(|e| e.starts_with("schema/demo.yaml:12:3: type cycle: Packet → Body → Packet")), "{e:#?}");
+    assert!(
+        e.iter()
+            .any(|e| e.starts_with("schema/demo.yaml:12:3: type cycle: Packet → Body → Packet")),
+        "{e:#?}"
+    );
 }
 
 #[test]
 fn bad_widths_and_constants() {
     let src = BASE.replace("type: u32", "type: u65");
-    assert!(one_error(&src).starts_with("schema/demo.yaml:28:15: integer width 65 is outside 1..64"));
+    assert!(
+        one_error(&src).starts_with("schema/demo.yaml:28:15: integer width 65 is outside 1..64")
+    );
     let src = BASE.replace("type: u32", "type: u12");
     assert_eq!(one_error(&src), "schema/demo.yaml:28:15: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, or 'layout: lsb-bits')");
-    let src = BASE.replace("        type: u32\n", "        type: u8\n        const: 256\n");
-    assert_eq!(one_error(&src), "schema/demo.yaml:29:16: constant 0x100 does not fit in 8 bits");
+    let src = BASE.replace(
+        "        type: u32\n",
+        "        type: u8\n        const: 256\n",
+    );
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:29:16: constant 0x100 does not fit in 8 bits"
+    );
 }
 
 #[test]
 fn expression_syntax_and_types() {
     let src = BASE.replace("length: payload_size", "length: payload_size +");
-    assert!(one_error(&src).starts_with("schema/demo.yaml:19:"), "{:?}", errors(&src));
+    assert!(
+        one_error(&src).starts_with("schema/demo.yaml:19:"),
+        "{:?}",
+        errors(&src)
+    );
     let src = BASE.replace("length: payload_size", "length: payload_size == 3");
-    assert_eq!(one_error(&src), "schema/demo.yaml:19:17: 'payload_size == 3' is a condition where an integer is needed");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:19:17: 'payload_size == 3' is a condition where an integer is needed"
+    );
 }
 
 #[test]
 fn unknown_keys_and_bad_yaml() {
     let src = BASE.replace("        type: u32\n", "        typ: u32\n");
     let e = one_error(&src);
-    assert!(e.starts_with("schema/demo.yaml:28:9: types.Body.fields[0]: unknown field `typ`"), "{e}");
+    assert!(
+        e.starts_with("schema/demo.yaml:28:9: types.Body.fields[0]: unknown field `typ`"),
+        "{e}"
+    );
     let e = one_error("protocol: [");
     assert!(e.starts_with("schema/demo.yaml:1:"), "{e}");
 }
 
 #[test]
 fn unknown_checksum_algorithm() {
-    let src = BASE.replace("        type: u32\n", "        type: u16\n        checksum: crc16-ccitt-flase\n");
+    let src = BASE.replace(
+        "        type: u32\n",
+        "        type: u16\n        checksum: crc16-ccitt-flase\n",
+    );
     assert_eq!(one_error(&src), "schema/demo.yaml:29:19: unknown checksum algorithm 'crc16-ccitt-flase' (did you mean 'crc16-ccitt-false'?)");
 }
 
 #[test]
 fn the_repository_schemas_are_valid_and_generated_files_are_fresh() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
     let outputs = wiregen::pipeline::all_outputs(root).expect("every schema in schema/ is valid");
     for o in &outputs {
         let on_disk = std::fs::read_to_string(root.join(&o.path)).unwrap_or_default();
-        assert!(on_disk == o.contents, "{} is stale: run `cargo run -p wiregen -- generate`", o.path);
+        assert!(
+            on_disk == o.contents,
+            "{} is stale: run `cargo run -p wiregen -- generate`",
+            o.path
+        );
     }
 }

@@ -6,7 +6,10 @@ use std::process::Command;
 
 /// The repository root (this crate lives in `tests/`).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// A UDP datagram between two loopback hosts.
@@ -37,7 +40,10 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
         let mut ip = vec![0x45, 0];
         ip.extend_from_slice(&((20 + udp_len) as u16).to_be_bytes());
         ip.extend_from_slice(&[0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 2]);
-        let sum = ip.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum::<u32>();
+        let sum = ip
+            .chunks(2)
+            .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
+            .sum::<u32>();
         let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         frame.extend_from_slice(&ip);
@@ -102,7 +108,11 @@ impl Dissection {
     /// Names of the expert items of frame `i` raised by `proto`.
     pub fn experts(&self, i: usize, proto: &str) -> Vec<&str> {
         let expert = format!("{proto}.expert.");
-        self.frames[i].iter().filter(|f| f.name.starts_with(&expert)).map(|f| f.name.as_str()).collect()
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name.starts_with(&expert))
+            .map(|f| f.name.as_str())
+            .collect()
     }
 }
 
@@ -120,7 +130,10 @@ pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "tshark failed: {stderr}");
-    assert!(!stderr.contains("Lua: Error"), "the dissector raised a Lua error:\n{stderr}");
+    assert!(
+        !stderr.contains("Lua: Error"),
+        "the dissector raised a Lua error:\n{stderr}"
+    );
     let doc = roxmltree::Document::parse(&stdout).expect("tshark prints valid PDML");
     let frames = doc
         .root_element()
@@ -202,7 +215,11 @@ fn hex(bytes: &[u8]) -> String {
 pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Result<(), String> {
     for (i, e) in expected.iter().enumerate() {
         let Some(g) = got.get(i) else {
-            return Err(format!("tshark stops before field #{i} {} (it shows {} fields)", e.name, got.len()));
+            return Err(format!(
+                "tshark stops before field #{i} {} (it shows {} fields)",
+                e.name,
+                got.len()
+            ));
         };
         let place = format!("field #{i} {}", e.name);
         if g.name != e.name {
@@ -220,16 +237,26 @@ pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Resul
         let same = match &e.value {
             Expected::Int(v) => parse_int(&g.show) == Some(*v),
             Expected::Bool(b) => g.show == if *b { "1" } else { "0" },
-            Expected::Float(f) => g.show.parse::<f64>().map(|x| x == *f || (x.is_nan() && f.is_nan())).unwrap_or(false),
+            Expected::Float(f) => g
+                .show
+                .parse::<f64>()
+                .map(|x| x == *f || (x.is_nan() && f.is_nan()))
+                .unwrap_or(false),
             Expected::Bytes(b) => g.value == hex(b),
             Expected::Str(s) => &g.show == s,
         };
         if !same {
-            return Err(format!("{place}: Rust decodes {:?}, tshark shows {:?} (raw {})", e.value, g.show, g.value));
+            return Err(format!(
+                "{place}: Rust decodes {:?}, tshark shows {:?} (raw {})",
+                e.value, g.show, g.value
+            ));
         }
     }
     if got.len() > expected.len() {
-        return Err(format!("tshark shows extra fields: {:?}", &got[expected.len()..]));
+        return Err(format!(
+            "tshark shows extra fields: {:?}",
+            &got[expected.len()..]
+        ));
     }
     Ok(())
 }
@@ -238,16 +265,16 @@ pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Resul
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545F4914F6CDD1D)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
+        (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }

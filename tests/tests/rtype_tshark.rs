@@ -22,7 +22,12 @@ fn vectors() -> Vec<Vec<u8>> {
         "ced121030a00000009000000341202050400f22c66726167",
     ]
     .iter()
-    .map(|h| (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect())
+    .map(|h| {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+            .collect()
+    })
     .collect()
 }
 
@@ -45,7 +50,15 @@ fn every_field_agrees_between_rust_and_tshark() {
     let datagrams: Vec<Datagram> = messages
         .iter()
         .enumerate()
-        .map(|(i, m)| Datagram { src_port: 40000 + i as u16, dst_port: if i % 3 == 0 { 9000 + (i % 50) as u16 } else { 8080 }, payload: m.clone() })
+        .map(|(i, m)| Datagram {
+            src_port: 40000 + i as u16,
+            dst_port: if i % 3 == 0 {
+                9000 + (i % 50) as u16
+            } else {
+                8080
+            },
+            payload: m.clone(),
+        })
         .collect();
     let pcap = temp_pcap("rtype-agree");
     write_pcap(&pcap, &datagrams);
@@ -56,11 +69,19 @@ fn every_field_agrees_between_rust_and_tshark() {
         let decoded = decoded.unwrap_or_else(|e| panic!("frame {i}: {e}"));
         let expected = expected!(rtype, notes);
         // 11 header fields, 4 flag bits and the checksum status.
-        assert!(expected.len() >= 16 - 1, "frame {i}: the header alone has 15 fields");
-        compare(&expected, &d.fields(i, "rtype"), HEADERS).unwrap_or_else(|e| panic!("frame {i} ({} bytes): {e}", m.len()));
+        assert!(
+            expected.len() >= 16 - 1,
+            "frame {i}: the header alone has 15 fields"
+        );
+        compare(&expected, &d.fields(i, "rtype"), HEADERS)
+            .unwrap_or_else(|e| panic!("frame {i} ({} bytes): {e}", m.len()));
         // An unknown command is kept and shown, with a note; anything else is clean.
         let unknown = matches!(decoded.payload.command(), Command::Unknown(_));
-        let want: &[&str] = if unknown { &["rtype.expert.unknown_value"] } else { &[] };
+        let want: &[&str] = if unknown {
+            &["rtype.expert.unknown_value"]
+        } else {
+            &[]
+        };
         assert_eq!(d.experts(i, "rtype"), want, "frame {i}");
     }
     let _ = std::fs::remove_file(pcap);
@@ -88,17 +109,36 @@ fn problems_become_expert_info_never_lua_errors() {
     cases.push((too_long_name, "rtype.expert.too_large"));
 
     let pcap = temp_pcap("rtype-experts");
-    let datagrams: Vec<Datagram> = cases.iter().map(|(p, _)| Datagram { src_port: 40000, dst_port: 8080, payload: p.clone() }).collect();
+    let datagrams: Vec<Datagram> = cases
+        .iter()
+        .map(|(p, _)| Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: p.clone(),
+        })
+        .collect();
     write_pcap(&pcap, &datagrams);
     let d = dissect(&pcap, &dissector(), &[]);
     for (i, (bytes, expert)) in cases.iter().enumerate() {
         let experts = d.experts(i, "rtype");
-        assert!(experts.contains(expert), "frame {i}: expected {expert}, got {experts:?}");
-        assert!(!experts.contains(&"rtype.expert.internal"), "frame {i}: the dissector failed");
-        assert!(Packet::decode(bytes).is_err(), "frame {i}: Rust must reject it too");
+        assert!(
+            experts.contains(expert),
+            "frame {i}: expected {expert}, got {experts:?}"
+        );
+        assert!(
+            !experts.contains(&"rtype.expert.internal"),
+            "frame {i}: the dissector failed"
+        );
+        assert!(
+            Packet::decode(bytes).is_err(),
+            "frame {i}: Rust must reject it too"
+        );
     }
     // The corrupted checksum is shown as such.
-    let status = d.frames[0].iter().find(|f| f.name == "rtype.checksum.status").expect("checksum status");
+    let status = d.frames[0]
+        .iter()
+        .find(|f| f.name == "rtype.checksum.status")
+        .expect("checksum status");
     assert_eq!(status.show, "0");
     let _ = std::fs::remove_file(pcap);
 }
@@ -114,11 +154,19 @@ fn random_and_truncated_datagrams_never_raise_lua_errors() {
             payload[0] = 0xCE;
             payload[1] = 0xD1;
         }
-        datagrams.push(Datagram { src_port: 40000, dst_port: 8080, payload });
+        datagrams.push(Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload,
+        });
     }
     for v in vectors() {
         for n in 0..v.len() {
-            datagrams.push(Datagram { src_port: 40001, dst_port: 8080, payload: v[..n].to_vec() });
+            datagrams.push(Datagram {
+                src_port: 40001,
+                dst_port: 8080,
+                payload: v[..n].to_vec(),
+            });
         }
     }
     let pcap = temp_pcap("rtype-fuzz");
@@ -126,13 +174,22 @@ fn random_and_truncated_datagrams_never_raise_lua_errors() {
     let d = dissect(&pcap, &dissector(), &[]);
     for (i, dg) in datagrams.iter().enumerate() {
         let experts = d.experts(i, "rtype");
-        assert!(!experts.contains(&"rtype.expert.internal"), "frame {i} {:02x?}: dissector error", dg.payload);
+        assert!(
+            !experts.contains(&"rtype.expert.internal"),
+            "frame {i} {:02x?}: dissector error",
+            dg.payload
+        );
         // Whatever Rust accepts, tshark shows identically.
         let (decoded, notes) = Packet::dissect(&dg.payload);
         if decoded.is_ok() {
-            compare(&expected!(rtype, notes), &d.fields(i, "rtype"), HEADERS).unwrap_or_else(|e| panic!("frame {i}: {e}"));
+            compare(&expected!(rtype, notes), &d.fields(i, "rtype"), HEADERS)
+                .unwrap_or_else(|e| panic!("frame {i}: {e}"));
         } else {
-            assert!(!experts.is_empty() || dg.payload.is_empty(), "frame {i} {:02x?}: Rust rejects it, tshark says nothing", dg.payload);
+            assert!(
+                !experts.is_empty() || dg.payload.is_empty(),
+                "frame {i} {:02x?}: Rust rejects it, tshark says nothing",
+                dg.payload
+            );
         }
     }
     let _ = std::fs::remove_file(pcap);
@@ -142,16 +199,31 @@ fn random_and_truncated_datagrams_never_raise_lua_errors() {
 fn the_heuristic_claims_rtype_and_nothing_else() {
     let good = vectors();
     let mut rng = Rng(3);
-    let mut datagrams: Vec<Datagram> = good.iter().map(|g| Datagram { src_port: 50000, dst_port: 9100, payload: g.clone() }).collect();
+    let mut datagrams: Vec<Datagram> = good
+        .iter()
+        .map(|g| Datagram {
+            src_port: 50000,
+            dst_port: 9100,
+            payload: g.clone(),
+        })
+        .collect();
     let n_good = datagrams.len();
     for _ in 0..100 {
         let n = 20 + rng.below(40) as usize;
-        datagrams.push(Datagram { src_port: 50000, dst_port: 9200, payload: rng.bytes(n) });
+        datagrams.push(Datagram {
+            src_port: 50000,
+            dst_port: 9200,
+            payload: rng.bytes(n),
+        });
     }
     // Right magic, wrong payload_size: not R-Type.
     let mut wrong_size = good[0].clone();
     wrong_size[16] = 99;
-    datagrams.push(Datagram { src_port: 50000, dst_port: 9300, payload: wrong_size });
+    datagrams.push(Datagram {
+        src_port: 50000,
+        dst_port: 9300,
+        payload: wrong_size,
+    });
     let pcap = temp_pcap("rtype-heuristic");
     write_pcap(&pcap, &datagrams);
     let d = dissect(&pcap, &dissector(), &[]);

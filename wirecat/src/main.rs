@@ -6,6 +6,7 @@
 //! wirecat list                                    schemas and their types
 //! ```
 
+#[rustfmt::skip]
 mod registry;
 
 use std::process::ExitCode;
@@ -27,7 +28,7 @@ fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         .bytes()
         .filter(|c| !matches!(c, b' ' | b':' | b'\n' | b'\t' | b'-'))
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("'{text}': odd number of hex digits"));
     }
     digits
@@ -40,7 +41,11 @@ fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
 }
 
 fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 const USAGE: &str = "usage: wirecat decode <schema> [--type T] <hex>...\n       wirecat encode <schema> [--type T] '<json>'\n       wirecat list";

@@ -5,8 +5,15 @@ use std::process::Command;
 const LOGIN: &str = "ce d1 01 01 01 00 00 00 00 00 00 00 00 00 00 00 0e 00 2e e9 07 50 6c 61 79 65 72 31 01 00 00 00 ec 03";
 
 fn wirecat(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wirecat")).args(args).output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_wirecat"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 #[test]
@@ -32,17 +39,29 @@ fn encode_reproduces_the_bytes_and_fills_derived_fields() {
     let (ok, back, err) = wirecat(&["decode", "rtype", hex.trim()]);
     assert!(ok, "{err}");
     assert!(back.contains("\"username\":\"Player12\""));
-    assert!(hex.starts_with("ce d1 01 01 01 00 00 00 00 00 00 00 00 00 00 00 0f 00"), "{hex}");
+    assert!(
+        hex.starts_with("ce d1 01 01 01 00 00 00 00 00 00 00 00 00 00 00 0f 00"),
+        "{hex}"
+    );
 }
 
 #[test]
 fn other_types_and_errors() {
-    let (ok, out, _) = wirecat(&["decode", "rtype", "--type", "EntityState", "01000000 6400 c800 03"]);
+    let (ok, out, _) = wirecat(&[
+        "decode",
+        "rtype",
+        "--type",
+        "EntityState",
+        "01000000 6400 c800 03",
+    ]);
     assert!(ok);
     assert_eq!(out.trim(), r#"{"entity_id":1,"x":100,"y":200,"type":3}"#);
     let (ok, _, err) = wirecat(&["decode", "rtype", "ce d1 01"]);
     assert!(!ok);
-    assert_eq!(err.trim(), "wirecat: field 'flags' at byte 3: truncated: needs 1 bytes, 0 available");
+    assert_eq!(
+        err.trim(),
+        "wirecat: field 'flags' at byte 3: truncated: needs 1 bytes, 0 available"
+    );
     let (ok, _, err) = wirecat(&["encode", "rtype", r#"{"flags":["NOPE"]}"#]);
     assert!(!ok);
     assert!(err.contains("unknown name 'NOPE'"), "{err}");

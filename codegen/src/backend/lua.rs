@@ -58,9 +58,15 @@ struct HeuristicDef {
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout == Layout::LsbBits {
-        return Err(Unsupported("the Lua backend does not generate bit-stream layouts yet".into()));
+        return Err(Unsupported(
+            "the Lua backend does not generate bit-stream layouts yet".into(),
+        ));
     }
-    let mut g = Gen { p, fields: Vec::new(), needs_bitops: false };
+    let mut g = Gen {
+        p,
+        fields: Vec::new(),
+        needs_bitops: false,
+    };
     g.declare_fields()?;
     let mut structs = Vec::new();
     for id in g.order() {
@@ -75,7 +81,11 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         .iter()
         .map(|e| ValueString {
             var: format!("VS_{}", e.name),
-            entries: e.values.iter().map(|v| (v.value.to_string(), lua_escape(&v.name))).collect(),
+            entries: e
+                .values
+                .iter()
+                .map(|v| (v.value.to_string(), lua_escape(&v.name)))
+                .collect(),
         })
         .collect();
     value_strings.push(ValueString {
@@ -86,12 +96,22 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         .flags
         .iter()
         .map(|f| {
-            let items: Vec<String> = f.bits.iter().map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name))).collect();
+            let items: Vec<String> = f
+                .bits
+                .iter()
+                .map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name)))
+                .collect();
             format!("local FN_{} = {{ {} }}", f.name, items.join(", "))
         })
         .collect();
     if !flag_lists.is_empty() {
-        structs.insert(0, format!("-- Flag names, for the Info column.\n{}\n", flag_lists.join("\n")));
+        structs.insert(
+            0,
+            format!(
+                "-- Flag names, for the Info column.\n{}\n",
+                flag_lists.join("\n")
+            ),
+        );
     }
     let udp_heuristic = match &p.transport.udp_heuristic {
         Some(h) => Some(g.heuristic(h)?),
@@ -117,8 +137,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         tcp_ports: ports(&p.transport.tcp_ports),
         udp_heuristic,
     };
-    let text = d.render().map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
-    Ok(vec![Output { path: path.to_string(), contents: text + "\n" }])
+    let text = d
+        .render()
+        .map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
+    Ok(vec![Output {
+        path: path.to_string(),
+        contents: text + "\n",
+    }])
 }
 
 fn wrap(text: &str) -> Vec<String> {
@@ -140,11 +165,15 @@ fn wrap(text: &str) -> Vec<String> {
 }
 
 fn lua_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', " ")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', " ")
 }
 
 fn first_line(d: &Option<String>) -> String {
-    d.as_deref().map(|d| d.split_whitespace().collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    d.as_deref()
+        .map(|d| d.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// Lines of Lua with indentation.
@@ -155,10 +184,14 @@ struct Code {
 
 impl Code {
     fn new(depth: usize) -> Self {
-        Code { lines: Vec::new(), depth }
+        Code {
+            lines: Vec::new(),
+            depth,
+        }
     }
     fn line(&mut self, s: impl AsRef<str>) {
-        self.lines.push(format!("{}{}", "  ".repeat(self.depth), s.as_ref()));
+        self.lines
+            .push(format!("{}{}", "  ".repeat(self.depth), s.as_ref()));
     }
     fn open(&mut self, s: impl AsRef<str>) {
         self.line(s);
@@ -218,41 +251,100 @@ impl<'p> Gen<'p> {
         for (sid, s) in p.structs.iter().enumerate() {
             for (fi, f) in s.fields.iter().enumerate() {
                 let abbrev = naming::abbrev(p, sid, fi);
-                self.declare(&abbrev, &naming::label(&f.name), &first_line(&f.doc), &f.ty, &f.role)?;
+                self.declare(
+                    &abbrev,
+                    &naming::label(&f.name),
+                    &first_line(&f.doc),
+                    &f.ty,
+                    &f.role,
+                )?;
             }
         }
         Ok(())
     }
 
-    fn declare(&mut self, abbrev: &str, label: &str, doc: &str, ty: &Ty, role: &Role) -> Result<(), Unsupported> {
+    fn declare(
+        &mut self,
+        abbrev: &str,
+        label: &str,
+        doc: &str,
+        ty: &Ty,
+        role: &Role,
+    ) -> Result<(), Unsupported> {
         let p = self.p;
         let doc = lua_escape(doc);
         let hex = matches!(role, Role::Const(_) | Role::Checksum(_));
         let base = if hex { "base.HEX" } else { "base.DEC" };
         match ty {
             Ty::Int(it) => {
-                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", {base}, nil, nil, \"{doc}\")", protofield_int(it)));
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {base}, nil, nil, \"{doc}\")",
+                        protofield_int(it)
+                    ),
+                );
                 if matches!(role, Role::Checksum(_)) {
                     let a = format!("{abbrev}.status");
                     self.add_field(a.clone(), format!("ProtoField.uint8(\"{a}\", \"{label} status\", base.DEC, VS_CHECKSUM_STATUS, nil, \"Whether the {label} matches the data\")"));
                 }
             }
-            Ty::Bool => self.add_field(abbrev.into(), format!("ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")")),
-            Ty::Float { bits: 32, .. } => self.add_field(abbrev.into(), format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")),
-            Ty::Float { bits: 64, .. } => self.add_field(abbrev.into(), format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")),
-            Ty::Float { bits, .. } => return Err(Unsupported(format!("the Lua backend does not support f{bits} yet"))),
-            Ty::VarInt(_) => return Err(Unsupported("the Lua backend does not support variable-length integers yet".into())),
+            Ty::Bool => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::Float { bits: 32, .. } => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
+            ),
+            Ty::Float { bits: 64, .. } => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
+            ),
+            Ty::Float { bits, .. } => {
+                return Err(Unsupported(format!(
+                    "the Lua backend does not support f{bits} yet"
+                )))
+            }
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "the Lua backend does not support variable-length integers yet".into(),
+                ))
+            }
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
-                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, VS_{}, nil, \"{doc}\")", protofield_int(&e.repr), e.name));
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, VS_{}, nil, \"{doc}\")",
+                        protofield_int(&e.repr),
+                        e.name
+                    ),
+                );
             }
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
-                self.add_field(abbrev.into(), format!("ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, nil, nil, \"{doc}\")", protofield_int(&fl.repr)));
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, nil, nil, \"{doc}\")",
+                        protofield_int(&fl.repr)
+                    ),
+                );
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));
-                    self.add_field(a.clone(), format!("ProtoField.bool(\"{a}\", \"{}\", {}, nil, {:#x}, \"{bd}\")", lua_escape(&b.name), fl.repr.bytes() * 8, b.value));
+                    self.add_field(
+                        a.clone(),
+                        format!(
+                            "ProtoField.bool(\"{a}\", \"{}\", {}, nil, {:#x}, \"{bd}\")",
+                            lua_escape(&b.name),
+                            fl.repr.bytes() * 8,
+                            b.value
+                        ),
+                    );
                 }
             }
             Ty::Bytes(len) | Ty::Str(len) => {
@@ -261,9 +353,19 @@ impl<'p> Gen<'p> {
                     self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")", protofield_int(it)));
                 }
                 if matches!(ty, Ty::Str(_)) {
-                    self.add_field(abbrev.into(), format!("ProtoField.string(\"{abbrev}\", \"{label}\", base.UNICODE, \"{doc}\")"));
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.string(\"{abbrev}\", \"{label}\", base.UNICODE, \"{doc}\")"
+                        ),
+                    );
                 } else {
-                    self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"));
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"
+                        ),
+                    );
                 }
             }
             Ty::Array(elem, count) => {
@@ -277,8 +379,15 @@ impl<'p> Gen<'p> {
             }
             Ty::Struct(..) => {}
             Ty::Union(u) => {
-                if u.default == Some(CaseBody::Bytes) || u.cases.iter().any(|c| c.body == CaseBody::Bytes) {
-                    self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"));
+                if u.default == Some(CaseBody::Bytes)
+                    || u.cases.iter().any(|c| c.body == CaseBody::Bytes)
+                {
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"
+                        ),
+                    );
                 }
             }
         }
@@ -357,9 +466,20 @@ impl<'p> Gen<'p> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
         let d = first_line(&s.doc);
-        c.line(format!("-- {}{}", s.name, if d.is_empty() { String::new() } else { format!(": {d}") }));
+        c.line(format!(
+            "-- {}{}",
+            s.name,
+            if d.is_empty() {
+                String::new()
+            } else {
+                format!(": {d}")
+            }
+        ));
         c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
-        c.open(format!("local function dissect_{}(tvb, pinfo, tree, offset, limit)", s.name));
+        c.open(format!(
+            "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
+            s.name
+        ));
         c.line("local start = offset");
         c.line("local v = {}");
         c.line("local item, n, sub, nxt, val");
@@ -369,11 +489,22 @@ impl<'p> Gen<'p> {
         for f in &s.fields {
             if let Role::Checksum(algo) = f.role {
                 let n = self.p.fixed_size(&f.ty).unwrap_or(2);
-                let abbrev = naming::abbrev(self.p, sid, s.fields.iter().position(|x| x.name == f.name).unwrap());
+                let abbrev = naming::abbrev(
+                    self.p,
+                    sid,
+                    s.fields.iter().position(|x| x.name == f.name).unwrap(),
+                );
                 let digits = n * 2;
-                c.line(format!("-- {}: verified over the whole {} with its own bytes zeroed.", f.name, s.name));
+                c.line(format!(
+                    "-- {}: verified over the whole {} with its own bytes zeroed.",
+                    f.name, s.name
+                ));
                 c.open("do");
-                c.line(format!("local computed = {}(tvb, start, offset, cs_at_{1}, {n})", crc_func(algo), f.name));
+                c.line(format!(
+                    "local computed = {}(tvb, start, offset, cs_at_{1}, {n})",
+                    crc_func(algo),
+                    f.name
+                ));
                 c.open(format!("if computed == v.{} then", f.name));
                 c.line(format!("cs_item_{}:append_text(\" [correct]\")", f.name));
                 c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 1):set_generated()", f.name));
@@ -400,9 +531,17 @@ impl<'p> Gen<'p> {
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);
         let d = first_line(&f.doc);
-        c.line(format!("-- {}{}", f.name, if d.is_empty() { String::new() } else { format!(": {d}") }));
+        c.line(format!(
+            "-- {}{}",
+            f.name,
+            if d.is_empty() {
+                String::new()
+            } else {
+                format!(": {d}")
+            }
+        ));
         if let Some(cond) = &f.condition {
-            let e = self.expr(cond, sid);
+            let e = self.expr(cond);
             c.open(format!("if {e} then"));
         }
         if let Role::Checksum(_) = f.role {
@@ -434,18 +573,35 @@ impl<'p> Gen<'p> {
 
     /// Reads one value of `ty` into `target`, adding it to `tree`.
     #[allow(clippy::too_many_arguments)]
-    fn value(&mut self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+    fn value(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
-            c.line(format!("item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))", add_fn(endian)));
+            c.line(format!(
+                "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
+                add_fn(endian)
+            ));
             c.line(format!("{target} = tvb(offset, {n}):{read}"));
         };
         match ty {
             Ty::Int(it) => {
-                scalar(c, it.bytes(), it.endian, int_reader(it.bytes(), it.signed, it.endian));
+                scalar(
+                    c,
+                    it.bytes(),
+                    it.endian,
+                    int_reader(it.bytes(), it.signed, it.endian),
+                );
                 c.line(format!("offset = offset + {}", it.bytes()));
             }
             Ty::Bool => {
@@ -462,8 +618,17 @@ impl<'p> Gen<'p> {
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 let n = e.repr.bytes();
-                scalar(c, n, e.repr.endian, int_reader(n, e.repr.signed, e.repr.endian));
-                let (expert, what) = if e.closed { ("E.invalid", "is not allowed") } else { ("E.unknown", "is not named by the schema") };
+                scalar(
+                    c,
+                    n,
+                    e.repr.endian,
+                    int_reader(n, e.repr.signed, e.repr.endian),
+                );
+                let (expert, what) = if e.closed {
+                    ("E.invalid", "is not allowed")
+                } else {
+                    ("E.unknown", "is not named by the schema")
+                };
                 c.line(format!(
                     "if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end",
                     e.name
@@ -473,10 +638,18 @@ impl<'p> Gen<'p> {
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
                 let n = fl.repr.bytes();
-                scalar(c, n, fl.repr.endian, int_reader(n, fl.repr.signed, fl.repr.endian));
+                scalar(
+                    c,
+                    n,
+                    fl.repr.endian,
+                    int_reader(n, fl.repr.signed, fl.repr.endian),
+                );
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
-                    c.line(format!("item:{}(F[\"{a}\"], tvb(offset, {n}))", add_fn(fl.repr.endian)));
+                    c.line(format!(
+                        "item:{}(F[\"{a}\"], tvb(offset, {n}))",
+                        add_fn(fl.repr.endian)
+                    ));
                 }
                 c.line(format!("offset = offset + {n}"));
             }
@@ -486,7 +659,9 @@ impl<'p> Gen<'p> {
                     c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
                     c.line(format!("{target} = tvb(offset, n):string(ENC_UTF_8)"));
                 } else {
-                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
+                    ));
                     c.line(format!("{target} = n -- bytes are kept as their length"));
                 }
                 c.line("offset = offset + n");
@@ -497,7 +672,9 @@ impl<'p> Gen<'p> {
                 match len {
                     None | Some(Len::Natural) => {
                         c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
-                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                        c.line(format!(
+                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                        ));
                         c.line("if nxt == nil then return nil end");
                         c.line("sub:set_len(nxt - offset)");
                         c.line(format!("{target} = val"));
@@ -506,7 +683,9 @@ impl<'p> Gen<'p> {
                     Some(len) => {
                         self.length(c, sid, fi, len, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
-                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"));
+                        c.line(format!(
+                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"
+                        ));
                         c.line("if nxt == nil then return nil end");
                         c.line(format!(
                             "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
@@ -536,7 +715,9 @@ impl<'p> Gen<'p> {
                 self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
                 c.close("end");
                 c.line(format!("{arr}:set_len(offset - {arr_start})"));
-                c.line(format!("{arr}:append_text(string.format(\" (%d)\", #{target}))"));
+                c.line(format!(
+                    "{arr}:append_text(string.format(\" (%d)\", #{target}))"
+                ));
             }
             Ty::Union(u) => self.union(c, sid, fi, u, abbrev, tree, target)?,
         }
@@ -544,7 +725,15 @@ impl<'p> Gen<'p> {
     }
 
     /// Sets `n` to a length or count, checks it against the bytes left, or returns.
-    fn length(&mut self, c: &mut Code, sid: StructId, fi: usize, len: &Len, abbrev: &str, tree: &str) -> Result<(), Unsupported> {
+    fn length(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        len: &Len,
+        abbrev: &str,
+        tree: &str,
+    ) -> Result<(), Unsupported> {
         let f = &self.p.structs[sid].fields[fi];
         let name = &f.name;
         let is_count = matches!(f.ty, Ty::Array(..));
@@ -553,12 +742,18 @@ impl<'p> Gen<'p> {
                 let k = it.bytes();
                 let a = naming::prefix_abbrev(abbrev);
                 c.line(format!("if limit - offset < {k} then return truncated({tree}, tvb, offset, \"{name} length\", {k}, limit - offset) end"));
-                c.line(format!("{tree}:{}(F[\"{a}\"], tvb(offset, {k}))", add_fn(it.endian)));
-                c.line(format!("n = tvb(offset, {k}):{}", int_reader(k, it.signed, it.endian)));
+                c.line(format!(
+                    "{tree}:{}(F[\"{a}\"], tvb(offset, {k}))",
+                    add_fn(it.endian)
+                ));
+                c.line(format!(
+                    "n = tvb(offset, {k}):{}",
+                    int_reader(k, it.signed, it.endian)
+                ));
                 c.line(format!("offset = offset + {k}"));
             }
             Len::Expr(e) => {
-                let ex = self.expr(e, sid);
+                let ex = self.expr(e);
                 c.line(format!("n = {ex}"));
             }
             Len::Rest | Len::Natural => {
@@ -587,34 +782,46 @@ impl<'p> Gen<'p> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn union(&mut self, c: &mut Code, sid: StructId, fi: usize, u: &Union, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+    fn union(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
         let p = self.p;
         let name = p.structs[sid].fields[fi].name.clone();
         self.length(c, sid, fi, &u.len, abbrev, tree)?;
-        let tag = self.expr(&u.on, sid);
+        let tag = self.expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         let mut first = true;
-        let body = |c: &mut Code, b: CaseBody, variant: &str| {
-            match b {
-                CaseBody::Struct(id) => {
-                    let t = &p.structs[id].name;
-                    c.line(format!("sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")", naming::label(&name)));
-                    c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"));
-                    c.line("if nxt == nil then return nil end");
-                    c.line(format!(
+        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) => {
+                let t = &p.structs[id].name;
+                c.line(format!(
+                    "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                c.line(format!(
+                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"
+                ));
+                c.line("if nxt == nil then return nil end");
+                c.line(format!(
                         "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
-                    c.line(format!("{target} = val"));
-                }
-                CaseBody::Bytes => {
-                    c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
-                    c.line(format!("{target} = n"));
-                }
-                CaseBody::Empty => {
-                    c.line(format!(
+                c.line(format!("{target} = val"));
+            }
+            CaseBody::Bytes => {
+                c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                c.line(format!("{target} = n"));
+            }
+            CaseBody::Empty => {
+                c.line(format!(
                         "if n > 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes where none were expected\", n)) end"
                     ));
-                }
             }
         };
         for case in &u.cases {
@@ -623,7 +830,9 @@ impl<'p> Gen<'p> {
                 .iter()
                 .map(|v| match v {
                     CaseValue::One(x) => format!("tag_{name} == {x}"),
-                    CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+                    CaseValue::Range(lo, hi) => {
+                        format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
+                    }
                 })
                 .collect();
             let kw = if first { "if" } else { "elseif" };
@@ -636,11 +845,13 @@ impl<'p> Gen<'p> {
             first = false;
             body(c, case.body, &case.variant);
         }
-        let default = |c: &mut Code| match u.default {
+        let default = |c: &mut Code| {
+            match u.default {
             Some(b) => body(c, b, "Other"),
             None => c.line(format!(
                 "{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"
             )),
+        }
         };
         if first {
             default(c);
@@ -670,13 +881,22 @@ impl<'p> Gen<'p> {
                     Ty::Flags(id) => (p.flags[*id].repr.signed, p.flags[*id].repr.endian),
                     _ => (false, Endian::Big),
                 };
-                let read = if matches!(f.ty, Ty::Bool) { "uint() ~= 0".to_string() } else { int_reader(n, signed, endian) };
+                let read = if matches!(f.ty, Ty::Bool) {
+                    "uint() ~= 0".to_string()
+                } else {
+                    int_reader(n, signed, endian)
+                };
                 reads.push(format!("v.{} = tvb({offset}, {n}):{read}", f.name));
             }
             offset += n;
         }
-        let expr = self.expr(&h.expr, p.root).replace("tvb:len()", "size");
-        Ok(HeuristicDef { doc: "a datagram whose leading fields satisfy the schema's rule".into(), min_len: h.min_len, reads, expr })
+        let expr = self.expr(&h.expr).replace("tvb:len()", "size");
+        Ok(HeuristicDef {
+            doc: "a datagram whose leading fields satisfy the schema's rule".into(),
+            min_len: h.min_len,
+            reads,
+            expr,
+        })
     }
 
     fn info(&self) -> String {
@@ -690,8 +910,13 @@ impl<'p> Gen<'p> {
                 InfoPart::Field(i) => {
                     let f = &root.fields[*i];
                     match &f.ty {
-                        Ty::Enum(id) => format!("enum_name(VS_{}, v.{})", p.enums[*id].name, f.name),
-                        Ty::Flags(id) => format!("\"[\" .. flag_names(v.{}, FN_{}) .. \"]\"", f.name, p.flags[*id].name),
+                        Ty::Enum(id) => {
+                            format!("enum_name(VS_{}, v.{})", p.enums[*id].name, f.name)
+                        }
+                        Ty::Flags(id) => format!(
+                            "\"[\" .. flag_names(v.{}, FN_{}) .. \"]\"",
+                            f.name, p.flags[*id].name
+                        ),
                         _ => format!("tostring(v.{})", f.name),
                     }
                 }
@@ -700,9 +925,17 @@ impl<'p> Gen<'p> {
         parts.join(" .. ")
     }
 
-    fn expr(&mut self, e: &Expr, sid: StructId) -> String {
+    fn expr(&mut self, e: &Expr) -> String {
         let p = self.p;
-        let path = |refs: &[FieldRef]| -> String { format!("v.{}", refs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(".")) };
+        let path = |refs: &[FieldRef]| -> String {
+            format!(
+                "v.{}",
+                refs.iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            )
+        };
         match e {
             Expr::Int(v) => v.to_string(),
             Expr::Bool(b) => b.to_string(),
@@ -714,10 +947,10 @@ impl<'p> Gen<'p> {
                 Ty::Bytes(_) => path(refs),
                 _ => format!("#{}", path(refs)),
             },
-            Expr::Not(x) => format!("(not {})", self.expr(x, sid)),
-            Expr::Neg(x) => format!("(-{})", self.expr(x, sid)),
+            Expr::Not(x) => format!("(not {})", self.expr(x)),
+            Expr::Neg(x) => format!("(-{})", self.expr(x)),
             Expr::Binary(op, a, b) => {
-                let (a, b) = (self.expr(a, sid), self.expr(b, sid));
+                let (a, b) = (self.expr(a), self.expr(b));
                 match op {
                     BinOp::Or => format!("({a} or {b})"),
                     BinOp::And => format!("({a} and {b})"),

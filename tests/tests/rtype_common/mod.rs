@@ -25,41 +25,57 @@ pub fn random_payload(rng: &mut Rng) -> PacketPayload<'static> {
     match rng.below(7) {
         0 => PacketPayload::ReqLogin(ReqLogin {
             username: Cow::Owned(random_string(rng, 32)),
-            version: rng.next() as u32,
-            preferred_fragment_size: rng.next() as u16,
+            version: rng.next_u64() as u32,
+            preferred_fragment_size: rng.next_u64() as u16,
         }),
-        1 => PacketPayload::ResLogin(ResLogin { success: rng.next() as u8, player_id: rng.next() as u32, effective_fragment_size: rng.next() as u16 }),
-        2 => PacketPayload::ReqJoinRoom(ReqJoinRoom { room_id: rng.next() as u32 }),
-        3 => PacketPayload::CInput(CInput { input_mask: InputMask(rng.next() as u8) }),
+        1 => PacketPayload::ResLogin(ResLogin {
+            success: rng.next_u64() as u8,
+            player_id: rng.next_u64() as u32,
+            effective_fragment_size: rng.next_u64() as u16,
+        }),
+        2 => PacketPayload::ReqJoinRoom(ReqJoinRoom {
+            room_id: rng.next_u64() as u32,
+        }),
+        3 => PacketPayload::CInput(CInput {
+            input_mask: InputMask(rng.next_u64() as u8),
+        }),
         4 => {
             let n = rng.below(40) as usize;
             let entities = (0..n)
-                .map(|_| EntityState { entity_id: rng.next() as u32, x: rng.next() as u16, y: rng.next() as u16, r#type: rng.next() as u8 })
+                .map(|_| EntityState {
+                    entity_id: rng.next_u64() as u32,
+                    x: rng.next_u64() as u16,
+                    y: rng.next_u64() as u16,
+                    r#type: rng.next_u64() as u8,
+                })
                 .collect();
             PacketPayload::SEntityState(SEntityState { entities })
         }
         5 => PacketPayload::Ack,
         _ => {
             let command = loop {
-                let c = rng.next() as u8;
+                let c = rng.next_u64() as u8;
                 if !LAID_OUT.contains(&c) {
                     break c;
                 }
             };
             let n = rng.below(64) as usize;
-            PacketPayload::Other { command: Command::from_raw(command), data: Cow::Owned(rng.bytes(n)) }
+            PacketPayload::Other {
+                command: Command::from_raw(command),
+                data: Cow::Owned(rng.bytes(n)),
+            }
         }
     }
 }
 
 pub fn random_packet(rng: &mut Rng) -> Packet<'static> {
     Packet {
-        flags: PacketFlags(rng.next() as u8),
-        sequence: rng.next() as u32,
-        ack: rng.next() as u32,
-        fragment_id: rng.next() as u16,
-        fragment_index: rng.next() as u8,
-        fragment_count: rng.next() as u8,
+        flags: PacketFlags(rng.next_u64() as u8),
+        sequence: rng.next_u64() as u32,
+        ack: rng.next_u64() as u32,
+        fragment_id: rng.next_u64() as u16,
+        fragment_index: rng.next_u64() as u8,
+        fragment_count: rng.next_u64() as u8,
         payload: random_payload(rng),
     }
 }
