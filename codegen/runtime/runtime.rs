@@ -101,6 +101,8 @@ pub enum EncodeErrorKind {
     LengthMismatch { expected: i128, actual: usize },
     /// A catch-all union variant carries a tag that has a variant of its own.
     TagHasVariant { tag: u64 },
+    /// A range variant carries a tag outside its range.
+    TagOutsideCase { tag: u64 },
 }
 
 impl EncodeError {
@@ -140,6 +142,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::TagHasVariant { tag } => {
                 write!(f, "tag {tag:#x} has its own variant; use it instead of the catch-all")
+            }
+            EncodeErrorKind::TagOutsideCase { tag } => {
+                write!(f, "tag {tag:#x} is outside the values of this variant")
             }
         }
     }

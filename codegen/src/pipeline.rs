@@ -83,7 +83,10 @@ pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
     if !errors.0.is_empty() {
         return Err(errors.to_string());
     }
-    out.extend(backend::wirecat::generate(&protocols));
+    // wirecat links the crates of the main repository only (not of test fixtures).
+    if root.join("wirecat/src/main.rs").is_file() {
+        out.extend(backend::wirecat::generate(&protocols));
+    }
     Ok(out)
 }
 
@@ -94,6 +97,7 @@ pub fn orphans(root: &Path, outputs: &[Output]) -> Vec<String> {
         collect(root, &root.join(dir), &mut found);
     }
     found.retain(|f| !outputs.iter().any(|o| &o.path == f) && !f.contains("/target/"));
+    found.sort();
     found
 }
 

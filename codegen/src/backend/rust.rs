@@ -775,7 +775,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             Ty::Float { bits, endian } => {
                 let t = format_ident!("f{}", bits);
-                let n = bits / 8;
+                let n = lit_usize(*bits as usize / 8);
                 let from = if *endian == Endian::Big {
                     quote! { from_be_bytes }
                 } else {
@@ -1126,7 +1126,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let bytes = if matches!(ty, Ty::Str(_)) {
                     quote! { #v.as_bytes() }
                 } else {
-                    quote! { &#v[..] }
+                    quote! { (&#v[..]) }
                 };
                 let prefix = self.write_prefix(len, quote! { #bytes.len() }, nm);
                 quote! { #prefix w.put(#bytes); }
@@ -1189,9 +1189,33 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 CaseBody::Bytes => quote! { w.put(value); },
                 CaseBody::Empty => quote! {},
             };
+            let range_check = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    let raw = match &tf.ty {
+                        Ty::Enum(_) => quote! { #tn.raw() as i128 },
+                        _ => quote! { *#tn as i128 },
+                    };
+                    let pats = c.values.iter().map(case_pattern);
+                    quote! {
+                        if !matches!(#raw, #(#pats)|*) {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw as u64 }));
+                        }
+                    }
+                }
+                _ => quote! {},
+            };
+            let tag_bind = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    quote! { #tn, }
+                }
+                _ => quote! {},
+            };
             arms.push(match (carries, c.body) {
+                (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
                 (_, CaseBody::Empty) => quote! { #un::#var { .. } => {} },
-                (true, _) => quote! { #un::#var { value, .. } => { #write } },
+                (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
                 (false, _) => quote! { #un::#var(value) => { #write } },
             });
         }
@@ -1359,6 +1383,23 @@ impl LocalRef for Expr {
         match self {
             Expr::Field(p) if p.len() == 1 => Some(p[0].field),
             _ => None,
+        }
+    }
+}
+
+/// A match pattern for one case value, on the tag as `i128`.
+fn case_pattern(cv: &CaseValue) -> TokenStream {
+    match cv {
+        CaseValue::One(x) => {
+            let l = Literal::i128_unsuffixed(*x as i128);
+            quote! { #l }
+        }
+        CaseValue::Range(lo, hi) => {
+            let (lo, hi) = (
+                Literal::i128_unsuffixed(*lo as i128),
+                Literal::i128_unsuffixed(*hi as i128),
+            );
+            quote! { #lo..=#hi }
         }
     }
 }
