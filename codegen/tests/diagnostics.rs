@@ -178,16 +178,24 @@ fn unknown_checksum_algorithm() {
 
 #[test]
 fn the_repository_schemas_are_valid_and_generated_files_are_fresh() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap();
-    let outputs = wiregen::pipeline::all_outputs(root).expect("every schema in schema/ is valid");
-    for o in &outputs {
-        let on_disk = std::fs::read_to_string(root.join(&o.path)).unwrap_or_default();
-        assert!(
-            on_disk == o.contents,
-            "{} is stale: run `cargo run -p wiregen -- generate`",
-            o.path
+    for root in [repo.to_path_buf(), repo.join("tests/fixture")] {
+        let outputs = wiregen::pipeline::all_outputs(&root).expect("every schema is valid");
+        assert!(!outputs.is_empty());
+        for o in &outputs {
+            let on_disk = std::fs::read_to_string(root.join(&o.path)).unwrap_or_default();
+            assert!(
+                on_disk == o.contents,
+                "{}/{} is stale: run `cargo run -p wiregen -- generate`",
+                root.display(),
+                o.path
+            );
+        }
+        assert_eq!(
+            wiregen::pipeline::orphans(&root, &outputs),
+            Vec::<String>::new()
         );
     }
 }
