@@ -32,66 +32,72 @@ local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
 
--- Byte-wise lookup tables for AND, OR and XOR, built once at load time.
-local AND8, OR8, XOR8 = {}, {}, {}
+-- Byte-wise XOR tables, built once at load time from 4-bit tables.
+local XOR8 = {}
 do
-  for a = 0, 255 do
-    for b = 0, 255 do
-      local x, y, o, n, bit = a, b, 0, 0, 1
-      local r_and, r_or, r_xor = 0, 0, 0
-      for _ = 1, 8 do
+  local X4 = {}
+  for a = 0, 15 do
+    for b = 0, 15 do
+      local x, y, bit = a, b, 1
+      local rx = 0
+      for _ = 1, 4 do
         local p, q = x % 2, y % 2
-        if p == 1 and q == 1 then r_and = r_and + bit end
-        if p == 1 or q == 1 then r_or = r_or + bit end
-        if p ~= q then r_xor = r_xor + bit end
+        if p ~= q then rx = rx + bit end
         x, y, bit = (x - p) / 2, (y - q) / 2, bit * 2
       end
-      local k = a * 256 + b
-      AND8[k], OR8[k], XOR8[k] = r_and, r_or, r_xor
+      X4[a * 16 + b] = rx
+    end
+  end
+  for a = 0, 255 do
+    local ah, al = floor(a / 16), a % 16
+    for b = 0, 255 do
+      local hi, lo = ah * 16 + floor(b / 16), al * 16 + b % 16
+      XOR8[a * 256 + b] = X4[hi] * 16 + X4[lo]
     end
   end
 end
 
--- Applies a byte table to two non-negative integers below 2^53.
-local function bitop(t, a, b)
-  local r, scale = 0, 1
-  while a > 0 or b > 0 do
-    local x, y = a % 256, b % 256
-    r = r + t[x * 256 + y] * scale
-    a, b, scale = (a - x) / 256, (b - y) / 256, scale * 256
-  end
-  return r
-end
-
-local function band(a, b) return bitop(AND8, a, b) end
-local function bor(a, b) return bitop(OR8, a, b) end
-local function bxor(a, b) return bitop(XOR8, a, b) end
-
--- crc16-ccitt-false: table-driven, one lookup per byte; the table is built at load time.
+-- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, xorout 0x0.
+-- Tk[i] is byte k of the table entry for index i; built once at load time.
 local crc_crc16_ccitt_false
 do
-  local width, poly, init, xorout = 16, 0x1021, 0xFFFF, 0x0
-  local top, full, shift = 2 ^ (width - 1), 2 ^ width, 2 ^ (width - 8)
-  local T = {}
+  local T = { {}, {} }
   for i = 0, 255 do
-    local c = i * shift
+    local v, full = i * 2 ^ 8, 2 ^ 16
     for _ = 1, 8 do
-      if c >= top then c = bxor((c - top) * 2, poly) else c = c * 2 end
+      v = v * 2
+      if v >= full then
+        v = v - full
+        -- v xor poly, byte by byte
+        local r, scale, x, p = 0, 1, v, 4129
+        for _ = 1, 2 do
+          local xb, pb = x % 256, p % 256
+          r = r + XOR8[xb * 256 + pb] * scale
+          x, p, scale = (x - xb) / 256, (p - pb) / 256, scale * 256
+        end
+        v = r
+      end
     end
-    T[i] = c
+    for k = 1, 2 do
+      T[k][i] = v % 256
+      v = (v - v % 256) / 256
+    end
   end
+  local T0, T1 = T[1], T[2]
   -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at `skip_at`.
   crc_crc16_ccitt_false = function(tvb, from, to, skip_at, skip_len)
-    local c = init
-    local bytes = tvb:bytes(from, to - from)
-    for i = 0, to - from - 1 do
-      local pos = from + i
+    local c0, c1 = 255, 255
+    local data = tvb:raw(from, to - from)
+    local sbyte = string.byte
+    for i = 1, to - from do
+      local pos = from + i - 1
       local b = 0
-      if pos < skip_at or pos >= skip_at + skip_len then b = bytes:get_index(i) end
-      local hi = floor(c / shift)
-      c = bxor((c - hi * shift) * 256, T[XOR8[hi * 256 + b]])
+      if pos < skip_at or pos >= skip_at + skip_len then b = sbyte(data, i) end
+      local idx = XOR8[c1 * 256 + b]
+      c1 = XOR8[c0 * 256 + T1[idx]]
+      c0 = T0[idx]
     end
-    return bxor(c, xorout)
+    return XOR8[c0 * 256 + 0] * 1 + XOR8[c1 * 256 + 0] * 256
   end
 end
 
@@ -228,11 +234,12 @@ local FN_InputMask = { { 1, "UP" }, { 2, "DOWN" }, { 4, "LEFT" }, { 8, "RIGHT" }
 local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- username_len: Length of the user name in bytes (at most 32).
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
-  item = tree:add_le(F["rtype.req_login.username_len"], tvb(offset, 1))
-  v.username_len = tvb(offset, 1):le_uint()
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.req_login.username_len"], range)
+  v.username_len = range:le_uint()
   offset = offset + 1
   if v.username_len > 32 then
     item:add_proto_expert_info(E.too_large, string.format("username_len: %d is above the maximum 32", v.username_len))
@@ -241,17 +248,14 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   n = v.username_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["rtype.req_login.username"], tvb(offset, n), ENC_UTF_8)
-  v.username = tvb(offset, n):string(ENC_UTF_8)
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
   item = tree:add_le(F["rtype.req_login.version"], tvb(offset, 4))
-  v.version = tvb(offset, 4):le_uint()
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
   item = tree:add_le(F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
-  v.preferred_fragment_size = tvb(offset, 2):le_uint()
   offset = offset + 2
   return offset, v
 end
@@ -261,21 +265,18 @@ end
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   item = tree:add_le(F["rtype.res_login.success"], tvb(offset, 1))
-  v.success = tvb(offset, 1):le_uint()
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
   item = tree:add_le(F["rtype.res_login.player_id"], tvb(offset, 4))
-  v.player_id = tvb(offset, 4):le_uint()
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
   item = tree:add_le(F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
-  v.effective_fragment_size = tvb(offset, 2):le_uint()
   offset = offset + 2
   return offset, v
 end
@@ -285,11 +286,10 @@ end
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   item = tree:add_le(F["rtype.req_join_room.room_id"], tvb(offset, 4))
-  v.room_id = tvb(offset, 4):le_uint()
   offset = offset + 4
   return offset, v
 end
@@ -299,11 +299,10 @@ end
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
   item = tree:add_le(F["rtype.c_input.input_mask"], tvb(offset, 1))
-  v.input_mask = tvb(offset, 1):le_uint()
   item:add_le(F["rtype.c_input.input_mask.up"], tvb(offset, 1))
   item:add_le(F["rtype.c_input.input_mask.down"], tvb(offset, 1))
   item:add_le(F["rtype.c_input.input_mask.left"], tvb(offset, 1))
@@ -318,26 +317,22 @@ end
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
   item = tree:add_le(F["rtype.entity_state.entity_id"], tvb(offset, 4))
-  v.entity_id = tvb(offset, 4):le_uint()
   offset = offset + 4
   -- x: Horizontal position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   item = tree:add_le(F["rtype.entity_state.x"], tvb(offset, 2))
-  v.x = tvb(offset, 2):le_uint()
   offset = offset + 2
   -- y: Vertical position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   item = tree:add_le(F["rtype.entity_state.y"], tvb(offset, 2))
-  v.y = tvb(offset, 2):le_uint()
   offset = offset + 2
   -- type: Entity kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   item = tree:add_le(F["rtype.entity_state.type"], tvb(offset, 1))
-  v.type = tvb(offset, 1):le_uint()
   offset = offset + 1
   return offset, v
 end
@@ -347,7 +342,7 @@ end
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- entities: Entity records, back to back to the end of the payload.
   v.entities = {}
   local arr_entities, arr_start_entities = tree:add(tvb(offset, 0), "Entities"), offset
@@ -369,25 +364,28 @@ end
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local v = {}
-  local item, n, sub, nxt, val
+  local item, n, sub, nxt, val, range
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
-  item = tree:add_le(F["rtype.magic"], tvb(offset, 2))
-  v.magic = tvb(offset, 2):le_uint()
+  range = tvb(offset, 2)
+  item = tree:add_le(F["rtype.magic"], range)
+  v.magic = range:le_uint()
   offset = offset + 2
   if v.magic ~= 0xD1CE then
     item:add_proto_expert_info(E.bad_const, string.format("magic: expected 0x%x, found 0x%x", 53710, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
-  item = tree:add_le(F["rtype.command"], tvb(offset, 1))
-  v.command = tvb(offset, 1):le_uint()
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.command"], range)
+  v.command = range:le_uint()
   if VS_Command[v.command] == nil then item:add_proto_expert_info(E.unknown, string.format("command %d is not named by the schema", v.command)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-  item = tree:add_le(F["rtype.flags"], tvb(offset, 1))
-  v.flags = tvb(offset, 1):le_uint()
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.flags"], range)
+  v.flags = range:le_uint()
   item:add_le(F["rtype.flags.reliable"], tvb(offset, 1))
   item:add_le(F["rtype.flags.is_fragment"], tvb(offset, 1))
   item:add_le(F["rtype.flags.is_ack"], tvb(offset, 1))
@@ -395,39 +393,40 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
-  item = tree:add_le(F["rtype.sequence"], tvb(offset, 4))
-  v.sequence = tvb(offset, 4):le_uint()
+  range = tvb(offset, 4)
+  item = tree:add_le(F["rtype.sequence"], range)
+  v.sequence = range:le_uint()
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
-  item = tree:add_le(F["rtype.ack"], tvb(offset, 4))
-  v.ack = tvb(offset, 4):le_uint()
+  range = tvb(offset, 4)
+  item = tree:add_le(F["rtype.ack"], range)
+  v.ack = range:le_uint()
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   item = tree:add_le(F["rtype.fragment_id"], tvb(offset, 2))
-  v.fragment_id = tvb(offset, 2):le_uint()
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   item = tree:add_le(F["rtype.fragment_index"], tvb(offset, 1))
-  v.fragment_index = tvb(offset, 1):le_uint()
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   item = tree:add_le(F["rtype.fragment_count"], tvb(offset, 1))
-  v.fragment_count = tvb(offset, 1):le_uint()
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
-  item = tree:add_le(F["rtype.payload_size"], tvb(offset, 2))
-  v.payload_size = tvb(offset, 2):le_uint()
+  range = tvb(offset, 2)
+  item = tree:add_le(F["rtype.payload_size"], range)
+  v.payload_size = range:le_uint()
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
   local cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  item = tree:add_le(F["rtype.checksum"], tvb(offset, 2))
-  v.checksum = tvb(offset, 2):le_uint()
+  range = tvb(offset, 2)
+  item = tree:add_le(F["rtype.checksum"], range)
+  v.checksum = range:le_uint()
   offset = offset + 2
   local cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout keep it as bytes.

@@ -32,27 +32,45 @@ end
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
-{%- if needs_bitops %}
+{%- if needs_xor || needs_bitops %}
 
--- Byte-wise lookup tables for AND, OR and XOR, built once at load time.
-local AND8, OR8, XOR8 = {}, {}, {}
+-- Byte-wise XOR{% if needs_bitops %}, AND and OR{% endif %} tables, built once at load time from 4-bit tables.
+local XOR8{% if needs_bitops %}, AND8, OR8{% endif %} = {}{% if needs_bitops %}, {}, {}{% endif %}
 do
-  for a = 0, 255 do
-    for b = 0, 255 do
-      local x, y, o, n, bit = a, b, 0, 0, 1
-      local r_and, r_or, r_xor = 0, 0, 0
-      for _ = 1, 8 do
+  local X4{% if needs_bitops %}, A4, O4{% endif %} = {}{% if needs_bitops %}, {}, {}{% endif %}
+  for a = 0, 15 do
+    for b = 0, 15 do
+      local x, y, bit = a, b, 1
+      local rx{% if needs_bitops %}, ra, ro{% endif %} = 0{% if needs_bitops %}, 0, 0{% endif %}
+      for _ = 1, 4 do
         local p, q = x % 2, y % 2
-        if p == 1 and q == 1 then r_and = r_and + bit end
-        if p == 1 or q == 1 then r_or = r_or + bit end
-        if p ~= q then r_xor = r_xor + bit end
+        if p ~= q then rx = rx + bit end
+{%- if needs_bitops %}
+        if p == 1 and q == 1 then ra = ra + bit end
+        if p == 1 or q == 1 then ro = ro + bit end
+{%- endif %}
         x, y, bit = (x - p) / 2, (y - q) / 2, bit * 2
       end
-      local k = a * 256 + b
-      AND8[k], OR8[k], XOR8[k] = r_and, r_or, r_xor
+      X4[a * 16 + b] = rx
+{%- if needs_bitops %}
+      A4[a * 16 + b], O4[a * 16 + b] = ra, ro
+{%- endif %}
+    end
+  end
+  for a = 0, 255 do
+    local ah, al = floor(a / 16), a % 16
+    for b = 0, 255 do
+      local hi, lo = ah * 16 + floor(b / 16), al * 16 + b % 16
+      XOR8[a * 256 + b] = X4[hi] * 16 + X4[lo]
+{%- if needs_bitops %}
+      AND8[a * 256 + b] = A4[hi] * 16 + A4[lo]
+      OR8[a * 256 + b] = O4[hi] * 16 + O4[lo]
+{%- endif %}
     end
   end
 end
+{%- endif %}
+{%- if needs_bitops %}
 
 -- Applies a byte table to two non-negative integers below 2^53.
 local function bitop(t, a, b)
@@ -67,37 +85,10 @@ end
 
 local function band(a, b) return bitop(AND8, a, b) end
 local function bor(a, b) return bitop(OR8, a, b) end
-local function bxor(a, b) return bitop(XOR8, a, b) end
 {%- endif %}
 {%- for crc in crcs %}
 
--- {{ crc.name }}: table-driven, one lookup per byte; the table is built at load time.
-local {{ crc.func }}
-do
-  local width, poly, init, xorout = {{ crc.width }}, {{ crc.poly }}, {{ crc.init }}, {{ crc.xorout }}
-  local top, full, shift = 2 ^ (width - 1), 2 ^ width, 2 ^ (width - 8)
-  local T = {}
-  for i = 0, 255 do
-    local c = i * shift
-    for _ = 1, 8 do
-      if c >= top then c = bxor((c - top) * 2, poly) else c = c * 2 end
-    end
-    T[i] = c
-  end
-  -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at `skip_at`.
-  {{ crc.func }} = function(tvb, from, to, skip_at, skip_len)
-    local c = init
-    local bytes = tvb:bytes(from, to - from)
-    for i = 0, to - from - 1 do
-      local pos = from + i
-      local b = 0
-      if pos < skip_at or pos >= skip_at + skip_len then b = bytes:get_index(i) end
-      local hi = floor(c / shift)
-      c = bxor((c - hi * shift) * 256, T[XOR8[hi * 256 + b]])
-    end
-    return bxor(c, xorout)
-  end
-end
+{{ crc.code }}
 {%- endfor %}
 
 -- Value strings.

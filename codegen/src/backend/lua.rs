@@ -8,6 +8,7 @@ use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;
 use askama::Template;
+use std::collections::HashSet;
 
 #[derive(Template)]
 #[template(path = "dissector.lua", escape = "none")]
@@ -19,6 +20,7 @@ struct Dissector {
     column: String,
     doc_lines: Vec<String>,
     needs_bitops: bool,
+    needs_xor: bool,
     crcs: Vec<CrcDef>,
     value_strings: Vec<ValueString>,
     fields: Vec<FieldDef>,
@@ -31,12 +33,7 @@ struct Dissector {
 }
 
 struct CrcDef {
-    name: String,
-    func: String,
-    width: u32,
-    poly: String,
-    init: String,
-    xorout: String,
+    code: String,
 }
 
 struct ValueString {
@@ -66,16 +63,15 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         p,
         fields: Vec::new(),
         needs_bitops: false,
+        needed: needed_values(p),
     };
     g.declare_fields()?;
     let mut structs = Vec::new();
     for id in g.order() {
         structs.push(g.struct_fn(id)?);
     }
-    let crcs = g.crcs();
-    if !crcs.is_empty() {
-        g.needs_bitops = true;
-    }
+    let crcs = g.crcs()?;
+    let needs_xor = !crcs.is_empty();
     let mut value_strings: Vec<ValueString> = p
         .enums
         .iter()
@@ -127,6 +123,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         column: p.name.to_uppercase(),
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
+        needs_xor,
         crcs,
         value_strings,
         fields: g.fields,
@@ -207,6 +204,59 @@ struct Gen<'p> {
     p: &'p Protocol,
     fields: Vec<FieldDef>,
     needs_bitops: bool,
+    /// Fields whose value the dissector uses (expressions, Info column, checks); the others are
+    /// only added to the tree, which saves Wireshark API calls per field and packet.
+    needed: HashSet<(StructId, usize)>,
+}
+
+/// Every field whose decoded value some generated Lua reads.
+fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
+    fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
+        match e {
+            Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
+                out.extend(path.iter().map(|r| (r.struct_id, r.field)));
+            }
+            Expr::Not(x) | Expr::Neg(x) => refs(x, out),
+            Expr::Binary(_, a, b) => {
+                refs(a, out);
+                refs(b, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = HashSet::new();
+    for (sid, s) in p.structs.iter().enumerate() {
+        for (fi, f) in s.fields.iter().enumerate() {
+            if let Some(c) = &f.condition {
+                refs(c, &mut out);
+            }
+            match &f.ty {
+                Ty::Bytes(Len::Expr(e))
+                | Ty::Str(Len::Expr(e))
+                | Ty::Array(_, Len::Expr(e))
+                | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, &mut out),
+                Ty::Union(u) => {
+                    refs(&u.on, &mut out);
+                    if let Len::Expr(e) = &u.len {
+                        refs(e, &mut out);
+                    }
+                }
+                _ => {}
+            }
+            let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
+                || f.max.is_some()
+                || matches!(f.ty, Ty::Enum(_));
+            if checked {
+                out.insert((sid, fi));
+            }
+        }
+    }
+    for part in &p.root().info {
+        if let InfoPart::Field(i) = part {
+            out.insert((p.root, *i));
+        }
+    }
+    out
 }
 
 /// How to read an integer of `bytes` bytes from a TvbRange, as a Lua number.
@@ -435,7 +485,7 @@ impl<'p> Gen<'p> {
         out
     }
 
-    fn crcs(&self) -> Vec<CrcDef> {
+    fn crcs(&self) -> Result<Vec<CrcDef>, Unsupported> {
         let mut algos: Vec<ChecksumAlgo> = Vec::new();
         for s in &self.p.structs {
             for f in &s.fields {
@@ -448,17 +498,7 @@ impl<'p> Gen<'p> {
         }
         algos
             .into_iter()
-            .map(|a| {
-                let (width, poly, init, _refin, _refout, xorout) = a.crc_params();
-                CrcDef {
-                    name: a.name().to_string(),
-                    func: crc_func(a),
-                    width,
-                    poly: format!("{poly:#06X}").replace("0X", "0x"),
-                    init: format!("{init:#06X}").replace("0X", "0x"),
-                    xorout: format!("{xorout:#X}").replace("0X", "0x"),
-                }
-            })
+            .map(|a| crc_code(a).map(|code| CrcDef { code }))
             .collect()
     }
 
@@ -482,7 +522,7 @@ impl<'p> Gen<'p> {
         ));
         c.line("local start = offset");
         c.line("local v = {}");
-        c.line("local item, n, sub, nxt, val");
+        c.line("local item, n, sub, nxt, val, range");
         for fi in 0..s.fields.len() {
             self.field(&mut c, sid, fi)?;
         }
@@ -586,13 +626,22 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
+        let needed = self.needed.contains(&(sid, fi));
         let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
-            c.line(format!(
-                "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
-                add_fn(endian)
-            ));
-            c.line(format!("{target} = tvb(offset, {n}):{read}"));
+            if needed {
+                c.line(format!("range = tvb(offset, {n})"));
+                c.line(format!(
+                    "item = {tree}:{}(F[\"{abbrev}\"], range)",
+                    add_fn(endian)
+                ));
+                c.line(format!("{target} = range:{read}"));
+            } else {
+                c.line(format!(
+                    "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
+                    add_fn(endian)
+                ));
+            }
         };
         match ty {
             Ty::Int(it) => {
@@ -656,8 +705,15 @@ impl<'p> Gen<'p> {
             Ty::Bytes(len) | Ty::Str(len) => {
                 self.length(c, sid, fi, len, abbrev, tree)?;
                 if matches!(ty, Ty::Str(_)) {
-                    c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
-                    c.line(format!("{target} = tvb(offset, n):string(ENC_UTF_8)"));
+                    if needed {
+                        c.line("range = tvb(offset, n)");
+                        c.line(format!(
+                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, ENC_UTF_8)"
+                        ));
+                        c.line(format!("{target} = range:string(ENC_UTF_8)"));
+                    } else {
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
+                    }
                 } else {
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
@@ -979,6 +1035,109 @@ impl<'p> Gen<'p> {
             }
         }
     }
+}
+
+/// A table-driven CRC with the register kept as separate bytes, so each input byte costs a few
+/// table lookups and no bit arithmetic (Lua 5.2 has no integer bit operators).
+fn crc_code(a: ChecksumAlgo) -> Result<String, Unsupported> {
+    let (width, poly, init, refin, refout, xorout) = a.crc_params();
+    if width % 8 != 0 || width > 32 || refin || refout {
+        return Err(Unsupported(format!(
+            "the Lua backend has no code for the {} checksum yet",
+            a.name()
+        )));
+    }
+    let n = (width / 8) as usize;
+    let byte = |v: u64, k: usize| (v >> (8 * k)) & 0xFF;
+    let regs: Vec<String> = (0..n).map(|k| format!("c{k}")).collect();
+    let mut c = Code::new(0);
+    c.line(format!(
+        "-- {}: width {width}, poly {poly:#x}, init {init:#x}, xorout {xorout:#x}.",
+        a.name()
+    ));
+    c.line("-- Tk[i] is byte k of the table entry for index i; built once at load time.");
+    c.line(format!("local {}", crc_func(a)));
+    c.open("do");
+    c.line(format!(
+        "local T = {{ {} }}",
+        (0..n).map(|_| "{}").collect::<Vec<_>>().join(", ")
+    ));
+    c.open("for i = 0, 255 do");
+    c.line(format!(
+        "local v, full = i * 2 ^ {}, 2 ^ {width}",
+        width - 8
+    ));
+    c.open("for _ = 1, 8 do");
+    c.line("v = v * 2");
+    c.open("if v >= full then");
+    c.line("v = v - full");
+    c.line("-- v xor poly, byte by byte");
+    c.line("local r, scale, x, p = 0, 1, v, POLY");
+    c.open("for _ = 1, WIDTH_BYTES do");
+    c.line("local xb, pb = x % 256, p % 256");
+    c.line("r = r + XOR8[xb * 256 + pb] * scale");
+    c.line("x, p, scale = (x - xb) / 256, (p - pb) / 256, scale * 256");
+    c.close("end");
+    c.line("v = r");
+    c.close("end");
+    c.close("end");
+    c.open(format!("for k = 1, {n} do"));
+    c.line("T[k][i] = v % 256");
+    c.line("v = (v - v % 256) / 256");
+    c.close("end");
+    c.close("end");
+    c.line(format!(
+        "local {} = {}",
+        (0..n)
+            .map(|k| format!("T{k}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (1..=n)
+            .map(|k| format!("T[{k}]"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    c.line("-- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at `skip_at`.");
+    c.open(format!(
+        "{} = function(tvb, from, to, skip_at, skip_len)",
+        crc_func(a)
+    ));
+    c.line(format!(
+        "local {} = {}",
+        regs.join(", "),
+        (0..n)
+            .map(|k| byte(init, k).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    c.line("local data = tvb:raw(from, to - from)");
+    c.line("local sbyte = string.byte");
+    c.open("for i = 1, to - from do");
+    c.line("local pos = from + i - 1");
+    c.line("local b = 0");
+    c.line("if pos < skip_at or pos >= skip_at + skip_len then b = sbyte(data, i) end");
+    c.line(format!("local idx = XOR8[c{} * 256 + b]", n - 1));
+    for k in (1..n).rev() {
+        c.line(format!("c{k} = XOR8[c{} * 256 + T{k}[idx]]", k - 1));
+    }
+    c.line("c0 = T0[idx]");
+    c.close("end");
+    let value: Vec<String> = (0..n)
+        .map(|k| {
+            format!(
+                "XOR8[c{k} * 256 + {}] * {}",
+                byte(xorout, k),
+                1u64 << (8 * k)
+            )
+        })
+        .collect();
+    c.line(format!("return {}", value.join(" + ")));
+    c.close("end");
+    c.close("end");
+    Ok(c.lines
+        .join("\n")
+        .replace("POLY", &poly.to_string())
+        .replace("WIDTH_BYTES", &n.to_string()))
 }
 
 fn crc_func(a: ChecksumAlgo) -> String {
