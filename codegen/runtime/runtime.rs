@@ -185,18 +185,22 @@ impl<'a> Reader<'a> {
         Reader { buf, pos: 0, end: buf.len(), notes: trace.then(Vec::new) }
     }
 
+    #[inline]
     pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     pub(crate) fn remaining(&self) -> usize {
         self.end - self.pos
     }
 
+    #[inline]
     pub(crate) fn message_len(&self) -> usize {
         self.buf.len()
     }
 
+    #[inline]
     pub(crate) fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let available = self.remaining();
         if n > available {
@@ -207,6 +211,7 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    #[inline]
     pub(crate) fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], DecodeError> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N, field)?);
@@ -214,12 +219,14 @@ impl<'a> Reader<'a> {
     }
 
     /// An unsigned integer of `n` bytes (1..=8), for widths without a native type.
+    #[inline]
     pub(crate) fn uint(&mut self, n: usize, big: bool, field: &'static str) -> Result<u64, DecodeError> {
         let b = self.take(n, field)?;
         let fold = |acc: u64, x: &u8| (acc << 8) | u64::from(*x);
         Ok(if big { b.iter().fold(0, fold) } else { b.iter().rev().fold(0, fold) })
     }
 
+    #[inline]
     pub(crate) fn str(&mut self, n: usize, field: &'static str) -> Result<&'a str, DecodeError> {
         let at = self.pos;
         let b = self.take(n, field)?;
@@ -227,11 +234,13 @@ impl<'a> Reader<'a> {
     }
 
     /// A length in bytes or elements from an expression value.
+    #[inline]
     pub(crate) fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
         usize::try_from(value).map_err(|_| DecodeError::new(field, self.pos, DecodeErrorKind::BadLength { value }))
     }
 
     /// Narrows the readable end to the next `n` bytes; returns the end to restore.
+    #[inline]
     pub(crate) fn limit(&mut self, n: usize, field: &'static str) -> Result<usize, DecodeError> {
         let available = self.remaining();
         if n > available {
@@ -243,6 +252,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Ends a [`Reader::limit`]: everything inside must have been read.
+    #[inline]
     pub(crate) fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
         if self.pos != self.end {
             return Err(DecodeError::new(field, self.pos, DecodeErrorKind::Trailing { bytes: self.end - self.pos }));
@@ -251,10 +261,12 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn slice(&self, from: usize, to: usize) -> &'a [u8] {
         &self.buf[from..to]
     }
 
+    #[inline]
     pub(crate) fn note(&mut self, abbrev: &'static str, offset: usize, value: Value<'a>) {
         if let Some(notes) = &mut self.notes {
             notes.push(FieldNote { abbrev, offset, len: self.pos - offset, value });
@@ -285,14 +297,17 @@ pub(crate) struct Writer<'o> {
 }
 
 impl Writer<'_> {
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.buf.len()
     }
 
+    #[inline]
     pub(crate) fn put(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
     }
 
+    #[inline]
     pub(crate) fn uint(&mut self, v: u64, n: usize, big: bool) {
         let le = v.to_le_bytes();
         if big {
@@ -302,6 +317,7 @@ impl Writer<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn patch(&mut self, at: usize, bytes: &[u8]) {
         self.buf[at..at + bytes.len()].copy_from_slice(bytes);
     }
@@ -350,6 +366,7 @@ impl Crc {
     }
 
     /// The CRC over the concatenation of `parts`.
+    #[inline]
     pub(crate) fn checksum(&self, parts: &[&[u8]]) -> u64 {
         let mask = if self.width == 64 { u64::MAX } else { (1u64 << self.width) - 1 };
         let shift = self.width - 8;

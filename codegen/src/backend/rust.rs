@@ -600,7 +600,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let note_index = format_ident!("{}_note", f.name);
                 Some(quote! {
                     {
-                        const CRC: Crc = #crc;
+                        static CRC: Crc = #crc;
                         let computed = CRC.checksum(&[r.slice(start, #at), &[0u8; #n], r.slice(#at + #n, r.pos())]);
                         if computed != #v as u64 {
                             return Err(DecodeError::new(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, computed }));
@@ -632,7 +632,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     let put = uint_bytes(quote! { value }, it);
                     Some(quote! {
                         {
-                            const CRC: Crc = #crc;
+                            static CRC: Crc = #crc;
                             let value = CRC.checksum(&[&w.buf[start..]]);
                             w.patch(#at, &#put);
                         }

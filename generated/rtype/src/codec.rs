@@ -478,7 +478,7 @@ impl<'a> Packet<'a> {
             v
         };
         {
-            const CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
+            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
             let computed = CRC
                 .checksum(
                     &[
@@ -598,7 +598,7 @@ impl<'a> Packet<'a> {
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
         w.patch(payload_size_at, &(value as u16).to_le_bytes());
         {
-            const CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
+            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
             let value = CRC.checksum(&[&w.buf[start..]]);
             w.patch(checksum_at, &(value as u16).to_le_bytes());
         }
