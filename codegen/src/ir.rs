@@ -293,6 +293,21 @@ pub enum LenKind {
     Elements,
 }
 
+impl Expr {
+    /// Indexes (in the expression's own struct) of the fields it reads.
+    pub fn local_fields(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
+            Expr::Not(x) | Expr::Neg(x) => x.local_fields(out),
+            Expr::Binary(_, a, b) => {
+                a.local_fields(out);
+                b.local_fields(out);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// One step of a field path: the struct and the field index inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldRef {

@@ -1073,7 +1073,7 @@ impl<'f> Validator<'f> {
         let mut min_len = 0;
         let mut offset = 0;
         let mut used = Vec::new();
-        collect_fields(&expr, &mut used);
+        expr.local_fields(&mut used);
         for (i, f) in root.fields.iter().take(fixed).enumerate() {
             let n = proto.fixed_size(&f.ty).unwrap_or(0);
             offset += n;
@@ -1392,18 +1392,6 @@ fn local_ref(e: &Expr) -> Option<usize> {
     match e {
         Expr::Field(p) if p.len() == 1 => Some(p[0].field),
         _ => None,
-    }
-}
-
-fn collect_fields(e: &Expr, out: &mut Vec<usize>) {
-    match e {
-        Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
-        Expr::Not(x) | Expr::Neg(x) => collect_fields(x, out),
-        Expr::Binary(_, a, b) => {
-            collect_fields(a, out);
-            collect_fields(b, out);
-        }
-        _ => {}
     }
 }
 

@@ -171,39 +171,24 @@ function proto.dissector(tvb, pinfo, tree)
   end
   return tvb:len()
 end
-{%- if !udp_ports.is_empty() %}
+{%- for t in port_tables %}
 
--- UDP ports, a preference (a range such as "8080,9000-9010").
-proto.prefs.udp_ports = Pref.range("UDP ports", "{{ udp_ports }}", "UDP ports of {{ title }}", 65535)
-local udp_registered = nil
-local function register_udp_ports()
-  local t = DissectorTable.get("udp.port")
-  if udp_registered ~= nil then t:remove(udp_registered, proto) end
-  udp_registered = tostring(proto.prefs.udp_ports)
-  if udp_registered ~= "" then t:add(udp_registered, proto) end
+-- {{ t.upper }} ports, a preference (a range such as "8080,9000-9010").
+proto.prefs.{{ t.lower }}_ports = Pref.range("{{ t.upper }} ports", "{{ t.ports }}", "{{ t.upper }} ports of {{ title }}", 65535)
+local {{ t.lower }}_registered = nil
+local function register_{{ t.lower }}_ports()
+  local t = DissectorTable.get("{{ t.lower }}.port")
+  if {{ t.lower }}_registered ~= nil then t:remove({{ t.lower }}_registered, proto) end
+  {{ t.lower }}_registered = tostring(proto.prefs.{{ t.lower }}_ports)
+  if {{ t.lower }}_registered ~= "" then t:add({{ t.lower }}_registered, proto) end
 end
-register_udp_ports()
-{%- endif %}
-{%- if !tcp_ports.is_empty() %}
-
-proto.prefs.tcp_ports = Pref.range("TCP ports", "{{ tcp_ports }}", "TCP ports of {{ title }}", 65535)
-local tcp_registered = nil
-local function register_tcp_ports()
-  local t = DissectorTable.get("tcp.port")
-  if tcp_registered ~= nil then t:remove(tcp_registered, proto) end
-  tcp_registered = tostring(proto.prefs.tcp_ports)
-  if tcp_registered ~= "" then t:add(tcp_registered, proto) end
-end
-register_tcp_ports()
-{%- endif %}
+register_{{ t.lower }}_ports()
+{%- endfor %}
 
 function proto.prefs_changed()
-{%- if !udp_ports.is_empty() %}
-  register_udp_ports()
-{%- endif %}
-{%- if !tcp_ports.is_empty() %}
-  register_tcp_ports()
-{%- endif %}
+{%- for t in port_tables %}
+  register_{{ t.lower }}_ports()
+{%- endfor %}
 end
 {%- if let Some(h) = udp_heuristic %}
 

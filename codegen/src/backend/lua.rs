@@ -27,8 +27,7 @@ struct Dissector {
     structs: Vec<String>,
     root: String,
     info: String,
-    udp_ports: String,
-    tcp_ports: String,
+    port_tables: Vec<PortTable>,
     udp_heuristic: Option<HeuristicDef>,
 }
 
@@ -39,6 +38,13 @@ struct CrcDef {
 struct ValueString {
     var: String,
     entries: Vec<(String, String)>,
+}
+
+/// A dissector table (`udp.port`, `tcp.port`) the protocol registers in, by preference.
+struct PortTable {
+    lower: &'static str,
+    upper: &'static str,
+    ports: String,
 }
 
 struct FieldDef {
@@ -57,6 +63,11 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout == Layout::LsbBits {
         return Err(Unsupported(
             "the Lua backend does not generate bit-stream layouts yet".into(),
+        ));
+    }
+    if p.transport.tcp_length_prefix.is_some() {
+        return Err(Unsupported(
+            "the Lua backend does not generate TCP framing yet".into(),
         ));
     }
     let mut g = Gen {
@@ -115,6 +126,18 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     };
     let info = g.info();
     let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+    let port_tables = [
+        ("udp", "UDP", &p.transport.udp_ports),
+        ("tcp", "TCP", &p.transport.tcp_ports),
+    ]
+    .into_iter()
+    .filter(|(_, _, list)| !list.is_empty())
+    .map(|(lower, upper, list)| PortTable {
+        lower,
+        upper,
+        ports: ports(list),
+    })
+    .collect();
     let d = Dissector {
         source: p.source.clone(),
         path: path.to_string(),
@@ -130,8 +153,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         structs,
         root: p.root().name.clone(),
         info,
-        udp_ports: ports(&p.transport.udp_ports),
-        tcp_ports: ports(&p.transport.tcp_ports),
+        port_tables,
         udp_heuristic,
     };
     let text = d
@@ -506,15 +528,7 @@ impl<'p> Gen<'p> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
         let d = first_line(&s.doc);
-        c.line(format!(
-            "-- {}{}",
-            s.name,
-            if d.is_empty() {
-                String::new()
-            } else {
-                format!(": {d}")
-            }
-        ));
+        heading(&mut c, &s.name, &d);
         c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
         c.open(format!(
             "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
@@ -571,15 +585,7 @@ impl<'p> Gen<'p> {
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);
         let d = first_line(&f.doc);
-        c.line(format!(
-            "-- {}{}",
-            f.name,
-            if d.is_empty() {
-                String::new()
-            } else {
-                format!(": {d}")
-            }
-        ));
+        heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
             let e = self.expr(cond);
             c.open(format!("if {e} then"));
@@ -925,7 +931,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let root = p.root();
         let mut used = Vec::new();
-        collect(&h.expr, &mut used);
+        h.expr.local_fields(&mut used);
         let mut reads = Vec::new();
         let mut offset = 0;
         for (i, f) in root.fields.iter().enumerate() {
@@ -1140,18 +1146,15 @@ fn crc_code(a: ChecksumAlgo) -> Result<String, Unsupported> {
         .replace("WIDTH_BYTES", &n.to_string()))
 }
 
-fn crc_func(a: ChecksumAlgo) -> String {
-    format!("crc_{}", a.name().replace('-', "_"))
+/// `-- name: first line of its doc`.
+fn heading(c: &mut Code, name: &str, doc: &str) {
+    if doc.is_empty() {
+        c.line(format!("-- {name}"));
+    } else {
+        c.line(format!("-- {name}: {doc}"));
+    }
 }
 
-fn collect(e: &Expr, out: &mut Vec<usize>) {
-    match e {
-        Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
-        Expr::Not(x) | Expr::Neg(x) => collect(x, out),
-        Expr::Binary(_, a, b) => {
-            collect(a, out);
-            collect(b, out);
-        }
-        _ => {}
-    }
+fn crc_func(a: ChecksumAlgo) -> String {
+    format!("crc_{}", a.name().replace('-', "_"))
 }

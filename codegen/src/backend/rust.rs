@@ -900,19 +900,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         };
         for c in &u.cases {
             let v = ident(&c.variant);
-            let pats = c.values.iter().map(|cv| match cv {
-                CaseValue::One(x) => {
-                    let l = Literal::i128_unsuffixed(*x as i128);
-                    quote! { #l }
-                }
-                CaseValue::Range(lo, hi) => {
-                    let (lo, hi) = (
-                        Literal::i128_unsuffixed(*lo as i128),
-                        Literal::i128_unsuffixed(*hi as i128),
-                    );
-                    quote! { #lo..=#hi }
-                }
-            });
+            let pats = c.values.iter().map(case_pattern);
             let b = body(c.body);
             let carries = tag.is_some() && c.single().is_none();
             let build = match (carries, c.body) {
@@ -1126,10 +1114,10 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let bytes = if matches!(ty, Ty::Str(_)) {
                     quote! { #v.as_bytes() }
                 } else {
-                    quote! { (&#v[..]) }
+                    quote! { &#v[..] }
                 };
-                let prefix = self.write_prefix(len, quote! { #bytes.len() }, nm);
-                quote! { #prefix w.put(#bytes); }
+                let prefix = self.write_prefix(len, quote! { data.len() }, nm);
+                quote! { let data: &[u8] = #bytes; #prefix w.put(data); }
             }
             Ty::Struct(_, len) => {
                 let inner = quote! { #v.write(w).map_err(|e| e.within(#nm))?; };
@@ -1226,16 +1214,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     Ty::Enum(_) => quote! { #tn.raw() as i128 },
                     _ => quote! { *#tn as i128 },
                 };
-                let pats = u.cases.iter().flat_map(|c| c.values.iter()).map(|cv| match cv {
-                    CaseValue::One(x) => {
-                        let l = Literal::i128_unsuffixed(*x as i128);
-                        quote! { #l }
-                    }
-                    CaseValue::Range(lo, hi) => {
-                        let (lo, hi) = (Literal::i128_unsuffixed(*lo as i128), Literal::i128_unsuffixed(*hi as i128));
-                        quote! { #lo..=#hi }
-                    }
-                }).collect::<Vec<_>>();
+                let pats = u.cases.iter().flat_map(|c| c.values.iter()).map(case_pattern).collect::<Vec<_>>();
                 if pats.is_empty() {
                     quote! {}
                 } else {
@@ -1272,8 +1251,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
     fn expr(&self, e: &Expr, ctx: Ctx) -> TokenStream {
         match e {
             Expr::Int(v) => {
-                let l = Literal::i128_unsuffixed(*v as i128);
-                quote! { (#l as i128) }
+                let l = Literal::i128_suffixed(*v as i128);
+                quote! { #l }
             }
             Expr::Bool(b) => quote! { #b },
             Expr::MessageSize => quote! { (r.message_len() as i128) },

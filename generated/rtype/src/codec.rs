@@ -707,7 +707,8 @@ impl<'a> ReqLogin<'a> {
         let username_at = w.len();
         {
             let v = &self.username;
-            w.put(v.as_bytes());
+            let data: &[u8] = v.as_bytes();
+            w.put(data);
         }
         let version_at = w.len();
         {
