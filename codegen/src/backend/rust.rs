@@ -836,10 +836,16 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Ty::Array(elem, count) => {
                 let item = self.read_ty(sid, fi, elem, nm, abbrev)?;
                 let min = self.min_size(elem).max(1);
-                let min = lit_usize(min);
+                // Capacity bounded by what the input can hold, so a lying count cannot make us allocate.
+                let cap = if min == 1 {
+                    quote! { r.remaining() }
+                } else {
+                    let min = lit_usize(min);
+                    quote! { r.remaining() / #min }
+                };
                 match count {
                     Len::Rest | Len::Natural => quote! { {
-                        let mut v = Vec::with_capacity(r.remaining() / #min);
+                        let mut v = Vec::with_capacity(#cap);
                         while r.remaining() > 0 { v.push(#item); }
                         v
                     } },
@@ -847,7 +853,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         let n = self.read_len(count, nm, abbrev)?;
                         quote! { {
                             let n = #n;
-                            let mut v = Vec::with_capacity(n.min(r.remaining() / #min));
+                            let mut v = Vec::with_capacity(n.min(#cap));
                             for _ in 0..n { v.push(#item); }
                             v
                         } }
@@ -1202,7 +1208,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             };
             arms.push(match (carries, c.body) {
                 (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
-                (_, CaseBody::Empty) => quote! { #un::#var { .. } => {} },
+                (_, CaseBody::Empty) => quote! { #un::#var => {} },
                 (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
                 (false, _) => quote! { #un::#var(value) => { #write } },
             });

@@ -579,7 +579,7 @@ impl<'a> Packet<'a> {
                 PacketPayload::SEntityState(value) => {
                     value.write(w).map_err(|e| e.within("payload"))?;
                 }
-                PacketPayload::Ack { .. } => {}
+                PacketPayload::Ack => {}
                 PacketPayload::Other { command, data, .. } => {
                     if matches!(command.raw() as i128, 1 | 2 | 3 | 16 | 17 | 255) {
                         return Err(
