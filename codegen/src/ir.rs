@@ -232,6 +232,8 @@ pub struct Union {
     pub cases: Vec<Case>,
     /// Variant for every other tag value; `None` makes an unknown tag an error.
     pub default: Option<CaseBody>,
+    /// Name of the default variant (`Other` unless the schema names it).
+    pub default_variant: String,
 }
 
 #[derive(Debug, Clone)]
@@ -342,14 +344,16 @@ impl Protocol {
             Ty::Bytes(_) | Ty::Str(_) => true,
             Ty::Struct(id, _) => self.borrows(*id, seen),
             Ty::Array(elem, _) => self.ty_borrows(elem, seen),
-            Ty::Union(u) => {
-                u.default == Some(CaseBody::Bytes)
-                    || u.cases.iter().any(|c| match c.body {
-                        CaseBody::Bytes => true,
-                        CaseBody::Struct(id) => self.borrows(id, seen),
-                        CaseBody::Empty => false,
-                    })
-            }
+            Ty::Union(u) => u
+                .cases
+                .iter()
+                .map(|c| c.body)
+                .chain(u.default)
+                .any(|b| match b {
+                    CaseBody::Bytes => true,
+                    CaseBody::Struct(id) => self.borrows(id, seen),
+                    CaseBody::Empty => false,
+                }),
             _ => false,
         }
     }
@@ -364,6 +368,12 @@ impl Protocol {
             Ty::Flags(id) => Some(self.flags[*id].repr.bytes()),
             _ => None,
         }
+    }
+
+    /// Whether values of this union borrow from the input.
+    pub fn union_borrows(&self, u: &Union) -> bool {
+        let mut seen = vec![false; self.structs.len()];
+        self.ty_borrows(&Ty::Union(Box::new(u.clone())), &mut seen)
     }
 
     pub fn root(&self) -> &Struct {

@@ -170,18 +170,33 @@ pub enum ExprOrInt {
     Expr(String),
 }
 
+/// `KEY: Type` or `KEY: { type: Type, name: Variant, doc: ... }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum CaseDef {
+    Type(String),
+    Named {
+        #[serde(rename = "type")]
+        ty: String,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        doc: Option<String>,
+    },
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchDef {
     /// The tag: an expression, usually an earlier field.
     pub on: String,
     /// Case keys: an enum value name, an integer, or a range `lo..hi` (inclusive).
-    /// Case values: a type name, `bytes` (kept raw) or `empty`.
-    pub cases: IndexMap<String, String>,
+    /// Case values: a type name, `bytes` (kept raw) or `empty`, or `{ type, name, doc }`.
+    pub cases: IndexMap<String, CaseDef>,
     /// What any other tag value holds: a type name, `bytes`, or absent (then an unknown tag is an
     /// error).
     #[serde(default)]
-    pub default: Option<String>,
+    pub default: Option<CaseDef>,
     /// Tag width in bits when the tag is written by the union itself (bit streams): `auto` gives
     /// as many bits as the case count needs.
     #[serde(default)]

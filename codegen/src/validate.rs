@@ -827,7 +827,11 @@ impl<'f> Validator<'f> {
             );
         }
         let mut cases: Vec<Case> = Vec::new();
-        for (key, body) in &sw.cases {
+        for (key, case) in &sw.cases {
+            let (body, name, doc) = match case {
+                schema::CaseDef::Type(t) => (t, None, None),
+                schema::CaseDef::Named { ty, name, doc } => (ty, name.clone(), doc.clone()),
+            };
             let cp = format!("{sp}.cases.{key}");
             let (values, variant) = if tag_unknown {
                 (vec![], key.to_upper_camel_case())
@@ -835,11 +839,21 @@ impl<'f> Validator<'f> {
                 self.case_key(key, tag_enum, &cp)
             };
             let body = self.case_body(body, &cp);
-            let variant = match body {
-                CaseBody::Struct(id) if tag_enum.is_none() => {
+            let variant = match (name, body) {
+                (Some(n), _) => {
+                    if !is_camel_ident(&n) {
+                        self.error(
+                            &format!("{cp}.name"),
+                            format!("variant name '{n}' is not UpperCamelCase"),
+                            None,
+                        );
+                    }
+                    n
+                }
+                (None, CaseBody::Struct(id)) if tag_enum.is_none() => {
                     self.file.types.get_index(id).unwrap().0.clone()
                 }
-                _ => variant,
+                (None, _) => variant,
             };
             if cases.iter().any(|c| c.variant == variant) {
                 self.error_key(
@@ -863,18 +877,40 @@ impl<'f> Validator<'f> {
                 variant,
                 values,
                 body,
-                doc: None,
+                doc,
             });
         }
-        let default = sw
-            .default
-            .as_ref()
-            .map(|d| self.case_body(d, &format!("{sp}.default")));
+        let (default, default_variant) = match &sw.default {
+            None => (None, "Other".to_string()),
+            Some(schema::CaseDef::Type(t)) => (
+                Some(self.case_body(t, &format!("{sp}.default"))),
+                "Other".to_string(),
+            ),
+            Some(schema::CaseDef::Named { ty, name, .. }) => {
+                let name = name.clone().unwrap_or_else(|| "Other".into());
+                if !is_camel_ident(&name) {
+                    self.error(
+                        &format!("{sp}.default.name"),
+                        format!("variant name '{name}' is not UpperCamelCase"),
+                        None,
+                    );
+                }
+                (Some(self.case_body(ty, &format!("{sp}.default"))), name)
+            }
+        };
+        if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
+            self.error(
+                &format!("{sp}.default"),
+                format!("the default variant's name '{default_variant}' is taken by a case"),
+                None,
+            );
+        }
         Union {
             on,
             len,
             cases,
             default,
+            default_variant,
         }
     }
 

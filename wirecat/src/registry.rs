@@ -4,12 +4,29 @@ use crate::{from_json, to_json, unknown_type};
 
 /// Every schema: (name, title, type names).
 pub const SCHEMAS: &[(&str, &str, &[&str])] = &[
+    ("riptide_2_0", "Riptide 2.0", &["Message", "UserMessage", "ReliableUserMessage", "Ack", "AckExtra", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
     ("rtype", "R-Type Protocol", &["Packet", "ReqLogin", "ResLogin", "ReqJoinRoom", "CInput", "SEntityState", "EntityState"]),
 ];
 
 /// Decodes `bytes` as type `ty` (default: the schema's root) into JSON.
 pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json::Value, String> {
     match schema {
+        "riptide_2_0" => match ty.unwrap_or("Message") {
+            "Message" => to_json(riptide_2_0::Message::decode(bytes).map_err(|e| e.to_string())?),
+            "UserMessage" => to_json(riptide_2_0::UserMessage::decode(bytes).map_err(|e| e.to_string())?),
+            "ReliableUserMessage" => to_json(riptide_2_0::ReliableUserMessage::decode(bytes).map_err(|e| e.to_string())?),
+            "Ack" => to_json(riptide_2_0::Ack::decode(bytes).map_err(|e| e.to_string())?),
+            "AckExtra" => to_json(riptide_2_0::AckExtra::decode(bytes).map_err(|e| e.to_string())?),
+            "Connect" => to_json(riptide_2_0::Connect::decode(bytes).map_err(|e| e.to_string())?),
+            "Reject" => to_json(riptide_2_0::Reject::decode(bytes).map_err(|e| e.to_string())?),
+            "Heartbeat" => to_json(riptide_2_0::Heartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "ClientHeartbeat" => to_json(riptide_2_0::ClientHeartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "ServerHeartbeat" => to_json(riptide_2_0::ServerHeartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "Disconnect" => to_json(riptide_2_0::Disconnect::decode(bytes).map_err(|e| e.to_string())?),
+            "ServerDisconnect" => to_json(riptide_2_0::ServerDisconnect::decode(bytes).map_err(|e| e.to_string())?),
+            "ClientId" => to_json(riptide_2_0::ClientId::decode(bytes).map_err(|e| e.to_string())?),
+            other => Err(unknown_type(other)),
+        },
         "rtype" => match ty.unwrap_or("Packet") {
             "Packet" => to_json(rtype::Packet::decode(bytes).map_err(|e| e.to_string())?),
             "ReqLogin" => to_json(rtype::ReqLogin::decode(bytes).map_err(|e| e.to_string())?),
@@ -27,6 +44,22 @@ pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json
 /// Encodes a JSON value of type `ty` (default: the schema's root).
 pub fn encode(schema: &str, ty: Option<&str>, json: &str) -> Result<Vec<u8>, String> {
     match schema {
+        "riptide_2_0" => match ty.unwrap_or("Message") {
+            "Message" => from_json::<riptide_2_0::Message>(json)?.encode().map_err(|e| e.to_string()),
+            "UserMessage" => from_json::<riptide_2_0::UserMessage>(json)?.encode().map_err(|e| e.to_string()),
+            "ReliableUserMessage" => from_json::<riptide_2_0::ReliableUserMessage>(json)?.encode().map_err(|e| e.to_string()),
+            "Ack" => from_json::<riptide_2_0::Ack>(json)?.encode().map_err(|e| e.to_string()),
+            "AckExtra" => from_json::<riptide_2_0::AckExtra>(json)?.encode().map_err(|e| e.to_string()),
+            "Connect" => from_json::<riptide_2_0::Connect>(json)?.encode().map_err(|e| e.to_string()),
+            "Reject" => from_json::<riptide_2_0::Reject>(json)?.encode().map_err(|e| e.to_string()),
+            "Heartbeat" => from_json::<riptide_2_0::Heartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "ClientHeartbeat" => from_json::<riptide_2_0::ClientHeartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "ServerHeartbeat" => from_json::<riptide_2_0::ServerHeartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "Disconnect" => from_json::<riptide_2_0::Disconnect>(json)?.encode().map_err(|e| e.to_string()),
+            "ServerDisconnect" => from_json::<riptide_2_0::ServerDisconnect>(json)?.encode().map_err(|e| e.to_string()),
+            "ClientId" => from_json::<riptide_2_0::ClientId>(json)?.encode().map_err(|e| e.to_string()),
+            other => Err(unknown_type(other)),
+        },
         "rtype" => match ty.unwrap_or("Packet") {
             "Packet" => from_json::<rtype::Packet>(json)?.encode().map_err(|e| e.to_string()),
             "ReqLogin" => from_json::<rtype::ReqLogin>(json)?.encode().map_err(|e| e.to_string()),

@@ -909,7 +909,7 @@ impl<'p> Gen<'p> {
         }
         let default = |c: &mut Code| {
             match u.default {
-            Some(b) => body(c, b, "Other"),
+            Some(b) => body(c, b, &u.default_variant),
             None => c.line(format!(
                 "{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"
             )),

@@ -339,12 +339,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
     }
 
     fn union_borrows(&self, u: &Union) -> bool {
-        u.default == Some(CaseBody::Bytes)
-            || u.cases.iter().any(|c| match c.body {
-                CaseBody::Bytes => true,
-                CaseBody::Struct(id) => self.p.struct_borrows(id),
-                CaseBody::Empty => false,
-            })
+        self.p.union_borrows(u)
     }
 
     fn rust_ty(&self, sid: StructId, fi: usize, ty: &Ty) -> Result<TokenStream, Unsupported> {
@@ -528,10 +523,27 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 CaseBody::Bytes => " Any other tag value: the data is kept as bytes.",
                 _ => " Any other tag value.",
             };
-            variants.push(quote! { #[doc = #what] Other { #tag_decl #data }, });
+            let other = ident(&u.default_variant);
+            // Without a tag to carry, the default reads like any other case: `Name(T)`.
+            let untagged = match body {
+                CaseBody::Bytes => Some(
+                    quote! { #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))] Cow<'a, [u8]> },
+                ),
+                CaseBody::Struct(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    Some(quote! { #n #l })
+                }
+                CaseBody::Empty => None,
+            };
+            variants.push(match (&tag_ty, untagged) {
+                (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
+                (None, None) => quote! { #[doc = #what] #other, },
+                _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
+            });
             if let Some((_, tf, _)) = &tag_ty {
                 let tn = ident(&tf.name);
-                tag_arms.push(quote! { Self::Other { #tn, .. } => *#tn, });
+                tag_arms.push(quote! { Self::#other { #tn, .. } => *#tn, });
             }
         }
         let fd = doc(&f.doc);
@@ -935,7 +947,12 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     CaseBody::Struct(_) => quote! { value: #inner },
                     CaseBody::Empty => quote! {},
                 };
-                arms.push(quote! { _ => #un::Other { #tag_part #data }, });
+                let other = ident(&u.default_variant);
+                arms.push(match (tag.is_some(), b) {
+                    (true, _) => quote! { _ => #un::#other { #tag_part #data }, },
+                    (false, CaseBody::Empty) => quote! { _ => #un::#other, },
+                    (false, _) => quote! { _ => #un::#other(#inner), },
+                });
             }
             None => arms.push(quote! {
                 other => return Err(DecodeError::new(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: other as u64 })),
@@ -1245,7 +1262,14 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 CaseBody::Struct(_) => quote! { value, },
                 CaseBody::Empty => quote! {},
             };
-            arms.push(quote! { #un::Other { #tag_bind #bind .. } => { #check #write } });
+            let other = ident(&u.default_variant);
+            let binding = match (tag.is_some(), b) {
+                (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
+                (false, CaseBody::Empty) => quote! { #un::#other },
+                (false, CaseBody::Bytes) => quote! { #un::#other(data) },
+                (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
+            };
+            arms.push(quote! { #binding => { #check #write } });
         }
         Ok(quote! { match #v { #(#arms)* } })
     }
