@@ -93,6 +93,7 @@ F["riptide_2_0.server_disconnect.reason"] = ProtoField.uint8("riptide_2_0.server
 F["riptide_2_0.server_disconnect.custom"] = ProtoField.bytes("riptide_2_0.server_disconnect.custom", "Custom", base.NONE, "Application data, when Kicked with data.")
 F["riptide_2_0.client_id.sequence_id"] = ProtoField.uint16("riptide_2_0.client_id.sequence_id", "Sequence id", base.DEC, nil, nil, "Reliable sequence number.")
 F["riptide_2_0.client_id.client_id"] = ProtoField.uint16("riptide_2_0.client_id.client_id", "Client id", base.DEC, nil, nil, "")
+F["riptide_2_0.frame_length"] = ProtoField.uint16("riptide_2_0.frame_length", "Frame length", base.DEC, nil, nil, "Bytes of the message after this prefix")
 proto.fields = {
   F["riptide_2_0.header"],
   F["riptide_2_0.body"],
@@ -116,6 +117,7 @@ proto.fields = {
   F["riptide_2_0.server_disconnect.custom"],
   F["riptide_2_0.client_id.sequence_id"],
   F["riptide_2_0.client_id.client_id"],
+  F["riptide_2_0.frame_length"],
 }
 
 -- Expert info.
@@ -483,24 +485,66 @@ end
 
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
+-- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Message(tvb, pinfo, root, 0, size)
-  if offset == nil then return end
+  if offset == nil then return "Riptide 2.0 [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  pinfo.cols.info:set(enum_name(VS_HeaderKind, v.header))
+  return enum_name(VS_HeaderKind, v.header)
+end
+
+-- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
+local function dissect_protected(tvb, pinfo, root)
+  local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if not ok then
+    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    return "Riptide 2.0 [dissector error]"
+  end
+  return info
+end
+
+-- TCP: each message is preceded by its length (u16 little-endian, not counting the prefix).
+-- Messages split across segments are reassembled; several in one segment are all dissected.
+local tcp_infos = {}
+
+local function tcp_pdu_len(tvb, pinfo, offset)
+  local n = tvb(offset, 2):le_uint()
+  if n < 0 then return tvb:len() - offset end
+  return 2 + n
+end
+
+local function dissect_tcp_pdu(tvb, pinfo, tree)
+  local root = tree:add(proto, tvb())
+  local item = root:add_le(F["riptide_2_0.frame_length"], tvb(0, 2))
+  local n = tvb(0, 2):le_uint()
+  if n < 0 then
+    item:add_proto_expert_info(E.length, string.format("impossible frame length %d", n))
+    tcp_infos[#tcp_infos + 1] = "Riptide 2.0 [bad frame length]"
+  elseif n == 0 then
+    item:add_proto_expert_info(E.truncated, "empty frame")
+    tcp_infos[#tcp_infos + 1] = "Riptide 2.0 [empty frame]"
+  else
+    tcp_infos[#tcp_infos + 1] = dissect_protected(tvb(2, n):tvb(), pinfo, root)
+  end
+  return tvb:len()
 end
 
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("RIPTIDE_2_0")
-  pinfo.cols.info:set("Riptide 2.0")
-  local root = tree:add(proto, tvb())
-  local ok, err = pcall(dissect_message, tvb, pinfo, root)
-  if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+  if pinfo.port_type == 2 then -- TCP
+    tcp_infos = {}
+    local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 2, tcp_pdu_len, dissect_tcp_pdu, true)
+    if not ok then
+      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+    end
+    if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
+    return tvb:len()
   end
+  local root = tree:add(proto, tvb())
+  pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end
 
@@ -515,6 +559,18 @@ local function register_udp_ports()
 end
 register_udp_ports()
 
+-- TCP ports, a preference (a range such as "8080,9000-9010").
+proto.prefs.tcp_ports = Pref.range("TCP ports", "7777", "TCP ports of Riptide 2.0", 65535)
+local tcp_registered = nil
+local function register_tcp_ports()
+  local t = DissectorTable.get("tcp.port")
+  if tcp_registered ~= nil then t:remove(tcp_registered, proto) end
+  tcp_registered = tostring(proto.prefs.tcp_ports)
+  if tcp_registered ~= "" then t:add(tcp_registered, proto) end
+end
+register_tcp_ports()
+
 function proto.prefs_changed()
   register_udp_ports()
+  register_tcp_ports()
 end

@@ -487,24 +487,31 @@ end
 
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
+-- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return end
+  if offset == nil then return "R-Type Protocol [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  pinfo.cols.info:set(enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]")
+  return enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]"
+end
+
+-- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
+local function dissect_protected(tvb, pinfo, root)
+  local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if not ok then
+    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    return "R-Type Protocol [dissector error]"
+  end
+  return info
 end
 
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("RTYPE")
-  pinfo.cols.info:set("R-Type Protocol")
   local root = tree:add(proto, tvb())
-  local ok, err = pcall(dissect_message, tvb, pinfo, root)
-  if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
-  end
+  pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end
 

@@ -149,26 +149,74 @@ end
 {%- endfor %}
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
+-- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
-  if offset == nil then return end
+  if offset == nil then return "{{ title }} [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
 {%- if !info.is_empty() %}
-  pinfo.cols.info:set({{ info }})
+  return {{ info }}
+{%- else %}
+  return "{{ title }}"
 {%- endif %}
 end
 
+-- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
+local function dissect_protected(tvb, pinfo, root)
+  local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if not ok then
+    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
+    return "{{ title }} [dissector error]"
+  end
+  return info
+end
+{%- if let Some(f) = tcp_framing %}
+
+-- TCP: each message is preceded by its length ({{ f.doc }}, not counting the prefix).
+-- Messages split across segments are reassembled; several in one segment are all dissected.
+local tcp_infos = {}
+
+local function tcp_pdu_len(tvb, pinfo, offset)
+  local n = tvb(offset, {{ f.size }}):{{ f.read }}
+  if n < 0 then return tvb:len() - offset end
+  return {{ f.size }} + n
+end
+
+local function dissect_tcp_pdu(tvb, pinfo, tree)
+  local root = tree:add(proto, tvb())
+  local item = root:{{ f.add }}(F["{{ name }}.frame_length"], tvb(0, {{ f.size }}))
+  local n = tvb(0, {{ f.size }}):{{ f.read }}
+  if n < 0 then
+    item:add_proto_expert_info(E.length, string.format("impossible frame length %d", n))
+    tcp_infos[#tcp_infos + 1] = "{{ title }} [bad frame length]"
+  elseif n == 0 then
+    item:add_proto_expert_info(E.truncated, "empty frame")
+    tcp_infos[#tcp_infos + 1] = "{{ title }} [empty frame]"
+  else
+    tcp_infos[#tcp_infos + 1] = dissect_protected(tvb({{ f.size }}, n):tvb(), pinfo, root)
+  end
+  return tvb:len()
+end
+{%- endif %}
+
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("{{ column }}")
-  pinfo.cols.info:set("{{ title }}")
-  local root = tree:add(proto, tvb())
-  local ok, err = pcall(dissect_message, tvb, pinfo, root)
-  if not ok then
-    root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+{%- if tcp_framing.is_some() %}
+  if pinfo.port_type == 2 then -- TCP
+    tcp_infos = {}
+    local ok, err = pcall(dissect_tcp_pdus, tvb, tree, {{ tcp_framing.as_ref().unwrap().size }}, tcp_pdu_len, dissect_tcp_pdu, true)
+    if not ok then
+      tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
+    end
+    if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
+    return tvb:len()
   end
+{%- endif %}
+  local root = tree:add(proto, tvb())
+  pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end
 {%- for t in port_tables %}

@@ -28,6 +28,7 @@ struct Dissector {
     root: String,
     info: String,
     port_tables: Vec<PortTable>,
+    tcp_framing: Option<Framing>,
     udp_heuristic: Option<HeuristicDef>,
 }
 
@@ -38,6 +39,14 @@ struct CrcDef {
 struct ValueString {
     var: String,
     entries: Vec<(String, String)>,
+}
+
+/// TCP framing: a length prefix before each message.
+struct Framing {
+    size: usize,
+    read: String,
+    add: &'static str,
+    doc: String,
 }
 
 /// A dissector table (`udp.port`, `tcp.port`) the protocol registers in, by preference.
@@ -63,11 +72,6 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout == Layout::LsbBits {
         return Err(Unsupported(
             "the Lua backend does not generate bit-stream layouts yet".into(),
-        ));
-    }
-    if p.transport.tcp_length_prefix.is_some() {
-        return Err(Unsupported(
-            "the Lua backend does not generate TCP framing yet".into(),
         ));
     }
     let mut g = Gen {
@@ -138,6 +142,24 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         ports: ports(list),
     })
     .collect();
+    let tcp_framing = p.transport.tcp_length_prefix.map(|it| {
+        let abbrev = format!("{}.frame_length", p.name);
+        g.add_field(
+            abbrev.clone(),
+            format!("ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"Bytes of the message after this prefix\")", protofield_int(&it)),
+        );
+        Framing {
+            size: it.bytes(),
+            read: int_reader(it.bytes(), it.signed, it.endian),
+            add: add_fn(it.endian),
+            doc: format!(
+                "{}{} {}",
+                if it.signed { "i" } else { "u" },
+                it.bits,
+                if it.endian == Endian::Little { "little-endian" } else { "big-endian" }
+            ),
+        }
+    });
     let d = Dissector {
         source: p.source.clone(),
         path: path.to_string(),
@@ -154,6 +176,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         root: p.root().name.clone(),
         info,
         port_tables,
+        tcp_framing,
         udp_heuristic,
     };
     let text = d
