@@ -23,8 +23,55 @@ pub struct Datagram {
 /// Bytes of Ethernet + IPv4 + UDP headers before each payload in the pcaps written here.
 pub const HEADERS: usize = 14 + 20 + 8;
 
+/// A TCP segment from the client (127.0.0.1) to the server (127.0.0.2); sequence numbers follow
+/// on from the previous segment of the same direction.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub payload: Vec<u8>,
+}
+
+/// Writes a pcap of TCP segments (one connection per port pair, no handshake needed by tshark).
+pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) {
+    let mut next_seq: std::collections::HashMap<(u16, u16), u32> = std::collections::HashMap::new();
+    let frames: Vec<(u8, Vec<u8>)> = segments
+        .iter()
+        .map(|s| {
+            let seq = next_seq.entry((s.src_port, s.dst_port)).or_insert(1000);
+            let mut t = Vec::with_capacity(20 + s.payload.len());
+            t.extend_from_slice(&s.src_port.to_be_bytes());
+            t.extend_from_slice(&s.dst_port.to_be_bytes());
+            t.extend_from_slice(&seq.to_be_bytes());
+            t.extend_from_slice(&1u32.to_be_bytes());
+            t.extend_from_slice(&[5 << 4, 0x18, 0xff, 0xff, 0, 0, 0, 0]);
+            t.extend_from_slice(&s.payload);
+            *seq += s.payload.len() as u32;
+            (6, t)
+        })
+        .collect();
+    write_frames(path, &frames);
+}
+
 /// Writes a classic little-endian pcap (Ethernet link type) holding `datagrams`, one per frame.
 pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
+    let frames: Vec<(u8, Vec<u8>)> = datagrams
+        .iter()
+        .map(|d| {
+            let mut u = Vec::with_capacity(8 + d.payload.len());
+            u.extend_from_slice(&d.src_port.to_be_bytes());
+            u.extend_from_slice(&d.dst_port.to_be_bytes());
+            u.extend_from_slice(&((8 + d.payload.len()) as u16).to_be_bytes());
+            u.extend_from_slice(&[0, 0]);
+            u.extend_from_slice(&d.payload);
+            (17, u)
+        })
+        .collect();
+    write_frames(path, &frames);
+}
+
+/// Ethernet + IPv4 frames around transport segments (protocol number, bytes).
+fn write_frames(path: &Path, transport: &[(u8, Vec<u8>)]) {
     let mut out = Vec::new();
     out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
     out.extend_from_slice(&2u16.to_le_bytes());
@@ -33,13 +80,14 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&262144u32.to_le_bytes());
     out.extend_from_slice(&1u32.to_le_bytes());
-    for (i, d) in datagrams.iter().enumerate() {
-        let udp_len = 8 + d.payload.len();
-        let mut frame = Vec::with_capacity(HEADERS + d.payload.len());
+    for (i, (protocol, segment)) in transport.iter().enumerate() {
+        let mut frame = Vec::with_capacity(34 + segment.len());
         frame.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]);
         let mut ip = vec![0x45, 0];
-        ip.extend_from_slice(&((20 + udp_len) as u16).to_be_bytes());
-        ip.extend_from_slice(&[0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 2]);
+        ip.extend_from_slice(&((20 + segment.len()) as u16).to_be_bytes());
+        ip.extend_from_slice(&[
+            0, 0, 0x40, 0, 64, *protocol, 0, 0, 127, 0, 0, 1, 127, 0, 0, 2,
+        ]);
         let sum = ip
             .chunks(2)
             .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
@@ -47,11 +95,7 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
         let sum = !(((sum & 0xffff) + (sum >> 16)) as u16);
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         frame.extend_from_slice(&ip);
-        frame.extend_from_slice(&d.src_port.to_be_bytes());
-        frame.extend_from_slice(&d.dst_port.to_be_bytes());
-        frame.extend_from_slice(&(udp_len as u16).to_be_bytes());
-        frame.extend_from_slice(&[0, 0]);
-        frame.extend_from_slice(&d.payload);
+        frame.extend_from_slice(segment);
         out.extend_from_slice(&(i as u32).to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
@@ -91,6 +135,9 @@ pub struct Field {
 #[derive(Debug)]
 pub struct Dissection {
     pub frames: Vec<Vec<Field>>,
+    /// Per frame, each top-level protocol element: its name and its fields with positions made
+    /// relative to the element's start (reassembled PDUs have their own buffer).
+    pub pdus: Vec<Vec<(String, Vec<Field>)>>,
     pub stderr: String,
 }
 
@@ -102,6 +149,23 @@ impl Dissection {
         self.frames[i]
             .iter()
             .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+            .collect()
+    }
+
+    /// Each `proto` PDU of frame `i`: its fields (expert items left out), positions relative to the
+    /// PDU's first byte.
+    pub fn pdus(&self, i: usize, proto: &str) -> Vec<Vec<&Field>> {
+        let prefix = format!("{proto}.");
+        let expert = format!("{proto}.expert.");
+        self.pdus[i]
+            .iter()
+            .filter(|(name, _)| name == proto)
+            .map(|(_, fields)| {
+                fields
+                    .iter()
+                    .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+                    .collect()
+            })
             .collect()
     }
 
@@ -135,27 +199,57 @@ pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
         "the dissector raised a Lua error:\n{stderr}"
     );
     let doc = roxmltree::Document::parse(&stdout).expect("tshark prints valid PDML");
-    let frames = doc
+    let field = |n: roxmltree::Node| -> Option<Field> {
+        Some(Field {
+            name: n.attribute("name")?.to_string(),
+            pos: n.attribute("pos")?.parse().ok()?,
+            size: n.attribute("size")?.parse().ok()?,
+            show: n.attribute("show").unwrap_or("").to_string(),
+            value: n.attribute("value").unwrap_or("").to_string(),
+        })
+    };
+    let packets: Vec<roxmltree::Node> = doc
         .root_element()
         .children()
         .filter(|n| n.has_tag_name("packet"))
+        .collect();
+    let frames = packets
+        .iter()
         .map(|packet| {
             packet
                 .descendants()
                 .filter(|n| n.has_tag_name("field"))
-                .filter_map(|n| {
-                    Some(Field {
-                        name: n.attribute("name")?.to_string(),
-                        pos: n.attribute("pos")?.parse().ok()?,
-                        size: n.attribute("size")?.parse().ok()?,
-                        show: n.attribute("show").unwrap_or("").to_string(),
-                        value: n.attribute("value").unwrap_or("").to_string(),
-                    })
+                .filter_map(field)
+                .collect()
+        })
+        .collect();
+    let pdus = packets
+        .iter()
+        .map(|packet| {
+            packet
+                .children()
+                .filter(|n| n.has_tag_name("proto"))
+                .map(|p| {
+                    let base: usize = p.attribute("pos").and_then(|x| x.parse().ok()).unwrap_or(0);
+                    let fields = p
+                        .descendants()
+                        .filter(|n| n.has_tag_name("field"))
+                        .filter_map(field)
+                        .map(|mut f| {
+                            f.pos = f.pos.wrapping_sub(base);
+                            f
+                        })
+                        .collect();
+                    (p.attribute("name").unwrap_or("").to_string(), fields)
                 })
                 .collect()
         })
         .collect();
-    Dissection { frames, stderr }
+    Dissection {
+        frames,
+        pdus,
+        stderr,
+    }
 }
 
 /// A value the Rust decoder reports for a field, protocol-independently.

@@ -179,7 +179,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             return quote! {};
         };
         let root = ident(&self.p.root().name);
-        let lt = if self.p.struct_borrows(self.p.root) { quote! { <'_> } } else { quote! {} };
+        let lt = if self.p.struct_borrows(self.p.root) {
+            quote! { <'_> }
+        } else {
+            quote! {}
+        };
         let t = int_rust(&it);
         let k = lit_usize(it.bytes());
         let max = lit_u64(it.max_value());
@@ -222,6 +226,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
 
                 /// The first complete frame of `stream`: the message bytes and how many bytes the
                 /// frame takes, or `None` while more bytes are needed.
+                #[allow(clippy::unnecessary_fallible_conversions)] // infallible only for narrow prefixes
                 pub fn next_frame(stream: &[u8]) -> Result<Option<(&[u8], usize)>, DecodeError> {
                     if stream.len() < PREFIX_LEN {
                         return Ok(None);
@@ -1348,7 +1353,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     Ty::Enum(_) => quote! { #tn.raw() as i128 },
                     _ => quote! { *#tn as i128 },
                 };
-                let pats = u.cases.iter().flat_map(|c| c.values.iter()).map(case_pattern).collect::<Vec<_>>();
+                let pats: Vec<TokenStream> = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied())).iter().map(case_pattern).collect();
                 if pats.is_empty() {
                     quote! {}
                 } else {
@@ -1505,6 +1510,33 @@ impl LocalRef for Expr {
             _ => None,
         }
     }
+}
+
+/// Case values sorted, with touching and overlapping ones merged into ranges.
+fn merged_values(values: impl Iterator<Item = CaseValue>) -> Vec<CaseValue> {
+    let mut spans: Vec<(u64, u64)> = values
+        .map(|v| match v {
+            CaseValue::One(x) => (x, x),
+            CaseValue::Range(lo, hi) => (lo, hi),
+        })
+        .collect();
+    spans.sort();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (lo, hi) in spans {
+        match out.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out.into_iter()
+        .map(|(lo, hi)| {
+            if lo == hi {
+                CaseValue::One(lo)
+            } else {
+                CaseValue::Range(lo, hi)
+            }
+        })
+        .collect()
 }
 
 /// A match pattern for one case value, on the tag as `i128`.

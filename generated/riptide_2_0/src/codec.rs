@@ -491,9 +491,7 @@ impl<'a> Message<'a> {
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
                 MessageBody::Other { header, data, .. } => {
-                    if matches!(
-                        header.raw() as i128, 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10
-                    ) {
+                    if matches!(header.raw() as i128, 0..= 10) {
                         return Err(
                             EncodeError::new(
                                 "body",
@@ -1498,6 +1496,7 @@ pub mod tcp {
     }
     /// The first complete frame of `stream`: the message bytes and how many bytes the
     /// frame takes, or `None` while more bytes are needed.
+    #[allow(clippy::unnecessary_fallible_conversions)]
     pub fn next_frame(stream: &[u8]) -> Result<Option<(&[u8], usize)>, DecodeError> {
         if stream.len() < PREFIX_LEN {
             return Ok(None);

@@ -581,7 +581,7 @@ impl<'a> Packet<'a> {
                 }
                 PacketPayload::Ack => {}
                 PacketPayload::Other { command, data, .. } => {
-                    if matches!(command.raw() as i128, 1 | 2 | 3 | 16 | 17 | 255) {
+                    if matches!(command.raw() as i128, 1..= 3 | 16..= 17 | 255) {
                         return Err(
                             EncodeError::new(
                                 "payload",
