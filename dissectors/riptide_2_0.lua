@@ -131,8 +131,9 @@ local E = {
   unknown = ProtoExpert.new("riptide_2_0.expert.unknown_value", "Value the schema does not name", expert.group.UNDECODED, expert.severity.NOTE),
   invalid = ProtoExpert.new("riptide_2_0.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("riptide_2_0.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
+  quirk = ProtoExpert.new("riptide_2_0.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)

@@ -202,8 +202,9 @@ local E = {
   unknown = ProtoExpert.new("rtype.expert.unknown_value", "Value the schema does not name", expert.group.UNDECODED, expert.severity.NOTE),
   invalid = ProtoExpert.new("rtype.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("rtype.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
+  quirk = ProtoExpert.new("rtype.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)

@@ -233,6 +233,8 @@ pub enum TypeExpr {
     },
     Bool,
     Bytes,
+    /// The rest of a bit stream, kept as bits.
+    Bits,
     String,
     VarInt(String),
     Named(String),
@@ -274,6 +276,7 @@ pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
         }
         Rule::bool_type => TypeExpr::Bool,
         Rule::bytes_type => TypeExpr::Bytes,
+        Rule::bits_type => TypeExpr::Bits,
         Rule::string_type => TypeExpr::String,
         Rule::varint_type => TypeExpr::VarInt(s.to_string()),
         _ => TypeExpr::Named(s.to_string()),

@@ -139,6 +139,8 @@ pub struct Field {
     pub role: Role,
     /// Largest allowed value (integers).
     pub max: Option<u64>,
+    /// Expert warnings for known quirks: when the condition (over fields up to this one) holds.
+    pub warnings: Vec<(Expr, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +208,8 @@ pub enum Ty {
     Flags(FlagsId),
     Bytes(Len),
     Str(Len),
+    /// The rest of a bit stream (a payload that may start at a bit offset).
+    Bits,
     Struct(StructId, Option<Len>),
     Array(Box<Ty>, Len),
     Union(Box<Union>),
@@ -341,7 +345,7 @@ impl Protocol {
 
     fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {
         match ty {
-            Ty::Bytes(_) | Ty::Str(_) => true,
+            Ty::Bytes(_) | Ty::Str(_) | Ty::Bits => true,
             Ty::Struct(id, _) => self.borrows(*id, seen),
             Ty::Array(elem, _) => self.ty_borrows(elem, seen),
             Ty::Union(u) => u

@@ -161,6 +161,17 @@ pub struct FieldDef {
     /// An optional field announced by a presence bit written just before it.
     #[serde(default)]
     pub optional: bool,
+    /// Known real-world quirks: the dissector adds an expert warning when a condition holds.
+    #[serde(default)]
+    pub warn: Vec<WarnDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WarnDef {
+    #[serde(rename = "if")]
+    pub condition: String,
+    pub message: String,
 }
 
 #[derive(Debug, Deserialize)]

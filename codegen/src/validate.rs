@@ -606,6 +606,16 @@ impl<'f> Validator<'f> {
                 Some("use 'if' with an explicit flag field".into()),
             );
         }
+        // A warning sees the earlier fields and this one.
+        let warnings = f
+            .warn
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                let s = Scope { struct_id: sid, visible: index + 1, yaml_path: &format!("{fp}.warn.{k}.if") };
+                (self.expr_of(&s, &w.condition, ExprTy::Bool), w.message.clone())
+            })
+            .collect();
         Field {
             name: f.name.clone(),
             doc: f.doc.clone(),
@@ -613,6 +623,7 @@ impl<'f> Validator<'f> {
             condition,
             role,
             max: f.max,
+            warnings,
         }
     }
 
@@ -669,6 +680,15 @@ impl<'f> Validator<'f> {
                 }
             }),
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
+            TypeExpr::Bits => {
+                if layout != Layout::LsbBits {
+                    self.error(&tp, "'bits' is the rest of a bit stream", Some("use 'bytes' in a byte-aligned layout".into()));
+                }
+                if f.length.is_some() || f.prefix.is_some() {
+                    self.error(&tp, "a 'bits' field runs to the end of its scope; it takes no length", None);
+                }
+                Ty::Bits
+            }
             TypeExpr::String => Ty::Str(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Array(elem) => {
                 if matches!(**elem, TypeExpr::Array(_)) {
@@ -1421,6 +1441,7 @@ fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         checksum: None,
         max: None,
         optional: false,
+        warn: Vec::new(),
     }
 }
 
@@ -1442,7 +1463,7 @@ fn overlaps(a: CaseValue, b: CaseValue) -> bool {
 
 fn runs_to_end(ty: &Ty) -> bool {
     match ty {
-        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest) | Ty::Array(_, Len::Rest) => true,
+        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
         Ty::Union(u) => matches!(u.len, Len::Rest),
         _ => false,
     }

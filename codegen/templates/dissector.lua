@@ -32,6 +32,65 @@ end
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
+{%- if bits %}
+
+-- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
+-- least significant bit. Offsets and limits below are in bits.
+
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
+end
+
+-- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
+local function bit_range(tvb, pos, w)
+  local first = floor(pos / 8)
+  return tvb(first, ceil8(pos + w) - first)
+end
+
+-- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
+local function read_bits(tvb, pos, w)
+  local first = floor(pos / 8)
+  local shift = pos - first * 8
+  local n = ceil8(shift + w)
+  local raw
+  if n <= 4 then raw = tvb(first, n):le_uint() else raw = tvb(first, n):le_uint64():tonumber() end
+  return floor(raw / 2 ^ shift) % 2 ^ w
+end
+
+-- `n` whole bytes starting at bit `pos`, as a Lua string.
+local function read_bit_bytes(tvb, pos, n)
+  if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
+  local out = {}
+  for i = 1, n do out[i] = string.char(read_bits(tvb, pos + 8 * (i - 1), 8)) end
+  return table.concat(out)
+end
+
+-- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
+-- the bits it takes, or nil and the bits read when it runs past `limit`.
+local function read_leb128(tvb, pos, limit)
+  local value, used, shift = UInt64(0), 0, 0
+  while true do
+    if limit - pos - used < 8 or shift > 63 then return nil, used end
+    local g = read_bits(tvb, pos + used, 8)
+    used = used + 8
+    value = value + UInt64(g % 128):lshift(shift)
+    shift = shift + 7
+    if g < 128 then return value, used end
+  end
+end
+
+local function f32_from_bits(u)
+  local sign = 1
+  if u >= 2 ^ 31 then sign, u = -1, u - 2 ^ 31 end
+  local e, m = floor(u / 2 ^ 23), u % 2 ^ 23
+  if e == 255 then
+    if m == 0 then return sign * math.huge end
+    return 0 / 0
+  end
+  if e == 0 then return sign * m * 2 ^ -149 end
+  return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
+end
+{%- endif %}
 {%- if needs_xor || needs_bitops %}
 
 -- Byte-wise XOR{% if needs_bitops %}, AND and OR{% endif %} tables, built once at load time from 4-bit tables.
@@ -122,8 +181,9 @@ local E = {
   unknown = ProtoExpert.new("{{ name }}.expert.unknown_value", "Value the schema does not name", expert.group.UNDECODED, expert.severity.NOTE),
   invalid = ProtoExpert.new("{{ name }}.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("{{ name }}.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
+  quirk = ProtoExpert.new("{{ name }}.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -131,6 +191,16 @@ local function truncated(tree, tvb, offset, field, need, have)
   item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
+
+{%- if bits %}
+
+-- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
+local function truncated_bits(tree, tvb, pos, field, need, have)
+  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  return nil
+end
+{%- endif %}
 
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
 local function flag_names(v, names)
@@ -151,12 +221,22 @@ end
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
+{%- if bits %}
+  local size = tvb:len() * 8
+  local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
+  if offset == nil then return "{{ title }} [malformed]" end
+  -- Only the zero padding of the last byte may follow.
+  if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
+    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
+  end
+{%- else %}
   local size = tvb:len()
   local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
+{%- endif %}
 {%- if !info.is_empty() %}
   return {{ info }}
 {%- else %}

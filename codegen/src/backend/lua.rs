@@ -21,6 +21,7 @@ struct Dissector {
     doc_lines: Vec<String>,
     needs_bitops: bool,
     needs_xor: bool,
+    bits: bool,
     crcs: Vec<CrcDef>,
     value_strings: Vec<ValueString>,
     fields: Vec<FieldDef>,
@@ -69,10 +70,8 @@ struct HeuristicDef {
 }
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
-    if p.layout == Layout::LsbBits {
-        return Err(Unsupported(
-            "the Lua backend does not generate bit-stream layouts yet".into(),
-        ));
+    if p.layout == Layout::LsbBits && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some()) {
+        return Err(Unsupported("heuristics over bit-stream layouts are not generated yet".into()));
     }
     let mut g = Gen {
         p,
@@ -169,6 +168,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
         needs_xor,
+        bits: p.layout == Layout::LsbBits,
         crcs,
         value_strings,
         fields: g.fields,
@@ -403,11 +403,9 @@ impl<'p> Gen<'p> {
                     "the Lua backend does not support f{bits} yet"
                 )))
             }
-            Ty::VarInt(_) => {
-                return Err(Unsupported(
-                    "the Lua backend does not support variable-length integers yet".into(),
-                ))
-            }
+            Ty::VarInt(VarInt::Leb128) => self.add_field(abbrev.into(), format!("ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")")),
+            Ty::VarInt(_) => return Err(Unsupported("the Lua backend does not support this variable-length integer yet".into())),
+            Ty::Bits => self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")")),
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 self.add_field(
@@ -428,18 +426,14 @@ impl<'p> Gen<'p> {
                         protofield_int(&fl.repr)
                     ),
                 );
+                // In bit streams a flag's bytes are not where a mask could find it: the value is
+                // given explicitly instead.
+                let bits = self.p.layout == Layout::LsbBits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));
-                    self.add_field(
-                        a.clone(),
-                        format!(
-                            "ProtoField.bool(\"{a}\", \"{}\", {}, nil, {:#x}, \"{bd}\")",
-                            lua_escape(&b.name),
-                            fl.repr.bytes() * 8,
-                            b.value
-                        ),
-                    );
+                    let (width, mask) = if bits { ("base.NONE".to_string(), "nil".to_string()) } else { ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value)) };
+                    self.add_field(a.clone(), format!("ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")", lua_escape(&b.name)));
                 }
             }
             Ty::Bytes(len) | Ty::Str(len) => {
@@ -621,6 +615,10 @@ impl<'p> Gen<'p> {
         if let Role::Checksum(_) = f.role {
             c.line(format!("local cs_item_{} = item", f.name));
         }
+        for (cond, message) in &f.warnings {
+            let e = self.expr(cond);
+            c.line(format!("if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end", lua_escape(message)));
+        }
         match (&f.role, f.max) {
             (Role::Const(k), _) => {
                 c.open(format!("if {target} ~= {k:#X} then").replace("0X", "0x"));
@@ -640,6 +638,188 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
+    /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
+    /// the bytes it touches with its decoded value.
+    #[allow(clippy::too_many_arguments)]
+    fn value_bits(&mut self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = f.name.clone();
+        let need = |c: &mut Code, w: String| {
+            c.line(format!("if limit - offset < {w} then return truncated_bits({tree}, tvb, offset, \"{name}\", {w}, limit - offset) end"));
+        };
+        let int = |c: &mut Code, it: &IntTy| {
+            need(c, it.bits.to_string());
+            c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
+            if it.signed {
+                c.line(format!("if val >= {} then val = val - {} end", 1u64 << (it.bits - 1), 1u128 << it.bits));
+            }
+            c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)", it.bits));
+            c.line(format!("{target} = val"));
+            c.line(format!("offset = offset + {}", it.bits));
+        };
+        match ty {
+            Ty::Int(it) => {
+                if it.bits > 32 {
+                    return Err(Unsupported(format!("'{name}': integers wider than 32 bits in bit streams are not generated for Lua yet")));
+                }
+                int(c, it)
+            }
+            Ty::Bool => {
+                need(c, "1".into());
+                c.line("val = read_bits(tvb, offset, 1) == 1");
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 1");
+            }
+            Ty::Float { bits: 32, .. } => {
+                need(c, "32".into());
+                c.line("val = f32_from_bits(read_bits(tvb, offset, 32))");
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 32");
+            }
+            Ty::Float { .. } => return Err(Unsupported(format!("'{name}': only f32 is generated for bit streams in Lua yet"))),
+            Ty::VarInt(VarInt::Leb128) => {
+                c.line("val, n = read_leb128(tvb, offset, limit)");
+                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"));
+                c.line(format!("{target} = val:tonumber()"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(_) => return Err(Unsupported(format!("'{name}': this varint is not generated for Lua yet"))),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                int(c, &e.repr);
+                let (expert, what) = if e.closed { ("E.invalid", "is not allowed") } else { ("E.unknown", "is not named by the schema") };
+                c.line(format!("if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end", e.name));
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                int(c, &fl.repr);
+                let w = fl.repr.bits;
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    c.line(format!("item:add(F[\"{a}\"], bit_range(tvb, offset - {w}, {w}), has_bit(val, {}))", b.value));
+                }
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                match len {
+                    Len::Expr(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                    }
+                    Len::Rest | Len::Natural => c.line("n = floor((limit - offset) / 8)"),
+                    Len::Prefix(it) => {
+                        int(c, it);
+                        c.line(format!("n = {target}"));
+                    }
+                }
+                c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
+                if matches!(ty, Ty::Str(_)) {
+                    c.line("val = read_bit_bytes(tvb, offset, n)");
+                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"));
+                    c.line(format!("{target} = val"));
+                } else {
+                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"));
+                    c.line(format!("{target} = n"));
+                }
+                c.line("offset = offset + 8 * n");
+            }
+            Ty::Bits => {
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"));
+                c.line("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) end");
+                c.line(format!("{target} = limit - offset"));
+                c.line("offset = limit");
+            }
+            Ty::Struct(id, None | Some(Len::Natural)) => {
+                let t = &p.structs[*id].name;
+                c.line(format!("sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {t}\")", naming::label(&name)));
+                c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                c.line("if nxt == nil then return nil end");
+                c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                c.line(format!("{target} = val"));
+                c.line("offset = nxt");
+            }
+            Ty::Struct(..) => return Err(Unsupported(format!("'{name}': structs with a length in bit streams are not generated for Lua yet"))),
+            Ty::Array(elem, count) => {
+                c.line(format!("{target} = {{}}"));
+                match count {
+                    Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
+                    Len::Expr(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                        c.open("for _ = 1, n do");
+                    }
+                    Len::Prefix(it) => {
+                        int(c, it);
+                        c.line(format!("n = {target}"));
+                        c.line(format!("{target} = {{}}"));
+                        c.open("for _ = 1, n do");
+                    }
+                }
+                let item_target = format!("{target}[#{target} + 1]");
+                self.value_bits(c, sid, fi, elem, abbrev, tree, &item_target)?;
+                c.close("end");
+            }
+            Ty::Union(u) => {
+                if !matches!(u.len, Len::Rest | Len::Natural) {
+                    return Err(Unsupported(format!("'{name}': switches with a length in bit streams are not generated for Lua yet")));
+                }
+                let tag = self.expr(&u.on);
+                c.line(format!("local tag_{name} = {tag}"));
+                let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+                    CaseBody::Struct(id) => {
+                        let t = &p.structs[id].name;
+                        c.line(format!("sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")", naming::label(&name)));
+                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                        c.line("if nxt == nil then return nil end");
+                        c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                        c.line(format!("{target} = val"));
+                        c.line("offset = nxt");
+                    }
+                    CaseBody::Bytes => {
+                        c.line(format!("{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"));
+                        c.line("offset = limit");
+                    }
+                    CaseBody::Empty => {}
+                };
+                let mut first = true;
+                for case in &u.cases {
+                    let conds: Vec<String> = case
+                        .values
+                        .iter()
+                        .map(|v| match v {
+                            CaseValue::One(x) => format!("tag_{name} == {x}"),
+                            CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+                        })
+                        .collect();
+                    if !first {
+                        c.depth -= 1;
+                    }
+                    c.open(format!("{} {} then", if first { "if" } else { "elseif" }, conds.join(" or ")));
+                    first = false;
+                    body(c, case.body, &case.variant);
+                }
+                if !first {
+                    c.depth -= 1;
+                    c.open("else");
+                }
+                match u.default {
+                    Some(b) => body(c, b, &u.default_variant),
+                    None => {
+                        c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+                        c.line("return nil");
+                    }
+                }
+                if !first {
+                    c.close("end");
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads one value of `ty` into `target`, adding it to `tree`.
     #[allow(clippy::too_many_arguments)]
     fn value(
@@ -652,6 +832,9 @@ impl<'p> Gen<'p> {
         tree: &str,
         target: &str,
     ) -> Result<(), Unsupported> {
+        if self.p.layout == Layout::LsbBits {
+            return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
+        }
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
@@ -692,7 +875,8 @@ impl<'p> Gen<'p> {
                 scalar(c, n, *endian, format!("{le}float()"));
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::VarInt(_) => return Err(Unsupported("variable-length integers".into())),
+            Ty::VarInt(_) => return Err(Unsupported("variable-length integers in byte layouts are not generated for Lua yet".into())),
+            Ty::Bits => return Err(Unsupported("'bits' belongs to bit-stream layouts".into())),
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 let n = e.repr.bytes();

@@ -4,9 +4,11 @@
 #![allow(clippy::unnecessary_cast)]
 #[allow(unused_imports)]
 use crate::runtime::{
-    self, fit, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    FieldNote, Reader, Value, Writer,
+    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, FieldNote, Value,
 };
+use crate::runtime::{Reader, Writer};
+
 #[allow(unused_imports)]
 use std::borrow::Cow;
 
@@ -345,14 +347,14 @@ impl<'a> Message<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -364,7 +366,7 @@ impl<'a> Message<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -525,14 +527,14 @@ impl<'a> UserMessage<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -544,7 +546,7 @@ impl<'a> UserMessage<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -606,14 +608,14 @@ impl<'a> ReliableUserMessage<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -625,7 +627,7 @@ impl<'a> ReliableUserMessage<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -707,14 +709,14 @@ impl<'a> Ack {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -726,7 +728,7 @@ impl<'a> Ack {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -787,14 +789,14 @@ impl<'a> AckExtra {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -806,7 +808,7 @@ impl<'a> AckExtra {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -878,14 +880,14 @@ impl<'a> Connect<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -897,7 +899,7 @@ impl<'a> Connect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -944,14 +946,14 @@ impl<'a> Reject<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -963,7 +965,7 @@ impl<'a> Reject<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1026,14 +1028,14 @@ impl<'a> Heartbeat {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1045,7 +1047,7 @@ impl<'a> Heartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1071,13 +1073,14 @@ impl<'a> Heartbeat {
                 }
                 other => {
                     return Err(
-                        DecodeError::new(
-                            "form",
-                            r.pos(),
-                            DecodeErrorKind::UnknownValue {
-                                value: other as u64,
-                            },
-                        ),
+                        r
+                            .error(
+                                "form",
+                                r.pos(),
+                                DecodeErrorKind::UnknownValue {
+                                    value: other as u64,
+                                },
+                            ),
                     );
                 }
             };
@@ -1118,14 +1121,14 @@ impl<'a> ClientHeartbeat {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1137,7 +1140,7 @@ impl<'a> ClientHeartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1190,14 +1193,14 @@ impl<'a> ServerHeartbeat {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1209,7 +1212,7 @@ impl<'a> ServerHeartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1259,14 +1262,14 @@ impl<'a> Disconnect<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1278,7 +1281,7 @@ impl<'a> Disconnect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1335,14 +1338,14 @@ impl<'a> ServerDisconnect<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1354,7 +1357,7 @@ impl<'a> ServerDisconnect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1412,14 +1415,14 @@ impl<'a> ClientId {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1431,7 +1434,7 @@ impl<'a> ClientId {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }

@@ -4,9 +4,11 @@
 #![allow(clippy::unnecessary_cast)]
 #[allow(unused_imports)]
 use crate::runtime::{
-    self, fit, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    FieldNote, Reader, Value, Writer,
+    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, FieldNote, Value,
 };
+use crate::runtime::{Reader, Writer};
+
 #[allow(unused_imports)]
 use std::borrow::Cow;
 
@@ -316,14 +318,14 @@ impl<'a> Packet<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -335,7 +337,7 @@ impl<'a> Packet<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -353,14 +355,15 @@ impl<'a> Packet<'a> {
         };
         if magic as u64 != 53710 {
             return Err(
-                DecodeError::new(
-                    "magic",
-                    magic_at,
-                    DecodeErrorKind::BadConst {
-                        expected: 53710,
-                        found: magic as u64,
-                    },
-                ),
+                r
+                    .error(
+                        "magic",
+                        magic_at,
+                        DecodeErrorKind::BadConst {
+                            expected: 53710,
+                            found: magic as u64,
+                        },
+                    ),
             );
         }
         let command_at = r.pos();
@@ -489,14 +492,15 @@ impl<'a> Packet<'a> {
                 );
             if computed != checksum as u64 {
                 return Err(
-                    DecodeError::new(
-                        "checksum",
-                        checksum_at,
-                        DecodeErrorKind::BadChecksum {
-                            stored: checksum as u64,
-                            computed,
-                        },
-                    ),
+                    r
+                        .error(
+                            "checksum",
+                            checksum_at,
+                            DecodeErrorKind::BadChecksum {
+                                stored: checksum as u64,
+                                computed,
+                            },
+                        ),
                 );
             }
             r.insert_note(
@@ -623,14 +627,14 @@ impl<'a> ReqLogin<'a> {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -642,7 +646,7 @@ impl<'a> ReqLogin<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -660,14 +664,15 @@ impl<'a> ReqLogin<'a> {
         };
         if username_len as u64 > 32 {
             return Err(
-                DecodeError::new(
-                    "username_len",
-                    username_len_at,
-                    DecodeErrorKind::TooLarge {
-                        value: username_len as u64,
-                        max: 32,
-                    },
-                ),
+                r
+                    .error(
+                        "username_len",
+                        username_len_at,
+                        DecodeErrorKind::TooLarge {
+                            value: username_len as u64,
+                            max: 32,
+                        },
+                    ),
             );
         }
         let username_at = r.pos();
@@ -675,7 +680,7 @@ impl<'a> ReqLogin<'a> {
             let n = r.length(username_len as i128, "username")?;
             let at = r.pos();
             let v = r.str(n, "username")?;
-            r.note("rtype.req_login.username", at, Value::Str(v));
+            r.note("rtype.req_login.username", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let version_at = r.pos();
@@ -741,14 +746,14 @@ impl<'a> ResLogin {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -760,7 +765,7 @@ impl<'a> ResLogin {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -831,14 +836,14 @@ impl<'a> ReqJoinRoom {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -850,7 +855,7 @@ impl<'a> ReqJoinRoom {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -893,14 +898,14 @@ impl<'a> CInput {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -912,7 +917,7 @@ impl<'a> CInput {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -976,14 +981,14 @@ impl<'a> SEntityState {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -995,7 +1000,7 @@ impl<'a> SEntityState {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
@@ -1047,14 +1052,14 @@ impl<'a> EntityState {
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false);
         let v = Self::read(&mut r)?;
-        r.unlimit(bytes.len(), "")?;
+        r.finish()?;
         Ok(v)
     }
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.unlimit(bytes.len(), "").map(|_| v));
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
     /// Encodes into a new buffer, filling in the derived fields.
@@ -1066,7 +1071,7 @@ impl<'a> EntityState {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer { buf: out });
+        let result = self.write(&mut Writer::new(out));
         if result.is_err() {
             out.truncate(before);
         }
