@@ -414,7 +414,7 @@ impl<'a> BitReader<'a> {
     /// `n` whole bytes: borrowed when byte-aligned, realigned (copied) otherwise.
     pub(crate) fn bytes(&mut self, n: usize, field: &'static str) -> Result<std::borrow::Cow<'a, [u8]>, DecodeError> {
         self.need(n * 8, field)?;
-        if self.pos % 8 == 0 {
+        if self.pos & 7 == 0 {
             let start = self.pos / 8;
             self.pos += n * 8;
             return Ok(std::borrow::Cow::Borrowed(&self.buf[start..start + n]));
@@ -441,7 +441,7 @@ impl<'a> BitReader<'a> {
     /// Every bit left in the current scope (including the final zero padding).
     pub(crate) fn rest(&mut self, field: &'static str) -> Result<BitString<'a>, DecodeError> {
         let bits = self.remaining();
-        let bytes = if self.pos % 8 == 0 && self.end % 8 == 0 {
+        let bytes = if self.pos & 7 == 0 && self.end & 7 == 0 {
             let start = self.pos / 8;
             self.pos = self.end;
             std::borrow::Cow::Borrowed(&self.buf[start..self.end / 8])
@@ -555,7 +555,7 @@ impl<'o> BitWriter<'o> {
     #[inline]
     pub(crate) fn bits(&mut self, v: u64, n: u32) {
         let n = n as usize;
-        if self.bits % 8 == 0 && n % 8 == 0 {
+        if self.bits & 7 == 0 && n & 7 == 0 {
             self.buf.extend_from_slice(&v.to_le_bytes()[..n / 8]);
             self.bits += n;
             return;
@@ -573,7 +573,7 @@ impl<'o> BitWriter<'o> {
     }
 
     pub(crate) fn put(&mut self, bytes: &[u8]) {
-        if self.bits % 8 == 0 {
+        if self.bits & 7 == 0 {
             self.buf.extend_from_slice(bytes);
             self.bits += bytes.len() * 8;
         } else {

@@ -202,7 +202,10 @@ pub enum VarInt {
 pub enum Ty {
     Int(IntTy),
     Bool,
-    Float { bits: u32, endian: Endian },
+    Float {
+        bits: u32,
+        endian: Endian,
+    },
     VarInt(VarInt),
     Enum(EnumId),
     Flags(FlagsId),

@@ -612,8 +612,15 @@ impl<'f> Validator<'f> {
             .iter()
             .enumerate()
             .map(|(k, w)| {
-                let s = Scope { struct_id: sid, visible: index + 1, yaml_path: &format!("{fp}.warn.{k}.if") };
-                (self.expr_of(&s, &w.condition, ExprTy::Bool), w.message.clone())
+                let s = Scope {
+                    struct_id: sid,
+                    visible: index + 1,
+                    yaml_path: &format!("{fp}.warn.{k}.if"),
+                };
+                (
+                    self.expr_of(&s, &w.condition, ExprTy::Bool),
+                    w.message.clone(),
+                )
             })
             .collect();
         Field {
@@ -682,10 +689,18 @@ impl<'f> Validator<'f> {
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Bits => {
                 if layout != Layout::LsbBits {
-                    self.error(&tp, "'bits' is the rest of a bit stream", Some("use 'bytes' in a byte-aligned layout".into()));
+                    self.error(
+                        &tp,
+                        "'bits' is the rest of a bit stream",
+                        Some("use 'bytes' in a byte-aligned layout".into()),
+                    );
                 }
                 if f.length.is_some() || f.prefix.is_some() {
-                    self.error(&tp, "a 'bits' field runs to the end of its scope; it takes no length", None);
+                    self.error(
+                        &tp,
+                        "a 'bits' field runs to the end of its scope; it takes no length",
+                        None,
+                    );
                 }
                 Ty::Bits
             }

@@ -5,6 +5,7 @@ use crate::{from_json, to_json, unknown_type};
 /// Every schema: (name, title, type names).
 pub const SCHEMAS: &[(&str, &str, &[&str])] = &[
     ("riptide_2_0", "Riptide 2.0", &["Message", "UserMessage", "ReliableUserMessage", "Ack", "AckExtra", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
+    ("riptide_2_1", "Riptide 2.1", &["Message", "UserMessage", "ReliableUserMessage", "Notify", "Ack", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
     ("rtype", "R-Type Protocol", &["Packet", "ReqLogin", "ResLogin", "ReqJoinRoom", "CInput", "SEntityState", "EntityState"]),
 ];
 
@@ -25,6 +26,22 @@ pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json
             "Disconnect" => to_json(riptide_2_0::Disconnect::decode(bytes).map_err(|e| e.to_string())?),
             "ServerDisconnect" => to_json(riptide_2_0::ServerDisconnect::decode(bytes).map_err(|e| e.to_string())?),
             "ClientId" => to_json(riptide_2_0::ClientId::decode(bytes).map_err(|e| e.to_string())?),
+            other => Err(unknown_type(other)),
+        },
+        "riptide_2_1" => match ty.unwrap_or("Message") {
+            "Message" => to_json(riptide_2_1::Message::decode(bytes).map_err(|e| e.to_string())?),
+            "UserMessage" => to_json(riptide_2_1::UserMessage::decode(bytes).map_err(|e| e.to_string())?),
+            "ReliableUserMessage" => to_json(riptide_2_1::ReliableUserMessage::decode(bytes).map_err(|e| e.to_string())?),
+            "Notify" => to_json(riptide_2_1::Notify::decode(bytes).map_err(|e| e.to_string())?),
+            "Ack" => to_json(riptide_2_1::Ack::decode(bytes).map_err(|e| e.to_string())?),
+            "Connect" => to_json(riptide_2_1::Connect::decode(bytes).map_err(|e| e.to_string())?),
+            "Reject" => to_json(riptide_2_1::Reject::decode(bytes).map_err(|e| e.to_string())?),
+            "Heartbeat" => to_json(riptide_2_1::Heartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "ClientHeartbeat" => to_json(riptide_2_1::ClientHeartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "ServerHeartbeat" => to_json(riptide_2_1::ServerHeartbeat::decode(bytes).map_err(|e| e.to_string())?),
+            "Disconnect" => to_json(riptide_2_1::Disconnect::decode(bytes).map_err(|e| e.to_string())?),
+            "ServerDisconnect" => to_json(riptide_2_1::ServerDisconnect::decode(bytes).map_err(|e| e.to_string())?),
+            "ClientId" => to_json(riptide_2_1::ClientId::decode(bytes).map_err(|e| e.to_string())?),
             other => Err(unknown_type(other)),
         },
         "rtype" => match ty.unwrap_or("Packet") {
@@ -58,6 +75,22 @@ pub fn encode(schema: &str, ty: Option<&str>, json: &str) -> Result<Vec<u8>, Str
             "Disconnect" => from_json::<riptide_2_0::Disconnect>(json)?.encode().map_err(|e| e.to_string()),
             "ServerDisconnect" => from_json::<riptide_2_0::ServerDisconnect>(json)?.encode().map_err(|e| e.to_string()),
             "ClientId" => from_json::<riptide_2_0::ClientId>(json)?.encode().map_err(|e| e.to_string()),
+            other => Err(unknown_type(other)),
+        },
+        "riptide_2_1" => match ty.unwrap_or("Message") {
+            "Message" => from_json::<riptide_2_1::Message>(json)?.encode().map_err(|e| e.to_string()),
+            "UserMessage" => from_json::<riptide_2_1::UserMessage>(json)?.encode().map_err(|e| e.to_string()),
+            "ReliableUserMessage" => from_json::<riptide_2_1::ReliableUserMessage>(json)?.encode().map_err(|e| e.to_string()),
+            "Notify" => from_json::<riptide_2_1::Notify>(json)?.encode().map_err(|e| e.to_string()),
+            "Ack" => from_json::<riptide_2_1::Ack>(json)?.encode().map_err(|e| e.to_string()),
+            "Connect" => from_json::<riptide_2_1::Connect>(json)?.encode().map_err(|e| e.to_string()),
+            "Reject" => from_json::<riptide_2_1::Reject>(json)?.encode().map_err(|e| e.to_string()),
+            "Heartbeat" => from_json::<riptide_2_1::Heartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "ClientHeartbeat" => from_json::<riptide_2_1::ClientHeartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "ServerHeartbeat" => from_json::<riptide_2_1::ServerHeartbeat>(json)?.encode().map_err(|e| e.to_string()),
+            "Disconnect" => from_json::<riptide_2_1::Disconnect>(json)?.encode().map_err(|e| e.to_string()),
+            "ServerDisconnect" => from_json::<riptide_2_1::ServerDisconnect>(json)?.encode().map_err(|e| e.to_string()),
+            "ClientId" => from_json::<riptide_2_1::ClientId>(json)?.encode().map_err(|e| e.to_string()),
             other => Err(unknown_type(other)),
         },
         "rtype" => match ty.unwrap_or("Packet") {

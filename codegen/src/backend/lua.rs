@@ -70,8 +70,12 @@ struct HeuristicDef {
 }
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
-    if p.layout == Layout::LsbBits && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some()) {
-        return Err(Unsupported("heuristics over bit-stream layouts are not generated yet".into()));
+    if p.layout == Layout::LsbBits
+        && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
+    {
+        return Err(Unsupported(
+            "heuristics over bit-stream layouts are not generated yet".into(),
+        ));
     }
     let mut g = Gen {
         p,
@@ -403,9 +407,21 @@ impl<'p> Gen<'p> {
                     "the Lua backend does not support f{bits} yet"
                 )))
             }
-            Ty::VarInt(VarInt::Leb128) => self.add_field(abbrev.into(), format!("ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")")),
-            Ty::VarInt(_) => return Err(Unsupported("the Lua backend does not support this variable-length integer yet".into())),
-            Ty::Bits => self.add_field(abbrev.into(), format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")")),
+            Ty::VarInt(VarInt::Leb128) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "the Lua backend does not support this variable-length integer yet".into(),
+                ))
+            }
+            Ty::Bits => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
+            ),
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 self.add_field(
@@ -432,8 +448,18 @@ impl<'p> Gen<'p> {
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));
-                    let (width, mask) = if bits { ("base.NONE".to_string(), "nil".to_string()) } else { ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value)) };
-                    self.add_field(a.clone(), format!("ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")", lua_escape(&b.name)));
+                    let (width, mask) = if bits {
+                        ("base.NONE".to_string(), "nil".to_string())
+                    } else {
+                        ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value))
+                    };
+                    self.add_field(
+                        a.clone(),
+                        format!(
+                            "ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")",
+                            lua_escape(&b.name)
+                        ),
+                    );
                 }
             }
             Ty::Bytes(len) | Ty::Str(len) => {
@@ -617,7 +643,10 @@ impl<'p> Gen<'p> {
         }
         for (cond, message) in &f.warnings {
             let e = self.expr(cond);
-            c.line(format!("if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end", lua_escape(message)));
+            c.line(format!(
+                "if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end",
+                lua_escape(message)
+            ));
         }
         match (&f.role, f.max) {
             (Role::Const(k), _) => {
@@ -641,7 +670,16 @@ impl<'p> Gen<'p> {
     /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
     /// the bytes it touches with its decoded value.
     #[allow(clippy::too_many_arguments)]
-    fn value_bits(&mut self, c: &mut Code, sid: StructId, fi: usize, ty: &Ty, abbrev: &str, tree: &str, target: &str) -> Result<(), Unsupported> {
+    fn value_bits(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = f.name.clone();
@@ -652,9 +690,16 @@ impl<'p> Gen<'p> {
             need(c, it.bits.to_string());
             c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
             if it.signed {
-                c.line(format!("if val >= {} then val = val - {} end", 1u64 << (it.bits - 1), 1u128 << it.bits));
+                c.line(format!(
+                    "if val >= {} then val = val - {} end",
+                    1u64 << (it.bits - 1),
+                    1u128 << it.bits
+                ));
             }
-            c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)", it.bits));
+            c.line(format!(
+                "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)",
+                it.bits
+            ));
             c.line(format!("{target} = val"));
             c.line(format!("offset = offset + {}", it.bits));
         };
@@ -668,30 +713,48 @@ impl<'p> Gen<'p> {
             Ty::Bool => {
                 need(c, "1".into());
                 c.line("val = read_bits(tvb, offset, 1) == 1");
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"));
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
+                ));
                 c.line(format!("{target} = val"));
                 c.line("offset = offset + 1");
             }
             Ty::Float { bits: 32, .. } => {
                 need(c, "32".into());
                 c.line("val = f32_from_bits(read_bits(tvb, offset, 32))");
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"));
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
+                ));
                 c.line(format!("{target} = val"));
                 c.line("offset = offset + 32");
             }
-            Ty::Float { .. } => return Err(Unsupported(format!("'{name}': only f32 is generated for bit streams in Lua yet"))),
+            Ty::Float { .. } => {
+                return Err(Unsupported(format!(
+                    "'{name}': only f32 is generated for bit streams in Lua yet"
+                )))
+            }
             Ty::VarInt(VarInt::Leb128) => {
                 c.line("val, n = read_leb128(tvb, offset, limit)");
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"));
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                ));
                 c.line(format!("{target} = val:tonumber()"));
                 c.line("offset = offset + n");
             }
-            Ty::VarInt(_) => return Err(Unsupported(format!("'{name}': this varint is not generated for Lua yet"))),
+            Ty::VarInt(_) => {
+                return Err(Unsupported(format!(
+                    "'{name}': this varint is not generated for Lua yet"
+                )))
+            }
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 int(c, &e.repr);
-                let (expert, what) = if e.closed { ("E.invalid", "is not allowed") } else { ("E.unknown", "is not named by the schema") };
+                let (expert, what) = if e.closed {
+                    ("E.invalid", "is not allowed")
+                } else {
+                    ("E.unknown", "is not named by the schema")
+                };
                 c.line(format!("if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end", e.name));
             }
             Ty::Flags(id) => {
@@ -700,7 +763,10 @@ impl<'p> Gen<'p> {
                 let w = fl.repr.bits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
-                    c.line(format!("item:add(F[\"{a}\"], bit_range(tvb, offset - {w}, {w}), has_bit(val, {}))", b.value));
+                    c.line(format!(
+                        "item:add(F[\"{a}\"], bit_range(tvb, offset - {w}, {w}), has_bit(val, {}))",
+                        b.value
+                    ));
                 }
             }
             Ty::Bytes(len) | Ty::Str(len) => {
@@ -718,30 +784,45 @@ impl<'p> Gen<'p> {
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
                 if matches!(ty, Ty::Str(_)) {
                     c.line("val = read_bit_bytes(tvb, offset, n)");
-                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"));
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
+                    ));
                     c.line(format!("{target} = val"));
                 } else {
-                    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"));
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"
+                    ));
                     c.line(format!("{target} = n"));
                 }
                 c.line("offset = offset + 8 * n");
             }
             Ty::Bits => {
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"));
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
+                ));
                 c.line("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) end");
                 c.line(format!("{target} = limit - offset"));
                 c.line("offset = limit");
             }
             Ty::Struct(id, None | Some(Len::Natural)) => {
                 let t = &p.structs[*id].name;
-                c.line(format!("sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {t}\")", naming::label(&name)));
-                c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                c.line(format!(
+                    "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {t}\")",
+                    naming::label(&name)
+                ));
+                c.line(format!(
+                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                ));
                 c.line("if nxt == nil then return nil end");
                 c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
                 c.line(format!("{target} = val"));
                 c.line("offset = nxt");
             }
-            Ty::Struct(..) => return Err(Unsupported(format!("'{name}': structs with a length in bit streams are not generated for Lua yet"))),
+            Ty::Struct(..) => {
+                return Err(Unsupported(format!(
+                    "'{name}': structs with a length in bit streams are not generated for Lua yet"
+                )))
+            }
             Ty::Array(elem, count) => {
                 c.line(format!("{target} = {{}}"));
                 match count {
@@ -771,15 +852,22 @@ impl<'p> Gen<'p> {
                 let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
                     CaseBody::Struct(id) => {
                         let t = &p.structs[id].name;
-                        c.line(format!("sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")", naming::label(&name)));
-                        c.line(format!("nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                        c.line(format!(
+                            "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")",
+                            naming::label(&name)
+                        ));
+                        c.line(format!(
+                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                        ));
                         c.line("if nxt == nil then return nil end");
                         c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
                         c.line(format!("{target} = val"));
                         c.line("offset = nxt");
                     }
                     CaseBody::Bytes => {
-                        c.line(format!("{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"));
+                        c.line(format!(
+                            "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
+                        ));
                         c.line("offset = limit");
                     }
                     CaseBody::Empty => {}
@@ -791,13 +879,19 @@ impl<'p> Gen<'p> {
                         .iter()
                         .map(|v| match v {
                             CaseValue::One(x) => format!("tag_{name} == {x}"),
-                            CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+                            CaseValue::Range(lo, hi) => {
+                                format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
+                            }
                         })
                         .collect();
                     if !first {
                         c.depth -= 1;
                     }
-                    c.open(format!("{} {} then", if first { "if" } else { "elseif" }, conds.join(" or ")));
+                    c.open(format!(
+                        "{} {} then",
+                        if first { "if" } else { "elseif" },
+                        conds.join(" or ")
+                    ));
                     first = false;
                     body(c, case.body, &case.variant);
                 }
@@ -875,7 +969,11 @@ impl<'p> Gen<'p> {
                 scalar(c, n, *endian, format!("{le}float()"));
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::VarInt(_) => return Err(Unsupported("variable-length integers in byte layouts are not generated for Lua yet".into())),
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "variable-length integers in byte layouts are not generated for Lua yet".into(),
+                ))
+            }
             Ty::Bits => return Err(Unsupported("'bits' belongs to bit-stream layouts".into())),
             Ty::Enum(id) => {
                 let e = &p.enums[*id];

@@ -939,7 +939,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let n = note(quote! { Value::I(v) });
                 quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
             }
-            Ty::VarInt(_) => return Err(Unsupported("Rabbit and Riptide 2.0 length varints are not generated yet".into())),
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "Rabbit and Riptide 2.0 length varints are not generated yet".into(),
+                ))
+            }
             Ty::Bits => {
                 let n = note(quote! { Value::Bytes(r.touched(at)) });
                 quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
@@ -1171,7 +1175,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let put = write_int(&it, lit_u64(*c).into_token(), nm, self.bits());
                 quote! { let #at = w.len(); let #local = #c; #put }
             }
-            Role::Checksum(_) if self.bits() => return Err(Unsupported("checksums in bit-stream layouts are not generated yet".into())),
+            Role::Checksum(_) if self.bits() => {
+                return Err(Unsupported(
+                    "checksums in bit-stream layouts are not generated yet".into(),
+                ))
+            }
             Role::Checksum(_) => {
                 let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
                 quote! { let #at = w.len(); w.put(&[0u8; #n]); }
@@ -1306,7 +1314,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
             Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
-            Ty::VarInt(_) => return Err(Unsupported("Rabbit and Riptide 2.0 length varints are not generated yet".into())),
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "Rabbit and Riptide 2.0 length varints are not generated yet".into(),
+                ))
+            }
             Ty::Bits => quote! { w.put_bits(#v); },
             Ty::Bytes(len) | Ty::Str(len) => {
                 let bytes = if matches!(ty, Ty::Str(_)) {
@@ -1681,7 +1693,11 @@ fn uint_bytes(v: TokenStream, it: &IntTy) -> TokenStream {
 /// type).
 fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> TokenStream {
     let width = it.bits;
-    let mask = lit_u64(if width == 64 { u64::MAX } else { (1u64 << width) - 1 });
+    let mask = lit_u64(if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    });
     if bits && it.is_native() {
         return if it.signed {
             quote! { w.bits((#v as i64 as u64) & #mask, #width); }
@@ -1694,7 +1710,11 @@ fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> TokenStream {
         return quote! { w.put(&#put); };
     }
     let put = uint_bytes(quote! { raw }, it);
-    let put_raw = if bits { quote! { w.bits(raw, #width); } } else { quote! { w.put(&#put); } };
+    let put_raw = if bits {
+        quote! { w.bits(raw, #width); }
+    } else {
+        quote! { w.put(&#put); }
+    };
     if it.signed {
         let min = -(1i64 << (it.bits - 1));
         let max = (1i64 << (it.bits - 1)) - 1;
