@@ -220,7 +220,7 @@ fn sixty_four_bit_message_ids_survive() {
         payload: bits(&[], 0),
     }));
     let bytes = m.encode().unwrap();
-    assert_eq!(bytes.len(), (4 + 16 + 80 + 7) / 8);
+    assert_eq!(bytes.len(), (4 + 16 + 80usize).div_ceil(8));
     let back = Message::decode(&bytes).unwrap();
     assert_eq!(
         back,
@@ -238,7 +238,7 @@ fn random_bits(rng: &mut Rng, pad_to: usize) -> BitString<'static> {
     let whole = rng.below(6) as usize;
     let n = whole * 8 + (8 - pad_to % 8) % 8;
     let mut bytes = rng.bytes(n.div_ceil(8));
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         let last = bytes.len() - 1;
         bytes[last] &= (1u8 << (n % 8)) - 1;
     }
