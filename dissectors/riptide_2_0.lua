@@ -286,25 +286,25 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   local v = {}
   local item, n, sub, nxt, val, range
   -- form
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "form", n, limit - offset) end
   local tag_form = (limit - offset)
   if tag_form == 3 then
-    sub = tree:add(tvb(offset, n), "Form: Client")
-    nxt, val = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Form: Client")
+    nxt, val = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("form: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.form = val
+    offset = nxt
   elseif tag_form == 1 then
-    sub = tree:add(tvb(offset, n), "Form: Server")
-    nxt, val = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Form: Server")
+    nxt, val = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("form: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.form = val
+    offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
+    return nil
   end
-  offset = offset + n
   return offset, v
 end
 
@@ -337,19 +337,16 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
   local v = {}
   local item, n, sub, nxt, val, range
   -- form
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "form", n, limit - offset) end
   local tag_form = (limit - offset)
   if tag_form == 0 then
-    if n > 0 then tree:add_proto_expert_info(E.length, string.format("form: %d bytes where none were expected", n)) end
   else
-    sub = tree:add(tvb(offset, n), "Form: Server")
-    nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Form: Server")
+    nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("form: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.form = val
+    offset = nxt
   end
-  offset = offset + n
   return offset, v
 end
 
@@ -407,80 +404,89 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   if VS_HeaderKind[v.header] == nil then item:add_proto_expert_info(E.unknown, string.format("header %d is not named by the schema", v.header)) end
   offset = offset + 1
   -- body: The layout of this kind of message.
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   local tag_body = v.header
   if tag_body == 0 then
-    sub = tree:add(tvb(offset, n), "Body: Unreliable")
-    nxt, val = dissect_UserMessage(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Unreliable")
+    nxt, val = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 1 then
-    sub = tree:add(tvb(offset, n), "Body: Ack")
-    nxt, val = dissect_Ack(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Ack")
+    nxt, val = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 2 then
-    sub = tree:add(tvb(offset, n), "Body: AckExtra")
-    nxt, val = dissect_AckExtra(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: AckExtra")
+    nxt, val = dissect_AckExtra(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 3 then
-    sub = tree:add(tvb(offset, n), "Body: Connect")
-    nxt, val = dissect_Connect(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Connect")
+    nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 4 then
-    sub = tree:add(tvb(offset, n), "Body: Reject")
-    nxt, val = dissect_Reject(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Reject")
+    nxt, val = dissect_Reject(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 5 then
-    sub = tree:add(tvb(offset, n), "Body: Heartbeat")
-    nxt, val = dissect_Heartbeat(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Heartbeat")
+    nxt, val = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 6 then
-    sub = tree:add(tvb(offset, n), "Body: Disconnect")
-    nxt, val = dissect_Disconnect(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Disconnect")
+    nxt, val = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 7 then
-    sub = tree:add(tvb(offset, n), "Body: Reliable")
-    nxt, val = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Reliable")
+    nxt, val = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 8 then
-    sub = tree:add(tvb(offset, n), "Body: Welcome")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: Welcome")
+    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 9 then
-    sub = tree:add(tvb(offset, n), "Body: ClientConnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: ClientConnected")
+    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   elseif tag_body == 10 then
-    sub = tree:add(tvb(offset, n), "Body: ClientDisconnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, offset + n)
+    sub = tree:add(tvb(offset, 0), "Body: ClientDisconnected")
+    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    sub:set_len(nxt - offset)
     v.body = val
+    offset = nxt
   else
-    tree:add(F["riptide_2_0.body"], tvb(offset, n))
-    v.body = n
+    tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))
+    v.body = limit - offset
+    offset = limit
   end
-  offset = offset + n
   return offset, v
 end
 

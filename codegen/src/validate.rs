@@ -477,7 +477,12 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            let len = self.len_of(sid, index, f, fp, endian, false);
+            // Without a length the union is as long as its variant (a `bytes` variant: the rest).
+            let len = if f.length.is_some() || f.prefix.is_some() {
+                self.len_of(sid, index, f, fp, endian, false)
+            } else {
+                Len::Natural
+            };
             Ty::Union(Box::new(self.union(sid, index, sw, &scope("switch"), len)))
         } else if let Some(t) = &f.ty {
             match expr::parse_type(t) {
@@ -1479,7 +1484,15 @@ fn overlaps(a: CaseValue, b: CaseValue) -> bool {
 fn runs_to_end(ty: &Ty) -> bool {
     match ty {
         Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
-        Ty::Union(u) => matches!(u.len, Len::Rest),
+        Ty::Union(u) => {
+            matches!(u.len, Len::Rest)
+                || (matches!(u.len, Len::Natural)
+                    && u.cases
+                        .iter()
+                        .map(|c| c.body)
+                        .chain(u.default)
+                        .any(|b| b == CaseBody::Bytes))
+        }
         _ => false,
     }
 }

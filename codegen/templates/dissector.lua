@@ -44,6 +44,7 @@ end
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
   local first = floor(pos / 8)
+  if w == 0 then return tvb(first, 0) end
   return tvb(first, ceil8(pos + w) - first)
 end
 

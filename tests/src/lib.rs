@@ -331,10 +331,11 @@ pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Resul
         let same = match &e.value {
             Expected::Int(v) => parse_int(&g.show) == Some(*v),
             Expected::Bool(b) => g.show == if *b { "1" } else { "0" },
+            // Wireshark prints floats with 6 significant digits (FLT_DIG) and doubles with 15.
             Expected::Float(f) => g
                 .show
                 .parse::<f64>()
-                .map(|x| x == *f || (x.is_nan() && f.is_nan()))
+                .map(|x| x == *f || (x.is_nan() && f.is_nan()) || (x - f).abs() <= 5e-6 * f.abs())
                 .unwrap_or(false),
             Expected::Bytes(b) => g.value == hex(b),
             Expected::Str(s) => &g.show == s,

@@ -914,6 +914,87 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
+    /// A union as long as its variant (no length): the variant's own size moves `offset`, and a
+    /// `bytes` variant takes the rest of the scope.
+    #[allow(clippy::too_many_arguments)]
+    fn union_natural(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let name = p.structs[sid].fields[fi].name.clone();
+        let tag = self.expr(&u.on);
+        c.line(format!("local tag_{name} = {tag}"));
+        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) => {
+                let t = &p.structs[id].name;
+                c.line(format!(
+                    "sub = {tree}:add(tvb(offset, 0), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                c.line(format!(
+                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                ));
+                c.line("if nxt == nil then return nil end");
+                c.line("sub:set_len(nxt - offset)");
+                c.line(format!("{target} = val"));
+                c.line("offset = nxt");
+            }
+            CaseBody::Bytes => {
+                c.line(format!(
+                    "{tree}:add(F[\"{abbrev}\"], tvb(offset, limit - offset))"
+                ));
+                c.line(format!("{target} = limit - offset"));
+                c.line("offset = limit");
+            }
+            CaseBody::Empty => {}
+        };
+        let mut first = true;
+        for case in &u.cases {
+            let conds: Vec<String> = case
+                .values
+                .iter()
+                .map(|v| match v {
+                    CaseValue::One(x) => format!("tag_{name} == {x}"),
+                    CaseValue::Range(lo, hi) => {
+                        format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
+                    }
+                })
+                .collect();
+            if !first {
+                c.depth -= 1;
+            }
+            c.open(format!(
+                "{} {} then",
+                if first { "if" } else { "elseif" },
+                conds.join(" or ")
+            ));
+            first = false;
+            body(c, case.body, &case.variant);
+        }
+        if !first {
+            c.depth -= 1;
+            c.open("else");
+        }
+        match u.default {
+            Some(b) => body(c, b, &u.default_variant),
+            None => {
+                c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+                c.line("return nil");
+            }
+        }
+        if !first {
+            c.close("end");
+        }
+        Ok(())
+    }
+
     /// Reads one value of `ty` into `target`, adding it to `tree`.
     #[allow(clippy::too_many_arguments)]
     fn value(
@@ -1161,6 +1242,9 @@ impl<'p> Gen<'p> {
     ) -> Result<(), Unsupported> {
         let p = self.p;
         let name = p.structs[sid].fields[fi].name.clone();
+        if matches!(u.len, Len::Natural) {
+            return self.union_natural(c, sid, fi, u, abbrev, tree, target);
+        }
         self.length(c, sid, fi, &u.len, abbrev, tree)?;
         let tag = self.expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));

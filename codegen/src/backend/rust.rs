@@ -1124,7 +1124,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: other as u64 })),
             }),
         }
-        if self.bits() && matches!(u.len, Len::Rest | Len::Natural) {
+        if matches!(u.len, Len::Natural) || (self.bits() && matches!(u.len, Len::Rest)) {
             // The scope already ends where the union does.
             return Ok(quote! { match #on { #(#arms)* } });
         }

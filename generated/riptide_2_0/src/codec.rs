@@ -383,69 +383,51 @@ impl<'a> Message<'a> {
             HeaderKind::from_raw(raw)
         };
         let body_at = r.pos();
-        let body = {
-            let n = r.remaining();
-            let saved = r.limit(n, "body")?;
-            let v = match header.raw() as i128 {
-                0 => {
-                    MessageBody::Unreliable(
-                        UserMessage::read(r).map_err(|e| e.within("body"))?,
-                    )
+        let body = match header.raw() as i128 {
+            0 => {
+                MessageBody::Unreliable(
+                    UserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            1 => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
+            2 => MessageBody::AckExtra(AckExtra::read(r).map_err(|e| e.within("body"))?),
+            3 => MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?),
+            4 => MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?),
+            5 => {
+                MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
+            }
+            6 => {
+                MessageBody::Disconnect(
+                    Disconnect::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            7 => {
+                MessageBody::Reliable(
+                    ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            8 => MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?),
+            9 => {
+                MessageBody::ClientConnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            10 => {
+                MessageBody::ClientDisconnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            _ => {
+                MessageBody::Other {
+                    header,
+                    data: {
+                        let at = r.pos();
+                        let v = r.take(r.remaining(), "body")?;
+                        r.note("riptide_2_0.body", at, Value::Bytes(v));
+                        Cow::Borrowed(v)
+                    },
                 }
-                1 => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
-                2 => {
-                    MessageBody::AckExtra(
-                        AckExtra::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                3 => {
-                    MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
-                }
-                4 => MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?),
-                5 => {
-                    MessageBody::Heartbeat(
-                        Heartbeat::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                6 => {
-                    MessageBody::Disconnect(
-                        Disconnect::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                7 => {
-                    MessageBody::Reliable(
-                        ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                8 => {
-                    MessageBody::Welcome(
-                        ClientId::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                9 => {
-                    MessageBody::ClientConnected(
-                        ClientId::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                10 => {
-                    MessageBody::ClientDisconnected(
-                        ClientId::read(r).map_err(|e| e.within("body"))?,
-                    )
-                }
-                _ => {
-                    MessageBody::Other {
-                        header,
-                        data: {
-                            let at = r.pos();
-                            let v = r.take(r.remaining(), "body")?;
-                            r.note("riptide_2_0.body", at, Value::Bytes(v));
-                            Cow::Borrowed(v)
-                        },
-                    }
-                }
-            };
-            r.unlimit(saved, "body")?;
-            v
+            }
         };
         Ok(Self { body })
     }
@@ -1057,35 +1039,29 @@ impl<'a> Heartbeat {
     pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
-        let form = {
-            let n = r.remaining();
-            let saved = r.limit(n, "form")?;
-            let v = match r.remaining() as i128 {
-                3 => {
-                    HeartbeatForm::Client(
-                        ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                    )
-                }
-                1 => {
-                    HeartbeatForm::Server(
-                        ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                    )
-                }
-                other => {
-                    return Err(
-                        r
-                            .error(
-                                "form",
-                                r.pos(),
-                                DecodeErrorKind::UnknownValue {
-                                    value: other as u64,
-                                },
-                            ),
-                    );
-                }
-            };
-            r.unlimit(saved, "form")?;
-            v
+        let form = match r.remaining() as i128 {
+            3 => {
+                HeartbeatForm::Client(
+                    ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
+            1 => {
+                HeartbeatForm::Server(
+                    ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
+            other => {
+                return Err(
+                    r
+                        .error(
+                            "form",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
+            }
         };
         Ok(Self { form })
     }
@@ -1291,19 +1267,13 @@ impl<'a> Disconnect<'a> {
     pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
-        let form = {
-            let n = r.remaining();
-            let saved = r.limit(n, "form")?;
-            let v = match r.remaining() as i128 {
-                0 => DisconnectForm::Client,
-                _ => {
-                    DisconnectForm::Server(
-                        ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
-                    )
-                }
-            };
-            r.unlimit(saved, "form")?;
-            v
+        let form = match r.remaining() as i128 {
+            0 => DisconnectForm::Client,
+            _ => {
+                DisconnectForm::Server(
+                    ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
         };
         Ok(Self { form })
     }
