@@ -80,6 +80,19 @@ local function read_leb128(tvb, pos, limit)
   end
 end
 
+-- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
+-- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and
+-- the bits it takes, or nil and the bits needed when it runs past `limit`.
+local function read_rabbit(tvb, pos, limit, k)
+  if limit - pos < k then return nil, k end
+  local m = read_bits(tvb, pos, k) + 1
+  if limit - pos - k < 8 * m then return nil, k + 8 * m end
+  if m <= 4 then return read_bits(tvb, pos + k, 8 * m), k + 8 * m end
+  local high = read_bits(tvb, pos + k, 8 * (m - 4))
+  local low = read_bits(tvb, pos + k + 8 * (m - 4), 32)
+  return UInt64(low, high), k + 8 * m
+end
+
 local function f32_from_bits(u)
   local sign = 1
   if u >= 2 ^ 31 then sign, u = -1, u - 2 ^ 31 end

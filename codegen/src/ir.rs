@@ -163,6 +163,8 @@ pub enum Derive {
     CountOf(usize),
     /// Tag of the union field at this index.
     TagOf(usize),
+    /// Presence bit of the optional field at this index (`if: this_field`).
+    PresenceOf(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1049,10 +1049,32 @@ impl<'f> Validator<'f> {
                 derived.push((r, kind, i));
             }
         }
+        // A bool that is the whole condition of exactly one later field is that field's presence
+        // bit: the encoder writes it from the Option.
+        for (i, f) in fields.iter().enumerate() {
+            let Some(r) = f.condition.as_ref().and_then(local_ref) else {
+                continue;
+            };
+            let guards = fields
+                .iter()
+                .filter(|g| g.condition.as_ref().and_then(local_ref) == Some(r))
+                .count();
+            if guards == 1
+                && matches!(fields[r].ty, Ty::Bool)
+                && fields[r].role == Role::Value
+                && fields[r].condition.is_none()
+            {
+                derived.push((r, Derive::PresenceOf(i), i));
+            }
+        }
         for (target, how, by) in derived {
             let t = &fields[target];
             let fp = format!("{yp}.fields.{target}");
-            if !matches!(t.ty, Ty::Int(_) | Ty::Enum(_) | Ty::VarInt(_)) {
+            let fits = match how {
+                Derive::PresenceOf(_) => matches!(t.ty, Ty::Bool),
+                _ => matches!(t.ty, Ty::Int(_) | Ty::Enum(_) | Ty::VarInt(_)),
+            };
+            if !fits {
                 continue;
             }
             if t.condition.is_some() {
@@ -1063,7 +1085,10 @@ impl<'f> Validator<'f> {
                 Role::Value => fields[target].role = Role::Derived(how),
                 Role::Derived(prev) => {
                     let prev_by = match prev {
-                        Derive::LengthOf(j) | Derive::CountOf(j) | Derive::TagOf(j) => *j,
+                        Derive::LengthOf(j)
+                        | Derive::CountOf(j)
+                        | Derive::TagOf(j)
+                        | Derive::PresenceOf(j) => *j,
                     };
                     let name = fields[target].name.clone();
                     let (a, b) = (fields[prev_by].name.clone(), fields[by].name.clone());

@@ -77,9 +77,9 @@ fn frame(rng: &mut Rng) -> Frame<'static> {
         small: (rng.below(32) as i8) - 16,
         dir: Dir(rng.next_u64() as u8),
         temp: (rng.below(4000) as f32 - 2000.0) / 16.0,
-        flag,
         odd: rng.below(1 << 13) as u16,
         big: rng.next_u64() as u32,
+        // `flag` is maybe's presence bit: the encoder writes it from the Option.
         maybe: flag.then(|| rng.below(128) as u8),
         id,
         name: Cow::Owned(name),
@@ -148,7 +148,6 @@ fn layout_by_hand() {
         small: -3,
         dir: Dir::NORTH | Dir::EAST,
         temp: 0.0,
-        flag: false,
         odd: 0,
         big: 0,
         maybe: None,

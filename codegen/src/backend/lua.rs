@@ -413,6 +413,13 @@ impl<'p> Gen<'p> {
                     "ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
                 ),
             ),
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.{}{bits}(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")",
+                    if *signed { "int" } else { "uint" }
+                ),
+            ),
             Ty::VarInt(_) => {
                 return Err(Unsupported(
                     "the Lua backend does not support this variable-length integer yet".into(),
@@ -740,6 +747,28 @@ impl<'p> Gen<'p> {
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
                 c.line(format!("{target} = val:tonumber()"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                if *bits == 64 && *signed {
+                    return Err(Unsupported(format!(
+                        "'{name}': rabbit_i64 is not generated for Lua yet"
+                    )));
+                }
+                let k = match bits {
+                    16 => 1,
+                    32 => 2,
+                    _ => 3,
+                };
+                c.line(format!("val, n = read_rabbit(tvb, offset, limit, {k})"));
+                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n, limit - offset) end"));
+                if *signed {
+                    c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
+                }
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                ));
+                c.line(format!("{target} = val"));
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {

@@ -481,6 +481,10 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             Ty::VarInt(VarInt::Leb128) => quote! { u64 },
             Ty::VarInt(VarInt::ZigZag) => quote! { i64 },
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
+                quote! { #t }
+            }
             Ty::Bits => quote! { BitString<'a> },
             Ty::VarInt(_) => {
                 return Err(Unsupported(
@@ -939,9 +943,24 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let n = note(quote! { Value::I(v) });
                 quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
             }
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                if !self.bits() {
+                    return Err(Unsupported(
+                        "Rabbit varints belong to bit-stream layouts".into(),
+                    ));
+                }
+                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
+                if *signed {
+                    let n = note(quote! { Value::I(v as i64) });
+                    quote! { { let at = r.pos(); let z = r.rabbit(#bits, #nm)?; let v = ((z >> 1) as #t) ^ -((z & 1) as #t); #n v } }
+                } else {
+                    let n = note(quote! { Value::U(v as u64) });
+                    quote! { { let at = r.pos(); let v = r.rabbit(#bits, #nm)? as #t; #n v } }
+                }
+            }
             Ty::VarInt(_) => {
                 return Err(Unsupported(
-                    "Rabbit and Riptide 2.0 length varints are not generated yet".into(),
+                    "Riptide 2.0 array lengths are not generated yet".into(),
                 ))
             }
             Ty::Bits => {
@@ -1190,6 +1209,30 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
                 quote! { let #at = w.len(); let #local = self.#uf.#v(); #put }
             }
+            Role::Derived(Derive::PresenceOf(ti)) => {
+                let tn = ident(&s.fields[*ti].name);
+                let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
+                quote! { let #at = w.len(); let #local = self.#tn.is_some(); #put }
+            }
+            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
+                if matches!(f.ty, Ty::VarInt(_)) =>
+            {
+                let target = &s.fields[*ti];
+                let tn = ident(&target.name);
+                if matches!(target.ty, Ty::Struct(..) | Ty::Union(_)) {
+                    return Err(Unsupported(format!(
+                        "'{nm}': varint lengths of encoded values are not generated yet"
+                    )));
+                }
+                let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
+                let put = self.write_ty(sid, fi, &f.ty, quote! { &#local }, nm)?;
+                let rt = self.rust_ty(sid, fi, &f.ty)?;
+                quote! {
+                    let #at = w.len();
+                    let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
+                    #put
+                }
+            }
             Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) => {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
@@ -1314,9 +1357,22 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
             Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
+            Ty::VarInt(VarInt::Rabbit {
+                bits,
+                signed: false,
+            }) => quote! { w.rabbit(*#v as u64, #bits); },
+            Ty::VarInt(VarInt::Rabbit { bits, signed: true }) => {
+                let shift = bits - 1;
+                let mask = lit_u64(if *bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                });
+                quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
+            }
             Ty::VarInt(_) => {
                 return Err(Unsupported(
-                    "Rabbit and Riptide 2.0 length varints are not generated yet".into(),
+                    "Riptide 2.0 array lengths are not generated yet".into(),
                 ))
             }
             Ty::Bits => quote! { w.put_bits(#v); },
@@ -1611,6 +1667,22 @@ fn merged_values(values: impl Iterator<Item = CaseValue>) -> Vec<CaseValue> {
             }
         })
         .collect()
+}
+
+/// Largest value a varint field holds.
+fn varint_max(ty: &Ty) -> u64 {
+    match ty {
+        Ty::VarInt(VarInt::Rabbit {
+            bits,
+            signed: false,
+        }) if *bits < 64 => (1u64 << bits) - 1,
+        Ty::VarInt(VarInt::Rabbit { bits, signed: true }) if *bits < 64 => (1u64 << (bits - 1)) - 1,
+        Ty::VarInt(VarInt::RiptideLen) => 0x7FFF,
+        Ty::VarInt(VarInt::ZigZag) | Ty::VarInt(VarInt::Rabbit { signed: true, .. }) => {
+            i64::MAX as u64
+        }
+        _ => u64::MAX,
+    }
 }
 
 /// A match pattern for one case value, on the tag as `i128`.

@@ -495,6 +495,24 @@ impl<'a> BitReader<'a> {
         Err(DecodeError::at_bit(field, at, DecodeErrorKind::TooLarge { value: u64::MAX, max: u64::MAX }))
     }
 
+    /// A Rabbit variable-length unsigned integer of a `width`-bit type (16, 32 or 64): the byte
+    /// count minus one in k bits (k = 1, 2, 3), then that many bytes, lowest first. For 64-bit
+    /// values of more than 4 bytes the reference writes the high 32-bit group first.
+    pub(crate) fn rabbit(&mut self, width: u32, field: &'static str) -> Result<u64, DecodeError> {
+        let k = match width {
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        };
+        let m = self.bits(k, field)? as u32 + 1;
+        if m > 4 {
+            let high = self.bits(8 * (m - 4), field)?;
+            let low = self.bits(32, field)?;
+            return Ok(high << 32 | low);
+        }
+        self.bits(8 * m, field)
+    }
+
     /// Ends a limit: what is left must be fewer than 8 zero bits (the padding of the last byte).
     pub(crate) fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
         let left = self.remaining();
@@ -592,6 +610,23 @@ impl<'o> BitWriter<'o> {
                 return;
             }
             self.bits(low | 0x80, 8);
+        }
+    }
+
+    /// A Rabbit variable-length unsigned integer of a `width`-bit type (see [`BitReader::rabbit`]).
+    pub(crate) fn rabbit(&mut self, v: u64, width: u32) {
+        let k = match width {
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        };
+        let m = ((64 - v.leading_zeros()).div_ceil(8)).max(1);
+        self.bits(u64::from(m - 1), k);
+        if m > 4 {
+            self.bits(v >> 32, 8 * (m - 4));
+            self.bits(v & 0xFFFF_FFFF, 32);
+        } else {
+            self.bits(v, 8 * m);
         }
     }
 
