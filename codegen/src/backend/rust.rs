@@ -1225,12 +1225,12 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     )));
                 }
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
-                let put = self.write_ty(sid, fi, &f.ty, quote! { &#local }, nm)?;
+                let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
                 quote! {
                     let #at = w.len();
                     let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
-                    #put
+                    { let v = &#local; #put }
                 }
             }
             Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) => {
