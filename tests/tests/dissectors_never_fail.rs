@@ -1,0 +1,113 @@
+//! Every generated dissector, fed random datagrams (and random TCP segments where the protocol
+//! runs over TCP), reports problems as expert info and never raises a Lua error.
+
+use wiregen_tests::*;
+
+/// (dissector, protocol name, UDP port, TCP port)
+const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
+    ("dissectors/rtype.lua", "rtype", 8080, None),
+    (
+        "dissectors/riptide_2_0.lua",
+        "riptide_2_0",
+        7777,
+        Some(7777),
+    ),
+    (
+        "dissectors/riptide_2_1.lua",
+        "riptide_2_1",
+        7777,
+        Some(7777),
+    ),
+    (
+        "tests/fixture/dissectors/features.lua",
+        "features",
+        7000,
+        None,
+    ),
+    (
+        "tests/fixture/dissectors/bitfeatures.lua",
+        "bitfeatures",
+        7100,
+        None,
+    ),
+    ("tests/fixture/dissectors/rabbit.lua", "rabbit", 7200, None),
+];
+
+#[test]
+fn random_input_never_raises_a_lua_error() {
+    for (k, (lua, proto, udp, tcp)) in DISSECTORS.iter().enumerate() {
+        let mut rng = Rng(0x5eed + k as u64);
+        let datagrams: Vec<Datagram> = (0..300)
+            .map(|i| {
+                // Mostly short inputs, where every early branch of the layouts is reached.
+                let n = if i % 5 == 0 {
+                    rng.below(200)
+                } else {
+                    rng.below(12)
+                } as usize;
+                Datagram {
+                    src_port: 40000,
+                    dst_port: *udp,
+                    payload: rng.bytes(n),
+                }
+            })
+            .collect();
+        let pcap = std::env::temp_dir().join(format!(
+            "wiregen-nofail-{proto}-{}.pcap",
+            std::process::id()
+        ));
+        write_pcap(&pcap, &datagrams);
+        // `dissect` fails the test on a Lua error printed by tshark.
+        let d = dissect(&pcap, &repo_root().join(lua), &[]);
+        for i in 0..datagrams.len() {
+            let internal = format!("{proto}.expert.internal");
+            assert!(
+                !d.experts(i, proto).contains(&internal.as_str()),
+                "{lua}: frame {i} {:02x?}",
+                datagrams[i].payload
+            );
+        }
+        if let Some(port) = tcp {
+            let segments: Vec<Segment> = (0..200)
+                .map(|_| Segment {
+                    src_port: 40001,
+                    dst_port: *port,
+                    payload: rng.bytes_below(40),
+                })
+                .collect();
+            write_tcp_pcap(&pcap, &segments);
+            let d = dissect(&pcap, &repo_root().join(lua), &[]);
+            for i in 0..segments.len() {
+                let internal = format!("{proto}.expert.internal");
+                assert!(
+                    !d.experts(i, proto).contains(&internal.as_str()),
+                    "{lua}: TCP frame {i}"
+                );
+            }
+        }
+        let _ = std::fs::remove_file(pcap);
+    }
+}
+
+#[test]
+fn decoders_never_panic_on_arbitrary_bytes() {
+    let mut rng = Rng(0xdec0de);
+    for _ in 0..20_000 {
+        let n = if rng.below(4) == 0 {
+            rng.below(300)
+        } else {
+            rng.below(16)
+        } as usize;
+        let b = rng.bytes(n);
+        let _ = rtype::Packet::decode(&b);
+        let _ = rtype::Packet::dissect(&b);
+        let _ = riptide_2_0::Message::decode(&b);
+        let _ = riptide_2_1::Message::dissect(&b);
+        let _ = riptide_2_1::tcp::Frames::new(&b).count();
+        let _ = riptide_2_0::tcp::Frames::new(&b).count();
+        let _ = features::Message::dissect(&b);
+        let _ = bitfeatures::Frame::dissect(&b);
+        let _ = rabbit::Envelope::dissect(&b);
+        let _ = rabbit::ServerMessage::decode(&b);
+    }
+}
