@@ -59,12 +59,12 @@ fn random_input_never_raises_a_lua_error() {
         write_pcap(&pcap, &datagrams);
         // `dissect` fails the test on a Lua error printed by tshark.
         let d = dissect(&pcap, &repo_root().join(lua), &[]);
-        for i in 0..datagrams.len() {
-            let internal = format!("{proto}.expert.internal");
+        let internal = format!("{proto}.expert.internal");
+        for (i, datagram) in datagrams.iter().enumerate() {
             assert!(
                 !d.experts(i, proto).contains(&internal.as_str()),
                 "{lua}: frame {i} {:02x?}",
-                datagrams[i].payload
+                datagram.payload
             );
         }
         if let Some(port) = tcp {
