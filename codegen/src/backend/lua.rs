@@ -707,6 +707,16 @@ impl<'p> Gen<'p> {
                 "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)",
                 it.bits
             ));
+            // Where the field starts and ends when that is not a byte boundary.
+            let span = format!(
+                "item:append_text(string.format(\" [bits %d-%d]\", offset, offset + {}))",
+                it.bits - 1
+            );
+            if it.bits % 8 != 0 {
+                c.line(span);
+            } else {
+                c.line(format!("if offset % 8 ~= 0 then {span} end"));
+            }
             c.line(format!("{target} = val"));
             c.line(format!("offset = offset + {}", it.bits));
         };
@@ -723,6 +733,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
                 ));
+                c.line("item:append_text(string.format(\" [bit %d]\", offset))");
                 c.line(format!("{target} = val"));
                 c.line("offset = offset + 1");
             }

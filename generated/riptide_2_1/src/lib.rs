@@ -15,6 +15,4 @@ mod codec;
 mod runtime;
 
 pub use codec::*;
-pub use runtime::{
-    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
-};
+pub use runtime::{BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value};
