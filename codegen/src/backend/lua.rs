@@ -712,7 +712,7 @@ impl<'p> Gen<'p> {
                 "item:append_text(string.format(\" [bits %d-%d]\", offset, offset + {}))",
                 it.bits - 1
             );
-            if it.bits % 8 != 0 {
+            if !it.bits.is_multiple_of(8) {
                 c.line(span);
             } else {
                 c.line(format!("if offset % 8 ~= 0 then {span} end"));
