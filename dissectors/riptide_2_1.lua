@@ -29,6 +29,19 @@ local function irem(a, b)
   return a - idiv(a, b) * b
 end
 
+-- IEEE binary16 bits to a number (Wireshark has no half-float field type).
+local function f16_from_bits(h)
+  local sign = 1
+  if h >= 32768 then sign, h = -1, h - 32768 end
+  local e, m = floor(h / 1024), h % 1024
+  if e == 31 then
+    if m == 0 then return sign * math.huge end
+    return 0 / 0
+  end
+  if e == 0 then return sign * m * 2 ^ -24 end
+  return sign * (1 + m / 1024) * 2 ^ (e - 15)
+end
+
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1

@@ -402,6 +402,7 @@ impl<'p> Gen<'p> {
                 abbrev.into(),
                 format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
             ),
+            Ty::Float { bits: 16, .. } => self.add_field(abbrev.into(), format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")")),
             Ty::Float { bits, .. } => {
                 return Err(Unsupported(format!(
                     "the Lua backend does not support f{bits} yet"
@@ -746,6 +747,13 @@ impl<'p> Gen<'p> {
                 c.line(format!("{target} = val"));
                 c.line("offset = offset + 32");
             }
+            Ty::Float { bits: 16, .. } => {
+                need(c, "16".into());
+                c.line("val = f16_from_bits(read_bits(tvb, offset, 16))");
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 16");
+            }
             Ty::Float { .. } => {
                 return Err(Unsupported(format!(
                     "'{name}': only f32 is generated for bit streams in Lua yet"
@@ -1083,6 +1091,16 @@ impl<'p> Gen<'p> {
             Ty::Bool => {
                 scalar(c, 1, Endian::Big, "uint() ~= 0".into());
                 c.line("offset = offset + 1");
+            }
+            Ty::Float { bits: 16, endian } => {
+                // Wireshark has no half-float field: decode the bits and show the value.
+                let le = if *endian == Endian::Little { "le_" } else { "" };
+                c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
+                c.line("range = tvb(offset, 2)");
+                c.line(format!("val = f16_from_bits(range:{le}uint())"));
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], range, val)"));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 2");
             }
             Ty::Float { bits, endian } => {
                 let n = *bits as usize / 8;

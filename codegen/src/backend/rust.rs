@@ -474,6 +474,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Ty::Bool => quote! { bool },
             Ty::Float { bits: 32, .. } => quote! { f32 },
             Ty::Float { bits: 64, .. } => quote! { f64 },
+            Ty::Float { bits: 16, .. } => quote! { f32 },
             Ty::Float { bits, .. } => {
                 return Err(Unsupported(format!(
                     "the Rust backend does not support f{bits} yet"
@@ -919,6 +920,17 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
                 }
             }
+            Ty::Float { bits: 16, endian } => {
+                let nt = note(quote! { Value::F(v as f64) });
+                let raw = if self.bits() {
+                    quote! { r.bits(16, #nm)? as u16 }
+                } else if *endian == Endian::Big {
+                    quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
+                } else {
+                    quote! { u16::from_le_bytes(r.array::<2>(#nm)?) }
+                };
+                quote! { { let at = r.pos(); let v = runtime::f16_to_f32(#raw); #nt v } }
+            }
             Ty::Float { bits, endian } => {
                 let t = format_ident!("f{}", bits);
                 let n = lit_usize(*bits as usize / 8);
@@ -1328,6 +1340,16 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Ty::Int(it) => write_int(it, v, nm, self.bits()),
             Ty::Bool if self.bits() => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
+            Ty::Float { bits: 16, endian } => {
+                let half = quote! { runtime::f32_to_f16(#v).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: #v as u64, max: 65504 }))? };
+                if self.bits() {
+                    quote! { w.bits(#half as u64, 16); }
+                } else if *endian == Endian::Big {
+                    quote! { w.put(&#half.to_be_bytes()); }
+                } else {
+                    quote! { w.put(&#half.to_le_bytes()); }
+                }
+            }
             Ty::Float { bits, .. } if self.bits() => quote! { w.bits(#v.to_bits() as u64, #bits); },
             Ty::Float { endian, .. } => {
                 if *endian == Endian::Big {
