@@ -250,8 +250,9 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["riptide_2_0.reject.reason"], range)
-  v.reason = range:le_uint()
-  if VS_RejectReason[v.reason] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", v.reason)) end
+  val = range:le_uint()
+  v.reason = val
+  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, with reason Custom.
   n = limit - offset
@@ -331,8 +332,9 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["riptide_2_0.server_disconnect.reason"], range)
-  v.reason = range:le_uint()
-  if VS_DisconnectReason[v.reason] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", v.reason)) end
+  val = range:le_uint()
+  v.reason = val
+  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
   n = limit - offset
@@ -413,8 +415,9 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["riptide_2_0.header"], range)
-  v.header = range:le_uint()
-  if VS_HeaderKind[v.header] == nil then item:add_proto_expert_info(E.unknown, string.format("header %d is not named by the schema", v.header)) end
+  val = range:le_uint()
+  v.header = val
+  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("header %d is not named by the schema", val)) end
   offset = offset + 1
   -- body: The layout of this kind of message.
   local tag_body = v.header

@@ -335,7 +335,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_RejectReason[v.reason] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", v.reason)) end
+  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree:add(F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
@@ -426,7 +426,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_DisconnectReason[v.reason] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", v.reason)) end
+  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   if (v.reason == 80) then item:add_proto_expert_info(E.quirk, "Riptide 2.1 library bug: a stopping server sends the raw bytes 05 05, which read as reason 80; it means ServerStopped") end
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree:add(F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
@@ -554,7 +554,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 3))
   v.header = val
   offset = offset + 4
-  if VS_HeaderKind[v.header] == nil then item:add_proto_expert_info(E.invalid, string.format("header %d is not allowed", v.header)) end
+  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.invalid, string.format("header %d is not allowed", val)) end
   -- body: The layout of this kind of message.
   local tag_body = v.header
   if tag_body == 0 then

@@ -253,7 +253,8 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["rtype.req_login.username_len"], range)
-  v.username_len = range:le_uint()
+  val = range:le_uint()
+  v.username_len = val
   offset = offset + 1
   if v.username_len > 32 then
     item:add_proto_expert_info(E.too_large, string.format("username_len: %d is above the maximum 32", v.username_len))
@@ -383,7 +384,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["rtype.magic"], range)
-  v.magic = range:le_uint()
+  val = range:le_uint()
+  v.magic = val
   offset = offset + 2
   if v.magic ~= 0xD1CE then
     item:add_proto_expert_info(E.bad_const, string.format("magic: expected 0x%x, found 0x%x", 53710, v.magic))
@@ -392,14 +394,16 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["rtype.command"], range)
-  v.command = range:le_uint()
-  if VS_Command[v.command] == nil then item:add_proto_expert_info(E.unknown, string.format("command %d is not named by the schema", v.command)) end
+  val = range:le_uint()
+  v.command = val
+  if VS_Command[val] == nil then item:add_proto_expert_info(E.unknown, string.format("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
   item = tree:add_le(F["rtype.flags"], range)
-  v.flags = range:le_uint()
+  val = range:le_uint()
+  v.flags = val
   item:add_le(F["rtype.flags.reliable"], tvb(offset, 1))
   item:add_le(F["rtype.flags.is_fragment"], tvb(offset, 1))
   item:add_le(F["rtype.flags.is_ack"], tvb(offset, 1))
@@ -409,13 +413,15 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)
   item = tree:add_le(F["rtype.sequence"], range)
-  v.sequence = range:le_uint()
+  val = range:le_uint()
+  v.sequence = val
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
   range = tvb(offset, 4)
   item = tree:add_le(F["rtype.ack"], range)
-  v.ack = range:le_uint()
+  val = range:le_uint()
+  v.ack = val
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
@@ -433,14 +439,16 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["rtype.payload_size"], range)
-  v.payload_size = range:le_uint()
+  val = range:le_uint()
+  v.payload_size = val
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
   local cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["rtype.checksum"], range)
-  v.checksum = range:le_uint()
+  val = range:le_uint()
+  v.checksum = val
   offset = offset + 2
   local cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout keep it as bytes.

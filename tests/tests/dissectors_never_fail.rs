@@ -31,6 +31,7 @@ const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
         None,
     ),
     ("tests/fixture/dissectors/rabbit.lua", "rabbit", 7200, None),
+    ("dissectors/dnp.lua", "dnp", 3413, None),
 ];
 
 #[test]
@@ -109,5 +110,6 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = bitfeatures::Frame::dissect(&b);
         let _ = rabbit::Envelope::dissect(&b);
         let _ = rabbit::ServerMessage::decode(&b);
+        let _ = dnp::Command::dissect(&b);
     }
 }

@@ -294,7 +294,8 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             }
             let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
                 || f.max.is_some()
-                || matches!(f.ty, Ty::Enum(_));
+                || matches!(f.ty, Ty::Enum(_))
+                || matches!(&f.ty, Ty::Array(e, _) if matches!(**e, Ty::Enum(_)));
             if checked {
                 out.insert((sid, fi));
             }
@@ -402,7 +403,12 @@ impl<'p> Gen<'p> {
                 abbrev.into(),
                 format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
             ),
-            Ty::Float { bits: 16, .. } => self.add_field(abbrev.into(), format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")")),
+            Ty::Float { bits: 16, .. } => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")"
+                ),
+            ),
             Ty::Float { bits, .. } => {
                 return Err(Unsupported(format!(
                     "the Lua backend does not support f{bits} yet"
@@ -750,7 +756,9 @@ impl<'p> Gen<'p> {
             Ty::Float { bits: 16, .. } => {
                 need(c, "16".into());
                 c.line("val = f16_from_bits(read_bits(tvb, offset, 16))");
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"));
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
+                ));
                 c.line(format!("{target} = val"));
                 c.line("offset = offset + 16");
             }
@@ -803,7 +811,7 @@ impl<'p> Gen<'p> {
                 } else {
                     ("E.unknown", "is not named by the schema")
                 };
-                c.line(format!("if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end", e.name));
+                c.line(format!("if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end", e.name));
             }
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
@@ -1070,7 +1078,8 @@ impl<'p> Gen<'p> {
                     "item = {tree}:{}(F[\"{abbrev}\"], range)",
                     add_fn(endian)
                 ));
-                c.line(format!("{target} = range:{read}"));
+                c.line(format!("val = range:{read}"));
+                c.line(format!("{target} = val"));
             } else {
                 c.line(format!(
                     "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
@@ -1129,7 +1138,7 @@ impl<'p> Gen<'p> {
                     ("E.unknown", "is not named by the schema")
                 };
                 c.line(format!(
-                    "if VS_{}[{target}] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", {target})) end",
+                    "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end",
                     e.name
                 ));
                 c.line(format!("offset = offset + {n}"));

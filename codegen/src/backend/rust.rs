@@ -1341,7 +1341,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Ty::Bool if self.bits() => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
-                let half = quote! { runtime::f32_to_f16(#v).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: #v as u64, max: 65504 }))? };
+                let half = quote! { { let x = #v as f32; runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
                 if self.bits() {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {

@@ -15,4 +15,6 @@ mod codec;
 mod runtime;
 
 pub use codec::*;
-pub use runtime::{BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value};
+pub use runtime::{
+    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
+};
