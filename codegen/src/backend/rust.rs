@@ -140,7 +140,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
              //! (lengths, counts, tags, checksums) are filled in by the encoder.\n\n\
              #![forbid(unsafe_code)]\n\n\
              #[rustfmt::skip]\nmod codec;\n#[rustfmt::skip]\nmod runtime;\n\n\
-             pub use codec::*;\npub use runtime::{{BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value}};\n",
+             pub use codec::*;\npub use runtime::{{\n    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,\n}};\n",
             p.root().name
         ));
         out
