@@ -108,6 +108,9 @@ pub struct NamedConst {
 pub struct Struct {
     pub name: String,
     pub doc: Option<String>,
+    /// Byte-aligned or one LSB-first bit stream (a bit-stream type inside a byte-aligned parent
+    /// starts on a byte boundary and ends padded to the next one).
+    pub layout: Layout,
     /// Info-column template for the root type: literal text and field indexes.
     pub info: Vec<InfoPart>,
     pub fields: Vec<Field>,

@@ -119,6 +119,9 @@ pub struct TypeDef {
     /// Info-column summary, `{field}` placeholders (root type only).
     #[serde(default)]
     pub info: Option<String>,
+    /// This type's layout when it differs from the protocol's (`lsb-bits` inside byte packets).
+    #[serde(default)]
+    pub layout: Option<String>,
     pub fields: Vec<FieldDef>,
 }
 

@@ -410,6 +410,19 @@ impl<'f> Validator<'f> {
         layout: Layout,
     ) -> Struct {
         let yp = format!("types.{name}");
+        let layout = match t.layout.as_deref() {
+            None => layout,
+            Some("bytes") => Layout::Bytes,
+            Some("lsb-bits") => Layout::LsbBits,
+            Some(other) => {
+                self.error(
+                    &format!("{yp}.layout"),
+                    format!("unknown layout '{other}'"),
+                    Some("expected 'bytes' or 'lsb-bits'".into()),
+                );
+                layout
+            }
+        };
         let mut fields: Vec<Field> = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (i, f) in t.fields.iter().enumerate() {
@@ -448,6 +461,7 @@ impl<'f> Validator<'f> {
         let info = self.info(&yp, t.info.as_deref(), &fields);
         Struct {
             name: name.to_string(),
+            layout,
             doc: t.doc.clone(),
             info,
             fields,

@@ -248,7 +248,7 @@ end
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
-{%- if bits %}
+{%- if root_bits %}
   local size = tvb:len() * 8
   local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end

@@ -32,6 +32,7 @@ const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
     ),
     ("tests/fixture/dissectors/rabbit.lua", "rabbit", 7200, None),
     ("dissectors/dnp.lua", "dnp", 3413, None),
+    ("tests/fixture/dissectors/mixed.lua", "mixed", 7300, None),
 ];
 
 #[test]
@@ -111,5 +112,6 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = rabbit::Envelope::dissect(&b);
         let _ = rabbit::ServerMessage::decode(&b);
         let _ = dnp::Command::dissect(&b);
+        let _ = mixed::Packet::dissect(&b);
     }
 }

@@ -21,7 +21,10 @@ struct Dissector {
     doc_lines: Vec<String>,
     needs_bitops: bool,
     needs_xor: bool,
+    /// Some type is a bit stream (the bit helpers are needed).
     bits: bool,
+    /// The root type is a bit stream (whole-message offsets are in bits).
+    root_bits: bool,
     crcs: Vec<CrcDef>,
     value_strings: Vec<ValueString>,
     fields: Vec<FieldDef>,
@@ -82,6 +85,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         fields: Vec::new(),
         needs_bitops: false,
         needed: needed_values(p),
+        cur: std::cell::Cell::new(p.layout),
     };
     g.declare_fields()?;
     let mut structs = Vec::new();
@@ -172,7 +176,8 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
         needs_xor,
-        bits: p.layout == Layout::LsbBits,
+        bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits),
+        root_bits: p.root().layout == Layout::LsbBits,
         crcs,
         value_strings,
         fields: g.fields,
@@ -256,6 +261,8 @@ struct Gen<'p> {
     /// Fields whose value the dissector uses (expressions, Info column, checks); the others are
     /// only added to the tree, which saves Wireshark API calls per field and packet.
     needed: HashSet<(StructId, usize)>,
+    /// Layout of the type being generated.
+    cur: std::cell::Cell<Layout>,
 }
 
 /// Every field whose decoded value some generated Lua reads.
@@ -583,6 +590,7 @@ impl<'p> Gen<'p> {
 
     fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
         let s = &self.p.structs[sid];
+        self.cur.set(s.layout);
         let mut c = Code::new(0);
         let d = first_line(&s.doc);
         heading(&mut c, &s.name, &d);
@@ -989,15 +997,11 @@ impl<'p> Gen<'p> {
         c.line(format!("local tag_{name} = {tag}"));
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
-                let t = &p.structs[id].name;
                 c.line(format!(
                     "sub = {tree}:add(tvb(offset, 0), \"{}: {variant}\")",
                     naming::label(&name)
                 ));
-                c.line(format!(
-                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
-                ));
-                c.line("if nxt == nil then return nil end");
+                call_struct(p, c, id, "offset", "limit");
                 c.line("sub:set_len(nxt - offset)");
                 c.line(format!("{target} = val"));
                 c.line("offset = nxt");
@@ -1063,7 +1067,7 @@ impl<'p> Gen<'p> {
         tree: &str,
         target: &str,
     ) -> Result<(), Unsupported> {
-        if self.p.layout == Layout::LsbBits {
+        if self.cur.get() == Layout::LsbBits {
             return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
         }
         let p = self.p;
@@ -1187,10 +1191,7 @@ impl<'p> Gen<'p> {
                 match len {
                     None | Some(Len::Natural) => {
                         c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
-                        c.line(format!(
-                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
-                        ));
-                        c.line("if nxt == nil then return nil end");
+                        call_struct(p, c, *id, "offset", "limit");
                         c.line("sub:set_len(nxt - offset)");
                         c.line(format!("{target} = val"));
                         c.line("offset = nxt");
@@ -1198,10 +1199,7 @@ impl<'p> Gen<'p> {
                     Some(len) => {
                         self.length(c, sid, fi, len, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
-                        c.line(format!(
-                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"
-                        ));
-                        c.line("if nxt == nil then return nil end");
+                        call_struct(p, c, *id, "offset", "offset + n");
                         c.line(format!(
                             "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                         ));
@@ -1318,15 +1316,11 @@ impl<'p> Gen<'p> {
         let mut first = true;
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
-                let t = &p.structs[id].name;
                 c.line(format!(
                     "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
                     naming::label(&name)
                 ));
-                c.line(format!(
-                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"
-                ));
-                c.line("if nxt == nil then return nil end");
+                call_struct(p, c, id, "offset", "offset + n");
                 c.line(format!(
                         "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
@@ -1608,6 +1602,24 @@ fn heading(c: &mut Code, name: &str, doc: &str) {
         c.line(format!("-- {name}"));
     } else {
         c.line(format!("-- {name}: {doc}"));
+    }
+}
+
+/// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets);
+/// a bit-stream struct gets bit offsets and the caller resumes at the next whole byte.
+fn call_struct(p: &Protocol, c: &mut Code, id: StructId, lo: &str, hi: &str) {
+    let t = &p.structs[id].name;
+    if p.structs[id].layout == Layout::LsbBits {
+        c.line(format!(
+            "nxt, val = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+        ));
+        c.line("if nxt == nil then return nil end");
+        c.line("nxt = ceil8(nxt)");
+    } else {
+        c.line(format!(
+            "nxt, val = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
+        ));
+        c.line("if nxt == nil then return nil end");
     }
 }
 

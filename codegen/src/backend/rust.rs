@@ -12,7 +12,10 @@ use quote::{format_ident, quote};
 const RUNTIME: &str = include_str!("../../runtime/runtime.rs");
 
 pub fn generate(p: &Protocol, dir: &str) -> Result<Vec<Output>, Unsupported> {
-    let g = Gen { p };
+    let g = Gen {
+        p,
+        cur: std::cell::Cell::new(p.layout),
+    };
     let lib = g.lib()?;
     let file: syn::File = syn::parse2(lib)
         .map_err(|e| Unsupported(format!("internal: generated Rust does not parse: {e}")))?;
@@ -61,6 +64,8 @@ fn spaced(code: &str) -> String {
 
 struct Gen<'p> {
     p: &'p Protocol,
+    /// Layout of the type being generated.
+    cur: std::cell::Cell<Layout>,
 }
 
 fn ident(name: &str) -> Ident {
@@ -95,7 +100,48 @@ fn lit_usize(v: usize) -> Literal {
 impl<'p> Gen<'p> {
     /// Whether the protocol is one LSB-first bit stream.
     fn bits(&self) -> bool {
-        self.p.layout == Layout::LsbBits
+        self.cur.get() == Layout::LsbBits
+    }
+
+    /// Reading a value of struct `id` from the current reader `r`.
+    fn read_struct_call(&self, id: StructId, nm: &str) -> Result<TokenStream, Unsupported> {
+        let t = ident(&self.p.structs[id].name);
+        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        Ok(match (self.bits(), child_bits) {
+            (false, true) => quote! { {
+                let mut bits = r.bit_reader();
+                let v = #t::read(&mut bits);
+                r.resume(bits);
+                v.map_err(|e| e.within(#nm))?
+            } },
+            (true, false) => {
+                return Err(Unsupported(format!(
+                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                )))
+            }
+            _ => quote! { #t::read(r).map_err(|e| e.within(#nm))? },
+        })
+    }
+
+    /// Writing `v` (a value of struct `id`) with the current writer `w`.
+    fn write_struct_call(
+        &self,
+        id: StructId,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        Ok(match (self.bits(), child_bits) {
+            (false, true) => {
+                quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }
+            }
+            (true, false) => {
+                return Err(Unsupported(format!(
+                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                )))
+            }
+            _ => quote! { #v.write(w).map_err(|e| e.within(#nm))?; },
+        })
     }
 
     fn cargo_toml(&self) -> String {
@@ -152,14 +198,14 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let flags = p.flags.iter().map(|f| self.flags_def(f));
         let mut structs = Vec::new();
         for id in 0..p.structs.len() {
+            self.cur.set(p.structs[id].layout);
             structs.push(self.struct_def(id)?);
         }
         let tcp = self.tcp_module();
         // The same generated code reads bytes or bits: only the reader and writer differ.
-        let readers = if self.bits() {
-            quote! { use crate::runtime::{BitReader as Reader, BitWriter as Writer}; }
-        } else {
-            quote! { use crate::runtime::{Reader, Writer}; }
+        let readers = quote! {
+            #[allow(unused_imports)]
+            use crate::runtime::{BitReader, BitWriter, Reader, Writer};
         };
         Ok(quote! {
             //! Types, decoders and encoders of every schema type.
@@ -728,6 +774,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let name = ident(&s.name);
         let lt = self.lifetime(sid);
         let (impl_lt, in_lt) = (quote! { <'a> }, quote! { 'a });
+        let (rd, wr) = if self.bits() {
+            (quote! { BitReader }, quote! { BitWriter })
+        } else {
+            (quote! { Reader }, quote! { Writer })
+        };
         let mut reads = Vec::new();
         for fi in 0..s.fields.len() {
             reads.push(self.read_field(sid, fi)?);
@@ -788,7 +839,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             impl #impl_lt #name #lt {
                 /// Decodes one whole value from `bytes`; trailing bytes are an error.
                 pub fn decode(bytes: & #in_lt [u8]) -> Result<Self, DecodeError> {
-                    let mut r = Reader::new(bytes, false);
+                    let mut r = #rd::new(bytes, false);
                     let v = Self::read(&mut r)?;
                     r.finish()?;
                     Ok(v)
@@ -797,7 +848,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 /// Decodes like [`Self::decode`] and also returns every field as the dissector
                 /// shows it (filter name, offset, length, value), up to the point of any error.
                 pub fn dissect(bytes: & #in_lt [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<#in_lt>>) {
-                    let mut r = Reader::new(bytes, true);
+                    let mut r = #rd::new(bytes, true);
                     let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
                     (v, r.into_notes())
                 }
@@ -812,7 +863,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 /// Appends the encoding to `out` (left as it was on error).
                 pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
                     let before = out.len();
-                    let result = self.write(&mut Writer::new(out));
+                    let result = self.write(&mut #wr::new(out));
                     if result.is_err() {
                         out.truncate(before);
                     }
@@ -820,7 +871,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 }
 
                 #unused_start
-                pub(crate) fn read(r: &mut Reader<#in_lt>) -> Result<Self, DecodeError> {
+                pub(crate) fn read(r: &mut #rd<#in_lt>) -> Result<Self, DecodeError> {
                     let start = r.pos();
                     #(#reads)*
                     #(#checksum_checks)*
@@ -828,7 +879,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 }
 
                 #unused_start
-                pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+                pub(crate) fn write(&self, w: &mut #wr) -> Result<(), EncodeError> {
                     let start = w.len();
                     #(#writes)*
                     #(#checksum_patches)*
@@ -1027,8 +1078,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 }
             }
             Ty::Struct(id, len) => {
-                let t = ident(&p.structs[*id].name);
-                let inner = quote! { #t::read(r).map_err(|e| e.within(#nm))? };
+                let inner = self.read_struct_call(*id, nm)?;
                 match len {
                     None | Some(Len::Natural) => inner,
                     Some(len) => {
@@ -1097,12 +1147,9 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let tag = self.tag_field(sid, fi);
         let on = self.expr_top(&u.on, Ctx::Decode);
         let mut arms = Vec::new();
-        let body = |b: CaseBody| -> TokenStream {
-            match b {
-                CaseBody::Struct(id) => {
-                    let t = ident(&p.structs[id].name);
-                    quote! { #t::read(r).map_err(|e| e.within(#nm))? }
-                }
+        let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
+            Ok(match b {
+                CaseBody::Struct(id) => self.read_struct_call(id, nm)?,
                 CaseBody::Bytes => {
                     if self.bits() {
                         quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(r.touched(at))); v } }
@@ -1111,12 +1158,12 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     }
                 }
                 CaseBody::Empty => quote! {},
-            }
+            })
         };
         for c in &u.cases {
             let v = ident(&c.variant);
             let pats = c.values.iter().map(case_pattern);
-            let b = body(c.body);
+            let b = body(c.body)?;
             let carries = tag.is_some() && c.single().is_none();
             let build = match (carries, c.body) {
                 (true, CaseBody::Empty) => {
@@ -1134,7 +1181,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         }
         match u.default {
             Some(b) => {
-                let inner = body(b);
+                let inner = body(b)?;
                 let tag_part = tag.map(|(_, tf)| {
                     let tn = ident(&tf.name);
                     quote! { #tn, }
@@ -1407,8 +1454,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 let prefix = self.write_prefix(len, quote! { data.len() }, nm);
                 quote! { let data: &[u8] = #bytes; #prefix w.put(data); }
             }
-            Ty::Struct(_, len) => {
-                let inner = quote! { #v.write(w).map_err(|e| e.within(#nm))?; };
+            Ty::Struct(id, len) => {
+                let inner = self.write_struct_call(*id, v.clone(), nm)?;
                 match len {
                     Some(Len::Prefix(_)) if self.bits() => {
                         return Err(Unsupported(format!("'{nm}': length prefixes of structs in bit-stream layouts are not generated yet")));
@@ -1464,7 +1511,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             let var = ident(&c.variant);
             let carries = tag.is_some() && c.single().is_none();
             let write = match c.body {
-                CaseBody::Struct(_) => quote! { value.write(w).map_err(|e| e.within(#nm))?; },
+                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
                 CaseBody::Bytes => quote! { w.put(value); },
                 CaseBody::Empty => quote! {},
             };
@@ -1522,7 +1569,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             });
             let write = match b {
                 CaseBody::Bytes => quote! { w.put(data); },
-                CaseBody::Struct(_) => quote! { value.write(w).map_err(|e| e.within(#nm))?; },
+                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
                 CaseBody::Empty => quote! {},
             };
             let bind = match b {

@@ -7,7 +7,8 @@ use crate::runtime::{
     self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
-use crate::runtime::{Reader, Writer};
+#[allow(unused_imports)]
+use crate::runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;

@@ -7,7 +7,8 @@ use crate::runtime::{
     self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
-use crate::runtime::{BitReader as Reader, BitWriter as Writer};
+#[allow(unused_imports)]
+use crate::runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -338,7 +339,7 @@ impl<'a> MessageBody<'a> {
 impl<'a> Message<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -346,7 +347,7 @@ impl<'a> Message<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -359,14 +360,14 @@ impl<'a> Message<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let header_at = r.pos();
         let header = {
@@ -436,7 +437,7 @@ impl<'a> Message<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let header_at = w.len();
         let header = self.body.header();
@@ -498,7 +499,7 @@ pub struct UserMessage<'a> {
 impl<'a> UserMessage<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -506,7 +507,7 @@ impl<'a> UserMessage<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -519,14 +520,14 @@ impl<'a> UserMessage<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let message_id_at = r.pos();
         let message_id = {
@@ -545,7 +546,7 @@ impl<'a> UserMessage<'a> {
         Ok(Self { message_id, payload })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let message_id_at = w.len();
         {
@@ -576,7 +577,7 @@ pub struct ReliableUserMessage<'a> {
 impl<'a> ReliableUserMessage<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -584,7 +585,7 @@ impl<'a> ReliableUserMessage<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -597,14 +598,14 @@ impl<'a> ReliableUserMessage<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -642,7 +643,7 @@ impl<'a> ReliableUserMessage<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {
@@ -680,7 +681,7 @@ pub struct Notify<'a> {
 impl<'a> Notify<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -688,7 +689,7 @@ impl<'a> Notify<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -701,14 +702,14 @@ impl<'a> Notify<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -746,7 +747,7 @@ impl<'a> Notify<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -789,7 +790,7 @@ pub struct Ack {
 impl<'a> Ack {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -797,7 +798,7 @@ impl<'a> Ack {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -810,14 +811,14 @@ impl<'a> Ack {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -855,7 +856,7 @@ impl<'a> Ack {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -892,7 +893,7 @@ pub struct Connect<'a> {
 impl<'a> Connect<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -900,7 +901,7 @@ impl<'a> Connect<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -913,14 +914,14 @@ impl<'a> Connect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let custom_at = r.pos();
         let custom = {
@@ -932,7 +933,7 @@ impl<'a> Connect<'a> {
         Ok(Self { custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let custom_at = w.len();
         {
@@ -955,7 +956,7 @@ pub struct Reject<'a> {
 impl<'a> Reject<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -963,7 +964,7 @@ impl<'a> Reject<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -976,14 +977,14 @@ impl<'a> Reject<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -1002,7 +1003,7 @@ impl<'a> Reject<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1035,7 +1036,7 @@ pub enum HeartbeatForm {
 impl<'a> Heartbeat {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1043,7 +1044,7 @@ impl<'a> Heartbeat {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1056,14 +1057,14 @@ impl<'a> Heartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.message_len() as i128 {
@@ -1093,7 +1094,7 @@ impl<'a> Heartbeat {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1122,7 +1123,7 @@ pub struct ClientHeartbeat {
 impl<'a> ClientHeartbeat {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1130,7 +1131,7 @@ impl<'a> ClientHeartbeat {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1143,14 +1144,14 @@ impl<'a> ClientHeartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1169,7 +1170,7 @@ impl<'a> ClientHeartbeat {
         Ok(Self { ping_id, rtt })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1194,7 +1195,7 @@ pub struct ServerHeartbeat {
 impl<'a> ServerHeartbeat {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1202,7 +1203,7 @@ impl<'a> ServerHeartbeat {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1215,14 +1216,14 @@ impl<'a> ServerHeartbeat {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1234,7 +1235,7 @@ impl<'a> ServerHeartbeat {
         Ok(Self { ping_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1263,7 +1264,7 @@ pub enum DisconnectForm<'a> {
 impl<'a> Disconnect<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1271,7 +1272,7 @@ impl<'a> Disconnect<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1284,14 +1285,14 @@ impl<'a> Disconnect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.message_len() as i128 {
@@ -1305,7 +1306,7 @@ impl<'a> Disconnect<'a> {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1332,7 +1333,7 @@ pub struct ServerDisconnect<'a> {
 impl<'a> ServerDisconnect<'a> {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1340,7 +1341,7 @@ impl<'a> ServerDisconnect<'a> {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1353,14 +1354,14 @@ impl<'a> ServerDisconnect<'a> {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -1383,7 +1384,7 @@ impl<'a> ServerDisconnect<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1412,7 +1413,7 @@ pub struct ClientId {
 impl<'a> ClientId {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
+        let mut r = BitReader::new(bytes, false);
         let v = Self::read(&mut r)?;
         r.finish()?;
         Ok(v)
@@ -1420,7 +1421,7 @@ impl<'a> ClientId {
     /// Decodes like [`Self::decode`] and also returns every field as the dissector
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
+        let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1433,14 +1434,14 @@ impl<'a> ClientId {
     /// Appends the encoding to `out` (left as it was on error).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let before = out.len();
-        let result = self.write(&mut Writer::new(out));
+        let result = self.write(&mut BitWriter::new(out));
         if result.is_err() {
             out.truncate(before);
         }
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -1459,7 +1460,7 @@ impl<'a> ClientId {
         Ok(Self { sequence_id, client_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {

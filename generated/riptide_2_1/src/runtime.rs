@@ -278,6 +278,18 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
+    /// A bit reader over the same input from this position (a bit-stream type inside a
+    /// byte-aligned one); give it back with [`Reader::resume`].
+    pub(crate) fn bit_reader(&mut self) -> BitReader<'a> {
+        BitReader { buf: self.buf, pos: self.pos * 8, end: self.end * 8, notes: self.notes.take() }
+    }
+
+    /// Continues after a bit-stream value, at the next whole byte.
+    pub(crate) fn resume(&mut self, bits: BitReader<'a>) {
+        self.pos = bits.pos.div_ceil(8);
+        self.notes = bits.notes;
+    }
+
     /// The end of a whole message: nothing may be left.
     pub(crate) fn finish(&mut self) -> Result<(), DecodeError> {
         let end = self.buf.len();
