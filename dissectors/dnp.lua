@@ -45,6 +45,28 @@ local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
 
+-- Whether `port` is in a range preference such as "8080,9000-9010".
+local server_port_ranges = {}
+local function parse_ranges(text)
+  local out = {}
+  for part in string.gmatch(tostring(text), "[^,]+") do
+    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if lo == nil then
+      lo = string.match(part, "^%s*(%d+)%s*$")
+      hi = lo
+    end
+    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
+  end
+  return out
+end
+
+local function is_server_port(port)
+  for _, r in ipairs(server_port_ranges) do
+    if port >= r[1] and port <= r[2] then return true end
+  end
+  return false
+end
+
 -- Value strings.
 local VS_CommandCode = {
   [0] = "ConnectionRequest",
@@ -1807,6 +1829,7 @@ local function register_udp_ports()
   if udp_registered ~= nil then t:remove(udp_registered, proto) end
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
+  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

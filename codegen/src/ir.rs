@@ -28,11 +28,20 @@ pub struct Protocol {
     pub layout: Layout,
     pub root: StructId,
     pub transport: Transport,
+    /// The first datagrams of every conversation, in order (empty: every datagram is the root).
+    pub opening: Vec<(Side, StructId)>,
     pub enums: Vec<Enum>,
     pub flags: Vec<Flags>,
     pub structs: Vec<Struct>,
     /// Schema path as given to the generator, for "generated from" headers.
     pub source: String,
+}
+
+/// Which end of a conversation sent a datagram: the server is on the protocol's UDP ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Client,
+    Server,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -111,6 +120,8 @@ pub struct Struct {
     /// Byte-aligned or one LSB-first bit stream (a bit-stream type inside a byte-aligned parent
     /// starts on a byte boundary and ends padded to the next one).
     pub layout: Layout,
+    /// Whether the schema set the layout (otherwise it is inherited from enclosing bit streams).
+    pub explicit_layout: bool,
     /// Info-column template for the root type: literal text and field indexes.
     pub info: Vec<InfoPart>,
     pub fields: Vec<Field>,

@@ -37,6 +37,26 @@ pub struct ProtocolDef {
     pub root: String,
     #[serde(default)]
     pub transport: TransportDef,
+    /// Conversation-level rules: datagrams told apart by their order.
+    #[serde(default)]
+    pub conversation: Option<ConversationDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConversationDef {
+    /// The first datagrams of a conversation, in order, each from one side (the server is the side
+    /// on the protocol's UDP ports); every later datagram is the root type.
+    #[serde(default)]
+    pub opening: Vec<OpeningStep>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpeningStep {
+    pub from: String,
+    #[serde(rename = "type")]
+    pub ty: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -198,9 +198,10 @@ impl<'f> Validator<'f> {
             })
             .collect();
 
+        let layouts = self.inherited_layouts(layout);
         let mut structs = Vec::new();
         for (id, (name, t)) in self.file.types.iter().enumerate() {
-            structs.push(self.struct_def(id, name, t, endian, layout));
+            structs.push(self.struct_def(id, name, t, endian, layouts[id]));
         }
 
         let root = match self.struct_ids.get(&p.root) {
@@ -232,13 +233,105 @@ impl<'f> Validator<'f> {
             layout,
             root,
             transport: Transport::default(),
+            opening: Vec::new(),
             enums,
             flags,
             structs,
             source: self.path.clone(),
         };
         proto.transport = self.transport(&proto, endian);
+        proto.opening = self.opening();
+        if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
+            self.error(
+                "protocol.conversation",
+                "an opening needs the server's UDP ports",
+                Some("add transport.udp.ports".into()),
+            );
+        }
         Some(proto)
+    }
+
+    /// Each type's layout: its own, else inherited from an enclosing bit-stream type, else the
+    /// protocol's. Types used inside a bit stream are bit streams too.
+    fn inherited_layouts(&self, default: Layout) -> Vec<Layout> {
+        let own = |t: &schema::TypeDef| match t.layout.as_deref() {
+            Some("lsb-bits") => Some(Layout::LsbBits),
+            Some("bytes") => Some(Layout::Bytes),
+            _ => None,
+        };
+        let mut layouts: Vec<Layout> = self
+            .file
+            .types
+            .values()
+            .map(|t| own(t).unwrap_or(default))
+            .collect();
+        let children = |t: &schema::TypeDef| -> Vec<StructId> {
+            let mut out = Vec::new();
+            for f in &t.fields {
+                if let Some(ty) = &f.ty {
+                    let base = ty.trim_end_matches("[]");
+                    out.extend(self.struct_ids.get(base).copied());
+                }
+                if let Some(sw) = &f.switch {
+                    for case in sw.cases.values().chain(sw.default.iter()) {
+                        let name = match case {
+                            schema::CaseDef::Type(t) => t,
+                            schema::CaseDef::Named { ty, .. } => ty,
+                        };
+                        out.extend(self.struct_ids.get(name.as_str()).copied());
+                    }
+                }
+            }
+            out
+        };
+        let mut work: Vec<StructId> = (0..layouts.len())
+            .filter(|i| layouts[*i] == Layout::LsbBits)
+            .collect();
+        while let Some(id) = work.pop() {
+            let (_, t) = self.file.types.get_index(id).unwrap();
+            for c in children(t) {
+                let (_, ct) = self.file.types.get_index(c).unwrap();
+                if layouts[c] != Layout::LsbBits && own(ct).is_none() {
+                    layouts[c] = Layout::LsbBits;
+                    work.push(c);
+                }
+            }
+        }
+        layouts
+    }
+
+    fn opening(&mut self) -> Vec<(Side, StructId)> {
+        let Some(conv) = &self.file.protocol.conversation else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (k, step) in conv.opening.iter().enumerate() {
+            let yp = format!("protocol.conversation.opening.{k}");
+            let side = match step.from.as_str() {
+                "client" => Side::Client,
+                "server" => Side::Server,
+                other => {
+                    self.error(
+                        &format!("{yp}.from"),
+                        format!("unknown side '{other}'"),
+                        Some("expected 'client' or 'server'".into()),
+                    );
+                    continue;
+                }
+            };
+            match self.struct_ids.get(&step.ty) {
+                Some(id) => out.push((side, *id)),
+                None => {
+                    let hint = did_you_mean(&step.ty, self.struct_ids.keys().map(String::as_str));
+                    self.error(
+                        &format!("{yp}.type"),
+                        format!("unknown type '{}'", step.ty),
+                        hint,
+                    );
+                }
+            }
+        }
+        out
     }
 
     fn endian(&mut self, e: Option<&str>, yp: &str) -> Option<Endian> {
@@ -462,6 +555,7 @@ impl<'f> Validator<'f> {
         Struct {
             name: name.to_string(),
             layout,
+            explicit_layout: t.layout.is_some(),
             doc: t.doc.clone(),
             info,
             fields,

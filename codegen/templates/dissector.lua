@@ -45,6 +45,28 @@ end
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
+
+-- Whether `port` is in a range preference such as "8080,9000-9010".
+local server_port_ranges = {}
+local function parse_ranges(text)
+  local out = {}
+  for part in string.gmatch(tostring(text), "[^,]+") do
+    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if lo == nil then
+      lo = string.match(part, "^%s*(%d+)%s*$")
+      hi = lo
+    end
+    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
+  end
+  return out
+end
+
+local function is_server_port(port)
+  for _, r in ipairs(server_port_ranges) do
+    if port >= r[1] and port <= r[2] then return true end
+  end
+  return false
+end
 {%- if bits %}
 
 -- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
@@ -245,9 +267,67 @@ end
 {{ s }}
 {%- endfor %}
 
+{%- if !opening_client.is_empty() || !opening_server.is_empty() %}
+
+-- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
+-- are the root type. The server is the side on the UDP ports preference. The classification is
+-- made when a frame is first dissected and kept by frame number, so re-dissection, clicks and
+-- two-pass analysis (tshark -2) all agree.
+local OPENING = {
+  client = { {%- for (f, n) in opening_client %}{ dissect_{{ f }}, "{{ n }}" }, {% endfor -%} },
+  server = { {%- for (f, n) in opening_server %}{ dissect_{{ f }}, "{{ n }}" }, {% endfor -%} },
+}
+local conversation_counts = {}
+local frame_steps = {}
+
+function proto.init()
+  conversation_counts = {}
+  frame_steps = {}
+end
+
+-- The opening step of this frame ({side, k}), k = 0 after the opening.
+local function classify(pinfo)
+  local step = frame_steps[pinfo.number]
+  if step ~= nil then return step end
+  local from_client = is_server_port(pinfo.dst_port)
+  local side, client, server
+  if from_client then
+    side = "client"
+    client, server = tostring(pinfo.src) .. ":" .. pinfo.src_port, tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+  else
+    side = "server"
+    client, server = tostring(pinfo.dst) .. ":" .. pinfo.dst_port, tostring(pinfo.src) .. ":" .. pinfo.src_port
+  end
+  local key = client .. ">" .. server
+  local counts = conversation_counts[key]
+  if counts == nil then
+    counts = { client = 0, server = 0 }
+    conversation_counts[key] = counts
+  end
+  counts[side] = counts[side] + 1
+  local k = counts[side]
+  if k > #OPENING[side] then k = 0 end
+  step = { side = side, k = k }
+  frame_steps[pinfo.number] = step
+  return step
+end
+{%- endif %}
+
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
+{%- if !opening_client.is_empty() || !opening_server.is_empty() %}
+  local step = classify(pinfo)
+  if step.k > 0 then
+    local entry = OPENING[step.side][step.k]
+    local offset = entry[1](tvb, pinfo, root, 0, tvb:len())
+    if offset == nil then return entry[2] .. " [malformed]" end
+    if offset < tvb:len() then
+      root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", tvb:len() - offset))
+    end
+    return entry[2]
+  end
+{%- endif %}
 {%- if root_bits %}
   local size = tvb:len() * 8
   local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
@@ -336,6 +416,9 @@ local function register_{{ t.lower }}_ports()
   if {{ t.lower }}_registered ~= nil then t:remove({{ t.lower }}_registered, proto) end
   {{ t.lower }}_registered = tostring(proto.prefs.{{ t.lower }}_ports)
   if {{ t.lower }}_registered ~= "" then t:add({{ t.lower }}_registered, proto) end
+{%- if t.lower == "udp" %}
+  server_port_ranges = parse_ranges({{ t.lower }}_registered)
+{%- endif %}
 end
 register_{{ t.lower }}_ports()
 {%- endfor %}

@@ -35,7 +35,7 @@ pub struct Segment {
 /// Writes a pcap of TCP segments (one connection per port pair, no handshake needed by tshark).
 pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) {
     let mut next_seq: std::collections::HashMap<(u16, u16), u32> = std::collections::HashMap::new();
-    let frames: Vec<(u8, Vec<u8>)> = segments
+    let frames: Vec<(u8, bool, Vec<u8>)> = segments
         .iter()
         .map(|s| {
             let seq = next_seq.entry((s.src_port, s.dst_port)).or_insert(1000);
@@ -47,7 +47,7 @@ pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) {
             t.extend_from_slice(&[5 << 4, 0x18, 0xff, 0xff, 0, 0, 0, 0]);
             t.extend_from_slice(&s.payload);
             *seq += s.payload.len() as u32;
-            (6, t)
+            (6, s.src_port < s.dst_port, t)
         })
         .collect();
     write_frames(path, &frames);
@@ -55,7 +55,7 @@ pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) {
 
 /// Writes a classic little-endian pcap (Ethernet link type) holding `datagrams`, one per frame.
 pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
-    let frames: Vec<(u8, Vec<u8>)> = datagrams
+    let frames: Vec<(u8, bool, Vec<u8>)> = datagrams
         .iter()
         .map(|d| {
             let mut u = Vec::with_capacity(8 + d.payload.len());
@@ -64,14 +64,15 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
             u.extend_from_slice(&((8 + d.payload.len()) as u16).to_be_bytes());
             u.extend_from_slice(&[0, 0]);
             u.extend_from_slice(&d.payload);
-            (17, u)
+            (17, d.src_port < d.dst_port, u)
         })
         .collect();
     write_frames(path, &frames);
 }
 
-/// Ethernet + IPv4 frames around transport segments (protocol number, bytes).
-fn write_frames(path: &Path, transport: &[(u8, Vec<u8>)]) {
+/// Ethernet + IPv4 frames around transport segments (protocol number, whether the sender is the
+/// server, bytes). The server (the endpoint with the lower port in these tests) is 127.0.0.2.
+fn write_frames(path: &Path, transport: &[(u8, bool, Vec<u8>)]) {
     let mut out = Vec::new();
     out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
     out.extend_from_slice(&2u16.to_le_bytes());
@@ -80,13 +81,14 @@ fn write_frames(path: &Path, transport: &[(u8, Vec<u8>)]) {
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&262144u32.to_le_bytes());
     out.extend_from_slice(&1u32.to_le_bytes());
-    for (i, (protocol, segment)) in transport.iter().enumerate() {
+    for (i, (protocol, from_server, segment)) in transport.iter().enumerate() {
         let mut frame = Vec::with_capacity(34 + segment.len());
         frame.extend_from_slice(&[0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0x08, 0x00]);
         let mut ip = vec![0x45, 0];
         ip.extend_from_slice(&((20 + segment.len()) as u16).to_be_bytes());
+        let (src, dst) = if *from_server { (2, 1) } else { (1, 2) };
         ip.extend_from_slice(&[
-            0, 0, 0x40, 0, 64, *protocol, 0, 0, 127, 0, 0, 1, 127, 0, 0, 2,
+            0, 0, 0x40, 0, 64, *protocol, 0, 0, 127, 0, 0, src, 127, 0, 0, dst,
         ]);
         let sum = ip
             .chunks(2)

@@ -33,6 +33,7 @@ const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
     ("tests/fixture/dissectors/rabbit.lua", "rabbit", 7200, None),
     ("dissectors/dnp.lua", "dnp", 3413, None),
     ("tests/fixture/dissectors/mixed.lua", "mixed", 7300, None),
+    ("dissectors/game_protocol.lua", "game_protocol", 8999, None),
 ];
 
 #[test]
@@ -113,5 +114,8 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = rabbit::ServerMessage::decode(&b);
         let _ = dnp::Command::dissect(&b);
         let _ = mixed::Packet::dissect(&b);
+        let _ = game_protocol::Conversation::new().decode(true, &b);
+        let _ = game_protocol::ServerMessage::decode(&b);
+        let _ = game_protocol::ClientMessage::dissect(&b);
     }
 }

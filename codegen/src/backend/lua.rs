@@ -33,6 +33,9 @@ struct Dissector {
     info: String,
     port_tables: Vec<PortTable>,
     tcp_framing: Option<Framing>,
+    /// Opening datagrams per side: (type name for dissect_*, label).
+    opening_client: Vec<(String, String)>,
+    opening_server: Vec<(String, String)>,
     udp_heuristic: Option<HeuristicDef>,
 }
 
@@ -167,6 +170,21 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             ),
         }
     });
+    let opening = |side: Side| -> Vec<(String, String)> {
+        p.opening
+            .iter()
+            .filter(|(s, _)| *s == side)
+            .map(|(_, id)| (p.structs[*id].name.clone(), p.structs[*id].name.clone()))
+            .collect()
+    };
+    if p.opening
+        .iter()
+        .any(|(_, id)| p.structs[*id].layout == Layout::LsbBits)
+    {
+        return Err(Unsupported(
+            "bit-stream opening datagrams are not generated yet".into(),
+        ));
+    }
     let d = Dissector {
         source: p.source.clone(),
         path: path.to_string(),
@@ -186,6 +204,8 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         info,
         port_tables,
         tcp_framing,
+        opening_client: opening(Side::Client),
+        opening_server: opening(Side::Server),
         udp_heuristic,
     };
     let text = d

@@ -1,0 +1,210 @@
+//! The Game Protocol (WIRE-NOTES §4): the handshake told apart by order, packet headers, ACK and
+//! close, Rabbit messages; a whole exchange dissected in tshark with two-pass analysis.
+
+use game_protocol::*;
+use wiregen_tests as wt;
+use wiregen_tests::{compare, dissect, expected, repo_root, HEADERS};
+
+fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+const SERVER: u16 = 8999;
+const CLIENT: u16 = 50000;
+
+/// (from client, bytes) of one conversation: handshake, a request, its ACK, the response, close.
+fn exchange() -> Vec<(bool, Vec<u8>)> {
+    let salt = 0x0000_ABCDu32;
+    let pepper = 0x1234_5678u32;
+    let ping = ClientMessage {
+        body: ClientMessageBody::Request(Request {
+            channel: 1,
+            kind: RequestKind {
+                body: RequestKindBody::Ping,
+            },
+        }),
+    };
+    let pong = ServerMessage {
+        body: ServerMessageBody::Response(Response {
+            channel: 1,
+            kind: ResponseKind {
+                body: ResponseKindBody::Pong,
+            },
+        }),
+    };
+    let packet = |flags: PacketFlags, chunk: u8, sequence: u16, data: Vec<u8>| {
+        Packet {
+            flags,
+            chunk,
+            sequence,
+            data: data.into(),
+        }
+        .encode()
+        .unwrap()
+    };
+    vec![
+        (true, Init { salt }.encode().unwrap()),
+        (false, Challenge { pepper }.encode().unwrap()),
+        (
+            true,
+            ChallengeResponse {
+                seasoning: salt ^ pepper,
+            }
+            .encode()
+            .unwrap(),
+        ),
+        (
+            true,
+            packet(
+                PacketFlags::REL | PacketFlags::FIN,
+                0,
+                1,
+                ping.encode().unwrap(),
+            ),
+        ),
+        (
+            false,
+            packet(PacketFlags::ACK | PacketFlags::FIN, 0, 1, vec![]),
+        ),
+        (
+            false,
+            packet(PacketFlags::FIN, 0, 1, pong.encode().unwrap()),
+        ),
+        (
+            true,
+            packet(PacketFlags::FIN | PacketFlags::END, 0, 0, vec![]),
+        ),
+    ]
+}
+
+#[test]
+fn wire_notes_vectors() {
+    assert_eq!(Init { salt: 0xABCD }.encode().unwrap(), hex("00 00 ab cd"));
+    let ping = ClientMessage {
+        body: ClientMessageBody::Request(Request {
+            channel: 1,
+            kind: RequestKind {
+                body: RequestKindBody::Ping,
+            },
+        }),
+    };
+    assert_eq!(ping.encode().unwrap(), hex("08 00"));
+    assert_eq!(ClientMessage::decode(&hex("08 00")).unwrap(), ping);
+    let pong = ServerMessage {
+        body: ServerMessageBody::Response(Response {
+            channel: 7,
+            kind: ResponseKind {
+                body: ResponseKindBody::Pong,
+            },
+        }),
+    };
+    assert_eq!(pong.encode().unwrap(), hex("39 08"));
+    // An ACK echoes chunk and sequence with ACK|FIN and no body; a close is 0C 00 00 00.
+    let ack = Packet {
+        flags: PacketFlags::ACK | PacketFlags::FIN,
+        chunk: 3,
+        sequence: 0x0102,
+        data: vec![].into(),
+    };
+    assert_eq!(ack.encode().unwrap(), hex("06 03 01 02"));
+    let close_bytes = hex("0c 00 00 00");
+    let close = Packet::decode(&close_bytes).unwrap();
+    assert_eq!(close.flags, PacketFlags::FIN | PacketFlags::END);
+}
+
+#[test]
+fn the_handshake_is_told_apart_by_order() {
+    let mut conv = Conversation::new();
+    let kinds: Vec<&str> = exchange()
+        .iter()
+        .map(
+            |(from_client, bytes)| match conv.decode(*from_client, bytes).unwrap() {
+                Datagram::Init(i) => {
+                    assert_eq!(i.salt, 0xABCD);
+                    "Init"
+                }
+                Datagram::Challenge(_) => "Challenge",
+                Datagram::ChallengeResponse(r) => {
+                    assert_eq!(r.seasoning, 0xABCD ^ 0x1234_5678);
+                    "ChallengeResponse"
+                }
+                Datagram::Packet(_) => "Packet",
+            },
+        )
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Init",
+            "Challenge",
+            "ChallengeResponse",
+            "Packet",
+            "Packet",
+            "Packet",
+            "Packet"
+        ]
+    );
+    // The same 4 bytes are a Challenge first and an ACK packet later.
+    let mut conv = Conversation::new();
+    assert!(matches!(
+        conv.decode(false, &hex("06 00 00 01")).unwrap(),
+        Datagram::Challenge(_)
+    ));
+    assert!(matches!(
+        conv.decode(false, &hex("06 00 00 01")).unwrap(),
+        Datagram::Packet(_)
+    ));
+}
+
+#[test]
+fn an_exchange_dissects_field_by_field_in_two_passes() {
+    let frames = exchange();
+    let datagrams: Vec<wt::Datagram> = frames
+        .iter()
+        .map(|(from_client, b)| {
+            let (src_port, dst_port) = if *from_client {
+                (CLIENT, SERVER)
+            } else {
+                (SERVER, CLIENT)
+            };
+            wt::Datagram {
+                src_port,
+                dst_port,
+                payload: b.clone(),
+            }
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-game-{}.pcap", std::process::id()));
+    wt::write_pcap(&pcap, &datagrams);
+    for args in [&[][..], &["-2"][..]] {
+        let d = dissect(
+            &pcap,
+            &repo_root().join("dissectors/game_protocol.lua"),
+            args,
+        );
+        let mut conv = Conversation::new();
+        for (i, (from_client, bytes)) in frames.iter().enumerate() {
+            // What Rust makes of the frame, traced like the dissector shows it.
+            let notes = match conv.decode(*from_client, bytes).unwrap() {
+                Datagram::Init(_) => expected!(game_protocol, Init::dissect(bytes).1),
+                Datagram::Challenge(_) => expected!(game_protocol, Challenge::dissect(bytes).1),
+                Datagram::ChallengeResponse(_) => {
+                    expected!(game_protocol, ChallengeResponse::dissect(bytes).1)
+                }
+                Datagram::Packet(_) => expected!(game_protocol, Packet::dissect(bytes).1),
+            };
+            compare(&notes, &d.fields(i, "game_protocol"), HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i}: {e}"));
+            assert!(d.experts(i, "game_protocol").is_empty(), "frame {i}");
+        }
+        // The first frame is the Init: its salt is shown under that name.
+        assert!(d.frames[0]
+            .iter()
+            .any(|f| f.name == "game_protocol.init.salt" && f.show == "43981"));
+    }
+    let _ = std::fs::remove_file(pcap);
+}
