@@ -300,6 +300,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 }
 
                 /// Decodes the next datagram; `from_client` when it was sent to the server's port.
+                #[allow(clippy::single_match)] // one arm per opening datagram of that side
                 pub fn decode<'a>(&mut self, from_client: bool, bytes: &'a [u8]) -> Result<Datagram #lt, DecodeError> {
                     let count = if from_client { &mut self.from_client } else { &mut self.from_server };
                     let k = *count;

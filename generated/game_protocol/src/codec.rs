@@ -2559,6 +2559,7 @@ impl Conversation {
         Self::default()
     }
     /// Decodes the next datagram; `from_client` when it was sent to the server's port.
+    #[allow(clippy::single_match)]
     pub fn decode<'a>(
         &mut self,
         from_client: bool,
