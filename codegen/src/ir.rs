@@ -30,11 +30,29 @@ pub struct Protocol {
     pub transport: Transport,
     /// The first datagrams of every conversation, in order (empty: every datagram is the root).
     pub opening: Vec<(Side, StructId)>,
+    /// How pieces of a payload spread over several root datagrams are joined.
+    pub reassembly: Option<Reassembly>,
     pub enums: Vec<Enum>,
     pub flags: Vec<Flags>,
     pub structs: Vec<Struct>,
     /// Schema path as given to the generator, for "generated from" headers.
     pub source: String,
+}
+
+/// Pieces of one payload carried by several root datagrams: keyed by the conversation, the
+/// direction and the `key` fields, ordered by `index`, complete when the `last` piece and every
+/// piece before it have arrived.
+#[derive(Debug, Clone)]
+pub struct Reassembly {
+    /// Root field (bytes, to the end) holding a piece.
+    pub field: usize,
+    pub key: Vec<usize>,
+    pub index: usize,
+    pub last: Expr,
+    pub when: Option<Expr>,
+    pub piece_size: usize,
+    pub client: StructId,
+    pub server: StructId,
 }
 
 /// Which end of a conversation sent a datagram: the server is on the protocol's UDP ports.

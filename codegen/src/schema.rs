@@ -40,6 +40,30 @@ pub struct ProtocolDef {
     /// Conversation-level rules: datagrams told apart by their order.
     #[serde(default)]
     pub conversation: Option<ConversationDef>,
+    /// Payloads cut into pieces across datagrams, joined again.
+    #[serde(default)]
+    pub reassembly: Option<ReassemblyDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReassemblyDef {
+    /// The root's bytes field (its last) holding one piece.
+    pub field: String,
+    /// Root fields that name the whole (with the conversation and the direction).
+    pub key: Vec<String>,
+    /// Root field giving the piece's position, from 0.
+    pub index: String,
+    /// Condition: this piece is the last one.
+    pub last: String,
+    /// Condition: this datagram carries a piece (default: always).
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Largest piece a sender makes.
+    pub piece_size: usize,
+    /// The type of a whole sent by the client (to the server's port) and by the server.
+    pub client: String,
+    pub server: String,
 }
 
 #[derive(Debug, Deserialize)]

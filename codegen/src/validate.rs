@@ -234,6 +234,7 @@ impl<'f> Validator<'f> {
             root,
             transport: Transport::default(),
             opening: Vec::new(),
+            reassembly: None,
             enums,
             flags,
             structs,
@@ -241,6 +242,7 @@ impl<'f> Validator<'f> {
         };
         proto.transport = self.transport(&proto, endian);
         proto.opening = self.opening();
+        proto.reassembly = self.reassembly(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",
@@ -298,6 +300,75 @@ impl<'f> Validator<'f> {
             }
         }
         layouts
+    }
+
+    fn reassembly(&mut self, proto: &Protocol) -> Option<Reassembly> {
+        let r = self.file.protocol.reassembly.as_ref()?;
+        let yp = "protocol.reassembly";
+        let root = proto.root();
+        let field_of = |v: &mut Self, name: &str, at: &str| -> Option<usize> {
+            let found = root.fields.iter().position(|f| f.name == name);
+            if found.is_none() {
+                let hint = did_you_mean(name, root.fields.iter().map(|f| f.name.as_str()));
+                v.error(
+                    &format!("{yp}.{at}"),
+                    format!("'{name}' is not a field of the root type '{}'", root.name),
+                    hint,
+                );
+            }
+            found
+        };
+        let field = field_of(self, &r.field, "field")?;
+        if !matches!(root.fields[field].ty, Ty::Bytes(Len::Rest)) {
+            self.error(
+                &format!("{yp}.field"),
+                format!("'{}' must be a bytes field that runs to the end", r.field),
+                None,
+            );
+        }
+        let index = field_of(self, &r.index, "index")?;
+        let mut key = Vec::new();
+        for (k, name) in r.key.iter().enumerate() {
+            key.push(field_of(self, name, &format!("key.{k}"))?);
+        }
+        let all = root.fields.len();
+        let scope = Scope {
+            struct_id: proto.root,
+            visible: all,
+            yaml_path: &format!("{yp}.last"),
+        };
+        let last = self.expr_of(&scope, &r.last, ExprTy::Bool);
+        let when = r.when.as_ref().map(|w| {
+            let scope = Scope {
+                struct_id: proto.root,
+                visible: all,
+                yaml_path: &format!("{yp}.when"),
+            };
+            self.expr_of(&scope, w, ExprTy::Bool)
+        });
+        let client = self.struct_ids.get(&r.client).copied();
+        let server = self.struct_ids.get(&r.server).copied();
+        if client.is_none() || server.is_none() {
+            self.error(yp, "unknown whole type for client or server", None);
+            return None;
+        }
+        if proto.transport.udp_ports.is_empty() {
+            self.error(
+                yp,
+                "reassembly by direction needs the server's UDP ports",
+                Some("add transport.udp.ports".into()),
+            );
+        }
+        Some(Reassembly {
+            field,
+            key,
+            index,
+            last,
+            when,
+            piece_size: r.piece_size,
+            client: client?,
+            server: server?,
+        })
     }
 
     fn opening(&mut self) -> Vec<(Side, StructId)> {

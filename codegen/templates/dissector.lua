@@ -267,6 +267,17 @@ end
 {{ s }}
 {%- endfor %}
 
+{%- if conversations %}
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+{%- endif %}
 {%- if !opening_client.is_empty() || !opening_server.is_empty() %}
 
 -- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
@@ -279,26 +290,25 @@ local OPENING = {
 }
 local conversation_counts = {}
 local frame_steps = {}
+{%- if reassembly.is_some() %}
+local pieces = {}
+local frame_wholes = {}
+{%- endif %}
 
 function proto.init()
   conversation_counts = {}
   frame_steps = {}
+{%- if let Some(r) = reassembly %}
+  pieces = {}
+  frame_wholes = {}
+{%- endif %}
 end
 
 -- The opening step of this frame ({side, k}), k = 0 after the opening.
 local function classify(pinfo)
   local step = frame_steps[pinfo.number]
   if step ~= nil then return step end
-  local from_client = is_server_port(pinfo.dst_port)
-  local side, client, server
-  if from_client then
-    side = "client"
-    client, server = tostring(pinfo.src) .. ":" .. pinfo.src_port, tostring(pinfo.dst) .. ":" .. pinfo.dst_port
-  else
-    side = "server"
-    client, server = tostring(pinfo.dst) .. ":" .. pinfo.dst_port, tostring(pinfo.src) .. ":" .. pinfo.src_port
-  end
-  local key = client .. ">" .. server
+  local key, side = conversation_key(pinfo)
   local counts = conversation_counts[key]
   if counts == nil then
     counts = { client = 0, server = 0 }
@@ -310,6 +320,72 @@ local function classify(pinfo)
   step = { side = side, k = k }
   frame_steps[pinfo.number] = step
   return step
+end
+{%- endif %}
+
+{%- if let Some(r) = reassembly %}
+
+-- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
+-- and {{ r.key_doc }}; the frame that completes a payload keeps it by frame number and shows it
+-- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
+local MAX_PENDING = 1024
+local pending_count = 0
+
+local function reassemble(tvb, pinfo, root, v)
+  if not ({{ r.when }}) then return "" end
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side{% for k in r.keys %} .. "|" .. tostring({{ k }}){% endfor %}
+  local index = {{ r.index }}
+  if not pinfo.visited then
+    local st = pieces[key]
+    if st == nil then
+      if pending_count >= MAX_PENDING then
+        root:add_proto_expert_info(E.length, "too many payloads being reassembled; piece ignored")
+        return ""
+      end
+      st = { parts = {} }
+      pieces[key] = st
+      pending_count = pending_count + 1
+    end
+    st.parts[index] = tvb:raw(tvb:len() - {{ r.piece }}, {{ r.piece }})
+    if {{ r.last }} then st.count = index + 1 end
+    if st.count ~= nil then
+      local list = {}
+      for i = 0, st.count - 1 do
+        if st.parts[i] == nil then list = nil break end
+        list[#list + 1] = st.parts[i]
+      end
+      if list ~= nil then
+        frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+        pieces[key] = nil
+        pending_count = pending_count - 1
+      end
+    end
+  end
+  local whole = frame_wholes[pinfo.number]
+  if whole == nil or #whole.data == 0 then return "" end
+  local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
+  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  local size = wtvb:len()
+  local nxt, name
+  if whole.side == "client" then
+    name = "{{ r.client }}"
+    nxt = dissect_{{ r.client }}(wtvb, pinfo, sub, 0, size{% if r.client_bits %} * 8{% endif %})
+{%- if r.client_bits %}
+    if nxt ~= nil then nxt = ceil8(nxt) end
+{%- endif %}
+  else
+    name = "{{ r.server }}"
+    nxt = dissect_{{ r.server }}(wtvb, pinfo, sub, 0, size{% if r.server_bits %} * 8{% endif %})
+{%- if r.server_bits %}
+    if nxt ~= nil then nxt = ceil8(nxt) end
+{%- endif %}
+  end
+  if nxt == nil then return " [" .. name .. ", malformed]" end
+  if nxt < size then
+    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+  end
+  return " [" .. name .. "]"
 end
 {%- endif %}
 
@@ -344,10 +420,21 @@ local function dissect_message(tvb, pinfo, root)
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
 {%- endif %}
+{%- if reassembly.is_some() %}
+  local whole = reassemble(tvb, pinfo, root, v)
+{%- endif %}
+{%- if reassembly.is_some() %}
+{%- if !info.is_empty() %}
+  return {{ info }} .. whole
+{%- else %}
+  return "{{ title }}" .. whole
+{%- endif %}
+{%- else %}
 {%- if !info.is_empty() %}
   return {{ info }}
 {%- else %}
   return "{{ title }}"
+{%- endif %}
 {%- endif %}
 end
 

@@ -33,6 +33,9 @@ struct Dissector {
     info: String,
     port_tables: Vec<PortTable>,
     tcp_framing: Option<Framing>,
+    /// Some conversation-level feature needs the conversation key.
+    conversations: bool,
+    reassembly: Option<ReassemblyDef>,
     /// Opening datagrams per side: (type name for dissect_*, label).
     opening_client: Vec<(String, String)>,
     opening_server: Vec<(String, String)>,
@@ -46,6 +49,20 @@ struct CrcDef {
 struct ValueString {
     var: String,
     entries: Vec<(String, String)>,
+}
+
+/// Reassembly, as Lua expressions over the root's values `v`.
+struct ReassemblyDef {
+    key_doc: String,
+    keys: Vec<String>,
+    index: String,
+    piece: String,
+    last: String,
+    when: String,
+    client: String,
+    client_bits: bool,
+    server: String,
+    server_bits: bool,
 }
 
 /// TCP framing: a length prefix before each message.
@@ -185,6 +202,42 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             "bit-stream opening datagrams are not generated yet".into(),
         ));
     }
+    let reassembly = match &p.reassembly {
+        None => None,
+        Some(r) => {
+            if p.root().layout == Layout::LsbBits {
+                return Err(Unsupported(
+                    "reassembly over bit-stream packets is not generated yet".into(),
+                ));
+            }
+            let root = p.root();
+            let v = |i: usize| format!("v.{}", root.fields[i].name);
+            let (when, last) = (
+                r.when
+                    .as_ref()
+                    .map(|w| g.expr(w))
+                    .unwrap_or_else(|| "true".into()),
+                g.expr(&r.last),
+            );
+            Some(ReassemblyDef {
+                key_doc: r
+                    .key
+                    .iter()
+                    .map(|k| root.fields[*k].name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                keys: r.key.iter().map(|k| v(*k)).collect(),
+                index: v(r.index),
+                piece: v(r.field),
+                last,
+                when,
+                client: p.structs[r.client].name.clone(),
+                client_bits: p.structs[r.client].layout == Layout::LsbBits,
+                server: p.structs[r.server].name.clone(),
+                server_bits: p.structs[r.server].layout == Layout::LsbBits,
+            })
+        }
+    };
     let d = Dissector {
         source: p.source.clone(),
         path: path.to_string(),
@@ -204,6 +257,8 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         info,
         port_tables,
         tcp_framing,
+        conversations: !p.opening.is_empty() || p.reassembly.is_some(),
+        reassembly,
         opening_client: opening(Side::Client),
         opening_server: opening(Side::Server),
         udp_heuristic,
@@ -331,6 +386,18 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     for part in &p.root().info {
         if let InfoPart::Field(i) = part {
             out.insert((p.root, *i));
+        }
+    }
+    if let Some(r) = &p.reassembly {
+        out.extend(
+            r.key
+                .iter()
+                .chain([&r.index, &r.field])
+                .map(|i| (p.root, *i)),
+        );
+        refs(&r.last, &mut out);
+        if let Some(w) = &r.when {
+            refs(w, &mut out);
         }
     }
     out

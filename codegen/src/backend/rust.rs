@@ -203,6 +203,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         }
         let tcp = self.tcp_module();
         let conversation = self.conversation_module();
+        self.cur.set(p.root().layout);
+        let reassembly = self.reassembly_module()?;
         // The same generated code reads bytes or bits: only the reader and writer differ.
         let readers = quote! {
             #[allow(unused_imports)]
@@ -225,6 +227,191 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             #(#structs)*
             #tcp
             #conversation
+            #reassembly
+        })
+    }
+
+    /// Joining pieces of payloads carried by root packets, and cutting payloads into packets.
+    fn reassembly_module(&self) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let Some(r) = &p.reassembly else {
+            return Ok(quote! {});
+        };
+        let root = p.root();
+        let rt = ident(&root.name);
+        let lt = if p.struct_borrows(p.root) {
+            quote! { <'_> }
+        } else {
+            quote! {}
+        };
+        let lt_a = if p.struct_borrows(p.root) {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        };
+        let sid = p.root;
+        let key_names: Vec<Ident> = r.key.iter().map(|k| ident(&root.fields[*k].name)).collect();
+        let key_types: Vec<TokenStream> = r
+            .key
+            .iter()
+            .map(|k| self.rust_ty(sid, *k, &root.fields[*k].ty))
+            .collect::<Result<_, _>>()?;
+        let index = ident(&root.fields[r.index].name);
+        let index_ty = self.rust_ty(sid, r.index, &root.fields[r.index].ty)?;
+        let piece = ident(&root.fields[r.field].name);
+        let when = match &r.when {
+            Some(w) => self.expr_top(w, Ctx::Encode(sid)),
+            None => quote! { true },
+        };
+        let last = self.expr_top(&r.last, Ctx::Encode(sid));
+        let piece_size = lit_usize(r.piece_size);
+        let whole_ty = |id: StructId| {
+            let n = ident(&p.structs[id].name);
+            if p.struct_borrows(id) {
+                quote! { #n<'_> }
+            } else {
+                quote! { #n }
+            }
+        };
+        let (client, client_t) = (ident(&p.structs[r.client].name), whole_ty(r.client));
+        let (server, server_t) = (ident(&p.structs[r.server].name), whole_ty(r.server));
+        // The chunker sets the `last` flag bit; other `last` conditions cannot be written back.
+        let chunker = match &r.last {
+            Expr::FlagBit(path, mask) if path.len() == 1 => {
+                let flags = ident(&path[0].name);
+                let fty = match &root.fields[path[0].field].ty {
+                    Ty::Flags(id) => ident(&p.flags[*id].name),
+                    _ => return Ok(quote! {}),
+                };
+                let m = lit_u64(*mask);
+                quote! {
+                    /// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
+                    /// the index, the last-piece flag and the piece set.
+                    pub fn chunk<'a>(template: &#rt #lt_a, payload: &[u8]) -> Result<Vec<#rt #lt_a>, EncodeError> {
+                        let pieces: Vec<&[u8]> = if payload.is_empty() { vec![&[][..]] } else { payload.chunks(PIECE_SIZE).collect() };
+                        let count = pieces.len();
+                        let mut out = Vec::with_capacity(count);
+                        for (i, data) in pieces.into_iter().enumerate() {
+                            let mut packet = template.clone();
+                            let raw = fit(i as u64, #index_ty::MAX as u64, stringify!(#index))?;
+                            packet.#index = raw as #index_ty;
+                            let bits = if i + 1 == count { packet.#flags.0 | #m } else { packet.#flags.0 & !#m };
+                            packet.#flags = #fty(bits);
+                            packet.#piece = Cow::Owned(data.to_vec());
+                            out.push(packet);
+                        }
+                        Ok(out)
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        Ok(quote! {
+            /// Largest piece a sender puts in one packet.
+            pub const PIECE_SIZE: usize = #piece_size;
+
+            impl #rt #lt {
+                /// Whether this packet carries a piece of a payload.
+                pub fn is_piece(&self) -> bool {
+                    #when
+                }
+
+                /// Whether this packet carries the last piece of its payload.
+                pub fn is_last_piece(&self) -> bool {
+                    #last
+                }
+            }
+
+            #chunker
+
+            /// A payload joined from its pieces, and which side sent it.
+            #[derive(Debug, Clone, PartialEq, Eq)]
+            pub struct Whole {
+                pub from_client: bool,
+                pub data: Vec<u8>,
+            }
+
+            impl Whole {
+                #[doc = concat!(" Decodes a payload the client sent as `", stringify!(#client), "`.")]
+                pub fn client_message(&self) -> Result<#client_t, DecodeError> {
+                    #client::decode(&self.data)
+                }
+
+                #[doc = concat!(" Decodes a payload the server sent as `", stringify!(#server), "`.")]
+                pub fn server_message(&self) -> Result<#server_t, DecodeError> {
+                    #server::decode(&self.data)
+                }
+            }
+
+            /// Joins the pieces of payloads of one conversation, per direction and key, in any
+            /// order; a payload is complete when its last piece and every piece before it arrived.
+            /// Limits bound what an attacker can make it hold.
+            #[derive(Debug)]
+            pub struct Reassembler {
+                pending: std::collections::HashMap<(bool, #(#key_types,)*), Pending>,
+                /// Payloads being joined at once.
+                pub max_pending: usize,
+                /// Bytes of one payload.
+                pub max_len: usize,
+            }
+
+            #[derive(Debug, Default)]
+            struct Pending {
+                parts: std::collections::BTreeMap<usize, Vec<u8>>,
+                count: Option<usize>,
+                len: usize,
+            }
+
+            impl Default for Reassembler {
+                fn default() -> Self {
+                    Reassembler { pending: Default::default(), max_pending: 1024, max_len: 256 * PIECE_SIZE }
+                }
+            }
+
+            impl Reassembler {
+                pub fn new() -> Self {
+                    Self::default()
+                }
+
+                /// Adds a packet; returns the whole payload when this packet completes one.
+                pub fn push(&mut self, from_client: bool, packet: &#rt #lt) -> Result<Option<Whole>, DecodeError> {
+                    if !packet.is_piece() {
+                        return Ok(None);
+                    }
+                    let key = (from_client, #(packet.#key_names.clone(),)*);
+                    if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
+                        return Err(DecodeError::new(stringify!(#index), 0, DecodeErrorKind::TooLarge { value: self.pending.len() as u64 + 1, max: self.max_pending as u64 }));
+                    }
+                    let entry = self.pending.entry(key.clone()).or_default();
+                    let index = packet.#index as usize;
+                    let piece: &[u8] = &packet.#piece;
+                    if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
+                        entry.len -= old.len();
+                    }
+                    entry.len += piece.len();
+                    if entry.len > self.max_len {
+                        let len = entry.len;
+                        self.pending.remove(&key);
+                        return Err(DecodeError::new(stringify!(#piece), 0, DecodeErrorKind::TooLarge { value: len as u64, max: self.max_len as u64 }));
+                    }
+                    if packet.is_last_piece() {
+                        entry.count = Some(index + 1);
+                    }
+                    let complete = entry.count.is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));
+                    if !complete {
+                        return Ok(None);
+                    }
+                    let entry = self.pending.remove(&key).unwrap_or_default();
+                    let n = entry.count.unwrap_or(0);
+                    let data = entry.parts.into_iter().filter(|(i, _)| *i < n).flat_map(|(_, part)| part).collect();
+                    Ok(Some(Whole { from_client, data }))
+                }
+
+                /// Payloads still waiting for pieces.
+                pub fn pending(&self) -> usize {
+                    self.pending.len()
+                }
+            }
         })
     }
 

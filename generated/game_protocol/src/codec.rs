@@ -2591,3 +2591,164 @@ impl Conversation {
         Ok(Datagram::Packet(Packet::decode(bytes)?))
     }
 }
+
+/// Largest piece a sender puts in one packet.
+pub const PIECE_SIZE: usize = 504;
+impl Packet<'_> {
+    /// Whether this packet carries a piece of a payload.
+    pub fn is_piece(&self) -> bool {
+        (!(self.flags.bits() as u64 & 2 != 0)) && ((self.data.len() as i128) > 0i128)
+    }
+    /// Whether this packet carries the last piece of its payload.
+    pub fn is_last_piece(&self) -> bool {
+        self.flags.bits() as u64 & 4 != 0
+    }
+}
+
+/// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
+/// the index, the last-piece flag and the piece set.
+pub fn chunk<'a>(
+    template: &Packet<'a>,
+    payload: &[u8],
+) -> Result<Vec<Packet<'a>>, EncodeError> {
+    let pieces: Vec<&[u8]> = if payload.is_empty() {
+        vec![& [] [..]]
+    } else {
+        payload.chunks(PIECE_SIZE).collect()
+    };
+    let count = pieces.len();
+    let mut out = Vec::with_capacity(count);
+    for (i, data) in pieces.into_iter().enumerate() {
+        let mut packet = template.clone();
+        let raw = fit(i as u64, u8::MAX as u64, stringify!(chunk))?;
+        packet.chunk = raw as u8;
+        let bits = if i + 1 == count { packet.flags.0 | 4 } else { packet.flags.0 & !4 };
+        packet.flags = PacketFlags(bits);
+        packet.data = Cow::Owned(data.to_vec());
+        out.push(packet);
+    }
+    Ok(out)
+}
+
+/// A payload joined from its pieces, and which side sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Whole {
+    pub from_client: bool,
+    pub data: Vec<u8>,
+}
+
+impl Whole {
+    #[doc = concat!(
+        " Decodes a payload the client sent as `", stringify!(ClientMessage), "`."
+    )]
+    pub fn client_message(&self) -> Result<ClientMessage, DecodeError> {
+        ClientMessage::decode(&self.data)
+    }
+    #[doc = concat!(
+        " Decodes a payload the server sent as `", stringify!(ServerMessage), "`."
+    )]
+    pub fn server_message(&self) -> Result<ServerMessage<'_>, DecodeError> {
+        ServerMessage::decode(&self.data)
+    }
+}
+
+/// Joins the pieces of payloads of one conversation, per direction and key, in any
+/// order; a payload is complete when its last piece and every piece before it arrived.
+/// Limits bound what an attacker can make it hold.
+#[derive(Debug)]
+pub struct Reassembler {
+    pending: std::collections::HashMap<(bool, u16), Pending>,
+    /// Payloads being joined at once.
+    pub max_pending: usize,
+    /// Bytes of one payload.
+    pub max_len: usize,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    parts: std::collections::BTreeMap<usize, Vec<u8>>,
+    count: Option<usize>,
+    len: usize,
+}
+
+impl Default for Reassembler {
+    fn default() -> Self {
+        Reassembler {
+            pending: Default::default(),
+            max_pending: 1024,
+            max_len: 256 * PIECE_SIZE,
+        }
+    }
+}
+
+impl Reassembler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds a packet; returns the whole payload when this packet completes one.
+    pub fn push(
+        &mut self,
+        from_client: bool,
+        packet: &Packet<'_>,
+    ) -> Result<Option<Whole>, DecodeError> {
+        if !packet.is_piece() {
+            return Ok(None);
+        }
+        let key = (from_client, packet.sequence.clone());
+        if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
+            return Err(
+                DecodeError::new(
+                    stringify!(chunk),
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: self.pending.len() as u64 + 1,
+                        max: self.max_pending as u64,
+                    },
+                ),
+            );
+        }
+        let entry = self.pending.entry(key.clone()).or_default();
+        let index = packet.chunk as usize;
+        let piece: &[u8] = &packet.data;
+        if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
+            entry.len -= old.len();
+        }
+        entry.len += piece.len();
+        if entry.len > self.max_len {
+            let len = entry.len;
+            self.pending.remove(&key);
+            return Err(
+                DecodeError::new(
+                    stringify!(data),
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: len as u64,
+                        max: self.max_len as u64,
+                    },
+                ),
+            );
+        }
+        if packet.is_last_piece() {
+            entry.count = Some(index + 1);
+        }
+        let complete = entry
+            .count
+            .is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));
+        if !complete {
+            return Ok(None);
+        }
+        let entry = self.pending.remove(&key).unwrap_or_default();
+        let n = entry.count.unwrap_or(0);
+        let data = entry
+            .parts
+            .into_iter()
+            .filter(|(i, _)| *i < n)
+            .flat_map(|(_, part)| part)
+            .collect();
+        Ok(Some(Whole { from_client, data }))
+    }
+    /// Payloads still waiting for pieces.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}
