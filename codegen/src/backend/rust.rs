@@ -213,8 +213,10 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         Ok(quote! {
             //! Types, decoders and encoders of every schema type.
 
-            // Casts are written the same way for every field width, so some are no-ops.
-            #![allow(clippy::unnecessary_cast)]
+            // Casts are written the same way for every field width, so some are no-ops; schema
+            // expressions are emitted as the schema writes them; key fields are cloned whatever
+            // their type.
+            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy)]
 
             #[allow(unused_imports)]
             use crate::runtime::{self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value};
