@@ -128,6 +128,14 @@ local function read_rabbit(tvb, pos, limit, k)
   return UInt64(low, high), k + 8 * m
 end
 
+-- Zig-zag decoding of a UInt64 into an Int64: 0, 1, 2, 3 -> 0, -1, 1, -2.
+local function zigzag64(z)
+  local half = z:rshift(1)
+  local value = Int64(half:lower(), half:higher())
+  if z:band(UInt64(1)) == UInt64(1) then value = -value - 1 end
+  return value
+end
+
 local function f32_from_bits(u)
   local sign = 1
   if u >= 2 ^ 31 then sign, u = -1, u - 2 ^ 31 end

@@ -34,6 +34,12 @@ const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
     ("dissectors/dnp.lua", "dnp", 3413, None),
     ("tests/fixture/dissectors/mixed.lua", "mixed", 7300, None),
     ("dissectors/game_protocol.lua", "game_protocol", 8999, None),
+    (
+        "tests/fixture/dissectors/varints.lua",
+        "varints",
+        7400,
+        None,
+    ),
 ];
 
 #[test]
@@ -116,6 +122,7 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = mixed::Packet::dissect(&b);
         let _ = game_protocol::Conversation::new().decode(true, &b);
         let _ = game_protocol::ServerMessage::decode(&b);
+        let _ = varints::Values::dissect(&b);
         let _ = game_protocol::ClientMessage::dissect(&b);
     }
 }

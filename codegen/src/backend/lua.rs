@@ -247,7 +247,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
         needs_xor,
-        bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits),
+        bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits) || uses_varints(p),
         root_bits: p.root().layout == Layout::LsbBits,
         crcs,
         value_strings,
@@ -514,6 +514,18 @@ impl<'p> Gen<'p> {
                     "ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
                 ),
             ),
+            Ty::VarInt(VarInt::ZigZag) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.int64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::VarInt(VarInt::RiptideLen) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.uint16(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => self.add_field(
                 abbrev.into(),
                 format!(
@@ -521,11 +533,6 @@ impl<'p> Gen<'p> {
                     if *signed { "int" } else { "uint" }
                 ),
             ),
-            Ty::VarInt(_) => {
-                return Err(Unsupported(
-                    "the Lua backend does not support this variable-length integer yet".into(),
-                ))
-            }
             Ty::Bits => self.add_field(
                 abbrev.into(),
                 format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
@@ -1208,9 +1215,36 @@ impl<'p> Gen<'p> {
                 scalar(c, n, *endian, format!("{le}float()"));
                 c.line(format!("offset = offset + {n}"));
             }
+            Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
+                // LEB128 groups are whole bytes here: the bit-stream reader at offset * 8.
+                c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
+                c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name}\", n / 8 + 1, limit - offset) end"));
+                c.line("n = n / 8");
+                if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
+                    c.line("val = zigzag64(val)");
+                }
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                ));
+                c.line(format!("{target} = val:tonumber()"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(VarInt::RiptideLen) => {
+                c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{name}\", 1, limit - offset) end"));
+                c.line("val, n = tvb(offset, 1):uint(), 1");
+                c.line("if val >= 128 then");
+                c.line(format!("  if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
+                c.line("  val, n = tvb(offset, 2):uint() - 32768, 2");
+                c.line("end");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                ));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + n");
+            }
             Ty::VarInt(_) => {
                 return Err(Unsupported(
-                    "variable-length integers in byte layouts are not generated for Lua yet".into(),
+                    "Rabbit varints belong to bit-stream layouts".into(),
                 ))
             }
             Ty::Bits => return Err(Unsupported("'bits' belongs to bit-stream layouts".into())),
@@ -1708,6 +1742,18 @@ fn call_struct(p: &Protocol, c: &mut Code, id: StructId, lo: &str, hi: &str) {
         ));
         c.line("if nxt == nil then return nil end");
     }
+}
+
+/// Whether any field is a variable-length integer (its reader shares the bit-stream helpers).
+fn uses_varints(p: &Protocol) -> bool {
+    fn has(ty: &Ty) -> bool {
+        match ty {
+            Ty::VarInt(_) => true,
+            Ty::Array(e, _) => has(e),
+            _ => false,
+        }
+    }
+    p.structs.iter().flat_map(|s| &s.fields).any(|f| has(&f.ty))
 }
 
 fn crc_func(a: ChecksumAlgo) -> String {

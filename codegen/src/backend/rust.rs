@@ -813,16 +813,12 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             }
             Ty::VarInt(VarInt::Leb128) => quote! { u64 },
             Ty::VarInt(VarInt::ZigZag) => quote! { i64 },
+            Ty::VarInt(VarInt::RiptideLen) => quote! { u16 },
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
                 let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
                 quote! { #t }
             }
             Ty::Bits => quote! { BitString<'a> },
-            Ty::VarInt(_) => {
-                return Err(Unsupported(
-                    "the Rust backend does not support variable-length integers yet".into(),
-                ))
-            }
             Ty::Enum(id) => {
                 let n = ident(&self.p.enums[*id].name);
                 quote! { #n }
@@ -1306,10 +1302,20 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     quote! { { let at = r.pos(); let v = r.rabbit(#bits, #nm)? as #t; #n v } }
                 }
             }
-            Ty::VarInt(_) => {
-                return Err(Unsupported(
-                    "Riptide 2.0 array lengths are not generated yet".into(),
-                ))
+            Ty::VarInt(VarInt::RiptideLen) => {
+                if self.bits() {
+                    return Err(Unsupported(
+                        "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
+                    ));
+                }
+                let n = note(quote! { Value::U(v as u64) });
+                quote! { {
+                    let at = r.pos();
+                    let first = r.array::<1>(#nm)?[0];
+                    let v = if first & 0x80 != 0 { (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>(#nm)?[0]) } else { u16::from(first) };
+                    #n
+                    v
+                } }
             }
             Ty::Bits => {
                 let n = note(quote! { Value::Bytes(r.touched(at)) });
@@ -1724,11 +1730,14 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 });
                 quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
             }
-            Ty::VarInt(_) => {
-                return Err(Unsupported(
-                    "Riptide 2.0 array lengths are not generated yet".into(),
-                ))
-            }
+            Ty::VarInt(VarInt::RiptideLen) => quote! {
+                let n = fit(*#v as u64, 0x7FFF, #nm)? as u16;
+                if n <= 0x7F {
+                    w.put(&[n as u8]);
+                } else {
+                    w.put(&(n | 0x8000).to_be_bytes());
+                }
+            },
             Ty::Bits => quote! { w.put_bits(#v); },
             Ty::Bytes(len) | Ty::Str(len) => {
                 let bytes = if matches!(ty, Ty::Str(_)) {
