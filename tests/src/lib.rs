@@ -380,3 +380,47 @@ impl Rng {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }
+
+/// Bytes from a hex string (spaces allowed).
+pub fn hex_bytes(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The cross-check over UDP: sends every message to `port`, dissects the capture with the
+/// dissector at `lua` (relative to the repository), and compares each frame's fields with
+/// `expect(index, bytes)`: the Rust decoder's fields and the expert items the frame must show.
+pub fn udp_cross_check(
+    name: &str,
+    lua: &str,
+    port: u16,
+    messages: &[Vec<u8>],
+    expect: impl Fn(usize, &[u8]) -> (Vec<ExpectedField>, Vec<String>),
+) {
+    let proto = name;
+    let datagrams: Vec<Datagram> = messages
+        .iter()
+        .map(|m| Datagram {
+            src_port: 30000,
+            dst_port: port,
+            payload: m.clone(),
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-{name}-{}.pcap", std::process::id()));
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(&pcap, &repo_root().join(lua), &[]);
+    for (i, m) in messages.iter().enumerate() {
+        let (fields, experts) = expect(i, m);
+        compare(&fields, &d.fields(i, proto), HEADERS)
+            .unwrap_or_else(|e| panic!("frame {i} {m:02x?}: {e}"));
+        assert_eq!(
+            d.experts(i, proto),
+            experts.iter().map(String::as_str).collect::<Vec<_>>(),
+            "frame {i} {m:02x?}"
+        );
+    }
+    let _ = std::fs::remove_file(pcap);
+}

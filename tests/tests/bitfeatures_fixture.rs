@@ -103,40 +103,22 @@ fn round_trip_and_tshark_agree() {
             bytes
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 30000,
-            dst_port: 7100,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap =
-        std::env::temp_dir().join(format!("wiregen-bitfeatures-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(
-        &pcap,
-        &repo_root().join("tests/fixture/dissectors/bitfeatures.lua"),
-        &[],
+    udp_cross_check(
+        "bitfeatures",
+        "tests/fixture/dissectors/bitfeatures.lua",
+        7100,
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Frame::dissect(m);
+            let decoded = decoded.unwrap();
+            let experts: Vec<String> = if matches!(decoded.body, FrameBody::Other { .. }) {
+                vec!["bitfeatures.expert.unknown_value".into()]
+            } else {
+                vec![]
+            };
+            (expected!(bitfeatures, notes), experts)
+        },
     );
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Frame::dissect(m);
-        let decoded = decoded.unwrap();
-        compare(
-            &expected!(bitfeatures, notes),
-            &d.fields(i, "bitfeatures"),
-            HEADERS,
-        )
-        .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        let unknown = matches!(decoded.body, FrameBody::Other { .. });
-        let want: &[&str] = if unknown {
-            &["bitfeatures.expert.unknown_value"]
-        } else {
-            &[]
-        };
-        assert_eq!(d.experts(i, "bitfeatures"), want, "frame {i}");
-    }
-    let _ = std::fs::remove_file(pcap);
 }
 
 #[test]

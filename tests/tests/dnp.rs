@@ -5,13 +5,7 @@ use dnp::*;
 use std::borrow::Cow;
 use wiregen_tests::*;
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 fn cmd(body: CommandBody<'static>) -> Command<'static> {
     Command { body }

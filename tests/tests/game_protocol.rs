@@ -5,13 +5,7 @@ use game_protocol::*;
 use wiregen_tests as wt;
 use wiregen_tests::{compare, dissect, expected, repo_root, HEADERS};
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 const SERVER: u16 = 8999;
 const CLIENT: u16 = 50000;

@@ -5,13 +5,7 @@ use mixed::*;
 use std::borrow::Cow;
 use wiregen_tests::*;
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 #[test]
 fn bit_stream_inside_bytes_by_hand() {
@@ -82,31 +76,16 @@ fn round_trip_and_tshark_agree() {
             bytes
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 30000,
-            dst_port: 7300,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-mixed-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(
-        &pcap,
-        &repo_root().join("tests/fixture/dissectors/mixed.lua"),
-        &[],
+    udp_cross_check(
+        "mixed",
+        "tests/fixture/dissectors/mixed.lua",
+        7300,
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Packet::dissect(m);
+            decoded.unwrap();
+            let experts: Vec<String> = vec![];
+            (expected!(mixed, notes), experts)
+        },
     );
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Packet::dissect(m);
-        let decoded = decoded.unwrap();
-        compare(&expected!(mixed, notes), &d.fields(i, "mixed"), HEADERS)
-            .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        assert!(
-            d.experts(i, "mixed").is_empty(),
-            "frame {i}: {:?}",
-            d.experts(i, "mixed")
-        );
-    }
-    let _ = std::fs::remove_file(pcap);
 }

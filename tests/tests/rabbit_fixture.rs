@@ -6,13 +6,7 @@ use rabbit::*;
 use std::borrow::Cow;
 use wiregen_tests::*;
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 fn check<'a, T: PartialEq + std::fmt::Debug>(
     wire: &'a str,
@@ -307,31 +301,16 @@ fn round_trip_and_tshark_agree() {
             bytes
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 30000,
-            dst_port: 7200,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-rabbit-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(
-        &pcap,
-        &repo_root().join("tests/fixture/dissectors/rabbit.lua"),
-        &[],
+    udp_cross_check(
+        "rabbit",
+        "tests/fixture/dissectors/rabbit.lua",
+        7200,
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Envelope::dissect(m);
+            decoded.unwrap();
+            let experts: Vec<String> = vec![];
+            (expected!(rabbit, notes), experts)
+        },
     );
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Envelope::dissect(m);
-        let decoded = decoded.unwrap();
-        compare(&expected!(rabbit, notes), &d.fields(i, "rabbit"), HEADERS)
-            .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        assert!(
-            d.experts(i, "rabbit").is_empty(),
-            "frame {i}: {:?}",
-            d.experts(i, "rabbit")
-        );
-    }
-    let _ = std::fs::remove_file(pcap);
 }

@@ -6,13 +6,7 @@ use riptide_2_1::*;
 use std::borrow::Cow;
 use wiregen_tests::*;
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 fn bits(bytes: &'static [u8], bits: usize) -> BitString<'static> {
     BitString {

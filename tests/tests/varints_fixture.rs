@@ -5,13 +5,7 @@ use std::borrow::Cow;
 use varints::*;
 use wiregen_tests::*;
 
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
+use wiregen_tests::hex_bytes as hex;
 
 fn values(unsigned: u64, signed: i64, small: u16, text: &'static str) -> Values<'static> {
     Values {
@@ -82,25 +76,16 @@ fn round_trip_and_tshark_agree() {
             bytes
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 30000,
-            dst_port: 7400,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-varints-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(
-        &pcap,
-        &repo_root().join("tests/fixture/dissectors/varints.lua"),
-        &[],
+    udp_cross_check(
+        "varints",
+        "tests/fixture/dissectors/varints.lua",
+        7400,
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Values::dissect(m);
+            decoded.unwrap();
+            let experts: Vec<String> = vec![];
+            (expected!(varints, notes), experts)
+        },
     );
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Values::dissect(m);
-        compare(&expected!(varints, notes), &d.fields(i, "varints"), HEADERS)
-            .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-    }
-    let _ = std::fs::remove_file(pcap);
 }
