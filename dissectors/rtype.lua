@@ -170,7 +170,7 @@ F["rtype.fragment_count"] = ProtoField.uint8("rtype.fragment_count", "Fragment c
 F["rtype.payload_size"] = ProtoField.uint16("rtype.payload_size", "Payload size", base.DEC, nil, nil, "Size of this packet's payload in bytes (the datagram length minus 20).")
 F["rtype.checksum"] = ProtoField.uint16("rtype.checksum", "Checksum", base.HEX, nil, nil, "CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.")
 F["rtype.checksum.status"] = ProtoField.uint8("rtype.checksum.status", "Checksum status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Checksum matches the data")
-F["rtype.payload"] = ProtoField.bytes("rtype.payload", "Payload", base.NONE, "The command's payload; commands without a defined layout keep it as bytes.")
+F["rtype.payload"] = ProtoField.bytes("rtype.payload", "Payload", base.NONE, "The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.")
 F["rtype.req_login.username_len"] = ProtoField.uint8("rtype.req_login.username_len", "Username len", base.DEC, nil, nil, "Length of the user name in bytes (at most 32).")
 F["rtype.req_login.username"] = ProtoField.string("rtype.req_login.username", "Username", base.UNICODE, "The player's name.")
 F["rtype.req_login.version"] = ProtoField.uint32("rtype.req_login.version", "Version", base.DEC, nil, nil, "Client protocol version.")
@@ -473,45 +473,50 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.checksum = val
   offset = offset + 2
   local cs_item_checksum = item
-  -- payload: The command's payload; commands without a defined layout keep it as bytes.
+  -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
-  if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    v.payload = val
-  elseif tag_payload == 2 then
-    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    v.payload = val
-  elseif tag_payload == 3 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
-    nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    v.payload = val
-  elseif tag_payload == 16 then
-    sub = tree:add(tvb(offset, n), "Payload: CInput")
-    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    v.payload = val
-  elseif tag_payload == 17 then
-    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    v.payload = val
-  elseif tag_payload == 255 then
-    if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
-  else
+  if has_bit(v.flags, 2) then
     tree:add(F["rtype.payload"], tvb(offset, n))
     v.payload = n
+  else
+    if tag_payload == 1 then
+      sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
+      nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      v.payload = val
+    elseif tag_payload == 2 then
+      sub = tree:add(tvb(offset, n), "Payload: ResLogin")
+      nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      v.payload = val
+    elseif tag_payload == 3 then
+      sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
+      nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      v.payload = val
+    elseif tag_payload == 16 then
+      sub = tree:add(tvb(offset, n), "Payload: CInput")
+      nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      v.payload = val
+    elseif tag_payload == 17 then
+      sub = tree:add(tvb(offset, n), "Payload: SEntityState")
+      nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      v.payload = val
+    elseif tag_payload == 255 then
+      if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+    else
+      tree:add(F["rtype.payload"], tvb(offset, n))
+      v.payload = n
+    end
   end
   offset = offset + n
   -- checksum: verified over the whole Packet with its own bytes zeroed.

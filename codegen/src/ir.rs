@@ -275,6 +275,8 @@ pub struct Union {
     pub default: Option<CaseBody>,
     /// Name of the default variant (`Other` unless the schema names it).
     pub default_variant: String,
+    /// When true the value is the default variant whatever the tag.
+    pub unless: Option<Expr>,
 }
 
 #[derive(Debug, Clone)]

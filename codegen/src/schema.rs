@@ -255,6 +255,10 @@ pub struct SwitchDef {
     /// error).
     #[serde(default)]
     pub default: Option<CaseDef>,
+    /// When this condition holds the value is the default variant whatever the tag (a fragment of
+    /// a message is raw bytes even though its command names a layout).
+    #[serde(default)]
+    pub unless: Option<String>,
     /// Tag width in bits when the tag is written by the union itself (bit streams): `auto` gives
     /// as many bits as the case count needs.
     #[serde(default)]

@@ -1124,12 +1124,28 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
+        let unless = sw.unless.as_ref().map(|u| {
+            let scope = Scope {
+                struct_id: sid,
+                visible: index,
+                yaml_path: &format!("{sp}.unless"),
+            };
+            self.expr_of(&scope, u, ExprTy::Bool)
+        });
+        if unless.is_some() && default.is_none() {
+            self.error(
+                &format!("{sp}.unless"),
+                "'unless' chooses the default variant; this switch has none",
+                Some("add a 'default'".into()),
+            );
+        }
         Union {
             on,
             len,
             cases,
             default,
             default_variant,
+            unless,
         }
     }
 

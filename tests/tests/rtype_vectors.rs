@@ -401,3 +401,41 @@ fn encode_into_leaves_the_buffer_alone_on_error() {
     assert!(p.encode_into(&mut out).is_err());
     assert_eq!(out, vec![1, 2, 3]);
 }
+
+#[test]
+fn fragments_keep_their_payload_as_bytes_whatever_the_command() {
+    // A first fragment of a 12-byte REQ_LOGIN payload: 5 bytes that are no ReqLogin on their own.
+    let mut p = header(
+        PacketFlags::RELIABLE | PacketFlags::IS_FRAGMENT,
+        3,
+        0,
+        PacketPayload::Other {
+            command: Command::ReqLogin,
+            data: Cow::Borrowed(&[7, b'P', b'l', b'a', b'y']),
+        },
+    );
+    p.fragment_id = 1;
+    p.fragment_count = 3;
+    let bytes = p.encode().unwrap();
+    assert_eq!(bytes[2], 0x01);
+    assert_eq!(Packet::decode(&bytes).unwrap(), p);
+    // Without the flag the same bytes must be a ReqLogin, and a fragment cannot be one.
+    let mut q = p.clone();
+    q.flags = PacketFlags::RELIABLE;
+    assert_eq!(
+        q.encode().unwrap_err().kind,
+        EncodeErrorKind::TagHasVariant { tag: 1 }
+    );
+    let mut f = header(
+        PacketFlags::IS_FRAGMENT,
+        3,
+        0,
+        PacketPayload::ReqLogin(ReqLogin {
+            username: Cow::Borrowed("x"),
+            version: 1,
+            preferred_fragment_size: 0,
+        }),
+    );
+    f.fragment_count = 2;
+    assert_eq!(f.encode().unwrap_err().kind, EncodeErrorKind::NotDefault);
+}

@@ -1086,6 +1086,11 @@ impl<'p> Gen<'p> {
         target: &str,
     ) -> Result<(), Unsupported> {
         let p = self.p;
+        if u.unless.is_some() {
+            return Err(Unsupported(
+                "'unless' on a switch without a length is not generated for Lua yet".into(),
+            ));
+        }
         let name = p.structs[sid].fields[fi].name.clone();
         let tag = self.expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
@@ -1433,6 +1438,7 @@ impl<'p> Gen<'p> {
         }
         self.length(c, sid, fi, &u.len, abbrev, tree)?;
         let tag = self.expr(&u.on);
+        let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
         let mut first = true;
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
@@ -1456,6 +1462,17 @@ impl<'p> Gen<'p> {
                         "if n > 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes where none were expected\", n)) end"
                     ));
             }
+        };
+        // `unless` chooses the default variant whatever the tag.
+        let guarded = match (&unless, u.default) {
+            (Some(cond), Some(b)) => {
+                c.open(format!("if {cond} then"));
+                body(c, b, &u.default_variant);
+                c.depth -= 1;
+                c.open("else");
+                true
+            }
+            _ => false,
         };
         for case in &u.cases {
             let conds: Vec<String> = case
@@ -1492,6 +1509,9 @@ impl<'p> Gen<'p> {
             c.depth -= 1;
             c.open("else");
             default(c);
+            c.close("end");
+        }
+        if guarded {
             c.close("end");
         }
         c.line("offset = offset + n");

@@ -1470,6 +1470,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             };
             arms.push(quote! { #(#pats)|* => #build, });
         }
+        let mut default_build = None;
         match u.default {
             Some(b) => {
                 let inner = body(b)?;
@@ -1483,25 +1484,35 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     CaseBody::Empty => quote! {},
                 };
                 let other = ident(&u.default_variant);
-                arms.push(match (tag.is_some(), b) {
-                    (true, _) => quote! { _ => #un::#other { #tag_part #data }, },
-                    (false, CaseBody::Empty) => quote! { _ => #un::#other, },
-                    (false, _) => quote! { _ => #un::#other(#inner), },
-                });
+                let build = match (tag.is_some(), b) {
+                    (true, _) => quote! { #un::#other { #tag_part #data } },
+                    (false, CaseBody::Empty) => quote! { #un::#other },
+                    (false, _) => quote! { #un::#other(#inner) },
+                };
+                arms.push(quote! { _ => #build, });
+                default_build = Some(build);
             }
             None => arms.push(quote! {
                 other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: other as u64 })),
             }),
         }
+        // `unless` picks the default variant whatever the tag.
+        let matched = match (&u.unless, default_build) {
+            (Some(cond), Some(build)) => {
+                let cond = self.expr_top(cond, Ctx::Decode);
+                quote! { if #cond { #build } else { match #on { #(#arms)* } } }
+            }
+            _ => quote! { match #on { #(#arms)* } },
+        };
         if matches!(u.len, Len::Natural) || (self.bits() && matches!(u.len, Len::Rest)) {
             // The scope already ends where the union does.
-            return Ok(quote! { match #on { #(#arms)* } });
+            return Ok(matched);
         }
         let n = self.read_len(&u.len, nm, abbrev)?;
         Ok(quote! { {
             let n = #n;
             let saved = r.limit(n, #nm)?;
-            let v = match #on { #(#arms)* };
+            let v = #matched;
             r.unlimit(saved, #nm)?;
             v
         } })
@@ -1878,9 +1889,29 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 (false, CaseBody::Bytes) => quote! { #un::#other(data) },
                 (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
             };
+            // Under `unless`, the catch-all may carry any tag.
+            let check = match &u.unless {
+                Some(cond) => {
+                    let cond = self.expr_top(cond, Ctx::Encode(sid));
+                    quote! { if !(#cond) { #check } }
+                }
+                None => quote! { #check },
+            };
             arms.push(quote! { #binding => { #check #write } });
         }
-        Ok(quote! { match #v { #(#arms)* } })
+        let guard = match (&u.unless, u.default) {
+            (Some(cond), Some(_)) => {
+                let cond = self.expr_top(cond, Ctx::Encode(sid));
+                let other = ident(&u.default_variant);
+                quote! {
+                    if (#cond) && !matches!(#v, #un::#other { .. }) {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::NotDefault));
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        Ok(quote! { #guard match #v { #(#arms)* } })
     }
 
     // ---- expressions ----------------------------------------------------------------------------

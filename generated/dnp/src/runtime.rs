@@ -112,6 +112,8 @@ pub enum EncodeErrorKind {
     TagHasVariant { tag: u64 },
     /// A range variant carries a tag outside its range.
     TagOutsideCase { tag: u64 },
+    /// The switch's `unless` condition holds, so only its default variant can be written.
+    NotDefault,
 }
 
 impl EncodeError {
@@ -154,6 +156,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::TagOutsideCase { tag } => {
                 write!(f, "tag {tag:#x} is outside the values of this variant")
+            }
+            EncodeErrorKind::NotDefault => {
+                write!(f, "the switch's condition asks for its default variant")
             }
         }
     }

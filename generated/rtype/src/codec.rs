@@ -277,11 +277,11 @@ pub struct Packet<'a> {
     pub fragment_index: u8,
     /// Total number of fragments.
     pub fragment_count: u8,
-    /// The command's payload; commands without a defined layout keep it as bytes.
+    /// The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
     pub payload: PacketPayload<'a>,
 }
 
-/// The command's payload; commands without a defined layout keep it as bytes.
+/// The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PacketPayload<'a> {
@@ -439,42 +439,54 @@ impl<'a> Packet<'a> {
         let payload = {
             let n = r.length(payload_size as i128, "payload")?;
             let saved = r.limit(n, "payload")?;
-            let v = match command.raw() as i128 {
-                1 => {
-                    PacketPayload::ReqLogin(
-                        ReqLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
+            let v = if flags.bits() as u64 & 2 != 0 {
+                PacketPayload::Other {
+                    command,
+                    data: {
+                        let at = r.pos();
+                        let v = r.take(r.remaining(), "payload")?;
+                        r.note("rtype.payload", at, Value::Bytes(v));
+                        Cow::Borrowed(v)
+                    },
                 }
-                2 => {
-                    PacketPayload::ResLogin(
-                        ResLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
-                }
-                3 => {
-                    PacketPayload::ReqJoinRoom(
-                        ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
-                    )
-                }
-                16 => {
-                    PacketPayload::CInput(
-                        CInput::read(r).map_err(|e| e.within("payload"))?,
-                    )
-                }
-                17 => {
-                    PacketPayload::SEntityState(
-                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
-                    )
-                }
-                255 => PacketPayload::Ack,
-                _ => {
-                    PacketPayload::Other {
-                        command,
-                        data: {
-                            let at = r.pos();
-                            let v = r.take(r.remaining(), "payload")?;
-                            r.note("rtype.payload", at, Value::Bytes(v));
-                            Cow::Borrowed(v)
-                        },
+            } else {
+                match command.raw() as i128 {
+                    1 => {
+                        PacketPayload::ReqLogin(
+                            ReqLogin::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    2 => {
+                        PacketPayload::ResLogin(
+                            ResLogin::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    3 => {
+                        PacketPayload::ReqJoinRoom(
+                            ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    16 => {
+                        PacketPayload::CInput(
+                            CInput::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    17 => {
+                        PacketPayload::SEntityState(
+                            SEntityState::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    255 => PacketPayload::Ack,
+                    _ => {
+                        PacketPayload::Other {
+                            command,
+                            data: {
+                                let at = r.pos();
+                                let v = r.take(r.remaining(), "payload")?;
+                                r.note("rtype.payload", at, Value::Bytes(v));
+                                Cow::Borrowed(v)
+                            },
+                        }
                     }
                 }
             };
@@ -568,6 +580,11 @@ impl<'a> Packet<'a> {
         let payload_at = w.len();
         {
             let v = &self.payload;
+            if (self.flags.bits() as u64 & 2 != 0)
+                && !matches!(v, PacketPayload::Other { .. })
+            {
+                return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+            }
             match v {
                 PacketPayload::ReqLogin(value) => {
                     value.write(w).map_err(|e| e.within("payload"))?;
@@ -586,15 +603,17 @@ impl<'a> Packet<'a> {
                 }
                 PacketPayload::Ack => {}
                 PacketPayload::Other { command, data, .. } => {
-                    if matches!(command.raw() as i128, 1..= 3 | 16..= 17 | 255) {
-                        return Err(
-                            EncodeError::new(
-                                "payload",
-                                EncodeErrorKind::TagHasVariant {
-                                    tag: command.raw() as i128 as u64,
-                                },
-                            ),
-                        );
+                    if !(self.flags.bits() as u64 & 2 != 0) {
+                        if matches!(command.raw() as i128, 1..= 3 | 16..= 17 | 255) {
+                            return Err(
+                                EncodeError::new(
+                                    "payload",
+                                    EncodeErrorKind::TagHasVariant {
+                                        tag: command.raw() as i128 as u64,
+                                    },
+                                ),
+                            );
+                        }
                     }
                     w.put(data);
                 }

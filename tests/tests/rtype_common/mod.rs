@@ -69,13 +69,24 @@ pub fn random_payload(rng: &mut Rng) -> PacketPayload<'static> {
 }
 
 pub fn random_packet(rng: &mut Rng) -> Packet<'static> {
+    let flags = PacketFlags(rng.next_u64() as u8);
+    // A fragment's payload is raw bytes whatever its command (`unless: flags.IS_FRAGMENT`).
+    let payload = if flags.contains(PacketFlags::IS_FRAGMENT) {
+        let n = rng.below(64) as usize;
+        PacketPayload::Other {
+            command: Command::from_raw(rng.next_u64() as u8),
+            data: Cow::Owned(rng.bytes(n)),
+        }
+    } else {
+        random_payload(rng)
+    };
     Packet {
-        flags: PacketFlags(rng.next_u64() as u8),
+        flags,
         sequence: rng.next_u64() as u32,
         ack: rng.next_u64() as u32,
         fragment_id: rng.next_u64() as u16,
         fragment_index: rng.next_u64() as u8,
         fragment_count: rng.next_u64() as u8,
-        payload: random_payload(rng),
+        payload,
     }
 }
