@@ -216,7 +216,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             // Casts are written the same way for every field width, so some are no-ops; schema
             // expressions are emitted as the schema writes them; key fields are cloned whatever
             // their type.
-            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy)]
+            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy, clippy::collapsible_if)]
 
             #[allow(unused_imports)]
             use crate::runtime::{self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value};
