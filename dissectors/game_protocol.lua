@@ -1050,15 +1050,6 @@ local OPENING = {
 }
 local conversation_counts = {}
 local frame_steps = {}
-local pieces = {}
-local frame_wholes = {}
-
-function proto.init()
-  conversation_counts = {}
-  frame_steps = {}
-  pieces = {}
-  frame_wholes = {}
-end
 
 -- The opening step of this frame ({side, k}), k = 0 after the opening.
 local function classify(pinfo)
@@ -1083,6 +1074,8 @@ end
 -- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
 local MAX_PENDING = 1024
 local pending_count = 0
+local pieces = {}
+local frame_wholes = {}
 
 local function reassemble(tvb, pinfo, root, v)
   if not (((not has_bit(v.flags, 2)) and (v.data > 0))) then return "" end
@@ -1135,6 +1128,15 @@ local function reassemble(tvb, pinfo, root, v)
     sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
   end
   return " [" .. name .. "]"
+end
+
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  conversation_counts = {}
+  frame_steps = {}
+  pieces = {}
+  frame_wholes = {}
+  pending_count = 0
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

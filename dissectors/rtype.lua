@@ -447,15 +447,24 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
-  item = tree:add_le(F["rtype.fragment_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["rtype.fragment_id"], range)
+  val = range:le_uint()
+  v.fragment_id = val
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
-  item = tree:add_le(F["rtype.fragment_index"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.fragment_index"], range)
+  val = range:le_uint()
+  v.fragment_index = val
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
-  item = tree:add_le(F["rtype.fragment_count"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.fragment_count"], range)
+  val = range:le_uint()
+  v.fragment_count = val
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
@@ -534,6 +543,126 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- A reassembled payload, decoded like the switch of one whole message, by the tag of the
+-- packet that completed it.
+local function dissect_whole(tvb, pinfo, tree, v)
+  local offset, limit = 0, tvb:len()
+  local item, n, sub, nxt, val, range
+  n = limit - offset
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
+  local tag_payload = v.command
+  if tag_payload == 1 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
+    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    val = val
+  elseif tag_payload == 2 then
+    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
+    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    val = val
+  elseif tag_payload == 3 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
+    nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    val = val
+  elseif tag_payload == 16 then
+    sub = tree:add(tvb(offset, n), "Payload: CInput")
+    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    val = val
+  elseif tag_payload == 17 then
+    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
+    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    val = val
+  elseif tag_payload == 255 then
+    if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+  else
+    tree:add(F["rtype.payload"], tvb(offset, n))
+    val = n
+  end
+  offset = offset + n
+  return offset
+end
+
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
+-- and fragment_id; the frame that completes a payload keeps it by frame number and shows it
+-- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
+local MAX_PENDING = 1024
+local pending_count = 0
+local pieces = {}
+local frame_wholes = {}
+
+local function reassemble(tvb, pinfo, root, v)
+  if not (has_bit(v.flags, 2)) then return "" end
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side .. "|" .. tostring(v.fragment_id)
+  local index = v.fragment_index
+  if not pinfo.visited then
+    local st = pieces[key]
+    if st == nil then
+      if pending_count >= MAX_PENDING then
+        root:add_proto_expert_info(E.length, "too many payloads being reassembled; piece ignored")
+        return ""
+      end
+      st = { parts = {} }
+      pieces[key] = st
+      pending_count = pending_count + 1
+    end
+    st.parts[index] = tvb:raw(tvb:len() - v.payload, v.payload)
+    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.length, string.format("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+    if index >= v.fragment_count then root:add_proto_expert_info(E.length, string.format("piece %d of %d is out of range", index, v.fragment_count)) end
+    st.count = v.fragment_count
+    if st.count ~= nil then
+      local list = {}
+      for i = 0, st.count - 1 do
+        if st.parts[i] == nil then list = nil break end
+        list[#list + 1] = st.parts[i]
+      end
+      if list ~= nil then
+        frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+        pieces[key] = nil
+        pending_count = pending_count - 1
+      end
+    end
+  end
+  local whole = frame_wholes[pinfo.number]
+  if whole == nil or #whole.data == 0 then return "" end
+  local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
+  local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  local size = wtvb:len()
+  local nxt, name
+  name = "payload"
+  nxt = dissect_whole(wtvb, pinfo, sub, v)
+  if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
+  if nxt < size then
+    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+  end
+  return " [reassembled]"
+end
+
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  pieces = {}
+  frame_wholes = {}
+  pending_count = 0
+end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
@@ -544,7 +673,8 @@ local function dissect_message(tvb, pinfo, root)
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]"
+  local whole = reassemble(tvb, pinfo, root, v)
+  return enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]" .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

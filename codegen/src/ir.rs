@@ -48,11 +48,27 @@ pub struct Reassembly {
     pub field: usize,
     pub key: Vec<usize>,
     pub index: usize,
-    pub last: Expr,
+    /// How the number of pieces is known.
+    pub end: PieceEnd,
     pub when: Option<Expr>,
     pub piece_size: usize,
-    pub client: StructId,
-    pub server: StructId,
+    pub whole: WholeType,
+}
+
+#[derive(Debug, Clone)]
+pub enum PieceEnd {
+    /// This condition marks the last piece (count = its index + 1).
+    Last(Expr),
+    /// Every piece carries the count in this root field.
+    Count(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum WholeType {
+    /// Decoded as one type when sent by the client, another when sent by the server.
+    ByDirection { client: StructId, server: StructId },
+    /// Decoded with the root's switch field at this index, by the pieces' tag.
+    AsField(usize),
 }
 
 /// Which end of a conversation sent a datagram: the server is on the protocol's UDP ports.

@@ -54,16 +54,25 @@ pub struct ReassemblyDef {
     pub key: Vec<String>,
     /// Root field giving the piece's position, from 0.
     pub index: String,
-    /// Condition: this piece is the last one.
-    pub last: String,
+    /// Condition: this piece is the last one (or give `count`).
+    #[serde(default)]
+    pub last: Option<String>,
+    /// Root field giving the number of pieces (every piece carries it).
+    #[serde(default)]
+    pub count: Option<String>,
     /// Condition: this datagram carries a piece (default: always).
     #[serde(default)]
     pub when: Option<String>,
     /// Largest piece a sender makes.
     pub piece_size: usize,
     /// The type of a whole sent by the client (to the server's port) and by the server.
-    pub client: String,
-    pub server: String,
+    #[serde(default)]
+    pub client: Option<String>,
+    #[serde(default)]
+    pub server: Option<String>,
+    /// Or: decode the whole with this switch field of the root, by the pieces' tag.
+    #[serde(default, rename = "as")]
+    pub as_field: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

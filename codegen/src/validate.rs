@@ -319,12 +319,13 @@ impl<'f> Validator<'f> {
             found
         };
         let field = field_of(self, &r.field, "field")?;
-        if !matches!(root.fields[field].ty, Ty::Bytes(Len::Rest)) {
-            self.error(
-                &format!("{yp}.field"),
-                format!("'{}' must be a bytes field that runs to the end", r.field),
-                None,
-            );
+        let piece_ok = match &root.fields[field].ty {
+            Ty::Bytes(Len::Rest) => true,
+            Ty::Union(u) => u.default == Some(CaseBody::Bytes),
+            _ => false,
+        };
+        if !piece_ok {
+            self.error(&format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
         }
         let index = field_of(self, &r.index, "index")?;
         let mut key = Vec::new();
@@ -332,12 +333,25 @@ impl<'f> Validator<'f> {
             key.push(field_of(self, name, &format!("key.{k}"))?);
         }
         let all = root.fields.len();
-        let scope = Scope {
-            struct_id: proto.root,
-            visible: all,
-            yaml_path: &format!("{yp}.last"),
+        let end = match (&r.last, &r.count) {
+            (Some(last), None) => {
+                let scope = Scope {
+                    struct_id: proto.root,
+                    visible: all,
+                    yaml_path: &format!("{yp}.last"),
+                };
+                PieceEnd::Last(self.expr_of(&scope, last, ExprTy::Bool))
+            }
+            (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
+            _ => {
+                self.error(
+                    yp,
+                    "reassembly needs exactly one of 'last' and 'count'",
+                    None,
+                );
+                return None;
+            }
         };
-        let last = self.expr_of(&scope, &r.last, ExprTy::Bool);
         let when = r.when.as_ref().map(|w| {
             let scope = Scope {
                 struct_id: proto.root,
@@ -346,28 +360,52 @@ impl<'f> Validator<'f> {
             };
             self.expr_of(&scope, w, ExprTy::Bool)
         });
-        let client = self.struct_ids.get(&r.client).copied();
-        let server = self.struct_ids.get(&r.server).copied();
-        if client.is_none() || server.is_none() {
-            self.error(yp, "unknown whole type for client or server", None);
-            return None;
-        }
-        if proto.transport.udp_ports.is_empty() {
-            self.error(
-                yp,
-                "reassembly by direction needs the server's UDP ports",
-                Some("add transport.udp.ports".into()),
-            );
-        }
+        let whole = match (&r.client, &r.server, &r.as_field) {
+            (Some(c), Some(sv), None) => {
+                let (client, server) = (
+                    self.struct_ids.get(c).copied(),
+                    self.struct_ids.get(sv).copied(),
+                );
+                if client.is_none() || server.is_none() {
+                    self.error(yp, "unknown whole type for client or server", None);
+                    return None;
+                }
+                if proto.transport.udp_ports.is_empty() {
+                    self.error(
+                        yp,
+                        "reassembly by direction needs the server's UDP ports",
+                        Some("add transport.udp.ports".into()),
+                    );
+                }
+                WholeType::ByDirection {
+                    client: client?,
+                    server: server?,
+                }
+            }
+            (None, None, Some(f)) => {
+                let fi = field_of(self, f, "as")?;
+                if !matches!(root.fields[fi].ty, Ty::Union(_)) {
+                    self.error(&format!("{yp}.as"), format!("'{f}' is not a switch"), None);
+                }
+                WholeType::AsField(fi)
+            }
+            _ => {
+                self.error(
+                    yp,
+                    "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
+                    None,
+                );
+                return None;
+            }
+        };
         Some(Reassembly {
             field,
             key,
             index,
-            last,
+            end,
             when,
             piece_size: r.piece_size,
-            client: client?,
-            server: server?,
+            whole,
         })
     }
 

@@ -298,19 +298,6 @@ local OPENING = {
 }
 local conversation_counts = {}
 local frame_steps = {}
-{%- if reassembly.is_some() %}
-local pieces = {}
-local frame_wholes = {}
-{%- endif %}
-
-function proto.init()
-  conversation_counts = {}
-  frame_steps = {}
-{%- if let Some(r) = reassembly %}
-  pieces = {}
-  frame_wholes = {}
-{%- endif %}
-end
 
 -- The opening step of this frame ({side, k}), k = 0 after the opening.
 local function classify(pinfo)
@@ -338,6 +325,8 @@ end
 -- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
 local MAX_PENDING = 1024
 local pending_count = 0
+local pieces = {}
+local frame_wholes = {}
 
 local function reassemble(tvb, pinfo, root, v)
   if not ({{ r.when }}) then return "" end
@@ -356,7 +345,7 @@ local function reassemble(tvb, pinfo, root, v)
       pending_count = pending_count + 1
     end
     st.parts[index] = tvb:raw(tvb:len() - {{ r.piece }}, {{ r.piece }})
-    if {{ r.last }} then st.count = index + 1 end
+    {{ r.count }}
     if st.count ~= nil then
       local list = {}
       for i = 0, st.count - 1 do
@@ -376,6 +365,15 @@ local function reassemble(tvb, pinfo, root, v)
   local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
   local size = wtvb:len()
   local nxt, name
+{%- if let Some(f) = r.as_field %}
+  name = "{{ f }}"
+  nxt = dissect_whole(wtvb, pinfo, sub, v)
+  if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
+  if nxt < size then
+    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+  end
+  return " [reassembled]"
+{%- else %}
   if whole.side == "client" then
     name = "{{ r.client }}"
     nxt = dissect_{{ r.client }}(wtvb, pinfo, sub, 0, size{% if r.client_bits %} * 8{% endif %})
@@ -394,6 +392,23 @@ local function reassemble(tvb, pinfo, root, v)
     sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
   end
   return " [" .. name .. "]"
+{%- endif %}
+end
+{%- endif %}
+
+{%- if conversations %}
+
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+{%- if !opening_client.is_empty() || !opening_server.is_empty() %}
+  conversation_counts = {}
+  frame_steps = {}
+{%- endif %}
+{%- if reassembly.is_some() %}
+  pieces = {}
+  frame_wholes = {}
+  pending_count = 0
+{%- endif %}
 end
 {%- endif %}
 

@@ -75,13 +75,17 @@ fn every_field_agrees_between_rust_and_tshark() {
         );
         compare(&expected, &d.fields(i, "rtype"), HEADERS)
             .unwrap_or_else(|e| panic!("frame {i} ({} bytes): {e}", m.len()));
-        // An unknown command is kept and shown, with a note; anything else is clean.
-        let unknown = matches!(decoded.payload.command(), Command::Unknown(_));
-        let want: &[&str] = if unknown {
-            &["rtype.expert.unknown_value"]
-        } else {
-            &[]
-        };
+        // An unknown command is kept and shown, with a note; a fragment whose index is not below
+        // its count is flagged; anything else is clean.
+        let mut want = Vec::new();
+        if matches!(decoded.payload.command(), Command::Unknown(_)) {
+            want.push("rtype.expert.unknown_value");
+        }
+        if decoded.flags.contains(PacketFlags::IS_FRAGMENT)
+            && decoded.fragment_index >= decoded.fragment_count
+        {
+            want.push("rtype.expert.length_mismatch");
+        }
         assert_eq!(d.experts(i, "rtype"), want, "frame {i}");
     }
     let _ = std::fs::remove_file(pcap);

@@ -57,12 +57,15 @@ struct ReassemblyDef {
     keys: Vec<String>,
     index: String,
     piece: String,
-    last: String,
+    /// Lua statements that set `st.count` from this piece.
+    count: String,
     when: String,
     client: String,
     client_bits: bool,
     server: String,
     server_bits: bool,
+    /// Decode the whole with this switch field (`dissect_whole`), by the packet's tag.
+    as_field: Option<String>,
 }
 
 /// TCP framing: a length prefix before each message.
@@ -111,6 +114,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     let mut structs = Vec::new();
     for id in g.order() {
         structs.push(g.struct_fn(id)?);
+    }
+    if let Some(Reassembly {
+        whole: WholeType::AsField(fi),
+        ..
+    }) = &p.reassembly
+    {
+        structs.push(g.whole_fn(*fi)?);
     }
     let crcs = g.crcs()?;
     let needs_xor = !crcs.is_empty();
@@ -212,13 +222,37 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             }
             let root = p.root();
             let v = |i: usize| format!("v.{}", root.fields[i].name);
-            let (when, last) = (
-                r.when
-                    .as_ref()
-                    .map(|w| g.expr(w))
-                    .unwrap_or_else(|| "true".into()),
-                g.expr(&r.last),
-            );
+            let when = r
+                .when
+                .as_ref()
+                .map(|w| g.expr(w))
+                .unwrap_or_else(|| "true".into());
+            // How a piece tells the number of pieces.
+            let count = match &r.end {
+                PieceEnd::Last(e) => format!("if {} then st.count = index + 1 end", g.expr(e)),
+                PieceEnd::Count(f) => {
+                    let c = v(*f);
+                    format!(
+                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.length, string.format(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n    if index >= {c} then root:add_proto_expert_info(E.length, string.format(\"piece %d of %d is out of range\", index, {c})) end\n    st.count = {c}"
+                    )
+                }
+            };
+            let (client, client_bits, server, server_bits, as_field) = match r.whole {
+                WholeType::ByDirection { client, server } => (
+                    p.structs[client].name.clone(),
+                    p.structs[client].layout == Layout::LsbBits,
+                    p.structs[server].name.clone(),
+                    p.structs[server].layout == Layout::LsbBits,
+                    None,
+                ),
+                WholeType::AsField(fi) => (
+                    String::new(),
+                    false,
+                    String::new(),
+                    false,
+                    Some(root.fields[fi].name.clone()),
+                ),
+            };
             Some(ReassemblyDef {
                 key_doc: r
                     .key
@@ -229,12 +263,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 keys: r.key.iter().map(|k| v(*k)).collect(),
                 index: v(r.index),
                 piece: v(r.field),
-                last,
+                count,
                 when,
-                client: p.structs[r.client].name.clone(),
-                client_bits: p.structs[r.client].layout == Layout::LsbBits,
-                server: p.structs[r.server].name.clone(),
-                server_bits: p.structs[r.server].layout == Layout::LsbBits,
+                client,
+                client_bits,
+                server,
+                server_bits,
+                as_field,
             })
         }
     };
@@ -395,7 +430,17 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
                 .chain([&r.index, &r.field])
                 .map(|i| (p.root, *i)),
         );
-        refs(&r.last, &mut out);
+        match &r.end {
+            PieceEnd::Last(e) => refs(e, &mut out),
+            PieceEnd::Count(f) => {
+                out.insert((p.root, *f));
+            }
+        }
+        if let WholeType::AsField(fi) = r.whole {
+            if let Ty::Union(u) = &p.root().fields[fi].ty {
+                refs(&u.on, &mut out);
+            }
+        }
         if let Some(w) = &r.when {
             refs(w, &mut out);
         }
@@ -734,6 +779,30 @@ impl<'p> Gen<'p> {
             }
         }
         c.line("return offset, v");
+        c.close("end");
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
+    /// the packet that completed it (its values `v`).
+    fn whole_fn(&mut self, fi: usize) -> Result<String, Unsupported> {
+        let p = self.p;
+        let Ty::Union(u) = &p.root().fields[fi].ty else {
+            return Err(Unsupported("'as' must name a switch".into()));
+        };
+        let mut whole = (**u).clone();
+        whole.len = Len::Rest;
+        whole.unless = None;
+        self.cur.set(p.root().layout);
+        let mut c = Code::new(0);
+        c.line("-- A reassembled payload, decoded like the switch of one whole message, by the tag of the");
+        c.line("-- packet that completed it.");
+        c.open("local function dissect_whole(tvb, pinfo, tree, v)");
+        c.line("local offset, limit = 0, tvb:len()");
+        c.line("local item, n, sub, nxt, val, range");
+        let abbrev = naming::abbrev(p, p.root, fi);
+        self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "val")?;
+        c.line("return offset");
         c.close("end");
         Ok(c.lines.join("\n") + "\n")
     }

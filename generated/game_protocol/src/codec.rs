@@ -2604,6 +2604,10 @@ impl Packet<'_> {
     pub fn is_piece(&self) -> bool {
         (!(self.flags.bits() as u64 & 2 != 0)) && ((self.data.len() as i128) > 0i128)
     }
+    /// The piece this packet carries.
+    pub fn piece(&self) -> Option<&[u8]> {
+        Some(&self.data[..])
+    }
     /// Whether this packet carries the last piece of its payload.
     pub fn is_last_piece(&self) -> bool {
         self.flags.bits() as u64 & 4 != 0
@@ -2611,7 +2615,7 @@ impl Packet<'_> {
 }
 
 /// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
-/// the index, the last-piece flag and the piece set.
+/// the index, what marks the pieces, and the piece set.
 pub fn chunk<'a>(
     template: &Packet<'a>,
     payload: &[u8],
@@ -2627,8 +2631,9 @@ pub fn chunk<'a>(
         let mut packet = template.clone();
         let raw = fit(i as u64, u8::MAX as u64, stringify!(chunk))?;
         packet.chunk = raw as u8;
-        let bits = if i + 1 == count { packet.flags.0 | 4 } else { packet.flags.0 & !4 };
-        packet.flags = PacketFlags(bits);
+        packet.flags = PacketFlags(
+            if i + 1 == count { packet.flags.0 | 4 } else { packet.flags.0 & !4 },
+        );
         packet.data = Cow::Owned(data.to_vec());
         out.push(packet);
     }
@@ -2636,7 +2641,7 @@ pub fn chunk<'a>(
 }
 
 /// A payload joined from its pieces, and which side sent it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Whole {
     pub from_client: bool,
     pub data: Vec<u8>,
@@ -2658,8 +2663,8 @@ impl Whole {
 }
 
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
-/// order; a payload is complete when its last piece and every piece before it arrived.
-/// Limits bound what an attacker can make it hold.
+/// order; a payload is complete when every piece up to the last one arrived.
+/// Limits bound what a peer can make it hold.
 #[derive(Debug)]
 pub struct Reassembler {
     pending: std::collections::HashMap<(bool, u16), Pending>,
@@ -2696,9 +2701,9 @@ impl Reassembler {
         from_client: bool,
         packet: &Packet<'_>,
     ) -> Result<Option<Whole>, DecodeError> {
-        if !packet.is_piece() {
+        let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
             return Ok(None);
-        }
+        };
         let key = (from_client, packet.sequence.clone());
         if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
             return Err(
@@ -2712,9 +2717,8 @@ impl Reassembler {
                 ),
             );
         }
-        let entry = self.pending.entry(key.clone()).or_default();
         let index = packet.chunk as usize;
-        let piece: &[u8] = &packet.data;
+        let entry = self.pending.entry(key.clone()).or_default();
         if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
             entry.len -= old.len();
         }
@@ -2736,6 +2740,7 @@ impl Reassembler {
         if packet.is_last_piece() {
             entry.count = Some(index + 1);
         }
+        let Some(entry) = self.pending.get(&key) else { return Ok(None) };
         let complete = entry
             .count
             .is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));

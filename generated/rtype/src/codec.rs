@@ -1161,3 +1161,231 @@ impl<'a> EntityState {
         Ok(())
     }
 }
+
+/// Largest piece a sender puts in one packet.
+pub const PIECE_SIZE: usize = 1004;
+impl Packet<'_> {
+    /// Whether this packet carries a piece of a payload.
+    pub fn is_piece(&self) -> bool {
+        self.flags.bits() as u64 & 2 != 0
+    }
+    /// The piece this packet carries.
+    pub fn piece(&self) -> Option<&[u8]> {
+        match &self.payload {
+            PacketPayload::Other { data, .. } => Some(&data[..]),
+            _ => None,
+        }
+    }
+}
+
+/// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
+/// the index, what marks the pieces, and the piece set.
+pub fn chunk<'a>(
+    template: &Packet<'a>,
+    payload: &[u8],
+) -> Result<Vec<Packet<'a>>, EncodeError> {
+    let pieces: Vec<&[u8]> = if payload.is_empty() {
+        vec![& [] [..]]
+    } else {
+        payload.chunks(PIECE_SIZE).collect()
+    };
+    let count = pieces.len();
+    let mut out = Vec::with_capacity(count);
+    for (i, data) in pieces.into_iter().enumerate() {
+        let mut packet = template.clone();
+        let raw = fit(i as u64, u8::MAX as u64, stringify!(fragment_index))?;
+        packet.fragment_index = raw as u8;
+        packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")?
+            as u8;
+        packet.flags = PacketFlags(
+            if true { packet.flags.0 | 2 } else { packet.flags.0 & !2 },
+        );
+        packet.payload = PacketPayload::Other {
+            command: template.payload.command(),
+            data: Cow::Owned(data.to_vec()),
+        };
+        out.push(packet);
+    }
+    Ok(out)
+}
+
+impl<'a> PacketPayload<'a> {
+    /// Decodes a value of this switch from `data` (all of it) with the tag given.
+    pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut reader = Reader::new(data, false);
+        let r = &mut reader;
+        let v = match command.raw() as i128 {
+            1 => {
+                PacketPayload::ReqLogin(
+                    ReqLogin::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            2 => {
+                PacketPayload::ResLogin(
+                    ResLogin::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            3 => {
+                PacketPayload::ReqJoinRoom(
+                    ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            16 => {
+                PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
+            }
+            17 => {
+                PacketPayload::SEntityState(
+                    SEntityState::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            255 => PacketPayload::Ack,
+            _ => {
+                PacketPayload::Other {
+                    command,
+                    data: {
+                        let at = r.pos();
+                        let v = r.take(r.remaining(), "payload")?;
+                        r.note("rtype.payload", at, Value::Bytes(v));
+                        Cow::Borrowed(v)
+                    },
+                }
+            }
+        };
+        r.finish()?;
+        Ok(v)
+    }
+}
+
+/// A payload joined from its pieces, and which side sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Whole {
+    pub from_client: bool,
+    pub data: Vec<u8>,
+    /// The tag of the packets that carried it.
+    pub command: Command,
+}
+
+impl Whole {
+    /// Decodes the payload with the switch of a whole message, by its tag.
+    pub fn payload(&self) -> Result<PacketPayload<'_>, DecodeError> {
+        PacketPayload::decode_as(self.command, &self.data)
+    }
+}
+
+/// Joins the pieces of payloads of one conversation, per direction and key, in any
+/// order; a payload is complete when every piece up to the last one arrived.
+/// Limits bound what a peer can make it hold.
+#[derive(Debug)]
+pub struct Reassembler {
+    pending: std::collections::HashMap<(bool, u16), Pending>,
+    /// Payloads being joined at once.
+    pub max_pending: usize,
+    /// Bytes of one payload.
+    pub max_len: usize,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    parts: std::collections::BTreeMap<usize, Vec<u8>>,
+    count: Option<usize>,
+    len: usize,
+}
+
+impl Default for Reassembler {
+    fn default() -> Self {
+        Reassembler {
+            pending: Default::default(),
+            max_pending: 1024,
+            max_len: 256 * PIECE_SIZE,
+        }
+    }
+}
+
+impl Reassembler {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds a packet; returns the whole payload when this packet completes one.
+    pub fn push(
+        &mut self,
+        from_client: bool,
+        packet: &Packet<'_>,
+    ) -> Result<Option<Whole>, DecodeError> {
+        let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
+            return Ok(None);
+        };
+        let key = (from_client, packet.fragment_id.clone());
+        if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
+            return Err(
+                DecodeError::new(
+                    stringify!(fragment_index),
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: self.pending.len() as u64 + 1,
+                        max: self.max_pending as u64,
+                    },
+                ),
+            );
+        }
+        let index = packet.fragment_index as usize;
+        let entry = self.pending.entry(key.clone()).or_default();
+        if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
+            entry.len -= old.len();
+        }
+        entry.len += piece.len();
+        if entry.len > self.max_len {
+            let len = entry.len;
+            self.pending.remove(&key);
+            return Err(
+                DecodeError::new(
+                    stringify!(payload),
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: len as u64,
+                        max: self.max_len as u64,
+                    },
+                ),
+            );
+        }
+        let count = packet.fragment_count as usize;
+        if entry.count.is_some_and(|n| n != count) || index >= count {
+            self.pending.remove(&key);
+            return Err(
+                DecodeError::new(
+                    "fragment_count",
+                    0,
+                    DecodeErrorKind::BadLength {
+                        value: count as i128,
+                    },
+                ),
+            );
+        }
+        entry.count = Some(count);
+        let Some(entry) = self.pending.get(&key) else { return Ok(None) };
+        let complete = entry
+            .count
+            .is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));
+        if !complete {
+            return Ok(None);
+        }
+        let entry = self.pending.remove(&key).unwrap_or_default();
+        let n = entry.count.unwrap_or(0);
+        let data = entry
+            .parts
+            .into_iter()
+            .filter(|(i, _)| *i < n)
+            .flat_map(|(_, part)| part)
+            .collect();
+        Ok(
+            Some(Whole {
+                from_client,
+                data,
+                command: packet.payload.command(),
+            }),
+        )
+    }
+    /// Payloads still waiting for pieces.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+}

@@ -80,13 +80,24 @@ pub fn random_packet(rng: &mut Rng) -> Packet<'static> {
     } else {
         random_payload(rng)
     };
+    // Fragments are well-formed and never the only piece (so none completes on its own).
+    let fragment_count = if flags.contains(PacketFlags::IS_FRAGMENT) {
+        2 + rng.below(254) as u8
+    } else {
+        rng.next_u64() as u8
+    };
+    let fragment_index = if flags.contains(PacketFlags::IS_FRAGMENT) {
+        rng.below(u64::from(fragment_count)) as u8
+    } else {
+        rng.next_u64() as u8
+    };
     Packet {
         flags,
         sequence: rng.next_u64() as u32,
         ack: rng.next_u64() as u32,
         fragment_id: rng.next_u64() as u16,
-        fragment_index: rng.next_u64() as u8,
-        fragment_count: rng.next_u64() as u8,
+        fragment_index,
+        fragment_count,
         payload,
     }
 }

@@ -1,0 +1,148 @@
+//! R-Type fragments (WIRE-NOTES §5): long messages cut into 1004-byte fragments sharing a
+//! fragment_id, joined by endpoints and fragment_id, read as the command's payload.
+
+use rtype::*;
+use wiregen_tests::*;
+
+fn world(n: u32) -> Packet<'static> {
+    let entities = (0..n)
+        .map(|i| EntityState {
+            entity_id: i,
+            x: i as u16,
+            y: 7,
+            r#type: (i % 5) as u8,
+        })
+        .collect();
+    Packet {
+        flags: PacketFlags::RELIABLE,
+        sequence: 0,
+        ack: 0,
+        fragment_id: 0,
+        fragment_index: 0,
+        fragment_count: 0,
+        payload: PacketPayload::SEntityState(SEntityState { entities }),
+    }
+}
+
+/// The message's fragments, each with its own sequence number.
+fn fragments(
+    message: &Packet<'static>,
+    fragment_id: u16,
+    first_seq: u32,
+) -> (Vec<u8>, Vec<Packet<'static>>) {
+    let payload = message.encode().unwrap()[20..].to_vec();
+    let mut template = message.clone();
+    template.fragment_id = fragment_id;
+    let mut parts = chunk(&template, &payload).unwrap();
+    for (k, p) in parts.iter_mut().enumerate() {
+        p.sequence = first_seq + k as u32;
+    }
+    (payload, parts)
+}
+
+#[test]
+fn fragment_and_join_in_rust() {
+    for (n, expected_parts) in [(167, 2), (556, 5)] {
+        let message = world(n);
+        let (payload, parts) = fragments(&message, 7, 100);
+        assert!(
+            matches!(payload.len(), 1500..=1510 | 5000..=5010),
+            "{}",
+            payload.len()
+        );
+        assert_eq!(parts.len(), expected_parts);
+        for (k, p) in parts.iter().enumerate() {
+            assert!(p
+                .flags
+                .contains(PacketFlags::IS_FRAGMENT | PacketFlags::RELIABLE));
+            assert_eq!(
+                (p.fragment_index as usize, p.fragment_count as usize),
+                (k, expected_parts)
+            );
+            assert_eq!(p.payload.command(), Command::SEntityState);
+            assert!(p.piece().unwrap().len() <= PIECE_SIZE);
+            // Each fragment is a valid datagram on its own.
+            assert_eq!(&Packet::decode(&p.encode().unwrap()).unwrap(), p);
+        }
+        // Out of order: complete at the last missing fragment, read as the command's payload.
+        let mut r = Reassembler::new();
+        let mut wholes = Vec::new();
+        for p in parts.iter().rev() {
+            wholes.extend(r.push(true, p).unwrap());
+        }
+        assert_eq!(wholes.len(), 1);
+        assert_eq!(wholes[0].data, payload);
+        assert_eq!(wholes[0].command, Command::SEntityState);
+        assert_eq!(wholes[0].payload().unwrap(), message.payload);
+    }
+    // A missing fragment leaves the message pending; an inconsistent count is an error.
+    let (_, parts) = fragments(&world(556), 8, 0);
+    let mut r = Reassembler::new();
+    for p in parts.iter().skip(1) {
+        assert_eq!(r.push(true, p).unwrap(), None);
+    }
+    assert_eq!(r.pending(), 1);
+    let mut odd = parts[0].clone();
+    odd.fragment_count = 9;
+    assert!(r.push(true, &odd).is_err());
+}
+
+#[test]
+fn fragments_join_in_tshark() {
+    let (payload_a, mut parts_a) = fragments(&world(167), 1, 10);
+    let (_, parts_b) = fragments(&world(556), 2, 20);
+    parts_a.swap(0, 1); // out of order
+                        // Message B misses its third fragment: it never completes.
+    let mut packets: Vec<Packet> = parts_a.clone();
+    packets.extend(
+        parts_b
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != 2)
+            .map(|(_, p)| p.clone()),
+    );
+    let datagrams: Vec<Datagram> = packets
+        .iter()
+        .map(|p| Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: p.encode().unwrap(),
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!(
+        "wiregen-rtype-fragments-{}.pcap",
+        std::process::id()
+    ));
+    write_pcap(&pcap, &datagrams);
+    let whole_expected = expected!(rtype, SEntityState::dissect(&payload_a).1);
+    for args in [&[][..], &["-2"][..]] {
+        let d = dissect(&pcap, &repo_root().join("dissectors/rtype.lua"), args);
+        for (i, p) in packets.iter().enumerate() {
+            let bytes = p.encode().unwrap();
+            let own = expected!(rtype, Packet::dissect(&bytes).1);
+            let fields = d.fields(i, "rtype");
+            let n = own.len().min(fields.len());
+            compare(&own, &fields[..n], HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i}: {e}"));
+            // Only the frame with A's last missing fragment (its first on the wire: index 1 came
+            // first) shows the joined world update.
+            let rest: Vec<&Field> = fields[n..].to_vec();
+            if i == 1 {
+                compare(&whole_expected, &rest, 0)
+                    .unwrap_or_else(|e| panic!("{args:?} reassembled in frame {i}: {e}"));
+            } else {
+                assert!(
+                    rest.is_empty(),
+                    "{args:?} frame {i} shows {} more fields",
+                    rest.len()
+                );
+            }
+            assert!(
+                d.experts(i, "rtype").is_empty(),
+                "{args:?} frame {i}: {:?}",
+                d.experts(i, "rtype")
+            );
+        }
+    }
+    let _ = std::fs::remove_file(pcap);
+}
