@@ -354,7 +354,33 @@ pub enum LenKind {
     Elements,
 }
 
+impl Ty {
+    /// The structs a value of this type holds directly (through arrays and every switch body).
+    pub fn child_structs(&self, out: &mut Vec<StructId>) {
+        match self {
+            Ty::Struct(id, _) => out.push(*id),
+            Ty::Array(e, _) => e.child_structs(out),
+            Ty::Union(u) => out.extend(u.cases.iter().map(|c| c.body).chain(u.default).filter_map(
+                |b| match b {
+                    CaseBody::Struct(id) => Some(id),
+                    _ => None,
+                },
+            )),
+            _ => {}
+        }
+    }
+}
+
 impl Expr {
+    /// The field, when the expression is a bare reference to one of its own struct's fields
+    /// (the form from which encoders derive values).
+    pub fn local_field(&self) -> Option<usize> {
+        match self {
+            Expr::Field(p) if p.len() == 1 => Some(p[0].field),
+            _ => None,
+        }
+    }
+
     /// Indexes (in the expression's own struct) of the fields it reads.
     pub fn local_fields(&self, out: &mut Vec<usize>) {
         match self {

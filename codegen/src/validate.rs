@@ -1270,7 +1270,7 @@ impl<'f> Validator<'f> {
                 Ty::Array(_, Len::Expr(e)) => (Some(e), Derive::CountOf(i)),
                 Ty::Union(u) => {
                     if let Len::Expr(e) = &u.len {
-                        if let Some(r) = local_ref(e) {
+                        if let Some(r) = e.local_field() {
                             derived.push((r, Derive::LengthOf(i), i));
                         }
                     }
@@ -1278,19 +1278,19 @@ impl<'f> Validator<'f> {
                 }
                 _ => (None, Derive::LengthOf(i)),
             };
-            if let Some(r) = src.and_then(local_ref) {
+            if let Some(r) = src.and_then(Expr::local_field) {
                 derived.push((r, kind, i));
             }
         }
         // A bool that is the whole condition of exactly one later field is that field's presence
         // bit: the encoder writes it from the Option.
         for (i, f) in fields.iter().enumerate() {
-            let Some(r) = f.condition.as_ref().and_then(local_ref) else {
+            let Some(r) = f.condition.as_ref().and_then(Expr::local_field) else {
                 continue;
             };
             let guards = fields
                 .iter()
-                .filter(|g| g.condition.as_ref().and_then(local_ref) == Some(r))
+                .filter(|g| g.condition.as_ref().and_then(Expr::local_field) == Some(r))
                 .count();
             if guards == 1
                 && matches!(fields[r].ty, Ty::Bool)
@@ -1419,20 +1419,6 @@ impl<'f> Validator<'f> {
     }
 
     fn check_cycles(&mut self, structs: &[Struct]) {
-        fn children(ty: &Ty, out: &mut Vec<StructId>) {
-            match ty {
-                Ty::Struct(id, _) => out.push(*id),
-                Ty::Array(e, _) => children(e, out),
-                Ty::Union(u) => {
-                    for c in &u.cases {
-                        if let CaseBody::Struct(id) = c.body {
-                            out.push(id);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
         // 0 = unvisited, 1 = on the stack, 2 = done.
         fn visit(
             id: StructId,
@@ -1451,7 +1437,7 @@ impl<'f> Validator<'f> {
             stack.push(id);
             let mut kids = Vec::new();
             for f in &structs[id].fields {
-                children(&f.ty, &mut kids);
+                f.ty.child_structs(&mut kids);
             }
             for k in kids {
                 if let Some(c) = visit(k, structs, state, stack) {
@@ -1720,13 +1706,6 @@ fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         max: None,
         optional: false,
         warn: Vec::new(),
-    }
-}
-
-fn local_ref(e: &Expr) -> Option<usize> {
-    match e {
-        Expr::Field(p) if p.len() == 1 => Some(p[0].field),
-        _ => None,
     }
 }
 

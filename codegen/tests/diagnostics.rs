@@ -199,3 +199,18 @@ fn the_repository_schemas_are_valid_and_generated_files_are_fresh() {
         );
     }
 }
+
+#[test]
+fn type_cycle_through_a_default_variant() {
+    // Body's switch falls back to Packet for every other tag: Packet holds itself.
+    let src = BASE.replace("          default: bytes\n", "          default: Body\n").replace(
+        "      - name: x\n        type: u32\n",
+        "      - name: x\n        type: u8\n      - name: inner\n        switch:\n          on: x\n          cases:\n            0: empty\n          default: Packet\n",
+    );
+    let e = errors(&src);
+    assert!(
+        e.iter()
+            .any(|e| e.contains("type cycle: Packet → Body → Packet")),
+        "{e:#?}"
+    );
+}

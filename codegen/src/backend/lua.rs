@@ -671,23 +671,6 @@ impl<'p> Gen<'p> {
 
     /// Structs in dependency order: every function is defined before its callers.
     fn order(&self) -> Vec<StructId> {
-        fn kids(ty: &Ty, out: &mut Vec<StructId>) {
-            match ty {
-                Ty::Struct(id, _) => out.push(*id),
-                Ty::Array(e, _) => kids(e, out),
-                Ty::Union(u) => {
-                    for c in &u.cases {
-                        if let CaseBody::Struct(id) = c.body {
-                            out.push(id);
-                        }
-                    }
-                    if let Some(CaseBody::Struct(id)) = u.default {
-                        out.push(id);
-                    }
-                }
-                _ => {}
-            }
-        }
         fn visit(p: &Protocol, id: StructId, done: &mut Vec<bool>, out: &mut Vec<StructId>) {
             if done[id] {
                 return;
@@ -695,7 +678,7 @@ impl<'p> Gen<'p> {
             done[id] = true;
             let mut k = Vec::new();
             for f in &p.structs[id].fields {
-                kids(&f.ty, &mut k);
+                f.ty.child_structs(&mut k);
             }
             for c in k {
                 visit(p, c, done, out);
@@ -1099,43 +1082,11 @@ impl<'p> Gen<'p> {
                     }
                     CaseBody::Empty => {}
                 };
-                let mut first = true;
-                for case in &u.cases {
-                    let conds: Vec<String> = case
-                        .values
-                        .iter()
-                        .map(|v| match v {
-                            CaseValue::One(x) => format!("tag_{name} == {x}"),
-                            CaseValue::Range(lo, hi) => {
-                                format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
-                            }
-                        })
-                        .collect();
-                    if !first {
-                        c.depth -= 1;
-                    }
-                    c.open(format!(
-                        "{} {} then",
-                        if first { "if" } else { "elseif" },
-                        conds.join(" or ")
-                    ));
-                    first = false;
-                    body(c, case.body, &case.variant);
-                }
-                if !first {
-                    c.depth -= 1;
-                    c.open("else");
-                }
-                match u.default {
-                    Some(b) => body(c, b, &u.default_variant),
-                    None => {
-                        c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
-                        c.line("return nil");
-                    }
-                }
-                if !first {
-                    c.close("end");
-                }
+                let no_case = |c: &mut Code| {
+                    c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+                    c.line("return nil");
+                };
+                case_chain(c, u, &name, &body, &no_case);
             }
         }
         Ok(())
@@ -1183,43 +1134,11 @@ impl<'p> Gen<'p> {
             }
             CaseBody::Empty => {}
         };
-        let mut first = true;
-        for case in &u.cases {
-            let conds: Vec<String> = case
-                .values
-                .iter()
-                .map(|v| match v {
-                    CaseValue::One(x) => format!("tag_{name} == {x}"),
-                    CaseValue::Range(lo, hi) => {
-                        format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
-                    }
-                })
-                .collect();
-            if !first {
-                c.depth -= 1;
-            }
-            c.open(format!(
-                "{} {} then",
-                if first { "if" } else { "elseif" },
-                conds.join(" or ")
-            ));
-            first = false;
-            body(c, case.body, &case.variant);
-        }
-        if !first {
-            c.depth -= 1;
-            c.open("else");
-        }
-        match u.default {
-            Some(b) => body(c, b, &u.default_variant),
-            None => {
-                c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
-                c.line("return nil");
-            }
-        }
-        if !first {
-            c.close("end");
-        }
+        let no_case = |c: &mut Code| {
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+            c.line("return nil");
+        };
+        case_chain(c, u, &name, &body, &no_case);
         Ok(())
     }
 
@@ -1509,7 +1428,6 @@ impl<'p> Gen<'p> {
         let tag = self.expr(&u.on);
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
-        let mut first = true;
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
                 c.line(format!(
@@ -1543,43 +1461,10 @@ impl<'p> Gen<'p> {
             }
             _ => false,
         };
-        for case in &u.cases {
-            let conds: Vec<String> = case
-                .values
-                .iter()
-                .map(|v| match v {
-                    CaseValue::One(x) => format!("tag_{name} == {x}"),
-                    CaseValue::Range(lo, hi) => {
-                        format!("(tag_{name} >= {lo} and tag_{name} <= {hi})")
-                    }
-                })
-                .collect();
-            let kw = if first { "if" } else { "elseif" };
-            if first {
-                c.open(format!("{kw} {} then", conds.join(" or ")));
-            } else {
-                c.depth -= 1;
-                c.open(format!("{kw} {} then", conds.join(" or ")));
-            }
-            first = false;
-            body(c, case.body, &case.variant);
-        }
-        let default = |c: &mut Code| {
-            match u.default {
-            Some(b) => body(c, b, &u.default_variant),
-            None => c.line(format!(
-                "{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"
-            )),
-        }
+        let no_case = |c: &mut Code| {
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
         };
-        if first {
-            default(c);
-        } else {
-            c.depth -= 1;
-            c.open("else");
-            default(c);
-            c.close("end");
-        }
+        case_chain(c, u, &name, &body, &no_case);
         if guarded {
             c.close("end");
         }
@@ -1812,6 +1697,49 @@ fn heading(c: &mut Code, name: &str, doc: &str) {
         c.line(format!("-- {name}"));
     } else {
         c.line(format!("-- {name}: {doc}"));
+    }
+}
+
+/// The case chain of a switch on `tag_<name>`: `if tag == a or (tag >= lo and tag <= hi) then
+/// <body> elseif ... else <default> end`; `no_case` is emitted when there is no default.
+fn case_chain(
+    c: &mut Code,
+    u: &Union,
+    name: &str,
+    body: &dyn Fn(&mut Code, CaseBody, &str),
+    no_case: &dyn Fn(&mut Code),
+) {
+    let mut first = true;
+    for case in &u.cases {
+        let conds: Vec<String> = case
+            .values
+            .iter()
+            .map(|v| match v {
+                CaseValue::One(x) => format!("tag_{name} == {x}"),
+                CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+            })
+            .collect();
+        if !first {
+            c.depth -= 1;
+        }
+        c.open(format!(
+            "{} {} then",
+            if first { "if" } else { "elseif" },
+            conds.join(" or ")
+        ));
+        first = false;
+        body(c, case.body, &case.variant);
+    }
+    if !first {
+        c.depth -= 1;
+        c.open("else");
+    }
+    match u.default {
+        Some(b) => body(c, b, &u.default_variant),
+        None => no_case(c),
+    }
+    if !first {
+        c.close("end");
     }
 }
 

@@ -1705,7 +1705,15 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         Ok(match &f.role {
             Role::Const(c) => {
                 let it = int_of(&f.ty).unwrap();
-                let put = write_int(&it, lit_u64(*c).into_token(), nm, self.bits());
+                let put = write_int(
+                    &it,
+                    {
+                        let c = lit_u64(*c);
+                        quote! { #c }
+                    },
+                    nm,
+                    self.bits(),
+                );
                 quote! { let #at = w.len(); let #local = #c; #put }
             }
             Role::Checksum(_) if self.bits() => {
@@ -1801,7 +1809,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e))
                     | Ty::Array(_, Len::Expr(e))
-                        if e.clone_local().is_none() && f.condition.is_none() =>
+                        if e.local_field().is_none() && f.condition.is_none() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode(sid));
                         quote! {
@@ -2164,29 +2172,6 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
 enum Ctx {
     Decode,
     Encode(#[allow(dead_code)] StructId),
-}
-
-trait IntoToken {
-    fn into_token(self) -> TokenStream;
-}
-
-impl IntoToken for Literal {
-    fn into_token(self) -> TokenStream {
-        quote! { #self }
-    }
-}
-
-trait LocalRef {
-    fn clone_local(&self) -> Option<usize>;
-}
-
-impl LocalRef for Expr {
-    fn clone_local(&self) -> Option<usize> {
-        match self {
-            Expr::Field(p) if p.len() == 1 => Some(p[0].field),
-            _ => None,
-        }
-    }
 }
 
 /// Case values sorted, with touching and overlapping ones merged into ranges.
