@@ -390,22 +390,24 @@ pub fn hex_bytes(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// The cross-check over UDP: sends every message to `port`, dissects the capture with the
-/// dissector at `lua` (relative to the repository), and compares each frame's fields with
-/// `expect(index, bytes)`: the Rust decoder's fields and the expert items the frame must show.
+/// The cross-check over UDP: sends message i to `ports[i % ports.len()]` (a registered port, or
+/// another to exercise the heuristic), dissects the capture with the dissector at `lua` (relative
+/// to the repository), and compares each frame's fields with `expect(index, bytes)`: the Rust
+/// decoder's fields and the expert items the frame must show.
 pub fn udp_cross_check(
     name: &str,
     lua: &str,
-    port: u16,
+    ports: &[u16],
     messages: &[Vec<u8>],
     expect: impl Fn(usize, &[u8]) -> (Vec<ExpectedField>, Vec<String>),
 ) {
     let proto = name;
     let datagrams: Vec<Datagram> = messages
         .iter()
-        .map(|m| Datagram {
+        .enumerate()
+        .map(|(i, m)| Datagram {
             src_port: 30000,
-            dst_port: port,
+            dst_port: ports[i % ports.len()],
             payload: m.clone(),
         })
         .collect();

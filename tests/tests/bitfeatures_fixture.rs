@@ -106,7 +106,7 @@ fn round_trip_and_tshark_agree() {
     udp_cross_check(
         "bitfeatures",
         "tests/fixture/dissectors/bitfeatures.lua",
-        7100,
+        &[7100],
         &messages,
         |_, m| {
             let (decoded, notes) = Frame::dissect(m);

@@ -122,43 +122,27 @@ fn round_trip_and_tshark_agree_on_every_construct() {
             bytes
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| Datagram {
-            src_port: 30000,
-            dst_port: if i % 4 == 0 { 7555 } else { 7000 },
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-features-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(
-        &pcap,
-        &repo_root().join("tests/fixture/dissectors/features.lua"),
-        &[],
+    udp_cross_check(
+        "features",
+        "tests/fixture/dissectors/features.lua",
+        &[7555, 7000, 7000, 7000],
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Message::dissect(m);
+            let decoded = decoded.unwrap();
+            let unknown = matches!(
+                decoded.body,
+                MessageBody::Range16To31 { .. } | MessageBody::Other { .. }
+            );
+            let want: &[&str] = if unknown {
+                &["features.expert.unknown_value"]
+            } else {
+                &[]
+            };
+            let experts: Vec<String> = want.iter().map(|e| e.to_string()).collect();
+            (expected!(features, notes), experts)
+        },
     );
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Message::dissect(m);
-        let decoded = decoded.unwrap();
-        compare(
-            &expected!(features, notes),
-            &d.fields(i, "features"),
-            HEADERS,
-        )
-        .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        let unknown = matches!(
-            decoded.body,
-            MessageBody::Range16To31 { .. } | MessageBody::Other { .. }
-        );
-        let want: &[&str] = if unknown {
-            &["features.expert.unknown_value"]
-        } else {
-            &[]
-        };
-        assert_eq!(d.experts(i, "features"), want, "frame {i} {decoded:?}");
-    }
-    let _ = std::fs::remove_file(pcap);
 }
 
 fn sample() -> Message<'static> {

@@ -79,7 +79,7 @@ fn round_trip_and_tshark_agree() {
     udp_cross_check(
         "mixed",
         "tests/fixture/dissectors/mixed.lua",
-        7300,
+        &[7300],
         &messages,
         |_, m| {
             let (decoded, notes) = Packet::dissect(m);

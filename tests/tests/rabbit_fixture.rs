@@ -304,7 +304,7 @@ fn round_trip_and_tshark_agree() {
     udp_cross_check(
         "rabbit",
         "tests/fixture/dissectors/rabbit.lua",
-        7200,
+        &[7200],
         &messages,
         |_, m| {
             let (decoded, notes) = Envelope::dissect(m);

@@ -309,51 +309,39 @@ fn udp_every_field_agrees_with_tshark() {
     let mut rng = Rng(0xda7a);
     let mut messages: Vec<Vec<u8>> = vectors().iter().map(|(w, _)| hex(w)).collect();
     messages.extend((0..300).map(|_| random_message(&mut rng).encode().unwrap()));
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 50000,
-            dst_port: 7777,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap =
-        std::env::temp_dir().join(format!("wiregen-riptide20-udp-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(&pcap, &lua(), &[]);
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Message::dissect(m);
-        let decoded = decoded.unwrap();
-        compare(
-            &expected!(riptide_2_0, notes),
-            &d.fields(i, "riptide_2_0"),
-            HEADERS,
-        )
-        .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        let unknown = matches!(
-            decoded.body,
-            MessageBody::Other { .. }
-                | MessageBody::Reject(Reject {
-                    reason: RejectReason::Unknown(_),
-                    ..
+    udp_cross_check(
+        "riptide_2_0",
+        "dissectors/riptide_2_0.lua",
+        &[7777],
+        &messages,
+        |_, m| {
+            let (decoded, notes) = Message::dissect(m);
+            let decoded = decoded.unwrap();
+            let unknown = matches!(
+                decoded.body,
+                MessageBody::Other { .. }
+                    | MessageBody::Reject(Reject {
+                        reason: RejectReason::Unknown(_),
+                        ..
+                    })
+            ) || matches!(
+                &decoded.body,
+                MessageBody::Disconnect(Disconnect {
+                    form: DisconnectForm::Server(ServerDisconnect {
+                        reason: DisconnectReason::Unknown(_),
+                        ..
+                    })
                 })
-        ) || matches!(
-            &decoded.body,
-            MessageBody::Disconnect(Disconnect {
-                form: DisconnectForm::Server(ServerDisconnect {
-                    reason: DisconnectReason::Unknown(_),
-                    ..
-                })
-            })
-        );
-        let want: &[&str] = if unknown {
-            &["riptide_2_0.expert.unknown_value"]
-        } else {
-            &[]
-        };
-        assert_eq!(d.experts(i, "riptide_2_0"), want, "frame {i} {decoded:?}");
-    }
-    let _ = std::fs::remove_file(pcap);
+            );
+            let want: &[&str] = if unknown {
+                &["riptide_2_0.expert.unknown_value"]
+            } else {
+                &[]
+            };
+            let experts: Vec<String> = want.iter().map(|e| e.to_string()).collect();
+            (expected!(riptide_2_0, notes), experts)
+        },
+    );
 }
 
 #[test]

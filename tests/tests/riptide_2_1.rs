@@ -381,34 +381,21 @@ fn udp_every_field_agrees_with_tshark() {
     let mut rng = Rng(0xb175);
     let mut messages: Vec<Vec<u8>> = vectors().iter().map(|(w, _)| hex(w)).collect();
     messages.extend((0..300).map(|_| random_message(&mut rng).encode().unwrap()));
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|m| Datagram {
-            src_port: 50000,
-            dst_port: 7777,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap =
-        std::env::temp_dir().join(format!("wiregen-riptide21-udp-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(&pcap, &lua(), &[]);
-    for (i, m) in messages.iter().enumerate() {
-        let (decoded, notes) = Message::dissect(m);
-        let decoded = decoded.unwrap_or_else(|e| panic!("frame {i} {m:02x?}: {e}"));
-        compare(
-            &expected!(riptide_2_1, notes),
-            &d.fields(i, "riptide_2_1"),
-            HEADERS,
-        )
-        .unwrap_or_else(|e| panic!("frame {i} {decoded:?}: {e}"));
-        assert_eq!(
-            d.experts(i, "riptide_2_1"),
-            experts_for(&decoded),
-            "frame {i} {decoded:?}"
-        );
-    }
-    let _ = std::fs::remove_file(pcap);
+    udp_cross_check(
+        "riptide_2_1",
+        "dissectors/riptide_2_1.lua",
+        &[7777],
+        &messages,
+        |i, m| {
+            let (decoded, notes) = Message::dissect(m);
+            let decoded = decoded.unwrap_or_else(|e| panic!("frame {i} {m:02x?}: {e}"));
+            let experts: Vec<String> = experts_for(&decoded)
+                .iter()
+                .map(|e| e.to_string())
+                .collect();
+            (expected!(riptide_2_1, notes), experts)
+        },
+    );
 }
 
 #[test]

@@ -79,7 +79,7 @@ fn round_trip_and_tshark_agree() {
     udp_cross_check(
         "varints",
         "tests/fixture/dissectors/varints.lua",
-        7400,
+        &[7400],
         &messages,
         |_, m| {
             let (decoded, notes) = Values::dissect(m);
