@@ -488,6 +488,8 @@ impl<'p> Gen<'p> {
     fn declare_fields(&mut self) -> Result<(), Unsupported> {
         let p = self.p;
         for (sid, s) in p.structs.iter().enumerate() {
+            // A field's declaration depends on the layout of the type holding it.
+            self.cur.set(s.layout);
             for (fi, f) in s.fields.iter().enumerate() {
                 let abbrev = naming::abbrev(p, sid, fi);
                 self.declare(
@@ -604,7 +606,7 @@ impl<'p> Gen<'p> {
                 );
                 // In bit streams a flag's bytes are not where a mask could find it: the value is
                 // given explicitly instead.
-                let bits = self.p.layout == Layout::LsbBits;
+                let bits = self.cur.get() == Layout::LsbBits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));
