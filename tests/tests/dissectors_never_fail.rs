@@ -30,7 +30,6 @@ const DISSECTORS: &[(&str, &str, u16, Option<u16>)] = &[
         7100,
         None,
     ),
-    ("tests/fixture/dissectors/rabbit.lua", "rabbit", 7200, None),
     ("dissectors/dnp.lua", "dnp", 3413, None),
     ("tests/fixture/dissectors/mixed.lua", "mixed", 7300, None),
     ("dissectors/game_protocol.lua", "game_protocol", 8999, None),
@@ -116,8 +115,7 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = riptide_2_0::tcp::Frames::new(&b).count();
         let _ = features::Message::dissect(&b);
         let _ = bitfeatures::Frame::dissect(&b);
-        let _ = rabbit::Envelope::dissect(&b);
-        let _ = rabbit::ServerMessage::decode(&b);
+        let _ = game_protocol::ClientMessage::decode(&b);
         let _ = dnp::Command::dissect(&b);
         let _ = mixed::Packet::dissect(&b);
         let _ = game_protocol::Conversation::new().decode(true, &b);

@@ -1,10 +1,12 @@
-//! Rabbit (WIRE-NOTES §4): the Game Protocol's messages in the fixture schema
-//! `tests/fixture/schema/rabbit.yaml`. Vectors from the notes and from an independent bit packer
-//! (Python, bit by bit), round trips, and the tshark cross-check.
+//! Rabbit (WIRE-NOTES §4): the Game Protocol's messages (`schema/game-protocol.yaml`). Vectors
+//! from the notes and from an independent bit packer (Python, bit by bit), round trips, and the
+//! tshark cross-check of messages carried as the protocol carries them: a handshake, then one
+//! packet per message, reassembled and decoded by direction.
 
-use rabbit::*;
+use game_protocol::*;
 use std::borrow::Cow;
-use wiregen_tests::*;
+use wiregen_tests as wt;
+use wiregen_tests::{compare, dissect, expected, repo_root, Rng, HEADERS};
 
 use wiregen_tests::hex_bytes as hex;
 
@@ -204,9 +206,10 @@ fn snapshot(rng: &mut Rng) -> Snapshot {
     Snapshot { entities }
 }
 
-fn envelope(rng: &mut Rng) -> Envelope<'static> {
-    let message = if rng.below(2) == 0 {
-        EnvelopeMessage::Client(ClientMessage {
+/// A random message and whether the client sends it.
+fn message(rng: &mut Rng) -> (bool, Vec<u8>) {
+    if rng.below(2) == 0 {
+        let m = ClientMessage {
             body: match rng.below(5) {
                 0 => ClientMessageBody::Request(Request {
                     channel: u32r(rng),
@@ -234,9 +237,10 @@ fn envelope(rng: &mut Rng) -> Envelope<'static> {
                     }),
                 }),
             },
-        })
+        };
+        (true, m.encode().unwrap())
     } else {
-        EnvelopeMessage::Server(ServerMessage {
+        let m = ServerMessage {
             body: match rng.below(5) {
                 0 => ServerMessageBody::Event(Event {
                     time: u32r(rng),
@@ -282,35 +286,88 @@ fn envelope(rng: &mut Rng) -> Envelope<'static> {
                     },
                 }),
             },
-        })
-    };
-    Envelope { message }
+        };
+        (false, m.encode().unwrap())
+    }
 }
 
 #[test]
 fn round_trip_and_tshark_agree() {
+    const SERVER: u16 = 8999;
+    const CLIENT: u16 = 50000;
     let mut rng = Rng(0x7ab);
-    let messages: Vec<Vec<u8>> = (0..300)
+    let messages: Vec<(bool, Vec<u8>)> = (0..300)
         .map(|_| {
-            let m = envelope(&mut rng);
-            let bytes = m.encode().unwrap();
-            assert_eq!(
-                Envelope::decode(&bytes).unwrap_or_else(|e| panic!("{m:?} {bytes:02x?}: {e}")),
-                m
-            );
-            bytes
+            let (from_client, bytes) = message(&mut rng);
+            // Each decodes back to what was encoded.
+            if from_client {
+                assert_eq!(
+                    ClientMessage::decode(&bytes).unwrap().encode().unwrap(),
+                    bytes
+                );
+            } else {
+                assert_eq!(
+                    ServerMessage::decode(&bytes).unwrap().encode().unwrap(),
+                    bytes
+                );
+            }
+            (from_client, bytes)
         })
         .collect();
-    udp_cross_check(
-        "rabbit",
-        "tests/fixture/dissectors/rabbit.lua",
-        &[7200],
-        &messages,
-        |_, m| {
-            let (decoded, notes) = Envelope::dissect(m);
-            decoded.unwrap();
-            let experts: Vec<String> = vec![];
-            (expected!(rabbit, notes), experts)
-        },
+    // A handshake, then one single-chunk packet per message.
+    let mut frames: Vec<(bool, Vec<u8>)> = vec![
+        (true, Init { salt: 1 }.encode().unwrap()),
+        (false, Challenge { pepper: 2 }.encode().unwrap()),
+        (true, ChallengeResponse { seasoning: 3 }.encode().unwrap()),
+    ];
+    for (k, (from_client, bytes)) in messages.iter().enumerate() {
+        let packet = Packet {
+            flags: PacketFlags::FIN,
+            chunk: 0,
+            sequence: k as u16,
+            data: bytes.clone().into(),
+        };
+        frames.push((*from_client, packet.encode().unwrap()));
+    }
+    let datagrams: Vec<wt::Datagram> = frames
+        .iter()
+        .map(|(from_client, b)| {
+            let (src_port, dst_port) = if *from_client {
+                (CLIENT, SERVER)
+            } else {
+                (SERVER, CLIENT)
+            };
+            wt::Datagram {
+                src_port,
+                dst_port,
+                payload: b.clone(),
+            }
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-rabbit-{}.pcap", std::process::id()));
+    wt::write_pcap(&pcap, &datagrams);
+    let d = dissect(
+        &pcap,
+        &repo_root().join("dissectors/game_protocol.lua"),
+        &[],
     );
+    for (k, (from_client, bytes)) in messages.iter().enumerate() {
+        let i = 3 + k;
+        let own = expected!(game_protocol, Packet::dissect(&frames[i].1).1);
+        let whole = if *from_client {
+            expected!(game_protocol, ClientMessage::dissect(bytes).1)
+        } else {
+            expected!(game_protocol, ServerMessage::dissect(bytes).1)
+        };
+        let fields = d.fields(i, "game_protocol");
+        let n = own.len().min(fields.len());
+        compare(&own, &fields[..n], HEADERS).unwrap_or_else(|e| panic!("frame {i}: {e}"));
+        compare(&whole, &fields[n..], 0).unwrap_or_else(|e| panic!("frame {i} message: {e}"));
+        assert!(
+            d.experts(i, "game_protocol").is_empty(),
+            "frame {i}: {:?}",
+            d.experts(i, "game_protocol")
+        );
+    }
+    let _ = std::fs::remove_file(pcap);
 }
