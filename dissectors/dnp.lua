@@ -162,7 +162,11 @@ F["dnp.reliable_ack.number"] = ProtoField.uint16("dnp.reliable_ack.number", "Num
 F["dnp.reliable_ack.result"] = ProtoField.uint8("dnp.reliable_ack.result", "Result", base.HEX, VS_AckResult, nil, "")
 F["dnp.link_id.link_id"] = ProtoField.uint16("dnp.link_id.link_id", "Link id", base.DEC, nil, nil, "")
 F["dnp.link_update.link_count"] = ProtoField.uint8("dnp.link_update.link_count", "Link count", base.DEC, nil, nil, "")
-F["dnp.link_update.links"] = ProtoField.bytes("dnp.link_update.links", "Links", base.NONE, "")
+F["dnp.link_update_link.link_id"] = ProtoField.uint16("dnp.link_update_link.link_id", "Link id", base.DEC, nil, nil, "")
+F["dnp.link_update_link.value_count"] = ProtoField.uint8("dnp.link_update_link.value_count", "Value count", base.DEC, nil, nil, "")
+F["dnp.link_update_link.values.unknown"] = ProtoField.bytes("dnp.link_update_link.values.unknown", "Values (types unknown)", base.NONE, "Bytes that need a list announced earlier in the conversation")
+F["dnp.indexed_value.index"] = ProtoField.uint16("dnp.indexed_value.index", "Index", base.DEC, nil, nil, "")
+F["dnp.link_values.value_count"] = ProtoField.uint16("dnp.link_values.value_count", "Value count", base.DEC, nil, nil, "")
 F["dnp.long_reliable_message.number"] = ProtoField.uint16("dnp.long_reliable_message.number", "Number", base.DEC, nil, nil, "")
 F["dnp.long_reliable_message.flags"] = ProtoField.uint8("dnp.long_reliable_message.flags", "Flags", base.HEX, nil, nil, "")
 F["dnp.long_reliable_message.flags.first"] = ProtoField.bool("dnp.long_reliable_message.flags.first", "FIRST", 8, nil, 0x1, "")
@@ -259,6 +263,8 @@ F["dnp.quaternion_f64_value.x"] = ProtoField.double("dnp.quaternion_f64_value.x"
 F["dnp.quaternion_f64_value.y"] = ProtoField.double("dnp.quaternion_f64_value.y", "Y", nil, "")
 F["dnp.quaternion_f64_value.z"] = ProtoField.double("dnp.quaternion_f64_value.z", "Z", nil, "")
 F["dnp.quaternion_f64_value.w"] = ProtoField.double("dnp.quaternion_f64_value.w", "W", nil, "")
+F["dnp.long_reliable_message.chunk.joined"] = ProtoField.bytes("dnp.long_reliable_message.chunk.joined", "Joined Chunk", base.NONE, "The chunk of every part, joined")
+F["dnp.long_link_state.message_chunk.joined"] = ProtoField.bytes("dnp.long_link_state.message_chunk.joined", "Joined Message chunk", base.NONE, "The message_chunk of every part, joined")
 proto.fields = {
   F["dnp.code"],
   F["dnp.body"],
@@ -281,7 +287,11 @@ proto.fields = {
   F["dnp.reliable_ack.result"],
   F["dnp.link_id.link_id"],
   F["dnp.link_update.link_count"],
-  F["dnp.link_update.links"],
+  F["dnp.link_update_link.link_id"],
+  F["dnp.link_update_link.value_count"],
+  F["dnp.link_update_link.values.unknown"],
+  F["dnp.indexed_value.index"],
+  F["dnp.link_values.value_count"],
   F["dnp.long_reliable_message.number"],
   F["dnp.long_reliable_message.flags"],
   F["dnp.long_reliable_message.flags.first"],
@@ -378,6 +388,8 @@ proto.fields = {
   F["dnp.quaternion_f64_value.y"],
   F["dnp.quaternion_f64_value.z"],
   F["dnp.quaternion_f64_value.w"],
+  F["dnp.long_reliable_message.chunk.joined"],
+  F["dnp.long_link_state.message_chunk.joined"],
 }
 
 -- Expert info.
@@ -392,8 +404,10 @@ local E = {
   invalid = ProtoExpert.new("dnp.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("dnp.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
   quirk = ProtoExpert.new("dnp.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
+  no_state = ProtoExpert.new("dnp.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
+  joined = ProtoExpert.new("dnp.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -414,6 +428,62 @@ end
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- Conversation state: lists remembered by table, conversation, direction and key. A frame keeps
+-- what it read by frame number (computed when first dissected), so re-dissection, clicks and
+-- two-pass analysis (tshark -2) show the same thing.
+local MAX_KEYS = 65536
+local state_lists = {}
+local state_keys = 0
+local frame_lists = {}
+-- The list each table's reads use while a field with `state` is dissected.
+local LISTS = {}
+-- Set when a value without its list took the rest of the message as bytes.
+local REST_TAKEN = false
+
+local function state_get(pinfo, t, key)
+  local k = t .. "|" .. tostring(key)
+  local fl = frame_lists[pinfo.number]
+  if fl == nil then
+    fl = {}
+    frame_lists[pinfo.number] = fl
+  end
+  if fl[k] == nil then
+    local conv, side = conversation_key(pinfo)
+    fl[k] = state_lists[conv .. "|" .. side .. "|" .. k] or false
+  end
+  return fl[k] or nil
+end
+
+local function state_set(pinfo, t, key, list)
+  if pinfo.visited then return end
+  local conv, side = conversation_key(pinfo)
+  local k = conv .. "|" .. side .. "|" .. t .. "|" .. tostring(key)
+  if state_lists[k] == nil then
+    if state_keys >= MAX_KEYS then return end
+    state_keys = state_keys + 1
+  end
+  state_lists[k] = list
+end
+
+-- Item `i` (from 0) of the list selected for table `t`, or nil.
+local function list_item(t, i)
+  local list = LISTS[t]
+  if list == nil then return nil end
+  return list[i + 1]
+end
+
+-- Set by a joined payload, appended to the Info column.
+local INFO_SUFFIX = ""
 
 -- Flag names, for the Info column.
 local FN_LinkFlags = { { 1, "READ_ONLY" } }
@@ -1523,7 +1593,10 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
-  item = tree:add_le(F["dnp.link_state.link_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.link_state.link_id"], range)
+  val = range:le_uint()
+  v.link_id = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
@@ -1565,6 +1638,12 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   end
   arr_values:set_len(offset - arr_start_values)
   arr_values:append_text(string.format(" (%d)", #v.values))
+  -- Remember the link_types announced for this link_id.
+  do
+    local list = {}
+    for i, e in ipairs(v.values) do list[i] = e.type end
+    state_set(pinfo, 1, v.link_id, list)
+  end
   return offset, v
 end
 
@@ -1602,7 +1681,350 @@ local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- LinkUpdate: Values by index, without types (they follow the link's Link State); kept as bytes for now.
+-- IndexedValue: A value by its index in the link's list; the list gives its type.
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
+  local start = offset
+  local v = {}
+  local item, n, sub, nxt, val, range
+  -- index
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "index", 2, limit - offset) end
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.indexed_value.index"], range)
+  val = range:le_uint()
+  v.index = val
+  offset = offset + 2
+  -- value
+  local tag_value = list_item(1, v.index)
+  if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
+  if tag_value == 0 then
+    sub = tree:add(tvb(offset, 0), "Value: SInt8")
+    nxt, val = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 1 then
+    sub = tree:add(tvb(offset, 0), "Value: UInt8")
+    nxt, val = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 2 then
+    sub = tree:add(tvb(offset, 0), "Value: SInt16")
+    nxt, val = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 3 then
+    sub = tree:add(tvb(offset, 0), "Value: UInt16")
+    nxt, val = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 4 then
+    sub = tree:add(tvb(offset, 0), "Value: SInt32")
+    nxt, val = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 5 then
+    sub = tree:add(tvb(offset, 0), "Value: UInt32")
+    nxt, val = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 6 then
+    sub = tree:add(tvb(offset, 0), "Value: SInt64")
+    nxt, val = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 7 then
+    sub = tree:add(tvb(offset, 0), "Value: UInt64")
+    nxt, val = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 8 then
+    sub = tree:add(tvb(offset, 0), "Value: Float16")
+    nxt, val = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 9 then
+    sub = tree:add(tvb(offset, 0), "Value: Float32")
+    nxt, val = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 10 then
+    sub = tree:add(tvb(offset, 0), "Value: Float64")
+    nxt, val = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 11 then
+    sub = tree:add(tvb(offset, 0), "Value: String")
+    nxt, val = dissect_StringValue(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 12 then
+    sub = tree:add(tvb(offset, 0), "Value: Data")
+    nxt, val = dissect_DataValue(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 13 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2S8")
+    nxt, val = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 14 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2U8")
+    nxt, val = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 15 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2S16")
+    nxt, val = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 16 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2U16")
+    nxt, val = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 17 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2S32")
+    nxt, val = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 18 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2U32")
+    nxt, val = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 19 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2S64")
+    nxt, val = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 20 then
+    sub = tree:add(tvb(offset, 0), "Value: Point2U64")
+    nxt, val = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 21 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3S8")
+    nxt, val = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 22 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3U8")
+    nxt, val = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 23 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3S16")
+    nxt, val = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 24 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3U16")
+    nxt, val = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 25 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3S32")
+    nxt, val = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 26 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3U32")
+    nxt, val = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 27 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3S64")
+    nxt, val = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 28 then
+    sub = tree:add(tvb(offset, 0), "Value: Point3U64")
+    nxt, val = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 29 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
+    nxt, val = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 30 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
+    nxt, val = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 31 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
+    nxt, val = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 32 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
+    nxt, val = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 33 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
+    nxt, val = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 34 then
+    sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
+    nxt, val = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 35 then
+    sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
+    nxt, val = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 36 then
+    sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
+    nxt, val = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  elseif tag_value == 37 then
+    sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
+    nxt, val = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.value = val
+    offset = nxt
+  else
+    tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
+    return nil
+  end
+  return offset, v
+end
+
+-- LinkUpdateLink
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
+  local start = offset
+  local v = {}
+  local item, n, sub, nxt, val, range
+  -- link_id
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.link_update_link.link_id"], range)
+  val = range:le_uint()
+  v.link_id = val
+  offset = offset + 2
+  -- value_count
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "value_count", 1, limit - offset) end
+  range = tvb(offset, 1)
+  item = tree:add_le(F["dnp.link_update_link.value_count"], range)
+  val = range:le_uint()
+  v.value_count = val
+  offset = offset + 1
+  -- values: Typed by the list the link's Link State announced.
+  local saved_values = {}
+  local known_values = true
+  saved_values[1] = LISTS[1]
+  LISTS[1] = state_get(pinfo, 1, v.link_id)
+  if LISTS[1] == nil then
+    tree:add_proto_expert_info(E.no_state, string.format("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
+    known_values = false
+  end
+  if known_values then
+    v.values = {}
+    n = v.value_count
+    if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+    local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+    for _ = 1, n do
+      sub = arr_values:add(tvb(offset, 0), "Values: IndexedValue")
+      nxt, val = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
+      if nxt == nil then return nil end
+      sub:set_len(nxt - offset)
+      v.values[#v.values + 1] = val
+      offset = nxt
+      if REST_TAKEN then break end
+    end
+    arr_values:set_len(offset - arr_start_values)
+    arr_values:append_text(string.format(" (%d)", #v.values))
+  else
+    tree:add(F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
+    offset = limit
+    REST_TAKEN = true
+  end
+  LISTS[1] = saved_values[1]
+  return offset, v
+end
+
+-- LinkUpdate: New values of some links, by index and without types (the links' Link States gave them).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   local start = offset
@@ -1610,15 +2032,89 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   -- link_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "link_count", 1, limit - offset) end
-  item = tree:add_le(F["dnp.link_update.link_count"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["dnp.link_update.link_count"], range)
+  val = range:le_uint()
+  v.link_count = val
   offset = offset + 1
   -- links
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "links", n, limit - offset) end
-  item = tree:add(F["dnp.link_update.links"], tvb(offset, n))
-  v.links = n -- bytes are kept as their length
-  offset = offset + n
+  v.links = {}
+  n = v.link_count
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("links: impossible count %d", n)) return nil end
+  local arr_links, arr_start_links = tree:add(tvb(offset, 0), "Links"), offset
+  for _ = 1, n do
+    sub = arr_links:add(tvb(offset, 0), "Links: LinkUpdateLink")
+    nxt, val = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.links[#v.links + 1] = val
+    offset = nxt
+    if REST_TAKEN then break end
+  end
+  arr_links:set_len(offset - arr_start_links)
+  arr_links:append_text(string.format(" (%d)", #v.links))
   return offset, v
+end
+
+-- Parts of one LongReliableMessage payload: consecutive number numbers (modulo 65535) from a first part to a last
+-- one, per conversation and direction; joined on the first pass and kept by frame number.
+local join_parts_0 = {}
+local frame_joins_0 = {}
+local function join_0(pinfo, tree, v)
+  if not pinfo.visited then
+    local conv, side = conversation_key(pinfo)
+    local key = conv .. "|" .. side
+    local st = join_parts_0[key]
+    if st == nil then
+      st = { parts = {}, n = 0 }
+      join_parts_0[key] = st
+    end
+    local seq = v.number
+    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.n > 4096 then
+      tree:add_proto_expert_info(E.length, "more than 4096 parts waiting to be joined; dropped")
+      join_parts_0[key] = nil
+      return
+    end
+    st.parts[seq] = { first = has_bit(v.flags, 1), last = has_bit(v.flags, 2), v.chunk_raw }
+    -- Back to the first part and on to the last one, every part in between present.
+    local a, b, steps = seq, seq, 0
+    while a ~= nil and not st.parts[a].first do
+      a = (a + 65534) % 65535
+      steps = steps + 1
+      if st.parts[a] == nil or steps > st.n then a = nil end
+    end
+    steps = 0
+    while a ~= nil and b ~= nil and not st.parts[b].last do
+      b = (b + 1) % 65535
+      steps = steps + 1
+      if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end
+    end
+    if a ~= nil and b ~= nil then
+      local whole = { count = 0, s1 = {} }
+      local i = a
+      while true do
+        local part = st.parts[i]
+        whole.s1[#whole.s1 + 1] = part[1]
+        st.parts[i] = nil
+        st.n = st.n - 1
+        whole.count = whole.count + 1
+        if i == b then break end
+        i = (i + 1) % 65535
+      end
+      whole.s1 = table.concat(whole.s1)
+      frame_joins_0[pinfo.number] = whole
+    end
+  end
+  local whole = frame_joins_0[pinfo.number]
+  if whole == nil then return end
+  tree:add_proto_expert_info(E.joined, string.format("LongReliableMessage joined from %d parts", whole.count))
+  INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
+  local item, n, sub, nxt, val
+  if #whole.s1 > 0 then
+    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
+    tree:add(F["dnp.long_reliable_message.chunk.joined"], wtvb())
+  end
 end
 
 -- LongReliableMessage
@@ -1629,11 +2125,17 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
-  item = tree:add_le(F["dnp.long_reliable_message.number"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.long_reliable_message.number"], range)
+  val = range:le_uint()
+  v.number = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-  item = tree:add_le(F["dnp.long_reliable_message.flags"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["dnp.long_reliable_message.flags"], range)
+  val = range:le_uint()
+  v.flags = val
   item:add_le(F["dnp.long_reliable_message.flags.first"], tvb(offset, 1))
   item:add_le(F["dnp.long_reliable_message.flags.last"], tvb(offset, 1))
   offset = offset + 1
@@ -1642,8 +2144,118 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
   item = tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
   v.chunk = n -- bytes are kept as their length
+  v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
+  join_0(pinfo, tree, v)
   return offset, v
+end
+
+-- LinkValues: The joined values chunks of a Long Link State.
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
+  local start = offset
+  local v = {}
+  local item, n, sub, nxt, val, range
+  -- value_count
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.link_values.value_count"], range)
+  val = range:le_uint()
+  v.value_count = val
+  offset = offset + 2
+  -- values
+  v.values = {}
+  n = v.value_count
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+  local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+  for _ = 1, n do
+    sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
+    nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    v.values[#v.values + 1] = val
+    offset = nxt
+  end
+  arr_values:set_len(offset - arr_start_values)
+  arr_values:append_text(string.format(" (%d)", #v.values))
+  return offset, v
+end
+
+-- Parts of one LongLinkState payload: consecutive number numbers (modulo 65535) from a first part to a last
+-- one, per conversation and direction; joined on the first pass and kept by frame number.
+local join_parts_1 = {}
+local frame_joins_1 = {}
+local function join_1(pinfo, tree, v)
+  if not pinfo.visited then
+    local conv, side = conversation_key(pinfo)
+    local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
+    local st = join_parts_1[key]
+    if st == nil then
+      st = { parts = {}, n = 0 }
+      join_parts_1[key] = st
+    end
+    local seq = v.number
+    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.n > 4096 then
+      tree:add_proto_expert_info(E.length, "more than 4096 parts waiting to be joined; dropped")
+      join_parts_1[key] = nil
+      return
+    end
+    st.parts[seq] = { first = has_bit(v.flags, 2), last = has_bit(v.flags, 4), v.message_chunk_raw, v.values_chunk_raw }
+    -- Back to the first part and on to the last one, every part in between present.
+    local a, b, steps = seq, seq, 0
+    while a ~= nil and not st.parts[a].first do
+      a = (a + 65534) % 65535
+      steps = steps + 1
+      if st.parts[a] == nil or steps > st.n then a = nil end
+    end
+    steps = 0
+    while a ~= nil and b ~= nil and not st.parts[b].last do
+      b = (b + 1) % 65535
+      steps = steps + 1
+      if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end
+    end
+    if a ~= nil and b ~= nil then
+      local whole = { count = 0, s1 = {}, s2 = {} }
+      local i = a
+      while true do
+        local part = st.parts[i]
+        whole.s1[#whole.s1 + 1] = part[1]
+        whole.s2[#whole.s2 + 1] = part[2]
+        st.parts[i] = nil
+        st.n = st.n - 1
+        whole.count = whole.count + 1
+        if i == b then break end
+        i = (i + 1) % 65535
+      end
+      whole.s1 = table.concat(whole.s1)
+      whole.s2 = table.concat(whole.s2)
+      frame_joins_1[pinfo.number] = whole
+    end
+  end
+  local whole = frame_joins_1[pinfo.number]
+  if whole == nil then return end
+  tree:add_proto_expert_info(E.joined, string.format("LongLinkState joined from %d parts", whole.count))
+  INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
+  local item, n, sub, nxt, val
+  if #whole.s1 > 0 then
+    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined message_chunk")
+    tree:add(F["dnp.long_link_state.message_chunk.joined"], wtvb())
+  end
+  if #whole.s2 > 0 then
+    local wtvb = ByteArray.new(whole.s2, true):tvb("Joined values_chunk")
+    sub = tree:add(wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
+    nxt, val = dissect_LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
+    if nxt ~= nil then
+      if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
+      -- Remember the link_types announced for this link_id.
+      do
+        local list = {}
+        for i, e in ipairs(val.values) do list[i] = e.type end
+        state_set(pinfo, 1, v.link_id, list)
+      end
+    end
+  end
 end
 
 -- LongLinkState
@@ -1654,15 +2266,24 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
-  item = tree:add_le(F["dnp.long_link_state.number"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.long_link_state.number"], range)
+  val = range:le_uint()
+  v.number = val
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
-  item = tree:add_le(F["dnp.long_link_state.link_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["dnp.long_link_state.link_id"], range)
+  val = range:le_uint()
+  v.link_id = val
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-  item = tree:add_le(F["dnp.long_link_state.flags"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["dnp.long_link_state.flags"], range)
+  val = range:le_uint()
+  v.flags = val
   item:add_le(F["dnp.long_link_state.flags.read_only"], tvb(offset, 1))
   item:add_le(F["dnp.long_link_state.flags.first"], tvb(offset, 1))
   item:add_le(F["dnp.long_link_state.flags.last"], tvb(offset, 1))
@@ -1679,13 +2300,16 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
   v.message_chunk = n -- bytes are kept as their length
+  v.message_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
   -- values_chunk: After reassembly: value_count u16 and typed values.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "values_chunk", n, limit - offset) end
   item = tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
   v.values_chunk = n -- bytes are kept as their length
+  v.values_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
+  join_1(pinfo, tree, v)
   return offset, v
 end
 
@@ -1792,6 +2416,17 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
 end
 
 
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  state_lists = {}
+  state_keys = 0
+  frame_lists = {}
+  join_parts_0 = {}
+  frame_joins_0 = {}
+  join_parts_1 = {}
+  frame_joins_1 = {}
+end
+
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
@@ -1806,7 +2441,11 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  LISTS = {}
+  REST_TAKEN = false
+  INFO_SUFFIX = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then info = info .. INFO_SUFFIX end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "Drag[en]gine Network Protocol [dissector error]"

@@ -281,8 +281,10 @@ local E = {
   invalid = ProtoExpert.new("game_protocol.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("game_protocol.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
   quirk = ProtoExpert.new("game_protocol.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
+  no_state = ProtoExpert.new("game_protocol.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
+  joined = ProtoExpert.new("game_protocol.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -309,6 +311,15 @@ end
 
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
+end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
 -- Flag names, for the Info column.
@@ -1030,15 +1041,6 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
-
--- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
-  if is_server_port(pinfo.dst_port) then
-    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
-  end
-  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
-end
 
 -- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
 -- are the root type. The server is the side on the UDP ports preference. The classification is

@@ -251,8 +251,10 @@ local E = {
   invalid = ProtoExpert.new("riptide_2_1.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("riptide_2_1.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
   quirk = ProtoExpert.new("riptide_2_1.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
+  no_state = ProtoExpert.new("riptide_2_1.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
+  joined = ProtoExpert.new("riptide_2_1.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)

@@ -238,8 +238,10 @@ local E = {
   invalid = ProtoExpert.new("rtype.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("rtype.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
   quirk = ProtoExpert.new("rtype.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
+  no_state = ProtoExpert.new("rtype.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
+  joined = ProtoExpert.new("rtype.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -259,6 +261,15 @@ end
 
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
+end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
 -- Flag names, for the Info column.
@@ -591,15 +602,6 @@ local function dissect_whole(tvb, pinfo, tree, v)
   return offset
 end
 
-
--- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
--- the server is the side on the UDP ports preference.
-local function conversation_key(pinfo)
-  if is_server_port(pinfo.dst_port) then
-    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
-  end
-  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
-end
 
 -- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
 -- and fragment_id; the frame that completes a payload keeps it by frame number and shows it

@@ -79,6 +79,8 @@ pub enum Expr {
     /// `@size` (bytes in the whole message), `@remaining` (bytes left in the current scope).
     Special(String, usize),
     Len(Box<Expr>, usize),
+    /// `table[index]`: an item of the conversation-state list selected for `table`.
+    Item(String, Box<Expr>, usize),
     Unary(UnOp, Box<Expr>, usize),
     Binary(BinOp, Box<Expr>, Box<Expr>, usize),
 }
@@ -91,6 +93,7 @@ impl Expr {
             | Expr::Path(_, a)
             | Expr::Special(_, a)
             | Expr::Len(_, a)
+            | Expr::Item(_, _, a)
             | Expr::Unary(_, _, a)
             | Expr::Binary(_, _, _, a) => *a,
         }
@@ -179,6 +182,11 @@ fn build(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
                 Rule::call => {
                     let arg = p.into_inner().nth(1).unwrap();
                     Ok(Expr::Len(Box::new(build(arg)?), at))
+                }
+                Rule::item => {
+                    let mut inner = p.into_inner();
+                    let name = inner.next().unwrap().as_str().to_string();
+                    Ok(Expr::Item(name, Box::new(build(inner.next().unwrap())?), at))
                 }
                 Rule::expr => build(p),
                 r => unreachable!("primary rule {r:?}"),

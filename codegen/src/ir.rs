@@ -32,6 +32,10 @@ pub struct Protocol {
     pub opening: Vec<(Side, StructId)>,
     /// How pieces of a payload spread over several root datagrams are joined.
     pub reassembly: Option<Reassembly>,
+    /// Payloads cut into parts with consecutive sequence numbers.
+    pub joins: Vec<Join>,
+    /// Lists remembered per conversation and direction from earlier messages.
+    pub state: Vec<StateTable>,
     pub enums: Vec<Enum>,
     pub flags: Vec<Flags>,
     pub structs: Vec<Struct>,
@@ -69,6 +73,53 @@ pub enum WholeType {
     ByDirection { client: StructId, server: StructId },
     /// Decoded with the root's switch field at this index, by the pieces' tag.
     AsField(usize),
+}
+
+/// Parts of one payload carried by values of `in_struct` with consecutive sequence numbers (per
+/// conversation, direction and `key`), from the part where `first` holds to the one where `last`
+/// holds. Each part carries a piece of every stream; the pieces of a stream joined form its whole.
+#[derive(Debug, Clone)]
+pub struct Join {
+    pub in_struct: StructId,
+    pub streams: Vec<Stream>,
+    pub key: Vec<usize>,
+    pub sequence: usize,
+    /// Sequence numbers count modulo this.
+    pub wrap: u64,
+    pub first: Expr,
+    pub last: Expr,
+    pub piece_size: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Stream {
+    /// Bytes field of the carrying type.
+    pub field: usize,
+    /// The joined bytes decode as this type (else they stay bytes).
+    pub whole: Option<StructId>,
+}
+
+/// Lists of enum values remembered by key, set by `records` and read by fields whose `select`
+/// names this table.
+#[derive(Debug, Clone)]
+pub struct StateTable {
+    pub name: String,
+    pub doc: Option<String>,
+    pub items: EnumId,
+    pub records: Vec<Record>,
+}
+
+/// Values of `in_struct` set the list of key `key` (its field) to the `item` field of each
+/// element of the array field `list` of `holder` (`in_struct` itself, or the whole of one of its
+/// join streams when `via` names it).
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub in_struct: StructId,
+    pub key: usize,
+    pub via: Option<(usize, usize)>,
+    pub holder: StructId,
+    pub list: usize,
+    pub item: usize,
 }
 
 /// Which end of a conversation sent a datagram: the server is on the protocol's UDP ports.
@@ -189,6 +240,8 @@ pub struct Field {
     pub max: Option<u64>,
     /// Expert warnings for known quirks: when the condition (over fields up to this one) holds.
     pub warnings: Vec<(Expr, String)>,
+    /// Conversation-state lists selected while this field's value is read: (table, key).
+    pub select: Vec<(usize, Expr)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -343,6 +396,8 @@ pub enum Expr {
     Remaining,
     /// Byte length (bytes, string, struct) or element count (array) of a field.
     Len(Vec<FieldRef>, LenKind),
+    /// Item at an index of the list selected for a state table (an enclosing field's `state`).
+    Item(usize, Box<Expr>),
     Not(Box<Expr>),
     Neg(Box<Expr>),
     Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
@@ -385,7 +440,7 @@ impl Expr {
     pub fn local_fields(&self, out: &mut Vec<usize>) {
         match self {
             Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
-            Expr::Not(x) | Expr::Neg(x) => x.local_fields(out),
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.local_fields(out),
             Expr::Binary(_, a, b) => {
                 a.local_fields(out);
                 b.local_fields(out);
@@ -459,6 +514,46 @@ impl Protocol {
     pub fn union_borrows(&self, u: &Union) -> bool {
         let mut seen = vec![false; self.structs.len()];
         self.ty_borrows(&Ty::Union(Box::new(u.clone())), &mut seen)
+    }
+
+    /// Structs whose decoding reads conversation state (directly or through their fields).
+    pub fn state_readers(&self) -> Vec<bool> {
+        fn reads(e: &Expr) -> bool {
+            match e {
+                Expr::Item(..) => true,
+                Expr::Not(x) | Expr::Neg(x) => reads(x),
+                Expr::Binary(_, a, b) => reads(a) || reads(b),
+                _ => false,
+            }
+        }
+        let mut out: Vec<bool> = self
+            .structs
+            .iter()
+            .map(|s| {
+                s.fields.iter().any(|f| {
+                    !f.select.is_empty() || matches!(&f.ty, Ty::Union(u) if reads(&u.on))
+                })
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for (id, s) in self.structs.iter().enumerate() {
+                if out[id] {
+                    continue;
+                }
+                let mut kids = Vec::new();
+                for f in &s.fields {
+                    f.ty.child_structs(&mut kids);
+                }
+                if kids.iter().any(|k| out[*k]) {
+                    out[id] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return out;
+            }
+        }
     }
 
     pub fn root(&self) -> &Struct {

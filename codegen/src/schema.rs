@@ -43,6 +43,64 @@ pub struct ProtocolDef {
     /// Payloads cut into pieces across datagrams, joined again.
     #[serde(default)]
     pub reassembly: Option<ReassemblyDef>,
+    /// Payloads cut into parts carried by consecutive sequence numbers, from a first part to a
+    /// last one, joined again.
+    #[serde(default)]
+    pub sequence_reassembly: Vec<JoinDef>,
+    /// Lists remembered per conversation and direction, by key, from earlier messages.
+    #[serde(default)]
+    pub state: IndexMap<String, StateDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinDef {
+    /// The type whose values carry the parts.
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its bytes fields holding one part of each joined stream.
+    pub fields: Vec<String>,
+    /// Fields naming the whole besides the conversation and the direction.
+    #[serde(default)]
+    pub key: Vec<String>,
+    /// The field numbering the parts, one apart.
+    pub sequence: String,
+    /// Sequence numbers count modulo this (default: the field's range).
+    #[serde(default)]
+    pub wrap: Option<u64>,
+    /// Condition: this part is the first.
+    pub first: String,
+    /// Condition: this part is the last.
+    pub last: String,
+    /// Largest part (all streams together) a sender makes.
+    pub piece_size: usize,
+    /// What each joined stream is: `bytes` or a type name (default: bytes).
+    #[serde(default, rename = "as")]
+    pub as_types: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateDef {
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// The enum each list holds.
+    pub items: String,
+    /// Messages that set a key's list.
+    pub record: Vec<RecordDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordDef {
+    /// The type whose values announce a list.
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its field giving the key.
+    pub key: String,
+    /// Path to the items: an array field then the element's field, e.g. `values.type` (the first
+    /// step may be a joined stream of the type).
+    pub items: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -220,6 +278,9 @@ pub struct FieldDef {
     /// Known real-world quirks: the dissector adds an expert warning when a condition holds.
     #[serde(default)]
     pub warn: Vec<WarnDef>,
+    /// Conversation-state lists this field's values read, by table: `{ table: key_field }`.
+    #[serde(default)]
+    pub state: IndexMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -257,8 +318,12 @@ pub enum CaseDef {
 pub struct SwitchDef {
     /// The tag: an expression, usually an earlier field.
     pub on: String,
+    /// Take the cases (and default) of another switch, `Type.field`, instead of repeating them.
+    #[serde(default)]
+    pub cases_from: Option<String>,
     /// Case keys: an enum value name, an integer, or a range `lo..hi` (inclusive).
     /// Case values: a type name, `bytes` (kept raw) or `empty`, or `{ type, name, doc }`.
+    #[serde(default)]
     pub cases: IndexMap<String, CaseDef>,
     /// What any other tag value holds: a type name, `bytes`, or absent (then an unknown tag is an
     /// error).

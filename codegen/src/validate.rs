@@ -39,6 +39,7 @@ pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
         flags_ids: HashMap::new(),
         struct_ids: HashMap::new(),
         shapes: Vec::new(),
+        tables: HashMap::new(),
     };
     let proto = v.protocol();
     if v.diags.is_empty() {
@@ -71,6 +72,8 @@ struct Validator<'f> {
     struct_ids: HashMap<String, StructId>,
     /// Per struct, per field: name and shape.
     shapes: Vec<Vec<(String, Shape)>>,
+    /// State tables by name: index and item enum.
+    tables: HashMap<String, (usize, Option<EnumId>)>,
 }
 
 /// The context an expression is checked in.
@@ -185,6 +188,19 @@ impl<'f> Validator<'f> {
             .map(|(name, f)| self.flags_def(name, f, endian))
             .collect();
 
+        for (i, (name, t)) in p.state.iter().enumerate() {
+            let items = self.enum_ids.get(&t.items).copied();
+            if items.is_none() {
+                let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
+                self.error(
+                    &format!("protocol.state.{name}.items"),
+                    format!("'{}' is not an enum", t.items),
+                    hint,
+                );
+            }
+            self.tables.insert(name.clone(), (i, items));
+        }
+
         // Pass one: shapes of every field, for path resolution across types.
         self.shapes = self
             .file
@@ -235,6 +251,8 @@ impl<'f> Validator<'f> {
             transport: Transport::default(),
             opening: Vec::new(),
             reassembly: None,
+            joins: Vec::new(),
+            state: Vec::new(),
             enums,
             flags,
             structs,
@@ -243,6 +261,8 @@ impl<'f> Validator<'f> {
         proto.transport = self.transport(&proto, endian);
         proto.opening = self.opening();
         proto.reassembly = self.reassembly(&proto);
+        proto.joins = self.joins(&proto);
+        proto.state = self.state(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",
@@ -407,6 +427,202 @@ impl<'f> Validator<'f> {
             piece_size: r.piece_size,
             whole,
         })
+    }
+
+    /// A field of struct `sid` by name, or an error at `yp` with a suggestion.
+    fn field_named(&mut self, proto: &Protocol, sid: StructId, name: &str, yp: &str) -> Option<usize> {
+        let s = &proto.structs[sid];
+        let found = s.fields.iter().position(|f| f.name == name);
+        if found.is_none() {
+            let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
+            self.error(yp, format!("'{name}' is not a field of '{}'", s.name), hint);
+        }
+        found
+    }
+
+    fn struct_named(&mut self, name: &str, yp: &str) -> Option<StructId> {
+        let found = self.struct_ids.get(name).copied();
+        if found.is_none() {
+            let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
+            self.error(yp, format!("unknown type '{name}'"), hint);
+        }
+        found
+    }
+
+    fn joins(&mut self, proto: &Protocol) -> Vec<Join> {
+        let mut out = Vec::new();
+        for (k, j) in self.file.protocol.sequence_reassembly.iter().enumerate() {
+            let yp = format!("protocol.sequence_reassembly.{k}");
+            let Some(sid) = self.struct_named(&j.in_type, &format!("{yp}.in")) else {
+                continue;
+            };
+            if proto.structs[sid].layout != Layout::Bytes {
+                self.error(&format!("{yp}.in"), "parts in bit-stream types are not supported yet", None);
+            }
+            if j.fields.is_empty() {
+                self.error(&format!("{yp}.fields"), "name at least one bytes field", None);
+            }
+            if !j.as_types.is_empty() && j.as_types.len() != j.fields.len() {
+                self.error(
+                    &format!("{yp}.as"),
+                    format!("'as' gives {} types for {} fields", j.as_types.len(), j.fields.len()),
+                    Some("one type (or 'bytes') per field, in the same order".into()),
+                );
+            }
+            let mut streams = Vec::new();
+            for (i, name) in j.fields.iter().enumerate() {
+                let fp = format!("{yp}.fields.{i}");
+                let Some(field) = self.field_named(proto, sid, name, &fp) else {
+                    continue;
+                };
+                if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
+                    self.error(&fp, format!("'{name}' must be a bytes field"), None);
+                }
+                let whole = match j.as_types.get(i).map(String::as_str) {
+                    None | Some("bytes") => None,
+                    Some(t) => self.struct_named(t, &format!("{yp}.as.{i}")),
+                };
+                if let Some(w) = whole {
+                    if proto.structs[w].layout != Layout::Bytes {
+                        self.error(&format!("{yp}.as.{i}"), "a joined stream decodes as a byte-aligned type", None);
+                    }
+                }
+                streams.push(Stream { field, whole });
+            }
+            let mut key = Vec::new();
+            for (i, name) in j.key.iter().enumerate() {
+                key.extend(self.field_named(proto, sid, name, &format!("{yp}.key.{i}")));
+            }
+            let Some(sequence) = self.field_named(proto, sid, &j.sequence, &format!("{yp}.sequence")) else {
+                continue;
+            };
+            let range = match &proto.structs[sid].fields[sequence].ty {
+                Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
+                _ => {
+                    self.error(&format!("{yp}.sequence"), format!("'{}' must be an unsigned integer", j.sequence), None);
+                    continue;
+                }
+            };
+            let wrap = j.wrap.unwrap_or(range);
+            if wrap < 2 || wrap > range {
+                self.error(
+                    &format!("{yp}.wrap"),
+                    format!("wrap {wrap} is outside 2..={range} (the sequence field's range)"),
+                    None,
+                );
+            }
+            let all = proto.structs[sid].fields.len();
+            let cond = |v: &mut Self, text: &str, at: &str| {
+                let scope = Scope {
+                    struct_id: sid,
+                    visible: all,
+                    yaml_path: &format!("{yp}.{at}"),
+                };
+                v.expr_of(&scope, text, ExprTy::Bool)
+            };
+            let first = cond(self, &j.first, "first");
+            let last = cond(self, &j.last, "last");
+            if j.piece_size == 0 {
+                self.error(&format!("{yp}.piece_size"), "piece_size must be at least 1", None);
+            }
+            out.push(Join {
+                in_struct: sid,
+                streams,
+                key,
+                sequence,
+                wrap,
+                first,
+                last,
+                piece_size: j.piece_size,
+            });
+        }
+        out
+    }
+
+    fn state(&mut self, proto: &Protocol) -> Vec<StateTable> {
+        let mut out = Vec::new();
+        for (name, t) in &self.file.protocol.state {
+            let yp = format!("protocol.state.{name}");
+            let Some((_, Some(items))) = self.tables.get(name).copied() else {
+                continue;
+            };
+            let mut records = Vec::new();
+            for (k, r) in t.record.iter().enumerate() {
+                let rp = format!("{yp}.record.{k}");
+                let Some(sid) = self.struct_named(&r.in_type, &format!("{rp}.in")) else {
+                    continue;
+                };
+                let Some(key) = self.field_named(proto, sid, &r.key, &format!("{rp}.key")) else {
+                    continue;
+                };
+                if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
+                    self.error(&format!("{rp}.key"), format!("key '{}' must be an integer field", r.key), None);
+                }
+                let ip = format!("{rp}.items");
+                let steps: Vec<&str> = r.items.split('.').collect();
+                let (mut holder, mut via, mut rest) = (sid, None, &steps[..]);
+                // A first step naming a joined stream continues in its whole.
+                if let Some(first) = steps.first() {
+                    for (ji, j) in proto.joins.iter().enumerate() {
+                        if j.in_struct != sid {
+                            continue;
+                        }
+                        for (si, st) in j.streams.iter().enumerate() {
+                            if proto.structs[sid].fields[st.field].name == *first {
+                                match st.whole {
+                                    Some(w) => {
+                                        holder = w;
+                                        via = Some((ji, si));
+                                        rest = &steps[1..];
+                                    }
+                                    None => self.error(&ip, format!("the joined stream '{first}' stays bytes"), None),
+                                }
+                            }
+                        }
+                    }
+                }
+                let [list, item] = rest else {
+                    self.error(
+                        &ip,
+                        format!("'{}' should be an array field and its elements' field", r.items),
+                        Some("e.g. 'values.type'".into()),
+                    );
+                    continue;
+                };
+                let Some(list) = self.field_named(proto, holder, list, &ip) else {
+                    continue;
+                };
+                let elem = match &proto.structs[holder].fields[list].ty {
+                    Ty::Array(e, _) => match **e {
+                        Ty::Struct(id, _) => Some(id),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(elem) = elem else {
+                    self.error(&ip, format!("'{}' is not an array of a type with fields", proto.structs[holder].fields[list].name), None);
+                    continue;
+                };
+                let Some(item) = self.field_named(proto, elem, item, &ip) else {
+                    continue;
+                };
+                if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
+                    self.error(
+                        &ip,
+                        format!("'{}' is not of the table's enum '{}'", r.items, proto.enums[items].name),
+                        None,
+                    );
+                }
+                records.push(Record { in_struct: sid, key, via, holder, list, item });
+            }
+            out.push(StateTable {
+                name: name.clone(),
+                doc: t.doc.clone(),
+                items,
+                records,
+            });
+        }
+        out
     }
 
     fn opening(&mut self) -> Vec<(Side, StructId)> {
@@ -845,6 +1061,24 @@ impl<'f> Validator<'f> {
                 )
             })
             .collect();
+        let mut select = Vec::new();
+        for (table, key) in &f.state {
+            let sp = format!("{fp}.state.{table}");
+            match self.tables.get(table).copied() {
+                Some((t, _)) => {
+                    let s = Scope {
+                        struct_id: sid,
+                        visible: index,
+                        yaml_path: &sp,
+                    };
+                    select.push((t, self.expr_of(&s, key, ExprTy::Int)));
+                }
+                None => {
+                    let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
+                    self.error_key(&sp, format!("unknown state table '{table}'"), hint);
+                }
+            }
+        }
         Field {
             name: f.name.clone(),
             doc: f.doc.clone(),
@@ -853,6 +1087,7 @@ impl<'f> Validator<'f> {
             role,
             max: f.max,
             warnings,
+            select,
         }
     }
 
@@ -1068,6 +1303,11 @@ impl<'f> Validator<'f> {
                     .1
                     .clone(),
             ),
+            Expr::Item(t, _) => self
+                .tables
+                .values()
+                .find(|(i, _)| i == t)
+                .map(|(_, e)| e.map_or(Shape::Unknown, Shape::Enum)),
             _ => None,
         };
         let tag_enum = match tag_shape {
@@ -1082,6 +1322,31 @@ impl<'f> Validator<'f> {
                 "unions that write their own tag bits are not supported yet",
                 None,
             );
+        }
+        // `cases_from: Type.field` borrows another switch's cases and default.
+        let own = sw;
+        let mut sw = sw;
+        if let Some(from) = &sw.cases_from {
+            let found = from.split_once('.').and_then(|(t, f)| {
+                self.file.types.get(t)?.fields.iter().find(|x| x.name == f)?.switch.as_ref()
+            });
+            match found {
+                Some(other) if other.cases_from.is_none() => {
+                    if !sw.cases.is_empty() || sw.default.is_some() {
+                        self.error(
+                            &format!("{sp}.cases_from"),
+                            "a switch has either 'cases' or 'cases_from'",
+                            None,
+                        );
+                    }
+                    sw = other;
+                }
+                _ => self.error(
+                    &format!("{sp}.cases_from"),
+                    format!("'{from}' does not name a switch field with its own cases"),
+                    Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
+                ),
+            }
         }
         let mut cases: Vec<Case> = Vec::new();
         for (key, case) in &sw.cases {
@@ -1162,7 +1427,7 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
-        let unless = sw.unless.as_ref().map(|u| {
+        let unless = own.unless.as_ref().map(|u| {
             let scope = Scope {
                 struct_id: sid,
                 visible: index,
@@ -1517,6 +1782,23 @@ impl<'f> Validator<'f> {
                 }
             },
             expr::Expr::Path(path, at) => self.path(scope, path, *at, false),
+            expr::Expr::Item(table, index, at) => {
+                let (i, ty) = self.check(scope, index);
+                self.want(scope, ty, ExprTy::Int, index.at(), "a list index");
+                match self.tables.get(table).copied() {
+                    Some((t, _)) => (Expr::Item(t, Box::new(i)), ExprTy::Int),
+                    None => {
+                        let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
+                        self.expr_error(
+                            scope,
+                            *at,
+                            format!("'{table}' is not a state table"),
+                            hint.or(Some("declare it under protocol.state".into())),
+                        );
+                        (Expr::Int(0), ExprTy::Int)
+                    }
+                }
+            }
             expr::Expr::Len(inner, at) => match &**inner {
                 expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
                 _ => {
@@ -1706,6 +1988,7 @@ fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         max: None,
         optional: false,
         warn: Vec::new(),
+        state: Default::default(),
     }
 }
 

@@ -239,8 +239,10 @@ local E = {
   invalid = ProtoExpert.new("{{ name }}.expert.invalid_value", "Value a closed enumeration does not allow", expert.group.MALFORMED, expert.severity.ERROR),
   internal = ProtoExpert.new("{{ name }}.expert.internal", "Dissector could not finish", expert.group.MALFORMED, expert.severity.ERROR),
   quirk = ProtoExpert.new("{{ name }}.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
+  no_state = ProtoExpert.new("{{ name }}.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
+  joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -271,10 +273,6 @@ end
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
-{% for s in structs %}
-{{ s }}
-{%- endfor %}
-
 {%- if conversations %}
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -286,6 +284,62 @@ local function conversation_key(pinfo)
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 {%- endif %}
+{%- if has_state %}
+
+-- Conversation state: lists remembered by table, conversation, direction and key. A frame keeps
+-- what it read by frame number (computed when first dissected), so re-dissection, clicks and
+-- two-pass analysis (tshark -2) show the same thing.
+local MAX_KEYS = 65536
+local state_lists = {}
+local state_keys = 0
+local frame_lists = {}
+-- The list each table's reads use while a field with `state` is dissected.
+local LISTS = {}
+-- Set when a value without its list took the rest of the message as bytes.
+local REST_TAKEN = false
+
+local function state_get(pinfo, t, key)
+  local k = t .. "|" .. tostring(key)
+  local fl = frame_lists[pinfo.number]
+  if fl == nil then
+    fl = {}
+    frame_lists[pinfo.number] = fl
+  end
+  if fl[k] == nil then
+    local conv, side = conversation_key(pinfo)
+    fl[k] = state_lists[conv .. "|" .. side .. "|" .. k] or false
+  end
+  return fl[k] or nil
+end
+
+local function state_set(pinfo, t, key, list)
+  if pinfo.visited then return end
+  local conv, side = conversation_key(pinfo)
+  local k = conv .. "|" .. side .. "|" .. t .. "|" .. tostring(key)
+  if state_lists[k] == nil then
+    if state_keys >= MAX_KEYS then return end
+    state_keys = state_keys + 1
+  end
+  state_lists[k] = list
+end
+
+-- Item `i` (from 0) of the list selected for table `t`, or nil.
+local function list_item(t, i)
+  local list = LISTS[t]
+  if list == nil then return nil end
+  return list[i + 1]
+end
+{%- endif %}
+{%- if has_joins %}
+
+-- Set by a joined payload, appended to the Info column.
+local INFO_SUFFIX = ""
+{%- endif %}
+{% for s in structs %}
+{{ s }}
+{%- endfor %}
+
+
 {%- if !opening_client.is_empty() || !opening_server.is_empty() %}
 
 -- Conversations: the k-th datagram from a side is that side's k-th opening datagram; later ones
@@ -409,6 +463,15 @@ function proto.init()
   frame_wholes = {}
   pending_count = 0
 {%- endif %}
+{%- if has_state %}
+  state_lists = {}
+  state_keys = 0
+  frame_lists = {}
+{%- endif %}
+{%- for j in joins %}
+  join_parts_{{ j }} = {}
+  frame_joins_{{ j }} = {}
+{%- endfor %}
 end
 {%- endif %}
 
@@ -463,7 +526,17 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+{%- if has_state %}
+  LISTS = {}
+  REST_TAKEN = false
+{%- endif %}
+{%- if has_joins %}
+  INFO_SUFFIX = ""
+{%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+{%- if has_joins %}
+  if ok then info = info .. INFO_SUFFIX end
+{%- endif %}
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "{{ title }} [dissector error]"

@@ -4,7 +4,7 @@ use crate::{from_json, to_json, unknown_type};
 
 /// Every schema: (name, title, type names).
 pub const SCHEMAS: &[(&str, &str, &[&str])] = &[
-    ("dnp", "Drag[en]gine Network Protocol", &["Command", "ConnectionRequest", "ConnectionAck", "UnreliableMessage", "ReliableMessage", "LinkState", "TypedValue", "ReliableAck", "LinkId", "LinkUpdate", "LongReliableMessage", "LongLinkState", "SInt8Value", "UInt8Value", "SInt16Value", "UInt16Value", "SInt32Value", "UInt32Value", "SInt64Value", "UInt64Value", "Float16Value", "Float32Value", "Float64Value", "StringValue", "DataValue", "Point2S8Value", "Point2U8Value", "Point2S16Value", "Point2U16Value", "Point2S32Value", "Point2U32Value", "Point2S64Value", "Point2U64Value", "Point3S8Value", "Point3U8Value", "Point3S16Value", "Point3U16Value", "Point3S32Value", "Point3U32Value", "Point3S64Value", "Point3U64Value", "Vector2F16Value", "Vector2F32Value", "Vector2F64Value", "Vector3F16Value", "Vector3F32Value", "Vector3F64Value", "QuaternionF16Value", "QuaternionF32Value", "QuaternionF64Value"]),
+    ("dnp", "Drag[en]gine Network Protocol", &["Command", "ConnectionRequest", "ConnectionAck", "UnreliableMessage", "ReliableMessage", "LinkState", "TypedValue", "ReliableAck", "LinkId", "LinkUpdate", "LinkUpdateLink", "IndexedValue", "LinkValues", "LongReliableMessage", "LongLinkState", "SInt8Value", "UInt8Value", "SInt16Value", "UInt16Value", "SInt32Value", "UInt32Value", "SInt64Value", "UInt64Value", "Float16Value", "Float32Value", "Float64Value", "StringValue", "DataValue", "Point2S8Value", "Point2U8Value", "Point2S16Value", "Point2U16Value", "Point2S32Value", "Point2U32Value", "Point2S64Value", "Point2U64Value", "Point3S8Value", "Point3U8Value", "Point3S16Value", "Point3U16Value", "Point3S32Value", "Point3U32Value", "Point3S64Value", "Point3U64Value", "Vector2F16Value", "Vector2F32Value", "Vector2F64Value", "Vector3F16Value", "Vector3F32Value", "Vector3F64Value", "QuaternionF16Value", "QuaternionF32Value", "QuaternionF64Value"]),
     ("game_protocol", "Game Protocol", &["Init", "Challenge", "ChallengeResponse", "Packet", "ServerMessage", "Event", "EventKind", "GameOver", "Snapshot", "Entity", "EntityKind", "Object", "Player", "Point", "Response", "ResponseKind", "Error", "Connect", "ClientMessage", "Request", "RequestKind", "Action", "Break", "Throw", "Move"]),
     ("riptide_2_0", "Riptide 2.0", &["Message", "UserMessage", "ReliableUserMessage", "Ack", "AckExtra", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
     ("riptide_2_1", "Riptide 2.1", &["Message", "UserMessage", "ReliableUserMessage", "Notify", "Ack", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
@@ -25,6 +25,9 @@ pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json
             "ReliableAck" => to_json(dnp::ReliableAck::decode(bytes).map_err(|e| e.to_string())?),
             "LinkId" => to_json(dnp::LinkId::decode(bytes).map_err(|e| e.to_string())?),
             "LinkUpdate" => to_json(dnp::LinkUpdate::decode(bytes).map_err(|e| e.to_string())?),
+            "LinkUpdateLink" => to_json(dnp::LinkUpdateLink::decode(bytes).map_err(|e| e.to_string())?),
+            "IndexedValue" => to_json(dnp::IndexedValue::decode(bytes).map_err(|e| e.to_string())?),
+            "LinkValues" => to_json(dnp::LinkValues::decode(bytes).map_err(|e| e.to_string())?),
             "LongReliableMessage" => to_json(dnp::LongReliableMessage::decode(bytes).map_err(|e| e.to_string())?),
             "LongLinkState" => to_json(dnp::LongLinkState::decode(bytes).map_err(|e| e.to_string())?),
             "SInt8Value" => to_json(dnp::SInt8Value::decode(bytes).map_err(|e| e.to_string())?),
@@ -155,6 +158,9 @@ pub fn encode(schema: &str, ty: Option<&str>, json: &str) -> Result<Vec<u8>, Str
             "ReliableAck" => from_json::<dnp::ReliableAck>(json)?.encode().map_err(|e| e.to_string()),
             "LinkId" => from_json::<dnp::LinkId>(json)?.encode().map_err(|e| e.to_string()),
             "LinkUpdate" => from_json::<dnp::LinkUpdate>(json)?.encode().map_err(|e| e.to_string()),
+            "LinkUpdateLink" => from_json::<dnp::LinkUpdateLink>(json)?.encode().map_err(|e| e.to_string()),
+            "IndexedValue" => from_json::<dnp::IndexedValue>(json)?.encode().map_err(|e| e.to_string()),
+            "LinkValues" => from_json::<dnp::LinkValues>(json)?.encode().map_err(|e| e.to_string()),
             "LongReliableMessage" => from_json::<dnp::LongReliableMessage>(json)?.encode().map_err(|e| e.to_string()),
             "LongLinkState" => from_json::<dnp::LongLinkState>(json)?.encode().map_err(|e| e.to_string()),
             "SInt8Value" => from_json::<dnp::SInt8Value>(json)?.encode().map_err(|e| e.to_string()),

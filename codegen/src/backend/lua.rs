@@ -36,6 +36,11 @@ struct Dissector {
     /// Some conversation-level feature needs the conversation key.
     conversations: bool,
     reassembly: Option<ReassemblyDef>,
+    /// Some field reads conversation state.
+    has_state: bool,
+    has_joins: bool,
+    /// Indexes of the sequence joins (their state tables are reset per capture).
+    joins: Vec<usize>,
     /// Opening datagrams per side: (type name for dissect_*, label).
     opening_client: Vec<(String, String)>,
     opening_server: Vec<(String, String)>,
@@ -109,6 +114,12 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         needs_bitops: false,
         needed: needed_values(p),
         cur: std::cell::Cell::new(p.layout),
+        raw: p
+            .joins
+            .iter()
+            .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
+            .collect(),
+        state_readers: p.state_readers(),
     };
     g.declare_fields()?;
     let mut structs = Vec::new();
@@ -292,7 +303,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         info,
         port_tables,
         tcp_framing,
-        conversations: !p.opening.is_empty() || p.reassembly.is_some(),
+        conversations: !p.opening.is_empty()
+            || p.reassembly.is_some()
+            || !p.state.is_empty()
+            || !p.joins.is_empty(),
+        has_state: !p.state.is_empty(),
+        has_joins: !p.joins.is_empty(),
+        joins: (0..p.joins.len()).collect(),
         reassembly,
         opening_client: opening(Side::Client),
         opening_server: opening(Side::Server),
@@ -373,6 +390,10 @@ struct Gen<'p> {
     needed: HashSet<(StructId, usize)>,
     /// Layout of the type being generated.
     cur: std::cell::Cell<Layout>,
+    /// Bytes fields whose data is kept (`v.<name>_raw`): pieces of joined payloads.
+    raw: HashSet<(StructId, usize)>,
+    /// Structs whose values read conversation state.
+    state_readers: Vec<bool>,
 }
 
 /// Every field whose decoded value some generated Lua reads.
@@ -382,7 +403,7 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
                 out.extend(path.iter().map(|r| (r.struct_id, r.field)));
             }
-            Expr::Not(x) | Expr::Neg(x) => refs(x, out),
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => refs(x, out),
             Expr::Binary(_, a, b) => {
                 refs(a, out);
                 refs(b, out);
@@ -422,6 +443,34 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
         if let InfoPart::Field(i) = part {
             out.insert((p.root, *i));
         }
+    }
+    for s in &p.structs {
+        for f in &s.fields {
+            for (_, key) in &f.select {
+                refs(key, &mut out);
+            }
+        }
+    }
+    for t in &p.state {
+        for r in &t.records {
+            out.insert((r.in_struct, r.key));
+            if let Ty::Array(e, _) = &p.structs[r.holder].fields[r.list].ty {
+                if let Ty::Struct(elem, _) = **e {
+                    out.insert((elem, r.item));
+                }
+            }
+        }
+    }
+    for j in &p.joins {
+        out.extend(
+            j.key
+                .iter()
+                .chain([&j.sequence])
+                .chain(j.streams.iter().map(|s| &s.field))
+                .map(|i| (j.in_struct, *i)),
+        );
+        refs(&j.first, &mut out);
+        refs(&j.last, &mut out);
     }
     if let Some(r) = &p.reassembly {
         out.extend(
@@ -499,6 +548,17 @@ impl<'p> Gen<'p> {
                     &f.ty,
                     &f.role,
                 )?;
+                if !f.select.is_empty() {
+                    let a = format!("{abbrev}.unknown");
+                    self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"{} (types unknown)\", base.NONE, \"Bytes that need a list announced earlier in the conversation\")", naming::label(&f.name)));
+                }
+            }
+        }
+        for j in &p.joins {
+            for st in j.streams.iter().filter(|st| st.whole.is_none()) {
+                let f = &p.structs[j.in_struct].fields[st.field];
+                let a = format!("{}.joined", naming::abbrev(p, j.in_struct, st.field));
+                self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"Joined {}\", base.NONE, \"The {} of every part, joined\")", naming::label(&f.name), f.name));
             }
         }
         Ok(())
@@ -682,6 +742,9 @@ impl<'p> Gen<'p> {
             for f in &p.structs[id].fields {
                 f.ty.child_structs(&mut k);
             }
+            for j in p.joins.iter().filter(|j| j.in_struct == id) {
+                k.extend(j.streams.iter().filter_map(|s| s.whole));
+            }
             for c in k {
                 visit(p, c, done, out);
             }
@@ -716,6 +779,12 @@ impl<'p> Gen<'p> {
         let s = &self.p.structs[sid];
         self.cur.set(s.layout);
         let mut c = Code::new(0);
+        for (ji, j) in self.p.joins.iter().enumerate() {
+            if j.in_struct == sid {
+                self.join_fn(&mut c, ji)?;
+                self.cur.set(s.layout);
+            }
+        }
         let d = first_line(&s.doc);
         heading(&mut c, &s.name, &d);
         c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
@@ -763,9 +832,190 @@ impl<'p> Gen<'p> {
                 c.close("end");
             }
         }
+        for (t, table) in self.p.state.iter().enumerate() {
+            for r in table.records.iter().filter(|r| r.in_struct == sid && r.via.is_none()) {
+                record(self.p, &mut c, t, r, "v", "v");
+            }
+        }
+        for (ji, j) in self.p.joins.iter().enumerate() {
+            if j.in_struct == sid {
+                c.line(format!("join_{ji}(pinfo, tree, v)"));
+            }
+        }
         c.line("return offset, v");
         c.close("end");
         Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// A field whose values read conversation-state lists: select them by key first; without
+    /// them the rest of the scope is shown as bytes with a note.
+    fn selecting(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        abbrev: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        c.line(format!("local saved_{} = {{}}", f.name));
+        c.line(format!("local known_{} = true", f.name));
+        for (t, key) in &f.select {
+            let k = self.expr(key);
+            let n = t + 1;
+            c.line(format!("saved_{}[{n}] = LISTS[{n}]", f.name));
+            c.line(format!("LISTS[{n}] = state_get(pinfo, {n}, {k})"));
+            c.open(format!("if LISTS[{n}] == nil then"));
+            c.line(format!(
+                "tree:add_proto_expert_info(E.no_state, string.format(\"{}: no {} list was announced for %s earlier in this direction; the rest is shown as bytes\", tostring({k})))",
+                f.name, p.state[*t].name
+            ));
+            c.line(format!("known_{} = false", f.name));
+            c.close("end");
+        }
+        c.open(format!("if known_{} then", f.name));
+        self.value(c, sid, fi, &f.ty, abbrev, "tree", target)?;
+        c.close("else");
+        c.depth += 1;
+        c.line(format!("tree:add(F[\"{abbrev}.unknown\"], tvb(offset, limit - offset))"));
+        c.line("offset = limit");
+        c.line("REST_TAKEN = true");
+        c.close("end");
+        for (t, _) in &f.select {
+            c.line(format!("LISTS[{0}] = saved_{1}[{0}]", t + 1, f.name));
+        }
+        Ok(())
+    }
+
+    /// `join_<k>`: collects the parts of join `ji` on the first pass (per conversation, direction
+    /// and key, by sequence number); the frame whose part completes a run from a first part to a
+    /// last one keeps the joined streams and shows them decoded.
+    fn join_fn(&mut self, c: &mut Code, ji: usize) -> Result<(), Unsupported> {
+        let p = self.p;
+        let j = &p.joins[ji];
+        let s = &p.structs[j.in_struct];
+        self.cur.set(s.layout);
+        let first = self.expr(&j.first);
+        let last = self.expr(&j.last);
+        let wrap = j.wrap;
+        c.line(format!(
+            "-- Parts of one {} payload: consecutive {} numbers (modulo {wrap}) from a first part to a last",
+            s.name, s.fields[j.sequence].name
+        ));
+        c.line("-- one, per conversation and direction; joined on the first pass and kept by frame number.");
+        c.line(format!("local join_parts_{ji} = {{}}"));
+        c.line(format!("local frame_joins_{ji} = {{}}"));
+        c.open(format!("local function join_{ji}(pinfo, tree, v)"));
+        c.open("if not pinfo.visited then");
+        c.line("local conv, side = conversation_key(pinfo)");
+        let keys: String = j
+            .key
+            .iter()
+            .map(|k| format!(" .. \"|\" .. tostring(v.{})", s.fields[*k].name))
+            .collect();
+        c.line(format!("local key = conv .. \"|\" .. side{keys}"));
+        c.line(format!("local st = join_parts_{ji}[key]"));
+        c.open("if st == nil then");
+        c.line("st = { parts = {}, n = 0 }");
+        c.line(format!("join_parts_{ji}[key] = st"));
+        c.close("end");
+        c.line(format!("local seq = v.{}", s.fields[j.sequence].name));
+        c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
+        c.open("if st.n > 4096 then");
+        c.line("tree:add_proto_expert_info(E.length, \"more than 4096 parts waiting to be joined; dropped\")");
+        c.line(format!("join_parts_{ji}[key] = nil"));
+        c.line("return");
+        c.close("end");
+        let raws: Vec<String> = j
+            .streams
+            .iter()
+            .map(|st| format!("v.{}_raw", s.fields[st.field].name))
+            .collect();
+        c.line(format!(
+            "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",
+            raws.join(", ")
+        ));
+        c.line("-- Back to the first part and on to the last one, every part in between present.");
+        c.line("local a, b, steps = seq, seq, 0");
+        c.open("while a ~= nil and not st.parts[a].first do");
+        c.line(format!("a = (a + {}) % {wrap}", wrap - 1));
+        c.line("steps = steps + 1");
+        c.line("if st.parts[a] == nil or steps > st.n then a = nil end");
+        c.close("end");
+        c.line("steps = 0");
+        c.open("while a ~= nil and b ~= nil and not st.parts[b].last do");
+        c.line(format!("b = (b + 1) % {wrap}"));
+        c.line("steps = steps + 1");
+        c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
+        c.close("end");
+        c.open("if a ~= nil and b ~= nil then");
+        let lists: Vec<String> = (1..=j.streams.len()).map(|i| format!("s{i} = {{}}")).collect();
+        c.line(format!("local whole = {{ count = 0, {} }}", lists.join(", ")));
+        c.line("local i = a");
+        c.open("while true do");
+        c.line("local part = st.parts[i]");
+        for i in 1..=j.streams.len() {
+            c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
+        }
+        c.line("st.parts[i] = nil");
+        c.line("st.n = st.n - 1");
+        c.line("whole.count = whole.count + 1");
+        c.line("if i == b then break end");
+        c.line(format!("i = (i + 1) % {wrap}"));
+        c.close("end");
+        for i in 1..=j.streams.len() {
+            c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
+        }
+        c.line(format!("frame_joins_{ji}[pinfo.number] = whole"));
+        c.close("end");
+        c.close("end");
+        c.line(format!("local whole = frame_joins_{ji}[pinfo.number]"));
+        c.line("if whole == nil then return end");
+        c.line(format!(
+            "tree:add_proto_expert_info(E.joined, string.format(\"{} joined from %d parts\", whole.count))",
+            s.name
+        ));
+        c.line(format!(
+            "INFO_SUFFIX = string.format(\" [{} joined from %d parts]\", whole.count)",
+            s.name
+        ));
+        c.line("local item, n, sub, nxt, val");
+        for (i, st) in j.streams.iter().enumerate() {
+            let f = &s.fields[st.field];
+            let k = i + 1;
+            let abbrev = naming::abbrev(p, j.in_struct, st.field);
+            c.open(format!("if #whole.s{k} > 0 then"));
+            c.line(format!(
+                "local wtvb = ByteArray.new(whole.s{k}, true):tvb(\"Joined {}\")",
+                f.name
+            ));
+            match st.whole {
+                None => {
+                    c.line(format!("tree:add(F[\"{abbrev}.joined\"], wtvb())"));
+                }
+                Some(w) => {
+                    let wn = &p.structs[w].name;
+                    c.line(format!(
+                        "sub = tree:add(wtvb(), string.format(\"Joined {}: {wn} (%d bytes)\", wtvb:len()))",
+                        f.name
+                    ));
+                    c.line(format!("nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"));
+                    c.open("if nxt ~= nil then");
+                    c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
+                    for (t, table) in p.state.iter().enumerate() {
+                        for r in table.records.iter().filter(|r| r.via == Some((ji, i))) {
+                            record(p, c, t, r, "v", "val");
+                        }
+                    }
+                    c.close("end");
+                }
+            }
+            c.close("end");
+        }
+        c.close("end");
+        c.line("");
+        Ok(())
     }
 
     /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
@@ -807,7 +1057,11 @@ impl<'p> Gen<'p> {
             c.line(format!("local cs_at_{} = offset", f.name));
         }
         let target = format!("v.{}", f.name);
-        self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
+        if f.select.is_empty() {
+            self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
+        } else {
+            self.selecting(c, sid, fi, &abbrev, &target)?;
+        }
         if let Role::Checksum(_) = f.role {
             c.line(format!("local cs_item_{} = item", f.name));
         }
@@ -1116,6 +1370,7 @@ impl<'p> Gen<'p> {
         let name = p.structs[sid].fields[fi].name.clone();
         let tag = self.expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
+        state_tag_check(c, u, &name, tree);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
                 c.line(format!(
@@ -1298,6 +1553,9 @@ impl<'p> Gen<'p> {
                         "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
                     ));
                     c.line(format!("{target} = n -- bytes are kept as their length"));
+                    if self.raw.contains(&(sid, fi)) {
+                        c.line(format!("{target}_raw = tvb:raw(offset, n)"));
+                    }
                 }
                 c.line("offset = offset + n");
             }
@@ -1342,6 +1600,10 @@ impl<'p> Gen<'p> {
                 }
                 let item_target = format!("{target}[#{target} + 1]");
                 self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
+                if matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]) {
+                    // An element without its state list took the rest as bytes.
+                    c.line("if REST_TAKEN then break end");
+                }
                 c.close("end");
                 c.line(format!("{arr}:set_len(offset - {arr_start})"));
                 c.line(format!(
@@ -1430,6 +1692,7 @@ impl<'p> Gen<'p> {
         let tag = self.expr(&u.on);
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
+        state_tag_check(c, u, &name, tree);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => {
                 c.line(format!(
@@ -1556,6 +1819,7 @@ impl<'p> Gen<'p> {
                 Ty::Bytes(_) => path(refs),
                 _ => format!("#{}", path(refs)),
             },
+            Expr::Item(t, i) => format!("list_item({}, {})", t + 1, self.expr(i)),
             Expr::Not(x) => format!("(not {})", self.expr(x)),
             Expr::Neg(x) => format!("(-{})", self.expr(x)),
             Expr::Binary(op, a, b) => {
@@ -1742,6 +2006,43 @@ fn case_chain(
     }
     if !first {
         c.close("end");
+    }
+}
+
+/// Remembers the list a record announces: the key from `carrier`, the items from the array of
+/// `holder` (Lua tables of values).
+fn record(p: &Protocol, c: &mut Code, t: usize, r: &Record, carrier: &str, holder: &str) {
+    let key = &p.structs[r.in_struct].fields[r.key].name;
+    let list = &p.structs[r.holder].fields[r.list].name;
+    let elem = match &p.structs[r.holder].fields[r.list].ty {
+        Ty::Array(e, _) => match **e {
+            Ty::Struct(id, _) => id,
+            _ => return,
+        },
+        _ => return,
+    };
+    let item = &p.structs[elem].fields[r.item].name;
+    c.line(format!("-- Remember the {} announced for this {key}.", p.state[t].name));
+    c.open("do");
+    c.line("local list = {}");
+    c.line(format!("for i, e in ipairs({holder}.{list}) do list[i] = e.{item} end"));
+    c.line(format!("state_set(pinfo, {}, {carrier}.{key}, list)", t + 1));
+    c.close("end");
+}
+
+/// A tag read from conversation state is nil when the list is unknown or too short: say so and
+/// stop this branch.
+fn state_tag_check(c: &mut Code, u: &Union, name: &str, tree: &str) {
+    fn reads(e: &Expr) -> bool {
+        match e {
+            Expr::Item(..) => true,
+            Expr::Not(x) | Expr::Neg(x) => reads(x),
+            Expr::Binary(_, a, b) => reads(a) || reads(b),
+            _ => false,
+        }
+    }
+    if reads(&u.on) {
+        c.line(format!("if tag_{name} == nil then {tree}:add_proto_expert_info(E.no_state, \"{name}: its type is not in the list announced earlier\") return nil end"));
     }
 }
 

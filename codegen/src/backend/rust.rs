@@ -5,7 +5,7 @@ use super::{Output, Unsupported};
 use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;
-use heck::ToUpperCamelCase;
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -205,6 +205,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let conversation = self.conversation_module();
         self.cur.set(p.root().layout);
         let reassembly = self.reassembly_module()?;
+        let state = self.state_module()?;
+        let joins = self.joins_module()?;
         // The same generated code reads bytes or bits: only the reader and writer differ.
         let readers = quote! {
             #[allow(unused_imports)]
@@ -230,7 +232,376 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             #tcp
             #conversation
             #reassembly
+            #state
+            #joins
         })
+    }
+
+    /// A struct's type with an anonymous lifetime when it borrows (`Name<'_>`).
+    fn ty_anon(&self, id: StructId) -> TokenStream {
+        let n = ident(&self.p.structs[id].name);
+        if self.p.struct_borrows(id) {
+            quote! { #n<'_> }
+        } else {
+            quote! { #n }
+        }
+    }
+
+    /// `State`: the lists earlier messages announced, and how messages set them.
+    fn state_module(&self) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        if p.state.is_empty() {
+            return Ok(quote! {});
+        }
+        let mut getters = Vec::new();
+        let mut records = Vec::new();
+        // Root-level dispatch: the root itself, or a variant of one of its switches.
+        let mut dispatch = Vec::new();
+        for (t, table) in p.state.iter().enumerate() {
+            let en = &p.enums[table.items];
+            let et = ident(&en.name);
+            let repr = int_rust(&en.repr);
+            let get = ident(&table.name);
+            let set = format_ident!("set_{}", table.name);
+            let tl = lit_usize(t);
+            let d = doc(&table.doc);
+            let from = if en.closed {
+                quote! { l.iter().filter_map(|raw| #et::from_raw(*raw as #repr)).collect() }
+            } else {
+                quote! { l.iter().map(|raw| #et::from_raw(*raw as #repr)).collect() }
+            };
+            getters.push(quote! {
+                #d
+                pub fn #get(&self, key: u64) -> Option<Vec<#et>> {
+                    self.tables.get(#tl, key).map(|l| #from)
+                }
+
+                /// Sets the list of `key`, as a message announcing it would.
+                pub fn #set(&mut self, key: u64, list: &[#et]) {
+                    let list: std::rc::Rc<[u64]> = list.iter().map(|v| v.raw() as u64).collect();
+                    std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
+                }
+            });
+            for r in &table.records {
+                let holder = &p.structs[r.holder];
+                let list = ident(&holder.fields[r.list].name);
+                let elem = match &holder.fields[r.list].ty {
+                    Ty::Array(e, _) => match **e {
+                        Ty::Struct(id, _) => id,
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                // The item is a field of each element, or the tag its switch carries.
+                let ef = &p.structs[elem].fields[r.item];
+                let item = match ef.role {
+                    Role::Value => {
+                        let f = ident(&ef.name);
+                        quote! { #f }
+                    }
+                    Role::Derived(Derive::TagOf(u)) => {
+                        let (un, tn) = (ident(&p.structs[elem].fields[u].name), ident(&ef.name));
+                        quote! { #un.#tn() }
+                    }
+                    _ => return Err(Unsupported(format!("'{}' is not a value or a switch tag", ef.name))),
+                };
+                let key = ident(&p.structs[r.in_struct].fields[r.key].name);
+                let in_snake = p.structs[r.in_struct].name.to_snake_case();
+                let set_items = quote! {
+                    let list: std::rc::Rc<[u64]> = holder.#list.iter().map(|e| e.#item.raw() as u64).collect();
+                    std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
+                };
+                match r.via {
+                    None => {
+                        let f = format_ident!("record_{}", in_snake);
+                        let ty = self.ty_anon(r.in_struct);
+                        let tn = &table.name;
+                        records.push(quote! {
+                            #[doc = concat!(" Remembers the `", #tn, "` list a `", stringify!(#ty), "` announces.")]
+                            pub fn #f(&mut self, v: &#ty) {
+                                let key = v.#key as u64;
+                                let holder = v;
+                                #set_items
+                            }
+                        });
+                        if r.in_struct == p.root {
+                            dispatch.push(quote! { self.#f(message); });
+                        }
+                        for (fi, rf) in p.root().fields.iter().enumerate() {
+                            let Ty::Union(u) = &rf.ty else { continue };
+                            let un = ident(&naming::union_type(p, p.root, fi));
+                            let field = ident(&rf.name);
+                            let carries_tag = self.tag_field(p.root, fi).is_some();
+                            for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(r.in_struct)) {
+                                let var = ident(&c.variant);
+                                let pat = if carries_tag && c.single().is_none() {
+                                    quote! { #un::#var { value, .. } }
+                                } else {
+                                    quote! { #un::#var(value) }
+                                };
+                                dispatch.push(quote! { if let #pat = &message.#field { self.#f(value); } });
+                            }
+                        }
+                    }
+                    Some((ji, si)) => {
+                        let j = &p.joins[ji];
+                        let jn = format_ident!("{}Joined", p.structs[j.in_struct].name);
+                        let f = format_ident!("record_joined_{}", in_snake);
+                        let whole = ident(&p.structs[j.in_struct].fields[j.streams[si].field].name);
+                        let wt = ident(&p.structs[r.holder].name);
+                        records.push(quote! {
+                            /// Remembers the list a joined payload announces (its stream decoded first).
+                            pub fn #f(&mut self, joined: &#jn) -> Result<(), DecodeError> {
+                                let key = joined.#key as u64;
+                                let holder = #wt::decode(&joined.#whole)?;
+                                let holder = &holder;
+                                #set_items
+                                Ok(())
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        let root = self.ty_anon(p.root);
+        Ok(quote! {
+            /// Lists announced by earlier messages of one direction of a conversation, by key.
+            /// Keep one `State` per direction (what the client sends, what the server sends):
+            /// feed it every decoded message with [`State::record`] and decode the next ones with
+            /// `decode_with`.
+            #[derive(Debug, Clone, Default, PartialEq, Eq)]
+            pub struct State {
+                pub(crate) tables: std::rc::Rc<runtime::StateTables>,
+            }
+
+            impl State {
+                pub fn new() -> Self {
+                    Self::default()
+                }
+
+                #(#getters)*
+                #(#records)*
+
+                /// Remembers whatever `message` announces (nothing for most messages).
+                pub fn record(&mut self, message: &#root) {
+                    #(#dispatch)*
+                    let _ = message;
+                }
+            }
+        })
+    }
+
+    /// Per sequence join: the joined payload, a joiner, and a splitter.
+    fn joins_module(&self) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let mut out = Vec::new();
+        for j in &p.joins {
+            let sid = j.in_struct;
+            let s = &p.structs[sid];
+            let st = ident(&s.name);
+            let st_a = if p.struct_borrows(sid) { quote! { #st<'a> } } else { quote! { #st } };
+            let st_anon = self.ty_anon(sid);
+            let snake = s.name.to_snake_case();
+            let jn = format_ident!("{}Joined", s.name);
+            let joiner = format_ident!("{}Joiner", s.name);
+            let split = format_ident!("split_{}", snake);
+            let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
+            let size = lit_usize(j.piece_size);
+            let wrap = lit_u64(j.wrap);
+            let seq = ident(&s.fields[j.sequence].name);
+            let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
+            let seq_nm = s.fields[j.sequence].name.as_str();
+            let first = self.expr_top(&j.first, Ctx::Encode(sid));
+            let last = self.expr_top(&j.last, Ctx::Encode(sid));
+            let key_names: Vec<Ident> = j.key.iter().map(|k| ident(&s.fields[*k].name)).collect();
+            let key_types: Vec<TokenStream> = j
+                .key
+                .iter()
+                .map(|k| self.rust_ty(sid, *k, &s.fields[*k].ty))
+                .collect::<Result<_, _>>()?;
+            let streams: Vec<Ident> = j.streams.iter().map(|x| ident(&s.fields[x.field].name)).collect();
+            let n_streams = lit_usize(j.streams.len());
+            let mut decoders = Vec::new();
+            for x in &j.streams {
+                if let Some(w) = x.whole {
+                    let f = ident(&s.fields[x.field].name);
+                    let m = format_ident!("decode_{}", s.fields[x.field].name);
+                    let wt = self.ty_anon(w);
+                    let wn = ident(&p.structs[w].name);
+                    decoders.push(quote! {
+                        #[doc = concat!(" Decodes the joined `", stringify!(#f), "` as `", stringify!(#wn), "`.")]
+                        pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
+                    });
+                }
+            }
+            // The splitter sets the flag bits that mark the first and the last part.
+            let set_flag = |e: &Expr, on: TokenStream| -> Result<TokenStream, Unsupported> {
+                match e {
+                    Expr::FlagBit(path, mask) if path.len() == 1 => {
+                        let flags = ident(&path[0].name);
+                        let fty = match &s.fields[path[0].field].ty {
+                            Ty::Flags(id) => ident(&p.flags[*id].name),
+                            _ => return Err(Unsupported("first/last must be flag bits".into())),
+                        };
+                        let m = lit_u64(*mask);
+                        Ok(quote! { part.#flags = #fty(if #on { part.#flags.0 | #m } else { part.#flags.0 & !#m }); })
+                    }
+                    _ => Err(Unsupported(
+                        "a sequence join's 'first' and 'last' are flag bits (to split payloads)".into(),
+                    )),
+                }
+            };
+            let set_first = set_flag(&j.first, quote! { i == 0 })?;
+            let set_last = set_flag(&j.last, quote! { i + 1 == count })?;
+            let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
+            out.push(quote! {
+                #[doc = concat!(" Largest data (all streams together) `", stringify!(#split), "` puts in one part.")]
+                pub const #part_size: usize = #size;
+
+                impl #st_anon {
+                    /// Whether this is the first part of a payload.
+                    pub fn is_first_part(&self) -> bool { #first }
+                    /// Whether this is the last part of a payload.
+                    pub fn is_last_part(&self) -> bool { #last }
+                }
+
+                #[doc = concat!(" A payload joined from `", stringify!(#st), "` parts.")]
+                #[derive(Debug, Clone, PartialEq, Eq)]
+                pub struct #jn {
+                    #( pub #key_names: #key_types, )*
+                    /// Sequence number of the first part.
+                    pub first: #seq_ty,
+                    /// How many parts it was joined from.
+                    pub parts: usize,
+                    #( pub #streams: Vec<u8>, )*
+                }
+
+                impl #jn {
+                    #(#decoders)*
+                }
+
+                #[doc = concat!(" Joins the parts of `", stringify!(#st), "` payloads sent in one direction of a conversation (keep")]
+                /// one joiner per direction): parts may arrive in any order; a payload is complete when
+                /// every sequence number from a first part to a last one has arrived. Limits bound what
+                /// a peer can make it hold.
+                #[derive(Debug)]
+                pub struct #joiner {
+                    parts: std::collections::HashMap<(#(#key_types,)* u64,), (bool, bool, [Vec<u8>; #n_streams])>,
+                    held: usize,
+                    /// Parts waiting at once.
+                    pub max_parts: usize,
+                    /// Bytes waiting at once.
+                    pub max_len: usize,
+                }
+
+                impl Default for #joiner {
+                    fn default() -> Self {
+                        #joiner { parts: Default::default(), held: 0, max_parts: 4096, max_len: 16 << 20 }
+                    }
+                }
+
+                impl #joiner {
+                    pub fn new() -> Self {
+                        Self::default()
+                    }
+
+                    /// Adds a part; returns the payload when this part completes one.
+                    pub fn push(&mut self, part: &#st_anon) -> Result<Option<#jn>, DecodeError> {
+                        let seq = part.#seq as u64 % #wrap;
+                        let at = |s: u64| (#(part.#key_names.clone(),)* s,);
+                        let data = [#(part.#streams.to_vec()),*];
+                        let len: usize = data.iter().map(Vec::len).sum();
+                        let fresh = !self.parts.contains_key(&at(seq));
+                        if fresh && self.parts.len() >= self.max_parts {
+                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: self.parts.len() as u64 + 1, max: self.max_parts as u64 }));
+                        }
+                        if self.held + len > self.max_len {
+                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: (self.held + len) as u64, max: self.max_len as u64 }));
+                        }
+                        if let Some(old) = self.parts.insert(at(seq), (part.is_first_part(), part.is_last_part(), data)) {
+                            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+                        }
+                        self.held += len;
+                        // Back to the first part, then on to the last, every number in between present.
+                        let (mut a, mut steps) = (seq, 0);
+                        loop {
+                            match self.parts.get(&at(a)) {
+                                None => return Ok(None),
+                                Some(p) if p.0 => break,
+                                _ => {}
+                            }
+                            a = (a + #wrap - 1) % #wrap;
+                            steps += 1;
+                            if steps > self.parts.len() { return Ok(None); }
+                        }
+                        let (mut b, mut steps) = (seq, 0);
+                        loop {
+                            match self.parts.get(&at(b)) {
+                                None => return Ok(None),
+                                Some(p) if p.0 && b != a => return Ok(None),
+                                Some(p) if p.1 => break,
+                                _ => {}
+                            }
+                            b = (b + 1) % #wrap;
+                            steps += 1;
+                            if steps > self.parts.len() { return Ok(None); }
+                        }
+                        let mut streams: [Vec<u8>; #n_streams] = Default::default();
+                        let (mut i, mut parts) = (a, 0);
+                        loop {
+                            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
+                                for (k, d) in data.into_iter().enumerate() {
+                                    self.held -= d.len();
+                                    streams[k].extend_from_slice(&d);
+                                }
+                            }
+                            parts += 1;
+                            if i == b { break; }
+                            i = (i + 1) % #wrap;
+                        }
+                        Ok(Some(#jn {
+                            #( #key_names: part.#key_names.clone(), )*
+                            first: a as #seq_ty,
+                            parts,
+                            #( #streams: std::mem::take(&mut streams[#idx]), )*
+                        }))
+                    }
+
+                    /// Parts waiting for the rest of their payload.
+                    pub fn pending(&self) -> usize {
+                        self.parts.len()
+                    }
+                }
+
+                #[doc = concat!(" Cuts payload streams into `", stringify!(#st), "` parts carrying at most")]
+                #[doc = concat!(" [`", stringify!(#part_size), "`] bytes each (earlier streams first): copies of `template`")]
+                /// numbered on from `first_number`, the first and the last marked.
+                pub fn #split<'a>(template: &#st_a, first_number: #seq_ty, streams: [&[u8]; #n_streams]) -> Result<Vec<#st_a>, EncodeError> {
+                    let total: usize = streams.iter().map(|s| s.len()).sum();
+                    let count = total.div_ceil(#part_size).max(1);
+                    let mut out = Vec::with_capacity(count);
+                    let mut pos = [0usize; #n_streams];
+                    for i in 0..count {
+                        let mut part = template.clone();
+                        let mut room = #part_size;
+                        let mut pieces: [&[u8]; #n_streams] = [&[]; #n_streams];
+                        for k in 0..#n_streams {
+                            let take = room.min(streams[k].len() - pos[k]);
+                            pieces[k] = &streams[k][pos[k]..pos[k] + take];
+                            pos[k] += take;
+                            room -= take;
+                        }
+                        part.#seq = ((first_number as u64 + i as u64) % #wrap) as #seq_ty;
+                        #set_first
+                        #set_last
+                        #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
+                        out.push(part);
+                    }
+                    Ok(out)
+                }
+            });
+        }
+        Ok(quote! { #(#out)* })
     }
 
     /// For protocols whose first datagrams are told apart by their order: `Datagram` and a
@@ -1269,6 +1640,27 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 _ => None,
             });
         let unused_start = quote! { #[allow(unused_variables)] };
+        let with_state = if self.p.state.is_empty() {
+            quote! {}
+        } else {
+            quote! {
+                /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+                /// messages of this direction announced (kept by `state`).
+                pub fn decode_with(bytes: & #in_lt [u8], state: &State) -> Result<Self, DecodeError> {
+                    let mut r = #rd::new(bytes, false).with_state(state.tables.clone());
+                    let v = Self::read(&mut r)?;
+                    r.finish()?;
+                    Ok(v)
+                }
+
+                /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+                pub fn dissect_with(bytes: & #in_lt [u8], state: &State) -> (Result<Self, DecodeError>, Vec<FieldNote<#in_lt>>) {
+                    let mut r = #rd::new(bytes, true).with_state(state.tables.clone());
+                    let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+                    (v, r.into_notes())
+                }
+            }
+        };
         Ok(quote! {
             impl #impl_lt #name #lt {
                 /// Decodes one whole value from `bytes`; trailing bytes are an error.
@@ -1286,6 +1678,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                     let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
                     (v, r.into_notes())
                 }
+
+                #with_state
 
                 /// Encodes into a new buffer, filling in the derived fields.
                 pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1357,6 +1751,25 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 quote! { let #idx = r.notes_len(); }
             }
             _ => quote! {},
+        };
+        // Values typed by conversation state: select the lists by key first.
+        let value = if f.select.is_empty() {
+            value
+        } else {
+            if self.bits() {
+                return Err(Unsupported(format!(
+                    "'{nm}': state lists in bit streams are not generated yet"
+                )));
+            }
+            let (mut sel, mut res) = (Vec::new(), Vec::new());
+            for (k, (t, key)) in f.select.iter().enumerate() {
+                let saved = format_ident!("saved_{}", k);
+                let tl = lit_usize(*t);
+                let key = self.expr_top(key, Ctx::Decode);
+                sel.push(quote! { let #saved = r.select(#tl, (#key) as u64, #nm)?; });
+                res.push(quote! { r.restore(#tl, #saved); });
+            }
+            quote! { { #(#sel)* let v = #value; #(#res)* v } }
         };
         Ok(match &f.condition {
             None => quote! {
@@ -2105,6 +2518,16 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Expr::Len(path, _) => {
                 let access = self.access(path, ctx);
                 quote! { (#access.len() as i128) }
+            }
+            Expr::Item(t, i) => {
+                let i = self.expr_top(i, ctx);
+                let tl = lit_usize(*t);
+                let name = self.p.state[*t].name.as_str();
+                match ctx {
+                    Ctx::Decode => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
+                    // Validation keeps list items to switch tags, which encoders never evaluate.
+                    Ctx::Encode(_) => quote! { 0i128 },
+                }
             }
             Expr::Not(x) => {
                 let x = self.expr(x, ctx);

@@ -795,6 +795,23 @@ impl<'a> Command<'a> {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -967,6 +984,23 @@ impl<'a> ConnectionRequest {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -1046,6 +1080,23 @@ impl<'a> ConnectionAck {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1148,6 +1199,23 @@ impl<'a> UnreliableMessage<'a> {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -1210,6 +1278,23 @@ impl<'a> ReliableMessage<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1290,6 +1375,23 @@ impl<'a> LinkState<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1525,6 +1627,23 @@ impl<'a> TypedValue<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -1910,6 +2029,23 @@ impl<'a> ReliableAck {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -1982,6 +2118,23 @@ impl<'a> LinkId {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2021,13 +2174,11 @@ impl<'a> LinkId {
     }
 }
 
-/// Values by index, without types (they follow the link's Link State); kept as bytes for now.
+/// New values of some links, by index and without types (the links' Link States gave them).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LinkUpdate<'a> {
-    pub link_count: u8,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub links: Cow<'a, [u8]>,
+    pub links: Vec<LinkUpdateLink<'a>>,
 }
 
 impl<'a> LinkUpdate<'a> {
@@ -2042,6 +2193,23 @@ impl<'a> LinkUpdate<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2072,27 +2240,680 @@ impl<'a> LinkUpdate<'a> {
         };
         let links_at = r.pos();
         let links = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "links")?;
-            r.note("dnp.link_update.links", at, Value::Bytes(v));
-            Cow::Borrowed(v)
+            let n = r.length(link_count as i128, "links")?;
+            let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
+            for _ in 0..n {
+                v.push(LinkUpdateLink::read(r).map_err(|e| e.within("links"))?);
+            }
+            v
         };
-        Ok(Self { link_count, links })
+        Ok(Self { links })
     }
     #[allow(unused_variables)]
     pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let link_count_at = w.len();
-        {
-            let v = &self.link_count;
-            w.put(&((*v) as u8).to_le_bytes());
-        }
+        let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
+        w.put(&(link_count as u8).to_le_bytes());
         let links_at = w.len();
         {
             let v = &self.links;
-            let data: &[u8] = &v[..];
-            w.put(data);
+            for item in v.iter() {
+                item.write(w).map_err(|e| e.within("links"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LinkUpdateLink<'a> {
+    pub link_id: u16,
+    /// Typed by the list the link's Link State announced.
+    pub values: Vec<IndexedValue<'a>>,
+}
+
+impl<'a> LinkUpdateLink<'a> {
+    /// Decodes one whole value from `bytes`; trailing bytes are an error.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false);
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Decodes like [`Self::decode`] and also returns every field as the dissector
+    /// shows it (filter name, offset, length, value), up to the point of any error.
+    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Encodes into a new buffer, filling in the derived fields.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out)?;
+        Ok(out)
+    }
+    /// Appends the encoding to `out` (left as it was on error).
+    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let before = out.len();
+        let result = self.write(&mut Writer::new(out));
+        if result.is_err() {
+            out.truncate(before);
+        }
+        result
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        let start = r.pos();
+        let link_id_at = r.pos();
+        let link_id = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
+            r.note("dnp.link_update_link.link_id", at, Value::U(v as u64));
+            v
+        };
+        let value_count_at = r.pos();
+        let value_count = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("value_count")?);
+            r.note("dnp.link_update_link.value_count", at, Value::U(v as u64));
+            v
+        };
+        let values_at = r.pos();
+        let values = {
+            let saved_0 = r.select(0, (link_id as i128) as u64, "values")?;
+            let v = {
+                let n = r.length(value_count as i128, "values")?;
+                let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
+                for _ in 0..n {
+                    v.push(IndexedValue::read(r).map_err(|e| e.within("values"))?);
+                }
+                v
+            };
+            r.restore(0, saved_0);
+            v
+        };
+        Ok(Self { link_id, values })
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+        let start = w.len();
+        let link_id_at = w.len();
+        {
+            let v = &self.link_id;
+            w.put(&((*v) as u16).to_le_bytes());
+        }
+        let value_count_at = w.len();
+        let value_count = fit(self.values.len() as u64, 255, "value_count")? as u8;
+        w.put(&(value_count as u8).to_le_bytes());
+        let values_at = w.len();
+        {
+            let v = &self.values;
+            for item in v.iter() {
+                item.write(w).map_err(|e| e.within("values"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A value by its index in the link's list; the list gives its type.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct IndexedValue<'a> {
+    pub index: u16,
+    pub value: IndexedValueValue<'a>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum IndexedValueValue<'a> {
+    SInt8(SInt8Value),
+    UInt8(UInt8Value),
+    SInt16(SInt16Value),
+    UInt16(UInt16Value),
+    SInt32(SInt32Value),
+    UInt32(UInt32Value),
+    SInt64(SInt64Value),
+    UInt64(UInt64Value),
+    Float16(Float16Value),
+    Float32(Float32Value),
+    Float64(Float64Value),
+    String(StringValue<'a>),
+    Data(DataValue<'a>),
+    Point2S8(Point2S8Value),
+    Point2U8(Point2U8Value),
+    Point2S16(Point2S16Value),
+    Point2U16(Point2U16Value),
+    Point2S32(Point2S32Value),
+    Point2U32(Point2U32Value),
+    Point2S64(Point2S64Value),
+    Point2U64(Point2U64Value),
+    Point3S8(Point3S8Value),
+    Point3U8(Point3U8Value),
+    Point3S16(Point3S16Value),
+    Point3U16(Point3U16Value),
+    Point3S32(Point3S32Value),
+    Point3U32(Point3U32Value),
+    Point3S64(Point3S64Value),
+    Point3U64(Point3U64Value),
+    Vector2F16(Vector2F16Value),
+    Vector2F32(Vector2F32Value),
+    Vector2F64(Vector2F64Value),
+    Vector3F16(Vector3F16Value),
+    Vector3F32(Vector3F32Value),
+    Vector3F64(Vector3F64Value),
+    QuaternionF16(QuaternionF16Value),
+    QuaternionF32(QuaternionF32Value),
+    QuaternionF64(QuaternionF64Value),
+}
+
+impl<'a> IndexedValue<'a> {
+    /// Decodes one whole value from `bytes`; trailing bytes are an error.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false);
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Decodes like [`Self::decode`] and also returns every field as the dissector
+    /// shows it (filter name, offset, length, value), up to the point of any error.
+    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Encodes into a new buffer, filling in the derived fields.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out)?;
+        Ok(out)
+    }
+    /// Appends the encoding to `out` (left as it was on error).
+    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let before = out.len();
+        let result = self.write(&mut Writer::new(out));
+        if result.is_err() {
+            out.truncate(before);
+        }
+        result
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        let start = r.pos();
+        let index_at = r.pos();
+        let index = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("index")?);
+            r.note("dnp.indexed_value.index", at, Value::U(v as u64));
+            v
+        };
+        let value_at = r.pos();
+        let value = match {
+            let i = index as i128;
+            r.item(0, i, "link_types")?
+        } as i128
+        {
+            0 => {
+                IndexedValueValue::SInt8(
+                    SInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            1 => {
+                IndexedValueValue::UInt8(
+                    UInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            2 => {
+                IndexedValueValue::SInt16(
+                    SInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            3 => {
+                IndexedValueValue::UInt16(
+                    UInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            4 => {
+                IndexedValueValue::SInt32(
+                    SInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            5 => {
+                IndexedValueValue::UInt32(
+                    UInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            6 => {
+                IndexedValueValue::SInt64(
+                    SInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            7 => {
+                IndexedValueValue::UInt64(
+                    UInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            8 => {
+                IndexedValueValue::Float16(
+                    Float16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            9 => {
+                IndexedValueValue::Float32(
+                    Float32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            10 => {
+                IndexedValueValue::Float64(
+                    Float64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            11 => {
+                IndexedValueValue::String(
+                    StringValue::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            12 => {
+                IndexedValueValue::Data(
+                    DataValue::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            13 => {
+                IndexedValueValue::Point2S8(
+                    Point2S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            14 => {
+                IndexedValueValue::Point2U8(
+                    Point2U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            15 => {
+                IndexedValueValue::Point2S16(
+                    Point2S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            16 => {
+                IndexedValueValue::Point2U16(
+                    Point2U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            17 => {
+                IndexedValueValue::Point2S32(
+                    Point2S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            18 => {
+                IndexedValueValue::Point2U32(
+                    Point2U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            19 => {
+                IndexedValueValue::Point2S64(
+                    Point2S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            20 => {
+                IndexedValueValue::Point2U64(
+                    Point2U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            21 => {
+                IndexedValueValue::Point3S8(
+                    Point3S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            22 => {
+                IndexedValueValue::Point3U8(
+                    Point3U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            23 => {
+                IndexedValueValue::Point3S16(
+                    Point3S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            24 => {
+                IndexedValueValue::Point3U16(
+                    Point3U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            25 => {
+                IndexedValueValue::Point3S32(
+                    Point3S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            26 => {
+                IndexedValueValue::Point3U32(
+                    Point3U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            27 => {
+                IndexedValueValue::Point3S64(
+                    Point3S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            28 => {
+                IndexedValueValue::Point3U64(
+                    Point3U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            29 => {
+                IndexedValueValue::Vector2F16(
+                    Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            30 => {
+                IndexedValueValue::Vector2F32(
+                    Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            31 => {
+                IndexedValueValue::Vector2F64(
+                    Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            32 => {
+                IndexedValueValue::Vector3F16(
+                    Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            33 => {
+                IndexedValueValue::Vector3F32(
+                    Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            34 => {
+                IndexedValueValue::Vector3F64(
+                    Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            35 => {
+                IndexedValueValue::QuaternionF16(
+                    QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            36 => {
+                IndexedValueValue::QuaternionF32(
+                    QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            37 => {
+                IndexedValueValue::QuaternionF64(
+                    QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            other => {
+                return Err(
+                    r
+                        .error(
+                            "value",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
+            }
+        };
+        Ok(Self { index, value })
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+        let start = w.len();
+        let index_at = w.len();
+        {
+            let v = &self.index;
+            w.put(&((*v) as u16).to_le_bytes());
+        }
+        let value_at = w.len();
+        {
+            let v = &self.value;
+            match v {
+                IndexedValueValue::SInt8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::UInt8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::SInt16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::UInt16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::SInt32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::UInt32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::SInt64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::UInt64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Float16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Float32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Float64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::String(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Data(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2S8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2U8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2S16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2U16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2S32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2U32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2S64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point2U64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3S8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3U8(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3S16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3U16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3S32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3U32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3S64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Point3U64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector2F16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector2F32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector2F64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector3F16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector3F32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::Vector3F64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::QuaternionF16(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::QuaternionF32(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+                IndexedValueValue::QuaternionF64(value) => {
+                    value.write(w).map_err(|e| e.within("value"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The joined values chunks of a Long Link State.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LinkValues<'a> {
+    pub values: Vec<TypedValue<'a>>,
+}
+
+impl<'a> LinkValues<'a> {
+    /// Decodes one whole value from `bytes`; trailing bytes are an error.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false);
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Decodes like [`Self::decode`] and also returns every field as the dissector
+    /// shows it (filter name, offset, length, value), up to the point of any error.
+    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Encodes into a new buffer, filling in the derived fields.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out)?;
+        Ok(out)
+    }
+    /// Appends the encoding to `out` (left as it was on error).
+    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let before = out.len();
+        let result = self.write(&mut Writer::new(out));
+        if result.is_err() {
+            out.truncate(before);
+        }
+        result
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+        let start = r.pos();
+        let value_count_at = r.pos();
+        let value_count = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("value_count")?);
+            r.note("dnp.link_values.value_count", at, Value::U(v as u64));
+            v
+        };
+        let values_at = r.pos();
+        let values = {
+            let n = r.length(value_count as i128, "values")?;
+            let mut v = Vec::with_capacity(n.min(r.remaining()));
+            for _ in 0..n {
+                v.push(TypedValue::read(r).map_err(|e| e.within("values"))?);
+            }
+            v
+        };
+        Ok(Self { values })
+    }
+    #[allow(unused_variables)]
+    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+        let start = w.len();
+        let value_count_at = w.len();
+        let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
+        w.put(&(value_count as u16).to_le_bytes());
+        let values_at = w.len();
+        {
+            let v = &self.values;
+            for item in v.iter() {
+                item.write(w).map_err(|e| e.within("values"))?;
+            }
         }
         Ok(())
     }
@@ -2119,6 +2940,23 @@ impl<'a> LongReliableMessage<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2222,6 +3060,23 @@ impl<'a> LongLinkState<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2372,6 +3227,23 @@ impl<'a> SInt8Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2429,6 +3301,23 @@ impl<'a> UInt8Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2492,6 +3381,23 @@ impl<'a> SInt16Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2549,6 +3455,23 @@ impl<'a> UInt16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2612,6 +3535,23 @@ impl<'a> SInt32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2669,6 +3609,23 @@ impl<'a> UInt32Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2732,6 +3689,23 @@ impl<'a> SInt64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2792,6 +3766,23 @@ impl<'a> UInt64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2849,6 +3840,23 @@ impl<'a> Float16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -2927,6 +3935,23 @@ impl<'a> Float32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -2987,6 +4012,23 @@ impl<'a> Float64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3044,6 +4086,23 @@ impl<'a> StringValue<'a> {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3120,6 +4179,23 @@ impl<'a> DataValue<'a> {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3190,6 +4266,23 @@ impl<'a> Point2S8Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3266,6 +4359,23 @@ impl<'a> Point2U8Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3336,6 +4446,23 @@ impl<'a> Point2S16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3412,6 +4539,23 @@ impl<'a> Point2U16Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3482,6 +4626,23 @@ impl<'a> Point2S32Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3558,6 +4719,23 @@ impl<'a> Point2U32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3628,6 +4806,23 @@ impl<'a> Point2S64Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3704,6 +4899,23 @@ impl<'a> Point2U64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3775,6 +4987,23 @@ impl<'a> Point3S8Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -3864,6 +5093,23 @@ impl<'a> Point3U8Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -3947,6 +5193,23 @@ impl<'a> Point3S16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4036,6 +5299,23 @@ impl<'a> Point3U16Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -4119,6 +5399,23 @@ impl<'a> Point3S32Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4208,6 +5505,23 @@ impl<'a> Point3U32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -4291,6 +5605,23 @@ impl<'a> Point3S64Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4380,6 +5711,23 @@ impl<'a> Point3U64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -4462,6 +5810,23 @@ impl<'a> Vector2F16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4568,6 +5933,23 @@ impl<'a> Vector2F32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -4638,6 +6020,23 @@ impl<'a> Vector2F64Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4712,6 +6111,23 @@ impl<'a> Vector3F16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -4846,6 +6262,23 @@ impl<'a> Vector3F32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -4929,6 +6362,23 @@ impl<'a> Vector3F64Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -5016,6 +6466,23 @@ impl<'a> QuaternionF16Value {
     /// shows it (filter name, offset, length, value), up to the point of any error.
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
@@ -5178,6 +6645,23 @@ impl<'a> QuaternionF32Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -5277,6 +6761,23 @@ impl<'a> QuaternionF64Value {
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
         (v, r.into_notes())
     }
+    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, r.into_notes())
+    }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
@@ -5350,4 +6851,474 @@ impl<'a> QuaternionF64Value {
         }
         Ok(())
     }
+}
+
+/// Lists announced by earlier messages of one direction of a conversation, by key.
+/// Keep one `State` per direction (what the client sends, what the server sends):
+/// feed it every decoded message with [`State::record`] and decode the next ones with
+/// `decode_with`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct State {
+    pub(crate) tables: std::rc::Rc<runtime::StateTables>,
+}
+
+impl State {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The value types of a link, as its latest Link State announced them (per direction).
+    pub fn link_types(&self, key: u64) -> Option<Vec<ValueType>> {
+        self.tables
+            .get(0, key)
+            .map(|l| l.iter().map(|raw| ValueType::from_raw(*raw as u8)).collect())
+    }
+    /// Sets the list of `key`, as a message announcing it would.
+    pub fn set_link_types(&mut self, key: u64, list: &[ValueType]) {
+        let list: std::rc::Rc<[u64]> = list.iter().map(|v| v.raw() as u64).collect();
+        std::rc::Rc::make_mut(&mut self.tables).set(0, key, list);
+    }
+    #[doc = concat!(
+        " Remembers the `", "link_types", "` list a `", stringify!(LinkState < '_ >),
+        "` announces."
+    )]
+    pub fn record_link_state(&mut self, v: &LinkState<'_>) {
+        let key = v.link_id as u64;
+        let holder = v;
+        let list: std::rc::Rc<[u64]> = holder
+            .values
+            .iter()
+            .map(|e| e.value.r#type().raw() as u64)
+            .collect();
+        std::rc::Rc::make_mut(&mut self.tables).set(0, key, list);
+    }
+    /// Remembers the list a joined payload announces (its stream decoded first).
+    pub fn record_joined_long_link_state(
+        &mut self,
+        joined: &LongLinkStateJoined,
+    ) -> Result<(), DecodeError> {
+        let key = joined.link_id as u64;
+        let holder = LinkValues::decode(&joined.values_chunk)?;
+        let holder = &holder;
+        let list: std::rc::Rc<[u64]> = holder
+            .values
+            .iter()
+            .map(|e| e.value.r#type().raw() as u64)
+            .collect();
+        std::rc::Rc::make_mut(&mut self.tables).set(0, key, list);
+        Ok(())
+    }
+    /// Remembers whatever `message` announces (nothing for most messages).
+    pub fn record(&mut self, message: &Command<'_>) {
+        if let CommandBody::LinkState(value) = &message.body {
+            self.record_link_state(value);
+        }
+        let _ = message;
+    }
+}
+
+#[doc = concat!(
+    " Largest data (all streams together) `", stringify!(split_long_reliable_message),
+    "` puts in one part."
+)]
+pub const LONG_RELIABLE_MESSAGE_PART_SIZE: usize = 1357;
+impl LongReliableMessage<'_> {
+    /// Whether this is the first part of a payload.
+    pub fn is_first_part(&self) -> bool {
+        self.flags.bits() as u64 & 1 != 0
+    }
+    /// Whether this is the last part of a payload.
+    pub fn is_last_part(&self) -> bool {
+        self.flags.bits() as u64 & 2 != 0
+    }
+}
+
+#[doc = concat!(" A payload joined from `", stringify!(LongReliableMessage), "` parts.")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongReliableMessageJoined {
+    /// Sequence number of the first part.
+    pub first: u16,
+    /// How many parts it was joined from.
+    pub parts: usize,
+    pub chunk: Vec<u8>,
+}
+
+impl LongReliableMessageJoined {}
+#[doc = concat!(
+    " Joins the parts of `", stringify!(LongReliableMessage),
+    "` payloads sent in one direction of a conversation (keep"
+)]
+/// one joiner per direction): parts may arrive in any order; a payload is complete when
+/// every sequence number from a first part to a last one has arrived. Limits bound what
+/// a peer can make it hold.
+#[derive(Debug)]
+pub struct LongReliableMessageJoiner {
+    parts: std::collections::HashMap<(u64,), (bool, bool, [Vec<u8>; 1])>,
+    held: usize,
+    /// Parts waiting at once.
+    pub max_parts: usize,
+    /// Bytes waiting at once.
+    pub max_len: usize,
+}
+
+impl Default for LongReliableMessageJoiner {
+    fn default() -> Self {
+        LongReliableMessageJoiner {
+            parts: Default::default(),
+            held: 0,
+            max_parts: 4096,
+            max_len: 16 << 20,
+        }
+    }
+}
+
+impl LongReliableMessageJoiner {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds a part; returns the payload when this part completes one.
+    pub fn push(
+        &mut self,
+        part: &LongReliableMessage<'_>,
+    ) -> Result<Option<LongReliableMessageJoined>, DecodeError> {
+        let seq = part.number as u64 % 65535;
+        let at = |s: u64| (s,);
+        let data = [part.chunk.to_vec()];
+        let len: usize = data.iter().map(Vec::len).sum();
+        let fresh = !self.parts.contains_key(&at(seq));
+        if fresh && self.parts.len() >= self.max_parts {
+            return Err(
+                DecodeError::new(
+                    "number",
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: self.parts.len() as u64 + 1,
+                        max: self.max_parts as u64,
+                    },
+                ),
+            );
+        }
+        if self.held + len > self.max_len {
+            return Err(
+                DecodeError::new(
+                    "number",
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: (self.held + len) as u64,
+                        max: self.max_len as u64,
+                    },
+                ),
+            );
+        }
+        if let Some(old) = self
+            .parts
+            .insert(at(seq), (part.is_first_part(), part.is_last_part(), data))
+        {
+            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+        }
+        self.held += len;
+        let (mut a, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(a)) {
+                None => return Ok(None),
+                Some(p) if p.0 => break,
+                _ => {}
+            }
+            a = (a + 65535 - 1) % 65535;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let (mut b, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(b)) {
+                None => return Ok(None),
+                Some(p) if p.0 && b != a => return Ok(None),
+                Some(p) if p.1 => break,
+                _ => {}
+            }
+            b = (b + 1) % 65535;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let mut streams: [Vec<u8>; 1] = Default::default();
+        let (mut i, mut parts) = (a, 0);
+        loop {
+            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
+                for (k, d) in data.into_iter().enumerate() {
+                    self.held -= d.len();
+                    streams[k].extend_from_slice(&d);
+                }
+            }
+            parts += 1;
+            if i == b {
+                break;
+            }
+            i = (i + 1) % 65535;
+        }
+        Ok(
+            Some(LongReliableMessageJoined {
+                first: a as u16,
+                parts,
+                chunk: std::mem::take(&mut streams[0]),
+            }),
+        )
+    }
+    /// Parts waiting for the rest of their payload.
+    pub fn pending(&self) -> usize {
+        self.parts.len()
+    }
+}
+
+#[doc = concat!(
+    " Cuts payload streams into `", stringify!(LongReliableMessage),
+    "` parts carrying at most"
+)]
+#[doc = concat!(
+    " [`", stringify!(LONG_RELIABLE_MESSAGE_PART_SIZE),
+    "`] bytes each (earlier streams first): copies of `template`"
+)]
+/// numbered on from `first_number`, the first and the last marked.
+pub fn split_long_reliable_message<'a>(
+    template: &LongReliableMessage<'a>,
+    first_number: u16,
+    streams: [&[u8]; 1],
+) -> Result<Vec<LongReliableMessage<'a>>, EncodeError> {
+    let total: usize = streams.iter().map(|s| s.len()).sum();
+    let count = total.div_ceil(LONG_RELIABLE_MESSAGE_PART_SIZE).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut pos = [0usize; 1];
+    for i in 0..count {
+        let mut part = template.clone();
+        let mut room = LONG_RELIABLE_MESSAGE_PART_SIZE;
+        let mut pieces: [&[u8]; 1] = [&[]; 1];
+        for k in 0..1 {
+            let take = room.min(streams[k].len() - pos[k]);
+            pieces[k] = &streams[k][pos[k]..pos[k] + take];
+            pos[k] += take;
+            room -= take;
+        }
+        part.number = ((first_number as u64 + i as u64) % 65535) as u16;
+        part.flags = LongMessageFlags(
+            if i == 0 { part.flags.0 | 1 } else { part.flags.0 & !1 },
+        );
+        part.flags = LongMessageFlags(
+            if i + 1 == count { part.flags.0 | 2 } else { part.flags.0 & !2 },
+        );
+        part.chunk = Cow::Owned(pieces[0].to_vec());
+        out.push(part);
+    }
+    Ok(out)
+}
+
+#[doc = concat!(
+    " Largest data (all streams together) `", stringify!(split_long_link_state),
+    "` puts in one part."
+)]
+pub const LONG_LINK_STATE_PART_SIZE: usize = 1357;
+impl LongLinkState<'_> {
+    /// Whether this is the first part of a payload.
+    pub fn is_first_part(&self) -> bool {
+        self.flags.bits() as u64 & 2 != 0
+    }
+    /// Whether this is the last part of a payload.
+    pub fn is_last_part(&self) -> bool {
+        self.flags.bits() as u64 & 4 != 0
+    }
+}
+
+#[doc = concat!(" A payload joined from `", stringify!(LongLinkState), "` parts.")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongLinkStateJoined {
+    pub link_id: u16,
+    /// Sequence number of the first part.
+    pub first: u16,
+    /// How many parts it was joined from.
+    pub parts: usize,
+    pub message_chunk: Vec<u8>,
+    pub values_chunk: Vec<u8>,
+}
+
+impl LongLinkStateJoined {
+    #[doc = concat!(
+        " Decodes the joined `", stringify!(values_chunk), "` as `",
+        stringify!(LinkValues), "`."
+    )]
+    pub fn decode_values_chunk(&self) -> Result<LinkValues<'_>, DecodeError> {
+        LinkValues::decode(&self.values_chunk)
+    }
+}
+
+#[doc = concat!(
+    " Joins the parts of `", stringify!(LongLinkState),
+    "` payloads sent in one direction of a conversation (keep"
+)]
+/// one joiner per direction): parts may arrive in any order; a payload is complete when
+/// every sequence number from a first part to a last one has arrived. Limits bound what
+/// a peer can make it hold.
+#[derive(Debug)]
+pub struct LongLinkStateJoiner {
+    parts: std::collections::HashMap<(u16, u64), (bool, bool, [Vec<u8>; 2])>,
+    held: usize,
+    /// Parts waiting at once.
+    pub max_parts: usize,
+    /// Bytes waiting at once.
+    pub max_len: usize,
+}
+
+impl Default for LongLinkStateJoiner {
+    fn default() -> Self {
+        LongLinkStateJoiner {
+            parts: Default::default(),
+            held: 0,
+            max_parts: 4096,
+            max_len: 16 << 20,
+        }
+    }
+}
+
+impl LongLinkStateJoiner {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds a part; returns the payload when this part completes one.
+    pub fn push(
+        &mut self,
+        part: &LongLinkState<'_>,
+    ) -> Result<Option<LongLinkStateJoined>, DecodeError> {
+        let seq = part.number as u64 % 65535;
+        let at = |s: u64| (part.link_id.clone(), s);
+        let data = [part.message_chunk.to_vec(), part.values_chunk.to_vec()];
+        let len: usize = data.iter().map(Vec::len).sum();
+        let fresh = !self.parts.contains_key(&at(seq));
+        if fresh && self.parts.len() >= self.max_parts {
+            return Err(
+                DecodeError::new(
+                    "number",
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: self.parts.len() as u64 + 1,
+                        max: self.max_parts as u64,
+                    },
+                ),
+            );
+        }
+        if self.held + len > self.max_len {
+            return Err(
+                DecodeError::new(
+                    "number",
+                    0,
+                    DecodeErrorKind::TooLarge {
+                        value: (self.held + len) as u64,
+                        max: self.max_len as u64,
+                    },
+                ),
+            );
+        }
+        if let Some(old) = self
+            .parts
+            .insert(at(seq), (part.is_first_part(), part.is_last_part(), data))
+        {
+            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+        }
+        self.held += len;
+        let (mut a, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(a)) {
+                None => return Ok(None),
+                Some(p) if p.0 => break,
+                _ => {}
+            }
+            a = (a + 65535 - 1) % 65535;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let (mut b, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(b)) {
+                None => return Ok(None),
+                Some(p) if p.0 && b != a => return Ok(None),
+                Some(p) if p.1 => break,
+                _ => {}
+            }
+            b = (b + 1) % 65535;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let mut streams: [Vec<u8>; 2] = Default::default();
+        let (mut i, mut parts) = (a, 0);
+        loop {
+            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
+                for (k, d) in data.into_iter().enumerate() {
+                    self.held -= d.len();
+                    streams[k].extend_from_slice(&d);
+                }
+            }
+            parts += 1;
+            if i == b {
+                break;
+            }
+            i = (i + 1) % 65535;
+        }
+        Ok(
+            Some(LongLinkStateJoined {
+                link_id: part.link_id.clone(),
+                first: a as u16,
+                parts,
+                message_chunk: std::mem::take(&mut streams[0]),
+                values_chunk: std::mem::take(&mut streams[1]),
+            }),
+        )
+    }
+    /// Parts waiting for the rest of their payload.
+    pub fn pending(&self) -> usize {
+        self.parts.len()
+    }
+}
+
+#[doc = concat!(
+    " Cuts payload streams into `", stringify!(LongLinkState), "` parts carrying at most"
+)]
+#[doc = concat!(
+    " [`", stringify!(LONG_LINK_STATE_PART_SIZE),
+    "`] bytes each (earlier streams first): copies of `template`"
+)]
+/// numbered on from `first_number`, the first and the last marked.
+pub fn split_long_link_state<'a>(
+    template: &LongLinkState<'a>,
+    first_number: u16,
+    streams: [&[u8]; 2],
+) -> Result<Vec<LongLinkState<'a>>, EncodeError> {
+    let total: usize = streams.iter().map(|s| s.len()).sum();
+    let count = total.div_ceil(LONG_LINK_STATE_PART_SIZE).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut pos = [0usize; 2];
+    for i in 0..count {
+        let mut part = template.clone();
+        let mut room = LONG_LINK_STATE_PART_SIZE;
+        let mut pieces: [&[u8]; 2] = [&[]; 2];
+        for k in 0..2 {
+            let take = room.min(streams[k].len() - pos[k]);
+            pieces[k] = &streams[k][pos[k]..pos[k] + take];
+            pos[k] += take;
+            room -= take;
+        }
+        part.number = ((first_number as u64 + i as u64) % 65535) as u16;
+        part.flags = LongLinkStateFlags(
+            if i == 0 { part.flags.0 | 2 } else { part.flags.0 & !2 },
+        );
+        part.flags = LongLinkStateFlags(
+            if i + 1 == count { part.flags.0 | 4 } else { part.flags.0 & !4 },
+        );
+        part.message_chunk = Cow::Owned(pieces[0].to_vec());
+        part.values_chunk = Cow::Owned(pieces[1].to_vec());
+        out.push(part);
+    }
+    Ok(out)
 }

@@ -5,7 +5,9 @@
 // Each protocol uses only part of this module.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// Where decoding failed: the field path (outermost first), the byte offset, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +39,9 @@ pub enum DecodeErrorKind {
     UnknownValue { value: u64 },
     /// A string field holds bytes that are not UTF-8.
     InvalidUtf8,
+    /// The value's type comes from a list announced earlier in the conversation, and there is
+    /// no list for this key (or the list has no item at this index).
+    NoState { key: u64 },
 }
 
 impl DecodeError {
@@ -85,6 +90,9 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::Trailing { bytes } => write!(f, "{bytes} unexpected trailing bytes"),
             DecodeErrorKind::UnknownValue { value } => write!(f, "unknown value {value:#x}"),
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
+            DecodeErrorKind::NoState { key } => {
+                write!(f, "nothing announced earlier in the conversation for {key}")
+            }
         }
     }
 }
@@ -193,11 +201,65 @@ pub(crate) struct Reader<'a> {
     pos: usize,
     end: usize,
     notes: Option<Vec<FieldNote<'a>>>,
+    /// Conversation state the decoder may read, and the list selected per table.
+    state: Option<Rc<StateTables>>,
+    lists: Vec<Option<Rc<[u64]>>>,
+}
+
+/// Lists remembered by key, one map per state table of the schema. Lists are shared (`Rc`), so
+/// selecting one while decoding copies nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct StateTables {
+    pub(crate) tables: Vec<HashMap<u64, Rc<[u64]>>>,
+}
+
+impl StateTables {
+    pub(crate) fn get(&self, t: usize, key: u64) -> Option<&Rc<[u64]>> {
+        self.tables.get(t)?.get(&key)
+    }
+
+    pub(crate) fn set(&mut self, t: usize, key: u64, list: Rc<[u64]>) {
+        if self.tables.len() <= t {
+            self.tables.resize_with(t + 1, HashMap::new);
+        }
+        self.tables[t].insert(key, list);
+    }
 }
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(buf: &'a [u8], trace: bool) -> Self {
-        Reader { buf, pos: 0, end: buf.len(), notes: trace.then(Vec::new) }
+        Reader { buf, pos: 0, end: buf.len(), notes: trace.then(Vec::new), state: None, lists: Vec::new() }
+    }
+
+    pub(crate) fn with_state(mut self, state: Rc<StateTables>) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// Selects table `t`'s list of `key` for the values read next; returns the list it replaces.
+    pub(crate) fn select(&mut self, t: usize, key: u64, field: &'static str) -> Result<Option<Rc<[u64]>>, DecodeError> {
+        let Some(list) = self.state.as_ref().and_then(|s| s.get(t, key)).cloned() else {
+            return Err(DecodeError::new(field, self.pos, DecodeErrorKind::NoState { key }));
+        };
+        if self.lists.len() <= t {
+            self.lists.resize(t + 1, None);
+        }
+        Ok(std::mem::replace(&mut self.lists[t], Some(list)))
+    }
+
+    pub(crate) fn restore(&mut self, t: usize, previous: Option<Rc<[u64]>>) {
+        if let Some(slot) = self.lists.get_mut(t) {
+            *slot = previous;
+        }
+    }
+
+    /// Item `i` of table `t`'s selected list.
+    pub(crate) fn item(&self, t: usize, i: i128, field: &'static str) -> Result<u64, DecodeError> {
+        let list = self.lists.get(t).and_then(Option::as_ref);
+        match (list, usize::try_from(i)) {
+            (Some(list), Ok(i)) if i < list.len() => Ok(list[i]),
+            _ => Err(DecodeError::new(field, self.pos, DecodeErrorKind::NoState { key: i as u64 })),
+        }
     }
 
     #[inline]
