@@ -2113,7 +2113,8 @@ local function join_0(pinfo, tree, v)
   local item, n, sub, nxt, val
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
-    tree:add(F["dnp.long_reliable_message.chunk.joined"], wtvb())
+    sub = tree:add(wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
+    sub:add(F["dnp.long_reliable_message.chunk.joined"], wtvb())
   end
 end
 
@@ -2240,7 +2241,8 @@ local function join_1(pinfo, tree, v)
   local item, n, sub, nxt, val
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined message_chunk")
-    tree:add(F["dnp.long_link_state.message_chunk.joined"], wtvb())
+    sub = tree:add(wtvb(), string.format("Joined message_chunk (%d bytes)", wtvb:len()))
+    sub:add(F["dnp.long_link_state.message_chunk.joined"], wtvb())
   end
   if #whole.s2 > 0 then
     local wtvb = ByteArray.new(whole.s2, true):tvb("Joined values_chunk")

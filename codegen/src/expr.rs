@@ -186,7 +186,11 @@ fn build(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
                 Rule::item => {
                     let mut inner = p.into_inner();
                     let name = inner.next().unwrap().as_str().to_string();
-                    Ok(Expr::Item(name, Box::new(build(inner.next().unwrap())?), at))
+                    Ok(Expr::Item(
+                        name,
+                        Box::new(build(inner.next().unwrap())?),
+                        at,
+                    ))
                 }
                 Rule::expr => build(p),
                 r => unreachable!("primary rule {r:?}"),

@@ -530,9 +530,9 @@ impl Protocol {
             .structs
             .iter()
             .map(|s| {
-                s.fields.iter().any(|f| {
-                    !f.select.is_empty() || matches!(&f.ty, Ty::Union(u) if reads(&u.on))
-                })
+                s.fields
+                    .iter()
+                    .any(|f| !f.select.is_empty() || matches!(&f.ty, Ty::Union(u) if reads(&u.on)))
             })
             .collect();
         loop {

@@ -40,6 +40,7 @@ pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
         struct_ids: HashMap::new(),
         shapes: Vec::new(),
         tables: HashMap::new(),
+        in_tag: false,
     };
     let proto = v.protocol();
     if v.diags.is_empty() {
@@ -74,6 +75,8 @@ struct Validator<'f> {
     shapes: Vec<Vec<(String, Shape)>>,
     /// State tables by name: index and item enum.
     tables: HashMap<String, (usize, Option<EnumId>)>,
+    /// A switch tag is being checked (the only place list items may be read).
+    in_tag: bool,
 }
 
 /// The context an expression is checked in.
@@ -430,7 +433,13 @@ impl<'f> Validator<'f> {
     }
 
     /// A field of struct `sid` by name, or an error at `yp` with a suggestion.
-    fn field_named(&mut self, proto: &Protocol, sid: StructId, name: &str, yp: &str) -> Option<usize> {
+    fn field_named(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        name: &str,
+        yp: &str,
+    ) -> Option<usize> {
         let s = &proto.structs[sid];
         let found = s.fields.iter().position(|f| f.name == name);
         if found.is_none() {
@@ -457,15 +466,27 @@ impl<'f> Validator<'f> {
                 continue;
             };
             if proto.structs[sid].layout != Layout::Bytes {
-                self.error(&format!("{yp}.in"), "parts in bit-stream types are not supported yet", None);
+                self.error(
+                    &format!("{yp}.in"),
+                    "parts in bit-stream types are not supported yet",
+                    None,
+                );
             }
             if j.fields.is_empty() {
-                self.error(&format!("{yp}.fields"), "name at least one bytes field", None);
+                self.error(
+                    &format!("{yp}.fields"),
+                    "name at least one bytes field",
+                    None,
+                );
             }
             if !j.as_types.is_empty() && j.as_types.len() != j.fields.len() {
                 self.error(
                     &format!("{yp}.as"),
-                    format!("'as' gives {} types for {} fields", j.as_types.len(), j.fields.len()),
+                    format!(
+                        "'as' gives {} types for {} fields",
+                        j.as_types.len(),
+                        j.fields.len()
+                    ),
                     Some("one type (or 'bytes') per field, in the same order".into()),
                 );
             }
@@ -484,7 +505,11 @@ impl<'f> Validator<'f> {
                 };
                 if let Some(w) = whole {
                     if proto.structs[w].layout != Layout::Bytes {
-                        self.error(&format!("{yp}.as.{i}"), "a joined stream decodes as a byte-aligned type", None);
+                        self.error(
+                            &format!("{yp}.as.{i}"),
+                            "a joined stream decodes as a byte-aligned type",
+                            None,
+                        );
                     }
                 }
                 streams.push(Stream { field, whole });
@@ -493,13 +518,19 @@ impl<'f> Validator<'f> {
             for (i, name) in j.key.iter().enumerate() {
                 key.extend(self.field_named(proto, sid, name, &format!("{yp}.key.{i}")));
             }
-            let Some(sequence) = self.field_named(proto, sid, &j.sequence, &format!("{yp}.sequence")) else {
+            let Some(sequence) =
+                self.field_named(proto, sid, &j.sequence, &format!("{yp}.sequence"))
+            else {
                 continue;
             };
             let range = match &proto.structs[sid].fields[sequence].ty {
                 Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
                 _ => {
-                    self.error(&format!("{yp}.sequence"), format!("'{}' must be an unsigned integer", j.sequence), None);
+                    self.error(
+                        &format!("{yp}.sequence"),
+                        format!("'{}' must be an unsigned integer", j.sequence),
+                        None,
+                    );
                     continue;
                 }
             };
@@ -523,7 +554,11 @@ impl<'f> Validator<'f> {
             let first = cond(self, &j.first, "first");
             let last = cond(self, &j.last, "last");
             if j.piece_size == 0 {
-                self.error(&format!("{yp}.piece_size"), "piece_size must be at least 1", None);
+                self.error(
+                    &format!("{yp}.piece_size"),
+                    "piece_size must be at least 1",
+                    None,
+                );
             }
             out.push(Join {
                 in_struct: sid,
@@ -556,7 +591,11 @@ impl<'f> Validator<'f> {
                     continue;
                 };
                 if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
-                    self.error(&format!("{rp}.key"), format!("key '{}' must be an integer field", r.key), None);
+                    self.error(
+                        &format!("{rp}.key"),
+                        format!("key '{}' must be an integer field", r.key),
+                        None,
+                    );
                 }
                 let ip = format!("{rp}.items");
                 let steps: Vec<&str> = r.items.split('.').collect();
@@ -575,7 +614,11 @@ impl<'f> Validator<'f> {
                                         via = Some((ji, si));
                                         rest = &steps[1..];
                                     }
-                                    None => self.error(&ip, format!("the joined stream '{first}' stays bytes"), None),
+                                    None => self.error(
+                                        &ip,
+                                        format!("the joined stream '{first}' stays bytes"),
+                                        None,
+                                    ),
                                 }
                             }
                         }
@@ -584,7 +627,10 @@ impl<'f> Validator<'f> {
                 let [list, item] = rest else {
                     self.error(
                         &ip,
-                        format!("'{}' should be an array field and its elements' field", r.items),
+                        format!(
+                            "'{}' should be an array field and its elements' field",
+                            r.items
+                        ),
                         Some("e.g. 'values.type'".into()),
                     );
                     continue;
@@ -600,7 +646,14 @@ impl<'f> Validator<'f> {
                     _ => None,
                 };
                 let Some(elem) = elem else {
-                    self.error(&ip, format!("'{}' is not an array of a type with fields", proto.structs[holder].fields[list].name), None);
+                    self.error(
+                        &ip,
+                        format!(
+                            "'{}' is not an array of a type with fields",
+                            proto.structs[holder].fields[list].name
+                        ),
+                        None,
+                    );
                     continue;
                 };
                 let Some(item) = self.field_named(proto, elem, item, &ip) else {
@@ -609,11 +662,21 @@ impl<'f> Validator<'f> {
                 if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
                     self.error(
                         &ip,
-                        format!("'{}' is not of the table's enum '{}'", r.items, proto.enums[items].name),
+                        format!(
+                            "'{}' is not of the table's enum '{}'",
+                            r.items, proto.enums[items].name
+                        ),
                         None,
                     );
                 }
-                records.push(Record { in_struct: sid, key, via, holder, list, item });
+                records.push(Record {
+                    in_struct: sid,
+                    key,
+                    via,
+                    holder,
+                    list,
+                    item,
+                });
             }
             out.push(StateTable {
                 name: name.clone(),
@@ -1295,7 +1358,9 @@ impl<'f> Validator<'f> {
             visible: index,
             yaml_path: &format!("{sp}.on"),
         };
+        self.in_tag = true;
         let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
+        self.in_tag = false;
         // Case keys may name values of the tag's enum.
         let tag_shape = match &on {
             Expr::Field(path) => Some(
@@ -1328,7 +1393,14 @@ impl<'f> Validator<'f> {
         let mut sw = sw;
         if let Some(from) = &sw.cases_from {
             let found = from.split_once('.').and_then(|(t, f)| {
-                self.file.types.get(t)?.fields.iter().find(|x| x.name == f)?.switch.as_ref()
+                self.file
+                    .types
+                    .get(t)?
+                    .fields
+                    .iter()
+                    .find(|x| x.name == f)?
+                    .switch
+                    .as_ref()
             });
             match found {
                 Some(other) if other.cases_from.is_none() => {
@@ -1785,6 +1857,17 @@ impl<'f> Validator<'f> {
             expr::Expr::Item(table, index, at) => {
                 let (i, ty) = self.check(scope, index);
                 self.want(scope, ty, ExprTy::Int, index.at(), "a list index");
+                if !self.in_tag {
+                    self.expr_error(
+                        scope,
+                        *at,
+                        format!("'{table}[...]' can only be a switch's tag"),
+                        Some(
+                            "a list item chooses the layout of a value: 'switch: { on: ... }'"
+                                .into(),
+                        ),
+                    );
+                }
                 match self.tables.get(table).copied() {
                     Some((t, _)) => (Expr::Item(t, Box::new(i)), ExprTy::Int),
                     None => {

@@ -229,7 +229,8 @@ fn vectors_decode_and_re_encode() {
     let mut state = State::new();
     for (wire, m) in vectors() {
         let bytes = hex(&wire);
-        let decoded = Command::decode_with(&bytes, &state).unwrap_or_else(|e| panic!("{wire}: {e}"));
+        let decoded =
+            Command::decode_with(&bytes, &state).unwrap_or_else(|e| panic!("{wire}: {e}"));
         assert_eq!(decoded, m, "{wire}");
         state.record(&decoded);
         assert_eq!(m.encode().unwrap(), bytes, "re-encoding {wire}");

@@ -833,7 +833,11 @@ impl<'p> Gen<'p> {
             }
         }
         for (t, table) in self.p.state.iter().enumerate() {
-            for r in table.records.iter().filter(|r| r.in_struct == sid && r.via.is_none()) {
+            for r in table
+                .records
+                .iter()
+                .filter(|r| r.in_struct == sid && r.via.is_none())
+            {
                 record(self.p, &mut c, t, r, "v", "v");
             }
         }
@@ -878,7 +882,9 @@ impl<'p> Gen<'p> {
         self.value(c, sid, fi, &f.ty, abbrev, "tree", target)?;
         c.close("else");
         c.depth += 1;
-        c.line(format!("tree:add(F[\"{abbrev}.unknown\"], tvb(offset, limit - offset))"));
+        c.line(format!(
+            "tree:add(F[\"{abbrev}.unknown\"], tvb(offset, limit - offset))"
+        ));
         c.line("offset = limit");
         c.line("REST_TAKEN = true");
         c.close("end");
@@ -950,8 +956,13 @@ impl<'p> Gen<'p> {
         c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
         c.close("end");
         c.open("if a ~= nil and b ~= nil then");
-        let lists: Vec<String> = (1..=j.streams.len()).map(|i| format!("s{i} = {{}}")).collect();
-        c.line(format!("local whole = {{ count = 0, {} }}", lists.join(", ")));
+        let lists: Vec<String> = (1..=j.streams.len())
+            .map(|i| format!("s{i} = {{}}"))
+            .collect();
+        c.line(format!(
+            "local whole = {{ count = 0, {} }}",
+            lists.join(", ")
+        ));
         c.line("local i = a");
         c.open("while true do");
         c.line("local part = st.parts[i]");
@@ -992,7 +1003,11 @@ impl<'p> Gen<'p> {
             ));
             match st.whole {
                 None => {
-                    c.line(format!("tree:add(F[\"{abbrev}.joined\"], wtvb())"));
+                    c.line(format!(
+                        "sub = tree:add(wtvb(), string.format(\"Joined {} (%d bytes)\", wtvb:len()))",
+                        f.name
+                    ));
+                    c.line(format!("sub:add(F[\"{abbrev}.joined\"], wtvb())"));
                 }
                 Some(w) => {
                     let wn = &p.structs[w].name;
@@ -1000,7 +1015,9 @@ impl<'p> Gen<'p> {
                         "sub = tree:add(wtvb(), string.format(\"Joined {}: {wn} (%d bytes)\", wtvb:len()))",
                         f.name
                     ));
-                    c.line(format!("nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"));
+                    c.line(format!(
+                        "nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"
+                    ));
                     c.open("if nxt ~= nil then");
                     c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
                     for (t, table) in p.state.iter().enumerate() {
@@ -2022,11 +2039,19 @@ fn record(p: &Protocol, c: &mut Code, t: usize, r: &Record, carrier: &str, holde
         _ => return,
     };
     let item = &p.structs[elem].fields[r.item].name;
-    c.line(format!("-- Remember the {} announced for this {key}.", p.state[t].name));
+    c.line(format!(
+        "-- Remember the {} announced for this {key}.",
+        p.state[t].name
+    ));
     c.open("do");
     c.line("local list = {}");
-    c.line(format!("for i, e in ipairs({holder}.{list}) do list[i] = e.{item} end"));
-    c.line(format!("state_set(pinfo, {}, {carrier}.{key}, list)", t + 1));
+    c.line(format!(
+        "for i, e in ipairs({holder}.{list}) do list[i] = e.{item} end"
+    ));
+    c.line(format!(
+        "state_set(pinfo, {}, {carrier}.{key}, list)",
+        t + 1
+    ));
     c.close("end");
 }
 

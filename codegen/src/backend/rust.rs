@@ -15,6 +15,7 @@ pub fn generate(p: &Protocol, dir: &str) -> Result<Vec<Output>, Unsupported> {
     let g = Gen {
         p,
         cur: std::cell::Cell::new(p.layout),
+        tag_of: Default::default(),
     };
     let lib = g.lib()?;
     let file: syn::File = syn::parse2(lib)
@@ -66,6 +67,8 @@ struct Gen<'p> {
     p: &'p Protocol,
     /// Layout of the type being generated.
     cur: std::cell::Cell<Layout>,
+    /// The switch whose tag is being generated (names errors of list lookups).
+    tag_of: std::cell::RefCell<String>,
 }
 
 fn ident(name: &str) -> Ident {
@@ -303,7 +306,12 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         let (un, tn) = (ident(&p.structs[elem].fields[u].name), ident(&ef.name));
                         quote! { #un.#tn() }
                     }
-                    _ => return Err(Unsupported(format!("'{}' is not a value or a switch tag", ef.name))),
+                    _ => {
+                        return Err(Unsupported(format!(
+                            "'{}' is not a value or a switch tag",
+                            ef.name
+                        )))
+                    }
                 };
                 let key = ident(&p.structs[r.in_struct].fields[r.key].name);
                 let in_snake = p.structs[r.in_struct].name.to_snake_case();
@@ -332,14 +340,20 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                             let un = ident(&naming::union_type(p, p.root, fi));
                             let field = ident(&rf.name);
                             let carries_tag = self.tag_field(p.root, fi).is_some();
-                            for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(r.in_struct)) {
+                            for c in u
+                                .cases
+                                .iter()
+                                .filter(|c| c.body == CaseBody::Struct(r.in_struct))
+                            {
                                 let var = ident(&c.variant);
                                 let pat = if carries_tag && c.single().is_none() {
                                     quote! { #un::#var { value, .. } }
                                 } else {
                                     quote! { #un::#var(value) }
                                 };
-                                dispatch.push(quote! { if let #pat = &message.#field { self.#f(value); } });
+                                dispatch.push(
+                                    quote! { if let #pat = &message.#field { self.#f(value); } },
+                                );
                             }
                         }
                     }
@@ -399,11 +413,16 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             let sid = j.in_struct;
             let s = &p.structs[sid];
             let st = ident(&s.name);
-            let st_a = if p.struct_borrows(sid) { quote! { #st<'a> } } else { quote! { #st } };
+            let st_a = if p.struct_borrows(sid) {
+                quote! { #st<'a> }
+            } else {
+                quote! { #st }
+            };
             let st_anon = self.ty_anon(sid);
             let snake = s.name.to_snake_case();
             let jn = format_ident!("{}Joined", s.name);
             let joiner = format_ident!("{}Joiner", s.name);
+            let part_ty = format_ident!("{}Part", s.name);
             let split = format_ident!("split_{}", snake);
             let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
             let size = lit_usize(j.piece_size);
@@ -419,7 +438,11 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 .iter()
                 .map(|k| self.rust_ty(sid, *k, &s.fields[*k].ty))
                 .collect::<Result<_, _>>()?;
-            let streams: Vec<Ident> = j.streams.iter().map(|x| ident(&s.fields[x.field].name)).collect();
+            let streams: Vec<Ident> = j
+                .streams
+                .iter()
+                .map(|x| ident(&s.fields[x.field].name))
+                .collect();
             let n_streams = lit_usize(j.streams.len());
             let mut decoders = Vec::new();
             for x in &j.streams {
@@ -444,10 +467,13 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                             _ => return Err(Unsupported("first/last must be flag bits".into())),
                         };
                         let m = lit_u64(*mask);
-                        Ok(quote! { part.#flags = #fty(if #on { part.#flags.0 | #m } else { part.#flags.0 & !#m }); })
+                        Ok(
+                            quote! { part.#flags = #fty(if #on { part.#flags.0 | #m } else { part.#flags.0 & !#m }); },
+                        )
                     }
                     _ => Err(Unsupported(
-                        "a sequence join's 'first' and 'last' are flag bits (to split payloads)".into(),
+                        "a sequence join's 'first' and 'last' are flag bits (to split payloads)"
+                            .into(),
                     )),
                 }
             };
@@ -486,12 +512,19 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                 /// a peer can make it hold.
                 #[derive(Debug)]
                 pub struct #joiner {
-                    parts: std::collections::HashMap<(#(#key_types,)* u64,), (bool, bool, [Vec<u8>; #n_streams])>,
+                    parts: std::collections::HashMap<(#(#key_types,)* u64,), #part_ty>,
                     held: usize,
                     /// Parts waiting at once.
                     pub max_parts: usize,
                     /// Bytes waiting at once.
                     pub max_len: usize,
+                }
+
+                #[derive(Debug)]
+                struct #part_ty {
+                    first: bool,
+                    last: bool,
+                    data: [Vec<u8>; #n_streams],
                 }
 
                 impl Default for #joiner {
@@ -518,8 +551,9 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         if self.held + len > self.max_len {
                             return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: (self.held + len) as u64, max: self.max_len as u64 }));
                         }
-                        if let Some(old) = self.parts.insert(at(seq), (part.is_first_part(), part.is_last_part(), data)) {
-                            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+                        let new = #part_ty { first: part.is_first_part(), last: part.is_last_part(), data };
+                        if let Some(old) = self.parts.insert(at(seq), new) {
+                            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
                         }
                         self.held += len;
                         // Back to the first part, then on to the last, every number in between present.
@@ -527,7 +561,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         loop {
                             match self.parts.get(&at(a)) {
                                 None => return Ok(None),
-                                Some(p) if p.0 => break,
+                                Some(p) if p.first => break,
                                 _ => {}
                             }
                             a = (a + #wrap - 1) % #wrap;
@@ -538,8 +572,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         loop {
                             match self.parts.get(&at(b)) {
                                 None => return Ok(None),
-                                Some(p) if p.0 && b != a => return Ok(None),
-                                Some(p) if p.1 => break,
+                                Some(p) if p.first && b != a => return Ok(None),
+                                Some(p) if p.last => break,
                                 _ => {}
                             }
                             b = (b + 1) % #wrap;
@@ -549,8 +583,8 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
                         let mut streams: [Vec<u8>; #n_streams] = Default::default();
                         let (mut i, mut parts) = (a, 0);
                         loop {
-                            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
-                                for (k, d) in data.into_iter().enumerate() {
+                            if let Some(p) = self.parts.remove(&at(i)) {
+                                for (k, d) in p.data.into_iter().enumerate() {
                                     self.held -= d.len();
                                     streams[k].extend_from_slice(&d);
                                 }
@@ -2002,6 +2036,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let p = self.p;
         let un = ident(&naming::union_type(p, sid, fi));
         let tag = self.tag_field(sid, fi);
+        *self.tag_of.borrow_mut() = nm.to_string();
         let on = self.expr_top(&u.on, Ctx::Decode);
         let mut arms = Vec::new();
         let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
@@ -2522,7 +2557,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             Expr::Item(t, i) => {
                 let i = self.expr_top(i, ctx);
                 let tl = lit_usize(*t);
-                let name = self.p.state[*t].name.as_str();
+                let name = self.tag_of.borrow().clone();
                 match ctx {
                     Ctx::Decode => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
                     // Validation keeps list items to switch tags, which encoders never evaluate.

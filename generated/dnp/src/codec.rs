@@ -2487,7 +2487,7 @@ impl<'a> IndexedValue<'a> {
         let value_at = r.pos();
         let value = match {
             let i = index as i128;
-            r.item(0, i, "link_types")?
+            r.item(0, i, "value")?
         } as i128
         {
             0 => {
@@ -6952,12 +6952,19 @@ impl LongReliableMessageJoined {}
 /// a peer can make it hold.
 #[derive(Debug)]
 pub struct LongReliableMessageJoiner {
-    parts: std::collections::HashMap<(u64,), (bool, bool, [Vec<u8>; 1])>,
+    parts: std::collections::HashMap<(u64,), LongReliableMessagePart>,
     held: usize,
     /// Parts waiting at once.
     pub max_parts: usize,
     /// Bytes waiting at once.
     pub max_len: usize,
+}
+
+#[derive(Debug)]
+struct LongReliableMessagePart {
+    first: bool,
+    last: bool,
+    data: [Vec<u8>; 1],
 }
 
 impl Default for LongReliableMessageJoiner {
@@ -7009,18 +7016,20 @@ impl LongReliableMessageJoiner {
                 ),
             );
         }
-        if let Some(old) = self
-            .parts
-            .insert(at(seq), (part.is_first_part(), part.is_last_part(), data))
-        {
-            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+        let new = LongReliableMessagePart {
+            first: part.is_first_part(),
+            last: part.is_last_part(),
+            data,
+        };
+        if let Some(old) = self.parts.insert(at(seq), new) {
+            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
         }
         self.held += len;
         let (mut a, mut steps) = (seq, 0);
         loop {
             match self.parts.get(&at(a)) {
                 None => return Ok(None),
-                Some(p) if p.0 => break,
+                Some(p) if p.first => break,
                 _ => {}
             }
             a = (a + 65535 - 1) % 65535;
@@ -7033,8 +7042,8 @@ impl LongReliableMessageJoiner {
         loop {
             match self.parts.get(&at(b)) {
                 None => return Ok(None),
-                Some(p) if p.0 && b != a => return Ok(None),
-                Some(p) if p.1 => break,
+                Some(p) if p.first && b != a => return Ok(None),
+                Some(p) if p.last => break,
                 _ => {}
             }
             b = (b + 1) % 65535;
@@ -7046,8 +7055,8 @@ impl LongReliableMessageJoiner {
         let mut streams: [Vec<u8>; 1] = Default::default();
         let (mut i, mut parts) = (a, 0);
         loop {
-            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
-                for (k, d) in data.into_iter().enumerate() {
+            if let Some(p) = self.parts.remove(&at(i)) {
+                for (k, d) in p.data.into_iter().enumerate() {
                     self.held -= d.len();
                     streams[k].extend_from_slice(&d);
                 }
@@ -7160,12 +7169,19 @@ impl LongLinkStateJoined {
 /// a peer can make it hold.
 #[derive(Debug)]
 pub struct LongLinkStateJoiner {
-    parts: std::collections::HashMap<(u16, u64), (bool, bool, [Vec<u8>; 2])>,
+    parts: std::collections::HashMap<(u16, u64), LongLinkStatePart>,
     held: usize,
     /// Parts waiting at once.
     pub max_parts: usize,
     /// Bytes waiting at once.
     pub max_len: usize,
+}
+
+#[derive(Debug)]
+struct LongLinkStatePart {
+    first: bool,
+    last: bool,
+    data: [Vec<u8>; 2],
 }
 
 impl Default for LongLinkStateJoiner {
@@ -7217,18 +7233,20 @@ impl LongLinkStateJoiner {
                 ),
             );
         }
-        if let Some(old) = self
-            .parts
-            .insert(at(seq), (part.is_first_part(), part.is_last_part(), data))
-        {
-            self.held -= old.2.iter().map(Vec::len).sum::<usize>();
+        let new = LongLinkStatePart {
+            first: part.is_first_part(),
+            last: part.is_last_part(),
+            data,
+        };
+        if let Some(old) = self.parts.insert(at(seq), new) {
+            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
         }
         self.held += len;
         let (mut a, mut steps) = (seq, 0);
         loop {
             match self.parts.get(&at(a)) {
                 None => return Ok(None),
-                Some(p) if p.0 => break,
+                Some(p) if p.first => break,
                 _ => {}
             }
             a = (a + 65535 - 1) % 65535;
@@ -7241,8 +7259,8 @@ impl LongLinkStateJoiner {
         loop {
             match self.parts.get(&at(b)) {
                 None => return Ok(None),
-                Some(p) if p.0 && b != a => return Ok(None),
-                Some(p) if p.1 => break,
+                Some(p) if p.first && b != a => return Ok(None),
+                Some(p) if p.last => break,
                 _ => {}
             }
             b = (b + 1) % 65535;
@@ -7254,8 +7272,8 @@ impl LongLinkStateJoiner {
         let mut streams: [Vec<u8>; 2] = Default::default();
         let (mut i, mut parts) = (a, 0);
         loop {
-            if let Some((_, _, data)) = self.parts.remove(&at(i)) {
-                for (k, d) in data.into_iter().enumerate() {
+            if let Some(p) = self.parts.remove(&at(i)) {
+                for (k, d) in p.data.into_iter().enumerate() {
                     self.held -= d.len();
                     streams[k].extend_from_slice(&d);
                 }

@@ -42,6 +42,8 @@ pub enum DecodeErrorKind {
     /// The value's type comes from a list announced earlier in the conversation, and there is
     /// no list for this key (or the list has no item at this index).
     NoState { key: u64 },
+    /// A value's type comes from a list announced earlier, and the list has no item `index`.
+    NotInList { index: u64 },
 }
 
 impl DecodeError {
@@ -92,6 +94,9 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")
+            }
+            DecodeErrorKind::NotInList { index } => {
+                write!(f, "index {index} is past the list announced earlier in the conversation")
             }
         }
     }
@@ -244,7 +249,7 @@ impl<'a> Reader<'a> {
         if self.lists.len() <= t {
             self.lists.resize(t + 1, None);
         }
-        Ok(std::mem::replace(&mut self.lists[t], Some(list)))
+        Ok(self.lists[t].replace(list))
     }
 
     pub(crate) fn restore(&mut self, t: usize, previous: Option<Rc<[u64]>>) {
@@ -258,7 +263,8 @@ impl<'a> Reader<'a> {
         let list = self.lists.get(t).and_then(Option::as_ref);
         match (list, usize::try_from(i)) {
             (Some(list), Ok(i)) if i < list.len() => Ok(list[i]),
-            _ => Err(DecodeError::new(field, self.pos, DecodeErrorKind::NoState { key: i as u64 })),
+            (None, _) => Err(DecodeError::new(field, self.pos, DecodeErrorKind::NoState { key: 0 })),
+            _ => Err(DecodeError::new(field, self.pos, DecodeErrorKind::NotInList { index: i as u64 })),
         }
     }
 
