@@ -1359,7 +1359,9 @@ impl<'f> Validator<'f> {
             yaml_path: &format!("{sp}.on"),
         };
         self.in_tag = true;
+        let before = self.diags.len();
         let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
+        let on_failed = self.diags.len() > before;
         self.in_tag = false;
         // Case keys may name values of the tag's enum.
         let tag_shape = match &on {
@@ -1380,7 +1382,7 @@ impl<'f> Validator<'f> {
             _ => None,
         };
         // The tag's type is already reported as unknown: its case keys cannot be checked.
-        let tag_unknown = matches!(tag_shape, Some(Shape::Unknown));
+        let tag_unknown = on_failed || matches!(tag_shape, Some(Shape::Unknown));
         if sw.tag_bits.is_some() {
             self.error(
                 &format!("{sp}.tag_bits"),

@@ -214,3 +214,54 @@ fn type_cycle_through_a_default_variant() {
         "{e:#?}"
     );
 }
+
+/// BASE with a state table recorded from Announce and read by Update.
+fn with_state(extra_types: &str) -> String {
+    BASE.replace(
+        "  root: Packet\n",
+        "  root: Packet\n  state:\n    kinds:\n      items: Kind\n      record:\n        - { in: Announce, key: id, items: entries.kind }\n",
+    ) + "  Announce:\n    fields:\n      - { name: id, type: u8 }\n      - { name: entries, type: \"Entry[]\", count: 2 }\n  Entry:\n    fields:\n      - { name: kind, type: Kind }\n"
+        + extra_types
+}
+
+#[test]
+fn state_tables_and_list_items() {
+    let update = "  Update:\n    fields:\n      - { name: id, type: u8 }\n      - { name: v, type: \"Item[]\", count: 1, state: { kinds: id } }\n  Item:\n    fields:\n      - { name: i, type: u8 }\n      - name: value\n        switch:\n          on: \"kinds[i]\"\n          cases:\n            A: Body\n";
+    assert_eq!(errors(&with_state(update)), Vec::<String>::new());
+    // A misspelt table, where a field selects it and where a tag reads it.
+    let e = errors(&with_state(&update.replace("kinds", "kind")));
+    assert_eq!(
+        e,
+        vec![
+            "schema/demo.yaml:44:55: unknown state table 'kind' (did you mean 'kinds'?)",
+            "schema/demo.yaml:50:16: 'kind' is not a state table (did you mean 'kinds'?)",
+        ]
+    );
+    // A list item anywhere but a switch tag.
+    let src = with_state(update).replace("count: 1, state", "count: \"kinds[0]\", state");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:44:44: 'kinds[...]' can only be a switch's tag (a list item chooses the layout of a value: 'switch: { on: ... }')"
+    );
+    // A record whose items are not of the table's enum.
+    let src = with_state(update).replace("items: entries.kind", "items: entries.knd");
+    assert_eq!(
+        one_error(&src),
+        "schema/demo.yaml:9:43: 'knd' is not a field of 'Entry' (did you mean 'kind'?)"
+    );
+}
+
+#[test]
+fn sequence_reassembly_mistakes() {
+    let src = BASE.replace(
+        "  root: Packet\n",
+        "  root: Packet\n  sequence_reassembly:\n    - { in: Packet, fields: [kind], sequence: payload_sise, first: \"kind == 1\", last: \"kind == 2\", piece_size: 100 }\n",
+    );
+    assert_eq!(
+        errors(&src),
+        vec![
+            "schema/demo.yaml:6:30: 'kind' must be a bytes field",
+            "schema/demo.yaml:6:47: 'payload_sise' is not a field of 'Packet' (did you mean 'payload_size'?)",
+        ]
+    );
+}
