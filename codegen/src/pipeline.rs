@@ -87,6 +87,9 @@ pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
     if root.join("wirecat/src/main.rs").is_file() {
         out.extend(backend::wirecat::generate(&protocols));
     }
+    if root.join("fuzz").is_dir() {
+        out.extend(backend::fuzz::generate(&protocols));
+    }
     Ok(out)
 }
 

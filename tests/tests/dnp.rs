@@ -255,6 +255,11 @@ fn float16_nan_and_rounding() {
         .encode()
     };
     assert_eq!(&encode(f32::NAN).unwrap()[12..], &[0x00, 0x7E]);
+    // A negative NaN keeps its sign through decoding (re-encoding is stable; found by fuzzing).
+    let b = hex("05 01 00 02 00 01 01 00 6d 01 00 08 01 fe");
+    let again = Command::decode(&b).unwrap().encode().unwrap();
+    assert_eq!(&again[12..], &[0x00, 0xFE]);
+    assert_eq!(Command::decode(&again).unwrap().encode().unwrap(), again);
     // 1 + 2^-11 is halfway between two halves: ties to even (1.0).
     assert_eq!(&encode(1.0 + 2f32.powi(-11)).unwrap()[12..], &[0x00, 0x3C]);
     // 65519 still rounds to 65504; 65520 would be infinity and is refused.

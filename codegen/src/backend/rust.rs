@@ -159,9 +159,12 @@ publish = false
 
 [features]
 serde = ["dep:serde"]
+# Random values of every type (structure-aware fuzzing, differential tests).
+arbitrary = ["dep:arbitrary"]
 
 [dependencies]
 serde = {{ version = "1", features = ["derive"], optional = true }}
+arbitrary = {{ version = "1", features = ["derive"], optional = true }}
 "#,
             src = self.p.source,
             name = naming::crate_name(self.p),
@@ -1233,6 +1236,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             pub enum #name {
                 #( #docs #variants, )*
                 #unknown_variant
@@ -1288,6 +1292,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         quote! {
             #d
             #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             pub struct #name(pub #raw);
 
             impl #name {
@@ -1445,6 +1450,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
         let derives = quote! {
             #[derive(Debug, Clone, PartialEq)]
             #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         };
         let body = if fields.is_empty() {
             quote! { {} }
@@ -1579,6 +1585,7 @@ serde = {{ version = "1", features = ["derive"], optional = true }}
             #fd
             #[derive(Debug, Clone, PartialEq)]
             #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             pub enum #name #lt {
                 #(#variants)*
             }

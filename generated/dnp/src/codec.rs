@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 /// Byte 0 of every datagram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum CommandCode {
     ConnectionRequest,
     ConnectionAck,
@@ -130,6 +131,7 @@ impl<'de> serde::Deserialize<'de> for CommandCode {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ConnectResult {
     Accepted,
     Rejected,
@@ -194,6 +196,7 @@ impl<'de> serde::Deserialize<'de> for ConnectResult {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ProtocolVersion {
     Dnp1,
     /// A value the schema does not name, kept as it was on the wire.
@@ -246,6 +249,7 @@ impl<'de> serde::Deserialize<'de> for ProtocolVersion {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum AckResult {
     Success,
     Failed,
@@ -303,6 +307,7 @@ impl<'de> serde::Deserialize<'de> for AckResult {
 
 /// The type code before each value of a Link State.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ValueType {
     SInt8,
     UInt8,
@@ -542,6 +547,7 @@ impl<'de> serde::Deserialize<'de> for ValueType {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkFlags(pub u8);
 impl LinkFlags {
     pub const READ_ONLY: Self = Self(1);
@@ -603,6 +609,7 @@ impl<'de> serde::Deserialize<'de> for LinkFlags {
 
 /// The first part has FIRST, the last LAST, middle parts neither.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LongMessageFlags(pub u8);
 impl LongMessageFlags {
     pub const FIRST: Self = Self(1);
@@ -664,6 +671,7 @@ impl<'de> serde::Deserialize<'de> for LongMessageFlags {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LongLinkStateFlags(pub u8);
 impl LongLinkStateFlags {
     pub const READ_ONLY: Self = Self(1);
@@ -732,12 +740,14 @@ impl<'de> serde::Deserialize<'de> for LongLinkStateFlags {
 /// One DNP datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Command<'a> {
     pub body: CommandBody<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum CommandBody<'a> {
     ConnectionRequest(ConnectionRequest),
     ConnectionAck(ConnectionAck),
@@ -964,6 +974,7 @@ impl<'a> Command<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ConnectionRequest {
     /// Supported protocols (only DNP1 exists).
     pub protocols: Vec<ProtocolVersion>,
@@ -1062,6 +1073,7 @@ impl<'a> ConnectionRequest {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ConnectionAck {
     pub result: ConnectResult,
     /// The chosen protocol (only when accepted).
@@ -1179,6 +1191,7 @@ impl<'a> ConnectionAck {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UnreliableMessage<'a> {
     #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
@@ -1259,6 +1272,7 @@ impl<'a> UnreliableMessage<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReliableMessage<'a> {
     /// Reliable number (one counter per direction, wraps with % 65535).
     pub number: u16,
@@ -1354,6 +1368,7 @@ impl<'a> ReliableMessage<'a> {
 /// A link's state and its typed values.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkState<'a> {
     pub number: u16,
     pub link_id: u16,
@@ -1522,12 +1537,14 @@ impl<'a> LinkState<'a> {
 /// A type code and the value.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct TypedValue<'a> {
     pub value: TypedValueValue<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum TypedValueValue<'a> {
     SInt8(SInt8Value),
     UInt8(UInt8Value),
@@ -2009,6 +2026,7 @@ impl<'a> TypedValue<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReliableAck {
     pub number: u16,
     pub result: AckResult,
@@ -2099,6 +2117,7 @@ impl<'a> ReliableAck {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkId {
     pub link_id: u16,
 }
@@ -2177,6 +2196,7 @@ impl<'a> LinkId {
 /// New values of some links, by index and without types (the links' Link States gave them).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkUpdate<'a> {
     pub links: Vec<LinkUpdateLink<'a>>,
 }
@@ -2268,6 +2288,7 @@ impl<'a> LinkUpdate<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkUpdateLink<'a> {
     pub link_id: u16,
     /// Typed by the list the link's Link State announced.
@@ -2379,6 +2400,7 @@ impl<'a> LinkUpdateLink<'a> {
 /// A value by its index in the link's list; the list gives its type.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct IndexedValue<'a> {
     pub index: u16,
     pub value: IndexedValueValue<'a>,
@@ -2386,6 +2408,7 @@ pub struct IndexedValue<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum IndexedValueValue<'a> {
     SInt8(SInt8Value),
     UInt8(UInt8Value),
@@ -2830,6 +2853,7 @@ impl<'a> IndexedValue<'a> {
 /// The joined values chunks of a Long Link State.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LinkValues<'a> {
     pub values: Vec<TypedValue<'a>>,
 }
@@ -2921,6 +2945,7 @@ impl<'a> LinkValues<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LongReliableMessage<'a> {
     pub number: u16,
     pub flags: LongMessageFlags,
@@ -3037,6 +3062,7 @@ impl<'a> LongReliableMessage<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LongLinkState<'a> {
     pub number: u16,
     pub link_id: u16,
@@ -3208,6 +3234,7 @@ impl<'a> LongLinkState<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SInt8Value {
     pub value: i8,
 }
@@ -3285,6 +3312,7 @@ impl<'a> SInt8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UInt8Value {
     pub value: u8,
 }
@@ -3362,6 +3390,7 @@ impl<'a> UInt8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SInt16Value {
     pub value: i16,
 }
@@ -3439,6 +3468,7 @@ impl<'a> SInt16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UInt16Value {
     pub value: u16,
 }
@@ -3516,6 +3546,7 @@ impl<'a> UInt16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SInt32Value {
     pub value: i32,
 }
@@ -3593,6 +3624,7 @@ impl<'a> SInt32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UInt32Value {
     pub value: u32,
 }
@@ -3670,6 +3702,7 @@ impl<'a> UInt32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SInt64Value {
     pub value: i64,
 }
@@ -3747,6 +3780,7 @@ impl<'a> SInt64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UInt64Value {
     pub value: u64,
 }
@@ -3824,6 +3858,7 @@ impl<'a> UInt64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Float16Value {
     pub value: f32,
 }
@@ -3916,6 +3951,7 @@ impl<'a> Float16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Float32Value {
     pub value: f32,
 }
@@ -3993,6 +4029,7 @@ impl<'a> Float32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Float64Value {
     pub value: f64,
 }
@@ -4070,6 +4107,7 @@ impl<'a> Float64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct StringValue<'a> {
     pub text: Cow<'a, str>,
 }
@@ -4159,6 +4197,7 @@ impl<'a> StringValue<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct DataValue<'a> {
     #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
@@ -4249,6 +4288,7 @@ impl<'a> DataValue<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2S8Value {
     pub x: i8,
     pub y: i8,
@@ -4339,6 +4379,7 @@ impl<'a> Point2S8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2U8Value {
     pub x: u8,
     pub y: u8,
@@ -4429,6 +4470,7 @@ impl<'a> Point2U8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2S16Value {
     pub x: i16,
     pub y: i16,
@@ -4519,6 +4561,7 @@ impl<'a> Point2S16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2U16Value {
     pub x: u16,
     pub y: u16,
@@ -4609,6 +4652,7 @@ impl<'a> Point2U16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2S32Value {
     pub x: i32,
     pub y: i32,
@@ -4699,6 +4743,7 @@ impl<'a> Point2S32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2U32Value {
     pub x: u32,
     pub y: u32,
@@ -4789,6 +4834,7 @@ impl<'a> Point2U32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2S64Value {
     pub x: i64,
     pub y: i64,
@@ -4879,6 +4925,7 @@ impl<'a> Point2S64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point2U64Value {
     pub x: u64,
     pub y: u64,
@@ -4969,6 +5016,7 @@ impl<'a> Point2U64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3S8Value {
     pub x: i8,
     pub y: i8,
@@ -5072,6 +5120,7 @@ impl<'a> Point3S8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3U8Value {
     pub x: u8,
     pub y: u8,
@@ -5175,6 +5224,7 @@ impl<'a> Point3U8Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3S16Value {
     pub x: i16,
     pub y: i16,
@@ -5278,6 +5328,7 @@ impl<'a> Point3S16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3U16Value {
     pub x: u16,
     pub y: u16,
@@ -5381,6 +5432,7 @@ impl<'a> Point3U16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3S32Value {
     pub x: i32,
     pub y: i32,
@@ -5484,6 +5536,7 @@ impl<'a> Point3S32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3U32Value {
     pub x: u32,
     pub y: u32,
@@ -5587,6 +5640,7 @@ impl<'a> Point3U32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3S64Value {
     pub x: i64,
     pub y: i64,
@@ -5690,6 +5744,7 @@ impl<'a> Point3S64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point3U64Value {
     pub x: u64,
     pub y: u64,
@@ -5793,6 +5848,7 @@ impl<'a> Point3U64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector2F16Value {
     pub x: f32,
     pub y: f32,
@@ -5913,6 +5969,7 @@ impl<'a> Vector2F16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector2F32Value {
     pub x: f32,
     pub y: f32,
@@ -6003,6 +6060,7 @@ impl<'a> Vector2F32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector2F64Value {
     pub x: f64,
     pub y: f64,
@@ -6093,6 +6151,7 @@ impl<'a> Vector2F64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector3F16Value {
     pub x: f32,
     pub y: f32,
@@ -6241,6 +6300,7 @@ impl<'a> Vector3F16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector3F32Value {
     pub x: f32,
     pub y: f32,
@@ -6344,6 +6404,7 @@ impl<'a> Vector3F32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Vector3F64Value {
     pub x: f64,
     pub y: f64,
@@ -6447,6 +6508,7 @@ impl<'a> Vector3F64Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct QuaternionF16Value {
     pub x: f32,
     pub y: f32,
@@ -6623,6 +6685,7 @@ impl<'a> QuaternionF16Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct QuaternionF32Value {
     pub x: f32,
     pub y: f32,
@@ -6739,6 +6802,7 @@ impl<'a> QuaternionF32Value {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct QuaternionF64Value {
     pub x: f64,
     pub y: f64,

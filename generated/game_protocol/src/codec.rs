@@ -19,6 +19,7 @@ use crate::runtime::{BitReader, BitWriter, Reader, Writer};
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ObjectKind {
     Tree,
     Mushroom,
@@ -76,6 +77,7 @@ impl<'de> serde::Deserialize<'de> for ObjectKind {
 
 /// The upper four bits are reserved.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct PacketFlags(pub u8);
 impl PacketFlags {
     /// Reliable; the receiver acknowledges it.
@@ -149,6 +151,7 @@ impl<'de> serde::Deserialize<'de> for PacketFlags {
 
 /// Direction as seen from above, north along +y.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Direction(pub u8);
 impl Direction {
     pub const NORTH: Self = Self(1);
@@ -219,6 +222,7 @@ impl<'de> serde::Deserialize<'de> for Direction {
 /// The client's first datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Init {
     /// Chosen at random by the client.
     pub salt: u32,
@@ -281,6 +285,7 @@ impl<'a> Init {
 /// The server's first datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Challenge {
     /// Chosen at random by the server.
     pub pepper: u32,
@@ -343,6 +348,7 @@ impl<'a> Challenge {
 /// The client's second datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ChallengeResponse {
     /// salt XOR pepper.
     pub seasoning: u32,
@@ -405,6 +411,7 @@ impl<'a> ChallengeResponse {
 /// Every datagram after the handshake: a header and a chunk (none for ACK and close).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     pub flags: PacketFlags,
     /// Index of this chunk in its sequence.
@@ -520,12 +527,14 @@ impl<'a> Packet<'a> {
 /// A message from the server (the reassembled payload of a sequence sent from port 8999).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ServerMessage<'a> {
     pub body: ServerMessageBody<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ServerMessageBody<'a> {
     Event(Event),
     Response(Response<'a>),
@@ -629,6 +638,7 @@ impl<'a> ServerMessage<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Event {
     /// Tick of the event.
     pub time: u32,
@@ -698,12 +708,14 @@ impl<'a> Event {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EventKind {
     pub body: EventKindBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum EventKindBody {
     Snapshot(Snapshot),
     GameOver(GameOver),
@@ -807,6 +819,7 @@ impl<'a> EventKind {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct GameOver {
     /// 0: the client lost, 1: it won.
     pub won: bool,
@@ -868,6 +881,7 @@ impl<'a> GameOver {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Snapshot {
     pub entities: Vec<Entity>,
 }
@@ -945,6 +959,7 @@ impl<'a> Snapshot {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Entity {
     pub id: u32,
     pub kind: EntityKind,
@@ -1013,12 +1028,14 @@ impl<'a> Entity {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EntityKind {
     pub body: EntityKindBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum EntityKindBody {
     Object(Object),
     Player(Player),
@@ -1122,6 +1139,7 @@ impl<'a> EntityKind {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Object {
     pub position: Point,
     pub kind: ObjectKind,
@@ -1272,6 +1290,7 @@ impl<'a> Object {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Player {
     pub position: Point,
     pub movement: Direction,
@@ -1505,6 +1524,7 @@ impl<'a> Player {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Point {
     pub x: f32,
     pub y: f32,
@@ -1591,6 +1611,7 @@ impl<'a> Point {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Response<'a> {
     pub channel: u32,
     pub kind: ResponseKind<'a>,
@@ -1659,12 +1680,14 @@ impl<'a> Response<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ResponseKind<'a> {
     pub body: ResponseKindBody<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ResponseKindBody<'a> {
     Error(Error<'a>),
     Pong,
@@ -1772,6 +1795,7 @@ impl<'a> ResponseKind<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Error<'a> {
     pub text: Cow<'a, str>,
 }
@@ -1847,6 +1871,7 @@ impl<'a> Error<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Connect {
     pub player: u32,
     pub snapshot: Snapshot,
@@ -1916,12 +1941,14 @@ impl<'a> Connect {
 /// A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ClientMessage {
     pub body: ClientMessageBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ClientMessageBody {
     Request(Request),
     Action(Action),
@@ -2027,6 +2054,7 @@ impl<'a> ClientMessage {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Request {
     pub channel: u32,
     pub kind: RequestKind,
@@ -2095,12 +2123,14 @@ impl<'a> Request {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct RequestKind {
     pub body: RequestKindBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum RequestKindBody {
     Ping,
     Init,
@@ -2196,12 +2226,14 @@ impl<'a> RequestKind {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Action {
     pub body: ActionBody,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ActionBody {
     Break(Break),
     Throw(Throw),
@@ -2307,6 +2339,7 @@ impl<'a> Action {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Break {
     pub entity: Option<u32>,
 }
@@ -2403,6 +2436,7 @@ impl<'a> Break {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Throw {
     pub target: Point,
 }
@@ -2458,6 +2492,7 @@ impl<'a> Throw {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Move {
     pub direction: Direction,
 }

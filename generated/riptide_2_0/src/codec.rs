@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 /// The header byte (2.0 values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeaderKind {
     /// An unreliable user message.
     Unreliable,
@@ -135,6 +136,7 @@ impl<'de> serde::Deserialize<'de> for HeaderKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum RejectReason {
     NoConnection,
     AlreadyConnected,
@@ -214,6 +216,7 @@ impl<'de> serde::Deserialize<'de> for RejectReason {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum DisconnectReason {
     NeverConnected,
     ConnectionRejected,
@@ -300,6 +303,7 @@ impl<'de> serde::Deserialize<'de> for DisconnectReason {
 /// One Riptide 2.0 message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Message<'a> {
     /// The layout of this kind of message.
     pub body: MessageBody<'a>,
@@ -308,6 +312,7 @@ pub struct Message<'a> {
 /// The layout of this kind of message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum MessageBody<'a> {
     Unreliable(UserMessage<'a>),
     Ack(Ack),
@@ -502,6 +507,7 @@ impl<'a> Message<'a> {
 /// An unreliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UserMessage<'a> {
     /// The application's message id.
     pub message_id: u16,
@@ -581,6 +587,7 @@ impl<'a> UserMessage<'a> {
 /// A reliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReliableUserMessage<'a> {
     /// Reliable sequence number.
     pub sequence_id: u16,
@@ -686,6 +693,7 @@ impl<'a> ReliableUserMessage<'a> {
 /// Acknowledges the last received sequence id and the 16 before it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ack {
     pub last_received_seq: u16,
     /// Bit k: sequence last_received_seq - 1 - k was received.
@@ -764,6 +772,7 @@ impl<'a> Ack {
 /// An Ack for a sequence id other than the last received one.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct AckExtra {
     pub last_received_seq: u16,
     /// Bit k: sequence last_received_seq - 1 - k was received.
@@ -857,6 +866,7 @@ impl<'a> AckExtra {
 /// A connection attempt; empty from the server, it means "pending".
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Connect<'a> {
     /// Application connect data (may be empty).
     #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
@@ -922,6 +932,7 @@ impl<'a> Connect<'a> {
 /// Connection rejected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Reject<'a> {
     pub reason: RejectReason,
     /// Application data, with reason Custom.
@@ -1000,12 +1011,14 @@ impl<'a> Reject<'a> {
 /// Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Heartbeat {
     pub form: HeartbeatForm,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeartbeatForm {
     Client(ClientHeartbeat),
     Server(ServerHeartbeat),
@@ -1092,6 +1105,7 @@ impl<'a> Heartbeat {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ClientHeartbeat {
     pub ping_id: u8,
     /// Last round-trip time in ms (-1 when unknown).
@@ -1166,6 +1180,7 @@ impl<'a> ClientHeartbeat {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ServerHeartbeat {
     pub ping_id: u8,
 }
@@ -1227,12 +1242,14 @@ impl<'a> ServerHeartbeat {
 /// From the client, the header byte alone; from the server, a reason.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum DisconnectForm<'a> {
     Client,
     /// Any other tag value.
@@ -1302,6 +1319,7 @@ impl<'a> Disconnect<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ServerDisconnect<'a> {
     pub reason: DisconnectReason,
     /// Application data, when Kicked with data.
@@ -1380,6 +1398,7 @@ impl<'a> ServerDisconnect<'a> {
 /// Welcome, ClientConnected and ClientDisconnected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ClientId {
     /// Reliable sequence number.
     pub sequence_id: u16,

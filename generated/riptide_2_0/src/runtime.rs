@@ -420,6 +420,7 @@ impl<'a> Reader<'a> {
 /// bit offset). Borrowed from the input when it started on a byte boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct BitString<'a> {
     #[cfg_attr(feature = "serde", serde(with = "serde_support::hex"))]
     pub bytes: std::borrow::Cow<'a, [u8]>,
@@ -793,7 +794,8 @@ pub(crate) fn f16_to_f32(h: u16) -> f32 {
     match e {
         0 => sign * m * 2f32.powi(-24),
         31 if m == 0.0 => sign * f32::INFINITY,
-        31 => f32::NAN,
+        // Quiet NaN with the sign kept (its payload is not), so re-encoding is stable.
+        31 => f32::NAN.copysign(sign),
         _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15),
     }
 }

@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 /// The 4-bit header (2.1 values; 11 to 15 are invalid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeaderKind {
     /// An unreliable user message.
     Unreliable,
@@ -135,6 +136,7 @@ impl<'de> serde::Deserialize<'de> for HeaderKind {
 
 /// Pending is gone in 2.1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum RejectReason {
     NoConnection,
     AlreadyConnected,
@@ -209,6 +211,7 @@ impl<'de> serde::Deserialize<'de> for RejectReason {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum DisconnectReason {
     NeverConnected,
     ConnectionRejected,
@@ -300,6 +303,7 @@ impl<'de> serde::Deserialize<'de> for DisconnectReason {
 /// One Riptide 2.1 message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Message<'a> {
     /// The layout of this kind of message.
     pub body: MessageBody<'a>,
@@ -308,6 +312,7 @@ pub struct Message<'a> {
 /// The layout of this kind of message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum MessageBody<'a> {
     Unreliable(UserMessage<'a>),
     Ack(Ack),
@@ -494,6 +499,7 @@ impl<'a> Message<'a> {
 /// An unreliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct UserMessage<'a> {
     /// The application's message id (VarULong at bit 4).
     pub message_id: u64,
@@ -570,6 +576,7 @@ impl<'a> UserMessage<'a> {
 /// A reliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReliableUserMessage<'a> {
     /// Reliable sequence number (bits 4-19).
     pub sequence_id: u16,
@@ -672,6 +679,7 @@ impl<'a> ReliableUserMessage<'a> {
 /// A notify message; no message id (the document wrongly adds one).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Notify<'a> {
     /// Bits 4-19.
     pub last_received_seq: u16,
@@ -781,6 +789,7 @@ impl<'a> Notify<'a> {
 /// Always 53 bits in 2.1.x.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Ack {
     /// Bits 4-19.
     pub last_received_seq: u16,
@@ -890,6 +899,7 @@ impl<'a> Ack {
 /// A connection attempt.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Connect<'a> {
     /// Application connect data.
     pub custom: BitString<'a>,
@@ -952,6 +962,7 @@ impl<'a> Connect<'a> {
 /// Connection rejected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Reject<'a> {
     pub reason: RejectReason,
     /// Application data, with reason Custom.
@@ -1027,12 +1038,14 @@ impl<'a> Reject<'a> {
 /// The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Heartbeat {
     pub form: HeartbeatForm,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeartbeatForm {
     Client(ClientHeartbeat),
     Server(ServerHeartbeat),
@@ -1119,6 +1132,7 @@ impl<'a> Heartbeat {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ClientHeartbeat {
     pub ping_id: u8,
     /// Last round-trip time in ms (-1 when unknown).
@@ -1193,6 +1207,7 @@ impl<'a> ClientHeartbeat {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ServerHeartbeat {
     pub ping_id: u8,
 }
@@ -1254,12 +1269,14 @@ impl<'a> ServerHeartbeat {
 /// From the client, the header alone (1 byte); from the server, a reason.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum DisconnectForm<'a> {
     Client,
     /// Any other tag value.
@@ -1329,6 +1346,7 @@ impl<'a> Disconnect<'a> {
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ServerDisconnect<'a> {
     pub reason: DisconnectReason,
     /// Application data, when Kicked with data (and the padding).
@@ -1408,6 +1426,7 @@ impl<'a> ServerDisconnect<'a> {
 /// Welcome, ClientConnected and ClientDisconnected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ClientId {
     /// Bits 4-19.
     pub sequence_id: u16,

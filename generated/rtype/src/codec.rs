@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 /// What the payload holds (the RFC's normative command table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Command {
     /// Client requests connection.
     ReqLogin,
@@ -124,6 +125,7 @@ impl<'de> serde::Deserialize<'de> for Command {
 
 /// Packet behaviour bits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct PacketFlags(pub u8);
 impl PacketFlags {
     /// The receiver must acknowledge this packet.
@@ -197,6 +199,7 @@ impl<'de> serde::Deserialize<'de> for PacketFlags {
 
 /// Buttons held by the player.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct InputMask(pub u8);
 impl InputMask {
     pub const UP: Self = Self(1);
@@ -269,6 +272,7 @@ impl<'de> serde::Deserialize<'de> for InputMask {
 /// One RTP datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     /// Packet behaviour.
     pub flags: PacketFlags,
@@ -289,6 +293,7 @@ pub struct Packet<'a> {
 /// The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum PacketPayload<'a> {
     ReqLogin(ReqLogin<'a>),
     ResLogin(ResLogin),
@@ -638,6 +643,7 @@ impl<'a> Packet<'a> {
 /// Client login request.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReqLogin<'a> {
     /// The player's name.
     pub username: Cow<'a, str>,
@@ -757,6 +763,7 @@ impl<'a> ReqLogin<'a> {
 /// Server answer to a login.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ResLogin {
     /// 1 when the login was accepted.
     pub success: u8,
@@ -851,6 +858,7 @@ impl<'a> ResLogin {
 /// Client asks to join a room.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ReqJoinRoom {
     /// The room to join.
     pub room_id: u32,
@@ -913,6 +921,7 @@ impl<'a> ReqJoinRoom {
 /// Client input state.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct CInput {
     /// Buttons held.
     pub input_mask: InputMask,
@@ -996,6 +1005,7 @@ impl<'a> CInput {
 /// World update.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SEntityState {
     /// Entity records, back to back to the end of the payload.
     pub entities: Vec<EntityState>,
@@ -1061,6 +1071,7 @@ impl<'a> SEntityState {
 /// One entity's position.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct EntityState {
     /// Entity id.
     pub entity_id: u32,
