@@ -406,8 +406,9 @@ local E = {
   quirk = ProtoExpert.new("dnp.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
   no_state = ProtoExpert.new("dnp.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
   joined = ProtoExpert.new("dnp.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
+  reassembly = ProtoExpert.new("dnp.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -2072,7 +2073,7 @@ local function join_0(pinfo, tree, v)
     local seq = v.number
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
-      tree:add_proto_expert_info(E.length, "more than 4096 parts waiting to be joined; dropped")
+      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       join_parts_0[key] = nil
       return
     end
@@ -2198,7 +2199,7 @@ local function join_1(pinfo, tree, v)
     local seq = v.number
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
-      tree:add_proto_expert_info(E.length, "more than 4096 parts waiting to be joined; dropped")
+      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
       join_parts_1[key] = nil
       return
     end

@@ -283,8 +283,9 @@ local E = {
   quirk = ProtoExpert.new("game_protocol.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
   no_state = ProtoExpert.new("game_protocol.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
   joined = ProtoExpert.new("game_protocol.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
+  reassembly = ProtoExpert.new("game_protocol.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -1088,7 +1089,7 @@ local function reassemble(tvb, pinfo, root, v)
     local st = pieces[key]
     if st == nil then
       if pending_count >= MAX_PENDING then
-        root:add_proto_expert_info(E.length, "too many payloads being reassembled; piece ignored")
+        root:add_proto_expert_info(E.reassembly, "too many payloads being reassembled; piece ignored")
         return ""
       end
       st = { parts = {} }

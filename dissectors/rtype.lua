@@ -240,8 +240,9 @@ local E = {
   quirk = ProtoExpert.new("rtype.expert.quirk", "Known implementation quirk", expert.group.PROTOCOL, expert.severity.WARN),
   no_state = ProtoExpert.new("rtype.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
   joined = ProtoExpert.new("rtype.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
+  reassembly = ProtoExpert.new("rtype.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -620,7 +621,7 @@ local function reassemble(tvb, pinfo, root, v)
     local st = pieces[key]
     if st == nil then
       if pending_count >= MAX_PENDING then
-        root:add_proto_expert_info(E.length, "too many payloads being reassembled; piece ignored")
+        root:add_proto_expert_info(E.reassembly, "too many payloads being reassembled; piece ignored")
         return ""
       end
       st = { parts = {} }
@@ -628,8 +629,8 @@ local function reassemble(tvb, pinfo, root, v)
       pending_count = pending_count + 1
     end
     st.parts[index] = tvb:raw(tvb:len() - v.payload, v.payload)
-    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.length, string.format("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-    if index >= v.fragment_count then root:add_proto_expert_info(E.length, string.format("piece %d of %d is out of range", index, v.fragment_count)) end
+    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("piece %d of %d is out of range", index, v.fragment_count)) end
     st.count = v.fragment_count
     if st.count ~= nil then
       local list = {}

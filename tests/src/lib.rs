@@ -340,7 +340,8 @@ pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Resul
                 .map(|x| x == *f || (x.is_nan() && f.is_nan()) || (x - f).abs() <= 5e-6 * f.abs())
                 .unwrap_or(false),
             Expected::Bytes(b) => g.value == hex(b),
-            Expected::Str(s) => &g.show == s,
+            // Wireshark escapes control characters in `show`; `value` holds the raw bytes.
+            Expected::Str(s) => &g.show == s || g.value == hex(s.as_bytes()),
         };
         if !same {
             return Err(format!(
@@ -423,6 +424,106 @@ pub fn udp_cross_check(
             experts.iter().map(String::as_str).collect::<Vec<_>>(),
             "frame {i} {m:02x?}"
         );
+    }
+    let _ = std::fs::remove_file(pcap);
+}
+
+/// Up to `n` random valid messages of type `$t`: arbitrary values (from a seeded byte stream)
+/// that the encoder accepts, encoded.
+#[macro_export]
+macro_rules! arbitrary_messages {
+    ($t:ty, $seed:expr, $n:expr) => {{
+        let mut rng = $crate::Rng($seed);
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        let mut tries = 0;
+        while out.len() < $n && tries < $n * 50 {
+            tries += 1;
+            let len = 16 + rng.below(400) as usize;
+            let raw = rng.bytes(len);
+            let mut u = arbitrary::Unstructured::new(&raw);
+            let Ok(v) = <$t as arbitrary::Arbitrary>::arbitrary(&mut u) else {
+                continue;
+            };
+            if let Ok(bytes) = v.encode() {
+                out.push(bytes);
+            }
+        }
+        out
+    }};
+}
+
+/// Expert items that say a message is malformed: a valid message must show none of them.
+pub const MALFORMED_EXPERTS: &[&str] = &[
+    "truncated",
+    "length_mismatch",
+    "trailing",
+    "bad_const",
+    "bad_checksum",
+    "invalid_value",
+    "internal",
+];
+
+/// Differential test of the two outputs of one schema: `opening` datagrams (whether the server
+/// sent it, bytes) start one conversation, then every message of `messages` is sent by the
+/// client, in that conversation when `one_conversation`, else each from its own port; one tshark
+/// run dissects them all. For each message, `expect` gives the Rust decoder's fields: tshark must
+/// show exactly those (a joined payload may follow them), and no expert item that calls a valid
+/// message malformed. Fails with the schema, the frame, the field and the bytes.
+pub fn differential_check(
+    name: &str,
+    lua: &str,
+    port: u16,
+    opening: &[(bool, Vec<u8>)],
+    one_conversation: bool,
+    messages: &[Vec<u8>],
+    expect: impl Fn(&[u8]) -> Vec<ExpectedField>,
+) {
+    let mut datagrams: Vec<Datagram> = opening
+        .iter()
+        .map(|(from_server, payload)| Datagram {
+            src_port: if *from_server { port } else { 40000 },
+            dst_port: if *from_server { 40000 } else { port },
+            payload: payload.clone(),
+        })
+        .collect();
+    datagrams.extend(messages.iter().enumerate().map(|(i, m)| Datagram {
+        src_port: if one_conversation {
+            40000
+        } else {
+            20000 + i as u16
+        },
+        dst_port: port,
+        payload: m.clone(),
+    }));
+    let pcap = std::env::temp_dir().join(format!(
+        "wiregen-differential-{name}-{}.pcap",
+        std::process::id()
+    ));
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(&pcap, &repo_root().join(lua), &[]);
+    for (i, m) in messages.iter().enumerate() {
+        let frame = opening.len() + i;
+        let fields = d.fields(frame, name);
+        let own = expect(m);
+        let n = own.len().min(fields.len());
+        compare(&own, &fields[..n], HEADERS)
+            .unwrap_or_else(|e| panic!("{name}: frame {frame} {m:02x?}: {e}"));
+        let experts = d.experts(frame, name);
+        // A joined payload (its pieces arbitrary) may well be malformed: only the datagram's own
+        // fields are compared then.
+        let joined = fields.len() > own.len()
+            || experts
+                .iter()
+                .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
+        if !joined {
+            for e in &experts {
+                let kind = e.rsplit('.').next().unwrap_or("");
+                assert!(
+                    !MALFORMED_EXPERTS.contains(&kind),
+                    "{name}: frame {frame} {m:02x?}: a valid message shows {e}"
+                );
+            }
+        }
     }
     let _ = std::fs::remove_file(pcap);
 }

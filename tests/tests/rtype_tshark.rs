@@ -84,7 +84,7 @@ fn every_field_agrees_between_rust_and_tshark() {
         if decoded.flags.contains(PacketFlags::IS_FRAGMENT)
             && decoded.fragment_index >= decoded.fragment_count
         {
-            want.push("rtype.expert.length_mismatch");
+            want.push("rtype.expert.reassembly");
         }
         assert_eq!(d.experts(i, "rtype"), want, "frame {i}");
     }

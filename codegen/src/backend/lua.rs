@@ -244,7 +244,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 PieceEnd::Count(f) => {
                     let c = v(*f);
                     format!(
-                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.length, string.format(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n    if index >= {c} then root:add_proto_expert_info(E.length, string.format(\"piece %d of %d is out of range\", index, {c})) end\n    st.count = {c}"
+                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, string.format(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n    if index >= {c} then root:add_proto_expert_info(E.reassembly, string.format(\"piece %d of %d is out of range\", index, {c})) end\n    st.count = {c}"
                     )
                 }
             };
@@ -929,7 +929,7 @@ impl<'p> Gen<'p> {
         c.line(format!("local seq = v.{}", s.fields[j.sequence].name));
         c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
         c.open("if st.n > 4096 then");
-        c.line("tree:add_proto_expert_info(E.length, \"more than 4096 parts waiting to be joined; dropped\")");
+        c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
         c.line(format!("join_parts_{ji}[key] = nil"));
         c.line("return");
         c.close("end");
