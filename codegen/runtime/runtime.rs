@@ -42,6 +42,8 @@ pub enum DecodeErrorKind {
     /// The value's type comes from a list announced earlier in the conversation, and there is
     /// no list for this key (or the list has no item at this index).
     NoState { key: u64 },
+    /// A variable-length integer runs past 64 bits.
+    Overlong,
     /// A value's type comes from a list announced earlier, and the list has no item `index`.
     NotInList { index: u64 },
 }
@@ -95,6 +97,7 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")
             }
+            DecodeErrorKind::Overlong => write!(f, "variable-length integer longer than 64 bits"),
             DecodeErrorKind::NotInList { index } => {
                 write!(f, "index {index} is past the list announced earlier in the conversation")
             }
@@ -201,6 +204,25 @@ pub enum Value<'a> {
 }
 
 /// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
+/// Unsigned LEB128 from successive bytes (whichever reader they come from); `None` when it is
+/// longer than 64 bits.
+fn leb128(mut next: impl FnMut() -> Result<u8, DecodeError>) -> Result<Option<u64>, DecodeError> {
+    let mut value = 0u64;
+    for i in 0..10 {
+        let b = next()?;
+        let low = u64::from(b & 0x7F);
+        // The tenth group holds bit 63 only.
+        if i == 9 && low > 1 {
+            return Ok(None);
+        }
+        value |= low << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
+}
+
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -372,19 +394,8 @@ impl<'a> Reader<'a> {
     /// An unsigned LEB128 value (7 bits a byte, low group first, 0x80 = more), up to 64 bits.
     pub(crate) fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
-        let mut value = 0u64;
-        for i in 0..10 {
-            let b = self.array::<1>(field)?[0];
-            let low = u64::from(b & 0x7F);
-            if i == 9 && low > 1 {
-                return Err(DecodeError::new(field, at, DecodeErrorKind::TooLarge { value: u64::MAX, max: u64::MAX }));
-            }
-            value |= low << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(DecodeError::new(field, at, DecodeErrorKind::TooLarge { value: u64::MAX, max: u64::MAX }))
+        leb128(|| Ok(self.array::<1>(field)?[0]))?
+            .ok_or_else(|| DecodeError::new(field, at, DecodeErrorKind::Overlong))
     }
 
     pub(crate) fn slice(&self, from: usize, to: usize) -> &'a [u8] {
@@ -566,19 +577,8 @@ impl<'a> BitReader<'a> {
     /// An unsigned LEB128 value whose group bytes are unaligned 8-bit fields.
     pub(crate) fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
-        let mut value = 0u64;
-        for i in 0..10 {
-            let b = self.bits(8, field)?;
-            let low = b & 0x7F;
-            if i == 9 && low > 1 {
-                return Err(DecodeError::at_bit(field, at, DecodeErrorKind::TooLarge { value: u64::MAX, max: u64::MAX }));
-            }
-            value |= low << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err(DecodeError::at_bit(field, at, DecodeErrorKind::TooLarge { value: u64::MAX, max: u64::MAX }))
+        leb128(|| Ok(self.bits(8, field)? as u8))?
+            .ok_or_else(|| DecodeError::at_bit(field, at, DecodeErrorKind::Overlong))
     }
 
     /// A Rabbit variable-length unsigned integer of a `width`-bit type (16, 32 or 64): the byte

@@ -103,12 +103,15 @@ end
 
 -- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
 -- the bits it takes, or nil and the bits read when it runs past `limit`.
+-- (false when it is longer than 64 bits).
 local function read_leb128(tvb, pos, limit)
   local value, used, shift = UInt64(0), 0, 0
   while true do
-    if limit - pos - used < 8 or shift > 63 then return nil, used end
+    if limit - pos - used < 8 then return nil, used end
     local g = read_bits(tvb, pos + used, 8)
     used = used + 8
+    -- The tenth group holds bit 63 only: anything more does not fit 64 bits.
+    if shift == 63 and g % 128 > 1 then return false, used end
     value = value + UInt64(g % 128):lshift(shift)
     shift = shift + 7
     if g < 128 then return value, used end

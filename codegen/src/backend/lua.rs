@@ -1197,6 +1197,7 @@ impl<'p> Gen<'p> {
             Ty::VarInt(VarInt::Leb128) => {
                 c.line("val, n = read_leb128(tvb, offset, limit)");
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
+                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
@@ -1486,6 +1487,7 @@ impl<'p> Gen<'p> {
                 // LEB128 groups are whole bytes here: the bit-stream reader at offset * 8.
                 c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
                 c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name}\", n / 8 + 1, limit - offset) end"));
+                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
                 c.line("n = n / 8");
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
                     c.line("val = zigzag64(val)");
