@@ -22,12 +22,25 @@ pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
             Some(i) => message[..i].to_string(),
             None => message,
         };
+        let hint = if message.contains("tab character") {
+            Some("indent with spaces".to_string())
+        } else if message.contains("did not find expected key")
+            || message.contains("mapping values are not allowed")
+        {
+            Some("check the indentation of this line and the lines above".to_string())
+        } else if message.contains("did not find expected ',' or '}'")
+            || message.contains("did not find expected ',' or ']'")
+        {
+            Some("a '{' or '[' on an earlier line is not closed".to_string())
+        } else {
+            None
+        };
         Diagnostics(vec![Diagnostic {
             file: path.to_string(),
             line,
             col,
             message,
-            hint: None,
+            hint,
         }])
     })?;
     let mut v = Validator {
@@ -92,6 +105,8 @@ struct Scope<'a> {
 enum ExprTy {
     Int,
     Bool,
+    /// An expression already reported as wrong: fits anywhere, so one mistake gives one message.
+    Error,
 }
 
 impl<'f> Validator<'f> {
@@ -1811,7 +1826,10 @@ impl<'f> Validator<'f> {
         match expr::parse_expr(text) {
             Ok(e) => {
                 let (e, ty) = self.check(scope, &e);
-                if ty != want && ty != ExprTy::Int || (ty == ExprTy::Int && want == ExprTy::Bool) {
+                if ty != ExprTy::Error
+                    && (ty != want && ty != ExprTy::Int
+                        || (ty == ExprTy::Int && want == ExprTy::Bool))
+                {
                     let (got, exp) = if want == ExprTy::Bool {
                         ("an integer", "a condition")
                     } else {
@@ -1852,7 +1870,7 @@ impl<'f> Validator<'f> {
                         format!("unknown built-in '@{name}'"),
                         Some("known: @size, @remaining".into()),
                     );
-                    (Expr::Int(0), ExprTy::Int)
+                    (Expr::Int(0), ExprTy::Error)
                 }
             },
             expr::Expr::Path(path, at) => self.path(scope, path, *at, false),
@@ -1880,7 +1898,7 @@ impl<'f> Validator<'f> {
                             format!("'{table}' is not a state table"),
                             hint.or(Some("declare it under protocol.state".into())),
                         );
-                        (Expr::Int(0), ExprTy::Int)
+                        (Expr::Int(0), ExprTy::Error)
                     }
                 }
             }
@@ -1888,7 +1906,7 @@ impl<'f> Validator<'f> {
                 expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
                 _ => {
                     self.expr_error(scope, *at, "len() takes a field".into(), None);
-                    (Expr::Int(0), ExprTy::Int)
+                    (Expr::Int(0), ExprTy::Error)
                 }
             },
             expr::Expr::Unary(op, inner, at) => {
@@ -1930,7 +1948,7 @@ impl<'f> Validator<'f> {
     }
 
     fn want(&mut self, scope: &Scope, got: ExprTy, want: ExprTy, at: usize, what: &str) {
-        if got != want {
+        if got != want && got != ExprTy::Error {
             let w = if want == ExprTy::Bool {
                 "conditions"
             } else {
@@ -1942,7 +1960,7 @@ impl<'f> Validator<'f> {
 
     /// Resolves `a.b.c` against the visible fields of the scope (or an enum constant).
     fn path(&mut self, scope: &Scope, path: &[String], at: usize, in_len: bool) -> (Expr, ExprTy) {
-        let fail = (Expr::Int(0), ExprTy::Int);
+        let fail = (Expr::Int(0), ExprTy::Error);
         // Enum constants: `Command.REQ_LOGIN`.
         if path.len() == 2 {
             if let Some(e) = self.enum_ids.get(&path[0]) {
