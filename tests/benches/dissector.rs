@@ -46,7 +46,7 @@ fn main() {
                 })
                 .collect();
             let p = rtype::Packet {
-                flags: rtype::PacketFlags(rng.next_u64() as u8 & 0x0F),
+                flags: rtype::PacketFlags(rng.next_u64() as u8 & 0x0D), // never IS_FRAGMENT
                 sequence: i,
                 ack: i,
                 fragment_id: 0,
@@ -79,4 +79,48 @@ fn main() {
         );
     }
     let _ = std::fs::remove_file(pcap);
+    scaling();
+}
+
+/// No quadratic work on long input: the same number of DNP typed values dissected as many small
+/// Link States and as a few large ones cost about the same per value.
+fn scaling() {
+    let link_state = |values: usize| {
+        let c = dnp::Command {
+            body: dnp::CommandBody::LinkState(dnp::LinkState {
+                number: 1,
+                link_id: 2,
+                flags: dnp::LinkFlags(0),
+                message: std::borrow::Cow::Borrowed(b"m"),
+                values: (0..values)
+                    .map(|i| dnp::TypedValue {
+                        value: dnp::TypedValueValue::UInt32(dnp::UInt32Value { value: i as u32 }),
+                    })
+                    .collect(),
+            }),
+        };
+        c.encode().unwrap()
+    };
+    let total = 400_000;
+    let lua = repo_root().join("dissectors/dnp.lua");
+    println!("tshark, {total} DNP typed values (summary lines):");
+    for per in [40, 4_000, 12_000] {
+        let datagrams: Vec<Datagram> = (0..total / per)
+            .map(|_| Datagram {
+                src_port: 40000,
+                dst_port: 3413,
+                payload: link_state(per),
+            })
+            .collect();
+        let pcap = std::env::temp_dir().join(format!("wiregen-bench-dnp-{per}.pcap"));
+        write_pcap(&pcap, &datagrams);
+        let base = run(&pcap, None, false);
+        let with = run(&pcap, Some(&lua), false);
+        println!(
+            "  {per:>6} values per datagram ({:>6} bytes): {:.2} µs per value",
+            datagrams[0].payload.len(),
+            (with - base) * 1e6 / total as f64
+        );
+        let _ = std::fs::remove_file(pcap);
+    }
 }
