@@ -753,6 +753,7 @@ local function register_udp_ports()
   if udp_registered ~= nil then t:remove(udp_registered, proto) end
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
+  t:add_for_decode_as(proto)
   server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
@@ -765,6 +766,7 @@ local function register_tcp_ports()
   if tcp_registered ~= nil then t:remove(tcp_registered, proto) end
   tcp_registered = tostring(proto.prefs.tcp_ports)
   if tcp_registered ~= "" then t:add(tcp_registered, proto) end
+  t:add_for_decode_as(proto)
 end
 register_tcp_ports()
 

@@ -36,6 +36,8 @@ pub struct Protocol {
     pub joins: Vec<Join>,
     /// Lists remembered per conversation and direction from earlier messages.
     pub state: Vec<StateTable>,
+    /// The schema this one extends.
+    pub base: Option<Base>,
     pub enums: Vec<Enum>,
     pub flags: Vec<Flags>,
     pub structs: Vec<Struct>,
@@ -73,6 +75,17 @@ pub enum WholeType {
     ByDirection { client: StructId, server: StructId },
     /// Decoded with the root's switch field at this index, by the pieces' tag.
     AsField(usize),
+}
+
+/// The schema an extension was merged over.
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// The base protocol's name (its crate and dissector).
+    pub protocol: String,
+    /// The base schema's path, for messages.
+    pub source: String,
+    /// Enums, flags and types the extension declared (all others are the base's, unchanged).
+    pub touched: std::collections::HashSet<String>,
 }
 
 /// Parts of one payload carried by values of `in_struct` with consecutive sequence numbers (per

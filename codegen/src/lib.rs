@@ -7,6 +7,7 @@
 pub mod backend;
 pub mod diag;
 pub mod expr;
+pub mod extend;
 pub mod ir;
 pub mod locate;
 pub mod naming;

@@ -21,6 +21,8 @@ pub struct Locations {
     values: HashMap<String, Pos>,
     /// Position of each mapping key, by the path of its value.
     keys: HashMap<String, Pos>,
+    /// Where to point when nothing on a path is in this file (what an extension inherited).
+    pub fallback: Option<Pos>,
 }
 
 impl Locations {
@@ -44,7 +46,34 @@ impl Locations {
         }
     }
 
+    /// Whether `path` is inherited (an extension's base holds it): then positions point at the
+    /// fallback.
+    pub fn inherited(&self, path: &str) -> bool {
+        self.fallback.is_some() && self.nearest(&self.values, path).is_none()
+    }
+
+    /// The position of `path` or of its nearest ancestor below the top-level sections.
+    fn nearest(&self, map: &HashMap<String, Pos>, path: &str) -> Option<Pos> {
+        let mut p = path;
+        loop {
+            if let Some(pos) = map.get(p) {
+                return Some(*pos);
+            }
+            match p.rfind('.') {
+                // A section (`types`) alone says nothing about which entry.
+                Some(i) if p[..i].contains('.') || !path.contains('.') => p = &p[..i],
+                _ => return None,
+            }
+        }
+    }
+
     fn find(&self, map: &HashMap<String, Pos>, path: &str) -> Pos {
+        if self.fallback.is_some() {
+            return self
+                .nearest(map, path)
+                .or(self.fallback)
+                .unwrap_or(Pos { line: 1, col: 1 });
+        }
         let mut p = path;
         loop {
             if let Some(pos) = map.get(p) {
@@ -52,7 +81,7 @@ impl Locations {
             }
             match p.rfind('.') {
                 Some(i) => p = &p[..i],
-                None => return Pos { line: 1, col: 1 },
+                None => return self.fallback.unwrap_or(Pos { line: 1, col: 1 }),
             }
         }
     }

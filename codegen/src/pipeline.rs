@@ -40,7 +40,19 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
             hint: None,
         }])
     })?;
-    validate::load(&display, &source)
+    // A base schema is read relative to the file that extends it.
+    let resolve = |name: &str| -> Result<(String, String), String> {
+        let path = file.parent().unwrap_or(root).join(name);
+        let text = fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read the base schema '{name}': {e}"))?;
+        let shown = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        Ok((shown, text))
+    };
+    validate::load_with(&display, &source, &resolve)
 }
 
 /// Every output file of one protocol.

@@ -16,6 +16,10 @@ pub struct SchemaFile {
     pub flags: IndexMap<String, FlagsDef>,
     #[serde(default)]
     pub types: IndexMap<String, TypeDef>,
+    /// In an extending schema: cases added to (or replacing those of) a base switch, by
+    /// `Type.field`.
+    #[serde(default)]
+    pub cases: IndexMap<String, IndexMap<String, CaseDef>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -33,10 +37,17 @@ pub struct ProtocolDef {
     /// `bytes` (byte-aligned) or `lsb-bits` (one LSB-first bit stream).
     #[serde(default)]
     pub layout: Option<String>,
-    /// The type of one whole message (datagram or framed PDU).
-    pub root: String,
+    /// The type of one whole message (datagram or framed PDU); inherited by an extension.
     #[serde(default)]
-    pub transport: TransportDef,
+    pub root: String,
+    /// Another schema (a path relative to this file) this one extends: its enums, flags and
+    /// types are inherited; same-named types here replace them, enum values here are added (or
+    /// rename the base's value with the same number).
+    #[serde(default)]
+    pub extends: Option<String>,
+    /// Replaced as a whole when an extension gives it.
+    #[serde(default)]
+    pub transport: Option<TransportDef>,
     /// Conversation-level rules: datagrams told apart by their order.
     #[serde(default)]
     pub conversation: Option<ConversationDef>,
@@ -191,7 +202,8 @@ pub struct HeuristicDef {
 pub struct EnumDef {
     #[serde(default)]
     pub doc: Option<String>,
-    #[serde(rename = "type")]
+    /// Required, except when extending an enum of the base schema.
+    #[serde(rename = "type", default)]
     pub repr: String,
     /// A closed enum rejects values it does not name; an open one keeps and shows them.
     #[serde(default)]
@@ -216,7 +228,8 @@ pub enum NamedValue {
 pub struct FlagsDef {
     #[serde(default)]
     pub doc: Option<String>,
-    #[serde(rename = "type")]
+    /// Required, except when extending flags of the base schema.
+    #[serde(rename = "type", default)]
     pub repr: String,
     /// Bit masks by name.
     pub bits: IndexMap<String, NamedValue>,

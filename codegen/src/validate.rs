@@ -9,9 +9,9 @@ use crate::schema::{self, ExprOrInt, NamedValue, SchemaFile};
 use heck::ToUpperCamelCase;
 use std::collections::HashMap;
 
-/// Loads, checks and lowers one schema file.
-pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
-    let file: SchemaFile = serde_yaml::from_str(source).map_err(|e| {
+/// Parses one schema file (YAML shape only).
+fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
+    serde_yaml::from_str(source).map_err(|e| {
         let (line, col) = e
             .location()
             .map(|l| (l.line(), l.column()))
@@ -42,10 +42,70 @@ pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
             message,
             hint,
         }])
-    })?;
+    })
+}
+
+/// Loads a schema that extends no other (see [`load_with`]).
+pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
+    load_with(path, source, &|name: &str| {
+        Err(format!(
+            "cannot read '{name}': this schema was loaded on its own"
+        ))
+    })
+}
+
+/// Reads a schema named by `extends`: its display path and text, from the name as written
+/// (relative to the extending file).
+pub type Resolve<'r> = &'r dyn Fn(&str) -> Result<(String, String), String>;
+
+/// Loads and validates the schema at `path` (for messages) holding `source`; a schema that
+/// extends another is merged over it first (`resolve` reads the base).
+pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol, Diagnostics> {
+    let file = parse(path, source)?;
+    let mut locs = Locations::index(source);
+    let (file, base) = match file.protocol.extends.clone() {
+        None => (file, None),
+        Some(name) => {
+            let at = locs.value("protocol.extends");
+            let fail = |message: String, hint: Option<String>| {
+                Diagnostics(vec![Diagnostic {
+                    file: path.to_string(),
+                    line: at.line,
+                    col: at.col,
+                    message,
+                    hint,
+                }])
+            };
+            let (base_path, base_source) = resolve(&name).map_err(|e| {
+                fail(
+                    e,
+                    Some("a path relative to this schema, e.g. 'rtype.yaml'".into()),
+                )
+            })?;
+            // The base is validated on its own first: its own mistakes are reported in it.
+            let base_proto = load_with(&base_path, &base_source, resolve)?;
+            let base_file = parse(&base_path, &base_source)?;
+            if base_file.protocol.extends.is_some() {
+                return Err(fail(
+                    format!("'{name}' extends another schema itself"),
+                    Some("extend the schema it extends, or merge the two".into()),
+                ));
+            }
+            let (merged, changes) = crate::extend::merge(base_file, file);
+            locs.fallback = Some(at);
+            (
+                merged,
+                Some(Base {
+                    protocol: base_proto.name.clone(),
+                    source: base_path,
+                    touched: changes.touched,
+                }),
+            )
+        }
+    };
     let mut v = Validator {
         path: path.to_string(),
-        locs: Locations::index(source),
+        locs,
         diags: Vec::new(),
         file: &file,
         enum_ids: HashMap::new(),
@@ -54,8 +114,12 @@ pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
         shapes: Vec::new(),
         tables: HashMap::new(),
         in_tag: false,
+        base_source: base.as_ref().map(|b| b.source.clone()),
     };
-    let proto = v.protocol();
+    let proto = v.protocol().map(|mut p| {
+        p.base = base;
+        p
+    });
     if v.diags.is_empty() {
         Ok(proto.expect("no diagnostics means a protocol"))
     } else {
@@ -90,6 +154,8 @@ struct Validator<'f> {
     tables: HashMap<String, (usize, Option<EnumId>)>,
     /// A switch tag is being checked (the only place list items may be read).
     in_tag: bool,
+    /// The schema an extension inherits from (named in messages about what it inherited).
+    base_source: Option<String>,
 }
 
 /// The context an expression is checked in.
@@ -112,12 +178,25 @@ enum ExprTy {
 impl<'f> Validator<'f> {
     fn error(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
         let p = self.locs.value(yaml_path);
+        let message = self.inherited(yaml_path, message.into());
         self.error_at(p.line, p.col, message, hint);
     }
 
     fn error_key(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
         let p = self.locs.key(yaml_path);
+        let message = self.inherited(yaml_path, message.into());
         self.error_at(p.line, p.col, message, hint);
+    }
+
+    /// A mistake in what an extension inherited is reported at its `extends`, saying where in
+    /// the base it shows.
+    fn inherited(&self, yaml_path: &str, message: String) -> String {
+        match &self.base_source {
+            Some(base) if self.locs.inherited(yaml_path) => {
+                format!("{message} (in {base} at {yaml_path}, as this extension changes it)")
+            }
+            _ => message,
+        }
     }
 
     fn error_at(
@@ -238,6 +317,20 @@ impl<'f> Validator<'f> {
             structs.push(self.struct_def(id, name, t, endian, layouts[id]));
         }
 
+        if p.root.is_empty() {
+            self.error(
+                "protocol",
+                "the protocol needs a 'root' type",
+                Some("the type of one whole message, e.g. 'root: Packet'".into()),
+            );
+        }
+        for target in self.file.cases.keys() {
+            self.error_key(
+                &format!("cases.{target}"),
+                format!("'{target}' is not a switch field of the base schema"),
+                Some("write 'Type.field', e.g. 'Packet.payload'".into()),
+            );
+        }
         let root = match self.struct_ids.get(&p.root) {
             Some(id) => *id,
             None => {
@@ -271,6 +364,7 @@ impl<'f> Validator<'f> {
             reassembly: None,
             joins: Vec::new(),
             state: Vec::new(),
+            base: None,
             enums,
             flags,
             structs,
@@ -824,8 +918,16 @@ impl<'f> Validator<'f> {
 
     fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {
         let yp = format!("enums.{name}");
-        let repr = self
-            .int_ty(&e.repr, &format!("{yp}.type"), endian)
+        if e.repr.is_empty() {
+            self.error_key(
+                &yp,
+                format!("enum '{name}' needs a 'type'"),
+                Some("its integer type, e.g. 'type: u8'".into()),
+            );
+        }
+        let repr = Some(&e.repr)
+            .filter(|r| !r.is_empty())
+            .and_then(|r| self.int_ty(r, &format!("{yp}.type"), endian))
             .unwrap_or(IntTy {
                 bits: 8,
                 signed: false,
@@ -843,8 +945,16 @@ impl<'f> Validator<'f> {
 
     fn flags_def(&mut self, name: &str, f: &schema::FlagsDef, endian: Endian) -> Flags {
         let yp = format!("flags.{name}");
-        let repr = self
-            .int_ty(&f.repr, &format!("{yp}.type"), endian)
+        if f.repr.is_empty() {
+            self.error_key(
+                &yp,
+                format!("flags '{name}' needs a 'type'"),
+                Some("its integer type, e.g. 'type: u8'".into()),
+            );
+        }
+        let repr = Some(&f.repr)
+            .filter(|r| !r.is_empty())
+            .and_then(|r| self.int_ty(r, &format!("{yp}.type"), endian))
             .unwrap_or(IntTy {
                 bits: 8,
                 signed: false,
@@ -1719,7 +1829,8 @@ impl<'f> Validator<'f> {
     }
 
     fn transport(&mut self, proto: &Protocol, endian: Endian) -> Transport {
-        let t = &self.file.protocol.transport;
+        let none = schema::TransportDef::default();
+        let t = self.file.protocol.transport.as_ref().unwrap_or(&none);
         let mut out = Transport::default();
         if let Some(u) = &t.udp {
             out.udp_ports = u.ports.clone();
@@ -1853,7 +1964,12 @@ impl<'f> Validator<'f> {
 
     fn expr_error(&mut self, scope: &Scope, at: usize, message: String, hint: Option<String>) {
         let p = self.locs.value(scope.yaml_path);
-        self.error_at(p.line, p.col + at, message, hint);
+        if self.locs.inherited(scope.yaml_path) {
+            let message = self.inherited(scope.yaml_path, message);
+            self.error_at(p.line, p.col, message, hint);
+        } else {
+            self.error_at(p.line, p.col + at, message, hint);
+        }
     }
 
     fn check(&mut self, scope: &Scope, e: &expr::Expr) -> (Expr, ExprTy) {

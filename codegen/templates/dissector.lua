@@ -603,6 +603,7 @@ local function register_{{ t.lower }}_ports()
   if {{ t.lower }}_registered ~= nil then t:remove({{ t.lower }}_registered, proto) end
   {{ t.lower }}_registered = tostring(proto.prefs.{{ t.lower }}_ports)
   if {{ t.lower }}_registered ~= "" then t:add({{ t.lower }}_registered, proto) end
+  t:add_for_decode_as(proto)
 {%- if t.lower == "udp" %}
   server_port_ranges = parse_ranges({{ t.lower }}_registered)
 {%- endif %}

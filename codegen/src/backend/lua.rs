@@ -183,7 +183,11 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         ("tcp", "TCP", &p.transport.tcp_ports),
     ]
     .into_iter()
-    .filter(|(_, _, list)| !list.is_empty())
+    // A UDP protocol without default ports (an implementation profile) still gets the preference
+    // and Decode As.
+    .filter(|(lower, _, list)| {
+        !list.is_empty() || (*lower == "udp" && p.transport.tcp_ports.is_empty())
+    })
     .map(|(lower, upper, list)| PortTable {
         lower,
         upper,

@@ -803,7 +803,7 @@ impl<'a> Command<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -820,7 +820,7 @@ impl<'a> Command<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -838,7 +838,8 @@ impl<'a> Command<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let code_at = r.pos();
         let code = {
@@ -910,7 +911,8 @@ impl<'a> Command<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let code_at = w.len();
         let code = self.body.code();
@@ -993,7 +995,7 @@ impl<'a> ConnectionRequest {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1010,7 +1012,7 @@ impl<'a> ConnectionRequest {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1028,7 +1030,8 @@ impl<'a> ConnectionRequest {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let protocol_count_at = r.pos();
         let protocol_count = {
@@ -1054,7 +1057,8 @@ impl<'a> ConnectionRequest {
         Ok(Self { protocols })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let protocol_count_at = w.len();
         let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")?
@@ -1093,7 +1097,7 @@ impl<'a> ConnectionAck {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1110,7 +1114,7 @@ impl<'a> ConnectionAck {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1128,7 +1132,8 @@ impl<'a> ConnectionAck {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let result_at = r.pos();
         let result = {
@@ -1151,7 +1156,8 @@ impl<'a> ConnectionAck {
         Ok(Self { result, protocol })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let result_at = w.len();
         {
@@ -1210,7 +1216,7 @@ impl<'a> UnreliableMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1227,7 +1233,7 @@ impl<'a> UnreliableMessage<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1245,7 +1251,8 @@ impl<'a> UnreliableMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let data_at = r.pos();
         let data = {
@@ -1258,7 +1265,8 @@ impl<'a> UnreliableMessage<'a> {
         Ok(Self { data })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let data_at = w.len();
         {
@@ -1293,7 +1301,7 @@ impl<'a> ReliableMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1310,7 +1318,7 @@ impl<'a> ReliableMessage<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1328,7 +1336,8 @@ impl<'a> ReliableMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -1348,7 +1357,8 @@ impl<'a> ReliableMessage<'a> {
         Ok(Self { number, data })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -1391,7 +1401,7 @@ impl<'a> LinkState<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1408,7 +1418,7 @@ impl<'a> LinkState<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1426,7 +1436,8 @@ impl<'a> LinkState<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -1494,7 +1505,8 @@ impl<'a> LinkState<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -1645,7 +1657,7 @@ impl<'a> TypedValue<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -1662,7 +1674,7 @@ impl<'a> TypedValue<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1680,7 +1692,8 @@ impl<'a> TypedValue<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let type_at = r.pos();
         let r#type = {
@@ -1895,7 +1908,8 @@ impl<'a> TypedValue<'a> {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let type_at = w.len();
         let r#type = self.value.r#type();
@@ -2045,7 +2059,7 @@ impl<'a> ReliableAck {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2062,7 +2076,7 @@ impl<'a> ReliableAck {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2080,7 +2094,8 @@ impl<'a> ReliableAck {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -2099,7 +2114,8 @@ impl<'a> ReliableAck {
         Ok(Self { number, result })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -2135,7 +2151,7 @@ impl<'a> LinkId {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2152,7 +2168,7 @@ impl<'a> LinkId {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2170,7 +2186,8 @@ impl<'a> LinkId {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_id_at = r.pos();
         let link_id = {
@@ -2182,7 +2199,8 @@ impl<'a> LinkId {
         Ok(Self { link_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let link_id_at = w.len();
         {
@@ -2214,7 +2232,7 @@ impl<'a> LinkUpdate<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2231,7 +2249,7 @@ impl<'a> LinkUpdate<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2249,7 +2267,8 @@ impl<'a> LinkUpdate<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_count_at = r.pos();
         let link_count = {
@@ -2270,7 +2289,8 @@ impl<'a> LinkUpdate<'a> {
         Ok(Self { links })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let link_count_at = w.len();
         let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
@@ -2308,7 +2328,7 @@ impl<'a> LinkUpdateLink<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2325,7 +2345,7 @@ impl<'a> LinkUpdateLink<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2343,7 +2363,8 @@ impl<'a> LinkUpdateLink<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_id_at = r.pos();
         let link_id = {
@@ -2376,7 +2397,8 @@ impl<'a> LinkUpdateLink<'a> {
         Ok(Self { link_id, values })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let link_id_at = w.len();
         {
@@ -2463,7 +2485,7 @@ impl<'a> IndexedValue<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2480,7 +2502,7 @@ impl<'a> IndexedValue<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2498,7 +2520,8 @@ impl<'a> IndexedValue<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let index_at = r.pos();
         let index = {
@@ -2719,7 +2742,8 @@ impl<'a> IndexedValue<'a> {
         Ok(Self { index, value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let index_at = w.len();
         {
@@ -2871,7 +2895,7 @@ impl<'a> LinkValues<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2888,7 +2912,7 @@ impl<'a> LinkValues<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2906,7 +2930,8 @@ impl<'a> LinkValues<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_count_at = r.pos();
         let value_count = {
@@ -2927,7 +2952,8 @@ impl<'a> LinkValues<'a> {
         Ok(Self { values })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_count_at = w.len();
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
@@ -2966,7 +2992,7 @@ impl<'a> LongReliableMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -2983,7 +3009,7 @@ impl<'a> LongReliableMessage<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3001,7 +3027,8 @@ impl<'a> LongReliableMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -3038,7 +3065,8 @@ impl<'a> LongReliableMessage<'a> {
         Ok(Self { number, flags, chunk })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -3087,7 +3115,7 @@ impl<'a> LongLinkState<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3104,7 +3132,7 @@ impl<'a> LongLinkState<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3122,7 +3150,8 @@ impl<'a> LongLinkState<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -3192,7 +3221,8 @@ impl<'a> LongLinkState<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -3252,7 +3282,7 @@ impl<'a> SInt8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3269,7 +3299,7 @@ impl<'a> SInt8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3287,7 +3317,8 @@ impl<'a> SInt8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3299,7 +3330,8 @@ impl<'a> SInt8Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3330,7 +3362,7 @@ impl<'a> UInt8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3347,7 +3379,7 @@ impl<'a> UInt8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3365,7 +3397,8 @@ impl<'a> UInt8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3377,7 +3410,8 @@ impl<'a> UInt8Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3408,7 +3442,7 @@ impl<'a> SInt16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3425,7 +3459,7 @@ impl<'a> SInt16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3443,7 +3477,8 @@ impl<'a> SInt16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3455,7 +3490,8 @@ impl<'a> SInt16Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3486,7 +3522,7 @@ impl<'a> UInt16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3503,7 +3539,7 @@ impl<'a> UInt16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3521,7 +3557,8 @@ impl<'a> UInt16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3533,7 +3570,8 @@ impl<'a> UInt16Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3564,7 +3602,7 @@ impl<'a> SInt32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3581,7 +3619,7 @@ impl<'a> SInt32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3599,7 +3637,8 @@ impl<'a> SInt32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3611,7 +3650,8 @@ impl<'a> SInt32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3642,7 +3682,7 @@ impl<'a> UInt32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3659,7 +3699,7 @@ impl<'a> UInt32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3677,7 +3717,8 @@ impl<'a> UInt32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3689,7 +3730,8 @@ impl<'a> UInt32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3720,7 +3762,7 @@ impl<'a> SInt64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3737,7 +3779,7 @@ impl<'a> SInt64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3755,7 +3797,8 @@ impl<'a> SInt64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3767,7 +3810,8 @@ impl<'a> SInt64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3798,7 +3842,7 @@ impl<'a> UInt64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3815,7 +3859,7 @@ impl<'a> UInt64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3833,7 +3877,8 @@ impl<'a> UInt64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3845,7 +3890,8 @@ impl<'a> UInt64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3876,7 +3922,7 @@ impl<'a> Float16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3893,7 +3939,7 @@ impl<'a> Float16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -3911,7 +3957,8 @@ impl<'a> Float16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3923,7 +3970,8 @@ impl<'a> Float16Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3969,7 +4017,7 @@ impl<'a> Float32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -3986,7 +4034,7 @@ impl<'a> Float32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4004,7 +4052,8 @@ impl<'a> Float32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -4016,7 +4065,8 @@ impl<'a> Float32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -4047,7 +4097,7 @@ impl<'a> Float64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4064,7 +4114,7 @@ impl<'a> Float64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4082,7 +4132,8 @@ impl<'a> Float64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -4094,7 +4145,8 @@ impl<'a> Float64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -4125,7 +4177,7 @@ impl<'a> StringValue<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4142,7 +4194,7 @@ impl<'a> StringValue<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4160,7 +4212,8 @@ impl<'a> StringValue<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -4180,7 +4233,8 @@ impl<'a> StringValue<'a> {
         Ok(Self { text })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 65535, "length")? as u16;
@@ -4216,7 +4270,7 @@ impl<'a> DataValue<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4233,7 +4287,7 @@ impl<'a> DataValue<'a> {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4251,7 +4305,8 @@ impl<'a> DataValue<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -4271,7 +4326,8 @@ impl<'a> DataValue<'a> {
         Ok(Self { data })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.data.len() as u64, 65535, "length")? as u16;
@@ -4307,7 +4363,7 @@ impl<'a> Point2S8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4324,7 +4380,7 @@ impl<'a> Point2S8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4342,7 +4398,8 @@ impl<'a> Point2S8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4361,7 +4418,8 @@ impl<'a> Point2S8Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4398,7 +4456,7 @@ impl<'a> Point2U8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4415,7 +4473,7 @@ impl<'a> Point2U8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4433,7 +4491,8 @@ impl<'a> Point2U8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4452,7 +4511,8 @@ impl<'a> Point2U8Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4489,7 +4549,7 @@ impl<'a> Point2S16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4506,7 +4566,7 @@ impl<'a> Point2S16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4524,7 +4584,8 @@ impl<'a> Point2S16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4543,7 +4604,8 @@ impl<'a> Point2S16Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4580,7 +4642,7 @@ impl<'a> Point2U16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4597,7 +4659,7 @@ impl<'a> Point2U16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4615,7 +4677,8 @@ impl<'a> Point2U16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4634,7 +4697,8 @@ impl<'a> Point2U16Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4671,7 +4735,7 @@ impl<'a> Point2S32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4688,7 +4752,7 @@ impl<'a> Point2S32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4706,7 +4770,8 @@ impl<'a> Point2S32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4725,7 +4790,8 @@ impl<'a> Point2S32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4762,7 +4828,7 @@ impl<'a> Point2U32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4779,7 +4845,7 @@ impl<'a> Point2U32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4797,7 +4863,8 @@ impl<'a> Point2U32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4816,7 +4883,8 @@ impl<'a> Point2U32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4853,7 +4921,7 @@ impl<'a> Point2S64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4870,7 +4938,7 @@ impl<'a> Point2S64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4888,7 +4956,8 @@ impl<'a> Point2S64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4907,7 +4976,8 @@ impl<'a> Point2S64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4944,7 +5014,7 @@ impl<'a> Point2U64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -4961,7 +5031,7 @@ impl<'a> Point2U64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -4979,7 +5049,8 @@ impl<'a> Point2U64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4998,7 +5069,8 @@ impl<'a> Point2U64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5036,7 +5108,7 @@ impl<'a> Point3S8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5053,7 +5125,7 @@ impl<'a> Point3S8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5071,7 +5143,8 @@ impl<'a> Point3S8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5097,7 +5170,8 @@ impl<'a> Point3S8Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5140,7 +5214,7 @@ impl<'a> Point3U8Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5157,7 +5231,7 @@ impl<'a> Point3U8Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5175,7 +5249,8 @@ impl<'a> Point3U8Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5201,7 +5276,8 @@ impl<'a> Point3U8Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5244,7 +5320,7 @@ impl<'a> Point3S16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5261,7 +5337,7 @@ impl<'a> Point3S16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5279,7 +5355,8 @@ impl<'a> Point3S16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5305,7 +5382,8 @@ impl<'a> Point3S16Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5348,7 +5426,7 @@ impl<'a> Point3U16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5365,7 +5443,7 @@ impl<'a> Point3U16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5383,7 +5461,8 @@ impl<'a> Point3U16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5409,7 +5488,8 @@ impl<'a> Point3U16Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5452,7 +5532,7 @@ impl<'a> Point3S32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5469,7 +5549,7 @@ impl<'a> Point3S32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5487,7 +5567,8 @@ impl<'a> Point3S32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5513,7 +5594,8 @@ impl<'a> Point3S32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5556,7 +5638,7 @@ impl<'a> Point3U32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5573,7 +5655,7 @@ impl<'a> Point3U32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5591,7 +5673,8 @@ impl<'a> Point3U32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5617,7 +5700,8 @@ impl<'a> Point3U32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5660,7 +5744,7 @@ impl<'a> Point3S64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5677,7 +5761,7 @@ impl<'a> Point3S64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5695,7 +5779,8 @@ impl<'a> Point3S64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5721,7 +5806,8 @@ impl<'a> Point3S64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5764,7 +5850,7 @@ impl<'a> Point3U64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5781,7 +5867,7 @@ impl<'a> Point3U64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5799,7 +5885,8 @@ impl<'a> Point3U64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5825,7 +5912,8 @@ impl<'a> Point3U64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5867,7 +5955,7 @@ impl<'a> Vector2F16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -5884,7 +5972,7 @@ impl<'a> Vector2F16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -5902,7 +5990,8 @@ impl<'a> Vector2F16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5921,7 +6010,8 @@ impl<'a> Vector2F16Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5988,7 +6078,7 @@ impl<'a> Vector2F32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6005,7 +6095,7 @@ impl<'a> Vector2F32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6023,7 +6113,8 @@ impl<'a> Vector2F32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6042,7 +6133,8 @@ impl<'a> Vector2F32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6079,7 +6171,7 @@ impl<'a> Vector2F64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6096,7 +6188,7 @@ impl<'a> Vector2F64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6114,7 +6206,8 @@ impl<'a> Vector2F64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6133,7 +6226,8 @@ impl<'a> Vector2F64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6171,7 +6265,7 @@ impl<'a> Vector3F16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6188,7 +6282,7 @@ impl<'a> Vector3F16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6206,7 +6300,8 @@ impl<'a> Vector3F16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6232,7 +6327,8 @@ impl<'a> Vector3F16Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6320,7 +6416,7 @@ impl<'a> Vector3F32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6337,7 +6433,7 @@ impl<'a> Vector3F32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6355,7 +6451,8 @@ impl<'a> Vector3F32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6381,7 +6478,8 @@ impl<'a> Vector3F32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6424,7 +6522,7 @@ impl<'a> Vector3F64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6441,7 +6539,7 @@ impl<'a> Vector3F64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6459,7 +6557,8 @@ impl<'a> Vector3F64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6485,7 +6584,8 @@ impl<'a> Vector3F64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6529,7 +6629,7 @@ impl<'a> QuaternionF16Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6546,7 +6646,7 @@ impl<'a> QuaternionF16Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6564,7 +6664,8 @@ impl<'a> QuaternionF16Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6597,7 +6698,8 @@ impl<'a> QuaternionF16Value {
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6706,7 +6808,7 @@ impl<'a> QuaternionF32Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6723,7 +6825,7 @@ impl<'a> QuaternionF32Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6741,7 +6843,8 @@ impl<'a> QuaternionF32Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6774,7 +6877,8 @@ impl<'a> QuaternionF32Value {
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6823,7 +6927,7 @@ impl<'a> QuaternionF64Value {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Decodes like [`Self::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
@@ -6840,7 +6944,7 @@ impl<'a> QuaternionF64Value {
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -6858,7 +6962,8 @@ impl<'a> QuaternionF64Value {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6891,7 +6996,8 @@ impl<'a> QuaternionF64Value {
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6915,6 +7021,10 @@ impl<'a> QuaternionF64Value {
         }
         Ok(())
     }
+}
+
+fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
+    notes
 }
 
 /// Lists announced by earlier messages of one direction of a conversation, by key.

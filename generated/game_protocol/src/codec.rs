@@ -241,7 +241,7 @@ impl<'a> Init {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -259,7 +259,8 @@ impl<'a> Init {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let salt_at = r.pos();
         let salt = {
@@ -271,7 +272,8 @@ impl<'a> Init {
         Ok(Self { salt })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let salt_at = w.len();
         {
@@ -304,7 +306,7 @@ impl<'a> Challenge {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -322,7 +324,8 @@ impl<'a> Challenge {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let pepper_at = r.pos();
         let pepper = {
@@ -334,7 +337,8 @@ impl<'a> Challenge {
         Ok(Self { pepper })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let pepper_at = w.len();
         {
@@ -367,7 +371,7 @@ impl<'a> ChallengeResponse {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -385,7 +389,8 @@ impl<'a> ChallengeResponse {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let seasoning_at = r.pos();
         let seasoning = {
@@ -397,7 +402,8 @@ impl<'a> ChallengeResponse {
         Ok(Self { seasoning })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let seasoning_at = w.len();
         {
@@ -436,7 +442,7 @@ impl<'a> Packet<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -454,7 +460,8 @@ impl<'a> Packet<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let flags_at = r.pos();
         let flags = {
@@ -497,7 +504,8 @@ impl<'a> Packet<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let flags_at = w.len();
         {
@@ -563,7 +571,7 @@ impl<'a> ServerMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -581,7 +589,8 @@ impl<'a> ServerMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -614,7 +623,8 @@ impl<'a> ServerMessage<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -658,7 +668,7 @@ impl<'a> Event {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -676,7 +686,8 @@ impl<'a> Event {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let time_at = r.pos();
         let time = {
@@ -690,7 +701,8 @@ impl<'a> Event {
         Ok(Self { time, kind })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let time_at = w.len();
         {
@@ -744,7 +756,7 @@ impl<'a> EventKind {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -762,7 +774,8 @@ impl<'a> EventKind {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -795,7 +808,8 @@ impl<'a> EventKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -838,7 +852,7 @@ impl<'a> GameOver {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -856,7 +870,8 @@ impl<'a> GameOver {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let won_at = r.pos();
         let won = {
@@ -868,7 +883,8 @@ impl<'a> GameOver {
         Ok(Self { won })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let won_at = w.len();
         {
@@ -899,7 +915,7 @@ impl<'a> Snapshot {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -917,7 +933,8 @@ impl<'a> Snapshot {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let count_at = r.pos();
         let count = {
@@ -938,7 +955,8 @@ impl<'a> Snapshot {
         Ok(Self { entities })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let count_at = w.len();
         let count = fit(self.entities.len() as u64, 4294967295, "count")? as u32;
@@ -978,7 +996,7 @@ impl<'a> Entity {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -996,7 +1014,8 @@ impl<'a> Entity {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let id_at = r.pos();
         let id = {
@@ -1010,7 +1029,8 @@ impl<'a> Entity {
         Ok(Self { id, kind })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let id_at = w.len();
         {
@@ -1066,7 +1086,7 @@ impl<'a> EntityKind {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1084,7 +1104,8 @@ impl<'a> EntityKind {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -1114,7 +1135,8 @@ impl<'a> EntityKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -1161,7 +1183,7 @@ impl<'a> Object {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1179,7 +1201,8 @@ impl<'a> Object {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let position_at = r.pos();
         let position = Point::read(r).map_err(|e| e.within("position"))?;
@@ -1231,7 +1254,8 @@ impl<'a> Object {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let position_at = w.len();
         {
@@ -1314,7 +1338,7 @@ impl<'a> Player {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1332,7 +1356,8 @@ impl<'a> Player {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let position_at = r.pos();
         let position = Point::read(r).map_err(|e| e.within("position"))?;
@@ -1431,7 +1456,8 @@ impl<'a> Player {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let position_at = w.len();
         {
@@ -1544,7 +1570,7 @@ impl<'a> Point {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1562,7 +1588,8 @@ impl<'a> Point {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -1588,7 +1615,8 @@ impl<'a> Point {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -1630,7 +1658,7 @@ impl<'a> Response<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1648,7 +1676,8 @@ impl<'a> Response<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let channel_at = r.pos();
         let channel = {
@@ -1662,7 +1691,8 @@ impl<'a> Response<'a> {
         Ok(Self { channel, kind })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let channel_at = w.len();
         {
@@ -1718,7 +1748,7 @@ impl<'a> ResponseKind<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1736,7 +1766,8 @@ impl<'a> ResponseKind<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -1770,7 +1801,8 @@ impl<'a> ResponseKind<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -1813,7 +1845,7 @@ impl<'a> Error<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1831,7 +1863,8 @@ impl<'a> Error<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -1851,7 +1884,8 @@ impl<'a> Error<'a> {
         Ok(Self { text })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 4294967295, "length")? as u32;
@@ -1890,7 +1924,7 @@ impl<'a> Connect {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1908,7 +1942,8 @@ impl<'a> Connect {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let player_at = r.pos();
         let player = {
@@ -1922,7 +1957,8 @@ impl<'a> Connect {
         Ok(Self { player, snapshot })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let player_at = w.len();
         {
@@ -1977,7 +2013,7 @@ impl<'a> ClientMessage {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1995,7 +2031,8 @@ impl<'a> ClientMessage {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2030,7 +2067,8 @@ impl<'a> ClientMessage {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2073,7 +2111,7 @@ impl<'a> Request {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2091,7 +2129,8 @@ impl<'a> Request {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let channel_at = r.pos();
         let channel = {
@@ -2105,7 +2144,8 @@ impl<'a> Request {
         Ok(Self { channel, kind })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let channel_at = w.len();
         {
@@ -2159,7 +2199,7 @@ impl<'a> RequestKind {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2177,7 +2217,8 @@ impl<'a> RequestKind {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2206,7 +2247,8 @@ impl<'a> RequestKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2264,7 +2306,7 @@ impl<'a> Action {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2282,7 +2324,8 @@ impl<'a> Action {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2312,7 +2355,8 @@ impl<'a> Action {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2357,7 +2401,7 @@ impl<'a> Break {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2375,7 +2419,8 @@ impl<'a> Break {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let is_breaking_at = r.pos();
         let is_breaking = {
@@ -2398,7 +2443,8 @@ impl<'a> Break {
         Ok(Self { entity })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let is_breaking_at = w.len();
         let is_breaking = self.entity.is_some();
@@ -2454,7 +2500,7 @@ impl<'a> Throw {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2472,14 +2518,16 @@ impl<'a> Throw {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let target_at = r.pos();
         let target = Point::read(r).map_err(|e| e.within("target"))?;
         Ok(Self { target })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let target_at = w.len();
         {
@@ -2510,7 +2558,7 @@ impl<'a> Move {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = BitReader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -2528,7 +2576,8 @@ impl<'a> Move {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let direction_at = r.pos();
         let direction = {
@@ -2560,7 +2609,8 @@ impl<'a> Move {
         Ok(Self { direction })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         let start = w.len();
         let direction_at = w.len();
         {
@@ -2569,6 +2619,10 @@ impl<'a> Move {
         }
         Ok(())
     }
+}
+
+fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
+    notes
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a

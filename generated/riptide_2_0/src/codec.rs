@@ -366,7 +366,7 @@ impl<'a> Message<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -384,7 +384,8 @@ impl<'a> Message<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let header_at = r.pos();
         let header = {
@@ -443,7 +444,8 @@ impl<'a> Message<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let header_at = w.len();
         let header = self.body.header();
@@ -529,7 +531,7 @@ impl<'a> UserMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -547,7 +549,8 @@ impl<'a> UserMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let message_id_at = r.pos();
         let message_id = {
@@ -567,7 +570,8 @@ impl<'a> UserMessage<'a> {
         Ok(Self { message_id, payload })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let message_id_at = w.len();
         {
@@ -611,7 +615,7 @@ impl<'a> ReliableUserMessage<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -629,7 +633,8 @@ impl<'a> ReliableUserMessage<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -668,7 +673,8 @@ impl<'a> ReliableUserMessage<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {
@@ -713,7 +719,7 @@ impl<'a> Ack {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -731,7 +737,8 @@ impl<'a> Ack {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -753,7 +760,8 @@ impl<'a> Ack {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -794,7 +802,7 @@ impl<'a> AckExtra {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -812,7 +820,8 @@ impl<'a> AckExtra {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -842,7 +851,8 @@ impl<'a> AckExtra {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -886,7 +896,7 @@ impl<'a> Connect<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -904,7 +914,8 @@ impl<'a> Connect<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let custom_at = r.pos();
         let custom = {
@@ -917,7 +928,8 @@ impl<'a> Connect<'a> {
         Ok(Self { custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let custom_at = w.len();
         {
@@ -953,7 +965,7 @@ impl<'a> Reject<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -971,7 +983,8 @@ impl<'a> Reject<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -991,7 +1004,8 @@ impl<'a> Reject<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1037,7 +1051,7 @@ impl<'a> Heartbeat {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1055,7 +1069,8 @@ impl<'a> Heartbeat {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.remaining() as i128 {
@@ -1085,7 +1100,8 @@ impl<'a> Heartbeat {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1125,7 +1141,7 @@ impl<'a> ClientHeartbeat {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1143,7 +1159,8 @@ impl<'a> ClientHeartbeat {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1162,7 +1179,8 @@ impl<'a> ClientHeartbeat {
         Ok(Self { ping_id, rtt })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1198,7 +1216,7 @@ impl<'a> ServerHeartbeat {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1216,7 +1234,8 @@ impl<'a> ServerHeartbeat {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1228,7 +1247,8 @@ impl<'a> ServerHeartbeat {
         Ok(Self { ping_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1269,7 +1289,7 @@ impl<'a> Disconnect<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1287,7 +1307,8 @@ impl<'a> Disconnect<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.remaining() as i128 {
@@ -1301,7 +1322,8 @@ impl<'a> Disconnect<'a> {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1340,7 +1362,7 @@ impl<'a> ServerDisconnect<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1358,7 +1380,8 @@ impl<'a> ServerDisconnect<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -1378,7 +1401,8 @@ impl<'a> ServerDisconnect<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1418,7 +1442,7 @@ impl<'a> ClientId {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1436,7 +1460,8 @@ impl<'a> ClientId {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -1455,7 +1480,8 @@ impl<'a> ClientId {
         Ok(Self { sequence_id, client_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {
@@ -1469,6 +1495,10 @@ impl<'a> ClientId {
         }
         Ok(())
     }
+}
+
+fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
+    notes
 }
 
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), not counting the prefix.

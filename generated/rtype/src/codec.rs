@@ -337,7 +337,7 @@ impl<'a> Packet<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -355,7 +355,8 @@ impl<'a> Packet<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = {
@@ -545,7 +546,8 @@ impl<'a> Packet<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let magic_at = w.len();
         let magic = 53710u64;
@@ -666,7 +668,7 @@ impl<'a> ReqLogin<'a> {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -684,7 +686,8 @@ impl<'a> ReqLogin<'a> {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let username_len_at = r.pos();
         let username_len = {
@@ -735,7 +738,8 @@ impl<'a> ReqLogin<'a> {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let username_len_at = w.len();
         let username_len = fit(self.username.len() as u64, 32, "username_len")? as u8;
@@ -786,7 +790,7 @@ impl<'a> ResLogin {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -804,7 +808,8 @@ impl<'a> ResLogin {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let success_at = r.pos();
         let success = {
@@ -834,7 +839,8 @@ impl<'a> ResLogin {
         })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let success_at = w.len();
         {
@@ -877,7 +883,7 @@ impl<'a> ReqJoinRoom {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -895,7 +901,8 @@ impl<'a> ReqJoinRoom {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let room_id_at = r.pos();
         let room_id = {
@@ -907,7 +914,8 @@ impl<'a> ReqJoinRoom {
         Ok(Self { room_id })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let room_id_at = w.len();
         {
@@ -940,7 +948,7 @@ impl<'a> CInput {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -958,7 +966,8 @@ impl<'a> CInput {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let input_mask_at = r.pos();
         let input_mask = {
@@ -991,7 +1000,8 @@ impl<'a> CInput {
         Ok(Self { input_mask })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let input_mask_at = w.len();
         {
@@ -1024,7 +1034,7 @@ impl<'a> SEntityState {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1042,7 +1052,8 @@ impl<'a> SEntityState {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let entities_at = r.pos();
         let entities = {
@@ -1055,7 +1066,8 @@ impl<'a> SEntityState {
         Ok(Self { entities })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let entities_at = w.len();
         {
@@ -1096,7 +1108,7 @@ impl<'a> EntityState {
     pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true);
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, r.into_notes())
+        (v, own_notes(r.into_notes()))
     }
     /// Encodes into a new buffer, filling in the derived fields.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -1114,7 +1126,8 @@ impl<'a> EntityState {
         result
     }
     #[allow(unused_variables)]
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    #[doc(hidden)]
+    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let entity_id_at = r.pos();
         let entity_id = {
@@ -1147,7 +1160,8 @@ impl<'a> EntityState {
         Ok(Self { entity_id, x, y, r#type })
     }
     #[allow(unused_variables)]
-    pub(crate) fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    #[doc(hidden)]
+    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
         let start = w.len();
         let entity_id_at = w.len();
         {
@@ -1171,6 +1185,10 @@ impl<'a> EntityState {
         }
         Ok(())
     }
+}
+
+fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
+    notes
 }
 
 /// Largest piece a sender puts in one packet.

@@ -11,8 +11,9 @@
 
 #[rustfmt::skip]
 mod codec;
+#[doc(hidden)]
 #[rustfmt::skip]
-mod runtime;
+pub mod runtime;
 
 pub use codec::*;
 pub use runtime::{
