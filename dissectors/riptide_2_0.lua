@@ -193,6 +193,40 @@ local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
 
+-- Application dissectors (a game's messages) register in this table by message id; a payload
+-- whose id has one is shown by it, inside this tree. It learns where the payload starts from
+-- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
+local APPS = DissectorTable.new("riptide_2_0.message_id", "Riptide 2.0 message id", ftypes.UINT32, base.DEC, proto)
+
+local function app_try(sub, pinfo, tree, id, bit, bits)
+  pinfo.private["wiregen.id"] = tostring(id)
+  pinfo.private["wiregen.bit"] = tostring(bit)
+  pinfo.private["wiregen.bits"] = tostring(bits)
+  APPS:try(id, sub, pinfo, tree)
+end
+
+-- A payload from bit `first` to bit `last` of `tvb`.
+local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  local from = floor(first / 8)
+  local to = ceil8(last)
+  if to > from then
+    app_try(tvb(from, to - from):tvb(), pinfo, tree, id, first - 8 * from, last - first)
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
+-- A payload of the bytes from `first` to `last`.
+local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  if last > first then
+    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
 -- UserMessage: An unreliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
@@ -201,14 +235,19 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.user_message.message_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["riptide_2_0.user_message.message_id"], range)
+  val = range:le_uint()
+  v.message_id = val
   offset = offset + 2
   -- payload: User data (described by an application schema).
+  local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
   v.payload = n -- bytes are kept as their length
   offset = offset + n
+  app_payload_bytes(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 
@@ -402,14 +441,19 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.reliable_user_message.message_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  item = tree:add_le(F["riptide_2_0.reliable_user_message.message_id"], range)
+  val = range:le_uint()
+  v.message_id = val
   offset = offset + 2
   -- payload: User data (described by an application schema).
+  local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
   v.payload = n -- bytes are kept as their length
   offset = offset + n
+  app_payload_bytes(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 

@@ -287,6 +287,40 @@ local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
 
+-- Application dissectors (a game's messages) register in this table by message id; a payload
+-- whose id has one is shown by it, inside this tree. It learns where the payload starts from
+-- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
+local APPS = DissectorTable.new("riptide_2_1.message_id", "Riptide 2.1 message id", ftypes.UINT32, base.DEC, proto)
+
+local function app_try(sub, pinfo, tree, id, bit, bits)
+  pinfo.private["wiregen.id"] = tostring(id)
+  pinfo.private["wiregen.bit"] = tostring(bit)
+  pinfo.private["wiregen.bits"] = tostring(bits)
+  APPS:try(id, sub, pinfo, tree)
+end
+
+-- A payload from bit `first` to bit `last` of `tvb`.
+local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  local from = floor(first / 8)
+  local to = ceil8(last)
+  if to > from then
+    app_try(tvb(from, to - from):tvb(), pinfo, tree, id, first - 8 * from, last - first)
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
+-- A payload of the bytes from `first` to `last`.
+local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  if last > first then
+    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
 -- UserMessage: An unreliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
@@ -301,10 +335,12 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   v.message_id = val:tonumber()
   offset = offset + n
   -- payload: User data (described by an application schema).
+  local app_first = offset
   item = tree:add(F["riptide_2_1.user_message.payload"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
   v.payload = limit - offset
   offset = limit
+  app_payload_bits(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 
@@ -549,10 +585,12 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   v.message_id = val:tonumber()
   offset = offset + n
   -- payload: User data (described by an application schema).
+  local app_first = offset
   item = tree:add(F["riptide_2_1.reliable_user_message.payload"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
   v.payload = limit - offset
   offset = limit
+  app_payload_bits(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 

@@ -83,6 +83,12 @@ pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
     if !ep.state.is_empty() {
         bp.state = ep.state;
     }
+    if !ep.applications.is_empty() {
+        bp.applications = ep.applications;
+    }
+    if ep.application.is_some() {
+        bp.application = ep.application;
+    }
 
     let mut dropped: Vec<String> = Vec::new();
     for (name, e) in ext.enums {

@@ -38,6 +38,10 @@ pub struct Protocol {
     pub state: Vec<StateTable>,
     /// The schema this one extends.
     pub base: Option<Base>,
+    /// Where application schemas plug in (a transport).
+    pub app_points: Vec<AppPoint>,
+    /// The transport and messages of an application schema.
+    pub application: Option<Application>,
     pub enums: Vec<Enum>,
     pub flags: Vec<Flags>,
     pub structs: Vec<Struct>,
@@ -75,6 +79,40 @@ pub enum WholeType {
     ByDirection { client: StructId, server: StructId },
     /// Decoded with the root's switch field at this index, by the pieces' tag.
     AsField(usize),
+}
+
+/// A transport type whose `payload` field (bytes or bits, to its end) holds an application
+/// message identified by its `id` field.
+#[derive(Debug, Clone)]
+pub struct AppPoint {
+    pub in_struct: StructId,
+    pub id: usize,
+    pub payload: usize,
+}
+
+/// An application schema: messages keyed by the id a transport carries.
+#[derive(Debug, Clone)]
+pub struct Application {
+    /// The transport protocol's name (its crate, its dissector table `<name>.message_id`).
+    pub transport: String,
+    /// Its crate's package name.
+    pub transport_crate: String,
+    /// Whether its payloads are bit strings (else bytes).
+    pub bits: bool,
+    /// The transport types carrying messages: (type, id field, payload field, id is a u64 varint
+    /// else its Rust integer type).
+    pub points: Vec<PointInfo>,
+    pub messages: Vec<(u64, StructId)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PointInfo {
+    pub type_name: String,
+    pub borrows: bool,
+    pub id_field: String,
+    /// The id's Rust type (`u16`, `u64`).
+    pub id_rust: String,
+    pub payload_field: String,
 }
 
 /// The schema an extension was merged over.

@@ -16,10 +16,19 @@ pub const DISSECTOR_DIR: &str = "dissectors";
 pub fn schema_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     let dir = root.join(SCHEMA_DIR);
     let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let is_schema = |p: &PathBuf| p.extension().is_some_and(|x| x == "yaml" || x == "yml");
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .filter(is_schema)
         .collect();
+    // Application schemas on top of the transports: `schema/examples/`.
+    if let Ok(examples) = fs::read_dir(dir.join("examples")) {
+        files.extend(
+            examples
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(is_schema),
+        );
+    }
     files.sort();
     Ok(files)
 }

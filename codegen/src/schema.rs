@@ -61,6 +61,33 @@ pub struct ProtocolDef {
     /// Lists remembered per conversation and direction, by key, from earlier messages.
     #[serde(default)]
     pub state: IndexMap<String, StateDef>,
+    /// In a transport: where application schemas plug their messages in.
+    #[serde(default)]
+    pub applications: Vec<AppPointDef>,
+    /// In an application schema: the transport it rides on and its messages by id.
+    #[serde(default)]
+    pub application: Option<ApplicationDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppPointDef {
+    /// The transport type carrying application data.
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its field holding the application's message id.
+    pub id: String,
+    /// Its field holding the message (bytes or bits, to the end).
+    pub payload: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApplicationDef {
+    /// The transport's schema, relative to this file.
+    pub transport: String,
+    /// Message types by message id.
+    pub messages: IndexMap<u64, String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -103,6 +103,24 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             )
         }
     };
+    // An application schema reads its transport's schema (validated on its own).
+    let transport = match file.protocol.application.as_ref() {
+        None => None,
+        Some(a) => {
+            let at = locs.value("protocol.application.transport");
+            let fail = |message: String| {
+                Diagnostics(vec![Diagnostic {
+                    file: path.to_string(),
+                    line: at.line,
+                    col: at.col,
+                    message,
+                    hint: Some("a path relative to this schema, e.g. '../riptide-2.1.yaml'".into()),
+                }])
+            };
+            let (tpath, tsource) = resolve(&a.transport).map_err(fail)?;
+            Some(load_with(&tpath, &tsource, resolve)?)
+        }
+    };
     let mut v = Validator {
         path: path.to_string(),
         locs,
@@ -115,6 +133,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
         tables: HashMap::new(),
         in_tag: false,
         base_source: base.as_ref().map(|b| b.source.clone()),
+        transport,
     };
     let proto = v.protocol().map(|mut p| {
         p.base = base;
@@ -156,6 +175,8 @@ struct Validator<'f> {
     in_tag: bool,
     /// The schema an extension inherits from (named in messages about what it inherited).
     base_source: Option<String>,
+    /// The transport an application schema rides on.
+    transport: Option<Protocol>,
 }
 
 /// The context an expression is checked in.
@@ -227,7 +248,13 @@ impl<'f> Validator<'f> {
         let endian = self
             .endian(p.endian.as_deref(), "protocol.endian")
             .unwrap_or(Endian::Little);
+        let app_bits = self.transport.as_ref().is_some_and(|t| {
+            t.app_points
+                .iter()
+                .any(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
+        });
         let layout = match p.layout.as_deref() {
+            None if app_bits => Layout::LsbBits,
             None | Some("bytes") => Layout::Bytes,
             Some("lsb-bits") => Layout::LsbBits,
             Some(other) => {
@@ -317,7 +344,16 @@ impl<'f> Validator<'f> {
             structs.push(self.struct_def(id, name, t, endian, layouts[id]));
         }
 
-        if p.root.is_empty() {
+        let app_root = p
+            .application
+            .as_ref()
+            .and_then(|a| a.messages.values().next().cloned());
+        let root_name = if p.root.is_empty() {
+            app_root.clone().unwrap_or_default()
+        } else {
+            p.root.clone()
+        };
+        if root_name.is_empty() {
             self.error(
                 "protocol",
                 "the protocol needs a 'root' type",
@@ -331,13 +367,14 @@ impl<'f> Validator<'f> {
                 Some("write 'Type.field', e.g. 'Packet.payload'".into()),
             );
         }
-        let root = match self.struct_ids.get(&p.root) {
+        let root = match self.struct_ids.get(&root_name) {
             Some(id) => *id,
+            None if app_root.is_some() => 0,
             None => {
-                let hint = did_you_mean(&p.root, self.struct_ids.keys().map(String::as_str));
+                let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
                 self.error(
                     "protocol.root",
-                    format!("unknown root type '{}'", p.root),
+                    format!("unknown root type '{root_name}'"),
                     hint,
                 );
                 0
@@ -365,6 +402,8 @@ impl<'f> Validator<'f> {
             joins: Vec::new(),
             state: Vec::new(),
             base: None,
+            app_points: Vec::new(),
+            application: None,
             enums,
             flags,
             structs,
@@ -375,6 +414,8 @@ impl<'f> Validator<'f> {
         proto.reassembly = self.reassembly(&proto);
         proto.joins = self.joins(&proto);
         proto.state = self.state(&proto);
+        proto.app_points = self.app_points(&proto);
+        proto.application = self.application(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",
@@ -795,6 +836,107 @@ impl<'f> Validator<'f> {
             });
         }
         out
+    }
+
+    fn app_points(&mut self, proto: &Protocol) -> Vec<AppPoint> {
+        let mut out = Vec::new();
+        for (k, a) in self.file.protocol.applications.iter().enumerate() {
+            let yp = format!("protocol.applications.{k}");
+            let Some(sid) = self.struct_named(&a.in_type, &format!("{yp}.in")) else {
+                continue;
+            };
+            let id = self.field_named(proto, sid, &a.id, &format!("{yp}.id"));
+            let payload = self.field_named(proto, sid, &a.payload, &format!("{yp}.payload"));
+            let (Some(id), Some(payload)) = (id, payload) else {
+                continue;
+            };
+            if !matches!(
+                proto.structs[sid].fields[id].ty,
+                Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
+            ) {
+                self.error(
+                    &format!("{yp}.id"),
+                    format!("'{}' must be an unsigned integer", a.id),
+                    None,
+                );
+            }
+            if !matches!(
+                proto.structs[sid].fields[payload].ty,
+                Ty::Bits | Ty::Bytes(Len::Rest)
+            ) {
+                self.error(
+                    &format!("{yp}.payload"),
+                    format!("'{}' must be bytes or bits running to the end", a.payload),
+                    None,
+                );
+            }
+            out.push(AppPoint {
+                in_struct: sid,
+                id,
+                payload,
+            });
+        }
+        out
+    }
+
+    fn application(&mut self, proto: &Protocol) -> Option<Application> {
+        let a = self.file.protocol.application.as_ref()?;
+        let t = self.transport.clone()?;
+        if t.app_points.is_empty() {
+            self.error(
+                "protocol.application.transport",
+                format!(
+                    "the transport '{}' declares no 'applications' to plug into",
+                    t.name
+                ),
+                None,
+            );
+            return None;
+        }
+        let mut messages = Vec::new();
+        for (id, name) in &a.messages {
+            if let Some(sid) =
+                self.struct_named(name, &format!("protocol.application.messages.{id}"))
+            {
+                messages.push((*id, sid));
+            }
+        }
+        let bits = t
+            .app_points
+            .iter()
+            .any(|p| matches!(t.structs[p.in_struct].fields[p.payload].ty, Ty::Bits));
+        if bits != (proto.layout == Layout::LsbBits) {
+            self.error(
+                "protocol.layout",
+                "an application's layout follows its transport's payloads (bits or bytes)",
+                None,
+            );
+        }
+        let points = t
+            .app_points
+            .iter()
+            .map(|p| {
+                let s = &t.structs[p.in_struct];
+                let id_rust = match &s.fields[p.id].ty {
+                    Ty::Int(it) => format!("u{}", it.storage_bits()),
+                    _ => "u64".to_string(),
+                };
+                PointInfo {
+                    type_name: s.name.clone(),
+                    borrows: t.struct_borrows(p.in_struct),
+                    id_field: s.fields[p.id].name.clone(),
+                    id_rust,
+                    payload_field: s.fields[p.payload].name.clone(),
+                }
+            })
+            .collect();
+        Some(Application {
+            transport: t.name.clone(),
+            transport_crate: t.name.replace('_', "-"),
+            bits,
+            points,
+            messages,
+        })
     }
 
     fn opening(&mut self) -> Vec<(Side, StructId)> {

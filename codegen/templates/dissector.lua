@@ -339,6 +339,42 @@ end
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
 {%- endif %}
+{%- if app_points %}
+
+-- Application dissectors (a game's messages) register in this table by message id; a payload
+-- whose id has one is shown by it, inside this tree. It learns where the payload starts from
+-- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
+local APPS = DissectorTable.new("{{ name }}.message_id", "{{ title }} message id", ftypes.UINT32, base.DEC, proto)
+
+local function app_try(sub, pinfo, tree, id, bit, bits)
+  pinfo.private["wiregen.id"] = tostring(id)
+  pinfo.private["wiregen.bit"] = tostring(bit)
+  pinfo.private["wiregen.bits"] = tostring(bits)
+  APPS:try(id, sub, pinfo, tree)
+end
+
+-- A payload from bit `first` to bit `last` of `tvb`.
+local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  local from = floor(first / 8)
+  local to = ceil8(last)
+  if to > from then
+    app_try(tvb(from, to - from):tvb(), pinfo, tree, id, first - 8 * from, last - first)
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
+-- A payload of the bytes from `first` to `last`.
+local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  if last > first then
+    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+{%- endif %}
 {% for s in structs %}
 {{ s }}
 {%- endfor %}
@@ -479,6 +515,44 @@ function proto.init()
 end
 {%- endif %}
 
+{%- if let Some(a) = application %}
+
+-- One application message: its type by the message id the {{ a.transport }} dissector read,
+-- from the bit (and for the bits) it gives. Returns the Info-column summary.
+local function dissect_message(tvb, pinfo, root)
+  local id = tonumber(pinfo.private["wiregen.id"] or "")
+  local first = tonumber(pinfo.private["wiregen.bit"] or "") or 0
+  local size = tonumber(pinfo.private["wiregen.bits"] or "") or 8 * tvb:len()
+{%- if !a.bits %}
+  first, size = first / 8, size / 8
+{%- endif %}
+  local limit = first + size
+  local offset, name
+{%- for (id, t) in a.messages %}
+  {% if loop.first %}if{% else %}elseif{% endif %} id == {{ id }} then
+    name = "{{ t }}"
+    offset = dissect_{{ t }}(tvb, pinfo, root, first, limit)
+{%- endfor %}
+  else
+    root:add_proto_expert_info(E.unknown, string.format("message id %s is not named by the schema", tostring(id)))
+    return "{{ title }}: unknown message " .. tostring(id)
+  end
+  root:append_text(": " .. name)
+  if offset == nil then return name .. " [malformed]" end
+{%- if a.bits %}
+  -- Only the zero padding of the last byte may follow.
+  if limit - offset >= 8 or (limit > offset and read_bits(tvb, offset, limit - offset) ~= 0) then
+    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", limit - offset))
+  end
+{%- else %}
+  if offset < limit then
+    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", limit - offset))
+  end
+{%- endif %}
+  return name
+end
+{%- else %}
+
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
@@ -528,6 +602,8 @@ local function dissect_message(tvb, pinfo, root)
 {%- endif %}
 end
 
+{%- endif %}
+
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
 {%- if has_state %}
@@ -576,6 +652,33 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
 end
 {%- endif %}
 
+{%- if let Some(a) = application %}
+
+function proto.dissector(tvb, pinfo, tree)
+  pinfo.cols.protocol:set("{{ column }}")
+  local root = tree:add(proto, tvb())
+  pinfo.cols.info:append(" " .. dissect_protected(tvb, pinfo, root))
+  return tvb:len()
+end
+
+-- Registered in the {{ a.transport }} dissector's table, one entry per message id: now if that
+-- dissector is already loaded, else when a capture starts (plugins load in name order).
+local function register_messages()
+  local ok, table = pcall(DissectorTable.get, "{{ a.table }}")
+  if ok and table ~= nil then
+{%- for (id, _) in a.messages %}
+    table:add({{ id }}, proto)
+{%- endfor %}
+  end
+end
+register_messages()
+{%- if !conversations %}
+function proto.init()
+  register_messages()
+end
+{%- endif %}
+{%- else %}
+
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("{{ column }}")
 {%- if tcp_framing.is_some() %}
@@ -593,6 +696,7 @@ function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()
 end
+{%- endif %}
 {%- for t in port_tables %}
 
 -- {{ t.upper }} ports, a preference (a range such as "8080,9000-9010").

@@ -5,6 +5,7 @@ use crate::{from_json, to_json, unknown_type};
 /// Every schema: (name, title, type names).
 pub const SCHEMAS: &[(&str, &str, &[&str])] = &[
     ("dnp", "Drag[en]gine Network Protocol", &["Command", "ConnectionRequest", "ConnectionAck", "UnreliableMessage", "ReliableMessage", "LinkState", "TypedValue", "ReliableAck", "LinkId", "LinkUpdate", "LinkUpdateLink", "IndexedValue", "LinkValues", "LongReliableMessage", "LongLinkState", "SInt8Value", "UInt8Value", "SInt16Value", "UInt16Value", "SInt32Value", "UInt32Value", "SInt64Value", "UInt64Value", "Float16Value", "Float32Value", "Float64Value", "StringValue", "DataValue", "Point2S8Value", "Point2U8Value", "Point2S16Value", "Point2U16Value", "Point2S32Value", "Point2U32Value", "Point2S64Value", "Point2U64Value", "Point3S8Value", "Point3U8Value", "Point3S16Value", "Point3U16Value", "Point3S32Value", "Point3U32Value", "Point3S64Value", "Point3U64Value", "Vector2F16Value", "Vector2F32Value", "Vector2F64Value", "Vector3F16Value", "Vector3F32Value", "Vector3F64Value", "QuaternionF16Value", "QuaternionF32Value", "QuaternionF64Value"]),
+    ("arena", "Arena (a game on Riptide 2.1)", &["PlayerMove", "Chat", "Spawn", "Entity"]),
     ("game_protocol", "Game Protocol", &["Init", "Challenge", "ChallengeResponse", "Packet", "ServerMessage", "Event", "EventKind", "GameOver", "Snapshot", "Entity", "EntityKind", "Object", "Player", "Point", "Response", "ResponseKind", "Error", "Connect", "ClientMessage", "Request", "RequestKind", "Action", "Break", "Throw", "Move"]),
     ("riptide_2_0", "Riptide 2.0", &["Message", "UserMessage", "ReliableUserMessage", "Ack", "AckExtra", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
     ("riptide_2_1", "Riptide 2.1", &["Message", "UserMessage", "ReliableUserMessage", "Notify", "Ack", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
@@ -69,6 +70,13 @@ pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json
             "QuaternionF16Value" => to_json(dnp::QuaternionF16Value::decode(bytes).map_err(|e| e.to_string())?),
             "QuaternionF32Value" => to_json(dnp::QuaternionF32Value::decode(bytes).map_err(|e| e.to_string())?),
             "QuaternionF64Value" => to_json(dnp::QuaternionF64Value::decode(bytes).map_err(|e| e.to_string())?),
+            other => Err(unknown_type(other)),
+        },
+        "arena" => match ty.unwrap_or("PlayerMove") {
+            "PlayerMove" => to_json(arena::PlayerMove::decode(bytes).map_err(|e| e.to_string())?),
+            "Chat" => to_json(arena::Chat::decode(bytes).map_err(|e| e.to_string())?),
+            "Spawn" => to_json(arena::Spawn::decode(bytes).map_err(|e| e.to_string())?),
+            "Entity" => to_json(arena::Entity::decode(bytes).map_err(|e| e.to_string())?),
             other => Err(unknown_type(other)),
         },
         "game_protocol" => match ty.unwrap_or("Packet") {
@@ -216,6 +224,13 @@ pub fn encode(schema: &str, ty: Option<&str>, json: &str) -> Result<Vec<u8>, Str
             "QuaternionF16Value" => from_json::<dnp::QuaternionF16Value>(json)?.encode().map_err(|e| e.to_string()),
             "QuaternionF32Value" => from_json::<dnp::QuaternionF32Value>(json)?.encode().map_err(|e| e.to_string()),
             "QuaternionF64Value" => from_json::<dnp::QuaternionF64Value>(json)?.encode().map_err(|e| e.to_string()),
+            other => Err(unknown_type(other)),
+        },
+        "arena" => match ty.unwrap_or("PlayerMove") {
+            "PlayerMove" => from_json::<arena::PlayerMove>(json)?.encode().map_err(|e| e.to_string()),
+            "Chat" => from_json::<arena::Chat>(json)?.encode().map_err(|e| e.to_string()),
+            "Spawn" => from_json::<arena::Spawn>(json)?.encode().map_err(|e| e.to_string()),
+            "Entity" => from_json::<arena::Entity>(json)?.encode().map_err(|e| e.to_string()),
             other => Err(unknown_type(other)),
         },
         "game_protocol" => match ty.unwrap_or("Packet") {

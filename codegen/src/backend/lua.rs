@@ -38,6 +38,10 @@ struct Dissector {
     reassembly: Option<ReassemblyDef>,
     /// Some field reads conversation state.
     has_state: bool,
+    /// A transport with application points (a dissector table by message id).
+    app_points: bool,
+    /// An application schema: its transport's table and its messages.
+    application: Option<AppDef>,
     has_joins: bool,
     /// Indexes of the sequence joins (their state tables are reset per capture).
     joins: Vec<usize>,
@@ -71,6 +75,15 @@ struct ReassemblyDef {
     server_bits: bool,
     /// Decode the whole with this switch field (`dissect_whole`), by the packet's tag.
     as_field: Option<String>,
+}
+
+/// An application schema's dissector: registered in its transport's table by message id.
+struct AppDef {
+    table: String,
+    transport: String,
+    /// (message id, type name).
+    messages: Vec<(u64, String)>,
+    bits: bool,
 }
 
 /// TCP framing: a length prefix before each message.
@@ -186,7 +199,8 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     // A UDP protocol without default ports (an implementation profile) still gets the preference
     // and Decode As.
     .filter(|(lower, _, list)| {
-        !list.is_empty() || (*lower == "udp" && p.transport.tcp_ports.is_empty())
+        !list.is_empty()
+            || (*lower == "udp" && p.transport.tcp_ports.is_empty() && p.application.is_none())
     })
     .map(|(lower, upper, list)| PortTable {
         lower,
@@ -312,6 +326,17 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             || !p.state.is_empty()
             || !p.joins.is_empty(),
         has_state: !p.state.is_empty(),
+        app_points: !p.app_points.is_empty(),
+        application: p.application.as_ref().map(|a| AppDef {
+            table: format!("{}.message_id", a.transport),
+            transport: a.transport.clone(),
+            messages: a
+                .messages
+                .iter()
+                .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
+                .collect(),
+            bits: a.bits,
+        }),
         has_joins: !p.joins.is_empty(),
         joins: (0..p.joins.len()).collect(),
         reassembly,
@@ -464,6 +489,9 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
                 }
             }
         }
+    }
+    for a in &p.app_points {
+        out.insert((a.in_struct, a.id));
     }
     for j in &p.joins {
         out.extend(
@@ -1078,6 +1106,13 @@ impl<'p> Gen<'p> {
             c.line(format!("local cs_at_{} = offset", f.name));
         }
         let target = format!("v.{}", f.name);
+        let app_payload = p
+            .app_points
+            .iter()
+            .any(|a| a.in_struct == sid && a.payload == fi);
+        if app_payload {
+            c.line("local app_first = offset");
+        }
         if f.select.is_empty() {
             self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
         } else {
@@ -1085,6 +1120,22 @@ impl<'p> Gen<'p> {
         }
         if let Role::Checksum(_) = f.role {
             c.line(format!("local cs_item_{} = item", f.name));
+        }
+        if app_payload {
+            let id = p
+                .app_points
+                .iter()
+                .find(|a| a.in_struct == sid && a.payload == fi)
+                .map(|a| p.structs[sid].fields[a.id].name.clone())
+                .unwrap_or_default();
+            let unit = if self.cur.get() == Layout::LsbBits {
+                "bits"
+            } else {
+                "bytes"
+            };
+            c.line(format!(
+                "app_payload_{unit}(tvb, pinfo, tree, v.{id}, app_first, offset)"
+            ));
         }
         for (cond, message) in &f.warnings {
             let e = self.expr(cond);
@@ -1198,10 +1249,13 @@ impl<'p> Gen<'p> {
                     "'{name}': only f32 is generated for bit streams in Lua yet"
                 )))
             }
-            Ty::VarInt(VarInt::Leb128) => {
+            Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
                 c.line("val, n = read_leb128(tvb, offset, limit)");
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
                 c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
+                if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
+                    c.line("val = zigzag64(val)");
+                }
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));

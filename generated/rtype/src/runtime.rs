@@ -259,6 +259,11 @@ impl<'a> Reader<'a> {
         Reader { buf, pos: 0, end: buf.len(), notes: trace.then(Vec::new), state: None, lists: Vec::new() }
     }
 
+    /// Continues at byte `at` of the buffer (an application's message inside a transport's).
+    pub fn seek(&mut self, at: usize) {
+        self.pos = at.min(self.end);
+    }
+
     pub fn with_state(mut self, state: Rc<StateTables>) -> Self {
         self.state = Some(state);
         self
@@ -460,6 +465,16 @@ pub struct BitReader<'a> {
 impl<'a> BitReader<'a> {
     pub fn new(buf: &'a [u8], trace: bool) -> Self {
         BitReader { buf, pos: 0, end: buf.len() * 8, notes: trace.then(Vec::new) }
+    }
+
+    /// A reader of the first `bits` bits of `buf` (a bit string).
+    pub fn with_bits(buf: &'a [u8], bits: usize, trace: bool) -> Self {
+        BitReader { buf, pos: 0, end: bits.min(buf.len() * 8), notes: trace.then(Vec::new) }
+    }
+
+    /// Continues at bit `bit` of the buffer (an application's message inside a transport's).
+    pub fn seek(&mut self, bit: usize) {
+        self.pos = bit.min(self.end);
     }
 
     /// Position in bits.
