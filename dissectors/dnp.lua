@@ -486,6 +486,40 @@ end
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
 
+-- Application dissectors (a game's messages) register in this table by message id; a payload
+-- whose id has one is shown by it, inside this tree. It learns where the payload starts from
+-- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
+local APPS = DissectorTable.new("dnp.message_id", "Drag[en]gine Network Protocol message id", ftypes.UINT32, base.DEC, proto)
+
+local function app_try(sub, pinfo, tree, id, bit, bits)
+  pinfo.private["wiregen.id"] = tostring(id)
+  pinfo.private["wiregen.bit"] = tostring(bit)
+  pinfo.private["wiregen.bits"] = tostring(bits)
+  APPS:try(id, sub, pinfo, tree)
+end
+
+-- A payload from bit `first` to bit `last` of `tvb`.
+local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  local from = floor(first / 8)
+  local to = ceil8(last)
+  if to > from then
+    app_try(tvb(from, to - from):tvb(), pinfo, tree, id, first - 8 * from, last - first)
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
+-- A payload of the bytes from `first` to `last`.
+local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
+  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
+  if last > first then
+    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
+  else
+    app_try(tvb, pinfo, tree, id, 0, 0)
+  end
+end
+
 -- Flag names, for the Info column.
 local FN_LinkFlags = { { 1, "READ_ONLY" } }
 local FN_LongMessageFlags = { { 1, "FIRST" }, { 2, "LAST" } }
@@ -557,11 +591,13 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   local v = {}
   local item, n, sub, nxt, val, range
   -- data
+  local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
+  app_payload_bytes(tvb, pinfo, tree, 0, app_first, offset)
   return offset, v
 end
 
@@ -576,11 +612,13 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.reliable_message.number"], tvb(offset, 2))
   offset = offset + 2
   -- data
+  local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
+  app_payload_bytes(tvb, pinfo, tree, 0, app_first, offset)
   return offset, v
 end
 

@@ -86,7 +86,8 @@ pub enum WholeType {
 #[derive(Debug, Clone)]
 pub struct AppPoint {
     pub in_struct: StructId,
-    pub id: usize,
+    /// None: the message starts with the application's own id.
+    pub id: Option<usize>,
     pub payload: usize,
 }
 
@@ -103,15 +104,16 @@ pub struct Application {
     /// else its Rust integer type).
     pub points: Vec<PointInfo>,
     pub messages: Vec<(u64, StructId)>,
+    /// The id the application writes first in each message, when the transport carries none.
+    pub own_id: Option<IntTy>,
 }
 
 #[derive(Debug, Clone)]
 pub struct PointInfo {
     pub type_name: String,
     pub borrows: bool,
-    pub id_field: String,
-    /// The id's Rust type (`u16`, `u64`).
-    pub id_rust: String,
+    /// The id field and its Rust type (`u16`, `u64`), when the transport carries the id.
+    pub id: Option<(String, String)>,
     pub payload_field: String,
 }
 

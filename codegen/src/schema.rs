@@ -75,8 +75,10 @@ pub struct AppPointDef {
     /// The transport type carrying application data.
     #[serde(rename = "in")]
     pub in_type: String,
-    /// Its field holding the application's message id.
-    pub id: String,
+    /// Its field holding the application's message id (none: the application's message starts
+    /// with its own id).
+    #[serde(default)]
+    pub id: Option<String>,
     /// Its field holding the message (bytes or bits, to the end).
     pub payload: String,
 }
@@ -86,6 +88,10 @@ pub struct AppPointDef {
 pub struct ApplicationDef {
     /// The transport's schema, relative to this file.
     pub transport: String,
+    /// The integer type of a message id the application writes first in its messages (for
+    /// transports that carry none).
+    #[serde(default)]
+    pub id: Option<String>,
     /// Message types by message id.
     pub messages: IndexMap<u64, String>,
 }

@@ -845,21 +845,29 @@ impl<'f> Validator<'f> {
             let Some(sid) = self.struct_named(&a.in_type, &format!("{yp}.in")) else {
                 continue;
             };
-            let id = self.field_named(proto, sid, &a.id, &format!("{yp}.id"));
-            let payload = self.field_named(proto, sid, &a.payload, &format!("{yp}.payload"));
-            let (Some(id), Some(payload)) = (id, payload) else {
+            let id = match &a.id {
+                None => None,
+                Some(name) => {
+                    let Some(id) = self.field_named(proto, sid, name, &format!("{yp}.id")) else {
+                        continue;
+                    };
+                    if !matches!(
+                        proto.structs[sid].fields[id].ty,
+                        Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
+                    ) {
+                        self.error(
+                            &format!("{yp}.id"),
+                            format!("'{name}' must be an unsigned integer"),
+                            None,
+                        );
+                    }
+                    Some(id)
+                }
+            };
+            let Some(payload) = self.field_named(proto, sid, &a.payload, &format!("{yp}.payload"))
+            else {
                 continue;
             };
-            if !matches!(
-                proto.structs[sid].fields[id].ty,
-                Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
-            ) {
-                self.error(
-                    &format!("{yp}.id"),
-                    format!("'{}' must be an unsigned integer", a.id),
-                    None,
-                );
-            }
             if !matches!(
                 proto.structs[sid].fields[payload].ty,
                 Ty::Bits | Ty::Bytes(Len::Rest)
@@ -917,25 +925,59 @@ impl<'f> Validator<'f> {
             .iter()
             .map(|p| {
                 let s = &t.structs[p.in_struct];
-                let id_rust = match &s.fields[p.id].ty {
-                    Ty::Int(it) => format!("u{}", it.storage_bits()),
-                    _ => "u64".to_string(),
-                };
+                let id = p.id.map(|id| {
+                    let rust = match &s.fields[id].ty {
+                        Ty::Int(it) => format!("u{}", it.storage_bits()),
+                        _ => "u64".to_string(),
+                    };
+                    (s.fields[id].name.clone(), rust)
+                });
                 PointInfo {
                     type_name: s.name.clone(),
                     borrows: t.struct_borrows(p.in_struct),
-                    id_field: s.fields[p.id].name.clone(),
-                    id_rust,
+                    id,
                     payload_field: s.fields[p.payload].name.clone(),
                 }
             })
             .collect();
+        let carried = t.app_points.iter().any(|p| p.id.is_some());
+        let own_id = match (&a.id, carried) {
+            (Some(text), false) => {
+                let it = self.int_ty(text, "protocol.application.id", Endian::Little);
+                if it.is_some_and(|it| it.signed || it.bits % 8 != 0 || it.bits > 32) {
+                    self.error(
+                        "protocol.application.id",
+                        "the message id is an unsigned integer of 1 to 4 bytes",
+                        None,
+                    );
+                }
+                it
+            }
+            (None, false) => {
+                self.error(
+                    "protocol.application",
+                    format!("'{}' carries no message id: say the type of the one your messages start with", t.name),
+                    Some("e.g. 'id: u8'".into()),
+                );
+                None
+            }
+            (Some(_), true) => {
+                self.error(
+                    "protocol.application.id",
+                    format!("'{}' carries the message id itself", t.name),
+                    Some("remove 'id'".into()),
+                );
+                None
+            }
+            (None, true) => None,
+        };
         Some(Application {
             transport: t.name.clone(),
             transport_crate: t.name.replace('_', "-"),
             bits,
             points,
             messages,
+            own_id,
         })
     }
 

@@ -526,6 +526,13 @@ local function dissect_message(tvb, pinfo, root)
 {%- if !a.bits %}
   first, size = first / 8, size / 8
 {%- endif %}
+{%- if let Some(n) = a.own_id %}
+  -- The message starts with its id (the transport carries none).
+  if size < {{ n }} then return truncated(root, tvb, first, "message_id", {{ n }}, size) or "{{ title }} [malformed]" end
+  id = tvb(first, {{ n }}):le_uint()
+  root:add_le(F["{{ name }}.message_id"], tvb(first, {{ n }}))
+  first, size = first + {{ n }}, size - {{ n }}
+{%- endif %}
   local limit = first + size
   local offset, name
 {%- for (id, t) in a.messages %}
@@ -666,9 +673,14 @@ end
 local function register_messages()
   local ok, table = pcall(DissectorTable.get, "{{ a.table }}")
   if ok and table ~= nil then
+{%- if a.own_id.is_some() %}
+    -- The transport has no ids: it hands every payload over under 0.
+    table:add(0, proto)
+{%- else %}
 {%- for (id, _) in a.messages %}
     table:add({{ id }}, proto)
 {%- endfor %}
+{%- endif %}
   end
 end
 register_messages()

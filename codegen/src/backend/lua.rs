@@ -84,6 +84,8 @@ struct AppDef {
     /// (message id, type name).
     messages: Vec<(u64, String)>,
     bits: bool,
+    /// Bytes of the id the messages start with (the transport carries none).
+    own_id: Option<usize>,
 }
 
 /// TCP framing: a length prefix before each message.
@@ -135,6 +137,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         state_readers: p.state_readers(),
     };
     g.declare_fields()?;
+    if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
+        let a = format!("{}.message_id", p.name);
+        g.add_field(
+            a.clone(),
+            format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
+        );
+    }
     let mut structs = Vec::new();
     for id in g.order() {
         structs.push(g.struct_fn(id)?);
@@ -336,6 +345,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
                 .collect(),
             bits: a.bits,
+            own_id: a.own_id.map(|it| it.bytes()),
         }),
         has_joins: !p.joins.is_empty(),
         joins: (0..p.joins.len()).collect(),
@@ -491,7 +501,7 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
         }
     }
     for a in &p.app_points {
-        out.insert((a.in_struct, a.id));
+        out.extend(a.id.map(|id| (a.in_struct, id)));
     }
     for j in &p.joins {
         out.extend(
@@ -1126,15 +1136,17 @@ impl<'p> Gen<'p> {
                 .app_points
                 .iter()
                 .find(|a| a.in_struct == sid && a.payload == fi)
-                .map(|a| p.structs[sid].fields[a.id].name.clone())
-                .unwrap_or_default();
+                .and_then(|a| a.id)
+                // A transport without ids hands every payload to the application under 0.
+                .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
+                .unwrap_or_else(|| "0".into());
             let unit = if self.cur.get() == Layout::LsbBits {
                 "bits"
             } else {
                 "bytes"
             };
             c.line(format!(
-                "app_payload_{unit}(tvb, pinfo, tree, v.{id}, app_first, offset)"
+                "app_payload_{unit}(tvb, pinfo, tree, {id}, app_first, offset)"
             ));
         }
         for (cond, message) in &f.warnings {

@@ -421,15 +421,21 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                 quote! { { let _ = w; out } },
             )
         };
+        // With its own id the application reads and writes the id first; otherwise the
+        // transport's message carries it.
+        let own = a.own_id.map(|it| {
+            let n = lit_usize(it.bytes());
+            let rt = int_rust(&it);
+            let abbrev = format!("{}.message_id", p.name);
+            (n, rt, abbrev)
+        });
         let mut points = Vec::new();
         for pt in &a.points {
             let pn = ident(&pt.type_name);
             let snake = pt.type_name.to_snake_case();
             let from = format_ident!("from_{}", snake);
             let fill = format_ident!("fill_{}", snake);
-            let idf = ident(&pt.id_field);
             let pf = ident(&pt.payload_field);
-            let id_ty = ident(&pt.id_rust);
             let (pt_in, pt_mut) = if pt.borrows {
                 (quote! { &'a #t::#pn<'_> }, quote! { &mut #t::#pn<'_> })
             } else {
@@ -445,16 +451,27 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             } else {
                 quote! { Cow::Owned(payload) }
             };
-            let id_nm = pt.id_field.as_str();
+            let (decode_call, set_id) = match &pt.id {
+                Some((idf, id_rust)) => {
+                    let idf_i = ident(idf);
+                    let id_ty = ident(id_rust);
+                    let id_nm = idf.as_str();
+                    (
+                        quote! { Self::decode(m.#idf_i as u64, #payload_ref) },
+                        quote! { m.#idf_i = fit(self.id(), #id_ty::MAX as u64, #id_nm)? as #id_ty; },
+                    )
+                }
+                None => (quote! { Self::decode(#payload_ref) }, quote! {}),
+            };
             points.push(quote! {
                 #[doc = concat!(" Decodes the message a `", stringify!(#t), "::", stringify!(#pn), "` carries.")]
                 pub fn #from(m: #pt_in) -> Result<Self, DecodeError> {
-                    Self::decode(m.#idf as u64, #payload_ref)
+                    #decode_call
                 }
 
-                #[doc = concat!(" Sets the message id and payload of a `", stringify!(#t), "::", stringify!(#pn), "` (its other fields are left as they are).")]
+                #[doc = concat!(" Sets the message (and id) of a `", stringify!(#t), "::", stringify!(#pn), "`; its other fields are left as they are.")]
                 pub fn #fill(&self, m: #pt_mut) -> Result<(), EncodeError> {
-                    m.#idf = fit(self.id(), #id_ty::MAX as u64, #id_nm)? as #id_ty;
+                    #set_id
                     let payload = self.encode()?;
                     m.#pf = #payload_set;
                     Ok(())
@@ -466,6 +483,60 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             let idl = Literal::u64_unsuffixed(*id);
             quote! { #idl => Message::#n(#n::read(r)?), }
         });
+        let (decode_fns, write_id) = match &own {
+            None => (
+                quote! {
+                    /// Decodes message `id` from a transport's payload (all of it).
+                    pub fn decode(id: u64, payload: #payload_in) -> Result<Self, DecodeError> {
+                        let mut reader = #reader_new;
+                        let m = Self::read(id, &mut reader)?;
+                        reader.finish()?;
+                        Ok(m)
+                    }
+
+                    /// Decodes message `id` starting at `at` (a bit position in bit-stream transports,
+                    /// else a byte offset) of a whole transport message, and returns every field as the
+                    /// dissector shows it there.
+                    pub fn dissect_at(id: u64, message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+                        let mut reader = #rd::new(message, true);
+                        reader.seek(at);
+                        let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
+                        (m, reader.into_notes())
+                    }
+                },
+                quote! {},
+            ),
+            Some((n, rt, abbrev)) => (
+                quote! {
+                    /// Decodes a message (its id first) from a transport's payload (all of it).
+                    pub fn decode(payload: #payload_in) -> Result<Self, DecodeError> {
+                        let mut reader = #reader_new;
+                        let m = Self::read_with_id(&mut reader)?;
+                        reader.finish()?;
+                        Ok(m)
+                    }
+
+                    /// Decodes a message starting at byte `at` of a whole transport message, and returns
+                    /// every field as the dissector shows it there.
+                    pub fn dissect_at(message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+                        let mut reader = #rd::new(message, true);
+                        reader.seek(at);
+                        let m = Self::read_with_id(&mut reader).and_then(|m| reader.finish().map(|_| m));
+                        (m, reader.into_notes())
+                    }
+
+                    fn read_with_id(r: &mut #rd<'a>) -> Result<Self, DecodeError> {
+                        let at = r.pos();
+                        let id = r.uint(#n, false, "message_id")?;
+                        r.note(#abbrev, at, Value::U(id));
+                        Self::read(id, r)
+                    }
+                },
+                quote! {
+                    w.put(&(self.id() as #rt).to_le_bytes());
+                },
+            ),
+        };
         Ok(quote! {
             /// A message of this application, by the message id the transport carries.
             #[derive(Debug, Clone, PartialEq)]
@@ -483,23 +554,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                     }
                 }
 
-                /// Decodes message `id` from a transport's payload (all of it).
-                pub fn decode(id: u64, payload: #payload_in) -> Result<Self, DecodeError> {
-                    let mut reader = #reader_new;
-                    let m = Self::read(id, &mut reader)?;
-                    reader.finish()?;
-                    Ok(m)
-                }
-
-                /// Decodes message `id` starting at `at` (a bit position in bit-stream transports,
-                /// else a byte offset) of a whole transport message, and returns every field as the
-                /// dissector shows it there.
-                pub fn dissect_at(id: u64, message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-                    let mut reader = #rd::new(message, true);
-                    reader.seek(at);
-                    let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
-                    (m, reader.into_notes())
-                }
+                #decode_fns
 
                 fn read(id: u64, r: &mut #rd<'a>) -> Result<Self, DecodeError> {
                     Ok(match id {
@@ -512,6 +567,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                 pub fn encode(&self) -> Result<#payload_ty, EncodeError> {
                     let mut out = Vec::new();
                     let mut w = #wr::new(&mut out);
+                    #write_id
                     match self {
                         #( Message::#variants(m) => m.write(&mut w)?, )*
                     }

@@ -533,8 +533,8 @@ impl<'a> Message<'a> {
         Self::decode(m.message_id as u64, &m.payload)
     }
     #[doc = concat!(
-        " Sets the message id and payload of a `", stringify!(riptide_2_1), "::",
-        stringify!(UserMessage), "` (its other fields are left as they are)."
+        " Sets the message (and id) of a `", stringify!(riptide_2_1), "::",
+        stringify!(UserMessage), "`; its other fields are left as they are."
     )]
     pub fn fill_user_message(
         &self,
@@ -555,8 +555,8 @@ impl<'a> Message<'a> {
         Self::decode(m.message_id as u64, &m.payload)
     }
     #[doc = concat!(
-        " Sets the message id and payload of a `", stringify!(riptide_2_1), "::",
-        stringify!(ReliableUserMessage), "` (its other fields are left as they are)."
+        " Sets the message (and id) of a `", stringify!(riptide_2_1), "::",
+        stringify!(ReliableUserMessage), "`; its other fields are left as they are."
     )]
     pub fn fill_reliable_user_message(
         &self,

@@ -1,0 +1,159 @@
+//! The example application schema `schema/examples/dungeon.yaml`: a game's messages as the data
+//! of DNP unreliable and reliable messages, each starting with its own u8 id (DNP carries none).
+//! Hand-written vectors, typed messages to DNP commands and back, and tshark with both
+//! dissectors loaded, compared field by field with the two crates.
+
+use dungeon::*;
+use std::borrow::Cow;
+use wiregen_tests::*;
+
+fn unreliable(m: &Message) -> Vec<u8> {
+    let mut u = dnp::UnreliableMessage {
+        data: Cow::Borrowed(&[]),
+    };
+    m.fill_unreliable_message(&mut u).unwrap();
+    dnp::Command {
+        body: dnp::CommandBody::UnreliableMessage(u),
+    }
+    .encode()
+    .unwrap()
+}
+
+fn reliable(number: u16, m: &Message) -> Vec<u8> {
+    let mut r = dnp::ReliableMessage {
+        number,
+        data: Cow::Borrowed(&[]),
+    };
+    m.fill_reliable_message(&mut r).unwrap();
+    dnp::Command {
+        body: dnp::CommandBody::ReliableMessage(r),
+    }
+    .encode()
+    .unwrap()
+}
+
+fn inventory() -> Message<'static> {
+    Message::Inventory(Inventory {
+        character: 42,
+        items: vec![
+            Item {
+                item_id: 7,
+                count: 1,
+            },
+            Item {
+                item_id: 0xdead_beef,
+                count: 300,
+            },
+        ],
+    })
+}
+
+#[test]
+fn messages_as_dnp_message_data() {
+    let say = Message::Say(Say {
+        text: Cow::Borrowed("hello"),
+    });
+    // Unreliable Message (3), then the game's id 2, the u16 length and the text.
+    assert_eq!(unreliable(&say), hex_bytes("03 02 05 00 68 65 6c 6c 6f"));
+    let moved = Message::Move(Move {
+        character: 42,
+        x: 1.5,
+        y: -2.0,
+        running: true,
+    });
+    // Reliable Message (4) number 7, id 1, character, f32 x, f32 y, bool.
+    let bytes = reliable(7, &moved);
+    assert_eq!(
+        bytes,
+        hex_bytes("04 07 00 01 2a 00 00 00 c0 3f 00 00 00 c0 01")
+    );
+    match dnp::Command::decode(&bytes).unwrap().body {
+        dnp::CommandBody::ReliableMessage(r) => {
+            assert_eq!(Message::from_reliable_message(&r).unwrap(), moved)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        Message::decode(&reliable(1, &inventory())[3..]).unwrap(),
+        inventory()
+    );
+    let e = Message::decode(&[9]).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::UnknownValue { value: 9 });
+}
+
+#[test]
+fn tshark_shows_the_game_inside_dnp() {
+    let mut rng = Rng(0xd0d0);
+    let mut games = vec![
+        Message::Say(Say {
+            text: Cow::Borrowed("hello"),
+        }),
+        inventory(),
+    ];
+    for _ in 0..150 {
+        games.push(match rng.below(3) {
+            0 => Message::Move(Move {
+                character: rng.next_u64() as u16,
+                x: rng.below(10_000) as f32 / 8.0,
+                y: -(rng.below(10_000) as f32) / 16.0,
+                running: rng.below(2) == 1,
+            }),
+            1 => Message::Say(Say {
+                text: Cow::Owned(
+                    (0..rng.below(30))
+                        .map(|_| (b'a' + rng.below(26) as u8) as char)
+                        .collect(),
+                ),
+            }),
+            _ => Message::Inventory(Inventory {
+                character: rng.next_u64() as u16,
+                items: (0..rng.below(6))
+                    .map(|_| Item {
+                        item_id: rng.next_u64() as u32,
+                        count: rng.next_u64() as u16,
+                    })
+                    .collect(),
+            }),
+        });
+    }
+    // Alternately unreliable (data from byte 1) and reliable (data from byte 3).
+    let messages: Vec<(Vec<u8>, usize)> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i % 2 == 0 {
+                (unreliable(g), 1)
+            } else {
+                (reliable(i as u16, g), 3)
+            }
+        })
+        .collect();
+    let datagrams: Vec<Datagram> = messages
+        .iter()
+        .map(|(m, _)| Datagram {
+            src_port: 40000,
+            dst_port: 3413,
+            payload: m.clone(),
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-dungeon-{}.pcap", std::process::id()));
+    write_pcap(&pcap, &datagrams);
+    let game_lua = format!(
+        "lua_script:{}",
+        repo_root().join("dissectors/dungeon.lua").display()
+    );
+    for args in [&["-X", &game_lua][..], &["-X", &game_lua, "-2"][..]] {
+        let d = dissect(&pcap, &repo_root().join("dissectors/dnp.lua"), args);
+        for (i, ((bytes, at), game)) in messages.iter().zip(&games).enumerate() {
+            let transport = expected!(dnp, dnp::Command::dissect(bytes).1);
+            compare(&transport, &d.fields(i, "dnp"), HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i} dnp: {e}"));
+            let (decoded, notes) = Message::dissect_at(bytes, *at);
+            assert_eq!(&decoded.unwrap(), game, "frame {i}");
+            compare(&expected!(dungeon, notes), &d.fields(i, "dungeon"), HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i} dungeon: {e}"));
+            assert!(d.experts(i, "dungeon").is_empty(), "frame {i}");
+        }
+    }
+    let _ = std::fs::remove_file(pcap);
+}
