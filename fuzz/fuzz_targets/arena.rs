@@ -52,4 +52,20 @@ macro_rules! check {
 
 fuzz_target!(|data: &[u8]| {
     check!(arena::PlayerMove, data);
+    let id = data.first().copied().unwrap_or(0) as u64;
+    let _ = id;
+    let payload = arena::BitString::from_bytes(data.to_vec());
+    if let Ok(m) = arena::Message::decode(id, &payload) {
+        if let Ok(bytes) = m.encode() {
+            let back = arena::Message::decode(m.id(), &bytes).expect("an encoded message decodes");
+            assert_eq!(back.encode().expect("re-encodes"), bytes);
+        }
+    }
+    let mut u = arbitrary::Unstructured::new(data);
+    if let Ok(m) = <arena::Message as arbitrary::Arbitrary>::arbitrary(&mut u) {
+        if let Ok(bytes) = m.encode() {
+            let back = arena::Message::decode(m.id(), &bytes).expect("an encoded message decodes");
+            assert_eq!(back.encode().expect("re-encodes"), bytes);
+        }
+    }
 });

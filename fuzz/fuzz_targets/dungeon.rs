@@ -52,4 +52,19 @@ macro_rules! check {
 
 fuzz_target!(|data: &[u8]| {
     check!(dungeon::Move, data);
+    let id = data.first().copied().unwrap_or(0) as u64;
+    let _ = id;
+    if let Ok(m) = dungeon::Message::decode(data) {
+        if let Ok(bytes) = m.encode() {
+            let back = dungeon::Message::decode(&bytes).expect("an encoded message decodes");
+            assert_eq!(back.encode().expect("re-encodes"), bytes);
+        }
+    }
+    let mut u = arbitrary::Unstructured::new(data);
+    if let Ok(m) = <dungeon::Message as arbitrary::Arbitrary>::arbitrary(&mut u) {
+        if let Ok(bytes) = m.encode() {
+            let back = dungeon::Message::decode(&bytes).expect("an encoded message decodes");
+            assert_eq!(back.encode().expect("re-encodes"), bytes);
+        }
+    }
 });
