@@ -160,9 +160,9 @@ local VS_CHECKSUM_STATUS = {
 
 -- Fields, by filter name.
 local F = {}
-F["arena.x"] = ProtoField.float("arena.x", "X", nil, "")
-F["arena.y"] = ProtoField.float("arena.y", "Y", nil, "")
-F["arena.jumping"] = ProtoField.bool("arena.jumping", "Jumping", base.NONE, nil, nil, "One bit.")
+F["arena.player_move.x"] = ProtoField.float("arena.player_move.x", "X", nil, "")
+F["arena.player_move.y"] = ProtoField.float("arena.player_move.y", "Y", nil, "")
+F["arena.player_move.jumping"] = ProtoField.bool("arena.player_move.jumping", "Jumping", base.NONE, nil, nil, "One bit.")
 F["arena.chat.length"] = ProtoField.uint64("arena.chat.length", "Length", base.DEC, nil, nil, "VarULong byte count.")
 F["arena.chat.text"] = ProtoField.string("arena.chat.text", "Text", base.UNICODE, "UTF-8.")
 F["arena.spawn.count"] = ProtoField.uint64("arena.spawn.count", "Count", base.DEC, nil, nil, "VarULong.")
@@ -171,9 +171,9 @@ F["arena.entity.kind"] = ProtoField.uint8("arena.entity.kind", "Kind", base.HEX,
 F["arena.entity.x"] = ProtoField.int64("arena.entity.x", "X", base.DEC, nil, nil, "VarLong.")
 F["arena.entity.y"] = ProtoField.int64("arena.entity.y", "Y", base.DEC, nil, nil, "VarLong.")
 proto.fields = {
-  F["arena.x"],
-  F["arena.y"],
-  F["arena.jumping"],
+  F["arena.player_move.x"],
+  F["arena.player_move.y"],
+  F["arena.player_move.jumping"],
   F["arena.chat.length"],
   F["arena.chat.text"],
   F["arena.spawn.count"],
@@ -237,19 +237,19 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["arena.x"], bit_range(tvb, offset, 32), val)
+  item = tree:add(F["arena.player_move.x"], bit_range(tvb, offset, 32), val)
   v.x = val
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["arena.y"], bit_range(tvb, offset, 32), val)
+  item = tree:add(F["arena.player_move.y"], bit_range(tvb, offset, 32), val)
   v.y = val
   offset = offset + 32
   -- jumping: One bit.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "jumping", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
-  item = tree:add(F["arena.jumping"], bit_range(tvb, offset, 1), val)
+  item = tree:add(F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
   v.jumping = val
   offset = offset + 1

@@ -73,10 +73,10 @@ local VS_CHECKSUM_STATUS = {
 
 -- Fields, by filter name.
 local F = {}
-F["dungeon.character"] = ProtoField.uint16("dungeon.character", "Character", base.DEC, nil, nil, "")
-F["dungeon.x"] = ProtoField.float("dungeon.x", "X", nil, "")
-F["dungeon.y"] = ProtoField.float("dungeon.y", "Y", nil, "")
-F["dungeon.running"] = ProtoField.bool("dungeon.running", "Running", base.NONE, nil, nil, "")
+F["dungeon.move.character"] = ProtoField.uint16("dungeon.move.character", "Character", base.DEC, nil, nil, "")
+F["dungeon.move.x"] = ProtoField.float("dungeon.move.x", "X", nil, "")
+F["dungeon.move.y"] = ProtoField.float("dungeon.move.y", "Y", nil, "")
+F["dungeon.move.running"] = ProtoField.bool("dungeon.move.running", "Running", base.NONE, nil, nil, "")
 F["dungeon.say.text.length"] = ProtoField.uint16("dungeon.say.text.length", "Text length", base.DEC, nil, nil, "Length of Text")
 F["dungeon.say.text"] = ProtoField.string("dungeon.say.text", "Text", base.UNICODE, "u16 byte count, then UTF-8.")
 F["dungeon.inventory.character"] = ProtoField.uint16("dungeon.inventory.character", "Character", base.DEC, nil, nil, "")
@@ -85,10 +85,10 @@ F["dungeon.item.item_id"] = ProtoField.uint32("dungeon.item.item_id", "Item id",
 F["dungeon.item.count"] = ProtoField.uint16("dungeon.item.count", "Count", base.DEC, nil, nil, "")
 F["dungeon.message_id"] = ProtoField.uint8("dungeon.message_id", "Message id", base.DEC, nil, nil, "Which message follows")
 proto.fields = {
-  F["dungeon.character"],
-  F["dungeon.x"],
-  F["dungeon.y"],
-  F["dungeon.running"],
+  F["dungeon.move.character"],
+  F["dungeon.move.x"],
+  F["dungeon.move.y"],
+  F["dungeon.move.running"],
   F["dungeon.say.text.length"],
   F["dungeon.say.text"],
   F["dungeon.inventory.character"],
@@ -144,19 +144,19 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  item = tree:add_le(F["dungeon.character"], tvb(offset, 2))
+  item = tree:add_le(F["dungeon.move.character"], tvb(offset, 2))
   offset = offset + 2
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dungeon.x"], tvb(offset, 4))
+  item = tree:add_le(F["dungeon.move.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dungeon.y"], tvb(offset, 4))
+  item = tree:add_le(F["dungeon.move.y"], tvb(offset, 4))
   offset = offset + 4
   -- running
   if limit - offset < 1 then return truncated(tree, tvb, offset, "running", 1, limit - offset) end
-  item = tree:add(F["dungeon.running"], tvb(offset, 1))
+  item = tree:add(F["dungeon.move.running"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end

@@ -3,10 +3,11 @@
 use crate::ir::{Protocol, StructId};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
-/// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere.
+/// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere
+/// (and on every message of an application schema, which has no root of its own).
 pub fn abbrev(p: &Protocol, s: StructId, field: usize) -> String {
     let f = &p.structs[s].fields[field];
-    if s == p.root {
+    if s == p.root && p.application.is_none() {
         format!("{}.{}", p.name, f.name)
     } else {
         format!(

@@ -176,5 +176,17 @@ fn tshark_shows_the_game_inside_riptide() {
             assert!(d.experts(i, "arena").is_empty() || matches!(game, Message::Spawn(_)));
         }
     }
+    // Display filters on the game's fields select exactly its messages.
+    let d = dissect(
+        &pcap,
+        &repo_root().join("dissectors/riptide_2_1.lua"),
+        &["-X", &game_lua, "-Y", "arena.player_move.x > 10"],
+    );
+    let want = games
+        .iter()
+        .filter(|g| matches!(g, Message::PlayerMove(m) if m.x > 10.0))
+        .count();
+    assert!(want > 10);
+    assert_eq!(d.frames.len(), want);
     let _ = std::fs::remove_file(pcap);
 }

@@ -132,21 +132,21 @@ impl<'a> PlayerMove {
         let x = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "x")? as u32);
-            r.note("arena.x", at, Value::F(v as f64));
+            r.note("arena.player_move.x", at, Value::F(v as f64));
             v
         };
         let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "y")? as u32);
-            r.note("arena.y", at, Value::F(v as f64));
+            r.note("arena.player_move.y", at, Value::F(v as f64));
             v
         };
         let jumping_at = r.pos();
         let jumping = {
             let at = r.pos();
             let v = r.bits(1, "jumping")? != 0;
-            r.note("arena.jumping", at, Value::Bool(v));
+            r.note("arena.player_move.jumping", at, Value::Bool(v));
             v
         };
         Ok(Self { x, y, jumping })

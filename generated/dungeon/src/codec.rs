@@ -67,28 +67,28 @@ impl<'a> Move {
         let character = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("character")?);
-            r.note("dungeon.character", at, Value::U(v as u64));
+            r.note("dungeon.move.character", at, Value::U(v as u64));
             v
         };
         let x_at = r.pos();
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
-            r.note("dungeon.x", at, Value::F(v as f64));
+            r.note("dungeon.move.x", at, Value::F(v as f64));
             v
         };
         let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("y")?);
-            r.note("dungeon.y", at, Value::F(v as f64));
+            r.note("dungeon.move.y", at, Value::F(v as f64));
             v
         };
         let running_at = r.pos();
         let running = {
             let at = r.pos();
             let v = r.array::<1>("running")?[0] != 0;
-            r.note("dungeon.running", at, Value::Bool(v));
+            r.note("dungeon.move.running", at, Value::Bool(v));
             v
         };
         Ok(Self { character, x, y, running })
