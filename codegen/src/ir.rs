@@ -489,6 +489,16 @@ impl Expr {
         }
     }
 
+    /// Whether it reads an item of a conversation-state list.
+    pub fn reads_state(&self) -> bool {
+        match self {
+            Expr::Item(..) => true,
+            Expr::Not(x) | Expr::Neg(x) => x.reads_state(),
+            Expr::Binary(_, a, b) => a.reads_state() || b.reads_state(),
+            _ => false,
+        }
+    }
+
     /// Indexes (in the expression's own struct) of the fields it reads.
     pub fn local_fields(&self, out: &mut Vec<usize>) {
         match self {
@@ -571,21 +581,13 @@ impl Protocol {
 
     /// Structs whose decoding reads conversation state (directly or through their fields).
     pub fn state_readers(&self) -> Vec<bool> {
-        fn reads(e: &Expr) -> bool {
-            match e {
-                Expr::Item(..) => true,
-                Expr::Not(x) | Expr::Neg(x) => reads(x),
-                Expr::Binary(_, a, b) => reads(a) || reads(b),
-                _ => false,
-            }
-        }
         let mut out: Vec<bool> = self
             .structs
             .iter()
             .map(|s| {
-                s.fields
-                    .iter()
-                    .any(|f| !f.select.is_empty() || matches!(&f.ty, Ty::Union(u) if reads(&u.on)))
+                s.fields.iter().any(|f| {
+                    !f.select.is_empty() || matches!(&f.ty, Ty::Union(u) if u.on.reads_state())
+                })
             })
             .collect();
         loop {

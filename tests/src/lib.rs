@@ -527,3 +527,47 @@ pub fn differential_check(
     }
     let _ = std::fs::remove_file(pcap);
 }
+
+/// The cross-check of an application on its transport: sends each transport message to `port`,
+/// dissects the capture with the transport's and the application's dissectors loaded (one pass,
+/// then two), and compares frame `i` with `expect(i, bytes)`: the transport decoder's fields, and
+/// the application decoder's (and no expert calls a message malformed). Returns the pcap (for further runs; the caller removes it).
+pub fn application_cross_check(
+    transport: (&str, &str),
+    application: (&str, &str),
+    port: u16,
+    messages: &[Vec<u8>],
+    expect: impl Fn(usize, &[u8]) -> (Vec<ExpectedField>, Vec<ExpectedField>),
+) -> PathBuf {
+    let datagrams: Vec<Datagram> = messages
+        .iter()
+        .map(|m| Datagram {
+            src_port: 40000,
+            dst_port: port,
+            payload: m.clone(),
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!(
+        "wiregen-{}-{}.pcap",
+        application.0,
+        std::process::id()
+    ));
+    write_pcap(&pcap, &datagrams);
+    let app_lua = format!("lua_script:{}", repo_root().join(application.1).display());
+    for args in [&["-X", &app_lua][..], &["-X", &app_lua, "-2"][..]] {
+        let d = dissect(&pcap, &repo_root().join(transport.1), args);
+        for (i, bytes) in messages.iter().enumerate() {
+            let (outer, inner) = expect(i, bytes);
+            compare(&outer, &d.fields(i, transport.0), HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i} {}: {e}", transport.0));
+            compare(&inner, &d.fields(i, application.0), HEADERS)
+                .unwrap_or_else(|e| panic!("{args:?} frame {i} {}: {e}", application.0));
+            // Valid messages: notes (an unnamed enum value) at most, nothing malformed.
+            for e in d.experts(i, application.0) {
+                let kind = e.rsplit('.').next().unwrap_or("");
+                assert!(!MALFORMED_EXPERTS.contains(&kind), "{args:?} frame {i}: {e}");
+            }
+        }
+    }
+    pcap
+}

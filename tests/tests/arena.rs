@@ -149,33 +149,25 @@ fn tshark_shows_the_game_inside_riptide() {
             }
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|(m, _)| Datagram {
-            src_port: 40000,
-            dst_port: 7777,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-arena-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
+    let bytes: Vec<Vec<u8>> = messages.iter().map(|(m, _)| m.clone()).collect();
+    let pcap = application_cross_check(
+        ("riptide_2_1", "dissectors/riptide_2_1.lua"),
+        ("arena", "dissectors/arena.lua"),
+        7777,
+        &bytes,
+        |i, m| {
+            let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);
+            assert_eq!(decoded.unwrap(), games[i], "frame {i}");
+            (
+                expected!(riptide_2_1, rip::Message::dissect(m).1),
+                expected!(arena, notes),
+            )
+        },
+    );
     let game_lua = format!(
         "lua_script:{}",
         repo_root().join("dissectors/arena.lua").display()
     );
-    for args in [&["-X", &game_lua][..], &["-X", &game_lua, "-2"][..]] {
-        let d = dissect(&pcap, &repo_root().join("dissectors/riptide_2_1.lua"), args);
-        for (i, ((bytes, at), game)) in messages.iter().zip(&games).enumerate() {
-            let transport = expected!(riptide_2_1, rip::Message::dissect(bytes).1);
-            compare(&transport, &d.fields(i, "riptide_2_1"), HEADERS)
-                .unwrap_or_else(|e| panic!("{args:?} frame {i} riptide: {e}"));
-            let (decoded, notes) = Message::dissect_at(game.id(), bytes, *at);
-            assert_eq!(&decoded.unwrap(), game, "frame {i}");
-            compare(&expected!(arena, notes), &d.fields(i, "arena"), HEADERS)
-                .unwrap_or_else(|e| panic!("{args:?} frame {i} arena: {e}"));
-            assert!(d.experts(i, "arena").is_empty() || matches!(game, Message::Spawn(_)));
-        }
-    }
     // Display filters on the game's fields select exactly its messages.
     let d = dissect(
         &pcap,

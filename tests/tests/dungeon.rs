@@ -128,32 +128,20 @@ fn tshark_shows_the_game_inside_dnp() {
             }
         })
         .collect();
-    let datagrams: Vec<Datagram> = messages
-        .iter()
-        .map(|(m, _)| Datagram {
-            src_port: 40000,
-            dst_port: 3413,
-            payload: m.clone(),
-        })
-        .collect();
-    let pcap = std::env::temp_dir().join(format!("wiregen-dungeon-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
-    let game_lua = format!(
-        "lua_script:{}",
-        repo_root().join("dissectors/dungeon.lua").display()
+    let bytes: Vec<Vec<u8>> = messages.iter().map(|(m, _)| m.clone()).collect();
+    let pcap = application_cross_check(
+        ("dnp", "dissectors/dnp.lua"),
+        ("dungeon", "dissectors/dungeon.lua"),
+        3413,
+        &bytes,
+        |i, m| {
+            let (decoded, notes) = Message::dissect_at(m, messages[i].1);
+            assert_eq!(decoded.unwrap(), games[i], "frame {i}");
+            (
+                expected!(dnp, dnp::Command::dissect(m).1),
+                expected!(dungeon, notes),
+            )
+        },
     );
-    for args in [&["-X", &game_lua][..], &["-X", &game_lua, "-2"][..]] {
-        let d = dissect(&pcap, &repo_root().join("dissectors/dnp.lua"), args);
-        for (i, ((bytes, at), game)) in messages.iter().zip(&games).enumerate() {
-            let transport = expected!(dnp, dnp::Command::dissect(bytes).1);
-            compare(&transport, &d.fields(i, "dnp"), HEADERS)
-                .unwrap_or_else(|e| panic!("{args:?} frame {i} dnp: {e}"));
-            let (decoded, notes) = Message::dissect_at(bytes, *at);
-            assert_eq!(&decoded.unwrap(), game, "frame {i}");
-            compare(&expected!(dungeon, notes), &d.fields(i, "dungeon"), HEADERS)
-                .unwrap_or_else(|e| panic!("{args:?} frame {i} dungeon: {e}"));
-            assert!(d.experts(i, "dungeon").is_empty(), "frame {i}");
-        }
-    }
     let _ = std::fs::remove_file(pcap);
 }

@@ -2130,15 +2130,7 @@ fn record(p: &Protocol, c: &mut Code, t: usize, r: &Record, carrier: &str, holde
 /// A tag read from conversation state is nil when the list is unknown or too short: say so and
 /// stop this branch.
 fn state_tag_check(c: &mut Code, u: &Union, name: &str, tree: &str) {
-    fn reads(e: &Expr) -> bool {
-        match e {
-            Expr::Item(..) => true,
-            Expr::Not(x) | Expr::Neg(x) => reads(x),
-            Expr::Binary(_, a, b) => reads(a) || reads(b),
-            _ => false,
-        }
-    }
-    if reads(&u.on) {
+    if u.on.reads_state() {
         c.line(format!("if tag_{name} == nil then {tree}:add_proto_expert_info(E.no_state, \"{name}: its type is not in the list announced earlier\") return nil end"));
     }
 }
