@@ -565,7 +565,10 @@ pub fn application_cross_check(
             // Valid messages: notes (an unnamed enum value) at most, nothing malformed.
             for e in d.experts(i, application.0) {
                 let kind = e.rsplit('.').next().unwrap_or("");
-                assert!(!MALFORMED_EXPERTS.contains(&kind), "{args:?} frame {i}: {e}");
+                assert!(
+                    !MALFORMED_EXPERTS.contains(&kind),
+                    "{args:?} frame {i}: {e}"
+                );
             }
         }
     }

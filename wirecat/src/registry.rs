@@ -7,6 +7,7 @@ pub const SCHEMAS: &[(&str, &str, &[&str])] = &[
     ("dnp", "Drag[en]gine Network Protocol", &["Command", "ConnectionRequest", "ConnectionAck", "UnreliableMessage", "ReliableMessage", "LinkState", "TypedValue", "ReliableAck", "LinkId", "LinkUpdate", "LinkUpdateLink", "IndexedValue", "LinkValues", "LongReliableMessage", "LongLinkState", "SInt8Value", "UInt8Value", "SInt16Value", "UInt16Value", "SInt32Value", "UInt32Value", "SInt64Value", "UInt64Value", "Float16Value", "Float32Value", "Float64Value", "StringValue", "DataValue", "Point2S8Value", "Point2U8Value", "Point2S16Value", "Point2U16Value", "Point2S32Value", "Point2U32Value", "Point2S64Value", "Point2U64Value", "Point3S8Value", "Point3U8Value", "Point3S16Value", "Point3U16Value", "Point3S32Value", "Point3U32Value", "Point3S64Value", "Point3U64Value", "Vector2F16Value", "Vector2F32Value", "Vector2F64Value", "Vector3F16Value", "Vector3F32Value", "Vector3F64Value", "QuaternionF16Value", "QuaternionF32Value", "QuaternionF64Value"]),
     ("arena", "Arena (a game on Riptide 2.1)", &["PlayerMove", "Chat", "Spawn", "Entity"]),
     ("dungeon", "Dungeon (a game on DNP)", &["Move", "Say", "Inventory", "Item"]),
+    ("lobby", "Lobby (a game on Riptide 2.0)", &["Greeting", "RoomList", "Room"]),
     ("game_protocol", "Game Protocol", &["Init", "Challenge", "ChallengeResponse", "Packet", "ServerMessage", "Event", "EventKind", "GameOver", "Snapshot", "Entity", "EntityKind", "Object", "Player", "Point", "Response", "ResponseKind", "Error", "Connect", "ClientMessage", "Request", "RequestKind", "Action", "Break", "Throw", "Move"]),
     ("riptide_2_0", "Riptide 2.0", &["Message", "UserMessage", "ReliableUserMessage", "Ack", "AckExtra", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
     ("riptide_2_1", "Riptide 2.1", &["Message", "UserMessage", "ReliableUserMessage", "Notify", "Ack", "Connect", "Reject", "Heartbeat", "ClientHeartbeat", "ServerHeartbeat", "Disconnect", "ServerDisconnect", "ClientId"]),
@@ -85,6 +86,12 @@ pub fn decode(schema: &str, ty: Option<&str>, bytes: &[u8]) -> Result<serde_json
             "Say" => to_json(dungeon::Say::decode(bytes).map_err(|e| e.to_string())?),
             "Inventory" => to_json(dungeon::Inventory::decode(bytes).map_err(|e| e.to_string())?),
             "Item" => to_json(dungeon::Item::decode(bytes).map_err(|e| e.to_string())?),
+            other => Err(unknown_type(other)),
+        },
+        "lobby" => match ty.unwrap_or("Greeting") {
+            "Greeting" => to_json(lobby::Greeting::decode(bytes).map_err(|e| e.to_string())?),
+            "RoomList" => to_json(lobby::RoomList::decode(bytes).map_err(|e| e.to_string())?),
+            "Room" => to_json(lobby::Room::decode(bytes).map_err(|e| e.to_string())?),
             other => Err(unknown_type(other)),
         },
         "game_protocol" => match ty.unwrap_or("Packet") {
@@ -246,6 +253,12 @@ pub fn encode(schema: &str, ty: Option<&str>, json: &str) -> Result<Vec<u8>, Str
             "Say" => from_json::<dungeon::Say>(json)?.encode().map_err(|e| e.to_string()),
             "Inventory" => from_json::<dungeon::Inventory>(json)?.encode().map_err(|e| e.to_string()),
             "Item" => from_json::<dungeon::Item>(json)?.encode().map_err(|e| e.to_string()),
+            other => Err(unknown_type(other)),
+        },
+        "lobby" => match ty.unwrap_or("Greeting") {
+            "Greeting" => from_json::<lobby::Greeting>(json)?.encode().map_err(|e| e.to_string()),
+            "RoomList" => from_json::<lobby::RoomList>(json)?.encode().map_err(|e| e.to_string()),
+            "Room" => from_json::<lobby::Room>(json)?.encode().map_err(|e| e.to_string()),
             other => Err(unknown_type(other)),
         },
         "game_protocol" => match ty.unwrap_or("Packet") {

@@ -1,0 +1,120 @@
+//! The example application schema `schema/examples/lobby.yaml` on Riptide 2.0 (byte-aligned
+//! payloads, the 1-or-2-byte array length): the WIRE-NOTES vector as a typed message, and a
+//! tshark cross-check of both layers.
+
+use lobby::*;
+use riptide_2_0 as rip;
+use std::borrow::Cow;
+use wiregen_tests::*;
+
+fn reliable(seq: u16, m: &Message) -> Vec<u8> {
+    let mut um = rip::ReliableUserMessage {
+        sequence_id: seq,
+        message_id: 0,
+        payload: Cow::Borrowed(&[]),
+    };
+    m.fill_reliable_user_message(&mut um).unwrap();
+    rip::Message {
+        body: rip::MessageBody::Reliable(um),
+    }
+    .encode()
+    .unwrap()
+}
+
+fn unreliable(m: &Message) -> Vec<u8> {
+    let mut um = rip::UserMessage {
+        message_id: 0,
+        payload: Cow::Borrowed(&[]),
+    };
+    m.fill_user_message(&mut um).unwrap();
+    rip::Message {
+        body: rip::MessageBody::Unreliable(um),
+    }
+    .encode()
+    .unwrap()
+}
+
+#[test]
+fn the_notes_vector_is_a_greeting() {
+    // WIRE-NOTES §1: Reliable seq 1, id 5, string "Hi", u16 300.
+    let greeting = Message::Greeting(Greeting {
+        text: Cow::Borrowed("Hi"),
+        value: 300,
+    });
+    let bytes = reliable(1, &greeting);
+    assert_eq!(bytes, hex_bytes("07 01 00 05 00 02 48 69 2C 01"));
+    match rip::Message::decode(&bytes).unwrap().body {
+        rip::MessageBody::Reliable(um) => {
+            assert_eq!(Message::from_reliable_user_message(&um).unwrap(), greeting)
+        }
+        other => panic!("{other:?}"),
+    }
+    // 300 rooms: the array length takes two bytes, big-endian with 0x8000 set (`81 2C`).
+    let rooms = Message::RoomList(RoomList {
+        rooms: (0..300)
+            .map(|i| Room {
+                room_id: i,
+                players: (i % 9) as u8,
+                open: i % 2 == 0,
+            })
+            .collect(),
+    });
+    let payload = rooms.encode().unwrap();
+    assert_eq!(&payload[..2], &[0x81, 0x2C]);
+    assert_eq!(payload.len(), 2 + 300 * 6);
+    assert_eq!(Message::decode(10, &payload).unwrap(), rooms);
+}
+
+#[test]
+fn tshark_shows_the_lobby_inside_riptide() {
+    let mut rng = Rng(0x10bb);
+    let games: Vec<Message> = (0..150)
+        .map(|_| match rng.below(2) {
+            0 => Message::Greeting(Greeting {
+                text: Cow::Owned(
+                    (0..rng.below(200))
+                        .map(|_| (b'a' + rng.below(26) as u8) as char)
+                        .collect(),
+                ),
+                value: rng.next_u64() as u16,
+            }),
+            _ => Message::RoomList(RoomList {
+                rooms: (0..rng.below(30))
+                    .map(|_| Room {
+                        room_id: rng.next_u64() as u32,
+                        players: rng.next_u64() as u8,
+                        open: rng.below(2) == 1,
+                    })
+                    .collect(),
+            }),
+        })
+        .collect();
+    // Unreliable payloads start at byte 3 (header, id), reliable ones at byte 5 (and a sequence).
+    let messages: Vec<(Vec<u8>, usize)> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if i % 2 == 0 {
+                (unreliable(g), 3)
+            } else {
+                (reliable(i as u16, g), 5)
+            }
+        })
+        .collect();
+    let bytes: Vec<Vec<u8>> = messages.iter().map(|(m, _)| m.clone()).collect();
+    let pcap = application_cross_check(
+        ("riptide_2_0", "dissectors/riptide_2_0.lua"),
+        ("lobby", "dissectors/lobby.lua"),
+        7777,
+        &bytes,
+        |i, m| {
+            let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);
+            assert_eq!(decoded.unwrap(), games[i], "frame {i}");
+            (
+                expected!(riptide_2_0, rip::Message::dissect(m).1),
+                expected!(lobby, notes),
+            )
+        },
+    );
+    let _ = std::fs::remove_file(pcap);
+}
