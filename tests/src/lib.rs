@@ -303,6 +303,22 @@ fn parse_int(show: &str) -> Option<i128> {
     }
 }
 
+/// A string as Wireshark shows it (`format_text_wsp`): whitespace control characters as a space,
+/// other control characters as `\x` and their hex digits; its strings end at a NUL.
+fn wireshark_escaped(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.split('\0').next().unwrap_or("").chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -341,7 +357,9 @@ pub fn compare(expected: &[ExpectedField], got: &[&Field], base: usize) -> Resul
                 .unwrap_or(false),
             Expected::Bytes(b) => g.value == hex(b),
             // Wireshark escapes control characters in `show`; `value` holds the raw bytes.
-            Expected::Str(s) => &g.show == s || g.value == hex(s.as_bytes()),
+            Expected::Str(s) => {
+                &g.show == s || g.value == hex(s.as_bytes()) || g.show == wireshark_escaped(s)
+            }
         };
         if !same {
             return Err(format!(
@@ -478,6 +496,30 @@ pub fn differential_check(
     messages: &[Vec<u8>],
     expect: impl Fn(&[u8]) -> Vec<ExpectedField>,
 ) {
+    differential_check_with(
+        name,
+        lua,
+        &[],
+        port,
+        opening,
+        one_conversation,
+        messages,
+        expect,
+    )
+}
+
+/// [`differential_check`] with more tshark arguments (a dissector chosen with Decode As).
+#[allow(clippy::too_many_arguments)]
+pub fn differential_check_with(
+    name: &str,
+    lua: &str,
+    tshark_args: &[&str],
+    port: u16,
+    opening: &[(bool, Vec<u8>)],
+    one_conversation: bool,
+    messages: &[Vec<u8>],
+    expect: impl Fn(&[u8]) -> Vec<ExpectedField>,
+) {
     let mut datagrams: Vec<Datagram> = opening
         .iter()
         .map(|(from_server, payload)| Datagram {
@@ -500,7 +542,7 @@ pub fn differential_check(
         std::process::id()
     ));
     write_pcap(&pcap, &datagrams);
-    let d = dissect(&pcap, &repo_root().join(lua), &[]);
+    let d = dissect(&pcap, &repo_root().join(lua), tshark_args);
     for (i, m) in messages.iter().enumerate() {
         let frame = opening.len() + i;
         let fields = d.fields(frame, name);
