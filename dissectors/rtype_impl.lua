@@ -277,6 +277,34 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
+-- no surrogates, at most U+10FFFF).
+local function utf8_valid(s)
+  local i, n = 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    if c < 0x80 then
+      i = i + 1
+    else
+      local k, min
+      if c >= 0xC2 and c <= 0xDF then k, min = 1, 0x80
+      elseif c >= 0xE0 and c <= 0xEF then k, min = 2, 0x800
+      elseif c >= 0xF0 and c <= 0xF4 then k, min = 3, 0x10000
+      else return false end
+      if i + k > n then return false end
+      local cp = c % 2 ^ (6 - k)
+      for j = 1, k do
+        local b = s:byte(i + j)
+        if b < 0x80 or b > 0xBF then return false end
+        cp = cp * 64 + (b - 0x80)
+      end
+      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
+      i = i + k + 1
+    end
+  end
+  return true
+end
+
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
 local function flag_names(v, names)
   local out = {}
@@ -323,6 +351,7 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   n = v.username_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["rtype_impl.req_login.username"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "username: not valid UTF-8") end
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end

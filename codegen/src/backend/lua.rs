@@ -1342,6 +1342,7 @@ impl<'p> Gen<'p> {
                         "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
                     ));
                     c.line(format!("{target} = val"));
+                    c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"
@@ -1637,6 +1638,8 @@ impl<'p> Gen<'p> {
                     } else {
                         c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
                     }
+                    // The crate refuses what is not UTF-8; Wireshark would only show replacement marks.
+                    c.line(format!("if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
