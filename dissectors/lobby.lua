@@ -159,6 +159,8 @@ F["lobby.greeting.length"] = ProtoField.uint16("lobby.greeting.length", "Length"
 F["lobby.greeting.text"] = ProtoField.string("lobby.greeting.text", "Text", base.UNICODE, "")
 F["lobby.greeting.value"] = ProtoField.uint16("lobby.greeting.value", "Value", base.DEC, nil, nil, "")
 F["lobby.room_list.count"] = ProtoField.uint16("lobby.room_list.count", "Count", base.DEC, nil, nil, "")
+F["lobby.room_list.ready_count"] = ProtoField.uint16("lobby.room_list.ready_count", "Ready count", base.DEC, nil, nil, "")
+F["lobby.room_list.ready"] = ProtoField.bool("lobby.room_list.ready", "Ready", base.NONE, nil, nil, "Per player, 8 per byte.")
 F["lobby.room.room_id"] = ProtoField.uint32("lobby.room.room_id", "Room id", base.DEC, nil, nil, "")
 F["lobby.room.players"] = ProtoField.uint8("lobby.room.players", "Players", base.DEC, nil, nil, "")
 F["lobby.room.open"] = ProtoField.bool("lobby.room.open", "Open", base.NONE, nil, nil, "One byte in Riptide 2.0.")
@@ -167,6 +169,8 @@ proto.fields = {
   F["lobby.greeting.text"],
   F["lobby.greeting.value"],
   F["lobby.room_list.count"],
+  F["lobby.room_list.ready_count"],
+  F["lobby.room_list.ready"],
   F["lobby.room.room_id"],
   F["lobby.room.players"],
   F["lobby.room.open"],
@@ -326,6 +330,30 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   end
   arr_rooms:set_len(offset - arr_start_rooms)
   arr_rooms:append_text(string.format(" (%d)", #v.rooms))
+  -- ready_count
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "ready_count", 1, limit - offset) end
+  val, n = tvb(offset, 1):uint(), 1
+  if val >= 128 then
+    if limit - offset < 2 then return truncated(tree, tvb, offset, "ready_count", 2, limit - offset) end
+    val, n = tvb(offset, 2):uint() - 32768, 2
+  end
+  item = tree:add(F["lobby.room_list.ready_count"], tvb(offset, n), val)
+  v.ready_count = val
+  offset = offset + n
+  -- ready: Per player, 8 per byte.
+  n = v.ready_count
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("ready: impossible count %d", n)) return nil end
+  local packed = floor((n + 7) / 8)
+  if limit - offset < packed then return truncated(tree, tvb, offset, "ready", packed, limit - offset) end
+  local arr_ready = tree:add(tvb(offset, packed), string.format("Ready (%d)", n))
+  v.ready = {}
+  for i = 0, n - 1 do
+    range = tvb(offset + floor(i / 8), 1)
+    val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1
+    arr_ready:add(F["lobby.room_list.ready"], range, val)
+    v.ready[i + 1] = val
+  end
+  offset = offset + packed
   return offset, v
 end
 

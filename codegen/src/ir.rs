@@ -295,6 +295,8 @@ pub struct Field {
     pub warnings: Vec<(Expr, String)>,
     /// Conversation-state lists selected while this field's value is read: (table, key).
     pub select: Vec<(usize, Expr)>,
+    /// A `bool[]` packed 8 per byte, lowest bit first (byte layouts).
+    pub packed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -324,6 +324,9 @@ pub struct FieldDef {
     /// Known real-world quirks: the dissector adds an expert warning when a condition holds.
     #[serde(default)]
     pub warn: Vec<WarnDef>,
+    /// A `bool[]` in a byte layout packed 8 per byte, lowest bit first (Riptide 2.0).
+    #[serde(default)]
+    pub packed: bool,
     /// Conversation-state lists this field's values read, by table: `{ table: key_field }`.
     #[serde(default)]
     pub state: IndexMap<String, String>,

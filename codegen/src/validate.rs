@@ -1433,6 +1433,16 @@ impl<'f> Validator<'f> {
                 )
             })
             .collect();
+        if f.packed
+            && (layout != Layout::Bytes
+                || !matches!(&ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
+        {
+            self.error(
+                &scope("packed"),
+                "'packed' applies to bool[] in byte layouts",
+                Some("in bit streams every bool is one bit already".into()),
+            );
+        }
         let mut select = Vec::new();
         for (table, key) in &f.state {
             let sp = format!("{fp}.state.{table}");
@@ -1460,6 +1470,7 @@ impl<'f> Validator<'f> {
             max: f.max,
             warnings,
             select,
+            packed: f.packed,
         }
     }
 
@@ -2391,6 +2402,7 @@ fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         max: None,
         optional: false,
         warn: Vec::new(),
+        packed: false,
         state: Default::default(),
     }
 }

@@ -50,6 +50,10 @@ fn the_notes_vector_is_a_greeting() {
         other => panic!("{other:?}"),
     }
     // 300 rooms: the array length takes two bytes, big-endian with 0x8000 set (`81 2C`).
+    // bool[] packs 8 per byte, lowest bit first: ten flags in two bytes.
+    let ready = [
+        true, false, true, true, false, false, false, false, false, true,
+    ];
     let rooms = Message::RoomList(RoomList {
         rooms: (0..300)
             .map(|i| Room {
@@ -58,10 +62,12 @@ fn the_notes_vector_is_a_greeting() {
                 open: i % 2 == 0,
             })
             .collect(),
+        ready: ready.to_vec(),
     });
     let payload = rooms.encode().unwrap();
     assert_eq!(&payload[..2], &[0x81, 0x2C]);
-    assert_eq!(payload.len(), 2 + 300 * 6);
+    assert_eq!(payload.len(), 2 + 300 * 6 + 1 + 2);
+    assert_eq!(&payload[2 + 300 * 6..], &[10, 0b0000_1101, 0b0000_0010]);
     assert_eq!(Message::decode(10, &payload).unwrap(), rooms);
 }
 
@@ -86,6 +92,7 @@ fn tshark_shows_the_lobby_inside_riptide() {
                         open: rng.below(2) == 1,
                     })
                     .collect(),
+                ready: (0..rng.below(20)).map(|_| rng.below(2) == 1).collect(),
             }),
         })
         .collect();

@@ -1674,6 +1674,22 @@ impl<'p> Gen<'p> {
                     }
                 }
             }
+            Ty::Array(_, count) if f.packed => {
+                // Bools 8 per byte, lowest bit first.
+                let label = naming::label(name);
+                self.length(c, sid, fi, count, abbrev, tree)?;
+                c.line("local packed = floor((n + 7) / 8)");
+                c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
+                c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
+                c.line(format!("{target} = {{}}"));
+                c.open("for i = 0, n - 1 do");
+                c.line("range = tvb(offset + floor(i / 8), 1)");
+                c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
+                c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
+                c.line(format!("{target}[i + 1] = val"));
+                c.close("end");
+                c.line("offset = offset + packed");
+            }
             Ty::Array(elem, count) => {
                 let label = naming::label(name);
                 c.line(format!("{target} = {{}}"));

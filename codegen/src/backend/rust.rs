@@ -2390,6 +2390,20 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                     }
                 }
             }
+            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+                // Bools 8 per byte, lowest bit first: one read of the bytes, then the bits.
+                let n = self.read_len(count, nm, abbrev)?;
+                quote! { {
+                    let n = #n;
+                    let at = r.pos();
+                    let bytes = r.take(n.div_ceil(8), #nm)?;
+                    let v: Vec<bool> = (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 != 0).collect();
+                    for (i, b) in v.iter().enumerate() {
+                        r.note_at(#abbrev, at + i / 8, 1, Value::Bool(*b));
+                    }
+                    v
+                } }
+            }
             Ty::Array(elem, count) => {
                 let item = self.read_ty(sid, fi, elem, nm, abbrev)?;
                 let min = self.min_size(elem).max(1);
@@ -2799,6 +2813,17 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                         }
                     }
                     _ => inner,
+                }
+            }
+            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+                let prefix = self.write_prefix(count, quote! { #v.len() }, nm);
+                quote! {
+                    #prefix
+                    let mut packed = vec![0u8; #v.len().div_ceil(8)];
+                    for (i, b) in #v.iter().enumerate() {
+                        packed[i / 8] |= u8::from(*b) << (i % 8);
+                    }
+                    w.put(&packed);
                 }
             }
             Ty::Array(elem, count) => {

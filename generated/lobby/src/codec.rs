@@ -124,6 +124,8 @@ impl<'a> Greeting<'a> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct RoomList {
     pub rooms: Vec<Room>,
+    /// Per player, 8 per byte.
+    pub ready: Vec<bool>,
 }
 
 impl<'a> RoomList {
@@ -181,7 +183,33 @@ impl<'a> RoomList {
             }
             v
         };
-        Ok(Self { rooms })
+        let ready_count_at = r.pos();
+        let ready_count = {
+            let at = r.pos();
+            let first = r.array::<1>("ready_count")?[0];
+            let v = if first & 0x80 != 0 {
+                (u16::from(first & 0x7F) << 8)
+                    | u16::from(r.array::<1>("ready_count")?[0])
+            } else {
+                u16::from(first)
+            };
+            r.note("lobby.room_list.ready_count", at, Value::U(v as u64));
+            v
+        };
+        let ready_at = r.pos();
+        let ready = {
+            let n = r.length(ready_count as i128, "ready")?;
+            let at = r.pos();
+            let bytes = r.take(n.div_ceil(8), "ready")?;
+            let v: Vec<bool> = (0..n)
+                .map(|i| bytes[i / 8] >> (i % 8) & 1 != 0)
+                .collect();
+            for (i, b) in v.iter().enumerate() {
+                r.note_at("lobby.room_list.ready", at + i / 8, 1, Value::Bool(*b));
+            }
+            v
+        };
+        Ok(Self { rooms, ready })
     }
     #[allow(unused_variables)]
     #[doc(hidden)]
@@ -204,6 +232,26 @@ impl<'a> RoomList {
             for item in v.iter() {
                 item.write(w).map_err(|e| e.within("rooms"))?;
             }
+        }
+        let ready_count_at = w.len();
+        let ready_count = fit(self.ready.len() as u64, 32767, "ready_count")? as u16;
+        {
+            let v = &ready_count;
+            let n = fit(*v as u64, 0x7FFF, "ready_count")? as u16;
+            if n <= 0x7F {
+                w.put(&[n as u8]);
+            } else {
+                w.put(&(n | 0x8000).to_be_bytes());
+            }
+        }
+        let ready_at = w.len();
+        {
+            let v = &self.ready;
+            let mut packed = vec![0u8; v.len().div_ceil(8)];
+            for (i, b) in v.iter().enumerate() {
+                packed[i / 8] |= u8::from(*b) << (i % 8);
+            }
+            w.put(&packed);
         }
         Ok(())
     }

@@ -415,6 +415,13 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Notes a value that is not where the reader stands (a bit of a packed byte).
+    pub fn note_at(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
+        if let Some(notes) = &mut self.notes {
+            notes.push(FieldNote { abbrev, offset, len, value });
+        }
+    }
+
     /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
     pub fn notes_len(&self) -> usize {
         self.notes.as_ref().map_or(0, Vec::len)
