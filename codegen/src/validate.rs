@@ -479,17 +479,9 @@ impl<'f> Validator<'f> {
         let r = self.file.protocol.reassembly.as_ref()?;
         let yp = "protocol.reassembly";
         let root = proto.root();
-        let field_of = |v: &mut Self, name: &str, at: &str| -> Option<usize> {
-            let found = root.fields.iter().position(|f| f.name == name);
-            if found.is_none() {
-                let hint = did_you_mean(name, root.fields.iter().map(|f| f.name.as_str()));
-                v.error(
-                    &format!("{yp}.{at}"),
-                    format!("'{name}' is not a field of the root type '{}'", root.name),
-                    hint,
-                );
-            }
-            found
+        let label = format!("the root type '{}'", root.name);
+        let field_of = |v: &mut Self, name: &str, at: &str| {
+            v.field_in(proto, proto.root, &label, name, &format!("{yp}.{at}"))
         };
         let field = field_of(self, &r.field, "field")?;
         let piece_ok = match &root.fields[field].ty {
@@ -590,11 +582,24 @@ impl<'f> Validator<'f> {
         name: &str,
         yp: &str,
     ) -> Option<usize> {
+        let label = format!("'{}'", proto.structs[sid].name);
+        self.field_in(proto, sid, &label, name, yp)
+    }
+
+    /// [`Self::field_named`], the struct called `label` in the message.
+    fn field_in(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        label: &str,
+        name: &str,
+        yp: &str,
+    ) -> Option<usize> {
         let s = &proto.structs[sid];
         let found = s.fields.iter().position(|f| f.name == name);
         if found.is_none() {
             let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
-            self.error(yp, format!("'{name}' is not a field of '{}'", s.name), hint);
+            self.error(yp, format!("'{name}' is not a field of {label}"), hint);
         }
         found
     }
@@ -1000,16 +1005,8 @@ impl<'f> Validator<'f> {
                     continue;
                 }
             };
-            match self.struct_ids.get(&step.ty) {
-                Some(id) => out.push((side, *id)),
-                None => {
-                    let hint = did_you_mean(&step.ty, self.struct_ids.keys().map(String::as_str));
-                    self.error(
-                        &format!("{yp}.type"),
-                        format!("unknown type '{}'", step.ty),
-                        hint,
-                    );
-                }
+            if let Some(id) = self.struct_named(&step.ty, &format!("{yp}.type")) {
+                out.push((side, id));
             }
         }
         out

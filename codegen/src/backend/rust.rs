@@ -833,24 +833,14 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                 }
             }
             // The splitter sets the flag bits that mark the first and the last part.
-            let set_flag = |e: &Expr, on: TokenStream| -> Result<TokenStream, Unsupported> {
-                match e {
-                    Expr::FlagBit(path, mask) if path.len() == 1 => {
-                        let flags = ident(&path[0].name);
-                        let fty = match &s.fields[path[0].field].ty {
-                            Ty::Flags(id) => ident(&p.flags[*id].name),
-                            _ => return Err(Unsupported("first/last must be flag bits".into())),
-                        };
-                        let m = lit_u64(*mask);
-                        Ok(
-                            quote! { part.#flags = #fty(if #on { part.#flags.0 | #m } else { part.#flags.0 & !#m }); },
-                        )
-                    }
-                    _ => Err(Unsupported(
+            let set_flag = |e: &Expr, on: TokenStream| {
+                self.set_flag_bit(sid, e, quote! { part }, on)
+                    .ok_or_else(|| {
+                        Unsupported(
                         "a sequence join's 'first' and 'last' are flag bits (to split payloads)"
                             .into(),
-                    )),
-                }
+                    )
+                    })
             };
             let set_first = set_flag(&j.first, quote! { i == 0 })?;
             let set_last = set_flag(&j.last, quote! { i + 1 == count })?;
@@ -1107,6 +1097,32 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
         }
     }
 
+    /// A statement that sets (when `on` holds) or clears the flag bit `e` of the struct `sid` value
+    /// `var`, for the chunkers and splitters that mark pieces; `None` when `e` is not a flag bit.
+    fn set_flag_bit(
+        &self,
+        sid: StructId,
+        e: &Expr,
+        var: TokenStream,
+        on: TokenStream,
+    ) -> Option<TokenStream> {
+        let Expr::FlagBit(path, mask) = e else {
+            return None;
+        };
+        if path.len() != 1 {
+            return None;
+        }
+        let flags = ident(&path[0].name);
+        let Ty::Flags(id) = &self.p.structs[sid].fields[path[0].field].ty else {
+            return None;
+        };
+        let fty = ident(&self.p.flags[*id].name);
+        let m = lit_u64(*mask);
+        Some(
+            quote! { #var.#flags = #fty(if #on { #var.#flags.0 | #m } else { #var.#flags.0 & !#m }); },
+        )
+    }
+
     /// Joining pieces of payloads carried by root packets, and cutting payloads into packets.
     fn reassembly_module(&self) -> Result<TokenStream, Unsupported> {
         let p = self.p;
@@ -1272,22 +1288,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             }
         };
         // The chunker sets the index, the piece and what marks the pieces (a flag bit).
-        let set_flag = |e: &Expr, on: TokenStream| -> Option<TokenStream> {
-            match e {
-                Expr::FlagBit(path, mask) if path.len() == 1 => {
-                    let flags = ident(&path[0].name);
-                    let fty = match &root.fields[path[0].field].ty {
-                        Ty::Flags(id) => ident(&p.flags[*id].name),
-                        _ => return None,
-                    };
-                    let m = lit_u64(*mask);
-                    Some(
-                        quote! { packet.#flags = #fty(if #on { packet.#flags.0 | #m } else { packet.#flags.0 & !#m }); },
-                    )
-                }
-                _ => None,
-            }
-        };
+        let set_flag = |e: &Expr, on: TokenStream| self.set_flag_bit(sid, e, quote! { packet }, on);
         let end_set = match &r.end {
             PieceEnd::Last(e) => set_flag(e, quote! { i + 1 == count }),
             PieceEnd::Count(f) => {
