@@ -163,7 +163,7 @@ pub struct StateTable {
 }
 
 /// Values of `in_struct` set the list of key `key` (its field) to the `item` field of each
-/// element of the array field `list` of `holder` (`in_struct` itself, or the whole of one of its
+/// element (of type `elem`) of the array field `list` of `holder` (`in_struct` itself, or the whole of one of its
 /// join streams when `via` names it).
 #[derive(Debug, Clone)]
 pub struct Record {
@@ -172,6 +172,8 @@ pub struct Record {
     pub via: Option<(usize, usize)>,
     pub holder: StructId,
     pub list: usize,
+    /// The type of the array's elements, whose field `item` is the list's item.
+    pub elem: StructId,
     pub item: usize,
 }
 

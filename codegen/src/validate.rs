@@ -830,6 +830,7 @@ impl<'f> Validator<'f> {
                     via,
                     holder,
                     list,
+                    elem,
                     item,
                 });
             }

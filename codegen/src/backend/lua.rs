@@ -493,11 +493,7 @@ fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     for t in &p.state {
         for r in &t.records {
             out.insert((r.in_struct, r.key));
-            if let Ty::Array(e, _) = &p.structs[r.holder].fields[r.list].ty {
-                if let Ty::Struct(elem, _) = **e {
-                    out.insert((elem, r.item));
-                }
-            }
+            out.insert((r.elem, r.item));
         }
     }
     for a in &p.app_points {
@@ -2122,14 +2118,7 @@ fn case_chain(
 fn record(p: &Protocol, c: &mut Code, t: usize, r: &Record, carrier: &str, holder: &str) {
     let key = &p.structs[r.in_struct].fields[r.key].name;
     let list = &p.structs[r.holder].fields[r.list].name;
-    let elem = match &p.structs[r.holder].fields[r.list].ty {
-        Ty::Array(e, _) => match **e {
-            Ty::Struct(id, _) => id,
-            _ => return,
-        },
-        _ => return,
-    };
-    let item = &p.structs[elem].fields[r.item].name;
+    let item = &p.structs[r.elem].fields[r.item].name;
     c.line(format!(
         "-- Remember the {} announced for this {key}.",
         p.state[t].name

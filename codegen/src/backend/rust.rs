@@ -663,14 +663,8 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             for r in &table.records {
                 let holder = &p.structs[r.holder];
                 let list = ident(&holder.fields[r.list].name);
-                let elem = match &holder.fields[r.list].ty {
-                    Ty::Array(e, _) => match **e {
-                        Ty::Struct(id, _) => id,
-                        _ => continue,
-                    },
-                    _ => continue,
-                };
                 // The item is a field of each element, or the tag its switch carries.
+                let elem = r.elem;
                 let ef = &p.structs[elem].fields[r.item];
                 let item = match ef.role {
                     Role::Value => {
