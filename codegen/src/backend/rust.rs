@@ -483,48 +483,22 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             let idl = Literal::u64_unsuffixed(*id);
             quote! { #idl => Message::#n(#n::read(r)?), }
         });
-        let (decode_fns, write_id) = match &own {
+        // The two forms differ in where the id comes from: a parameter, or the payload's start.
+        let (id_param, read, decode_doc, dissect_doc, read_with_id, write_id) = match &own {
             None => (
-                quote! {
-                    /// Decodes message `id` from a transport's payload (all of it).
-                    pub fn decode(id: u64, payload: #payload_in) -> Result<Self, DecodeError> {
-                        let mut reader = #reader_new;
-                        let m = Self::read(id, &mut reader)?;
-                        reader.finish()?;
-                        Ok(m)
-                    }
-
-                    /// Decodes message `id` starting at `at` (a bit position in bit-stream transports,
-                    /// else a byte offset) of a whole transport message, and returns every field as the
-                    /// dissector shows it there.
-                    pub fn dissect_at(id: u64, message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-                        let mut reader = #rd::new(message, true);
-                        reader.seek(at);
-                        let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
-                        (m, reader.into_notes())
-                    }
-                },
+                quote! { id: u64, },
+                quote! { Self::read(id, &mut reader) },
+                " Decodes message `id` from a transport's payload (all of it).",
+                " Decodes message `id` starting at `at` (a bit position in bit-stream transports,\n else a byte offset) of a whole transport message, and returns every field as the\n dissector shows it there.",
+                quote! {},
                 quote! {},
             ),
             Some((n, rt, abbrev)) => (
+                quote! {},
+                quote! { Self::read_with_id(&mut reader) },
+                " Decodes a message (its id first) from a transport's payload (all of it).",
+                " Decodes a message starting at byte `at` of a whole transport message, and returns\n every field as the dissector shows it there.",
                 quote! {
-                    /// Decodes a message (its id first) from a transport's payload (all of it).
-                    pub fn decode(payload: #payload_in) -> Result<Self, DecodeError> {
-                        let mut reader = #reader_new;
-                        let m = Self::read_with_id(&mut reader)?;
-                        reader.finish()?;
-                        Ok(m)
-                    }
-
-                    /// Decodes a message starting at byte `at` of a whole transport message, and returns
-                    /// every field as the dissector shows it there.
-                    pub fn dissect_at(message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-                        let mut reader = #rd::new(message, true);
-                        reader.seek(at);
-                        let m = Self::read_with_id(&mut reader).and_then(|m| reader.finish().map(|_| m));
-                        (m, reader.into_notes())
-                    }
-
                     fn read_with_id(r: &mut #rd<'a>) -> Result<Self, DecodeError> {
                         let at = r.pos();
                         let id = r.uint(#n, false, "message_id")?;
@@ -536,6 +510,26 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                     w.put(&(self.id() as #rt).to_le_bytes());
                 },
             ),
+        };
+        let dissect_doc: Vec<&str> = dissect_doc.lines().collect();
+        let decode_fns = quote! {
+            #[doc = #decode_doc]
+            pub fn decode(#id_param payload: #payload_in) -> Result<Self, DecodeError> {
+                let mut reader = #reader_new;
+                let m = #read?;
+                reader.finish()?;
+                Ok(m)
+            }
+
+            #(#[doc = #dissect_doc])*
+            pub fn dissect_at(#id_param message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+                let mut reader = #rd::new(message, true);
+                reader.seek(at);
+                let m = #read.and_then(|m| reader.finish().map(|_| m));
+                (m, reader.into_notes())
+            }
+
+            #read_with_id
         };
         Ok(quote! {
             /// A message of this application, by the message id the transport carries.
