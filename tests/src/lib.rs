@@ -398,6 +398,16 @@ impl Rng {
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
+    /// `n` buffers of 16 to 16 + `spread` - 1 random bytes: sources of arbitrary values (which
+    /// borrow from them).
+    pub fn buffers(&mut self, n: usize, spread: u64) -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|_| {
+                let len = 16 + self.below(spread) as usize;
+                self.bytes(len)
+            })
+            .collect()
+    }
 }
 
 /// Bytes from a hex string (spaces allowed).

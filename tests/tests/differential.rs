@@ -124,18 +124,7 @@ fn rtype_impl() {
     );
 }
 
-/// Random byte buffers, the sources of arbitrary application messages (which borrow from them).
-fn sources(seed: u64, n: usize) -> Vec<Vec<u8>> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| {
-            let len = 16 + rng.below(300) as usize;
-            rng.bytes(len)
-        })
-        .collect()
-}
-
-/// Arbitrary messages the encoder accepts, from `sources`.
+/// Arbitrary messages the encoder accepts, from random buffers.
 macro_rules! games {
     ($t:ty, $sources:expr) => {
         $sources
@@ -152,7 +141,7 @@ macro_rules! games {
 
 #[test]
 fn arena_on_riptide_2_1() {
-    let raws = sources(0x510a, N);
+    let raws = Rng(0x510a).buffers(N, 300);
     let games = games!(arena::Message, raws);
     assert!(games.len() > N / 8, "{} values", games.len());
     // Unreliable: the payload at bit 4 + the id's VarULong; reliable: 16 bits later.
@@ -194,7 +183,7 @@ fn arena_on_riptide_2_1() {
 
 #[test]
 fn dungeon_on_dnp() {
-    let raws = sources(0x510b, N);
+    let raws = Rng(0x510b).buffers(N, 300);
     let games = games!(dungeon::Message, raws);
     assert!(games.len() > N / 8, "{} values", games.len());
     let bytes: Vec<Vec<u8>> = games
@@ -229,7 +218,7 @@ fn dungeon_on_dnp() {
 
 #[test]
 fn lobby_on_riptide_2_0() {
-    let raws = sources(0x510c, N);
+    let raws = Rng(0x510c).buffers(N, 300);
     let games = games!(lobby::Message, raws);
     assert!(games.len() > N / 8, "{} values", games.len());
     let bytes: Vec<Vec<u8>> = games

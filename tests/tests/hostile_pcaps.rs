@@ -99,8 +99,10 @@ fn check_with(
         dst_port: port,
         payload: m.clone(),
     }));
+    // Named by every protocol: a transport's own test and its application's run in parallel.
     let pcap = std::env::temp_dir().join(format!(
-        "wiregen-hostile-{name}-{}.pcap",
+        "wiregen-hostile-{}-{}.pcap",
+        names.join("-"),
         std::process::id()
     ));
     write_pcap(&pcap, &datagrams);
@@ -261,20 +263,9 @@ fn rtype_impl() {
     );
 }
 
-/// Sources of arbitrary application messages (which borrow from them).
-fn sources(seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = Rng(seed);
-    (0..200)
-        .map(|_| {
-            let n = 16 + rng.below(200) as usize;
-            rng.bytes(n)
-        })
-        .collect()
-}
-
 #[test]
 fn arena_inside_riptide_2_1() {
-    let raws = sources(0xbada);
+    let raws = Rng(0xbada).buffers(200, 200);
     let valid: Vec<Vec<u8>> = raws
         .iter()
         .filter_map(|raw| {
@@ -321,7 +312,7 @@ fn arena_inside_riptide_2_1() {
 
 #[test]
 fn dungeon_inside_dnp() {
-    let raws = sources(0xbadb);
+    let raws = Rng(0xbadb).buffers(200, 200);
     let valid: Vec<Vec<u8>> = raws
         .iter()
         .filter_map(|raw| {
