@@ -1,5 +1,6 @@
 //! Schemas in, files out: runs every schema through validation and both backends.
 
+use crate::backend::rust::RuntimeDep;
 use crate::backend::{self, Output};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Protocol;
@@ -64,8 +65,29 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
     validate::load_with(&display, &source, &resolve)
 }
 
+/// How crates generated under `root` depend on `wiregen-runtime`: by path when `root` is this
+/// repository or inside it (the runtime crate is found in `root` or a folder above it), and by
+/// version requirement otherwise (a crate published to crates.io).
+pub fn runtime_dep(root: &Path) -> RuntimeDep {
+    const VERSION: &str = "0.1";
+    let absolute = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut ups = 0;
+    for dir in absolute.ancestors() {
+        let manifest = dir.join("runtime/Cargo.toml");
+        let is_runtime =
+            fs::read_to_string(&manifest).is_ok_and(|m| m.contains("name = \"wiregen-runtime\""));
+        if is_runtime {
+            // From `<root>/generated/<crate>` up to `root`, then up to `dir`.
+            let path = "../".repeat(2 + ups) + "runtime";
+            return RuntimeDep(format!("{{ version = \"{VERSION}\", path = \"{path}\" }}"));
+        }
+        ups += 1;
+    }
+    RuntimeDep(format!("\"{VERSION}\""))
+}
+
 /// Every output file of one protocol.
-pub fn outputs(p: &Protocol) -> Result<Vec<Output>, Diagnostics> {
+pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> Result<Vec<Output>, Diagnostics> {
     let unsupported = |u: backend::Unsupported| {
         Diagnostics(vec![Diagnostic {
             file: p.source.clone(),
@@ -75,8 +97,8 @@ pub fn outputs(p: &Protocol) -> Result<Vec<Output>, Diagnostics> {
             hint: None,
         }])
     };
-    let mut out =
-        backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name)).map_err(unsupported)?;
+    let mut out = backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime)
+        .map_err(unsupported)?;
     out.extend(
         backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name))
             .map_err(unsupported)?,
@@ -95,8 +117,9 @@ pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
         }
     }
     let mut out = Vec::new();
+    let runtime = runtime_dep(root);
     for p in &protocols {
-        match outputs(p) {
+        match outputs(p, &runtime) {
             Ok(o) => out.extend(o),
             Err(d) => errors.0.extend(d.0),
         }

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use game_protocol::{DecodeError, DecodeErrorKind};
+use game_protocol::{Codec, DecodeError, DecodeErrorKind};
 
 /// Errors a decoder may give on bytes its own encoder wrote: values typed by conversation state
 /// need the lists earlier messages announced.

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use riptide_2_0::{DecodeError, DecodeErrorKind};
+use riptide_2_0::{Codec, DecodeError, DecodeErrorKind};
 
 /// Errors a decoder may give on bytes its own encoder wrote: values typed by conversation state
 /// need the lists earlier messages announced.

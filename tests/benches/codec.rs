@@ -2,6 +2,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::borrow::Cow;
+use wiregen_runtime::Codec;
 
 fn rtype_login() -> rtype::Packet<'static> {
     rtype::Packet {

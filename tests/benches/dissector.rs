@@ -6,6 +6,7 @@
 
 use std::process::{Command, Stdio};
 use std::time::Instant;
+use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
 fn run(pcap: &std::path::Path, lua: Option<&std::path::Path>, verbose: bool) -> f64 {

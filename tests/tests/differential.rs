@@ -3,6 +3,7 @@
 //! every field compared with the Rust decoder. Values the encoder refuses are skipped (their
 //! refusal is the encoder's job); what it accepts must decode and show identically.
 
+use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
 const N: usize = 2000;

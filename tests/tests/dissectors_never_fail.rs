@@ -1,6 +1,7 @@
 //! Every generated dissector, fed random datagrams (and random TCP segments where the protocol
 //! runs over TCP), reports problems as expert info and never raises a Lua error.
 
+use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
 /// (dissector, protocol name, UDP port, TCP port)

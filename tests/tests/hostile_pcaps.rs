@@ -3,6 +3,7 @@
 //! set in one run: no Lua error (printed or caught), and every datagram the Rust decoder rejects
 //! shows at least one expert item in Wireshark (malformed data is reported, never silent).
 
+use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
 /// Hostile variants of `valid`, then random datagrams (some of them long).

@@ -3,6 +3,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use wiregen_runtime::Codec;
 
 struct Counting;
 

@@ -4,6 +4,7 @@
 //! chosen with Decode As next to the RFC one, agreeing with its crate field by field.
 
 use std::borrow::Cow;
+use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
 fn packet(payload: rtype_impl::PacketPayload<'static>) -> rtype_impl::Packet<'static> {

@@ -11,16 +11,128 @@ mod registry;
 
 use std::process::ExitCode;
 
-pub(crate) fn to_json<T: serde::Serialize>(v: T) -> Result<serde_json::Value, String> {
+use wiregen_runtime::{Codec, SerdeProtocol, SerdeTypeVisitor, Type};
+
+/// Something wirecat does with one protocol, whichever it is (see [`registry::run`]).
+pub(crate) trait Job {
+    type Output;
+    fn run<P: SerdeProtocol>(self) -> Self::Output;
+}
+
+fn to_json<T: serde::Serialize>(v: T) -> Result<serde_json::Value, String> {
     serde_json::to_value(v).map_err(|e| e.to_string())
 }
 
-pub(crate) fn from_json<'a, T: serde::Deserialize<'a>>(json: &'a str) -> Result<T, String> {
-    serde_json::from_str(json).map_err(|e| format!("invalid JSON for this type: {e}"))
+fn unknown_type(name: &str) -> String {
+    format!("unknown type '{name}' (see `wirecat list`)")
 }
 
-pub(crate) fn unknown_type(name: &str) -> String {
-    format!("unknown type '{name}' (see `wirecat list`)")
+/// The name of a protocol's root type: what `--type` defaults to.
+fn root_name<P: SerdeProtocol>() -> &'static str {
+    <P::Root<'static> as Codec<'static>>::NAME
+}
+
+/// (title, type names) of a protocol.
+struct List;
+
+impl Job for List {
+    type Output = (&'static str, Vec<&'static str>);
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        struct Names(Vec<&'static str>);
+        impl SerdeTypeVisitor for Names {
+            fn visit<T: Type>(&mut self)
+            where
+                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+            {
+                self.0.push(<T::Of<'static> as Codec<'static>>::NAME);
+            }
+        }
+        let mut names = Names(Vec::new());
+        P::each_serde_type(&mut names);
+        (P::TITLE, names.0)
+    }
+}
+
+/// Decodes bytes as a named type (default: the root) into JSON.
+struct Decode<'b> {
+    ty: Option<&'b str>,
+    bytes: &'b [u8],
+}
+
+impl Job for Decode<'_> {
+    type Output = Result<serde_json::Value, String>;
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        struct Find<'b> {
+            ty: &'b str,
+            bytes: &'b [u8],
+            out: Option<Result<serde_json::Value, String>>,
+        }
+        impl SerdeTypeVisitor for Find<'_> {
+            fn visit<T: Type>(&mut self)
+            where
+                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+            {
+                if self.out.is_none() && <T::Of<'static> as Codec<'static>>::NAME == self.ty {
+                    self.out = Some(
+                        T::Of::decode(self.bytes)
+                            .map_err(|e| e.to_string())
+                            .and_then(to_json),
+                    );
+                }
+            }
+        }
+        let ty = self.ty.unwrap_or(root_name::<P>());
+        let mut find = Find {
+            ty,
+            bytes: self.bytes,
+            out: None,
+        };
+        P::each_serde_type(&mut find);
+        find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+    }
+}
+
+/// Encodes a JSON value of a named type (default: the root).
+struct Encode<'j> {
+    ty: Option<&'j str>,
+    json: &'j str,
+}
+
+impl Job for Encode<'_> {
+    type Output = Result<Vec<u8>, String>;
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        struct Find<'j> {
+            ty: &'j str,
+            json: &'j str,
+            out: Option<Result<Vec<u8>, String>>,
+        }
+        impl SerdeTypeVisitor for Find<'_> {
+            fn visit<T: Type>(&mut self)
+            where
+                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+            {
+                if self.out.is_none() && <T::Of<'static> as Codec<'static>>::NAME == self.ty {
+                    self.out = Some(
+                        serde_json::from_str::<T::Of<'_>>(self.json)
+                            .map_err(|e| format!("invalid JSON for this type: {e}"))
+                            .and_then(|v| v.encode().map_err(|e| e.to_string())),
+                    );
+                }
+            }
+        }
+        let ty = self.ty.unwrap_or(root_name::<P>());
+        let mut find = Find {
+            ty,
+            json: self.json,
+            out: None,
+        };
+        P::each_serde_type(&mut find);
+        find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+    }
+}
+
+fn unknown_schema(name: &str) -> String {
+    format!("unknown schema '{name}'")
 }
 
 fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
@@ -53,8 +165,10 @@ const USAGE: &str = "usage: wirecat decode <schema> [--type T] <hex>...\n       
 fn run(args: &[String]) -> Result<(), String> {
     let (cmd, rest) = args.split_first().ok_or(USAGE)?;
     if cmd == "list" {
-        for (name, title, types) in registry::SCHEMAS {
-            println!("{name}\t{title}\t{}", types.join(", "));
+        for name in registry::NAMES {
+            if let Some((title, types)) = registry::run(name, List) {
+                println!("{name}\t{title}\t{}", types.join(", "));
+            }
         }
         return Ok(());
     }
@@ -76,14 +190,17 @@ fn run(args: &[String]) -> Result<(), String> {
         "decode" => {
             for hex in inputs {
                 let bytes = parse_hex(hex)?;
-                let json = registry::decode(schema, ty, &bytes)?;
+                let json = registry::run(schema, Decode { ty, bytes: &bytes })
+                    .ok_or_else(|| unknown_schema(schema))??;
                 println!("{json}");
             }
             Ok(())
         }
         "encode" => {
             for json in inputs {
-                println!("{}", to_hex(&registry::encode(schema, ty, json)?));
+                let bytes = registry::run(schema, Encode { ty, json })
+                    .ok_or_else(|| unknown_schema(schema))??;
+                println!("{}", to_hex(&bytes));
             }
             Ok(())
         }

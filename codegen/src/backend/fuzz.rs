@@ -71,7 +71,7 @@ pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use {module}::{{DecodeError, DecodeErrorKind}};
+use {module}::{{Codec, DecodeError, DecodeErrorKind}};
 
 /// Errors a decoder may give on bytes its own encoder wrote: values typed by conversation state
 /// need the lists earlier messages announced.

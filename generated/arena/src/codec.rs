@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -67,14 +67,14 @@ impl EntityKind {
 #[cfg(feature = "serde")]
 impl serde::Serialize for EntityKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for EntityKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(EntityKind)),
@@ -94,39 +94,12 @@ pub struct PlayerMove {
     pub jumping: bool,
 }
 
-impl<'a> PlayerMove {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for PlayerMove {
+    const NAME: &'static str = "PlayerMove";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -152,8 +125,7 @@ impl<'a> PlayerMove {
         Ok(Self { x, y, jumping })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -174,6 +146,10 @@ impl<'a> PlayerMove {
     }
 }
 
+impl wiregen_runtime::Type for PlayerMove {
+    type Of<'a> = PlayerMove;
+}
+
 /// A chat line.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -183,39 +159,12 @@ pub struct Chat<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl<'a> Chat<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Chat<'a> {
+    const NAME: &'static str = "Chat";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -235,8 +184,7 @@ impl<'a> Chat<'a> {
         Ok(Self { text })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 18446744073709551615, "length")? as u64;
@@ -254,6 +202,10 @@ impl<'a> Chat<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Chat<'static> {
+    type Of<'a> = Chat<'a>;
+}
+
 /// Entities appearing in the world.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -262,39 +214,12 @@ pub struct Spawn {
     pub entities: Vec<Entity>,
 }
 
-impl<'a> Spawn {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Spawn {
+    const NAME: &'static str = "Spawn";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let count_at = r.pos();
         let count = {
@@ -315,8 +240,7 @@ impl<'a> Spawn {
         Ok(Self { entities })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let count_at = w.len();
         let count = fit(self.entities.len() as u64, 18446744073709551615, "count")?
@@ -336,6 +260,10 @@ impl<'a> Spawn {
     }
 }
 
+impl wiregen_runtime::Type for Spawn {
+    type Of<'a> = Spawn;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -349,39 +277,12 @@ pub struct Entity {
     pub y: i64,
 }
 
-impl<'a> Entity {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Entity {
+    const NAME: &'static str = "Entity";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let id_at = r.pos();
         let id = {
@@ -416,8 +317,7 @@ impl<'a> Entity {
         Ok(Self { id, kind, x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let id_at = w.len();
         {
@@ -443,8 +343,8 @@ impl<'a> Entity {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for Entity {
+    type Of<'a> = Entity;
 }
 
 /// A message of this application, by the message id the transport carries.
@@ -571,3 +471,38 @@ impl<'a> Message<'a> {
 
 #[allow(dead_code)]
 fn message_lifetime(_: Message<'_>) {}
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "arena";
+    const TITLE: &'static str = "Arena (a game on Riptide 2.1)";
+    type Root<'a> = PlayerMove;
+    type Conversation = ();
+    type Datagram<'a> = PlayerMove;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let _ = (conversation, from_client);
+        PlayerMove::decode(bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<PlayerMove>();
+        visitor.visit::<Chat<'static>>();
+        visitor.visit::<Spawn>();
+        visitor.visit::<Entity>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<PlayerMove>();
+        visitor.visit::<Chat<'static>>();
+        visitor.visit::<Spawn>();
+        visitor.visit::<Entity>();
+    }
+}

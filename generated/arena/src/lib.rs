@@ -9,11 +9,8 @@
 
 #[rustfmt::skip]
 mod codec;
-// The transport crate's runtime: payloads and errors are its types.
-#[doc(hidden)]
-pub use riptide_2_1::runtime;
 
 pub use codec::*;
-pub use runtime::{
-    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
+pub use wiregen_runtime::{
+    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
 };

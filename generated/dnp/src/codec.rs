@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -114,14 +114,14 @@ impl CommandCode {
 #[cfg(feature = "serde")]
 impl serde::Serialize for CommandCode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for CommandCode {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(CommandCode)),
@@ -179,14 +179,14 @@ impl ConnectResult {
 #[cfg(feature = "serde")]
 impl serde::Serialize for ConnectResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ConnectResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(ConnectResult)),
@@ -232,14 +232,14 @@ impl ProtocolVersion {
 #[cfg(feature = "serde")]
 impl serde::Serialize for ProtocolVersion {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ProtocolVersion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u16::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(ProtocolVersion)),
@@ -289,14 +289,14 @@ impl AckResult {
 #[cfg(feature = "serde")]
 impl serde::Serialize for AckResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for AckResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(AckResult)),
@@ -530,14 +530,14 @@ impl ValueType {
 #[cfg(feature = "serde")]
 impl serde::Serialize for ValueType {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ValueType {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(ValueType)),
@@ -591,14 +591,14 @@ impl std::fmt::Debug for LinkFlags {
 #[cfg(feature = "serde")]
 impl serde::Serialize for LinkFlags {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for LinkFlags {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -654,14 +654,14 @@ impl std::fmt::Debug for LongMessageFlags {
 #[cfg(feature = "serde")]
 impl serde::Serialize for LongMessageFlags {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for LongMessageFlags {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -721,14 +721,14 @@ impl std::fmt::Debug for LongLinkStateFlags {
 #[cfg(feature = "serde")]
 impl serde::Serialize for LongLinkStateFlags {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for LongLinkStateFlags {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -764,7 +764,10 @@ pub enum CommandBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         code: CommandCode,
-        #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -790,56 +793,12 @@ impl<'a> CommandBody<'a> {
     }
 }
 
-impl<'a> Command<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Command<'a> {
+    const NAME: &'static str = "Command";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let code_at = r.pos();
         let code = {
@@ -911,8 +870,7 @@ impl<'a> Command<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let code_at = w.len();
         let code = self.body.code();
@@ -974,6 +932,30 @@ impl<'a> Command<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Command<'static> {
+    type Of<'a> = Command<'a>;
+}
+
+impl<'a> Command<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -982,56 +964,12 @@ pub struct ConnectionRequest {
     pub protocols: Vec<ProtocolVersion>,
 }
 
-impl<'a> ConnectionRequest {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ConnectionRequest {
+    const NAME: &'static str = "ConnectionRequest";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let protocol_count_at = r.pos();
         let protocol_count = {
@@ -1057,8 +995,7 @@ impl<'a> ConnectionRequest {
         Ok(Self { protocols })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let protocol_count_at = w.len();
         let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")?
@@ -1075,6 +1012,30 @@ impl<'a> ConnectionRequest {
     }
 }
 
+impl wiregen_runtime::Type for ConnectionRequest {
+    type Of<'a> = ConnectionRequest;
+}
+
+impl<'a> ConnectionRequest {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1084,56 +1045,12 @@ pub struct ConnectionAck {
     pub protocol: Option<ProtocolVersion>,
 }
 
-impl<'a> ConnectionAck {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ConnectionAck {
+    const NAME: &'static str = "ConnectionAck";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let result_at = r.pos();
         let result = {
@@ -1156,8 +1073,7 @@ impl<'a> ConnectionAck {
         Ok(Self { result, protocol })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let result_at = w.len();
         {
@@ -1195,30 +1111,12 @@ impl<'a> ConnectionAck {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct UnreliableMessage<'a> {
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub data: Cow<'a, [u8]>,
+impl wiregen_runtime::Type for ConnectionAck {
+    type Of<'a> = ConnectionAck;
 }
 
-impl<'a> UnreliableMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> ConnectionAck {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -1226,33 +1124,31 @@ impl<'a> UnreliableMessage<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct UnreliableMessage<'a> {
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub data: Cow<'a, [u8]>,
+}
+
+impl<'a> Codec<'a> for UnreliableMessage<'a> {
+    const NAME: &'static str = "UnreliableMessage";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let data_at = r.pos();
         let data = {
@@ -1265,8 +1161,7 @@ impl<'a> UnreliableMessage<'a> {
         Ok(Self { data })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let data_at = w.len();
         {
@@ -1278,32 +1173,12 @@ impl<'a> UnreliableMessage<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct ReliableMessage<'a> {
-    /// Reliable number (one counter per direction, wraps with % 65535).
-    pub number: u16,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub data: Cow<'a, [u8]>,
+impl wiregen_runtime::Type for UnreliableMessage<'static> {
+    type Of<'a> = UnreliableMessage<'a>;
 }
 
-impl<'a> ReliableMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> UnreliableMessage<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -1311,33 +1186,33 @@ impl<'a> ReliableMessage<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct ReliableMessage<'a> {
+    /// Reliable number (one counter per direction, wraps with % 65535).
+    pub number: u16,
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub data: Cow<'a, [u8]>,
+}
+
+impl<'a> Codec<'a> for ReliableMessage<'a> {
+    const NAME: &'static str = "ReliableMessage";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -1357,8 +1232,7 @@ impl<'a> ReliableMessage<'a> {
         Ok(Self { number, data })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -1375,6 +1249,30 @@ impl<'a> ReliableMessage<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ReliableMessage<'static> {
+    type Of<'a> = ReliableMessage<'a>;
+}
+
+impl<'a> ReliableMessage<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 /// A link's state and its typed values.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -1383,61 +1281,17 @@ pub struct LinkState<'a> {
     pub number: u16,
     pub link_id: u16,
     pub flags: LinkFlags,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub message: Cow<'a, [u8]>,
     pub values: Vec<TypedValue<'a>>,
 }
 
-impl<'a> LinkState<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for LinkState<'a> {
+    const NAME: &'static str = "LinkState";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -1505,8 +1359,7 @@ impl<'a> LinkState<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -1543,6 +1396,30 @@ impl<'a> LinkState<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for LinkState<'static> {
+    type Of<'a> = LinkState<'a>;
+}
+
+impl<'a> LinkState<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
     }
 }
 
@@ -1644,56 +1521,12 @@ impl<'a> TypedValueValue<'a> {
     }
 }
 
-impl<'a> TypedValue<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for TypedValue<'a> {
+    const NAME: &'static str = "TypedValue";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let type_at = r.pos();
         let r#type = {
@@ -1908,8 +1741,7 @@ impl<'a> TypedValue<'a> {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let type_at = w.len();
         let r#type = self.value.r#type();
@@ -2038,6 +1870,30 @@ impl<'a> TypedValue<'a> {
     }
 }
 
+impl wiregen_runtime::Type for TypedValue<'static> {
+    type Of<'a> = TypedValue<'a>;
+}
+
+impl<'a> TypedValue<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2046,56 +1902,12 @@ pub struct ReliableAck {
     pub result: AckResult,
 }
 
-impl<'a> ReliableAck {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ReliableAck {
+    const NAME: &'static str = "ReliableAck";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -2114,8 +1926,7 @@ impl<'a> ReliableAck {
         Ok(Self { number, result })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -2131,29 +1942,12 @@ impl<'a> ReliableAck {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct LinkId {
-    pub link_id: u16,
+impl wiregen_runtime::Type for ReliableAck {
+    type Of<'a> = ReliableAck;
 }
 
-impl<'a> LinkId {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> ReliableAck {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -2161,33 +1955,30 @@ impl<'a> LinkId {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LinkId {
+    pub link_id: u16,
+}
+
+impl<'a> Codec<'a> for LinkId {
+    const NAME: &'static str = "LinkId";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_id_at = r.pos();
         let link_id = {
@@ -2199,8 +1990,7 @@ impl<'a> LinkId {
         Ok(Self { link_id })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let link_id_at = w.len();
         {
@@ -2208,6 +1998,30 @@ impl<'a> LinkId {
             w.put(&((*v) as u16).to_le_bytes());
         }
         Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for LinkId {
+    type Of<'a> = LinkId;
+}
+
+impl<'a> LinkId {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
     }
 }
 
@@ -2219,56 +2033,12 @@ pub struct LinkUpdate<'a> {
     pub links: Vec<LinkUpdateLink<'a>>,
 }
 
-impl<'a> LinkUpdate<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for LinkUpdate<'a> {
+    const NAME: &'static str = "LinkUpdate";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_count_at = r.pos();
         let link_count = {
@@ -2289,8 +2059,7 @@ impl<'a> LinkUpdate<'a> {
         Ok(Self { links })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let link_count_at = w.len();
         let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
@@ -2306,6 +2075,30 @@ impl<'a> LinkUpdate<'a> {
     }
 }
 
+impl wiregen_runtime::Type for LinkUpdate<'static> {
+    type Of<'a> = LinkUpdate<'a>;
+}
+
+impl<'a> LinkUpdate<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2315,56 +2108,12 @@ pub struct LinkUpdateLink<'a> {
     pub values: Vec<IndexedValue<'a>>,
 }
 
-impl<'a> LinkUpdateLink<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for LinkUpdateLink<'a> {
+    const NAME: &'static str = "LinkUpdateLink";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let link_id_at = r.pos();
         let link_id = {
@@ -2397,8 +2146,7 @@ impl<'a> LinkUpdateLink<'a> {
         Ok(Self { link_id, values })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let link_id_at = w.len();
         {
@@ -2416,6 +2164,30 @@ impl<'a> LinkUpdateLink<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for LinkUpdateLink<'static> {
+    type Of<'a> = LinkUpdateLink<'a>;
+}
+
+impl<'a> LinkUpdateLink<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
     }
 }
 
@@ -2472,56 +2244,12 @@ pub enum IndexedValueValue<'a> {
     QuaternionF64(QuaternionF64Value),
 }
 
-impl<'a> IndexedValue<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for IndexedValue<'a> {
+    const NAME: &'static str = "IndexedValue";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let index_at = r.pos();
         let index = {
@@ -2742,8 +2470,7 @@ impl<'a> IndexedValue<'a> {
         Ok(Self { index, value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let index_at = w.len();
         {
@@ -2874,6 +2601,30 @@ impl<'a> IndexedValue<'a> {
     }
 }
 
+impl wiregen_runtime::Type for IndexedValue<'static> {
+    type Of<'a> = IndexedValue<'a>;
+}
+
+impl<'a> IndexedValue<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 /// The joined values chunks of a Long Link State.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -2882,56 +2633,12 @@ pub struct LinkValues<'a> {
     pub values: Vec<TypedValue<'a>>,
 }
 
-impl<'a> LinkValues<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for LinkValues<'a> {
+    const NAME: &'static str = "LinkValues";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_count_at = r.pos();
         let value_count = {
@@ -2952,8 +2659,7 @@ impl<'a> LinkValues<'a> {
         Ok(Self { values })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_count_at = w.len();
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
@@ -2969,32 +2675,12 @@ impl<'a> LinkValues<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct LongReliableMessage<'a> {
-    pub number: u16,
-    pub flags: LongMessageFlags,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub chunk: Cow<'a, [u8]>,
+impl wiregen_runtime::Type for LinkValues<'static> {
+    type Of<'a> = LinkValues<'a>;
 }
 
-impl<'a> LongReliableMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> LinkValues<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3002,33 +2688,33 @@ impl<'a> LongReliableMessage<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LongReliableMessage<'a> {
+    pub number: u16,
+    pub flags: LongMessageFlags,
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub chunk: Cow<'a, [u8]>,
+}
+
+impl<'a> Codec<'a> for LongReliableMessage<'a> {
+    const NAME: &'static str = "LongReliableMessage";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -3065,8 +2751,7 @@ impl<'a> LongReliableMessage<'a> {
         Ok(Self { number, flags, chunk })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -3088,36 +2773,12 @@ impl<'a> LongReliableMessage<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct LongLinkState<'a> {
-    pub number: u16,
-    pub link_id: u16,
-    pub flags: LongLinkStateFlags,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub message_chunk: Cow<'a, [u8]>,
-    /// After reassembly: value_count u16 and typed values.
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub values_chunk: Cow<'a, [u8]>,
+impl wiregen_runtime::Type for LongReliableMessage<'static> {
+    type Of<'a> = LongReliableMessage<'a>;
 }
 
-impl<'a> LongLinkState<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> LongReliableMessage<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3125,33 +2786,37 @@ impl<'a> LongLinkState<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LongLinkState<'a> {
+    pub number: u16,
+    pub link_id: u16,
+    pub flags: LongLinkStateFlags,
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub message_chunk: Cow<'a, [u8]>,
+    /// After reassembly: value_count u16 and typed values.
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub values_chunk: Cow<'a, [u8]>,
+}
+
+impl<'a> Codec<'a> for LongLinkState<'a> {
+    const NAME: &'static str = "LongLinkState";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let number_at = r.pos();
         let number = {
@@ -3221,8 +2886,7 @@ impl<'a> LongLinkState<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let number_at = w.len();
         {
@@ -3262,29 +2926,12 @@ impl<'a> LongLinkState<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct SInt8Value {
-    pub value: i8,
+impl wiregen_runtime::Type for LongLinkState<'static> {
+    type Of<'a> = LongLinkState<'a>;
 }
 
-impl<'a> SInt8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> LongLinkState<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3292,33 +2939,30 @@ impl<'a> SInt8Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct SInt8Value {
+    pub value: i8,
+}
+
+impl<'a> Codec<'a> for SInt8Value {
+    const NAME: &'static str = "SInt8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3330,8 +2974,7 @@ impl<'a> SInt8Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3342,29 +2985,12 @@ impl<'a> SInt8Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct UInt8Value {
-    pub value: u8,
+impl wiregen_runtime::Type for SInt8Value {
+    type Of<'a> = SInt8Value;
 }
 
-impl<'a> UInt8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> SInt8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3372,33 +2998,30 @@ impl<'a> UInt8Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct UInt8Value {
+    pub value: u8,
+}
+
+impl<'a> Codec<'a> for UInt8Value {
+    const NAME: &'static str = "UInt8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3410,8 +3033,7 @@ impl<'a> UInt8Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3422,29 +3044,12 @@ impl<'a> UInt8Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct SInt16Value {
-    pub value: i16,
+impl wiregen_runtime::Type for UInt8Value {
+    type Of<'a> = UInt8Value;
 }
 
-impl<'a> SInt16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> UInt8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3452,33 +3057,30 @@ impl<'a> SInt16Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct SInt16Value {
+    pub value: i16,
+}
+
+impl<'a> Codec<'a> for SInt16Value {
+    const NAME: &'static str = "SInt16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3490,8 +3092,7 @@ impl<'a> SInt16Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3502,29 +3103,12 @@ impl<'a> SInt16Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct UInt16Value {
-    pub value: u16,
+impl wiregen_runtime::Type for SInt16Value {
+    type Of<'a> = SInt16Value;
 }
 
-impl<'a> UInt16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> SInt16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3532,33 +3116,30 @@ impl<'a> UInt16Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct UInt16Value {
+    pub value: u16,
+}
+
+impl<'a> Codec<'a> for UInt16Value {
+    const NAME: &'static str = "UInt16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3570,8 +3151,7 @@ impl<'a> UInt16Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3582,29 +3162,12 @@ impl<'a> UInt16Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct SInt32Value {
-    pub value: i32,
+impl wiregen_runtime::Type for UInt16Value {
+    type Of<'a> = UInt16Value;
 }
 
-impl<'a> SInt32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> UInt16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3612,33 +3175,30 @@ impl<'a> SInt32Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct SInt32Value {
+    pub value: i32,
+}
+
+impl<'a> Codec<'a> for SInt32Value {
+    const NAME: &'static str = "SInt32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3650,8 +3210,7 @@ impl<'a> SInt32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3662,29 +3221,12 @@ impl<'a> SInt32Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct UInt32Value {
-    pub value: u32,
+impl wiregen_runtime::Type for SInt32Value {
+    type Of<'a> = SInt32Value;
 }
 
-impl<'a> UInt32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> SInt32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3692,33 +3234,30 @@ impl<'a> UInt32Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct UInt32Value {
+    pub value: u32,
+}
+
+impl<'a> Codec<'a> for UInt32Value {
+    const NAME: &'static str = "UInt32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3730,8 +3269,7 @@ impl<'a> UInt32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3742,29 +3280,12 @@ impl<'a> UInt32Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct SInt64Value {
-    pub value: i64,
+impl wiregen_runtime::Type for UInt32Value {
+    type Of<'a> = UInt32Value;
 }
 
-impl<'a> SInt64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> UInt32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3772,33 +3293,30 @@ impl<'a> SInt64Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct SInt64Value {
+    pub value: i64,
+}
+
+impl<'a> Codec<'a> for SInt64Value {
+    const NAME: &'static str = "SInt64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3810,8 +3328,7 @@ impl<'a> SInt64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3822,29 +3339,12 @@ impl<'a> SInt64Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct UInt64Value {
-    pub value: u64,
+impl wiregen_runtime::Type for SInt64Value {
+    type Of<'a> = SInt64Value;
 }
 
-impl<'a> UInt64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> SInt64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3852,33 +3352,30 @@ impl<'a> UInt64Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct UInt64Value {
+    pub value: u64,
+}
+
+impl<'a> Codec<'a> for UInt64Value {
+    const NAME: &'static str = "UInt64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -3890,8 +3387,7 @@ impl<'a> UInt64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3902,29 +3398,12 @@ impl<'a> UInt64Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct Float16Value {
-    pub value: f32,
+impl wiregen_runtime::Type for UInt64Value {
+    type Of<'a> = UInt64Value;
 }
 
-impl<'a> Float16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> UInt64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -3932,46 +3411,44 @@ impl<'a> Float16Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Float16Value {
+    pub value: f32,
+}
+
+impl<'a> Codec<'a> for Float16Value {
+    const NAME: &'static str = "Float16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("value")?));
+            let v = wiregen_runtime::f16_to_f32(
+                u16::from_le_bytes(r.array::<2>("value")?),
+            );
             r.note("dnp.float16_value.value", at, Value::F(v as f64));
             v
         };
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -3979,7 +3456,7 @@ impl<'a> Float16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "value",
@@ -3997,29 +3474,12 @@ impl<'a> Float16Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct Float32Value {
-    pub value: f32,
+impl wiregen_runtime::Type for Float16Value {
+    type Of<'a> = Float16Value;
 }
 
-impl<'a> Float32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> Float16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -4027,33 +3487,30 @@ impl<'a> Float32Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Float32Value {
+    pub value: f32,
+}
+
+impl<'a> Codec<'a> for Float32Value {
+    const NAME: &'static str = "Float32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -4065,8 +3522,7 @@ impl<'a> Float32Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -4077,29 +3533,12 @@ impl<'a> Float32Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct Float64Value {
-    pub value: f64,
+impl wiregen_runtime::Type for Float32Value {
+    type Of<'a> = Float32Value;
 }
 
-impl<'a> Float64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> Float32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -4107,33 +3546,30 @@ impl<'a> Float64Value {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Float64Value {
+    pub value: f64,
+}
+
+impl<'a> Codec<'a> for Float64Value {
+    const NAME: &'static str = "Float64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value_at = r.pos();
         let value = {
@@ -4145,8 +3581,7 @@ impl<'a> Float64Value {
         Ok(Self { value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let value_at = w.len();
         {
@@ -4157,29 +3592,12 @@ impl<'a> Float64Value {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct StringValue<'a> {
-    pub text: Cow<'a, str>,
+impl wiregen_runtime::Type for Float64Value {
+    type Of<'a> = Float64Value;
 }
 
-impl<'a> StringValue<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> Float64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -4187,33 +3605,30 @@ impl<'a> StringValue<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct StringValue<'a> {
+    pub text: Cow<'a, str>,
+}
+
+impl<'a> Codec<'a> for StringValue<'a> {
+    const NAME: &'static str = "StringValue";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -4233,8 +3648,7 @@ impl<'a> StringValue<'a> {
         Ok(Self { text })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 65535, "length")? as u16;
@@ -4249,30 +3663,12 @@ impl<'a> StringValue<'a> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct DataValue<'a> {
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
-    pub data: Cow<'a, [u8]>,
+impl wiregen_runtime::Type for StringValue<'static> {
+    type Of<'a> = StringValue<'a>;
 }
 
-impl<'a> DataValue<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
+impl<'a> StringValue<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
     /// messages of this direction announced (kept by `state`).
     pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
@@ -4280,33 +3676,31 @@ impl<'a> DataValue<'a> {
         r.finish()?;
         Ok(v)
     }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
     pub fn dissect_with(
         bytes: &'a [u8],
         state: &State,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
         let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
+        (v, Self::own_notes(r.into_notes()))
     }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct DataValue<'a> {
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub data: Cow<'a, [u8]>,
+}
+
+impl<'a> Codec<'a> for DataValue<'a> {
+    const NAME: &'static str = "DataValue";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -4326,8 +3720,7 @@ impl<'a> DataValue<'a> {
         Ok(Self { data })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.data.len() as u64, 65535, "length")? as u16;
@@ -4342,6 +3735,30 @@ impl<'a> DataValue<'a> {
     }
 }
 
+impl wiregen_runtime::Type for DataValue<'static> {
+    type Of<'a> = DataValue<'a>;
+}
+
+impl<'a> DataValue<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4350,56 +3767,12 @@ pub struct Point2S8Value {
     pub y: i8,
 }
 
-impl<'a> Point2S8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2S8Value {
+    const NAME: &'static str = "Point2S8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4418,8 +3791,7 @@ impl<'a> Point2S8Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4435,6 +3807,30 @@ impl<'a> Point2S8Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2S8Value {
+    type Of<'a> = Point2S8Value;
+}
+
+impl<'a> Point2S8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4443,56 +3839,12 @@ pub struct Point2U8Value {
     pub y: u8,
 }
 
-impl<'a> Point2U8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2U8Value {
+    const NAME: &'static str = "Point2U8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4511,8 +3863,7 @@ impl<'a> Point2U8Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4528,6 +3879,30 @@ impl<'a> Point2U8Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2U8Value {
+    type Of<'a> = Point2U8Value;
+}
+
+impl<'a> Point2U8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4536,56 +3911,12 @@ pub struct Point2S16Value {
     pub y: i16,
 }
 
-impl<'a> Point2S16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2S16Value {
+    const NAME: &'static str = "Point2S16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4604,8 +3935,7 @@ impl<'a> Point2S16Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4621,6 +3951,30 @@ impl<'a> Point2S16Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2S16Value {
+    type Of<'a> = Point2S16Value;
+}
+
+impl<'a> Point2S16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4629,56 +3983,12 @@ pub struct Point2U16Value {
     pub y: u16,
 }
 
-impl<'a> Point2U16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2U16Value {
+    const NAME: &'static str = "Point2U16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4697,8 +4007,7 @@ impl<'a> Point2U16Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4714,6 +4023,30 @@ impl<'a> Point2U16Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2U16Value {
+    type Of<'a> = Point2U16Value;
+}
+
+impl<'a> Point2U16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4722,56 +4055,12 @@ pub struct Point2S32Value {
     pub y: i32,
 }
 
-impl<'a> Point2S32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2S32Value {
+    const NAME: &'static str = "Point2S32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4790,8 +4079,7 @@ impl<'a> Point2S32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4807,6 +4095,30 @@ impl<'a> Point2S32Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2S32Value {
+    type Of<'a> = Point2S32Value;
+}
+
+impl<'a> Point2S32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4815,56 +4127,12 @@ pub struct Point2U32Value {
     pub y: u32,
 }
 
-impl<'a> Point2U32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2U32Value {
+    const NAME: &'static str = "Point2U32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4883,8 +4151,7 @@ impl<'a> Point2U32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4900,6 +4167,30 @@ impl<'a> Point2U32Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2U32Value {
+    type Of<'a> = Point2U32Value;
+}
+
+impl<'a> Point2U32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4908,56 +4199,12 @@ pub struct Point2S64Value {
     pub y: i64,
 }
 
-impl<'a> Point2S64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2S64Value {
+    const NAME: &'static str = "Point2S64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -4976,8 +4223,7 @@ impl<'a> Point2S64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -4993,6 +4239,30 @@ impl<'a> Point2S64Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2S64Value {
+    type Of<'a> = Point2S64Value;
+}
+
+impl<'a> Point2S64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5001,56 +4271,12 @@ pub struct Point2U64Value {
     pub y: u64,
 }
 
-impl<'a> Point2U64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point2U64Value {
+    const NAME: &'static str = "Point2U64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5069,8 +4295,7 @@ impl<'a> Point2U64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5086,6 +4311,30 @@ impl<'a> Point2U64Value {
     }
 }
 
+impl wiregen_runtime::Type for Point2U64Value {
+    type Of<'a> = Point2U64Value;
+}
+
+impl<'a> Point2U64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5095,56 +4344,12 @@ pub struct Point3S8Value {
     pub z: i8,
 }
 
-impl<'a> Point3S8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3S8Value {
+    const NAME: &'static str = "Point3S8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5170,8 +4375,7 @@ impl<'a> Point3S8Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5192,6 +4396,30 @@ impl<'a> Point3S8Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3S8Value {
+    type Of<'a> = Point3S8Value;
+}
+
+impl<'a> Point3S8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5201,56 +4429,12 @@ pub struct Point3U8Value {
     pub z: u8,
 }
 
-impl<'a> Point3U8Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3U8Value {
+    const NAME: &'static str = "Point3U8Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5276,8 +4460,7 @@ impl<'a> Point3U8Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5298,6 +4481,30 @@ impl<'a> Point3U8Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3U8Value {
+    type Of<'a> = Point3U8Value;
+}
+
+impl<'a> Point3U8Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5307,56 +4514,12 @@ pub struct Point3S16Value {
     pub z: i16,
 }
 
-impl<'a> Point3S16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3S16Value {
+    const NAME: &'static str = "Point3S16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5382,8 +4545,7 @@ impl<'a> Point3S16Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5404,6 +4566,30 @@ impl<'a> Point3S16Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3S16Value {
+    type Of<'a> = Point3S16Value;
+}
+
+impl<'a> Point3S16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5413,56 +4599,12 @@ pub struct Point3U16Value {
     pub z: u16,
 }
 
-impl<'a> Point3U16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3U16Value {
+    const NAME: &'static str = "Point3U16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5488,8 +4630,7 @@ impl<'a> Point3U16Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5510,6 +4651,30 @@ impl<'a> Point3U16Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3U16Value {
+    type Of<'a> = Point3U16Value;
+}
+
+impl<'a> Point3U16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5519,56 +4684,12 @@ pub struct Point3S32Value {
     pub z: i32,
 }
 
-impl<'a> Point3S32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3S32Value {
+    const NAME: &'static str = "Point3S32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5594,8 +4715,7 @@ impl<'a> Point3S32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5616,6 +4736,30 @@ impl<'a> Point3S32Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3S32Value {
+    type Of<'a> = Point3S32Value;
+}
+
+impl<'a> Point3S32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5625,56 +4769,12 @@ pub struct Point3U32Value {
     pub z: u32,
 }
 
-impl<'a> Point3U32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3U32Value {
+    const NAME: &'static str = "Point3U32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5700,8 +4800,7 @@ impl<'a> Point3U32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5722,6 +4821,30 @@ impl<'a> Point3U32Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3U32Value {
+    type Of<'a> = Point3U32Value;
+}
+
+impl<'a> Point3U32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5731,56 +4854,12 @@ pub struct Point3S64Value {
     pub z: i64,
 }
 
-impl<'a> Point3S64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3S64Value {
+    const NAME: &'static str = "Point3S64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5806,8 +4885,7 @@ impl<'a> Point3S64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5828,6 +4906,30 @@ impl<'a> Point3S64Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3S64Value {
+    type Of<'a> = Point3S64Value;
+}
+
+impl<'a> Point3S64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5837,56 +4939,12 @@ pub struct Point3U64Value {
     pub z: u64,
 }
 
-impl<'a> Point3U64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point3U64Value {
+    const NAME: &'static str = "Point3U64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -5912,8 +4970,7 @@ impl<'a> Point3U64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -5934,6 +4991,30 @@ impl<'a> Point3U64Value {
     }
 }
 
+impl wiregen_runtime::Type for Point3U64Value {
+    type Of<'a> = Point3U64Value;
+}
+
+impl<'a> Point3U64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5942,76 +5023,31 @@ pub struct Vector2F16Value {
     pub y: f32,
 }
 
-impl<'a> Vector2F16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector2F16Value {
+    const NAME: &'static str = "Vector2F16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.vector2_f16_value.x", at, Value::F(v as f64));
             v
         };
         let y_at = r.pos();
         let y = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
             r.note("dnp.vector2_f16_value.y", at, Value::F(v as f64));
             v
         };
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6019,7 +5055,7 @@ impl<'a> Vector2F16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "x",
@@ -6039,7 +5075,7 @@ impl<'a> Vector2F16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "y",
@@ -6057,6 +5093,30 @@ impl<'a> Vector2F16Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector2F16Value {
+    type Of<'a> = Vector2F16Value;
+}
+
+impl<'a> Vector2F16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6065,56 +5125,12 @@ pub struct Vector2F32Value {
     pub y: f32,
 }
 
-impl<'a> Vector2F32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector2F32Value {
+    const NAME: &'static str = "Vector2F32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6133,8 +5149,7 @@ impl<'a> Vector2F32Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6150,6 +5165,30 @@ impl<'a> Vector2F32Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector2F32Value {
+    type Of<'a> = Vector2F32Value;
+}
+
+impl<'a> Vector2F32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6158,56 +5197,12 @@ pub struct Vector2F64Value {
     pub y: f64,
 }
 
-impl<'a> Vector2F64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector2F64Value {
+    const NAME: &'static str = "Vector2F64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6226,8 +5221,7 @@ impl<'a> Vector2F64Value {
         Ok(Self { x, y })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6243,6 +5237,30 @@ impl<'a> Vector2F64Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector2F64Value {
+    type Of<'a> = Vector2F64Value;
+}
+
+impl<'a> Vector2F64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6252,83 +5270,38 @@ pub struct Vector3F16Value {
     pub z: f32,
 }
 
-impl<'a> Vector3F16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector3F16Value {
+    const NAME: &'static str = "Vector3F16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.vector3_f16_value.x", at, Value::F(v as f64));
             v
         };
         let y_at = r.pos();
         let y = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
             r.note("dnp.vector3_f16_value.y", at, Value::F(v as f64));
             v
         };
         let z_at = r.pos();
         let z = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
             r.note("dnp.vector3_f16_value.z", at, Value::F(v as f64));
             v
         };
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6336,7 +5309,7 @@ impl<'a> Vector3F16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "x",
@@ -6356,7 +5329,7 @@ impl<'a> Vector3F16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "y",
@@ -6376,7 +5349,7 @@ impl<'a> Vector3F16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "z",
@@ -6394,6 +5367,30 @@ impl<'a> Vector3F16Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector3F16Value {
+    type Of<'a> = Vector3F16Value;
+}
+
+impl<'a> Vector3F16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6403,56 +5400,12 @@ pub struct Vector3F32Value {
     pub z: f32,
 }
 
-impl<'a> Vector3F32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector3F32Value {
+    const NAME: &'static str = "Vector3F32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6478,8 +5431,7 @@ impl<'a> Vector3F32Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6500,6 +5452,30 @@ impl<'a> Vector3F32Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector3F32Value {
+    type Of<'a> = Vector3F32Value;
+}
+
+impl<'a> Vector3F32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6509,56 +5485,12 @@ pub struct Vector3F64Value {
     pub z: f64,
 }
 
-impl<'a> Vector3F64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Vector3F64Value {
+    const NAME: &'static str = "Vector3F64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6584,8 +5516,7 @@ impl<'a> Vector3F64Value {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6606,6 +5537,30 @@ impl<'a> Vector3F64Value {
     }
 }
 
+impl wiregen_runtime::Type for Vector3F64Value {
+    type Of<'a> = Vector3F64Value;
+}
+
+impl<'a> Vector3F64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6616,90 +5571,45 @@ pub struct QuaternionF16Value {
     pub w: f32,
 }
 
-impl<'a> QuaternionF16Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for QuaternionF16Value {
+    const NAME: &'static str = "QuaternionF16Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.quaternion_f16_value.x", at, Value::F(v as f64));
             v
         };
         let y_at = r.pos();
         let y = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
             r.note("dnp.quaternion_f16_value.y", at, Value::F(v as f64));
             v
         };
         let z_at = r.pos();
         let z = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
             r.note("dnp.quaternion_f16_value.z", at, Value::F(v as f64));
             v
         };
         let w_at = r.pos();
         let w = {
             let at = r.pos();
-            let v = runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("w")?));
+            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("w")?));
             r.note("dnp.quaternion_f16_value.w", at, Value::F(v as f64));
             v
         };
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6707,7 +5617,7 @@ impl<'a> QuaternionF16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "x",
@@ -6727,7 +5637,7 @@ impl<'a> QuaternionF16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "y",
@@ -6747,7 +5657,7 @@ impl<'a> QuaternionF16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "z",
@@ -6767,7 +5677,7 @@ impl<'a> QuaternionF16Value {
             w.put(
                 &{
                     let x = (*v) as f32;
-                    runtime::f32_to_f16(x)
+                    wiregen_runtime::f32_to_f16(x)
                         .ok_or(
                             EncodeError::new(
                                 "w",
@@ -6785,6 +5695,30 @@ impl<'a> QuaternionF16Value {
     }
 }
 
+impl wiregen_runtime::Type for QuaternionF16Value {
+    type Of<'a> = QuaternionF16Value;
+}
+
+impl<'a> QuaternionF16Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6795,56 +5729,12 @@ pub struct QuaternionF32Value {
     pub w: f32,
 }
 
-impl<'a> QuaternionF32Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for QuaternionF32Value {
+    const NAME: &'static str = "QuaternionF32Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6877,8 +5767,7 @@ impl<'a> QuaternionF32Value {
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -6904,6 +5793,30 @@ impl<'a> QuaternionF32Value {
     }
 }
 
+impl wiregen_runtime::Type for QuaternionF32Value {
+    type Of<'a> = QuaternionF32Value;
+}
+
+impl<'a> QuaternionF32Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6914,56 +5827,12 @@ pub struct QuaternionF64Value {
     pub w: f64,
 }
 
-impl<'a> QuaternionF64Value {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Decodes like [`Self::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Self::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for QuaternionF64Value {
+    const NAME: &'static str = "QuaternionF64Value";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -6996,8 +5865,7 @@ impl<'a> QuaternionF64Value {
         Ok(Self { x, y, z, w })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -7023,8 +5891,28 @@ impl<'a> QuaternionF64Value {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for QuaternionF64Value {
+    type Of<'a> = QuaternionF64Value;
+}
+
+impl<'a> QuaternionF64Value {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    pub fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
 }
 
 /// Lists announced by earlier messages of one direction of a conversation, by key.
@@ -7033,7 +5921,7 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
 /// `decode_with`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct State {
-    pub(crate) tables: std::rc::Rc<runtime::StateTables>,
+    pub(crate) tables: std::rc::Rc<wiregen_runtime::StateTables>,
 }
 
 impl State {
@@ -7513,4 +6401,140 @@ pub fn split_long_link_state<'a>(
         out.push(part);
     }
     Ok(out)
+}
+
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "dnp";
+    const TITLE: &'static str = "Drag[en]gine Network Protocol";
+    type Root<'a> = Command<'a>;
+    type Conversation = wiregen_runtime::Directions<State>;
+    type Datagram<'a> = Command<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let state = conversation.get_mut(from_client);
+        let message = Command::decode_with(bytes, state)?;
+        state.record(&message);
+        Ok(message)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Command<'static>>();
+        visitor.visit::<ConnectionRequest>();
+        visitor.visit::<ConnectionAck>();
+        visitor.visit::<UnreliableMessage<'static>>();
+        visitor.visit::<ReliableMessage<'static>>();
+        visitor.visit::<LinkState<'static>>();
+        visitor.visit::<TypedValue<'static>>();
+        visitor.visit::<ReliableAck>();
+        visitor.visit::<LinkId>();
+        visitor.visit::<LinkUpdate<'static>>();
+        visitor.visit::<LinkUpdateLink<'static>>();
+        visitor.visit::<IndexedValue<'static>>();
+        visitor.visit::<LinkValues<'static>>();
+        visitor.visit::<LongReliableMessage<'static>>();
+        visitor.visit::<LongLinkState<'static>>();
+        visitor.visit::<SInt8Value>();
+        visitor.visit::<UInt8Value>();
+        visitor.visit::<SInt16Value>();
+        visitor.visit::<UInt16Value>();
+        visitor.visit::<SInt32Value>();
+        visitor.visit::<UInt32Value>();
+        visitor.visit::<SInt64Value>();
+        visitor.visit::<UInt64Value>();
+        visitor.visit::<Float16Value>();
+        visitor.visit::<Float32Value>();
+        visitor.visit::<Float64Value>();
+        visitor.visit::<StringValue<'static>>();
+        visitor.visit::<DataValue<'static>>();
+        visitor.visit::<Point2S8Value>();
+        visitor.visit::<Point2U8Value>();
+        visitor.visit::<Point2S16Value>();
+        visitor.visit::<Point2U16Value>();
+        visitor.visit::<Point2S32Value>();
+        visitor.visit::<Point2U32Value>();
+        visitor.visit::<Point2S64Value>();
+        visitor.visit::<Point2U64Value>();
+        visitor.visit::<Point3S8Value>();
+        visitor.visit::<Point3U8Value>();
+        visitor.visit::<Point3S16Value>();
+        visitor.visit::<Point3U16Value>();
+        visitor.visit::<Point3S32Value>();
+        visitor.visit::<Point3U32Value>();
+        visitor.visit::<Point3S64Value>();
+        visitor.visit::<Point3U64Value>();
+        visitor.visit::<Vector2F16Value>();
+        visitor.visit::<Vector2F32Value>();
+        visitor.visit::<Vector2F64Value>();
+        visitor.visit::<Vector3F16Value>();
+        visitor.visit::<Vector3F32Value>();
+        visitor.visit::<Vector3F64Value>();
+        visitor.visit::<QuaternionF16Value>();
+        visitor.visit::<QuaternionF32Value>();
+        visitor.visit::<QuaternionF64Value>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Command<'static>>();
+        visitor.visit::<ConnectionRequest>();
+        visitor.visit::<ConnectionAck>();
+        visitor.visit::<UnreliableMessage<'static>>();
+        visitor.visit::<ReliableMessage<'static>>();
+        visitor.visit::<LinkState<'static>>();
+        visitor.visit::<TypedValue<'static>>();
+        visitor.visit::<ReliableAck>();
+        visitor.visit::<LinkId>();
+        visitor.visit::<LinkUpdate<'static>>();
+        visitor.visit::<LinkUpdateLink<'static>>();
+        visitor.visit::<IndexedValue<'static>>();
+        visitor.visit::<LinkValues<'static>>();
+        visitor.visit::<LongReliableMessage<'static>>();
+        visitor.visit::<LongLinkState<'static>>();
+        visitor.visit::<SInt8Value>();
+        visitor.visit::<UInt8Value>();
+        visitor.visit::<SInt16Value>();
+        visitor.visit::<UInt16Value>();
+        visitor.visit::<SInt32Value>();
+        visitor.visit::<UInt32Value>();
+        visitor.visit::<SInt64Value>();
+        visitor.visit::<UInt64Value>();
+        visitor.visit::<Float16Value>();
+        visitor.visit::<Float32Value>();
+        visitor.visit::<Float64Value>();
+        visitor.visit::<StringValue<'static>>();
+        visitor.visit::<DataValue<'static>>();
+        visitor.visit::<Point2S8Value>();
+        visitor.visit::<Point2U8Value>();
+        visitor.visit::<Point2S16Value>();
+        visitor.visit::<Point2U16Value>();
+        visitor.visit::<Point2S32Value>();
+        visitor.visit::<Point2U32Value>();
+        visitor.visit::<Point2S64Value>();
+        visitor.visit::<Point2U64Value>();
+        visitor.visit::<Point3S8Value>();
+        visitor.visit::<Point3U8Value>();
+        visitor.visit::<Point3S16Value>();
+        visitor.visit::<Point3U16Value>();
+        visitor.visit::<Point3S32Value>();
+        visitor.visit::<Point3U32Value>();
+        visitor.visit::<Point3S64Value>();
+        visitor.visit::<Point3U64Value>();
+        visitor.visit::<Vector2F16Value>();
+        visitor.visit::<Vector2F32Value>();
+        visitor.visit::<Vector2F64Value>();
+        visitor.visit::<Vector3F16Value>();
+        visitor.visit::<Vector3F32Value>();
+        visitor.visit::<Vector3F64Value>();
+        visitor.visit::<QuaternionF16Value>();
+        visitor.visit::<QuaternionF32Value>();
+        visitor.visit::<QuaternionF64Value>();
+    }
 }

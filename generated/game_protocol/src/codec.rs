@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -59,14 +59,14 @@ impl ObjectKind {
 #[cfg(feature = "serde")]
 impl serde::Serialize for ObjectKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ObjectKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(ObjectKind)),
@@ -133,14 +133,14 @@ impl std::fmt::Debug for PacketFlags {
 #[cfg(feature = "serde")]
 impl serde::Serialize for PacketFlags {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for PacketFlags {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -203,14 +203,14 @@ impl std::fmt::Debug for Direction {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Direction {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Direction {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -228,39 +228,12 @@ pub struct Init {
     pub salt: u32,
 }
 
-impl<'a> Init {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Init {
+    const NAME: &'static str = "Init";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let salt_at = r.pos();
         let salt = {
@@ -272,8 +245,7 @@ impl<'a> Init {
         Ok(Self { salt })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let salt_at = w.len();
         {
@@ -282,6 +254,10 @@ impl<'a> Init {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Init {
+    type Of<'a> = Init;
 }
 
 /// The server's first datagram.
@@ -293,39 +269,12 @@ pub struct Challenge {
     pub pepper: u32,
 }
 
-impl<'a> Challenge {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Challenge {
+    const NAME: &'static str = "Challenge";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let pepper_at = r.pos();
         let pepper = {
@@ -337,8 +286,7 @@ impl<'a> Challenge {
         Ok(Self { pepper })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let pepper_at = w.len();
         {
@@ -347,6 +295,10 @@ impl<'a> Challenge {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Challenge {
+    type Of<'a> = Challenge;
 }
 
 /// The client's second datagram.
@@ -358,39 +310,12 @@ pub struct ChallengeResponse {
     pub seasoning: u32,
 }
 
-impl<'a> ChallengeResponse {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ChallengeResponse {
+    const NAME: &'static str = "ChallengeResponse";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let seasoning_at = r.pos();
         let seasoning = {
@@ -402,8 +327,7 @@ impl<'a> ChallengeResponse {
         Ok(Self { seasoning })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let seasoning_at = w.len();
         {
@@ -412,6 +336,10 @@ impl<'a> ChallengeResponse {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for ChallengeResponse {
+    type Of<'a> = ChallengeResponse;
 }
 
 /// Every datagram after the handshake: a header and a chunk (none for ACK and close).
@@ -425,43 +353,16 @@ pub struct Packet<'a> {
     /// The sequence (payload) this chunk belongs to.
     pub sequence: u16,
     /// Up to 504 bytes of the sequence's payload.
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
 }
 
-impl<'a> Packet<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Packet<'a> {
+    const NAME: &'static str = "Packet";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let flags_at = r.pos();
         let flags = {
@@ -504,8 +405,7 @@ impl<'a> Packet<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let flags_at = w.len();
         {
@@ -530,6 +430,10 @@ impl<'a> Packet<'a> {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Packet<'static> {
+    type Of<'a> = Packet<'a>;
 }
 
 /// A message from the server (the reassembled payload of a sequence sent from port 8999).
@@ -558,39 +462,12 @@ impl<'a> ServerMessageBody<'a> {
     }
 }
 
-impl<'a> ServerMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ServerMessage<'a> {
+    const NAME: &'static str = "ServerMessage";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -623,8 +500,7 @@ impl<'a> ServerMessage<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -646,6 +522,10 @@ impl<'a> ServerMessage<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ServerMessage<'static> {
+    type Of<'a> = ServerMessage<'a>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -655,39 +535,12 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-impl<'a> Event {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Event {
+    const NAME: &'static str = "Event";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let time_at = r.pos();
         let time = {
@@ -701,8 +554,7 @@ impl<'a> Event {
         Ok(Self { time, kind })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let time_at = w.len();
         {
@@ -716,6 +568,10 @@ impl<'a> Event {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Event {
+    type Of<'a> = Event;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -743,39 +599,12 @@ impl EventKindBody {
     }
 }
 
-impl<'a> EventKind {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for EventKind {
+    const NAME: &'static str = "EventKind";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -808,8 +637,7 @@ impl<'a> EventKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -831,6 +659,10 @@ impl<'a> EventKind {
     }
 }
 
+impl wiregen_runtime::Type for EventKind {
+    type Of<'a> = EventKind;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -839,39 +671,12 @@ pub struct GameOver {
     pub won: bool,
 }
 
-impl<'a> GameOver {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for GameOver {
+    const NAME: &'static str = "GameOver";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let won_at = r.pos();
         let won = {
@@ -883,8 +688,7 @@ impl<'a> GameOver {
         Ok(Self { won })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let won_at = w.len();
         {
@@ -895,6 +699,10 @@ impl<'a> GameOver {
     }
 }
 
+impl wiregen_runtime::Type for GameOver {
+    type Of<'a> = GameOver;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -902,39 +710,12 @@ pub struct Snapshot {
     pub entities: Vec<Entity>,
 }
 
-impl<'a> Snapshot {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Snapshot {
+    const NAME: &'static str = "Snapshot";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let count_at = r.pos();
         let count = {
@@ -955,8 +736,7 @@ impl<'a> Snapshot {
         Ok(Self { entities })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let count_at = w.len();
         let count = fit(self.entities.len() as u64, 4294967295, "count")? as u32;
@@ -975,6 +755,10 @@ impl<'a> Snapshot {
     }
 }
 
+impl wiregen_runtime::Type for Snapshot {
+    type Of<'a> = Snapshot;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -983,39 +767,12 @@ pub struct Entity {
     pub kind: EntityKind,
 }
 
-impl<'a> Entity {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Entity {
+    const NAME: &'static str = "Entity";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let id_at = r.pos();
         let id = {
@@ -1029,8 +786,7 @@ impl<'a> Entity {
         Ok(Self { id, kind })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let id_at = w.len();
         {
@@ -1044,6 +800,10 @@ impl<'a> Entity {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Entity {
+    type Of<'a> = Entity;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1073,39 +833,12 @@ impl EntityKindBody {
     }
 }
 
-impl<'a> EntityKind {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for EntityKind {
+    const NAME: &'static str = "EntityKind";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -1135,8 +868,7 @@ impl<'a> EntityKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -1159,6 +891,10 @@ impl<'a> EntityKind {
     }
 }
 
+impl wiregen_runtime::Type for EntityKind {
+    type Of<'a> = EntityKind;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1170,39 +906,12 @@ pub struct Object {
     pub max_health: u32,
 }
 
-impl<'a> Object {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Object {
+    const NAME: &'static str = "Object";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let position_at = r.pos();
         let position = Point::read(r).map_err(|e| e.within("position"))?;
@@ -1254,8 +963,7 @@ impl<'a> Object {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let position_at = w.len();
         {
@@ -1312,6 +1020,10 @@ impl<'a> Object {
     }
 }
 
+impl wiregen_runtime::Type for Object {
+    type Of<'a> = Object;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1325,39 +1037,12 @@ pub struct Player {
     pub max_health: u32,
 }
 
-impl<'a> Player {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Player {
+    const NAME: &'static str = "Player";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let position_at = r.pos();
         let position = Point::read(r).map_err(|e| e.within("position"))?;
@@ -1456,8 +1141,7 @@ impl<'a> Player {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let position_at = w.len();
         {
@@ -1548,6 +1232,10 @@ impl<'a> Player {
     }
 }
 
+impl wiregen_runtime::Type for Player {
+    type Of<'a> = Player;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1557,39 +1245,12 @@ pub struct Point {
     pub z: f32,
 }
 
-impl<'a> Point {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Point {
+    const NAME: &'static str = "Point";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let x_at = r.pos();
         let x = {
@@ -1615,8 +1276,7 @@ impl<'a> Point {
         Ok(Self { x, y, z })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let x_at = w.len();
         {
@@ -1637,6 +1297,10 @@ impl<'a> Point {
     }
 }
 
+impl wiregen_runtime::Type for Point {
+    type Of<'a> = Point;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1645,39 +1309,12 @@ pub struct Response<'a> {
     pub kind: ResponseKind<'a>,
 }
 
-impl<'a> Response<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Response<'a> {
+    const NAME: &'static str = "Response";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let channel_at = r.pos();
         let channel = {
@@ -1691,8 +1328,7 @@ impl<'a> Response<'a> {
         Ok(Self { channel, kind })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let channel_at = w.len();
         {
@@ -1706,6 +1342,10 @@ impl<'a> Response<'a> {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Response<'static> {
+    type Of<'a> = Response<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1735,39 +1375,12 @@ impl<'a> ResponseKindBody<'a> {
     }
 }
 
-impl<'a> ResponseKind<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ResponseKind<'a> {
+    const NAME: &'static str = "ResponseKind";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -1801,8 +1414,7 @@ impl<'a> ResponseKind<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -1825,6 +1437,10 @@ impl<'a> ResponseKind<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ResponseKind<'static> {
+    type Of<'a> = ResponseKind<'a>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1832,39 +1448,12 @@ pub struct Error<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl<'a> Error<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Error<'a> {
+    const NAME: &'static str = "Error";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -1884,8 +1473,7 @@ impl<'a> Error<'a> {
         Ok(Self { text })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 4294967295, "length")? as u32;
@@ -1903,6 +1491,10 @@ impl<'a> Error<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Error<'static> {
+    type Of<'a> = Error<'a>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1911,39 +1503,12 @@ pub struct Connect {
     pub snapshot: Snapshot,
 }
 
-impl<'a> Connect {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Connect {
+    const NAME: &'static str = "Connect";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let player_at = r.pos();
         let player = {
@@ -1957,8 +1522,7 @@ impl<'a> Connect {
         Ok(Self { player, snapshot })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let player_at = w.len();
         {
@@ -1972,6 +1536,10 @@ impl<'a> Connect {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Connect {
+    type Of<'a> = Connect;
 }
 
 /// A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
@@ -2000,39 +1568,12 @@ impl ClientMessageBody {
     }
 }
 
-impl<'a> ClientMessage {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ClientMessage {
+    const NAME: &'static str = "ClientMessage";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2067,8 +1608,7 @@ impl<'a> ClientMessage {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2090,6 +1630,10 @@ impl<'a> ClientMessage {
     }
 }
 
+impl wiregen_runtime::Type for ClientMessage {
+    type Of<'a> = ClientMessage;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2098,39 +1642,12 @@ pub struct Request {
     pub kind: RequestKind,
 }
 
-impl<'a> Request {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Request {
+    const NAME: &'static str = "Request";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let channel_at = r.pos();
         let channel = {
@@ -2144,8 +1661,7 @@ impl<'a> Request {
         Ok(Self { channel, kind })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let channel_at = w.len();
         {
@@ -2159,6 +1675,10 @@ impl<'a> Request {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Request {
+    type Of<'a> = Request;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2186,39 +1706,12 @@ impl RequestKindBody {
     }
 }
 
-impl<'a> RequestKind {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for RequestKind {
+    const NAME: &'static str = "RequestKind";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2247,8 +1740,7 @@ impl<'a> RequestKind {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2264,6 +1756,10 @@ impl<'a> RequestKind {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for RequestKind {
+    type Of<'a> = RequestKind;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2293,39 +1789,12 @@ impl ActionBody {
     }
 }
 
-impl<'a> Action {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Action {
+    const NAME: &'static str = "Action";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let variant_at = r.pos();
         let variant = {
@@ -2355,8 +1824,7 @@ impl<'a> Action {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let variant_at = w.len();
         let variant = self.body.variant();
@@ -2381,6 +1849,10 @@ impl<'a> Action {
     }
 }
 
+impl wiregen_runtime::Type for Action {
+    type Of<'a> = Action;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2388,39 +1860,12 @@ pub struct Break {
     pub entity: Option<u32>,
 }
 
-impl<'a> Break {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Break {
+    const NAME: &'static str = "Break";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let is_breaking_at = r.pos();
         let is_breaking = {
@@ -2443,8 +1888,7 @@ impl<'a> Break {
         Ok(Self { entity })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let is_breaking_at = w.len();
         let is_breaking = self.entity.is_some();
@@ -2480,6 +1924,10 @@ impl<'a> Break {
     }
 }
 
+impl wiregen_runtime::Type for Break {
+    type Of<'a> = Break;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2487,47 +1935,19 @@ pub struct Throw {
     pub target: Point,
 }
 
-impl<'a> Throw {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Throw {
+    const NAME: &'static str = "Throw";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let target_at = r.pos();
         let target = Point::read(r).map_err(|e| e.within("target"))?;
         Ok(Self { target })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let target_at = w.len();
         {
@@ -2538,6 +1958,10 @@ impl<'a> Throw {
     }
 }
 
+impl wiregen_runtime::Type for Throw {
+    type Of<'a> = Throw;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2545,39 +1969,12 @@ pub struct Move {
     pub direction: Direction,
 }
 
-impl<'a> Move {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Move {
+    const NAME: &'static str = "Move";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let direction_at = r.pos();
         let direction = {
@@ -2609,8 +2006,7 @@ impl<'a> Move {
         Ok(Self { direction })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let direction_at = w.len();
         {
@@ -2621,8 +2017,8 @@ impl<'a> Move {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for Move {
+    type Of<'a> = Move;
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a
@@ -2849,5 +2245,82 @@ impl Reassembler {
     /// Payloads still waiting for pieces.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+}
+
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "game_protocol";
+    const TITLE: &'static str = "Game Protocol";
+    type Root<'a> = Packet<'a>;
+    type Conversation = Conversation;
+    type Datagram<'a> = Datagram<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        conversation.decode(from_client, bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Init>();
+        visitor.visit::<Challenge>();
+        visitor.visit::<ChallengeResponse>();
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ServerMessage<'static>>();
+        visitor.visit::<Event>();
+        visitor.visit::<EventKind>();
+        visitor.visit::<GameOver>();
+        visitor.visit::<Snapshot>();
+        visitor.visit::<Entity>();
+        visitor.visit::<EntityKind>();
+        visitor.visit::<Object>();
+        visitor.visit::<Player>();
+        visitor.visit::<Point>();
+        visitor.visit::<Response<'static>>();
+        visitor.visit::<ResponseKind<'static>>();
+        visitor.visit::<Error<'static>>();
+        visitor.visit::<Connect>();
+        visitor.visit::<ClientMessage>();
+        visitor.visit::<Request>();
+        visitor.visit::<RequestKind>();
+        visitor.visit::<Action>();
+        visitor.visit::<Break>();
+        visitor.visit::<Throw>();
+        visitor.visit::<Move>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Init>();
+        visitor.visit::<Challenge>();
+        visitor.visit::<ChallengeResponse>();
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ServerMessage<'static>>();
+        visitor.visit::<Event>();
+        visitor.visit::<EventKind>();
+        visitor.visit::<GameOver>();
+        visitor.visit::<Snapshot>();
+        visitor.visit::<Entity>();
+        visitor.visit::<EntityKind>();
+        visitor.visit::<Object>();
+        visitor.visit::<Player>();
+        visitor.visit::<Point>();
+        visitor.visit::<Response<'static>>();
+        visitor.visit::<ResponseKind<'static>>();
+        visitor.visit::<Error<'static>>();
+        visitor.visit::<Connect>();
+        visitor.visit::<ClientMessage>();
+        visitor.visit::<Request>();
+        visitor.visit::<RequestKind>();
+        visitor.visit::<Action>();
+        visitor.visit::<Break>();
+        visitor.visit::<Throw>();
+        visitor.visit::<Move>();
     }
 }

@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -26,39 +26,12 @@ pub struct Greeting<'a> {
     pub value: u16,
 }
 
-impl<'a> Greeting<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Greeting<'a> {
+    const NAME: &'static str = "Greeting";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let length_at = r.pos();
         let length = {
@@ -90,8 +63,7 @@ impl<'a> Greeting<'a> {
         Ok(Self { text, value })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let length_at = w.len();
         let length = fit(self.text.len() as u64, 32767, "length")? as u16;
@@ -119,6 +91,10 @@ impl<'a> Greeting<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Greeting<'static> {
+    type Of<'a> = Greeting<'a>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -128,39 +104,12 @@ pub struct RoomList {
     pub ready: Vec<bool>,
 }
 
-impl<'a> RoomList {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for RoomList {
+    const NAME: &'static str = "RoomList";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let count_at = r.pos();
         let count = {
@@ -212,8 +161,7 @@ impl<'a> RoomList {
         Ok(Self { rooms, ready })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let count_at = w.len();
         let count = fit(self.rooms.len() as u64, 32767, "count")? as u16;
@@ -257,6 +205,10 @@ impl<'a> RoomList {
     }
 }
 
+impl wiregen_runtime::Type for RoomList {
+    type Of<'a> = RoomList;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -267,39 +219,12 @@ pub struct Room {
     pub open: bool,
 }
 
-impl<'a> Room {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Room {
+    const NAME: &'static str = "Room";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let room_id_at = r.pos();
         let room_id = {
@@ -325,8 +250,7 @@ impl<'a> Room {
         Ok(Self { room_id, players, open })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let room_id_at = w.len();
         {
@@ -347,8 +271,8 @@ impl<'a> Room {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for Room {
+    type Of<'a> = Room;
 }
 
 /// A message of this application, by the message id the transport carries.
@@ -468,3 +392,36 @@ impl<'a> Message<'a> {
 
 #[allow(dead_code)]
 fn message_lifetime(_: Message<'_>) {}
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "lobby";
+    const TITLE: &'static str = "Lobby (a game on Riptide 2.0)";
+    type Root<'a> = Greeting<'a>;
+    type Conversation = ();
+    type Datagram<'a> = Greeting<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let _ = (conversation, from_client);
+        Greeting::decode(bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Greeting<'static>>();
+        visitor.visit::<RoomList>();
+        visitor.visit::<Room>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Greeting<'static>>();
+        visitor.visit::<RoomList>();
+        visitor.visit::<Room>();
+    }
+}

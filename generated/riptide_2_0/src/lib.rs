@@ -11,11 +11,8 @@
 
 #[rustfmt::skip]
 mod codec;
-#[doc(hidden)]
-#[rustfmt::skip]
-pub mod runtime;
 
 pub use codec::*;
-pub use runtime::{
-    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
+pub use wiregen_runtime::{
+    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
 };

@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -115,14 +115,14 @@ impl HeaderKind {
 #[cfg(feature = "serde")]
 impl serde::Serialize for HeaderKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for HeaderKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(HeaderKind)),
@@ -194,14 +194,14 @@ impl RejectReason {
 #[cfg(feature = "serde")]
 impl serde::Serialize for RejectReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for RejectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(RejectReason)),
@@ -284,14 +284,14 @@ impl DisconnectReason {
 #[cfg(feature = "serde")]
 impl serde::Serialize for DisconnectReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DisconnectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(DisconnectReason)),
@@ -346,39 +346,12 @@ impl<'a> MessageBody<'a> {
     }
 }
 
-impl<'a> Message<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Message<'a> {
+    const NAME: &'static str = "Message";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let header_at = r.pos();
         let header = {
@@ -448,8 +421,7 @@ impl<'a> Message<'a> {
         Ok(Self { body })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let header_at = w.len();
         let header = self.body.header();
@@ -498,6 +470,10 @@ impl<'a> Message<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Message<'static> {
+    type Of<'a> = Message<'a>;
+}
+
 /// An unreliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -509,39 +485,12 @@ pub struct UserMessage<'a> {
     pub payload: BitString<'a>,
 }
 
-impl<'a> UserMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for UserMessage<'a> {
+    const NAME: &'static str = "UserMessage";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let message_id_at = r.pos();
         let message_id = {
@@ -560,8 +509,7 @@ impl<'a> UserMessage<'a> {
         Ok(Self { message_id, payload })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let message_id_at = w.len();
         {
@@ -577,6 +525,10 @@ impl<'a> UserMessage<'a> {
     }
 }
 
+impl wiregen_runtime::Type for UserMessage<'static> {
+    type Of<'a> = UserMessage<'a>;
+}
+
 /// A reliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -590,39 +542,12 @@ pub struct ReliableUserMessage<'a> {
     pub payload: BitString<'a>,
 }
 
-impl<'a> ReliableUserMessage<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ReliableUserMessage<'a> {
+    const NAME: &'static str = "ReliableUserMessage";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -660,8 +585,7 @@ impl<'a> ReliableUserMessage<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {
@@ -682,6 +606,10 @@ impl<'a> ReliableUserMessage<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ReliableUserMessage<'static> {
+    type Of<'a> = ReliableUserMessage<'a>;
+}
+
 /// A notify message; no message id (the document wrongly adds one).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -697,39 +625,12 @@ pub struct Notify<'a> {
     pub payload: BitString<'a>,
 }
 
-impl<'a> Notify<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Notify<'a> {
+    const NAME: &'static str = "Notify";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -767,8 +668,7 @@ impl<'a> Notify<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -794,6 +694,10 @@ impl<'a> Notify<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Notify<'static> {
+    type Of<'a> = Notify<'a>;
+}
+
 /// Always 53 bits in 2.1.x.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -809,39 +713,12 @@ pub struct Ack {
     pub for_seq: u16,
 }
 
-impl<'a> Ack {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Ack {
+    const NAME: &'static str = "Ack";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let last_received_seq_at = r.pos();
         let last_received_seq = {
@@ -879,8 +756,7 @@ impl<'a> Ack {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let last_received_seq_at = w.len();
         {
@@ -906,6 +782,10 @@ impl<'a> Ack {
     }
 }
 
+impl wiregen_runtime::Type for Ack {
+    type Of<'a> = Ack;
+}
+
 /// A connection attempt.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -915,39 +795,12 @@ pub struct Connect<'a> {
     pub custom: BitString<'a>,
 }
 
-impl<'a> Connect<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Connect<'a> {
+    const NAME: &'static str = "Connect";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let custom_at = r.pos();
         let custom = {
@@ -959,8 +812,7 @@ impl<'a> Connect<'a> {
         Ok(Self { custom })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let custom_at = w.len();
         {
@@ -969,6 +821,10 @@ impl<'a> Connect<'a> {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Connect<'static> {
+    type Of<'a> = Connect<'a>;
 }
 
 /// Connection rejected.
@@ -981,39 +837,12 @@ pub struct Reject<'a> {
     pub custom: BitString<'a>,
 }
 
-impl<'a> Reject<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Reject<'a> {
+    const NAME: &'static str = "Reject";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -1032,8 +861,7 @@ impl<'a> Reject<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1047,6 +875,10 @@ impl<'a> Reject<'a> {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for Reject<'static> {
+    type Of<'a> = Reject<'a>;
 }
 
 /// The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
@@ -1065,39 +897,12 @@ pub enum HeartbeatForm {
     Server(ServerHeartbeat),
 }
 
-impl<'a> Heartbeat {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Heartbeat {
+    const NAME: &'static str = "Heartbeat";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.message_len() as i128 {
@@ -1127,8 +932,7 @@ impl<'a> Heartbeat {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1146,6 +950,10 @@ impl<'a> Heartbeat {
     }
 }
 
+impl wiregen_runtime::Type for Heartbeat {
+    type Of<'a> = Heartbeat;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1155,39 +963,12 @@ pub struct ClientHeartbeat {
     pub rtt: i16,
 }
 
-impl<'a> ClientHeartbeat {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ClientHeartbeat {
+    const NAME: &'static str = "ClientHeartbeat";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1206,8 +987,7 @@ impl<'a> ClientHeartbeat {
         Ok(Self { ping_id, rtt })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1223,6 +1003,10 @@ impl<'a> ClientHeartbeat {
     }
 }
 
+impl wiregen_runtime::Type for ClientHeartbeat {
+    type Of<'a> = ClientHeartbeat;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1230,39 +1014,12 @@ pub struct ServerHeartbeat {
     pub ping_id: u8,
 }
 
-impl<'a> ServerHeartbeat {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ServerHeartbeat {
+    const NAME: &'static str = "ServerHeartbeat";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let ping_id_at = r.pos();
         let ping_id = {
@@ -1274,8 +1031,7 @@ impl<'a> ServerHeartbeat {
         Ok(Self { ping_id })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let ping_id_at = w.len();
         {
@@ -1284,6 +1040,10 @@ impl<'a> ServerHeartbeat {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for ServerHeartbeat {
+    type Of<'a> = ServerHeartbeat;
 }
 
 /// From the client, the header alone (1 byte); from the server, a reason.
@@ -1303,39 +1063,12 @@ pub enum DisconnectForm<'a> {
     Server(ServerDisconnect<'a>),
 }
 
-impl<'a> Disconnect<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Disconnect<'a> {
+    const NAME: &'static str = "Disconnect";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let form_at = r.pos();
         let form = match r.message_len() as i128 {
@@ -1349,8 +1082,7 @@ impl<'a> Disconnect<'a> {
         Ok(Self { form })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let form_at = w.len();
         {
@@ -1366,6 +1098,10 @@ impl<'a> Disconnect<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Disconnect<'static> {
+    type Of<'a> = Disconnect<'a>;
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1375,39 +1111,12 @@ pub struct ServerDisconnect<'a> {
     pub custom: BitString<'a>,
 }
 
-impl<'a> ServerDisconnect<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ServerDisconnect<'a> {
+    const NAME: &'static str = "ServerDisconnect";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let reason_at = r.pos();
         let reason = {
@@ -1430,8 +1139,7 @@ impl<'a> ServerDisconnect<'a> {
         Ok(Self { reason, custom })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let reason_at = w.len();
         {
@@ -1447,6 +1155,10 @@ impl<'a> ServerDisconnect<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ServerDisconnect<'static> {
+    type Of<'a> = ServerDisconnect<'a>;
+}
+
 /// Welcome, ClientConnected and ClientDisconnected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -1458,39 +1170,12 @@ pub struct ClientId {
     pub client_id: u16,
 }
 
-impl<'a> ClientId {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = BitReader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = BitReader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut BitWriter::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ClientId {
+    const NAME: &'static str = "ClientId";
+    type Reader = BitReader<'a>;
+    type Writer<'o> = BitWriter<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let sequence_id_at = r.pos();
         let sequence_id = {
@@ -1509,8 +1194,7 @@ impl<'a> ClientId {
         Ok(Self { sequence_id, client_id })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let sequence_id_at = w.len();
         {
@@ -1526,8 +1210,8 @@ impl<'a> ClientId {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for ClientId {
+    type Of<'a> = ClientId;
 }
 
 /// TCP framing: every message is preceded by its length as `i32` (little-endian), not counting the prefix.
@@ -1615,5 +1299,59 @@ pub mod tcp {
                 }
             }
         }
+    }
+}
+
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "riptide_2_1";
+    const TITLE: &'static str = "Riptide 2.1";
+    type Root<'a> = Message<'a>;
+    type Conversation = ();
+    type Datagram<'a> = Message<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let _ = (conversation, from_client);
+        Message::decode(bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Message<'static>>();
+        visitor.visit::<UserMessage<'static>>();
+        visitor.visit::<ReliableUserMessage<'static>>();
+        visitor.visit::<Notify<'static>>();
+        visitor.visit::<Ack>();
+        visitor.visit::<Connect<'static>>();
+        visitor.visit::<Reject<'static>>();
+        visitor.visit::<Heartbeat>();
+        visitor.visit::<ClientHeartbeat>();
+        visitor.visit::<ServerHeartbeat>();
+        visitor.visit::<Disconnect<'static>>();
+        visitor.visit::<ServerDisconnect<'static>>();
+        visitor.visit::<ClientId>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Message<'static>>();
+        visitor.visit::<UserMessage<'static>>();
+        visitor.visit::<ReliableUserMessage<'static>>();
+        visitor.visit::<Notify<'static>>();
+        visitor.visit::<Ack>();
+        visitor.visit::<Connect<'static>>();
+        visitor.visit::<Reject<'static>>();
+        visitor.visit::<Heartbeat>();
+        visitor.visit::<ClientHeartbeat>();
+        visitor.visit::<ServerHeartbeat>();
+        visitor.visit::<Disconnect<'static>>();
+        visitor.visit::<ServerDisconnect<'static>>();
+        visitor.visit::<ClientId>();
     }
 }

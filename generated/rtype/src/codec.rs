@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -107,14 +107,14 @@ impl Command {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Command {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(Command)),
@@ -181,14 +181,14 @@ impl std::fmt::Debug for PacketFlags {
 #[cfg(feature = "serde")]
 impl serde::Serialize for PacketFlags {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for PacketFlags {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -253,14 +253,14 @@ impl std::fmt::Debug for InputMask {
 #[cfg(feature = "serde")]
 impl serde::Serialize for InputMask {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for InputMask {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::flags_from(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
         u8::try_from(wide)
             .map(Self)
             .map_err(|_| serde::de::Error::custom(
@@ -304,7 +304,10 @@ pub enum PacketPayload<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: Command,
-        #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -324,39 +327,12 @@ impl<'a> PacketPayload<'a> {
     }
 }
 
-impl<'a> Packet<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Packet<'a> {
+    const NAME: &'static str = "Packet";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = {
@@ -546,8 +522,7 @@ impl<'a> Packet<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let magic_at = w.len();
         let magic = 53710u64;
@@ -642,6 +617,10 @@ impl<'a> Packet<'a> {
     }
 }
 
+impl wiregen_runtime::Type for Packet<'static> {
+    type Of<'a> = Packet<'a>;
+}
+
 /// Client login request.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -655,39 +634,12 @@ pub struct ReqLogin<'a> {
     pub preferred_fragment_size: u16,
 }
 
-impl<'a> ReqLogin<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ReqLogin<'a> {
+    const NAME: &'static str = "ReqLogin";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let username_len_at = r.pos();
         let username_len = {
@@ -738,8 +690,7 @@ impl<'a> ReqLogin<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let username_len_at = w.len();
         let username_len = fit(self.username.len() as u64, 32, "username_len")? as u8;
@@ -764,6 +715,10 @@ impl<'a> ReqLogin<'a> {
     }
 }
 
+impl wiregen_runtime::Type for ReqLogin<'static> {
+    type Of<'a> = ReqLogin<'a>;
+}
+
 /// Server answer to a login.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -777,39 +732,12 @@ pub struct ResLogin {
     pub effective_fragment_size: u16,
 }
 
-impl<'a> ResLogin {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ResLogin {
+    const NAME: &'static str = "ResLogin";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let success_at = r.pos();
         let success = {
@@ -839,8 +767,7 @@ impl<'a> ResLogin {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let success_at = w.len();
         {
@@ -861,6 +788,10 @@ impl<'a> ResLogin {
     }
 }
 
+impl wiregen_runtime::Type for ResLogin {
+    type Of<'a> = ResLogin;
+}
+
 /// Client asks to join a room.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -870,39 +801,12 @@ pub struct ReqJoinRoom {
     pub room_id: u32,
 }
 
-impl<'a> ReqJoinRoom {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ReqJoinRoom {
+    const NAME: &'static str = "ReqJoinRoom";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let room_id_at = r.pos();
         let room_id = {
@@ -914,8 +818,7 @@ impl<'a> ReqJoinRoom {
         Ok(Self { room_id })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let room_id_at = w.len();
         {
@@ -924,6 +827,10 @@ impl<'a> ReqJoinRoom {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for ReqJoinRoom {
+    type Of<'a> = ReqJoinRoom;
 }
 
 /// Client input state.
@@ -935,39 +842,12 @@ pub struct CInput {
     pub input_mask: InputMask,
 }
 
-impl<'a> CInput {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for CInput {
+    const NAME: &'static str = "CInput";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let input_mask_at = r.pos();
         let input_mask = {
@@ -1000,8 +880,7 @@ impl<'a> CInput {
         Ok(Self { input_mask })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let input_mask_at = w.len();
         {
@@ -1010,6 +889,10 @@ impl<'a> CInput {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for CInput {
+    type Of<'a> = CInput;
 }
 
 /// World update.
@@ -1021,39 +904,12 @@ pub struct SEntityState {
     pub entities: Vec<EntityState>,
 }
 
-impl<'a> SEntityState {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for SEntityState {
+    const NAME: &'static str = "SEntityState";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let entities_at = r.pos();
         let entities = {
@@ -1066,8 +922,7 @@ impl<'a> SEntityState {
         Ok(Self { entities })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let entities_at = w.len();
         {
@@ -1078,6 +933,10 @@ impl<'a> SEntityState {
         }
         Ok(())
     }
+}
+
+impl wiregen_runtime::Type for SEntityState {
+    type Of<'a> = SEntityState;
 }
 
 /// One entity's position.
@@ -1095,39 +954,12 @@ pub struct EntityState {
     pub r#type: u8,
 }
 
-impl<'a> EntityState {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for EntityState {
+    const NAME: &'static str = "EntityState";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let entity_id_at = r.pos();
         let entity_id = {
@@ -1160,8 +992,7 @@ impl<'a> EntityState {
         Ok(Self { entity_id, x, y, r#type })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let entity_id_at = w.len();
         {
@@ -1187,8 +1018,8 @@ impl<'a> EntityState {
     }
 }
 
-fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
-    notes
+impl wiregen_runtime::Type for EntityState {
+    type Of<'a> = EntityState;
 }
 
 /// Largest piece a sender puts in one packet.
@@ -1416,5 +1247,47 @@ impl Reassembler {
     /// Payloads still waiting for pieces.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+}
+
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "rtype";
+    const TITLE: &'static str = "R-Type Protocol";
+    type Root<'a> = Packet<'a>;
+    type Conversation = ();
+    type Datagram<'a> = Packet<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let _ = (conversation, from_client);
+        Packet::decode(bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ReqLogin<'static>>();
+        visitor.visit::<ResLogin>();
+        visitor.visit::<ReqJoinRoom>();
+        visitor.visit::<CInput>();
+        visitor.visit::<SEntityState>();
+        visitor.visit::<EntityState>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ReqLogin<'static>>();
+        visitor.visit::<ResLogin>();
+        visitor.visit::<ReqJoinRoom>();
+        visitor.visit::<CInput>();
+        visitor.visit::<SEntityState>();
+        visitor.visit::<EntityState>();
     }
 }

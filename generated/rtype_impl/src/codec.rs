@@ -8,12 +8,12 @@
     clippy::collapsible_if
 )]
 #[allow(unused_imports)]
-use crate::runtime::{
-    self, fit, BitString, Crc, DecodeError, DecodeErrorKind, EncodeError,
+use wiregen_runtime::{
+    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
     EncodeErrorKind, FieldNote, Value,
 };
 #[allow(unused_imports)]
-use crate::runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
 
 #[allow(unused_imports)]
 use std::borrow::Cow;
@@ -107,14 +107,14 @@ impl Command {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Command {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(Command)),
@@ -179,14 +179,14 @@ impl DeltaOp {
 #[cfg(feature = "serde")]
 impl serde::Serialize for DeltaOp {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        runtime::serde_support::named(s, self.name(), self.raw() as u64)
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DeltaOp {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
         let raw = u8::try_from(wide)
             .map_err(|_| serde::de::Error::custom(
                 format!("{} does not fit {}", wide, stringify!(DeltaOp)),
@@ -235,7 +235,10 @@ pub enum PacketPayload<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: Command,
-        #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -256,39 +259,12 @@ impl<'a> PacketPayload<'a> {
     }
 }
 
-impl<'a> Packet<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for Packet<'a> {
+    const NAME: &'static str = "Packet";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = {
@@ -479,8 +455,7 @@ impl<'a> Packet<'a> {
         })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let magic_at = w.len();
         let magic = 53710u64;
@@ -574,6 +549,13 @@ impl<'a> Packet<'a> {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Packet<'static> {
+    type Of<'a> = Packet<'a>;
 }
 
 pub use rtype::ReqLogin;
@@ -593,39 +575,12 @@ pub struct CInput {
     pub input_mask: InputMask,
 }
 
-impl<'a> CInput {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for CInput {
+    const NAME: &'static str = "CInput";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let client_tick_at = r.pos();
         let client_tick = {
@@ -669,8 +624,7 @@ impl<'a> CInput {
         Ok(Self { client_tick, input_mask })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let client_tick_at = w.len();
         {
@@ -684,6 +638,13 @@ impl<'a> CInput {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for CInput {
+    type Of<'a> = CInput;
 }
 
 /// World delta since the last update.
@@ -696,39 +657,12 @@ pub struct SEntityState<'a> {
     pub entries: Vec<DeltaEntry<'a>>,
 }
 
-impl<'a> SEntityState<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for SEntityState<'a> {
+    const NAME: &'static str = "SEntityState";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let tick_at = r.pos();
         let tick = {
@@ -756,8 +690,7 @@ impl<'a> SEntityState<'a> {
         Ok(Self { tick, entries })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let tick_at = w.len();
         {
@@ -777,6 +710,13 @@ impl<'a> SEntityState<'a> {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for SEntityState<'static> {
+    type Of<'a> = SEntityState<'a>;
 }
 
 pub use rtype::EntityState;
@@ -790,39 +730,12 @@ pub struct ReqLogout {
     pub player_id: u32,
 }
 
-impl<'a> ReqLogout {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for ReqLogout {
+    const NAME: &'static str = "ReqLogout";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let player_id_at = r.pos();
         let player_id = {
@@ -834,8 +747,7 @@ impl<'a> ReqLogout {
         Ok(Self { player_id })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let player_id_at = w.len();
         {
@@ -844,6 +756,13 @@ impl<'a> ReqLogout {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for ReqLogout {
+    type Of<'a> = ReqLogout;
 }
 
 /// One change to the world.
@@ -879,39 +798,12 @@ impl<'a> DeltaEntryComponent<'a> {
     }
 }
 
-impl<'a> DeltaEntry<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for DeltaEntry<'a> {
+    const NAME: &'static str = "DeltaEntry";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let op_at = r.pos();
         let op = {
@@ -957,8 +849,7 @@ impl<'a> DeltaEntry<'a> {
         Ok(Self { entity_id, component })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let op_at = w.len();
         let op = self.component.op();
@@ -984,6 +875,13 @@ impl<'a> DeltaEntry<'a> {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for DeltaEntry<'static> {
+    type Of<'a> = DeltaEntry<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -991,43 +889,16 @@ impl<'a> DeltaEntry<'a> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SetComponent<'a> {
     pub component_type: u8,
-    #[cfg_attr(feature = "serde", serde(with = "runtime::serde_support::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
 }
 
-impl<'a> SetComponent<'a> {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for SetComponent<'a> {
+    const NAME: &'static str = "SetComponent";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let component_type_at = r.pos();
         let component_type = {
@@ -1054,8 +925,7 @@ impl<'a> SetComponent<'a> {
         Ok(Self { component_type, data })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let component_type_at = w.len();
         {
@@ -1073,6 +943,13 @@ impl<'a> SetComponent<'a> {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for SetComponent<'static> {
+    type Of<'a> = SetComponent<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1082,39 +959,12 @@ pub struct RemoveComponent {
     pub component_type: u8,
 }
 
-impl<'a> RemoveComponent {
-    /// Decodes one whole value from `bytes`; trailing bytes are an error.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Decodes like [`Self::decode`] and also returns every field as the dissector
-    /// shows it (filter name, offset, length, value), up to the point of any error.
-    pub fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, own_notes(r.into_notes()))
-    }
-    /// Encodes into a new buffer, filling in the derived fields.
-    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
-    }
-    /// Appends the encoding to `out` (left as it was on error).
-    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let before = out.len();
-        let result = self.write(&mut Writer::new(out));
-        if result.is_err() {
-            out.truncate(before);
-        }
-        result
-    }
+impl<'a> Codec<'a> for RemoveComponent {
+    const NAME: &'static str = "RemoveComponent";
+    type Reader = Reader<'a>;
+    type Writer<'o> = Writer<'o>;
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let component_type_at = r.pos();
         let component_type = {
@@ -1126,8 +976,7 @@ impl<'a> RemoveComponent {
         Ok(Self { component_type })
     }
     #[allow(unused_variables)]
-    #[doc(hidden)]
-    pub fn write(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         let component_type_at = w.len();
         {
@@ -1136,6 +985,13 @@ impl<'a> RemoveComponent {
         }
         Ok(())
     }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for RemoveComponent {
+    type Of<'a> = RemoveComponent;
 }
 
 /// Fields of the types taken from the base crate are noted under its protocol's names.
@@ -1419,5 +1275,55 @@ impl Reassembler {
     /// Payloads still waiting for pieces.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+}
+
+/// The schema as a whole, for tools that take any generated protocol as a type
+/// parameter (see [`wiregen_runtime::Protocol`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Protocol;
+impl wiregen_runtime::Protocol for Protocol {
+    const NAME: &'static str = "rtype_impl";
+    const TITLE: &'static str = "R-Type Protocol (game build)";
+    type Root<'a> = Packet<'a>;
+    type Conversation = ();
+    type Datagram<'a> = Packet<'a>;
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError> {
+        let _ = (conversation, from_client);
+        Packet::decode(bytes)
+    }
+    fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ReqLogin<'static>>();
+        visitor.visit::<ResLogin>();
+        visitor.visit::<ReqJoinRoom>();
+        visitor.visit::<CInput>();
+        visitor.visit::<SEntityState<'static>>();
+        visitor.visit::<EntityState>();
+        visitor.visit::<ReqLogout>();
+        visitor.visit::<DeltaEntry<'static>>();
+        visitor.visit::<SetComponent<'static>>();
+        visitor.visit::<RemoveComponent>();
+    }
+}
+
+#[cfg(feature = "serde")]
+impl wiregen_runtime::SerdeProtocol for Protocol {
+    fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+        visitor.visit::<Packet<'static>>();
+        visitor.visit::<ReqLogin<'static>>();
+        visitor.visit::<ResLogin>();
+        visitor.visit::<ReqJoinRoom>();
+        visitor.visit::<CInput>();
+        visitor.visit::<SEntityState<'static>>();
+        visitor.visit::<EntityState>();
+        visitor.visit::<ReqLogout>();
+        visitor.visit::<DeltaEntry<'static>>();
+        visitor.visit::<SetComponent<'static>>();
+        visitor.visit::<RemoveComponent>();
     }
 }

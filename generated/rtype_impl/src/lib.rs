@@ -11,11 +11,8 @@
 
 #[rustfmt::skip]
 mod codec;
-// The base crate's runtime: the types taken from it read and write with it.
-#[doc(hidden)]
-pub use rtype::runtime;
 
 pub use codec::*;
-pub use runtime::{
-    BitString, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
+pub use wiregen_runtime::{
+    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
 };

@@ -1,0 +1,383 @@
+//! LSB-first bit streams: the bit string, reader and writer.
+
+use crate::{DecodeError, DecodeErrorKind, FieldNote, Value};
+
+use crate::read::leb128;
+#[cfg(feature = "serde")]
+use crate::serde_support;
+
+/// A bit string: `bits` bits stored LSB-first from bit 0 of `bytes` (a payload that starts at a
+/// bit offset). Borrowed from the input when it started on a byte boundary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct BitString<'a> {
+    #[cfg_attr(feature = "serde", serde(with = "serde_support::hex"))]
+    pub bytes: std::borrow::Cow<'a, [u8]>,
+    pub bits: usize,
+}
+
+impl BitString<'_> {
+    /// Bits that fill whole bytes (`bits = 8 * bytes.len()`).
+    pub fn from_bytes(bytes: Vec<u8>) -> BitString<'static> {
+        let bits = bytes.len() * 8;
+        BitString {
+            bytes: std::borrow::Cow::Owned(bytes),
+            bits,
+        }
+    }
+}
+
+/// Reads fields of any width at any bit position of an LSB-first bit stream: bit n of the
+/// message is bit `n % 8` of byte `n / 8`, and values start with their least significant bit.
+pub struct BitReader<'a> {
+    pub(crate) buf: &'a [u8],
+    /// Position and end, in bits.
+    pub(crate) pos: usize,
+    pub(crate) end: usize,
+    pub(crate) notes: Option<Vec<FieldNote<'a>>>,
+}
+
+impl<'a> BitReader<'a> {
+    pub fn new(buf: &'a [u8], trace: bool) -> Self {
+        BitReader {
+            buf,
+            pos: 0,
+            end: buf.len() * 8,
+            notes: trace.then(Vec::new),
+        }
+    }
+
+    /// A reader of the first `bits` bits of `buf` (a bit string).
+    pub fn with_bits(buf: &'a [u8], bits: usize, trace: bool) -> Self {
+        BitReader {
+            buf,
+            pos: 0,
+            end: bits.min(buf.len() * 8),
+            notes: trace.then(Vec::new),
+        }
+    }
+
+    /// Continues at bit `bit` of the buffer (an application's message inside a transport's).
+    pub fn seek(&mut self, bit: usize) {
+        self.pos = bit.min(self.end);
+    }
+
+    /// Position in bits.
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Bits left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.end - self.pos
+    }
+
+    #[inline]
+    pub fn message_len(&self) -> usize {
+        self.buf.len()
+    }
+
+    #[inline]
+    pub fn error(&self, field: &'static str, at: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::at_bit(field, at, kind)
+    }
+
+    fn need(&self, bits: usize, field: &'static str) -> Result<(), DecodeError> {
+        if bits > self.remaining() {
+            return Err(DecodeError::at_bit(
+                field,
+                self.pos,
+                DecodeErrorKind::Truncated {
+                    needed: bits.div_ceil(8),
+                    available: self.remaining() / 8,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// An unsigned value of `n` bits (1..=64). Whole bytes on a byte boundary are read as bytes;
+    /// otherwise the (at most 9) bytes the field touches are combined once and shifted.
+    #[inline]
+    pub fn bits(&mut self, n: u32, field: &'static str) -> Result<u64, DecodeError> {
+        let n = n as usize;
+        self.need(n, field)?;
+        let first = self.pos / 8;
+        let shift = self.pos % 8;
+        let last = (self.pos + n - 1) / 8;
+        let mut acc: u128 = 0;
+        for (i, b) in self.buf[first..=last].iter().enumerate() {
+            acc |= u128::from(*b) << (8 * i);
+        }
+        self.pos += n;
+        let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        Ok((acc >> shift) as u64 & mask)
+    }
+
+    /// `n` whole bytes: borrowed when byte-aligned, realigned (copied) otherwise.
+    pub fn bytes(
+        &mut self,
+        n: usize,
+        field: &'static str,
+    ) -> Result<std::borrow::Cow<'a, [u8]>, DecodeError> {
+        self.need(n * 8, field)?;
+        if self.pos & 7 == 0 {
+            let start = self.pos / 8;
+            self.pos += n * 8;
+            return Ok(std::borrow::Cow::Borrowed(&self.buf[start..start + n]));
+        }
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(self.bits(8, field)? as u8);
+        }
+        Ok(std::borrow::Cow::Owned(out))
+    }
+
+    pub fn str(
+        &mut self,
+        n: usize,
+        field: &'static str,
+    ) -> Result<std::borrow::Cow<'a, str>, DecodeError> {
+        let at = self.pos;
+        match self.bytes(n, field)? {
+            std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b)
+                .map(std::borrow::Cow::Borrowed)
+                .map_err(|e| {
+                    DecodeError::at_bit(
+                        field,
+                        at + 8 * e.valid_up_to(),
+                        DecodeErrorKind::InvalidUtf8,
+                    )
+                }),
+            std::borrow::Cow::Owned(b) => String::from_utf8(b)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| {
+                    DecodeError::at_bit(
+                        field,
+                        at + 8 * e.utf8_error().valid_up_to(),
+                        DecodeErrorKind::InvalidUtf8,
+                    )
+                }),
+        }
+    }
+
+    /// Every bit left in the current scope (including the final zero padding).
+    pub fn rest(&mut self, field: &'static str) -> Result<BitString<'a>, DecodeError> {
+        let bits = self.remaining();
+        let bytes = if self.pos & 7 == 0 && self.end & 7 == 0 {
+            let start = self.pos / 8;
+            self.pos = self.end;
+            std::borrow::Cow::Borrowed(&self.buf[start..self.end / 8])
+        } else {
+            let mut out = Vec::with_capacity(bits.div_ceil(8));
+            let mut left = bits;
+            while left > 0 {
+                let k = left.min(8);
+                out.push(self.bits(k as u32, field)? as u8);
+                left -= k;
+            }
+            std::borrow::Cow::Owned(out)
+        };
+        Ok(BitString { bytes, bits })
+    }
+
+    /// A length in bytes or elements from an expression value.
+    pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
+        usize::try_from(value)
+            .map_err(|_| DecodeError::at_bit(field, self.pos, DecodeErrorKind::BadLength { value }))
+    }
+
+    /// Narrows the readable end to the next `bytes` bytes (8 * bytes bits).
+    pub fn limit(&mut self, bytes: usize, field: &'static str) -> Result<usize, DecodeError> {
+        self.need(bytes * 8, field)?;
+        let saved = self.end;
+        self.end = self.pos + bytes * 8;
+        Ok(saved)
+    }
+
+    /// The end of a whole message: at most the zero padding of the last byte may be left.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        let end = self.buf.len() * 8;
+        self.unlimit(end, "")
+    }
+
+    /// An unsigned LEB128 value whose group bytes are unaligned 8-bit fields.
+    pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
+        let at = self.pos;
+        leb128(|| Ok(self.bits(8, field)? as u8))?
+            .ok_or_else(|| DecodeError::at_bit(field, at, DecodeErrorKind::Overlong))
+    }
+
+    /// A Rabbit variable-length unsigned integer of a `width`-bit type (16, 32 or 64): the byte
+    /// count minus one in k bits (k = 1, 2, 3), then that many bytes, lowest first. For 64-bit
+    /// values of more than 4 bytes the reference writes the high 32-bit group first.
+    pub fn rabbit(&mut self, width: u32, field: &'static str) -> Result<u64, DecodeError> {
+        let k = match width {
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        };
+        let m = self.bits(k, field)? as u32 + 1;
+        if m > 4 {
+            let high = self.bits(8 * (m - 4), field)?;
+            let low = self.bits(32, field)?;
+            return Ok(high << 32 | low);
+        }
+        self.bits(8 * m, field)
+    }
+
+    /// Ends a limit: what is left must be fewer than 8 zero bits (the padding of the last byte).
+    pub fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
+        let left = self.remaining();
+        if left >= 8 || (left > 0 && self.bits(left as u32, field)? != 0) {
+            return Err(DecodeError::at_bit(
+                field,
+                self.end - left,
+                DecodeErrorKind::Trailing {
+                    bytes: left.div_ceil(8),
+                },
+            ));
+        }
+        self.pos = self.end;
+        self.end = saved;
+        Ok(())
+    }
+
+    /// Notes a field that started at bit `at`: shown over the bytes it touches.
+    #[inline]
+    pub fn note(&mut self, abbrev: &'static str, at: usize, value: Value<'a>) {
+        if let Some(notes) = &mut self.notes {
+            let first = at / 8;
+            let end = if self.pos > at {
+                self.pos.div_ceil(8)
+            } else {
+                first
+            };
+            notes.push(FieldNote {
+                abbrev,
+                offset: first,
+                len: end - first,
+                value,
+            });
+        }
+    }
+
+    /// The bytes a field from bit `at` to the current position touches.
+    pub fn touched(&self, at: usize) -> &'a [u8] {
+        let end = if self.pos > at {
+            self.pos.div_ceil(8)
+        } else {
+            at / 8
+        };
+        &self.buf[at / 8..end]
+    }
+
+    pub fn notes_len(&self) -> usize {
+        self.notes.as_ref().map_or(0, Vec::len)
+    }
+
+    pub fn into_notes(self) -> Vec<FieldNote<'a>> {
+        self.notes.unwrap_or_default()
+    }
+}
+
+/// Appends fields at any bit position; the last byte is padded with zero bits.
+pub struct BitWriter<'o> {
+    pub buf: &'o mut Vec<u8>,
+    /// Bits written since the start of `buf` (the first bit written lands at `base`).
+    bits: usize,
+    base: usize,
+}
+
+impl<'o> BitWriter<'o> {
+    pub fn new(buf: &'o mut Vec<u8>) -> Self {
+        let base = buf.len() * 8;
+        BitWriter {
+            buf,
+            bits: base,
+            base,
+        }
+    }
+
+    /// Bits written so far by this writer.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.bits - self.base
+    }
+
+    /// Writes the `n` low bits of `v` (the caller has range-checked it).
+    #[inline]
+    pub fn bits(&mut self, v: u64, n: u32) {
+        let n = n as usize;
+        if self.bits & 7 == 0 && n & 7 == 0 {
+            self.buf.extend_from_slice(&v.to_le_bytes()[..n / 8]);
+            self.bits += n;
+            return;
+        }
+        let mut v = u128::from(v) << (self.bits % 8);
+        let mut at = self.bits / 8;
+        let end = (self.bits + n).div_ceil(8);
+        self.buf.resize(end, 0);
+        while at < end {
+            self.buf[at] |= v as u8;
+            v >>= 8;
+            at += 1;
+        }
+        self.bits += n;
+    }
+
+    pub fn put(&mut self, bytes: &[u8]) {
+        if self.bits & 7 == 0 {
+            self.buf.extend_from_slice(bytes);
+            self.bits += bytes.len() * 8;
+        } else {
+            for b in bytes {
+                self.bits(u64::from(*b), 8);
+            }
+        }
+    }
+
+    pub fn leb128(&mut self, mut v: u64) {
+        loop {
+            let low = v & 0x7F;
+            v >>= 7;
+            if v == 0 {
+                self.bits(low, 8);
+                return;
+            }
+            self.bits(low | 0x80, 8);
+        }
+    }
+
+    /// A Rabbit variable-length unsigned integer of a `width`-bit type (see [`BitReader::rabbit`]).
+    pub fn rabbit(&mut self, v: u64, width: u32) {
+        let k = match width {
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        };
+        let m = ((64 - v.leading_zeros()).div_ceil(8)).max(1);
+        self.bits(u64::from(m - 1), k);
+        if m > 4 {
+            self.bits(v >> 32, 8 * (m - 4));
+            self.bits(v & 0xFFFF_FFFF, 32);
+        } else {
+            self.bits(v, 8 * m);
+        }
+    }
+
+    pub fn put_bits(&mut self, s: &BitString<'_>) {
+        let mut left = s.bits;
+        for b in s.bytes.iter() {
+            if left == 0 {
+                break;
+            }
+            let k = left.min(8);
+            self.bits(u64::from(*b) & ((1u64 << k) - 1), k as u32);
+            left -= k;
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Decoding and encoding errors: the field path, the byte (or bit) offset, and why.
+
+use std::fmt;
+
+/// Where decoding failed: the field path (outermost first), the byte offset, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Field names from the message root down to the failing field (innermost pushed first).
+    path: Vec<&'static str>,
+    /// Byte offset in the input where the failing field starts (or the problem was found).
+    pub offset: usize,
+    /// In bit-stream layouts, the exact bit offset (bit n is bit n % 8 of byte n / 8).
+    pub bit: Option<usize>,
+    pub kind: DecodeErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// The field needs more bytes than the input (or its enclosing length) holds.
+    Truncated { needed: usize, available: usize },
+    /// A constant (magic number) has another value.
+    BadConst { expected: u64, found: u64 },
+    /// The stored checksum does not match the data.
+    BadChecksum { stored: u64, computed: u64 },
+    /// A value is larger than the schema allows.
+    TooLarge { value: u64, max: u64 },
+    /// A length or count expression evaluated to a negative or huge number.
+    BadLength { value: i128 },
+    /// Bytes are left over after a field with a declared length, or after the message.
+    Trailing { bytes: usize },
+    /// A closed enum or a union without default met a value the schema does not name.
+    UnknownValue { value: u64 },
+    /// A string field holds bytes that are not UTF-8.
+    InvalidUtf8,
+    /// The value's type comes from a list announced earlier in the conversation, and there is
+    /// no list for this key (or the list has no item at this index).
+    NoState { key: u64 },
+    /// A variable-length integer runs past 64 bits.
+    Overlong,
+    /// A value's type comes from a list announced earlier, and the list has no item `index`.
+    NotInList { index: u64 },
+}
+
+impl DecodeError {
+    pub fn new(field: &'static str, offset: usize, kind: DecodeErrorKind) -> Self {
+        DecodeError {
+            path: vec![field],
+            offset,
+            bit: None,
+            kind,
+        }
+    }
+
+    pub fn at_bit(field: &'static str, bit: usize, kind: DecodeErrorKind) -> Self {
+        DecodeError {
+            path: vec![field],
+            offset: bit / 8,
+            bit: Some(bit),
+            kind,
+        }
+    }
+
+    /// Adds the enclosing field's name as errors travel out of nested types.
+    pub fn within(mut self, field: &'static str) -> Self {
+        self.path.push(field);
+        self
+    }
+
+    /// The failing field as a dotted path from the message root, e.g. `payload.username`.
+    pub fn field(&self) -> String {
+        let mut names: Vec<&str> = self.path.iter().rev().copied().collect();
+        names.retain(|n| !n.is_empty());
+        names.join(".")
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.bit {
+            Some(bit) => write!(
+                f,
+                "field '{}' at bit {bit} (byte {}): ",
+                self.field(),
+                self.offset
+            )?,
+            None => write!(f, "field '{}' at byte {}: ", self.field(), self.offset)?,
+        }
+        match &self.kind {
+            DecodeErrorKind::Truncated { needed, available } => {
+                write!(f, "truncated: needs {needed} bytes, {available} available")
+            }
+            DecodeErrorKind::BadConst { expected, found } => {
+                write!(f, "expected {expected:#x}, found {found:#x}")
+            }
+            DecodeErrorKind::BadChecksum { stored, computed } => {
+                write!(
+                    f,
+                    "bad checksum: stored {stored:#x}, computed {computed:#x}"
+                )
+            }
+            DecodeErrorKind::TooLarge { value, max } => {
+                write!(f, "value {value} is larger than the allowed {max}")
+            }
+            DecodeErrorKind::BadLength { value } => write!(f, "impossible length {value}"),
+            DecodeErrorKind::Trailing { bytes } => write!(f, "{bytes} unexpected trailing bytes"),
+            DecodeErrorKind::UnknownValue { value } => write!(f, "unknown value {value:#x}"),
+            DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
+            DecodeErrorKind::NoState { key } => {
+                write!(f, "nothing announced earlier in the conversation for {key}")
+            }
+            DecodeErrorKind::Overlong => write!(f, "variable-length integer longer than 64 bits"),
+            DecodeErrorKind::NotInList { index } => {
+                write!(
+                    f,
+                    "index {index} is past the list announced earlier in the conversation"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Why a value could not be encoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeError {
+    path: Vec<&'static str>,
+    pub kind: EncodeErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EncodeErrorKind {
+    /// The value does not fit the field (or a derived length or count does not fit its field).
+    TooLarge { value: u64, max: u64 },
+    /// A negative value in an unsigned field, or one below the signed minimum.
+    TooSmall { value: i64 },
+    /// An optional field is present (or absent) against its schema condition.
+    Presence { present: bool },
+    /// A length or count expression disagrees with the data.
+    LengthMismatch { expected: i128, actual: usize },
+    /// A catch-all union variant carries a tag that has a variant of its own.
+    TagHasVariant { tag: u64 },
+    /// A range variant carries a tag outside its range.
+    TagOutsideCase { tag: u64 },
+    /// The switch's `unless` condition holds, so only its default variant can be written.
+    NotDefault,
+}
+
+impl EncodeError {
+    pub fn new(field: &'static str, kind: EncodeErrorKind) -> Self {
+        EncodeError {
+            path: vec![field],
+            kind,
+        }
+    }
+
+    pub fn within(mut self, field: &'static str) -> Self {
+        self.path.push(field);
+        self
+    }
+
+    /// The failing field as a dotted path from the message root.
+    pub fn field(&self) -> String {
+        let mut names: Vec<&str> = self.path.iter().rev().copied().collect();
+        names.retain(|n| !n.is_empty());
+        names.join(".")
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field '{}': ", self.field())?;
+        match &self.kind {
+            EncodeErrorKind::TooLarge { value, max } => {
+                write!(f, "{value} does not fit (at most {max})")
+            }
+            EncodeErrorKind::TooSmall { value } => write!(f, "{value} is below the field's range"),
+            EncodeErrorKind::Presence { present: true } => {
+                write!(f, "present, but its condition is false")
+            }
+            EncodeErrorKind::Presence { present: false } => {
+                write!(f, "absent, but its condition is true")
+            }
+            EncodeErrorKind::LengthMismatch { expected, actual } => {
+                write!(f, "length {actual} disagrees with the schema's {expected}")
+            }
+            EncodeErrorKind::TagHasVariant { tag } => {
+                write!(
+                    f,
+                    "tag {tag:#x} has its own variant; use it instead of the catch-all"
+                )
+            }
+            EncodeErrorKind::TagOutsideCase { tag } => {
+                write!(f, "tag {tag:#x} is outside the values of this variant")
+            }
+            EncodeErrorKind::NotDefault => {
+                write!(f, "the switch's condition asks for its default variant")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// Checks that `value` fits a field of `max`, for derived lengths, counts and integer fields.
+pub fn fit(value: u64, max: u64, field: &'static str) -> Result<u64, EncodeError> {
+    if value > max {
+        Err(EncodeError::new(
+            field,
+            EncodeErrorKind::TooLarge { value, max },
+        ))
+    } else {
+        Ok(value)
+    }
+}

@@ -1,0 +1,302 @@
+//! The byte reader.
+
+use crate::{BitReader, DecodeError, DecodeErrorKind, FieldNote, StateTables, Value};
+use std::rc::Rc;
+
+/// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
+/// Unsigned LEB128 from successive bytes (whichever reader they come from); `None` when it is
+/// longer than 64 bits.
+pub(crate) fn leb128(
+    mut next: impl FnMut() -> Result<u8, DecodeError>,
+) -> Result<Option<u64>, DecodeError> {
+    let mut value = 0u64;
+    for i in 0..10 {
+        let b = next()?;
+        let low = u64::from(b & 0x7F);
+        // The tenth group holds bit 63 only.
+        if i == 9 && low > 1 {
+            return Ok(None);
+        }
+        value |= low << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
+}
+
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    end: usize,
+    notes: Option<Vec<FieldNote<'a>>>,
+    /// Conversation state the decoder may read, and the list selected per table.
+    state: Option<Rc<StateTables>>,
+    lists: Vec<Option<Rc<[u64]>>>,
+}
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8], trace: bool) -> Self {
+        Reader {
+            buf,
+            pos: 0,
+            end: buf.len(),
+            notes: trace.then(Vec::new),
+            state: None,
+            lists: Vec::new(),
+        }
+    }
+
+    /// Continues at byte `at` of the buffer (an application's message inside a transport's).
+    pub fn seek(&mut self, at: usize) {
+        self.pos = at.min(self.end);
+    }
+
+    pub fn with_state(mut self, state: Rc<StateTables>) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// Selects table `t`'s list of `key` for the values read next; returns the list it replaces.
+    pub fn select(
+        &mut self,
+        t: usize,
+        key: u64,
+        field: &'static str,
+    ) -> Result<Option<Rc<[u64]>>, DecodeError> {
+        let Some(list) = self.state.as_ref().and_then(|s| s.get(t, key)).cloned() else {
+            return Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::NoState { key },
+            ));
+        };
+        if self.lists.len() <= t {
+            self.lists.resize(t + 1, None);
+        }
+        Ok(self.lists[t].replace(list))
+    }
+
+    pub fn restore(&mut self, t: usize, previous: Option<Rc<[u64]>>) {
+        if let Some(slot) = self.lists.get_mut(t) {
+            *slot = previous;
+        }
+    }
+
+    /// Item `i` of table `t`'s selected list.
+    pub fn item(&self, t: usize, i: i128, field: &'static str) -> Result<u64, DecodeError> {
+        let list = self.lists.get(t).and_then(Option::as_ref);
+        match (list, usize::try_from(i)) {
+            (Some(list), Ok(i)) if i < list.len() => Ok(list[i]),
+            (None, _) => Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::NoState { key: 0 },
+            )),
+            _ => Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::NotInList { index: i as u64 },
+            )),
+        }
+    }
+
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.end - self.pos
+    }
+
+    #[inline]
+    pub fn message_len(&self) -> usize {
+        self.buf.len()
+    }
+
+    #[inline]
+    pub fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
+        let available = self.remaining();
+        if n > available {
+            return Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::Truncated {
+                    needed: n,
+                    available,
+                },
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    #[inline]
+    pub fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], DecodeError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N, field)?);
+        Ok(a)
+    }
+
+    /// An unsigned integer of `n` bytes (1..=8), for widths without a native type.
+    #[inline]
+    pub fn uint(&mut self, n: usize, big: bool, field: &'static str) -> Result<u64, DecodeError> {
+        let b = self.take(n, field)?;
+        let fold = |acc: u64, x: &u8| (acc << 8) | u64::from(*x);
+        Ok(if big {
+            b.iter().fold(0, fold)
+        } else {
+            b.iter().rev().fold(0, fold)
+        })
+    }
+
+    #[inline]
+    pub fn str(&mut self, n: usize, field: &'static str) -> Result<&'a str, DecodeError> {
+        let at = self.pos;
+        let b = self.take(n, field)?;
+        std::str::from_utf8(b).map_err(|e| {
+            DecodeError::new(field, at + e.valid_up_to(), DecodeErrorKind::InvalidUtf8)
+        })
+    }
+
+    /// A length in bytes or elements from an expression value.
+    #[inline]
+    pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
+        usize::try_from(value)
+            .map_err(|_| DecodeError::new(field, self.pos, DecodeErrorKind::BadLength { value }))
+    }
+
+    /// Narrows the readable end to the next `n` bytes; returns the end to restore.
+    #[inline]
+    pub fn limit(&mut self, n: usize, field: &'static str) -> Result<usize, DecodeError> {
+        let available = self.remaining();
+        if n > available {
+            return Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::Truncated {
+                    needed: n,
+                    available,
+                },
+            ));
+        }
+        let saved = self.end;
+        self.end = self.pos + n;
+        Ok(saved)
+    }
+
+    /// An error at byte `at`.
+    #[inline]
+    pub fn error(&self, field: &'static str, at: usize, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(field, at, kind)
+    }
+
+    /// Ends a [`Reader::limit`]: everything inside must have been read.
+    #[inline]
+    pub fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
+        if self.pos != self.end {
+            return Err(DecodeError::new(
+                field,
+                self.pos,
+                DecodeErrorKind::Trailing {
+                    bytes: self.end - self.pos,
+                },
+            ));
+        }
+        self.end = saved;
+        Ok(())
+    }
+
+    #[inline]
+    /// A bit reader over the same input from this position (a bit-stream type inside a
+    /// byte-aligned one); give it back with [`Reader::resume`].
+    pub fn bit_reader(&mut self) -> BitReader<'a> {
+        BitReader {
+            buf: self.buf,
+            pos: self.pos * 8,
+            end: self.end * 8,
+            notes: self.notes.take(),
+        }
+    }
+
+    /// Continues after a bit-stream value, at the next whole byte.
+    pub fn resume(&mut self, bits: BitReader<'a>) {
+        self.pos = bits.pos.div_ceil(8);
+        self.notes = bits.notes;
+    }
+
+    /// The end of a whole message: nothing may be left.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        let end = self.buf.len();
+        self.unlimit(end, "")
+    }
+
+    /// An unsigned LEB128 value (7 bits a byte, low group first, 0x80 = more), up to 64 bits.
+    pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
+        let at = self.pos;
+        leb128(|| Ok(self.array::<1>(field)?[0]))?
+            .ok_or_else(|| DecodeError::new(field, at, DecodeErrorKind::Overlong))
+    }
+
+    pub fn slice(&self, from: usize, to: usize) -> &'a [u8] {
+        &self.buf[from..to]
+    }
+
+    #[inline]
+    pub fn note(&mut self, abbrev: &'static str, offset: usize, value: Value<'a>) {
+        if let Some(notes) = &mut self.notes {
+            notes.push(FieldNote {
+                abbrev,
+                offset,
+                len: self.pos - offset,
+                value,
+            });
+        }
+    }
+
+    /// Notes a value that is not where the reader stands (a bit of a packed byte).
+    pub fn note_at(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
+        if let Some(notes) = &mut self.notes {
+            notes.push(FieldNote {
+                abbrev,
+                offset,
+                len,
+                value,
+            });
+        }
+    }
+
+    /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
+    pub fn notes_len(&self) -> usize {
+        self.notes.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Notes, at position `index`, a value the decoder computed rather than read (a checksum's
+    /// status, shown under the checksum as the dissector does).
+    pub fn insert_note(
+        &mut self,
+        index: usize,
+        abbrev: &'static str,
+        offset: usize,
+        len: usize,
+        value: Value<'a>,
+    ) {
+        if let Some(notes) = &mut self.notes {
+            notes.insert(
+                index.min(notes.len()),
+                FieldNote {
+                    abbrev,
+                    offset,
+                    len,
+                    value,
+                },
+            );
+        }
+    }
+
+    pub fn into_notes(self) -> Vec<FieldNote<'a>> {
+        self.notes.unwrap_or_default()
+    }
+}

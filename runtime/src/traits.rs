@@ -1,0 +1,216 @@
+//! The traits generated code implements, and the reading and writing vocabulary both layouts
+//! (bytes, LSB-first bits) share.
+
+use crate::{BitReader, BitWriter, DecodeError, EncodeError, FieldNote, Reader, Writer};
+
+/// What the byte reader and the bit reader both do: start over a buffer, end a message, hand
+/// over the dissect trace. Positions are in the reader's unit (bytes or bits).
+pub trait Read<'a>: Sized {
+    /// A reader at the start of `buf`; `trace` notes every field read.
+    fn new(buf: &'a [u8], trace: bool) -> Self;
+    /// Position, in the reader's unit.
+    fn pos(&self) -> usize;
+    /// The end of a whole message: nothing but padding may be left.
+    fn finish(&mut self) -> Result<(), DecodeError>;
+    /// The fields noted so far (empty when not tracing).
+    fn into_notes(self) -> Vec<FieldNote<'a>>;
+}
+
+/// What the byte writer and the bit writer both do.
+pub trait Write<'o>: Sized {
+    /// A writer appending to `buf`.
+    fn new(buf: &'o mut Vec<u8>) -> Self;
+}
+
+impl<'a> Read<'a> for Reader<'a> {
+    #[inline]
+    fn new(buf: &'a [u8], trace: bool) -> Self {
+        Reader::new(buf, trace)
+    }
+    #[inline]
+    fn pos(&self) -> usize {
+        Reader::pos(self)
+    }
+    #[inline]
+    fn finish(&mut self) -> Result<(), DecodeError> {
+        Reader::finish(self)
+    }
+    #[inline]
+    fn into_notes(self) -> Vec<FieldNote<'a>> {
+        Reader::into_notes(self)
+    }
+}
+
+impl<'a> Read<'a> for BitReader<'a> {
+    #[inline]
+    fn new(buf: &'a [u8], trace: bool) -> Self {
+        BitReader::new(buf, trace)
+    }
+    #[inline]
+    fn pos(&self) -> usize {
+        BitReader::pos(self)
+    }
+    #[inline]
+    fn finish(&mut self) -> Result<(), DecodeError> {
+        BitReader::finish(self)
+    }
+    #[inline]
+    fn into_notes(self) -> Vec<FieldNote<'a>> {
+        BitReader::into_notes(self)
+    }
+}
+
+impl<'o> Write<'o> for Writer<'o> {
+    #[inline]
+    fn new(buf: &'o mut Vec<u8>) -> Self {
+        Writer::new(buf)
+    }
+}
+
+impl<'o> Write<'o> for BitWriter<'o> {
+    #[inline]
+    fn new(buf: &'o mut Vec<u8>) -> Self {
+        BitWriter::new(buf)
+    }
+}
+
+/// One schema type: decoded from bytes it may borrow (`'a`), encoded with its derived fields
+/// (lengths, counts, tags, checksums) filled in. Generated code implements the hidden `read`
+/// and `write`; the public operations are provided.
+pub trait Codec<'a>: Sized {
+    /// The schema's name of the type.
+    const NAME: &'static str;
+
+    /// The reader of this type's layout ([`Reader`] or [`BitReader`]).
+    #[doc(hidden)]
+    type Reader: Read<'a>;
+    /// The writer of this type's layout ([`Writer`] or [`BitWriter`]).
+    #[doc(hidden)]
+    type Writer<'o>: Write<'o>;
+
+    /// Reads one value where `r` stands.
+    #[doc(hidden)]
+    fn read(r: &mut Self::Reader) -> Result<Self, DecodeError>;
+
+    /// Appends this value to `w`.
+    #[doc(hidden)]
+    fn write(&self, w: &mut Self::Writer<'_>) -> Result<(), EncodeError>;
+
+    /// Renames noted fields (an extension notes the types it takes from its base crate under its
+    /// own filter names).
+    #[doc(hidden)]
+    #[inline]
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        notes
+    }
+
+    /// Decodes one whole value from `bytes`; trailing bytes are an error.
+    #[inline]
+    fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Self::Reader::new(bytes, false);
+        let v = Self::read(&mut r)?;
+        r.finish()?;
+        Ok(v)
+    }
+
+    /// Decodes like [`Codec::decode`] and also returns every field as the dissector shows it
+    /// (filter name, offset, length, value), up to the point of any error.
+    fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let mut r = Self::Reader::new(bytes, true);
+        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
+        (v, Self::own_notes(r.into_notes()))
+    }
+
+    /// Encodes into a new buffer, filling in the derived fields.
+    fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the encoding to `out` (left as it was on error).
+    fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let before = out.len();
+        let result = self.write(&mut Self::Writer::new(out));
+        if result.is_err() {
+            out.truncate(before);
+        }
+        result
+    }
+}
+
+/// A schema type named independently of the bytes it borrows: implemented for the type with a
+/// `'static` lifetime (`Packet<'static>`), whose [`Type::Of`] is the type for any input.
+pub trait Type: 'static {
+    /// The type decoding borrows from input of lifetime `'a`.
+    type Of<'a>: Codec<'a>;
+}
+
+/// Visits every type of a protocol ([`Protocol::each_type`]).
+pub trait TypeVisitor {
+    /// Called once per schema type.
+    fn visit<T: Type>(&mut self);
+}
+
+/// Both directions of a conversation, each with its own state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Directions<S> {
+    /// What the client sent.
+    pub client: S,
+    /// What the server sent.
+    pub server: S,
+}
+
+impl<S> Directions<S> {
+    /// The state of one direction.
+    pub fn get_mut(&mut self, from_client: bool) -> &mut S {
+        if from_client {
+            &mut self.client
+        } else {
+            &mut self.server
+        }
+    }
+}
+
+/// A schema as a whole: implemented by the `Protocol` marker of every generated crate, so a tool
+/// can take any protocol as a type parameter.
+pub trait Protocol {
+    /// The schema's protocol name (`rtype`): the crate's and the dissector's name.
+    const NAME: &'static str;
+    /// Its human title.
+    const TITLE: &'static str;
+    /// The type of one message (a datagram, or one framed message of a stream).
+    type Root<'a>: Codec<'a>;
+    /// What one conversation remembers from datagram to datagram (`()` when nothing).
+    type Conversation: Default;
+    /// A datagram as a conversation reads it: the root, or an opening message the
+    /// conversation tells apart by order.
+    type Datagram<'a>;
+
+    /// Decodes the next datagram of a conversation, keeping what later datagrams need.
+    fn decode_datagram<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> Result<Self::Datagram<'a>, DecodeError>;
+
+    /// Visits every type of the schema, in schema order.
+    fn each_type<V: TypeVisitor>(visitor: &mut V);
+}
+
+/// Visits every type of a protocol built with serde support ([`SerdeProtocol`]).
+#[cfg(feature = "serde")]
+pub trait SerdeTypeVisitor {
+    /// Called once per schema type.
+    fn visit<T: Type>(&mut self)
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>;
+}
+
+/// A protocol whose types serialize (its crate's `serde` feature): tools that turn any message
+/// into JSON and back (wirecat) take it as a type parameter.
+#[cfg(feature = "serde")]
+pub trait SerdeProtocol: Protocol {
+    /// Visits every type of the schema, in schema order.
+    fn each_serde_type<V: SerdeTypeVisitor>(visitor: &mut V);
+}
