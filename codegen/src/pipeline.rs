@@ -71,8 +71,7 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
 pub fn runtime_dep(root: &Path) -> RuntimeDep {
     const VERSION: &str = "0.1";
     let absolute = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut ups = 0;
-    for dir in absolute.ancestors() {
+    for (ups, dir) in absolute.ancestors().enumerate() {
         let manifest = dir.join("runtime/Cargo.toml");
         let is_runtime =
             fs::read_to_string(&manifest).is_ok_and(|m| m.contains("name = \"wiregen-runtime\""));
@@ -81,7 +80,6 @@ pub fn runtime_dep(root: &Path) -> RuntimeDep {
             let path = "../".repeat(2 + ups) + "runtime";
             return RuntimeDep(format!("{{ version = \"{VERSION}\", path = \"{path}\" }}"));
         }
-        ups += 1;
     }
     RuntimeDep(format!("\"{VERSION}\""))
 }

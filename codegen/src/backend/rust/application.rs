@@ -1,0 +1,218 @@
+//! An application schema's `Message`: its messages by id, from and to the transport's payloads.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// An application schema's `Message`: its messages by id, from and to the transport's
+    /// payloads and message types.
+    pub(crate) fn application_module(&self) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let Some(a) = &p.application else {
+            return Ok(quote! {});
+        };
+        let t = ident(&a.transport);
+        let any_borrow = a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid));
+        let (lt, lt_anon) = if any_borrow {
+            (quote! { <'a> }, quote! { <'_> })
+        } else {
+            (quote! {}, quote! {})
+        };
+        let variants: Vec<Ident> = a
+            .messages
+            .iter()
+            .map(|(_, sid)| ident(&p.structs[*sid].name))
+            .collect();
+        let types: Vec<TokenStream> = a
+            .messages
+            .iter()
+            .map(|(_, sid)| {
+                let n = ident(&p.structs[*sid].name);
+                if p.struct_borrows(*sid) {
+                    quote! { #n<'a> }
+                } else {
+                    quote! { #n }
+                }
+            })
+            .collect();
+        let ids: Vec<Literal> = a
+            .messages
+            .iter()
+            .map(|(id, _)| Literal::u64_unsuffixed(*id))
+            .collect();
+        let (rd, wr, payload_ty, payload_in, reader_new, finish_payload) = if a.bits {
+            (
+                quote! { BitReader },
+                quote! { BitWriter },
+                quote! { BitString<'static> },
+                quote! { &'a BitString<'_> },
+                quote! { BitReader::with_bits(&payload.bytes[..], payload.bits, false) },
+                quote! { {
+                    let bits = w.len();
+                    BitString { bytes: Cow::Owned(out), bits }
+                } },
+            )
+        } else {
+            (
+                quote! { Reader },
+                quote! { Writer },
+                quote! { Vec<u8> },
+                quote! { &'a [u8] },
+                quote! { Reader::new(payload, false) },
+                quote! { { let _ = w; out } },
+            )
+        };
+        // With its own id the application reads and writes the id first; otherwise the
+        // transport's message carries it.
+        let own = a.own_id.map(|it| {
+            let n = lit_usize(it.bytes());
+            let rt = int_rust(&it);
+            let abbrev = format!("{}.message_id", p.name);
+            (n, rt, abbrev)
+        });
+        let mut points = Vec::new();
+        for pt in &a.points {
+            let pn = ident(&pt.type_name);
+            let snake = pt.type_name.to_snake_case();
+            let from = format_ident!("from_{}", snake);
+            let fill = format_ident!("fill_{}", snake);
+            let pf = ident(&pt.payload_field);
+            let (pt_in, pt_mut) = if pt.borrows {
+                (quote! { &'a #t::#pn<'_> }, quote! { &mut #t::#pn<'_> })
+            } else {
+                (quote! { &'a #t::#pn }, quote! { &mut #t::#pn })
+            };
+            let payload_ref = if a.bits {
+                quote! { &m.#pf }
+            } else {
+                quote! { &m.#pf[..] }
+            };
+            let payload_set = if a.bits {
+                quote! { payload }
+            } else {
+                quote! { Cow::Owned(payload) }
+            };
+            let (decode_call, set_id) = match &pt.id {
+                Some((idf, id_rust)) => {
+                    let idf_i = ident(idf);
+                    let id_ty = ident(id_rust);
+                    let id_nm = idf.as_str();
+                    (
+                        quote! { Self::decode(m.#idf_i as u64, #payload_ref) },
+                        quote! { m.#idf_i = fit(self.id(), #id_ty::MAX as u64, #id_nm)? as #id_ty; },
+                    )
+                }
+                None => (quote! { Self::decode(#payload_ref) }, quote! {}),
+            };
+            points.push(quote! {
+                #[doc = concat!(" Decodes the message a `", stringify!(#t), "::", stringify!(#pn), "` carries.")]
+                pub fn #from(m: #pt_in) -> Result<Self, DecodeError> {
+                    #decode_call
+                }
+
+                #[doc = concat!(" Sets the message (and id) of a `", stringify!(#t), "::", stringify!(#pn), "`; its other fields are left as they are.")]
+                pub fn #fill(&self, m: #pt_mut) -> Result<(), EncodeError> {
+                    #set_id
+                    let payload = self.encode()?;
+                    m.#pf = #payload_set;
+                    Ok(())
+                }
+            });
+        }
+        let reads = a.messages.iter().map(|(id, sid)| {
+            let n = ident(&p.structs[*sid].name);
+            let idl = Literal::u64_unsuffixed(*id);
+            quote! { #idl => Message::#n(#n::read(r)?), }
+        });
+        // The two forms differ in where the id comes from: a parameter, or the payload's start.
+        let (id_param, read, decode_doc, dissect_doc, read_with_id, write_id) = match &own {
+            None => (
+                quote! { id: u64, },
+                quote! { Self::read(id, &mut reader) },
+                " Decodes message `id` from a transport's payload (all of it).",
+                " Decodes message `id` starting at `at` (a bit position in bit-stream transports,\n else a byte offset) of a whole transport message, and returns every field as the\n dissector shows it there.",
+                quote! {},
+                quote! {},
+            ),
+            Some((n, rt, abbrev)) => (
+                quote! {},
+                quote! { Self::read_with_id(&mut reader) },
+                " Decodes a message (its id first) from a transport's payload (all of it).",
+                " Decodes a message starting at byte `at` of a whole transport message, and returns\n every field as the dissector shows it there.",
+                quote! {
+                    fn read_with_id(r: &mut #rd<'a>) -> Result<Self, DecodeError> {
+                        let at = r.pos();
+                        let id = r.uint(#n, false, "message_id")?;
+                        r.note(#abbrev, at, Value::U(id));
+                        Self::read(id, r)
+                    }
+                },
+                quote! {
+                    w.put(&(self.id() as #rt).to_le_bytes());
+                },
+            ),
+        };
+        let dissect_doc: Vec<&str> = dissect_doc.lines().collect();
+        let decode_fns = quote! {
+            #[doc = #decode_doc]
+            pub fn decode(#id_param payload: #payload_in) -> Result<Self, DecodeError> {
+                let mut reader = #reader_new;
+                let m = #read?;
+                reader.finish()?;
+                Ok(m)
+            }
+
+            #(#[doc = #dissect_doc])*
+            pub fn dissect_at(#id_param message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+                let mut reader = #rd::new(message, true);
+                reader.seek(at);
+                let m = #read.and_then(|m| reader.finish().map(|_| m));
+                (m, reader.into_notes())
+            }
+
+            #read_with_id
+        };
+        Ok(quote! {
+            /// A message of this application, by the message id the transport carries.
+            #[derive(Debug, Clone, PartialEq)]
+            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            pub enum Message #lt {
+                #( #variants(#types), )*
+            }
+
+            impl<'a> Message #lt {
+                /// The message id this message is sent with.
+                pub fn id(&self) -> u64 {
+                    match self {
+                        #( Message::#variants(_) => #ids, )*
+                    }
+                }
+
+                #decode_fns
+
+                fn read(id: u64, r: &mut #rd<'a>) -> Result<Self, DecodeError> {
+                    Ok(match id {
+                        #(#reads)*
+                        other => return Err(DecodeError::new("message_id", 0, DecodeErrorKind::UnknownValue { value: other })),
+                    })
+                }
+
+                /// Encodes the message as a transport payload.
+                pub fn encode(&self) -> Result<#payload_ty, EncodeError> {
+                    let mut out = Vec::new();
+                    let mut w = #wr::new(&mut out);
+                    #write_id
+                    match self {
+                        #( Message::#variants(m) => m.write(&mut w)?, )*
+                    }
+                    Ok(#finish_payload)
+                }
+
+                #(#points)*
+            }
+
+            #[allow(dead_code)]
+            fn message_lifetime(_: Message #lt_anon) {}
+        })
+    }
+}

@@ -1,0 +1,459 @@
+//! Decoding: the statements that read each field.
+
+use super::*;
+
+pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
+    let t = int_rust(it);
+    if bits {
+        let w = it.bits;
+        return if it.signed {
+            let shift = 64 - w;
+            quote! { (((r.bits(#w, #nm)? << #shift) as i64) >> #shift) as #t }
+        } else {
+            quote! { r.bits(#w, #nm)? as #t }
+        };
+    }
+    let n = it.bytes();
+    let big = it.endian == Endian::Big;
+    if it.is_native() {
+        let from = if big {
+            quote! { from_be_bytes }
+        } else {
+            quote! { from_le_bytes }
+        };
+        quote! { #t::#from(r.array::<#n>(#nm)?) }
+    } else if it.signed {
+        let shift = 64 - it.bits;
+        quote! { (((r.uint(#n, #big, #nm)? << #shift) as i64) >> #shift) as #t }
+    } else {
+        quote! { r.uint(#n, #big, #nm)? as #t }
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Reading a value of struct `id` from the current reader `r`.
+    pub(crate) fn read_struct_call(
+        &self,
+        id: StructId,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let t = ident(&self.p.structs[id].name);
+        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        Ok(match (self.bits(), child_bits) {
+            (false, true) => quote! { {
+                let mut bits = r.bit_reader();
+                let v = #t::read(&mut bits);
+                r.resume(bits);
+                v.map_err(|e| e.within(#nm))?
+            } },
+            (true, false) => {
+                return Err(Unsupported(format!(
+                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                )))
+            }
+            _ => quote! { #t::read(r).map_err(|e| e.within(#nm))? },
+        })
+    }
+
+    /// Statements that read field `fi` into a local of the same name.
+    pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Unsupported> {
+        let s = &self.p.structs[sid];
+        let f = &s.fields[fi];
+        let local = ident(&f.name);
+        let nm = f.name.as_str();
+        let abbrev = naming::abbrev(self.p, sid, fi);
+        let at = format_ident!("{}_at", f.name);
+        let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
+        let check = match (&f.role, f.max) {
+            (Role::Const(c), _) => {
+                let c = lit_u64(*c);
+                quote! {
+                    if #local as u64 != #c {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #local as u64 }));
+                    }
+                }
+            }
+            (_, Some(m)) => {
+                let m = lit_u64(m);
+                quote! {
+                    if #local as u64 > #m {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::TooLarge { value: #local as u64, max: #m }));
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        let note_index = match f.role {
+            Role::Checksum(_) => {
+                let idx = format_ident!("{}_note", f.name);
+                quote! { let #idx = r.notes_len(); }
+            }
+            _ => quote! {},
+        };
+        // Values typed by conversation state: select the lists by key first.
+        let value = if f.select.is_empty() {
+            value
+        } else {
+            if self.bits() {
+                return Err(Unsupported(format!(
+                    "'{nm}': state lists in bit streams are not generated yet"
+                )));
+            }
+            let (mut sel, mut res) = (Vec::new(), Vec::new());
+            for (k, (t, key)) in f.select.iter().enumerate() {
+                let saved = format_ident!("saved_{}", k);
+                let tl = lit_usize(*t);
+                let key = self.expr_top(key, Ctx::Decode);
+                sel.push(quote! { let #saved = r.select(#tl, (#key) as u64, #nm)?; });
+                res.push(quote! { r.restore(#tl, #saved); });
+            }
+            quote! { { #(#sel)* let v = #value; #(#res)* v } }
+        };
+        Ok(match &f.condition {
+            None => quote! {
+                let #at = r.pos();
+                let #local = #value;
+                #note_index
+                #check
+            },
+            Some(c) => {
+                let cond = self.expr_top(c, Ctx::Decode);
+                quote! {
+                    let #at = r.pos();
+                    let #local = if #cond { Some(#value) } else { None };
+                }
+            }
+        })
+    }
+
+    /// An expression reading one value of `ty` (and noting it for the trace).
+    pub(crate) fn read_ty(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
+        Ok(match ty {
+            Ty::Int(it) => {
+                let read = read_int(it, nm, self.bits());
+                let v = if it.signed {
+                    quote! { Value::I(v as i64) }
+                } else {
+                    quote! { Value::U(v as u64) }
+                };
+                let n = note(v);
+                quote! { { let at = r.pos(); let v = #read; #n v } }
+            }
+            Ty::Bool => {
+                let n = note(quote! { Value::Bool(v) });
+                if self.bits() {
+                    quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
+                } else {
+                    quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
+                }
+            }
+            Ty::Float { bits: 16, endian } => {
+                let nt = note(quote! { Value::F(v as f64) });
+                let raw = if self.bits() {
+                    quote! { r.bits(16, #nm)? as u16 }
+                } else if *endian == Endian::Big {
+                    quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
+                } else {
+                    quote! { u16::from_le_bytes(r.array::<2>(#nm)?) }
+                };
+                quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
+            }
+            Ty::Float { bits, endian } => {
+                let t = format_ident!("f{}", bits);
+                let n = lit_usize(*bits as usize / 8);
+                let from = if *endian == Endian::Big {
+                    quote! { from_be_bytes }
+                } else {
+                    quote! { from_le_bytes }
+                };
+                let nt = note(quote! { Value::F(v as f64) });
+                if self.bits() {
+                    let u = format_ident!("u{}", bits);
+                    quote! { { let at = r.pos(); let v = #t::from_bits(r.bits(#bits, #nm)? as #u); #nt v } }
+                } else {
+                    quote! { { let at = r.pos(); let v = #t::#from(r.array::<#n>(#nm)?); #nt v } }
+                }
+            }
+            Ty::VarInt(VarInt::Leb128) => {
+                let n = note(quote! { Value::U(v) });
+                quote! { { let at = r.pos(); let v = r.leb128(#nm)?; #n v } }
+            }
+            Ty::VarInt(VarInt::ZigZag) => {
+                let n = note(quote! { Value::I(v) });
+                quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
+            }
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                if !self.bits() {
+                    return Err(Unsupported(
+                        "Rabbit varints belong to bit-stream layouts".into(),
+                    ));
+                }
+                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
+                if *signed {
+                    let n = note(quote! { Value::I(v as i64) });
+                    quote! { { let at = r.pos(); let z = r.rabbit(#bits, #nm)?; let v = ((z >> 1) as #t) ^ -((z & 1) as #t); #n v } }
+                } else {
+                    let n = note(quote! { Value::U(v as u64) });
+                    quote! { { let at = r.pos(); let v = r.rabbit(#bits, #nm)? as #t; #n v } }
+                }
+            }
+            Ty::VarInt(VarInt::RiptideLen) => {
+                if self.bits() {
+                    return Err(Unsupported(
+                        "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
+                    ));
+                }
+                let n = note(quote! { Value::U(v as u64) });
+                quote! { {
+                    let at = r.pos();
+                    let first = r.array::<1>(#nm)?[0];
+                    let v = if first & 0x80 != 0 { (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>(#nm)?[0]) } else { u16::from(first) };
+                    #n
+                    v
+                } }
+            }
+            Ty::Bits => {
+                let n = note(quote! { Value::Bytes(r.touched(at)) });
+                quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
+            }
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                let en = ident(&e.name);
+                let read = read_int(&e.repr, nm, self.bits());
+                let n = note(quote! { Value::U(raw as u64) });
+                if e.closed {
+                    quote! { {
+                        let at = r.pos();
+                        let raw = #read;
+                        #n
+                        #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: raw as u64 }))?
+                    } }
+                } else {
+                    quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
+                }
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                let fname = ident(&fl.name);
+                let read = read_int(&fl.repr, nm, self.bits());
+                let bits = fl.bits.iter().map(|b| {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    let m = lit_u64(b.value);
+                    quote! { r.note(#a, at, Value::Bool(raw as u64 & #m != 0)); }
+                });
+                quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(raw as u64)); #(#bits)* #fname(raw) } }
+            }
+            Ty::Bytes(len) => {
+                let n = self.read_len(len, nm, abbrev)?;
+                if self.bits() {
+                    let nt = note(quote! { Value::Bytes(r.touched(at)) });
+                    quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
+                } else {
+                    let nt = note(quote! { Value::Bytes(v) });
+                    quote! { { let n = #n; let at = r.pos(); let v = r.take(n, #nm)?; #nt Cow::Borrowed(v) } }
+                }
+            }
+            Ty::Str(len) => {
+                let n = self.read_len(len, nm, abbrev)?;
+                if self.bits() {
+                    let nt = note(quote! { Value::Str(v.clone()) });
+                    quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt v } }
+                } else {
+                    let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
+                    quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt Cow::Borrowed(v) } }
+                }
+            }
+            Ty::Struct(id, len) => {
+                let inner = self.read_struct_call(*id, nm)?;
+                match len {
+                    None | Some(Len::Natural) => inner,
+                    Some(len) => {
+                        let n = self.read_len(len, nm, abbrev)?;
+                        quote! { { let n = #n; let saved = r.limit(n, #nm)?; let v = #inner; r.unlimit(saved, #nm)?; v } }
+                    }
+                }
+            }
+            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+                // Bools 8 per byte, lowest bit first: one read of the bytes, then the bits.
+                let n = self.read_len(count, nm, abbrev)?;
+                quote! { {
+                    let n = #n;
+                    let at = r.pos();
+                    let bytes = r.take(n.div_ceil(8), #nm)?;
+                    let v: Vec<bool> = (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 != 0).collect();
+                    for (i, b) in v.iter().enumerate() {
+                        r.note_at(#abbrev, at + i / 8, 1, Value::Bool(*b));
+                    }
+                    v
+                } }
+            }
+            Ty::Array(elem, count) => {
+                let item = self.read_ty(sid, fi, elem, nm, abbrev)?;
+                let min = self.min_size(elem).max(1);
+                // Capacity bounded by what the input can hold, so a lying count cannot make us allocate.
+                let cap = if min == 1 {
+                    quote! { r.remaining() }
+                } else {
+                    let min = lit_usize(min);
+                    quote! { r.remaining() / #min }
+                };
+                match count {
+                    Len::Rest | Len::Natural => quote! { {
+                        let mut v = Vec::with_capacity(#cap);
+                        while r.remaining() > 0 { v.push(#item); }
+                        v
+                    } },
+                    _ => {
+                        let n = self.read_len(count, nm, abbrev)?;
+                        quote! { {
+                            let n = #n;
+                            let mut v = Vec::with_capacity(n.min(#cap));
+                            for _ in 0..n { v.push(#item); }
+                            v
+                        } }
+                    }
+                }
+            }
+            Ty::Union(u) => self.read_union(sid, fi, u, nm, abbrev)?,
+        })
+    }
+
+    pub(crate) fn read_len(
+        &self,
+        len: &Len,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        Ok(match len {
+            Len::Prefix(it) => {
+                let read = read_int(it, nm, self.bits());
+                let a = naming::prefix_abbrev(abbrev);
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v as i128, #nm)? } }
+            }
+            Len::Expr(e) => {
+                let e = self.expr_top(e, Ctx::Decode);
+                quote! { r.length(#e, #nm)? }
+            }
+            Len::Rest | Len::Natural if self.bits() => quote! { r.remaining() / 8 },
+            Len::Rest | Len::Natural => quote! { r.remaining() },
+        })
+    }
+
+    pub(crate) fn read_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let un = ident(&naming::union_type(p, sid, fi));
+        let tag = self.tag_field(sid, fi);
+        *self.tag_of.borrow_mut() = nm.to_string();
+        let on = self.expr_top(&u.on, Ctx::Decode);
+        let mut arms = Vec::new();
+        let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
+            Ok(match b {
+                CaseBody::Struct(id) => self.read_struct_call(id, nm)?,
+                CaseBody::Bytes => {
+                    if self.bits() {
+                        quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(r.touched(at))); v } }
+                    } else {
+                        quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(v)); Cow::Borrowed(v) } }
+                    }
+                }
+                CaseBody::Empty => quote! {},
+            })
+        };
+        for c in &u.cases {
+            let v = ident(&c.variant);
+            let pats = c.values.iter().map(case_pattern);
+            let b = body(c.body)?;
+            let carries = tag.is_some() && c.single().is_none();
+            let build = match (carries, c.body) {
+                (true, CaseBody::Empty) => {
+                    let tn = ident(&tag.unwrap().1.name);
+                    quote! { #un::#v { #tn } }
+                }
+                (true, _) => {
+                    let tn = ident(&tag.unwrap().1.name);
+                    quote! { #un::#v { #tn, value: #b } }
+                }
+                (false, CaseBody::Empty) => quote! { #un::#v },
+                (false, _) => quote! { #un::#v(#b) },
+            };
+            arms.push(quote! { #(#pats)|* => #build, });
+        }
+        let mut default_build = None;
+        match u.default {
+            Some(b) => {
+                let inner = body(b)?;
+                let tag_part = tag.map(|(_, tf)| {
+                    let tn = ident(&tf.name);
+                    quote! { #tn, }
+                });
+                let data = match b {
+                    CaseBody::Bytes => quote! { data: #inner },
+                    CaseBody::Struct(_) => quote! { value: #inner },
+                    CaseBody::Empty => quote! {},
+                };
+                let other = ident(&u.default_variant);
+                let build = match (tag.is_some(), b) {
+                    (true, _) => quote! { #un::#other { #tag_part #data } },
+                    (false, CaseBody::Empty) => quote! { #un::#other },
+                    (false, _) => quote! { #un::#other(#inner) },
+                };
+                arms.push(quote! { _ => #build, });
+                default_build = Some(build);
+            }
+            None => arms.push(quote! {
+                other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: other as u64 })),
+            }),
+        }
+        // `unless` picks the default variant whatever the tag.
+        let matched = match (&u.unless, default_build) {
+            (Some(cond), Some(build)) => {
+                let cond = self.expr_top(cond, Ctx::Decode);
+                quote! { if #cond { #build } else { match #on { #(#arms)* } } }
+            }
+            _ => quote! { match #on { #(#arms)* } },
+        };
+        if matches!(u.len, Len::Natural) || (self.bits() && matches!(u.len, Len::Rest)) {
+            // The scope already ends where the union does.
+            return Ok(matched);
+        }
+        let n = self.read_len(&u.len, nm, abbrev)?;
+        Ok(quote! { {
+            let n = #n;
+            let saved = r.limit(n, #nm)?;
+            let v = #matched;
+            r.unlimit(saved, #nm)?;
+            v
+        } })
+    }
+
+    pub(crate) fn min_size(&self, ty: &Ty) -> usize {
+        match ty {
+            Ty::Struct(id, _) => self.p.structs[*id]
+                .fields
+                .iter()
+                .filter(|f| f.condition.is_none())
+                .map(|f| self.min_size(&f.ty))
+                .sum(),
+            Ty::Bytes(Len::Prefix(it))
+            | Ty::Str(Len::Prefix(it))
+            | Ty::Array(_, Len::Prefix(it)) => it.bytes(),
+            other => self.p.fixed_size(other).unwrap_or(0),
+        }
+    }
+}

@@ -1,0 +1,496 @@
+//! Encoding: the statements that write each field, derived fields filled in.
+
+use super::*;
+
+/// An array expression with the wire bytes of `v` (already range-checked).
+pub(crate) fn uint_bytes(v: TokenStream, it: &IntTy) -> TokenStream {
+    let t = int_rust(it);
+    let big = it.endian == Endian::Big;
+    if it.is_native() {
+        if big {
+            quote! { (#v as #t).to_be_bytes() }
+        } else {
+            quote! { (#v as #t).to_le_bytes() }
+        }
+    } else {
+        let n = it.bytes();
+        let le = quote! { (#v as u64).to_le_bytes() };
+        if big {
+            quote! { { let le = #le; let mut b = [0u8; #n]; for i in 0..#n { b[i] = le[#n - 1 - i]; } b } }
+        } else {
+            quote! { { let le = #le; let mut b = [0u8; #n]; b.copy_from_slice(&le[..#n]); b } }
+        }
+    }
+}
+
+/// Statements writing an integer value (range-checked when the field is narrower than its Rust
+/// type).
+pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> TokenStream {
+    let width = it.bits;
+    let mask = lit_u64(if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    });
+    if bits && it.is_native() {
+        return if it.signed {
+            quote! { w.bits((#v as i64 as u64) & #mask, #width); }
+        } else {
+            quote! { w.bits(#v as u64, #width); }
+        };
+    }
+    if it.is_native() {
+        let put = uint_bytes(v, it);
+        return quote! { w.put(&#put); };
+    }
+    let put = uint_bytes(quote! { raw }, it);
+    let put_raw = if bits {
+        quote! { w.bits(raw, #width); }
+    } else {
+        quote! { w.put(&#put); }
+    };
+    if it.signed {
+        let min = -(1i64 << (it.bits - 1));
+        let max = (1i64 << (it.bits - 1)) - 1;
+        quote! {
+            let x = #v as i64;
+            if x < #min { return Err(EncodeError::new(#nm, EncodeErrorKind::TooSmall { value: x })); }
+            if x > #max { return Err(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: #max as u64 })); }
+            let raw = x as u64 & #mask;
+            #put_raw
+        }
+    } else {
+        let max = lit_u64(it.max_value());
+        quote! { let raw = fit(#v as u64, #max, #nm)?; #put_raw }
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Writing `v` (a value of struct `id`) with the current writer `w`.
+    pub(crate) fn write_struct_call(
+        &self,
+        id: StructId,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        Ok(match (self.bits(), child_bits) {
+            (false, true) => {
+                quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }
+            }
+            (true, false) => {
+                return Err(Unsupported(format!(
+                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                )))
+            }
+            _ => quote! { #v.write(w).map_err(|e| e.within(#nm))?; },
+        })
+    }
+
+    /// Statements that write field `fi` (computing it first when it is derived).
+    pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let f = &s.fields[fi];
+        let nm = f.name.as_str();
+        let local = ident(&f.name);
+        let at = format_ident!("{}_at", f.name);
+        let int_of = |ty: &Ty| -> Option<IntTy> {
+            match ty {
+                Ty::Int(it) => Some(*it),
+                Ty::Enum(id) => Some(p.enums[*id].repr),
+                _ => None,
+            }
+        };
+        let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
+        Ok(match &f.role {
+            Role::Const(c) => {
+                let it = int_of(&f.ty).unwrap();
+                let put = write_int(
+                    &it,
+                    {
+                        let c = lit_u64(*c);
+                        quote! { #c }
+                    },
+                    nm,
+                    self.bits(),
+                );
+                quote! { let #at = w.len(); let #local = #c; #put }
+            }
+            Role::Checksum(_) if self.bits() => {
+                return Err(Unsupported(
+                    "checksums in bit-stream layouts are not generated yet".into(),
+                ))
+            }
+            Role::Checksum(_) => {
+                let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
+                quote! { let #at = w.len(); w.put(&[0u8; #n]); }
+            }
+            Role::Derived(Derive::TagOf(ui)) => {
+                let uf = ident(&s.fields[*ui].name);
+                let v = ident(&f.name);
+                let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
+                quote! { let #at = w.len(); let #local = self.#uf.#v(); #put }
+            }
+            Role::Derived(Derive::PresenceOf(ti)) => {
+                let tn = ident(&s.fields[*ti].name);
+                let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
+                quote! { let #at = w.len(); let #local = self.#tn.is_some(); #put }
+            }
+            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
+                if matches!(f.ty, Ty::VarInt(_)) =>
+            {
+                let target = &s.fields[*ti];
+                let tn = ident(&target.name);
+                if matches!(target.ty, Ty::Struct(..) | Ty::Union(_)) {
+                    return Err(Unsupported(format!(
+                        "'{nm}': varint lengths of encoded values are not generated yet"
+                    )));
+                }
+                let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
+                let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
+                let rt = self.rust_ty(sid, fi, &f.ty)?;
+                quote! {
+                    let #at = w.len();
+                    let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
+                    { let v = &#local; #put }
+                }
+            }
+            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) => {
+                let target = &s.fields[*ti];
+                let tn = ident(&target.name);
+                let it = int_of(&f.ty).ok_or_else(|| {
+                    Unsupported(format!("derived field '{nm}' must be an integer"))
+                })?;
+                let max = max_of(it);
+                let rt = int_rust(&it);
+                let put = write_int(&it, quote! { #local }, nm, self.bits());
+                let needs_encoding = matches!(target.ty, Ty::Struct(..) | Ty::Union(_));
+                if needs_encoding && self.bits() {
+                    return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
+                }
+                if needs_encoding {
+                    // Known only once the target is written: reserve, then patch (see write of target).
+                    let n = lit_usize(it.bytes());
+                    quote! { let #at = w.len(); w.put(&[0u8; #n]); }
+                } else {
+                    quote! {
+                        let #at = w.len();
+                        let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
+                        #put
+                    }
+                }
+            }
+            Role::Value => {
+                let value = quote! { v };
+                let body = self.write_ty(sid, fi, &f.ty, value, nm)?;
+                let max_check = match f.max {
+                    Some(m) => {
+                        let m = lit_u64(m);
+                        quote! { fit(*v as u64, #m, #nm)?; }
+                    }
+                    None => quote! {},
+                };
+                let write = match &f.condition {
+                    None => quote! { { let v = &self.#local; #max_check #body } },
+                    Some(c) => {
+                        let cond = self.expr(c, Ctx::Encode(sid));
+                        quote! {
+                            match (&self.#local, #cond) {
+                                (Some(v), true) => { #max_check #body }
+                                (None, false) => {}
+                                (Some(_), false) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: true })),
+                                (None, true) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: false })),
+                            }
+                        }
+                    }
+                };
+                // Lengths given by a non-trivial expression are checked against the data.
+                let len_check = match &f.ty {
+                    Ty::Bytes(Len::Expr(e))
+                    | Ty::Str(Len::Expr(e))
+                    | Ty::Array(_, Len::Expr(e))
+                        if e.local_field().is_none() && f.condition.is_none() =>
+                    {
+                        let ex = self.expr_top(e, Ctx::Encode(sid));
+                        quote! {
+                            let expected: i128 = #ex;
+                            if expected != self.#local.len() as i128 {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual: self.#local.len() }));
+                            }
+                        }
+                    }
+                    _ => quote! {},
+                };
+                // Derived lengths that wait for this field's encoding are patched now.
+                let patches = s.fields.iter().filter_map(|d| match &d.role {
+                    Role::Derived(Derive::LengthOf(t))
+                        if *t == fi && matches!(f.ty, Ty::Struct(..) | Ty::Union(_)) =>
+                    {
+                        let it = int_of(&d.ty)?;
+                        let dat = format_ident!("{}_at", d.name);
+                        let dn = d.name.as_str();
+                        let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
+                        let put = uint_bytes(quote! { value }, &it);
+                        Some(quote! {
+                            let value = fit((w.len() - #at) as u64, #max, #dn)?;
+                            w.patch(#dat, &#put);
+                        })
+                    }
+                    _ => None,
+                });
+                quote! { let #at = w.len(); #len_check #write #(#patches)* }
+            }
+        })
+    }
+
+    /// Writes a scalar of type `ty` from the expression `v` (a value, not a reference).
+    pub(crate) fn write_scalar(
+        &self,
+        ty: &Ty,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        Ok(match ty {
+            Ty::Int(it) => write_int(it, v, nm, self.bits()),
+            Ty::Bool if self.bits() => quote! { w.bits(#v as u64, 1); },
+            Ty::Bool => quote! { w.put(&[#v as u8]); },
+            Ty::Float { bits: 16, endian } => {
+                let half = quote! { { let x = #v as f32; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
+                if self.bits() {
+                    quote! { w.bits(#half as u64, 16); }
+                } else if *endian == Endian::Big {
+                    quote! { w.put(&#half.to_be_bytes()); }
+                } else {
+                    quote! { w.put(&#half.to_le_bytes()); }
+                }
+            }
+            Ty::Float { bits, .. } if self.bits() => quote! { w.bits(#v.to_bits() as u64, #bits); },
+            Ty::Float { endian, .. } => {
+                if *endian == Endian::Big {
+                    quote! { w.put(&#v.to_be_bytes()); }
+                } else {
+                    quote! { w.put(&#v.to_le_bytes()); }
+                }
+            }
+            Ty::Enum(id) => write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits()),
+            Ty::Flags(id) => write_int(&p.flags[*id].repr, quote! { #v.bits() }, nm, self.bits()),
+            _ => return Err(Unsupported(format!("internal: '{nm}' is not a scalar"))),
+        })
+    }
+
+    /// Statements writing `v` (a reference to a value of `ty`).
+    pub(crate) fn write_ty(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        Ok(match ty {
+            Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::Enum(_) | Ty::Flags(_) => {
+                self.write_scalar(ty, quote! { (*#v) }, nm)?
+            }
+            Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
+            Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
+            Ty::VarInt(VarInt::Rabbit {
+                bits,
+                signed: false,
+            }) => quote! { w.rabbit(*#v as u64, #bits); },
+            Ty::VarInt(VarInt::Rabbit { bits, signed: true }) => {
+                let shift = bits - 1;
+                let mask = lit_u64(if *bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                });
+                quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
+            }
+            Ty::VarInt(VarInt::RiptideLen) => quote! {
+                let n = fit(*#v as u64, 0x7FFF, #nm)? as u16;
+                if n <= 0x7F {
+                    w.put(&[n as u8]);
+                } else {
+                    w.put(&(n | 0x8000).to_be_bytes());
+                }
+            },
+            Ty::Bits => quote! { w.put_bits(#v); },
+            Ty::Bytes(len) | Ty::Str(len) => {
+                let bytes = if matches!(ty, Ty::Str(_)) {
+                    quote! { #v.as_bytes() }
+                } else {
+                    quote! { &#v[..] }
+                };
+                let prefix = self.write_prefix(len, quote! { data.len() }, nm);
+                quote! { let data: &[u8] = #bytes; #prefix w.put(data); }
+            }
+            Ty::Struct(id, len) => {
+                let inner = self.write_struct_call(*id, v.clone(), nm)?;
+                match len {
+                    Some(Len::Prefix(_)) if self.bits() => {
+                        return Err(Unsupported(format!("'{nm}': length prefixes of structs in bit-stream layouts are not generated yet")));
+                    }
+                    Some(Len::Prefix(it)) => {
+                        let n = lit_usize(it.bytes());
+                        let put = uint_bytes(quote! { value }, it);
+                        let max = lit_u64(it.max_value());
+                        quote! {
+                            let len_at = w.len();
+                            w.put(&[0u8; #n]);
+                            #inner
+                            let value = fit((w.len() - len_at - #n) as u64, #max, #nm)?;
+                            w.patch(len_at, &#put);
+                        }
+                    }
+                    _ => inner,
+                }
+            }
+            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+                let prefix = self.write_prefix(count, quote! { #v.len() }, nm);
+                quote! {
+                    #prefix
+                    let mut packed = vec![0u8; #v.len().div_ceil(8)];
+                    for (i, b) in #v.iter().enumerate() {
+                        packed[i / 8] |= u8::from(*b) << (i % 8);
+                    }
+                    w.put(&packed);
+                }
+            }
+            Ty::Array(elem, count) => {
+                let prefix = self.write_prefix(count, quote! { #v.len() }, nm);
+                let item = self.write_ty(sid, fi, elem, quote! { item }, nm)?;
+                quote! { #prefix for item in #v.iter() { #item } }
+            }
+            Ty::Union(u) => self.write_union(sid, fi, u, v, nm)?,
+        })
+    }
+
+    pub(crate) fn write_prefix(&self, len: &Len, n: TokenStream, nm: &str) -> TokenStream {
+        match len {
+            Len::Prefix(it) => {
+                let max = lit_u64(it.max_value());
+                let rt = int_rust(it);
+                let put = write_int(it, quote! { n }, nm, self.bits());
+                quote! { let n = fit(#n as u64, #max, #nm)? as #rt; #put }
+            }
+            _ => quote! {},
+        }
+    }
+
+    pub(crate) fn write_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let un = ident(&naming::union_type(self.p, sid, fi));
+        let tag = self.tag_field(sid, fi);
+        let mut arms = Vec::new();
+        for c in &u.cases {
+            let var = ident(&c.variant);
+            let carries = tag.is_some() && c.single().is_none();
+            let write = match c.body {
+                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
+                CaseBody::Bytes => quote! { w.put(value); },
+                CaseBody::Empty => quote! {},
+            };
+            let range_check = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    let raw = match &tf.ty {
+                        Ty::Enum(_) => quote! { #tn.raw() as i128 },
+                        _ => quote! { *#tn as i128 },
+                    };
+                    let pats = c.values.iter().map(case_pattern);
+                    quote! {
+                        if !matches!(#raw, #(#pats)|*) {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw as u64 }));
+                        }
+                    }
+                }
+                _ => quote! {},
+            };
+            let tag_bind = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    quote! { #tn, }
+                }
+                _ => quote! {},
+            };
+            arms.push(match (carries, c.body) {
+                (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
+                (_, CaseBody::Empty) => quote! { #un::#var => {} },
+                (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
+                (false, _) => quote! { #un::#var(value) => { #write } },
+            });
+        }
+        if let Some(b) = u.default {
+            let check = tag.map(|(_, tf)| {
+                let tn = ident(&tf.name);
+                let raw = match &tf.ty {
+                    Ty::Enum(_) => quote! { #tn.raw() as i128 },
+                    _ => quote! { *#tn as i128 },
+                };
+                let pats: Vec<TokenStream> = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied())).iter().map(case_pattern).collect();
+                if pats.is_empty() {
+                    quote! {}
+                } else {
+                    quote! {
+                        if matches!(#raw, #(#pats)|*) {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw as u64 }));
+                        }
+                    }
+                }
+            });
+            let tag_bind = tag.map(|(_, tf)| {
+                let tn = ident(&tf.name);
+                quote! { #tn, }
+            });
+            let write = match b {
+                CaseBody::Bytes => quote! { w.put(data); },
+                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
+                CaseBody::Empty => quote! {},
+            };
+            let bind = match b {
+                CaseBody::Bytes => quote! { data, },
+                CaseBody::Struct(_) => quote! { value, },
+                CaseBody::Empty => quote! {},
+            };
+            let other = ident(&u.default_variant);
+            let binding = match (tag.is_some(), b) {
+                (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
+                (false, CaseBody::Empty) => quote! { #un::#other },
+                (false, CaseBody::Bytes) => quote! { #un::#other(data) },
+                (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
+            };
+            // Under `unless`, the catch-all may carry any tag.
+            let check = match &u.unless {
+                Some(cond) => {
+                    let cond = self.expr_top(cond, Ctx::Encode(sid));
+                    quote! { if !(#cond) { #check } }
+                }
+                None => quote! { #check },
+            };
+            arms.push(quote! { #binding => { #check #write } });
+        }
+        let guard = match (&u.unless, u.default) {
+            (Some(cond), Some(_)) => {
+                let cond = self.expr_top(cond, Ctx::Encode(sid));
+                let other = ident(&u.default_variant);
+                quote! {
+                    if (#cond) && !matches!(#v, #un::#other { .. }) {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::NotDefault));
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        Ok(quote! { #guard match #v { #(#arms)* } })
+    }
+
+    // ---- expressions ----------------------------------------------------------------------------
+}

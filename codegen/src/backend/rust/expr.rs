@@ -1,0 +1,175 @@
+//! Schema expressions as Rust, case patterns and value limits.
+
+use super::*;
+
+#[derive(Clone, Copy)]
+pub(crate) enum Ctx {
+    Decode,
+    Encode(#[allow(dead_code)] StructId),
+}
+
+/// Case values sorted, with touching and overlapping ones merged into ranges.
+pub(crate) fn merged_values(values: impl Iterator<Item = CaseValue>) -> Vec<CaseValue> {
+    let mut spans: Vec<(u64, u64)> = values
+        .map(|v| match v {
+            CaseValue::One(x) => (x, x),
+            CaseValue::Range(lo, hi) => (lo, hi),
+        })
+        .collect();
+    spans.sort();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (lo, hi) in spans {
+        match out.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out.into_iter()
+        .map(|(lo, hi)| {
+            if lo == hi {
+                CaseValue::One(lo)
+            } else {
+                CaseValue::Range(lo, hi)
+            }
+        })
+        .collect()
+}
+
+/// Largest value a varint field holds.
+pub(crate) fn varint_max(ty: &Ty) -> u64 {
+    match ty {
+        Ty::VarInt(VarInt::Rabbit {
+            bits,
+            signed: false,
+        }) if *bits < 64 => (1u64 << bits) - 1,
+        Ty::VarInt(VarInt::Rabbit { bits, signed: true }) if *bits < 64 => (1u64 << (bits - 1)) - 1,
+        Ty::VarInt(VarInt::RiptideLen) => 0x7FFF,
+        Ty::VarInt(VarInt::ZigZag) | Ty::VarInt(VarInt::Rabbit { signed: true, .. }) => {
+            i64::MAX as u64
+        }
+        _ => u64::MAX,
+    }
+}
+
+/// A match pattern for one case value, on the tag as `i128`.
+pub(crate) fn case_pattern(cv: &CaseValue) -> TokenStream {
+    match cv {
+        CaseValue::One(x) => {
+            let l = Literal::i128_unsuffixed(*x as i128);
+            quote! { #l }
+        }
+        CaseValue::Range(lo, hi) => {
+            let (lo, hi) = (
+                Literal::i128_unsuffixed(*lo as i128),
+                Literal::i128_unsuffixed(*hi as i128),
+            );
+            quote! { #lo..=#hi }
+        }
+    }
+}
+
+pub(crate) fn lit_hex(v: u64) -> TokenStream {
+    format!("{v:#X}").parse().unwrap()
+}
+
+impl<'p> Gen<'p> {
+    /// Integer expressions evaluate as `i128` (no overflow for 64-bit fields), conditions as
+    /// `bool`; division by zero gives 0 rather than a panic.
+    pub(crate) fn expr(&self, e: &Expr, ctx: Ctx) -> TokenStream {
+        match e {
+            Expr::Int(v) => {
+                let l = Literal::i128_suffixed(*v as i128);
+                quote! { #l }
+            }
+            Expr::Bool(b) => quote! { #b },
+            Expr::MessageSize => quote! { (r.message_len() as i128) },
+            Expr::Remaining => quote! { (r.remaining() as i128) },
+            Expr::Field(path) => {
+                let access = self.access(path, ctx);
+                match &self.p.field(path.last().unwrap()).ty {
+                    Ty::Bool => quote! { (#access) },
+                    Ty::Enum(_) => quote! { (#access.raw() as i128) },
+                    Ty::Flags(_) => quote! { (#access.bits() as i128) },
+                    _ => quote! { (#access as i128) },
+                }
+            }
+            Expr::FlagBit(path, mask) => {
+                let access = self.access(path, ctx);
+                let m = lit_u64(*mask);
+                quote! { (#access.bits() as u64 & #m != 0) }
+            }
+            Expr::Len(path, _) => {
+                let access = self.access(path, ctx);
+                quote! { (#access.len() as i128) }
+            }
+            Expr::Item(t, i) => {
+                let i = self.expr_top(i, ctx);
+                let tl = lit_usize(*t);
+                let name = self.tag_of.borrow().clone();
+                match ctx {
+                    Ctx::Decode => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
+                    // Validation keeps list items to switch tags, which encoders never evaluate.
+                    Ctx::Encode(_) => quote! { 0i128 },
+                }
+            }
+            Expr::Not(x) => {
+                let x = self.expr(x, ctx);
+                quote! { (!#x) }
+            }
+            Expr::Neg(x) => {
+                let x = self.expr(x, ctx);
+                quote! { (#x.wrapping_neg()) }
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.expr(a, ctx);
+                let b = self.expr(b, ctx);
+                match op {
+                    BinOp::Or => quote! { (#a || #b) },
+                    BinOp::And => quote! { (#a && #b) },
+                    BinOp::Eq => quote! { (#a == #b) },
+                    BinOp::Ne => quote! { (#a != #b) },
+                    BinOp::Lt => quote! { (#a < #b) },
+                    BinOp::Le => quote! { (#a <= #b) },
+                    BinOp::Gt => quote! { (#a > #b) },
+                    BinOp::Ge => quote! { (#a >= #b) },
+                    BinOp::BitOr => quote! { (#a | #b) },
+                    BinOp::BitAnd => quote! { (#a & #b) },
+                    BinOp::Shl => quote! { (#a.wrapping_shl(#b as u32)) },
+                    BinOp::Shr => quote! { (#a.wrapping_shr(#b as u32)) },
+                    BinOp::Add => quote! { (#a.wrapping_add(#b)) },
+                    BinOp::Sub => quote! { (#a.wrapping_sub(#b)) },
+                    BinOp::Mul => quote! { (#a.wrapping_mul(#b)) },
+                    BinOp::Div => quote! { (#a.checked_div(#b).unwrap_or(0)) },
+                    BinOp::Rem => quote! { (#a.checked_rem(#b).unwrap_or(0)) },
+                }
+            }
+        }
+    }
+
+    /// An expression used whole (an argument, a condition): without its outer parentheses.
+    pub(crate) fn expr_top(&self, e: &Expr, ctx: Ctx) -> TokenStream {
+        let t = self.expr(e, ctx);
+        let mut it = t.clone().into_iter();
+        match (it.next(), it.next()) {
+            (Some(proc_macro2::TokenTree::Group(g)), None)
+                if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+            {
+                g.stream()
+            }
+            _ => t,
+        }
+    }
+
+    pub(crate) fn access(&self, path: &[FieldRef], ctx: Ctx) -> TokenStream {
+        let first = ident(&path[0].name);
+        let rest = path[1..].iter().map(|r| ident(&r.name));
+        let head = match ctx {
+            Ctx::Decode => quote! { #first },
+            Ctx::Encode(_) => match self.p.field(&path[0]).role {
+                Role::Value => quote! { self.#first },
+                _ => quote! { #first },
+            },
+        };
+        quote! { #head #(.#rest)* }
+    }
+}

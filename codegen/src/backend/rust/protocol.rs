@@ -1,0 +1,87 @@
+//! The `Protocol` marker: the schema as a whole, for tools generic over protocols.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// `Protocol`: the schema as a whole (root, conversation, every type), so tools can take any
+    /// generated protocol as a type parameter.
+    pub(crate) fn protocol_marker(&self) -> TokenStream {
+        let p = self.p;
+        let (name, title) = (&p.name, &p.title);
+        let root = ident(&p.root().name);
+        let root_lt = self.lifetime(p.root);
+        let (conversation, datagram, decode) = if !p.opening.is_empty() {
+            let borrows =
+                p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
+            let lt = if borrows {
+                quote! { <'a> }
+            } else {
+                quote! {}
+            };
+            (
+                quote! { Conversation },
+                quote! { Datagram #lt },
+                quote! { conversation.decode(from_client, bytes) },
+            )
+        } else if !p.state.is_empty() {
+            (
+                quote! { wiregen_runtime::Directions<State> },
+                quote! { #root #root_lt },
+                quote! {
+                    let state = conversation.get_mut(from_client);
+                    let message = #root::decode_with(bytes, state)?;
+                    state.record(&message);
+                    Ok(message)
+                },
+            )
+        } else {
+            (
+                quote! { () },
+                quote! { #root #root_lt },
+                quote! {
+                    let _ = (conversation, from_client);
+                    #root::decode(bytes)
+                },
+            )
+        };
+        let types: Vec<TokenStream> = (0..p.structs.len())
+            .map(|id| {
+                let n = ident(&p.structs[id].name);
+                if p.struct_borrows(id) {
+                    quote! { visitor.visit::<#n<'static>>(); }
+                } else {
+                    quote! { visitor.visit::<#n>(); }
+                }
+            })
+            .collect();
+        quote! {
+            /// The schema as a whole, for tools that take any generated protocol as a type
+            /// parameter (see [`wiregen_runtime::Protocol`]).
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct Protocol;
+
+            impl wiregen_runtime::Protocol for Protocol {
+                const NAME: &'static str = #name;
+                const TITLE: &'static str = #title;
+                type Root<'a> = #root #root_lt;
+                type Conversation = #conversation;
+                type Datagram<'a> = #datagram;
+
+                fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
+                    #decode
+                }
+
+                fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+                    #(#types)*
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl wiregen_runtime::SerdeProtocol for Protocol {
+                fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+                    #(#types)*
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `Conversation`: opening datagrams told apart by their order.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// For protocols whose first datagrams are told apart by their order: `Datagram` and a
+    /// per-conversation classifier.
+    pub(crate) fn conversation_module(&self) -> TokenStream {
+        let p = self.p;
+        if p.opening.is_empty() {
+            return quote! {};
+        }
+        let root = ident(&p.root().name);
+        let borrows =
+            p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
+        let lt = if borrows {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        };
+        let ty_of = |id: StructId| {
+            let n = ident(&p.structs[id].name);
+            if p.struct_borrows(id) {
+                quote! { #n<'a> }
+            } else {
+                quote! { #n }
+            }
+        };
+        let mut variants = Vec::new();
+        for (_, id) in &p.opening {
+            let v = ident(&p.structs[*id].name);
+            let t = ty_of(*id);
+            let d = format!(" An opening datagram: `{}`.", p.structs[*id].name);
+            variants.push(quote! { #[doc = #d] #v(#t), });
+        }
+        let root_t = ty_of(p.root);
+        let side_arms = |side: Side| {
+            let steps: Vec<TokenStream> = p
+                .opening
+                .iter()
+                .filter(|(s, _)| *s == side)
+                .enumerate()
+                .map(|(k, (_, id))| {
+                    let v = ident(&p.structs[*id].name);
+                    let k = lit_usize(k);
+                    quote! { #k => return Ok(Datagram::#v(#v::decode(bytes)?)), }
+                })
+                .collect();
+            steps
+        };
+        let client = side_arms(Side::Client);
+        let server = side_arms(Side::Server);
+        quote! {
+            /// One datagram of a conversation: an opening datagram (told apart by its order) or a
+            #[doc = concat!(" `", stringify!(#root), "`.")]
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum Datagram #lt {
+                #(#variants)*
+                /// Every datagram after the opening.
+                #root(#root_t),
+            }
+
+            /// Tells the datagrams of one conversation apart by their order: the k-th datagram from
+            /// a side is that side's k-th opening datagram; later ones are packets. Feed it every
+            /// datagram of the conversation in order.
+            #[derive(Debug, Clone, Default)]
+            pub struct Conversation {
+                from_client: usize,
+                from_server: usize,
+            }
+
+            impl Conversation {
+                pub fn new() -> Self {
+                    Self::default()
+                }
+
+                /// Decodes the next datagram; `from_client` when it was sent to the server's port.
+                #[allow(clippy::single_match)] // one arm per opening datagram of that side
+                pub fn decode<'a>(&mut self, from_client: bool, bytes: &'a [u8]) -> Result<Datagram #lt, DecodeError> {
+                    let count = if from_client { &mut self.from_client } else { &mut self.from_server };
+                    let k = *count;
+                    *count += 1;
+                    if from_client {
+                        match k {
+                            #(#client)*
+                            _ => {}
+                        }
+                    } else {
+                        match k {
+                            #(#server)*
+                            _ => {}
+                        }
+                    }
+                    Ok(Datagram::#root(#root::decode(bytes)?))
+                }
+            }
+        }
+    }
+}

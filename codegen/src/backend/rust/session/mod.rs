@@ -1,0 +1,37 @@
+//! What spans more than one message: conversation state, joins, openings, reassembly, TCP framing.
+
+mod conversation;
+mod joins;
+mod reassembly;
+mod state;
+mod tcp;
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// A statement that sets (when `on` holds) or clears the flag bit `e` of the struct `sid` value
+    /// `var`, for the chunkers and splitters that mark pieces; `None` when `e` is not a flag bit.
+    pub(crate) fn set_flag_bit(
+        &self,
+        sid: StructId,
+        e: &Expr,
+        var: TokenStream,
+        on: TokenStream,
+    ) -> Option<TokenStream> {
+        let Expr::FlagBit(path, mask) = e else {
+            return None;
+        };
+        if path.len() != 1 {
+            return None;
+        }
+        let flags = ident(&path[0].name);
+        let Ty::Flags(id) = &self.p.structs[sid].fields[path[0].field].ty else {
+            return None;
+        };
+        let fty = ident(&self.p.flags[*id].name);
+        let m = lit_u64(*mask);
+        Some(
+            quote! { #var.#flags = #fty(if #on { #var.#flags.0 | #m } else { #var.#flags.0 & !#m }); },
+        )
+    }
+}

@@ -1,0 +1,154 @@
+//! `State`: lists announced by earlier messages of a conversation, read by later ones.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// `State`: the lists earlier messages announced, and how messages set them.
+    pub(crate) fn state_module(&self) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        if p.state.is_empty() {
+            return Ok(quote! {});
+        }
+        let mut getters = Vec::new();
+        let mut records = Vec::new();
+        // Root-level dispatch: the root itself, or a variant of one of its switches.
+        let mut dispatch = Vec::new();
+        for (t, table) in p.state.iter().enumerate() {
+            let en = &p.enums[table.items];
+            let et = ident(&en.name);
+            let repr = int_rust(&en.repr);
+            let get = ident(&table.name);
+            let set = format_ident!("set_{}", table.name);
+            let tl = lit_usize(t);
+            let d = doc(&table.doc);
+            let from = if en.closed {
+                quote! { l.iter().filter_map(|raw| #et::from_raw(*raw as #repr)).collect() }
+            } else {
+                quote! { l.iter().map(|raw| #et::from_raw(*raw as #repr)).collect() }
+            };
+            getters.push(quote! {
+                #d
+                pub fn #get(&self, key: u64) -> Option<Vec<#et>> {
+                    self.tables.get(#tl, key).map(|l| #from)
+                }
+
+                /// Sets the list of `key`, as a message announcing it would.
+                pub fn #set(&mut self, key: u64, list: &[#et]) {
+                    let list: std::rc::Rc<[u64]> = list.iter().map(|v| v.raw() as u64).collect();
+                    std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
+                }
+            });
+            for r in &table.records {
+                let holder = &p.structs[r.holder];
+                let list = ident(&holder.fields[r.list].name);
+                // The item is a field of each element, or the tag its switch carries.
+                let elem = r.elem;
+                let ef = &p.structs[elem].fields[r.item];
+                let item = match ef.role {
+                    Role::Value => {
+                        let f = ident(&ef.name);
+                        quote! { #f }
+                    }
+                    Role::Derived(Derive::TagOf(u)) => {
+                        let (un, tn) = (ident(&p.structs[elem].fields[u].name), ident(&ef.name));
+                        quote! { #un.#tn() }
+                    }
+                    _ => {
+                        return Err(Unsupported(format!(
+                            "'{}' is not a value or a switch tag",
+                            ef.name
+                        )))
+                    }
+                };
+                let key = ident(&p.structs[r.in_struct].fields[r.key].name);
+                let in_snake = p.structs[r.in_struct].name.to_snake_case();
+                let set_items = quote! {
+                    let list: std::rc::Rc<[u64]> = holder.#list.iter().map(|e| e.#item.raw() as u64).collect();
+                    std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
+                };
+                match r.via {
+                    None => {
+                        let f = format_ident!("record_{}", in_snake);
+                        let ty = self.ty_anon(r.in_struct);
+                        let tn = &table.name;
+                        records.push(quote! {
+                            #[doc = concat!(" Remembers the `", #tn, "` list a `", stringify!(#ty), "` announces.")]
+                            pub fn #f(&mut self, v: &#ty) {
+                                let key = v.#key as u64;
+                                let holder = v;
+                                #set_items
+                            }
+                        });
+                        if r.in_struct == p.root {
+                            dispatch.push(quote! { self.#f(message); });
+                        }
+                        for (fi, rf) in p.root().fields.iter().enumerate() {
+                            let Ty::Union(u) = &rf.ty else { continue };
+                            let un = ident(&naming::union_type(p, p.root, fi));
+                            let field = ident(&rf.name);
+                            let carries_tag = self.tag_field(p.root, fi).is_some();
+                            for c in u
+                                .cases
+                                .iter()
+                                .filter(|c| c.body == CaseBody::Struct(r.in_struct))
+                            {
+                                let var = ident(&c.variant);
+                                let pat = if carries_tag && c.single().is_none() {
+                                    quote! { #un::#var { value, .. } }
+                                } else {
+                                    quote! { #un::#var(value) }
+                                };
+                                dispatch.push(
+                                    quote! { if let #pat = &message.#field { self.#f(value); } },
+                                );
+                            }
+                        }
+                    }
+                    Some((ji, si)) => {
+                        let j = &p.joins[ji];
+                        let jn = format_ident!("{}Joined", p.structs[j.in_struct].name);
+                        let f = format_ident!("record_joined_{}", in_snake);
+                        let whole = ident(&p.structs[j.in_struct].fields[j.streams[si].field].name);
+                        let wt = ident(&p.structs[r.holder].name);
+                        records.push(quote! {
+                            /// Remembers the list a joined payload announces (its stream decoded first).
+                            pub fn #f(&mut self, joined: &#jn) -> Result<(), DecodeError> {
+                                let key = joined.#key as u64;
+                                let holder = #wt::decode(&joined.#whole)?;
+                                let holder = &holder;
+                                #set_items
+                                Ok(())
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        let root = self.ty_anon(p.root);
+        Ok(quote! {
+            /// Lists announced by earlier messages of one direction of a conversation, by key.
+            /// Keep one `State` per direction (what the client sends, what the server sends):
+            /// feed it every decoded message with [`State::record`] and decode the next ones with
+            /// `decode_with`.
+            #[derive(Debug, Clone, Default, PartialEq, Eq)]
+            pub struct State {
+                pub(crate) tables: std::rc::Rc<wiregen_runtime::StateTables>,
+            }
+
+            impl State {
+                pub fn new() -> Self {
+                    Self::default()
+                }
+
+                #(#getters)*
+                #(#records)*
+
+                /// Remembers whatever `message` announces (nothing for most messages).
+                pub fn record(&mut self, message: &#root) {
+                    #(#dispatch)*
+                    let _ = message;
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,456 @@
+//! Type definitions: enums, flag sets, structs and unions.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    pub(crate) fn enum_def(&self, e: &Enum) -> TokenStream {
+        let name = ident(&e.name);
+        if let Some(base) = &self.reuse.base_crate {
+            if self.reuse.enums[self
+                .p
+                .enums
+                .iter()
+                .position(|x| x.name == e.name)
+                .unwrap_or(0)]
+            {
+                return quote! { pub use #base::#name; };
+            }
+        }
+        let d = doc(&e.doc);
+        let raw = int_rust(&e.repr);
+        let variants: Vec<Ident> = e
+            .values
+            .iter()
+            .map(|v| ident(&v.name.to_upper_camel_case()))
+            .collect();
+        let docs = e.values.iter().map(|v| doc(&v.doc));
+        let values: Vec<Literal> = e.values.iter().map(|v| lit_u64(v.value)).collect();
+        let names: Vec<&str> = e.values.iter().map(|v| v.name.as_str()).collect();
+        let (unknown_variant, from_raw, unknown_raw, unknown_name) = if e.closed {
+            (
+                quote! {},
+                quote! {
+                    /// The named value for `raw`, if the schema names it.
+                    pub const fn from_raw(raw: #raw) -> Option<Self> {
+                        match raw { #( #values => Some(Self::#variants), )* _ => None }
+                    }
+                },
+                quote! {},
+                quote! {},
+            )
+        } else {
+            (
+                quote! {
+                    /// A value the schema does not name, kept as it was on the wire.
+                    Unknown(#raw),
+                },
+                quote! {
+                    /// The value for `raw`; unnamed values become [`Self::Unknown`].
+                    pub const fn from_raw(raw: #raw) -> Self {
+                        match raw { #( #values => Self::#variants, )* other => Self::Unknown(other) }
+                    }
+                },
+                quote! { Self::Unknown(raw) => raw, },
+                quote! { Self::Unknown(_) => None, },
+            )
+        };
+        let serde_from = if e.closed {
+            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(#name)))) }
+        } else {
+            quote! { Ok(Self::from_raw(raw)) }
+        };
+        quote! {
+            #d
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            pub enum #name {
+                #( #docs #variants, )*
+                #unknown_variant
+            }
+
+            impl #name {
+                #from_raw
+
+                /// The value as it is on the wire.
+                pub const fn raw(self) -> #raw {
+                    match self { #( Self::#variants => #values, )* #unknown_raw }
+                }
+
+                /// The schema's name for this value.
+                pub const fn name(self) -> Option<&'static str> {
+                    match self { #( Self::#variants => Some(#names), )* #unknown_name }
+                }
+
+                #[allow(dead_code)]
+                const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
+            }
+
+            #[cfg(feature = "serde")]
+            impl serde::Serialize for #name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl<'de> serde::Deserialize<'de> for #name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(#name))))?;
+                    #serde_from
+                }
+            }
+        }
+    }
+
+    pub(crate) fn flags_def(&self, f: &Flags) -> TokenStream {
+        let name = ident(&f.name);
+        if let Some(base) = &self.reuse.base_crate {
+            if self.reuse.flags[self
+                .p
+                .flags
+                .iter()
+                .position(|x| x.name == f.name)
+                .unwrap_or(0)]
+            {
+                return quote! { pub use #base::#name; };
+            }
+        }
+        let d = doc(&f.doc);
+        let raw = int_rust(&f.repr);
+        let consts = f.bits.iter().map(|b| {
+            let c = ident(&b.name.to_uppercase());
+            let v = lit_u64(b.value);
+            let bd = doc(&b.doc);
+            quote! { #bd pub const #c: Self = Self(#v); }
+        });
+        let names: Vec<&str> = f.bits.iter().map(|b| b.name.as_str()).collect();
+        let values: Vec<Literal> = f.bits.iter().map(|b| lit_u64(b.value)).collect();
+        quote! {
+            #d
+            #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            pub struct #name(pub #raw);
+
+            impl #name {
+                #(#consts)*
+
+                const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
+
+                /// No bits set.
+                pub const fn empty() -> Self { Self(0) }
+                /// The bits as they are on the wire.
+                pub const fn bits(self) -> #raw { self.0 }
+                /// Whether every bit of `other` is set.
+                pub const fn contains(self, other: Self) -> bool { self.0 & other.0 == other.0 }
+                /// The names of the set bits that the schema names.
+                pub fn names(self) -> impl Iterator<Item = &'static str> {
+                    Self::NAMES.iter().filter(move |(_, m)| self.0 as u64 & m != 0).map(|(n, _)| *n)
+                }
+            }
+
+            impl std::ops::BitOr for #name {
+                type Output = Self;
+                fn bitor(self, rhs: Self) -> Self { Self(self.0 | rhs.0) }
+            }
+
+            impl std::fmt::Debug for #name {
+                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    let known = Self::NAMES.iter().fold(0u64, |a, (_, m)| a | m);
+                    let mut parts: Vec<String> = self.names().map(String::from).collect();
+                    if self.0 as u64 & !known != 0 {
+                        parts.push(format!("{:#x}", self.0 as u64 & !known));
+                    }
+                    write!(f, "{}({})", stringify!(#name), parts.join(" | "))
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl serde::Serialize for #name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl<'de> serde::Deserialize<'de> for #name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
+                    #raw::try_from(wide).map(Self).map_err(|_| serde::de::Error::custom(format!("{:#x} does not fit {}", wide, stringify!(#name))))
+                }
+            }
+        }
+    }
+
+    // ---- types of values ----------------------------------------------------------------------
+
+    pub(crate) fn rust_ty(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+    ) -> Result<TokenStream, Unsupported> {
+        Ok(match ty {
+            Ty::Int(it) => {
+                let t = int_rust(it);
+                quote! { #t }
+            }
+            Ty::Bool => quote! { bool },
+            Ty::Float { bits: 32, .. } => quote! { f32 },
+            Ty::Float { bits: 64, .. } => quote! { f64 },
+            Ty::Float { bits: 16, .. } => quote! { f32 },
+            Ty::Float { bits, .. } => {
+                return Err(Unsupported(format!(
+                    "the Rust backend does not support f{bits} yet"
+                )))
+            }
+            Ty::VarInt(VarInt::Leb128) => quote! { u64 },
+            Ty::VarInt(VarInt::ZigZag) => quote! { i64 },
+            Ty::VarInt(VarInt::RiptideLen) => quote! { u16 },
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
+                quote! { #t }
+            }
+            Ty::Bits => quote! { BitString<'a> },
+            Ty::Enum(id) => {
+                let n = ident(&self.p.enums[*id].name);
+                quote! { #n }
+            }
+            Ty::Flags(id) => {
+                let n = ident(&self.p.flags[*id].name);
+                quote! { #n }
+            }
+            Ty::Bytes(_) => quote! { Cow<'a, [u8]> },
+            Ty::Str(_) => quote! { Cow<'a, str> },
+            Ty::Struct(id, _) => {
+                let n = ident(&self.p.structs[*id].name);
+                let lt = self.lifetime(*id);
+                quote! { #n #lt }
+            }
+            Ty::Array(elem, _) => {
+                let e = self.rust_ty(sid, fi, elem)?;
+                quote! { Vec<#e> }
+            }
+            Ty::Union(u) => {
+                let n = ident(&naming::union_type(self.p, sid, fi));
+                if self.union_borrows(u) {
+                    quote! { #n<'a> }
+                } else {
+                    quote! { #n }
+                }
+            }
+        })
+    }
+
+    /// The type the union's tag has in Rust, when the tag is a derived field.
+    pub(crate) fn tag_field(&self, sid: StructId, fi: usize) -> Option<(usize, &'p Field)> {
+        let s = &self.p.structs[sid];
+        s.fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.role == Role::Derived(Derive::TagOf(fi)))
+    }
+
+    pub(crate) fn struct_def(&self, sid: StructId) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let name = ident(&s.name);
+        if let (true, Some(base)) = (self.reuse.structs[sid], &self.reuse.base_crate) {
+            let unions = s
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| matches!(f.ty, Ty::Union(_)))
+                .map(|(fi, _)| ident(&naming::union_type(p, sid, fi)));
+            return Ok(quote! { pub use #base::{#name #(, #unions)*}; });
+        }
+        let lt = self.lifetime(sid);
+        let d = doc(&s.doc);
+        let mut fields = Vec::new();
+        let mut unions = Vec::new();
+        for (fi, f) in s.value_fields() {
+            let fname = ident(&f.name);
+            let mut ty = self.rust_ty(sid, fi, &f.ty)?;
+            if f.condition.is_some() {
+                ty = quote! { Option<#ty> };
+            }
+            let fd = doc(&f.doc);
+            let serde_attr = match &f.ty {
+                Ty::Bytes(_) if f.condition.is_none() => {
+                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] }
+                }
+                _ => quote! {},
+            };
+            fields.push(quote! { #fd #serde_attr pub #fname: #ty, });
+            if let Ty::Union(u) = &f.ty {
+                unions.push(self.union_def(sid, fi, f, u)?);
+            }
+        }
+        let derives = quote! {
+            #[derive(Debug, Clone, PartialEq)]
+            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+        };
+        let body = if fields.is_empty() {
+            quote! { {} }
+        } else {
+            quote! { { #(#fields)* } }
+        };
+        let codec = self.codec_impl(sid)?;
+        Ok(quote! {
+            #d
+            #derives
+            pub struct #name #lt #body
+
+            #(#unions)*
+
+            #codec
+        })
+    }
+
+    pub(crate) fn union_def(
+        &self,
+        sid: StructId,
+        fi: usize,
+        f: &Field,
+        u: &Union,
+    ) -> Result<TokenStream, Unsupported> {
+        let p = self.p;
+        let name = ident(&naming::union_type(p, sid, fi));
+        let lt = if self.union_borrows(u) {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        };
+        let tag = self.tag_field(sid, fi);
+        let tag_ty = match tag {
+            Some((ti, tf)) => Some((ti, tf, self.rust_ty(sid, ti, &tf.ty)?)),
+            None => None,
+        };
+        let mut variants = Vec::new();
+        let mut tag_arms = Vec::new();
+        for c in &u.cases {
+            let v = ident(&c.variant);
+            let cd = doc(&c.doc);
+            let carries_tag = tag_ty.is_some() && c.single().is_none();
+            let payload = match c.body {
+                CaseBody::Struct(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    Some(quote! { #n #l })
+                }
+                CaseBody::Bytes => Some(
+                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] Cow<'a, [u8]> },
+                ),
+                CaseBody::Empty => None,
+            };
+            let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
+                let tn = ident(&tf.name);
+                quote! { #tn: #t }
+            });
+            variants.push(match (carries_tag, payload) {
+                (true, Some(pl)) => quote! { #cd #v { #tag_decl, value: #pl }, },
+                (true, None) => quote! { #cd #v { #tag_decl }, },
+                (false, Some(pl)) => quote! { #cd #v(#pl), },
+                (false, None) => quote! { #cd #v, },
+            });
+            if let Some((_, tf, _)) = &tag_ty {
+                let tn = ident(&tf.name);
+                tag_arms.push(if carries_tag {
+                    quote! { Self::#v { #tn, .. } => *#tn, }
+                } else {
+                    let val = self.tag_value_expr(&tf.ty, c.single().unwrap_or(0));
+                    quote! { Self::#v { .. } => #val, }
+                });
+            }
+        }
+        if let Some(body) = u.default {
+            let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
+                let tn = ident(&tf.name);
+                quote! { #tn: #t, }
+            });
+            let data = match body {
+                CaseBody::Bytes => {
+                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] data: Cow<'a, [u8]>, }
+                }
+                CaseBody::Struct(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    quote! { value: #n #l, }
+                }
+                CaseBody::Empty => quote! {},
+            };
+            let what = match body {
+                CaseBody::Bytes => " Any other tag value: the data is kept as bytes.",
+                _ => " Any other tag value.",
+            };
+            let other = ident(&u.default_variant);
+            // Without a tag to carry, the default reads like any other case: `Name(T)`.
+            let untagged = match body {
+                CaseBody::Bytes => Some(
+                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] Cow<'a, [u8]> },
+                ),
+                CaseBody::Struct(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    Some(quote! { #n #l })
+                }
+                CaseBody::Empty => None,
+            };
+            variants.push(match (&tag_ty, untagged) {
+                (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
+                (None, None) => quote! { #[doc = #what] #other, },
+                _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
+            });
+            if let Some((_, tf, _)) = &tag_ty {
+                let tn = ident(&tf.name);
+                tag_arms.push(quote! { Self::#other { #tn, .. } => *#tn, });
+            }
+        }
+        let fd = doc(&f.doc);
+        let tag_method = tag_ty.as_ref().map(|(_, tf, t)| {
+            let tn = ident(&tf.name);
+            let msg = format!(" The `{}` this variant is sent with.", tf.name);
+            quote! {
+                impl #lt #name #lt {
+                    #[doc = #msg]
+                    pub fn #tn(&self) -> #t {
+                        match self { #(#tag_arms)* }
+                    }
+                }
+            }
+        });
+        Ok(quote! {
+            #fd
+            #[derive(Debug, Clone, PartialEq)]
+            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            pub enum #name #lt {
+                #(#variants)*
+            }
+            #tag_method
+        })
+    }
+
+    /// A tag value as a value of the tag field's type.
+    pub(crate) fn tag_value_expr(&self, ty: &Ty, v: u64) -> TokenStream {
+        let lit = lit_u64(v);
+        match ty {
+            Ty::Enum(id) => {
+                let e = &self.p.enums[*id];
+                let n = ident(&e.name);
+                match e.values.iter().find(|c| c.value == v) {
+                    Some(c) => {
+                        let var = ident(&c.name.to_upper_camel_case());
+                        quote! { #n::#var }
+                    }
+                    None if e.closed => quote! { unreachable!() },
+                    None => quote! { #n::Unknown(#lit) },
+                }
+            }
+            _ => quote! { #lit },
+        }
+    }
+
+    // ---- decode and encode --------------------------------------------------------------------
+}
