@@ -1,77 +1,12 @@
-//! Extensions: which types a schema takes from its base crate, and the notes it renames.
+//! Extensions: the base crate whose types a schema takes, and the notes it renames.
 
 use super::*;
 
-impl Reuse {
-    pub(crate) fn of(p: &Protocol) -> Reuse {
-        let Some(b) = &p.base else {
-            return Reuse {
-                base_crate: None,
-                enums: vec![false; p.enums.len()],
-                flags: vec![false; p.flags.len()],
-                structs: vec![false; p.structs.len()],
-            };
-        };
-        let kept = |name: &str| !b.touched.contains(name);
-        let enums: Vec<bool> = p.enums.iter().map(|e| kept(&e.name)).collect();
-        let flags: Vec<bool> = p.flags.iter().map(|f| kept(&f.name)).collect();
-        let mut structs: Vec<bool> = p.structs.iter().map(|s| kept(&s.name)).collect();
-        structs[p.root] = false;
-        for j in &p.joins {
-            structs[j.in_struct] = false;
-        }
-        fn parts_kept(ty: &Ty, enums: &[bool], flags: &[bool], structs: &[bool]) -> bool {
-            match ty {
-                Ty::Enum(id) => enums[*id],
-                Ty::Flags(id) => flags[*id],
-                Ty::Struct(id, _) => structs[*id],
-                Ty::Array(e, _) => parts_kept(e, enums, flags, structs),
-                Ty::Union(_) => {
-                    let mut kids = Vec::new();
-                    ty.child_structs(&mut kids);
-                    kids.iter().all(|k| structs[*k])
-                }
-                _ => true,
-            }
-        }
-        loop {
-            let mut changed = false;
-            for (id, s) in p.structs.iter().enumerate() {
-                if structs[id]
-                    && !s
-                        .fields
-                        .iter()
-                        .all(|f| parts_kept(&f.ty, &enums, &flags, &structs))
-                {
-                    structs[id] = false;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        Reuse {
-            base_crate: Some(ident(&b.protocol)),
-            enums,
-            flags,
-            structs,
-        }
+impl Gen<'_> {
+    /// The base crate of an extension (whose types it takes).
+    pub(crate) fn base_crate(&self) -> Option<Ident> {
+        self.p.base.as_ref().map(|b| ident(&b.protocol))
     }
-
-    pub(crate) fn any(&self) -> bool {
-        self.structs.iter().any(|x| *x)
-    }
-}
-
-/// The enums, flags and structs an extending schema takes from its base crate (`pub use`):
-/// those it does not declare, whose every part is taken too. The root and the types that
-/// reassembly code adds methods to are always its own.
-pub(crate) struct Reuse {
-    pub(crate) base_crate: Option<Ident>,
-    pub(crate) enums: Vec<bool>,
-    pub(crate) flags: Vec<bool>,
-    pub(crate) structs: Vec<bool>,
 }
 
 impl<'p> Gen<'p> {

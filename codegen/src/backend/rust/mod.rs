@@ -14,13 +14,14 @@ mod types;
 
 use super::{Output, Unsupported};
 use crate::expr::BinOp;
+use crate::ir::analysis::Reuse;
 use crate::ir::*;
 use crate::naming;
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use self::{encode::*, expr::*, extension::*};
+use self::{encode::*, expr::*};
 
 /// How a generated crate depends on `wiregen-runtime`: a Cargo dependency specification
 /// (`{ version = "0.1", path = "../../runtime" }`).

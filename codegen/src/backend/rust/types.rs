@@ -5,7 +5,7 @@ use super::*;
 impl<'p> Gen<'p> {
     pub(crate) fn enum_def(&self, e: &Enum) -> TokenStream {
         let name = ident(&e.name);
-        if let Some(base) = &self.reuse.base_crate {
+        if let Some(base) = &self.base_crate() {
             if self.reuse.enums[self
                 .p
                 .enums
@@ -105,7 +105,7 @@ impl<'p> Gen<'p> {
 
     pub(crate) fn flags_def(&self, f: &Flags) -> TokenStream {
         let name = ident(&f.name);
-        if let Some(base) = &self.reuse.base_crate {
+        if let Some(base) = &self.base_crate() {
             if self.reuse.flags[self
                 .p
                 .flags
@@ -255,7 +255,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let s = &p.structs[sid];
         let name = ident(&s.name);
-        if let (true, Some(base)) = (self.reuse.structs[sid], &self.reuse.base_crate) {
+        if let (true, Some(base)) = (self.reuse.structs[sid], &self.base_crate()) {
             let unions = s
                 .fields
                 .iter()

@@ -1,6 +1,8 @@
 //! The validated intermediate representation: every name resolved, every width and expression
 //! type checked. Backends read only this.
 
+pub mod analysis;
+
 pub type EnumId = usize;
 pub type FlagsId = usize;
 pub type StructId = usize;

@@ -1,0 +1,267 @@
+//! Reading a value of an LSB-first bit stream.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
+    /// the bytes it touches with its decoded value.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn value_bits(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = f.name.clone();
+        let need = |c: &mut Code, w: String| {
+            c.line(format!("if limit - offset < {w} then return truncated_bits({tree}, tvb, offset, \"{name}\", {w}, limit - offset) end"));
+        };
+        let int = |c: &mut Code, it: &IntTy| {
+            need(c, it.bits.to_string());
+            c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
+            if it.signed {
+                c.line(format!(
+                    "if val >= {} then val = val - {} end",
+                    1u64 << (it.bits - 1),
+                    1u128 << it.bits
+                ));
+            }
+            c.line(format!(
+                "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)",
+                it.bits
+            ));
+            // Where the field starts and ends when that is not a byte boundary.
+            let span = format!(
+                "item:append_text(string.format(\" [bits %d-%d]\", offset, offset + {}))",
+                it.bits - 1
+            );
+            if !it.bits.is_multiple_of(8) {
+                c.line(span);
+            } else {
+                c.line(format!("if offset % 8 ~= 0 then {span} end"));
+            }
+            c.line(format!("{target} = val"));
+            c.line(format!("offset = offset + {}", it.bits));
+        };
+        match ty {
+            Ty::Int(it) => {
+                if it.bits > 32 {
+                    return Err(Unsupported(format!("'{name}': integers wider than 32 bits in bit streams are not generated for Lua yet")));
+                }
+                int(c, it)
+            }
+            Ty::Bool => {
+                need(c, "1".into());
+                c.line("val = read_bits(tvb, offset, 1) == 1");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
+                ));
+                c.line("item:append_text(string.format(\" [bit %d]\", offset))");
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 1");
+            }
+            Ty::Float { bits: 32, .. } => {
+                need(c, "32".into());
+                c.line("val = f32_from_bits(read_bits(tvb, offset, 32))");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
+                ));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 32");
+            }
+            Ty::Float { bits: 16, .. } => {
+                need(c, "16".into());
+                c.line("val = f16_from_bits(read_bits(tvb, offset, 16))");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
+                ));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 16");
+            }
+            Ty::Float { .. } => {
+                return Err(Unsupported(format!(
+                    "'{name}': only f32 is generated for bit streams in Lua yet"
+                )))
+            }
+            Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
+                c.line("val, n = read_leb128(tvb, offset, limit)");
+                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
+                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
+                if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
+                    c.line("val = zigzag64(val)");
+                }
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                ));
+                c.line(format!("{target} = val:tonumber()"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                if *bits == 64 && *signed {
+                    return Err(Unsupported(format!(
+                        "'{name}': rabbit_i64 is not generated for Lua yet"
+                    )));
+                }
+                let k = match bits {
+                    16 => 1,
+                    32 => 2,
+                    _ => 3,
+                };
+                c.line(format!("val, n = read_rabbit(tvb, offset, limit, {k})"));
+                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n, limit - offset) end"));
+                if *signed {
+                    c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
+                }
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                ));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(_) => {
+                return Err(Unsupported(format!(
+                    "'{name}': this varint is not generated for Lua yet"
+                )))
+            }
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                int(c, &e.repr);
+                let (expert, what) = if e.closed {
+                    ("E.invalid", "is not allowed")
+                } else {
+                    ("E.unknown", "is not named by the schema")
+                };
+                c.line(format!("if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end", e.name));
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                int(c, &fl.repr);
+                let w = fl.repr.bits;
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    c.line(format!(
+                        "item:add(F[\"{a}\"], bit_range(tvb, offset - {w}, {w}), has_bit(val, {}))",
+                        b.value
+                    ));
+                }
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                match len {
+                    Len::Expr(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                    }
+                    Len::Rest | Len::Natural => c.line("n = floor((limit - offset) / 8)"),
+                    Len::Prefix(it) => {
+                        int(c, it);
+                        c.line(format!("n = {target}"));
+                    }
+                }
+                c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
+                if matches!(ty, Ty::Str(_)) {
+                    c.line("val = read_bit_bytes(tvb, offset, n)");
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
+                    ));
+                    c.line(format!("{target} = val"));
+                    c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                } else {
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"
+                    ));
+                    c.line(format!("{target} = n"));
+                }
+                c.line("offset = offset + 8 * n");
+            }
+            Ty::Bits => {
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
+                ));
+                c.line("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) end");
+                c.line(format!("{target} = limit - offset"));
+                c.line("offset = limit");
+            }
+            Ty::Struct(id, None | Some(Len::Natural)) => {
+                let t = &p.structs[*id].name;
+                c.line(format!(
+                    "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {t}\")",
+                    naming::label(&name)
+                ));
+                c.line(format!(
+                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                ));
+                c.line("if nxt == nil then return nil end");
+                c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                c.line(format!("{target} = val"));
+                c.line("offset = nxt");
+            }
+            Ty::Struct(..) => {
+                return Err(Unsupported(format!(
+                    "'{name}': structs with a length in bit streams are not generated for Lua yet"
+                )))
+            }
+            Ty::Array(elem, count) => {
+                c.line(format!("{target} = {{}}"));
+                match count {
+                    Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
+                    Len::Expr(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                        c.open("for _ = 1, n do");
+                    }
+                    Len::Prefix(it) => {
+                        int(c, it);
+                        c.line(format!("n = {target}"));
+                        c.line(format!("{target} = {{}}"));
+                        c.open("for _ = 1, n do");
+                    }
+                }
+                let item_target = format!("{target}[#{target} + 1]");
+                self.value_bits(c, sid, fi, elem, abbrev, tree, &item_target)?;
+                c.close("end");
+            }
+            Ty::Union(u) => {
+                if !matches!(u.len, Len::Rest | Len::Natural) {
+                    return Err(Unsupported(format!("'{name}': switches with a length in bit streams are not generated for Lua yet")));
+                }
+                let tag = self.expr(&u.on);
+                c.line(format!("local tag_{name} = {tag}"));
+                let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+                    CaseBody::Struct(id) => {
+                        let t = &p.structs[id].name;
+                        c.line(format!(
+                            "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")",
+                            naming::label(&name)
+                        ));
+                        c.line(format!(
+                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                        ));
+                        c.line("if nxt == nil then return nil end");
+                        c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                        c.line(format!("{target} = val"));
+                        c.line("offset = nxt");
+                    }
+                    CaseBody::Bytes => {
+                        c.line(format!(
+                            "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
+                        ));
+                        c.line("offset = limit");
+                    }
+                    CaseBody::Empty => {}
+                };
+                let no_case = |c: &mut Code| {
+                    c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+                    c.line("return nil");
+                };
+                case_chain(c, u, &name, &body, &no_case);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,61 @@
+//! Schema expressions as Lua.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    pub(crate) fn expr(&mut self, e: &Expr) -> String {
+        let p = self.p;
+        let path = |refs: &[FieldRef]| -> String {
+            format!(
+                "v.{}",
+                refs.iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            )
+        };
+        match e {
+            Expr::Int(v) => v.to_string(),
+            Expr::Bool(b) => b.to_string(),
+            Expr::Field(refs) => path(refs),
+            Expr::FlagBit(refs, mask) => format!("has_bit({}, {mask})", path(refs)),
+            Expr::MessageSize => "tvb:len()".into(),
+            Expr::Remaining => "(limit - offset)".into(),
+            Expr::Len(refs, _) => match &p.field(refs.last().unwrap()).ty {
+                Ty::Bytes(_) => path(refs),
+                _ => format!("#{}", path(refs)),
+            },
+            Expr::Item(t, i) => format!("list_item({}, {})", t + 1, self.expr(i)),
+            Expr::Not(x) => format!("(not {})", self.expr(x)),
+            Expr::Neg(x) => format!("(-{})", self.expr(x)),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.expr(a), self.expr(b));
+                match op {
+                    BinOp::Or => format!("({a} or {b})"),
+                    BinOp::And => format!("({a} and {b})"),
+                    BinOp::Eq => format!("({a} == {b})"),
+                    BinOp::Ne => format!("({a} ~= {b})"),
+                    BinOp::Lt => format!("({a} < {b})"),
+                    BinOp::Le => format!("({a} <= {b})"),
+                    BinOp::Gt => format!("({a} > {b})"),
+                    BinOp::Ge => format!("({a} >= {b})"),
+                    BinOp::BitOr => {
+                        self.needs_bitops = true;
+                        format!("bor({a}, {b})")
+                    }
+                    BinOp::BitAnd => {
+                        self.needs_bitops = true;
+                        format!("band({a}, {b})")
+                    }
+                    BinOp::Shl => format!("({a} * 2 ^ {b})"),
+                    BinOp::Shr => format!("floor({a} / 2 ^ {b})"),
+                    BinOp::Add => format!("({a} + {b})"),
+                    BinOp::Sub => format!("({a} - {b})"),
+                    BinOp::Mul => format!("({a} * {b})"),
+                    BinOp::Div => format!("idiv({a}, {b})"),
+                    BinOp::Rem => format!("irem({a}, {b})"),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! ProtoField declarations: one per schema field, with value strings and flag bits.
+
+use super::*;
+
+pub(crate) fn protofield_int(it: &IntTy) -> String {
+    let bits = match it.bytes() {
+        1 => 8,
+        2 => 16,
+        3 => 24,
+        4 => 32,
+        _ => 64,
+    };
+    format!("{}{}", if it.signed { "int" } else { "uint" }, bits)
+}
+
+impl<'p> Gen<'p> {
+    pub(crate) fn add_field(&mut self, abbrev: String, ctor: String) {
+        if !self.fields.iter().any(|f| f.abbrev == abbrev) {
+            self.fields.push(FieldDef { abbrev, ctor });
+        }
+    }
+
+    pub(crate) fn declare_fields(&mut self) -> Result<(), Unsupported> {
+        let p = self.p;
+        for (sid, s) in p.structs.iter().enumerate() {
+            // A field's declaration depends on the layout of the type holding it.
+            self.cur.set(s.layout);
+            for (fi, f) in s.fields.iter().enumerate() {
+                let abbrev = naming::abbrev(p, sid, fi);
+                self.declare(
+                    &abbrev,
+                    &naming::label(&f.name),
+                    &first_line(&f.doc),
+                    &f.ty,
+                    &f.role,
+                )?;
+                if !f.select.is_empty() {
+                    let a = format!("{abbrev}.unknown");
+                    self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"{} (types unknown)\", base.NONE, \"Bytes that need a list announced earlier in the conversation\")", naming::label(&f.name)));
+                }
+            }
+        }
+        for j in &p.joins {
+            for st in j.streams.iter().filter(|st| st.whole.is_none()) {
+                let f = &p.structs[j.in_struct].fields[st.field];
+                let a = format!("{}.joined", naming::abbrev(p, j.in_struct, st.field));
+                self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"Joined {}\", base.NONE, \"The {} of every part, joined\")", naming::label(&f.name), f.name));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn declare(
+        &mut self,
+        abbrev: &str,
+        label: &str,
+        doc: &str,
+        ty: &Ty,
+        role: &Role,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let doc = lua_escape(doc);
+        let hex = matches!(role, Role::Const(_) | Role::Checksum(_));
+        let base = if hex { "base.HEX" } else { "base.DEC" };
+        match ty {
+            Ty::Int(it) => {
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {base}, nil, nil, \"{doc}\")",
+                        protofield_int(it)
+                    ),
+                );
+                if matches!(role, Role::Checksum(_)) {
+                    let a = format!("{abbrev}.status");
+                    self.add_field(a.clone(), format!("ProtoField.uint8(\"{a}\", \"{label} status\", base.DEC, VS_CHECKSUM_STATUS, nil, \"Whether the {label} matches the data\")"));
+                }
+            }
+            Ty::Bool => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::Float { bits: 32, .. } => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
+            ),
+            Ty::Float { bits: 64, .. } => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
+            ),
+            Ty::Float { bits: 16, .. } => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")"
+                ),
+            ),
+            Ty::Float { bits, .. } => {
+                return Err(Unsupported(format!(
+                    "the Lua backend does not support f{bits} yet"
+                )))
+            }
+            Ty::VarInt(VarInt::Leb128) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::VarInt(VarInt::ZigZag) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.int64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::VarInt(VarInt::RiptideLen) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.uint16(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                ),
+            ),
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => self.add_field(
+                abbrev.into(),
+                format!(
+                    "ProtoField.{}{bits}(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")",
+                    if *signed { "int" } else { "uint" }
+                ),
+            ),
+            Ty::Bits => self.add_field(
+                abbrev.into(),
+                format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
+            ),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, VS_{}, nil, \"{doc}\")",
+                        protofield_int(&e.repr),
+                        e.name
+                    ),
+                );
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, nil, nil, \"{doc}\")",
+                        protofield_int(&fl.repr)
+                    ),
+                );
+                // In bit streams a flag's bytes are not where a mask could find it: the value is
+                // given explicitly instead.
+                let bits = self.cur.get() == Layout::LsbBits;
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    let bd = lua_escape(&first_line(&b.doc));
+                    let (width, mask) = if bits {
+                        ("base.NONE".to_string(), "nil".to_string())
+                    } else {
+                        ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value))
+                    };
+                    self.add_field(
+                        a.clone(),
+                        format!(
+                            "ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")",
+                            lua_escape(&b.name)
+                        ),
+                    );
+                }
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                if let Len::Prefix(it) = len {
+                    let a = naming::prefix_abbrev(abbrev);
+                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")", protofield_int(it)));
+                }
+                if matches!(ty, Ty::Str(_)) {
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.string(\"{abbrev}\", \"{label}\", base.UNICODE, \"{doc}\")"
+                        ),
+                    );
+                } else {
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"
+                        ),
+                    );
+                }
+            }
+            Ty::Array(elem, count) => {
+                if let Len::Prefix(it) = count {
+                    let a = naming::prefix_abbrev(abbrev);
+                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")", protofield_int(it)));
+                }
+                if !matches!(**elem, Ty::Struct(..)) {
+                    self.declare(abbrev, label, &doc, elem, &Role::Value)?;
+                }
+            }
+            Ty::Struct(..) => {}
+            Ty::Union(u) => {
+                if u.default == Some(CaseBody::Bytes)
+                    || u.cases.iter().any(|c| c.body == CaseBody::Bytes)
+                {
+                    self.add_field(
+                        abbrev.into(),
+                        format!(
+                            "ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Structs in dependency order: every function is defined before its callers.
+    pub(crate) fn order(&self) -> Vec<StructId> {
+        fn visit(p: &Protocol, id: StructId, done: &mut Vec<bool>, out: &mut Vec<StructId>) {
+            if done[id] {
+                return;
+            }
+            done[id] = true;
+            let mut k = Vec::new();
+            for f in &p.structs[id].fields {
+                f.ty.child_structs(&mut k);
+            }
+            for j in p.joins.iter().filter(|j| j.in_struct == id) {
+                k.extend(j.streams.iter().filter_map(|s| s.whole));
+            }
+            for c in k {
+                visit(p, c, done, out);
+            }
+            out.push(id);
+        }
+        let mut done = vec![false; self.p.structs.len()];
+        let mut out = Vec::new();
+        for id in 0..self.p.structs.len() {
+            visit(self.p, id, &mut done, &mut out);
+        }
+        out
+    }
+}

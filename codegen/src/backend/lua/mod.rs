@@ -1,0 +1,289 @@
+//! Lua backend: one self-contained Wireshark dissector per schema (Wireshark 4.0+, Lua 5.2-5.4).
+//!
+//! The file skeleton (helpers, fields, experts, registration) is the askama template
+//! `templates/dissector.lua`; the per-type dissection functions are built here from the IR.
+
+mod bit_values;
+mod code;
+mod crc;
+mod expr;
+mod fields;
+mod protocol;
+mod session;
+mod structs;
+mod template;
+mod unions;
+mod values;
+
+use super::{Output, Unsupported};
+use crate::expr::BinOp;
+use crate::ir::*;
+use crate::naming;
+use askama::Template;
+use std::collections::HashSet;
+
+use self::{code::*, crc::*, fields::*, session::*, structs::*, template::*, unions::*, values::*};
+use crate::ir::analysis::needed_values;
+
+pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
+    if p.layout == Layout::LsbBits
+        && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
+    {
+        return Err(Unsupported(
+            "heuristics over bit-stream layouts are not generated yet".into(),
+        ));
+    }
+    let mut g = Gen {
+        p,
+        fields: Vec::new(),
+        needs_bitops: false,
+        needed: needed_values(p),
+        cur: std::cell::Cell::new(p.layout),
+        raw: p
+            .joins
+            .iter()
+            .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
+            .collect(),
+        state_readers: p.state_readers(),
+    };
+    g.declare_fields()?;
+    if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
+        let a = format!("{}.message_id", p.name);
+        g.add_field(
+            a.clone(),
+            format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
+        );
+    }
+    let mut structs = Vec::new();
+    for id in g.order() {
+        structs.push(g.struct_fn(id)?);
+    }
+    if let Some(Reassembly {
+        whole: WholeType::AsField(fi),
+        ..
+    }) = &p.reassembly
+    {
+        structs.push(g.whole_fn(*fi)?);
+    }
+    let crcs = g.crcs()?;
+    let needs_xor = !crcs.is_empty();
+    let mut value_strings: Vec<ValueString> = p
+        .enums
+        .iter()
+        .map(|e| ValueString {
+            var: format!("VS_{}", e.name),
+            entries: e
+                .values
+                .iter()
+                .map(|v| (v.value.to_string(), lua_escape(&v.name)))
+                .collect(),
+        })
+        .collect();
+    value_strings.push(ValueString {
+        var: "VS_CHECKSUM_STATUS".into(),
+        entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
+    });
+    let flag_lists: Vec<String> = p
+        .flags
+        .iter()
+        .map(|f| {
+            let items: Vec<String> = f
+                .bits
+                .iter()
+                .map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name)))
+                .collect();
+            format!("local FN_{} = {{ {} }}", f.name, items.join(", "))
+        })
+        .collect();
+    if !flag_lists.is_empty() {
+        structs.insert(
+            0,
+            format!(
+                "-- Flag names, for the Info column.\n{}\n",
+                flag_lists.join("\n")
+            ),
+        );
+    }
+    let udp_heuristic = match &p.transport.udp_heuristic {
+        Some(h) => Some(g.heuristic(h)?),
+        None => None,
+    };
+    let info = g.info();
+    let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+    let port_tables = [
+        ("udp", "UDP", &p.transport.udp_ports),
+        ("tcp", "TCP", &p.transport.tcp_ports),
+    ]
+    .into_iter()
+    // A UDP protocol without default ports (an implementation profile) still gets the preference
+    // and Decode As.
+    .filter(|(lower, _, list)| {
+        !list.is_empty()
+            || (*lower == "udp" && p.transport.tcp_ports.is_empty() && p.application.is_none())
+    })
+    .map(|(lower, upper, list)| PortTable {
+        lower,
+        upper,
+        ports: ports(list),
+    })
+    .collect();
+    let tcp_framing = p.transport.tcp_length_prefix.map(|it| {
+        let abbrev = format!("{}.frame_length", p.name);
+        g.add_field(
+            abbrev.clone(),
+            format!("ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"Bytes of the message after this prefix\")", protofield_int(&it)),
+        );
+        Framing {
+            size: it.bytes(),
+            read: int_reader(it.bytes(), it.signed, it.endian),
+            add: add_fn(it.endian),
+            doc: format!(
+                "{}{} {}",
+                if it.signed { "i" } else { "u" },
+                it.bits,
+                if it.endian == Endian::Little { "little-endian" } else { "big-endian" }
+            ),
+        }
+    });
+    let opening = |side: Side| -> Vec<(String, String)> {
+        p.opening
+            .iter()
+            .filter(|(s, _)| *s == side)
+            .map(|(_, id)| (p.structs[*id].name.clone(), p.structs[*id].name.clone()))
+            .collect()
+    };
+    if p.opening
+        .iter()
+        .any(|(_, id)| p.structs[*id].layout == Layout::LsbBits)
+    {
+        return Err(Unsupported(
+            "bit-stream opening datagrams are not generated yet".into(),
+        ));
+    }
+    let reassembly = match &p.reassembly {
+        None => None,
+        Some(r) => {
+            if p.root().layout == Layout::LsbBits {
+                return Err(Unsupported(
+                    "reassembly over bit-stream packets is not generated yet".into(),
+                ));
+            }
+            let root = p.root();
+            let v = |i: usize| format!("v.{}", root.fields[i].name);
+            let when = r
+                .when
+                .as_ref()
+                .map(|w| g.expr(w))
+                .unwrap_or_else(|| "true".into());
+            // How a piece tells the number of pieces.
+            let count = match &r.end {
+                PieceEnd::Last(e) => format!("if {} then st.count = index + 1 end", g.expr(e)),
+                PieceEnd::Count(f) => {
+                    let c = v(*f);
+                    format!(
+                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, string.format(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n    if index >= {c} then root:add_proto_expert_info(E.reassembly, string.format(\"piece %d of %d is out of range\", index, {c})) end\n    st.count = {c}"
+                    )
+                }
+            };
+            let (client, client_bits, server, server_bits, as_field) = match r.whole {
+                WholeType::ByDirection { client, server } => (
+                    p.structs[client].name.clone(),
+                    p.structs[client].layout == Layout::LsbBits,
+                    p.structs[server].name.clone(),
+                    p.structs[server].layout == Layout::LsbBits,
+                    None,
+                ),
+                WholeType::AsField(fi) => (
+                    String::new(),
+                    false,
+                    String::new(),
+                    false,
+                    Some(root.fields[fi].name.clone()),
+                ),
+            };
+            Some(ReassemblyDef {
+                key_doc: r
+                    .key
+                    .iter()
+                    .map(|k| root.fields[*k].name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                keys: r.key.iter().map(|k| v(*k)).collect(),
+                index: v(r.index),
+                piece: v(r.field),
+                count,
+                when,
+                client,
+                client_bits,
+                server,
+                server_bits,
+                as_field,
+            })
+        }
+    };
+    let d = Dissector {
+        source: p.source.clone(),
+        path: path.to_string(),
+        name: p.name.clone(),
+        title: p.title.clone(),
+        column: p.name.to_uppercase(),
+        doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
+        needs_bitops: g.needs_bitops,
+        needs_xor,
+        bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits) || uses_varints(p),
+        root_bits: p.root().layout == Layout::LsbBits,
+        crcs,
+        value_strings,
+        fields: g.fields,
+        structs,
+        root: p.root().name.clone(),
+        info,
+        port_tables,
+        tcp_framing,
+        conversations: !p.opening.is_empty()
+            || p.reassembly.is_some()
+            || !p.state.is_empty()
+            || !p.joins.is_empty(),
+        has_state: !p.state.is_empty(),
+        app_points: !p.app_points.is_empty(),
+        application: p.application.as_ref().map(|a| AppDef {
+            table: format!("{}.message_id", a.transport),
+            transport: a.transport.clone(),
+            messages: a
+                .messages
+                .iter()
+                .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
+                .collect(),
+            bits: a.bits,
+            own_id: a.own_id.map(|it| it.bytes()),
+        }),
+        has_joins: !p.joins.is_empty(),
+        joins: (0..p.joins.len()).collect(),
+        reassembly,
+        opening_client: opening(Side::Client),
+        opening_server: opening(Side::Server),
+        udp_heuristic,
+    };
+    let text = d
+        .render()
+        .map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
+    Ok(vec![Output {
+        path: path.to_string(),
+        contents: text + "\n",
+    }])
+}
+
+struct Gen<'p> {
+    p: &'p Protocol,
+    fields: Vec<FieldDef>,
+    needs_bitops: bool,
+    /// Fields whose value the dissector uses (expressions, Info column, checks); the others are
+    /// only added to the tree, which saves Wireshark API calls per field and packet.
+    needed: HashSet<(StructId, usize)>,
+    /// Layout of the type being generated.
+    cur: std::cell::Cell<Layout>,
+    /// Bytes fields whose data is kept (`v.<name>_raw`): pieces of joined payloads.
+    raw: HashSet<(StructId, usize)>,
+    /// Structs whose values read conversation state.
+    state_readers: Vec<bool>,
+}

@@ -1,0 +1,218 @@
+//! Conversation state and sequence joins, kept per frame.
+
+use super::*;
+
+/// Remembers the list a record announces: the key from `carrier`, the items from the array of
+/// `holder` (Lua tables of values).
+pub(crate) fn record(
+    p: &Protocol,
+    c: &mut Code,
+    t: usize,
+    r: &Record,
+    carrier: &str,
+    holder: &str,
+) {
+    let key = &p.structs[r.in_struct].fields[r.key].name;
+    let list = &p.structs[r.holder].fields[r.list].name;
+    let item = &p.structs[r.elem].fields[r.item].name;
+    c.line(format!(
+        "-- Remember the {} announced for this {key}.",
+        p.state[t].name
+    ));
+    c.open("do");
+    c.line("local list = {}");
+    c.line(format!(
+        "for i, e in ipairs({holder}.{list}) do list[i] = e.{item} end"
+    ));
+    c.line(format!(
+        "state_set(pinfo, {}, {carrier}.{key}, list)",
+        t + 1
+    ));
+    c.close("end");
+}
+
+impl<'p> Gen<'p> {
+    /// A field whose values read conversation-state lists: select them by key first; without
+    /// them the rest of the scope is shown as bytes with a note.
+    pub(crate) fn selecting(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        abbrev: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        c.line(format!("local saved_{} = {{}}", f.name));
+        c.line(format!("local known_{} = true", f.name));
+        for (t, key) in &f.select {
+            let k = self.expr(key);
+            let n = t + 1;
+            c.line(format!("saved_{}[{n}] = LISTS[{n}]", f.name));
+            c.line(format!("LISTS[{n}] = state_get(pinfo, {n}, {k})"));
+            c.open(format!("if LISTS[{n}] == nil then"));
+            c.line(format!(
+                "tree:add_proto_expert_info(E.no_state, string.format(\"{}: no {} list was announced for %s earlier in this direction; the rest is shown as bytes\", tostring({k})))",
+                f.name, p.state[*t].name
+            ));
+            c.line(format!("known_{} = false", f.name));
+            c.close("end");
+        }
+        c.open(format!("if known_{} then", f.name));
+        self.value(c, sid, fi, &f.ty, abbrev, "tree", target)?;
+        c.close("else");
+        c.depth += 1;
+        c.line(format!(
+            "tree:add(F[\"{abbrev}.unknown\"], tvb(offset, limit - offset))"
+        ));
+        c.line("offset = limit");
+        c.line("REST_TAKEN = true");
+        c.close("end");
+        for (t, _) in &f.select {
+            c.line(format!("LISTS[{0}] = saved_{1}[{0}]", t + 1, f.name));
+        }
+        Ok(())
+    }
+
+    /// `join_<k>`: collects the parts of join `ji` on the first pass (per conversation, direction
+    /// and key, by sequence number); the frame whose part completes a run from a first part to a
+    /// last one keeps the joined streams and shows them decoded.
+    pub(crate) fn join_fn(&mut self, c: &mut Code, ji: usize) -> Result<(), Unsupported> {
+        let p = self.p;
+        let j = &p.joins[ji];
+        let s = &p.structs[j.in_struct];
+        self.cur.set(s.layout);
+        let first = self.expr(&j.first);
+        let last = self.expr(&j.last);
+        let wrap = j.wrap;
+        c.line(format!(
+            "-- Parts of one {} payload: consecutive {} numbers (modulo {wrap}) from a first part to a last",
+            s.name, s.fields[j.sequence].name
+        ));
+        c.line("-- one, per conversation and direction; joined on the first pass and kept by frame number.");
+        c.line(format!("local join_parts_{ji} = {{}}"));
+        c.line(format!("local frame_joins_{ji} = {{}}"));
+        c.open(format!("local function join_{ji}(pinfo, tree, v)"));
+        c.open("if not pinfo.visited then");
+        c.line("local conv, side = conversation_key(pinfo)");
+        let keys: String = j
+            .key
+            .iter()
+            .map(|k| format!(" .. \"|\" .. tostring(v.{})", s.fields[*k].name))
+            .collect();
+        c.line(format!("local key = conv .. \"|\" .. side{keys}"));
+        c.line(format!("local st = join_parts_{ji}[key]"));
+        c.open("if st == nil then");
+        c.line("st = { parts = {}, n = 0 }");
+        c.line(format!("join_parts_{ji}[key] = st"));
+        c.close("end");
+        c.line(format!("local seq = v.{}", s.fields[j.sequence].name));
+        c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
+        c.open("if st.n > 4096 then");
+        c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
+        c.line(format!("join_parts_{ji}[key] = nil"));
+        c.line("return");
+        c.close("end");
+        let raws: Vec<String> = j
+            .streams
+            .iter()
+            .map(|st| format!("v.{}_raw", s.fields[st.field].name))
+            .collect();
+        c.line(format!(
+            "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",
+            raws.join(", ")
+        ));
+        c.line("-- Back to the first part and on to the last one, every part in between present.");
+        c.line("local a, b, steps = seq, seq, 0");
+        c.open("while a ~= nil and not st.parts[a].first do");
+        c.line(format!("a = (a + {}) % {wrap}", wrap - 1));
+        c.line("steps = steps + 1");
+        c.line("if st.parts[a] == nil or steps > st.n then a = nil end");
+        c.close("end");
+        c.line("steps = 0");
+        c.open("while a ~= nil and b ~= nil and not st.parts[b].last do");
+        c.line(format!("b = (b + 1) % {wrap}"));
+        c.line("steps = steps + 1");
+        c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
+        c.close("end");
+        c.open("if a ~= nil and b ~= nil then");
+        let lists: Vec<String> = (1..=j.streams.len())
+            .map(|i| format!("s{i} = {{}}"))
+            .collect();
+        c.line(format!(
+            "local whole = {{ count = 0, {} }}",
+            lists.join(", ")
+        ));
+        c.line("local i = a");
+        c.open("while true do");
+        c.line("local part = st.parts[i]");
+        for i in 1..=j.streams.len() {
+            c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
+        }
+        c.line("st.parts[i] = nil");
+        c.line("st.n = st.n - 1");
+        c.line("whole.count = whole.count + 1");
+        c.line("if i == b then break end");
+        c.line(format!("i = (i + 1) % {wrap}"));
+        c.close("end");
+        for i in 1..=j.streams.len() {
+            c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
+        }
+        c.line(format!("frame_joins_{ji}[pinfo.number] = whole"));
+        c.close("end");
+        c.close("end");
+        c.line(format!("local whole = frame_joins_{ji}[pinfo.number]"));
+        c.line("if whole == nil then return end");
+        c.line(format!(
+            "tree:add_proto_expert_info(E.joined, string.format(\"{} joined from %d parts\", whole.count))",
+            s.name
+        ));
+        c.line(format!(
+            "INFO_SUFFIX = string.format(\" [{} joined from %d parts]\", whole.count)",
+            s.name
+        ));
+        c.line("local item, n, sub, nxt, val");
+        for (i, st) in j.streams.iter().enumerate() {
+            let f = &s.fields[st.field];
+            let k = i + 1;
+            let abbrev = naming::abbrev(p, j.in_struct, st.field);
+            c.open(format!("if #whole.s{k} > 0 then"));
+            c.line(format!(
+                "local wtvb = ByteArray.new(whole.s{k}, true):tvb(\"Joined {}\")",
+                f.name
+            ));
+            match st.whole {
+                None => {
+                    c.line(format!(
+                        "sub = tree:add(wtvb(), string.format(\"Joined {} (%d bytes)\", wtvb:len()))",
+                        f.name
+                    ));
+                    c.line(format!("sub:add(F[\"{abbrev}.joined\"], wtvb())"));
+                }
+                Some(w) => {
+                    let wn = &p.structs[w].name;
+                    c.line(format!(
+                        "sub = tree:add(wtvb(), string.format(\"Joined {}: {wn} (%d bytes)\", wtvb:len()))",
+                        f.name
+                    ));
+                    c.line(format!(
+                        "nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"
+                    ));
+                    c.open("if nxt ~= nil then");
+                    c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
+                    for (t, table) in p.state.iter().enumerate() {
+                        for r in table.records.iter().filter(|r| r.via == Some((ji, i))) {
+                            record(p, c, t, r, "v", "val");
+                        }
+                    }
+                    c.close("end");
+                }
+            }
+            c.close("end");
+        }
+        c.close("end");
+        c.line("");
+        Ok(())
+    }
+}

@@ -1,0 +1,211 @@
+//! One dissection function per struct, and the calls between them.
+
+use super::*;
+
+/// `-- name: first line of its doc`.
+pub(crate) fn heading(c: &mut Code, name: &str, doc: &str) {
+    if doc.is_empty() {
+        c.line(format!("-- {name}"));
+    } else {
+        c.line(format!("-- {name}: {doc}"));
+    }
+}
+
+/// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets);
+/// a bit-stream struct gets bit offsets and the caller resumes at the next whole byte.
+pub(crate) fn call_struct(p: &Protocol, c: &mut Code, id: StructId, lo: &str, hi: &str) {
+    let t = &p.structs[id].name;
+    if p.structs[id].layout == Layout::LsbBits {
+        c.line(format!(
+            "nxt, val = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+        ));
+        c.line("if nxt == nil then return nil end");
+        c.line("nxt = ceil8(nxt)");
+    } else {
+        c.line(format!(
+            "nxt, val = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
+        ));
+        c.line("if nxt == nil then return nil end");
+    }
+}
+
+impl<'p> Gen<'p> {
+    pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
+        let s = &self.p.structs[sid];
+        self.cur.set(s.layout);
+        let mut c = Code::new(0);
+        for (ji, j) in self.p.joins.iter().enumerate() {
+            if j.in_struct == sid {
+                self.join_fn(&mut c, ji)?;
+                self.cur.set(s.layout);
+            }
+        }
+        let d = first_line(&s.doc);
+        heading(&mut c, &s.name, &d);
+        c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
+        c.open(format!(
+            "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
+            s.name
+        ));
+        c.line("local start = offset");
+        c.line("local v = {}");
+        c.line("local item, n, sub, nxt, val, range");
+        for fi in 0..s.fields.len() {
+            self.field(&mut c, sid, fi)?;
+        }
+        for f in &s.fields {
+            if let Role::Checksum(algo) = f.role {
+                let n = self.p.fixed_size(&f.ty).unwrap_or(2);
+                let abbrev = naming::abbrev(
+                    self.p,
+                    sid,
+                    s.fields.iter().position(|x| x.name == f.name).unwrap(),
+                );
+                let digits = n * 2;
+                c.line(format!(
+                    "-- {}: verified over the whole {} with its own bytes zeroed.",
+                    f.name, s.name
+                ));
+                c.open("do");
+                c.line(format!(
+                    "local computed = {}(tvb, start, offset, cs_at_{1}, {n})",
+                    crc_func(algo),
+                    f.name
+                ));
+                c.open(format!("if computed == v.{} then", f.name));
+                c.line(format!("cs_item_{}:append_text(\" [correct]\")", f.name));
+                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 1):set_generated()", f.name));
+                c.close("else");
+                c.depth += 1;
+                c.line(format!("cs_item_{0}:append_text(string.format(\" [incorrect, should be 0x%0{digits}x]\", computed))", f.name));
+                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 0):set_generated()", f.name));
+                c.line(format!(
+                    "cs_item_{0}:add_proto_expert_info(E.bad_checksum, string.format(\"Bad {0}: stored 0x%0{digits}x, computed 0x%0{digits}x\", v.{0}, computed))",
+                    f.name
+                ));
+                c.close("end");
+                c.close("end");
+            }
+        }
+        for (t, table) in self.p.state.iter().enumerate() {
+            for r in table
+                .records
+                .iter()
+                .filter(|r| r.in_struct == sid && r.via.is_none())
+            {
+                record(self.p, &mut c, t, r, "v", "v");
+            }
+        }
+        for (ji, j) in self.p.joins.iter().enumerate() {
+            if j.in_struct == sid {
+                c.line(format!("join_{ji}(pinfo, tree, v)"));
+            }
+        }
+        c.line("return offset, v");
+        c.close("end");
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
+    /// the packet that completed it (its values `v`).
+    pub(crate) fn whole_fn(&mut self, fi: usize) -> Result<String, Unsupported> {
+        let p = self.p;
+        let Ty::Union(u) = &p.root().fields[fi].ty else {
+            return Err(Unsupported("'as' must name a switch".into()));
+        };
+        let mut whole = (**u).clone();
+        whole.len = Len::Rest;
+        whole.unless = None;
+        self.cur.set(p.root().layout);
+        let mut c = Code::new(0);
+        c.line("-- A reassembled payload, decoded like the switch of one whole message, by the tag of the");
+        c.line("-- packet that completed it.");
+        c.open("local function dissect_whole(tvb, pinfo, tree, v)");
+        c.line("local offset, limit = 0, tvb:len()");
+        c.line("local item, n, sub, nxt, val, range");
+        let abbrev = naming::abbrev(p, p.root, fi);
+        self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "val")?;
+        c.line("return offset");
+        c.close("end");
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// Code for one field of struct `sid`.
+    pub(crate) fn field(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let abbrev = naming::abbrev(p, sid, fi);
+        let d = first_line(&f.doc);
+        heading(c, &f.name, &d);
+        if let Some(cond) = &f.condition {
+            let e = self.expr(cond);
+            c.open(format!("if {e} then"));
+        }
+        if let Role::Checksum(_) = f.role {
+            c.line(format!("local cs_at_{} = offset", f.name));
+        }
+        let target = format!("v.{}", f.name);
+        let app_payload = p
+            .app_points
+            .iter()
+            .any(|a| a.in_struct == sid && a.payload == fi);
+        if app_payload {
+            c.line("local app_first = offset");
+        }
+        if f.select.is_empty() {
+            self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
+        } else {
+            self.selecting(c, sid, fi, &abbrev, &target)?;
+        }
+        if let Role::Checksum(_) = f.role {
+            c.line(format!("local cs_item_{} = item", f.name));
+        }
+        if app_payload {
+            let id = p
+                .app_points
+                .iter()
+                .find(|a| a.in_struct == sid && a.payload == fi)
+                .and_then(|a| a.id)
+                // A transport without ids hands every payload to the application under 0.
+                .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
+                .unwrap_or_else(|| "0".into());
+            let unit = if self.cur.get() == Layout::LsbBits {
+                "bits"
+            } else {
+                "bytes"
+            };
+            c.line(format!(
+                "app_payload_{unit}(tvb, pinfo, tree, {id}, app_first, offset)"
+            ));
+        }
+        for (cond, message) in &f.warnings {
+            let e = self.expr(cond);
+            c.line(format!(
+                "if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end",
+                lua_escape(message)
+            ));
+        }
+        match (&f.role, f.max) {
+            (Role::Const(k), _) => {
+                c.open(format!("if {target} ~= {k:#X} then").replace("0X", "0x"));
+                c.line(format!("item:add_proto_expert_info(E.bad_const, string.format(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+                c.close("end");
+            }
+            (_, Some(m)) => {
+                c.open(format!("if {target} > {m} then"));
+                c.line(format!("item:add_proto_expert_info(E.too_large, string.format(\"{}: %d is above the maximum {m}\", {target}))", f.name));
+                c.close("end");
+            }
+            _ => {}
+        }
+        if f.condition.is_some() {
+            c.close("end");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,108 @@
+//! The askama template of the dissector file and what it is filled with.
+
+use super::*;
+
+#[derive(Template)]
+#[template(path = "dissector.lua", escape = "none")]
+pub(crate) struct Dissector {
+    pub(crate) source: String,
+    pub(crate) path: String,
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) column: String,
+    pub(crate) doc_lines: Vec<String>,
+    pub(crate) needs_bitops: bool,
+    pub(crate) needs_xor: bool,
+    /// Some type is a bit stream (the bit helpers are needed).
+    pub(crate) bits: bool,
+    /// The root type is a bit stream (whole-message offsets are in bits).
+    pub(crate) root_bits: bool,
+    pub(crate) crcs: Vec<CrcDef>,
+    pub(crate) value_strings: Vec<ValueString>,
+    pub(crate) fields: Vec<FieldDef>,
+    pub(crate) structs: Vec<String>,
+    pub(crate) root: String,
+    pub(crate) info: String,
+    pub(crate) port_tables: Vec<PortTable>,
+    pub(crate) tcp_framing: Option<Framing>,
+    /// Some conversation-level feature needs the conversation key.
+    pub(crate) conversations: bool,
+    pub(crate) reassembly: Option<ReassemblyDef>,
+    /// Some field reads conversation state.
+    pub(crate) has_state: bool,
+    /// A transport with application points (a dissector table by message id).
+    pub(crate) app_points: bool,
+    /// An application schema: its transport's table and its messages.
+    pub(crate) application: Option<AppDef>,
+    pub(crate) has_joins: bool,
+    /// Indexes of the sequence joins (their state tables are reset per capture).
+    pub(crate) joins: Vec<usize>,
+    /// Opening datagrams per side: (type name for dissect_*, label).
+    pub(crate) opening_client: Vec<(String, String)>,
+    pub(crate) opening_server: Vec<(String, String)>,
+    pub(crate) udp_heuristic: Option<HeuristicDef>,
+}
+
+pub(crate) struct CrcDef {
+    pub(crate) code: String,
+}
+
+pub(crate) struct ValueString {
+    pub(crate) var: String,
+    pub(crate) entries: Vec<(String, String)>,
+}
+
+/// Reassembly, as Lua expressions over the root's values `v`.
+pub(crate) struct ReassemblyDef {
+    pub(crate) key_doc: String,
+    pub(crate) keys: Vec<String>,
+    pub(crate) index: String,
+    pub(crate) piece: String,
+    /// Lua statements that set `st.count` from this piece.
+    pub(crate) count: String,
+    pub(crate) when: String,
+    pub(crate) client: String,
+    pub(crate) client_bits: bool,
+    pub(crate) server: String,
+    pub(crate) server_bits: bool,
+    /// Decode the whole with this switch field (`dissect_whole`), by the packet's tag.
+    pub(crate) as_field: Option<String>,
+}
+
+/// An application schema's dissector: registered in its transport's table by message id.
+pub(crate) struct AppDef {
+    pub(crate) table: String,
+    pub(crate) transport: String,
+    /// (message id, type name).
+    pub(crate) messages: Vec<(u64, String)>,
+    pub(crate) bits: bool,
+    /// Bytes of the id the messages start with (the transport carries none).
+    pub(crate) own_id: Option<usize>,
+}
+
+/// TCP framing: a length prefix before each message.
+pub(crate) struct Framing {
+    pub(crate) size: usize,
+    pub(crate) read: String,
+    pub(crate) add: &'static str,
+    pub(crate) doc: String,
+}
+
+/// A dissector table (`udp.port`, `tcp.port`) the protocol registers in, by preference.
+pub(crate) struct PortTable {
+    pub(crate) lower: &'static str,
+    pub(crate) upper: &'static str,
+    pub(crate) ports: String,
+}
+
+pub(crate) struct FieldDef {
+    pub(crate) abbrev: String,
+    pub(crate) ctor: String,
+}
+
+pub(crate) struct HeuristicDef {
+    pub(crate) doc: String,
+    pub(crate) min_len: usize,
+    pub(crate) reads: Vec<String>,
+    pub(crate) expr: String,
+}

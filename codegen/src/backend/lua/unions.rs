@@ -1,0 +1,172 @@
+//! Switches: the case chains that pick a union variant.
+
+use super::*;
+
+/// The case chain of a switch on `tag_<name>`: `if tag == a or (tag >= lo and tag <= hi) then
+/// <body> elseif ... else <default> end`; `no_case` is emitted when there is no default.
+pub(crate) fn case_chain(
+    c: &mut Code,
+    u: &Union,
+    name: &str,
+    body: &dyn Fn(&mut Code, CaseBody, &str),
+    no_case: &dyn Fn(&mut Code),
+) {
+    let mut first = true;
+    for case in &u.cases {
+        let conds: Vec<String> = case
+            .values
+            .iter()
+            .map(|v| match v {
+                CaseValue::One(x) => format!("tag_{name} == {x}"),
+                CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
+            })
+            .collect();
+        if !first {
+            c.depth -= 1;
+        }
+        c.open(format!(
+            "{} {} then",
+            if first { "if" } else { "elseif" },
+            conds.join(" or ")
+        ));
+        first = false;
+        body(c, case.body, &case.variant);
+    }
+    if !first {
+        c.depth -= 1;
+        c.open("else");
+    }
+    match u.default {
+        Some(b) => body(c, b, &u.default_variant),
+        None => no_case(c),
+    }
+    if !first {
+        c.close("end");
+    }
+}
+
+/// A tag read from conversation state is nil when the list is unknown or too short: say so and
+/// stop this branch.
+pub(crate) fn state_tag_check(c: &mut Code, u: &Union, name: &str, tree: &str) {
+    if u.on.reads_state() {
+        c.line(format!("if tag_{name} == nil then {tree}:add_proto_expert_info(E.no_state, \"{name}: its type is not in the list announced earlier\") return nil end"));
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// A union as long as its variant (no length): the variant's own size moves `offset`, and a
+    /// `bytes` variant takes the rest of the scope.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn union_natural(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        if u.unless.is_some() {
+            return Err(Unsupported(
+                "'unless' on a switch without a length is not generated for Lua yet".into(),
+            ));
+        }
+        let name = p.structs[sid].fields[fi].name.clone();
+        let tag = self.expr(&u.on);
+        c.line(format!("local tag_{name} = {tag}"));
+        state_tag_check(c, u, &name, tree);
+        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) => {
+                c.line(format!(
+                    "sub = {tree}:add(tvb(offset, 0), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                call_struct(p, c, id, "offset", "limit");
+                c.line("sub:set_len(nxt - offset)");
+                c.line(format!("{target} = val"));
+                c.line("offset = nxt");
+            }
+            CaseBody::Bytes => {
+                c.line(format!(
+                    "{tree}:add(F[\"{abbrev}\"], tvb(offset, limit - offset))"
+                ));
+                c.line(format!("{target} = limit - offset"));
+                c.line("offset = limit");
+            }
+            CaseBody::Empty => {}
+        };
+        let no_case = |c: &mut Code| {
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+            c.line("return nil");
+        };
+        case_chain(c, u, &name, &body, &no_case);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn union(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        let p = self.p;
+        let name = p.structs[sid].fields[fi].name.clone();
+        if matches!(u.len, Len::Natural) {
+            return self.union_natural(c, sid, fi, u, abbrev, tree, target);
+        }
+        self.length(c, sid, fi, &u.len, abbrev, tree)?;
+        let tag = self.expr(&u.on);
+        let unless = u.unless.as_ref().map(|e| self.expr(e));
+        c.line(format!("local tag_{name} = {tag}"));
+        state_tag_check(c, u, &name, tree);
+        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) => {
+                c.line(format!(
+                    "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                call_struct(p, c, id, "offset", "offset + n");
+                c.line(format!(
+                        "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                    ));
+                c.line(format!("{target} = val"));
+            }
+            CaseBody::Bytes => {
+                c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                c.line(format!("{target} = n"));
+            }
+            CaseBody::Empty => {
+                c.line(format!(
+                        "if n > 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes where none were expected\", n)) end"
+                    ));
+            }
+        };
+        // `unless` chooses the default variant whatever the tag.
+        let guarded = match (&unless, u.default) {
+            (Some(cond), Some(b)) => {
+                c.open(format!("if {cond} then"));
+                body(c, b, &u.default_variant);
+                c.depth -= 1;
+                c.open("else");
+                true
+            }
+            _ => false,
+        };
+        let no_case = |c: &mut Code| {
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+        };
+        case_chain(c, u, &name, &body, &no_case);
+        if guarded {
+            c.close("end");
+        }
+        c.line("offset = offset + n");
+        Ok(())
+    }
+}

@@ -1,0 +1,328 @@
+//! Reading a byte-aligned value: integers, strings, bytes, arrays, lengths.
+
+use super::*;
+
+/// How to read an integer of `bytes` bytes from a TvbRange, as a Lua number.
+pub(crate) fn int_reader(bytes: usize, signed: bool, endian: Endian) -> String {
+    let le = if endian == Endian::Little { "le_" } else { "" };
+    match (bytes > 4, signed) {
+        (false, false) => format!("{le}uint()"),
+        (false, true) => format!("{le}int()"),
+        (true, false) => format!("{le}uint64():tonumber()"),
+        (true, true) => format!("{le}int64():tonumber()"),
+    }
+}
+
+pub(crate) fn add_fn(endian: Endian) -> &'static str {
+    if endian == Endian::Little {
+        "add_le"
+    } else {
+        "add"
+    }
+}
+
+/// Whether any field is a variable-length integer (its reader shares the bit-stream helpers).
+pub(crate) fn uses_varints(p: &Protocol) -> bool {
+    fn has(ty: &Ty) -> bool {
+        match ty {
+            Ty::VarInt(_) => true,
+            Ty::Array(e, _) => has(e),
+            _ => false,
+        }
+    }
+    p.structs.iter().flat_map(|s| &s.fields).any(|f| has(&f.ty))
+}
+
+impl<'p> Gen<'p> {
+    /// Reads one value of `ty` into `target`, adding it to `tree`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn value(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Unsupported> {
+        if self.cur.get() == Layout::LsbBits {
+            return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
+        }
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = &f.name;
+        let needed = self.needed.contains(&(sid, fi));
+        let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
+            c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
+            if needed {
+                c.line(format!("range = tvb(offset, {n})"));
+                c.line(format!(
+                    "item = {tree}:{}(F[\"{abbrev}\"], range)",
+                    add_fn(endian)
+                ));
+                c.line(format!("val = range:{read}"));
+                c.line(format!("{target} = val"));
+            } else {
+                c.line(format!(
+                    "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
+                    add_fn(endian)
+                ));
+            }
+        };
+        match ty {
+            Ty::Int(it) => {
+                scalar(
+                    c,
+                    it.bytes(),
+                    it.endian,
+                    int_reader(it.bytes(), it.signed, it.endian),
+                );
+                c.line(format!("offset = offset + {}", it.bytes()));
+            }
+            Ty::Bool => {
+                scalar(c, 1, Endian::Big, "uint() ~= 0".into());
+                c.line("offset = offset + 1");
+            }
+            Ty::Float { bits: 16, endian } => {
+                // Wireshark has no half-float field: decode the bits and show the value.
+                let le = if *endian == Endian::Little { "le_" } else { "" };
+                c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
+                c.line("range = tvb(offset, 2)");
+                c.line(format!("val = f16_from_bits(range:{le}uint())"));
+                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], range, val)"));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + 2");
+            }
+            Ty::Float { bits, endian } => {
+                let n = *bits as usize / 8;
+                let le = if *endian == Endian::Little { "le_" } else { "" };
+                scalar(c, n, *endian, format!("{le}float()"));
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
+                // LEB128 groups are whole bytes here: the bit-stream reader at offset * 8.
+                c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
+                c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name}\", n / 8 + 1, limit - offset) end"));
+                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
+                c.line("n = n / 8");
+                if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
+                    c.line("val = zigzag64(val)");
+                }
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                ));
+                c.line(format!("{target} = val:tonumber()"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(VarInt::RiptideLen) => {
+                c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{name}\", 1, limit - offset) end"));
+                c.line("val, n = tvb(offset, 1):uint(), 1");
+                c.line("if val >= 128 then");
+                c.line(format!("  if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
+                c.line("  val, n = tvb(offset, 2):uint() - 32768, 2");
+                c.line("end");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                ));
+                c.line(format!("{target} = val"));
+                c.line("offset = offset + n");
+            }
+            Ty::VarInt(_) => {
+                return Err(Unsupported(
+                    "Rabbit varints belong to bit-stream layouts".into(),
+                ))
+            }
+            Ty::Bits => return Err(Unsupported("'bits' belongs to bit-stream layouts".into())),
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                let n = e.repr.bytes();
+                scalar(
+                    c,
+                    n,
+                    e.repr.endian,
+                    int_reader(n, e.repr.signed, e.repr.endian),
+                );
+                let (expert, what) = if e.closed {
+                    ("E.invalid", "is not allowed")
+                } else {
+                    ("E.unknown", "is not named by the schema")
+                };
+                c.line(format!(
+                    "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end",
+                    e.name
+                ));
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                let n = fl.repr.bytes();
+                scalar(
+                    c,
+                    n,
+                    fl.repr.endian,
+                    int_reader(n, fl.repr.signed, fl.repr.endian),
+                );
+                for b in &fl.bits {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    c.line(format!(
+                        "item:{}(F[\"{a}\"], tvb(offset, {n}))",
+                        add_fn(fl.repr.endian)
+                    ));
+                }
+                c.line(format!("offset = offset + {n}"));
+            }
+            Ty::Bytes(len) | Ty::Str(len) => {
+                self.length(c, sid, fi, len, abbrev, tree)?;
+                if matches!(ty, Ty::Str(_)) {
+                    if needed {
+                        c.line("range = tvb(offset, n)");
+                        c.line(format!(
+                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, ENC_UTF_8)"
+                        ));
+                        c.line(format!("{target} = range:string(ENC_UTF_8)"));
+                    } else {
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
+                    }
+                    // The crate refuses what is not UTF-8; Wireshark would only show replacement marks.
+                    c.line(format!("if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                } else {
+                    c.line(format!(
+                        "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
+                    ));
+                    c.line(format!("{target} = n -- bytes are kept as their length"));
+                    if self.raw.contains(&(sid, fi)) {
+                        c.line(format!("{target}_raw = tvb:raw(offset, n)"));
+                    }
+                }
+                c.line("offset = offset + n");
+            }
+            Ty::Struct(id, len) => {
+                let t = &p.structs[*id].name;
+                let label = format!("{}: {t}", naming::label(name));
+                match len {
+                    None | Some(Len::Natural) => {
+                        c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
+                        call_struct(p, c, *id, "offset", "limit");
+                        c.line("sub:set_len(nxt - offset)");
+                        c.line(format!("{target} = val"));
+                        c.line("offset = nxt");
+                    }
+                    Some(len) => {
+                        self.length(c, sid, fi, len, abbrev, tree)?;
+                        c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
+                        call_struct(p, c, *id, "offset", "offset + n");
+                        c.line(format!(
+                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                        ));
+                        c.line(format!("{target} = val"));
+                        c.line("offset = offset + n");
+                    }
+                }
+            }
+            Ty::Array(_, count) if f.packed => {
+                // Bools 8 per byte, lowest bit first.
+                let label = naming::label(name);
+                self.length(c, sid, fi, count, abbrev, tree)?;
+                c.line("local packed = floor((n + 7) / 8)");
+                c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
+                c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
+                c.line(format!("{target} = {{}}"));
+                c.open("for i = 0, n - 1 do");
+                c.line("range = tvb(offset + floor(i / 8), 1)");
+                c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
+                c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
+                c.line(format!("{target}[i + 1] = val"));
+                c.close("end");
+                c.line("offset = offset + packed");
+            }
+            Ty::Array(elem, count) => {
+                let label = naming::label(name);
+                c.line(format!("{target} = {{}}"));
+                let arr = format!("arr_{name}");
+                let arr_start = format!("arr_start_{name}");
+                match count {
+                    Len::Rest | Len::Natural => {
+                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
+                        c.open("while offset < limit do");
+                    }
+                    _ => {
+                        self.length(c, sid, fi, count, abbrev, tree)?;
+                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
+                        c.open("for _ = 1, n do");
+                    }
+                }
+                let item_target = format!("{target}[#{target} + 1]");
+                self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
+                if matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]) {
+                    // An element without its state list took the rest as bytes.
+                    c.line("if REST_TAKEN then break end");
+                }
+                c.close("end");
+                c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                c.line(format!(
+                    "{arr}:append_text(string.format(\" (%d)\", #{target}))"
+                ));
+            }
+            Ty::Union(u) => self.union(c, sid, fi, u, abbrev, tree, target)?,
+        }
+        Ok(())
+    }
+
+    /// Sets `n` to a length or count, checks it against the bytes left, or returns.
+    pub(crate) fn length(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        len: &Len,
+        abbrev: &str,
+        tree: &str,
+    ) -> Result<(), Unsupported> {
+        let f = &self.p.structs[sid].fields[fi];
+        let name = &f.name;
+        let is_count = matches!(f.ty, Ty::Array(..));
+        match len {
+            Len::Prefix(it) => {
+                let k = it.bytes();
+                let a = naming::prefix_abbrev(abbrev);
+                c.line(format!("if limit - offset < {k} then return truncated({tree}, tvb, offset, \"{name} length\", {k}, limit - offset) end"));
+                c.line(format!(
+                    "{tree}:{}(F[\"{a}\"], tvb(offset, {k}))",
+                    add_fn(it.endian)
+                ));
+                c.line(format!(
+                    "n = tvb(offset, {k}):{}",
+                    int_reader(k, it.signed, it.endian)
+                ));
+                c.line(format!("offset = offset + {k}"));
+            }
+            Len::Expr(e) => {
+                let ex = self.expr(e);
+                c.line(format!("n = {ex}"));
+            }
+            Len::Rest | Len::Natural => {
+                c.line("n = limit - offset");
+            }
+        }
+        if is_count {
+            c.line(format!(
+                "if n < 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: impossible count %d\", n)) return nil end"
+            ));
+            return Ok(());
+        }
+        let source = match len {
+            Len::Expr(Expr::Field(path)) if path.len() == 1 => Some(path[0].name.clone()),
+            _ => None,
+        };
+        match source {
+            Some(src) => c.line(format!(
+                "if n < 0 or limit - offset < n then {tree}:add_proto_expert_info(E.length, string.format(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
+            )),
+            None => c.line(format!(
+                "if n < 0 or limit - offset < n then return truncated({tree}, tvb, offset, \"{name}\", n, limit - offset) end"
+            )),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,174 @@
+//! Analyses every backend needs: which decoded values are read later, which types an extension
+//! takes from its base schema.
+
+use super::*;
+use std::collections::HashSet;
+
+/// Every field whose decoded value some generated Lua reads.
+pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
+    fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
+        match e {
+            Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
+                out.extend(path.iter().map(|r| (r.struct_id, r.field)));
+            }
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => refs(x, out),
+            Expr::Binary(_, a, b) => {
+                refs(a, out);
+                refs(b, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = HashSet::new();
+    for (sid, s) in p.structs.iter().enumerate() {
+        for (fi, f) in s.fields.iter().enumerate() {
+            if let Some(c) = &f.condition {
+                refs(c, &mut out);
+            }
+            match &f.ty {
+                Ty::Bytes(Len::Expr(e))
+                | Ty::Str(Len::Expr(e))
+                | Ty::Array(_, Len::Expr(e))
+                | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, &mut out),
+                Ty::Union(u) => {
+                    refs(&u.on, &mut out);
+                    if let Len::Expr(e) = &u.len {
+                        refs(e, &mut out);
+                    }
+                }
+                _ => {}
+            }
+            let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
+                || f.max.is_some()
+                || matches!(f.ty, Ty::Enum(_))
+                || matches!(&f.ty, Ty::Array(e, _) if matches!(**e, Ty::Enum(_)));
+            if checked {
+                out.insert((sid, fi));
+            }
+        }
+    }
+    for part in &p.root().info {
+        if let InfoPart::Field(i) = part {
+            out.insert((p.root, *i));
+        }
+    }
+    for s in &p.structs {
+        for f in &s.fields {
+            for (_, key) in &f.select {
+                refs(key, &mut out);
+            }
+        }
+    }
+    for t in &p.state {
+        for r in &t.records {
+            out.insert((r.in_struct, r.key));
+            out.insert((r.elem, r.item));
+        }
+    }
+    for a in &p.app_points {
+        out.extend(a.id.map(|id| (a.in_struct, id)));
+    }
+    for j in &p.joins {
+        out.extend(
+            j.key
+                .iter()
+                .chain([&j.sequence])
+                .chain(j.streams.iter().map(|s| &s.field))
+                .map(|i| (j.in_struct, *i)),
+        );
+        refs(&j.first, &mut out);
+        refs(&j.last, &mut out);
+    }
+    if let Some(r) = &p.reassembly {
+        out.extend(
+            r.key
+                .iter()
+                .chain([&r.index, &r.field])
+                .map(|i| (p.root, *i)),
+        );
+        match &r.end {
+            PieceEnd::Last(e) => refs(e, &mut out),
+            PieceEnd::Count(f) => {
+                out.insert((p.root, *f));
+            }
+        }
+        if let WholeType::AsField(fi) = r.whole {
+            if let Ty::Union(u) = &p.root().fields[fi].ty {
+                refs(&u.on, &mut out);
+            }
+        }
+        if let Some(w) = &r.when {
+            refs(w, &mut out);
+        }
+    }
+    out
+}
+
+/// The enums, flags and structs an extending schema takes from its base crate (`pub use`):
+/// those it does not declare, whose every part is taken too. The root and the types that
+/// reassembly code adds methods to are always its own.
+pub struct Reuse {
+    pub enums: Vec<bool>,
+    pub flags: Vec<bool>,
+    pub structs: Vec<bool>,
+}
+
+impl Reuse {
+    pub fn of(p: &Protocol) -> Reuse {
+        let Some(b) = &p.base else {
+            return Reuse {
+                enums: vec![false; p.enums.len()],
+                flags: vec![false; p.flags.len()],
+                structs: vec![false; p.structs.len()],
+            };
+        };
+        let kept = |name: &str| !b.touched.contains(name);
+        let enums: Vec<bool> = p.enums.iter().map(|e| kept(&e.name)).collect();
+        let flags: Vec<bool> = p.flags.iter().map(|f| kept(&f.name)).collect();
+        let mut structs: Vec<bool> = p.structs.iter().map(|s| kept(&s.name)).collect();
+        structs[p.root] = false;
+        for j in &p.joins {
+            structs[j.in_struct] = false;
+        }
+        fn parts_kept(ty: &Ty, enums: &[bool], flags: &[bool], structs: &[bool]) -> bool {
+            match ty {
+                Ty::Enum(id) => enums[*id],
+                Ty::Flags(id) => flags[*id],
+                Ty::Struct(id, _) => structs[*id],
+                Ty::Array(e, _) => parts_kept(e, enums, flags, structs),
+                Ty::Union(_) => {
+                    let mut kids = Vec::new();
+                    ty.child_structs(&mut kids);
+                    kids.iter().all(|k| structs[*k])
+                }
+                _ => true,
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (id, s) in p.structs.iter().enumerate() {
+                if structs[id]
+                    && !s
+                        .fields
+                        .iter()
+                        .all(|f| parts_kept(&f.ty, &enums, &flags, &structs))
+                {
+                    structs[id] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        Reuse {
+            enums,
+            flags,
+            structs,
+        }
+    }
+
+    pub fn any(&self) -> bool {
+        self.structs.iter().any(|x| *x)
+    }
+}
