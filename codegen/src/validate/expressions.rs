@@ -1,0 +1,274 @@
+//! Pass: expressions. Parsed with pest, names resolved against earlier fields, types checked.
+
+use super::*;
+
+impl<'f> Validator<'f> {
+    pub(crate) fn expr_of(&mut self, scope: &Scope, text: &str, want: ExprTy) -> Expr {
+        match expr::parse_expr(text) {
+            Ok(e) => {
+                let (e, ty) = self.check(scope, &e);
+                if ty != ExprTy::Error
+                    && (ty != want && ty != ExprTy::Int
+                        || (ty == ExprTy::Int && want == ExprTy::Bool))
+                {
+                    let (got, exp) = if want == ExprTy::Bool {
+                        ("an integer", "a condition")
+                    } else {
+                        ("a condition", "an integer")
+                    };
+                    self.expr_error(
+                        scope,
+                        0,
+                        format!("'{text}' is {got} where {exp} is needed"),
+                        None,
+                    );
+                }
+                e
+            }
+            Err(e) => {
+                self.expr_error(scope, e.at, format!("{} '{text}'", e.message), None);
+                Expr::Int(0)
+            }
+        }
+    }
+
+    pub(crate) fn expr_error(
+        &mut self,
+        scope: &Scope,
+        at: usize,
+        message: String,
+        hint: Option<String>,
+    ) {
+        let p = self.locs.value(scope.yaml_path);
+        if self.locs.inherited(scope.yaml_path) {
+            let message = self.inherited(scope.yaml_path, message);
+            self.error_at(p.line, p.col, message, hint);
+        } else {
+            self.error_at(p.line, p.col + at, message, hint);
+        }
+    }
+
+    pub(crate) fn check(&mut self, scope: &Scope, e: &expr::Expr) -> (Expr, ExprTy) {
+        match e {
+            expr::Expr::Int(v, _) => (Expr::Int(*v), ExprTy::Int),
+            expr::Expr::Bool(b, _) => (Expr::Bool(*b), ExprTy::Bool),
+            expr::Expr::Special(name, at) => match name.as_str() {
+                "size" => (Expr::MessageSize, ExprTy::Int),
+                "remaining" => (Expr::Remaining, ExprTy::Int),
+                _ => {
+                    self.expr_error(
+                        scope,
+                        *at,
+                        format!("unknown built-in '@{name}'"),
+                        Some("known: @size, @remaining".into()),
+                    );
+                    (Expr::Int(0), ExprTy::Error)
+                }
+            },
+            expr::Expr::Path(path, at) => self.path(scope, path, *at, false),
+            expr::Expr::Item(table, index, at) => {
+                let (i, ty) = self.check(scope, index);
+                self.want(scope, ty, ExprTy::Int, index.at(), "a list index");
+                if !self.in_tag {
+                    self.expr_error(
+                        scope,
+                        *at,
+                        format!("'{table}[...]' can only be a switch's tag"),
+                        Some(
+                            "a list item chooses the layout of a value: 'switch: { on: ... }'"
+                                .into(),
+                        ),
+                    );
+                }
+                match self.tables.get(table).copied() {
+                    Some((t, _)) => (Expr::Item(t, Box::new(i)), ExprTy::Int),
+                    None => {
+                        let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
+                        self.expr_error(
+                            scope,
+                            *at,
+                            format!("'{table}' is not a state table"),
+                            hint.or(Some("declare it under protocol.state".into())),
+                        );
+                        (Expr::Int(0), ExprTy::Error)
+                    }
+                }
+            }
+            expr::Expr::Len(inner, at) => match &**inner {
+                expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
+                _ => {
+                    self.expr_error(scope, *at, "len() takes a field".into(), None);
+                    (Expr::Int(0), ExprTy::Error)
+                }
+            },
+            expr::Expr::Unary(op, inner, at) => {
+                let (x, ty) = self.check(scope, inner);
+                match op {
+                    UnOp::Not => {
+                        self.want(scope, ty, ExprTy::Bool, *at, "'!'");
+                        (Expr::Not(Box::new(x)), ExprTy::Bool)
+                    }
+                    UnOp::Neg => {
+                        self.want(scope, ty, ExprTy::Int, *at, "'-'");
+                        (Expr::Neg(Box::new(x)), ExprTy::Int)
+                    }
+                }
+            }
+            expr::Expr::Binary(op, l, r, at) => {
+                let (a, ta) = self.check(scope, l);
+                let (b, tb) = self.check(scope, r);
+                let operand = if op.is_logical() {
+                    ExprTy::Bool
+                } else {
+                    ExprTy::Int
+                };
+                let what = format!("'{}'", op.symbol());
+                if matches!(op, BinOp::Eq | BinOp::Ne) && ta == tb {
+                    // == and != also compare conditions.
+                } else {
+                    self.want(scope, ta, operand, *at, &what);
+                    self.want(scope, tb, operand, r.at(), &what);
+                }
+                let ty = if op.is_logical() || op.is_comparison() {
+                    ExprTy::Bool
+                } else {
+                    ExprTy::Int
+                };
+                (Expr::Binary(*op, Box::new(a), Box::new(b)), ty)
+            }
+        }
+    }
+
+    pub(crate) fn want(&mut self, scope: &Scope, got: ExprTy, want: ExprTy, at: usize, what: &str) {
+        if got != want && got != ExprTy::Error {
+            let w = if want == ExprTy::Bool {
+                "conditions"
+            } else {
+                "integers"
+            };
+            self.expr_error(scope, at, format!("{what} takes {w}"), None);
+        }
+    }
+
+    /// Resolves `a.b.c` against the visible fields of the scope (or an enum constant).
+    pub(crate) fn path(
+        &mut self,
+        scope: &Scope,
+        path: &[String],
+        at: usize,
+        in_len: bool,
+    ) -> (Expr, ExprTy) {
+        let fail = (Expr::Int(0), ExprTy::Error);
+        // Enum constants: `Command.REQ_LOGIN`.
+        if path.len() == 2 {
+            if let Some(e) = self.enum_ids.get(&path[0]) {
+                let en = self.file.enums.get_index(*e).unwrap().1;
+                return match en.values.get(&path[1]) {
+                    Some(NamedValue::Plain(v)) | Some(NamedValue::Documented { value: v, .. }) => {
+                        (Expr::Int(*v), ExprTy::Int)
+                    }
+                    None => {
+                        let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{}' is not a value of enum '{}'", path[1], path[0]),
+                            hint,
+                        );
+                        fail
+                    }
+                };
+            }
+        }
+        let mut refs = Vec::new();
+        let mut sid = scope.struct_id;
+        let mut visible = scope.visible;
+        let mut col = at;
+        for (depth, seg) in path.iter().enumerate() {
+            let fields = &self.shapes[sid];
+            let found = fields.iter().take(visible).position(|(n, _)| n == seg);
+            let Some(fi) = found else {
+                let later = fields.iter().skip(visible).any(|(n, _)| n == seg);
+                let hint = if later {
+                    Some(format!(
+                        "'{seg}' comes later; only earlier fields can be used here"
+                    ))
+                } else {
+                    did_you_mean(seg, fields.iter().take(visible).map(|(n, _)| n.as_str()))
+                };
+                self.expr_error(scope, col, format!("unknown field '{seg}'"), hint);
+                return fail;
+            };
+            refs.push(FieldRef {
+                struct_id: sid,
+                field: fi,
+                name: seg.clone(),
+            });
+            let shape = fields[fi].1.clone();
+            let last = depth + 1 == path.len();
+            if last {
+                return match shape {
+                    Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
+                    _ if in_len => {
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!(
+                                "len() takes a bytes, string or array field; '{seg}' is not one"
+                            ),
+                            None,
+                        );
+                        fail
+                    }
+                    Shape::Seq | Shape::Union | Shape::Struct(_) => {
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{seg}' is not a number"),
+                            Some(format!("use len({})", path.join("."))),
+                        );
+                        fail
+                    }
+                    Shape::Bool => (Expr::Field(refs), ExprTy::Bool),
+                    _ => (Expr::Field(refs), ExprTy::Int),
+                };
+            }
+            col += seg.len() + 1;
+            match shape {
+                Shape::Struct(id) => {
+                    sid = id;
+                    visible = usize::MAX;
+                }
+                Shape::Flags(fid) => {
+                    let fl = self.file.flags.get_index(fid).unwrap();
+                    let bit = &path[depth + 1];
+                    if depth + 2 != path.len() {
+                        self.expr_error(scope, col, "a flag bit has no fields".into(), None);
+                        return fail;
+                    }
+                    return match fl.1.bits.get(bit) {
+                        Some(NamedValue::Plain(m))
+                        | Some(NamedValue::Documented { value: m, .. }) => {
+                            (Expr::FlagBit(refs, *m), ExprTy::Bool)
+                        }
+                        None => {
+                            let hint = did_you_mean(bit, fl.1.bits.keys().map(String::as_str));
+                            self.expr_error(
+                                scope,
+                                col,
+                                format!("'{bit}' is not a flag of '{}'", fl.0),
+                                hint,
+                            );
+                            fail
+                        }
+                    };
+                }
+                _ => {
+                    self.expr_error(scope, col, format!("'{seg}' has no fields"), None);
+                    return fail;
+                }
+            }
+        }
+        fail
+    }
+}

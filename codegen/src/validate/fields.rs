@@ -1,0 +1,431 @@
+//! Pass: fields. Each field's type, length or count, condition, role; derived fields; Info templates.
+
+use super::*;
+
+pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
+    schema::FieldDef {
+        name: f.name.clone(),
+        doc: None,
+        ty: None,
+        endian: f.endian.clone(),
+        constant: None,
+        length: None,
+        count: None,
+        prefix: None,
+        condition: None,
+        switch: None,
+        checksum: None,
+        max: None,
+        optional: false,
+        warn: Vec::new(),
+        packed: false,
+        state: Default::default(),
+    }
+}
+
+pub(crate) fn runs_to_end(ty: &Ty) -> bool {
+    match ty {
+        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
+        Ty::Union(u) => {
+            matches!(u.len, Len::Rest)
+                || (matches!(u.len, Len::Natural)
+                    && u.cases
+                        .iter()
+                        .map(|c| c.body)
+                        .chain(u.default)
+                        .any(|b| b == CaseBody::Bytes))
+        }
+        _ => false,
+    }
+}
+
+impl<'f> Validator<'f> {
+    pub(crate) fn field(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        layout: Layout,
+    ) -> Field {
+        let endian = self
+            .endian(f.endian.as_deref(), &format!("{fp}.endian"))
+            .unwrap_or(endian);
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
+        let mut role = Role::Value;
+
+        let ty = if let Some(sw) = &f.switch {
+            if f.ty.is_some() {
+                self.error(
+                    &scope("type"),
+                    "a field has either a 'type' or a 'switch', not both",
+                    None,
+                );
+            }
+            // Without a length the union is as long as its variant (a `bytes` variant: the rest).
+            let len = if f.length.is_some() || f.prefix.is_some() {
+                self.len_of(sid, index, f, fp, endian, false)
+            } else {
+                Len::Natural
+            };
+            Ty::Union(Box::new(self.union(sid, index, sw, &scope("switch"), len)))
+        } else if let Some(t) = &f.ty {
+            match expr::parse_type(t) {
+                Ok(te) => self.ty(sid, index, &te, f, fp, endian, layout),
+                Err(e) => {
+                    let p = self.locs.value(&scope("type"));
+                    self.error_at(
+                        p.line,
+                        p.col + e.at,
+                        format!("{} '{t}'", e.message),
+                        Some("e.g. 'u16', 'bytes', 'string', 'Entity[]'".into()),
+                    );
+                    Ty::Bool
+                }
+            }
+        } else {
+            self.error(
+                fp,
+                format!("field '{}' has no 'type'", f.name),
+                Some("add e.g. 'type: u8'".into()),
+            );
+            Ty::Bool
+        };
+
+        if f.length.is_some()
+            && !matches!(
+                ty,
+                Ty::Bytes(_) | Ty::Str(_) | Ty::Struct(..) | Ty::Union(_)
+            )
+        {
+            self.error(
+                &scope("length"),
+                "'length' applies to bytes, string, struct and switch fields",
+                Some("use 'count' for arrays".into()),
+            );
+        }
+        if f.count.is_some() && !matches!(ty, Ty::Array(..)) {
+            self.error(
+                &scope("count"),
+                "'count' applies to array fields ('T[]')",
+                None,
+            );
+        }
+
+        if let Some(c) = f.constant {
+            match &ty {
+                Ty::Int(it) if c <= it.max_value() => role = Role::Const(c),
+                Ty::Int(it) => self.error(
+                    &scope("const"),
+                    format!("constant {c:#x} does not fit in {} bits", it.bits),
+                    None,
+                ),
+                _ => self.error(
+                    &scope("const"),
+                    "only integer fields can be constants",
+                    None,
+                ),
+            }
+        }
+        if let Some(algo) = &f.checksum {
+            match ChecksumAlgo::ALL.iter().find(|(n, _)| n == algo) {
+                Some((_, a)) => {
+                    let (width, ..) = a.crc_params();
+                    match &ty {
+                        Ty::Int(it) if it.bits == width && !it.signed => role = Role::Checksum(*a),
+                        _ => self.error(
+                            &scope("type"),
+                            format!("a {algo} checksum is stored in a u{width} field"),
+                            None,
+                        ),
+                    }
+                }
+                None => {
+                    let hint = did_you_mean(algo, ChecksumAlgo::ALL.iter().map(|(n, _)| *n))
+                        .or_else(|| {
+                            Some(format!(
+                                "known: {}",
+                                ChecksumAlgo::ALL
+                                    .iter()
+                                    .map(|(n, _)| *n)
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ))
+                        });
+                    self.error(
+                        &scope("checksum"),
+                        format!("unknown checksum algorithm '{algo}'"),
+                        hint,
+                    );
+                }
+            }
+        }
+        let condition = f.condition.as_ref().map(|c| {
+            let s = Scope {
+                struct_id: sid,
+                visible: index,
+                yaml_path: &scope("if"),
+            };
+            self.expr_of(&s, c, ExprTy::Bool)
+        });
+        if condition.is_some() && role != Role::Value {
+            self.error(
+                &scope("if"),
+                "constants and checksums cannot be conditional",
+                None,
+            );
+        }
+        if let Some(m) = f.max {
+            if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
+                self.error(&scope("max"), "'max' applies to integer fields", None);
+            }
+            if let Ty::Int(it) = &ty {
+                if m > it.max_value() {
+                    self.error(
+                        &scope("max"),
+                        format!("max {m} does not fit in {} bits", it.bits),
+                        None,
+                    );
+                }
+            }
+        }
+        if f.optional {
+            self.error(
+                &scope("optional"),
+                "presence-bit optional fields are not supported yet",
+                Some("use 'if' with an explicit flag field".into()),
+            );
+        }
+        // A warning sees the earlier fields and this one.
+        let warnings = f
+            .warn
+            .iter()
+            .enumerate()
+            .map(|(k, w)| {
+                let s = Scope {
+                    struct_id: sid,
+                    visible: index + 1,
+                    yaml_path: &format!("{fp}.warn.{k}.if"),
+                };
+                (
+                    self.expr_of(&s, &w.condition, ExprTy::Bool),
+                    w.message.clone(),
+                )
+            })
+            .collect();
+        if f.packed
+            && (layout != Layout::Bytes
+                || !matches!(&ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
+        {
+            self.error(
+                &scope("packed"),
+                "'packed' applies to bool[] in byte layouts",
+                Some("in bit streams every bool is one bit already".into()),
+            );
+        }
+        let mut select = Vec::new();
+        for (table, key) in &f.state {
+            let sp = format!("{fp}.state.{table}");
+            match self.tables.get(table).copied() {
+                Some((t, _)) => {
+                    let s = Scope {
+                        struct_id: sid,
+                        visible: index,
+                        yaml_path: &sp,
+                    };
+                    select.push((t, self.expr_of(&s, key, ExprTy::Int)));
+                }
+                None => {
+                    let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
+                    self.error_key(&sp, format!("unknown state table '{table}'"), hint);
+                }
+            }
+        }
+        Field {
+            name: f.name.clone(),
+            doc: f.doc.clone(),
+            ty,
+            condition,
+            role,
+            max: f.max,
+            warnings,
+            select,
+            packed: f.packed,
+        }
+    }
+
+    /// Byte length of a bytes/string/struct/union field: prefix, expression, or the rest.
+    pub(crate) fn len_of(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        rest_ok: bool,
+    ) -> Len {
+        if f.length.is_some() && f.prefix.is_some() {
+            self.error(
+                &format!("{fp}.prefix"),
+                "a field has either a 'length' or a 'prefix', not both",
+                None,
+            );
+        }
+        if let Some(p) = &f.prefix {
+            return self
+                .int_ty(p, &format!("{fp}.prefix"), endian)
+                .map(Len::Prefix)
+                .unwrap_or(Len::Rest);
+        }
+        match &f.length {
+            Some(l) => self.len_expr(sid, index, l, &format!("{fp}.length")),
+            None if rest_ok => Len::Rest,
+            None => Len::Rest,
+        }
+    }
+
+    pub(crate) fn count_of(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+    ) -> Len {
+        if let Some(p) = &f.prefix {
+            if f.count.is_some() {
+                self.error(
+                    &format!("{fp}.prefix"),
+                    "a field has either a 'count' or a 'prefix', not both",
+                    None,
+                );
+            }
+            return self
+                .int_ty(p, &format!("{fp}.prefix"), endian)
+                .map(Len::Prefix)
+                .unwrap_or(Len::Rest);
+        }
+        match &f.count {
+            Some(c) => self.len_expr(sid, index, c, &format!("{fp}.count")),
+            None => Len::Rest,
+        }
+    }
+
+    pub(crate) fn len_expr(&mut self, sid: StructId, index: usize, l: &ExprOrInt, yp: &str) -> Len {
+        let scope = Scope {
+            struct_id: sid,
+            visible: index,
+            yaml_path: yp,
+        };
+        match l {
+            ExprOrInt::Int(n) => Len::Expr(Expr::Int(*n)),
+            ExprOrInt::Expr(text) => Len::Expr(self.expr_of(&scope, text, ExprTy::Int)),
+        }
+    }
+
+    /// Marks the fields the encoder fills: lengths, counts and tags named by a bare reference.
+    pub(crate) fn derive(&mut self, sname: &str, yp: &str, fields: &mut [Field]) {
+        let mut derived: Vec<(usize, Derive, usize)> = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            let (src, kind) = match &f.ty {
+                Ty::Bytes(Len::Expr(e))
+                | Ty::Str(Len::Expr(e))
+                | Ty::Struct(_, Some(Len::Expr(e))) => (Some(e), Derive::LengthOf(i)),
+                Ty::Array(_, Len::Expr(e)) => (Some(e), Derive::CountOf(i)),
+                Ty::Union(u) => {
+                    if let Len::Expr(e) = &u.len {
+                        if let Some(r) = e.local_field() {
+                            derived.push((r, Derive::LengthOf(i), i));
+                        }
+                    }
+                    (Some(&u.on), Derive::TagOf(i))
+                }
+                _ => (None, Derive::LengthOf(i)),
+            };
+            if let Some(r) = src.and_then(Expr::local_field) {
+                derived.push((r, kind, i));
+            }
+        }
+        // A bool that is the whole condition of exactly one later field is that field's presence
+        // bit: the encoder writes it from the Option.
+        for (i, f) in fields.iter().enumerate() {
+            let Some(r) = f.condition.as_ref().and_then(Expr::local_field) else {
+                continue;
+            };
+            let guards = fields
+                .iter()
+                .filter(|g| g.condition.as_ref().and_then(Expr::local_field) == Some(r))
+                .count();
+            if guards == 1
+                && matches!(fields[r].ty, Ty::Bool)
+                && fields[r].role == Role::Value
+                && fields[r].condition.is_none()
+            {
+                derived.push((r, Derive::PresenceOf(i), i));
+            }
+        }
+        for (target, how, by) in derived {
+            let t = &fields[target];
+            let fp = format!("{yp}.fields.{target}");
+            let fits = match how {
+                Derive::PresenceOf(_) => matches!(t.ty, Ty::Bool),
+                _ => matches!(t.ty, Ty::Int(_) | Ty::Enum(_) | Ty::VarInt(_)),
+            };
+            if !fits {
+                continue;
+            }
+            if t.condition.is_some() {
+                self.error(&fp, format!("field '{}' gives the length, count or tag of '{}' and cannot be conditional", t.name, fields[by].name), None);
+                continue;
+            }
+            match &t.role {
+                Role::Value => fields[target].role = Role::Derived(how),
+                Role::Derived(prev) => {
+                    let prev_by = match prev {
+                        Derive::LengthOf(j)
+                        | Derive::CountOf(j)
+                        | Derive::TagOf(j)
+                        | Derive::PresenceOf(j) => *j,
+                    };
+                    let name = fields[target].name.clone();
+                    let (a, b) = (fields[prev_by].name.clone(), fields[by].name.clone());
+                    self.error(&fp, format!("field '{name}' of '{sname}' would be derived from both '{a}' and '{b}'"), Some("give one of them its own length field".into()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(crate) fn info(&mut self, yp: &str, info: Option<&str>, fields: &[Field]) -> Vec<InfoPart> {
+        let Some(text) = info else { return Vec::new() };
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(InfoPart::Text(rest[..open].to_string()));
+            }
+            let Some(close) = rest[open..].find('}') else {
+                self.error(&format!("{yp}.info"), "unclosed '{' in info", None);
+                return parts;
+            };
+            let name = &rest[open + 1..open + close];
+            match fields.iter().position(|f| f.name == name) {
+                Some(i) => parts.push(InfoPart::Field(i)),
+                None => {
+                    let hint = did_you_mean(name, fields.iter().map(|f| f.name.as_str()));
+                    self.error(
+                        &format!("{yp}.info"),
+                        format!("unknown field '{name}' in info"),
+                        hint,
+                    );
+                }
+            }
+            rest = &rest[open + close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(InfoPart::Text(rest.to_string()));
+        }
+        parts
+    }
+}

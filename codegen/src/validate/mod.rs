@@ -1,0 +1,441 @@
+//! Schema → IR: resolves names, checks widths, expression types and layouts, derives the fields
+//! the encoder fills in, and reports every mistake with `file:line:column` and a hint.
+
+mod application;
+mod cycles;
+mod expressions;
+mod fields;
+mod protocol;
+mod session;
+mod types;
+mod unions;
+
+use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
+use crate::expr::{self, BinOp, TypeExpr, UnOp};
+use crate::ir::*;
+use crate::locate::Locations;
+use crate::schema::{self, ExprOrInt, NamedValue, SchemaFile};
+use heck::ToUpperCamelCase;
+use std::collections::HashMap;
+
+use self::{fields::*, types::*};
+
+/// Parses one schema file (YAML shape only).
+fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
+    serde_yaml::from_str(source).map_err(|e| {
+        let (line, col) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
+        let message = e.to_string();
+        // serde_yaml appends " at line X column Y"; the prefix already says where.
+        let message = match message.find(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        let hint = if message.contains("tab character") {
+            Some("indent with spaces".to_string())
+        } else if message.contains("did not find expected key")
+            || message.contains("mapping values are not allowed")
+        {
+            Some("check the indentation of this line and the lines above".to_string())
+        } else if message.contains("did not find expected ',' or '}'")
+            || message.contains("did not find expected ',' or ']'")
+        {
+            Some("a '{' or '[' on an earlier line is not closed".to_string())
+        } else {
+            None
+        };
+        Diagnostics(vec![Diagnostic {
+            file: path.to_string(),
+            line,
+            col,
+            message,
+            hint,
+        }])
+    })
+}
+
+/// Loads a schema that extends no other (see [`load_with`]).
+pub fn load(path: &str, source: &str) -> Result<Protocol, Diagnostics> {
+    load_with(path, source, &|name: &str| {
+        Err(format!(
+            "cannot read '{name}': this schema was loaded on its own"
+        ))
+    })
+}
+
+/// Reads a schema named by `extends`: its display path and text, from the name as written
+/// (relative to the extending file).
+pub type Resolve<'r> = &'r dyn Fn(&str) -> Result<(String, String), String>;
+
+/// Loads and validates the schema at `path` (for messages) holding `source`; a schema that
+/// extends another is merged over it first (`resolve` reads the base).
+pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol, Diagnostics> {
+    let file = parse(path, source)?;
+    let mut locs = Locations::index(source);
+    let (file, base) = match file.protocol.extends.clone() {
+        None => (file, None),
+        Some(name) => {
+            let at = locs.value("protocol.extends");
+            let fail = |message: String, hint: Option<String>| {
+                Diagnostics(vec![Diagnostic {
+                    file: path.to_string(),
+                    line: at.line,
+                    col: at.col,
+                    message,
+                    hint,
+                }])
+            };
+            let (base_path, base_source) = resolve(&name).map_err(|e| {
+                fail(
+                    e,
+                    Some("a path relative to this schema, e.g. 'rtype.yaml'".into()),
+                )
+            })?;
+            // The base is validated on its own first: its own mistakes are reported in it.
+            let base_proto = load_with(&base_path, &base_source, resolve)?;
+            let base_file = parse(&base_path, &base_source)?;
+            if base_file.protocol.extends.is_some() {
+                return Err(fail(
+                    format!("'{name}' extends another schema itself"),
+                    Some("extend the schema it extends, or merge the two".into()),
+                ));
+            }
+            let (merged, changes) = crate::extend::merge(base_file, file);
+            locs.fallback = Some(at);
+            (
+                merged,
+                Some(Base {
+                    protocol: base_proto.name.clone(),
+                    source: base_path,
+                    touched: changes.touched,
+                }),
+            )
+        }
+    };
+    // An application schema reads its transport's schema (validated on its own).
+    let transport = match file.protocol.application.as_ref() {
+        None => None,
+        Some(a) => {
+            let at = locs.value("protocol.application.transport");
+            let fail = |message: String| {
+                Diagnostics(vec![Diagnostic {
+                    file: path.to_string(),
+                    line: at.line,
+                    col: at.col,
+                    message,
+                    hint: Some("a path relative to this schema, e.g. '../riptide-2.1.yaml'".into()),
+                }])
+            };
+            let (tpath, tsource) = resolve(&a.transport).map_err(fail)?;
+            Some(load_with(&tpath, &tsource, resolve)?)
+        }
+    };
+    let mut v = Validator {
+        path: path.to_string(),
+        locs,
+        diags: Vec::new(),
+        file: &file,
+        enum_ids: HashMap::new(),
+        flags_ids: HashMap::new(),
+        struct_ids: HashMap::new(),
+        shapes: Vec::new(),
+        tables: HashMap::new(),
+        in_tag: false,
+        base_source: base.as_ref().map(|b| b.source.clone()),
+        transport,
+    };
+    let proto = v.protocol().map(|mut p| {
+        p.base = base;
+        p
+    });
+    if v.diags.is_empty() {
+        Ok(proto.expect("no diagnostics means a protocol"))
+    } else {
+        Err(Diagnostics(v.diags))
+    }
+}
+
+/// What pass one knows of a field: enough to resolve paths into it.
+#[derive(Debug, Clone)]
+enum Shape {
+    Scalar,
+    Bool,
+    Enum(EnumId),
+    Flags(FlagsId),
+    Struct(StructId),
+    Seq,
+    Union,
+    Unknown,
+}
+
+struct Validator<'f> {
+    path: String,
+    locs: Locations,
+    diags: Vec<Diagnostic>,
+    file: &'f SchemaFile,
+    enum_ids: HashMap<String, EnumId>,
+    flags_ids: HashMap<String, FlagsId>,
+    struct_ids: HashMap<String, StructId>,
+    /// Per struct, per field: name and shape.
+    shapes: Vec<Vec<(String, Shape)>>,
+    /// State tables by name: index and item enum.
+    tables: HashMap<String, (usize, Option<EnumId>)>,
+    /// A switch tag is being checked (the only place list items may be read).
+    in_tag: bool,
+    /// The schema an extension inherits from (named in messages about what it inherited).
+    base_source: Option<String>,
+    /// The transport an application schema rides on.
+    transport: Option<Protocol>,
+}
+
+/// The context an expression is checked in.
+struct Scope<'a> {
+    struct_id: StructId,
+    /// Fields visible by name (the earlier fields of the struct).
+    visible: usize,
+    /// YAML path of the expression, and the offset of its text (for positions).
+    yaml_path: &'a str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ExprTy {
+    Int,
+    Bool,
+    /// An expression already reported as wrong: fits anywhere, so one mistake gives one message.
+    Error,
+}
+
+impl<'f> Validator<'f> {
+    fn error(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
+        let p = self.locs.value(yaml_path);
+        let message = self.inherited(yaml_path, message.into());
+        self.error_at(p.line, p.col, message, hint);
+    }
+
+    fn error_key(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
+        let p = self.locs.key(yaml_path);
+        let message = self.inherited(yaml_path, message.into());
+        self.error_at(p.line, p.col, message, hint);
+    }
+
+    /// A mistake in what an extension inherited is reported at its `extends`, saying where in
+    /// the base it shows.
+    fn inherited(&self, yaml_path: &str, message: String) -> String {
+        match &self.base_source {
+            Some(base) if self.locs.inherited(yaml_path) => {
+                format!("{message} (in {base} at {yaml_path}, as this extension changes it)")
+            }
+            _ => message,
+        }
+    }
+
+    fn error_at(
+        &mut self,
+        line: usize,
+        col: usize,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
+        self.diags.push(Diagnostic {
+            file: self.path.clone(),
+            line,
+            col,
+            message: message.into(),
+            hint,
+        });
+    }
+
+    fn protocol(&mut self) -> Option<Protocol> {
+        let p = &self.file.protocol;
+        if !is_snake_ident(&p.name) {
+            self.error(
+                "protocol.name",
+                format!("protocol name '{}' is not a lower-case identifier", p.name),
+                Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
+            );
+        }
+        let endian = self
+            .endian(p.endian.as_deref(), "protocol.endian")
+            .unwrap_or(Endian::Little);
+        let app_bits = self.transport.as_ref().is_some_and(|t| {
+            t.app_points
+                .iter()
+                .any(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
+        });
+        let layout = match p.layout.as_deref() {
+            None if app_bits => Layout::LsbBits,
+            None | Some("bytes") => Layout::Bytes,
+            Some("lsb-bits") => Layout::LsbBits,
+            Some(other) => {
+                self.error(
+                    "protocol.layout",
+                    format!("unknown layout '{other}'"),
+                    Some("expected 'bytes' or 'lsb-bits'".into()),
+                );
+                Layout::Bytes
+            }
+        };
+
+        // Names first, so that every type can refer to every other.
+        let mut taken: HashMap<String, String> = HashMap::new();
+        let kinds = [
+            ("enums", self.file.enums.keys().collect::<Vec<_>>()),
+            ("flags", self.file.flags.keys().collect()),
+            ("types", self.file.types.keys().collect()),
+        ];
+        for (kind, names) in kinds {
+            for (i, name) in names.into_iter().enumerate() {
+                let yp = format!("{kind}.{name}");
+                if !is_camel_ident(name) {
+                    self.error_key(
+                        &yp,
+                        format!("type name '{name}' is not UpperCamelCase"),
+                        Some(format!("e.g. '{}'", name.to_upper_camel_case())),
+                    );
+                }
+                if let Some(prev) = taken.insert(name.clone(), kind.to_string()) {
+                    self.error_key(
+                        &yp,
+                        format!("duplicate type name '{name}' (already declared in '{prev}')"),
+                        None,
+                    );
+                }
+                match kind {
+                    "enums" => self.enum_ids.insert(name.clone(), i),
+                    "flags" => self.flags_ids.insert(name.clone(), i),
+                    _ => self.struct_ids.insert(name.clone(), i),
+                };
+            }
+        }
+
+        let enums: Vec<Enum> = self
+            .file
+            .enums
+            .iter()
+            .map(|(name, e)| self.enum_def(name, e, endian))
+            .collect();
+        let flags: Vec<Flags> = self
+            .file
+            .flags
+            .iter()
+            .map(|(name, f)| self.flags_def(name, f, endian))
+            .collect();
+
+        for (i, (name, t)) in p.state.iter().enumerate() {
+            let items = self.enum_ids.get(&t.items).copied();
+            if items.is_none() {
+                let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
+                self.error(
+                    &format!("protocol.state.{name}.items"),
+                    format!("'{}' is not an enum", t.items),
+                    hint,
+                );
+            }
+            self.tables.insert(name.clone(), (i, items));
+        }
+
+        // Pass one: shapes of every field, for path resolution across types.
+        self.shapes = self
+            .file
+            .types
+            .iter()
+            .map(|(_, t)| {
+                t.fields
+                    .iter()
+                    .map(|f| (f.name.clone(), self.shape(f)))
+                    .collect()
+            })
+            .collect();
+
+        let layouts = self.inherited_layouts(layout);
+        let mut structs = Vec::new();
+        for (id, (name, t)) in self.file.types.iter().enumerate() {
+            structs.push(self.struct_def(id, name, t, endian, layouts[id]));
+        }
+
+        let app_root = p
+            .application
+            .as_ref()
+            .and_then(|a| a.messages.values().next().cloned());
+        let root_name = if p.root.is_empty() {
+            app_root.clone().unwrap_or_default()
+        } else {
+            p.root.clone()
+        };
+        if root_name.is_empty() {
+            self.error(
+                "protocol",
+                "the protocol needs a 'root' type",
+                Some("the type of one whole message, e.g. 'root: Packet'".into()),
+            );
+        }
+        for target in self.file.cases.keys() {
+            self.error_key(
+                &format!("cases.{target}"),
+                format!("'{target}' is not a switch field of the base schema"),
+                Some("write 'Type.field', e.g. 'Packet.payload'".into()),
+            );
+        }
+        let root = match self.struct_ids.get(&root_name) {
+            Some(id) => *id,
+            None if app_root.is_some() => 0,
+            None => {
+                let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
+                self.error(
+                    "protocol.root",
+                    format!("unknown root type '{root_name}'"),
+                    hint,
+                );
+                0
+            }
+        };
+        if self.file.types.is_empty() {
+            self.error(
+                "types",
+                "a schema needs at least one type under 'types'",
+                None,
+            );
+            return None;
+        }
+        self.check_cycles(&structs);
+
+        let mut proto = Protocol {
+            name: p.name.clone(),
+            title: p.title.clone(),
+            doc: p.doc.clone(),
+            layout,
+            root,
+            transport: Transport::default(),
+            opening: Vec::new(),
+            reassembly: None,
+            joins: Vec::new(),
+            state: Vec::new(),
+            base: None,
+            app_points: Vec::new(),
+            application: None,
+            enums,
+            flags,
+            structs,
+            source: self.path.clone(),
+        };
+        proto.transport = self.transport(&proto, endian);
+        proto.opening = self.opening();
+        proto.reassembly = self.reassembly(&proto);
+        proto.joins = self.joins(&proto);
+        proto.state = self.state(&proto);
+        proto.app_points = self.app_points(&proto);
+        proto.application = self.application(&proto);
+        if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
+            self.error(
+                "protocol.conversation",
+                "an opening needs the server's UDP ports",
+                Some("add transport.udp.ports".into()),
+            );
+        }
+        Some(proto)
+    }
+
+    // ---- expressions ----------------------------------------------------------------------
+}

@@ -1,0 +1,278 @@
+//! Pass: protocol and transport. Ports, heuristic, opening datagrams, reassembly.
+
+use super::*;
+
+impl<'f> Validator<'f> {
+    /// Each type's layout: its own, else inherited from an enclosing bit-stream type, else the
+    /// protocol's. Types used inside a bit stream are bit streams too.
+    pub(crate) fn inherited_layouts(&self, default: Layout) -> Vec<Layout> {
+        let own = |t: &schema::TypeDef| match t.layout.as_deref() {
+            Some("lsb-bits") => Some(Layout::LsbBits),
+            Some("bytes") => Some(Layout::Bytes),
+            _ => None,
+        };
+        let mut layouts: Vec<Layout> = self
+            .file
+            .types
+            .values()
+            .map(|t| own(t).unwrap_or(default))
+            .collect();
+        let children = |t: &schema::TypeDef| -> Vec<StructId> {
+            let mut out = Vec::new();
+            for f in &t.fields {
+                if let Some(ty) = &f.ty {
+                    let base = ty.trim_end_matches("[]");
+                    out.extend(self.struct_ids.get(base).copied());
+                }
+                if let Some(sw) = &f.switch {
+                    for case in sw.cases.values().chain(sw.default.iter()) {
+                        let name = match case {
+                            schema::CaseDef::Type(t) => t,
+                            schema::CaseDef::Named { ty, .. } => ty,
+                        };
+                        out.extend(self.struct_ids.get(name.as_str()).copied());
+                    }
+                }
+            }
+            out
+        };
+        let mut work: Vec<StructId> = (0..layouts.len())
+            .filter(|i| layouts[*i] == Layout::LsbBits)
+            .collect();
+        while let Some(id) = work.pop() {
+            let (_, t) = self.file.types.get_index(id).unwrap();
+            for c in children(t) {
+                let (_, ct) = self.file.types.get_index(c).unwrap();
+                if layouts[c] != Layout::LsbBits && own(ct).is_none() {
+                    layouts[c] = Layout::LsbBits;
+                    work.push(c);
+                }
+            }
+        }
+        layouts
+    }
+
+    pub(crate) fn reassembly(&mut self, proto: &Protocol) -> Option<Reassembly> {
+        let r = self.file.protocol.reassembly.as_ref()?;
+        let yp = "protocol.reassembly";
+        let root = proto.root();
+        let label = format!("the root type '{}'", root.name);
+        let field_of = |v: &mut Self, name: &str, at: &str| {
+            v.field_in(proto, proto.root, &label, name, &format!("{yp}.{at}"))
+        };
+        let field = field_of(self, &r.field, "field")?;
+        let piece_ok = match &root.fields[field].ty {
+            Ty::Bytes(Len::Rest) => true,
+            Ty::Union(u) => u.default == Some(CaseBody::Bytes),
+            _ => false,
+        };
+        if !piece_ok {
+            self.error(&format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
+        }
+        let index = field_of(self, &r.index, "index")?;
+        let mut key = Vec::new();
+        for (k, name) in r.key.iter().enumerate() {
+            key.push(field_of(self, name, &format!("key.{k}"))?);
+        }
+        let all = root.fields.len();
+        let end = match (&r.last, &r.count) {
+            (Some(last), None) => {
+                let scope = Scope {
+                    struct_id: proto.root,
+                    visible: all,
+                    yaml_path: &format!("{yp}.last"),
+                };
+                PieceEnd::Last(self.expr_of(&scope, last, ExprTy::Bool))
+            }
+            (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
+            _ => {
+                self.error(
+                    yp,
+                    "reassembly needs exactly one of 'last' and 'count'",
+                    None,
+                );
+                return None;
+            }
+        };
+        let when = r.when.as_ref().map(|w| {
+            let scope = Scope {
+                struct_id: proto.root,
+                visible: all,
+                yaml_path: &format!("{yp}.when"),
+            };
+            self.expr_of(&scope, w, ExprTy::Bool)
+        });
+        let whole = match (&r.client, &r.server, &r.as_field) {
+            (Some(c), Some(sv), None) => {
+                let (client, server) = (
+                    self.struct_ids.get(c).copied(),
+                    self.struct_ids.get(sv).copied(),
+                );
+                if client.is_none() || server.is_none() {
+                    self.error(yp, "unknown whole type for client or server", None);
+                    return None;
+                }
+                if proto.transport.udp_ports.is_empty() {
+                    self.error(
+                        yp,
+                        "reassembly by direction needs the server's UDP ports",
+                        Some("add transport.udp.ports".into()),
+                    );
+                }
+                WholeType::ByDirection {
+                    client: client?,
+                    server: server?,
+                }
+            }
+            (None, None, Some(f)) => {
+                let fi = field_of(self, f, "as")?;
+                if !matches!(root.fields[fi].ty, Ty::Union(_)) {
+                    self.error(&format!("{yp}.as"), format!("'{f}' is not a switch"), None);
+                }
+                WholeType::AsField(fi)
+            }
+            _ => {
+                self.error(
+                    yp,
+                    "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
+                    None,
+                );
+                return None;
+            }
+        };
+        Some(Reassembly {
+            field,
+            key,
+            index,
+            end,
+            when,
+            piece_size: r.piece_size,
+            whole,
+        })
+    }
+
+    /// A field of struct `sid` by name, or an error at `yp` with a suggestion.
+    pub(crate) fn field_named(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        name: &str,
+        yp: &str,
+    ) -> Option<usize> {
+        let label = format!("'{}'", proto.structs[sid].name);
+        self.field_in(proto, sid, &label, name, yp)
+    }
+
+    /// [`Self::field_named`], the struct called `label` in the message.
+    pub(crate) fn field_in(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        label: &str,
+        name: &str,
+        yp: &str,
+    ) -> Option<usize> {
+        let s = &proto.structs[sid];
+        let found = s.fields.iter().position(|f| f.name == name);
+        if found.is_none() {
+            let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
+            self.error(yp, format!("'{name}' is not a field of {label}"), hint);
+        }
+        found
+    }
+
+    pub(crate) fn struct_named(&mut self, name: &str, yp: &str) -> Option<StructId> {
+        let found = self.struct_ids.get(name).copied();
+        if found.is_none() {
+            let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
+            self.error(yp, format!("unknown type '{name}'"), hint);
+        }
+        found
+    }
+
+    pub(crate) fn opening(&mut self) -> Vec<(Side, StructId)> {
+        let Some(conv) = &self.file.protocol.conversation else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (k, step) in conv.opening.iter().enumerate() {
+            let yp = format!("protocol.conversation.opening.{k}");
+            let side = match step.from.as_str() {
+                "client" => Side::Client,
+                "server" => Side::Server,
+                other => {
+                    self.error(
+                        &format!("{yp}.from"),
+                        format!("unknown side '{other}'"),
+                        Some("expected 'client' or 'server'".into()),
+                    );
+                    continue;
+                }
+            };
+            if let Some(id) = self.struct_named(&step.ty, &format!("{yp}.type")) {
+                out.push((side, id));
+            }
+        }
+        out
+    }
+
+    pub(crate) fn transport(&mut self, proto: &Protocol, endian: Endian) -> Transport {
+        let none = schema::TransportDef::default();
+        let t = self.file.protocol.transport.as_ref().unwrap_or(&none);
+        let mut out = Transport::default();
+        if let Some(u) = &t.udp {
+            out.udp_ports = u.ports.clone();
+        }
+        if let Some(tcp) = &t.tcp {
+            out.tcp_ports = tcp.ports.clone();
+            out.tcp_length_prefix = tcp
+                .length_prefix
+                .as_ref()
+                .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
+        }
+        if let Some(h) = &t.heuristic {
+            out.udp_heuristic = h
+                .udp
+                .as_ref()
+                .and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.udp"));
+            out.tcp_heuristic = h
+                .tcp
+                .as_ref()
+                .and_then(|e| self.heuristic(proto, e, "protocol.transport.heuristic.tcp"));
+        }
+        out
+    }
+
+    pub(crate) fn heuristic(
+        &mut self,
+        proto: &Protocol,
+        text: &str,
+        yp: &str,
+    ) -> Option<Heuristic> {
+        // Only leading fixed-size fields have a known offset before dissection.
+        let root = proto.root();
+        let fixed = root
+            .fields
+            .iter()
+            .take_while(|f| f.condition.is_none() && proto.fixed_size(&f.ty).is_some())
+            .count();
+        let scope = Scope {
+            struct_id: proto.root,
+            visible: fixed,
+            yaml_path: yp,
+        };
+        let expr = self.expr_of(&scope, text, ExprTy::Bool);
+        let mut min_len = 0;
+        let mut offset = 0;
+        let mut used = Vec::new();
+        expr.local_fields(&mut used);
+        for (i, f) in root.fields.iter().take(fixed).enumerate() {
+            let n = proto.fixed_size(&f.ty).unwrap_or(0);
+            offset += n;
+            if used.contains(&i) {
+                min_len = offset;
+            }
+        }
+        Some(Heuristic { expr, min_len })
+    }
+}

@@ -1,0 +1,236 @@
+//! Pass: session state. State tables and the messages that record them; sequence joins.
+
+use super::*;
+
+impl<'f> Validator<'f> {
+    pub(crate) fn joins(&mut self, proto: &Protocol) -> Vec<Join> {
+        let mut out = Vec::new();
+        for (k, j) in self.file.protocol.sequence_reassembly.iter().enumerate() {
+            let yp = format!("protocol.sequence_reassembly.{k}");
+            let Some(sid) = self.struct_named(&j.in_type, &format!("{yp}.in")) else {
+                continue;
+            };
+            if proto.structs[sid].layout != Layout::Bytes {
+                self.error(
+                    &format!("{yp}.in"),
+                    "parts in bit-stream types are not supported yet",
+                    None,
+                );
+            }
+            if j.fields.is_empty() {
+                self.error(
+                    &format!("{yp}.fields"),
+                    "name at least one bytes field",
+                    None,
+                );
+            }
+            if !j.as_types.is_empty() && j.as_types.len() != j.fields.len() {
+                self.error(
+                    &format!("{yp}.as"),
+                    format!(
+                        "'as' gives {} types for {} fields",
+                        j.as_types.len(),
+                        j.fields.len()
+                    ),
+                    Some("one type (or 'bytes') per field, in the same order".into()),
+                );
+            }
+            let mut streams = Vec::new();
+            for (i, name) in j.fields.iter().enumerate() {
+                let fp = format!("{yp}.fields.{i}");
+                let Some(field) = self.field_named(proto, sid, name, &fp) else {
+                    continue;
+                };
+                if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
+                    self.error(&fp, format!("'{name}' must be a bytes field"), None);
+                }
+                let whole = match j.as_types.get(i).map(String::as_str) {
+                    None | Some("bytes") => None,
+                    Some(t) => self.struct_named(t, &format!("{yp}.as.{i}")),
+                };
+                if let Some(w) = whole {
+                    if proto.structs[w].layout != Layout::Bytes {
+                        self.error(
+                            &format!("{yp}.as.{i}"),
+                            "a joined stream decodes as a byte-aligned type",
+                            None,
+                        );
+                    }
+                }
+                streams.push(Stream { field, whole });
+            }
+            let mut key = Vec::new();
+            for (i, name) in j.key.iter().enumerate() {
+                key.extend(self.field_named(proto, sid, name, &format!("{yp}.key.{i}")));
+            }
+            let Some(sequence) =
+                self.field_named(proto, sid, &j.sequence, &format!("{yp}.sequence"))
+            else {
+                continue;
+            };
+            let range = match &proto.structs[sid].fields[sequence].ty {
+                Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
+                _ => {
+                    self.error(
+                        &format!("{yp}.sequence"),
+                        format!("'{}' must be an unsigned integer", j.sequence),
+                        None,
+                    );
+                    continue;
+                }
+            };
+            let wrap = j.wrap.unwrap_or(range);
+            if wrap < 2 || wrap > range {
+                self.error(
+                    &format!("{yp}.wrap"),
+                    format!("wrap {wrap} is outside 2..={range} (the sequence field's range)"),
+                    None,
+                );
+            }
+            let all = proto.structs[sid].fields.len();
+            let cond = |v: &mut Self, text: &str, at: &str| {
+                let scope = Scope {
+                    struct_id: sid,
+                    visible: all,
+                    yaml_path: &format!("{yp}.{at}"),
+                };
+                v.expr_of(&scope, text, ExprTy::Bool)
+            };
+            let first = cond(self, &j.first, "first");
+            let last = cond(self, &j.last, "last");
+            if j.piece_size == 0 {
+                self.error(
+                    &format!("{yp}.piece_size"),
+                    "piece_size must be at least 1",
+                    None,
+                );
+            }
+            out.push(Join {
+                in_struct: sid,
+                streams,
+                key,
+                sequence,
+                wrap,
+                first,
+                last,
+                piece_size: j.piece_size,
+            });
+        }
+        out
+    }
+
+    pub(crate) fn state(&mut self, proto: &Protocol) -> Vec<StateTable> {
+        let mut out = Vec::new();
+        for (name, t) in &self.file.protocol.state {
+            let yp = format!("protocol.state.{name}");
+            let Some((_, Some(items))) = self.tables.get(name).copied() else {
+                continue;
+            };
+            let mut records = Vec::new();
+            for (k, r) in t.record.iter().enumerate() {
+                let rp = format!("{yp}.record.{k}");
+                let Some(sid) = self.struct_named(&r.in_type, &format!("{rp}.in")) else {
+                    continue;
+                };
+                let Some(key) = self.field_named(proto, sid, &r.key, &format!("{rp}.key")) else {
+                    continue;
+                };
+                if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
+                    self.error(
+                        &format!("{rp}.key"),
+                        format!("key '{}' must be an integer field", r.key),
+                        None,
+                    );
+                }
+                let ip = format!("{rp}.items");
+                let steps: Vec<&str> = r.items.split('.').collect();
+                let (mut holder, mut via, mut rest) = (sid, None, &steps[..]);
+                // A first step naming a joined stream continues in its whole.
+                if let Some(first) = steps.first() {
+                    for (ji, j) in proto.joins.iter().enumerate() {
+                        if j.in_struct != sid {
+                            continue;
+                        }
+                        for (si, st) in j.streams.iter().enumerate() {
+                            if proto.structs[sid].fields[st.field].name == *first {
+                                match st.whole {
+                                    Some(w) => {
+                                        holder = w;
+                                        via = Some((ji, si));
+                                        rest = &steps[1..];
+                                    }
+                                    None => self.error(
+                                        &ip,
+                                        format!("the joined stream '{first}' stays bytes"),
+                                        None,
+                                    ),
+                                }
+                            }
+                        }
+                    }
+                }
+                let [list, item] = rest else {
+                    self.error(
+                        &ip,
+                        format!(
+                            "'{}' should be an array field and its elements' field",
+                            r.items
+                        ),
+                        Some("e.g. 'values.type'".into()),
+                    );
+                    continue;
+                };
+                let Some(list) = self.field_named(proto, holder, list, &ip) else {
+                    continue;
+                };
+                let elem = match &proto.structs[holder].fields[list].ty {
+                    Ty::Array(e, _) => match **e {
+                        Ty::Struct(id, _) => Some(id),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(elem) = elem else {
+                    self.error(
+                        &ip,
+                        format!(
+                            "'{}' is not an array of a type with fields",
+                            proto.structs[holder].fields[list].name
+                        ),
+                        None,
+                    );
+                    continue;
+                };
+                let Some(item) = self.field_named(proto, elem, item, &ip) else {
+                    continue;
+                };
+                if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
+                    self.error(
+                        &ip,
+                        format!(
+                            "'{}' is not of the table's enum '{}'",
+                            r.items, proto.enums[items].name
+                        ),
+                        None,
+                    );
+                }
+                records.push(Record {
+                    in_struct: sid,
+                    key,
+                    via,
+                    holder,
+                    list,
+                    elem,
+                    item,
+                });
+            }
+            out.push(StateTable {
+                name: name.clone(),
+                doc: t.doc.clone(),
+                items,
+                records,
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,387 @@
+//! Pass: types. Integer widths and byte orders, enums, flag sets, structs and their layouts.
+
+use super::*;
+
+pub(crate) fn is_snake_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some('a'..='z')) && c.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+}
+
+pub(crate) fn is_camel_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some('A'..='Z')) && c.all(|c| c.is_ascii_alphanumeric())
+}
+
+pub(crate) fn is_value_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some('A'..='Z' | 'a'..='z' | '_'))
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl<'f> Validator<'f> {
+    pub(crate) fn endian(&mut self, e: Option<&str>, yp: &str) -> Option<Endian> {
+        match e {
+            None => None,
+            Some("little" | "le") => Some(Endian::Little),
+            Some("big" | "be") => Some(Endian::Big),
+            Some(other) => {
+                self.error(
+                    yp,
+                    format!("unknown byte order '{other}'"),
+                    Some("expected 'little' or 'big'".into()),
+                );
+                None
+            }
+        }
+    }
+
+    /// An integer type used as a representation (enum, flags, prefix, framing).
+    pub(crate) fn int_ty(&mut self, text: &str, yp: &str, endian: Endian) -> Option<IntTy> {
+        match expr::parse_type(text) {
+            Ok(TypeExpr::Int {
+                bits,
+                signed,
+                endian: e,
+            }) if (1..=64).contains(&bits) => {
+                let endian = self.endian(e.as_deref(), yp).unwrap_or(endian);
+                Some(IntTy {
+                    bits,
+                    signed,
+                    endian,
+                })
+            }
+            _ => {
+                self.error(
+                    yp,
+                    format!("'{text}' is not an integer type"),
+                    Some("expected u1..u64 or i1..i64, e.g. 'u8' or 'u16be'".into()),
+                );
+                None
+            }
+        }
+    }
+
+    pub(crate) fn named_values(
+        &mut self,
+        yp: &str,
+        values: &indexmap::IndexMap<String, NamedValue>,
+        repr: IntTy,
+    ) -> Vec<NamedConst> {
+        let mut out: Vec<NamedConst> = Vec::new();
+        for (name, v) in values {
+            let (value, doc) = match v {
+                NamedValue::Plain(v) => (*v, None),
+                NamedValue::Documented { value, doc } => (*value, doc.clone()),
+            };
+            let vp = format!("{yp}.{name}");
+            if !is_value_ident(name) {
+                self.error_key(
+                    &vp,
+                    format!("'{name}' is not a valid value name"),
+                    Some("use letters, digits and '_'".into()),
+                );
+            }
+            if value > repr.max_value() {
+                self.error(
+                    &vp,
+                    format!("value {value} does not fit in {} bits", repr.bits),
+                    None,
+                );
+            }
+            if let Some(prev) = out.iter().find(|c| c.value == value) {
+                self.error(
+                    &vp,
+                    format!("value {value} is already named '{}'", prev.name),
+                    None,
+                );
+            }
+            out.push(NamedConst {
+                name: name.clone(),
+                value,
+                doc,
+            });
+        }
+        out
+    }
+
+    pub(crate) fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {
+        let yp = format!("enums.{name}");
+        if e.repr.is_empty() {
+            self.error_key(
+                &yp,
+                format!("enum '{name}' needs a 'type'"),
+                Some("its integer type, e.g. 'type: u8'".into()),
+            );
+        }
+        let repr = Some(&e.repr)
+            .filter(|r| !r.is_empty())
+            .and_then(|r| self.int_ty(r, &format!("{yp}.type"), endian))
+            .unwrap_or(IntTy {
+                bits: 8,
+                signed: false,
+                endian,
+            });
+        let values = self.named_values(&format!("{yp}.values"), &e.values, repr);
+        Enum {
+            name: name.to_string(),
+            doc: e.doc.clone(),
+            repr,
+            closed: e.closed,
+            values,
+        }
+    }
+
+    pub(crate) fn flags_def(&mut self, name: &str, f: &schema::FlagsDef, endian: Endian) -> Flags {
+        let yp = format!("flags.{name}");
+        if f.repr.is_empty() {
+            self.error_key(
+                &yp,
+                format!("flags '{name}' needs a 'type'"),
+                Some("its integer type, e.g. 'type: u8'".into()),
+            );
+        }
+        let repr = Some(&f.repr)
+            .filter(|r| !r.is_empty())
+            .and_then(|r| self.int_ty(r, &format!("{yp}.type"), endian))
+            .unwrap_or(IntTy {
+                bits: 8,
+                signed: false,
+                endian,
+            });
+        let bits = self.named_values(&format!("{yp}.bits"), &f.bits, repr);
+        for b in &bits {
+            if b.value == 0 || !b.value.is_power_of_two() {
+                self.error(
+                    &format!("{yp}.bits.{}", b.name),
+                    format!(
+                        "flag '{}' has mask {:#x}, which is not a single bit",
+                        b.name, b.value
+                    ),
+                    None,
+                );
+            }
+        }
+        Flags {
+            name: name.to_string(),
+            doc: f.doc.clone(),
+            repr,
+            bits,
+        }
+    }
+
+    pub(crate) fn shape(&self, f: &schema::FieldDef) -> Shape {
+        if f.switch.is_some() {
+            return Shape::Union;
+        }
+        let Some(t) = &f.ty else {
+            return Shape::Unknown;
+        };
+        match expr::parse_type(t) {
+            Ok(TypeExpr::Array(_) | TypeExpr::Bytes | TypeExpr::String) => Shape::Seq,
+            Ok(TypeExpr::Bool) => Shape::Bool,
+            Ok(TypeExpr::Named(n)) => {
+                if let Some(id) = self.enum_ids.get(&n) {
+                    Shape::Enum(*id)
+                } else if let Some(id) = self.flags_ids.get(&n) {
+                    Shape::Flags(*id)
+                } else if let Some(id) = self.struct_ids.get(&n) {
+                    Shape::Struct(*id)
+                } else {
+                    Shape::Unknown
+                }
+            }
+            Ok(_) => Shape::Scalar,
+            Err(_) => Shape::Unknown,
+        }
+    }
+
+    pub(crate) fn struct_def(
+        &mut self,
+        id: StructId,
+        name: &str,
+        t: &schema::TypeDef,
+        endian: Endian,
+        layout: Layout,
+    ) -> Struct {
+        let yp = format!("types.{name}");
+        let layout = match t.layout.as_deref() {
+            None => layout,
+            Some("bytes") => Layout::Bytes,
+            Some("lsb-bits") => Layout::LsbBits,
+            Some(other) => {
+                self.error(
+                    &format!("{yp}.layout"),
+                    format!("unknown layout '{other}'"),
+                    Some("expected 'bytes' or 'lsb-bits'".into()),
+                );
+                layout
+            }
+        };
+        let mut fields: Vec<Field> = Vec::new();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (i, f) in t.fields.iter().enumerate() {
+            let fp = format!("{yp}.fields.{i}");
+            if !is_snake_ident(&f.name) {
+                self.error(
+                    &format!("{fp}.name"),
+                    format!("field name '{}' is not snake_case", f.name),
+                    None,
+                );
+            }
+            if seen.insert(&f.name, i).is_some() {
+                self.error(
+                    &format!("{fp}.name"),
+                    format!("duplicate field '{}' in type '{name}'", f.name),
+                    None,
+                );
+            }
+            let field = self.field(id, i, f, &fp, endian, layout);
+            fields.push(field);
+        }
+        // A field that runs to the end of its scope must be the last one.
+        for (i, f) in fields.iter().enumerate() {
+            if i + 1 < fields.len() && runs_to_end(&f.ty) {
+                self.error(
+                    &format!("{yp}.fields.{i}"),
+                    format!(
+                        "field '{}' runs to the end of '{name}' but is not its last field",
+                        f.name
+                    ),
+                    Some("give it a 'length', 'count' or 'prefix'".into()),
+                );
+            }
+        }
+        self.derive(name, &yp, &mut fields);
+        let info = self.info(&yp, t.info.as_deref(), &fields);
+        Struct {
+            name: name.to_string(),
+            layout,
+            explicit_layout: t.layout.is_some(),
+            doc: t.doc.clone(),
+            info,
+            fields,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ty(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        te: &TypeExpr,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        layout: Layout,
+    ) -> Ty {
+        let tp = format!("{fp}.type");
+        match te {
+            TypeExpr::Int {
+                bits,
+                signed,
+                endian: e,
+            } => {
+                if !(1..=64).contains(bits) {
+                    self.error(&tp, format!("integer width {bits} is outside 1..64"), None);
+                } else if layout == Layout::Bytes && bits % 8 != 0 {
+                    self.error(
+                        &tp,
+                        format!("a {bits}-bit integer in a byte-aligned layout"),
+                        Some("use a whole number of bytes, or 'layout: lsb-bits'".into()),
+                    );
+                }
+                let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
+                Ty::Int(IntTy {
+                    bits: *bits,
+                    signed: *signed,
+                    endian,
+                })
+            }
+            TypeExpr::Float { bits, endian: e } => {
+                let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
+                Ty::Float {
+                    bits: *bits,
+                    endian,
+                }
+            }
+            TypeExpr::Bool => Ty::Bool,
+            TypeExpr::VarInt(name) => Ty::VarInt(match name.as_str() {
+                "leb128" => VarInt::Leb128,
+                "zigzag" => VarInt::ZigZag,
+                "riptide_len" => VarInt::RiptideLen,
+                other => {
+                    let signed = other.starts_with("rabbit_i");
+                    let bits = other[8..].parse().unwrap_or(32);
+                    VarInt::Rabbit { bits, signed }
+                }
+            }),
+            TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
+            TypeExpr::Bits => {
+                if layout != Layout::LsbBits {
+                    self.error(
+                        &tp,
+                        "'bits' is the rest of a bit stream",
+                        Some("use 'bytes' in a byte-aligned layout".into()),
+                    );
+                }
+                if f.length.is_some() || f.prefix.is_some() {
+                    self.error(
+                        &tp,
+                        "a 'bits' field runs to the end of its scope; it takes no length",
+                        None,
+                    );
+                }
+                Ty::Bits
+            }
+            TypeExpr::String => Ty::Str(self.len_of(sid, index, f, fp, endian, true)),
+            TypeExpr::Array(elem) => {
+                if matches!(**elem, TypeExpr::Array(_)) {
+                    self.error(&tp, "arrays of arrays need a named element type", None);
+                }
+                let elem_ty = self.ty(
+                    sid,
+                    index,
+                    elem,
+                    &schema::FieldDef {
+                        length: None,
+                        count: None,
+                        prefix: None,
+                        ..clone_field(f)
+                    },
+                    fp,
+                    endian,
+                    layout,
+                );
+                if let Ty::Bytes(_) | Ty::Str(_) = elem_ty {
+                    self.error(&tp, "arrays of bytes or strings need a named element type that gives each a length", None);
+                }
+                let count = self.count_of(sid, index, f, fp, endian);
+                Ty::Array(Box::new(elem_ty), count)
+            }
+            TypeExpr::Named(n) => {
+                if let Some(id) = self.enum_ids.get(n) {
+                    Ty::Enum(*id)
+                } else if let Some(id) = self.flags_ids.get(n) {
+                    Ty::Flags(*id)
+                } else if let Some(&id) = self.struct_ids.get(n) {
+                    let len = if f.length.is_some() || f.prefix.is_some() {
+                        Some(self.len_of(sid, index, f, fp, endian, false))
+                    } else {
+                        None
+                    };
+                    Ty::Struct(id, len)
+                } else {
+                    let names = self
+                        .enum_ids
+                        .keys()
+                        .chain(self.flags_ids.keys())
+                        .chain(self.struct_ids.keys())
+                        .map(String::as_str);
+                    let hint = did_you_mean(n, names);
+                    self.error(&tp, format!("unknown type '{n}'"), hint);
+                    Ty::Bool
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! Pass: unions. Switches, their tags and cases (no overlaps, keys of the tag's type).
+
+use super::*;
+
+pub(crate) fn overlaps(a: CaseValue, b: CaseValue) -> bool {
+    let r = |v| match v {
+        CaseValue::One(x) => (x, x),
+        CaseValue::Range(l, h) => (l, h),
+    };
+    let ((al, ah), (bl, bh)) = (r(a), r(b));
+    al <= bh && bl <= ah
+}
+
+impl<'f> Validator<'f> {
+    pub(crate) fn union(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        sw: &schema::SwitchDef,
+        sp: &str,
+        len: Len,
+    ) -> Union {
+        let scope = Scope {
+            struct_id: sid,
+            visible: index,
+            yaml_path: &format!("{sp}.on"),
+        };
+        self.in_tag = true;
+        let before = self.diags.len();
+        let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
+        let on_failed = self.diags.len() > before;
+        self.in_tag = false;
+        // Case keys may name values of the tag's enum.
+        let tag_shape = match &on {
+            Expr::Field(path) => Some(
+                self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field]
+                    .1
+                    .clone(),
+            ),
+            Expr::Item(t, _) => self
+                .tables
+                .values()
+                .find(|(i, _)| i == t)
+                .map(|(_, e)| e.map_or(Shape::Unknown, Shape::Enum)),
+            _ => None,
+        };
+        let tag_enum = match tag_shape {
+            Some(Shape::Enum(e)) => Some(e),
+            _ => None,
+        };
+        // The tag's type is already reported as unknown: its case keys cannot be checked.
+        let tag_unknown = on_failed || matches!(tag_shape, Some(Shape::Unknown));
+        if sw.tag_bits.is_some() {
+            self.error(
+                &format!("{sp}.tag_bits"),
+                "unions that write their own tag bits are not supported yet",
+                None,
+            );
+        }
+        // `cases_from: Type.field` borrows another switch's cases and default.
+        let own = sw;
+        let mut sw = sw;
+        if let Some(from) = &sw.cases_from {
+            let found = from.split_once('.').and_then(|(t, f)| {
+                self.file
+                    .types
+                    .get(t)?
+                    .fields
+                    .iter()
+                    .find(|x| x.name == f)?
+                    .switch
+                    .as_ref()
+            });
+            match found {
+                Some(other) if other.cases_from.is_none() => {
+                    if !sw.cases.is_empty() || sw.default.is_some() {
+                        self.error(
+                            &format!("{sp}.cases_from"),
+                            "a switch has either 'cases' or 'cases_from'",
+                            None,
+                        );
+                    }
+                    sw = other;
+                }
+                _ => self.error(
+                    &format!("{sp}.cases_from"),
+                    format!("'{from}' does not name a switch field with its own cases"),
+                    Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
+                ),
+            }
+        }
+        let mut cases: Vec<Case> = Vec::new();
+        for (key, case) in &sw.cases {
+            let (body, name, doc) = match case {
+                schema::CaseDef::Type(t) => (t, None, None),
+                schema::CaseDef::Named { ty, name, doc } => (ty, name.clone(), doc.clone()),
+            };
+            let cp = format!("{sp}.cases.{key}");
+            let (values, variant) = if tag_unknown {
+                (vec![], key.to_upper_camel_case())
+            } else {
+                self.case_key(key, tag_enum, &cp)
+            };
+            let body = self.case_body(body, &cp);
+            let variant = match (name, body) {
+                (Some(n), _) => {
+                    if !is_camel_ident(&n) {
+                        self.error(
+                            &format!("{cp}.name"),
+                            format!("variant name '{n}' is not UpperCamelCase"),
+                            None,
+                        );
+                    }
+                    n
+                }
+                (None, CaseBody::Struct(id)) if tag_enum.is_none() => {
+                    self.file.types.get_index(id).unwrap().0.clone()
+                }
+                (None, _) => variant,
+            };
+            if cases.iter().any(|c| c.variant == variant) {
+                self.error_key(
+                    &cp,
+                    format!("two cases make a variant named '{variant}'"),
+                    None,
+                );
+            }
+            for v in &values {
+                for c in &cases {
+                    if c.values.iter().any(|w| overlaps(*v, *w)) {
+                        self.error_key(
+                            &cp,
+                            format!("case '{key}' overlaps case '{}'", c.variant),
+                            None,
+                        );
+                    }
+                }
+            }
+            cases.push(Case {
+                variant,
+                values,
+                body,
+                doc,
+            });
+        }
+        let (default, default_variant) = match &sw.default {
+            None => (None, "Other".to_string()),
+            Some(schema::CaseDef::Type(t)) => (
+                Some(self.case_body(t, &format!("{sp}.default"))),
+                "Other".to_string(),
+            ),
+            Some(schema::CaseDef::Named { ty, name, .. }) => {
+                let name = name.clone().unwrap_or_else(|| "Other".into());
+                if !is_camel_ident(&name) {
+                    self.error(
+                        &format!("{sp}.default.name"),
+                        format!("variant name '{name}' is not UpperCamelCase"),
+                        None,
+                    );
+                }
+                (Some(self.case_body(ty, &format!("{sp}.default"))), name)
+            }
+        };
+        if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
+            self.error(
+                &format!("{sp}.default"),
+                format!("the default variant's name '{default_variant}' is taken by a case"),
+                None,
+            );
+        }
+        let unless = own.unless.as_ref().map(|u| {
+            let scope = Scope {
+                struct_id: sid,
+                visible: index,
+                yaml_path: &format!("{sp}.unless"),
+            };
+            self.expr_of(&scope, u, ExprTy::Bool)
+        });
+        if unless.is_some() && default.is_none() {
+            self.error(
+                &format!("{sp}.unless"),
+                "'unless' chooses the default variant; this switch has none",
+                Some("add a 'default'".into()),
+            );
+        }
+        Union {
+            on,
+            len,
+            cases,
+            default,
+            default_variant,
+            unless,
+        }
+    }
+
+    pub(crate) fn case_key(
+        &mut self,
+        key: &str,
+        tag_enum: Option<EnumId>,
+        cp: &str,
+    ) -> (Vec<CaseValue>, String) {
+        let parse_int = |s: &str| -> Option<u64> {
+            let s = s.trim().replace('_', "");
+            match s.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16).ok(),
+                None => s.parse().ok(),
+            }
+        };
+        if let Some((lo, hi)) = key.split_once("..") {
+            if let (Some(lo), Some(hi)) = (parse_int(lo), parse_int(hi)) {
+                if lo > hi {
+                    self.error_key(cp, format!("empty range {key}"), None);
+                }
+                return (vec![CaseValue::Range(lo, hi)], format!("Range{lo}To{hi}"));
+            }
+        }
+        if let Some(v) = parse_int(key) {
+            return (vec![CaseValue::One(v)], format!("Tag{v}"));
+        }
+        if let Some(e) = tag_enum {
+            let en = self.file.enums.get_index(e).unwrap();
+            match en.1.values.get_full(key) {
+                Some((_, _, v)) => {
+                    let value = match v {
+                        NamedValue::Plain(v) => *v,
+                        NamedValue::Documented { value, .. } => *value,
+                    };
+                    return (vec![CaseValue::One(value)], key.to_upper_camel_case());
+                }
+                None => {
+                    let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));
+                    self.error_key(
+                        cp,
+                        format!("'{key}' is not a value of enum '{}'", en.0),
+                        hint,
+                    );
+                }
+            }
+        } else {
+            self.error_key(
+                cp,
+                format!("case key '{key}' is not an integer or range"),
+                Some("enum value names work when 'on' is an enum field".into()),
+            );
+        }
+        (vec![], key.to_upper_camel_case())
+    }
+
+    pub(crate) fn case_body(&mut self, body: &str, cp: &str) -> CaseBody {
+        match body {
+            "bytes" => CaseBody::Bytes,
+            "empty" => CaseBody::Empty,
+            name => match self.struct_ids.get(name) {
+                Some(id) => CaseBody::Struct(*id),
+                None => {
+                    let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
+                    self.error(
+                        cp,
+                        format!("unknown type '{name}'"),
+                        hint.or(Some("a case holds a type name, 'bytes' or 'empty'".into())),
+                    );
+                    CaseBody::Empty
+                }
+            },
+        }
+    }
+}
