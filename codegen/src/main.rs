@@ -66,30 +66,19 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Check => {
-            let mut stale = 0;
-            for o in &outputs {
-                match std::fs::read_to_string(cli.root.join(&o.path)) {
-                    Ok(text) if text == o.contents => {}
-                    Ok(_) => {
-                        eprintln!("stale: {} (differs from what its schema generates)", o.path);
-                        stale += 1;
-                    }
-                    Err(_) => {
-                        eprintln!("missing: {}", o.path);
-                        stale += 1;
-                    }
-                }
+            let problems = pipeline::stale(&cli.root, &outputs);
+            for problem in &problems {
+                eprintln!("{problem}");
             }
-            for orphan in pipeline::orphans(&cli.root, &outputs) {
-                eprintln!("orphan: {orphan} (no schema generates it)");
-                stale += 1;
-            }
-            if stale > 0 {
-                eprintln!("{stale} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit");
-                ExitCode::FAILURE
-            } else {
+            if problems.is_empty() {
                 println!("all {} generated files are up to date", outputs.len());
                 ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "{} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit",
+                    problems.len()
+                );
+                ExitCode::FAILURE
             }
         }
     }

@@ -135,6 +135,26 @@ pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
     Ok(out)
 }
 
+/// What `wiregen check` reports: every committed output that is stale, missing or orphaned
+/// (one line each); empty when all are fresh.
+pub fn stale(root: &Path, outputs: &[Output]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for o in outputs {
+        match fs::read_to_string(root.join(&o.path)) {
+            Ok(text) if text == o.contents => {}
+            Ok(_) => problems.push(format!(
+                "stale: {} (differs from what its schema generates)",
+                o.path
+            )),
+            Err(_) => problems.push(format!("missing: {}", o.path)),
+        }
+    }
+    for orphan in orphans(root, outputs) {
+        problems.push(format!("orphan: {orphan} (no schema generates it)"));
+    }
+    problems
+}
+
 /// Files under the generated folders that no schema produces any more.
 pub fn orphans(root: &Path, outputs: &[Output]) -> Vec<String> {
     let mut found = Vec::new();
