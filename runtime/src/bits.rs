@@ -308,6 +308,12 @@ impl<'o> BitWriter<'o> {
         self.bits - self.base
     }
 
+    /// Whether nothing was written yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Writes the `n` low bits of `v` (the caller has range-checked it).
     #[inline]
     pub fn bits(&mut self, v: u64, n: u32) {

@@ -27,6 +27,12 @@ impl<'o> Writer<'o> {
         self.buf.len()
     }
 
+    /// Whether nothing was written yet.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);

@@ -548,6 +548,12 @@ impl Protocol {
             .any(|f| f.role == Role::Value && self.ty_borrows(&f.ty, seen))
     }
 
+    /// Whether a value of `ty` borrows from the decoded input (has a lifetime).
+    pub fn type_borrows(&self, ty: &Ty) -> bool {
+        let mut seen = vec![false; self.structs.len()];
+        self.ty_borrows(ty, &mut seen)
+    }
+
     fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {
         match ty {
             Ty::Bytes(_) | Ty::Str(_) | Ty::Bits => true,

@@ -29,6 +29,20 @@ pub struct Bits<'a> {
     pub rest: BitString<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Bits<'_> {
+    type Owned = Bits<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Bits<'static> {
+        Bits {
+            tiny: self.tiny,
+            signed: self.signed,
+            odd: self.odd,
+            wide: self.wide,
+            rest: wiregen_runtime::IntoOwned::into_owned(self.rest),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Bits<'a> {
     const NAME: &'static str = "Bits";
     type Reader = BitReader<'a>;

@@ -27,6 +27,17 @@ pub struct Checked<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for Checked<'_> {
+    type Owned = Checked<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Checked<'static> {
+        Checked {
+            sequence: self.sequence,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Checked<'a> {
     const NAME: &'static str = "Checked";
     type Reader = Reader<'a>;

@@ -105,6 +105,17 @@ pub struct Packet<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for Packet<'_> {
+    type Owned = Packet<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Packet<'static> {
+        Packet {
+            sequence: self.sequence,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader = Reader<'a>;

@@ -33,6 +33,23 @@ pub struct Sized<'a> {
     pub rest: Vec<u8>,
 }
 
+impl wiregen_runtime::IntoOwned for Sized<'_> {
+    type Owned = Sized<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Sized<'static> {
+        Sized {
+            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            note: wiregen_runtime::IntoOwned::into_owned(self.note),
+            units: self.units,
+            tail: wiregen_runtime::IntoOwned::into_owned(self.tail),
+            items: self.items,
+            words: self.words,
+            inner: self.inner,
+            rest: self.rest,
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Sized<'a> {
     const NAME: &'static str = "Sized";
     type Reader = Reader<'a>;

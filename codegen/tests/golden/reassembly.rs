@@ -90,6 +90,20 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Packet<'_> {
+    type Owned = Packet<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Packet<'static> {
+        Packet {
+            flags: self.flags,
+            fragment_id: self.fragment_id,
+            fragment_index: self.fragment_index,
+            fragment_count: self.fragment_count,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -112,6 +126,23 @@ impl<'a> PacketPayload<'a> {
         match self {
             Self::Hello { .. } => 1,
             Self::Other { command, .. } => *command,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+    type Owned = PacketPayload<'static>;
+    fn into_owned(self) -> PacketPayload<'static> {
+        match self {
+            Self::Hello(value) => {
+                PacketPayload::Hello(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -283,6 +314,16 @@ impl wiregen_runtime::Type for Packet<'static> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Hello<'a> {
     pub name: Cow<'a, str>,
+}
+
+impl wiregen_runtime::IntoOwned for Hello<'_> {
+    type Owned = Hello<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Hello<'static> {
+        Hello {
+            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Hello<'a> {

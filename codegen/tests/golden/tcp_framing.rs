@@ -27,6 +27,17 @@ pub struct Frame<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for Frame<'_> {
+    type Owned = Frame<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Frame<'static> {
+        Frame {
+            message_id: self.message_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
     type Reader = Reader<'a>;

@@ -82,6 +82,16 @@ pub struct Tagged<'a> {
     pub body: TaggedBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Tagged<'_> {
+    type Owned = Tagged<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Tagged<'static> {
+        Tagged {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -108,6 +118,28 @@ impl<'a> TaggedBody<'a> {
             Self::Pair { .. } => Kind::Pair,
             Self::Range16To31 { kind, .. } => *kind,
             Self::Other { kind, .. } => *kind,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for TaggedBody<'_> {
+    type Owned = TaggedBody<'static>;
+    fn into_owned(self) -> TaggedBody<'static> {
+        match self {
+            Self::Empty => TaggedBody::Empty,
+            Self::Pair(value) => TaggedBody::Pair(value),
+            Self::Range16To31 { kind, value } => {
+                TaggedBody::Range16To31 {
+                    kind,
+                    value,
+                }
+            }
+            Self::Other { kind, data } => {
+                TaggedBody::Other {
+                    kind,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }

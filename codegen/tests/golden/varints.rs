@@ -27,6 +27,18 @@ pub struct Values<'a> {
     pub text: Cow<'a, str>,
 }
 
+impl wiregen_runtime::IntoOwned for Values<'_> {
+    type Owned = Values<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Values<'static> {
+        Values {
+            unsigned: self.unsigned,
+            signed: self.signed,
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Values<'a> {
     const NAME: &'static str = "Values";
     type Reader = Reader<'a>;

@@ -159,6 +159,16 @@ pub struct Chat<'a> {
     pub text: Cow<'a, str>,
 }
 
+impl wiregen_runtime::IntoOwned for Chat<'_> {
+    type Owned = Chat<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Chat<'static> {
+        Chat {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Chat<'a> {
     const NAME: &'static str = "Chat";
     type Reader = BitReader<'a>;

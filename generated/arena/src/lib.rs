@@ -12,5 +12,6 @@ mod codec;
 
 pub use codec::*;
 pub use wiregen_runtime::{
-    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,
+    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
+    IntoOwned, Value,
 };

@@ -745,6 +745,16 @@ pub struct Command<'a> {
     pub body: CommandBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Command<'_> {
+    type Owned = Command<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Command<'static> {
+        Command {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -789,6 +799,50 @@ impl<'a> CommandBody<'a> {
             Self::LongReliableMessage { .. } => CommandCode::LongReliableMessage,
             Self::LongLinkState { .. } => CommandCode::LongLinkState,
             Self::Other { code, .. } => *code,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for CommandBody<'_> {
+    type Owned = CommandBody<'static>;
+    fn into_owned(self) -> CommandBody<'static> {
+        match self {
+            Self::ConnectionRequest(value) => CommandBody::ConnectionRequest(value),
+            Self::ConnectionAck(value) => CommandBody::ConnectionAck(value),
+            Self::ConnectionClose => CommandBody::ConnectionClose,
+            Self::UnreliableMessage(value) => {
+                CommandBody::UnreliableMessage(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::ReliableMessage(value) => {
+                CommandBody::ReliableMessage(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::LinkState(value) => {
+                CommandBody::LinkState(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::ReliableAck(value) => CommandBody::ReliableAck(value),
+            Self::LinkUp(value) => CommandBody::LinkUp(value),
+            Self::LinkDown(value) => CommandBody::LinkDown(value),
+            Self::LinkUpdate(value) => {
+                CommandBody::LinkUpdate(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::LongReliableMessage(value) => {
+                CommandBody::LongReliableMessage(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::LongLinkState(value) => {
+                CommandBody::LongLinkState(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Other { code, data } => {
+                CommandBody::Other {
+                    code,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -1143,6 +1197,16 @@ pub struct UnreliableMessage<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for UnreliableMessage<'_> {
+    type Owned = UnreliableMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> UnreliableMessage<'static> {
+        UnreliableMessage {
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for UnreliableMessage<'a> {
     const NAME: &'static str = "UnreliableMessage";
     type Reader = Reader<'a>;
@@ -1205,6 +1269,17 @@ pub struct ReliableMessage<'a> {
     pub number: u16,
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for ReliableMessage<'_> {
+    type Owned = ReliableMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ReliableMessage<'static> {
+        ReliableMessage {
+            number: self.number,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ReliableMessage<'a> {
@@ -1284,6 +1359,20 @@ pub struct LinkState<'a> {
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub message: Cow<'a, [u8]>,
     pub values: Vec<TypedValue<'a>>,
+}
+
+impl wiregen_runtime::IntoOwned for LinkState<'_> {
+    type Owned = LinkState<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LinkState<'static> {
+        LinkState {
+            number: self.number,
+            link_id: self.link_id,
+            flags: self.flags,
+            message: wiregen_runtime::IntoOwned::into_owned(self.message),
+            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for LinkState<'a> {
@@ -1431,6 +1520,16 @@ pub struct TypedValue<'a> {
     pub value: TypedValueValue<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for TypedValue<'_> {
+    type Owned = TypedValue<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> TypedValue<'static> {
+        TypedValue {
+            value: wiregen_runtime::IntoOwned::into_owned(self.value),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1517,6 +1616,56 @@ impl<'a> TypedValueValue<'a> {
             Self::QuaternionF16 { .. } => ValueType::QuaternionF16,
             Self::QuaternionF32 { .. } => ValueType::QuaternionF32,
             Self::QuaternionF64 { .. } => ValueType::QuaternionF64,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for TypedValueValue<'_> {
+    type Owned = TypedValueValue<'static>;
+    fn into_owned(self) -> TypedValueValue<'static> {
+        match self {
+            Self::SInt8(value) => TypedValueValue::SInt8(value),
+            Self::UInt8(value) => TypedValueValue::UInt8(value),
+            Self::SInt16(value) => TypedValueValue::SInt16(value),
+            Self::UInt16(value) => TypedValueValue::UInt16(value),
+            Self::SInt32(value) => TypedValueValue::SInt32(value),
+            Self::UInt32(value) => TypedValueValue::UInt32(value),
+            Self::SInt64(value) => TypedValueValue::SInt64(value),
+            Self::UInt64(value) => TypedValueValue::UInt64(value),
+            Self::Float16(value) => TypedValueValue::Float16(value),
+            Self::Float32(value) => TypedValueValue::Float32(value),
+            Self::Float64(value) => TypedValueValue::Float64(value),
+            Self::String(value) => {
+                TypedValueValue::String(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Data(value) => {
+                TypedValueValue::Data(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Point2S8(value) => TypedValueValue::Point2S8(value),
+            Self::Point2U8(value) => TypedValueValue::Point2U8(value),
+            Self::Point2S16(value) => TypedValueValue::Point2S16(value),
+            Self::Point2U16(value) => TypedValueValue::Point2U16(value),
+            Self::Point2S32(value) => TypedValueValue::Point2S32(value),
+            Self::Point2U32(value) => TypedValueValue::Point2U32(value),
+            Self::Point2S64(value) => TypedValueValue::Point2S64(value),
+            Self::Point2U64(value) => TypedValueValue::Point2U64(value),
+            Self::Point3S8(value) => TypedValueValue::Point3S8(value),
+            Self::Point3U8(value) => TypedValueValue::Point3U8(value),
+            Self::Point3S16(value) => TypedValueValue::Point3S16(value),
+            Self::Point3U16(value) => TypedValueValue::Point3U16(value),
+            Self::Point3S32(value) => TypedValueValue::Point3S32(value),
+            Self::Point3U32(value) => TypedValueValue::Point3U32(value),
+            Self::Point3S64(value) => TypedValueValue::Point3S64(value),
+            Self::Point3U64(value) => TypedValueValue::Point3U64(value),
+            Self::Vector2F16(value) => TypedValueValue::Vector2F16(value),
+            Self::Vector2F32(value) => TypedValueValue::Vector2F32(value),
+            Self::Vector2F64(value) => TypedValueValue::Vector2F64(value),
+            Self::Vector3F16(value) => TypedValueValue::Vector3F16(value),
+            Self::Vector3F32(value) => TypedValueValue::Vector3F32(value),
+            Self::Vector3F64(value) => TypedValueValue::Vector3F64(value),
+            Self::QuaternionF16(value) => TypedValueValue::QuaternionF16(value),
+            Self::QuaternionF32(value) => TypedValueValue::QuaternionF32(value),
+            Self::QuaternionF64(value) => TypedValueValue::QuaternionF64(value),
         }
     }
 }
@@ -2033,6 +2182,16 @@ pub struct LinkUpdate<'a> {
     pub links: Vec<LinkUpdateLink<'a>>,
 }
 
+impl wiregen_runtime::IntoOwned for LinkUpdate<'_> {
+    type Owned = LinkUpdate<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LinkUpdate<'static> {
+        LinkUpdate {
+            links: wiregen_runtime::IntoOwned::into_owned(self.links),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for LinkUpdate<'a> {
     const NAME: &'static str = "LinkUpdate";
     type Reader = Reader<'a>;
@@ -2106,6 +2265,17 @@ pub struct LinkUpdateLink<'a> {
     pub link_id: u16,
     /// Typed by the list the link's Link State announced.
     pub values: Vec<IndexedValue<'a>>,
+}
+
+impl wiregen_runtime::IntoOwned for LinkUpdateLink<'_> {
+    type Owned = LinkUpdateLink<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LinkUpdateLink<'static> {
+        LinkUpdateLink {
+            link_id: self.link_id,
+            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for LinkUpdateLink<'a> {
@@ -2200,6 +2370,17 @@ pub struct IndexedValue<'a> {
     pub value: IndexedValueValue<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for IndexedValue<'_> {
+    type Owned = IndexedValue<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> IndexedValue<'static> {
+        IndexedValue {
+            index: self.index,
+            value: wiregen_runtime::IntoOwned::into_owned(self.value),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2242,6 +2423,56 @@ pub enum IndexedValueValue<'a> {
     QuaternionF16(QuaternionF16Value),
     QuaternionF32(QuaternionF32Value),
     QuaternionF64(QuaternionF64Value),
+}
+
+impl wiregen_runtime::IntoOwned for IndexedValueValue<'_> {
+    type Owned = IndexedValueValue<'static>;
+    fn into_owned(self) -> IndexedValueValue<'static> {
+        match self {
+            Self::SInt8(value) => IndexedValueValue::SInt8(value),
+            Self::UInt8(value) => IndexedValueValue::UInt8(value),
+            Self::SInt16(value) => IndexedValueValue::SInt16(value),
+            Self::UInt16(value) => IndexedValueValue::UInt16(value),
+            Self::SInt32(value) => IndexedValueValue::SInt32(value),
+            Self::UInt32(value) => IndexedValueValue::UInt32(value),
+            Self::SInt64(value) => IndexedValueValue::SInt64(value),
+            Self::UInt64(value) => IndexedValueValue::UInt64(value),
+            Self::Float16(value) => IndexedValueValue::Float16(value),
+            Self::Float32(value) => IndexedValueValue::Float32(value),
+            Self::Float64(value) => IndexedValueValue::Float64(value),
+            Self::String(value) => {
+                IndexedValueValue::String(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Data(value) => {
+                IndexedValueValue::Data(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Point2S8(value) => IndexedValueValue::Point2S8(value),
+            Self::Point2U8(value) => IndexedValueValue::Point2U8(value),
+            Self::Point2S16(value) => IndexedValueValue::Point2S16(value),
+            Self::Point2U16(value) => IndexedValueValue::Point2U16(value),
+            Self::Point2S32(value) => IndexedValueValue::Point2S32(value),
+            Self::Point2U32(value) => IndexedValueValue::Point2U32(value),
+            Self::Point2S64(value) => IndexedValueValue::Point2S64(value),
+            Self::Point2U64(value) => IndexedValueValue::Point2U64(value),
+            Self::Point3S8(value) => IndexedValueValue::Point3S8(value),
+            Self::Point3U8(value) => IndexedValueValue::Point3U8(value),
+            Self::Point3S16(value) => IndexedValueValue::Point3S16(value),
+            Self::Point3U16(value) => IndexedValueValue::Point3U16(value),
+            Self::Point3S32(value) => IndexedValueValue::Point3S32(value),
+            Self::Point3U32(value) => IndexedValueValue::Point3U32(value),
+            Self::Point3S64(value) => IndexedValueValue::Point3S64(value),
+            Self::Point3U64(value) => IndexedValueValue::Point3U64(value),
+            Self::Vector2F16(value) => IndexedValueValue::Vector2F16(value),
+            Self::Vector2F32(value) => IndexedValueValue::Vector2F32(value),
+            Self::Vector2F64(value) => IndexedValueValue::Vector2F64(value),
+            Self::Vector3F16(value) => IndexedValueValue::Vector3F16(value),
+            Self::Vector3F32(value) => IndexedValueValue::Vector3F32(value),
+            Self::Vector3F64(value) => IndexedValueValue::Vector3F64(value),
+            Self::QuaternionF16(value) => IndexedValueValue::QuaternionF16(value),
+            Self::QuaternionF32(value) => IndexedValueValue::QuaternionF32(value),
+            Self::QuaternionF64(value) => IndexedValueValue::QuaternionF64(value),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for IndexedValue<'a> {
@@ -2633,6 +2864,16 @@ pub struct LinkValues<'a> {
     pub values: Vec<TypedValue<'a>>,
 }
 
+impl wiregen_runtime::IntoOwned for LinkValues<'_> {
+    type Owned = LinkValues<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LinkValues<'static> {
+        LinkValues {
+            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for LinkValues<'a> {
     const NAME: &'static str = "LinkValues";
     type Reader = Reader<'a>;
@@ -2707,6 +2948,18 @@ pub struct LongReliableMessage<'a> {
     pub flags: LongMessageFlags,
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub chunk: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for LongReliableMessage<'_> {
+    type Owned = LongReliableMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LongReliableMessage<'static> {
+        LongReliableMessage {
+            number: self.number,
+            flags: self.flags,
+            chunk: wiregen_runtime::IntoOwned::into_owned(self.chunk),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for LongReliableMessage<'a> {
@@ -2809,6 +3062,20 @@ pub struct LongLinkState<'a> {
     /// After reassembly: value_count u16 and typed values.
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub values_chunk: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for LongLinkState<'_> {
+    type Owned = LongLinkState<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LongLinkState<'static> {
+        LongLinkState {
+            number: self.number,
+            link_id: self.link_id,
+            flags: self.flags,
+            message_chunk: wiregen_runtime::IntoOwned::into_owned(self.message_chunk),
+            values_chunk: wiregen_runtime::IntoOwned::into_owned(self.values_chunk),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for LongLinkState<'a> {
@@ -3623,6 +3890,16 @@ pub struct StringValue<'a> {
     pub text: Cow<'a, str>,
 }
 
+impl wiregen_runtime::IntoOwned for StringValue<'_> {
+    type Owned = StringValue<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> StringValue<'static> {
+        StringValue {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for StringValue<'a> {
     const NAME: &'static str = "StringValue";
     type Reader = Reader<'a>;
@@ -3693,6 +3970,16 @@ impl<'a> StringValue<'a> {
 pub struct DataValue<'a> {
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for DataValue<'_> {
+    type Owned = DataValue<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> DataValue<'static> {
+        DataValue {
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for DataValue<'a> {

@@ -106,6 +106,16 @@ pub struct Say<'a> {
     pub text: Cow<'a, str>,
 }
 
+impl wiregen_runtime::IntoOwned for Say<'_> {
+    type Owned = Say<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Say<'static> {
+        Say {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Say<'a> {
     const NAME: &'static str = "Say";
     type Reader = Reader<'a>;

@@ -357,6 +357,19 @@ pub struct Packet<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for Packet<'_> {
+    type Owned = Packet<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Packet<'static> {
+        Packet {
+            flags: self.flags,
+            chunk: self.chunk,
+            sequence: self.sequence,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader = Reader<'a>;
@@ -444,6 +457,16 @@ pub struct ServerMessage<'a> {
     pub body: ServerMessageBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for ServerMessage<'_> {
+    type Owned = ServerMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ServerMessage<'static> {
+        ServerMessage {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -458,6 +481,20 @@ impl<'a> ServerMessageBody<'a> {
         match self {
             Self::Event { .. } => 0,
             Self::Response { .. } => 1,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for ServerMessageBody<'_> {
+    type Owned = ServerMessageBody<'static>;
+    fn into_owned(self) -> ServerMessageBody<'static> {
+        match self {
+            Self::Event(value) => ServerMessageBody::Event(value),
+            Self::Response(value) => {
+                ServerMessageBody::Response(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
         }
     }
 }
@@ -1309,6 +1346,17 @@ pub struct Response<'a> {
     pub kind: ResponseKind<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Response<'_> {
+    type Owned = Response<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Response<'static> {
+        Response {
+            channel: self.channel,
+            kind: wiregen_runtime::IntoOwned::into_owned(self.kind),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Response<'a> {
     const NAME: &'static str = "Response";
     type Reader = BitReader<'a>;
@@ -1355,6 +1403,16 @@ pub struct ResponseKind<'a> {
     pub body: ResponseKindBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for ResponseKind<'_> {
+    type Owned = ResponseKind<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ResponseKind<'static> {
+        ResponseKind {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1371,6 +1429,19 @@ impl<'a> ResponseKindBody<'a> {
             Self::Error { .. } => 0,
             Self::Pong { .. } => 1,
             Self::Connect { .. } => 2,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for ResponseKindBody<'_> {
+    type Owned = ResponseKindBody<'static>;
+    fn into_owned(self) -> ResponseKindBody<'static> {
+        match self {
+            Self::Error(value) => {
+                ResponseKindBody::Error(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Pong => ResponseKindBody::Pong,
+            Self::Connect(value) => ResponseKindBody::Connect(value),
         }
     }
 }
@@ -1446,6 +1517,16 @@ impl wiregen_runtime::Type for ResponseKind<'static> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Error<'a> {
     pub text: Cow<'a, str>,
+}
+
+impl wiregen_runtime::IntoOwned for Error<'_> {
+    type Owned = Error<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Error<'static> {
+        Error {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Error<'a> {

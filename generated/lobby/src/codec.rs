@@ -26,6 +26,17 @@ pub struct Greeting<'a> {
     pub value: u16,
 }
 
+impl wiregen_runtime::IntoOwned for Greeting<'_> {
+    type Owned = Greeting<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Greeting<'static> {
+        Greeting {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            value: self.value,
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Greeting<'a> {
     const NAME: &'static str = "Greeting";
     type Reader = Reader<'a>;

@@ -309,6 +309,16 @@ pub struct Message<'a> {
     pub body: MessageBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Message<'_> {
+    type Owned = Message<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Message<'static> {
+        Message {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 /// The layout of this kind of message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -352,6 +362,41 @@ impl<'a> MessageBody<'a> {
             Self::ClientConnected { .. } => HeaderKind::ClientConnected,
             Self::ClientDisconnected { .. } => HeaderKind::ClientDisconnected,
             Self::Other { header, .. } => *header,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for MessageBody<'_> {
+    type Owned = MessageBody<'static>;
+    fn into_owned(self) -> MessageBody<'static> {
+        match self {
+            Self::Unreliable(value) => {
+                MessageBody::Unreliable(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Ack(value) => MessageBody::Ack(value),
+            Self::AckExtra(value) => MessageBody::AckExtra(value),
+            Self::Connect(value) => {
+                MessageBody::Connect(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Reject(value) => {
+                MessageBody::Reject(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Heartbeat(value) => MessageBody::Heartbeat(value),
+            Self::Disconnect(value) => {
+                MessageBody::Disconnect(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Reliable(value) => {
+                MessageBody::Reliable(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Welcome(value) => MessageBody::Welcome(value),
+            Self::ClientConnected(value) => MessageBody::ClientConnected(value),
+            Self::ClientDisconnected(value) => MessageBody::ClientDisconnected(value),
+            Self::Other { header, data } => {
+                MessageBody::Other {
+                    header,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -497,6 +542,17 @@ pub struct UserMessage<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for UserMessage<'_> {
+    type Owned = UserMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> UserMessage<'static> {
+        UserMessage {
+            message_id: self.message_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
     type Reader = Reader<'a>;
@@ -555,6 +611,18 @@ pub struct ReliableUserMessage<'a> {
     /// User data (described by an application schema).
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub payload: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
+    type Owned = ReliableUserMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ReliableUserMessage<'static> {
+        ReliableUserMessage {
+            sequence_id: self.sequence_id,
+            message_id: self.message_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ReliableUserMessage<'a> {
@@ -766,6 +834,16 @@ pub struct Connect<'a> {
     pub custom: Cow<'a, [u8]>,
 }
 
+impl wiregen_runtime::IntoOwned for Connect<'_> {
+    type Owned = Connect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Connect<'static> {
+        Connect {
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
     type Reader = Reader<'a>;
@@ -809,6 +887,17 @@ pub struct Reject<'a> {
     /// Application data, with reason Custom.
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub custom: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for Reject<'_> {
+    type Owned = Reject<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Reject<'static> {
+        Reject {
+            reason: self.reason,
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Reject<'a> {
@@ -1030,6 +1119,16 @@ pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Disconnect<'_> {
+    type Owned = Disconnect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Disconnect<'static> {
+        Disconnect {
+            form: wiregen_runtime::IntoOwned::into_owned(self.form),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1037,6 +1136,18 @@ pub enum DisconnectForm<'a> {
     Client,
     /// Any other tag value.
     Server(ServerDisconnect<'a>),
+}
+
+impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
+    type Owned = DisconnectForm<'static>;
+    fn into_owned(self) -> DisconnectForm<'static> {
+        match self {
+            Self::Client => DisconnectForm::Client,
+            Self::Server(value) => {
+                DisconnectForm::Server(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Disconnect<'a> {
@@ -1086,6 +1197,17 @@ pub struct ServerDisconnect<'a> {
     /// Application data, when Kicked with data.
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub custom: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
+    type Owned = ServerDisconnect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ServerDisconnect<'static> {
+        ServerDisconnect {
+            reason: self.reason,
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ServerDisconnect<'a> {

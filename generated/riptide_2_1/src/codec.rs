@@ -309,6 +309,16 @@ pub struct Message<'a> {
     pub body: MessageBody<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Message<'_> {
+    type Owned = Message<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Message<'static> {
+        Message {
+            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+        }
+    }
+}
+
 /// The layout of this kind of message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -342,6 +352,37 @@ impl<'a> MessageBody<'a> {
             Self::Welcome { .. } => HeaderKind::Welcome,
             Self::ClientConnected { .. } => HeaderKind::ClientConnected,
             Self::ClientDisconnected { .. } => HeaderKind::ClientDisconnected,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for MessageBody<'_> {
+    type Owned = MessageBody<'static>;
+    fn into_owned(self) -> MessageBody<'static> {
+        match self {
+            Self::Unreliable(value) => {
+                MessageBody::Unreliable(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Ack(value) => MessageBody::Ack(value),
+            Self::Connect(value) => {
+                MessageBody::Connect(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Reject(value) => {
+                MessageBody::Reject(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Heartbeat(value) => MessageBody::Heartbeat(value),
+            Self::Disconnect(value) => {
+                MessageBody::Disconnect(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Notify(value) => {
+                MessageBody::Notify(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Reliable(value) => {
+                MessageBody::Reliable(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::Welcome(value) => MessageBody::Welcome(value),
+            Self::ClientConnected(value) => MessageBody::ClientConnected(value),
+            Self::ClientDisconnected(value) => MessageBody::ClientDisconnected(value),
         }
     }
 }
@@ -485,6 +526,17 @@ pub struct UserMessage<'a> {
     pub payload: BitString<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for UserMessage<'_> {
+    type Owned = UserMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> UserMessage<'static> {
+        UserMessage {
+            message_id: self.message_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
     type Reader = BitReader<'a>;
@@ -540,6 +592,18 @@ pub struct ReliableUserMessage<'a> {
     pub message_id: u64,
     /// User data (described by an application schema).
     pub payload: BitString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
+    type Owned = ReliableUserMessage<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ReliableUserMessage<'static> {
+        ReliableUserMessage {
+            sequence_id: self.sequence_id,
+            message_id: self.message_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ReliableUserMessage<'a> {
@@ -623,6 +687,19 @@ pub struct Notify<'a> {
     pub sequence_id: u16,
     /// User data from bit 44.
     pub payload: BitString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for Notify<'_> {
+    type Owned = Notify<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Notify<'static> {
+        Notify {
+            last_received_seq: self.last_received_seq,
+            received_bits: self.received_bits,
+            sequence_id: self.sequence_id,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Notify<'a> {
@@ -795,6 +872,16 @@ pub struct Connect<'a> {
     pub custom: BitString<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Connect<'_> {
+    type Owned = Connect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Connect<'static> {
+        Connect {
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
     type Reader = BitReader<'a>;
@@ -835,6 +922,17 @@ pub struct Reject<'a> {
     pub reason: RejectReason,
     /// Application data, with reason Custom.
     pub custom: BitString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for Reject<'_> {
+    type Owned = Reject<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Reject<'static> {
+        Reject {
+            reason: self.reason,
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Reject<'a> {
@@ -1054,6 +1152,16 @@ pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Disconnect<'_> {
+    type Owned = Disconnect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Disconnect<'static> {
+        Disconnect {
+            form: wiregen_runtime::IntoOwned::into_owned(self.form),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1061,6 +1169,18 @@ pub enum DisconnectForm<'a> {
     Client,
     /// Any other tag value.
     Server(ServerDisconnect<'a>),
+}
+
+impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
+    type Owned = DisconnectForm<'static>;
+    fn into_owned(self) -> DisconnectForm<'static> {
+        match self {
+            Self::Client => DisconnectForm::Client,
+            Self::Server(value) => {
+                DisconnectForm::Server(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+        }
+    }
 }
 
 impl<'a> Codec<'a> for Disconnect<'a> {
@@ -1109,6 +1229,17 @@ pub struct ServerDisconnect<'a> {
     pub reason: DisconnectReason,
     /// Application data, when Kicked with data (and the padding).
     pub custom: BitString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
+    type Owned = ServerDisconnect<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ServerDisconnect<'static> {
+        ServerDisconnect {
+            reason: self.reason,
+            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ServerDisconnect<'a> {

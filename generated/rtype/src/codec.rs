@@ -290,6 +290,22 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Packet<'_> {
+    type Owned = Packet<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Packet<'static> {
+        Packet {
+            flags: self.flags,
+            sequence: self.sequence,
+            ack: self.ack,
+            fragment_id: self.fragment_id,
+            fragment_index: self.fragment_index,
+            fragment_count: self.fragment_count,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 /// The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -323,6 +339,28 @@ impl<'a> PacketPayload<'a> {
             Self::SEntityState { .. } => Command::SEntityState,
             Self::Ack { .. } => Command::Ack,
             Self::Other { command, .. } => *command,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+    type Owned = PacketPayload<'static>;
+    fn into_owned(self) -> PacketPayload<'static> {
+        match self {
+            Self::ReqLogin(value) => {
+                PacketPayload::ReqLogin(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::ResLogin(value) => PacketPayload::ResLogin(value),
+            Self::ReqJoinRoom(value) => PacketPayload::ReqJoinRoom(value),
+            Self::CInput(value) => PacketPayload::CInput(value),
+            Self::SEntityState(value) => PacketPayload::SEntityState(value),
+            Self::Ack => PacketPayload::Ack,
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -632,6 +670,18 @@ pub struct ReqLogin<'a> {
     pub version: u32,
     /// Fragment payload size the client would like to use.
     pub preferred_fragment_size: u16,
+}
+
+impl wiregen_runtime::IntoOwned for ReqLogin<'_> {
+    type Owned = ReqLogin<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ReqLogin<'static> {
+        ReqLogin {
+            username: wiregen_runtime::IntoOwned::into_owned(self.username),
+            version: self.version,
+            preferred_fragment_size: self.preferred_fragment_size,
+        }
+    }
 }
 
 impl<'a> Codec<'a> for ReqLogin<'a> {

@@ -220,6 +220,22 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for Packet<'_> {
+    type Owned = Packet<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Packet<'static> {
+        Packet {
+            flags: self.flags,
+            sequence: self.sequence,
+            ack: self.ack,
+            fragment_id: self.fragment_id,
+            fragment_index: self.fragment_index,
+            fragment_count: self.fragment_count,
+            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+        }
+    }
+}
+
 /// The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -255,6 +271,33 @@ impl<'a> PacketPayload<'a> {
             Self::ReqLogout { .. } => Command::ReqLogout,
             Self::Heartbeat { .. } => Command::Heartbeat,
             Self::Other { command, .. } => *command,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+    type Owned = PacketPayload<'static>;
+    fn into_owned(self) -> PacketPayload<'static> {
+        match self {
+            Self::ReqLogin(value) => {
+                PacketPayload::ReqLogin(wiregen_runtime::IntoOwned::into_owned(value))
+            }
+            Self::ResLogin(value) => PacketPayload::ResLogin(value),
+            Self::CInput(value) => PacketPayload::CInput(value),
+            Self::SEntityState(value) => {
+                PacketPayload::SEntityState(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::Ack => PacketPayload::Ack,
+            Self::ReqLogout(value) => PacketPayload::ReqLogout(value),
+            Self::Heartbeat => PacketPayload::Heartbeat,
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -657,6 +700,17 @@ pub struct SEntityState<'a> {
     pub entries: Vec<DeltaEntry<'a>>,
 }
 
+impl wiregen_runtime::IntoOwned for SEntityState<'_> {
+    type Owned = SEntityState<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> SEntityState<'static> {
+        SEntityState {
+            tick: self.tick,
+            entries: wiregen_runtime::IntoOwned::into_owned(self.entries),
+        }
+    }
+}
+
 impl<'a> Codec<'a> for SEntityState<'a> {
     const NAME: &'static str = "SEntityState";
     type Reader = Reader<'a>;
@@ -775,6 +829,17 @@ pub struct DeltaEntry<'a> {
     pub component: DeltaEntryComponent<'a>,
 }
 
+impl wiregen_runtime::IntoOwned for DeltaEntry<'_> {
+    type Owned = DeltaEntry<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> DeltaEntry<'static> {
+        DeltaEntry {
+            entity_id: self.entity_id,
+            component: wiregen_runtime::IntoOwned::into_owned(self.component),
+        }
+    }
+}
+
 /// The component changed (SET_COMPONENT) or removed (REMOVE_COMPONENT).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -794,6 +859,22 @@ impl<'a> DeltaEntryComponent<'a> {
             Self::RemoveEntity { .. } => DeltaOp::RemoveEntity,
             Self::SetComponent { .. } => DeltaOp::SetComponent,
             Self::RemoveComponent { .. } => DeltaOp::RemoveComponent,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for DeltaEntryComponent<'_> {
+    type Owned = DeltaEntryComponent<'static>;
+    fn into_owned(self) -> DeltaEntryComponent<'static> {
+        match self {
+            Self::AddEntity => DeltaEntryComponent::AddEntity,
+            Self::RemoveEntity => DeltaEntryComponent::RemoveEntity,
+            Self::SetComponent(value) => {
+                DeltaEntryComponent::SetComponent(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::RemoveComponent(value) => DeltaEntryComponent::RemoveComponent(value),
         }
     }
 }
@@ -891,6 +972,17 @@ pub struct SetComponent<'a> {
     pub component_type: u8,
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub data: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for SetComponent<'_> {
+    type Owned = SetComponent<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> SetComponent<'static> {
+        SetComponent {
+            component_type: self.component_type,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
 }
 
 impl<'a> Codec<'a> for SetComponent<'a> {

@@ -68,7 +68,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
              //! (lengths, counts, tags, checksums) are filled in by the encoder.\n\n\
              #![forbid(unsafe_code)]\n\n\
              #[rustfmt::skip]\nmod codec;\n\n\
-             pub use codec::*;\npub use wiregen_runtime::{{\n    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value,\n}};\n",
+             pub use codec::*;\npub use wiregen_runtime::{{\n    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,\n    IntoOwned, Value,\n}};\n",
             p.root().name,
         ));
         out

@@ -297,10 +297,31 @@ impl<'p> Gen<'p> {
             quote! { { #(#fields)* } }
         };
         let codec = self.codec_impl(sid)?;
+        let into_owned = self.p.struct_borrows(sid).then(|| {
+            let fields = s.value_fields().map(|(_, f)| {
+                let n = ident(&f.name);
+                if self.p.type_borrows(&f.ty) {
+                    quote! { #n: wiregen_runtime::IntoOwned::into_owned(self.#n) }
+                } else {
+                    quote! { #n: self.#n }
+                }
+            });
+            quote! {
+                impl wiregen_runtime::IntoOwned for #name<'_> {
+                    type Owned = #name<'static>;
+                    /// Copies the strings and bytes this value borrows from its input.
+                    fn into_owned(self) -> #name<'static> {
+                        #name { #(#fields),* }
+                    }
+                }
+            }
+        });
         Ok(quote! {
             #d
             #derives
             pub struct #name #lt #body
+
+            #into_owned
 
             #(#unions)*
 
@@ -329,6 +350,25 @@ impl<'p> Gen<'p> {
         };
         let mut variants = Vec::new();
         let mut tag_arms = Vec::new();
+        // `into_owned` arms: each variant rebuilt with its borrowed payload copied.
+        let mut owned_arms = Vec::new();
+        let owned = |body: CaseBody, x: TokenStream| match body {
+            CaseBody::Bytes => quote! { wiregen_runtime::IntoOwned::into_owned(#x) },
+            CaseBody::Struct(id) if p.struct_borrows(id) => {
+                quote! { wiregen_runtime::IntoOwned::into_owned(#x) }
+            }
+            _ => x,
+        };
+        // A named field of a variant: `value`, or `value: IntoOwned::into_owned(value)`.
+        let owned_field = |body: CaseBody, name: TokenStream| {
+            let converted = owned(body, name.clone());
+            if converted.to_string() == name.to_string() {
+                name
+            } else {
+                quote! { #name: #converted }
+            }
+        };
+        let tag_name = tag_ty.as_ref().map(|(_, tf, _)| ident(&tf.name));
         for c in &u.cases {
             let v = ident(&c.variant);
             let cd = doc(&c.doc);
@@ -347,6 +387,16 @@ impl<'p> Gen<'p> {
             let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
                 let tn = ident(&tf.name);
                 quote! { #tn: #t }
+            });
+            let value = owned(c.body, quote! { value });
+            let value_field = owned_field(c.body, quote! { value });
+            owned_arms.push(match (carries_tag, payload.is_some()) {
+                (true, true) => {
+                    quote! { Self::#v { #tag_name, value } => #name::#v { #tag_name, #value_field }, }
+                }
+                (true, false) => quote! { Self::#v { #tag_name } => #name::#v { #tag_name }, },
+                (false, true) => quote! { Self::#v(value) => #name::#v(#value), },
+                (false, false) => quote! { Self::#v => #name::#v, },
             });
             variants.push(match (carries_tag, payload) {
                 (true, Some(pl)) => quote! { #cd #v { #tag_decl, value: #pl }, },
@@ -397,6 +447,22 @@ impl<'p> Gen<'p> {
                 }
                 CaseBody::Empty => None,
             };
+            let value = owned(body, quote! { value });
+            owned_arms.push(match (&tag_name, body) {
+                (None, CaseBody::Empty) => quote! { Self::#other => #name::#other, },
+                (None, _) => quote! { Self::#other(value) => #name::#other(#value), },
+                (Some(tn), CaseBody::Empty) => {
+                    quote! { Self::#other { #tn } => #name::#other { #tn }, }
+                }
+                (Some(tn), CaseBody::Bytes) => {
+                    let data = owned_field(body, quote! { data });
+                    quote! { Self::#other { #tn, data } => #name::#other { #tn, #data }, }
+                }
+                (Some(tn), CaseBody::Struct(_)) => {
+                    let value = owned_field(body, quote! { value });
+                    quote! { Self::#other { #tn, value } => #name::#other { #tn, #value }, }
+                }
+            });
             variants.push(match (&tag_ty, untagged) {
                 (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
                 (None, None) => quote! { #[doc = #what] #other, },
@@ -420,6 +486,16 @@ impl<'p> Gen<'p> {
                 }
             }
         });
+        let into_owned = self.union_borrows(u).then(|| {
+            quote! {
+                impl wiregen_runtime::IntoOwned for #name<'_> {
+                    type Owned = #name<'static>;
+                    fn into_owned(self) -> #name<'static> {
+                        match self { #(#owned_arms)* }
+                    }
+                }
+            }
+        });
         Ok(quote! {
             #fd
             #[derive(Debug, Clone, PartialEq)]
@@ -429,6 +505,7 @@ impl<'p> Gen<'p> {
                 #(#variants)*
             }
             #tag_method
+            #into_owned
         })
     }
 
