@@ -11,13 +11,7 @@ impl<'p> Gen<'p> {
         let root = ident(&p.root().name);
         let root_lt = self.lifetime(p.root);
         let (conversation, datagram, decode) = if !p.opening.is_empty() {
-            let borrows =
-                p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
-            let lt = if borrows {
-                quote! { <'a> }
-            } else {
-                quote! {}
-            };
+            let lt = self.datagram_lifetime();
             (
                 quote! { Conversation },
                 quote! { Datagram #lt },

@@ -3,6 +3,18 @@
 use super::*;
 
 impl<'p> Gen<'p> {
+    /// `<'a>` when a `Datagram` (an opening datagram or the root) borrows from its input.
+    pub(crate) fn datagram_lifetime(&self) -> TokenStream {
+        let p = self.p;
+        let borrows =
+            p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
+        if borrows {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        }
+    }
+
     /// For protocols whose first datagrams are told apart by their order: `Datagram` and a
     /// per-conversation classifier.
     pub(crate) fn conversation_module(&self) -> TokenStream {
@@ -11,13 +23,7 @@ impl<'p> Gen<'p> {
             return quote! {};
         }
         let root = ident(&p.root().name);
-        let borrows =
-            p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
-        let lt = if borrows {
-            quote! { <'a> }
-        } else {
-            quote! {}
-        };
+        let lt = self.datagram_lifetime();
         let ty_of = |id: StructId| {
             let n = ident(&p.structs[id].name);
             if p.struct_borrows(id) {
