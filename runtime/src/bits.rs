@@ -19,6 +19,7 @@ pub struct BitString<'a> {
 
 impl BitString<'_> {
     /// Bits that fill whole bytes (`bits = 8 * bytes.len()`).
+    #[inline]
     pub fn from_bytes(bytes: Vec<u8>) -> BitString<'static> {
         let bits = bytes.len() * 8;
         BitString {
@@ -39,6 +40,7 @@ pub struct BitReader<'a> {
 }
 
 impl<'a> BitReader<'a> {
+    #[inline]
     pub fn new(buf: &'a [u8], trace: bool) -> Self {
         BitReader {
             buf,
@@ -49,6 +51,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A reader of the first `bits` bits of `buf` (a bit string).
+    #[inline]
     pub fn with_bits(buf: &'a [u8], bits: usize, trace: bool) -> Self {
         BitReader {
             buf,
@@ -59,6 +62,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Continues at bit `bit` of the buffer (an application's message inside a transport's).
+    #[inline]
     pub fn seek(&mut self, bit: usize) {
         self.pos = bit.min(self.end);
     }
@@ -118,6 +122,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// `n` whole bytes: borrowed when byte-aligned, realigned (copied) otherwise.
+    #[inline]
     pub fn bytes(
         &mut self,
         n: usize,
@@ -136,6 +141,7 @@ impl<'a> BitReader<'a> {
         Ok(std::borrow::Cow::Owned(out))
     }
 
+    #[inline]
     pub fn str(
         &mut self,
         n: usize,
@@ -165,6 +171,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Every bit left in the current scope (including the final zero padding).
+    #[inline]
     pub fn rest(&mut self, field: &'static str) -> Result<BitString<'a>, DecodeError> {
         let bits = self.remaining();
         let bytes = if self.pos & 7 == 0 && self.end & 7 == 0 {
@@ -185,12 +192,14 @@ impl<'a> BitReader<'a> {
     }
 
     /// A length in bytes or elements from an expression value.
+    #[inline]
     pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
         usize::try_from(value)
             .map_err(|_| DecodeError::at_bit(field, self.pos, DecodeErrorKind::BadLength { value }))
     }
 
     /// Narrows the readable end to the next `bytes` bytes (8 * bytes bits).
+    #[inline]
     pub fn limit(&mut self, bytes: usize, field: &'static str) -> Result<usize, DecodeError> {
         self.need(bytes * 8, field)?;
         let saved = self.end;
@@ -199,12 +208,14 @@ impl<'a> BitReader<'a> {
     }
 
     /// The end of a whole message: at most the zero padding of the last byte may be left.
+    #[inline]
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         let end = self.buf.len() * 8;
         self.unlimit(end, "")
     }
 
     /// An unsigned LEB128 value whose group bytes are unaligned 8-bit fields.
+    #[inline]
     pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
         leb128(|| Ok(self.bits(8, field)? as u8))?
@@ -214,6 +225,7 @@ impl<'a> BitReader<'a> {
     /// A Rabbit variable-length unsigned integer of a `width`-bit type (16, 32 or 64): the byte
     /// count minus one in k bits (k = 1, 2, 3), then that many bytes, lowest first. For 64-bit
     /// values of more than 4 bytes the reference writes the high 32-bit group first.
+    #[inline]
     pub fn rabbit(&mut self, width: u32, field: &'static str) -> Result<u64, DecodeError> {
         let k = match width {
             16 => 1,
@@ -230,6 +242,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Ends a limit: what is left must be fewer than 8 zero bits (the padding of the last byte).
+    #[inline]
     pub fn unlimit(&mut self, saved: usize, field: &'static str) -> Result<(), DecodeError> {
         let left = self.remaining();
         if left >= 8 || (left > 0 && self.bits(left as u32, field)? != 0) {
@@ -266,6 +279,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// The bytes a field from bit `at` to the current position touches.
+    #[inline]
     pub fn touched(&self, at: usize) -> &'a [u8] {
         let end = if self.pos > at {
             self.pos.div_ceil(8)
@@ -275,10 +289,12 @@ impl<'a> BitReader<'a> {
         &self.buf[at / 8..end]
     }
 
+    #[inline]
     pub fn notes_len(&self) -> usize {
         self.notes.as_ref().map_or(0, Vec::len)
     }
 
+    #[inline]
     pub fn into_notes(self) -> Vec<FieldNote<'a>> {
         self.notes.unwrap_or_default()
     }
@@ -293,6 +309,7 @@ pub struct BitWriter<'o> {
 }
 
 impl<'o> BitWriter<'o> {
+    #[inline]
     pub fn new(buf: &'o mut Vec<u8>) -> Self {
         let base = buf.len() * 8;
         BitWriter {
@@ -335,6 +352,7 @@ impl<'o> BitWriter<'o> {
         self.bits += n;
     }
 
+    #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
         if self.bits & 7 == 0 {
             self.buf.extend_from_slice(bytes);
@@ -346,6 +364,7 @@ impl<'o> BitWriter<'o> {
         }
     }
 
+    #[inline]
     pub fn leb128(&mut self, mut v: u64) {
         loop {
             let low = v & 0x7F;
@@ -359,6 +378,7 @@ impl<'o> BitWriter<'o> {
     }
 
     /// A Rabbit variable-length unsigned integer of a `width`-bit type (see [`BitReader::rabbit`]).
+    #[inline]
     pub fn rabbit(&mut self, v: u64, width: u32) {
         let k = match width {
             16 => 1,
@@ -375,6 +395,7 @@ impl<'o> BitWriter<'o> {
         }
     }
 
+    #[inline]
     pub fn put_bits(&mut self, s: &BitString<'_>) {
         let mut left = s.bits;
         for b in s.bytes.iter() {

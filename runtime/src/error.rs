@@ -42,6 +42,7 @@ pub enum DecodeErrorKind {
 }
 
 impl DecodeError {
+    #[inline]
     pub fn new(field: &'static str, offset: usize, kind: DecodeErrorKind) -> Self {
         DecodeError {
             path: vec![field],
@@ -51,6 +52,7 @@ impl DecodeError {
         }
     }
 
+    #[inline]
     pub fn at_bit(field: &'static str, bit: usize, kind: DecodeErrorKind) -> Self {
         DecodeError {
             path: vec![field],
@@ -61,12 +63,14 @@ impl DecodeError {
     }
 
     /// Adds the enclosing field's name as errors travel out of nested types.
+    #[inline]
     pub fn within(mut self, field: &'static str) -> Self {
         self.path.push(field);
         self
     }
 
     /// The failing field as a dotted path from the message root, e.g. `payload.username`.
+    #[inline]
     pub fn field(&self) -> String {
         let mut names: Vec<&str> = self.path.iter().rev().copied().collect();
         names.retain(|n| !n.is_empty());
@@ -147,6 +151,7 @@ pub enum EncodeErrorKind {
 }
 
 impl EncodeError {
+    #[inline]
     pub fn new(field: &'static str, kind: EncodeErrorKind) -> Self {
         EncodeError {
             path: vec![field],
@@ -154,12 +159,14 @@ impl EncodeError {
         }
     }
 
+    #[inline]
     pub fn within(mut self, field: &'static str) -> Self {
         self.path.push(field);
         self
     }
 
     /// The failing field as a dotted path from the message root.
+    #[inline]
     pub fn field(&self) -> String {
         let mut names: Vec<&str> = self.path.iter().rev().copied().collect();
         names.retain(|n| !n.is_empty());
@@ -203,6 +210,7 @@ impl fmt::Display for EncodeError {
 impl std::error::Error for EncodeError {}
 
 /// Checks that `value` fits a field of `max`, for derived lengths, counts and integer fields.
+#[inline]
 pub fn fit(value: u64, max: u64, field: &'static str) -> Result<u64, EncodeError> {
     if value > max {
         Err(EncodeError::new(

@@ -1,6 +1,7 @@
 //! Half-precision floats (IEEE binary16).
 
 /// IEEE binary16 to f32 (exact: every half-precision value is an f32).
+#[inline]
 pub fn f16_to_f32(h: u16) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let e = i32::from((h >> 10) & 0x1F);
@@ -16,6 +17,7 @@ pub fn f16_to_f32(h: u16) -> f32 {
 
 /// f32 to IEEE binary16, rounding to nearest (ties to even); `None` when a finite value is too
 /// large for half precision (it would become infinity).
+#[inline]
 pub fn f32_to_f16(x: f32) -> Option<u16> {
     let b = x.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;

@@ -35,6 +35,7 @@ pub struct Reader<'a> {
     lists: Vec<Option<Rc<[u64]>>>,
 }
 impl<'a> Reader<'a> {
+    #[inline]
     pub fn new(buf: &'a [u8], trace: bool) -> Self {
         Reader {
             buf,
@@ -47,16 +48,19 @@ impl<'a> Reader<'a> {
     }
 
     /// Continues at byte `at` of the buffer (an application's message inside a transport's).
+    #[inline]
     pub fn seek(&mut self, at: usize) {
         self.pos = at.min(self.end);
     }
 
+    #[inline]
     pub fn with_state(mut self, state: Rc<StateTables>) -> Self {
         self.state = Some(state);
         self
     }
 
     /// Selects table `t`'s list of `key` for the values read next; returns the list it replaces.
+    #[inline]
     pub fn select(
         &mut self,
         t: usize,
@@ -76,6 +80,7 @@ impl<'a> Reader<'a> {
         Ok(self.lists[t].replace(list))
     }
 
+    #[inline]
     pub fn restore(&mut self, t: usize, previous: Option<Rc<[u64]>>) {
         if let Some(slot) = self.lists.get_mut(t) {
             *slot = previous;
@@ -83,6 +88,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Item `i` of table `t`'s selected list.
+    #[inline]
     pub fn item(&self, t: usize, i: i128, field: &'static str) -> Result<u64, DecodeError> {
         let list = self.lists.get(t).and_then(Option::as_ref);
         match (list, usize::try_from(i)) {
@@ -222,24 +228,28 @@ impl<'a> Reader<'a> {
     }
 
     /// Continues after a bit-stream value, at the next whole byte.
+    #[inline]
     pub fn resume(&mut self, bits: BitReader<'a>) {
         self.pos = bits.pos.div_ceil(8);
         self.notes = bits.notes;
     }
 
     /// The end of a whole message: nothing may be left.
+    #[inline]
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         let end = self.buf.len();
         self.unlimit(end, "")
     }
 
     /// An unsigned LEB128 value (7 bits a byte, low group first, 0x80 = more), up to 64 bits.
+    #[inline]
     pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {
         let at = self.pos;
         leb128(|| Ok(self.array::<1>(field)?[0]))?
             .ok_or_else(|| DecodeError::new(field, at, DecodeErrorKind::Overlong))
     }
 
+    #[inline]
     pub fn slice(&self, from: usize, to: usize) -> &'a [u8] {
         &self.buf[from..to]
     }
@@ -257,6 +267,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Notes a value that is not where the reader stands (a bit of a packed byte).
+    #[inline]
     pub fn note_at(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
         if let Some(notes) = &mut self.notes {
             notes.push(FieldNote {
@@ -269,12 +280,14 @@ impl<'a> Reader<'a> {
     }
 
     /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
+    #[inline]
     pub fn notes_len(&self) -> usize {
         self.notes.as_ref().map_or(0, Vec::len)
     }
 
     /// Notes, at position `index`, a value the decoder computed rather than read (a checksum's
     /// status, shown under the checksum as the dissector does).
+    #[inline]
     pub fn insert_note(
         &mut self,
         index: usize,
@@ -296,6 +309,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     pub fn into_notes(self) -> Vec<FieldNote<'a>> {
         self.notes.unwrap_or_default()
     }

@@ -11,10 +11,12 @@ pub struct StateTables {
 }
 
 impl StateTables {
+    #[inline]
     pub fn get(&self, t: usize, key: u64) -> Option<&Rc<[u64]>> {
         self.tables.get(t)?.get(&key)
     }
 
+    #[inline]
     pub fn set(&mut self, t: usize, key: u64, list: Rc<[u64]>) {
         if self.tables.len() <= t {
             self.tables.resize_with(t + 1, HashMap::new);

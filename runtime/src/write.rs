@@ -6,10 +6,12 @@ pub struct Writer<'o> {
 }
 
 impl<'o> Writer<'o> {
+    #[inline]
     pub fn new(buf: &'o mut Vec<u8>) -> Self {
         Writer { buf }
     }
 
+    #[inline]
     pub fn leb128(&mut self, mut v: u64) {
         loop {
             let low = (v & 0x7F) as u8;
