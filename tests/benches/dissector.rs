@@ -4,7 +4,7 @@
 //! extra tree lines is part of the cost). Prints packets per second and the cost per packet; needs
 //! tshark.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 use wiregen_runtime::Codec;
 use wiregen_tests::*;
@@ -12,7 +12,7 @@ use wiregen_tests::*;
 fn run(pcap: &std::path::Path, lua: Option<&std::path::Path>, verbose: bool) -> f64 {
     let mut best = f64::MAX;
     for _ in 0..3 {
-        let mut cmd = Command::new(tshark());
+        let mut cmd = tshark_command();
         cmd.arg("-r")
             .arg(pcap)
             .stdout(Stdio::null())

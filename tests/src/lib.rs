@@ -182,9 +182,23 @@ impl Dissection {
     }
 }
 
+/// A tshark command with an isolated, empty configuration: its home, personal configuration and
+/// personal plugin folders are an empty folder of the test run, so a dissector or preference a
+/// user installed cannot change what the tests see.
+pub fn tshark_command() -> Command {
+    let home = std::env::temp_dir().join(format!("wiregen-tshark-home-{}", std::process::id()));
+    let config = home.join("config");
+    std::fs::create_dir_all(&config).expect("isolated tshark home");
+    let mut cmd = Command::new(tshark());
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("WIRESHARK_CONFIG_DIR", &config);
+    cmd
+}
+
 /// Runs tshark with the dissector on `pcap` (two-pass when `two_pass`) and parses its PDML.
 pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
-    let out = Command::new(tshark())
+    let out = tshark_command()
         .arg("-r")
         .arg(pcap)
         .arg("-X")
