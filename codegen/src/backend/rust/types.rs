@@ -352,20 +352,24 @@ impl<'p> Gen<'p> {
         let mut tag_arms = Vec::new();
         // `into_owned` arms: each variant rebuilt with its borrowed payload copied.
         let mut owned_arms = Vec::new();
-        let owned = |body: CaseBody, x: TokenStream| match body {
-            CaseBody::Bytes => quote! { wiregen_runtime::IntoOwned::into_owned(#x) },
-            CaseBody::Struct(id) if p.struct_borrows(id) => {
+        let borrows = |body: CaseBody| match body {
+            CaseBody::Bytes => true,
+            CaseBody::Struct(id) => p.struct_borrows(id),
+            CaseBody::Empty => false,
+        };
+        let owned = |body: CaseBody, x: TokenStream| {
+            if borrows(body) {
                 quote! { wiregen_runtime::IntoOwned::into_owned(#x) }
+            } else {
+                x
             }
-            _ => x,
         };
         // A named field of a variant: `value`, or `value: IntoOwned::into_owned(value)`.
         let owned_field = |body: CaseBody, name: TokenStream| {
-            let converted = owned(body, name.clone());
-            if converted.to_string() == name.to_string() {
-                name
+            if borrows(body) {
+                quote! { #name: wiregen_runtime::IntoOwned::into_owned(#name) }
             } else {
-                quote! { #name: #converted }
+                name
             }
         };
         let tag_name = tag_ty.as_ref().map(|(_, tf, _)| ident(&tf.name));
