@@ -27,11 +27,6 @@ fn unknown_type(name: &str) -> String {
     format!("unknown type '{name}' (see `wirecat list`)")
 }
 
-/// The name of a protocol's root type: what `--type` defaults to.
-fn root_name<P: SerdeProtocol>() -> &'static str {
-    <P::Root<'static> as Codec<'static>>::NAME
-}
-
 /// (title, type names) of a protocol.
 struct List;
 
@@ -53,42 +48,65 @@ impl Job for List {
     }
 }
 
+/// What to do with the one type `--type` names: the type is known only as a parameter.
+trait OnType {
+    type Output;
+    fn on<T: Type>(self) -> Result<Self::Output, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>;
+}
+
+/// Runs `action` on protocol `P`'s type called `ty` (default: its root).
+fn on_type<P: SerdeProtocol, A: OnType>(ty: Option<&str>, action: A) -> Result<A::Output, String> {
+    struct Find<'t, A: OnType> {
+        ty: &'t str,
+        action: Option<A>,
+        out: Option<Result<A::Output, String>>,
+    }
+    impl<A: OnType> SerdeTypeVisitor for Find<'_, A> {
+        fn visit<T: Type>(&mut self)
+        where
+            for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+        {
+            if <T::Of<'static> as Codec<'static>>::NAME == self.ty {
+                if let Some(action) = self.action.take() {
+                    self.out = Some(action.on::<T>());
+                }
+            }
+        }
+    }
+    let ty = ty.unwrap_or(<P::Root<'static> as Codec<'static>>::NAME);
+    let mut find = Find {
+        ty,
+        action: Some(action),
+        out: None,
+    };
+    P::each_serde_type(&mut find);
+    find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+}
+
 /// Decodes bytes as a named type (default: the root) into JSON.
 struct Decode<'b> {
     ty: Option<&'b str>,
     bytes: &'b [u8],
 }
 
+impl OnType for Decode<'_> {
+    type Output = serde_json::Value;
+    fn on<T: Type>(self) -> Result<serde_json::Value, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+    {
+        T::Of::decode(self.bytes)
+            .map_err(|e| e.to_string())
+            .and_then(to_json)
+    }
+}
+
 impl Job for Decode<'_> {
     type Output = Result<serde_json::Value, String>;
     fn run<P: SerdeProtocol>(self) -> Self::Output {
-        struct Find<'b> {
-            ty: &'b str,
-            bytes: &'b [u8],
-            out: Option<Result<serde_json::Value, String>>,
-        }
-        impl SerdeTypeVisitor for Find<'_> {
-            fn visit<T: Type>(&mut self)
-            where
-                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
-            {
-                if self.out.is_none() && <T::Of<'static> as Codec<'static>>::NAME == self.ty {
-                    self.out = Some(
-                        T::Of::decode(self.bytes)
-                            .map_err(|e| e.to_string())
-                            .and_then(to_json),
-                    );
-                }
-            }
-        }
-        let ty = self.ty.unwrap_or(root_name::<P>());
-        let mut find = Find {
-            ty,
-            bytes: self.bytes,
-            out: None,
-        };
-        P::each_serde_type(&mut find);
-        find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+        on_type::<P, _>(self.ty, self)
     }
 }
 
@@ -98,36 +116,22 @@ struct Encode<'j> {
     json: &'j str,
 }
 
+impl OnType for Encode<'_> {
+    type Output = Vec<u8>;
+    fn on<T: Type>(self) -> Result<Vec<u8>, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+    {
+        serde_json::from_str::<T::Of<'_>>(self.json)
+            .map_err(|e| format!("invalid JSON for this type: {e}"))
+            .and_then(|v| v.encode().map_err(|e| e.to_string()))
+    }
+}
+
 impl Job for Encode<'_> {
     type Output = Result<Vec<u8>, String>;
     fn run<P: SerdeProtocol>(self) -> Self::Output {
-        struct Find<'j> {
-            ty: &'j str,
-            json: &'j str,
-            out: Option<Result<Vec<u8>, String>>,
-        }
-        impl SerdeTypeVisitor for Find<'_> {
-            fn visit<T: Type>(&mut self)
-            where
-                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
-            {
-                if self.out.is_none() && <T::Of<'static> as Codec<'static>>::NAME == self.ty {
-                    self.out = Some(
-                        serde_json::from_str::<T::Of<'_>>(self.json)
-                            .map_err(|e| format!("invalid JSON for this type: {e}"))
-                            .and_then(|v| v.encode().map_err(|e| e.to_string())),
-                    );
-                }
-            }
-        }
-        let ty = self.ty.unwrap_or(root_name::<P>());
-        let mut find = Find {
-            ty,
-            json: self.json,
-            out: None,
-        };
-        P::each_serde_type(&mut find);
-        find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+        on_type::<P, _>(self.ty, self)
     }
 }
 
