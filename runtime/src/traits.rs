@@ -4,12 +4,10 @@
 use crate::{BitReader, BitWriter, DecodeError, EncodeError, FieldNote, Reader, Writer};
 
 /// What the byte reader and the bit reader both do: start over a buffer, end a message, hand
-/// over the dissect trace. Positions are in the reader's unit (bytes or bits).
+/// over the dissect trace.
 pub trait Read<'a>: Sized {
     /// A reader at the start of `buf`; `trace` notes every field read.
     fn new(buf: &'a [u8], trace: bool) -> Self;
-    /// Position, in the reader's unit.
-    fn pos(&self) -> usize;
     /// The end of a whole message: nothing but padding may be left.
     fn finish(&mut self) -> Result<(), DecodeError>;
     /// The fields noted so far (empty when not tracing).
@@ -28,10 +26,6 @@ impl<'a> Read<'a> for Reader<'a> {
         Reader::new(buf, trace)
     }
     #[inline]
-    fn pos(&self) -> usize {
-        Reader::pos(self)
-    }
-    #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
         Reader::finish(self)
     }
@@ -45,10 +39,6 @@ impl<'a> Read<'a> for BitReader<'a> {
     #[inline]
     fn new(buf: &'a [u8], trace: bool) -> Self {
         BitReader::new(buf, trace)
-    }
-    #[inline]
-    fn pos(&self) -> usize {
-        BitReader::pos(self)
     }
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
