@@ -30,16 +30,17 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outputs = match pipeline::all_outputs(&cli.root) {
-        Ok(o) => o,
+    let pipeline::Generation { outputs, errors } = match pipeline::all_outputs(&cli.root) {
+        Ok(g) => g,
         Err(e) => {
-            eprint!("{e}");
-            if !e.ends_with('\n') {
-                eprintln!();
-            }
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
+    // Schema errors and backend limits: reported, and the command fails, but what could be
+    // generated still is (one schema's mistake does not hold back the other outputs).
+    eprint!("{errors}");
+    let failed = !errors.0.is_empty();
     match cli.command.unwrap_or(Command::Generate) {
         Command::Generate => {
             for o in &outputs {
@@ -59,6 +60,10 @@ fn main() -> ExitCode {
                 }
                 println!("wrote {}", o.path);
             }
+            if failed {
+                // A schema that failed produced nothing: its committed files are not orphans.
+                return ExitCode::FAILURE;
+            }
             for orphan in pipeline::orphans(&cli.root, &outputs) {
                 let _ = std::fs::remove_file(cli.root.join(&orphan));
                 println!("removed {orphan} (no schema produces it)");
@@ -66,6 +71,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Check => {
+            if failed {
+                // Outputs of a schema with errors cannot be compared: fix the schema first.
+                return ExitCode::FAILURE;
+            }
             let problems = pipeline::stale(&cli.root, &outputs);
             for problem in &problems {
                 eprintln!("{problem}");

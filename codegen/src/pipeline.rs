@@ -3,7 +3,7 @@
 use crate::backend::rust::RuntimeDep;
 use crate::backend::{self, Output};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::Protocol;
+use crate::ir::{Backend, Protocol};
 use crate::validate;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -84,28 +84,51 @@ pub fn runtime_dep(root: &Path) -> RuntimeDep {
     RuntimeDep(format!("\"{VERSION}\""))
 }
 
-/// Every output file of one protocol.
-pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> Result<Vec<Output>, Diagnostics> {
-    let unsupported = |u: backend::Unsupported| {
-        Diagnostics(vec![Diagnostic {
-            file: p.source.clone(),
-            line: 1,
-            col: 1,
-            message: u.0,
-            hint: None,
-        }])
+/// Every output file of one protocol that its backends can generate, and a diagnostic for each
+/// one they cannot (validation found the construct; see `validate/limits.rs`).
+pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics) {
+    let mut out = Vec::new();
+    let mut problems = Diagnostics(p.limits.iter().map(|l| l.diagnostic.clone()).collect());
+    // What validation let through and a backend still refused is a bug of the generator.
+    let internal = |backend: Backend, u: backend::Unsupported| {
+        Diagnostic {
+        file: p.source.clone(),
+        line: 1,
+        col: 1,
+        message: format!(
+            "internal error of the {} backend: {} (validation should have reported it at its position)",
+            backend.language(),
+            u.0
+        ),
+        hint: Some("please report this schema".into()),
+    }
     };
-    let mut out = backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime)
-        .map_err(unsupported)?;
-    out.extend(
-        backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name))
-            .map_err(unsupported)?,
-    );
-    Ok(out)
+    if p.generates(Backend::Rust) {
+        match backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime) {
+            Ok(o) => out.extend(o),
+            Err(u) => problems.0.push(internal(Backend::Rust, u)),
+        }
+    }
+    if p.generates(Backend::Lua) {
+        match backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name)) {
+            Ok(o) => out.extend(o),
+            Err(u) => problems.0.push(internal(Backend::Lua, u)),
+        }
+    }
+    (out, problems)
 }
 
-/// Every output of every schema, plus the files that tie them together (the wirecat registry).
-pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
+/// What generating every schema of a repository gives: the files, and every schema error and
+/// backend limit (empty when all is well). Files are given even when some schema has errors,
+/// so one schema's mistake does not hold back the others' outputs.
+pub struct Generation {
+    pub outputs: Vec<Output>,
+    pub errors: Diagnostics,
+}
+
+/// Every output of every schema, plus the files that tie them together (the wirecat registry,
+/// the fuzz targets: only of protocols whose crate is generated).
+pub fn all_outputs(root: &Path) -> Result<Generation, String> {
     let mut protocols = Vec::new();
     let mut errors = Diagnostics::default();
     for file in schema_files(root)? {
@@ -114,25 +137,29 @@ pub fn all_outputs(root: &Path) -> Result<Vec<Output>, String> {
             Err(d) => errors.0.extend(d.0),
         }
     }
-    let mut out = Vec::new();
+    let mut files = Vec::new();
     let runtime = runtime_dep(root);
-    for p in &protocols {
-        match outputs(p, &runtime) {
-            Ok(o) => out.extend(o),
-            Err(d) => errors.0.extend(d.0),
+    let mut crates = Vec::new();
+    for p in protocols {
+        let (o, problems) = outputs(&p, &runtime);
+        let crate_written = o.iter().any(|f| f.path.ends_with("/Cargo.toml"));
+        files.extend(o);
+        errors.0.extend(problems.0);
+        if crate_written {
+            crates.push(p);
         }
-    }
-    if !errors.0.is_empty() {
-        return Err(errors.to_string());
     }
     // wirecat links the crates of the main repository only (not of test fixtures).
     if root.join("wirecat/src/main.rs").is_file() {
-        out.extend(backend::wirecat::generate(&protocols));
+        files.extend(backend::wirecat::generate(&crates));
     }
     if root.join("fuzz").is_dir() {
-        out.extend(backend::fuzz::generate(&protocols));
+        files.extend(backend::fuzz::generate(&crates));
     }
-    Ok(out)
+    Ok(Generation {
+        outputs: files,
+        errors,
+    })
 }
 
 /// What `wiregen check` reports: every committed output that is stale, missing or orphaned

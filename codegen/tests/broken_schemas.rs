@@ -25,10 +25,10 @@ fn every_broken_schema_gets_its_messages() {
             .map(str::to_string)
             .collect();
         let got: Vec<String> = match std::panic::catch_unwind(|| pipeline::load(&root, file)) {
-            Ok(Ok(p)) => match pipeline::outputs(&p, &pipeline::runtime_dep(&root)) {
-                Ok(_) => vec![],
-                Err(d) => d.0.iter().map(|d| d.to_string()).collect(),
-            },
+            Ok(Ok(p)) => {
+                let (_, problems) = pipeline::outputs(&p, &pipeline::runtime_dep(&root));
+                problems.0.iter().map(|d| d.to_string()).collect()
+            }
             Ok(Err(d)) => d.0.iter().map(|d| d.to_string()).collect(),
             Err(_) => vec!["PANIC".to_string()],
         };

@@ -6,7 +6,14 @@ use std::path::Path;
 use wiregen::pipeline;
 
 fn check(root: &Path) {
-    let outputs = pipeline::all_outputs(root).unwrap_or_else(|e| panic!("{e}"));
+    let generation = pipeline::all_outputs(root).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        generation.errors.0.is_empty(),
+        "{}: every schema generates both outputs:\n{}",
+        root.display(),
+        generation.errors
+    );
+    let outputs = generation.outputs;
     assert!(!outputs.is_empty(), "{}: no outputs", root.display());
     let problems = pipeline::stale(root, &outputs);
     assert!(

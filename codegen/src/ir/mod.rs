@@ -49,6 +49,38 @@ pub struct Protocol {
     pub structs: Vec<Struct>,
     /// Schema path as given to the generator, for "generated from" headers.
     pub source: String,
+    /// Constructs a backend cannot generate yet: that backend's output is not written.
+    pub limits: Vec<Limit>,
+}
+
+/// The outputs a schema is generated into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Rust,
+    Lua,
+}
+
+impl Backend {
+    pub fn language(self) -> &'static str {
+        match self {
+            Backend::Rust => "Rust",
+            Backend::Lua => "Lua",
+        }
+    }
+}
+
+/// A construct `backend` cannot generate yet, at its schema position.
+#[derive(Debug, Clone)]
+pub struct Limit {
+    pub backend: Backend,
+    pub diagnostic: crate::diag::Diagnostic,
+}
+
+impl Protocol {
+    /// Whether `backend` can generate this schema's output.
+    pub fn generates(&self, backend: Backend) -> bool {
+        !self.limits.iter().any(|l| l.backend == backend)
+    }
 }
 
 /// Pieces of one payload carried by several root datagrams: keyed by the conversation, the

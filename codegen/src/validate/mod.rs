@@ -5,6 +5,7 @@ mod application;
 mod cycles;
 mod expressions;
 mod fields;
+mod limits;
 mod protocol;
 mod session;
 mod types;
@@ -419,6 +420,7 @@ impl<'f> Validator<'f> {
             flags,
             structs,
             source: self.path.clone(),
+            limits: Vec::new(),
         };
         proto.transport = self.transport(&proto, endian);
         proto.opening = self.opening();
@@ -427,6 +429,7 @@ impl<'f> Validator<'f> {
         proto.state = self.state(&proto);
         proto.app_points = self.app_points(&proto);
         proto.application = self.application(&proto);
+        proto.limits = self.limits(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",

@@ -305,16 +305,32 @@ impl<'f> Validator<'f> {
                 }
             }
             TypeExpr::Bool => Ty::Bool,
-            TypeExpr::VarInt(name) => Ty::VarInt(match name.as_str() {
-                "leb128" => VarInt::Leb128,
-                "zigzag" => VarInt::ZigZag,
-                "riptide_len" => VarInt::RiptideLen,
-                other => {
-                    let signed = other.starts_with("rabbit_i");
-                    let bits = other[8..].parse().unwrap_or(32);
-                    VarInt::Rabbit { bits, signed }
+            TypeExpr::VarInt(name) => {
+                let v = match name.as_str() {
+                    "leb128" => VarInt::Leb128,
+                    "zigzag" => VarInt::ZigZag,
+                    "riptide_len" => VarInt::RiptideLen,
+                    other => {
+                        let signed = other.starts_with("rabbit_i");
+                        let bits = other[8..].parse().unwrap_or(32);
+                        VarInt::Rabbit { bits, signed }
+                    }
+                };
+                match (v, layout) {
+                    (VarInt::Rabbit { .. }, Layout::Bytes) => self.error(
+                        &tp,
+                        format!("'{name}' is bit-packed: it belongs to bit-stream types"),
+                        Some("give the type or the protocol 'layout: lsb-bits'".into()),
+                    ),
+                    (VarInt::RiptideLen, Layout::LsbBits) => self.error(
+                        &tp,
+                        "'riptide_len' is a byte-aligned length (Riptide 2.0)",
+                        Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
+                    ),
+                    _ => {}
                 }
-            }),
+                Ty::VarInt(v)
+            }
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Bits => {
                 if layout != Layout::LsbBits {

@@ -1,0 +1,221 @@
+//! Pass: what one backend cannot generate yet. A limit is not a mistake in the schema: the other
+//! output is still generated, and the limit is reported at the construct's position, naming the
+//! output it stops (never at `1:1`, never as a backend failure halfway through a file).
+
+use super::*;
+
+impl<'f> Validator<'f> {
+    /// Every limit of `p`, in schema order.
+    pub(crate) fn limits(&self, p: &Protocol) -> Vec<Limit> {
+        let mut out = Vec::new();
+        for (sid, s) in p.structs.iter().enumerate() {
+            let bits = s.layout == Layout::LsbBits;
+            for (fi, f) in s.fields.iter().enumerate() {
+                let fp = format!("types.{}.fields.{fi}", s.name);
+                let at = |key: &str| format!("{fp}.{key}");
+                if bits {
+                    self.bit_type_limits(p, &f.name, &f.ty, &at("type"), &mut out);
+                    self.bit_field_limits(p, sid, fi, &fp, &mut out);
+                } else if let Ty::Union(u) = &f.ty {
+                    if u.unless.is_some() && matches!(u.len, Len::Natural) {
+                        out.push(self.limit(
+                            Backend::Lua,
+                            &at("switch.unless"),
+                            format!("'{}': 'unless' on a switch without a length", f.name),
+                            "give the switch a length, e.g. 'length: \"@remaining\"'",
+                        ));
+                    }
+                }
+                if let Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) = f.role {
+                    let encoded = matches!(s.fields[ti].ty, Ty::Struct(..) | Ty::Union(_));
+                    if encoded && matches!(f.ty, Ty::VarInt(_)) {
+                        out.push(self.limit(
+                            Backend::Rust,
+                            &at("type"),
+                            format!(
+                                "'{}': a varint length of '{}' (encoded)",
+                                f.name, s.fields[ti].name
+                            ),
+                            "use a fixed-width integer for this length",
+                        ));
+                    }
+                }
+                if let Role::Checksum(a) = f.role {
+                    let (width, .., refin, refout, _) = a.crc_params();
+                    if width % 8 != 0 || width > 32 || refin || refout {
+                        out.push(self.limit(
+                            Backend::Lua,
+                            &at("checksum"),
+                            format!("'{}': the {} checksum", f.name, a.name()),
+                            "the dissector cannot verify it yet",
+                        ));
+                    }
+                }
+            }
+        }
+        let bit_root = p
+            .structs
+            .get(p.root)
+            .is_some_and(|s| s.layout == Layout::LsbBits);
+        if bit_root {
+            for (proto, h) in [
+                ("udp", &p.transport.udp_heuristic),
+                ("tcp", &p.transport.tcp_heuristic),
+            ] {
+                if h.is_some() {
+                    out.push(self.limit(
+                        Backend::Lua,
+                        &format!("protocol.transport.heuristic.{proto}"),
+                        "a heuristic over a bit-stream root".into(),
+                        "register the dissector on its ports instead",
+                    ));
+                }
+            }
+            if p.reassembly.is_some() {
+                out.push(self.limit(
+                    Backend::Lua,
+                    "protocol.reassembly",
+                    "reassembly over bit-stream datagrams".into(),
+                    "the crate's reassembler is generated; the dissector shows each piece",
+                ));
+            }
+        }
+        for (k, (_, id)) in p.opening.iter().enumerate() {
+            if p.structs[*id].layout == Layout::LsbBits {
+                out.push(self.limit(
+                    Backend::Lua,
+                    &format!("protocol.conversation.opening.{k}.type"),
+                    format!("'{}': a bit-stream opening datagram", p.structs[*id].name),
+                    "opening datagrams are read as byte-aligned types",
+                ));
+            }
+        }
+        out
+    }
+
+    /// Limits of one value of a bit-stream type (array elements included).
+    fn bit_type_limits(&self, p: &Protocol, name: &str, ty: &Ty, yp: &str, out: &mut Vec<Limit>) {
+        let lua = |what: String, hint: &str| {
+            self.limit(Backend::Lua, yp, format!("'{name}': {what}"), hint)
+        };
+        let wide = |it: &IntTy| it.bits > 32;
+        match ty {
+            Ty::Int(it) if wide(it) => out.push(lua(
+                format!("a {}-bit integer in a bit stream", it.bits),
+                "at most 32 bits per integer in bit streams; split it into two fields",
+            )),
+            Ty::Enum(id) if wide(&p.enums[*id].repr) => out.push(lua(
+                format!("an enum of {} bits in a bit stream", p.enums[*id].repr.bits),
+                "at most 32 bits per integer in bit streams",
+            )),
+            Ty::Flags(id) if wide(&p.flags[*id].repr) => out.push(lua(
+                format!("flags of {} bits in a bit stream", p.flags[*id].repr.bits),
+                "at most 32 bits per integer in bit streams",
+            )),
+            Ty::Float { bits, .. } if *bits != 16 && *bits != 32 => out.push(lua(
+                format!("an f{bits} in a bit stream"),
+                "f16 and f32 are read from bit streams",
+            )),
+            Ty::VarInt(VarInt::Rabbit {
+                bits: 64,
+                signed: true,
+            }) => out.push(lua(
+                "rabbit_i64".into(),
+                "rabbit_u64 and the narrower Rabbit integers are read",
+            )),
+            Ty::Struct(_, Some(len)) => {
+                out.push(lua(
+                    "a struct with a length in a bit stream".into(),
+                    "let the struct delimit itself, without a length or prefix",
+                ));
+                if matches!(len, Len::Prefix(_)) {
+                    out.push(self.limit(
+                        Backend::Rust,
+                        yp,
+                        format!("'{name}': a length prefix of a struct in a bit stream"),
+                        "let the struct delimit itself, without a prefix",
+                    ));
+                }
+            }
+            Ty::Union(u) if !matches!(u.len, Len::Rest | Len::Natural) => out.push(lua(
+                "a switch with a length in a bit stream".into(),
+                "let the switch run to the end or delimit itself",
+            )),
+            Ty::Array(elem, _) => self.bit_type_limits(p, name, elem, yp, out),
+            _ => {}
+        }
+    }
+
+    /// Limits of a field's role in a bit-stream type.
+    fn bit_field_limits(
+        &self,
+        p: &Protocol,
+        sid: StructId,
+        fi: usize,
+        fp: &str,
+        out: &mut Vec<Limit>,
+    ) {
+        let s = &p.structs[sid];
+        let f = &s.fields[fi];
+        let rust = |key: &str, what: String, hint: &str| {
+            self.limit(
+                Backend::Rust,
+                &format!("{fp}.{key}"),
+                format!("'{}': {what}", f.name),
+                hint,
+            )
+        };
+        match f.role {
+            Role::Checksum(_) => out.push(rust(
+                "checksum",
+                "a checksum in a bit stream".into(),
+                "checksums cover byte-aligned types",
+            )),
+            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
+                if matches!(s.fields[ti].ty, Ty::Struct(..) | Ty::Union(_)) =>
+            {
+                out.push(rust(
+                    "type",
+                    format!(
+                        "the length of '{}' (encoded) in a bit stream",
+                        s.fields[ti].name
+                    ),
+                    "let the struct or switch delimit itself",
+                ))
+            }
+            _ => {}
+        }
+        if !f.select.is_empty() {
+            out.push(rust(
+                "type",
+                "values typed by conversation state in a bit stream".into(),
+                "state lists are read in byte-aligned types",
+            ));
+        }
+    }
+
+    /// A limit of `backend` at the value of `yaml_path`.
+    fn limit(&self, backend: Backend, yaml_path: &str, what: String, hint: &str) -> Limit {
+        let pos = self.locs.value(yaml_path);
+        let output = match backend {
+            Backend::Rust => "the Rust crate",
+            Backend::Lua => "the Lua dissector",
+        };
+        Limit {
+            backend,
+            diagnostic: Diagnostic {
+                file: self.path.clone(),
+                line: pos.line,
+                col: pos.col,
+                message: self.inherited(
+                    yaml_path,
+                    format!(
+                        "{what}: not generated for {} yet, so {output} is not written",
+                        backend.language()
+                    ),
+                ),
+                hint: Some(hint.to_string()),
+            },
+        }
+    }
+}
