@@ -67,74 +67,107 @@ local function is_server_port(port)
   return false
 end
 
--- Byte-wise XOR tables, built once at load time from 4-bit tables.
-local XOR8 = {}
+-- CRCs in the Rocksoft model, with the fastest bit operations this Lua has, chosen once: native
+-- operators on Lua 5.3+ (compiled with `load`, so that Lua 5.2 still parses this file), else
+-- Lua 5.2's bit32. Each table is built once per Lua state and shared by every wiregen
+-- dissector that needs the same CRC (`wiregen_crc_v1` in the globals).
+local wiregen_crc
 do
-  local X4 = {}
-  for a = 0, 15 do
-    for b = 0, 15 do
-      local x, y, bit = a, b, 1
-      local rx = 0
-      for _ = 1, 4 do
-        local p, q = x % 2, y % 2
-        if p ~= q then rx = rx + bit end
-        x, y, bit = (x - p) / 2, (y - q) / 2, bit * 2
+  local shared = rawget(_G, "wiregen_crc_v1")
+  if shared == nil then
+    local CRC = [[
+      local band, bxor, lshift, rshift, width, poly, init, refin, refout, xorout = ...
+      local mask = lshift(1, width - 1) * 2 - 1
+      local function reflect(v, n)
+        local r = 0
+        for _ = 1, n do
+          r = lshift(r, 1) + band(v, 1)
+          v = rshift(v, 1)
+        end
+        return r
       end
-      X4[a * 16 + b] = rx
+      local T = {}
+      if refin then
+        local rpoly = reflect(poly, width)
+        for i = 0, 255 do
+          local c = i
+          for _ = 1, 8 do
+            if band(c, 1) == 1 then c = bxor(rshift(c, 1), rpoly) else c = rshift(c, 1) end
+          end
+          T[i] = c
+        end
+      else
+        local top = lshift(1, width - 1)
+        for i = 0, 255 do
+          local c = lshift(i, width - 8)
+          for _ = 1, 8 do
+            if band(c, top) ~= 0 then
+              c = band(bxor(lshift(c, 1), poly), mask)
+            else
+              c = band(lshift(c, 1), mask)
+            end
+          end
+          T[i] = c
+        end
+      end
+      local shift, sbyte = width - 8, string.byte
+      -- Feeds bytes i..j of `data` (nil: zero bytes) into register c.
+      local feed
+      if refin then
+        feed = function(c, data, i, j)
+          for k = i, j do
+            local b = data and sbyte(data, k) or 0
+            c = bxor(rshift(c, 8), T[band(bxor(c, b), 255)])
+          end
+          return c
+        end
+      else
+        feed = function(c, data, i, j)
+          for k = i, j do
+            local b = data and sbyte(data, k) or 0
+            c = bxor(band(lshift(c, 8), mask), T[band(bxor(rshift(c, shift), b), 255)])
+          end
+          return c
+        end
+      end
+      local start = refin and reflect(init, width) or init
+      -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at
+      -- `skip_at` (the checksum field itself).
+      return function(tvb, from, to, skip_at, skip_len)
+        local data = tvb:raw(from, to - from)
+        local a = math.max(from, math.min(skip_at, to))
+        local b = math.max(a, math.min(skip_at + skip_len, to))
+        local c = feed(start, data, 1, a - from)
+        c = feed(c, nil, 1, b - a)
+        c = feed(c, data, b - from + 1, to - from)
+        if refin ~= refout then c = reflect(c, width) end
+        return band(bxor(c, xorout), mask)
+      end
+    ]]
+    local ops
+    if math.type ~= nil then
+      ops = { load("return function(a, b) return a & b end, function(a, b) return a ~ b end, "
+        .. "function(a, n) return a << n end, function(a, n) return a >> n end")() }
+    else
+      ops = { bit32.band, bit32.bxor, bit32.lshift, bit32.rshift }
     end
-  end
-  for a = 0, 255 do
-    local ah, al = floor(a / 16), a % 16
-    for b = 0, 255 do
-      local hi, lo = ah * 16 + floor(b / 16), al * 16 + b % 16
-      XOR8[a * 256 + b] = X4[hi] * 16 + X4[lo]
+    local build = load(CRC)
+    local made = {}
+    shared = function(name, width, poly, init, refin, refout, xorout)
+      local f = made[name]
+      if f == nil then
+        f = build(ops[1], ops[2], ops[3], ops[4], width, poly, init, refin, refout, xorout)
+        made[name] = f
+      end
+      return f
     end
+    rawset(_G, "wiregen_crc_v1", shared)
   end
+  wiregen_crc = shared
 end
 
--- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, xorout 0x0.
--- Tk[i] is byte k of the table entry for index i; built once at load time.
-local crc_crc16_ccitt_false
-do
-  local T = { {}, {} }
-  for i = 0, 255 do
-    local v, full = i * 2 ^ 8, 2 ^ 16
-    for _ = 1, 8 do
-      v = v * 2
-      if v >= full then
-        v = v - full
-        -- v xor poly, byte by byte
-        local r, scale, x, p = 0, 1, v, 4129
-        for _ = 1, 2 do
-          local xb, pb = x % 256, p % 256
-          r = r + XOR8[xb * 256 + pb] * scale
-          x, p, scale = (x - xb) / 256, (p - pb) / 256, scale * 256
-        end
-        v = r
-      end
-    end
-    for k = 1, 2 do
-      T[k][i] = v % 256
-      v = (v - v % 256) / 256
-    end
-  end
-  local T0, T1 = T[1], T[2]
-  -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at `skip_at`.
-  crc_crc16_ccitt_false = function(tvb, from, to, skip_at, skip_len)
-    local c0, c1 = 255, 255
-    local data = tvb:raw(from, to - from)
-    local sbyte = string.byte
-    for i = 1, to - from do
-      local pos = from + i - 1
-      local b = 0
-      if pos < skip_at or pos >= skip_at + skip_len then b = sbyte(data, i) end
-      local idx = XOR8[c1 * 256 + b]
-      c1 = XOR8[c0 * 256 + T1[idx]]
-      c0 = T0[idx]
-    end
-    return XOR8[c0 * 256 + 0] * 1 + XOR8[c1 * 256 + 0] * 256
-  end
-end
+-- crc16-ccitt-false: width 16, poly 0x1021, init 0xffff, refin false, refout false, xorout 0x0.
+local crc_crc16_ccitt_false = wiregen_crc("crc16-ccitt-false", 16, 0x1021, 0xffff, false, false, 0x0)
 
 -- Value strings.
 local VS_Command = {

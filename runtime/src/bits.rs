@@ -1,6 +1,6 @@
 //! LSB-first bit streams: the bit string, reader and writer.
 
-use crate::{DecodeError, DecodeErrorKind, FieldNote, Value};
+use crate::{DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
 
 use crate::read::leb128;
 #[cfg(feature = "serde")]
@@ -31,33 +31,29 @@ impl BitString<'_> {
 
 /// Reads fields of any width at any bit position of an LSB-first bit stream: bit n of the
 /// message is bit `n % 8` of byte `n / 8`, and values start with their least significant bit.
-pub struct BitReader<'a> {
+/// `T` keeps the fields read (see [`Trace`]: nothing when decoding).
+pub struct BitReader<'a, T = NoTrace> {
     pub(crate) buf: &'a [u8],
     /// Position and end, in bits.
     pub(crate) pos: usize,
     pub(crate) end: usize,
-    pub(crate) notes: Option<Vec<FieldNote<'a>>>,
+    pub(crate) trace: T,
 }
 
-impl<'a> BitReader<'a> {
+impl<'a, T: Trace<'a>> BitReader<'a, T> {
     #[inline]
-    pub fn new(buf: &'a [u8], trace: bool) -> Self {
-        BitReader {
-            buf,
-            pos: 0,
-            end: buf.len() * 8,
-            notes: trace.then(Vec::new),
-        }
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self::with_bits(buf, buf.len() * 8)
     }
 
     /// A reader of the first `bits` bits of `buf` (a bit string).
     #[inline]
-    pub fn with_bits(buf: &'a [u8], bits: usize, trace: bool) -> Self {
+    pub fn with_bits(buf: &'a [u8], bits: usize) -> Self {
         BitReader {
             buf,
             pos: 0,
             end: bits.min(buf.len() * 8),
-            notes: trace.then(Vec::new),
+            trace: T::default(),
         }
     }
 
@@ -262,14 +258,14 @@ impl<'a> BitReader<'a> {
     /// Notes a field that started at bit `at`: shown over the bytes it touches.
     #[inline]
     pub fn note(&mut self, abbrev: &'static str, at: usize, value: Value<'a>) {
-        if let Some(notes) = &mut self.notes {
+        if T::ON {
             let first = at / 8;
             let end = if self.pos > at {
                 self.pos.div_ceil(8)
             } else {
                 first
             };
-            notes.push(FieldNote {
+            self.trace.push(FieldNote {
                 abbrev,
                 offset: first,
                 len: end - first,
@@ -291,12 +287,12 @@ impl<'a> BitReader<'a> {
 
     #[inline]
     pub fn notes_len(&self) -> usize {
-        self.notes.as_ref().map_or(0, Vec::len)
+        self.trace.len()
     }
 
     #[inline]
     pub fn into_notes(self) -> Vec<FieldNote<'a>> {
-        self.notes.unwrap_or_default()
+        self.trace.into_notes()
     }
 }
 

@@ -40,7 +40,7 @@ pub use f16::{f16_to_f32, f32_to_f16};
 pub use owned::IntoOwned;
 pub use read::Reader;
 pub use state::StateTables;
-pub use trace::{FieldNote, Value};
+pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 pub use traits::{Codec, Directions, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};

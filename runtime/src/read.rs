@@ -1,6 +1,8 @@
 //! The byte reader.
 
-use crate::{BitReader, DecodeError, DecodeErrorKind, FieldNote, StateTables, Value};
+use crate::{
+    BitReader, DecodeError, DecodeErrorKind, FieldNote, NoTrace, StateTables, Trace, Value,
+};
 use std::rc::Rc;
 
 /// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
@@ -25,23 +27,25 @@ pub(crate) fn leb128(
     Ok(None)
 }
 
-pub struct Reader<'a> {
+/// Reads fields from a byte slice, within a movable end limit; `T` keeps the fields read (see
+/// [`Trace`]: nothing when decoding).
+pub struct Reader<'a, T = NoTrace> {
     buf: &'a [u8],
     pos: usize,
     end: usize,
-    notes: Option<Vec<FieldNote<'a>>>,
+    trace: T,
     /// Conversation state the decoder may read, and the list selected per table.
     state: Option<Rc<StateTables>>,
     lists: Vec<Option<Rc<[u64]>>>,
 }
-impl<'a> Reader<'a> {
+impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
-    pub fn new(buf: &'a [u8], trace: bool) -> Self {
+    pub fn new(buf: &'a [u8]) -> Self {
         Reader {
             buf,
             pos: 0,
             end: buf.len(),
-            notes: trace.then(Vec::new),
+            trace: T::default(),
             state: None,
             lists: Vec::new(),
         }
@@ -218,20 +222,20 @@ impl<'a> Reader<'a> {
     #[inline]
     /// A bit reader over the same input from this position (a bit-stream type inside a
     /// byte-aligned one); give it back with [`Reader::resume`].
-    pub fn bit_reader(&mut self) -> BitReader<'a> {
+    pub fn bit_reader(&mut self) -> BitReader<'a, T> {
         BitReader {
             buf: self.buf,
             pos: self.pos * 8,
             end: self.end * 8,
-            notes: self.notes.take(),
+            trace: std::mem::take(&mut self.trace),
         }
     }
 
     /// Continues after a bit-stream value, at the next whole byte.
     #[inline]
-    pub fn resume(&mut self, bits: BitReader<'a>) {
+    pub fn resume(&mut self, bits: BitReader<'a, T>) {
         self.pos = bits.pos.div_ceil(8);
-        self.notes = bits.notes;
+        self.trace = bits.trace;
     }
 
     /// The end of a whole message: nothing may be left.
@@ -256,11 +260,12 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn note(&mut self, abbrev: &'static str, offset: usize, value: Value<'a>) {
-        if let Some(notes) = &mut self.notes {
-            notes.push(FieldNote {
+        if T::ON {
+            let len = self.pos - offset;
+            self.trace.push(FieldNote {
                 abbrev,
                 offset,
-                len: self.pos - offset,
+                len,
                 value,
             });
         }
@@ -269,8 +274,8 @@ impl<'a> Reader<'a> {
     /// Notes a value that is not where the reader stands (a bit of a packed byte).
     #[inline]
     pub fn note_at(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {
-        if let Some(notes) = &mut self.notes {
-            notes.push(FieldNote {
+        if T::ON {
+            self.trace.push(FieldNote {
                 abbrev,
                 offset,
                 len,
@@ -282,7 +287,7 @@ impl<'a> Reader<'a> {
     /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
     #[inline]
     pub fn notes_len(&self) -> usize {
-        self.notes.as_ref().map_or(0, Vec::len)
+        self.trace.len()
     }
 
     /// Notes, at position `index`, a value the decoder computed rather than read (a checksum's
@@ -296,9 +301,9 @@ impl<'a> Reader<'a> {
         len: usize,
         value: Value<'a>,
     ) {
-        if let Some(notes) = &mut self.notes {
-            notes.insert(
-                index.min(notes.len()),
+        if T::ON {
+            self.trace.insert(
+                index,
                 FieldNote {
                     abbrev,
                     offset,
@@ -311,6 +316,6 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn into_notes(self) -> Vec<FieldNote<'a>> {
-        self.notes.unwrap_or_default()
+        self.trace.into_notes()
     }
 }

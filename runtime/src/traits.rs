@@ -1,13 +1,19 @@
 //! The traits generated code implements, and the reading and writing vocabulary both layouts
 //! (bytes, LSB-first bits) share.
 
-use crate::{BitReader, BitWriter, DecodeError, EncodeError, FieldNote, Reader, Writer};
+use crate::{
+    BitReader, BitWriter, DecodeError, EncodeError, FieldNote, NoTrace, Notes, Reader, StateTables,
+    Trace, Writer,
+};
+use std::rc::Rc;
 
-/// What the byte reader and the bit reader both do: start over a buffer, end a message, hand
-/// over the dissect trace.
+/// What the byte reader and the bit reader both do: start over a buffer, read with conversation
+/// state, end a message, hand over the dissect trace.
 pub trait Read<'a>: Sized {
-    /// A reader at the start of `buf`; `trace` notes every field read.
-    fn new(buf: &'a [u8], trace: bool) -> Self;
+    /// A reader at the start of `buf`.
+    fn new(buf: &'a [u8]) -> Self;
+    /// The same reader, reading values typed by the lists `tables` keeps.
+    fn with_state(self, tables: Rc<StateTables>) -> Self;
     /// The end of a whole message: nothing but padding may be left.
     fn finish(&mut self) -> Result<(), DecodeError>;
     /// The fields noted so far (empty when not tracing).
@@ -20,10 +26,14 @@ pub trait Write<'o>: Sized {
     fn new(buf: &'o mut Vec<u8>) -> Self;
 }
 
-impl<'a> Read<'a> for Reader<'a> {
+impl<'a, T: Trace<'a>> Read<'a> for Reader<'a, T> {
     #[inline]
-    fn new(buf: &'a [u8], trace: bool) -> Self {
-        Reader::new(buf, trace)
+    fn new(buf: &'a [u8]) -> Self {
+        Reader::new(buf)
+    }
+    #[inline]
+    fn with_state(self, tables: Rc<StateTables>) -> Self {
+        Reader::with_state(self, tables)
     }
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
@@ -35,10 +45,15 @@ impl<'a> Read<'a> for Reader<'a> {
     }
 }
 
-impl<'a> Read<'a> for BitReader<'a> {
+impl<'a, T: Trace<'a>> Read<'a> for BitReader<'a, T> {
     #[inline]
-    fn new(buf: &'a [u8], trace: bool) -> Self {
-        BitReader::new(buf, trace)
+    fn new(buf: &'a [u8]) -> Self {
+        BitReader::new(buf)
+    }
+    /// Bit-stream types read no conversation state (validation refuses state lists in them).
+    #[inline]
+    fn with_state(self, _: Rc<StateTables>) -> Self {
+        self
     }
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
@@ -71,16 +86,17 @@ pub trait Codec<'a>: Sized {
     /// The schema's name of the type.
     const NAME: &'static str;
 
-    /// The reader of this type's layout ([`Reader`] or [`BitReader`]).
+    /// The reader of this type's layout ([`Reader`] or [`BitReader`]), keeping a trace `T`.
     #[doc(hidden)]
-    type Reader: Read<'a>;
+    type Reader<T: Trace<'a>>: Read<'a>;
     /// The writer of this type's layout ([`Writer`] or [`BitWriter`]).
     #[doc(hidden)]
     type Writer<'o>: Write<'o>;
 
-    /// Reads one value where `r` stands.
+    /// Reads one value where `r` stands; generic over the trace, so that plain decoding pays
+    /// nothing for what dissecting notes.
     #[doc(hidden)]
-    fn read(r: &mut Self::Reader) -> Result<Self, DecodeError>;
+    fn read<T: Trace<'a>>(r: &mut Self::Reader<T>) -> Result<Self, DecodeError>;
 
     /// Appends this value to `w`.
     #[doc(hidden)]
@@ -97,18 +113,33 @@ pub trait Codec<'a>: Sized {
     /// Decodes one whole value from `bytes`; trailing bytes are an error.
     #[inline]
     fn decode(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Self::Reader::new(bytes, false);
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
+        read_whole(Self::Reader::<NoTrace>::new(bytes)).0
     }
 
     /// Decodes like [`Codec::decode`] and also returns every field as the dissector shows it
     /// (filter name, offset, length, value), up to the point of any error.
     fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Self::Reader::new(bytes, true);
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
+        let (v, notes) = read_whole(Self::Reader::<Notes<'a>>::new(bytes));
+        (v, Self::own_notes(notes))
+    }
+
+    /// Decodes like [`Codec::decode`], reading values typed by the lists that earlier messages
+    /// announced (`tables`: a generated crate's `State` keeps them).
+    #[doc(hidden)]
+    #[inline]
+    fn decode_in(bytes: &'a [u8], tables: &Rc<StateTables>) -> Result<Self, DecodeError> {
+        read_whole(Self::Reader::<NoTrace>::new(bytes).with_state(tables.clone())).0
+    }
+
+    /// Dissects like [`Codec::dissect`], with the lists `tables` keeps.
+    #[doc(hidden)]
+    fn dissect_in(
+        bytes: &'a [u8],
+        tables: &Rc<StateTables>,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let r = Self::Reader::<Notes<'a>>::new(bytes).with_state(tables.clone());
+        let (v, notes) = read_whole(r);
+        (v, Self::own_notes(notes))
     }
 
     /// Encodes into a new buffer, filling in the derived fields.
@@ -127,6 +158,15 @@ pub trait Codec<'a>: Sized {
         }
         result
     }
+}
+
+/// Reads one whole `C` with `r` (nothing may follow), and the fields `r` noted.
+#[inline]
+fn read_whole<'a, C: Codec<'a>, T: Trace<'a>>(
+    mut r: C::Reader<T>,
+) -> (Result<C, DecodeError>, Vec<FieldNote<'a>>) {
+    let v = C::read(&mut r).and_then(|v| r.finish().map(|_| v));
+    (v, r.into_notes())
 }
 
 /// A schema type named independently of the bytes it borrows: implemented for the type with a

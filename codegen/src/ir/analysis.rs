@@ -4,21 +4,51 @@
 use super::*;
 use std::collections::HashSet;
 
-/// Every field whose decoded value some generated Lua reads.
-pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
-    fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
-        match e {
-            Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
-                out.extend(path.iter().map(|r| (r.struct_id, r.field)));
-            }
-            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => refs(x, out),
-            Expr::Binary(_, a, b) => {
-                refs(a, out);
-                refs(b, out);
+/// The fields (struct, index) an expression reads, along each path.
+fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
+    match e {
+        Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
+            out.extend(path.iter().map(|r| (r.struct_id, r.field)));
+        }
+        Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => refs(x, out),
+        Expr::Binary(_, a, b) => {
+            refs(a, out);
+            refs(b, out);
+        }
+        _ => {}
+    }
+}
+
+/// The fields of struct `sid` that its own expressions (conditions, lengths, counts, switch
+/// tags and lengths) read.
+pub fn fields_read_by_expressions(p: &Protocol, sid: StructId) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    for f in &p.structs[sid].fields {
+        if let Some(c) = &f.condition {
+            refs(c, &mut out);
+        }
+        match &f.ty {
+            Ty::Bytes(Len::Expr(e))
+            | Ty::Str(Len::Expr(e))
+            | Ty::Array(_, Len::Expr(e))
+            | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, &mut out),
+            Ty::Union(u) => {
+                refs(&u.on, &mut out);
+                if let Len::Expr(e) = &u.len {
+                    refs(e, &mut out);
+                }
             }
             _ => {}
         }
     }
+    out.into_iter()
+        .filter(|(s, _)| *s == sid)
+        .map(|(_, fi)| fi)
+        .collect()
+}
+
+/// Every field whose decoded value some generated Lua reads.
+pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     let mut out = HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
         for (fi, f) in s.fields.iter().enumerate() {

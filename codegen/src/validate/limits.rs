@@ -41,8 +41,8 @@ impl<'f> Validator<'f> {
                     }
                 }
                 if let Role::Checksum(a) = f.role {
-                    let (width, .., refin, refout, _) = a.crc_params();
-                    if width % 8 != 0 || width > 32 || refin || refout {
+                    let (width, ..) = a.crc_params();
+                    if !(8..=32).contains(&width) {
                         out.push(self.limit(
                             Backend::Lua,
                             &at("checksum"),

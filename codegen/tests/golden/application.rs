@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,19 +23,15 @@ pub struct Move {
 
 impl<'a> Codec<'a> for Move {
     const NAME: &'static str = "Move";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
             r.note("application.move.x", at, Value::F(v as f64));
             v
         };
-        let jumping_at = r.pos();
         let jumping = {
             let at = r.pos();
             let v = r.array::<1>("jumping")?[0] != 0;
@@ -49,15 +40,11 @@ impl<'a> Codec<'a> for Move {
         };
         Ok(Self { x, jumping })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let jumping_at = w.len();
         {
             let v = &self.jumping;
             w.put(&[(*v) as u8]);
@@ -87,7 +74,7 @@ impl<'a> Message {
     }
     /// Decodes message `id` from a transport's payload (all of it).
     pub fn decode(id: u64, payload: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(payload, false);
+        let mut reader = Reader::<NoTrace>::new(payload);
         let m = Self::read(id, &mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -100,12 +87,12 @@ impl<'a> Message {
         message: &'a [u8],
         at: usize,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut reader = Reader::new(message, true);
+        let mut reader = Reader::<Notes<'a>>::new(message);
         reader.seek(at);
         let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
         (m, reader.into_notes())
     }
-    fn read(id: u64, r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         Ok(
             match id {
                 1 => Message::Move(Move::read(r)?),

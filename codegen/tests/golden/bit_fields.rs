@@ -7,17 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError,
+    EncodeErrorKind, Trace, Value,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -45,40 +38,33 @@ impl wiregen_runtime::IntoOwned for Bits<'_> {
 
 impl<'a> Codec<'a> for Bits<'a> {
     const NAME: &'static str = "Bits";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let tiny_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let tiny = {
             let at = r.pos();
             let v = r.bits(1u32, "tiny")? as u8;
             r.note("bit_fields.tiny", at, Value::U(v as u64));
             v
         };
-        let signed_at = r.pos();
         let signed = {
             let at = r.pos();
             let v = (((r.bits(5u32, "signed")? << 59u32) as i64) >> 59u32) as i8;
             r.note("bit_fields.signed", at, Value::I(v as i64));
             v
         };
-        let odd_at = r.pos();
         let odd = {
             let at = r.pos();
             let v = r.bits(13u32, "odd")? as u16;
             r.note("bit_fields.odd", at, Value::U(v as u64));
             v
         };
-        let wide_at = r.pos();
         let wide = {
             let at = r.pos();
             let v = r.bits(32u32, "wide")? as u32;
             r.note("bit_fields.wide", at, Value::U(v as u64));
             v
         };
-        let rest_at = r.pos();
         let rest = {
             let at = r.pos();
             let v = r.rest("rest")?;
@@ -93,16 +79,12 @@ impl<'a> Codec<'a> for Bits<'a> {
             rest,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let tiny_at = w.len();
         {
             let v = &self.tiny;
             let raw = fit((*v) as u64, 1, "tiny")?;
             w.bits(raw, 1u32);
         }
-        let signed_at = w.len();
         {
             let v = &self.signed;
             let x = (*v) as i64;
@@ -130,18 +112,15 @@ impl<'a> Codec<'a> for Bits<'a> {
             let raw = x as u64 & 31;
             w.bits(raw, 5u32);
         }
-        let odd_at = w.len();
         {
             let v = &self.odd;
             let raw = fit((*v) as u64, 8191, "odd")?;
             w.bits(raw, 13u32);
         }
-        let wide_at = w.len();
         {
             let v = &self.wide;
             w.bits((*v) as u64, 32u32);
         }
-        let rest_at = w.len();
         {
             let v = &self.rest;
             w.put_bits(v);

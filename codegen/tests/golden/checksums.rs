@@ -7,15 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,12 +34,10 @@ impl wiregen_runtime::IntoOwned for Checked<'_> {
 
 impl<'a> Codec<'a> for Checked<'a> {
     const NAME: &'static str = "Checked";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let sequence_at = r.pos();
         let sequence = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
@@ -60,7 +52,6 @@ impl<'a> Codec<'a> for Checked<'a> {
             v
         };
         let checksum_note = r.notes_len();
-        let data_at = r.pos();
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -101,17 +92,14 @@ impl<'a> Codec<'a> for Checked<'a> {
         }
         Ok(Self { sequence, data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        let sequence_at = w.len();
         {
             let v = &self.sequence;
             w.put(&((*v) as u32).to_le_bytes());
         }
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];

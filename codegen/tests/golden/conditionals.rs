@@ -7,17 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -29,26 +21,21 @@ pub struct Cond {
 
 impl<'a> Codec<'a> for Cond {
     const NAME: &'static str = "Cond";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let version_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let version = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("version")?);
             r.note("conditionals.version", at, Value::U(v as u64));
             v
         };
-        let enabled_at = r.pos();
         let enabled = {
             let at = r.pos();
             let v = r.array::<1>("enabled")?[0] != 0;
             r.note("conditionals.enabled", at, Value::Bool(v));
             v
         };
-        let extra_at = r.pos();
         let extra = if ((version as i128) >= 2i128) && (!(enabled)) {
             Some({
                 let at = r.pos();
@@ -61,20 +48,15 @@ impl<'a> Codec<'a> for Cond {
         };
         Ok(Self { version, enabled, extra })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let version_at = w.len();
         {
             let v = &self.version;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let enabled_at = w.len();
         {
             let v = &self.enabled;
             w.put(&[(*v) as u8]);
         }
-        let extra_at = w.len();
         match (&self.extra, (((self.version as i128) >= 2i128) && (!(self.enabled)))) {
             (Some(v), true) => {
                 w.put(&((*v) as u32).to_le_bytes());

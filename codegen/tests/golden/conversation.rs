@@ -7,15 +7,8 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
-use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
-};
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
 
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -27,12 +20,9 @@ pub struct Hello {
 
 impl<'a> Codec<'a> for Hello {
     const NAME: &'static str = "Hello";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let salt_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let salt = {
             let at = r.pos();
             let v = u32::from_be_bytes(r.array::<4usize>("salt")?);
@@ -41,10 +31,7 @@ impl<'a> Codec<'a> for Hello {
         };
         Ok(Self { salt })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let salt_at = w.len();
         {
             let v = &self.salt;
             w.put(&((*v) as u32).to_be_bytes());
@@ -66,12 +53,9 @@ pub struct Welcome {
 
 impl<'a> Codec<'a> for Welcome {
     const NAME: &'static str = "Welcome";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let pepper_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let pepper = {
             let at = r.pos();
             let v = u32::from_be_bytes(r.array::<4usize>("pepper")?);
@@ -80,10 +64,7 @@ impl<'a> Codec<'a> for Welcome {
         };
         Ok(Self { pepper })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let pepper_at = w.len();
         {
             let v = &self.pepper;
             w.put(&((*v) as u32).to_be_bytes());
@@ -118,19 +99,15 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
 
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let sequence_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let sequence = {
             let at = r.pos();
             let v = u16::from_be_bytes(r.array::<2usize>("sequence")?);
             r.note("conversation.sequence", at, Value::U(v as u64));
             v
         };
-        let data_at = r.pos();
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -140,15 +117,11 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         Ok(Self { sequence, data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let sequence_at = w.len();
         {
             let v = &self.sequence;
             w.put(&((*v) as u16).to_be_bytes());
         }
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];

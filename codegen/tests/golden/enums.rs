@@ -7,17 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 /// Unknown values are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -143,19 +135,15 @@ pub struct Both {
 
 impl<'a> Codec<'a> for Both {
     const NAME: &'static str = "Both";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let open_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let open = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("open")?);
             r.note("enums.open", at, Value::U(raw as u64));
             Open::from_raw(raw)
         };
-        let closed_at = r.pos();
         let closed = {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);
@@ -174,15 +162,11 @@ impl<'a> Codec<'a> for Both {
         };
         Ok(Self { open, closed })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let open_at = w.len();
         {
             let v = &self.open;
             w.put(&((*v).raw() as u8).to_le_bytes());
         }
-        let closed_at = w.len();
         {
             let v = &self.closed;
             w.put(&((*v).raw() as u16).to_le_bytes());

@@ -7,17 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Opts(pub u16);
@@ -91,12 +83,9 @@ pub struct Flagged {
 
 impl<'a> Codec<'a> for Flagged {
     const NAME: &'static str = "Flagged";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let opts_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let opts = {
             let at = r.pos();
             let raw = u16::from_be_bytes(r.array::<2usize>("opts")?);
@@ -105,7 +94,6 @@ impl<'a> Codec<'a> for Flagged {
             r.note("flags.opts.wide", at, Value::Bool(raw as u64 & 32768 != 0));
             Opts(raw)
         };
-        let level_at = r.pos();
         let level = if opts.bits() as u64 & 1 != 0 {
             Some({
                 let at = r.pos();
@@ -118,15 +106,11 @@ impl<'a> Codec<'a> for Flagged {
         };
         Ok(Self { opts, level })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let opts_at = w.len();
         {
             let v = &self.opts;
             w.put(&((*v).bits() as u16).to_be_bytes());
         }
-        let level_at = w.len();
         match (&self.level, (self.opts.bits() as u64 & 1 != 0)) {
             (Some(v), true) => {
                 w.put(&((*v) as u8).to_be_bytes());

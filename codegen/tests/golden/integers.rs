@@ -7,17 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 /// One of each.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -35,11 +27,9 @@ pub struct Ints {
 
 impl<'a> Codec<'a> for Ints {
     const NAME: &'static str = "Ints";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let magic_at = r.pos();
         let magic = {
             let at = r.pos();
@@ -60,49 +50,42 @@ impl<'a> Codec<'a> for Ints {
                     ),
             );
         }
-        let a_at = r.pos();
         let a = {
             let at = r.pos();
             let v = u8::from_be_bytes(r.array::<1usize>("a")?);
             r.note("integers.a", at, Value::U(v as u64));
             v
         };
-        let b_at = r.pos();
         let b = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("b")?);
             r.note("integers.b", at, Value::I(v as i64));
             v
         };
-        let c_at = r.pos();
         let c = {
             let at = r.pos();
             let v = r.uint(3usize, true, "c")? as u32;
             r.note("integers.c", at, Value::U(v as u64));
             v
         };
-        let d_at = r.pos();
         let d = {
             let at = r.pos();
             let v = i64::from_be_bytes(r.array::<8usize>("d")?);
             r.note("integers.d", at, Value::I(v as i64));
             v
         };
-        let e_at = r.pos();
         let e = {
             let at = r.pos();
             let v = f32::from_be_bytes(r.array::<4>("e")?);
             r.note("integers.e", at, Value::F(v as f64));
             v
         };
-        let f_at = r.pos();
         let f = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("f")?);
             r.note("integers.f", at, Value::F(v as f64));
             v
         };
-        let g_at = r.pos();
         let g = {
             let at = r.pos();
             let v = r.array::<1>("g")?[0] != 0;
@@ -131,23 +114,16 @@ impl<'a> Codec<'a> for Ints {
         }
         Ok(Self { a, b, c, d, e, f, g, h })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let magic_at = w.len();
-        let magic = 51966u64;
         w.put(&(51966 as u16).to_be_bytes());
-        let a_at = w.len();
         {
             let v = &self.a;
             w.put(&((*v) as u8).to_be_bytes());
         }
-        let b_at = w.len();
         {
             let v = &self.b;
             w.put(&((*v) as i16).to_le_bytes());
         }
-        let c_at = w.len();
         {
             let v = &self.c;
             let raw = fit((*v) as u64, 16777215, "c")?;
@@ -162,27 +138,22 @@ impl<'a> Codec<'a> for Ints {
                 },
             );
         }
-        let d_at = w.len();
         {
             let v = &self.d;
             w.put(&((*v) as i64).to_be_bytes());
         }
-        let e_at = w.len();
         {
             let v = &self.e;
             w.put(&(*v).to_be_bytes());
         }
-        let f_at = w.len();
         {
             let v = &self.f;
             w.put(&(*v).to_le_bytes());
         }
-        let g_at = w.len();
         {
             let v = &self.g;
             w.put(&[(*v) as u8]);
         }
-        let h_at = w.len();
         {
             let v = &self.h;
             fit(*v as u64, 9, "h")?;

@@ -7,15 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,12 +46,9 @@ impl wiregen_runtime::IntoOwned for Sized<'_> {
 
 impl<'a> Codec<'a> for Sized<'a> {
     const NAME: &'static str = "Sized";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let name_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = {
             let n = {
                 let at = r.pos();
@@ -70,7 +61,6 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.note("lengths.name", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let note_at = r.pos();
         let note = {
             let n = {
                 let at = r.pos();
@@ -83,14 +73,12 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.note("lengths.note", at, Value::Bytes(v));
             Cow::Borrowed(v)
         };
-        let units_at = r.pos();
         let units = {
             let at = r.pos();
             let v = u8::from_be_bytes(r.array::<1usize>("units")?);
             r.note("lengths.units", at, Value::U(v as u64));
             v
         };
-        let tail_at = r.pos();
         let tail = {
             let n = r.length((units as i128).wrapping_mul(2i128), "tail")?;
             let at = r.pos();
@@ -98,14 +86,12 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.note("lengths.tail", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let count_at = r.pos();
         let count = {
             let at = r.pos();
             let v = u8::from_be_bytes(r.array::<1usize>("count")?);
             r.note("lengths.count", at, Value::U(v as u64));
             v
         };
-        let items_at = r.pos();
         let items = {
             let n = r.length(count as i128, "items")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
@@ -114,7 +100,6 @@ impl<'a> Codec<'a> for Sized<'a> {
             }
             v
         };
-        let words_at = r.pos();
         let words = {
             let n = {
                 let at = r.pos();
@@ -133,14 +118,12 @@ impl<'a> Codec<'a> for Sized<'a> {
             }
             v
         };
-        let inner_len_at = r.pos();
         let inner_len = {
             let at = r.pos();
             let v = u8::from_be_bytes(r.array::<1usize>("inner_len")?);
             r.note("lengths.inner_len", at, Value::U(v as u64));
             v
         };
-        let inner_at = r.pos();
         let inner = {
             let n = r.length(inner_len as i128, "inner")?;
             let saved = r.limit(n, "inner")?;
@@ -148,7 +131,6 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.unlimit(saved, "inner")?;
             v
         };
-        let rest_at = r.pos();
         let rest = {
             let mut v = Vec::with_capacity(r.remaining());
             while r.remaining() > 0 {
@@ -172,10 +154,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             rest,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let name_at = w.len();
         {
             let v = &self.name;
             let data: &[u8] = v.as_bytes();
@@ -183,7 +162,6 @@ impl<'a> Codec<'a> for Sized<'a> {
             w.put(&(n as u8).to_be_bytes());
             w.put(data);
         }
-        let note_at = w.len();
         {
             let v = &self.note;
             let data: &[u8] = &v[..];
@@ -191,12 +169,10 @@ impl<'a> Codec<'a> for Sized<'a> {
             w.put(&(n as u16).to_le_bytes());
             w.put(data);
         }
-        let units_at = w.len();
         {
             let v = &self.units;
             w.put(&((*v) as u8).to_be_bytes());
         }
-        let tail_at = w.len();
         let expected: i128 = (self.units as i128).wrapping_mul(2i128);
         if expected != self.tail.len() as i128 {
             return Err(
@@ -214,17 +190,14 @@ impl<'a> Codec<'a> for Sized<'a> {
             let data: &[u8] = v.as_bytes();
             w.put(data);
         }
-        let count_at = w.len();
         let count = fit(self.items.len() as u64, 255, "count")? as u8;
         w.put(&(count as u8).to_be_bytes());
-        let items_at = w.len();
         {
             let v = &self.items;
             for item in v.iter() {
                 item.write(w).map_err(|e| e.within("items"))?;
             }
         }
-        let words_at = w.len();
         {
             let v = &self.words;
             let n = fit(v.len() as u64, 255, "words")? as u8;
@@ -242,7 +215,6 @@ impl<'a> Codec<'a> for Sized<'a> {
         }
         let value = fit((w.len() - inner_at) as u64, 255, "inner_len")?;
         w.patch(inner_len_at, &(value as u8).to_be_bytes());
-        let rest_at = w.len();
         {
             let v = &self.rest;
             for item in v.iter() {
@@ -266,12 +238,9 @@ pub struct Item {
 
 impl<'a> Codec<'a> for Item {
     const NAME: &'static str = "Item";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let id = {
             let at = r.pos();
             let v = u16::from_be_bytes(r.array::<2usize>("id")?);
@@ -280,10 +249,7 @@ impl<'a> Codec<'a> for Item {
         };
         Ok(Self { id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let id_at = w.len();
         {
             let v = &self.id;
             w.put(&((*v) as u16).to_be_bytes());

@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, NoTrace,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -149,12 +144,9 @@ impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
 
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let flags_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -162,42 +154,36 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("reassembly.flags.fragment", at, Value::Bool(raw as u64 & 1 != 0));
             Flags(raw)
         };
-        let command_at = r.pos();
         let command = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("command")?);
             r.note("reassembly.command", at, Value::U(v as u64));
             v
         };
-        let fragment_id_at = r.pos();
         let fragment_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
             r.note("reassembly.fragment_id", at, Value::U(v as u64));
             v
         };
-        let fragment_index_at = r.pos();
         let fragment_index = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
             r.note("reassembly.fragment_index", at, Value::U(v as u64));
             v
         };
-        let fragment_count_at = r.pos();
         let fragment_count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
             r.note("reassembly.fragment_count", at, Value::U(v as u64));
             v
         };
-        let payload_size_at = r.pos();
         let payload_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
             r.note("reassembly.payload_size", at, Value::U(v as u64));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let n = r.length(payload_size as i128, "payload")?;
             let saved = r.limit(n, "payload")?;
@@ -242,28 +228,21 @@ impl<'a> Codec<'a> for Packet<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let command_at = w.len();
         let command = self.payload.command();
         w.put(&(command as u8).to_le_bytes());
-        let fragment_id_at = w.len();
         {
             let v = &self.fragment_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let fragment_index_at = w.len();
         {
             let v = &self.fragment_index;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let fragment_count_at = w.len();
         {
             let v = &self.fragment_count;
             w.put(&((*v) as u8).to_le_bytes());
@@ -328,12 +307,9 @@ impl wiregen_runtime::IntoOwned for Hello<'_> {
 
 impl<'a> Codec<'a> for Hello<'a> {
     const NAME: &'static str = "Hello";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let name_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = {
             let n = {
                 let at = r.pos();
@@ -348,10 +324,7 @@ impl<'a> Codec<'a> for Hello<'a> {
         };
         Ok(Self { name })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let name_at = w.len();
         {
             let v = &self.name;
             let data: &[u8] = v.as_bytes();
@@ -417,7 +390,7 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: u8, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(data, false);
+        let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
         let v = match command as i128 {
             1 => PacketPayload::Hello(Hello::read(r).map_err(|e| e.within("payload"))?),

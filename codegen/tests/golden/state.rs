@@ -7,17 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace,
+    Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Kind {
@@ -102,19 +95,15 @@ impl CommandBody {
 
 impl<'a> Codec<'a> for Command {
     const NAME: &'static str = "Command";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let code_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("code")?);
             r.note("state.code", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match code as i128 {
             1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
             2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
@@ -133,13 +122,9 @@ impl<'a> Codec<'a> for Command {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let code_at = w.len();
         let code = self.body.code();
         w.put(&(code as u8).to_le_bytes());
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -159,26 +144,6 @@ impl wiregen_runtime::Type for Command {
     type Of<'a> = Command;
 }
 
-impl<'a> Command {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -189,26 +154,21 @@ pub struct Announce {
 
 impl<'a> Codec<'a> for Announce {
     const NAME: &'static str = "Announce";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let link_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let link = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link")?);
             r.note("state.announce.link", at, Value::U(v as u64));
             v
         };
-        let count_at = r.pos();
         let count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("count")?);
             r.note("state.announce.count", at, Value::U(v as u64));
             v
         };
-        let values_at = r.pos();
         let values = {
             let n = r.length(count as i128, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -219,18 +179,13 @@ impl<'a> Codec<'a> for Announce {
         };
         Ok(Self { link, values })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let link_at = w.len();
         {
             let v = &self.link;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let count_at = w.len();
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&(count as u8).to_le_bytes());
-        let values_at = w.len();
         {
             let v = &self.values;
             for item in v.iter() {
@@ -243,26 +198,6 @@ impl<'a> Codec<'a> for Announce {
 
 impl wiregen_runtime::Type for Announce {
     type Of<'a> = Announce;
-}
-
-impl<'a> Announce {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -292,19 +227,15 @@ impl TypedValue {
 
 impl<'a> Codec<'a> for Typed {
     const NAME: &'static str = "Typed";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let kind_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("kind")?);
             r.note("state.typed.kind", at, Value::U(raw as u64));
             Kind::from_raw(raw)
         };
-        let value_at = r.pos();
         let value = match kind.raw() as i128 {
             0 => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             1 => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
@@ -323,13 +254,9 @@ impl<'a> Codec<'a> for Typed {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let kind_at = w.len();
         let kind = self.value.kind();
         w.put(&(kind.raw() as u8).to_le_bytes());
-        let value_at = w.len();
         {
             let v = &self.value;
             match v {
@@ -349,26 +276,6 @@ impl wiregen_runtime::Type for Typed {
     type Of<'a> = Typed;
 }
 
-impl<'a> Typed {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -378,12 +285,9 @@ pub struct Byte {
 
 impl<'a> Codec<'a> for Byte {
     const NAME: &'static str = "Byte";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let v_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let v = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("v")?);
@@ -392,10 +296,7 @@ impl<'a> Codec<'a> for Byte {
         };
         Ok(Self { v })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let v_at = w.len();
         {
             let v = &self.v;
             w.put(&((*v) as u8).to_le_bytes());
@@ -408,26 +309,6 @@ impl wiregen_runtime::Type for Byte {
     type Of<'a> = Byte;
 }
 
-impl<'a> Byte {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -437,12 +318,9 @@ pub struct Word {
 
 impl<'a> Codec<'a> for Word {
     const NAME: &'static str = "Word";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let v_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let v = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("v")?);
@@ -451,10 +329,7 @@ impl<'a> Codec<'a> for Word {
         };
         Ok(Self { v })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let v_at = w.len();
         {
             let v = &self.v;
             w.put(&((*v) as u16).to_le_bytes());
@@ -467,26 +342,6 @@ impl wiregen_runtime::Type for Word {
     type Of<'a> = Word;
 }
 
-impl<'a> Word {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -497,26 +352,21 @@ pub struct Update {
 
 impl<'a> Codec<'a> for Update {
     const NAME: &'static str = "Update";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let link_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let link = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link")?);
             r.note("state.update.link", at, Value::U(v as u64));
             v
         };
-        let count_at = r.pos();
         let count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("count")?);
             r.note("state.update.count", at, Value::U(v as u64));
             v
         };
-        let values_at = r.pos();
         let values = {
             let saved_0 = r.select(0, (link as i128) as u64, "values")?;
             let v = {
@@ -532,18 +382,13 @@ impl<'a> Codec<'a> for Update {
         };
         Ok(Self { link, values })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let link_at = w.len();
         {
             let v = &self.link;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let count_at = w.len();
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&(count as u8).to_le_bytes());
-        let values_at = w.len();
         {
             let v = &self.values;
             for item in v.iter() {
@@ -556,26 +401,6 @@ impl<'a> Codec<'a> for Update {
 
 impl wiregen_runtime::Type for Update {
     type Of<'a> = Update;
-}
-
-impl<'a> Update {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -596,19 +421,15 @@ pub enum IndexedValue {
 
 impl<'a> Codec<'a> for Indexed {
     const NAME: &'static str = "Indexed";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let index_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let index = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("index")?);
             r.note("state.indexed.index", at, Value::U(v as u64));
             v
         };
-        let value_at = r.pos();
         let value = match {
             let i = index as i128;
             r.item(0, i, "value")?
@@ -631,15 +452,11 @@ impl<'a> Codec<'a> for Indexed {
         };
         Ok(Self { index, value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let index_at = w.len();
         {
             let v = &self.index;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let value_at = w.len();
         {
             let v = &self.value;
             match v {
@@ -657,26 +474,6 @@ impl<'a> Codec<'a> for Indexed {
 
 impl wiregen_runtime::Type for Indexed {
     type Of<'a> = Indexed;
-}
-
-impl<'a> Indexed {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// Lists announced by earlier messages of one direction of a conversation, by key.
@@ -725,6 +522,24 @@ impl State {
     }
 }
 
+/// `decode_with` and `dissect_with` on every type: decoding that reads values typed
+/// by the lists earlier messages announced.
+pub trait DecodeWith<'a>: Codec<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        Self::decode_in(bytes, &state.tables)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        Self::dissect_in(bytes, &state.tables)
+    }
+}
+
+impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]

@@ -7,15 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,19 +34,15 @@ impl wiregen_runtime::IntoOwned for Frame<'_> {
 
 impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let message_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
             r.note("tcp_framing.message_id", at, Value::U(v as u64));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -62,15 +52,11 @@ impl<'a> Codec<'a> for Frame<'a> {
         };
         Ok(Self { message_id, payload })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let message_id_at = w.len();
         {
             let v = &self.message_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];

@@ -7,15 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,19 +140,15 @@ impl wiregen_runtime::IntoOwned for TaggedBody<'_> {
 
 impl<'a> Codec<'a> for Tagged<'a> {
     const NAME: &'static str = "Tagged";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let kind_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = {
             let at = r.pos();
             let raw = u8::from_be_bytes(r.array::<1usize>("kind")?);
             r.note("unions.kind", at, Value::U(raw as u64));
             Kind::from_raw(raw)
         };
-        let body_at = r.pos();
         let body = match kind.raw() as i128 {
             0 => TaggedBody::Empty,
             1 => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
@@ -182,13 +172,9 @@ impl<'a> Codec<'a> for Tagged<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let kind_at = w.len();
         let kind = self.body.kind();
         w.put(&(kind.raw() as u8).to_be_bytes());
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -242,19 +228,15 @@ pub struct Pair {
 
 impl<'a> Codec<'a> for Pair {
     const NAME: &'static str = "Pair";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let a_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let a = {
             let at = r.pos();
             let v = i8::from_be_bytes(r.array::<1usize>("a")?);
             r.note("unions.pair.a", at, Value::I(v as i64));
             v
         };
-        let b_at = r.pos();
         let b = {
             let at = r.pos();
             let v = u16::from_be_bytes(r.array::<2usize>("b")?);
@@ -263,15 +245,11 @@ impl<'a> Codec<'a> for Pair {
         };
         Ok(Self { a, b })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let a_at = w.len();
         {
             let v = &self.a;
             w.put(&((*v) as i8).to_be_bytes());
         }
-        let b_at = w.len();
         {
             let v = &self.b;
             w.put(&((*v) as u16).to_be_bytes());

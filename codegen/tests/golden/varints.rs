@@ -7,15 +7,9 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,19 +35,15 @@ impl wiregen_runtime::IntoOwned for Values<'_> {
 
 impl<'a> Codec<'a> for Values<'a> {
     const NAME: &'static str = "Values";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let unsigned_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let unsigned = {
             let at = r.pos();
             let v = r.leb128("unsigned")?;
             r.note("varints.unsigned", at, Value::U(v));
             v
         };
-        let signed_at = r.pos();
         let signed = {
             let at = r.pos();
             let z = r.leb128("signed")?;
@@ -61,7 +51,6 @@ impl<'a> Codec<'a> for Values<'a> {
             r.note("varints.signed", at, Value::I(v));
             v
         };
-        let text_len_at = r.pos();
         let text_len = {
             let at = r.pos();
             let first = r.array::<1>("text_len")?[0];
@@ -73,7 +62,6 @@ impl<'a> Codec<'a> for Values<'a> {
             r.note("varints.text_len", at, Value::U(v as u64));
             v
         };
-        let text_at = r.pos();
         let text = {
             let n = r.length(text_len as i128, "text")?;
             let at = r.pos();
@@ -83,20 +71,15 @@ impl<'a> Codec<'a> for Values<'a> {
         };
         Ok(Self { unsigned, signed, text })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let unsigned_at = w.len();
         {
             let v = &self.unsigned;
             w.leb128(*v);
         }
-        let signed_at = w.len();
         {
             let v = &self.signed;
             w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
         }
-        let text_len_at = w.len();
         let text_len = fit(self.text.len() as u64, 32767, "text_len")? as u16;
         {
             let v = &text_len;
@@ -107,7 +90,6 @@ impl<'a> Codec<'a> for Values<'a> {
                 w.put(&(n | 0x8000).to_be_bytes());
             }
         }
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();

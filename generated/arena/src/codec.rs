@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
+    EncodeError, FieldNote, NoTrace, Notes, Trace, Value,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,26 +91,21 @@ pub struct PlayerMove {
 
 impl<'a> Codec<'a> for PlayerMove {
     const NAME: &'static str = "PlayerMove";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "x")? as u32);
             r.note("arena.player_move.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "y")? as u32);
             r.note("arena.player_move.y", at, Value::F(v as f64));
             v
         };
-        let jumping_at = r.pos();
         let jumping = {
             let at = r.pos();
             let v = r.bits(1, "jumping")? != 0;
@@ -124,20 +114,15 @@ impl<'a> Codec<'a> for PlayerMove {
         };
         Ok(Self { x, y, jumping })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.bits((*v).to_bits() as u64, 32u32);
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.bits((*v).to_bits() as u64, 32u32);
         }
-        let jumping_at = w.len();
         {
             let v = &self.jumping;
             w.bits((*v) as u64, 1);
@@ -171,19 +156,15 @@ impl wiregen_runtime::IntoOwned for Chat<'_> {
 
 impl<'a> Codec<'a> for Chat<'a> {
     const NAME: &'static str = "Chat";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let length_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
             let v = r.leb128("length")?;
             r.note("arena.chat.length", at, Value::U(v));
             v
         };
-        let text_at = r.pos();
         let text = {
             let n = r.length(length as i128, "text")?;
             let at = r.pos();
@@ -193,16 +174,12 @@ impl<'a> Codec<'a> for Chat<'a> {
         };
         Ok(Self { text })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let length_at = w.len();
         let length = fit(self.text.len() as u64, 18446744073709551615, "length")? as u64;
         {
             let v = &length;
             w.leb128(*v);
         }
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
@@ -226,19 +203,15 @@ pub struct Spawn {
 
 impl<'a> Codec<'a> for Spawn {
     const NAME: &'static str = "Spawn";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
             let v = r.leb128("count")?;
             r.note("arena.spawn.count", at, Value::U(v));
             v
         };
-        let entities_at = r.pos();
         let entities = {
             let n = r.length(count as i128, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -249,17 +222,13 @@ impl<'a> Codec<'a> for Spawn {
         };
         Ok(Self { entities })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let count_at = w.len();
         let count = fit(self.entities.len() as u64, 18446744073709551615, "count")?
             as u64;
         {
             let v = &count;
             w.leb128(*v);
         }
-        let entities_at = w.len();
         {
             let v = &self.entities;
             for item in v.iter() {
@@ -289,26 +258,21 @@ pub struct Entity {
 
 impl<'a> Codec<'a> for Entity {
     const NAME: &'static str = "Entity";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let id = {
             let at = r.pos();
             let v = r.leb128("id")?;
             r.note("arena.entity.id", at, Value::U(v));
             v
         };
-        let kind_at = r.pos();
         let kind = {
             let at = r.pos();
             let raw = r.bits(8u32, "kind")? as u8;
             r.note("arena.entity.kind", at, Value::U(raw as u64));
             EntityKind::from_raw(raw)
         };
-        let x_at = r.pos();
         let x = {
             let at = r.pos();
             let z = r.leb128("x")?;
@@ -316,7 +280,6 @@ impl<'a> Codec<'a> for Entity {
             r.note("arena.entity.x", at, Value::I(v));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let z = r.leb128("y")?;
@@ -326,25 +289,19 @@ impl<'a> Codec<'a> for Entity {
         };
         Ok(Self { id, kind, x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let id_at = w.len();
         {
             let v = &self.id;
             w.leb128(*v);
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             w.bits((*v).raw() as u64, 8u32);
         }
-        let x_at = w.len();
         {
             let v = &self.x;
             w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
@@ -378,7 +335,9 @@ impl<'a> Message<'a> {
     }
     /// Decodes message `id` from a transport's payload (all of it).
     pub fn decode(id: u64, payload: &'a BitString<'_>) -> Result<Self, DecodeError> {
-        let mut reader = BitReader::with_bits(&payload.bytes[..], payload.bits, false);
+        let mut reader = BitReader::<
+            NoTrace,
+        >::with_bits(&payload.bytes[..], payload.bits);
         let m = Self::read(id, &mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -391,12 +350,15 @@ impl<'a> Message<'a> {
         message: &'a [u8],
         at: usize,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut reader = BitReader::new(message, true);
+        let mut reader = BitReader::<Notes<'a>>::new(message);
         reader.seek(at);
         let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
         (m, reader.into_notes())
     }
-    fn read(id: u64, r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(
+        id: u64,
+        r: &mut BitReader<'a, T>,
+    ) -> Result<Self, DecodeError> {
         Ok(
             match id {
                 1 => Message::PlayerMove(PlayerMove::read(r)?),

@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 /// Byte 0 of every datagram.
@@ -849,19 +844,15 @@ impl wiregen_runtime::IntoOwned for CommandBody<'_> {
 
 impl<'a> Codec<'a> for Command<'a> {
     const NAME: &'static str = "Command";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let code_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("code")?);
             r.note("dnp.code", at, Value::U(raw as u64));
             CommandCode::from_raw(raw)
         };
-        let body_at = r.pos();
         let body = match code.raw() as i128 {
             0 => {
                 CommandBody::ConnectionRequest(
@@ -923,13 +914,9 @@ impl<'a> Codec<'a> for Command<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let code_at = w.len();
         let code = self.body.code();
         w.put(&(code.raw() as u8).to_le_bytes());
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -990,26 +977,6 @@ impl wiregen_runtime::Type for Command<'static> {
     type Of<'a> = Command<'a>;
 }
 
-impl<'a> Command<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1020,19 +987,15 @@ pub struct ConnectionRequest {
 
 impl<'a> Codec<'a> for ConnectionRequest {
     const NAME: &'static str = "ConnectionRequest";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let protocol_count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let protocol_count = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("protocol_count")?);
             r.note("dnp.connection_request.protocol_count", at, Value::U(v as u64));
             v
         };
-        let protocols_at = r.pos();
         let protocols = {
             let n = r.length(protocol_count as i128, "protocols")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
@@ -1048,14 +1011,10 @@ impl<'a> Codec<'a> for ConnectionRequest {
         };
         Ok(Self { protocols })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let protocol_count_at = w.len();
         let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")?
             as u16;
         w.put(&(protocol_count as u16).to_le_bytes());
-        let protocols_at = w.len();
         {
             let v = &self.protocols;
             for item in v.iter() {
@@ -1070,26 +1029,6 @@ impl wiregen_runtime::Type for ConnectionRequest {
     type Of<'a> = ConnectionRequest;
 }
 
-impl<'a> ConnectionRequest {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1101,19 +1040,15 @@ pub struct ConnectionAck {
 
 impl<'a> Codec<'a> for ConnectionAck {
     const NAME: &'static str = "ConnectionAck";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let result_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let result = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("result")?);
             r.note("dnp.connection_ack.result", at, Value::U(raw as u64));
             ConnectResult::from_raw(raw)
         };
-        let protocol_at = r.pos();
         let protocol = if (result.raw() as i128) == 0i128 {
             Some({
                 let at = r.pos();
@@ -1126,15 +1061,11 @@ impl<'a> Codec<'a> for ConnectionAck {
         };
         Ok(Self { result, protocol })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let result_at = w.len();
         {
             let v = &self.result;
             w.put(&((*v).raw() as u8).to_le_bytes());
         }
-        let protocol_at = w.len();
         match (&self.protocol, ((self.result.raw() as i128) == 0i128)) {
             (Some(v), true) => {
                 w.put(&((*v).raw() as u16).to_le_bytes());
@@ -1169,26 +1100,6 @@ impl wiregen_runtime::Type for ConnectionAck {
     type Of<'a> = ConnectionAck;
 }
 
-impl<'a> ConnectionAck {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1209,12 +1120,9 @@ impl wiregen_runtime::IntoOwned for UnreliableMessage<'_> {
 
 impl<'a> Codec<'a> for UnreliableMessage<'a> {
     const NAME: &'static str = "UnreliableMessage";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let data_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -1224,10 +1132,7 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
         };
         Ok(Self { data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -1239,26 +1144,6 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
 
 impl wiregen_runtime::Type for UnreliableMessage<'static> {
     type Of<'a> = UnreliableMessage<'a>;
-}
-
-impl<'a> UnreliableMessage<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1284,19 +1169,15 @@ impl wiregen_runtime::IntoOwned for ReliableMessage<'_> {
 
 impl<'a> Codec<'a> for ReliableMessage<'a> {
     const NAME: &'static str = "ReliableMessage";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let number_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("number")?);
             r.note("dnp.reliable_message.number", at, Value::U(v as u64));
             v
         };
-        let data_at = r.pos();
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -1306,15 +1187,11 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
         };
         Ok(Self { number, data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let number_at = w.len();
         {
             let v = &self.number;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -1326,26 +1203,6 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
 
 impl wiregen_runtime::Type for ReliableMessage<'static> {
     type Of<'a> = ReliableMessage<'a>;
-}
-
-impl<'a> ReliableMessage<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// A link's state and its typed values.
@@ -1377,26 +1234,21 @@ impl wiregen_runtime::IntoOwned for LinkState<'_> {
 
 impl<'a> Codec<'a> for LinkState<'a> {
     const NAME: &'static str = "LinkState";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let number_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("number")?);
             r.note("dnp.link_state.number", at, Value::U(v as u64));
             v
         };
-        let link_id_at = r.pos();
         let link_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
             r.note("dnp.link_state.link_id", at, Value::U(v as u64));
             v
         };
-        let flags_at = r.pos();
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -1408,14 +1260,12 @@ impl<'a> Codec<'a> for LinkState<'a> {
             );
             LinkFlags(raw)
         };
-        let message_len_at = r.pos();
         let message_len = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("message_len")?);
             r.note("dnp.link_state.message_len", at, Value::U(v as u64));
             v
         };
-        let message_at = r.pos();
         let message = {
             let n = r.length(message_len as i128, "message")?;
             let at = r.pos();
@@ -1423,14 +1273,12 @@ impl<'a> Codec<'a> for LinkState<'a> {
             r.note("dnp.link_state.message", at, Value::Bytes(v));
             Cow::Borrowed(v)
         };
-        let value_count_at = r.pos();
         let value_count = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("value_count")?);
             r.note("dnp.link_state.value_count", at, Value::U(v as u64));
             v
         };
-        let values_at = r.pos();
         let values = {
             let n = r.length(value_count as i128, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -1447,37 +1295,28 @@ impl<'a> Codec<'a> for LinkState<'a> {
             values,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let number_at = w.len();
         {
             let v = &self.number;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let link_id_at = w.len();
         {
             let v = &self.link_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let message_len_at = w.len();
         let message_len = fit(self.message.len() as u64, 65535, "message_len")? as u16;
         w.put(&(message_len as u16).to_le_bytes());
-        let message_at = w.len();
         {
             let v = &self.message;
             let data: &[u8] = &v[..];
             w.put(data);
         }
-        let value_count_at = w.len();
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&(value_count as u16).to_le_bytes());
-        let values_at = w.len();
         {
             let v = &self.values;
             for item in v.iter() {
@@ -1490,26 +1329,6 @@ impl<'a> Codec<'a> for LinkState<'a> {
 
 impl wiregen_runtime::Type for LinkState<'static> {
     type Of<'a> = LinkState<'a>;
-}
-
-impl<'a> LinkState<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// A type code and the value.
@@ -1672,19 +1491,15 @@ impl wiregen_runtime::IntoOwned for TypedValueValue<'_> {
 
 impl<'a> Codec<'a> for TypedValue<'a> {
     const NAME: &'static str = "TypedValue";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let type_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let r#type = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("type")?);
             r.note("dnp.typed_value.type", at, Value::U(raw as u64));
             ValueType::from_raw(raw)
         };
-        let value_at = r.pos();
         let value = match r#type.raw() as i128 {
             0 => {
                 TypedValueValue::SInt8(
@@ -1889,13 +1704,9 @@ impl<'a> Codec<'a> for TypedValue<'a> {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let type_at = w.len();
         let r#type = self.value.r#type();
         w.put(&(r#type.raw() as u8).to_le_bytes());
-        let value_at = w.len();
         {
             let v = &self.value;
             match v {
@@ -2023,26 +1834,6 @@ impl wiregen_runtime::Type for TypedValue<'static> {
     type Of<'a> = TypedValue<'a>;
 }
 
-impl<'a> TypedValue<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2053,19 +1844,15 @@ pub struct ReliableAck {
 
 impl<'a> Codec<'a> for ReliableAck {
     const NAME: &'static str = "ReliableAck";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let number_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("number")?);
             r.note("dnp.reliable_ack.number", at, Value::U(v as u64));
             v
         };
-        let result_at = r.pos();
         let result = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("result")?);
@@ -2074,15 +1861,11 @@ impl<'a> Codec<'a> for ReliableAck {
         };
         Ok(Self { number, result })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let number_at = w.len();
         {
             let v = &self.number;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let result_at = w.len();
         {
             let v = &self.result;
             w.put(&((*v).raw() as u8).to_le_bytes());
@@ -2095,26 +1878,6 @@ impl wiregen_runtime::Type for ReliableAck {
     type Of<'a> = ReliableAck;
 }
 
-impl<'a> ReliableAck {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2124,12 +1887,9 @@ pub struct LinkId {
 
 impl<'a> Codec<'a> for LinkId {
     const NAME: &'static str = "LinkId";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let link_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let link_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
@@ -2138,10 +1898,7 @@ impl<'a> Codec<'a> for LinkId {
         };
         Ok(Self { link_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let link_id_at = w.len();
         {
             let v = &self.link_id;
             w.put(&((*v) as u16).to_le_bytes());
@@ -2152,26 +1909,6 @@ impl<'a> Codec<'a> for LinkId {
 
 impl wiregen_runtime::Type for LinkId {
     type Of<'a> = LinkId;
-}
-
-impl<'a> LinkId {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// New values of some links, by index and without types (the links' Link States gave them).
@@ -2194,19 +1931,15 @@ impl wiregen_runtime::IntoOwned for LinkUpdate<'_> {
 
 impl<'a> Codec<'a> for LinkUpdate<'a> {
     const NAME: &'static str = "LinkUpdate";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let link_count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let link_count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("link_count")?);
             r.note("dnp.link_update.link_count", at, Value::U(v as u64));
             v
         };
-        let links_at = r.pos();
         let links = {
             let n = r.length(link_count as i128, "links")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
@@ -2217,13 +1950,9 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
         };
         Ok(Self { links })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let link_count_at = w.len();
         let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
         w.put(&(link_count as u8).to_le_bytes());
-        let links_at = w.len();
         {
             let v = &self.links;
             for item in v.iter() {
@@ -2236,26 +1965,6 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
 
 impl wiregen_runtime::Type for LinkUpdate<'static> {
     type Of<'a> = LinkUpdate<'a>;
-}
-
-impl<'a> LinkUpdate<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2280,26 +1989,21 @@ impl wiregen_runtime::IntoOwned for LinkUpdateLink<'_> {
 
 impl<'a> Codec<'a> for LinkUpdateLink<'a> {
     const NAME: &'static str = "LinkUpdateLink";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let link_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let link_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
             r.note("dnp.link_update_link.link_id", at, Value::U(v as u64));
             v
         };
-        let value_count_at = r.pos();
         let value_count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("value_count")?);
             r.note("dnp.link_update_link.value_count", at, Value::U(v as u64));
             v
         };
-        let values_at = r.pos();
         let values = {
             let saved_0 = r.select(0, (link_id as i128) as u64, "values")?;
             let v = {
@@ -2315,18 +2019,13 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         };
         Ok(Self { link_id, values })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let link_id_at = w.len();
         {
             let v = &self.link_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let value_count_at = w.len();
         let value_count = fit(self.values.len() as u64, 255, "value_count")? as u8;
         w.put(&(value_count as u8).to_le_bytes());
-        let values_at = w.len();
         {
             let v = &self.values;
             for item in v.iter() {
@@ -2339,26 +2038,6 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
 
 impl wiregen_runtime::Type for LinkUpdateLink<'static> {
     type Of<'a> = LinkUpdateLink<'a>;
-}
-
-impl<'a> LinkUpdateLink<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// A value by its index in the link's list; the list gives its type.
@@ -2477,19 +2156,15 @@ impl wiregen_runtime::IntoOwned for IndexedValueValue<'_> {
 
 impl<'a> Codec<'a> for IndexedValue<'a> {
     const NAME: &'static str = "IndexedValue";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let index_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let index = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("index")?);
             r.note("dnp.indexed_value.index", at, Value::U(v as u64));
             v
         };
-        let value_at = r.pos();
         let value = match {
             let i = index as i128;
             r.item(0, i, "value")?
@@ -2700,15 +2375,11 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
         };
         Ok(Self { index, value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let index_at = w.len();
         {
             let v = &self.index;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let value_at = w.len();
         {
             let v = &self.value;
             match v {
@@ -2836,26 +2507,6 @@ impl wiregen_runtime::Type for IndexedValue<'static> {
     type Of<'a> = IndexedValue<'a>;
 }
 
-impl<'a> IndexedValue<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 /// The joined values chunks of a Long Link State.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -2876,19 +2527,15 @@ impl wiregen_runtime::IntoOwned for LinkValues<'_> {
 
 impl<'a> Codec<'a> for LinkValues<'a> {
     const NAME: &'static str = "LinkValues";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value_count = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("value_count")?);
             r.note("dnp.link_values.value_count", at, Value::U(v as u64));
             v
         };
-        let values_at = r.pos();
         let values = {
             let n = r.length(value_count as i128, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -2899,13 +2546,9 @@ impl<'a> Codec<'a> for LinkValues<'a> {
         };
         Ok(Self { values })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_count_at = w.len();
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&(value_count as u16).to_le_bytes());
-        let values_at = w.len();
         {
             let v = &self.values;
             for item in v.iter() {
@@ -2918,26 +2561,6 @@ impl<'a> Codec<'a> for LinkValues<'a> {
 
 impl wiregen_runtime::Type for LinkValues<'static> {
     type Of<'a> = LinkValues<'a>;
-}
-
-impl<'a> LinkValues<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2964,19 +2587,15 @@ impl wiregen_runtime::IntoOwned for LongReliableMessage<'_> {
 
 impl<'a> Codec<'a> for LongReliableMessage<'a> {
     const NAME: &'static str = "LongReliableMessage";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let number_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("number")?);
             r.note("dnp.long_reliable_message.number", at, Value::U(v as u64));
             v
         };
-        let flags_at = r.pos();
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -2993,7 +2612,6 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
             );
             LongMessageFlags(raw)
         };
-        let chunk_at = r.pos();
         let chunk = {
             let n = r.remaining();
             let at = r.pos();
@@ -3003,20 +2621,15 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
         };
         Ok(Self { number, flags, chunk })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let number_at = w.len();
         {
             let v = &self.number;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let chunk_at = w.len();
         {
             let v = &self.chunk;
             let data: &[u8] = &v[..];
@@ -3028,26 +2641,6 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
 
 impl wiregen_runtime::Type for LongReliableMessage<'static> {
     type Of<'a> = LongReliableMessage<'a>;
-}
-
-impl<'a> LongReliableMessage<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -3080,26 +2673,21 @@ impl wiregen_runtime::IntoOwned for LongLinkState<'_> {
 
 impl<'a> Codec<'a> for LongLinkState<'a> {
     const NAME: &'static str = "LongLinkState";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let number_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("number")?);
             r.note("dnp.long_link_state.number", at, Value::U(v as u64));
             v
         };
-        let link_id_at = r.pos();
         let link_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
             r.note("dnp.long_link_state.link_id", at, Value::U(v as u64));
             v
         };
-        let flags_at = r.pos();
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -3121,14 +2709,12 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             );
             LongLinkStateFlags(raw)
         };
-        let message_chunk_len_at = r.pos();
         let message_chunk_len = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("message_chunk_len")?);
             r.note("dnp.long_link_state.message_chunk_len", at, Value::U(v as u64));
             v
         };
-        let message_chunk_at = r.pos();
         let message_chunk = {
             let n = r.length(message_chunk_len as i128, "message_chunk")?;
             let at = r.pos();
@@ -3136,7 +2722,6 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             r.note("dnp.long_link_state.message_chunk", at, Value::Bytes(v));
             Cow::Borrowed(v)
         };
-        let values_chunk_at = r.pos();
         let values_chunk = {
             let n = r.remaining();
             let at = r.pos();
@@ -3152,38 +2737,30 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             values_chunk,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let number_at = w.len();
         {
             let v = &self.number;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let link_id_at = w.len();
         {
             let v = &self.link_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let message_chunk_len_at = w.len();
         let message_chunk_len = fit(
             self.message_chunk.len() as u64,
             65535,
             "message_chunk_len",
         )? as u16;
         w.put(&(message_chunk_len as u16).to_le_bytes());
-        let message_chunk_at = w.len();
         {
             let v = &self.message_chunk;
             let data: &[u8] = &v[..];
             w.put(data);
         }
-        let values_chunk_at = w.len();
         {
             let v = &self.values_chunk;
             let data: &[u8] = &v[..];
@@ -3197,26 +2774,6 @@ impl wiregen_runtime::Type for LongLinkState<'static> {
     type Of<'a> = LongLinkState<'a>;
 }
 
-impl<'a> LongLinkState<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3226,12 +2783,9 @@ pub struct SInt8Value {
 
 impl<'a> Codec<'a> for SInt8Value {
     const NAME: &'static str = "SInt8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("value")?);
@@ -3240,10 +2794,7 @@ impl<'a> Codec<'a> for SInt8Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as i8).to_le_bytes());
@@ -3256,26 +2807,6 @@ impl wiregen_runtime::Type for SInt8Value {
     type Of<'a> = SInt8Value;
 }
 
-impl<'a> SInt8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3285,12 +2816,9 @@ pub struct UInt8Value {
 
 impl<'a> Codec<'a> for UInt8Value {
     const NAME: &'static str = "UInt8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("value")?);
@@ -3299,10 +2827,7 @@ impl<'a> Codec<'a> for UInt8Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as u8).to_le_bytes());
@@ -3315,26 +2840,6 @@ impl wiregen_runtime::Type for UInt8Value {
     type Of<'a> = UInt8Value;
 }
 
-impl<'a> UInt8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3344,12 +2849,9 @@ pub struct SInt16Value {
 
 impl<'a> Codec<'a> for SInt16Value {
     const NAME: &'static str = "SInt16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("value")?);
@@ -3358,10 +2860,7 @@ impl<'a> Codec<'a> for SInt16Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as i16).to_le_bytes());
@@ -3374,26 +2873,6 @@ impl wiregen_runtime::Type for SInt16Value {
     type Of<'a> = SInt16Value;
 }
 
-impl<'a> SInt16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3403,12 +2882,9 @@ pub struct UInt16Value {
 
 impl<'a> Codec<'a> for UInt16Value {
     const NAME: &'static str = "UInt16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("value")?);
@@ -3417,10 +2893,7 @@ impl<'a> Codec<'a> for UInt16Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as u16).to_le_bytes());
@@ -3433,26 +2906,6 @@ impl wiregen_runtime::Type for UInt16Value {
     type Of<'a> = UInt16Value;
 }
 
-impl<'a> UInt16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3462,12 +2915,9 @@ pub struct SInt32Value {
 
 impl<'a> Codec<'a> for SInt32Value {
     const NAME: &'static str = "SInt32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("value")?);
@@ -3476,10 +2926,7 @@ impl<'a> Codec<'a> for SInt32Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as i32).to_le_bytes());
@@ -3492,26 +2939,6 @@ impl wiregen_runtime::Type for SInt32Value {
     type Of<'a> = SInt32Value;
 }
 
-impl<'a> SInt32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3521,12 +2948,9 @@ pub struct UInt32Value {
 
 impl<'a> Codec<'a> for UInt32Value {
     const NAME: &'static str = "UInt32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("value")?);
@@ -3535,10 +2959,7 @@ impl<'a> Codec<'a> for UInt32Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as u32).to_le_bytes());
@@ -3551,26 +2972,6 @@ impl wiregen_runtime::Type for UInt32Value {
     type Of<'a> = UInt32Value;
 }
 
-impl<'a> UInt32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3580,12 +2981,9 @@ pub struct SInt64Value {
 
 impl<'a> Codec<'a> for SInt64Value {
     const NAME: &'static str = "SInt64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("value")?);
@@ -3594,10 +2992,7 @@ impl<'a> Codec<'a> for SInt64Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as i64).to_le_bytes());
@@ -3610,26 +3005,6 @@ impl wiregen_runtime::Type for SInt64Value {
     type Of<'a> = SInt64Value;
 }
 
-impl<'a> SInt64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3639,12 +3014,9 @@ pub struct UInt64Value {
 
 impl<'a> Codec<'a> for UInt64Value {
     const NAME: &'static str = "UInt64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("value")?);
@@ -3653,10 +3025,7 @@ impl<'a> Codec<'a> for UInt64Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as u64).to_le_bytes());
@@ -3669,26 +3038,6 @@ impl wiregen_runtime::Type for UInt64Value {
     type Of<'a> = UInt64Value;
 }
 
-impl<'a> UInt64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3698,12 +3047,9 @@ pub struct Float16Value {
 
 impl<'a> Codec<'a> for Float16Value {
     const NAME: &'static str = "Float16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(
@@ -3714,10 +3060,7 @@ impl<'a> Codec<'a> for Float16Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(
@@ -3745,26 +3088,6 @@ impl wiregen_runtime::Type for Float16Value {
     type Of<'a> = Float16Value;
 }
 
-impl<'a> Float16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3774,12 +3097,9 @@ pub struct Float32Value {
 
 impl<'a> Codec<'a> for Float32Value {
     const NAME: &'static str = "Float32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("value")?);
@@ -3788,10 +3108,7 @@ impl<'a> Codec<'a> for Float32Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&(*v).to_le_bytes());
@@ -3804,26 +3121,6 @@ impl wiregen_runtime::Type for Float32Value {
     type Of<'a> = Float32Value;
 }
 
-impl<'a> Float32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3833,12 +3130,9 @@ pub struct Float64Value {
 
 impl<'a> Codec<'a> for Float64Value {
     const NAME: &'static str = "Float64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let value_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("value")?);
@@ -3847,10 +3141,7 @@ impl<'a> Codec<'a> for Float64Value {
         };
         Ok(Self { value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&(*v).to_le_bytes());
@@ -3861,26 +3152,6 @@ impl<'a> Codec<'a> for Float64Value {
 
 impl wiregen_runtime::Type for Float64Value {
     type Of<'a> = Float64Value;
-}
-
-impl<'a> Float64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -3902,19 +3173,15 @@ impl wiregen_runtime::IntoOwned for StringValue<'_> {
 
 impl<'a> Codec<'a> for StringValue<'a> {
     const NAME: &'static str = "StringValue";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let length_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("length")?);
             r.note("dnp.string_value.length", at, Value::U(v as u64));
             v
         };
-        let text_at = r.pos();
         let text = {
             let n = r.length(length as i128, "text")?;
             let at = r.pos();
@@ -3924,13 +3191,9 @@ impl<'a> Codec<'a> for StringValue<'a> {
         };
         Ok(Self { text })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let length_at = w.len();
         let length = fit(self.text.len() as u64, 65535, "length")? as u16;
         w.put(&(length as u16).to_le_bytes());
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
@@ -3942,26 +3205,6 @@ impl<'a> Codec<'a> for StringValue<'a> {
 
 impl wiregen_runtime::Type for StringValue<'static> {
     type Of<'a> = StringValue<'a>;
-}
-
-impl<'a> StringValue<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -3984,19 +3227,15 @@ impl wiregen_runtime::IntoOwned for DataValue<'_> {
 
 impl<'a> Codec<'a> for DataValue<'a> {
     const NAME: &'static str = "DataValue";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let length_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("length")?);
             r.note("dnp.data_value.length", at, Value::U(v as u64));
             v
         };
-        let data_at = r.pos();
         let data = {
             let n = r.length(length as i128, "data")?;
             let at = r.pos();
@@ -4006,13 +3245,9 @@ impl<'a> Codec<'a> for DataValue<'a> {
         };
         Ok(Self { data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let length_at = w.len();
         let length = fit(self.data.len() as u64, 65535, "length")? as u16;
         w.put(&(length as u16).to_le_bytes());
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -4026,26 +3261,6 @@ impl wiregen_runtime::Type for DataValue<'static> {
     type Of<'a> = DataValue<'a>;
 }
 
-impl<'a> DataValue<'a> {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4056,19 +3271,15 @@ pub struct Point2S8Value {
 
 impl<'a> Codec<'a> for Point2S8Value {
     const NAME: &'static str = "Point2S8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("x")?);
             r.note("dnp.point2_s8_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("y")?);
@@ -4077,15 +3288,11 @@ impl<'a> Codec<'a> for Point2S8Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i8).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i8).to_le_bytes());
@@ -4098,26 +3305,6 @@ impl wiregen_runtime::Type for Point2S8Value {
     type Of<'a> = Point2S8Value;
 }
 
-impl<'a> Point2S8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4128,19 +3315,15 @@ pub struct Point2U8Value {
 
 impl<'a> Codec<'a> for Point2U8Value {
     const NAME: &'static str = "Point2U8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("x")?);
             r.note("dnp.point2_u8_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("y")?);
@@ -4149,15 +3332,11 @@ impl<'a> Codec<'a> for Point2U8Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u8).to_le_bytes());
@@ -4170,26 +3349,6 @@ impl wiregen_runtime::Type for Point2U8Value {
     type Of<'a> = Point2U8Value;
 }
 
-impl<'a> Point2U8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4200,19 +3359,15 @@ pub struct Point2S16Value {
 
 impl<'a> Codec<'a> for Point2S16Value {
     const NAME: &'static str = "Point2S16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("x")?);
             r.note("dnp.point2_s16_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("y")?);
@@ -4221,15 +3376,11 @@ impl<'a> Codec<'a> for Point2S16Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i16).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i16).to_le_bytes());
@@ -4242,26 +3393,6 @@ impl wiregen_runtime::Type for Point2S16Value {
     type Of<'a> = Point2S16Value;
 }
 
-impl<'a> Point2S16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4272,19 +3403,15 @@ pub struct Point2U16Value {
 
 impl<'a> Codec<'a> for Point2U16Value {
     const NAME: &'static str = "Point2U16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("x")?);
             r.note("dnp.point2_u16_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("y")?);
@@ -4293,15 +3420,11 @@ impl<'a> Codec<'a> for Point2U16Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u16).to_le_bytes());
@@ -4314,26 +3437,6 @@ impl wiregen_runtime::Type for Point2U16Value {
     type Of<'a> = Point2U16Value;
 }
 
-impl<'a> Point2U16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4344,19 +3447,15 @@ pub struct Point2S32Value {
 
 impl<'a> Codec<'a> for Point2S32Value {
     const NAME: &'static str = "Point2S32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("x")?);
             r.note("dnp.point2_s32_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("y")?);
@@ -4365,15 +3464,11 @@ impl<'a> Codec<'a> for Point2S32Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i32).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i32).to_le_bytes());
@@ -4386,26 +3481,6 @@ impl wiregen_runtime::Type for Point2S32Value {
     type Of<'a> = Point2S32Value;
 }
 
-impl<'a> Point2S32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4416,19 +3491,15 @@ pub struct Point2U32Value {
 
 impl<'a> Codec<'a> for Point2U32Value {
     const NAME: &'static str = "Point2U32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("x")?);
             r.note("dnp.point2_u32_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("y")?);
@@ -4437,15 +3508,11 @@ impl<'a> Codec<'a> for Point2U32Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u32).to_le_bytes());
@@ -4458,26 +3525,6 @@ impl wiregen_runtime::Type for Point2U32Value {
     type Of<'a> = Point2U32Value;
 }
 
-impl<'a> Point2U32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4488,19 +3535,15 @@ pub struct Point2S64Value {
 
 impl<'a> Codec<'a> for Point2S64Value {
     const NAME: &'static str = "Point2S64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("x")?);
             r.note("dnp.point2_s64_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("y")?);
@@ -4509,15 +3552,11 @@ impl<'a> Codec<'a> for Point2S64Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i64).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i64).to_le_bytes());
@@ -4530,26 +3569,6 @@ impl wiregen_runtime::Type for Point2S64Value {
     type Of<'a> = Point2S64Value;
 }
 
-impl<'a> Point2S64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -4560,19 +3579,15 @@ pub struct Point2U64Value {
 
 impl<'a> Codec<'a> for Point2U64Value {
     const NAME: &'static str = "Point2U64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("x")?);
             r.note("dnp.point2_u64_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("y")?);
@@ -4581,15 +3596,11 @@ impl<'a> Codec<'a> for Point2U64Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u64).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u64).to_le_bytes());
@@ -4600,26 +3611,6 @@ impl<'a> Codec<'a> for Point2U64Value {
 
 impl wiregen_runtime::Type for Point2U64Value {
     type Of<'a> = Point2U64Value;
-}
-
-impl<'a> Point2U64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -4633,26 +3624,21 @@ pub struct Point3S8Value {
 
 impl<'a> Codec<'a> for Point3S8Value {
     const NAME: &'static str = "Point3S8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("x")?);
             r.note("dnp.point3_s8_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("y")?);
             r.note("dnp.point3_s8_value.y", at, Value::I(v as i64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = i8::from_le_bytes(r.array::<1usize>("z")?);
@@ -4661,20 +3647,15 @@ impl<'a> Codec<'a> for Point3S8Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i8).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i8).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as i8).to_le_bytes());
@@ -4685,26 +3666,6 @@ impl<'a> Codec<'a> for Point3S8Value {
 
 impl wiregen_runtime::Type for Point3S8Value {
     type Of<'a> = Point3S8Value;
-}
-
-impl<'a> Point3S8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -4718,26 +3679,21 @@ pub struct Point3U8Value {
 
 impl<'a> Codec<'a> for Point3U8Value {
     const NAME: &'static str = "Point3U8Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("x")?);
             r.note("dnp.point3_u8_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("y")?);
             r.note("dnp.point3_u8_value.y", at, Value::U(v as u64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("z")?);
@@ -4746,20 +3702,15 @@ impl<'a> Codec<'a> for Point3U8Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as u8).to_le_bytes());
@@ -4770,26 +3721,6 @@ impl<'a> Codec<'a> for Point3U8Value {
 
 impl wiregen_runtime::Type for Point3U8Value {
     type Of<'a> = Point3U8Value;
-}
-
-impl<'a> Point3U8Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -4803,26 +3734,21 @@ pub struct Point3S16Value {
 
 impl<'a> Codec<'a> for Point3S16Value {
     const NAME: &'static str = "Point3S16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("x")?);
             r.note("dnp.point3_s16_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("y")?);
             r.note("dnp.point3_s16_value.y", at, Value::I(v as i64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("z")?);
@@ -4831,20 +3757,15 @@ impl<'a> Codec<'a> for Point3S16Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i16).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i16).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as i16).to_le_bytes());
@@ -4855,26 +3776,6 @@ impl<'a> Codec<'a> for Point3S16Value {
 
 impl wiregen_runtime::Type for Point3S16Value {
     type Of<'a> = Point3S16Value;
-}
-
-impl<'a> Point3S16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -4888,26 +3789,21 @@ pub struct Point3U16Value {
 
 impl<'a> Codec<'a> for Point3U16Value {
     const NAME: &'static str = "Point3U16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("x")?);
             r.note("dnp.point3_u16_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("y")?);
             r.note("dnp.point3_u16_value.y", at, Value::U(v as u64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("z")?);
@@ -4916,20 +3812,15 @@ impl<'a> Codec<'a> for Point3U16Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as u16).to_le_bytes());
@@ -4940,26 +3831,6 @@ impl<'a> Codec<'a> for Point3U16Value {
 
 impl wiregen_runtime::Type for Point3U16Value {
     type Of<'a> = Point3U16Value;
-}
-
-impl<'a> Point3U16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -4973,26 +3844,21 @@ pub struct Point3S32Value {
 
 impl<'a> Codec<'a> for Point3S32Value {
     const NAME: &'static str = "Point3S32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("x")?);
             r.note("dnp.point3_s32_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("y")?);
             r.note("dnp.point3_s32_value.y", at, Value::I(v as i64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = i32::from_le_bytes(r.array::<4usize>("z")?);
@@ -5001,20 +3867,15 @@ impl<'a> Codec<'a> for Point3S32Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i32).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i32).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as i32).to_le_bytes());
@@ -5025,26 +3886,6 @@ impl<'a> Codec<'a> for Point3S32Value {
 
 impl wiregen_runtime::Type for Point3S32Value {
     type Of<'a> = Point3S32Value;
-}
-
-impl<'a> Point3S32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5058,26 +3899,21 @@ pub struct Point3U32Value {
 
 impl<'a> Codec<'a> for Point3U32Value {
     const NAME: &'static str = "Point3U32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("x")?);
             r.note("dnp.point3_u32_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("y")?);
             r.note("dnp.point3_u32_value.y", at, Value::U(v as u64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("z")?);
@@ -5086,20 +3922,15 @@ impl<'a> Codec<'a> for Point3U32Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as u32).to_le_bytes());
@@ -5110,26 +3941,6 @@ impl<'a> Codec<'a> for Point3U32Value {
 
 impl wiregen_runtime::Type for Point3U32Value {
     type Of<'a> = Point3U32Value;
-}
-
-impl<'a> Point3U32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5143,26 +3954,21 @@ pub struct Point3S64Value {
 
 impl<'a> Codec<'a> for Point3S64Value {
     const NAME: &'static str = "Point3S64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("x")?);
             r.note("dnp.point3_s64_value.x", at, Value::I(v as i64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("y")?);
             r.note("dnp.point3_s64_value.y", at, Value::I(v as i64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = i64::from_le_bytes(r.array::<8usize>("z")?);
@@ -5171,20 +3977,15 @@ impl<'a> Codec<'a> for Point3S64Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as i64).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as i64).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as i64).to_le_bytes());
@@ -5195,26 +3996,6 @@ impl<'a> Codec<'a> for Point3S64Value {
 
 impl wiregen_runtime::Type for Point3S64Value {
     type Of<'a> = Point3S64Value;
-}
-
-impl<'a> Point3S64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5228,26 +4009,21 @@ pub struct Point3U64Value {
 
 impl<'a> Codec<'a> for Point3U64Value {
     const NAME: &'static str = "Point3U64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("x")?);
             r.note("dnp.point3_u64_value.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("y")?);
             r.note("dnp.point3_u64_value.y", at, Value::U(v as u64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = u64::from_le_bytes(r.array::<8usize>("z")?);
@@ -5256,20 +4032,15 @@ impl<'a> Codec<'a> for Point3U64Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u64).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u64).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&((*v) as u64).to_le_bytes());
@@ -5282,26 +4053,6 @@ impl wiregen_runtime::Type for Point3U64Value {
     type Of<'a> = Point3U64Value;
 }
 
-impl<'a> Point3U64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5312,19 +4063,15 @@ pub struct Vector2F16Value {
 
 impl<'a> Codec<'a> for Vector2F16Value {
     const NAME: &'static str = "Vector2F16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.vector2_f16_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
@@ -5333,10 +4080,7 @@ impl<'a> Codec<'a> for Vector2F16Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(
@@ -5356,7 +4100,6 @@ impl<'a> Codec<'a> for Vector2F16Value {
                     .to_le_bytes(),
             );
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(
@@ -5384,26 +4127,6 @@ impl wiregen_runtime::Type for Vector2F16Value {
     type Of<'a> = Vector2F16Value;
 }
 
-impl<'a> Vector2F16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5414,19 +4137,15 @@ pub struct Vector2F32Value {
 
 impl<'a> Codec<'a> for Vector2F32Value {
     const NAME: &'static str = "Vector2F32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
             r.note("dnp.vector2_f32_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("y")?);
@@ -5435,15 +4154,11 @@ impl<'a> Codec<'a> for Vector2F32Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
@@ -5456,26 +4171,6 @@ impl wiregen_runtime::Type for Vector2F32Value {
     type Of<'a> = Vector2F32Value;
 }
 
-impl<'a> Vector2F32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5486,19 +4181,15 @@ pub struct Vector2F64Value {
 
 impl<'a> Codec<'a> for Vector2F64Value {
     const NAME: &'static str = "Vector2F64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("x")?);
             r.note("dnp.vector2_f64_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("y")?);
@@ -5507,15 +4198,11 @@ impl<'a> Codec<'a> for Vector2F64Value {
         };
         Ok(Self { x, y })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
@@ -5526,26 +4213,6 @@ impl<'a> Codec<'a> for Vector2F64Value {
 
 impl wiregen_runtime::Type for Vector2F64Value {
     type Of<'a> = Vector2F64Value;
-}
-
-impl<'a> Vector2F64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5559,26 +4226,21 @@ pub struct Vector3F16Value {
 
 impl<'a> Codec<'a> for Vector3F16Value {
     const NAME: &'static str = "Vector3F16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.vector3_f16_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
             r.note("dnp.vector3_f16_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
@@ -5587,10 +4249,7 @@ impl<'a> Codec<'a> for Vector3F16Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(
@@ -5610,7 +4269,6 @@ impl<'a> Codec<'a> for Vector3F16Value {
                     .to_le_bytes(),
             );
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(
@@ -5630,7 +4288,6 @@ impl<'a> Codec<'a> for Vector3F16Value {
                     .to_le_bytes(),
             );
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(
@@ -5658,26 +4315,6 @@ impl wiregen_runtime::Type for Vector3F16Value {
     type Of<'a> = Vector3F16Value;
 }
 
-impl<'a> Vector3F16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -5689,26 +4326,21 @@ pub struct Vector3F32Value {
 
 impl<'a> Codec<'a> for Vector3F32Value {
     const NAME: &'static str = "Vector3F32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
             r.note("dnp.vector3_f32_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("y")?);
             r.note("dnp.vector3_f32_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("z")?);
@@ -5717,20 +4349,15 @@ impl<'a> Codec<'a> for Vector3F32Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&(*v).to_le_bytes());
@@ -5741,26 +4368,6 @@ impl<'a> Codec<'a> for Vector3F32Value {
 
 impl wiregen_runtime::Type for Vector3F32Value {
     type Of<'a> = Vector3F32Value;
-}
-
-impl<'a> Vector3F32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5774,26 +4381,21 @@ pub struct Vector3F64Value {
 
 impl<'a> Codec<'a> for Vector3F64Value {
     const NAME: &'static str = "Vector3F64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("x")?);
             r.note("dnp.vector3_f64_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("y")?);
             r.note("dnp.vector3_f64_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("z")?);
@@ -5802,20 +4404,15 @@ impl<'a> Codec<'a> for Vector3F64Value {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&(*v).to_le_bytes());
@@ -5826,26 +4423,6 @@ impl<'a> Codec<'a> for Vector3F64Value {
 
 impl wiregen_runtime::Type for Vector3F64Value {
     type Of<'a> = Vector3F64Value;
-}
-
-impl<'a> Vector3F64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -5860,33 +4437,27 @@ pub struct QuaternionF16Value {
 
 impl<'a> Codec<'a> for QuaternionF16Value {
     const NAME: &'static str = "QuaternionF16Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
             r.note("dnp.quaternion_f16_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
             r.note("dnp.quaternion_f16_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
             r.note("dnp.quaternion_f16_value.z", at, Value::F(v as f64));
             v
         };
-        let w_at = r.pos();
         let w = {
             let at = r.pos();
             let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("w")?));
@@ -5895,10 +4466,7 @@ impl<'a> Codec<'a> for QuaternionF16Value {
         };
         Ok(Self { x, y, z, w })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(
@@ -5918,7 +4486,6 @@ impl<'a> Codec<'a> for QuaternionF16Value {
                     .to_le_bytes(),
             );
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(
@@ -5938,7 +4505,6 @@ impl<'a> Codec<'a> for QuaternionF16Value {
                     .to_le_bytes(),
             );
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(
@@ -5958,7 +4524,6 @@ impl<'a> Codec<'a> for QuaternionF16Value {
                     .to_le_bytes(),
             );
         }
-        let w_at = w.len();
         {
             let v = &self.w;
             w.put(
@@ -5986,26 +4551,6 @@ impl wiregen_runtime::Type for QuaternionF16Value {
     type Of<'a> = QuaternionF16Value;
 }
 
-impl<'a> QuaternionF16Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -6018,33 +4563,27 @@ pub struct QuaternionF32Value {
 
 impl<'a> Codec<'a> for QuaternionF32Value {
     const NAME: &'static str = "QuaternionF32Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
             r.note("dnp.quaternion_f32_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("y")?);
             r.note("dnp.quaternion_f32_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("z")?);
             r.note("dnp.quaternion_f32_value.z", at, Value::F(v as f64));
             v
         };
-        let w_at = r.pos();
         let w = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("w")?);
@@ -6053,25 +4592,19 @@ impl<'a> Codec<'a> for QuaternionF32Value {
         };
         Ok(Self { x, y, z, w })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&(*v).to_le_bytes());
         }
-        let w_at = w.len();
         {
             let v = &self.w;
             w.put(&(*v).to_le_bytes());
@@ -6082,26 +4615,6 @@ impl<'a> Codec<'a> for QuaternionF32Value {
 
 impl wiregen_runtime::Type for QuaternionF32Value {
     type Of<'a> = QuaternionF32Value;
-}
-
-impl<'a> QuaternionF32Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -6116,33 +4629,27 @@ pub struct QuaternionF64Value {
 
 impl<'a> Codec<'a> for QuaternionF64Value {
     const NAME: &'static str = "QuaternionF64Value";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("x")?);
             r.note("dnp.quaternion_f64_value.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("y")?);
             r.note("dnp.quaternion_f64_value.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("z")?);
             r.note("dnp.quaternion_f64_value.z", at, Value::F(v as f64));
             v
         };
-        let w_at = r.pos();
         let w = {
             let at = r.pos();
             let v = f64::from_le_bytes(r.array::<8>("w")?);
@@ -6151,25 +4658,19 @@ impl<'a> Codec<'a> for QuaternionF64Value {
         };
         Ok(Self { x, y, z, w })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.put(&(*v).to_le_bytes());
         }
-        let w_at = w.len();
         {
             let v = &self.w;
             w.put(&(*v).to_le_bytes());
@@ -6180,26 +4681,6 @@ impl<'a> Codec<'a> for QuaternionF64Value {
 
 impl wiregen_runtime::Type for QuaternionF64Value {
     type Of<'a> = QuaternionF64Value;
-}
-
-impl<'a> QuaternionF64Value {
-    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-    /// messages of this direction announced (kept by `state`).
-    pub fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes, false).with_state(state.tables.clone());
-        let v = Self::read(&mut r)?;
-        r.finish()?;
-        Ok(v)
-    }
-    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-    pub fn dissect_with(
-        bytes: &'a [u8],
-        state: &State,
-    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut r = Reader::new(bytes, true).with_state(state.tables.clone());
-        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-        (v, Self::own_notes(r.into_notes()))
-    }
 }
 
 /// Lists announced by earlier messages of one direction of a conversation, by key.
@@ -6265,6 +4746,24 @@ impl State {
     }
 }
 
+/// `decode_with` and `dissect_with` on every type: decoding that reads values typed
+/// by the lists earlier messages announced.
+pub trait DecodeWith<'a>: Codec<'a> {
+    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+    /// messages of this direction announced (kept by `state`).
+    fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+        Self::decode_in(bytes, &state.tables)
+    }
+    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+    fn dissect_with(
+        bytes: &'a [u8],
+        state: &State,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        Self::dissect_in(bytes, &state.tables)
+    }
+}
+
+impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
 #[doc = concat!(
     " Largest data (all streams together) `", stringify!(split_long_reliable_message),
     "` puts in one part."

@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 /// A character moves.
@@ -31,33 +26,27 @@ pub struct Move {
 
 impl<'a> Codec<'a> for Move {
     const NAME: &'static str = "Move";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let character_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let character = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("character")?);
             r.note("dungeon.move.character", at, Value::U(v as u64));
             v
         };
-        let x_at = r.pos();
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
             r.note("dungeon.move.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("y")?);
             r.note("dungeon.move.y", at, Value::F(v as f64));
             v
         };
-        let running_at = r.pos();
         let running = {
             let at = r.pos();
             let v = r.array::<1>("running")?[0] != 0;
@@ -66,25 +55,19 @@ impl<'a> Codec<'a> for Move {
         };
         Ok(Self { character, x, y, running })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let character_at = w.len();
         {
             let v = &self.character;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&(*v).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&(*v).to_le_bytes());
         }
-        let running_at = w.len();
         {
             let v = &self.running;
             w.put(&[(*v) as u8]);
@@ -118,12 +101,9 @@ impl wiregen_runtime::IntoOwned for Say<'_> {
 
 impl<'a> Codec<'a> for Say<'a> {
     const NAME: &'static str = "Say";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let text_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let text = {
             let n = {
                 let at = r.pos();
@@ -138,10 +118,7 @@ impl<'a> Codec<'a> for Say<'a> {
         };
         Ok(Self { text })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
@@ -168,19 +145,15 @@ pub struct Inventory {
 
 impl<'a> Codec<'a> for Inventory {
     const NAME: &'static str = "Inventory";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let character_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let character = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("character")?);
             r.note("dungeon.inventory.character", at, Value::U(v as u64));
             v
         };
-        let items_at = r.pos();
         let items = {
             let n = {
                 let at = r.pos();
@@ -196,15 +169,11 @@ impl<'a> Codec<'a> for Inventory {
         };
         Ok(Self { character, items })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let character_at = w.len();
         {
             let v = &self.character;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let items_at = w.len();
         {
             let v = &self.items;
             let n = fit(v.len() as u64, 255, "items")? as u8;
@@ -231,19 +200,15 @@ pub struct Item {
 
 impl<'a> Codec<'a> for Item {
     const NAME: &'static str = "Item";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let item_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let item_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("item_id")?);
             r.note("dungeon.item.item_id", at, Value::U(v as u64));
             v
         };
-        let count_at = r.pos();
         let count = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("count")?);
@@ -252,15 +217,11 @@ impl<'a> Codec<'a> for Item {
         };
         Ok(Self { item_id, count })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let item_id_at = w.len();
         {
             let v = &self.item_id;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let count_at = w.len();
         {
             let v = &self.count;
             w.put(&((*v) as u16).to_le_bytes());
@@ -294,7 +255,7 @@ impl<'a> Message<'a> {
     }
     /// Decodes a message (its id first) from a transport's payload (all of it).
     pub fn decode(payload: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(payload, false);
+        let mut reader = Reader::<NoTrace>::new(payload);
         let m = Self::read_with_id(&mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -305,18 +266,18 @@ impl<'a> Message<'a> {
         message: &'a [u8],
         at: usize,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut reader = Reader::new(message, true);
+        let mut reader = Reader::<Notes<'a>>::new(message);
         reader.seek(at);
         let m = Self::read_with_id(&mut reader).and_then(|m| reader.finish().map(|_| m));
         (m, reader.into_notes())
     }
-    fn read_with_id(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read_with_id<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let at = r.pos();
         let id = r.uint(1, false, "message_id")?;
         r.note("dungeon.message_id", at, Value::U(id));
         Self::read(id, r)
     }
-    fn read(id: u64, r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         Ok(
             match id {
                 1 => Message::Move(Move::read(r)?),

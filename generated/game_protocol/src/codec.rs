@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -230,12 +225,9 @@ pub struct Init {
 
 impl<'a> Codec<'a> for Init {
     const NAME: &'static str = "Init";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let salt_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let salt = {
             let at = r.pos();
             let v = u32::from_be_bytes(r.array::<4usize>("salt")?);
@@ -244,10 +236,7 @@ impl<'a> Codec<'a> for Init {
         };
         Ok(Self { salt })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let salt_at = w.len();
         {
             let v = &self.salt;
             w.put(&((*v) as u32).to_be_bytes());
@@ -271,12 +260,9 @@ pub struct Challenge {
 
 impl<'a> Codec<'a> for Challenge {
     const NAME: &'static str = "Challenge";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let pepper_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let pepper = {
             let at = r.pos();
             let v = u32::from_be_bytes(r.array::<4usize>("pepper")?);
@@ -285,10 +271,7 @@ impl<'a> Codec<'a> for Challenge {
         };
         Ok(Self { pepper })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let pepper_at = w.len();
         {
             let v = &self.pepper;
             w.put(&((*v) as u32).to_be_bytes());
@@ -312,12 +295,9 @@ pub struct ChallengeResponse {
 
 impl<'a> Codec<'a> for ChallengeResponse {
     const NAME: &'static str = "ChallengeResponse";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let seasoning_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let seasoning = {
             let at = r.pos();
             let v = u32::from_be_bytes(r.array::<4usize>("seasoning")?);
@@ -326,10 +306,7 @@ impl<'a> Codec<'a> for ChallengeResponse {
         };
         Ok(Self { seasoning })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let seasoning_at = w.len();
         {
             let v = &self.seasoning;
             w.put(&((*v) as u32).to_be_bytes());
@@ -372,12 +349,9 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
 
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let flags_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let flags = {
             let at = r.pos();
             let raw = u8::from_be_bytes(r.array::<1usize>("flags")?);
@@ -388,21 +362,18 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("game_protocol.flags.end", at, Value::Bool(raw as u64 & 8 != 0));
             PacketFlags(raw)
         };
-        let chunk_at = r.pos();
         let chunk = {
             let at = r.pos();
             let v = u8::from_be_bytes(r.array::<1usize>("chunk")?);
             r.note("game_protocol.chunk", at, Value::U(v as u64));
             v
         };
-        let sequence_at = r.pos();
         let sequence = {
             let at = r.pos();
             let v = u16::from_be_bytes(r.array::<2usize>("sequence")?);
             r.note("game_protocol.sequence", at, Value::U(v as u64));
             v
         };
-        let data_at = r.pos();
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -417,25 +388,19 @@ impl<'a> Codec<'a> for Packet<'a> {
             data,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_be_bytes());
         }
-        let chunk_at = w.len();
         {
             let v = &self.chunk;
             w.put(&((*v) as u8).to_be_bytes());
         }
-        let sequence_at = w.len();
         {
             let v = &self.sequence;
             w.put(&((*v) as u16).to_be_bytes());
         }
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -501,19 +466,15 @@ impl wiregen_runtime::IntoOwned for ServerMessageBody<'_> {
 
 impl<'a> Codec<'a> for ServerMessage<'a> {
     const NAME: &'static str = "ServerMessage";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
             r.note("game_protocol.server_message.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => ServerMessageBody::Event(Event::read(r).map_err(|e| e.within("body"))?),
             1 => {
@@ -536,14 +497,10 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -574,31 +531,23 @@ pub struct Event {
 
 impl<'a> Codec<'a> for Event {
     const NAME: &'static str = "Event";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let time_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let time = {
             let at = r.pos();
             let v = r.rabbit(32u32, "time")? as u32;
             r.note("game_protocol.event.time", at, Value::U(v as u64));
             v
         };
-        let kind_at = r.pos();
         let kind = EventKind::read(r).map_err(|e| e.within("kind"))?;
         Ok(Self { time, kind })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let time_at = w.len();
         {
             let v = &self.time;
             w.rabbit(*v as u64, 32u32);
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             v.write(w).map_err(|e| e.within("kind"))?;
@@ -638,19 +587,15 @@ impl EventKindBody {
 
 impl<'a> Codec<'a> for EventKind {
     const NAME: &'static str = "EventKind";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
             r.note("game_protocol.event_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => {
                 EventKindBody::Snapshot(Snapshot::read(r).map_err(|e| e.within("body"))?)
@@ -673,14 +618,10 @@ impl<'a> Codec<'a> for EventKind {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -710,12 +651,9 @@ pub struct GameOver {
 
 impl<'a> Codec<'a> for GameOver {
     const NAME: &'static str = "GameOver";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let won_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let won = {
             let at = r.pos();
             let v = r.bits(1, "won")? != 0;
@@ -724,10 +662,7 @@ impl<'a> Codec<'a> for GameOver {
         };
         Ok(Self { won })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let won_at = w.len();
         {
             let v = &self.won;
             w.bits((*v) as u64, 1);
@@ -749,19 +684,15 @@ pub struct Snapshot {
 
 impl<'a> Codec<'a> for Snapshot {
     const NAME: &'static str = "Snapshot";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
             let v = r.rabbit(32u32, "count")? as u32;
             r.note("game_protocol.snapshot.count", at, Value::U(v as u64));
             v
         };
-        let entities_at = r.pos();
         let entities = {
             let n = r.length(count as i128, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -772,16 +703,12 @@ impl<'a> Codec<'a> for Snapshot {
         };
         Ok(Self { entities })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let count_at = w.len();
         let count = fit(self.entities.len() as u64, 4294967295, "count")? as u32;
         {
             let v = &count;
             w.rabbit(*v as u64, 32u32);
         }
-        let entities_at = w.len();
         {
             let v = &self.entities;
             for item in v.iter() {
@@ -806,31 +733,23 @@ pub struct Entity {
 
 impl<'a> Codec<'a> for Entity {
     const NAME: &'static str = "Entity";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let id = {
             let at = r.pos();
             let v = r.rabbit(32u32, "id")? as u32;
             r.note("game_protocol.entity.id", at, Value::U(v as u64));
             v
         };
-        let kind_at = r.pos();
         let kind = EntityKind::read(r).map_err(|e| e.within("kind"))?;
         Ok(Self { id, kind })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let id_at = w.len();
         {
             let v = &self.id;
             w.rabbit(*v as u64, 32u32);
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             v.write(w).map_err(|e| e.within("kind"))?;
@@ -872,19 +791,15 @@ impl EntityKindBody {
 
 impl<'a> Codec<'a> for EntityKind {
     const NAME: &'static str = "EntityKind";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(2u32, "variant")? as u8;
             r.note("game_protocol.entity_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => EntityKindBody::Object(Object::read(r).map_err(|e| e.within("body"))?),
             1 => EntityKindBody::Player(Player::read(r).map_err(|e| e.within("body"))?),
@@ -904,14 +819,10 @@ impl<'a> Codec<'a> for EntityKind {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -945,28 +856,22 @@ pub struct Object {
 
 impl<'a> Codec<'a> for Object {
     const NAME: &'static str = "Object";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let position_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let position = Point::read(r).map_err(|e| e.within("position"))?;
-        let kind_at = r.pos();
         let kind = {
             let at = r.pos();
             let raw = r.bits(1u32, "kind")? as u8;
             r.note("game_protocol.object.kind", at, Value::U(raw as u64));
             ObjectKind::from_raw(raw)
         };
-        let breakable_at = r.pos();
         let breakable = {
             let at = r.pos();
             let v = r.bits(1, "breakable")? != 0;
             r.note("game_protocol.object.breakable", at, Value::Bool(v));
             v
         };
-        let durability_at = r.pos();
         let durability = if breakable {
             Some({
                 let at = r.pos();
@@ -977,14 +882,12 @@ impl<'a> Codec<'a> for Object {
         } else {
             None
         };
-        let health_at = r.pos();
         let health = {
             let at = r.pos();
             let v = r.rabbit(32u32, "health")? as u32;
             r.note("game_protocol.object.health", at, Value::U(v as u64));
             v
         };
-        let max_health_at = r.pos();
         let max_health = {
             let at = r.pos();
             let v = r.rabbit(32u32, "max_health")? as u32;
@@ -999,24 +902,18 @@ impl<'a> Codec<'a> for Object {
             max_health,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let position_at = w.len();
         {
             let v = &self.position;
             v.write(w).map_err(|e| e.within("position"))?;
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             let raw = fit((*v).raw() as u64, 1, "kind")?;
             w.bits(raw, 1u32);
         }
-        let breakable_at = w.len();
         let breakable = self.durability.is_some();
         w.bits(breakable as u64, 1);
-        let durability_at = w.len();
         match (&self.durability, (breakable)) {
             (Some(v), true) => {
                 w.bits((*v).to_bits() as u64, 32u32);
@@ -1043,12 +940,10 @@ impl<'a> Codec<'a> for Object {
                 );
             }
         }
-        let health_at = w.len();
         {
             let v = &self.health;
             w.rabbit(*v as u64, 32u32);
         }
-        let max_health_at = w.len();
         {
             let v = &self.max_health;
             w.rabbit(*v as u64, 32u32);
@@ -1076,14 +971,10 @@ pub struct Player {
 
 impl<'a> Codec<'a> for Player {
     const NAME: &'static str = "Player";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let position_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let position = Point::read(r).map_err(|e| e.within("position"))?;
-        let movement_at = r.pos();
         let movement = {
             let at = r.pos();
             let raw = r.bits(8u32, "movement")? as u8;
@@ -1110,14 +1001,12 @@ impl<'a> Codec<'a> for Player {
             );
             Direction(raw)
         };
-        let is_holding_at = r.pos();
         let is_holding = {
             let at = r.pos();
             let v = r.bits(1, "is_holding")? != 0;
             r.note("game_protocol.player.is_holding", at, Value::Bool(v));
             v
         };
-        let holding_at = r.pos();
         let holding = if is_holding {
             Some({
                 let at = r.pos();
@@ -1128,14 +1017,12 @@ impl<'a> Codec<'a> for Player {
         } else {
             None
         };
-        let is_breaking_at = r.pos();
         let is_breaking = {
             let at = r.pos();
             let v = r.bits(1, "is_breaking")? != 0;
             r.note("game_protocol.player.is_breaking", at, Value::Bool(v));
             v
         };
-        let breaking_at = r.pos();
         let breaking = if is_breaking {
             Some({
                 let at = r.pos();
@@ -1146,21 +1033,18 @@ impl<'a> Codec<'a> for Player {
         } else {
             None
         };
-        let owner_at = r.pos();
         let owner = {
             let at = r.pos();
             let v = r.rabbit(32u32, "owner")? as u32;
             r.note("game_protocol.player.owner", at, Value::U(v as u64));
             v
         };
-        let health_at = r.pos();
         let health = {
             let at = r.pos();
             let v = r.rabbit(32u32, "health")? as u32;
             r.note("game_protocol.player.health", at, Value::U(v as u64));
             v
         };
-        let max_health_at = r.pos();
         let max_health = {
             let at = r.pos();
             let v = r.rabbit(32u32, "max_health")? as u32;
@@ -1177,23 +1061,17 @@ impl<'a> Codec<'a> for Player {
             max_health,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let position_at = w.len();
         {
             let v = &self.position;
             v.write(w).map_err(|e| e.within("position"))?;
         }
-        let movement_at = w.len();
         {
             let v = &self.movement;
             w.bits((*v).bits() as u64, 8u32);
         }
-        let is_holding_at = w.len();
         let is_holding = self.holding.is_some();
         w.bits(is_holding as u64, 1);
-        let holding_at = w.len();
         match (&self.holding, (is_holding)) {
             (Some(v), true) => {
                 w.rabbit(*v as u64, 32u32);
@@ -1220,10 +1098,8 @@ impl<'a> Codec<'a> for Player {
                 );
             }
         }
-        let is_breaking_at = w.len();
         let is_breaking = self.breaking.is_some();
         w.bits(is_breaking as u64, 1);
-        let breaking_at = w.len();
         match (&self.breaking, (is_breaking)) {
             (Some(v), true) => {
                 w.rabbit(*v as u64, 32u32);
@@ -1250,17 +1126,14 @@ impl<'a> Codec<'a> for Player {
                 );
             }
         }
-        let owner_at = w.len();
         {
             let v = &self.owner;
             w.rabbit(*v as u64, 32u32);
         }
-        let health_at = w.len();
         {
             let v = &self.health;
             w.rabbit(*v as u64, 32u32);
         }
-        let max_health_at = w.len();
         {
             let v = &self.max_health;
             w.rabbit(*v as u64, 32u32);
@@ -1284,26 +1157,21 @@ pub struct Point {
 
 impl<'a> Codec<'a> for Point {
     const NAME: &'static str = "Point";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let x_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "x")? as u32);
             r.note("game_protocol.point.x", at, Value::F(v as f64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "y")? as u32);
             r.note("game_protocol.point.y", at, Value::F(v as f64));
             v
         };
-        let z_at = r.pos();
         let z = {
             let at = r.pos();
             let v = f32::from_bits(r.bits(32u32, "z")? as u32);
@@ -1312,20 +1180,15 @@ impl<'a> Codec<'a> for Point {
         };
         Ok(Self { x, y, z })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let x_at = w.len();
         {
             let v = &self.x;
             w.bits((*v).to_bits() as u64, 32u32);
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.bits((*v).to_bits() as u64, 32u32);
         }
-        let z_at = w.len();
         {
             let v = &self.z;
             w.bits((*v).to_bits() as u64, 32u32);
@@ -1359,31 +1222,23 @@ impl wiregen_runtime::IntoOwned for Response<'_> {
 
 impl<'a> Codec<'a> for Response<'a> {
     const NAME: &'static str = "Response";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let channel_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let channel = {
             let at = r.pos();
             let v = r.rabbit(32u32, "channel")? as u32;
             r.note("game_protocol.response.channel", at, Value::U(v as u64));
             v
         };
-        let kind_at = r.pos();
         let kind = ResponseKind::read(r).map_err(|e| e.within("kind"))?;
         Ok(Self { channel, kind })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let channel_at = w.len();
         {
             let v = &self.channel;
             w.rabbit(*v as u64, 32u32);
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             v.write(w).map_err(|e| e.within("kind"))?;
@@ -1448,19 +1303,15 @@ impl wiregen_runtime::IntoOwned for ResponseKindBody<'_> {
 
 impl<'a> Codec<'a> for ResponseKind<'a> {
     const NAME: &'static str = "ResponseKind";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(2u32, "variant")? as u8;
             r.note("game_protocol.response_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => ResponseKindBody::Error(Error::read(r).map_err(|e| e.within("body"))?),
             1 => ResponseKindBody::Pong,
@@ -1484,14 +1335,10 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -1531,19 +1378,15 @@ impl wiregen_runtime::IntoOwned for Error<'_> {
 
 impl<'a> Codec<'a> for Error<'a> {
     const NAME: &'static str = "Error";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let length_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
             let v = r.rabbit(32u32, "length")? as u32;
             r.note("game_protocol.error.length", at, Value::U(v as u64));
             v
         };
-        let text_at = r.pos();
         let text = {
             let n = r.length(length as i128, "text")?;
             let at = r.pos();
@@ -1553,16 +1396,12 @@ impl<'a> Codec<'a> for Error<'a> {
         };
         Ok(Self { text })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let length_at = w.len();
         let length = fit(self.text.len() as u64, 4294967295, "length")? as u32;
         {
             let v = &length;
             w.rabbit(*v as u64, 32u32);
         }
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
@@ -1586,31 +1425,23 @@ pub struct Connect {
 
 impl<'a> Codec<'a> for Connect {
     const NAME: &'static str = "Connect";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let player_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let player = {
             let at = r.pos();
             let v = r.rabbit(32u32, "player")? as u32;
             r.note("game_protocol.connect.player", at, Value::U(v as u64));
             v
         };
-        let snapshot_at = r.pos();
         let snapshot = Snapshot::read(r).map_err(|e| e.within("snapshot"))?;
         Ok(Self { player, snapshot })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let player_at = w.len();
         {
             let v = &self.player;
             w.rabbit(*v as u64, 32u32);
         }
-        let snapshot_at = w.len();
         {
             let v = &self.snapshot;
             v.write(w).map_err(|e| e.within("snapshot"))?;
@@ -1651,19 +1482,15 @@ impl ClientMessageBody {
 
 impl<'a> Codec<'a> for ClientMessage {
     const NAME: &'static str = "ClientMessage";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
             r.note("game_protocol.client_message.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => {
                 ClientMessageBody::Request(
@@ -1688,14 +1515,10 @@ impl<'a> Codec<'a> for ClientMessage {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -1725,31 +1548,23 @@ pub struct Request {
 
 impl<'a> Codec<'a> for Request {
     const NAME: &'static str = "Request";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let channel_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let channel = {
             let at = r.pos();
             let v = r.rabbit(32u32, "channel")? as u32;
             r.note("game_protocol.request.channel", at, Value::U(v as u64));
             v
         };
-        let kind_at = r.pos();
         let kind = RequestKind::read(r).map_err(|e| e.within("kind"))?;
         Ok(Self { channel, kind })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let channel_at = w.len();
         {
             let v = &self.channel;
             w.rabbit(*v as u64, 32u32);
         }
-        let kind_at = w.len();
         {
             let v = &self.kind;
             v.write(w).map_err(|e| e.within("kind"))?;
@@ -1789,19 +1604,15 @@ impl RequestKindBody {
 
 impl<'a> Codec<'a> for RequestKind {
     const NAME: &'static str = "RequestKind";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
             r.note("game_protocol.request_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => RequestKindBody::Ping,
             1 => RequestKindBody::Init,
@@ -1820,14 +1631,10 @@ impl<'a> Codec<'a> for RequestKind {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -1872,19 +1679,15 @@ impl ActionBody {
 
 impl<'a> Codec<'a> for Action {
     const NAME: &'static str = "Action";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let variant_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
             let v = r.bits(2u32, "variant")? as u8;
             r.note("game_protocol.action.variant", at, Value::U(v as u64));
             v
         };
-        let body_at = r.pos();
         let body = match variant as i128 {
             0 => ActionBody::Break(Break::read(r).map_err(|e| e.within("body"))?),
             1 => ActionBody::Throw(Throw::read(r).map_err(|e| e.within("body"))?),
@@ -1904,14 +1707,10 @@ impl<'a> Codec<'a> for Action {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let variant_at = w.len();
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -1943,19 +1742,15 @@ pub struct Break {
 
 impl<'a> Codec<'a> for Break {
     const NAME: &'static str = "Break";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let is_breaking_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let is_breaking = {
             let at = r.pos();
             let v = r.bits(1, "is_breaking")? != 0;
             r.note("game_protocol.break.is_breaking", at, Value::Bool(v));
             v
         };
-        let entity_at = r.pos();
         let entity = if is_breaking {
             Some({
                 let at = r.pos();
@@ -1968,13 +1763,9 @@ impl<'a> Codec<'a> for Break {
         };
         Ok(Self { entity })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let is_breaking_at = w.len();
         let is_breaking = self.entity.is_some();
         w.bits(is_breaking as u64, 1);
-        let entity_at = w.len();
         match (&self.entity, (is_breaking)) {
             (Some(v), true) => {
                 w.rabbit(*v as u64, 32u32);
@@ -2018,19 +1809,13 @@ pub struct Throw {
 
 impl<'a> Codec<'a> for Throw {
     const NAME: &'static str = "Throw";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let target_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let target = Point::read(r).map_err(|e| e.within("target"))?;
         Ok(Self { target })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let target_at = w.len();
         {
             let v = &self.target;
             v.write(w).map_err(|e| e.within("target"))?;
@@ -2052,12 +1837,9 @@ pub struct Move {
 
 impl<'a> Codec<'a> for Move {
     const NAME: &'static str = "Move";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let direction_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let direction = {
             let at = r.pos();
             let raw = r.bits(8u32, "direction")? as u8;
@@ -2086,10 +1868,7 @@ impl<'a> Codec<'a> for Move {
         };
         Ok(Self { direction })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let direction_at = w.len();
         {
             let v = &self.direction;
             w.bits((*v).bits() as u64, 8u32);

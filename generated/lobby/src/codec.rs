@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -39,12 +34,9 @@ impl wiregen_runtime::IntoOwned for Greeting<'_> {
 
 impl<'a> Codec<'a> for Greeting<'a> {
     const NAME: &'static str = "Greeting";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let length_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
             let first = r.array::<1>("length")?[0];
@@ -56,7 +48,6 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.length", at, Value::U(v as u64));
             v
         };
-        let text_at = r.pos();
         let text = {
             let n = r.length(length as i128, "text")?;
             let at = r.pos();
@@ -64,7 +55,6 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.text", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let value_at = r.pos();
         let value = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("value")?);
@@ -73,10 +63,7 @@ impl<'a> Codec<'a> for Greeting<'a> {
         };
         Ok(Self { text, value })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let length_at = w.len();
         let length = fit(self.text.len() as u64, 32767, "length")? as u16;
         {
             let v = &length;
@@ -87,13 +74,11 @@ impl<'a> Codec<'a> for Greeting<'a> {
                 w.put(&(n | 0x8000).to_be_bytes());
             }
         }
-        let text_at = w.len();
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
             w.put(data);
         }
-        let value_at = w.len();
         {
             let v = &self.value;
             w.put(&((*v) as u16).to_le_bytes());
@@ -117,12 +102,9 @@ pub struct RoomList {
 
 impl<'a> Codec<'a> for RoomList {
     const NAME: &'static str = "RoomList";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let count_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
             let first = r.array::<1>("count")?[0];
@@ -134,7 +116,6 @@ impl<'a> Codec<'a> for RoomList {
             r.note("lobby.room_list.count", at, Value::U(v as u64));
             v
         };
-        let rooms_at = r.pos();
         let rooms = {
             let n = r.length(count as i128, "rooms")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 6));
@@ -143,7 +124,6 @@ impl<'a> Codec<'a> for RoomList {
             }
             v
         };
-        let ready_count_at = r.pos();
         let ready_count = {
             let at = r.pos();
             let first = r.array::<1>("ready_count")?[0];
@@ -156,7 +136,6 @@ impl<'a> Codec<'a> for RoomList {
             r.note("lobby.room_list.ready_count", at, Value::U(v as u64));
             v
         };
-        let ready_at = r.pos();
         let ready = {
             let n = r.length(ready_count as i128, "ready")?;
             let at = r.pos();
@@ -171,10 +150,7 @@ impl<'a> Codec<'a> for RoomList {
         };
         Ok(Self { rooms, ready })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let count_at = w.len();
         let count = fit(self.rooms.len() as u64, 32767, "count")? as u16;
         {
             let v = &count;
@@ -185,14 +161,12 @@ impl<'a> Codec<'a> for RoomList {
                 w.put(&(n | 0x8000).to_be_bytes());
             }
         }
-        let rooms_at = w.len();
         {
             let v = &self.rooms;
             for item in v.iter() {
                 item.write(w).map_err(|e| e.within("rooms"))?;
             }
         }
-        let ready_count_at = w.len();
         let ready_count = fit(self.ready.len() as u64, 32767, "ready_count")? as u16;
         {
             let v = &ready_count;
@@ -203,7 +177,6 @@ impl<'a> Codec<'a> for RoomList {
                 w.put(&(n | 0x8000).to_be_bytes());
             }
         }
-        let ready_at = w.len();
         {
             let v = &self.ready;
             let mut packed = vec![0u8; v.len().div_ceil(8)];
@@ -232,26 +205,21 @@ pub struct Room {
 
 impl<'a> Codec<'a> for Room {
     const NAME: &'static str = "Room";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let room_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let room_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("room_id")?);
             r.note("lobby.room.room_id", at, Value::U(v as u64));
             v
         };
-        let players_at = r.pos();
         let players = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("players")?);
             r.note("lobby.room.players", at, Value::U(v as u64));
             v
         };
-        let open_at = r.pos();
         let open = {
             let at = r.pos();
             let v = r.array::<1>("open")?[0] != 0;
@@ -260,20 +228,15 @@ impl<'a> Codec<'a> for Room {
         };
         Ok(Self { room_id, players, open })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let room_id_at = w.len();
         {
             let v = &self.room_id;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let players_at = w.len();
         {
             let v = &self.players;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let open_at = w.len();
         {
             let v = &self.open;
             w.put(&[(*v) as u8]);
@@ -305,7 +268,7 @@ impl<'a> Message<'a> {
     }
     /// Decodes message `id` from a transport's payload (all of it).
     pub fn decode(id: u64, payload: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(payload, false);
+        let mut reader = Reader::<NoTrace>::new(payload);
         let m = Self::read(id, &mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -318,12 +281,12 @@ impl<'a> Message<'a> {
         message: &'a [u8],
         at: usize,
     ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-        let mut reader = Reader::new(message, true);
+        let mut reader = Reader::<Notes<'a>>::new(message);
         reader.seek(at);
         let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
         (m, reader.into_notes())
     }
-    fn read(id: u64, r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         Ok(
             match id {
                 5 => Message::Greeting(Greeting::read(r)?),

@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader,
+    Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 /// The header byte (2.0 values).
@@ -403,19 +398,15 @@ impl wiregen_runtime::IntoOwned for MessageBody<'_> {
 
 impl<'a> Codec<'a> for Message<'a> {
     const NAME: &'static str = "Message";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let header_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let header = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("header")?);
             r.note("riptide_2_0.header", at, Value::U(raw as u64));
             HeaderKind::from_raw(raw)
         };
-        let body_at = r.pos();
         let body = match header.raw() as i128 {
             0 => {
                 MessageBody::Unreliable(
@@ -464,13 +455,9 @@ impl<'a> Codec<'a> for Message<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let header_at = w.len();
         let header = self.body.header();
         w.put(&(header.raw() as u8).to_le_bytes());
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -555,19 +542,15 @@ impl wiregen_runtime::IntoOwned for UserMessage<'_> {
 
 impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let message_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
             r.note("riptide_2_0.user_message.message_id", at, Value::U(v as u64));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -577,15 +560,11 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         };
         Ok(Self { message_id, payload })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let message_id_at = w.len();
         {
             let v = &self.message_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];
@@ -627,12 +606,9 @@ impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
 
 impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     const NAME: &'static str = "ReliableUserMessage";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let sequence_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("sequence_id")?);
@@ -643,7 +619,6 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             );
             v
         };
-        let message_id_at = r.pos();
         let message_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
@@ -654,7 +629,6 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             );
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -668,20 +642,15 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let sequence_id_at = w.len();
         {
             let v = &self.sequence_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let message_id_at = w.len();
         {
             let v = &self.message_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];
@@ -707,19 +676,15 @@ pub struct Ack {
 
 impl<'a> Codec<'a> for Ack {
     const NAME: &'static str = "Ack";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let last_received_seq_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("last_received_seq")?);
             r.note("riptide_2_0.ack.last_received_seq", at, Value::U(v as u64));
             v
         };
-        let acks_bitfield_at = r.pos();
         let acks_bitfield = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("acks_bitfield")?);
@@ -731,15 +696,11 @@ impl<'a> Codec<'a> for Ack {
             acks_bitfield,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let last_received_seq_at = w.len();
         {
             let v = &self.last_received_seq;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let acks_bitfield_at = w.len();
         {
             let v = &self.acks_bitfield;
             w.put(&((*v) as u16).to_le_bytes());
@@ -766,26 +727,21 @@ pub struct AckExtra {
 
 impl<'a> Codec<'a> for AckExtra {
     const NAME: &'static str = "AckExtra";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let last_received_seq_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("last_received_seq")?);
             r.note("riptide_2_0.ack_extra.last_received_seq", at, Value::U(v as u64));
             v
         };
-        let acks_bitfield_at = r.pos();
         let acks_bitfield = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("acks_bitfield")?);
             r.note("riptide_2_0.ack_extra.acks_bitfield", at, Value::U(v as u64));
             v
         };
-        let for_seq_at = r.pos();
         let for_seq = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("for_seq")?);
@@ -798,20 +754,15 @@ impl<'a> Codec<'a> for AckExtra {
             for_seq,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let last_received_seq_at = w.len();
         {
             let v = &self.last_received_seq;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let acks_bitfield_at = w.len();
         {
             let v = &self.acks_bitfield;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let for_seq_at = w.len();
         {
             let v = &self.for_seq;
             w.put(&((*v) as u16).to_le_bytes());
@@ -846,12 +797,9 @@ impl wiregen_runtime::IntoOwned for Connect<'_> {
 
 impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let custom_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let custom = {
             let n = r.remaining();
             let at = r.pos();
@@ -861,10 +809,7 @@ impl<'a> Codec<'a> for Connect<'a> {
         };
         Ok(Self { custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let custom_at = w.len();
         {
             let v = &self.custom;
             let data: &[u8] = &v[..];
@@ -902,19 +847,15 @@ impl wiregen_runtime::IntoOwned for Reject<'_> {
 
 impl<'a> Codec<'a> for Reject<'a> {
     const NAME: &'static str = "Reject";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let reason_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("reason")?);
             r.note("riptide_2_0.reject.reason", at, Value::U(raw as u64));
             RejectReason::from_raw(raw)
         };
-        let custom_at = r.pos();
         let custom = {
             let n = r.remaining();
             let at = r.pos();
@@ -924,15 +865,11 @@ impl<'a> Codec<'a> for Reject<'a> {
         };
         Ok(Self { reason, custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let reason_at = w.len();
         {
             let v = &self.reason;
             w.put(&((*v).raw() as u8).to_le_bytes());
         }
-        let custom_at = w.len();
         {
             let v = &self.custom;
             let data: &[u8] = &v[..];
@@ -964,12 +901,9 @@ pub enum HeartbeatForm {
 
 impl<'a> Codec<'a> for Heartbeat {
     const NAME: &'static str = "Heartbeat";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let form_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             3 => {
                 HeartbeatForm::Client(
@@ -996,10 +930,7 @@ impl<'a> Codec<'a> for Heartbeat {
         };
         Ok(Self { form })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let form_at = w.len();
         {
             let v = &self.form;
             match v {
@@ -1030,19 +961,15 @@ pub struct ClientHeartbeat {
 
 impl<'a> Codec<'a> for ClientHeartbeat {
     const NAME: &'static str = "ClientHeartbeat";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let ping_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("ping_id")?);
             r.note("riptide_2_0.client_heartbeat.ping_id", at, Value::U(v as u64));
             v
         };
-        let rtt_at = r.pos();
         let rtt = {
             let at = r.pos();
             let v = i16::from_le_bytes(r.array::<2usize>("rtt")?);
@@ -1051,15 +978,11 @@ impl<'a> Codec<'a> for ClientHeartbeat {
         };
         Ok(Self { ping_id, rtt })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let ping_id_at = w.len();
         {
             let v = &self.ping_id;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let rtt_at = w.len();
         {
             let v = &self.rtt;
             w.put(&((*v) as i16).to_le_bytes());
@@ -1081,12 +1004,9 @@ pub struct ServerHeartbeat {
 
 impl<'a> Codec<'a> for ServerHeartbeat {
     const NAME: &'static str = "ServerHeartbeat";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let ping_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("ping_id")?);
@@ -1095,10 +1015,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         };
         Ok(Self { ping_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let ping_id_at = w.len();
         {
             let v = &self.ping_id;
             w.put(&((*v) as u8).to_le_bytes());
@@ -1152,12 +1069,9 @@ impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
 
 impl<'a> Codec<'a> for Disconnect<'a> {
     const NAME: &'static str = "Disconnect";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let form_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             0 => DisconnectForm::Client,
             _ => {
@@ -1168,10 +1082,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         };
         Ok(Self { form })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let form_at = w.len();
         {
             let v = &self.form;
             match v {
@@ -1212,19 +1123,15 @@ impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
 
 impl<'a> Codec<'a> for ServerDisconnect<'a> {
     const NAME: &'static str = "ServerDisconnect";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let reason_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("reason")?);
             r.note("riptide_2_0.server_disconnect.reason", at, Value::U(raw as u64));
             DisconnectReason::from_raw(raw)
         };
-        let custom_at = r.pos();
         let custom = {
             let n = r.remaining();
             let at = r.pos();
@@ -1234,15 +1141,11 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         };
         Ok(Self { reason, custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let reason_at = w.len();
         {
             let v = &self.reason;
             w.put(&((*v).raw() as u8).to_le_bytes());
         }
-        let custom_at = w.len();
         {
             let v = &self.custom;
             let data: &[u8] = &v[..];
@@ -1268,19 +1171,15 @@ pub struct ClientId {
 
 impl<'a> Codec<'a> for ClientId {
     const NAME: &'static str = "ClientId";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let sequence_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("sequence_id")?);
             r.note("riptide_2_0.client_id.sequence_id", at, Value::U(v as u64));
             v
         };
-        let client_id_at = r.pos();
         let client_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("client_id")?);
@@ -1289,15 +1188,11 @@ impl<'a> Codec<'a> for ClientId {
         };
         Ok(Self { sequence_id, client_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let sequence_id_at = w.len();
         {
             let v = &self.sequence_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let client_id_at = w.len();
         {
             let v = &self.client_id;
             w.put(&((*v) as u16).to_le_bytes());

@@ -7,17 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
+    EncodeError, Trace, Value,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
-use std::borrow::Cow;
-
 /// The 4-bit header (2.1 values; 11 to 15 are invalid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -389,12 +382,9 @@ impl wiregen_runtime::IntoOwned for MessageBody<'_> {
 
 impl<'a> Codec<'a> for Message<'a> {
     const NAME: &'static str = "Message";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let header_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let header = {
             let at = r.pos();
             let raw = r.bits(4u32, "header")? as u8;
@@ -411,7 +401,6 @@ impl<'a> Codec<'a> for Message<'a> {
                         )
                 })?
         };
-        let body_at = r.pos();
         let body = match header.raw() as i128 {
             0 => {
                 MessageBody::Unreliable(
@@ -461,14 +450,10 @@ impl<'a> Codec<'a> for Message<'a> {
         };
         Ok(Self { body })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let header_at = w.len();
         let header = self.body.header();
         let raw = fit(header.raw() as u64, 15, "header")?;
         w.bits(raw, 4u32);
-        let body_at = w.len();
         {
             let v = &self.body;
             match v {
@@ -539,19 +524,15 @@ impl wiregen_runtime::IntoOwned for UserMessage<'_> {
 
 impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let message_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = {
             let at = r.pos();
             let v = r.leb128("message_id")?;
             r.note("riptide_2_1.user_message.message_id", at, Value::U(v));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let at = r.pos();
             let v = r.rest("payload")?;
@@ -560,15 +541,11 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         };
         Ok(Self { message_id, payload })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let message_id_at = w.len();
         {
             let v = &self.message_id;
             w.leb128(*v);
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             w.put_bits(v);
@@ -608,12 +585,9 @@ impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
 
 impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     const NAME: &'static str = "ReliableUserMessage";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let sequence_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();
             let v = r.bits(16u32, "sequence_id")? as u16;
@@ -624,14 +598,12 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             );
             v
         };
-        let message_id_at = r.pos();
         let message_id = {
             let at = r.pos();
             let v = r.leb128("message_id")?;
             r.note("riptide_2_1.reliable_user_message.message_id", at, Value::U(v));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let at = r.pos();
             let v = r.rest("payload")?;
@@ -648,20 +620,15 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let sequence_id_at = w.len();
         {
             let v = &self.sequence_id;
             w.bits((*v) as u64, 16u32);
         }
-        let message_id_at = w.len();
         {
             let v = &self.message_id;
             w.leb128(*v);
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             w.put_bits(v);
@@ -704,33 +671,27 @@ impl wiregen_runtime::IntoOwned for Notify<'_> {
 
 impl<'a> Codec<'a> for Notify<'a> {
     const NAME: &'static str = "Notify";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let last_received_seq_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
             let v = r.bits(16u32, "last_received_seq")? as u16;
             r.note("riptide_2_1.notify.last_received_seq", at, Value::U(v as u64));
             v
         };
-        let received_bits_at = r.pos();
         let received_bits = {
             let at = r.pos();
             let v = r.bits(8u32, "received_bits")? as u8;
             r.note("riptide_2_1.notify.received_bits", at, Value::U(v as u64));
             v
         };
-        let sequence_id_at = r.pos();
         let sequence_id = {
             let at = r.pos();
             let v = r.bits(16u32, "sequence_id")? as u16;
             r.note("riptide_2_1.notify.sequence_id", at, Value::U(v as u64));
             v
         };
-        let payload_at = r.pos();
         let payload = {
             let at = r.pos();
             let v = r.rest("payload")?;
@@ -744,25 +705,19 @@ impl<'a> Codec<'a> for Notify<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let last_received_seq_at = w.len();
         {
             let v = &self.last_received_seq;
             w.bits((*v) as u64, 16u32);
         }
-        let received_bits_at = w.len();
         {
             let v = &self.received_bits;
             w.bits((*v) as u64, 8u32);
         }
-        let sequence_id_at = w.len();
         {
             let v = &self.sequence_id;
             w.bits((*v) as u64, 16u32);
         }
-        let payload_at = w.len();
         {
             let v = &self.payload;
             w.put_bits(v);
@@ -792,33 +747,27 @@ pub struct Ack {
 
 impl<'a> Codec<'a> for Ack {
     const NAME: &'static str = "Ack";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let last_received_seq_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
             let v = r.bits(16u32, "last_received_seq")? as u16;
             r.note("riptide_2_1.ack.last_received_seq", at, Value::U(v as u64));
             v
         };
-        let received_bits_at = r.pos();
         let received_bits = {
             let at = r.pos();
             let v = r.bits(16u32, "received_bits")? as u16;
             r.note("riptide_2_1.ack.received_bits", at, Value::U(v as u64));
             v
         };
-        let has_for_seq_at = r.pos();
         let has_for_seq = {
             let at = r.pos();
             let v = r.bits(1, "has_for_seq")? != 0;
             r.note("riptide_2_1.ack.has_for_seq", at, Value::Bool(v));
             v
         };
-        let for_seq_at = r.pos();
         let for_seq = {
             let at = r.pos();
             let v = r.bits(16u32, "for_seq")? as u16;
@@ -832,25 +781,19 @@ impl<'a> Codec<'a> for Ack {
             for_seq,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let last_received_seq_at = w.len();
         {
             let v = &self.last_received_seq;
             w.bits((*v) as u64, 16u32);
         }
-        let received_bits_at = w.len();
         {
             let v = &self.received_bits;
             w.bits((*v) as u64, 16u32);
         }
-        let has_for_seq_at = w.len();
         {
             let v = &self.has_for_seq;
             w.bits((*v) as u64, 1);
         }
-        let for_seq_at = w.len();
         {
             let v = &self.for_seq;
             w.bits((*v) as u64, 16u32);
@@ -884,12 +827,9 @@ impl wiregen_runtime::IntoOwned for Connect<'_> {
 
 impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let custom_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let custom = {
             let at = r.pos();
             let v = r.rest("custom")?;
@@ -898,10 +838,7 @@ impl<'a> Codec<'a> for Connect<'a> {
         };
         Ok(Self { custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let custom_at = w.len();
         {
             let v = &self.custom;
             w.put_bits(v);
@@ -937,19 +874,15 @@ impl wiregen_runtime::IntoOwned for Reject<'_> {
 
 impl<'a> Codec<'a> for Reject<'a> {
     const NAME: &'static str = "Reject";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let reason_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
             let raw = r.bits(8u32, "reason")? as u8;
             r.note("riptide_2_1.reject.reason", at, Value::U(raw as u64));
             RejectReason::from_raw(raw)
         };
-        let custom_at = r.pos();
         let custom = {
             let at = r.pos();
             let v = r.rest("custom")?;
@@ -958,15 +891,11 @@ impl<'a> Codec<'a> for Reject<'a> {
         };
         Ok(Self { reason, custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let reason_at = w.len();
         {
             let v = &self.reason;
             w.bits((*v).raw() as u64, 8u32);
         }
-        let custom_at = w.len();
         {
             let v = &self.custom;
             w.put_bits(v);
@@ -997,12 +926,9 @@ pub enum HeartbeatForm {
 
 impl<'a> Codec<'a> for Heartbeat {
     const NAME: &'static str = "Heartbeat";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let form_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             4 => {
                 HeartbeatForm::Client(
@@ -1029,10 +955,7 @@ impl<'a> Codec<'a> for Heartbeat {
         };
         Ok(Self { form })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let form_at = w.len();
         {
             let v = &self.form;
             match v {
@@ -1063,19 +986,15 @@ pub struct ClientHeartbeat {
 
 impl<'a> Codec<'a> for ClientHeartbeat {
     const NAME: &'static str = "ClientHeartbeat";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let ping_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
             let v = r.bits(8u32, "ping_id")? as u8;
             r.note("riptide_2_1.client_heartbeat.ping_id", at, Value::U(v as u64));
             v
         };
-        let rtt_at = r.pos();
         let rtt = {
             let at = r.pos();
             let v = (((r.bits(16u32, "rtt")? << 48u32) as i64) >> 48u32) as i16;
@@ -1084,15 +1003,11 @@ impl<'a> Codec<'a> for ClientHeartbeat {
         };
         Ok(Self { ping_id, rtt })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let ping_id_at = w.len();
         {
             let v = &self.ping_id;
             w.bits((*v) as u64, 8u32);
         }
-        let rtt_at = w.len();
         {
             let v = &self.rtt;
             w.bits(((*v) as i64 as u64) & 65535, 16u32);
@@ -1114,12 +1029,9 @@ pub struct ServerHeartbeat {
 
 impl<'a> Codec<'a> for ServerHeartbeat {
     const NAME: &'static str = "ServerHeartbeat";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let ping_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
             let v = r.bits(8u32, "ping_id")? as u8;
@@ -1128,10 +1040,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         };
         Ok(Self { ping_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let ping_id_at = w.len();
         {
             let v = &self.ping_id;
             w.bits((*v) as u64, 8u32);
@@ -1185,12 +1094,9 @@ impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
 
 impl<'a> Codec<'a> for Disconnect<'a> {
     const NAME: &'static str = "Disconnect";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let form_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             1 => DisconnectForm::Client,
             _ => {
@@ -1201,10 +1107,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         };
         Ok(Self { form })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let form_at = w.len();
         {
             let v = &self.form;
             match v {
@@ -1244,19 +1147,15 @@ impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
 
 impl<'a> Codec<'a> for ServerDisconnect<'a> {
     const NAME: &'static str = "ServerDisconnect";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let reason_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
             let raw = r.bits(8u32, "reason")? as u8;
             r.note("riptide_2_1.server_disconnect.reason", at, Value::U(raw as u64));
             DisconnectReason::from_raw(raw)
         };
-        let custom_at = r.pos();
         let custom = {
             let at = r.pos();
             let v = r.rest("custom")?;
@@ -1269,15 +1168,11 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         };
         Ok(Self { reason, custom })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let reason_at = w.len();
         {
             let v = &self.reason;
             w.bits((*v).raw() as u64, 8u32);
         }
-        let custom_at = w.len();
         {
             let v = &self.custom;
             w.put_bits(v);
@@ -1303,19 +1198,15 @@ pub struct ClientId {
 
 impl<'a> Codec<'a> for ClientId {
     const NAME: &'static str = "ClientId";
-    type Reader = BitReader<'a>;
+    type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut BitReader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let sequence_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();
             let v = r.bits(16u32, "sequence_id")? as u16;
             r.note("riptide_2_1.client_id.sequence_id", at, Value::U(v as u64));
             v
         };
-        let client_id_at = r.pos();
         let client_id = {
             let at = r.pos();
             let v = r.bits(16u32, "client_id")? as u16;
@@ -1324,15 +1215,11 @@ impl<'a> Codec<'a> for ClientId {
         };
         Ok(Self { sequence_id, client_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let sequence_id_at = w.len();
         {
             let v = &self.sequence_id;
             w.bits((*v) as u64, 16u32);
         }
-        let client_id_at = w.len();
         {
             let v = &self.client_id;
             w.bits((*v) as u64, 16u32);

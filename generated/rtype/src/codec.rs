@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, NoTrace,
+    Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 /// What the payload holds (the RFC's normative command table).
@@ -367,10 +362,9 @@ impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
 
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = {
@@ -392,14 +386,12 @@ impl<'a> Codec<'a> for Packet<'a> {
                     ),
             );
         }
-        let command_at = r.pos();
         let command = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("command")?);
             r.note("rtype.command", at, Value::U(raw as u64));
             Command::from_raw(raw)
         };
-        let flags_at = r.pos();
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -410,42 +402,36 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("rtype.flags.is_error", at, Value::Bool(raw as u64 & 8 != 0));
             PacketFlags(raw)
         };
-        let sequence_at = r.pos();
         let sequence = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
             r.note("rtype.sequence", at, Value::U(v as u64));
             v
         };
-        let ack_at = r.pos();
         let ack = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("ack")?);
             r.note("rtype.ack", at, Value::U(v as u64));
             v
         };
-        let fragment_id_at = r.pos();
         let fragment_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
             r.note("rtype.fragment_id", at, Value::U(v as u64));
             v
         };
-        let fragment_index_at = r.pos();
         let fragment_index = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
             r.note("rtype.fragment_index", at, Value::U(v as u64));
             v
         };
-        let fragment_count_at = r.pos();
         let fragment_count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
             r.note("rtype.fragment_count", at, Value::U(v as u64));
             v
         };
-        let payload_size_at = r.pos();
         let payload_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
@@ -460,7 +446,6 @@ impl<'a> Codec<'a> for Packet<'a> {
             v
         };
         let checksum_note = r.notes_len();
-        let payload_at = r.pos();
         let payload = {
             let n = r.length(payload_size as i128, "payload")?;
             let saved = r.limit(n, "payload")?;
@@ -559,41 +544,31 @@ impl<'a> Codec<'a> for Packet<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        let magic_at = w.len();
-        let magic = 53710u64;
         w.put(&(53710 as u16).to_le_bytes());
-        let command_at = w.len();
         let command = self.payload.command();
         w.put(&(command.raw() as u8).to_le_bytes());
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let sequence_at = w.len();
         {
             let v = &self.sequence;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let ack_at = w.len();
         {
             let v = &self.ack;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let fragment_id_at = w.len();
         {
             let v = &self.fragment_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let fragment_index_at = w.len();
         {
             let v = &self.fragment_index;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let fragment_count_at = w.len();
         {
             let v = &self.fragment_count;
             w.put(&((*v) as u8).to_le_bytes());
@@ -686,11 +661,9 @@ impl wiregen_runtime::IntoOwned for ReqLogin<'_> {
 
 impl<'a> Codec<'a> for ReqLogin<'a> {
     const NAME: &'static str = "ReqLogin";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let username_len_at = r.pos();
         let username_len = {
             let at = r.pos();
@@ -711,7 +684,6 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
                     ),
             );
         }
-        let username_at = r.pos();
         let username = {
             let n = r.length(username_len as i128, "username")?;
             let at = r.pos();
@@ -719,14 +691,12 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             r.note("rtype.req_login.username", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let version_at = r.pos();
         let version = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("version")?);
             r.note("rtype.req_login.version", at, Value::U(v as u64));
             v
         };
-        let preferred_fragment_size_at = r.pos();
         let preferred_fragment_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("preferred_fragment_size")?);
@@ -739,24 +709,18 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             preferred_fragment_size,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let username_len_at = w.len();
         let username_len = fit(self.username.len() as u64, 32, "username_len")? as u8;
         w.put(&(username_len as u8).to_le_bytes());
-        let username_at = w.len();
         {
             let v = &self.username;
             let data: &[u8] = v.as_bytes();
             w.put(data);
         }
-        let version_at = w.len();
         {
             let v = &self.version;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let preferred_fragment_size_at = w.len();
         {
             let v = &self.preferred_fragment_size;
             w.put(&((*v) as u16).to_le_bytes());
@@ -784,26 +748,21 @@ pub struct ResLogin {
 
 impl<'a> Codec<'a> for ResLogin {
     const NAME: &'static str = "ResLogin";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let success_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let success = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("success")?);
             r.note("rtype.res_login.success", at, Value::U(v as u64));
             v
         };
-        let player_id_at = r.pos();
         let player_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("player_id")?);
             r.note("rtype.res_login.player_id", at, Value::U(v as u64));
             v
         };
-        let effective_fragment_size_at = r.pos();
         let effective_fragment_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("effective_fragment_size")?);
@@ -816,20 +775,15 @@ impl<'a> Codec<'a> for ResLogin {
             effective_fragment_size,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let success_at = w.len();
         {
             let v = &self.success;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let player_id_at = w.len();
         {
             let v = &self.player_id;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let effective_fragment_size_at = w.len();
         {
             let v = &self.effective_fragment_size;
             w.put(&((*v) as u16).to_le_bytes());
@@ -853,12 +807,9 @@ pub struct ReqJoinRoom {
 
 impl<'a> Codec<'a> for ReqJoinRoom {
     const NAME: &'static str = "ReqJoinRoom";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let room_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let room_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("room_id")?);
@@ -867,10 +818,7 @@ impl<'a> Codec<'a> for ReqJoinRoom {
         };
         Ok(Self { room_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let room_id_at = w.len();
         {
             let v = &self.room_id;
             w.put(&((*v) as u32).to_le_bytes());
@@ -894,12 +842,9 @@ pub struct CInput {
 
 impl<'a> Codec<'a> for CInput {
     const NAME: &'static str = "CInput";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let input_mask_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let input_mask = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("input_mask")?);
@@ -929,10 +874,7 @@ impl<'a> Codec<'a> for CInput {
         };
         Ok(Self { input_mask })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let input_mask_at = w.len();
         {
             let v = &self.input_mask;
             w.put(&((*v).bits() as u8).to_le_bytes());
@@ -956,12 +898,9 @@ pub struct SEntityState {
 
 impl<'a> Codec<'a> for SEntityState {
     const NAME: &'static str = "SEntityState";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let entities_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let entities = {
             let mut v = Vec::with_capacity(r.remaining() / 9);
             while r.remaining() > 0 {
@@ -971,10 +910,7 @@ impl<'a> Codec<'a> for SEntityState {
         };
         Ok(Self { entities })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let entities_at = w.len();
         {
             let v = &self.entities;
             for item in v.iter() {
@@ -1006,33 +942,27 @@ pub struct EntityState {
 
 impl<'a> Codec<'a> for EntityState {
     const NAME: &'static str = "EntityState";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let entity_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let entity_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("entity_id")?);
             r.note("rtype.entity_state.entity_id", at, Value::U(v as u64));
             v
         };
-        let x_at = r.pos();
         let x = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("x")?);
             r.note("rtype.entity_state.x", at, Value::U(v as u64));
             v
         };
-        let y_at = r.pos();
         let y = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("y")?);
             r.note("rtype.entity_state.y", at, Value::U(v as u64));
             v
         };
-        let type_at = r.pos();
         let r#type = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("type")?);
@@ -1041,25 +971,19 @@ impl<'a> Codec<'a> for EntityState {
         };
         Ok(Self { entity_id, x, y, r#type })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let entity_id_at = w.len();
         {
             let v = &self.entity_id;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let x_at = w.len();
         {
             let v = &self.x;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let y_at = w.len();
         {
             let v = &self.y;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let type_at = w.len();
         {
             let v = &self.r#type;
             w.put(&((*v) as u8).to_le_bytes());
@@ -1122,7 +1046,7 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(data, false);
+        let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
         let v = match command.raw() as i128 {
             1 => {

@@ -7,15 +7,10 @@
     clippy::clone_on_copy,
     clippy::collapsible_if
 )]
-#[allow(unused_imports)]
 use wiregen_runtime::{
-    fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, FieldNote, Value,
+    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
+    FieldNote, NoTrace, Reader, Trace, Value, Writer,
 };
-#[allow(unused_imports)]
-use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-
-#[allow(unused_imports)]
 use std::borrow::Cow;
 
 /// What the payload holds (the RFC's normative command table).
@@ -304,10 +299,9 @@ impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
 
 impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = {
@@ -329,14 +323,12 @@ impl<'a> Codec<'a> for Packet<'a> {
                     ),
             );
         }
-        let command_at = r.pos();
         let command = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("command")?);
             r.note("rtype_impl.command", at, Value::U(raw as u64));
             Command::from_raw(raw)
         };
-        let flags_at = r.pos();
         let flags = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
@@ -347,42 +339,36 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("rtype_impl.flags.is_error", at, Value::Bool(raw as u64 & 8 != 0));
             PacketFlags(raw)
         };
-        let sequence_at = r.pos();
         let sequence = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
             r.note("rtype_impl.sequence", at, Value::U(v as u64));
             v
         };
-        let ack_at = r.pos();
         let ack = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("ack")?);
             r.note("rtype_impl.ack", at, Value::U(v as u64));
             v
         };
-        let fragment_id_at = r.pos();
         let fragment_id = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
             r.note("rtype_impl.fragment_id", at, Value::U(v as u64));
             v
         };
-        let fragment_index_at = r.pos();
         let fragment_index = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
             r.note("rtype_impl.fragment_index", at, Value::U(v as u64));
             v
         };
-        let fragment_count_at = r.pos();
         let fragment_count = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
             r.note("rtype_impl.fragment_count", at, Value::U(v as u64));
             v
         };
-        let payload_size_at = r.pos();
         let payload_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
@@ -397,7 +383,6 @@ impl<'a> Codec<'a> for Packet<'a> {
             v
         };
         let checksum_note = r.notes_len();
-        let payload_at = r.pos();
         let payload = {
             let n = r.length(payload_size as i128, "payload")?;
             let saved = r.limit(n, "payload")?;
@@ -497,41 +482,31 @@ impl<'a> Codec<'a> for Packet<'a> {
             payload,
         })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        let magic_at = w.len();
-        let magic = 53710u64;
         w.put(&(53710 as u16).to_le_bytes());
-        let command_at = w.len();
         let command = self.payload.command();
         w.put(&(command.raw() as u8).to_le_bytes());
-        let flags_at = w.len();
         {
             let v = &self.flags;
             w.put(&((*v).bits() as u8).to_le_bytes());
         }
-        let sequence_at = w.len();
         {
             let v = &self.sequence;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let ack_at = w.len();
         {
             let v = &self.ack;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let fragment_id_at = w.len();
         {
             let v = &self.fragment_id;
             w.put(&((*v) as u16).to_le_bytes());
         }
-        let fragment_index_at = w.len();
         {
             let v = &self.fragment_index;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let fragment_count_at = w.len();
         {
             let v = &self.fragment_count;
             w.put(&((*v) as u8).to_le_bytes());
@@ -620,19 +595,15 @@ pub struct CInput {
 
 impl<'a> Codec<'a> for CInput {
     const NAME: &'static str = "CInput";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let client_tick_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let client_tick = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("client_tick")?);
             r.note("rtype_impl.c_input.client_tick", at, Value::U(v as u64));
             v
         };
-        let input_mask_at = r.pos();
         let input_mask = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("input_mask")?);
@@ -666,15 +637,11 @@ impl<'a> Codec<'a> for CInput {
         };
         Ok(Self { client_tick, input_mask })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let client_tick_at = w.len();
         {
             let v = &self.client_tick;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let input_mask_at = w.len();
         {
             let v = &self.input_mask;
             w.put(&((*v).bits() as u8).to_le_bytes());
@@ -713,26 +680,21 @@ impl wiregen_runtime::IntoOwned for SEntityState<'_> {
 
 impl<'a> Codec<'a> for SEntityState<'a> {
     const NAME: &'static str = "SEntityState";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let tick_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let tick = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("tick")?);
             r.note("rtype_impl.s_entity_state.tick", at, Value::U(v as u64));
             v
         };
-        let entry_count_at = r.pos();
         let entry_count = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("entry_count")?);
             r.note("rtype_impl.s_entity_state.entry_count", at, Value::U(v as u64));
             v
         };
-        let entries_at = r.pos();
         let entries = {
             let n = r.length(entry_count as i128, "entries")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 5));
@@ -743,19 +705,14 @@ impl<'a> Codec<'a> for SEntityState<'a> {
         };
         Ok(Self { tick, entries })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let tick_at = w.len();
         {
             let v = &self.tick;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let entry_count_at = w.len();
         let entry_count = fit(self.entries.len() as u64, 4294967295, "entry_count")?
             as u32;
         w.put(&(entry_count as u32).to_le_bytes());
-        let entries_at = w.len();
         {
             let v = &self.entries;
             for item in v.iter() {
@@ -786,12 +743,9 @@ pub struct ReqLogout {
 
 impl<'a> Codec<'a> for ReqLogout {
     const NAME: &'static str = "ReqLogout";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let player_id_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let player_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("player_id")?);
@@ -800,10 +754,7 @@ impl<'a> Codec<'a> for ReqLogout {
         };
         Ok(Self { player_id })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let player_id_at = w.len();
         {
             let v = &self.player_id;
             w.put(&((*v) as u32).to_le_bytes());
@@ -881,26 +832,21 @@ impl wiregen_runtime::IntoOwned for DeltaEntryComponent<'_> {
 
 impl<'a> Codec<'a> for DeltaEntry<'a> {
     const NAME: &'static str = "DeltaEntry";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let op_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let op = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("op")?);
             r.note("rtype_impl.delta_entry.op", at, Value::U(raw as u64));
             DeltaOp::from_raw(raw)
         };
-        let entity_id_at = r.pos();
         let entity_id = {
             let at = r.pos();
             let v = u32::from_le_bytes(r.array::<4usize>("entity_id")?);
             r.note("rtype_impl.delta_entry.entity_id", at, Value::U(v as u64));
             v
         };
-        let component_at = r.pos();
         let component = match op.raw() as i128 {
             0 => DeltaEntryComponent::AddEntity,
             1 => DeltaEntryComponent::RemoveEntity,
@@ -929,18 +875,13 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
         };
         Ok(Self { entity_id, component })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let op_at = w.len();
         let op = self.component.op();
         w.put(&(op.raw() as u8).to_le_bytes());
-        let entity_id_at = w.len();
         {
             let v = &self.entity_id;
             w.put(&((*v) as u32).to_le_bytes());
         }
-        let component_at = w.len();
         {
             let v = &self.component;
             match v {
@@ -987,26 +928,21 @@ impl wiregen_runtime::IntoOwned for SetComponent<'_> {
 
 impl<'a> Codec<'a> for SetComponent<'a> {
     const NAME: &'static str = "SetComponent";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let component_type_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let component_type = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("component_type")?);
             r.note("rtype_impl.set_component.component_type", at, Value::U(v as u64));
             v
         };
-        let data_size_at = r.pos();
         let data_size = {
             let at = r.pos();
             let v = u16::from_le_bytes(r.array::<2usize>("data_size")?);
             r.note("rtype_impl.set_component.data_size", at, Value::U(v as u64));
             v
         };
-        let data_at = r.pos();
         let data = {
             let n = r.length(data_size as i128, "data")?;
             let at = r.pos();
@@ -1016,18 +952,13 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         };
         Ok(Self { component_type, data })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let component_type_at = w.len();
         {
             let v = &self.component_type;
             w.put(&((*v) as u8).to_le_bytes());
         }
-        let data_size_at = w.len();
         let data_size = fit(self.data.len() as u64, 65535, "data_size")? as u16;
         w.put(&(data_size as u16).to_le_bytes());
-        let data_at = w.len();
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -1053,12 +984,9 @@ pub struct RemoveComponent {
 
 impl<'a> Codec<'a> for RemoveComponent {
     const NAME: &'static str = "RemoveComponent";
-    type Reader = Reader<'a>;
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[allow(unused_variables)]
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
-        let start = r.pos();
-        let component_type_at = r.pos();
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let component_type = {
             let at = r.pos();
             let v = u8::from_le_bytes(r.array::<1usize>("component_type")?);
@@ -1067,10 +995,7 @@ impl<'a> Codec<'a> for RemoveComponent {
         };
         Ok(Self { component_type })
     }
-    #[allow(unused_variables)]
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let start = w.len();
-        let component_type_at = w.len();
         {
             let v = &self.component_type;
             w.put(&((*v) as u8).to_le_bytes());
@@ -1191,7 +1116,7 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::new(data, false);
+        let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
         let v = match command.raw() as i128 {
             1 => {

@@ -23,11 +23,11 @@ impl<'p> Gen<'p> {
     pub(crate) fn declare_fields(&mut self) -> Result<(), Unsupported> {
         let p = self.p;
         for (sid, s) in p.structs.iter().enumerate() {
-            // A field's declaration depends on the layout of the type holding it.
-            self.cur.set(s.layout);
             for (fi, f) in s.fields.iter().enumerate() {
                 let abbrev = naming::abbrev(p, sid, fi);
+                // A field's declaration depends on the layout of the type holding it.
                 self.declare(
+                    s.layout,
                     &abbrev,
                     &naming::label(&f.name),
                     &first_line(&f.doc),
@@ -52,6 +52,7 @@ impl<'p> Gen<'p> {
 
     pub(crate) fn declare(
         &mut self,
+        layout: Layout,
         abbrev: &str,
         label: &str,
         doc: &str,
@@ -152,7 +153,7 @@ impl<'p> Gen<'p> {
                 );
                 // In bit streams a flag's bytes are not where a mask could find it: the value is
                 // given explicitly instead.
-                let bits = self.cur.get() == Layout::LsbBits;
+                let bits = layout == Layout::LsbBits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));
@@ -197,7 +198,7 @@ impl<'p> Gen<'p> {
                     self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")", protofield_int(it)));
                 }
                 if !matches!(**elem, Ty::Struct(..)) {
-                    self.declare(abbrev, label, &doc, elem, &Role::Value)?;
+                    self.declare(layout, abbrev, label, &doc, elem, &Role::Value)?;
                 }
             }
             Ty::Struct(..) => {}

@@ -38,7 +38,6 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         fields: Vec::new(),
         needs_bitops: false,
         needed: needed_values(p),
-        cur: std::cell::Cell::new(p.layout),
         raw: p
             .joins
             .iter()
@@ -66,7 +65,6 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         structs.push(g.whole_fn(*fi)?);
     }
     let crcs = g.crcs()?;
-    let needs_xor = !crcs.is_empty();
     let mut value_strings: Vec<ValueString> = p
         .enums
         .iter()
@@ -229,7 +227,6 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         column: p.name.to_uppercase(),
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
-        needs_xor,
         bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits) || uses_varints(p),
         root_bits: p.root().layout == Layout::LsbBits,
         crcs,
@@ -280,8 +277,6 @@ struct Gen<'p> {
     /// Fields whose value the dissector uses (expressions, Info column, checks); the others are
     /// only added to the tree, which saves Wireshark API calls per field and packet.
     needed: HashSet<(StructId, usize)>,
-    /// Layout of the type being generated.
-    cur: std::cell::Cell<Layout>,
     /// Bytes fields whose data is kept (`v.<name>_raw`): pieces of joined payloads.
     raw: HashSet<(StructId, usize)>,
     /// Structs whose values read conversation state.

@@ -82,7 +82,6 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let j = &p.joins[ji];
         let s = &p.structs[j.in_struct];
-        self.cur.set(s.layout);
         let first = self.expr(&j.first);
         let last = self.expr(&j.last);
         let wrap = j.wrap;

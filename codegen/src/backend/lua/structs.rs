@@ -32,12 +32,10 @@ pub(crate) fn call_struct(p: &Protocol, c: &mut Code, id: StructId, lo: &str, hi
 impl<'p> Gen<'p> {
     pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
         let s = &self.p.structs[sid];
-        self.cur.set(s.layout);
         let mut c = Code::new(0);
         for (ji, j) in self.p.joins.iter().enumerate() {
             if j.in_struct == sid {
                 self.join_fn(&mut c, ji)?;
-                self.cur.set(s.layout);
             }
         }
         let d = first_line(&s.doc);
@@ -116,7 +114,6 @@ impl<'p> Gen<'p> {
         let mut whole = (**u).clone();
         whole.len = Len::Rest;
         whole.unless = None;
-        self.cur.set(p.root().layout);
         let mut c = Code::new(0);
         c.line("-- A reassembled payload, decoded like the switch of one whole message, by the tag of the");
         c.line("-- packet that completed it.");
@@ -174,7 +171,7 @@ impl<'p> Gen<'p> {
                 // A transport without ids hands every payload to the application under 0.
                 .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
                 .unwrap_or_else(|| "0".into());
-            let unit = if self.cur.get() == Layout::LsbBits {
+            let unit = if p.structs[sid].layout == Layout::LsbBits {
                 "bits"
             } else {
                 "bytes"

@@ -12,7 +12,6 @@ pub(crate) struct Dissector {
     pub(crate) column: String,
     pub(crate) doc_lines: Vec<String>,
     pub(crate) needs_bitops: bool,
-    pub(crate) needs_xor: bool,
     /// Some type is a bit stream (the bit helpers are needed).
     pub(crate) bits: bool,
     /// The root type is a bit stream (whole-message offsets are in bits).

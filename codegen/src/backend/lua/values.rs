@@ -46,7 +46,7 @@ impl<'p> Gen<'p> {
         tree: &str,
         target: &str,
     ) -> Result<(), Unsupported> {
-        if self.cur.get() == Layout::LsbBits {
+        if self.p.structs[sid].layout == Layout::LsbBits {
             return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
         }
         let p = self.p;

@@ -45,7 +45,7 @@ impl<'p> Gen<'p> {
                 quote! { BitWriter },
                 quote! { BitString<'static> },
                 quote! { &'a BitString<'_> },
-                quote! { BitReader::with_bits(&payload.bytes[..], payload.bits, false) },
+                quote! { BitReader::<NoTrace>::with_bits(&payload.bytes[..], payload.bits) },
                 quote! { {
                     let bits = w.len();
                     BitString { bytes: Cow::Owned(out), bits }
@@ -57,7 +57,7 @@ impl<'p> Gen<'p> {
                 quote! { Writer },
                 quote! { Vec<u8> },
                 quote! { &'a [u8] },
-                quote! { Reader::new(payload, false) },
+                quote! { Reader::<NoTrace>::new(payload) },
                 quote! { { let _ = w; out } },
             )
         };
@@ -139,7 +139,7 @@ impl<'p> Gen<'p> {
                 " Decodes a message (its id first) from a transport's payload (all of it).",
                 " Decodes a message starting at byte `at` of a whole transport message, and returns\n every field as the dissector shows it there.",
                 quote! {
-                    fn read_with_id(r: &mut #rd<'a>) -> Result<Self, DecodeError> {
+                    fn read_with_id<T: Trace<'a>>(r: &mut #rd<'a, T>) -> Result<Self, DecodeError> {
                         let at = r.pos();
                         let id = r.uint(#n, false, "message_id")?;
                         r.note(#abbrev, at, Value::U(id));
@@ -163,7 +163,7 @@ impl<'p> Gen<'p> {
 
             #(#[doc = #dissect_doc])*
             pub fn dissect_at(#id_param message: &'a [u8], at: usize) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
-                let mut reader = #rd::new(message, true);
+                let mut reader = #rd::<Notes<'a>>::new(message);
                 reader.seek(at);
                 let m = #read.and_then(|m| reader.finish().map(|_| m));
                 (m, reader.into_notes())
@@ -190,7 +190,7 @@ impl<'p> Gen<'p> {
 
                 #decode_fns
 
-                fn read(id: u64, r: &mut #rd<'a>) -> Result<Self, DecodeError> {
+                fn read<T: Trace<'a>>(id: u64, r: &mut #rd<'a, T>) -> Result<Self, DecodeError> {
                     Ok(match id {
                         #(#reads)*
                         other => return Err(DecodeError::new("message_id", 0, DecodeErrorKind::UnknownValue { value: other })),

@@ -14,7 +14,7 @@ impl<'p> Gen<'p> {
         let name = ident(&s.name);
         let lt = self.lifetime(sid);
         let (impl_lt, in_lt) = (quote! { <'a> }, quote! { 'a });
-        let (rd, wr) = if self.bits() {
+        let (rd, wr) = if self.bits(sid) {
             (quote! { BitReader }, quote! { BitWriter })
         } else {
             (quote! { Reader }, quote! { Writer })
@@ -74,28 +74,10 @@ impl<'p> Gen<'p> {
                 }
                 _ => None,
             });
-        let unused_start = quote! { #[allow(unused_variables)] };
-        let with_state = (!self.p.state.is_empty()).then(|| {
-            quote! {
-                impl #impl_lt #name #lt {
-                    /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
-                    /// messages of this direction announced (kept by `state`).
-                    pub fn decode_with(bytes: & #in_lt [u8], state: &State) -> Result<Self, DecodeError> {
-                        let mut r = #rd::new(bytes, false).with_state(state.tables.clone());
-                        let v = Self::read(&mut r)?;
-                        r.finish()?;
-                        Ok(v)
-                    }
-
-                    /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
-                    pub fn dissect_with(bytes: & #in_lt [u8], state: &State) -> (Result<Self, DecodeError>, Vec<FieldNote<#in_lt>>) {
-                        let mut r = #rd::new(bytes, true).with_state(state.tables.clone());
-                        let v = Self::read(&mut r).and_then(|v| r.finish().map(|_| v));
-                        (v, Self::own_notes(r.into_notes()))
-                    }
-                }
-            }
-        });
+        // The start of the struct: what its checksums cover.
+        let has_checksum = s.fields.iter().any(|f| matches!(f.role, Role::Checksum(_)));
+        let read_start = has_checksum.then(|| quote! { let start = r.pos(); });
+        let write_start = has_checksum.then(|| quote! { let start = w.len(); });
         // An extension notes the fields of the types it takes from its base crate under its own
         // names.
         let own_notes = (self.p.base.is_some() && self.reuse.any()).then(|| {
@@ -114,20 +96,18 @@ impl<'p> Gen<'p> {
         Ok(quote! {
             impl #impl_lt Codec<#in_lt> for #name #lt {
                 const NAME: &'static str = #type_name;
-                type Reader = #rd<#in_lt>;
+                type Reader<T: Trace<#in_lt>> = #rd<#in_lt, T>;
                 type Writer<'o> = #wr<'o>;
 
-                #unused_start
-                fn read(r: &mut #rd<#in_lt>) -> Result<Self, DecodeError> {
-                    let start = r.pos();
+                fn read<T: Trace<#in_lt>>(r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
+                    #read_start
                     #(#reads)*
                     #(#checksum_checks)*
                     Ok(Self { #(#build),* })
                 }
 
-                #unused_start
                 fn write(&self, w: &mut #wr<'_>) -> Result<(), EncodeError> {
-                    let start = w.len();
+                    #write_start
                     #(#writes)*
                     #(#checksum_patches)*
                     Ok(())
@@ -140,7 +120,6 @@ impl<'p> Gen<'p> {
                 type Of<'a> = #name #lt;
             }
 
-            #with_state
         })
     }
 }

@@ -34,12 +34,13 @@ impl<'p> Gen<'p> {
     /// Reading a value of struct `id` from the current reader `r`.
     pub(crate) fn read_struct_call(
         &self,
+        sid: StructId,
         id: StructId,
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
         let t = ident(&self.p.structs[id].name);
         let child_bits = self.p.structs[id].layout == Layout::LsbBits;
-        Ok(match (self.bits(), child_bits) {
+        Ok(match (self.bits(sid), child_bits) {
             (false, true) => quote! { {
                 let mut bits = r.bit_reader();
                 let v = #t::read(&mut bits);
@@ -94,7 +95,7 @@ impl<'p> Gen<'p> {
         let value = if f.select.is_empty() {
             value
         } else {
-            if self.bits() {
+            if self.bits(sid) {
                 return Err(Unsupported(format!(
                     "'{nm}': state lists in bit streams are not generated yet"
                 )));
@@ -109,9 +110,12 @@ impl<'p> Gen<'p> {
             }
             quote! { { #(#sel)* let v = #value; #(#res)* v } }
         };
+        // Where the field starts, for the checks above and a checksum's verification.
+        let at_needed = matches!(f.role, Role::Const(_) | Role::Checksum(_)) || f.max.is_some();
+        let at_local = at_needed.then(|| quote! { let #at = r.pos(); });
         Ok(match &f.condition {
             None => quote! {
-                let #at = r.pos();
+                #at_local
                 let #local = #value;
                 #note_index
                 #check
@@ -119,7 +123,7 @@ impl<'p> Gen<'p> {
             Some(c) => {
                 let cond = self.expr_top(c, Ctx::Decode);
                 quote! {
-                    let #at = r.pos();
+                    #at_local
                     let #local = if #cond { Some(#value) } else { None };
                 }
             }
@@ -139,7 +143,7 @@ impl<'p> Gen<'p> {
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
             Ty::Int(it) => {
-                let read = read_int(it, nm, self.bits());
+                let read = read_int(it, nm, self.bits(sid));
                 let v = if it.signed {
                     quote! { Value::I(v as i64) }
                 } else {
@@ -150,7 +154,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Bool => {
                 let n = note(quote! { Value::Bool(v) });
-                if self.bits() {
+                if self.bits(sid) {
                     quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
                 } else {
                     quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
@@ -158,7 +162,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Float { bits: 16, endian } => {
                 let nt = note(quote! { Value::F(v as f64) });
-                let raw = if self.bits() {
+                let raw = if self.bits(sid) {
                     quote! { r.bits(16, #nm)? as u16 }
                 } else if *endian == Endian::Big {
                     quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
@@ -176,7 +180,7 @@ impl<'p> Gen<'p> {
                     quote! { from_le_bytes }
                 };
                 let nt = note(quote! { Value::F(v as f64) });
-                if self.bits() {
+                if self.bits(sid) {
                     let u = format_ident!("u{}", bits);
                     quote! { { let at = r.pos(); let v = #t::from_bits(r.bits(#bits, #nm)? as #u); #nt v } }
                 } else {
@@ -192,7 +196,7 @@ impl<'p> Gen<'p> {
                 quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
-                if !self.bits() {
+                if !self.bits(sid) {
                     return Err(Unsupported(
                         "Rabbit varints belong to bit-stream layouts".into(),
                     ));
@@ -207,7 +211,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::VarInt(VarInt::RiptideLen) => {
-                if self.bits() {
+                if self.bits(sid) {
                     return Err(Unsupported(
                         "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
                     ));
@@ -228,7 +232,7 @@ impl<'p> Gen<'p> {
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 let en = ident(&e.name);
-                let read = read_int(&e.repr, nm, self.bits());
+                let read = read_int(&e.repr, nm, self.bits(sid));
                 let n = note(quote! { Value::U(raw as u64) });
                 if e.closed {
                     quote! { {
@@ -244,7 +248,7 @@ impl<'p> Gen<'p> {
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
                 let fname = ident(&fl.name);
-                let read = read_int(&fl.repr, nm, self.bits());
+                let read = read_int(&fl.repr, nm, self.bits(sid));
                 let bits = fl.bits.iter().map(|b| {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let m = lit_u64(b.value);
@@ -253,8 +257,8 @@ impl<'p> Gen<'p> {
                 quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(raw as u64)); #(#bits)* #fname(raw) } }
             }
             Ty::Bytes(len) => {
-                let n = self.read_len(len, nm, abbrev)?;
-                if self.bits() {
+                let n = self.read_len(sid, len, nm, abbrev)?;
+                if self.bits(sid) {
                     let nt = note(quote! { Value::Bytes(r.touched(at)) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
                 } else {
@@ -263,8 +267,8 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Str(len) => {
-                let n = self.read_len(len, nm, abbrev)?;
-                if self.bits() {
+                let n = self.read_len(sid, len, nm, abbrev)?;
+                if self.bits(sid) {
                     let nt = note(quote! { Value::Str(v.clone()) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt v } }
                 } else {
@@ -273,18 +277,18 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Struct(id, len) => {
-                let inner = self.read_struct_call(*id, nm)?;
+                let inner = self.read_struct_call(sid, *id, nm)?;
                 match len {
                     None | Some(Len::Natural) => inner,
                     Some(len) => {
-                        let n = self.read_len(len, nm, abbrev)?;
+                        let n = self.read_len(sid, len, nm, abbrev)?;
                         quote! { { let n = #n; let saved = r.limit(n, #nm)?; let v = #inner; r.unlimit(saved, #nm)?; v } }
                     }
                 }
             }
             Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
                 // Bools 8 per byte, lowest bit first: one read of the bytes, then the bits.
-                let n = self.read_len(count, nm, abbrev)?;
+                let n = self.read_len(sid, count, nm, abbrev)?;
                 quote! { {
                     let n = #n;
                     let at = r.pos();
@@ -313,7 +317,7 @@ impl<'p> Gen<'p> {
                         v
                     } },
                     _ => {
-                        let n = self.read_len(count, nm, abbrev)?;
+                        let n = self.read_len(sid, count, nm, abbrev)?;
                         quote! { {
                             let n = #n;
                             let mut v = Vec::with_capacity(n.min(#cap));
@@ -329,13 +333,14 @@ impl<'p> Gen<'p> {
 
     pub(crate) fn read_len(
         &self,
+        sid: StructId,
         len: &Len,
         nm: &str,
         abbrev: &str,
     ) -> Result<TokenStream, Unsupported> {
         Ok(match len {
             Len::Prefix(it) => {
-                let read = read_int(it, nm, self.bits());
+                let read = read_int(it, nm, self.bits(sid));
                 let a = naming::prefix_abbrev(abbrev);
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v as i128, #nm)? } }
             }
@@ -343,7 +348,7 @@ impl<'p> Gen<'p> {
                 let e = self.expr_top(e, Ctx::Decode);
                 quote! { r.length(#e, #nm)? }
             }
-            Len::Rest | Len::Natural if self.bits() => quote! { r.remaining() / 8 },
+            Len::Rest | Len::Natural if self.bits(sid) => quote! { r.remaining() / 8 },
             Len::Rest | Len::Natural => quote! { r.remaining() },
         })
     }
@@ -364,9 +369,9 @@ impl<'p> Gen<'p> {
         let mut arms = Vec::new();
         let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
             Ok(match b {
-                CaseBody::Struct(id) => self.read_struct_call(id, nm)?,
+                CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
                 CaseBody::Bytes => {
-                    if self.bits() {
+                    if self.bits(sid) {
                         quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(r.touched(at))); v } }
                     } else {
                         quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(v)); Cow::Borrowed(v) } }
@@ -428,11 +433,11 @@ impl<'p> Gen<'p> {
             }
             _ => quote! { match #on { #(#arms)* } },
         };
-        if matches!(u.len, Len::Natural) || (self.bits() && matches!(u.len, Len::Rest)) {
+        if matches!(u.len, Len::Natural) || (self.bits(sid) && matches!(u.len, Len::Rest)) {
             // The scope already ends where the union does.
             return Ok(matched);
         }
-        let n = self.read_len(&u.len, nm, abbrev)?;
+        let n = self.read_len(sid, &u.len, nm, abbrev)?;
         Ok(quote! { {
             let n = #n;
             let saved = r.limit(n, #nm)?;

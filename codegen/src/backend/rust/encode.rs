@@ -69,12 +69,13 @@ impl<'p> Gen<'p> {
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
     pub(crate) fn write_struct_call(
         &self,
+        sid: StructId,
         id: StructId,
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
         let child_bits = self.p.structs[id].layout == Layout::LsbBits;
-        Ok(match (self.bits(), child_bits) {
+        Ok(match (self.bits(sid), child_bits) {
             (false, true) => {
                 quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }
             }
@@ -103,6 +104,16 @@ impl<'p> Gen<'p> {
             }
         };
         let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
+        // Where the field starts: a checksum or a length of encoded data is patched there, and
+        // the length of encoded data is measured from its start.
+        let encoded = |i: usize| matches!(s.fields[i].ty, Ty::Struct(..) | Ty::Union(_));
+        let patched_length =
+            |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t)) if encoded(t));
+        let measured = s.fields.iter().any(|d| {
+            matches!(d.role, Role::Derived(Derive::LengthOf(t)) if t == fi) && encoded(fi)
+        });
+        let at_local = (matches!(f.role, Role::Checksum(_)) || patched_length(f) || measured)
+            .then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
             Role::Const(c) => {
                 let it = int_of(&f.ty).unwrap();
@@ -113,29 +124,33 @@ impl<'p> Gen<'p> {
                         quote! { #c }
                     },
                     nm,
-                    self.bits(),
+                    self.bits(sid),
                 );
-                quote! { let #at = w.len(); let #local = #c; #put }
+                // Bound only for the expressions of later fields that read it.
+                let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
+                    .contains(&fi)
+                    .then(|| quote! { let #local = #c; });
+                quote! { #at_local #bind #put }
             }
-            Role::Checksum(_) if self.bits() => {
+            Role::Checksum(_) if self.bits(sid) => {
                 return Err(Unsupported(
                     "checksums in bit-stream layouts are not generated yet".into(),
                 ))
             }
             Role::Checksum(_) => {
                 let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
-                quote! { let #at = w.len(); w.put(&[0u8; #n]); }
+                quote! { #at_local w.put(&[0u8; #n]); }
             }
             Role::Derived(Derive::TagOf(ui)) => {
                 let uf = ident(&s.fields[*ui].name);
                 let v = ident(&f.name);
-                let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
-                quote! { let #at = w.len(); let #local = self.#uf.#v(); #put }
+                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#uf.#v(); #put }
             }
             Role::Derived(Derive::PresenceOf(ti)) => {
                 let tn = ident(&s.fields[*ti].name);
-                let put = self.write_scalar(&f.ty, quote! { #local }, nm)?;
-                quote! { let #at = w.len(); let #local = self.#tn.is_some(); #put }
+                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#tn.is_some(); #put }
             }
             Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
                 if matches!(f.ty, Ty::VarInt(_)) =>
@@ -151,7 +166,7 @@ impl<'p> Gen<'p> {
                 let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
                 quote! {
-                    let #at = w.len();
+                    #at_local
                     let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
                     { let v = &#local; #put }
                 }
@@ -164,18 +179,18 @@ impl<'p> Gen<'p> {
                 })?;
                 let max = max_of(it);
                 let rt = int_rust(&it);
-                let put = write_int(&it, quote! { #local }, nm, self.bits());
+                let put = write_int(&it, quote! { #local }, nm, self.bits(sid));
                 let needs_encoding = matches!(target.ty, Ty::Struct(..) | Ty::Union(_));
-                if needs_encoding && self.bits() {
+                if needs_encoding && self.bits(sid) {
                     return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
                 }
                 if needs_encoding {
                     // Known only once the target is written: reserve, then patch (see write of target).
                     let n = lit_usize(it.bytes());
-                    quote! { let #at = w.len(); w.put(&[0u8; #n]); }
+                    quote! { #at_local w.put(&[0u8; #n]); }
                 } else {
                     quote! {
-                        let #at = w.len();
+                        #at_local
                         let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
                         #put
                     }
@@ -239,7 +254,7 @@ impl<'p> Gen<'p> {
                     }
                     _ => None,
                 });
-                quote! { let #at = w.len(); #len_check #write #(#patches)* }
+                quote! { #at_local #len_check #write #(#patches)* }
             }
         })
     }
@@ -247,18 +262,19 @@ impl<'p> Gen<'p> {
     /// Writes a scalar of type `ty` from the expression `v` (a value, not a reference).
     pub(crate) fn write_scalar(
         &self,
+        sid: StructId,
         ty: &Ty,
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
         let p = self.p;
         Ok(match ty {
-            Ty::Int(it) => write_int(it, v, nm, self.bits()),
-            Ty::Bool if self.bits() => quote! { w.bits(#v as u64, 1); },
+            Ty::Int(it) => write_int(it, v, nm, self.bits(sid)),
+            Ty::Bool if self.bits(sid) => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
                 let half = quote! { { let x = #v as f32; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
-                if self.bits() {
+                if self.bits(sid) {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {
                     quote! { w.put(&#half.to_be_bytes()); }
@@ -266,7 +282,9 @@ impl<'p> Gen<'p> {
                     quote! { w.put(&#half.to_le_bytes()); }
                 }
             }
-            Ty::Float { bits, .. } if self.bits() => quote! { w.bits(#v.to_bits() as u64, #bits); },
+            Ty::Float { bits, .. } if self.bits(sid) => {
+                quote! { w.bits(#v.to_bits() as u64, #bits); }
+            }
             Ty::Float { endian, .. } => {
                 if *endian == Endian::Big {
                     quote! { w.put(&#v.to_be_bytes()); }
@@ -274,8 +292,10 @@ impl<'p> Gen<'p> {
                     quote! { w.put(&#v.to_le_bytes()); }
                 }
             }
-            Ty::Enum(id) => write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits()),
-            Ty::Flags(id) => write_int(&p.flags[*id].repr, quote! { #v.bits() }, nm, self.bits()),
+            Ty::Enum(id) => write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits(sid)),
+            Ty::Flags(id) => {
+                write_int(&p.flags[*id].repr, quote! { #v.bits() }, nm, self.bits(sid))
+            }
             _ => return Err(Unsupported(format!("internal: '{nm}' is not a scalar"))),
         })
     }
@@ -291,7 +311,7 @@ impl<'p> Gen<'p> {
     ) -> Result<TokenStream, Unsupported> {
         Ok(match ty {
             Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::Enum(_) | Ty::Flags(_) => {
-                self.write_scalar(ty, quote! { (*#v) }, nm)?
+                self.write_scalar(sid, ty, quote! { (*#v) }, nm)?
             }
             Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
             Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
@@ -323,13 +343,13 @@ impl<'p> Gen<'p> {
                 } else {
                     quote! { &#v[..] }
                 };
-                let prefix = self.write_prefix(len, quote! { data.len() }, nm);
+                let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
                 quote! { let data: &[u8] = #bytes; #prefix w.put(data); }
             }
             Ty::Struct(id, len) => {
-                let inner = self.write_struct_call(*id, v.clone(), nm)?;
+                let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 match len {
-                    Some(Len::Prefix(_)) if self.bits() => {
+                    Some(Len::Prefix(_)) if self.bits(sid) => {
                         return Err(Unsupported(format!("'{nm}': length prefixes of structs in bit-stream layouts are not generated yet")));
                     }
                     Some(Len::Prefix(it)) => {
@@ -348,7 +368,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
-                let prefix = self.write_prefix(count, quote! { #v.len() }, nm);
+                let prefix = self.write_prefix(sid, count, quote! { #v.len() }, nm);
                 quote! {
                     #prefix
                     let mut packed = vec![0u8; #v.len().div_ceil(8)];
@@ -359,7 +379,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Array(elem, count) => {
-                let prefix = self.write_prefix(count, quote! { #v.len() }, nm);
+                let prefix = self.write_prefix(sid, count, quote! { #v.len() }, nm);
                 let item = self.write_ty(sid, fi, elem, quote! { item }, nm)?;
                 quote! { #prefix for item in #v.iter() { #item } }
             }
@@ -367,12 +387,18 @@ impl<'p> Gen<'p> {
         })
     }
 
-    pub(crate) fn write_prefix(&self, len: &Len, n: TokenStream, nm: &str) -> TokenStream {
+    pub(crate) fn write_prefix(
+        &self,
+        sid: StructId,
+        len: &Len,
+        n: TokenStream,
+        nm: &str,
+    ) -> TokenStream {
         match len {
             Len::Prefix(it) => {
                 let max = lit_u64(it.max_value());
                 let rt = int_rust(it);
-                let put = write_int(it, quote! { n }, nm, self.bits());
+                let put = write_int(it, quote! { n }, nm, self.bits(sid));
                 quote! { let n = fit(#n as u64, #max, #nm)? as #rt; #put }
             }
             _ => quote! {},
@@ -394,7 +420,7 @@ impl<'p> Gen<'p> {
             let var = ident(&c.variant);
             let carries = tag.is_some() && c.single().is_none();
             let write = match c.body {
-                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
+                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
                 CaseBody::Bytes => quote! { w.put(value); },
                 CaseBody::Empty => quote! {},
             };
@@ -452,7 +478,7 @@ impl<'p> Gen<'p> {
             });
             let write = match b {
                 CaseBody::Bytes => quote! { w.put(data); },
-                CaseBody::Struct(id) => self.write_struct_call(id, quote! { value }, nm)?,
+                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
                 CaseBody::Empty => quote! {},
             };
             let bind = match b {

@@ -31,7 +31,6 @@ pub fn generate(p: &Protocol, dir: &str, runtime: &RuntimeDep) -> Result<Vec<Out
     let g = Gen {
         p,
         runtime_dep: &runtime.0,
-        cur: std::cell::Cell::new(p.layout),
         tag_of: Default::default(),
         reuse: Reuse::of(p),
     };
@@ -79,8 +78,6 @@ fn spaced(code: &str) -> String {
 
 struct Gen<'p> {
     p: &'p Protocol,
-    /// Layout of the type being generated.
-    cur: std::cell::Cell<Layout>,
     /// The switch whose tag is being generated (names errors of list lookups).
     tag_of: std::cell::RefCell<String>,
     /// What an extension takes from its base crate.
@@ -119,9 +116,10 @@ fn lit_usize(v: usize) -> Literal {
 }
 
 impl<'p> Gen<'p> {
-    /// Whether the protocol is one LSB-first bit stream.
-    fn bits(&self) -> bool {
-        self.cur.get() == Layout::LsbBits
+    /// Whether struct `sid` is an LSB-first bit stream (its layout decides how all of its
+    /// fields are read and written).
+    fn bits(&self, sid: StructId) -> bool {
+        self.p.structs[sid].layout == Layout::LsbBits
     }
 
     fn lib(&self) -> Result<TokenStream, Unsupported> {
@@ -130,37 +128,17 @@ impl<'p> Gen<'p> {
         let flags = p.flags.iter().map(|f| self.flags_def(f));
         let mut structs = Vec::new();
         for id in 0..p.structs.len() {
-            self.cur.set(p.structs[id].layout);
             structs.push(self.struct_def(id)?);
         }
         let own_notes = self.own_notes();
         let tcp = self.tcp_module();
         let conversation = self.conversation_module();
-        self.cur.set(p.root().layout);
         let reassembly = self.reassembly_module()?;
         let state = self.state_module()?;
         let joins = self.joins_module()?;
         let application = self.application_module()?;
         let protocol = self.protocol_marker();
-        // The same generated code reads bytes or bits: only the reader and writer differ.
-        let readers = quote! {
-            #[allow(unused_imports)]
-            use wiregen_runtime::{BitReader, BitWriter, Reader, Writer};
-        };
-        Ok(quote! {
-            //! Types, decoders and encoders of every schema type.
-
-            // Casts are written the same way for every field width, so some are no-ops; schema
-            // expressions are emitted as the schema writes them; key fields are cloned whatever
-            // their type.
-            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy, clippy::collapsible_if)]
-
-            #[allow(unused_imports)]
-            use wiregen_runtime::{fit, BitString, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Value};
-            #readers
-            #[allow(unused_imports)]
-            use std::borrow::Cow;
-
+        let body = quote! {
             #(#enums)*
             #(#flags)*
             #(#structs)*
@@ -172,6 +150,30 @@ impl<'p> Gen<'p> {
             #joins
             #application
             #protocol
+        };
+        // Exactly the runtime items the code names (a crate of bit-stream types needs no byte
+        // reader, one without checksums no `Crc`).
+        let named = idents(&body);
+        let runtime: Vec<Ident> = RUNTIME_ITEMS
+            .iter()
+            .filter(|i| named.contains(**i))
+            .map(|i| format_ident!("{}", i))
+            .collect();
+        let cow = named
+            .contains("Cow")
+            .then(|| quote! { use std::borrow::Cow; });
+        Ok(quote! {
+            //! Types, decoders and encoders of every schema type.
+
+            // Casts are written the same way for every field width, so some are no-ops; schema
+            // expressions are emitted as the schema writes them; key fields are cloned whatever
+            // their type.
+            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy, clippy::collapsible_if)]
+
+            use wiregen_runtime::{#(#runtime),*};
+            #cow
+
+            #body
         })
     }
 
@@ -196,4 +198,51 @@ impl<'p> Gen<'p> {
     fn union_borrows(&self, u: &Union) -> bool {
         self.p.union_borrows(u)
     }
+}
+
+/// What generated code may import from `wiregen-runtime`.
+const RUNTIME_ITEMS: &[&str] = &[
+    "fit",
+    "BitReader",
+    "BitString",
+    "BitWriter",
+    "Codec",
+    "Crc",
+    "DecodeError",
+    "DecodeErrorKind",
+    "EncodeError",
+    "EncodeErrorKind",
+    "FieldNote",
+    "NoTrace",
+    "Notes",
+    "Reader",
+    "Trace",
+    "Value",
+    "Writer",
+];
+
+/// Every identifier `tokens` refers to (not the names it declares as associated types:
+/// `type Reader<T> = BitReader<'a, T>` names `BitReader` only).
+fn idents(tokens: &TokenStream) -> std::collections::HashSet<String> {
+    fn walk(tokens: TokenStream, out: &mut std::collections::HashSet<String>) {
+        let mut declaring = false;
+        for t in tokens {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let name = i.to_string();
+                    if !declaring {
+                        out.insert(name.clone());
+                    }
+                    declaring = name == "type";
+                    continue;
+                }
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+            declaring = false;
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(tokens.clone(), &mut out);
+    out
 }

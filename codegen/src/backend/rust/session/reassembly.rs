@@ -140,7 +140,7 @@ impl<'p> Gen<'p> {
                     &root.fields[fi].name,
                     &naming::abbrev(p, sid, fi),
                 )?;
-                let rd = if self.bits() {
+                let rd = if self.bits(sid) {
                     quote! { BitReader }
                 } else {
                     quote! { Reader }
@@ -149,7 +149,7 @@ impl<'p> Gen<'p> {
                     impl #impl_a #un #self_a {
                         /// Decodes a value of this switch from `data` (all of it) with the tag given.
                         pub fn decode_as(#tn: #tt, data: &'a [u8]) -> Result<Self, DecodeError> {
-                            let mut reader = #rd::new(data, false);
+                            let mut reader = #rd::<NoTrace>::new(data);
                             let r = &mut reader;
                             let v = #read;
                             r.finish()?;

@@ -149,6 +149,23 @@ impl<'p> Gen<'p> {
                     let _ = message;
                 }
             }
+
+            /// `decode_with` and `dissect_with` on every type: decoding that reads values typed
+            /// by the lists earlier messages announced.
+            pub trait DecodeWith<'a>: Codec<'a> {
+                /// Decodes like [`Codec::decode`], reading values typed by lists that earlier
+                /// messages of this direction announced (kept by `state`).
+                fn decode_with(bytes: &'a [u8], state: &State) -> Result<Self, DecodeError> {
+                    Self::decode_in(bytes, &state.tables)
+                }
+
+                /// Dissects like [`Codec::dissect`], with the lists `state` keeps.
+                fn dissect_with(bytes: &'a [u8], state: &State) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+                    Self::dissect_in(bytes, &state.tables)
+                }
+            }
+
+            impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
         })
     }
 }
