@@ -21,3 +21,5 @@ fi
 tshark --version | head -1
 
 cargo test --workspace "$@"
+# A game crate outside the workspace, built the way the README tells a user (build.rs + include).
+cargo test --manifest-path examples/mygame/Cargo.toml --target-dir target "$@"

@@ -4,10 +4,29 @@
 -- DNP version 1: one command per UDP datagram, little-endian, byte 0 the command code. Unknown
 -- codes are shown as unknown and kept as bytes.
 --
--- Load it with `tshark -X lua_script:dissectors/dnp.lua` or `wireshark -X lua_script:dissectors/dnp.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/dnp.lua` or `wireshark -X lua_script:dissectors/dnp.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `dnp.`; problems are reported as expert info
 -- (`dnp.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["dnp"] ~= nil then
+    local message = "wiregen: the dnp dissector is loaded twice: " .. loaded["dnp"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["dnp"] = this_file
+end
 
 local proto = Proto("dnp", "Drag[en]gine Network Protocol")
 

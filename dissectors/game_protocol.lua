@@ -4,10 +4,29 @@
 -- UDP game protocol with a salt/pepper handshake, 4-byte packet headers, payloads cut into
 -- 504-byte chunks, and Rabbit bit-packed messages.
 --
--- Load it with `tshark -X lua_script:dissectors/game_protocol.lua` or `wireshark -X lua_script:dissectors/game_protocol.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/game_protocol.lua` or `wireshark -X lua_script:dissectors/game_protocol.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `game_protocol.`; problems are reported as expert info
 -- (`game_protocol.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["game_protocol"] ~= nil then
+    local message = "wiregen: the game_protocol dissector is loaded twice: " .. loaded["game_protocol"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["game_protocol"] = this_file
+end
 
 local proto = Proto("game_protocol", "Game Protocol")
 

@@ -5,10 +5,29 @@
 -- header byte, then a layout chosen by it. User payloads stay bytes until an application schema
 -- describes them. Riptide has no fixed port; pick 2.0 or 2.1 for a port with Decode As.
 --
--- Load it with `tshark -X lua_script:dissectors/riptide_2_0.lua` or `wireshark -X lua_script:dissectors/riptide_2_0.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/riptide_2_0.lua` or `wireshark -X lua_script:dissectors/riptide_2_0.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `riptide_2_0.`; problems are reported as expert info
 -- (`riptide_2_0.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["riptide_2_0"] ~= nil then
+    local message = "wiregen: the riptide_2_0 dissector is loaded twice: " .. loaded["riptide_2_0"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["riptide_2_0"] = this_file
+end
 
 local proto = Proto("riptide_2_0", "Riptide 2.0")
 

@@ -4,10 +4,29 @@
 -- The RTP of the game's current build: the RFC header and login, REQ_LOGOUT and HEARTBEAT in place
 -- of the RFC's 0x03 and 0x04, C_INPUT with a client tick, S_ENTITY_STATE as a world delta.
 --
--- Load it with `tshark -X lua_script:dissectors/rtype_impl.lua` or `wireshark -X lua_script:dissectors/rtype_impl.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/rtype_impl.lua` or `wireshark -X lua_script:dissectors/rtype_impl.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `rtype_impl.`; problems are reported as expert info
 -- (`rtype_impl.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["rtype_impl"] ~= nil then
+    local message = "wiregen: the rtype_impl dissector is loaded twice: " .. loaded["rtype_impl"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["rtype_impl"] = this_file
+end
 
 local proto = Proto("rtype_impl", "R-Type Protocol (game build)")
 

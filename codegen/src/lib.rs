@@ -5,6 +5,7 @@
 //! ([`backend::rust`], [`backend::lua`]), each reading only the IR.
 
 pub mod backend;
+pub mod builder;
 pub mod diag;
 pub mod expr;
 pub mod extend;
@@ -14,3 +15,5 @@ pub mod naming;
 pub mod pipeline;
 pub mod schema;
 pub mod validate;
+
+pub use builder::{Builder, Error, Written};

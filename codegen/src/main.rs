@@ -1,94 +1,201 @@
-//! `wiregen generate` writes every output of every schema; `wiregen check` fails when a committed
-//! output differs from what generation produces now.
+//! The `wiregen` command: generate Rust and Lua from schemas anywhere (named on the command line,
+//! listed in a `wiregen.toml`, or this repository's own layout), check that committed outputs
+//! are fresh, and install dissectors into Wireshark.
+
+mod config;
+mod install;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wiregen::pipeline;
+use wiregen::backend::Output;
+use wiregen::{pipeline, Builder};
 
 #[derive(Parser)]
 #[command(
     name = "wiregen",
     version,
-    about = "YAML wire-format schemas → Rust codecs and Wireshark dissectors"
+    about = "YAML wire-format schemas → Rust codecs and Wireshark Lua dissectors",
+    long_about = "YAML wire-format schemas → Rust codecs and Wireshark Lua dissectors.\n\n\
+        Without schema arguments, `generate` and `check` read `wiregen.toml` in --root (schemas, \
+        rust_out, lua_out, crates, serde, arbitrary), or, when there is none, use this \
+        repository's layout (schema/ → generated/ and dissectors/)."
 )]
 struct Cli {
-    /// Repository root (holding schema/, generated/, dissectors/).
+    /// The folder holding `wiregen.toml` (or `schema/`, `generated/`, `dissectors/`).
     #[arg(long, default_value = ".", global = true)]
     root: PathBuf,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
+#[derive(clap::Args, Default)]
+struct Targets {
+    /// Schema files (any path); none: wiregen.toml or the repository layout.
+    schemas: Vec<PathBuf>,
+    /// Where the Rust goes: one `<protocol>.rs` per schema for
+    /// `wiregen_runtime::include_protocol!`, or a crate folder per schema with --crates.
+    #[arg(long)]
+    rust_out: Option<PathBuf>,
+    /// Where the dissectors go (`<protocol>.lua`).
+    #[arg(long)]
+    lua_out: Option<PathBuf>,
+    /// Write a crate per schema (Cargo.toml, src/) instead of one file.
+    #[arg(long)]
+    crates: bool,
+    /// Derive serde's Serialize and Deserialize on every type (one-file form).
+    #[arg(long)]
+    serde: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Regenerate every output from schema/ (the default).
-    Generate,
-    /// Exit non-zero, naming each file, when committed outputs are stale.
-    Check,
+    /// Generate outputs (the default command); says what it wrote.
+    Generate(Targets),
+    /// Exit non-zero, naming each file, when generated outputs are stale.
+    Check(Targets),
+    /// Copy dissectors into Wireshark's personal Lua plugin folder, replacing older copies of
+    /// the same protocols.
+    Install(install::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let pipeline::Generation { outputs, errors } = match pipeline::all_outputs(&cli.root) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
+    match cli.command.unwrap_or(Command::Generate(Targets::default())) {
+        Command::Generate(t) => match outputs(&cli.root, &t) {
+            Ok(Generated::Repository(g)) => generate_repository(&cli.root, g),
+            Ok(Generated::Files(files)) => write(&files),
+            Err(e) => fail(&e),
+        },
+        Command::Check(t) => match outputs(&cli.root, &t) {
+            Ok(Generated::Repository(g)) => check_repository(&cli.root, g),
+            Ok(Generated::Files(files)) => check(&files),
+            Err(e) => fail(&e),
+        },
+        Command::Install(args) => install::run(&cli.root, &args),
+    }
+}
+
+/// What a command generates: this repository's whole layout, or a configured set of files.
+enum Generated {
+    Repository(pipeline::Generation),
+    Files(Vec<Output>),
+}
+
+fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
+    let builder = if !t.schemas.is_empty() {
+        let lua_out = t.lua_out.clone();
+        let rust_out = t.rust_out.clone().ok_or_else(|| {
+            "name the output: --rust-out DIR (and --lua-out DIR for dissectors)".to_string()
+        })?;
+        let mut b = Builder::new()
+            .schemas(&t.schemas)
+            .rust_out(rust_out)
+            .crates(t.crates)
+            .serde(t.serde);
+        if let Some(l) = lua_out {
+            b = b.lua_out(l);
         }
+        Some(b)
+    } else {
+        config::builder(root)?
     };
+    match builder {
+        Some(b) => b
+            .outputs()
+            .map(|(files, _)| Generated::Files(files))
+            .map_err(|e| e.to_string()),
+        None => pipeline::all_outputs(root).map(Generated::Repository),
+    }
+}
+
+fn fail(e: &str) -> ExitCode {
+    eprintln!("{}", e.trim_end());
+    ExitCode::FAILURE
+}
+
+/// Writes what changed and says so, file by file, or that nothing changed.
+fn write(files: &[Output]) -> ExitCode {
+    let mut changed = 0;
+    for o in files {
+        match wiregen::builder::write_if_changed(o) {
+            Ok(w) if w.changed => {
+                println!("wrote {}", o.path);
+                changed += 1;
+            }
+            Ok(_) => {}
+            Err(e) => return fail(&e.to_string()),
+        }
+    }
+    if changed == 0 {
+        println!("nothing changed ({} files up to date)", files.len());
+    }
+    ExitCode::SUCCESS
+}
+
+fn check(files: &[Output]) -> ExitCode {
+    let stale: Vec<&Output> = files
+        .iter()
+        .filter(|o| std::fs::read_to_string(&o.path).ok().as_deref() != Some(o.contents.as_str()))
+        .collect();
+    for o in &stale {
+        eprintln!("stale: {}", o.path);
+    }
+    if stale.is_empty() {
+        println!("all {} generated files are up to date", files.len());
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "{} generated file(s) out of date: run `wiregen generate`",
+            stale.len()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+fn generate_repository(root: &std::path::Path, g: pipeline::Generation) -> ExitCode {
     // Schema errors and backend limits: reported, and the command fails, but what could be
     // generated still is (one schema's mistake does not hold back the other outputs).
-    eprint!("{errors}");
-    let failed = !errors.0.is_empty();
-    match cli.command.unwrap_or(Command::Generate) {
-        Command::Generate => {
-            for o in &outputs {
-                let path = cli.root.join(&o.path);
-                if std::fs::read_to_string(&path).ok().as_deref() == Some(o.contents.as_str()) {
-                    continue;
-                }
-                if let Some(dir) = path.parent() {
-                    if let Err(e) = std::fs::create_dir_all(dir) {
-                        eprintln!("{}: {e}", dir.display());
-                        return ExitCode::FAILURE;
-                    }
-                }
-                if let Err(e) = std::fs::write(&path, &o.contents) {
-                    eprintln!("{}: {e}", path.display());
-                    return ExitCode::FAILURE;
-                }
-                println!("wrote {}", o.path);
-            }
-            if failed {
-                // A schema that failed produced nothing: its committed files are not orphans.
-                return ExitCode::FAILURE;
-            }
-            for orphan in pipeline::orphans(&cli.root, &outputs) {
-                let _ = std::fs::remove_file(cli.root.join(&orphan));
-                println!("removed {orphan} (no schema produces it)");
-            }
-            ExitCode::SUCCESS
-        }
-        Command::Check => {
-            if failed {
-                // Outputs of a schema with errors cannot be compared: fix the schema first.
-                return ExitCode::FAILURE;
-            }
-            let problems = pipeline::stale(&cli.root, &outputs);
-            for problem in &problems {
-                eprintln!("{problem}");
-            }
-            if problems.is_empty() {
-                println!("all {} generated files are up to date", outputs.len());
-                ExitCode::SUCCESS
-            } else {
-                eprintln!(
-                    "{} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit",
-                    problems.len()
-                );
-                ExitCode::FAILURE
-            }
-        }
+    eprint!("{}", g.errors);
+    let failed = !g.errors.0.is_empty();
+    let files: Vec<Output> = g
+        .outputs
+        .iter()
+        .map(|o| Output {
+            path: root.join(&o.path).display().to_string(),
+            contents: o.contents.clone(),
+        })
+        .collect();
+    let written = write(&files);
+    if failed {
+        // A schema that failed produced nothing: its committed files are not orphans.
+        return ExitCode::FAILURE;
+    }
+    for orphan in pipeline::orphans(root, &g.outputs) {
+        let _ = std::fs::remove_file(root.join(&orphan));
+        println!("removed {orphan} (no schema produces it)");
+    }
+    written
+}
+
+fn check_repository(root: &std::path::Path, g: pipeline::Generation) -> ExitCode {
+    eprint!("{}", g.errors);
+    if !g.errors.0.is_empty() {
+        // Outputs of a schema with errors cannot be compared: fix the schema first.
+        return ExitCode::FAILURE;
+    }
+    let problems = pipeline::stale(root, &g.outputs);
+    for problem in &problems {
+        eprintln!("{problem}");
+    }
+    if problems.is_empty() {
+        println!("all {} generated files are up to date", g.outputs.len());
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "{} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit",
+            problems.len()
+        );
+        ExitCode::FAILURE
     }
 }

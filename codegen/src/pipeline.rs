@@ -34,6 +34,17 @@ pub fn schema_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// A schema file that cannot be read, as a diagnostic of that file.
+pub(crate) fn unreadable(display: &str, e: std::io::Error) -> Diagnostics {
+    Diagnostics(vec![Diagnostic {
+        file: display.to_string(),
+        line: 1,
+        col: 1,
+        message: format!("cannot read: {e}"),
+        hint: None,
+    }])
+}
+
 /// Loads and validates one schema; `display` is the path used in messages.
 pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
     let display = file
@@ -41,15 +52,7 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
         .unwrap_or(file)
         .display()
         .to_string();
-    let source = fs::read_to_string(file).map_err(|e| {
-        Diagnostics(vec![Diagnostic {
-            file: display.clone(),
-            line: 1,
-            col: 1,
-            message: format!("cannot read: {e}"),
-            hint: None,
-        }])
-    })?;
+    let source = fs::read_to_string(file).map_err(|e| unreadable(&display, e))?;
     // A base schema is read relative to the file that extends it.
     let resolve = |name: &str| -> Result<(String, String), String> {
         let path = file.parent().unwrap_or(root).join(name);
@@ -65,19 +68,27 @@ pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
     validate::load_with(&display, &source, &resolve)
 }
 
-/// How crates generated under `root` depend on `wiregen-runtime`: by path when `root` is this
-/// repository or inside it (the runtime crate is found in `root` or a folder above it), and by
-/// version requirement otherwise (a crate published to crates.io).
+/// How crates generated under `root` depend on `wiregen-runtime` (see [`runtime_dep_in`]).
 pub fn runtime_dep(root: &Path) -> RuntimeDep {
+    runtime_dep_in(&root.join(GENERATED_DIR))
+}
+
+/// How crates generated in `crates_dir` (one folder each) depend on `wiregen-runtime`: by path
+/// when the runtime crate is found in a folder above (this repository, or a checkout of it), and
+/// by version requirement otherwise (the published crate).
+pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
     const VERSION: &str = "0.1";
-    let absolute = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let absolute = crates_dir
+        .canonicalize()
+        .or_else(|_| std::path::absolute(crates_dir))
+        .unwrap_or_else(|_| crates_dir.to_path_buf());
     for (ups, dir) in absolute.ancestors().enumerate() {
         let manifest = dir.join("runtime/Cargo.toml");
         let is_runtime =
             fs::read_to_string(&manifest).is_ok_and(|m| m.contains("name = \"wiregen-runtime\""));
         if is_runtime {
-            // From `<root>/generated/<crate>` up to `root`, then up to `dir`.
-            let path = "../".repeat(2 + ups) + "runtime";
+            // From `<crates_dir>/<crate>` up to `crates_dir`, then up to `dir`.
+            let path = "../".repeat(1 + ups) + "runtime";
             return RuntimeDep(format!("{{ version = \"{VERSION}\", path = \"{path}\" }}"));
         }
     }

@@ -5,10 +5,29 @@
 -- {{ line }}
 {%- endfor %}
 --
--- Load it with `tshark -X lua_script:{{ path }}` or `wireshark -X lua_script:{{ path }}`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:{{ path }}` or `wireshark -X lua_script:{{ path }}`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `{{ name }}.`; problems are reported as expert info
 -- (`{{ name }}.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["{{ name }}"] ~= nil then
+    local message = "wiregen: the {{ name }} dissector is loaded twice: " .. loaded["{{ name }}"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["{{ name }}"] = this_file
+end
 
 local proto = Proto("{{ name }}", "{{ title }}")
 

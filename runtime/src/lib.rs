@@ -45,3 +45,33 @@ pub use traits::{Codec, Directions, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};
 pub use write::Writer;
+
+/// Includes the Rust that `wiregen::Builder` generated for a schema into `OUT_DIR`, as a public
+/// module of that name (the schema's `protocol.name`):
+///
+/// ```ignore
+/// // build.rs: wiregen::Builder::new().schema("schema/mygame.yaml").compile()?;
+/// wiregen_runtime::include_protocol!(mygame);
+///
+/// use mygame::Codec;
+/// let bytes = mygame::Packet { /* … */ }.encode()?;
+/// ```
+///
+/// Schemas that build on each other (an extension and its base, an application and its
+/// transport) are included side by side in the same module.
+#[macro_export]
+macro_rules! include_protocol {
+    ($name:ident) => {
+        // Casts are written the same way for every field width (some are no-ops) and schema
+        // expressions as the schema writes them.
+        #[allow(
+            clippy::unnecessary_cast,
+            clippy::nonminimal_bool,
+            clippy::clone_on_copy,
+            clippy::collapsible_if
+        )]
+        pub mod $name {
+            include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+        }
+    };
+}

@@ -19,27 +19,33 @@ fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
     }
 }
 
+/// The fields a field's own expressions read: its condition, its length or count, its switch's
+/// tag and length.
+fn field_refs(f: &Field, out: &mut HashSet<(StructId, usize)>) {
+    if let Some(c) = &f.condition {
+        refs(c, out);
+    }
+    match &f.ty {
+        Ty::Bytes(Len::Expr(e))
+        | Ty::Str(Len::Expr(e))
+        | Ty::Array(_, Len::Expr(e))
+        | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, out),
+        Ty::Union(u) => {
+            refs(&u.on, out);
+            if let Len::Expr(e) = &u.len {
+                refs(e, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The fields of struct `sid` that its own expressions (conditions, lengths, counts, switch
 /// tags and lengths) read.
 pub fn fields_read_by_expressions(p: &Protocol, sid: StructId) -> HashSet<usize> {
     let mut out = HashSet::new();
     for f in &p.structs[sid].fields {
-        if let Some(c) = &f.condition {
-            refs(c, &mut out);
-        }
-        match &f.ty {
-            Ty::Bytes(Len::Expr(e))
-            | Ty::Str(Len::Expr(e))
-            | Ty::Array(_, Len::Expr(e))
-            | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, &mut out),
-            Ty::Union(u) => {
-                refs(&u.on, &mut out);
-                if let Len::Expr(e) = &u.len {
-                    refs(e, &mut out);
-                }
-            }
-            _ => {}
-        }
+        field_refs(f, &mut out);
     }
     out.into_iter()
         .filter(|(s, _)| *s == sid)
@@ -52,22 +58,7 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     let mut out = HashSet::new();
     for (sid, s) in p.structs.iter().enumerate() {
         for (fi, f) in s.fields.iter().enumerate() {
-            if let Some(c) = &f.condition {
-                refs(c, &mut out);
-            }
-            match &f.ty {
-                Ty::Bytes(Len::Expr(e))
-                | Ty::Str(Len::Expr(e))
-                | Ty::Array(_, Len::Expr(e))
-                | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, &mut out),
-                Ty::Union(u) => {
-                    refs(&u.on, &mut out);
-                    if let Len::Expr(e) = &u.len {
-                        refs(e, &mut out);
-                    }
-                }
-                _ => {}
-            }
+            field_refs(f, &mut out);
             let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
                 || f.max.is_some()
                 || matches!(f.ty, Ty::Enum(_))

@@ -2,10 +2,29 @@
 --
 -- Lengths dissector for Wireshark 4.0+ (Lua 5.2 to 5.4).
 --
--- Load it with `tshark -X lua_script:dissectors/lengths.lua` or `wireshark -X lua_script:dissectors/lengths.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/lengths.lua` or `wireshark -X lua_script:dissectors/lengths.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `lengths.`; problems are reported as expert info
 -- (`lengths.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["lengths"] ~= nil then
+    local message = "wiregen: the lengths dissector is loaded twice: " .. loaded["lengths"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["lengths"] = this_file
+end
 
 local proto = Proto("lengths", "Lengths")
 

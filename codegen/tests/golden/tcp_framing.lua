@@ -2,10 +2,29 @@
 --
 -- TCP framing dissector for Wireshark 4.0+ (Lua 5.2 to 5.4).
 --
--- Load it with `tshark -X lua_script:dissectors/tcp_framing.lua` or `wireshark -X lua_script:dissectors/tcp_framing.lua`, or copy it
--- into Wireshark's personal Lua plugins folder (Help > About > Folders).
+-- Load it with `tshark -X lua_script:dissectors/tcp_framing.lua` or `wireshark -X lua_script:dissectors/tcp_framing.lua`, or
+-- install it into Wireshark's personal Lua plugins folder with `wiregen install`.
 -- Every field is filterable under `tcp_framing.`; problems are reported as expert info
 -- (`tcp_framing.expert.*`), never as Lua errors.
+
+-- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
+-- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
+do
+  local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
+  this_file = string.gsub(this_file, "^@", "")
+  local loaded = rawget(_G, "wiregen_loaded")
+  if loaded == nil then
+    loaded = {}
+    rawset(_G, "wiregen_loaded", loaded)
+  end
+  if loaded["tcp_framing"] ~= nil then
+    local message = "wiregen: the tcp_framing dissector is loaded twice: " .. loaded["tcp_framing"]
+      .. " and " .. this_file .. "; keeping the first (remove one copy)"
+    if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+    return
+  end
+  loaded["tcp_framing"] = this_file
+end
 
 local proto = Proto("tcp_framing", "TCP framing")
 

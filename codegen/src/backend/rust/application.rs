@@ -10,7 +10,7 @@ impl<'p> Gen<'p> {
         let Some(a) = &p.application else {
             return Ok(quote! {});
         };
-        let t = ident(&a.transport);
+        let t = self.other_protocol(&a.transport);
         let any_borrow = a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid));
         let (lt, lt_anon) = if any_borrow {
             (quote! { <'a> }, quote! { <'_> })

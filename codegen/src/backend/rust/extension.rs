@@ -4,8 +4,21 @@ use super::*;
 
 impl Gen<'_> {
     /// The base crate of an extension (whose types it takes).
-    pub(crate) fn base_crate(&self) -> Option<Ident> {
-        self.p.base.as_ref().map(|b| ident(&b.protocol))
+    pub(crate) fn base_crate(&self) -> Option<TokenStream> {
+        self.p
+            .base
+            .as_ref()
+            .map(|b| self.other_protocol(&b.protocol))
+    }
+
+    /// How generated code names another protocol's generated code: its crate, or, for modules
+    /// included side by side (`wiregen_runtime::include_protocol!`), its sibling module.
+    pub(crate) fn other_protocol(&self, name: &str) -> TokenStream {
+        let name = ident(name);
+        match self.packaging {
+            Packaging::Crate => quote! { #name },
+            Packaging::Module => quote! { super::#name },
+        }
     }
 }
 

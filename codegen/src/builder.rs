@@ -1,0 +1,258 @@
+//! Generating from a `build.rs` (the way `prost-build` does) or into any folder: schema files by
+//! path, the Rust and the Lua where the caller says.
+//!
+//! ```no_run
+//! // build.rs of a game crate (which depends on `wiregen-runtime`):
+//! fn main() -> Result<(), wiregen::Error> {
+//!     wiregen::Builder::new()
+//!         .schema("schema/mygame.yaml")
+//!         .lua_out("dissectors")
+//!         .compile()?;
+//!     Ok(())
+//! }
+//! // src/lib.rs:
+//! // wiregen_runtime::include_protocol!(mygame);
+//! ```
+
+use crate::backend::rust::{self, ModuleOptions};
+use crate::backend::{lua, Output};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{Backend, Protocol};
+use crate::pipeline;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Which schemas to generate and where their outputs go.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    schemas: Vec<PathBuf>,
+    rust_out: Option<PathBuf>,
+    lua_out: Option<PathBuf>,
+    crates: bool,
+    options: ModuleOptions,
+}
+
+/// One file generation wrote or found unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub path: PathBuf,
+    /// False when the file already held exactly this text (it is not touched, so cargo does not
+    /// rebuild what includes it).
+    pub changed: bool,
+}
+
+/// Why generation failed: schema errors (each `file:line:col: message (hint)`), or a file that
+/// could not be read or written.
+pub enum Error {
+    Schema(Diagnostics),
+    Io(PathBuf, std::io::Error),
+    /// No Rust output folder given and no `OUT_DIR` (not running as a build script).
+    NoRustOut,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Schema(d) => write!(f, "{}", d.to_string().trim_end()),
+            Error::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            Error::NoRustOut => write!(
+                f,
+                "no Rust output folder: call rust_out(), or run as a build script (OUT_DIR)"
+            ),
+        }
+    }
+}
+
+/// Shown as the message itself: a build script that returns this error prints it readably.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\n{self}")
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Builder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a schema file (any path). A schema it extends or rides on (`extends`,
+    /// `application.transport`) is found relative to it and generated alongside.
+    pub fn schema(mut self, path: impl AsRef<Path>) -> Self {
+        self.schemas.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds several schema files.
+    pub fn schemas<P: AsRef<Path>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+        self.schemas
+            .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Where the Rust goes (default: `OUT_DIR`): one `<protocol>.rs` per schema, for
+    /// `wiregen_runtime::include_protocol!`, or a crate folder per schema with
+    /// [`Builder::crates`].
+    pub fn rust_out(mut self, dir: impl AsRef<Path>) -> Self {
+        self.rust_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where the dissectors go (`<protocol>.lua`); none are written without it.
+    pub fn lua_out(mut self, dir: impl AsRef<Path>) -> Self {
+        self.lua_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes each schema's Rust as a crate of its own (`<rust_out>/<protocol>/Cargo.toml`,
+    /// `src/`) with `serde` and `arbitrary` features, instead of one file to include.
+    pub fn crates(mut self, on: bool) -> Self {
+        self.crates = on;
+        self
+    }
+
+    /// Derives `serde::Serialize`/`Deserialize` on every type (one-file form; crates have a
+    /// `serde` feature instead).
+    pub fn serde(mut self, on: bool) -> Self {
+        self.options.serde = on;
+        self
+    }
+
+    /// Derives `arbitrary::Arbitrary` on every type (one-file form).
+    pub fn arbitrary(mut self, on: bool) -> Self {
+        self.options.arbitrary = on;
+        self
+    }
+
+    /// Generates every output. In a build script it also tells cargo to rerun when a schema
+    /// (or a schema it builds on) changes.
+    pub fn compile(&self) -> Result<Vec<Written>, Error> {
+        let in_build_script = std::env::var_os("OUT_DIR").is_some();
+        let (outputs, read) = self.outputs()?;
+        if in_build_script {
+            for file in &read {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+        }
+        outputs.iter().map(write_if_changed).collect()
+    }
+
+    /// Every file this configuration generates (paths as they will be written), and every
+    /// schema file read; nothing is written.
+    pub fn outputs(&self) -> Result<(Vec<Output>, Vec<PathBuf>), Error> {
+        let rust_out = match (&self.rust_out, std::env::var_os("OUT_DIR")) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(out)) => PathBuf::from(out),
+            (None, None) => return Err(Error::NoRustOut),
+        };
+        let mut protocols: Vec<Protocol> = Vec::new();
+        let mut read: Vec<PathBuf> = Vec::new();
+        let mut errors = Diagnostics::default();
+        // Each named schema, then what it builds on (found while loading it).
+        let mut queue: Vec<PathBuf> = self.schemas.clone();
+        while let Some(file) = queue.pop() {
+            if read.contains(&file) {
+                continue;
+            }
+            match load_recording(&file) {
+                Ok((p, files)) => {
+                    read.push(file.clone());
+                    queue.extend(files.into_iter().filter(|f| f != &file));
+                    if !protocols.iter().any(|q| q.name == p.name) {
+                        protocols.push(p);
+                    }
+                }
+                Err(d) => {
+                    read.push(file);
+                    errors.0.extend(d.0);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let runtime = pipeline::runtime_dep_in(&rust_out);
+        let internal = |p: &Protocol, u: crate::backend::Unsupported| Diagnostic {
+            file: p.source.clone(),
+            line: 1,
+            col: 1,
+            message: format!("internal error: {}", u.0),
+            hint: Some("please report this schema".into()),
+        };
+        for p in &protocols {
+            let limits = p.limits.iter().filter(|l| {
+                l.backend == Backend::Rust || (l.backend == Backend::Lua && self.lua_out.is_some())
+            });
+            let before = errors.0.len();
+            errors.0.extend(limits.map(|l| l.diagnostic.clone()));
+            if errors.0.len() > before {
+                continue;
+            }
+            let rust = if self.crates {
+                let dir = rust_out.join(&p.name);
+                rust::generate(p, &dir.display().to_string(), &runtime)
+            } else {
+                rust::generate_module(p, self.options).map(|contents| {
+                    vec![Output {
+                        path: rust_out
+                            .join(format!("{}.rs", p.name))
+                            .display()
+                            .to_string(),
+                        contents,
+                    }]
+                })
+            };
+            match rust {
+                Ok(o) => out.extend(o),
+                Err(u) => errors.0.push(internal(p, u)),
+            }
+            if let Some(dir) = &self.lua_out {
+                let path = dir.join(format!("{}.lua", p.name)).display().to_string();
+                match lua::generate(p, &path) {
+                    Ok(o) => out.extend(o),
+                    Err(u) => errors.0.push(internal(p, u)),
+                }
+            }
+        }
+        if errors.0.is_empty() {
+            Ok((out, read))
+        } else {
+            Err(Error::Schema(errors))
+        }
+    }
+}
+
+/// Loads a schema from any path (shown as given), and every file it read: itself and the
+/// schemas it extends or rides on.
+fn load_recording(file: &Path) -> Result<(Protocol, Vec<PathBuf>), Diagnostics> {
+    let read = std::cell::RefCell::new(vec![file.to_path_buf()]);
+    let display = file.display().to_string();
+    let source = std::fs::read_to_string(file).map_err(|e| pipeline::unreadable(&display, e))?;
+    let resolve = |name: &str| -> Result<(String, String), String> {
+        let path = file.parent().unwrap_or(Path::new(".")).join(name);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        read.borrow_mut().push(path.clone());
+        Ok((path.display().to_string(), text))
+    };
+    let p = crate::validate::load_with(&display, &source, &resolve)?;
+    Ok((p, read.into_inner()))
+}
+
+/// Writes `o` unless the file already holds exactly its text.
+pub fn write_if_changed(o: &Output) -> Result<Written, Error> {
+    let path = PathBuf::from(&o.path);
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(o.contents.as_str()) {
+        return Ok(Written {
+            path,
+            changed: false,
+        });
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+    }
+    std::fs::write(&path, &o.contents).map_err(|e| Error::Io(path.clone(), e))?;
+    Ok(Written {
+        path,
+        changed: true,
+    })
+}

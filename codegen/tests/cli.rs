@@ -1,0 +1,145 @@
+//! The `wiregen` command on paths outside this repository's layout: generate a schema into
+//! chosen folders (and say what changed), read `wiregen.toml`, install dissectors into a plugin
+//! folder replacing an older copy of the same protocol.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn wiregen(args: &[&str], root: &Path) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wiregen-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+#[test]
+fn generate_writes_a_schema_where_it_is_told_and_says_so() {
+    let dir = scratch("generate");
+    let (schema, rs, lua) = (golden("integers.yaml"), dir.join("rs"), dir.join("lua"));
+    let args = [
+        "generate",
+        schema.to_str().unwrap(),
+        "--rust-out",
+        rs.to_str().unwrap(),
+        "--lua-out",
+        lua.to_str().unwrap(),
+    ];
+    let (ok, out, err) = wiregen(&args, &dir);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("rs/integers.rs") && out.contains("lua/integers.lua"),
+        "{out}"
+    );
+    let rust = std::fs::read_to_string(dir.join("rs/integers.rs")).unwrap();
+    assert!(rust.contains("pub use wiregen_runtime::{"), "{rust}");
+    assert!(
+        !rust.contains("#!["),
+        "no inner attributes in an included file"
+    );
+    let (ok, out, _) = wiregen(&args, &dir);
+    assert!(ok);
+    assert!(
+        out.starts_with("nothing changed (2 files up to date)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_wiregen_toml_names_schemas_and_outputs() {
+    let dir = scratch("toml");
+    std::fs::copy(golden("flags.yaml"), dir.join("game.yaml")).unwrap();
+    std::fs::write(
+        dir.join("wiregen.toml"),
+        "schemas = [\"game.yaml\"]\nrust_out = \"src/gen\"\nlua_out = \"lua\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = wiregen(&["generate"], &dir);
+    assert!(ok, "{err}");
+    assert!(dir.join("src/gen/flags.rs").is_file() && dir.join("lua/flags.lua").is_file());
+    let (ok, out, err) = wiregen(&["check"], &dir);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("all 2 generated files are up to date"),
+        "{out}"
+    );
+    std::fs::write(dir.join("lua/flags.lua"), "-- edited").unwrap();
+    let (ok, _, err) = wiregen(&["check"], &dir);
+    assert!(
+        !ok && err.contains("stale:") && err.contains("flags.lua"),
+        "{err}"
+    );
+}
+
+#[test]
+fn install_replaces_an_older_copy_of_the_same_protocol() {
+    let dir = scratch("install");
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let rtype = repo.join("dissectors/rtype.lua");
+    std::fs::copy(&rtype, plugins.join("rtype-old.lua")).unwrap();
+    std::fs::write(plugins.join("other.lua"), "-- someone else's plugin").unwrap();
+    let args = [
+        "install",
+        rtype.to_str().unwrap(),
+        "--dir",
+        plugins.to_str().unwrap(),
+    ];
+    let (ok, out, err) = wiregen(&args, &repo);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("removed") && out.contains("rtype-old.lua"),
+        "{out}"
+    );
+    assert!(plugins.join("rtype.lua").is_file() && !plugins.join("rtype-old.lua").exists());
+    assert!(
+        plugins.join("other.lua").is_file(),
+        "other plugins are left alone"
+    );
+}
+
+#[test]
+fn a_schema_error_in_generate_is_reported_at_its_position() {
+    let dir = scratch("error");
+    let schema = dir.join("bad.yaml");
+    std::fs::write(
+        &schema,
+        "protocol: { name: bad, title: Bad, root: P, transport: { udp: { ports: [1] } } }\ntypes:\n  P:\n    fields:\n      - { name: a, type: u7 }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (ok, _, err) = wiregen(
+        &[
+            "generate",
+            schema.to_str().unwrap(),
+            "--rust-out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("bad.yaml:5:26: a 7-bit integer in a byte-aligned layout"),
+        "{err}"
+    );
+}
