@@ -130,21 +130,19 @@ do
         end
       end
       local shift, sbyte = width - 8, string.byte
-      -- Feeds bytes i..j of `data` (nil: zero bytes) into register c.
+      -- Feeds bytes i..j of `data` into register c.
       local feed
       if refin then
         feed = function(c, data, i, j)
           for k = i, j do
-            local b = data and sbyte(data, k) or 0
-            c = bxor(rshift(c, 8), T[band(bxor(c, b), 255)])
+            c = bxor(rshift(c, 8), T[band(bxor(c, sbyte(data, k)), 255)])
           end
           return c
         end
       else
         feed = function(c, data, i, j)
           for k = i, j do
-            local b = data and sbyte(data, k) or 0
-            c = bxor(band(lshift(c, 8), mask), T[band(bxor(rshift(c, shift), b), 255)])
+            c = bxor(band(lshift(c, 8), mask), T[band(bxor(rshift(c, shift), sbyte(data, k)), 255)])
           end
           return c
         end
@@ -157,7 +155,7 @@ do
         local a = math.max(from, math.min(skip_at, to))
         local b = math.max(a, math.min(skip_at + skip_len, to))
         local c = feed(start, data, 1, a - from)
-        c = feed(c, nil, 1, b - a)
+        c = feed(c, string.rep("\0", b - a), 1, b - a)
         c = feed(c, data, b - from + 1, to - from)
         if refin ~= refout then c = reflect(c, width) end
         return band(bxor(c, xorout), mask)

@@ -15,9 +15,9 @@
 //! ```
 
 use crate::backend::rust::{self, ModuleOptions};
-use crate::backend::{lua, Output};
-use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Backend, Protocol};
+use crate::backend::Output;
+use crate::diag::Diagnostics;
+use crate::ir::Protocol;
 use crate::pipeline;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -171,47 +171,27 @@ impl Builder {
         }
         let mut out = Vec::new();
         let runtime = pipeline::runtime_dep_in(&rust_out);
-        let internal = |p: &Protocol, u: crate::backend::Unsupported| Diagnostic {
-            file: p.source.clone(),
-            line: 1,
-            col: 1,
-            message: format!("internal error: {}", u.0),
-            hint: Some("please report this schema".into()),
-        };
         for p in &protocols {
-            let limits = p.limits.iter().filter(|l| {
-                l.backend == Backend::Rust || (l.backend == Backend::Lua && self.lua_out.is_some())
-            });
-            let before = errors.0.len();
-            errors.0.extend(limits.map(|l| l.diagnostic.clone()));
-            if errors.0.len() > before {
-                continue;
-            }
-            let rust = if self.crates {
-                let dir = rust_out.join(&p.name);
-                rust::generate(p, &dir.display().to_string(), &runtime)
-            } else {
-                rust::generate_module(p, self.options).map(|contents| {
-                    vec![Output {
-                        path: rust_out
-                            .join(format!("{}.rs", p.name))
-                            .display()
-                            .to_string(),
+            let rust = || {
+                if self.crates {
+                    let dir = rust_out.join(&p.name);
+                    rust::generate(p, &dir.display().to_string(), &runtime)
+                } else {
+                    let path = rust_out.join(format!("{}.rs", p.name));
+                    let contents = rust::generate_module(p, self.options)?;
+                    Ok(vec![Output {
+                        path: path.display().to_string(),
                         contents,
-                    }]
-                })
-            };
-            match rust {
-                Ok(o) => out.extend(o),
-                Err(u) => errors.0.push(internal(p, u)),
-            }
-            if let Some(dir) = &self.lua_out {
-                let path = dir.join(format!("{}.lua", p.name)).display().to_string();
-                match lua::generate(p, &path) {
-                    Ok(o) => out.extend(o),
-                    Err(u) => errors.0.push(internal(p, u)),
+                    }])
                 }
-            }
+            };
+            let lua = self
+                .lua_out
+                .as_ref()
+                .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
+            let (o, problems) = pipeline::generate(p, &rust, lua.as_deref());
+            out.extend(o);
+            errors.0.extend(problems.0);
         }
         if errors.0.is_empty() {
             Ok((out, read))

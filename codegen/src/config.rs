@@ -15,10 +15,11 @@ pub const FILE: &str = "wiregen.toml";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Config {
+pub struct Config {
     schemas: Vec<String>,
     rust_out: String,
-    lua_out: Option<String>,
+    /// Where the dissectors go, relative to the file.
+    pub lua_out: Option<String>,
     #[serde(default)]
     crates: bool,
     #[serde(default)]
@@ -27,13 +28,22 @@ struct Config {
     arbitrary: bool,
 }
 
-/// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
-pub fn builder(root: &Path) -> Result<Option<Builder>, String> {
+/// `root/wiregen.toml`, or `None` without one.
+pub fn load(root: &Path) -> Result<Option<Config>, String> {
     let path = root.join(FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    let c: Config = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    toml::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
+pub fn builder(root: &Path) -> Result<Option<Builder>, String> {
+    let Some(c) = load(root)? else {
+        return Ok(None);
+    };
     let mut b = Builder::new()
         .schemas(c.schemas.iter().map(|s| root.join(s)))
         .rust_out(root.join(&c.rust_out))

@@ -102,10 +102,13 @@ fn dissectors(root: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>, S
             .map_err(|e| format!("{}: {e}", p.display()))
     };
     if files.is_empty() {
-        let folder = match crate::config::builder(root)? {
-            Some(_) => lua_out_of_config(root)?,
-            None => root.join("dissectors"),
-        };
+        let folder =
+            match crate::config::load(root)? {
+                Some(c) => root.join(c.lua_out.ok_or_else(|| {
+                    format!("{}: no lua_out to install from", crate::config::FILE)
+                })?),
+                None => root.join("dissectors"),
+            };
         let mut all: Vec<PathBuf> = std::fs::read_dir(&folder)
             .map_err(|e| format!("{}: {e}", folder.display()))?
             .flatten()
@@ -137,17 +140,4 @@ fn dissectors(root: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>, S
         );
     }
     Ok(out)
-}
-
-fn lua_out_of_config(root: &Path) -> Result<PathBuf, String> {
-    #[derive(serde::Deserialize)]
-    struct LuaOut {
-        lua_out: Option<String>,
-    }
-    let path = root.join(crate::config::FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let c: LuaOut = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    c.lua_out
-        .map(|l| root.join(l))
-        .ok_or_else(|| format!("{}: no lua_out to install from", path.display()))
 }

@@ -134,12 +134,9 @@ fn write(files: &[Output]) -> ExitCode {
 }
 
 fn check(files: &[Output]) -> ExitCode {
-    let stale: Vec<&Output> = files
-        .iter()
-        .filter(|o| std::fs::read_to_string(&o.path).ok().as_deref() != Some(o.contents.as_str()))
-        .collect();
-    for o in &stale {
-        eprintln!("stale: {}", o.path);
+    let stale = pipeline::stale_files(std::path::Path::new(""), files);
+    for problem in &stale {
+        eprintln!("{problem}");
     }
     if stale.is_empty() {
         println!("all {} generated files are up to date", files.len());

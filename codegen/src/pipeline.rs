@@ -98,8 +98,28 @@ pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
 /// Every output file of one protocol that its backends can generate, and a diagnostic for each
 /// one they cannot (validation found the construct; see `validate/limits.rs`).
 pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics) {
+    let rust = || backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime);
+    let lua = format!("{DISSECTOR_DIR}/{}.lua", p.name);
+    generate(p, &rust, Some(&lua))
+}
+
+/// The outputs of `p` its backends can generate: the Rust `rust` gives, and the dissector at
+/// `lua_path` when one is wanted. Each limit of a wanted output is reported (and stops that
+/// output only), and so is a backend's refusal validation let through.
+pub(crate) fn generate(
+    p: &Protocol,
+    rust: &dyn Fn() -> Result<Vec<Output>, backend::Unsupported>,
+    lua_path: Option<&str>,
+) -> (Vec<Output>, Diagnostics) {
+    let wanted = |b: Backend| b == Backend::Rust || lua_path.is_some();
     let mut out = Vec::new();
-    let mut problems = Diagnostics(p.limits.iter().map(|l| l.diagnostic.clone()).collect());
+    let mut problems = Diagnostics(
+        p.limits
+            .iter()
+            .filter(|l| wanted(l.backend))
+            .map(|l| l.diagnostic.clone())
+            .collect(),
+    );
     // What validation let through and a backend still refused is a bug of the generator.
     let internal = |backend: Backend, u: backend::Unsupported| {
         Diagnostic {
@@ -115,13 +135,13 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
     }
     };
     if p.generates(Backend::Rust) {
-        match backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime) {
+        match rust() {
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Rust, u)),
         }
     }
-    if p.generates(Backend::Lua) {
-        match backend::lua::generate(p, &format!("{DISSECTOR_DIR}/{}.lua", p.name)) {
+    if let Some(path) = lua_path.filter(|_| p.generates(Backend::Lua)) {
+        match backend::lua::generate(p, path) {
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Lua, u)),
         }
@@ -176,6 +196,15 @@ pub fn all_outputs(root: &Path) -> Result<Generation, String> {
 /// What `wiregen check` reports: every committed output that is stale, missing or orphaned
 /// (one line each); empty when all are fresh.
 pub fn stale(root: &Path, outputs: &[Output]) -> Vec<String> {
+    let mut problems = stale_files(root, outputs);
+    for orphan in orphans(root, outputs) {
+        problems.push(format!("orphan: {orphan} (no schema generates it)"));
+    }
+    problems
+}
+
+/// Each of `outputs` (paths relative to `root`) that is missing or differs on disk, one line each.
+pub fn stale_files(root: &Path, outputs: &[Output]) -> Vec<String> {
     let mut problems = Vec::new();
     for o in outputs {
         match fs::read_to_string(root.join(&o.path)) {
@@ -186,9 +215,6 @@ pub fn stale(root: &Path, outputs: &[Output]) -> Vec<String> {
             )),
             Err(_) => problems.push(format!("missing: {}", o.path)),
         }
-    }
-    for orphan in orphans(root, outputs) {
-        problems.push(format!("orphan: {orphan} (no schema generates it)"));
     }
     problems
 }

@@ -501,6 +501,12 @@ pub enum LenKind {
 }
 
 impl Ty {
+    /// Whether a value's size is known only once it is encoded (a struct or a switch): a length
+    /// of it is reserved before and patched after it is written.
+    pub fn is_encoded(&self) -> bool {
+        matches!(self, Ty::Struct(..) | Ty::Union(_))
+    }
+
     /// The structs a value of this type holds directly (through arrays and every switch body).
     pub fn child_structs(&self, out: &mut Vec<StructId>) {
         match self {

@@ -27,7 +27,7 @@ impl<'f> Validator<'f> {
                     }
                 }
                 if let Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) = f.role {
-                    let encoded = matches!(s.fields[ti].ty, Ty::Struct(..) | Ty::Union(_));
+                    let encoded = s.fields[ti].ty.is_encoded();
                     if encoded && matches!(f.ty, Ty::VarInt(_)) {
                         out.push(self.limit(
                             Backend::Rust,
@@ -172,7 +172,7 @@ impl<'f> Validator<'f> {
                 "checksums cover byte-aligned types",
             )),
             Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
-                if matches!(s.fields[ti].ty, Ty::Struct(..) | Ty::Union(_)) =>
+                if s.fields[ti].ty.is_encoded() =>
             {
                 out.push(rust(
                     "type",

@@ -106,7 +106,7 @@ impl<'p> Gen<'p> {
         let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
         // Where the field starts: a checksum or a length of encoded data is patched there, and
         // the length of encoded data is measured from its start.
-        let encoded = |i: usize| matches!(s.fields[i].ty, Ty::Struct(..) | Ty::Union(_));
+        let encoded = |i: usize| s.fields[i].ty.is_encoded();
         let patched_length =
             |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t)) if encoded(t));
         let measured = s.fields.iter().any(|d| {
@@ -157,7 +157,7 @@ impl<'p> Gen<'p> {
             {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
-                if matches!(target.ty, Ty::Struct(..) | Ty::Union(_)) {
+                if target.ty.is_encoded() {
                     return Err(Unsupported(format!(
                         "'{nm}': varint lengths of encoded values are not generated yet"
                     )));
@@ -180,7 +180,7 @@ impl<'p> Gen<'p> {
                 let max = max_of(it);
                 let rt = int_rust(&it);
                 let put = write_int(&it, quote! { #local }, nm, self.bits(sid));
-                let needs_encoding = matches!(target.ty, Ty::Struct(..) | Ty::Union(_));
+                let needs_encoding = target.ty.is_encoded();
                 if needs_encoding && self.bits(sid) {
                     return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
                 }
@@ -239,9 +239,7 @@ impl<'p> Gen<'p> {
                 };
                 // Derived lengths that wait for this field's encoding are patched now.
                 let patches = s.fields.iter().filter_map(|d| match &d.role {
-                    Role::Derived(Derive::LengthOf(t))
-                        if *t == fi && matches!(f.ty, Ty::Struct(..) | Ty::Union(_)) =>
-                    {
+                    Role::Derived(Derive::LengthOf(t)) if *t == fi && f.ty.is_encoded() => {
                         let it = int_of(&d.ty)?;
                         let dat = format_ident!("{}_at", d.name);
                         let dn = d.name.as_str();

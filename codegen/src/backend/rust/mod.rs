@@ -65,29 +65,14 @@ fn parse(tokens: TokenStream) -> Result<syn::File, Unsupported> {
 /// `wiregen_runtime::include_protocol!`): no inner attributes, the runtime items users need
 /// re-exported, other protocols (a base, a transport) named as sibling modules.
 pub fn generate_module(p: &Protocol, options: ModuleOptions) -> Result<String, Unsupported> {
-    let g = Gen {
-        p,
-        runtime_dep: "",
-        tag_of: Default::default(),
-        reuse: Reuse::of(p),
-        packaging: Packaging::Module,
-    };
-    let body = g.body()?;
-    let body = features_decided(body, options);
-    let named = idents(&body);
+    let g = Gen::new(p, "", Packaging::Module);
+    let body = features_decided(g.body()?, options);
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
-    let private: Vec<Ident> = RUNTIME_ITEMS
-        .iter()
-        .filter(|i| named.contains(**i) && !REEXPORTED.contains(i))
-        .map(|i| format_ident!("{}", i))
-        .collect();
-    let cow = named
-        .contains("Cow")
-        .then(|| quote! { use std::borrow::Cow; });
+    // What users need is re-exported (and so imported) already.
+    let imports = imports(&body, REEXPORTED);
     let file = parse(quote! {
         pub use wiregen_runtime::{#(#exported),*};
-        use wiregen_runtime::{#(#private),*};
-        #cow
+        #imports
 
         #body
     })?;
@@ -137,13 +122,7 @@ fn features_decided(tokens: TokenStream, options: ModuleOptions) -> TokenStream 
 }
 
 pub fn generate(p: &Protocol, dir: &str, runtime: &RuntimeDep) -> Result<Vec<Output>, Unsupported> {
-    let g = Gen {
-        p,
-        runtime_dep: &runtime.0,
-        tag_of: Default::default(),
-        reuse: Reuse::of(p),
-        packaging: Packaging::Crate,
-    };
+    let g = Gen::new(p, &runtime.0, Packaging::Crate);
     let file = parse(g.lib()?)?;
     let header = header(p);
     Ok(vec![
@@ -223,6 +202,16 @@ fn lit_usize(v: usize) -> Literal {
 }
 
 impl<'p> Gen<'p> {
+    fn new(p: &'p Protocol, runtime_dep: &'p str, packaging: Packaging) -> Self {
+        Gen {
+            p,
+            tag_of: Default::default(),
+            reuse: Reuse::of(p),
+            packaging,
+            runtime_dep,
+        }
+    }
+
     /// Whether struct `sid` is an LSB-first bit stream (its layout decides how all of its
     /// fields are read and written).
     fn bits(&self, sid: StructId) -> bool {
@@ -264,17 +253,7 @@ impl<'p> Gen<'p> {
     /// The crate form's codec.rs: the body, with exactly the runtime items it names imported.
     fn lib(&self) -> Result<TokenStream, Unsupported> {
         let body = self.body()?;
-        // Exactly the runtime items the code names (a crate of bit-stream types needs no byte
-        // reader, one without checksums no `Crc`).
-        let named = idents(&body);
-        let runtime: Vec<Ident> = RUNTIME_ITEMS
-            .iter()
-            .filter(|i| named.contains(**i))
-            .map(|i| format_ident!("{}", i))
-            .collect();
-        let cow = named
-            .contains("Cow")
-            .then(|| quote! { use std::borrow::Cow; });
+        let imports = imports(&body, &[]);
         Ok(quote! {
             //! Types, decoders and encoders of every schema type.
 
@@ -283,8 +262,7 @@ impl<'p> Gen<'p> {
             // their type.
             #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy, clippy::collapsible_if)]
 
-            use wiregen_runtime::{#(#runtime),*};
-            #cow
+            #imports
 
             #body
         })
@@ -346,6 +324,24 @@ const RUNTIME_ITEMS: &[&str] = &[
     "Value",
     "Writer",
 ];
+
+/// The `use` items of `body`: exactly the runtime items it names (a crate of bit-stream types
+/// needs no byte reader, one without checksums no `Crc`) but those in `already`, and `Cow`.
+fn imports(body: &TokenStream, already: &[&str]) -> TokenStream {
+    let named = idents(body);
+    let runtime: Vec<Ident> = RUNTIME_ITEMS
+        .iter()
+        .filter(|i| named.contains(**i) && !already.contains(i))
+        .map(|i| format_ident!("{}", i))
+        .collect();
+    let cow = named
+        .contains("Cow")
+        .then(|| quote! { use std::borrow::Cow; });
+    quote! {
+        use wiregen_runtime::{#(#runtime),*};
+        #cow
+    }
+}
 
 /// Every identifier `tokens` refers to (not the names it declares as associated types:
 /// `type Reader<T> = BitReader<'a, T>` names `BitReader` only).
