@@ -507,6 +507,14 @@ impl Ty {
         matches!(self, Ty::Struct(..) | Ty::Union(_))
     }
 
+    /// Whether a value is one number, flag set or enum (copied, never cloned, by the backends).
+    pub fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::VarInt(_) | Ty::Enum(_) | Ty::Flags(_)
+        )
+    }
+
     /// The structs a value of this type holds directly (through arrays and every switch body).
     pub fn child_structs(&self, out: &mut Vec<StructId>) {
         match self {

@@ -96,9 +96,13 @@ impl<'p> Gen<'p> {
                     let idf_i = ident(idf);
                     let id_ty = ident(id_rust);
                     let id_nm = idf.as_str();
+                    let u64_t = format_ident!("u64");
+                    let id = cast(quote! { m.#idf_i }, &id_ty, &u64_t);
+                    let max = cast(quote! { #id_ty::MAX }, &id_ty, &u64_t);
+                    let fitted = cast(quote! { fit(self.id(), #max, #id_nm)? }, &u64_t, &id_ty);
                     (
-                        quote! { Self::decode(m.#idf_i as u64, #payload_ref) },
-                        quote! { m.#idf_i = fit(self.id(), #id_ty::MAX as u64, #id_nm)? as #id_ty; },
+                        quote! { Self::decode(#id, #payload_ref) },
+                        quote! { m.#idf_i = #fitted; },
                     )
                 }
                 None => (quote! { Self::decode(#payload_ref) }, quote! {}),
@@ -133,7 +137,9 @@ impl<'p> Gen<'p> {
                 quote! {},
                 quote! {},
             ),
-            Some((n, rt, abbrev)) => (
+            Some((n, rt, abbrev)) => {
+                let id = cast_receiver(quote! { self.id() }, &format_ident!("u64"), rt);
+                (
                 quote! {},
                 quote! { Self::read_with_id(&mut reader) },
                 " Decodes a message (its id first) from a transport's payload (all of it).",
@@ -147,9 +153,10 @@ impl<'p> Gen<'p> {
                     }
                 },
                 quote! {
-                    w.put(&(self.id() as #rt).to_le_bytes());
+                    w.put(&#id.to_le_bytes());
                 },
-            ),
+            )
+            }
         };
         let dissect_doc: Vec<&str> = dissect_doc.lines().collect();
         let decode_fns = quote! {

@@ -63,7 +63,7 @@ impl<'p> Gen<'p> {
                 (Role::Checksum(algo), Ty::Int(it)) => {
                     let at = format_ident!("{}_at", f.name);
                     let crc = crc_ctor(algo);
-                    let put = uint_bytes(quote! { value }, it);
+                    let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
                     Some(quote! {
                         {
                             static CRC: Crc = #crc;

@@ -10,7 +10,7 @@ pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
             let shift = 64 - w;
             quote! { (((r.bits(#w, #nm)? << #shift) as i64) >> #shift) as #t }
         } else {
-            quote! { r.bits(#w, #nm)? as #t }
+            cast(quote! { r.bits(#w, #nm)? }, &format_ident!("u64"), &t)
         };
     }
     let n = it.bytes();
@@ -26,7 +26,7 @@ pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
         let shift = 64 - it.bits;
         quote! { (((r.uint(#n, #big, #nm)? << #shift) as i64) >> #shift) as #t }
     } else {
-        quote! { r.uint(#n, #big, #nm)? as #t }
+        cast(quote! { r.uint(#n, #big, #nm)? }, &format_ident!("u64"), &t)
     }
 }
 
@@ -144,10 +144,13 @@ impl<'p> Gen<'p> {
         Ok(match ty {
             Ty::Int(it) => {
                 let read = read_int(it, nm, self.bits(sid));
+                let t = int_rust(it);
                 let v = if it.signed {
-                    quote! { Value::I(v as i64) }
+                    let v = cast(quote! { v }, &t, &format_ident!("i64"));
+                    quote! { Value::I(#v) }
                 } else {
-                    quote! { Value::U(v as u64) }
+                    let v = cast(quote! { v }, &t, &format_ident!("u64"));
+                    quote! { Value::U(#v) }
                 };
                 let n = note(v);
                 quote! { { let at = r.pos(); let v = #read; #n v } }
@@ -179,7 +182,8 @@ impl<'p> Gen<'p> {
                 } else {
                     quote! { from_le_bytes }
                 };
-                let nt = note(quote! { Value::F(v as f64) });
+                let v = cast(quote! { v }, &t, &format_ident!("f64"));
+                let nt = note(quote! { Value::F(#v) });
                 if self.bits(sid) {
                     let u = format_ident!("u{}", bits);
                     quote! { { let at = r.pos(); let v = #t::from_bits(r.bits(#bits, #nm)? as #u); #nt v } }
@@ -203,11 +207,15 @@ impl<'p> Gen<'p> {
                 }
                 let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
                 if *signed {
-                    let n = note(quote! { Value::I(v as i64) });
+                    let v = cast(quote! { v }, &t, &format_ident!("i64"));
+                    let n = note(quote! { Value::I(#v) });
                     quote! { { let at = r.pos(); let z = r.rabbit(#bits, #nm)?; let v = ((z >> 1) as #t) ^ -((z & 1) as #t); #n v } }
                 } else {
-                    let n = note(quote! { Value::U(v as u64) });
-                    quote! { { let at = r.pos(); let v = r.rabbit(#bits, #nm)? as #t; #n v } }
+                    let u64_t = format_ident!("u64");
+                    let v = cast(quote! { v }, &t, &u64_t);
+                    let n = note(quote! { Value::U(#v) });
+                    let read = cast(quote! { r.rabbit(#bits, #nm)? }, &u64_t, &t);
+                    quote! { { let at = r.pos(); let v = #read; #n v } }
                 }
             }
             Ty::VarInt(VarInt::RiptideLen) => {
@@ -233,13 +241,14 @@ impl<'p> Gen<'p> {
                 let e = &p.enums[*id];
                 let en = ident(&e.name);
                 let read = read_int(&e.repr, nm, self.bits(sid));
-                let n = note(quote! { Value::U(raw as u64) });
+                let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
+                let n = note(quote! { Value::U(#raw) });
                 if e.closed {
                     quote! { {
                         let at = r.pos();
                         let raw = #read;
                         #n
-                        #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: raw as u64 }))?
+                        #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
                     } }
                 } else {
                     quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
@@ -252,9 +261,10 @@ impl<'p> Gen<'p> {
                 let bits = fl.bits.iter().map(|b| {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let m = lit_u64(b.value);
-                    quote! { r.note(#a, at, Value::Bool(raw as u64 & #m != 0)); }
+                    quote! { r.note(#a, at, Value::Bool(raw & #m != 0)); }
                 });
-                quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(raw as u64)); #(#bits)* #fname(raw) } }
+                let wide = cast(quote! { raw }, &int_rust(&fl.repr), &format_ident!("u64"));
+                quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(#wide)); #(#bits)* #fname(raw) } }
             }
             Ty::Bytes(len) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;

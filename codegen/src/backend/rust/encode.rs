@@ -2,19 +2,22 @@
 
 use super::*;
 
-/// An array expression with the wire bytes of `v` (already range-checked).
-pub(crate) fn uint_bytes(v: TokenStream, it: &IntTy) -> TokenStream {
+/// An array expression with the wire bytes of `v`, an expression of Rust type `from` (already
+/// range-checked).
+pub(crate) fn uint_bytes(v: TokenStream, from: &Ident, it: &IntTy) -> TokenStream {
     let t = int_rust(it);
     let big = it.endian == Endian::Big;
     if it.is_native() {
+        let v = cast_receiver(v, from, &t);
         if big {
-            quote! { (#v as #t).to_be_bytes() }
+            quote! { #v.to_be_bytes() }
         } else {
-            quote! { (#v as #t).to_le_bytes() }
+            quote! { #v.to_le_bytes() }
         }
     } else {
         let n = it.bytes();
-        let le = quote! { (#v as u64).to_le_bytes() };
+        let v = cast_receiver(v, from, &format_ident!("u64"));
+        let le = quote! { #v.to_le_bytes() };
         if big {
             quote! { { let le = #le; let mut b = [0u8; #n]; for i in 0..#n { b[i] = le[#n - 1 - i]; } b } }
         } else {
@@ -23,10 +26,12 @@ pub(crate) fn uint_bytes(v: TokenStream, it: &IntTy) -> TokenStream {
     }
 }
 
-/// Statements writing an integer value (range-checked when the field is narrower than its Rust
-/// type).
+/// Statements writing an integer value `v`, an expression of the field's own Rust type
+/// (range-checked when the field is narrower than that type).
 pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> TokenStream {
     let width = it.bits;
+    let t = int_rust(it);
+    let (u64_t, i64_t) = (format_ident!("u64"), format_ident!("i64"));
     let mask = lit_u64(if width == 64 {
         u64::MAX
     } else {
@@ -34,16 +39,18 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
     });
     if bits && it.is_native() {
         return if it.signed {
-            quote! { w.bits((#v as i64 as u64) & #mask, #width); }
+            let x = cast(v, &t, &i64_t);
+            quote! { w.bits((#x as u64) & #mask, #width); }
         } else {
-            quote! { w.bits(#v as u64, #width); }
+            let x = cast(v, &t, &u64_t);
+            quote! { w.bits(#x, #width); }
         };
     }
     if it.is_native() {
-        let put = uint_bytes(v, it);
+        let put = uint_bytes(v, &t, it);
         return quote! { w.put(&#put); };
     }
-    let put = uint_bytes(quote! { raw }, it);
+    let put = uint_bytes(quote! { raw }, &u64_t, it);
     let put_raw = if bits {
         quote! { w.bits(raw, #width); }
     } else {
@@ -52,8 +59,9 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
     if it.signed {
         let min = -(1i64 << (it.bits - 1));
         let max = (1i64 << (it.bits - 1)) - 1;
+        let x = cast(v, &t, &i64_t);
         quote! {
-            let x = #v as i64;
+            let x = #x;
             if x < #min { return Err(EncodeError::new(#nm, EncodeErrorKind::TooSmall { value: x })); }
             if x > #max { return Err(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: #max as u64 })); }
             let raw = x as u64 & #mask;
@@ -61,7 +69,8 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
         }
     } else {
         let max = lit_u64(it.max_value());
-        quote! { let raw = fit(#v as u64, #max, #nm)?; #put_raw }
+        let x = cast(v, &t, &u64_t);
+        quote! { let raw = fit(#x, #max, #nm)?; #put_raw }
     }
 }
 
@@ -117,15 +126,8 @@ impl<'p> Gen<'p> {
         Ok(match &f.role {
             Role::Const(c) => {
                 let it = int_of(&f.ty).unwrap();
-                let put = write_int(
-                    &it,
-                    {
-                        let c = lit_u64(*c);
-                        quote! { #c }
-                    },
-                    nm,
-                    self.bits(sid),
-                );
+                let typed = lit_typed(*c, &int_rust(&it));
+                let put = write_int(&it, quote! { #typed }, nm, self.bits(sid));
                 // Bound only for the expressions of later fields that read it.
                 let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
                     .contains(&fi)
@@ -244,7 +246,7 @@ impl<'p> Gen<'p> {
                         let dat = format_ident!("{}_at", d.name);
                         let dn = d.name.as_str();
                         let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-                        let put = uint_bytes(quote! { value }, &it);
+                        let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
                         Some(quote! {
                             let value = fit((w.len() - #at) as u64, #max, #dn)?;
                             w.patch(#dat, &#put);
@@ -271,7 +273,8 @@ impl<'p> Gen<'p> {
             Ty::Bool if self.bits(sid) => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
-                let half = quote! { { let x = #v as f32; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
+                let x = bare(v.clone());
+                let half = quote! { { let x = #x; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
                 if self.bits(sid) {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {
@@ -352,7 +355,7 @@ impl<'p> Gen<'p> {
                     }
                     Some(Len::Prefix(it)) => {
                         let n = lit_usize(it.bytes());
-                        let put = uint_bytes(quote! { value }, it);
+                        let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
                         let max = lit_u64(it.max_value());
                         quote! {
                             let len_at = w.len();
@@ -453,7 +456,9 @@ impl<'p> Gen<'p> {
             });
         }
         if let Some(b) = u.default {
-            let check = tag.map(|(_, tf)| {
+            // The catch-all must not carry a tag a named case owns (unless the `unless`
+            // condition holds, when any tag goes).
+            let check = tag.and_then(|(_, tf)| {
                 let tn = ident(&tf.name);
                 let raw = match &tf.ty {
                     Ty::Enum(_) => quote! { #tn.raw() as i128 },
@@ -461,14 +466,21 @@ impl<'p> Gen<'p> {
                 };
                 let pats: Vec<TokenStream> = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied())).iter().map(case_pattern).collect();
                 if pats.is_empty() {
-                    quote! {}
-                } else {
-                    quote! {
-                        if matches!(#raw, #(#pats)|*) {
-                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw as u64 }));
-                        }
-                    }
+                    return None;
                 }
+                let owned = quote! { matches!(#raw, #(#pats)|*) };
+                let when = match &u.unless {
+                    Some(cond) => {
+                        let not = self.negated(cond, Ctx::Encode(sid));
+                        quote! { #not && #owned }
+                    }
+                    None => owned,
+                };
+                Some(quote! {
+                    if #when {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw as u64 }));
+                    }
+                })
             });
             let tag_bind = tag.map(|(_, tf)| {
                 let tn = ident(&tf.name);
@@ -490,14 +502,6 @@ impl<'p> Gen<'p> {
                 (false, CaseBody::Empty) => quote! { #un::#other },
                 (false, CaseBody::Bytes) => quote! { #un::#other(data) },
                 (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
-            };
-            // Under `unless`, the catch-all may carry any tag.
-            let check = match &u.unless {
-                Some(cond) => {
-                    let cond = self.expr_top(cond, Ctx::Encode(sid));
-                    quote! { if !(#cond) { #check } }
-                }
-                None => quote! { #check },
             };
             arms.push(quote! { #binding => { #check #write } });
         }

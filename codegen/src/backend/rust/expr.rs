@@ -96,7 +96,7 @@ impl<'p> Gen<'p> {
             Expr::FlagBit(path, mask) => {
                 let access = self.access(path, ctx);
                 let m = lit_u64(*mask);
-                quote! { (#access.bits() as u64 & #m != 0) }
+                quote! { (#access.bits() & #m != 0) }
             }
             Expr::Len(path, _) => {
                 let access = self.access(path, ctx);
@@ -113,8 +113,8 @@ impl<'p> Gen<'p> {
                 }
             }
             Expr::Not(x) => {
-                let x = self.expr(x, ctx);
-                quote! { (!#x) }
+                let x = self.negated(x, ctx);
+                quote! { (#x) }
             }
             Expr::Neg(x) => {
                 let x = self.expr(x, ctx);
@@ -146,18 +146,39 @@ impl<'p> Gen<'p> {
         }
     }
 
+    /// The negation of condition `e`, without outer parentheses: comparisons and flag tests
+    /// are inverted rather than wrapped in `!( )`.
+    pub(crate) fn negated(&self, e: &Expr, ctx: Ctx) -> TokenStream {
+        let inverse = |op: &BinOp| match op {
+            BinOp::Eq => Some(quote! { != }),
+            BinOp::Ne => Some(quote! { == }),
+            BinOp::Lt => Some(quote! { >= }),
+            BinOp::Le => Some(quote! { > }),
+            BinOp::Gt => Some(quote! { <= }),
+            BinOp::Ge => Some(quote! { < }),
+            _ => None,
+        };
+        match e {
+            Expr::Not(x) => self.expr_top(x, ctx),
+            Expr::FlagBit(path, mask) => {
+                let access = self.access(path, ctx);
+                let m = lit_u64(*mask);
+                quote! { #access.bits() & #m == 0 }
+            }
+            Expr::Binary(op, a, b) if inverse(op).is_some() => {
+                let (a, b, op) = (self.expr(a, ctx), self.expr(b, ctx), inverse(op));
+                quote! { #a #op #b }
+            }
+            _ => {
+                let x = self.expr(e, ctx);
+                quote! { !#x }
+            }
+        }
+    }
+
     /// An expression used whole (an argument, a condition): without its outer parentheses.
     pub(crate) fn expr_top(&self, e: &Expr, ctx: Ctx) -> TokenStream {
-        let t = self.expr(e, ctx);
-        let mut it = t.clone().into_iter();
-        match (it.next(), it.next()) {
-            (Some(proc_macro2::TokenTree::Group(g)), None)
-                if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
-            {
-                g.stream()
-            }
-            _ => t,
-        }
+        bare(self.expr(e, ctx))
     }
 
     pub(crate) fn access(&self, path: &[FieldRef], ctx: Ctx) -> TokenStream {

@@ -193,6 +193,52 @@ fn int_rust(it: &IntTy) -> Ident {
     format_ident!("{}{}", if it.signed { "i" } else { "u" }, it.storage_bits())
 }
 
+/// `v` (an expression of Rust type `from`) as Rust type `to`: cast only where the types differ,
+/// so the generated code has no no-op casts.
+fn cast(v: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
+    if from == to {
+        v
+    } else {
+        quote! { #v as #to }
+    }
+}
+
+/// `v` as a method receiver of Rust type `to` (parenthesised only when cast).
+fn cast_receiver(v: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
+    if from == to {
+        v
+    } else {
+        quote! { (#v as #to) }
+    }
+}
+
+/// `t` without its outer parentheses, for a place that needs none (an argument, a `let`).
+fn bare(t: TokenStream) -> TokenStream {
+    let mut it = t.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            g.stream()
+        }
+        _ => t,
+    }
+}
+
+/// `v` (a place of type `ty`) by value: copied when it is a scalar, else cloned.
+fn copy_of(v: TokenStream, ty: &Ty) -> TokenStream {
+    if ty.is_scalar() {
+        v
+    } else {
+        quote! { #v.clone() }
+    }
+}
+
+/// An integer literal of Rust type `ty` (`53710u16`).
+fn lit_typed(v: u64, ty: &Ident) -> Literal {
+    format!("{v}{ty}").parse().expect("an integer literal")
+}
+
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_unsuffixed(v)
 }
@@ -256,11 +302,6 @@ impl<'p> Gen<'p> {
         let imports = imports(&body, &[]);
         Ok(quote! {
             //! Types, decoders and encoders of every schema type.
-
-            // Casts are written the same way for every field width, so some are no-ops; schema
-            // expressions are emitted as the schema writes them; key fields are cloned whatever
-            // their type.
-            #![allow(clippy::unnecessary_cast, clippy::nonminimal_bool, clippy::clone_on_copy, clippy::collapsible_if)]
 
             #imports
 

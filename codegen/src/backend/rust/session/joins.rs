@@ -31,6 +31,14 @@ impl<'p> Gen<'p> {
             let first = self.expr_top(&j.first, Ctx::Encode(sid));
             let last = self.expr_top(&j.last, Ctx::Encode(sid));
             let key_names: Vec<Ident> = j.key.iter().map(|k| ident(&s.fields[*k].name)).collect();
+            let key_copies: Vec<TokenStream> = j
+                .key
+                .iter()
+                .map(|k| {
+                    let n = ident(&s.fields[*k].name);
+                    copy_of(quote! { part.#n }, &s.fields[*k].ty)
+                })
+                .collect();
             let key_types: Vec<TokenStream> = j
                 .key
                 .iter()
@@ -129,7 +137,7 @@ impl<'p> Gen<'p> {
                     /// Adds a part; returns the payload when this part completes one.
                     pub fn push(&mut self, part: &#st_anon) -> Result<Option<#jn>, DecodeError> {
                         let seq = part.#seq as u64 % #wrap;
-                        let at = |s: u64| (#(part.#key_names.clone(),)* s,);
+                        let at = |s: u64| (#(#key_copies,)* s,);
                         let data = [#(part.#streams.to_vec()),*];
                         let len: usize = data.iter().map(Vec::len).sum();
                         let fresh = !self.parts.contains_key(&at(seq));
@@ -182,7 +190,7 @@ impl<'p> Gen<'p> {
                             i = (i + 1) % #wrap;
                         }
                         Ok(Some(#jn {
-                            #( #key_names: part.#key_names.clone(), )*
+                            #( #key_names: #key_copies, )*
                             first: a as #seq_ty,
                             parts,
                             #( #streams: std::mem::take(&mut streams[#idx]), )*

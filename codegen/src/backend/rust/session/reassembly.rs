@@ -22,7 +22,20 @@ impl<'p> Gen<'p> {
             quote! {}
         };
         let sid = p.root;
-        let key_names: Vec<Ident> = r.key.iter().map(|k| ident(&root.fields[*k].name)).collect();
+        let key_copies: Vec<TokenStream> = r
+            .key
+            .iter()
+            .map(|k| {
+                let n = ident(&root.fields[*k].name);
+                copy_of(quote! { packet.#n }, &root.fields[*k].ty)
+            })
+            .collect();
+        // The key is used again after the entry is made: copied when every part is a scalar.
+        let key_again = if r.key.iter().all(|k| root.fields[*k].ty.is_scalar()) {
+            quote! { key }
+        } else {
+            quote! { key.clone() }
+        };
         let key_types: Vec<TokenStream> = r
             .key
             .iter()
@@ -290,12 +303,12 @@ impl<'p> Gen<'p> {
                     let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
                         return Ok(None);
                     };
-                    let key = (from_client, #(packet.#key_names.clone(),)*);
+                    let key = (from_client, #(#key_copies,)*);
                     if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
                         return Err(DecodeError::new(stringify!(#index), 0, DecodeErrorKind::TooLarge { value: self.pending.len() as u64 + 1, max: self.max_pending as u64 }));
                     }
                     let index = packet.#index as usize;
-                    let entry = self.pending.entry(key.clone()).or_default();
+                    let entry = self.pending.entry(#key_again).or_default();
                     if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
                         entry.len -= old.len();
                     }
