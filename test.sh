@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh machine: installs what is missing (tshark, Lua
-# 5.2 and 5.4, from the OS packages), then `cargo test` over the whole workspace.
+# 5.2 and 5.4, luacheck, from the OS packages), then `cargo test` over the whole workspace.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 # tshark runs the dissectors; the standalone Lua 5.2 and 5.4 interpreters check the code paths
-# a dissector chooses between at load time (Wireshark 4.0 has Lua 5.2, the current one 5.4).
+# a dissector chooses between at load time (Wireshark 4.0 has Lua 5.2, the current one 5.4);
+# luacheck lints every generated dissector.
 missing=()
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v lua5.2 >/dev/null 2>&1 || missing+=(lua5.2)
 command -v lua5.4 >/dev/null 2>&1 || missing+=(lua5.4)
+command -v luacheck >/dev/null 2>&1 || missing+=(lua-check)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} from the OS packages" >&2
   SUDO=""

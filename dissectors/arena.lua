@@ -32,64 +32,13 @@ local proto = Proto("arena", "Arena (a game on Riptide 2.1)")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
 end
 
 -- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
 -- least significant bit. Offsets and limits below are in bits.
-
-local function ceil8(bits)
-  return floor((bits + 7) / 8)
-end
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -133,19 +82,6 @@ local function read_leb128(tvb, pos, limit)
   end
 end
 
--- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
--- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and
--- the bits it takes, or nil and the bits needed when it runs past `limit`.
-local function read_rabbit(tvb, pos, limit, k)
-  if limit - pos < k then return nil, k end
-  local m = read_bits(tvb, pos, k) + 1
-  if limit - pos - k < 8 * m then return nil, k + 8 * m end
-  if m <= 4 then return read_bits(tvb, pos + k, 8 * m), k + 8 * m end
-  local high = read_bits(tvb, pos + k, 8 * (m - 4))
-  local low = read_bits(tvb, pos + k + 8 * (m - 4), 32)
-  return UInt64(low, high), k + 8 * m
-end
-
 -- Zig-zag decoding of a UInt64 into an Int64: 0, 1, 2, 3 -> 0, -1, 1, -2.
 local function zigzag64(z)
   local half = z:rshift(1)
@@ -171,10 +107,6 @@ local VS_EntityKind = {
   [0] = "Player",
   [1] = "Monster",
   [2] = "Pickup",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -220,13 +152,6 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
 
--- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
-local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
-  return nil
-end
-
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
   local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
@@ -262,35 +187,21 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- PlayerMove: A player's new position.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["arena.player_move.x"], bit_range(tvb, offset, 32), val)
+  tree:add(F["arena.player_move.x"], bit_range(tvb, offset, 32), val)
   v.x = val
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["arena.player_move.y"], bit_range(tvb, offset, 32), val)
+  tree:add(F["arena.player_move.y"], bit_range(tvb, offset, 32), val)
   v.y = val
   offset = offset + 32
   -- jumping: One bit.
@@ -306,14 +217,13 @@ end
 -- Chat: A chat line.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- length: VarULong byte count.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "length", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "length: a variable-length integer longer than 64 bits") return nil end
-  item = tree:add(F["arena.chat.length"], bit_range(tvb, offset, n), val)
+  tree:add(F["arena.chat.length"], bit_range(tvb, offset, n), val)
   v.length = val:tonumber()
   offset = offset + n
   -- text: UTF-8.
@@ -330,14 +240,13 @@ end
 -- Entity
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- id: VarULong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "id: a variable-length integer longer than 64 bits") return nil end
-  item = tree:add(F["arena.entity.id"], bit_range(tvb, offset, n), val)
+  tree:add(F["arena.entity.id"], bit_range(tvb, offset, n), val)
   v.id = val:tonumber()
   offset = offset + n
   -- kind
@@ -353,7 +262,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "x", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "x: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
-  item = tree:add(F["arena.entity.x"], bit_range(tvb, offset, n), val)
+  tree:add(F["arena.entity.x"], bit_range(tvb, offset, n), val)
   v.x = val:tonumber()
   offset = offset + n
   -- y: VarLong.
@@ -361,7 +270,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "y", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "y: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
-  item = tree:add(F["arena.entity.y"], bit_range(tvb, offset, n), val)
+  tree:add(F["arena.entity.y"], bit_range(tvb, offset, n), val)
   v.y = val:tonumber()
   offset = offset + n
   return offset, v
@@ -370,14 +279,13 @@ end
 -- Spawn: Entities appearing in the world.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- count: VarULong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "count", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "count: a variable-length integer longer than 64 bits") return nil end
-  item = tree:add(F["arena.spawn.count"], bit_range(tvb, offset, n), val)
+  tree:add(F["arena.spawn.count"], bit_range(tvb, offset, n), val)
   v.count = val:tonumber()
   offset = offset + n
   -- entities

@@ -34,18 +34,6 @@ local proto = Proto("dnp", "Drag[en]gine Network Protocol")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
 -- IEEE binary16 bits to a number (Wireshark has no half-float field type).
 local function f16_from_bits(h)
   local sign = 1
@@ -84,6 +72,11 @@ local function is_server_port(port)
     if port >= r[1] and port <= r[2] then return true end
   end
   return false
+end
+
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
 end
 
 -- Value strings.
@@ -152,10 +145,6 @@ local VS_ValueType = {
   [35] = "QuaternionF16",
   [36] = "QuaternionF32",
   [37] = "QuaternionF64",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -464,15 +453,6 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
@@ -545,8 +525,9 @@ local function app_try(sub, pinfo, tree, id, bit, bits)
   APPS:try(id, sub, pinfo, tree)
 end
 
--- A payload from bit `first` to bit `last` of `tvb`.
-local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+-- A payload from bit `first` to bit `last` of `tvb` (byte layouts pass byte offsets times 8):
+-- handed over as the bytes it touches, with the bit it starts at.
+local function app_payload(tvb, pinfo, tree, id, first, last)
   if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
   local from = floor(first / 8)
   local to = ceil8(last)
@@ -557,31 +538,15 @@ local function app_payload_bits(tvb, pinfo, tree, id, first, last)
   end
 end
 
--- A payload of the bytes from `first` to `last`.
-local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
-  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
-  if last > first then
-    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
-  else
-    app_try(tvb, pinfo, tree, id, 0, 0)
-  end
-end
-
--- Flag names, for the Info column.
-local FN_LinkFlags = { { 1, "READ_ONLY" } }
-local FN_LongMessageFlags = { { 1, "FIRST" }, { 2, "LAST" } }
-local FN_LongLinkStateFlags = { { 1, "READ_ONLY" }, { 2, "FIRST" }, { 4, "LAST" } }
-
 -- ConnectionRequest
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- protocol_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "protocol_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.connection_request.protocol_count"], range)
+  tree:add_le(F["dnp.connection_request.protocol_count"], range)
   val = range:le_uint()
   v.protocol_count = val
   offset = offset + 2
@@ -607,9 +572,8 @@ end
 -- ConnectionAck
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- result
   if limit - offset < 1 then return truncated(tree, tvb, offset, "result", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -634,50 +598,46 @@ end
 -- UnreliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n
   local v = {}
-  local item, n, sub, nxt, val, range
   -- data
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
+  tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
-  app_payload_bytes(tvb, pinfo, tree, 0, app_first, offset)
+  app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
   return offset, v
 end
 
 -- ReliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n
   local v = {}
-  local item, n, sub, nxt, val, range
   -- number: Reliable number (one counter per direction, wraps with % 65535).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
-  item = tree:add_le(F["dnp.reliable_message.number"], tvb(offset, 2))
+  tree:add_le(F["dnp.reliable_message.number"], tvb(offset, 2))
   offset = offset + 2
   -- data
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
+  tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
-  app_payload_bytes(tvb, pinfo, tree, 0, app_first, offset)
+  app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
   return offset, v
 end
 
 -- SInt8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  item = tree:add_le(F["dnp.s_int8_value.value"], tvb(offset, 1))
+  tree:add_le(F["dnp.s_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -685,12 +645,10 @@ end
 -- UInt8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
-  item = tree:add_le(F["dnp.u_int8_value.value"], tvb(offset, 1))
+  tree:add_le(F["dnp.u_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -698,12 +656,10 @@ end
 -- SInt16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  item = tree:add_le(F["dnp.s_int16_value.value"], tvb(offset, 2))
+  tree:add_le(F["dnp.s_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -711,12 +667,10 @@ end
 -- UInt16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
-  item = tree:add_le(F["dnp.u_int16_value.value"], tvb(offset, 2))
+  tree:add_le(F["dnp.u_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -724,12 +678,10 @@ end
 -- SInt32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  item = tree:add_le(F["dnp.s_int32_value.value"], tvb(offset, 4))
+  tree:add_le(F["dnp.s_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -737,12 +689,10 @@ end
 -- UInt32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  item = tree:add_le(F["dnp.u_int32_value.value"], tvb(offset, 4))
+  tree:add_le(F["dnp.u_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -750,12 +700,10 @@ end
 -- SInt64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  item = tree:add_le(F["dnp.s_int64_value.value"], tvb(offset, 8))
+  tree:add_le(F["dnp.s_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -763,12 +711,10 @@ end
 -- UInt64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  item = tree:add_le(F["dnp.u_int64_value.value"], tvb(offset, 8))
+  tree:add_le(F["dnp.u_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -776,14 +722,13 @@ end
 -- Float16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.float16_value.value"], range, val)
+  tree:add(F["dnp.float16_value.value"], range, val)
   v.value = val
   offset = offset + 2
   return offset, v
@@ -792,12 +737,10 @@ end
 -- Float32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
-  item = tree:add_le(F["dnp.float32_value.value"], tvb(offset, 4))
+  tree:add_le(F["dnp.float32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -805,12 +748,10 @@ end
 -- Float64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
-  item = tree:add_le(F["dnp.float64_value.value"], tvb(offset, 8))
+  tree:add_le(F["dnp.float64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -818,13 +759,12 @@ end
 -- StringValue
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.string_value.length"], range)
+  tree:add_le(F["dnp.string_value.length"], range)
   val = range:le_uint()
   v.length = val
   offset = offset + 2
@@ -840,20 +780,19 @@ end
 -- DataValue
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.data_value.length"], range)
+  tree:add_le(F["dnp.data_value.length"], range)
   val = range:le_uint()
   v.length = val
   offset = offset + 2
   -- data
   n = v.length
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
+  tree:add(F["dnp.data_value.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -862,16 +801,14 @@ end
 -- Point2S8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s8_value.x"], tvb(offset, 1))
+  tree:add_le(F["dnp.point2_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
   -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s8_value.y"], tvb(offset, 1))
+  tree:add_le(F["dnp.point2_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -879,16 +816,14 @@ end
 -- Point2U8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u8_value.x"], tvb(offset, 1))
+  tree:add_le(F["dnp.point2_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
   -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u8_value.y"], tvb(offset, 1))
+  tree:add_le(F["dnp.point2_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -896,16 +831,14 @@ end
 -- Point2S16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s16_value.x"], tvb(offset, 2))
+  tree:add_le(F["dnp.point2_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s16_value.y"], tvb(offset, 2))
+  tree:add_le(F["dnp.point2_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -913,16 +846,14 @@ end
 -- Point2U16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u16_value.x"], tvb(offset, 2))
+  tree:add_le(F["dnp.point2_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u16_value.y"], tvb(offset, 2))
+  tree:add_le(F["dnp.point2_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -930,16 +861,14 @@ end
 -- Point2S32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.point2_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.point2_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -947,16 +876,14 @@ end
 -- Point2U32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.point2_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.point2_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -964,16 +891,14 @@ end
 -- Point2S64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.point2_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point2_s64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.point2_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -981,16 +906,14 @@ end
 -- Point2U64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.point2_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point2_u64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.point2_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -998,20 +921,18 @@ end
 -- Point3S8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s8_value.x"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
   -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s8_value.y"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
   -- z
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s8_value.z"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_s8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -1019,20 +940,18 @@ end
 -- Point3U8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u8_value.x"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
   -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u8_value.y"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
   -- z
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u8_value.z"], tvb(offset, 1))
+  tree:add_le(F["dnp.point3_u8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -1040,20 +959,18 @@ end
 -- Point3S16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s16_value.x"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s16_value.y"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s16_value.z"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_s16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -1061,20 +978,18 @@ end
 -- Point3U16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u16_value.x"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u16_value.y"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u16_value.z"], tvb(offset, 2))
+  tree:add_le(F["dnp.point3_u16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -1082,20 +997,18 @@ end
 -- Point3S32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
   -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s32_value.z"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_s32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -1103,20 +1016,18 @@ end
 -- Point3U32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
   -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u32_value.z"], tvb(offset, 4))
+  tree:add_le(F["dnp.point3_u32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -1124,20 +1035,18 @@ end
 -- Point3S64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
   -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_s64_value.z"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_s64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -1145,20 +1054,18 @@ end
 -- Point3U64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
   -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  item = tree:add_le(F["dnp.point3_u64_value.z"], tvb(offset, 8))
+  tree:add_le(F["dnp.point3_u64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -1166,21 +1073,20 @@ end
 -- Vector2F16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.vector2_f16_value.x"], range, val)
+  tree:add(F["dnp.vector2_f16_value.x"], range, val)
   v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.vector2_f16_value.y"], range, val)
+  tree:add(F["dnp.vector2_f16_value.y"], range, val)
   v.y = val
   offset = offset + 2
   return offset, v
@@ -1189,16 +1095,14 @@ end
 -- Vector2F32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.vector2_f32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.vector2_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.vector2_f32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.vector2_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -1206,16 +1110,14 @@ end
 -- Vector2F64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.vector2_f64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.vector2_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.vector2_f64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.vector2_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -1223,28 +1125,27 @@ end
 -- Vector3F16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.vector3_f16_value.x"], range, val)
+  tree:add(F["dnp.vector3_f16_value.x"], range, val)
   v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.vector3_f16_value.y"], range, val)
+  tree:add(F["dnp.vector3_f16_value.y"], range, val)
   v.y = val
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.vector3_f16_value.z"], range, val)
+  tree:add(F["dnp.vector3_f16_value.z"], range, val)
   v.z = val
   offset = offset + 2
   return offset, v
@@ -1253,20 +1154,18 @@ end
 -- Vector3F32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.vector3_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.vector3_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f32_value.z"], tvb(offset, 4))
+  tree:add_le(F["dnp.vector3_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -1274,20 +1173,18 @@ end
 -- Vector3F64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.vector3_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.vector3_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  item = tree:add_le(F["dnp.vector3_f64_value.z"], tvb(offset, 8))
+  tree:add_le(F["dnp.vector3_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -1295,35 +1192,34 @@ end
 -- QuaternionF16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.quaternion_f16_value.x"], range, val)
+  tree:add(F["dnp.quaternion_f16_value.x"], range, val)
   v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.quaternion_f16_value.y"], range, val)
+  tree:add(F["dnp.quaternion_f16_value.y"], range, val)
   v.y = val
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.quaternion_f16_value.z"], range, val)
+  tree:add(F["dnp.quaternion_f16_value.z"], range, val)
   v.z = val
   offset = offset + 2
   -- w
   if limit - offset < 2 then return truncated(tree, tvb, offset, "w", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
-  item = tree:add(F["dnp.quaternion_f16_value.w"], range, val)
+  tree:add(F["dnp.quaternion_f16_value.w"], range, val)
   v.w = val
   offset = offset + 2
   return offset, v
@@ -1332,24 +1228,22 @@ end
 -- QuaternionF32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
+  tree:add_le(F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
+  tree:add_le(F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
+  tree:add_le(F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
   -- w
   if limit - offset < 4 then return truncated(tree, tvb, offset, "w", 4, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
+  tree:add_le(F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -1357,24 +1251,22 @@ end
 -- QuaternionF64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
+  tree:add_le(F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
   -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
+  tree:add_le(F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
+  tree:add_le(F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
   -- w
   if limit - offset < 8 then return truncated(tree, tvb, offset, "w", 8, limit - offset) end
-  item = tree:add_le(F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
+  tree:add_le(F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
   offset = offset + 8
   return offset, v
 end
@@ -1382,9 +1274,8 @@ end
 -- TypedValue: A type code and the value.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -1671,17 +1562,16 @@ end
 -- LinkState: A link's state and its typed values.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
-  local start = offset
-  local v = {}
   local item, n, sub, nxt, val, range
+  local v = {}
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
-  item = tree:add_le(F["dnp.link_state.number"], tvb(offset, 2))
+  tree:add_le(F["dnp.link_state.number"], tvb(offset, 2))
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.link_state.link_id"], range)
+  tree:add_le(F["dnp.link_state.link_id"], range)
   val = range:le_uint()
   v.link_id = val
   offset = offset + 2
@@ -1693,20 +1583,20 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   -- message_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_len", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.link_state.message_len"], range)
+  tree:add_le(F["dnp.link_state.message_len"], range)
   val = range:le_uint()
   v.message_len = val
   offset = offset + 2
   -- message
   n = v.message_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
+  tree:add(F["dnp.link_state.message"], tvb(offset, n))
   v.message = n -- bytes are kept as their length
   offset = offset + n
   -- value_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.link_state.value_count"], range)
+  tree:add_le(F["dnp.link_state.value_count"], range)
   val = range:le_uint()
   v.value_count = val
   offset = offset + 2
@@ -1737,12 +1627,11 @@ end
 -- ReliableAck
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
-  item = tree:add_le(F["dnp.reliable_ack.number"], tvb(offset, 2))
+  tree:add_le(F["dnp.reliable_ack.number"], tvb(offset, 2))
   offset = offset + 2
   -- result
   if limit - offset < 1 then return truncated(tree, tvb, offset, "result", 1, limit - offset) end
@@ -1758,12 +1647,10 @@ end
 -- LinkId
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
-  item = tree:add_le(F["dnp.link_id.link_id"], tvb(offset, 2))
+  tree:add_le(F["dnp.link_id.link_id"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -1771,13 +1658,12 @@ end
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- index
   if limit - offset < 2 then return truncated(tree, tvb, offset, "index", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.indexed_value.index"], range)
+  tree:add_le(F["dnp.indexed_value.index"], range)
   val = range:le_uint()
   v.index = val
   offset = offset + 2
@@ -2060,20 +1946,19 @@ end
 -- LinkUpdateLink
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.link_update_link.link_id"], range)
+  tree:add_le(F["dnp.link_update_link.link_id"], range)
   val = range:le_uint()
   v.link_id = val
   offset = offset + 2
   -- value_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.link_update_link.value_count"], range)
+  tree:add_le(F["dnp.link_update_link.value_count"], range)
   val = range:le_uint()
   v.value_count = val
   offset = offset + 1
@@ -2114,13 +1999,12 @@ end
 -- LinkUpdate: New values of some links, by index and without types (the links' Link States gave them).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- link_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "link_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["dnp.link_update.link_count"], range)
+  tree:add_le(F["dnp.link_update.link_count"], range)
   val = range:le_uint()
   v.link_count = val
   offset = offset + 1
@@ -2197,7 +2081,7 @@ local function join_0(pinfo, tree, v)
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, string.format("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
-  local item, n, sub, nxt, val
+  local sub
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
     sub = tree:add(wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
@@ -2208,13 +2092,12 @@ end
 -- LongReliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.long_reliable_message.number"], range)
+  tree:add_le(F["dnp.long_reliable_message.number"], range)
   val = range:le_uint()
   v.number = val
   offset = offset + 2
@@ -2230,7 +2113,7 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   -- chunk
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
-  item = tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
+  tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
   v.chunk = n -- bytes are kept as their length
   v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -2241,13 +2124,12 @@ end
 -- LinkValues: The joined values chunks of a Long Link State.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- value_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.link_values.value_count"], range)
+  tree:add_le(F["dnp.link_values.value_count"], range)
   val = range:le_uint()
   v.value_count = val
   offset = offset + 2
@@ -2325,7 +2207,7 @@ local function join_1(pinfo, tree, v)
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, string.format("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
-  local item, n, sub, nxt, val
+  local sub, nxt, val
   if #whole.s1 > 0 then
     local wtvb = ByteArray.new(whole.s1, true):tvb("Joined message_chunk")
     sub = tree:add(wtvb(), string.format("Joined message_chunk (%d bytes)", wtvb:len()))
@@ -2350,20 +2232,19 @@ end
 -- LongLinkState
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.long_link_state.number"], range)
+  tree:add_le(F["dnp.long_link_state.number"], range)
   val = range:le_uint()
   v.number = val
   offset = offset + 2
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.long_link_state.link_id"], range)
+  tree:add_le(F["dnp.long_link_state.link_id"], range)
   val = range:le_uint()
   v.link_id = val
   offset = offset + 2
@@ -2380,21 +2261,21 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   -- message_chunk_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_chunk_len", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["dnp.long_link_state.message_chunk_len"], range)
+  tree:add_le(F["dnp.long_link_state.message_chunk_len"], range)
   val = range:le_uint()
   v.message_chunk_len = val
   offset = offset + 2
   -- message_chunk
   n = v.message_chunk_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
+  tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
   v.message_chunk = n -- bytes are kept as their length
   v.message_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
   -- values_chunk: After reassembly: value_count u16 and typed values.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "values_chunk", n, limit - offset) end
-  item = tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
+  tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
   v.values_chunk = n -- bytes are kept as their length
   v.values_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -2405,9 +2286,8 @@ end
 -- Command: One DNP datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -2432,7 +2312,6 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     v.body = val
     offset = nxt
-  elseif tag_body == 2 then
   elseif tag_body == 3 then
     sub = tree:add(tvb(offset, 0), "Body: UnreliableMessage")
     nxt, val = dissect_UnreliableMessage(tvb, pinfo, sub, offset, limit)
@@ -2496,7 +2375,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     v.body = val
     offset = nxt
-  else
+  elseif tag_body ~= 2 then
     tree:add(F["dnp.body"], tvb(offset, limit - offset))
     v.body = limit - offset
     offset = limit

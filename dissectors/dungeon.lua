@@ -28,68 +28,6 @@ end
 
 local proto = Proto("dungeon", "Dungeon (a game on DNP)")
 
--- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
--- (Wireshark 4.0) and Lua 5.4 alike.
-local floor = math.floor
-
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
-end
-
--- Value strings.
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
-}
-
 -- Fields, by filter name.
 local F = {}
 F["dungeon.move.character"] = ProtoField.uint16("dungeon.move.character", "Character", base.DEC, nil, nil, "")
@@ -170,40 +108,25 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- Move: A character moves.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  item = tree:add_le(F["dungeon.move.character"], tvb(offset, 2))
+  tree:add_le(F["dungeon.move.character"], tvb(offset, 2))
   offset = offset + 2
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
-  item = tree:add_le(F["dungeon.move.x"], tvb(offset, 4))
+  tree:add_le(F["dungeon.move.x"], tvb(offset, 4))
   offset = offset + 4
   -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
-  item = tree:add_le(F["dungeon.move.y"], tvb(offset, 4))
+  tree:add_le(F["dungeon.move.y"], tvb(offset, 4))
   offset = offset + 4
   -- running
   if limit - offset < 1 then return truncated(tree, tvb, offset, "running", 1, limit - offset) end
-  item = tree:add(F["dungeon.move.running"], tvb(offset, 1))
+  tree:add(F["dungeon.move.running"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -211,9 +134,8 @@ end
 -- Say: A chat line.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Say(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n
   local v = {}
-  local item, n, sub, nxt, val, range
   -- text: u16 byte count, then UTF-8.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
   tree:add_le(F["dungeon.say.text.length"], tvb(offset, 2))
@@ -229,16 +151,14 @@ end
 -- Item
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- item_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
-  item = tree:add_le(F["dungeon.item.item_id"], tvb(offset, 4))
+  tree:add_le(F["dungeon.item.item_id"], tvb(offset, 4))
   offset = offset + 4
   -- count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
-  item = tree:add_le(F["dungeon.item.count"], tvb(offset, 2))
+  tree:add_le(F["dungeon.item.count"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -246,12 +166,11 @@ end
 -- Inventory: A character's items.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
-  item = tree:add_le(F["dungeon.inventory.character"], tvb(offset, 2))
+  tree:add_le(F["dungeon.inventory.character"], tvb(offset, 2))
   offset = offset + 2
   -- items
   v.items = {}
@@ -278,13 +197,12 @@ end
 -- One application message: its type by the message id the dnp dissector read,
 -- from the bit (and for the bits) it gives. Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
-  local id = tonumber(pinfo.private["wiregen.id"] or "")
   local first = tonumber(pinfo.private["wiregen.bit"] or "") or 0
   local size = tonumber(pinfo.private["wiregen.bits"] or "") or 8 * tvb:len()
   first, size = first / 8, size / 8
   -- The message starts with its id (the transport carries none).
   if size < 1 then return truncated(root, tvb, first, "message_id", 1, size) or "Dungeon (a game on DNP) [malformed]" end
-  id = tvb(first, 1):le_uint()
+  local id = tvb(first, 1):le_uint()
   root:add_le(F["dungeon.message_id"], tvb(first, 1))
   first, size = first + 1, size - 1
   local limit = first + size

@@ -34,31 +34,6 @@ local proto = Proto("game_protocol", "Game Protocol")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -86,12 +61,13 @@ local function is_server_port(port)
   return false
 end
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
-
+-- Bytes holding `bits` bits.
 local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
+
+-- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
+-- least significant bit. Offsets and limits below are in bits.
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -118,23 +94,6 @@ local function read_bit_bytes(tvb, pos, n)
   return table.concat(out)
 end
 
--- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
--- the bits it takes, or nil and the bits read when it runs past `limit`.
--- (false when it is longer than 64 bits).
-local function read_leb128(tvb, pos, limit)
-  local value, used, shift = UInt64(0), 0, 0
-  while true do
-    if limit - pos - used < 8 then return nil, used end
-    local g = read_bits(tvb, pos + used, 8)
-    used = used + 8
-    -- The tenth group holds bit 63 only: anything more does not fit 64 bits.
-    if shift == 63 and g % 128 > 1 then return false, used end
-    value = value + UInt64(g % 128):lshift(shift)
-    shift = shift + 7
-    if g < 128 then return value, used end
-  end
-end
-
 -- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
 -- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and
 -- the bits it takes, or nil and the bits needed when it runs past `limit`.
@@ -146,14 +105,6 @@ local function read_rabbit(tvb, pos, limit, k)
   local high = read_bits(tvb, pos + k, 8 * (m - 4))
   local low = read_bits(tvb, pos + k + 8 * (m - 4), 32)
   return UInt64(low, high), k + 8 * m
-end
-
--- Zig-zag decoding of a UInt64 into an Int64: 0, 1, 2, 3 -> 0, -1, 1, -2.
-local function zigzag64(z)
-  local half = z:rshift(1)
-  local value = Int64(half:lower(), half:higher())
-  if z:band(UInt64(1)) == UInt64(1) then value = -value - 1 end
-  return value
 end
 
 local function f32_from_bits(u)
@@ -172,10 +123,6 @@ end
 local VS_ObjectKind = {
   [0] = "TREE",
   [1] = "MUSHROOM",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -360,10 +307,6 @@ local function flag_names(v, names)
   return table.concat(out, ",")
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
 local function conversation_key(pinfo)
@@ -375,17 +318,14 @@ end
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } }
-local FN_Direction = { { 1, "NORTH" }, { 2, "WEST" }, { 4, "SOUTH" }, { 8, "EAST" } }
 
 -- Init: The client's first datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- salt: Chosen at random by the client.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
-  item = tree:add(F["game_protocol.init.salt"], tvb(offset, 4))
+  tree:add(F["game_protocol.init.salt"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -393,12 +333,10 @@ end
 -- Challenge: The server's first datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- pepper: Chosen at random by the server.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
-  item = tree:add(F["game_protocol.challenge.pepper"], tvb(offset, 4))
+  tree:add(F["game_protocol.challenge.pepper"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -406,12 +344,10 @@ end
 -- ChallengeResponse: The client's second datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- seasoning: salt XOR pepper.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "seasoning", 4, limit - offset) end
-  item = tree:add(F["game_protocol.challenge_response.seasoning"], tvb(offset, 4))
+  tree:add(F["game_protocol.challenge_response.seasoning"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -419,9 +355,8 @@ end
 -- Packet: Every datagram after the handshake: a header and a chunk (none for ACK and close).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -436,21 +371,21 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- chunk: Index of this chunk in its sequence.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "chunk", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["game_protocol.chunk"], range)
+  tree:add(F["game_protocol.chunk"], range)
   val = range:uint()
   v.chunk = val
   offset = offset + 1
   -- sequence: The sequence (payload) this chunk belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add(F["game_protocol.sequence"], range)
+  tree:add(F["game_protocol.sequence"], range)
   val = range:uint()
   v.sequence = val
   offset = offset + 2
   -- data: Up to 504 bytes of the sequence's payload.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  item = tree:add(F["game_protocol.data"], tvb(offset, n))
+  tree:add(F["game_protocol.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -459,25 +394,24 @@ end
 -- Point
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["game_protocol.point.x"], bit_range(tvb, offset, 32), val)
+  tree:add(F["game_protocol.point.x"], bit_range(tvb, offset, 32), val)
   v.x = val
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["game_protocol.point.y"], bit_range(tvb, offset, 32), val)
+  tree:add(F["game_protocol.point.y"], bit_range(tvb, offset, 32), val)
   v.y = val
   offset = offset + 32
   -- z
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "z", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
-  item = tree:add(F["game_protocol.point.z"], bit_range(tvb, offset, 32), val)
+  tree:add(F["game_protocol.point.z"], bit_range(tvb, offset, 32), val)
   v.z = val
   offset = offset + 32
   return offset, v
@@ -486,9 +420,8 @@ end
 -- Object
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Object(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- position
   sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
   nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
@@ -515,20 +448,20 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   if v.breakable then
     if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "durability", 32, limit - offset) end
     val = f32_from_bits(read_bits(tvb, offset, 32))
-    item = tree:add(F["game_protocol.object.durability"], bit_range(tvb, offset, 32), val)
+    tree:add(F["game_protocol.object.durability"], bit_range(tvb, offset, 32), val)
     v.durability = val
     offset = offset + 32
   end
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
-  item = tree:add(F["game_protocol.object.health"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.object.health"], bit_range(tvb, offset, n), val)
   v.health = val
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
-  item = tree:add(F["game_protocol.object.max_health"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.object.max_health"], bit_range(tvb, offset, n), val)
   v.max_health = val
   offset = offset + n
   return offset, v
@@ -537,9 +470,8 @@ end
 -- Player
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- position
   sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
   nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
@@ -569,7 +501,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   if v.is_holding then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "holding", n, limit - offset) end
-    item = tree:add(F["game_protocol.player.holding"], bit_range(tvb, offset, n), val)
+    tree:add(F["game_protocol.player.holding"], bit_range(tvb, offset, n), val)
     v.holding = val
     offset = offset + n
   end
@@ -584,26 +516,26 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   if v.is_breaking then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "breaking", n, limit - offset) end
-    item = tree:add(F["game_protocol.player.breaking"], bit_range(tvb, offset, n), val)
+    tree:add(F["game_protocol.player.breaking"], bit_range(tvb, offset, n), val)
     v.breaking = val
     offset = offset + n
   end
   -- owner
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "owner", n, limit - offset) end
-  item = tree:add(F["game_protocol.player.owner"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.player.owner"], bit_range(tvb, offset, n), val)
   v.owner = val
   offset = offset + n
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
-  item = tree:add(F["game_protocol.player.health"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.player.health"], bit_range(tvb, offset, n), val)
   v.health = val
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
-  item = tree:add(F["game_protocol.player.max_health"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.player.max_health"], bit_range(tvb, offset, n), val)
   v.max_health = val
   offset = offset + n
   return offset, v
@@ -612,9 +544,8 @@ end
 -- EntityKind
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
@@ -638,8 +569,7 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     v.body = val
     offset = nxt
-  elseif tag_body == 2 then
-  else
+  elseif tag_body ~= 2 then
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
     return nil
   end
@@ -649,13 +579,12 @@ end
 -- Entity
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- id
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n, limit - offset) end
-  item = tree:add(F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
   v.id = val
   offset = offset + n
   -- kind
@@ -671,13 +600,12 @@ end
 -- Snapshot
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- count
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "count", n, limit - offset) end
-  item = tree:add(F["game_protocol.snapshot.count"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.snapshot.count"], bit_range(tvb, offset, n), val)
   v.count = val
   offset = offset + n
   -- entities
@@ -697,9 +625,8 @@ end
 -- GameOver
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- won: 0: the client lost, 1: it won.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "won", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
@@ -713,9 +640,8 @@ end
 -- EventKind
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
@@ -749,13 +675,12 @@ end
 -- Event
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Event(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- time: Tick of the event.
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "time", n, limit - offset) end
-  item = tree:add(F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
   v.time = val
   offset = offset + n
   -- kind
@@ -771,13 +696,12 @@ end
 -- Error
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Error(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- length
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "length", n, limit - offset) end
-  item = tree:add(F["game_protocol.error.length"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.error.length"], bit_range(tvb, offset, n), val)
   v.length = val
   offset = offset + n
   -- text
@@ -794,13 +718,12 @@ end
 -- Connect
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- player
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "player", n, limit - offset) end
-  item = tree:add(F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
   v.player = val
   offset = offset + n
   -- snapshot
@@ -816,9 +739,8 @@ end
 -- ResponseKind
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
@@ -835,7 +757,6 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     v.body = val
     offset = nxt
-  elseif tag_body == 1 then
   elseif tag_body == 2 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Connect")
     nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
@@ -843,7 +764,7 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     v.body = val
     offset = nxt
-  else
+  elseif tag_body ~= 1 then
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
     return nil
   end
@@ -853,13 +774,12 @@ end
 -- Response
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Response(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
-  item = tree:add(F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
   v.channel = val
   offset = offset + n
   -- kind
@@ -875,9 +795,8 @@ end
 -- ServerMessage: A message from the server (the reassembled payload of a sequence sent from port 8999).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
@@ -911,9 +830,8 @@ end
 -- RequestKind
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)
@@ -923,9 +841,7 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- body
   local tag_body = v.variant
-  if tag_body == 0 then
-  elseif tag_body == 1 then
-  else
+  if not (tag_body == 0 or tag_body == 1) then
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
     return nil
   end
@@ -935,13 +851,12 @@ end
 -- Request
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Request(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
-  item = tree:add(F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
+  tree:add(F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
   v.channel = val
   offset = offset + n
   -- kind
@@ -957,9 +872,8 @@ end
 -- Break
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Break(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- is_breaking
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "is_breaking", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
@@ -971,7 +885,7 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
   if v.is_breaking then
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "entity", n, limit - offset) end
-    item = tree:add(F["game_protocol.break.entity"], bit_range(tvb, offset, n), val)
+    tree:add(F["game_protocol.break.entity"], bit_range(tvb, offset, n), val)
     v.entity = val
     offset = offset + n
   end
@@ -981,9 +895,8 @@ end
 -- Throw
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- target
   sub = tree:add(tvb(floor(offset / 8), 0), "Target: Point")
   nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
@@ -997,9 +910,8 @@ end
 -- Move
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- direction
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "direction", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
@@ -1017,9 +929,8 @@ end
 -- Action
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Action(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 2 then return truncated_bits(tree, tvb, offset, "variant", 2, limit - offset) end
   val = read_bits(tvb, offset, 2)
@@ -1060,9 +971,8 @@ end
 -- ClientMessage: A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- variant
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "variant", 1, limit - offset) end
   val = read_bits(tvb, offset, 1)

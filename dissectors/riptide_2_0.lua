@@ -35,56 +35,9 @@ local proto = Proto("riptide_2_0", "Riptide 2.0")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
 end
 
 -- Value strings.
@@ -117,10 +70,6 @@ local VS_DisconnectReason = {
   [4] = "Kicked",
   [5] = "ServerStopped",
   [6] = "Disconnected",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -199,43 +148,6 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
--- no surrogates, at most U+10FFFF).
-local function utf8_valid(s)
-  local i, n = 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    if c < 0x80 then
-      i = i + 1
-    else
-      local k, min
-      if c >= 0xC2 and c <= 0xDF then k, min = 1, 0x80
-      elseif c >= 0xE0 and c <= 0xEF then k, min = 2, 0x800
-      elseif c >= 0xF0 and c <= 0xF4 then k, min = 3, 0x10000
-      else return false end
-      if i + k > n then return false end
-      local cp = c % 2 ^ (6 - k)
-      for j = 1, k do
-        local b = s:byte(i + j)
-        if b < 0x80 or b > 0xBF then return false end
-        cp = cp * 64 + (b - 0x80)
-      end
-      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
-      i = i + k + 1
-    end
-  end
-  return true
-end
-
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
 local function enum_name(vs, v)
   return vs[v] or string.format("Unknown(%d)", v)
 end
@@ -252,8 +164,9 @@ local function app_try(sub, pinfo, tree, id, bit, bits)
   APPS:try(id, sub, pinfo, tree)
 end
 
--- A payload from bit `first` to bit `last` of `tvb`.
-local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+-- A payload from bit `first` to bit `last` of `tvb` (byte layouts pass byte offsets times 8):
+-- handed over as the bytes it touches, with the bit it starts at.
+local function app_payload(tvb, pinfo, tree, id, first, last)
   if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
   local from = floor(first / 8)
   local to = ceil8(last)
@@ -264,26 +177,15 @@ local function app_payload_bits(tvb, pinfo, tree, id, first, last)
   end
 end
 
--- A payload of the bytes from `first` to `last`.
-local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
-  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
-  if last > first then
-    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
-  else
-    app_try(tvb, pinfo, tree, id, 0, 0)
-  end
-end
-
 -- UserMessage: An unreliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["riptide_2_0.user_message.message_id"], range)
+  tree:add_le(F["riptide_2_0.user_message.message_id"], range)
   val = range:le_uint()
   v.message_id = val
   offset = offset + 2
@@ -291,26 +193,24 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
+  tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
   v.payload = n -- bytes are kept as their length
   offset = offset + n
-  app_payload_bytes(tvb, pinfo, tree, v.message_id, app_first, offset)
+  app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
 end
 
 -- Ack: Acknowledges the last received sequence id and the 16 before it.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.ack.last_received_seq"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.ack.last_received_seq"], tvb(offset, 2))
   offset = offset + 2
   -- acks_bitfield: Bit k: sequence last_received_seq - 1 - k was received.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.ack.acks_bitfield"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.ack.acks_bitfield"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -318,20 +218,18 @@ end
 -- AckExtra: An Ack for a sequence id other than the last received one.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
   offset = offset + 2
   -- acks_bitfield: Bit k: sequence last_received_seq - 1 - k was received.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.ack_extra.acks_bitfield"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.ack_extra.acks_bitfield"], tvb(offset, 2))
   offset = offset + 2
   -- for_seq: The sequence id being acknowledged.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "for_seq", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.ack_extra.for_seq"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.ack_extra.for_seq"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -339,13 +237,12 @@ end
 -- Connect: A connection attempt; empty from the server, it means "pending".
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n
   local v = {}
-  local item, n, sub, nxt, val, range
   -- custom: Application connect data (may be empty).
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  item = tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
+  tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -354,9 +251,8 @@ end
 -- Reject: Connection rejected.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Reject(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -368,7 +264,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, with reason Custom.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  item = tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
+  tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -377,16 +273,14 @@ end
 -- ClientHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], tvb(offset, 1))
+  tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], tvb(offset, 1))
   offset = offset + 1
   -- rtt: Last round-trip time in ms (-1 when unknown).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "rtt", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -394,12 +288,10 @@ end
 -- ServerHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], tvb(offset, 1))
+  tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -407,9 +299,8 @@ end
 -- Heartbeat: Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- form
   local tag_form = (limit - offset)
   if tag_form == 3 then
@@ -436,9 +327,8 @@ end
 -- ServerDisconnect
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- reason
   if limit - offset < 1 then return truncated(tree, tvb, offset, "reason", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -450,7 +340,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, when Kicked with data.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  item = tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
+  tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -459,13 +349,11 @@ end
 -- Disconnect: From the client, the header byte alone; from the server, a reason.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- form
   local tag_form = (limit - offset)
-  if tag_form == 0 then
-  else
+  if tag_form ~= 0 then
     sub = tree:add(tvb(offset, 0), "Form: Server")
     nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -479,17 +367,16 @@ end
 -- ReliableUserMessage: A reliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.reliable_user_message.sequence_id"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.reliable_user_message.sequence_id"], tvb(offset, 2))
   offset = offset + 2
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["riptide_2_0.reliable_user_message.message_id"], range)
+  tree:add_le(F["riptide_2_0.reliable_user_message.message_id"], range)
   val = range:le_uint()
   v.message_id = val
   offset = offset + 2
@@ -497,26 +384,24 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
+  tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
   v.payload = n -- bytes are kept as their length
   offset = offset + n
-  app_payload_bytes(tvb, pinfo, tree, v.message_id, app_first, offset)
+  app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.client_id.sequence_id"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.client_id.sequence_id"], tvb(offset, 2))
   offset = offset + 2
   -- client_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "client_id", 2, limit - offset) end
-  item = tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
+  tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -524,9 +409,8 @@ end
 -- Message: One Riptide 2.0 message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- header: Message kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -696,7 +580,6 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
-  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

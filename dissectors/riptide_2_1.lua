@@ -36,64 +36,13 @@ local proto = Proto("riptide_2_1", "Riptide 2.1")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
 end
 
 -- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
 -- least significant bit. Offsets and limits below are in bits.
-
-local function ceil8(bits)
-  return floor((bits + 7) / 8)
-end
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -112,14 +61,6 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- `n` whole bytes starting at bit `pos`, as a Lua string.
-local function read_bit_bytes(tvb, pos, n)
-  if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
-  local out = {}
-  for i = 1, n do out[i] = string.char(read_bits(tvb, pos + 8 * (i - 1), 8)) end
-  return table.concat(out)
-end
-
 -- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
 -- the bits it takes, or nil and the bits read when it runs past `limit`.
 -- (false when it is longer than 64 bits).
@@ -135,39 +76,6 @@ local function read_leb128(tvb, pos, limit)
     shift = shift + 7
     if g < 128 then return value, used end
   end
-end
-
--- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
--- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and
--- the bits it takes, or nil and the bits needed when it runs past `limit`.
-local function read_rabbit(tvb, pos, limit, k)
-  if limit - pos < k then return nil, k end
-  local m = read_bits(tvb, pos, k) + 1
-  if limit - pos - k < 8 * m then return nil, k + 8 * m end
-  if m <= 4 then return read_bits(tvb, pos + k, 8 * m), k + 8 * m end
-  local high = read_bits(tvb, pos + k, 8 * (m - 4))
-  local low = read_bits(tvb, pos + k + 8 * (m - 4), 32)
-  return UInt64(low, high), k + 8 * m
-end
-
--- Zig-zag decoding of a UInt64 into an Int64: 0, 1, 2, 3 -> 0, -1, 1, -2.
-local function zigzag64(z)
-  local half = z:rshift(1)
-  local value = Int64(half:lower(), half:higher())
-  if z:band(UInt64(1)) == UInt64(1) then value = -value - 1 end
-  return value
-end
-
-local function f32_from_bits(u)
-  local sign = 1
-  if u >= 2 ^ 31 then sign, u = -1, u - 2 ^ 31 end
-  local e, m = floor(u / 2 ^ 23), u % 2 ^ 23
-  if e == 255 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -149 end
-  return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
 end
 
 -- Value strings.
@@ -200,10 +108,6 @@ local VS_DisconnectReason = {
   [5] = "ServerStopped",
   [6] = "Disconnected",
   [7] = "PoorConnection",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -279,55 +183,11 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
 
--- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
-local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
-  return nil
-end
-
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
   local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
   item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
-end
-
--- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
--- no surrogates, at most U+10FFFF).
-local function utf8_valid(s)
-  local i, n = 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    if c < 0x80 then
-      i = i + 1
-    else
-      local k, min
-      if c >= 0xC2 and c <= 0xDF then k, min = 1, 0x80
-      elseif c >= 0xE0 and c <= 0xEF then k, min = 2, 0x800
-      elseif c >= 0xF0 and c <= 0xF4 then k, min = 3, 0x10000
-      else return false end
-      if i + k > n then return false end
-      local cp = c % 2 ^ (6 - k)
-      for j = 1, k do
-        local b = s:byte(i + j)
-        if b < 0x80 or b > 0xBF then return false end
-        cp = cp * 64 + (b - 0x80)
-      end
-      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
-      i = i + k + 1
-    end
-  end
-  return true
-end
-
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
 end
 
 local function enum_name(vs, v)
@@ -346,8 +206,9 @@ local function app_try(sub, pinfo, tree, id, bit, bits)
   APPS:try(id, sub, pinfo, tree)
 end
 
--- A payload from bit `first` to bit `last` of `tvb`.
-local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+-- A payload from bit `first` to bit `last` of `tvb` (byte layouts pass byte offsets times 8):
+-- handed over as the bytes it touches, with the bit it starts at.
+local function app_payload(tvb, pinfo, tree, id, first, last)
   if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
   local from = floor(first / 8)
   local to = ceil8(last)
@@ -358,27 +219,16 @@ local function app_payload_bits(tvb, pinfo, tree, id, first, last)
   end
 end
 
--- A payload of the bytes from `first` to `last`.
-local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
-  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
-  if last > first then
-    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
-  else
-    app_try(tvb, pinfo, tree, id, 0, 0)
-  end
-end
-
 -- UserMessage: An unreliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- message_id: The application's message id (VarULong at bit 4).
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "message_id", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "message_id: a variable-length integer longer than 64 bits") return nil end
-  item = tree:add(F["riptide_2_1.user_message.message_id"], bit_range(tvb, offset, n), val)
+  tree:add(F["riptide_2_1.user_message.message_id"], bit_range(tvb, offset, n), val)
   v.message_id = val:tonumber()
   offset = offset + n
   -- payload: User data (described by an application schema).
@@ -387,16 +237,15 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
   v.payload = limit - offset
   offset = limit
-  app_payload_bits(tvb, pinfo, tree, v.message_id, app_first, offset)
+  app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 
 -- Ack: Always 53 bits in 2.1.x.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- last_received_seq: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
@@ -431,9 +280,8 @@ end
 -- Connect: A connection attempt.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item
   local v = {}
-  local item, n, sub, nxt, val, range
   -- custom: Application connect data.
   item = tree:add(F["riptide_2_1.connect.custom"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
@@ -445,9 +293,8 @@ end
 -- Reject: Connection rejected.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Reject(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- reason
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "reason", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
@@ -467,9 +314,8 @@ end
 -- ClientHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- ping_id
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
@@ -491,9 +337,8 @@ end
 -- ServerHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- ping_id
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
@@ -507,9 +352,8 @@ end
 -- Heartbeat: The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- form
   local tag_form = tvb:len()
   if tag_form == 4 then
@@ -536,9 +380,8 @@ end
 -- ServerDisconnect
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- reason
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "reason", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
@@ -559,13 +402,11 @@ end
 -- Disconnect: From the client, the header alone (1 byte); from the server, a reason.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- form
   local tag_form = tvb:len()
-  if tag_form == 1 then
-  else
+  if tag_form ~= 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Form: Server")
     nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -579,9 +420,8 @@ end
 -- Notify: A notify message; no message id (the document wrongly adds one).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Notify(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- last_received_seq: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
@@ -614,9 +454,8 @@ end
 -- ReliableUserMessage: A reliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- sequence_id: Reliable sequence number (bits 4-19).
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
@@ -628,7 +467,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "message_id", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "message_id: a variable-length integer longer than 64 bits") return nil end
-  item = tree:add(F["riptide_2_1.reliable_user_message.message_id"], bit_range(tvb, offset, n), val)
+  tree:add(F["riptide_2_1.reliable_user_message.message_id"], bit_range(tvb, offset, n), val)
   v.message_id = val:tonumber()
   offset = offset + n
   -- payload: User data (described by an application schema).
@@ -637,16 +476,15 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
   v.payload = limit - offset
   offset = limit
-  app_payload_bits(tvb, pinfo, tree, v.message_id, app_first, offset)
+  app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- sequence_id: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
@@ -667,9 +505,8 @@ end
 -- Message: One Riptide 2.1 message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- header: Message kind (bits 0-3).
   if limit - offset < 4 then return truncated_bits(tree, tvb, offset, "header", 4, limit - offset) end
   val = read_bits(tvb, offset, 4)
@@ -839,7 +676,6 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
-  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

@@ -34,31 +34,6 @@ local proto = Proto("rtype", "R-Type Protocol")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -353,14 +328,12 @@ end
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
-local FN_InputMask = { { 1, "UP" }, { 2, "DOWN" }, { 4, "LEFT" }, { 8, "RIGHT" }, { 16, "SHOOT" } }
 
 -- ReqLogin: Client login request.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- username_len: Length of the user name in bytes (at most 32).
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -379,11 +352,11 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
-  item = tree:add_le(F["rtype.req_login.version"], tvb(offset, 4))
+  tree:add_le(F["rtype.req_login.version"], tvb(offset, 4))
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
-  item = tree:add_le(F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
+  tree:add_le(F["rtype.req_login.preferred_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -391,20 +364,18 @@ end
 -- ResLogin: Server answer to a login.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  item = tree:add_le(F["rtype.res_login.success"], tvb(offset, 1))
+  tree:add_le(F["rtype.res_login.success"], tvb(offset, 1))
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype.res_login.player_id"], tvb(offset, 4))
+  tree:add_le(F["rtype.res_login.player_id"], tvb(offset, 4))
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
-  item = tree:add_le(F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
+  tree:add_le(F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -412,12 +383,10 @@ end
 -- ReqJoinRoom: Client asks to join a room.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype.req_join_room.room_id"], tvb(offset, 4))
+  tree:add_le(F["rtype.req_join_room.room_id"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -425,9 +394,8 @@ end
 -- CInput: Client input state.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item
   local v = {}
-  local item, n, sub, nxt, val, range
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
   item = tree:add_le(F["rtype.c_input.input_mask"], tvb(offset, 1))
@@ -443,24 +411,22 @@ end
 -- EntityState: One entity's position.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype.entity_state.entity_id"], tvb(offset, 4))
+  tree:add_le(F["rtype.entity_state.entity_id"], tvb(offset, 4))
   offset = offset + 4
   -- x: Horizontal position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["rtype.entity_state.x"], tvb(offset, 2))
+  tree:add_le(F["rtype.entity_state.x"], tvb(offset, 2))
   offset = offset + 2
   -- y: Vertical position.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["rtype.entity_state.y"], tvb(offset, 2))
+  tree:add_le(F["rtype.entity_state.y"], tvb(offset, 2))
   offset = offset + 2
   -- type: Entity kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
-  item = tree:add_le(F["rtype.entity_state.type"], tvb(offset, 1))
+  tree:add_le(F["rtype.entity_state.type"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -468,9 +434,8 @@ end
 -- SEntityState: World update.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- entities: Entity records, back to back to the end of the payload.
   v.entities = {}
   local arr_entities, arr_start_entities = tree:add(tvb(offset, 0), "Entities"), offset
@@ -491,8 +456,8 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local v = {}
   local item, n, sub, nxt, val, range
+  local v = {}
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
@@ -525,42 +490,42 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype.sequence"], range)
+  tree:add_le(F["rtype.sequence"], range)
   val = range:le_uint()
   v.sequence = val
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype.ack"], range)
+  tree:add_le(F["rtype.ack"], range)
   val = range:le_uint()
   v.ack = val
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype.fragment_id"], range)
+  tree:add_le(F["rtype.fragment_id"], range)
   val = range:le_uint()
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.fragment_index"], range)
+  tree:add_le(F["rtype.fragment_index"], range)
   val = range:le_uint()
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype.fragment_count"], range)
+  tree:add_le(F["rtype.fragment_count"], range)
   val = range:le_uint()
   v.fragment_count = val
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype.payload_size"], range)
+  tree:add_le(F["rtype.payload_size"], range)
   val = range:le_uint()
   v.payload_size = val
   offset = offset + 2
@@ -638,45 +603,39 @@ end
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local item, n, sub, nxt, val, range
+  local n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 2 then
     sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 3 then
     sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
-    nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 16 then
     sub = tree:add(tvb(offset, n), "Payload: CInput")
-    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 17 then
     sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
   else
     tree:add(F["rtype.payload"], tvb(offset, n))
-    val = n
   end
   offset = offset + n
   return offset

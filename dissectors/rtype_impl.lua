@@ -34,31 +34,6 @@ local proto = Proto("rtype_impl", "R-Type Protocol (game build)")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -379,14 +354,12 @@ end
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
-local FN_InputMask = { { 1, "UP" }, { 2, "DOWN" }, { 4, "LEFT" }, { 8, "RIGHT" }, { 16, "SHOOT" } }
 
 -- ReqLogin: Client login request.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- username_len: Length of the user name in bytes (at most 32).
   if limit - offset < 1 then return truncated(tree, tvb, offset, "username_len", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -405,11 +378,11 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- version: Client protocol version.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "version", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.req_login.version"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.req_login.version"], tvb(offset, 4))
   offset = offset + 4
   -- preferred_fragment_size: Fragment payload size the client would like to use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "preferred_fragment_size", 2, limit - offset) end
-  item = tree:add_le(F["rtype_impl.req_login.preferred_fragment_size"], tvb(offset, 2))
+  tree:add_le(F["rtype_impl.req_login.preferred_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -417,20 +390,18 @@ end
 -- ResLogin: Server answer to a login.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
-  item = tree:add_le(F["rtype_impl.res_login.success"], tvb(offset, 1))
+  tree:add_le(F["rtype_impl.res_login.success"], tvb(offset, 1))
   offset = offset + 1
   -- player_id: The player's id for this session.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.res_login.player_id"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.res_login.player_id"], tvb(offset, 4))
   offset = offset + 4
   -- effective_fragment_size: Fragment payload size both sides will use.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
-  item = tree:add_le(F["rtype_impl.res_login.effective_fragment_size"], tvb(offset, 2))
+  tree:add_le(F["rtype_impl.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -438,12 +409,11 @@ end
 -- CInput: Client input state, stamped with the client's tick.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item
   local v = {}
-  local item, n, sub, nxt, val, range
   -- client_tick: The client's simulation tick.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client_tick", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.c_input.client_tick"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.c_input.client_tick"], tvb(offset, 4))
   offset = offset + 4
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
@@ -460,24 +430,23 @@ end
 -- SetComponent
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
-  item = tree:add_le(F["rtype_impl.set_component.component_type"], tvb(offset, 1))
+  tree:add_le(F["rtype_impl.set_component.component_type"], tvb(offset, 1))
   offset = offset + 1
   -- data_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "data_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype_impl.set_component.data_size"], range)
+  tree:add_le(F["rtype_impl.set_component.data_size"], range)
   val = range:le_uint()
   v.data_size = val
   offset = offset + 2
   -- data
   n = v.data_size
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("data_size says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  item = tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
+  tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -486,12 +455,10 @@ end
 -- RemoveComponent
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
-  item = tree:add_le(F["rtype_impl.remove_component.component_type"], tvb(offset, 1))
+  tree:add_le(F["rtype_impl.remove_component.component_type"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -499,9 +466,8 @@ end
 -- DeltaEntry: One change to the world.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- op
   if limit - offset < 1 then return truncated(tree, tvb, offset, "op", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -512,13 +478,11 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- entity_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4))
   offset = offset + 4
   -- component: The component changed (SET_COMPONENT) or removed (REMOVE_COMPONENT).
   local tag_component = v.op
-  if tag_component == 0 then
-  elseif tag_component == 1 then
-  elseif tag_component == 2 then
+  if tag_component == 2 then
     sub = tree:add(tvb(offset, 0), "Component: SetComponent")
     nxt, val = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -532,7 +496,7 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     v.component = val
     offset = nxt
-  else
+  elseif not (tag_component == 0 or tag_component == 1) then
     tree:add_proto_expert_info(E.invalid, string.format("component: no case for tag %d", tag_component))
     return nil
   end
@@ -542,17 +506,16 @@ end
 -- SEntityState: World delta since the last update.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- tick: Server tick of this delta.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.s_entity_state.tick"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.s_entity_state.tick"], tvb(offset, 4))
   offset = offset + 4
   -- entry_count
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entry_count", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype_impl.s_entity_state.entry_count"], range)
+  tree:add_le(F["rtype_impl.s_entity_state.entry_count"], range)
   val = range:le_uint()
   v.entry_count = val
   offset = offset + 4
@@ -577,12 +540,10 @@ end
 -- ReqLogout: Client leaves the game.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- player_id: The player leaving.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.req_logout.player_id"], tvb(offset, 4))
+  tree:add_le(F["rtype_impl.req_logout.player_id"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
@@ -591,8 +552,8 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local v = {}
   local item, n, sub, nxt, val, range
+  local v = {}
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
@@ -625,42 +586,42 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype_impl.sequence"], range)
+  tree:add_le(F["rtype_impl.sequence"], range)
   val = range:le_uint()
   v.sequence = val
   offset = offset + 4
   -- ack: Sequence number of the last valid reliable packet received.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ack", 4, limit - offset) end
   range = tvb(offset, 4)
-  item = tree:add_le(F["rtype_impl.ack"], range)
+  tree:add_le(F["rtype_impl.ack"], range)
   val = range:le_uint()
   v.ack = val
   offset = offset + 4
   -- fragment_id: Names the fragmented message this packet belongs to.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype_impl.fragment_id"], range)
+  tree:add_le(F["rtype_impl.fragment_id"], range)
   val = range:le_uint()
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index: Index of this fragment, 0 to fragment_count - 1.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.fragment_index"], range)
+  tree:add_le(F["rtype_impl.fragment_index"], range)
   val = range:le_uint()
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count: Total number of fragments.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["rtype_impl.fragment_count"], range)
+  tree:add_le(F["rtype_impl.fragment_count"], range)
   val = range:le_uint()
   v.fragment_count = val
   offset = offset + 1
   -- payload_size: Size of this packet's payload in bytes (the datagram length minus 20).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["rtype_impl.payload_size"], range)
+  tree:add_le(F["rtype_impl.payload_size"], range)
   val = range:le_uint()
   v.payload_size = val
   offset = offset + 2
@@ -736,89 +697,45 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ReqJoinRoom: Client asks to join a room.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
-local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
-  local start = offset
-  local v = {}
-  local item, n, sub, nxt, val, range
-  -- room_id: The room to join.
-  if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.req_join_room.room_id"], tvb(offset, 4))
-  offset = offset + 4
-  return offset, v
-end
-
--- EntityState: One entity's position.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
-local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
-  local start = offset
-  local v = {}
-  local item, n, sub, nxt, val, range
-  -- entity_id: Entity id.
-  if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
-  item = tree:add_le(F["rtype_impl.entity_state.entity_id"], tvb(offset, 4))
-  offset = offset + 4
-  -- x: Horizontal position.
-  if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
-  item = tree:add_le(F["rtype_impl.entity_state.x"], tvb(offset, 2))
-  offset = offset + 2
-  -- y: Vertical position.
-  if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
-  item = tree:add_le(F["rtype_impl.entity_state.y"], tvb(offset, 2))
-  offset = offset + 2
-  -- type: Entity kind.
-  if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
-  item = tree:add_le(F["rtype_impl.entity_state.type"], tvb(offset, 1))
-  offset = offset + 1
-  return offset, v
-end
-
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local item, n, sub, nxt, val, range
+  local n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 2 then
     sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 16 then
     sub = tree:add(tvb(offset, n), "Payload: CInput")
-    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 17 then
     sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
   elseif tag_payload == 3 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogout")
-    nxt, val = dissect_ReqLogout(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_ReqLogout(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   elseif tag_payload == 4 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
   else
     tree:add(F["rtype_impl.payload"], tvb(offset, n))
-    val = n
   end
   offset = offset + n
   return offset

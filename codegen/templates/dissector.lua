@@ -86,14 +86,17 @@ local function is_server_port(port)
   end
   return false
 end
+{%- if bits || app_points %}
+
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
+end
+{%- endif %}
 {%- if bits %}
 
 -- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
 -- least significant bit. Offsets and limits below are in bits.
-
-local function ceil8(bits)
-  return floor((bits + 7) / 8)
-end
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -499,23 +502,14 @@ local function app_try(sub, pinfo, tree, id, bit, bits)
   APPS:try(id, sub, pinfo, tree)
 end
 
--- A payload from bit `first` to bit `last` of `tvb`.
-local function app_payload_bits(tvb, pinfo, tree, id, first, last)
+-- A payload from bit `first` to bit `last` of `tvb` (byte layouts pass byte offsets times 8):
+-- handed over as the bytes it touches, with the bit it starts at.
+local function app_payload(tvb, pinfo, tree, id, first, last)
   if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
   local from = floor(first / 8)
   local to = ceil8(last)
   if to > from then
     app_try(tvb(from, to - from):tvb(), pinfo, tree, id, first - 8 * from, last - first)
-  else
-    app_try(tvb, pinfo, tree, id, 0, 0)
-  end
-end
-
--- A payload of the bytes from `first` to `last`.
-local function app_payload_bytes(tvb, pinfo, tree, id, first, last)
-  if id == nil or id > 4294967295 or APPS:get_dissector(id) == nil then return end
-  if last > first then
-    app_try(tvb(first, last - first):tvb(), pinfo, tree, id, 0, 8 * (last - first))
   else
     app_try(tvb, pinfo, tree, id, 0, 0)
   end
@@ -666,7 +660,9 @@ end
 -- One application message: its type by the message id the {{ a.transport }} dissector read,
 -- from the bit (and for the bits) it gives. Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
+{%- if a.own_id.is_none() %}
   local id = tonumber(pinfo.private["wiregen.id"] or "")
+{%- endif %}
   local first = tonumber(pinfo.private["wiregen.bit"] or "") or 0
   local size = tonumber(pinfo.private["wiregen.bits"] or "") or 8 * tvb:len()
 {%- if !a.bits %}
@@ -675,7 +671,7 @@ local function dissect_message(tvb, pinfo, root)
 {%- if let Some(n) = a.own_id %}
   -- The message starts with its id (the transport carries none).
   if size < {{ n }} then return truncated(root, tvb, first, "message_id", {{ n }}, size) or "{{ title }} [malformed]" end
-  id = tvb(first, {{ n }}):le_uint()
+  local id = tvb(first, {{ n }}):le_uint()
   root:add_le(F["{{ name }}.message_id"], tvb(first, {{ n }}))
   first, size = first + {{ n }}, size - {{ n }}
 {%- endif %}
@@ -723,7 +719,7 @@ local function dissect_message(tvb, pinfo, root)
 {%- endif %}
 {%- if root_bits %}
   local size = tvb:len() * 8
-  local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
+  local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
@@ -731,7 +727,7 @@ local function dissect_message(tvb, pinfo, root)
   end
 {%- else %}
   local size = tvb:len()
-  local offset, v = dissect_{{ root }}(tvb, pinfo, root, 0, size)
+  local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
@@ -866,7 +862,7 @@ local function register_{{ t.lower }}_ports()
   {{ t.lower }}_registered = tostring(proto.prefs.{{ t.lower }}_ports)
   if {{ t.lower }}_registered ~= "" then t:add({{ t.lower }}_registered, proto) end
   t:add_for_decode_as(proto)
-{%- if t.lower == "udp" %}
+{%- if t.lower == "udp" && conversations %}
   server_port_ranges = parse_ranges({{ t.lower }}_registered)
 {%- endif %}
 end

@@ -28,68 +28,6 @@ end
 
 local proto = Proto("lengths", "Lengths")
 
--- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
--- (Wireshark 4.0) and Lua 5.4 alike.
-local floor = math.floor
-
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
-end
-
--- Value strings.
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
-}
-
 -- Fields, by filter name.
 local F = {}
 F["lengths.name.length"] = ProtoField.uint8("lengths.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
@@ -172,28 +110,13 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- Item
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
-  item = tree:add(F["lengths.item.id"], tvb(offset, 2))
+  tree:add(F["lengths.item.id"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -201,9 +124,8 @@ end
 -- Sized
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Sized(tvb, pinfo, tree, offset, limit)
-  local start = offset
-  local v = {}
   local item, n, sub, nxt, val, range
+  local v = {}
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
   tree:add(F["lengths.name.length"], tvb(offset, 1))
@@ -219,13 +141,13 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
-  item = tree:add(F["lengths.note"], tvb(offset, n))
+  tree:add(F["lengths.note"], tvb(offset, n))
   v.note = n -- bytes are kept as their length
   offset = offset + n
   -- units
   if limit - offset < 1 then return truncated(tree, tvb, offset, "units", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["lengths.units"], range)
+  tree:add(F["lengths.units"], range)
   val = range:uint()
   v.units = val
   offset = offset + 1
@@ -238,7 +160,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["lengths.count"], range)
+  tree:add(F["lengths.count"], range)
   val = range:uint()
   v.count = val
   offset = offset + 1
@@ -267,7 +189,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local arr_words, arr_start_words = tree:add(tvb(offset, 0), "Words"), offset
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
-    item = arr_words:add(F["lengths.words"], tvb(offset, 2))
+    arr_words:add(F["lengths.words"], tvb(offset, 2))
     offset = offset + 2
   end
   arr_words:set_len(offset - arr_start_words)
@@ -275,7 +197,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   -- inner_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_len", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add(F["lengths.inner_len"], range)
+  tree:add(F["lengths.inner_len"], range)
   val = range:uint()
   v.inner_len = val
   offset = offset + 1
@@ -293,7 +215,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local arr_rest, arr_start_rest = tree:add(tvb(offset, 0), "Rest"), offset
   while offset < limit do
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
-    item = arr_rest:add(F["lengths.rest"], tvb(offset, 1))
+    arr_rest:add(F["lengths.rest"], tvb(offset, 1))
     offset = offset + 1
   end
   arr_rest:set_len(offset - arr_start_rest)
@@ -306,7 +228,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Sized(tvb, pinfo, root, 0, size)
+  local offset = dissect_Sized(tvb, pinfo, root, 0, size)
   if offset == nil then return "Lengths [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
@@ -340,7 +262,6 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
-  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

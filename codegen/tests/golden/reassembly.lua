@@ -32,31 +32,6 @@ local proto = Proto("reassembly", "Reassembly")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -83,12 +58,6 @@ local function is_server_port(port)
   end
   return false
 end
-
--- Value strings.
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
-}
 
 -- Fields, by filter name.
 local F = {}
@@ -168,19 +137,6 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
 -- the server is the side on the UDP ports preference.
 local function conversation_key(pinfo)
@@ -190,15 +146,11 @@ local function conversation_key(pinfo)
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
--- Flag names, for the Info column.
-local FN_Flags = { { 1, "FRAGMENT" } }
-
 -- Hello
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n
   local v = {}
-  local item, n, sub, nxt, val, range
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
   tree:add_le(F["reassembly.hello.name.length"], tvb(offset, 1))
@@ -214,9 +166,8 @@ end
 -- Packet
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
-  local start = offset
-  local v = {}
   local item, n, sub, nxt, val, range
+  local v = {}
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -228,35 +179,35 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- command
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reassembly.command"], range)
+  tree:add_le(F["reassembly.command"], range)
   val = range:le_uint()
   v.command = val
   offset = offset + 1
   -- fragment_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "fragment_id", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["reassembly.fragment_id"], range)
+  tree:add_le(F["reassembly.fragment_id"], range)
   val = range:le_uint()
   v.fragment_id = val
   offset = offset + 2
   -- fragment_index
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_index", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reassembly.fragment_index"], range)
+  tree:add_le(F["reassembly.fragment_index"], range)
   val = range:le_uint()
   v.fragment_index = val
   offset = offset + 1
   -- fragment_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "fragment_count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["reassembly.fragment_count"], range)
+  tree:add_le(F["reassembly.fragment_count"], range)
   val = range:le_uint()
   v.fragment_count = val
   offset = offset + 1
   -- payload_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "payload_size", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["reassembly.payload_size"], range)
+  tree:add_le(F["reassembly.payload_size"], range)
   val = range:le_uint()
   v.payload_size = val
   offset = offset + 2
@@ -287,19 +238,17 @@ end
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local item, n, sub, nxt, val, range
+  local n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: Hello")
-    nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
-    val = val
   else
     tree:add(F["reassembly.payload"], tvb(offset, n))
-    val = n
   end
   offset = offset + n
   return offset

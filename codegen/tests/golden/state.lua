@@ -28,40 +28,6 @@ end
 
 local proto = Proto("state", "State")
 
--- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
--- (Wireshark 4.0) and Lua 5.4 alike.
-local floor = math.floor
-
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
 -- Whether `port` is in a range preference such as "8080,9000-9010".
 local server_port_ranges = {}
 local function parse_ranges(text)
@@ -88,10 +54,6 @@ end
 local VS_Kind = {
   [0] = "BYTE",
   [1] = "WORD",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -142,47 +104,6 @@ local function truncated(tree, tvb, offset, field, need, have)
   local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
   item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
-end
-
--- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
--- no surrogates, at most U+10FFFF).
-local function utf8_valid(s)
-  local i, n = 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    if c < 0x80 then
-      i = i + 1
-    else
-      local k, min
-      if c >= 0xC2 and c <= 0xDF then k, min = 1, 0x80
-      elseif c >= 0xE0 and c <= 0xEF then k, min = 2, 0x800
-      elseif c >= 0xF0 and c <= 0xF4 then k, min = 3, 0x10000
-      else return false end
-      if i + k > n then return false end
-      local cp = c % 2 ^ (6 - k)
-      for j = 1, k do
-        local b = s:byte(i + j)
-        if b < 0x80 or b > 0xBF then return false end
-        cp = cp * 64 + (b - 0x80)
-      end
-      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
-      i = i + k + 1
-    end
-  end
-  return true
-end
-
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -241,12 +162,10 @@ end
 -- Byte
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- v
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
-  item = tree:add_le(F["state.byte.v"], tvb(offset, 1))
+  tree:add_le(F["state.byte.v"], tvb(offset, 1))
   offset = offset + 1
   return offset, v
 end
@@ -254,12 +173,10 @@ end
 -- Word
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- v
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
-  item = tree:add_le(F["state.word.v"], tvb(offset, 2))
+  tree:add_le(F["state.word.v"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -267,9 +184,8 @@ end
 -- Typed
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Typed(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -304,20 +220,19 @@ end
 -- Announce
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Announce(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- link
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["state.announce.link"], range)
+  tree:add_le(F["state.announce.link"], range)
   val = range:le_uint()
   v.link = val
   offset = offset + 2
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["state.announce.count"], range)
+  tree:add_le(F["state.announce.count"], range)
   val = range:le_uint()
   v.count = val
   offset = offset + 1
@@ -348,13 +263,12 @@ end
 -- Indexed
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- index
   if limit - offset < 1 then return truncated(tree, tvb, offset, "index", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["state.indexed.index"], range)
+  tree:add_le(F["state.indexed.index"], range)
   val = range:le_uint()
   v.index = val
   offset = offset + 1
@@ -385,20 +299,19 @@ end
 -- Update
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Update(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local n, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- link
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link", 2, limit - offset) end
   range = tvb(offset, 2)
-  item = tree:add_le(F["state.update.link"], range)
+  tree:add_le(F["state.update.link"], range)
   val = range:le_uint()
   v.link = val
   offset = offset + 2
   -- count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["state.update.count"], range)
+  tree:add_le(F["state.update.count"], range)
   val = range:le_uint()
   v.count = val
   offset = offset + 1
@@ -439,13 +352,12 @@ end
 -- Command
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
-  item = tree:add_le(F["state.code"], range)
+  tree:add_le(F["state.code"], range)
   val = range:le_uint()
   v.code = val
   offset = offset + 1
@@ -484,7 +396,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Command(tvb, pinfo, root, 0, size)
+  local offset = dissect_Command(tvb, pinfo, root, 0, size)
   if offset == nil then return "State [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))

@@ -28,70 +28,10 @@ end
 
 local proto = Proto("unions", "Unions")
 
--- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
--- (Wireshark 4.0) and Lua 5.4 alike.
-local floor = math.floor
-
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
-end
-
 -- Value strings.
 local VS_Kind = {
   [0] = "EMPTY",
   [1] = "PAIR",
-}
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
 }
 
 -- Fields, by filter name.
@@ -132,60 +72,17 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
--- no surrogates, at most U+10FFFF).
-local function utf8_valid(s)
-  local i, n = 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    if c < 0x80 then
-      i = i + 1
-    else
-      local k, min
-      if c >= 0xC2 and c <= 0xDF then k, min = 1, 0x80
-      elseif c >= 0xE0 and c <= 0xEF then k, min = 2, 0x800
-      elseif c >= 0xF0 and c <= 0xF4 then k, min = 3, 0x10000
-      else return false end
-      if i + k > n then return false end
-      local cp = c % 2 ^ (6 - k)
-      for j = 1, k do
-        local b = s:byte(i + j)
-        if b < 0x80 or b > 0xBF then return false end
-        cp = cp * 64 + (b - 0x80)
-      end
-      if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then return false end
-      i = i + k + 1
-    end
-  end
-  return true
-end
-
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- Pair
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
-  local start = offset
   local v = {}
-  local item, n, sub, nxt, val, range
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
-  item = tree:add(F["unions.pair.a"], tvb(offset, 1))
+  tree:add(F["unions.pair.a"], tvb(offset, 1))
   offset = offset + 1
   -- b
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
-  item = tree:add(F["unions.pair.b"], tvb(offset, 2))
+  tree:add(F["unions.pair.b"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
@@ -193,9 +90,8 @@ end
 -- Tagged
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, sub, nxt, val, range
   local v = {}
-  local item, n, sub, nxt, val, range
   -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -206,8 +102,7 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- body
   local tag_body = v.kind
-  if tag_body == 0 then
-  elseif tag_body == 1 then
+  if tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: Pair")
     nxt, val = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -221,7 +116,7 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     v.body = val
     offset = nxt
-  else
+  elseif tag_body ~= 0 then
     tree:add(F["unions.body"], tvb(offset, limit - offset))
     v.body = limit - offset
     offset = limit
@@ -234,7 +129,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Tagged(tvb, pinfo, root, 0, size)
+  local offset = dissect_Tagged(tvb, pinfo, root, 0, size)
   if offset == nil then return "Unions [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
@@ -268,7 +163,6 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
-  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

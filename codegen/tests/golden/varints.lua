@@ -32,71 +32,13 @@ local proto = Proto("varints", "Varints")
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
-local function idiv(a, b)
-  if b == 0 then return 0 end
-  local q = a / b
-  if q < 0 then return -floor(-q) end
-  return floor(q)
-end
-
-local function irem(a, b)
-  if b == 0 then return 0 end
-  return a - idiv(a, b) * b
-end
-
--- IEEE binary16 bits to a number (Wireshark has no half-float field type).
-local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
-  local e, m = floor(h / 1024), h % 1024
-  if e == 31 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -24 end
-  return sign * (1 + m / 1024) * 2 ^ (e - 15)
-end
-
--- Truth of the bit `mask` (a power of two) in `v`.
-local function has_bit(v, mask)
-  return floor(v / mask) % 2 == 1
-end
-
--- Whether `port` is in a range preference such as "8080,9000-9010".
-local server_port_ranges = {}
-local function parse_ranges(text)
-  local out = {}
-  for part in string.gmatch(tostring(text), "[^,]+") do
-    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
-    if lo == nil then
-      lo = string.match(part, "^%s*(%d+)%s*$")
-      hi = lo
-    end
-    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
-  end
-  return out
-end
-
-local function is_server_port(port)
-  for _, r in ipairs(server_port_ranges) do
-    if port >= r[1] and port <= r[2] then return true end
-  end
-  return false
-end
-
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
-
+-- Bytes holding `bits` bits.
 local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
-local function bit_range(tvb, pos, w)
-  local first = floor(pos / 8)
-  if w == 0 then return tvb(first, 0) end
-  return tvb(first, ceil8(pos + w) - first)
-end
+-- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
+-- least significant bit. Offsets and limits below are in bits.
 
 -- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
 local function read_bits(tvb, pos, w)
@@ -106,14 +48,6 @@ local function read_bits(tvb, pos, w)
   local raw
   if n <= 4 then raw = tvb(first, n):le_uint() else raw = tvb(first, n):le_uint64():tonumber() end
   return floor(raw / 2 ^ shift) % 2 ^ w
-end
-
--- `n` whole bytes starting at bit `pos`, as a Lua string.
-local function read_bit_bytes(tvb, pos, n)
-  if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
-  local out = {}
-  for i = 1, n do out[i] = string.char(read_bits(tvb, pos + 8 * (i - 1), 8)) end
-  return table.concat(out)
 end
 
 -- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
@@ -133,19 +67,6 @@ local function read_leb128(tvb, pos, limit)
   end
 end
 
--- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
--- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and
--- the bits it takes, or nil and the bits needed when it runs past `limit`.
-local function read_rabbit(tvb, pos, limit, k)
-  if limit - pos < k then return nil, k end
-  local m = read_bits(tvb, pos, k) + 1
-  if limit - pos - k < 8 * m then return nil, k + 8 * m end
-  if m <= 4 then return read_bits(tvb, pos + k, 8 * m), k + 8 * m end
-  local high = read_bits(tvb, pos + k, 8 * (m - 4))
-  local low = read_bits(tvb, pos + k + 8 * (m - 4), 32)
-  return UInt64(low, high), k + 8 * m
-end
-
 -- Zig-zag decoding of a UInt64 into an Int64: 0, 1, 2, 3 -> 0, -1, 1, -2.
 local function zigzag64(z)
   local half = z:rshift(1)
@@ -153,24 +74,6 @@ local function zigzag64(z)
   if z:band(UInt64(1)) == UInt64(1) then value = -value - 1 end
   return value
 end
-
-local function f32_from_bits(u)
-  local sign = 1
-  if u >= 2 ^ 31 then sign, u = -1, u - 2 ^ 31 end
-  local e, m = floor(u / 2 ^ 23), u % 2 ^ 23
-  if e == 255 then
-    if m == 0 then return sign * math.huge end
-    return 0 / 0
-  end
-  if e == 0 then return sign * m * 2 ^ -149 end
-  return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
-end
-
--- Value strings.
-local VS_CHECKSUM_STATUS = {
-  [0] = "Bad",
-  [1] = "Good",
-}
 
 -- Fields, by filter name.
 local F = {}
@@ -210,13 +113,6 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
--- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
-local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
-  return nil
-end
-
 -- Whether `s` is valid UTF-8, as the generated crate requires of string fields (shortest forms,
 -- no surrogates, at most U+10FFFF).
 local function utf8_valid(s)
@@ -245,31 +141,17 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
-  end
-  return table.concat(out, ",")
-end
-
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
-end
-
 -- Values
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Values(tvb, pinfo, tree, offset, limit)
-  local start = offset
+  local item, n, val
   local v = {}
-  local item, n, sub, nxt, val, range
   -- unsigned
   val, n = read_leb128(tvb, offset * 8, limit * 8)
   if val == nil then return truncated(tree, tvb, offset, "unsigned", n / 8 + 1, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "unsigned: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
-  item = tree:add(F["varints.unsigned"], tvb(offset, n), val)
+  tree:add(F["varints.unsigned"], tvb(offset, n), val)
   v.unsigned = val:tonumber()
   offset = offset + n
   -- signed
@@ -278,7 +160,7 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   if val == false then tree:add_proto_expert_info(E.too_large, "signed: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
   val = zigzag64(val)
-  item = tree:add(F["varints.signed"], tvb(offset, n), val)
+  tree:add(F["varints.signed"], tvb(offset, n), val)
   v.signed = val:tonumber()
   offset = offset + n
   -- text_len
@@ -288,7 +170,7 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
     if limit - offset < 2 then return truncated(tree, tvb, offset, "text_len", 2, limit - offset) end
     val, n = tvb(offset, 2):uint() - 32768, 2
   end
-  item = tree:add(F["varints.text_len"], tvb(offset, n), val)
+  tree:add(F["varints.text_len"], tvb(offset, n), val)
   v.text_len = val
   offset = offset + n
   -- text
@@ -305,7 +187,7 @@ end
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
-  local offset, v = dissect_Values(tvb, pinfo, root, 0, size)
+  local offset = dissect_Values(tvb, pinfo, root, 0, size)
   if offset == nil then return "Varints [malformed]" end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
@@ -339,7 +221,6 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
-  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

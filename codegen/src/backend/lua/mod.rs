@@ -234,6 +234,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         fields: g.fields,
         structs,
         root: p.root().name.clone(),
+        root_values_read: p.reassembly.is_some() || mentions(&info, "v"),
         info,
         port_tables,
         tcp_framing,
@@ -266,7 +267,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         .map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
     Ok(vec![Output {
         path: path.to_string(),
-        contents: text + "\n",
+        contents: drop_unused_definitions(&text),
     }])
 }
 

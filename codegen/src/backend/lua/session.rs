@@ -171,7 +171,7 @@ impl<'p> Gen<'p> {
             "INFO_SUFFIX = string.format(\" [{} joined from %d parts]\", whole.count)",
             s.name
         ));
-        c.line("local item, n, sub, nxt, val");
+        let locals = c.lines.len();
         for (i, st) in j.streams.iter().enumerate() {
             let f = &s.fields[st.field];
             let k = i + 1;
@@ -211,6 +211,7 @@ impl<'p> Gen<'p> {
             c.close("end");
         }
         c.close("end");
+        c.declare_used(locals, &["item", "n", "sub", "nxt", "val"]);
         c.line("");
         Ok(())
     }

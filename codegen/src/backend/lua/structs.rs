@@ -45,9 +45,8 @@ impl<'p> Gen<'p> {
             "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
             s.name
         ));
-        c.line("local start = offset");
+        let locals = c.lines.len();
         c.line("local v = {}");
-        c.line("local item, n, sub, nxt, val, range");
         for fi in 0..s.fields.len() {
             self.field(&mut c, sid, fi)?;
         }
@@ -101,6 +100,10 @@ impl<'p> Gen<'p> {
         }
         c.line("return offset, v");
         c.close("end");
+        c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
+        if c.lines[locals..].iter().any(|l| mentions(l, "start")) {
+            c.lines.insert(locals, "  local start = offset".into());
+        }
         Ok(c.lines.join("\n") + "\n")
     }
 
@@ -119,11 +122,17 @@ impl<'p> Gen<'p> {
         c.line("-- packet that completed it.");
         c.open("local function dissect_whole(tvb, pinfo, tree, v)");
         c.line("local offset, limit = 0, tvb:len()");
-        c.line("local item, n, sub, nxt, val, range");
+        let locals = c.lines.len();
         let abbrev = naming::abbrev(p, p.root, fi);
-        self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "val")?;
+        // No target: the whole's values are not kept.
+        self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "")?;
         c.line("return offset");
         c.close("end");
+        c.drop_unread_items(locals);
+        for l in &mut c.lines[locals..] {
+            *l = l.replace("nxt, val = ", "nxt = ");
+        }
+        c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
         Ok(c.lines.join("\n") + "\n")
     }
 
@@ -138,6 +147,7 @@ impl<'p> Gen<'p> {
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);
         let d = first_line(&f.doc);
+        let first = c.lines.len();
         heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
             let e = self.expr(cond);
@@ -171,14 +181,15 @@ impl<'p> Gen<'p> {
                 // A transport without ids hands every payload to the application under 0.
                 .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
                 .unwrap_or_else(|| "0".into());
-            let unit = if p.structs[sid].layout == Layout::LsbBits {
-                "bits"
+            if p.structs[sid].layout == Layout::LsbBits {
+                c.line(format!(
+                    "app_payload(tvb, pinfo, tree, {id}, app_first, offset)"
+                ));
             } else {
-                "bytes"
-            };
-            c.line(format!(
-                "app_payload_{unit}(tvb, pinfo, tree, {id}, app_first, offset)"
-            ));
+                c.line(format!(
+                    "app_payload(tvb, pinfo, tree, {id}, 8 * app_first, 8 * offset)"
+                ));
+            }
         }
         for (cond, message) in &f.warnings {
             let e = self.expr(cond);
@@ -203,6 +214,7 @@ impl<'p> Gen<'p> {
         if f.condition.is_some() {
             c.close("end");
         }
+        c.drop_unread_items(first);
         Ok(())
     }
 }

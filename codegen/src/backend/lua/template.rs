@@ -22,6 +22,8 @@ pub(crate) struct Dissector {
     pub(crate) structs: Vec<String>,
     pub(crate) root: String,
     pub(crate) info: String,
+    /// The root's values are read after it is dissected (by the Info column or reassembly).
+    pub(crate) root_values_read: bool,
     pub(crate) port_tables: Vec<PortTable>,
     pub(crate) tcp_framing: Option<Framing>,
     /// Some conversation-level feature needs the conversation key.

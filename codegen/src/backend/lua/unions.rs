@@ -11,7 +11,15 @@ pub(crate) fn case_chain(
     body: &dyn Fn(&mut Code, CaseBody, &str),
     no_case: &dyn Fn(&mut Code),
 ) {
-    let mut first = true;
+    // Each branch's lines, written one level in; cases without lines become a condition of the
+    // catch-all instead of an empty branch.
+    let branch = |emit: &dyn Fn(&mut Code)| {
+        let mut b = Code::new(c.depth + 1);
+        emit(&mut b);
+        b.lines
+    };
+    let mut chain: Vec<(String, Vec<String>)> = Vec::new();
+    let mut silent: Vec<String> = Vec::new();
     for case in &u.cases {
         let conds: Vec<String> = case
             .values
@@ -21,27 +29,46 @@ pub(crate) fn case_chain(
                 CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
             })
             .collect();
-        if !first {
-            c.depth -= 1;
+        let lines = branch(&|b| body(b, case.body, &case.variant));
+        if lines.is_empty() {
+            silent.extend(conds);
+        } else {
+            chain.push((conds.join(" or "), lines));
         }
-        c.open(format!(
-            "{} {} then",
-            if first { "if" } else { "elseif" },
-            conds.join(" or ")
-        ));
-        first = false;
-        body(c, case.body, &case.variant);
     }
-    if !first {
-        c.depth -= 1;
-        c.open("else");
+    let tail = branch(&|b| match u.default {
+        Some(d) => body(b, d, &u.default_variant),
+        None => no_case(b),
+    });
+    let mut keyword = "if";
+    for (cond, lines) in chain {
+        c.line(format!("{keyword} {cond} then"));
+        c.lines.extend(lines);
+        keyword = "elseif";
     }
-    match u.default {
-        Some(b) => body(c, b, &u.default_variant),
-        None => no_case(c),
+    if !tail.is_empty() {
+        match (keyword, silent.is_empty()) {
+            ("if", true) => {
+                c.lines.extend(tail.into_iter().map(|l| l[2..].to_string()));
+                return;
+            }
+            (_, true) => c.line("else"),
+            (_, false) => {
+                // `not (a == 1 or b == 2)`, with `~=` for one plain value.
+                let cond = match silent.as_slice() {
+                    [one] if one.contains(" == ") && !one.starts_with('(') => {
+                        one.replace(" == ", " ~= ")
+                    }
+                    _ => format!("not ({})", silent.join(" or ")),
+                };
+                c.line(format!("{keyword} {cond} then"));
+            }
+        }
+        c.lines.extend(tail);
+        keyword = "elseif";
     }
-    if !first {
-        c.close("end");
+    if keyword == "elseif" {
+        c.line("end");
     }
 }
 
@@ -85,14 +112,18 @@ impl<'p> Gen<'p> {
                 ));
                 call_struct(p, c, id, "offset", "limit");
                 c.line("sub:set_len(nxt - offset)");
-                c.line(format!("{target} = val"));
+                if !target.is_empty() {
+                    c.line(format!("{target} = val"));
+                }
                 c.line("offset = nxt");
             }
             CaseBody::Bytes => {
                 c.line(format!(
                     "{tree}:add(F[\"{abbrev}\"], tvb(offset, limit - offset))"
                 ));
-                c.line(format!("{target} = limit - offset"));
+                if !target.is_empty() {
+                    c.line(format!("{target} = limit - offset"));
+                }
                 c.line("offset = limit");
             }
             CaseBody::Empty => {}
@@ -136,11 +167,15 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                         "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
-                c.line(format!("{target} = val"));
+                if !target.is_empty() {
+                    c.line(format!("{target} = val"));
+                }
             }
             CaseBody::Bytes => {
                 c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
-                c.line(format!("{target} = n"));
+                if !target.is_empty() {
+                    c.line(format!("{target} = n"));
+                }
             }
             CaseBody::Empty => {
                 c.line(format!(
