@@ -5,6 +5,7 @@ fn main() -> Result<(), wiregen::Error> {
     wiregen::Builder::new()
         .schema("schema/mygame.yaml")
         .lua_out("dissectors")
+        .serde(true)
         .compile()?;
     Ok(())
 }

@@ -41,7 +41,7 @@ pub use owned::IntoOwned;
 pub use read::Reader;
 pub use state::StateTables;
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
-pub use traits::{Codec, Directions, Protocol, Read, Type, TypeVisitor, Write};
+pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};
 pub use write::Writer;

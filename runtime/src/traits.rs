@@ -182,26 +182,6 @@ pub trait TypeVisitor {
     fn visit<T: Type>(&mut self);
 }
 
-/// Both directions of a conversation, each with its own state.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Directions<S> {
-    /// What the client sent.
-    pub client: S,
-    /// What the server sent.
-    pub server: S,
-}
-
-impl<S> Directions<S> {
-    /// The state of one direction.
-    pub fn get_mut(&mut self, from_client: bool) -> &mut S {
-        if from_client {
-            &mut self.client
-        } else {
-            &mut self.server
-        }
-    }
-}
-
 /// A schema as a whole: implemented by the `Protocol` marker of every generated crate, so a tool
 /// can take any protocol as a type parameter.
 pub trait Protocol {
@@ -217,12 +197,20 @@ pub trait Protocol {
     /// conversation tells apart by order.
     type Datagram<'a>;
 
+    /// The UDP ports the schema's server listens on (`transport.udp.ports`): a datagram sent to
+    /// one of them is from a client. Empty when the protocol is not on UDP.
+    const UDP_PORTS: &'static [u16];
+
     /// Decodes the next datagram of a conversation, keeping what later datagrams need.
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError>;
+
+    /// Encodes a datagram as [`Protocol::decode_datagram`] returns it: a datagram that decoded
+    /// encodes back to its bytes (what `wirecat check` proves on captures).
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError>;
 
     /// Visits every type of the schema, in schema order.
     fn each_type<V: TypeVisitor>(visitor: &mut V);
@@ -243,4 +231,10 @@ pub trait SerdeTypeVisitor {
 pub trait SerdeProtocol: Protocol {
     /// Visits every type of the schema, in schema order.
     fn each_serde_type<V: SerdeTypeVisitor>(visitor: &mut V);
+
+    /// Serializes a datagram as [`Protocol::decode_datagram`] returns it.
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>;
 }

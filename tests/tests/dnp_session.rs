@@ -1,6 +1,6 @@
 //! DNP beyond one datagram (WIRE-NOTES §3): Link Updates read with the types of the link's
-//! earlier Link State (per direction), Long Reliable Messages and Long Link States joined from
-//! parts with consecutive reliable numbers, and a whole session dissected in tshark (one and two
+//! earlier Link State (per connection, whichever side announced it), Long Reliable Messages and
+//! Long Link States joined from parts with consecutive reliable numbers, and a whole session dissected in tshark (one and two
 //! passes) field by field against the Rust decoder, joiners and state.
 
 use dnp::*;
@@ -371,7 +371,8 @@ fn session() -> Vec<Step> {
             9,
             vec![iv(0, IndexedValueValue::UInt8(UInt8Value { value: 1 }))],
         )),
-        // Link 1's list belongs to the server's direction: the client's update is not typed.
+        // Link 1's list belongs to the connection (WIRE-NOTES §3): the client's update of the
+        // link the server announced is typed by it too.
         c(link_update(
             1,
             vec![iv(0, IndexedValueValue::SInt8(SInt8Value { value: 1 }))],
@@ -405,10 +406,9 @@ fn session() -> Vec<Step> {
     steps
 }
 
-/// Per direction: the lists announced so far and the parts waiting.
+/// Per direction: the parts waiting (the lists announced so far are the connection's).
 #[derive(Default)]
 struct Side {
-    state: State,
     long: LongReliableMessageJoiner,
     long_state: LongLinkStateJoiner,
 }
@@ -434,6 +434,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
 
     // What the Rust side makes of each frame: its own fields, the joined fields, the experts.
     let (mut server, mut client) = (Side::default(), Side::default());
+    let mut state = State::default();
     let mut expected = Vec::new();
     let mut typed_updates = 0;
     for (i, (st, d)) in steps.iter().zip(&datagrams).enumerate() {
@@ -442,7 +443,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
         } else {
             &mut client
         };
-        let (decoded, notes) = Command::dissect_with(&d.payload, &side.state);
+        let (decoded, notes) = Command::dissect_with(&d.payload, &state);
         let own = expected!(dnp, notes);
         let mut joined_fields = Vec::new();
         let mut experts: Vec<&str> = Vec::new();
@@ -452,7 +453,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
                     typed_updates += 1;
                 }
                 assert_eq!(c, st.command, "frame {i}");
-                side.state.record(&c);
+                state.record(&c);
                 match &c.body {
                     CommandBody::LongReliableMessage(p) => {
                         if let Some(j) = side.long.push(p).unwrap() {
@@ -476,7 +477,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
                             });
                             joined_fields
                                 .extend(expected!(dnp, LinkValues::dissect(&j.values_chunk).1));
-                            side.state.record_joined_long_link_state(&j).unwrap();
+                            state.record_joined_long_link_state(&j).unwrap();
                             experts.push("dnp.expert.joined");
                         }
                     }
@@ -495,14 +496,14 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
         }
         expected.push((own, joined_fields, experts));
     }
-    // Both updates of links with a list, none of the others.
-    assert_eq!(typed_updates, 2);
+    // The three updates of links with a list (one from each side for link 1), not link 9's.
+    assert_eq!(typed_updates, 3);
     assert_eq!(
         expected
             .iter()
             .filter(|e| e.2 == ["dnp.expert.no_state"])
             .count(),
-        2
+        1
     );
 
     let pcap =

@@ -1,6 +1,7 @@
 //! The `Protocol` trait drives any generated protocol generically: a conversation reads its
-//! datagrams with `decode_datagram`, keeping what later ones need (DNP: the link types of each
-//! direction's Link States; Game Protocol: the handshake by order; R-Type: nothing).
+//! datagrams with `decode_datagram`, keeping what later ones need (DNP: the link types the
+//! connection's Link States announced, whichever side sent them; Game Protocol: the handshake by
+//! order; R-Type: nothing).
 
 use wiregen_runtime::{Codec, Protocol};
 use wiregen_tests::hex_bytes as hex;
@@ -22,7 +23,7 @@ where
 }
 
 #[test]
-fn dnp_link_updates_are_typed_by_their_directions_link_state() {
+fn dnp_link_updates_are_typed_by_the_connections_link_state() {
     use dnp::*;
     // Link 5's state (SInt16 value -3), then a Link Update of link 5 index 0 to 7.
     let state = Command {
@@ -39,17 +40,27 @@ fn dnp_link_updates_are_typed_by_their_directions_link_state() {
     .encode()
     .unwrap();
     let update = hex("09 01 05 00 01 00 00 07 00");
+    let other = hex("09 01 06 00 01 00 00 07 00");
     let results = conversation::<dnp::Protocol>(&[
+        (true, update.clone()),
         (false, state),
         (false, update.clone()),
-        // The client never announced link 5: its update cannot be typed.
+        // The server announced link 5; the client's update of it (a read-write link, WIRE-NOTES
+        // §3) is typed by that list too.
         (true, update),
+        // Nobody announced link 6.
+        (true, other),
     ]);
-    assert_eq!(results[0], Ok(()));
-    assert_eq!(results[1], Ok(()));
     assert_eq!(
-        results[2].as_ref().unwrap_err(),
+        results[0].as_ref().unwrap_err(),
         "field 'body.links.values' at byte 5: nothing announced earlier in the conversation for 5"
+    );
+    assert_eq!(results[1], Ok(()));
+    assert_eq!(results[2], Ok(()));
+    assert_eq!(results[3], Ok(()));
+    assert_eq!(
+        results[4].as_ref().unwrap_err(),
+        "field 'body.links.values' at byte 5: nothing announced earlier in the conversation for 6"
     );
 }
 

@@ -137,6 +137,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Bits<'a>;
     type Conversation = ();
     type Datagram<'a> = Bits<'a>;
+    const UDP_PORTS: &'static [u16] = &[9101];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -144,6 +145,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Bits::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Bits<'static>>();
@@ -154,5 +158,11 @@ impl wiregen_runtime::Protocol for Protocol {
 impl wiregen_runtime::SerdeProtocol for Protocol {
     fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
         visitor.visit::<Bits<'static>>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

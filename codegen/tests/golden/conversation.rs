@@ -132,6 +132,7 @@ impl wiregen_runtime::Type for Packet<'static> {
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a
 #[doc = concat!(" `", stringify!(Packet), "`.")]
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Datagram<'a> {
     /// An opening datagram: `Hello`.
     Hello(Hello),
@@ -139,6 +140,17 @@ pub enum Datagram<'a> {
     Welcome(Welcome),
     /// Every datagram after the opening.
     Packet(Packet<'a>),
+}
+
+impl Datagram<'_> {
+    /// The datagram's bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        match self {
+            Datagram::Hello(m) => m.encode(),
+            Datagram::Welcome(m) => m.encode(),
+            Datagram::Packet(m) => m.encode(),
+        }
+    }
 }
 
 /// Tells the datagrams of one conversation apart by their order: the k-th datagram from
@@ -193,12 +205,16 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = Conversation;
     type Datagram<'a> = Datagram<'a>;
+    const UDP_PORTS: &'static [u16] = &[9114];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         conversation.decode(from_client, bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Hello>();
@@ -213,5 +229,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Hello>();
         visitor.visit::<Welcome>();
         visitor.visit::<Packet<'static>>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -149,6 +149,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Flagged;
     type Conversation = ();
     type Datagram<'a> = Flagged;
+    const UDP_PORTS: &'static [u16] = &[9103];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -156,6 +157,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Flagged::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Flagged>();
@@ -166,5 +170,11 @@ impl wiregen_runtime::Protocol for Protocol {
 impl wiregen_runtime::SerdeProtocol for Protocol {
     fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
         visitor.visit::<Flagged>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -266,6 +266,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Sized<'a>;
     type Conversation = ();
     type Datagram<'a> = Sized<'a>;
+    const UDP_PORTS: &'static [u16] = &[9106];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -273,6 +274,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Sized::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Sized<'static>>();
@@ -285,5 +289,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
         visitor.visit::<Sized<'static>>();
         visitor.visit::<Item>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -546,6 +546,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = ();
     type Datagram<'a> = Packet<'a>;
+    const UDP_PORTS: &'static [u16] = &[9113];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -553,6 +554,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Packet::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Packet<'static>>();
@@ -565,5 +569,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
         visitor.visit::<Packet<'static>>();
         visitor.visit::<Hello<'static>>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -115,7 +115,8 @@ local function conversation_key(pinfo)
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
--- Conversation state: lists remembered by table, conversation, direction and key. A frame keeps
+-- Conversation state: lists remembered by table, conversation and key (both sides read and
+-- write the same lists: a DNP link announced by one side is updated by either). A frame keeps
 -- what it read by frame number (computed when first dissected), so re-dissection, clicks and
 -- two-pass analysis (tshark -2) show the same thing.
 local MAX_KEYS = 65536
@@ -135,16 +136,16 @@ local function state_get(pinfo, t, key)
     frame_lists[pinfo.number] = fl
   end
   if fl[k] == nil then
-    local conv, side = conversation_key(pinfo)
-    fl[k] = state_lists[conv .. "|" .. side .. "|" .. k] or false
+    local conv = conversation_key(pinfo)
+    fl[k] = state_lists[conv .. "|" .. k] or false
   end
   return fl[k] or nil
 end
 
 local function state_set(pinfo, t, key, list)
   if pinfo.visited then return end
-  local conv, side = conversation_key(pinfo)
-  local k = conv .. "|" .. side .. "|" .. t .. "|" .. tostring(key)
+  local conv = conversation_key(pinfo)
+  local k = conv .. "|" .. t .. "|" .. tostring(key)
   if state_lists[k] == nil then
     if state_keys >= MAX_KEYS then return end
     state_keys = state_keys + 1

@@ -470,10 +470,10 @@ impl wiregen_runtime::Type for Indexed {
     type Of<'a> = Indexed;
 }
 
-/// Lists announced by earlier messages of one direction of a conversation, by key.
-/// Keep one `State` per direction (what the client sends, what the server sends):
-/// feed it every decoded message with [`State::record`] and decode the next ones with
-/// `decode_with`.
+/// Lists announced by earlier messages of a conversation, by key. Keep one `State` per
+/// conversation (both sides share it: what one side announces, the other's messages
+/// may use): feed it every decoded message, from either side, with [`State::record`]
+/// and decode the next ones with `decode_with`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct State {
     pub(crate) tables: std::rc::Rc<wiregen_runtime::StateTables>,
@@ -542,17 +542,21 @@ impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "state";
     const TITLE: &'static str = "State";
     type Root<'a> = Command;
-    type Conversation = wiregen_runtime::Directions<State>;
+    type Conversation = State;
     type Datagram<'a> = Command;
+    const UDP_PORTS: &'static [u16] = &[9112];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
-        let state = conversation.get_mut(from_client);
-        let message = Command::decode_with(bytes, state)?;
-        state.record(&message);
+        let _ = from_client;
+        let message = Command::decode_with(bytes, conversation)?;
+        conversation.record(&message);
         Ok(message)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Command>();
@@ -575,5 +579,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Word>();
         visitor.visit::<Update>();
         visitor.visit::<Indexed>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

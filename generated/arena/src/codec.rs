@@ -447,6 +447,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = PlayerMove;
     type Conversation = ();
     type Datagram<'a> = PlayerMove;
+    const UDP_PORTS: &'static [u16] = &[];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -454,6 +455,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         PlayerMove::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<PlayerMove>();
@@ -470,5 +474,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Chat<'static>>();
         visitor.visit::<Spawn>();
         visitor.visit::<Entity>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -4661,10 +4661,10 @@ impl wiregen_runtime::Type for QuaternionF64Value {
     type Of<'a> = QuaternionF64Value;
 }
 
-/// Lists announced by earlier messages of one direction of a conversation, by key.
-/// Keep one `State` per direction (what the client sends, what the server sends):
-/// feed it every decoded message with [`State::record`] and decode the next ones with
-/// `decode_with`.
+/// Lists announced by earlier messages of a conversation, by key. Keep one `State` per
+/// conversation (both sides share it: what one side announces, the other's messages
+/// may use): feed it every decoded message, from either side, with [`State::record`]
+/// and decode the next ones with `decode_with`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct State {
     pub(crate) tables: std::rc::Rc<wiregen_runtime::StateTables>,
@@ -4674,7 +4674,7 @@ impl State {
     pub fn new() -> Self {
         Self::default()
     }
-    /// The value types of a link, as its latest Link State announced them (per direction).
+    /// The value types of a link, as its latest Link State announced them (per connection, whichever side sent it).
     pub fn link_types(&self, key: u64) -> Option<Vec<ValueType>> {
         self.tables
             .get(0, key)
@@ -5175,17 +5175,21 @@ impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "dnp";
     const TITLE: &'static str = "Drag[en]gine Network Protocol";
     type Root<'a> = Command<'a>;
-    type Conversation = wiregen_runtime::Directions<State>;
+    type Conversation = State;
     type Datagram<'a> = Command<'a>;
+    const UDP_PORTS: &'static [u16] = &[3413];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
-        let state = conversation.get_mut(from_client);
-        let message = Command::decode_with(bytes, state)?;
-        state.record(&message);
+        let _ = from_client;
+        let message = Command::decode_with(bytes, conversation)?;
+        conversation.record(&message);
         Ok(message)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Command<'static>>();
@@ -5300,5 +5304,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<QuaternionF16Value>();
         visitor.visit::<QuaternionF32Value>();
         visitor.visit::<QuaternionF64Value>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -362,6 +362,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Move;
     type Conversation = ();
     type Datagram<'a> = Move;
+    const UDP_PORTS: &'static [u16] = &[];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -369,6 +370,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Move::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Move>();
@@ -385,5 +389,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Say<'static>>();
         visitor.visit::<Inventory>();
         visitor.visit::<Item>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -1846,6 +1846,7 @@ impl wiregen_runtime::Type for Move {
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a
 #[doc = concat!(" `", stringify!(Packet), "`.")]
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Datagram<'a> {
     /// An opening datagram: `Init`.
     Init(Init),
@@ -1855,6 +1856,18 @@ pub enum Datagram<'a> {
     ChallengeResponse(ChallengeResponse),
     /// Every datagram after the opening.
     Packet(Packet<'a>),
+}
+
+impl Datagram<'_> {
+    /// The datagram's bytes.
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        match self {
+            Datagram::Init(m) => m.encode(),
+            Datagram::Challenge(m) => m.encode(),
+            Datagram::ChallengeResponse(m) => m.encode(),
+            Datagram::Packet(m) => m.encode(),
+        }
+    }
 }
 
 /// Tells the datagrams of one conversation apart by their order: the k-th datagram from
@@ -2080,12 +2093,16 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = Conversation;
     type Datagram<'a> = Datagram<'a>;
+    const UDP_PORTS: &'static [u16] = &[8999];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         conversation.decode(from_client, bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Init>();
@@ -2144,5 +2161,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Break>();
         visitor.visit::<Throw>();
         visitor.visit::<Move>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -370,6 +370,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Greeting<'a>;
     type Conversation = ();
     type Datagram<'a> = Greeting<'a>;
+    const UDP_PORTS: &'static [u16] = &[];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -377,6 +378,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Greeting::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Greeting<'static>>();
@@ -391,5 +395,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Greeting<'static>>();
         visitor.visit::<RoomList>();
         visitor.visit::<Room>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

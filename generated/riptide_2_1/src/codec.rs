@@ -1324,6 +1324,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Message<'a>;
     type Conversation = ();
     type Datagram<'a> = Message<'a>;
+    const UDP_PORTS: &'static [u16] = &[7777];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -1331,6 +1332,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Message::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Message<'static>>();
@@ -1365,5 +1369,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Disconnect<'static>>();
         visitor.visit::<ServerDisconnect<'static>>();
         visitor.visit::<ClientId>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -1211,6 +1211,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = ();
     type Datagram<'a> = Packet<'a>;
+    const UDP_PORTS: &'static [u16] = &[8080];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -1218,6 +1219,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Packet::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Packet<'static>>();
@@ -1240,5 +1244,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<CInput>();
         visitor.visit::<SEntityState>();
         visitor.visit::<EntityState>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

@@ -1282,6 +1282,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = ();
     type Datagram<'a> = Packet<'a>;
+    const UDP_PORTS: &'static [u16] = &[];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -1289,6 +1290,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Self::Datagram<'a>, DecodeError> {
         let _ = (conversation, from_client);
         Packet::decode(bytes)
+    }
+    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+        datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Packet<'static>>();
@@ -1319,5 +1323,11 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<DeltaEntry<'static>>();
         visitor.visit::<SetComponent<'static>>();
         visitor.visit::<RemoveComponent>();
+    }
+    fn serialize_datagram<S: serde::Serializer>(
+        datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(datagram, serializer)
     }
 }

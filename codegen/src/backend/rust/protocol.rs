@@ -18,13 +18,15 @@ impl<'p> Gen<'p> {
                 quote! { conversation.decode(from_client, bytes) },
             )
         } else if !p.state.is_empty() {
+            // Both sides read and write one state: what one side announces, either side's
+            // later messages use (WIRE-NOTES §3: DNP links belong to the connection).
             (
-                quote! { wiregen_runtime::Directions<State> },
+                quote! { State },
                 quote! { #root #root_lt },
                 quote! {
-                    let state = conversation.get_mut(from_client);
-                    let message = #root::decode_with(bytes, state)?;
-                    state.record(&message);
+                    let _ = from_client;
+                    let message = #root::decode_with(bytes, conversation)?;
+                    conversation.record(&message);
                     Ok(message)
                 },
             )
@@ -38,6 +40,17 @@ impl<'p> Gen<'p> {
                 },
             )
         };
+        // The root and the opening-aware `Datagram` both have `encode` and serialize.
+        let (encode, serialize) = (
+            quote! { datagram.encode() },
+            quote! { serde::Serialize::serialize(datagram, serializer) },
+        );
+        let ports: Vec<Literal> = p
+            .transport
+            .udp_ports
+            .iter()
+            .map(|x| Literal::u16_unsuffixed(*x))
+            .collect();
         let types: Vec<TokenStream> = (0..p.structs.len())
             .map(|id| {
                 let n = ident(&p.structs[id].name);
@@ -60,9 +73,14 @@ impl<'p> Gen<'p> {
                 type Root<'a> = #root #root_lt;
                 type Conversation = #conversation;
                 type Datagram<'a> = #datagram;
+                const UDP_PORTS: &'static [u16] = &[#(#ports),*];
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     #decode
+                }
+
+                fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+                    #encode
                 }
 
                 fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -74,6 +92,10 @@ impl<'p> Gen<'p> {
             impl wiregen_runtime::SerdeProtocol for Protocol {
                 fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
                     #(#types)*
+                }
+
+                fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
+                    #serialize
                 }
             }
         }

@@ -40,6 +40,16 @@ impl<'p> Gen<'p> {
             variants.push(quote! { #[doc = #d] #v(#t), });
         }
         let root_t = ty_of(p.root);
+        let anon = if lt.is_empty() {
+            quote! { Datagram }
+        } else {
+            quote! { Datagram<'_> }
+        };
+        let names: Vec<Ident> = p
+            .opening
+            .iter()
+            .map(|(_, id)| ident(&p.structs[*id].name))
+            .collect();
         let side_arms = |side: Side| {
             let steps: Vec<TokenStream> = p
                 .opening
@@ -60,10 +70,21 @@ impl<'p> Gen<'p> {
             /// One datagram of a conversation: an opening datagram (told apart by its order) or a
             #[doc = concat!(" `", stringify!(#root), "`.")]
             #[derive(Debug, Clone, PartialEq)]
+            #[cfg_attr(feature = "serde", derive(serde::Serialize))]
             pub enum Datagram #lt {
                 #(#variants)*
                 /// Every datagram after the opening.
                 #root(#root_t),
+            }
+
+            impl #anon {
+                /// The datagram's bytes.
+                pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+                    match self {
+                        #(Datagram::#names(m) => m.encode(),)*
+                        Datagram::#root(m) => m.encode(),
+                    }
+                }
             }
 
             /// Tells the datagrams of one conversation apart by their order: the k-th datagram from

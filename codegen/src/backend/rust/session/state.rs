@@ -126,10 +126,10 @@ impl<'p> Gen<'p> {
         }
         let root = self.ty_anon(p.root);
         Ok(quote! {
-            /// Lists announced by earlier messages of one direction of a conversation, by key.
-            /// Keep one `State` per direction (what the client sends, what the server sends):
-            /// feed it every decoded message with [`State::record`] and decode the next ones with
-            /// `decode_with`.
+            /// Lists announced by earlier messages of a conversation, by key. Keep one `State` per
+            /// conversation (both sides share it: what one side announces, the other's messages
+            /// may use): feed it every decoded message, from either side, with [`State::record`]
+            /// and decode the next ones with `decode_with`.
             #[derive(Debug, Clone, Default, PartialEq, Eq)]
             pub struct State {
                 pub(crate) tables: std::rc::Rc<wiregen_runtime::StateTables>,

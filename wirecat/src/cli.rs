@@ -1,0 +1,285 @@
+//! The command line: one protocol's (`run::<P>()`) or every linked protocol's (`run_many`),
+//! the same subcommands either way.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use wiregen_runtime::SerdeProtocol;
+
+use crate::session::{self, Conversations};
+use crate::types::{Decode, Encode, Job, List};
+use crate::{capture, parse_hex, to_hex};
+
+/// The protocols a multi-protocol wirecat links (this repository's generates it).
+pub trait Registry {
+    /// Every protocol's name.
+    const NAMES: &'static [&'static str];
+    /// Runs `job` on the protocol called `name` (`None` when there is none).
+    fn run<J: Job>(name: &str, job: J) -> Option<J::Output>;
+}
+
+#[derive(Args)]
+struct DecodeArgs {
+    /// The type to decode (default: the root type).
+    #[arg(short, long = "type", value_name = "TYPE")]
+    ty: Option<String>,
+    /// Messages as hex, one per argument (spaces allowed inside one).
+    #[arg(required = true, value_name = "HEX")]
+    hex: Vec<String>,
+}
+
+#[derive(Args)]
+struct EncodeArgs {
+    /// The type to encode (default: the root type).
+    #[arg(short, long = "type", value_name = "TYPE")]
+    ty: Option<String>,
+    /// Values as JSON, as `decode` prints them; derived fields (lengths, counts, checksums) may
+    /// be left as they are: the encoder fills them in.
+    #[arg(required = true, value_name = "JSON")]
+    json: Vec<String>,
+}
+
+#[derive(Args)]
+struct CaptureArgs {
+    /// A pcap or pcapng file, or `-` for standard input.
+    capture: PathBuf,
+    /// The server's UDP port (repeat for several; default: the schema's ports).
+    #[arg(short, long = "port", value_name = "PORT")]
+    ports: Vec<u16>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decodes messages given as hex; prints one JSON line each.
+    Decode(DecodeArgs),
+    /// Encodes messages given as JSON; prints one hex line each.
+    Encode(EncodeArgs),
+    /// Reads a capture's datagrams of the protocol, with conversation state: one JSON line
+    /// each (frame, direction, endpoints, and the value or the error).
+    Read(CaptureArgs),
+    /// Checks that every datagram of the protocol in a capture decodes (with conversation
+    /// state) and encodes back to the same bytes; exits non-zero unless all do.
+    Check(CaptureArgs),
+    /// Lists the protocol's types.
+    Types,
+}
+
+/// One protocol's wirecat.
+#[derive(Parser)]
+#[command(
+    version,
+    about = "Decode, craft and check messages of one wiregen protocol"
+)]
+struct One {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Every linked protocol's wirecat: the protocol's name comes after the command.
+#[derive(Parser)]
+#[command(
+    name = "wirecat",
+    version,
+    about = "Decode, craft and check messages of every wiregen protocol linked in"
+)]
+struct Many {
+    #[command(subcommand)]
+    command: ManyCommand,
+}
+
+#[derive(Subcommand)]
+enum ManyCommand {
+    /// Lists the protocols and their types.
+    List,
+    /// Decodes messages given as hex; prints one JSON line each.
+    Decode {
+        protocol: String,
+        #[command(flatten)]
+        args: DecodeArgs,
+    },
+    /// Encodes messages given as JSON; prints one hex line each.
+    Encode {
+        protocol: String,
+        #[command(flatten)]
+        args: EncodeArgs,
+    },
+    /// Reads a capture's datagrams of the protocol, with conversation state (NDJSON).
+    Read {
+        protocol: String,
+        #[command(flatten)]
+        args: CaptureArgs,
+    },
+    /// Checks that every datagram of the protocol in a capture decodes and encodes back.
+    Check {
+        protocol: String,
+        #[command(flatten)]
+        args: CaptureArgs,
+    },
+}
+
+/// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
+pub fn run<P: SerdeProtocol>() -> ExitCode {
+    let one = One::parse();
+    finish(Exec(one.command).run::<P>())
+}
+
+/// The command line of a wirecat linking every protocol of registry `R`.
+pub fn run_many<R: Registry>() -> ExitCode {
+    let (protocol, command) = match Many::parse().command {
+        ManyCommand::List => {
+            for name in R::NAMES {
+                if let Some((title, types)) = R::run(name, List) {
+                    println!("{name}\t{title}\t{}", types.join(", "));
+                }
+            }
+            return ExitCode::SUCCESS;
+        }
+        ManyCommand::Decode { protocol, args } => (protocol, Command::Decode(args)),
+        ManyCommand::Encode { protocol, args } => (protocol, Command::Encode(args)),
+        ManyCommand::Read { protocol, args } => (protocol, Command::Read(args)),
+        ManyCommand::Check { protocol, args } => (protocol, Command::Check(args)),
+    };
+    let outcome = R::run(&protocol, Exec(command)).unwrap_or_else(|| {
+        Err(format!(
+            "unknown protocol '{protocol}' (known: {})",
+            R::NAMES.join(", ")
+        ))
+    });
+    finish(outcome)
+}
+
+fn finish(outcome: Result<bool, String>) -> ExitCode {
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("wirecat: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A command run on one protocol: `Ok(false)` when it ran and found failures.
+struct Exec(Command);
+
+impl Job for Exec {
+    type Output = Result<bool, String>;
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        match self.0 {
+            Command::Types => {
+                let (title, types) = List.run::<P>();
+                println!("{}\t{title}\t{}", P::NAME, types.join(", "));
+                Ok(true)
+            }
+            Command::Decode(a) => {
+                for hex in &a.hex {
+                    let bytes = parse_hex(hex)?;
+                    let json = Decode {
+                        ty: a.ty.as_deref(),
+                        bytes: &bytes,
+                    }
+                    .run::<P>()?;
+                    println!("{json}");
+                }
+                Ok(true)
+            }
+            Command::Encode(a) => {
+                for json in &a.json {
+                    let bytes = Encode {
+                        ty: a.ty.as_deref(),
+                        json,
+                    }
+                    .run::<P>()?;
+                    println!("{}", to_hex(&bytes));
+                }
+                Ok(true)
+            }
+            Command::Read(a) => read::<P>(&a),
+            Command::Check(a) => check::<P>(&a),
+        }
+    }
+}
+
+fn load(a: &CaptureArgs) -> Result<capture::Capture, String> {
+    let bytes = if a.capture.as_os_str() == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .map_err(|e| format!("standard input: {e}"))?;
+        b
+    } else {
+        std::fs::read(&a.capture).map_err(|e| format!("{}: {e}", a.capture.display()))?
+    };
+    capture::read(&bytes).map_err(|e| format!("{}: {e}", a.capture.display()))
+}
+
+fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Vec<u16>, String> {
+    let ports = if a.ports.is_empty() {
+        P::UDP_PORTS.to_vec()
+    } else {
+        a.ports.clone()
+    };
+    if ports.is_empty() {
+        return Err(format!(
+            "{} has no UDP ports in its schema: name the server's with --port",
+            P::NAME
+        ));
+    }
+    Ok(ports)
+}
+
+/// A datagram as JSON through the protocol's serializer.
+struct AsJson<'v, 'a, P: SerdeProtocol>(&'v P::Datagram<'a>);
+
+impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P::serialize_datagram(self.0, s)
+    }
+}
+
+fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
+    let capture = load(a)?;
+    let placed = session::placed(&capture.datagrams, &ports::<P>(a)?);
+    let mut conversations = Conversations::<P>::default();
+    let mut all_ok = true;
+    for p in &placed {
+        let d = p.datagram;
+        let mut line = serde_json::json!({
+            "frame": d.frame,
+            "from": if p.from_client { "client" } else { "server" },
+            "src": d.src.to_string(),
+            "dst": d.dst.to_string(),
+        });
+        match conversations.decode(p) {
+            Ok(v) => {
+                line["value"] = serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?
+            }
+            Err(e) => {
+                all_ok = false;
+                line["error"] = e.to_string().into();
+                line["bytes"] = to_hex(&d.payload).into();
+            }
+        }
+        println!("{line}");
+    }
+    Ok(all_ok)
+}
+
+fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
+    let capture = load(a)?;
+    let placed = session::placed(&capture.datagrams, &ports::<P>(a)?);
+    let (failures, total) = session::check::<P>(&placed);
+    for f in &failures {
+        println!("frame {}: {}", f.frame, f.problem);
+    }
+    println!(
+        "{}/{total} datagrams ok ({} frames in the capture, {} UDP datagrams elsewhere, {} not UDP)",
+        total - failures.len(),
+        capture.frames,
+        capture.datagrams.len() - total,
+        capture.not_udp
+    );
+    Ok(failures.is_empty() && total > 0)
+}

@@ -1,0 +1,126 @@
+//! What wirecat does with the types of one protocol: list them, decode bytes as one, encode
+//! JSON as one. The type is chosen by name at run time and known to the code as a parameter.
+
+use wiregen_runtime::{Codec, SerdeProtocol, SerdeTypeVisitor, Type};
+
+/// Something wirecat does with one protocol, whichever it is (see [`registry::run`]).
+pub trait Job {
+    type Output;
+    fn run<P: SerdeProtocol>(self) -> Self::Output;
+}
+
+fn to_json<T: serde::Serialize>(v: T) -> Result<serde_json::Value, String> {
+    serde_json::to_value(v).map_err(|e| e.to_string())
+}
+
+fn unknown_type(name: &str) -> String {
+    format!("unknown type '{name}' (`list` or `types` names them)")
+}
+
+/// (title, type names) of a protocol.
+pub struct List;
+
+impl Job for List {
+    type Output = (&'static str, Vec<&'static str>);
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        struct Names(Vec<&'static str>);
+        impl SerdeTypeVisitor for Names {
+            fn visit<T: Type>(&mut self)
+            where
+                for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+            {
+                self.0.push(<T::Of<'static> as Codec<'static>>::NAME);
+            }
+        }
+        let mut names = Names(Vec::new());
+        P::each_serde_type(&mut names);
+        (P::TITLE, names.0)
+    }
+}
+
+/// What to do with the one type `--type` names: the type is known only as a parameter.
+trait OnType {
+    type Output;
+    fn on<T: Type>(self) -> Result<Self::Output, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>;
+}
+
+/// Runs `action` on protocol `P`'s type called `ty` (default: its root).
+fn on_type<P: SerdeProtocol, A: OnType>(ty: Option<&str>, action: A) -> Result<A::Output, String> {
+    struct Find<'t, A: OnType> {
+        ty: &'t str,
+        action: Option<A>,
+        out: Option<Result<A::Output, String>>,
+    }
+    impl<A: OnType> SerdeTypeVisitor for Find<'_, A> {
+        fn visit<T: Type>(&mut self)
+        where
+            for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+        {
+            if <T::Of<'static> as Codec<'static>>::NAME == self.ty {
+                if let Some(action) = self.action.take() {
+                    self.out = Some(action.on::<T>());
+                }
+            }
+        }
+    }
+    let ty = ty.unwrap_or(<P::Root<'static> as Codec<'static>>::NAME);
+    let mut find = Find {
+        ty,
+        action: Some(action),
+        out: None,
+    };
+    P::each_serde_type(&mut find);
+    find.out.unwrap_or_else(|| Err(unknown_type(ty)))
+}
+
+/// Decodes bytes as a named type (default: the root) into JSON.
+pub struct Decode<'b> {
+    pub ty: Option<&'b str>,
+    pub bytes: &'b [u8],
+}
+
+impl OnType for Decode<'_> {
+    type Output = serde_json::Value;
+    fn on<T: Type>(self) -> Result<serde_json::Value, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+    {
+        T::Of::decode(self.bytes)
+            .map_err(|e| e.to_string())
+            .and_then(to_json)
+    }
+}
+
+impl Job for Decode<'_> {
+    type Output = Result<serde_json::Value, String>;
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        on_type::<P, _>(self.ty, self)
+    }
+}
+
+/// Encodes a JSON value of a named type (default: the root).
+pub struct Encode<'j> {
+    pub ty: Option<&'j str>,
+    pub json: &'j str,
+}
+
+impl OnType for Encode<'_> {
+    type Output = Vec<u8>;
+    fn on<T: Type>(self) -> Result<Vec<u8>, String>
+    where
+        for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
+    {
+        serde_json::from_str::<T::Of<'_>>(self.json)
+            .map_err(|e| format!("invalid JSON for this type: {e}"))
+            .and_then(|v| v.encode().map_err(|e| e.to_string()))
+    }
+}
+
+impl Job for Encode<'_> {
+    type Output = Result<Vec<u8>, String>;
+    fn run<P: SerdeProtocol>(self) -> Self::Output {
+        on_type::<P, _>(self.ty, self)
+    }
+}
