@@ -2,22 +2,12 @@
 //! ../shared/captures): every datagram of the protocol decodes, with conversation state, and
 //! encodes back to the same bytes.
 
-use std::process::Command;
+mod common;
+
+use common::wirecat;
 
 fn capture(name: &str) -> String {
     format!("{}/../tests/captures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn wirecat(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wirecat"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// Checks `protocol` on `file` and returns the summary line.

@@ -1,20 +1,10 @@
 //! wirecat end to end: decode the WIRE-NOTES R-Type vector to JSON, edit it, encode it back.
 
-use std::process::Command;
+mod common;
+
+use common::wirecat;
 
 const LOGIN: &str = "ce d1 01 01 01 00 00 00 00 00 00 00 00 00 00 00 0e 00 2e e9 07 50 6c 61 79 65 72 31 01 00 00 00 ec 03";
-
-fn wirecat(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wirecat"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 #[test]
 fn decode_prints_schema_names_and_numbers() {

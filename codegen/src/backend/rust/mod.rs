@@ -234,6 +234,17 @@ fn copy_of(v: TokenStream, ty: &Ty) -> TokenStream {
     }
 }
 
+/// The key fields `keys` of struct `s`, read from the value `holder` by value (see [`copy_of`]).
+fn key_copies(s: &Struct, keys: &[usize], holder: &str) -> Vec<TokenStream> {
+    let holder = ident(holder);
+    keys.iter()
+        .map(|k| {
+            let n = ident(&s.fields[*k].name);
+            copy_of(quote! { #holder.#n }, &s.fields[*k].ty)
+        })
+        .collect()
+}
+
 /// An integer literal of Rust type `ty` (`53710u16`).
 fn lit_typed(v: u64, ty: &Ident) -> Literal {
     format!("{v}{ty}").parse().expect("an integer literal")

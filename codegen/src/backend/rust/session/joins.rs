@@ -31,14 +31,7 @@ impl<'p> Gen<'p> {
             let first = self.expr_top(&j.first, Ctx::Encode(sid));
             let last = self.expr_top(&j.last, Ctx::Encode(sid));
             let key_names: Vec<Ident> = j.key.iter().map(|k| ident(&s.fields[*k].name)).collect();
-            let key_copies: Vec<TokenStream> = j
-                .key
-                .iter()
-                .map(|k| {
-                    let n = ident(&s.fields[*k].name);
-                    copy_of(quote! { part.#n }, &s.fields[*k].ty)
-                })
-                .collect();
+            let key_copies = key_copies(s, &j.key, "part");
             let key_types: Vec<TokenStream> = j
                 .key
                 .iter()

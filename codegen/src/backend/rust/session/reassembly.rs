@@ -22,14 +22,7 @@ impl<'p> Gen<'p> {
             quote! {}
         };
         let sid = p.root;
-        let key_copies: Vec<TokenStream> = r
-            .key
-            .iter()
-            .map(|k| {
-                let n = ident(&root.fields[*k].name);
-                copy_of(quote! { packet.#n }, &root.fields[*k].ty)
-            })
-            .collect();
+        let key_copies = key_copies(root, &r.key, "packet");
         // The key is used again after the entry is made: copied when every part is a scalar.
         let key_again = if r.key.iter().all(|k| root.fields[*k].ty.is_scalar()) {
             quote! { key }
