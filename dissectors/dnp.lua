@@ -1291,267 +1291,267 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Value: SInt8")
     nxt, val = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: UInt8")
     nxt, val = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 2 then
     sub = tree:add(tvb(offset, 0), "Value: SInt16")
     nxt, val = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 3 then
     sub = tree:add(tvb(offset, 0), "Value: UInt16")
     nxt, val = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 4 then
     sub = tree:add(tvb(offset, 0), "Value: SInt32")
     nxt, val = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 5 then
     sub = tree:add(tvb(offset, 0), "Value: UInt32")
     nxt, val = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 6 then
     sub = tree:add(tvb(offset, 0), "Value: SInt64")
     nxt, val = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 7 then
     sub = tree:add(tvb(offset, 0), "Value: UInt64")
     nxt, val = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 8 then
     sub = tree:add(tvb(offset, 0), "Value: Float16")
     nxt, val = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 9 then
     sub = tree:add(tvb(offset, 0), "Value: Float32")
     nxt, val = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 10 then
     sub = tree:add(tvb(offset, 0), "Value: Float64")
     nxt, val = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 11 then
     sub = tree:add(tvb(offset, 0), "Value: String")
     nxt, val = dissect_StringValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 12 then
     sub = tree:add(tvb(offset, 0), "Value: Data")
     nxt, val = dissect_DataValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 13 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S8")
     nxt, val = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 14 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U8")
     nxt, val = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 15 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S16")
     nxt, val = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 16 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U16")
     nxt, val = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 17 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S32")
     nxt, val = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 18 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U32")
     nxt, val = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 19 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S64")
     nxt, val = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 20 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U64")
     nxt, val = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 21 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S8")
     nxt, val = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 22 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U8")
     nxt, val = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 23 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S16")
     nxt, val = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 24 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U16")
     nxt, val = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 25 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S32")
     nxt, val = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 26 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U32")
     nxt, val = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 27 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S64")
     nxt, val = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 28 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U64")
     nxt, val = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 29 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
     nxt, val = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 30 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
     nxt, val = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 31 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
     nxt, val = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 32 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
     nxt, val = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 33 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
     nxt, val = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 34 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
     nxt, val = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 35 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
     nxt, val = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 36 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
     nxt, val = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 37 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
     nxt, val = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
@@ -1610,8 +1610,8 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.values[#v.values + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
@@ -1675,267 +1675,267 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Value: SInt8")
     nxt, val = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: UInt8")
     nxt, val = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 2 then
     sub = tree:add(tvb(offset, 0), "Value: SInt16")
     nxt, val = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 3 then
     sub = tree:add(tvb(offset, 0), "Value: UInt16")
     nxt, val = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 4 then
     sub = tree:add(tvb(offset, 0), "Value: SInt32")
     nxt, val = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 5 then
     sub = tree:add(tvb(offset, 0), "Value: UInt32")
     nxt, val = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 6 then
     sub = tree:add(tvb(offset, 0), "Value: SInt64")
     nxt, val = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 7 then
     sub = tree:add(tvb(offset, 0), "Value: UInt64")
     nxt, val = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 8 then
     sub = tree:add(tvb(offset, 0), "Value: Float16")
     nxt, val = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 9 then
     sub = tree:add(tvb(offset, 0), "Value: Float32")
     nxt, val = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 10 then
     sub = tree:add(tvb(offset, 0), "Value: Float64")
     nxt, val = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 11 then
     sub = tree:add(tvb(offset, 0), "Value: String")
     nxt, val = dissect_StringValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 12 then
     sub = tree:add(tvb(offset, 0), "Value: Data")
     nxt, val = dissect_DataValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 13 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S8")
     nxt, val = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 14 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U8")
     nxt, val = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 15 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S16")
     nxt, val = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 16 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U16")
     nxt, val = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 17 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S32")
     nxt, val = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 18 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U32")
     nxt, val = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 19 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S64")
     nxt, val = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 20 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U64")
     nxt, val = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 21 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S8")
     nxt, val = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 22 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U8")
     nxt, val = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 23 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S16")
     nxt, val = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 24 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U16")
     nxt, val = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 25 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S32")
     nxt, val = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 26 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U32")
     nxt, val = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 27 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S64")
     nxt, val = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 28 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U64")
     nxt, val = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 29 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
     nxt, val = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 30 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
     nxt, val = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 31 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
     nxt, val = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 32 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
     nxt, val = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 33 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
     nxt, val = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 34 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
     nxt, val = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 35 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
     nxt, val = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 36 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
     nxt, val = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 37 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
     nxt, val = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
@@ -1981,8 +1981,8 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
       sub = arr_values:add(tvb(offset, 0), "Values: IndexedValue")
       nxt, val = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
       v.values[#v.values + 1] = val
+      sub:set_len(nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
     end
@@ -2018,8 +2018,8 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
     sub = arr_links:add(tvb(offset, 0), "Links: LinkUpdateLink")
     nxt, val = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.links[#v.links + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
     if REST_TAKEN then break end
   end
@@ -2143,8 +2143,8 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.values[#v.values + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
@@ -2303,78 +2303,78 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Body: ConnectionRequest")
     nxt, val = dissect_ConnectionRequest(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: ConnectionAck")
     nxt, val = dissect_ConnectionAck(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
     sub = tree:add(tvb(offset, 0), "Body: UnreliableMessage")
     nxt, val = dissect_UnreliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 4 then
     sub = tree:add(tvb(offset, 0), "Body: ReliableMessage")
     nxt, val = dissect_ReliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 5 then
     sub = tree:add(tvb(offset, 0), "Body: LinkState")
     nxt, val = dissect_LinkState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 6 then
     sub = tree:add(tvb(offset, 0), "Body: ReliableAck")
     nxt, val = dissect_ReliableAck(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 7 then
     sub = tree:add(tvb(offset, 0), "Body: LinkUp")
     nxt, val = dissect_LinkId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 8 then
     sub = tree:add(tvb(offset, 0), "Body: LinkDown")
     nxt, val = dissect_LinkId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 9 then
     sub = tree:add(tvb(offset, 0), "Body: LinkUpdate")
     nxt, val = dissect_LinkUpdate(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 10 then
     sub = tree:add(tvb(offset, 0), "Body: LongReliableMessage")
     nxt, val = dissect_LongReliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 11 then
     sub = tree:add(tvb(offset, 0), "Body: LongLinkState")
     nxt, val = dissect_LongLinkState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 2 then
     tree:add(F["dnp.body"], tvb(offset, limit - offset))

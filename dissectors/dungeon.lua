@@ -184,8 +184,8 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
     sub = arr_items:add(tvb(offset, 0), "Items: Item")
     nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.items[#v.items + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)

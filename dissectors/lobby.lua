@@ -182,8 +182,8 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     sub = arr_rooms:add(tvb(offset, 0), "Rooms: Room")
     nxt, val = dissect_Room(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.rooms[#v.rooms + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_rooms:set_len(offset - arr_start_rooms)

@@ -307,15 +307,15 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Form: Client")
     nxt, val = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.form = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_form == 1 then
     sub = tree:add(tvb(offset, 0), "Form: Server")
     nxt, val = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.form = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
@@ -357,8 +357,8 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Form: Server")
     nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.form = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   return offset, v
@@ -425,78 +425,78 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Body: Unreliable")
     nxt, val = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: Ack")
     nxt, val = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, 0), "Body: AckExtra")
     nxt, val = dissect_AckExtra(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
     sub = tree:add(tvb(offset, 0), "Body: Connect")
     nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 4 then
     sub = tree:add(tvb(offset, 0), "Body: Reject")
     nxt, val = dissect_Reject(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 5 then
     sub = tree:add(tvb(offset, 0), "Body: Heartbeat")
     nxt, val = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 6 then
     sub = tree:add(tvb(offset, 0), "Body: Disconnect")
     nxt, val = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 7 then
     sub = tree:add(tvb(offset, 0), "Body: Reliable")
     nxt, val = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 8 then
     sub = tree:add(tvb(offset, 0), "Body: Welcome")
     nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 9 then
     sub = tree:add(tvb(offset, 0), "Body: ClientConnected")
     nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 10 then
     sub = tree:add(tvb(offset, 0), "Body: ClientDisconnected")
     nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))

@@ -443,8 +443,8 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
     sub = arr_entities:add(tvb(offset, 0), "Entities: EntityState")
     nxt, val = dissect_EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.entities[#v.entities + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_entities:set_len(offset - arr_start_entities)
@@ -550,32 +550,32 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
       nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 2 then
       sub = tree:add(tvb(offset, n), "Payload: ResLogin")
       nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 3 then
       sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
       nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 16 then
       sub = tree:add(tvb(offset, n), "Payload: CInput")
       nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 17 then
       sub = tree:add(tvb(offset, n), "Payload: SEntityState")
       nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 255 then
       if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
     else

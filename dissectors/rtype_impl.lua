@@ -486,15 +486,15 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Component: SetComponent")
     nxt, val = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.component = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_component == 3 then
     sub = tree:add(tvb(offset, 0), "Component: RemoveComponent")
     nxt, val = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.component = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif not (tag_component == 0 or tag_component == 1) then
     tree:add_proto_expert_info(E.invalid, string.format("component: no case for tag %d", tag_component))
@@ -528,8 +528,8 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
     sub = arr_entries:add(tvb(offset, 0), "Entries: DeltaEntry")
     nxt, val = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.entries[#v.entries + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_entries:set_len(offset - arr_start_entries)
@@ -646,34 +646,34 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
       nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 2 then
       sub = tree:add(tvb(offset, n), "Payload: ResLogin")
       nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 16 then
       sub = tree:add(tvb(offset, n), "Payload: CInput")
       nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 17 then
       sub = tree:add(tvb(offset, n), "Payload: SEntityState")
       nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 255 then
       if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
     elseif tag_payload == 3 then
       sub = tree:add(tvb(offset, n), "Payload: ReqLogout")
       nxt, val = dissect_ReqLogout(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 4 then
       if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
     else

@@ -173,8 +173,8 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
     sub = arr_items:add(tvb(offset, 0), "Items: Item")
     nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.items[#v.items + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)
@@ -207,8 +207,8 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   sub = tree:add(tvb(offset, n), "Inner: Item")
   nxt, val = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes left unread", offset + n - nxt)) end
   v.inner = val
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- rest
   v.rest = {}

@@ -223,8 +223,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       sub = tree:add(tvb(offset, n), "Payload: Hello")
       nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
       v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     else
       tree:add(F["reassembly.payload"], tvb(offset, n))
       v.payload = n

@@ -201,15 +201,15 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Value: Byte")
     nxt, val = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: Word")
     nxt, val = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
@@ -246,8 +246,8 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
     sub = arr_values:add(tvb(offset, 0), "Values: Typed")
     nxt, val = dissect_Typed(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.values[#v.values + 1] = val
+    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
@@ -280,15 +280,15 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Value: Byte")
     nxt, val = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: Word")
     nxt, val = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.value = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
@@ -334,8 +334,8 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
       sub = arr_values:add(tvb(offset, 0), "Values: Indexed")
       nxt, val = dissect_Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      sub:set_len(nxt - offset)
       v.values[#v.values + 1] = val
+      sub:set_len(nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
     end
@@ -368,15 +368,15 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Body: Announce")
     nxt, val = dissect_Announce(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, 0), "Body: Update")
     nxt, val = dissect_Update(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))

@@ -106,15 +106,15 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
     sub = tree:add(tvb(offset, 0), "Body: Pair")
     nxt, val = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
     sub = tree:add(tvb(offset, 0), "Body: Range16To31")
     nxt, val = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
     v.body = val
+    sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 0 then
     tree:add(F["unions.body"], tvb(offset, limit - offset))

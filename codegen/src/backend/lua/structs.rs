@@ -11,21 +11,33 @@ pub(crate) fn heading(c: &mut Code, name: &str, doc: &str) {
     }
 }
 
-/// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets);
-/// a bit-stream struct gets bit offsets and the caller resumes at the next whole byte.
-pub(crate) fn call_struct(p: &Protocol, c: &mut Code, id: StructId, lo: &str, hi: &str) {
+/// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets) and
+/// stores its values in `target` (kept nowhere when `target` is empty); a bit-stream struct gets
+/// bit offsets and the caller resumes at the next whole byte.
+pub(crate) fn call_struct(
+    p: &Protocol,
+    c: &mut Code,
+    id: StructId,
+    lo: &str,
+    hi: &str,
+    target: &str,
+) {
     let t = &p.structs[id].name;
+    let results = if target.is_empty() { "nxt" } else { "nxt, val" };
     if p.structs[id].layout == Layout::LsbBits {
         c.line(format!(
-            "nxt, val = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+            "{results} = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
         ));
         c.line("if nxt == nil then return nil end");
         c.line("nxt = ceil8(nxt)");
     } else {
         c.line(format!(
-            "nxt, val = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
+            "{results} = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
         ));
         c.line("if nxt == nil then return nil end");
+    }
+    if !target.is_empty() {
+        c.line(format!("{target} = val"));
     }
 }
 
@@ -129,9 +141,6 @@ impl<'p> Gen<'p> {
         c.line("return offset");
         c.close("end");
         c.drop_unread_items(locals);
-        for l in &mut c.lines[locals..] {
-            *l = l.replace("nxt, val = ", "nxt = ");
-        }
         c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
         Ok(c.lines.join("\n") + "\n")
     }

@@ -110,11 +110,8 @@ impl<'p> Gen<'p> {
                     "sub = {tree}:add(tvb(offset, 0), \"{}: {variant}\")",
                     naming::label(&name)
                 ));
-                call_struct(p, c, id, "offset", "limit");
+                call_struct(p, c, id, "offset", "limit", target);
                 c.line("sub:set_len(nxt - offset)");
-                if !target.is_empty() {
-                    c.line(format!("{target} = val"));
-                }
                 c.line("offset = nxt");
             }
             CaseBody::Bytes => {
@@ -163,13 +160,10 @@ impl<'p> Gen<'p> {
                     "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
                     naming::label(&name)
                 ));
-                call_struct(p, c, id, "offset", "offset + n");
+                call_struct(p, c, id, "offset", "offset + n", target);
                 c.line(format!(
                         "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
-                if !target.is_empty() {
-                    c.line(format!("{target} = val"));
-                }
             }
             CaseBody::Bytes => {
                 c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));

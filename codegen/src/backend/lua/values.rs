@@ -203,19 +203,17 @@ impl<'p> Gen<'p> {
                 match len {
                     None | Some(Len::Natural) => {
                         c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
-                        call_struct(p, c, *id, "offset", "limit");
+                        call_struct(p, c, *id, "offset", "limit", target);
                         c.line("sub:set_len(nxt - offset)");
-                        c.line(format!("{target} = val"));
                         c.line("offset = nxt");
                     }
                     Some(len) => {
                         self.length(c, sid, fi, len, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
-                        call_struct(p, c, *id, "offset", "offset + n");
+                        call_struct(p, c, *id, "offset", "offset + n", target);
                         c.line(format!(
                             "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                         ));
-                        c.line(format!("{target} = val"));
                         c.line("offset = offset + n");
                     }
                 }

@@ -40,11 +40,8 @@ impl<'p> Gen<'p> {
                 },
             )
         };
-        // The root and the opening-aware `Datagram` both have `encode` and serialize.
-        let (encode, serialize) = (
-            quote! { datagram.encode() },
-            quote! { serde::Serialize::serialize(datagram, serializer) },
-        );
+        // `encode_datagram` and `serialize_datagram` below work alike for the root and for the
+        // opening-aware `Datagram`: both have `encode` and serialize.
         let ports: Vec<Literal> = p
             .transport
             .udp_ports
@@ -80,7 +77,7 @@ impl<'p> Gen<'p> {
                 }
 
                 fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
-                    #encode
+                    datagram.encode()
                 }
 
                 fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -95,7 +92,7 @@ impl<'p> Gen<'p> {
                 }
 
                 fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
-                    #serialize
+                    serde::Serialize::serialize(datagram, serializer)
                 }
             }
         }
