@@ -8,7 +8,7 @@ ignore = { "212" }
 read_globals = {
   "Proto", "ProtoField", "ProtoExpert", "expert", "ftypes", "base", "DissectorTable",
   "ByteArray", "Pref", "UInt64", "Int64", "ENC_UTF_8", "report_failure", "bit32",
-  "dissect_tcp_pdus", "get_version",
+  "dissect_tcp_pdus", "get_version", "Dissector",
   -- Present on Lua 5.3+ only; read behind a check.
   math = { fields = { "type" } },
 }

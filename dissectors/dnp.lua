@@ -453,8 +453,8 @@ local function utf8_valid(s)
   return true
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -539,6 +539,9 @@ local function app_payload(tvb, pinfo, tree, id, first, last)
   end
 end
 
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
+
 -- ConnectionRequest
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
@@ -555,7 +558,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   v.protocols = {}
   n = v.protocol_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("protocols: impossible count %d", n)) return nil end
-  local arr_protocols, arr_start_protocols = tree:add(tvb(offset, 0), "Protocols"), offset
+  local arr_protocols, arr_start_protocols, count_protocols = tree:add(tvb(offset, 0), "Protocols"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_protocols, tvb, offset, "protocols", 2, limit - offset) end
     range = tvb(offset, 2)
@@ -566,7 +569,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
     offset = offset + 2
   end
   arr_protocols:set_len(offset - arr_start_protocols)
-  arr_protocols:append_text(string.format(" (%d)", #v.protocols))
+  arr_protocols:append_text(string.format(" (%d)", count_protocols))
   return offset, v
 end
 
@@ -599,13 +602,14 @@ end
 -- UnreliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
-  local n
+  local item, n
   local v = {}
   -- data
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
+  item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
@@ -615,7 +619,7 @@ end
 -- ReliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
-  local n
+  local item, n
   local v = {}
   -- number: Reliable number (one counter per direction, wraps with % 65535).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
@@ -625,7 +629,8 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
+  item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
@@ -781,7 +786,7 @@ end
 -- DataValue
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
-  local n, val, range
+  local item, n, val, range
   local v = {}
   -- length
   if limit - offset < 2 then return truncated(tree, tvb, offset, "length", 2, limit - offset) end
@@ -793,7 +798,8 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   -- data
   n = v.length
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  tree:add(F["dnp.data_value.data"], tvb(offset, n))
+  item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -1591,7 +1597,8 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   -- message
   n = v.message_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
-  tree:add(F["dnp.link_state.message"], tvb(offset, n))
+  item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
+  if n == 0 then item:set_text("Message: <empty>") end
   v.message = n -- bytes are kept as their length
   offset = offset + n
   -- value_count
@@ -1605,7 +1612,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.value_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
@@ -1615,7 +1622,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", #v.values))
+  arr_values:append_text(string.format(" (%d)", count_values))
   -- Remember the link_types announced for this link_id.
   do
     local list = {}
@@ -1976,8 +1983,9 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
     v.values = {}
     n = v.value_count
     if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+    local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
+      count_values = count_values + 1
       sub = arr_values:add(tvb(offset, 0), "Values: IndexedValue")
       nxt, val = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
@@ -1987,7 +1995,7 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
       if REST_TAKEN then break end
     end
     arr_values:set_len(offset - arr_start_values)
-    arr_values:append_text(string.format(" (%d)", #v.values))
+    arr_values:append_text(string.format(" (%d)", count_values))
   else
     tree:add(F["dnp.link_update_link.values.unknown"], tvb(offset, limit - offset))
     offset = limit
@@ -2013,8 +2021,9 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   v.links = {}
   n = v.link_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("links: impossible count %d", n)) return nil end
-  local arr_links, arr_start_links = tree:add(tvb(offset, 0), "Links"), offset
+  local arr_links, arr_start_links, count_links = tree:add(tvb(offset, 0), "Links"), offset, 0
   for _ = 1, n do
+    count_links = count_links + 1
     sub = arr_links:add(tvb(offset, 0), "Links: LinkUpdateLink")
     nxt, val = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -2024,7 +2033,7 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
     if REST_TAKEN then break end
   end
   arr_links:set_len(offset - arr_start_links)
-  arr_links:append_text(string.format(" (%d)", #v.links))
+  arr_links:append_text(string.format(" (%d)", count_links))
   return offset, v
 end
 
@@ -2114,7 +2123,8 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   -- chunk
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
-  tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
+  item = tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
+  if n == 0 then item:set_text("Chunk: <empty>") end
   v.chunk = n -- bytes are kept as their length
   v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -2138,7 +2148,7 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.value_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
     nxt, val = dissect_TypedValue(tvb, pinfo, sub, offset, limit)
@@ -2148,7 +2158,7 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", #v.values))
+  arr_values:append_text(string.format(" (%d)", count_values))
   return offset, v
 end
 
@@ -2269,14 +2279,16 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   -- message_chunk
   n = v.message_chunk_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
-  tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
+  item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
+  if n == 0 then item:set_text("Message chunk: <empty>") end
   v.message_chunk = n -- bytes are kept as their length
   v.message_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
   -- values_chunk: After reassembly: value_count u16 and typed values.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "values_chunk", n, limit - offset) end
-  tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
+  item = tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
+  if n == 0 then item:set_text("Values chunk: <empty>") end
   v.values_chunk = n -- bytes are kept as their length
   v.values_chunk_raw = tvb:raw(offset, n)
   offset = offset + n
@@ -2289,6 +2301,7 @@ end
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
+  ROOT_VALUES = v
   -- code
   if limit - offset < 1 then return truncated(tree, tvb, offset, "code", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -2377,7 +2390,8 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 2 then
-    tree:add(F["dnp.body"], tvb(offset, limit - offset))
+    item = tree:add(F["dnp.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then item:set_text("Body: <empty>") end
     v.body = limit - offset
     offset = limit
   end
@@ -2401,11 +2415,14 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Command(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Drag[en]gine Network Protocol [malformed]" end
+  if offset == nil then
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.code == nil and "?" or enum_name(VS_CommandCode, ROOT_VALUES.code, "Unknown (0x%02x)")) .. " [malformed]" end
+    return "Drag[en]gine Network Protocol [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_CommandCode, v.code)
+  return enum_name(VS_CommandCode, v.code, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
@@ -2422,7 +2439,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["dnp"] == nil then claims["dnp"] = "dnp" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["dnp"]
+  if owner == nil or owner == "dnp" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("DNP")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

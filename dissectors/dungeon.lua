@@ -179,7 +179,7 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items = tree:add(tvb(offset, 0), "Items"), offset
+  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
     sub = arr_items:add(tvb(offset, 0), "Items: Item")
     nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
@@ -189,7 +189,7 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", #v.items))
+  arr_items:append_text(string.format(" (%d)", count_items))
   return offset, v
 end
 

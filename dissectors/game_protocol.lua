@@ -124,6 +124,37 @@ local VS_ObjectKind = {
   [0] = "TREE",
   [1] = "MUSHROOM",
 }
+local VS_CASE_ServerMessage_variant = {
+  [0] = "Event",
+  [1] = "Response",
+}
+local VS_CASE_EventKind_variant = {
+  [0] = "Snapshot",
+  [1] = "GameOver",
+}
+local VS_CASE_EntityKind_variant = {
+  [0] = "Object",
+  [1] = "Player",
+  [2] = "Dead",
+}
+local VS_CASE_ResponseKind_variant = {
+  [0] = "Error",
+  [1] = "Pong",
+  [2] = "Connect",
+}
+local VS_CASE_ClientMessage_variant = {
+  [0] = "Request",
+  [1] = "Action",
+}
+local VS_CASE_RequestKind_variant = {
+  [0] = "Ping",
+  [1] = "Init",
+}
+local VS_CASE_Action_variant = {
+  [0] = "Break",
+  [1] = "Throw",
+  [2] = "Move",
+}
 
 -- Fields, by filter name.
 local F = {}
@@ -138,13 +169,13 @@ F["game_protocol.flags.end"] = ProtoField.bool("game_protocol.flags.end", "END",
 F["game_protocol.chunk"] = ProtoField.uint8("game_protocol.chunk", "Chunk", base.DEC, nil, nil, "Index of this chunk in its sequence.")
 F["game_protocol.sequence"] = ProtoField.uint16("game_protocol.sequence", "Sequence", base.DEC, nil, nil, "The sequence (payload) this chunk belongs to.")
 F["game_protocol.data"] = ProtoField.bytes("game_protocol.data", "Data", base.NONE, "Up to 504 bytes of the sequence's payload.")
-F["game_protocol.server_message.variant"] = ProtoField.uint8("game_protocol.server_message.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.server_message.variant"] = ProtoField.uint8("game_protocol.server_message.variant", "Variant", base.DEC, VS_CASE_ServerMessage_variant, nil, "")
 F["game_protocol.event.time"] = ProtoField.uint32("game_protocol.event.time", "Time", base.DEC, nil, nil, "Tick of the event.")
-F["game_protocol.event_kind.variant"] = ProtoField.uint8("game_protocol.event_kind.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.event_kind.variant"] = ProtoField.uint8("game_protocol.event_kind.variant", "Variant", base.DEC, VS_CASE_EventKind_variant, nil, "")
 F["game_protocol.game_over.won"] = ProtoField.bool("game_protocol.game_over.won", "Won", base.NONE, nil, nil, "0: the client lost, 1: it won.")
 F["game_protocol.snapshot.count"] = ProtoField.uint32("game_protocol.snapshot.count", "Count", base.DEC, nil, nil, "")
 F["game_protocol.entity.id"] = ProtoField.uint32("game_protocol.entity.id", "Id", base.DEC, nil, nil, "")
-F["game_protocol.entity_kind.variant"] = ProtoField.uint8("game_protocol.entity_kind.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.entity_kind.variant"] = ProtoField.uint8("game_protocol.entity_kind.variant", "Variant", base.DEC, VS_CASE_EntityKind_variant, nil, "")
 F["game_protocol.object.kind"] = ProtoField.uint8("game_protocol.object.kind", "Kind", base.HEX, VS_ObjectKind, nil, "")
 F["game_protocol.object.breakable"] = ProtoField.bool("game_protocol.object.breakable", "Breakable", base.NONE, nil, nil, "")
 F["game_protocol.object.durability"] = ProtoField.float("game_protocol.object.durability", "Durability", nil, "")
@@ -166,14 +197,14 @@ F["game_protocol.point.x"] = ProtoField.float("game_protocol.point.x", "X", nil,
 F["game_protocol.point.y"] = ProtoField.float("game_protocol.point.y", "Y", nil, "")
 F["game_protocol.point.z"] = ProtoField.float("game_protocol.point.z", "Z", nil, "")
 F["game_protocol.response.channel"] = ProtoField.uint32("game_protocol.response.channel", "Channel", base.DEC, nil, nil, "")
-F["game_protocol.response_kind.variant"] = ProtoField.uint8("game_protocol.response_kind.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.response_kind.variant"] = ProtoField.uint8("game_protocol.response_kind.variant", "Variant", base.DEC, VS_CASE_ResponseKind_variant, nil, "")
 F["game_protocol.error.length"] = ProtoField.uint32("game_protocol.error.length", "Length", base.DEC, nil, nil, "")
 F["game_protocol.error.text"] = ProtoField.string("game_protocol.error.text", "Text", base.UNICODE, "")
 F["game_protocol.connect.player"] = ProtoField.uint32("game_protocol.connect.player", "Player", base.DEC, nil, nil, "")
-F["game_protocol.client_message.variant"] = ProtoField.uint8("game_protocol.client_message.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.client_message.variant"] = ProtoField.uint8("game_protocol.client_message.variant", "Variant", base.DEC, VS_CASE_ClientMessage_variant, nil, "")
 F["game_protocol.request.channel"] = ProtoField.uint32("game_protocol.request.channel", "Channel", base.DEC, nil, nil, "")
-F["game_protocol.request_kind.variant"] = ProtoField.uint8("game_protocol.request_kind.variant", "Variant", base.DEC, nil, nil, "")
-F["game_protocol.action.variant"] = ProtoField.uint8("game_protocol.action.variant", "Variant", base.DEC, nil, nil, "")
+F["game_protocol.request_kind.variant"] = ProtoField.uint8("game_protocol.request_kind.variant", "Variant", base.DEC, VS_CASE_RequestKind_variant, nil, "")
+F["game_protocol.action.variant"] = ProtoField.uint8("game_protocol.action.variant", "Variant", base.DEC, VS_CASE_Action_variant, nil, "")
 F["game_protocol.break.is_breaking"] = ProtoField.bool("game_protocol.break.is_breaking", "Is breaking", base.NONE, nil, nil, "")
 F["game_protocol.break.entity"] = ProtoField.uint32("game_protocol.break.entity", "Entity", base.DEC, nil, nil, "")
 F["game_protocol.move.direction"] = ProtoField.uint8("game_protocol.move.direction", "Direction", base.HEX, nil, nil, "")
@@ -299,12 +330,14 @@ local function utf8_valid(s)
 end
 
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
+-- The names of the bits set, `gap .. "[A,B]"`, or "" when none is.
+local function flag_names(v, names, gap)
   local out = {}
   for _, pair in ipairs(names) do
     if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
   end
-  return table.concat(out, ",")
+  if #out == 0 then return "" end
+  return gap .. "[" .. table.concat(out, ",") .. "]"
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -315,6 +348,9 @@ local function conversation_key(pinfo)
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
+
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } }
@@ -357,6 +393,7 @@ end
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
+  ROOT_VALUES = v
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -385,7 +422,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- data: Up to 504 bytes of the sequence's payload.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  tree:add(F["game_protocol.data"], tvb(offset, n))
+  item = tree:add(F["game_protocol.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -1118,12 +1156,15 @@ local function dissect_message(tvb, pinfo, root)
   end
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Game Protocol [malformed]" end
+  if offset == nil then
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, "")) .. " chunk=" .. (ROOT_VALUES.chunk == nil and "?" or tostring(ROOT_VALUES.chunk)) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or tostring(ROOT_VALUES.sequence)) .. " [malformed]" end
+    return "Game Protocol [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return "[" .. flag_names(v.flags, FN_PacketFlags) .. "]" .. " chunk=" .. tostring(v.chunk) .. " seq=" .. tostring(v.sequence) .. whole
+  return flag_names(v.flags, FN_PacketFlags, "") .. " chunk=" .. tostring(v.chunk) .. " seq=" .. tostring(v.sequence) .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
@@ -1136,7 +1177,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["game_protocol"] == nil then claims["game_protocol"] = "game_protocol" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["game_protocol"]
+  if owner == nil or owner == "game_protocol" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("GAME_PROTOCOL")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

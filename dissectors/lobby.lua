@@ -177,7 +177,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   v.rooms = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("rooms: impossible count %d", n)) return nil end
-  local arr_rooms, arr_start_rooms = tree:add(tvb(offset, 0), "Rooms"), offset
+  local arr_rooms, arr_start_rooms, count_rooms = tree:add(tvb(offset, 0), "Rooms"), offset, n
   for _ = 1, n do
     sub = arr_rooms:add(tvb(offset, 0), "Rooms: Room")
     nxt, val = dissect_Room(tvb, pinfo, sub, offset, limit)
@@ -187,7 +187,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_rooms:set_len(offset - arr_start_rooms)
-  arr_rooms:append_text(string.format(" (%d)", #v.rooms))
+  arr_rooms:append_text(string.format(" (%d)", count_rooms))
   -- ready_count
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ready_count", 1, limit - offset) end
   val, n = tvb(offset, 1):uint(), 1

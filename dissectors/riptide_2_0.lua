@@ -148,8 +148,8 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -177,10 +177,13 @@ local function app_payload(tvb, pinfo, tree, id, first, last)
   end
 end
 
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
+
 -- UserMessage: An unreliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
-  local n, val, range
+  local item, n, val, range
   local v = {}
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
@@ -193,7 +196,8 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
+  item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
+  if n == 0 then item:set_text("Payload: <empty>") end
   v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
@@ -237,12 +241,13 @@ end
 -- Connect: A connection attempt; empty from the server, it means "pending".
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
-  local n
+  local item, n
   local v = {}
   -- custom: Application connect data (may be empty).
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
+  item = tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
+  if n == 0 then item:set_text("Custom: <empty>") end
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -264,7 +269,8 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, with reason Custom.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
+  item = tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
+  if n == 0 then item:set_text("Custom: <empty>") end
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -340,7 +346,8 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, when Kicked with data.
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
-  tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
+  item = tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
+  if n == 0 then item:set_text("Custom: <empty>") end
   v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -367,7 +374,7 @@ end
 -- ReliableUserMessage: A reliable user message.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
-  local n, val, range
+  local item, n, val, range
   local v = {}
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
@@ -384,7 +391,8 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
+  item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
+  if n == 0 then item:set_text("Payload: <empty>") end
   v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
@@ -411,6 +419,7 @@ end
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
+  ROOT_VALUES = v
   -- header: Message kind.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -499,7 +508,8 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))
+    item = tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then item:set_text("Body: <empty>") end
     v.body = limit - offset
     offset = limit
   end
@@ -512,11 +522,14 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Message(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Riptide 2.0 [malformed]" end
+  if offset == nil then
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.header == nil and "?" or enum_name(VS_HeaderKind, ROOT_VALUES.header, "Unknown (0x%02x)")) .. " [malformed]" end
+    return "Riptide 2.0 [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_HeaderKind, v.header)
+  return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
@@ -555,7 +568,32 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   return tvb:len()
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["riptide_2_0"] == nil then claims["riptide_2_0"] = "riptide_2_0" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["riptide_2_0"]
+  if owner == nil or owner == "riptide_2_0" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RIPTIDE_2_0")
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}

@@ -190,8 +190,8 @@ local function truncated_bits(tree, tvb, pos, field, need, have)
   return nil
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -234,7 +234,7 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   item = tree:add(F["riptide_2_1.user_message.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
   v.payload = limit - offset
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
@@ -284,7 +284,7 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- custom: Application connect data.
   item = tree:add(F["riptide_2_1.connect.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
   v.custom = limit - offset
   offset = limit
   return offset, v
@@ -305,7 +305,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree:add(F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
   v.custom = limit - offset
   offset = limit
   return offset, v
@@ -393,7 +393,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if (v.reason == 80) then item:add_proto_expert_info(E.quirk, "Riptide 2.1 library bug: a stopping server sends the raw bytes 05 05, which read as reason 80; it means ServerStopped") end
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree:add(F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
   v.custom = limit - offset
   offset = limit
   return offset, v
@@ -445,7 +445,7 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   offset = offset + 16
   -- payload: User data from bit 44.
   item = tree:add(F["riptide_2_1.notify.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
   v.payload = limit - offset
   offset = limit
   return offset, v
@@ -473,7 +473,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   item = tree:add(F["riptide_2_1.reliable_user_message.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
   v.payload = limit - offset
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
@@ -612,7 +612,7 @@ local function dissect_message(tvb, pinfo, root)
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
   end
-  return enum_name(VS_HeaderKind, v.header)
+  return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
@@ -651,7 +651,32 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   return tvb:len()
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["riptide_2_1"] == nil then claims["riptide_2_1"] = "riptide_2_1" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["riptide_2_1"]
+  if owner == nil or owner == "riptide_2_1" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RIPTIDE_2_1")
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}

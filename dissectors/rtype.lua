@@ -305,16 +305,18 @@ local function utf8_valid(s)
 end
 
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
+-- The names of the bits set, `gap .. "[A,B]"`, or "" when none is.
+local function flag_names(v, names, gap)
   local out = {}
   for _, pair in ipairs(names) do
     if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
   end
-  return table.concat(out, ",")
+  if #out == 0 then return "" end
+  return gap .. "[" .. table.concat(out, ",") .. "]"
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -325,6 +327,12 @@ local function conversation_key(pinfo)
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
+
+-- Set when a checksum is wrong: the Info column says so.
+local BAD_CHECKSUM = false
+
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
@@ -438,8 +446,9 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- entities: Entity records, back to back to the end of the payload.
   v.entities = {}
-  local arr_entities, arr_start_entities = tree:add(tvb(offset, 0), "Entities"), offset
+  local arr_entities, arr_start_entities, count_entities = tree:add(tvb(offset, 0), "Entities"), offset, 0
   while offset < limit do
+    count_entities = count_entities + 1
     sub = arr_entities:add(tvb(offset, 0), "Entities: EntityState")
     nxt, val = dissect_EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
@@ -448,9 +457,26 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_entities:set_len(offset - arr_start_entities)
-  arr_entities:append_text(string.format(" (%d)", #v.entities))
+  arr_entities:append_text(string.format(" (%d)", count_entities))
   return offset, v
 end
+
+-- Packet.checksum: verified over the whole Packet with its own bytes zeroed.
+local function verify_Packet_checksum(tvb, start, stop, at, item)
+  local stored = tvb(at, 2):le_uint()
+  local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
+  if computed == stored then
+    item:append_text(" [correct]")
+    item:add(F["rtype.checksum.status"], tvb(at, 2), 1):set_generated()
+  else
+    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
+    item:add(F["rtype.checksum.status"], tvb(at, 2), 0):set_generated()
+    item:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    BAD_CHECKSUM = true
+  end
+end
+
+local cs_at_checksum, cs_item_checksum
 
 -- Packet: One RTP datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
@@ -458,6 +484,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range
   local v = {}
+  ROOT_VALUES = v
+  cs_item_checksum = nil
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
@@ -530,20 +558,21 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.payload_size = val
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
-  local cs_at_checksum = offset
+  cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["rtype.checksum"], range)
   val = range:le_uint()
   v.checksum = val
   offset = offset + 2
-  local cs_item_checksum = item
+  cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
-    tree:add(F["rtype.payload"], tvb(offset, n))
+    item = tree:add(F["rtype.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
     v.payload = n
   else
     if tag_payload == 1 then
@@ -579,23 +608,13 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     elseif tag_payload == 255 then
       if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
     else
-      tree:add(F["rtype.payload"], tvb(offset, n))
+      item = tree:add(F["rtype.payload"], tvb(offset, n))
+      if n == 0 then item:set_text("Payload: <empty>") end
       v.payload = n
     end
   end
   offset = offset + n
-  -- checksum: verified over the whole Packet with its own bytes zeroed.
-  do
-    local computed = crc_crc16_ccitt_false(tvb, start, offset, cs_at_checksum, 2)
-    if computed == v.checksum then
-      cs_item_checksum:append_text(" [correct]")
-      cs_item_checksum:add(F["rtype.checksum.status"], tvb(cs_at_checksum, 2), 1):set_generated()
-    else
-      cs_item_checksum:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-      cs_item_checksum:add(F["rtype.checksum.status"], tvb(cs_at_checksum, 2), 0):set_generated()
-      cs_item_checksum:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", v.checksum, computed))
-    end
-  end
+  verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   return offset, v
 end
 
@@ -603,7 +622,7 @@ end
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local n, sub, nxt
+  local item, n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
@@ -635,7 +654,8 @@ local function dissect_whole(tvb, pinfo, tree, v)
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
   else
-    tree:add(F["rtype.payload"], tvb(offset, n))
+    item = tree:add(F["rtype.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
   end
   offset = offset + n
   return offset
@@ -710,17 +730,23 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return "R-Type Protocol [malformed]" end
+  if offset == nil then
+    if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or tostring(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or tostring(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
+    return "R-Type Protocol [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]" .. whole
+  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  BAD_CHECKSUM = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "R-Type Protocol [dissector error]"
@@ -728,7 +754,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["rtype"] == nil then claims["rtype"] = "rtype" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["rtype"]
+  if owner == nil or owner == "rtype" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RTYPE")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
@@ -755,6 +806,7 @@ end
 -- Heuristic: recognise R-Type Protocol on any UDP port.
 --   a datagram whose leading fields satisfy the schema's rule
 local function heuristic_udp(tvb, pinfo, tree)
+  if claimant() then return false end
   local ok, matched = pcall(function()
     local size = tvb:len()
     if size < 18 then return false end

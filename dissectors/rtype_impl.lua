@@ -172,12 +172,43 @@ local VS_Command = {
   [255] = "ACK",
   [3] = "REQ_LOGOUT",
   [4] = "HEARTBEAT",
+  [5] = "REQ_JOIN_ROOM",
+  [6] = "RES_ROOM_STATE",
+  [7] = "REQ_LOBBY_LIST",
+  [8] = "RES_LOBBY_LIST",
+  [9] = "REQ_CREATE_LOBBY",
+  [10] = "RES_CREATE_LOBBY",
+  [11] = "REQ_JOIN_LOBBY",
+  [12] = "RES_JOIN_LOBBY",
+  [13] = "REQ_LEAVE_LOBBY",
+  [14] = "LOBBY_STATE_UPDATE",
+  [18] = "SERVER_ASSIGN_PLAYER_ID",
 }
 local VS_DeltaOp = {
   [0] = "ADD_ENTITY",
   [1] = "REMOVE_ENTITY",
   [2] = "SET_COMPONENT",
   [3] = "REMOVE_COMPONENT",
+}
+local VS_ComponentType = {
+  [0] = "BULLET",
+  [1] = "CONTROLLABLE",
+  [2] = "ENEMY",
+  [3] = "SHOOTER",
+  [4] = "HEALTH",
+  [5] = "HITBOX",
+  [6] = "PLAYER",
+  [7] = "REPLICATED",
+  [8] = "MOVEMENT_PATTERN",
+  [9] = "STATS",
+  [10] = "TAG",
+  [11] = "TRANSFORM",
+}
+local VS_PatternKind = {
+  [0] = "STRAIGHT",
+  [1] = "SINE",
+  [2] = "ZIG_ZAG",
+  [3] = "DIVE",
 }
 local VS_CHECKSUM_STATUS = {
   [0] = "Bad",
@@ -226,10 +257,63 @@ F["rtype_impl.entity_state.type"] = ProtoField.uint8("rtype_impl.entity_state.ty
 F["rtype_impl.req_logout.player_id"] = ProtoField.uint32("rtype_impl.req_logout.player_id", "Player id", base.DEC, nil, nil, "The player leaving.")
 F["rtype_impl.delta_entry.op"] = ProtoField.uint8("rtype_impl.delta_entry.op", "Op", base.HEX, VS_DeltaOp, nil, "")
 F["rtype_impl.delta_entry.entity_id"] = ProtoField.uint32("rtype_impl.delta_entry.entity_id", "Entity id", base.DEC, nil, nil, "")
-F["rtype_impl.set_component.component_type"] = ProtoField.uint8("rtype_impl.set_component.component_type", "Component type", base.DEC, nil, nil, "")
+F["rtype_impl.set_component.component_type"] = ProtoField.uint8("rtype_impl.set_component.component_type", "Component type", base.HEX, VS_ComponentType, nil, "")
 F["rtype_impl.set_component.data_size"] = ProtoField.uint16("rtype_impl.set_component.data_size", "Data size", base.DEC, nil, nil, "")
-F["rtype_impl.set_component.data"] = ProtoField.bytes("rtype_impl.set_component.data", "Data", base.NONE, "")
-F["rtype_impl.remove_component.component_type"] = ProtoField.uint8("rtype_impl.remove_component.component_type", "Component type", base.DEC, nil, nil, "")
+F["rtype_impl.set_component.data"] = ProtoField.bytes("rtype_impl.set_component.data", "Data", base.NONE, "The component's value, by its type.")
+F["rtype_impl.remove_component.component_type"] = ProtoField.uint8("rtype_impl.remove_component.component_type", "Component type", base.HEX, VS_ComponentType, nil, "")
+F["rtype_impl.controllable.speed"] = ProtoField.float("rtype_impl.controllable.speed", "Speed", nil, "")
+F["rtype_impl.shooter.timer"] = ProtoField.float("rtype_impl.shooter.timer", "Timer", nil, "Seconds until the next shot.")
+F["rtype_impl.health.hp"] = ProtoField.int32("rtype_impl.health.hp", "Hp", base.DEC, nil, nil, "")
+F["rtype_impl.health.max_hp"] = ProtoField.int32("rtype_impl.health.max_hp", "Max hp", base.DEC, nil, nil, "")
+F["rtype_impl.health.changes"] = ProtoField.int32("rtype_impl.health.changes", "Changes", base.DEC, nil, nil, "")
+F["rtype_impl.hitbox.width"] = ProtoField.float("rtype_impl.hitbox.width", "Width", nil, "")
+F["rtype_impl.hitbox.height"] = ProtoField.float("rtype_impl.hitbox.height", "Height", nil, "")
+F["rtype_impl.hitbox.offset_x"] = ProtoField.float("rtype_impl.hitbox.offset_x", "Offset x", nil, "")
+F["rtype_impl.hitbox.offset_y"] = ProtoField.float("rtype_impl.hitbox.offset_y", "Offset y", nil, "")
+F["rtype_impl.player_component.id"] = ProtoField.uint8("rtype_impl.player_component.id", "Id", base.DEC, nil, nil, "")
+F["rtype_impl.player_component.shoot_cooldown"] = ProtoField.float("rtype_impl.player_component.shoot_cooldown", "Shoot cooldown", nil, "")
+F["rtype_impl.replicated.tag"] = ProtoField.uint32("rtype_impl.replicated.tag", "Tag", base.DEC, nil, nil, "")
+F["rtype_impl.replicated.last_update_tick"] = ProtoField.uint64("rtype_impl.replicated.last_update_tick", "Last update tick", base.DEC, nil, nil, "")
+F["rtype_impl.movement_pattern.kind"] = ProtoField.int32("rtype_impl.movement_pattern.kind", "Kind", base.DEC, VS_PatternKind, nil, "")
+F["rtype_impl.movement_pattern.speed"] = ProtoField.float("rtype_impl.movement_pattern.speed", "Speed", nil, "")
+F["rtype_impl.movement_pattern.amplitude"] = ProtoField.float("rtype_impl.movement_pattern.amplitude", "Amplitude", nil, "")
+F["rtype_impl.movement_pattern.frequency"] = ProtoField.float("rtype_impl.movement_pattern.frequency", "Frequency", nil, "")
+F["rtype_impl.movement_pattern.timer"] = ProtoField.float("rtype_impl.movement_pattern.timer", "Timer", nil, "")
+F["rtype_impl.movement_pattern.base_y"] = ProtoField.float("rtype_impl.movement_pattern.base_y", "Base y", nil, "")
+F["rtype_impl.stats.score"] = ProtoField.int32("rtype_impl.stats.score", "Score", base.DEC, nil, nil, "")
+F["rtype_impl.stats.dmg"] = ProtoField.int32("rtype_impl.stats.dmg", "Dmg", base.DEC, nil, nil, "")
+F["rtype_impl.stats.kills"] = ProtoField.int32("rtype_impl.stats.kills", "Kills", base.DEC, nil, nil, "")
+F["rtype_impl.stats.level"] = ProtoField.int32("rtype_impl.stats.level", "Level", base.DEC, nil, nil, "")
+F["rtype_impl.stats.point_to_next_level"] = ProtoField.int32("rtype_impl.stats.point_to_next_level", "Point to next level", base.DEC, nil, nil, "")
+F["rtype_impl.stats.boss_active"] = ProtoField.uint8("rtype_impl.stats.boss_active", "Boss active", base.DEC, nil, nil, "")
+F["rtype_impl.tag.id"] = ProtoField.uint64("rtype_impl.tag.id", "Id", base.DEC, nil, nil, "")
+F["rtype_impl.transform.x"] = ProtoField.float("rtype_impl.transform.x", "X", nil, "")
+F["rtype_impl.transform.y"] = ProtoField.float("rtype_impl.transform.y", "Y", nil, "")
+F["rtype_impl.transform.z"] = ProtoField.float("rtype_impl.transform.z", "Z", nil, "")
+F["rtype_impl.transform.origin_x"] = ProtoField.float("rtype_impl.transform.origin_x", "Origin x", nil, "")
+F["rtype_impl.transform.origin_y"] = ProtoField.float("rtype_impl.transform.origin_y", "Origin y", nil, "")
+F["rtype_impl.transform.rx"] = ProtoField.float("rtype_impl.transform.rx", "Rx", nil, "")
+F["rtype_impl.transform.ry"] = ProtoField.float("rtype_impl.transform.ry", "Ry", nil, "")
+F["rtype_impl.transform.rz"] = ProtoField.float("rtype_impl.transform.rz", "Rz", nil, "")
+F["rtype_impl.transform.sx"] = ProtoField.float("rtype_impl.transform.sx", "Sx", nil, "")
+F["rtype_impl.transform.sy"] = ProtoField.float("rtype_impl.transform.sy", "Sy", nil, "")
+F["rtype_impl.transform.sz"] = ProtoField.float("rtype_impl.transform.sz", "Sz", nil, "")
+F["rtype_impl.lobby_string.len"] = ProtoField.uint8("rtype_impl.lobby_string.len", "Len", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_string.text"] = ProtoField.string("rtype_impl.lobby_string.text", "Text", base.UNICODE, "")
+F["rtype_impl.res_lobby_list.count"] = ProtoField.uint8("rtype_impl.res_lobby_list.count", "Count", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_info.lobby_id"] = ProtoField.uint32("rtype_impl.lobby_info.lobby_id", "Lobby id", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_info.current_players"] = ProtoField.uint8("rtype_impl.lobby_info.current_players", "Current players", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_info.max_players"] = ProtoField.uint8("rtype_impl.lobby_info.max_players", "Max players", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_info.port"] = ProtoField.uint16("rtype_impl.lobby_info.port", "Port", base.DEC, nil, nil, "The lobby's game server.")
+F["rtype_impl.req_create_lobby.max_players"] = ProtoField.uint8("rtype_impl.req_create_lobby.max_players", "Max players", base.DEC, nil, nil, "")
+F["rtype_impl.res_create_lobby.success"] = ProtoField.uint8("rtype_impl.res_create_lobby.success", "Success", base.DEC, nil, nil, "")
+F["rtype_impl.res_create_lobby.lobby_id"] = ProtoField.uint32("rtype_impl.res_create_lobby.lobby_id", "Lobby id", base.DEC, nil, nil, "")
+F["rtype_impl.res_create_lobby.port"] = ProtoField.uint16("rtype_impl.res_create_lobby.port", "Port", base.DEC, nil, nil, "The lobby's game server.")
+F["rtype_impl.lobby_ref.lobby_id"] = ProtoField.uint32("rtype_impl.lobby_ref.lobby_id", "Lobby id", base.DEC, nil, nil, "")
+F["rtype_impl.res_join_lobby.success"] = ProtoField.uint8("rtype_impl.res_join_lobby.success", "Success", base.DEC, nil, nil, "")
+F["rtype_impl.res_join_lobby.port"] = ProtoField.uint16("rtype_impl.res_join_lobby.port", "Port", base.DEC, nil, nil, "The lobby's game server.")
+F["rtype_impl.lobby_state_update.lobby_id"] = ProtoField.uint32("rtype_impl.lobby_state_update.lobby_id", "Lobby id", base.DEC, nil, nil, "")
+F["rtype_impl.lobby_state_update.current_players"] = ProtoField.uint8("rtype_impl.lobby_state_update.current_players", "Current players", base.DEC, nil, nil, "")
 proto.fields = {
   F["rtype_impl.magic"],
   F["rtype_impl.command"],
@@ -275,6 +359,59 @@ proto.fields = {
   F["rtype_impl.set_component.data_size"],
   F["rtype_impl.set_component.data"],
   F["rtype_impl.remove_component.component_type"],
+  F["rtype_impl.controllable.speed"],
+  F["rtype_impl.shooter.timer"],
+  F["rtype_impl.health.hp"],
+  F["rtype_impl.health.max_hp"],
+  F["rtype_impl.health.changes"],
+  F["rtype_impl.hitbox.width"],
+  F["rtype_impl.hitbox.height"],
+  F["rtype_impl.hitbox.offset_x"],
+  F["rtype_impl.hitbox.offset_y"],
+  F["rtype_impl.player_component.id"],
+  F["rtype_impl.player_component.shoot_cooldown"],
+  F["rtype_impl.replicated.tag"],
+  F["rtype_impl.replicated.last_update_tick"],
+  F["rtype_impl.movement_pattern.kind"],
+  F["rtype_impl.movement_pattern.speed"],
+  F["rtype_impl.movement_pattern.amplitude"],
+  F["rtype_impl.movement_pattern.frequency"],
+  F["rtype_impl.movement_pattern.timer"],
+  F["rtype_impl.movement_pattern.base_y"],
+  F["rtype_impl.stats.score"],
+  F["rtype_impl.stats.dmg"],
+  F["rtype_impl.stats.kills"],
+  F["rtype_impl.stats.level"],
+  F["rtype_impl.stats.point_to_next_level"],
+  F["rtype_impl.stats.boss_active"],
+  F["rtype_impl.tag.id"],
+  F["rtype_impl.transform.x"],
+  F["rtype_impl.transform.y"],
+  F["rtype_impl.transform.z"],
+  F["rtype_impl.transform.origin_x"],
+  F["rtype_impl.transform.origin_y"],
+  F["rtype_impl.transform.rx"],
+  F["rtype_impl.transform.ry"],
+  F["rtype_impl.transform.rz"],
+  F["rtype_impl.transform.sx"],
+  F["rtype_impl.transform.sy"],
+  F["rtype_impl.transform.sz"],
+  F["rtype_impl.lobby_string.len"],
+  F["rtype_impl.lobby_string.text"],
+  F["rtype_impl.res_lobby_list.count"],
+  F["rtype_impl.lobby_info.lobby_id"],
+  F["rtype_impl.lobby_info.current_players"],
+  F["rtype_impl.lobby_info.max_players"],
+  F["rtype_impl.lobby_info.port"],
+  F["rtype_impl.req_create_lobby.max_players"],
+  F["rtype_impl.res_create_lobby.success"],
+  F["rtype_impl.res_create_lobby.lobby_id"],
+  F["rtype_impl.res_create_lobby.port"],
+  F["rtype_impl.lobby_ref.lobby_id"],
+  F["rtype_impl.res_join_lobby.success"],
+  F["rtype_impl.res_join_lobby.port"],
+  F["rtype_impl.lobby_state_update.lobby_id"],
+  F["rtype_impl.lobby_state_update.current_players"],
 }
 
 -- Expert info.
@@ -331,16 +468,18 @@ local function utf8_valid(s)
 end
 
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
+-- The names of the bits set, `gap .. "[A,B]"`, or "" when none is.
+local function flag_names(v, names, gap)
   local out = {}
   for _, pair in ipairs(names) do
     if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
   end
-  return table.concat(out, ",")
+  if #out == 0 then return "" end
+  return gap .. "[" .. table.concat(out, ",") .. "]"
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -351,6 +490,12 @@ local function conversation_key(pinfo)
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
+
+-- Set when a checksum is wrong: the Info column says so.
+local BAD_CHECKSUM = false
+
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
 
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
@@ -427,14 +572,241 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- Controllable
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- speed
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.controllable.speed"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- Shooter
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- timer: Seconds until the next shot.
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.shooter.timer"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- Health
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Health(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- hp
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.health.hp"], tvb(offset, 4))
+  offset = offset + 4
+  -- max_hp
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "max_hp", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.health.max_hp"], tvb(offset, 4))
+  offset = offset + 4
+  -- changes
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "changes", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.health.changes"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- Hitbox
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- width
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.hitbox.width"], tvb(offset, 4))
+  offset = offset + 4
+  -- height
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "height", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.hitbox.height"], tvb(offset, 4))
+  offset = offset + 4
+  -- offset_x
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_x", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.hitbox.offset_x"], tvb(offset, 4))
+  offset = offset + 4
+  -- offset_y
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_y", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.hitbox.offset_y"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- PlayerComponent
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- id
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.player_component.id"], tvb(offset, 1))
+  offset = offset + 1
+  -- shoot_cooldown
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "shoot_cooldown", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.player_component.shoot_cooldown"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- Replicated
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- tag
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.replicated.tag"], tvb(offset, 4))
+  offset = offset + 4
+  -- last_update_tick
+  if limit - offset < 8 then return truncated(tree, tvb, offset, "last_update_tick", 8, limit - offset) end
+  tree:add_le(F["rtype_impl.replicated.last_update_tick"], tvb(offset, 8))
+  offset = offset + 8
+  return offset, v
+end
+
+-- MovementPattern
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
+  local item, val, range
+  local v = {}
+  -- kind
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "kind", 4, limit - offset) end
+  range = tvb(offset, 4)
+  item = tree:add_le(F["rtype_impl.movement_pattern.kind"], range)
+  val = range:le_int()
+  v.kind = val
+  if VS_PatternKind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  offset = offset + 4
+  -- speed
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.movement_pattern.speed"], tvb(offset, 4))
+  offset = offset + 4
+  -- amplitude
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "amplitude", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.movement_pattern.amplitude"], tvb(offset, 4))
+  offset = offset + 4
+  -- frequency
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "frequency", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.movement_pattern.frequency"], tvb(offset, 4))
+  offset = offset + 4
+  -- timer
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.movement_pattern.timer"], tvb(offset, 4))
+  offset = offset + 4
+  -- base_y
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "base_y", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.movement_pattern.base_y"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- Stats
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Stats(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- score
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.score"], tvb(offset, 4))
+  offset = offset + 4
+  -- dmg
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "dmg", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.dmg"], tvb(offset, 4))
+  offset = offset + 4
+  -- kills
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "kills", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.kills"], tvb(offset, 4))
+  offset = offset + 4
+  -- level
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "level", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.level"], tvb(offset, 4))
+  offset = offset + 4
+  -- point_to_next_level
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "point_to_next_level", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.point_to_next_level"], tvb(offset, 4))
+  offset = offset + 4
+  -- boss_active
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "boss_active", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.stats.boss_active"], tvb(offset, 1))
+  offset = offset + 1
+  return offset, v
+end
+
+-- Tag
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Tag(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- id
+  if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
+  tree:add_le(F["rtype_impl.tag.id"], tvb(offset, 8))
+  offset = offset + 8
+  return offset, v
+end
+
+-- Transform: Position, origin, rotation and scale (44 bytes).
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Transform(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- x
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.x"], tvb(offset, 4))
+  offset = offset + 4
+  -- y
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.y"], tvb(offset, 4))
+  offset = offset + 4
+  -- z
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.z"], tvb(offset, 4))
+  offset = offset + 4
+  -- origin_x
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_x", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.origin_x"], tvb(offset, 4))
+  offset = offset + 4
+  -- origin_y
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_y", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.origin_y"], tvb(offset, 4))
+  offset = offset + 4
+  -- rx
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "rx", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.rx"], tvb(offset, 4))
+  offset = offset + 4
+  -- ry
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "ry", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.ry"], tvb(offset, 4))
+  offset = offset + 4
+  -- rz
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "rz", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.rz"], tvb(offset, 4))
+  offset = offset + 4
+  -- sx
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "sx", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.sx"], tvb(offset, 4))
+  offset = offset + 4
+  -- sy
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "sy", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.sy"], tvb(offset, 4))
+  offset = offset + 4
+  -- sz
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "sz", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.transform.sz"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
 -- SetComponent
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
-  local n, val, range
+  local item, n, sub, nxt, val, range
   local v = {}
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.set_component.component_type"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype_impl.set_component.component_type"], range)
+  val = range:le_uint()
+  v.component_type = val
+  if VS_ComponentType[val] == nil then item:add_proto_expert_info(E.unknown, string.format("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   -- data_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "data_size", 2, limit - offset) end
@@ -443,11 +815,79 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   val = range:le_uint()
   v.data_size = val
   offset = offset + 2
-  -- data
+  -- data: The component's value, by its type.
   n = v.data_size
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("data_size says %d bytes of data, %d remain", n, limit - offset)) return nil end
-  tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
-  v.data = n -- bytes are kept as their length
+  local tag_data = v.component_type
+  if tag_data == 0 then
+    if n > 0 then tree:add_proto_expert_info(E.length, string.format("data: %d bytes where none were expected", n)) end
+  elseif tag_data == 1 then
+    sub = tree:add(tvb(offset, n), "Data: Controllable")
+    nxt, val = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 2 then
+    if n > 0 then tree:add_proto_expert_info(E.length, string.format("data: %d bytes where none were expected", n)) end
+  elseif tag_data == 3 then
+    sub = tree:add(tvb(offset, n), "Data: Shooter")
+    nxt, val = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 4 then
+    sub = tree:add(tvb(offset, n), "Data: Health")
+    nxt, val = dissect_Health(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 5 then
+    sub = tree:add(tvb(offset, n), "Data: Hitbox")
+    nxt, val = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 6 then
+    sub = tree:add(tvb(offset, n), "Data: Player")
+    nxt, val = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 7 then
+    sub = tree:add(tvb(offset, n), "Data: Replicated")
+    nxt, val = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 8 then
+    sub = tree:add(tvb(offset, n), "Data: MovementPattern")
+    nxt, val = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 9 then
+    sub = tree:add(tvb(offset, n), "Data: Stats")
+    nxt, val = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 10 then
+    sub = tree:add(tvb(offset, n), "Data: Tag")
+    nxt, val = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_data == 11 then
+    sub = tree:add(tvb(offset, n), "Data: Transform")
+    nxt, val = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.data = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
+  else
+    item = tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
+    if n == 0 then item:set_text("Data: <empty>") end
+    v.data = n
+  end
   offset = offset + n
   return offset, v
 end
@@ -455,10 +895,15 @@ end
 -- RemoveComponent
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
+  local item, val, range
   local v = {}
   -- component_type
   if limit - offset < 1 then return truncated(tree, tvb, offset, "component_type", 1, limit - offset) end
-  tree:add_le(F["rtype_impl.remove_component.component_type"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype_impl.remove_component.component_type"], range)
+  val = range:le_uint()
+  v.component_type = val
+  if VS_ComponentType[val] == nil then item:add_proto_expert_info(E.unknown, string.format("component_type %d is not named by the schema", val)) end
   offset = offset + 1
   return offset, v
 end
@@ -523,7 +968,7 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   v.entries = {}
   n = v.entry_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("entries: impossible count %d", n)) return nil end
-  local arr_entries, arr_start_entries = tree:add(tvb(offset, 0), "Entries"), offset
+  local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
   for _ = 1, n do
     sub = arr_entries:add(tvb(offset, 0), "Entries: DeltaEntry")
     nxt, val = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
@@ -533,7 +978,7 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_entries:set_len(offset - arr_start_entries)
-  arr_entries:append_text(string.format(" (%d)", #v.entries))
+  arr_entries:append_text(string.format(" (%d)", count_entries))
   return offset, v
 end
 
@@ -548,12 +993,214 @@ local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- LobbyString: A lobby string, its length first (at most 64 bytes of UTF-8).
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
+  local item, n, val, range
+  local v = {}
+  -- len
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "len", 1, limit - offset) end
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype_impl.lobby_string.len"], range)
+  val = range:le_uint()
+  v.len = val
+  offset = offset + 1
+  if v.len > 64 then
+    item:add_proto_expert_info(E.too_large, string.format("len: %d is above the maximum 64", v.len))
+  end
+  -- text
+  n = v.len
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("len says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  item = tree:add_packet_field(F["rtype_impl.lobby_string.text"], tvb(offset, n), ENC_UTF_8)
+  if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
+  offset = offset + n
+  return offset, v
+end
+
+-- LobbyInfo
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
+  local sub, nxt, val
+  local v = {}
+  -- lobby_id
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
+  offset = offset + 4
+  -- name
+  sub = tree:add(tvb(offset, 0), "Name: LobbyString")
+  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  if nxt == nil then return nil end
+  v.name = val
+  sub:set_len(nxt - offset)
+  offset = nxt
+  -- current_players
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_info.current_players"], tvb(offset, 1))
+  offset = offset + 1
+  -- max_players
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_info.max_players"], tvb(offset, 1))
+  offset = offset + 1
+  -- port: The lobby's game server.
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_info.port"], tvb(offset, 2))
+  offset = offset + 2
+  return offset, v
+end
+
+-- ResLobbyList: The lobbies.
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
+  local item, n, sub, nxt, val, range
+  local v = {}
+  -- count
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "count", 1, limit - offset) end
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype_impl.res_lobby_list.count"], range)
+  val = range:le_uint()
+  v.count = val
+  offset = offset + 1
+  if v.count > 32 then
+    item:add_proto_expert_info(E.too_large, string.format("count: %d is above the maximum 32", v.count))
+  end
+  -- lobbies
+  v.lobbies = {}
+  n = v.count
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("lobbies: impossible count %d", n)) return nil end
+  local arr_lobbies, arr_start_lobbies, count_lobbies = tree:add(tvb(offset, 0), "Lobbies"), offset, n
+  for _ = 1, n do
+    sub = arr_lobbies:add(tvb(offset, 0), "Lobbies: LobbyInfo")
+    nxt, val = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    v.lobbies[#v.lobbies + 1] = val
+    sub:set_len(nxt - offset)
+    offset = nxt
+  end
+  arr_lobbies:set_len(offset - arr_start_lobbies)
+  arr_lobbies:append_text(string.format(" (%d)", count_lobbies))
+  return offset, v
+end
+
+-- ReqCreateLobby
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
+  local sub, nxt, val
+  local v = {}
+  -- name
+  sub = tree:add(tvb(offset, 0), "Name: LobbyString")
+  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  if nxt == nil then return nil end
+  v.name = val
+  sub:set_len(nxt - offset)
+  offset = nxt
+  -- max_players
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
+  offset = offset + 1
+  return offset, v
+end
+
+-- ResCreateLobby
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
+  local sub, nxt, val
+  local v = {}
+  -- success
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.res_create_lobby.success"], tvb(offset, 1))
+  offset = offset + 1
+  -- lobby_id
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.res_create_lobby.lobby_id"], tvb(offset, 4))
+  offset = offset + 4
+  -- port: The lobby's game server.
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
+  tree:add_le(F["rtype_impl.res_create_lobby.port"], tvb(offset, 2))
+  offset = offset + 2
+  -- error_message: Always present, empty on success.
+  sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
+  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  if nxt == nil then return nil end
+  v.error_message = val
+  sub:set_len(nxt - offset)
+  offset = nxt
+  return offset, v
+end
+
+-- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- lobby_id
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4))
+  offset = offset + 4
+  return offset, v
+end
+
+-- ResJoinLobby
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
+  local sub, nxt, val
+  local v = {}
+  -- success
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.res_join_lobby.success"], tvb(offset, 1))
+  offset = offset + 1
+  -- port: The lobby's game server.
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
+  tree:add_le(F["rtype_impl.res_join_lobby.port"], tvb(offset, 2))
+  offset = offset + 2
+  -- error_message: Always present, empty on success.
+  sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
+  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  if nxt == nil then return nil end
+  v.error_message = val
+  sub:set_len(nxt - offset)
+  offset = nxt
+  return offset, v
+end
+
+-- LobbyStateUpdate
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
+  local v = {}
+  -- lobby_id
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4))
+  offset = offset + 4
+  -- current_players
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
+  tree:add_le(F["rtype_impl.lobby_state_update.current_players"], tvb(offset, 1))
+  offset = offset + 1
+  return offset, v
+end
+
+-- Packet.checksum: verified over the whole Packet with its own bytes zeroed.
+local function verify_Packet_checksum(tvb, start, stop, at, item)
+  local stored = tvb(at, 2):le_uint()
+  local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
+  if computed == stored then
+    item:append_text(" [correct]")
+    item:add(F["rtype_impl.checksum.status"], tvb(at, 2), 1):set_generated()
+  else
+    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
+    item:add(F["rtype_impl.checksum.status"], tvb(at, 2), 0):set_generated()
+    item:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    BAD_CHECKSUM = true
+  end
+end
+
+local cs_at_checksum, cs_item_checksum
+
 -- Packet: One RTP datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range
   local v = {}
+  ROOT_VALUES = v
+  cs_item_checksum = nil
   -- magic: Protocol identifier; packets with another value are dropped.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "magic", 2, limit - offset) end
   range = tvb(offset, 2)
@@ -626,20 +1273,21 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.payload_size = val
   offset = offset + 2
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
-  local cs_at_checksum = offset
+  cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["rtype_impl.checksum"], range)
   val = range:le_uint()
   v.checksum = val
   offset = offset + 2
-  local cs_item_checksum = item
+  cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
-    tree:add(F["rtype_impl.payload"], tvb(offset, n))
+    item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
     v.payload = n
   else
     if tag_payload == 1 then
@@ -676,24 +1324,58 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 4 then
       if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+    elseif tag_payload == 7 then
+      if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+    elseif tag_payload == 8 then
+      sub = tree:add(tvb(offset, n), "Payload: ResLobbyList")
+      nxt, val = dissect_ResLobbyList(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 9 then
+      sub = tree:add(tvb(offset, n), "Payload: ReqCreateLobby")
+      nxt, val = dissect_ReqCreateLobby(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 10 then
+      sub = tree:add(tvb(offset, n), "Payload: ResCreateLobby")
+      nxt, val = dissect_ResCreateLobby(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 11 then
+      sub = tree:add(tvb(offset, n), "Payload: ReqJoinLobby")
+      nxt, val = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 12 then
+      sub = tree:add(tvb(offset, n), "Payload: ResJoinLobby")
+      nxt, val = dissect_ResJoinLobby(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 13 then
+      sub = tree:add(tvb(offset, n), "Payload: ReqLeaveLobby")
+      nxt, val = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    elseif tag_payload == 14 then
+      sub = tree:add(tvb(offset, n), "Payload: LobbyStateUpdate")
+      nxt, val = dissect_LobbyStateUpdate(tvb, pinfo, sub, offset, offset + n)
+      if nxt == nil then return nil end
+      v.payload = val
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     else
-      tree:add(F["rtype_impl.payload"], tvb(offset, n))
+      item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
+      if n == 0 then item:set_text("Payload: <empty>") end
       v.payload = n
     end
   end
   offset = offset + n
-  -- checksum: verified over the whole Packet with its own bytes zeroed.
-  do
-    local computed = crc_crc16_ccitt_false(tvb, start, offset, cs_at_checksum, 2)
-    if computed == v.checksum then
-      cs_item_checksum:append_text(" [correct]")
-      cs_item_checksum:add(F["rtype_impl.checksum.status"], tvb(cs_at_checksum, 2), 1):set_generated()
-    else
-      cs_item_checksum:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-      cs_item_checksum:add(F["rtype_impl.checksum.status"], tvb(cs_at_checksum, 2), 0):set_generated()
-      cs_item_checksum:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", v.checksum, computed))
-    end
-  end
+  verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   return offset, v
 end
 
@@ -701,7 +1383,7 @@ end
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local n, sub, nxt
+  local item, n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
@@ -734,8 +1416,46 @@ local function dissect_whole(tvb, pinfo, tree, v)
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 4 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+  elseif tag_payload == 7 then
+    if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+  elseif tag_payload == 8 then
+    sub = tree:add(tvb(offset, n), "Payload: ResLobbyList")
+    nxt = dissect_ResLobbyList(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 9 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqCreateLobby")
+    nxt = dissect_ReqCreateLobby(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 10 then
+    sub = tree:add(tvb(offset, n), "Payload: ResCreateLobby")
+    nxt = dissect_ResCreateLobby(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 11 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqJoinLobby")
+    nxt = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 12 then
+    sub = tree:add(tvb(offset, n), "Payload: ResJoinLobby")
+    nxt = dissect_ResJoinLobby(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 13 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqLeaveLobby")
+    nxt = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 14 then
+    sub = tree:add(tvb(offset, n), "Payload: LobbyStateUpdate")
+    nxt = dissect_LobbyStateUpdate(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   else
-    tree:add(F["rtype_impl.payload"], tvb(offset, n))
+    item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
   end
   offset = offset + n
   return offset
@@ -810,17 +1530,23 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return "R-Type Protocol (game build) [malformed]" end
+  if offset == nil then
+    if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or tostring(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or tostring(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
+    return "R-Type Protocol (game build) [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command) .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. " " .. "[" .. flag_names(v.flags, FN_PacketFlags) .. "]" .. whole
+  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  BAD_CHECKSUM = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "R-Type Protocol (game build) [dissector error]"
@@ -828,7 +1554,41 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over (this one
+-- claims it unless its preference says otherwise).
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+proto.prefs.claim = Pref.bool("Read rtype traffic", true, "When the rtype dissector is loaded too, this one reads the traffic of their ports and heuristic (off: rtype does)")
+local function update_claim()
+  if proto.prefs.claim then
+    claims["rtype"] = "rtype_impl"
+  elseif claims["rtype"] == "rtype_impl" then
+    claims["rtype"] = "rtype"
+  end
+end
+update_claim()
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["rtype"]
+  if owner == nil or owner == "rtype_impl" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RTYPE_IMPL")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
@@ -836,7 +1596,7 @@ function proto.dissector(tvb, pinfo, tree)
 end
 
 -- UDP ports, a preference (a range such as "8080,9000-9010").
-proto.prefs.udp_ports = Pref.range("UDP ports", "", "UDP ports of R-Type Protocol (game build)", 65535)
+proto.prefs.udp_ports = Pref.range("UDP ports", "8080,9000", "UDP ports of R-Type Protocol (game build)", 65535)
 local udp_registered = nil
 local function register_udp_ports()
   local t = DissectorTable.get("udp.port")
@@ -849,5 +1609,24 @@ end
 register_udp_ports()
 
 function proto.prefs_changed()
+  update_claim()
   register_udp_ports()
 end
+
+-- Heuristic: recognise R-Type Protocol (game build) on any UDP port.
+--   a datagram whose leading fields satisfy the schema's rule
+local function heuristic_udp(tvb, pinfo, tree)
+  if claimant() then return false end
+  local ok, matched = pcall(function()
+    local size = tvb:len()
+    if size < 18 then return false end
+    local v = {}
+    v.magic = tvb(0, 2):le_uint()
+    v.payload_size = tvb(16, 2):le_uint()
+    return (((size >= 20) and (v.magic == 53710)) and (v.payload_size == (size - 20)))
+  end)
+  if not ok or not matched then return false end
+  proto.dissector(tvb, pinfo, tree)
+  return true
+end
+proto:register_heuristic("udp", heuristic_udp)

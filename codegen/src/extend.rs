@@ -68,8 +68,22 @@ pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
     }
     bp.endian = ep.endian.or(bp.endian.take());
     bp.layout = ep.layout.or(bp.layout.take());
-    if ep.transport.is_some() {
-        bp.transport = ep.transport;
+    // Transport parts the extension states replace the base's; the others are inherited (a
+    // profile that adds a port keeps the base's heuristic).
+    match (bp.transport.as_mut(), ep.transport) {
+        (Some(b), Some(e)) => {
+            if e.udp.is_some() {
+                b.udp = e.udp;
+            }
+            if e.tcp.is_some() {
+                b.tcp = e.tcp;
+            }
+            if e.heuristic.is_some() {
+                b.heuristic = e.heuristic;
+            }
+        }
+        (None, e @ Some(_)) => bp.transport = e,
+        (_, None) => {}
     }
     if ep.conversation.is_some() {
         bp.conversation = ep.conversation;

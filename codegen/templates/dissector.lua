@@ -415,16 +415,18 @@ local function utf8_valid(s)
 end
 
 -- Names of the set bits of `v` from a {mask, name} list, for the Info column.
-local function flag_names(v, names)
+-- The names of the bits set, `gap .. "[A,B]"`, or "" when none is.
+local function flag_names(v, names, gap)
   local out = {}
   for _, pair in ipairs(names) do
     if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
   end
-  return table.concat(out, ",")
+  if #out == 0 then return "" end
+  return gap .. "[" .. table.concat(out, ",") .. "]"
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
 {%- if conversations %}
 
@@ -515,6 +517,16 @@ local function app_payload(tvb, pinfo, tree, id, first, last)
     app_try(tvb, pinfo, tree, id, 0, 0)
   end
 end
+{%- endif %}
+{%- if has_checksums %}
+
+-- Set when a checksum is wrong: the Info column says so.
+local BAD_CHECKSUM = false
+{%- endif %}
+{%- if !partial_info.is_empty() %}
+
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
 {%- endif %}
 {% for s in structs %}
 {{ s }}
@@ -729,7 +741,15 @@ local function dissect_message(tvb, pinfo, root)
 {%- else %}
   local size = tvb:len()
   local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
-  if offset == nil then return "{{ title }} [malformed]" end
+  if offset == nil then
+{%- for call in root_checksums %}
+    {{ call }}
+{%- endfor %}
+{%- if !partial_info.is_empty() %}
+    if next(ROOT_VALUES) ~= nil then return {{ partial_info }} .. " [malformed]" end
+{%- endif %}
+    return "{{ title }} [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -763,9 +783,15 @@ local function dissect_protected(tvb, pinfo, root)
 {%- if has_joins %}
   INFO_SUFFIX = ""
 {%- endif %}
+{%- if has_checksums %}
+  BAD_CHECKSUM = false
+{%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
 {%- if has_joins %}
   if ok then info = info .. INFO_SUFFIX end
+{%- endif %}
+{%- if has_checksums %}
+  if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
 {%- endif %}
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
@@ -834,7 +860,50 @@ end
 {%- endif %}
 {%- else %}
 
+{%- if let Some(f) = family %}
+
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over{% if f.base.is_some() %} (this one
+-- claims it unless its preference says otherwise){% endif %}.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+{%- if let Some(base) = f.base %}
+proto.prefs.claim = Pref.bool("Read {{ base }} traffic", true, "When the {{ base }} dissector is loaded too, this one reads the traffic of their ports and heuristic (off: {{ base }} does)")
+local function update_claim()
+  if proto.prefs.claim then
+    claims["{{ f.name }}"] = "{{ name }}"
+  elseif claims["{{ f.name }}"] == "{{ name }}" then
+    claims["{{ f.name }}"] = "{{ base }}"
+  end
+end
+update_claim()
+{%- else %}
+if claims["{{ f.name }}"] == nil then claims["{{ f.name }}"] = "{{ name }}" end
+{%- endif %}
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["{{ f.name }}"]
+  if owner == nil or owner == "{{ name }}" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+{%- endif %}
+
 function proto.dissector(tvb, pinfo, tree)
+{%- if family.is_some() %}
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
+{%- endif %}
   pinfo.cols.protocol:set("{{ column }}")
 {%- if tcp_framing.is_some() %}
   if pinfo.port_type == 2 then -- TCP
@@ -871,6 +940,11 @@ register_{{ t.lower }}_ports()
 {%- endfor %}
 
 function proto.prefs_changed()
+{%- if let Some(f) = family %}
+{%- if f.base.is_some() %}
+  update_claim()
+{%- endif %}
+{%- endif %}
 {%- for t in port_tables %}
   register_{{ t.lower }}_ports()
 {%- endfor %}
@@ -880,6 +954,9 @@ end
 -- Heuristic: recognise {{ title }} on any UDP port.
 --   {{ h.doc }}
 local function heuristic_udp(tvb, pinfo, tree)
+{%- if family.is_some() %}
+  if claimant() then return false end
+{%- endif %}
   local ok, matched = pcall(function()
     local size = tvb:len()
     if size < {{ h.min_len }} then return false end

@@ -131,6 +131,8 @@ pub struct Field {
     pub size: usize,
     pub show: String,
     pub value: String,
+    /// The whole label as Wireshark shows it (`Custom: <empty>`).
+    pub showname: String,
 }
 
 /// What tshark made of a capture: every field of every frame, plus its diagnostics.
@@ -222,6 +224,7 @@ pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
             size: n.attribute("size")?.parse().ok()?,
             show: n.attribute("show").unwrap_or("").to_string(),
             value: n.attribute("value").unwrap_or("").to_string(),
+            showname: n.attribute("showname").unwrap_or("").to_string(),
         })
     };
     let packets: Vec<roxmltree::Node> = doc
@@ -639,4 +642,27 @@ pub fn application_cross_check(
         }
     }
     pcap
+}
+
+/// The Info column of every frame of `pcap` dissected with the dissectors at `luas` (relative
+/// to the repository) and `extra` arguments.
+pub fn info_column(pcap: &Path, luas: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut cmd = tshark_command();
+    cmd.arg("-r").arg(pcap);
+    for lua in luas {
+        cmd.arg("-X")
+            .arg(format!("lua_script:{}", repo_root().join(lua).display()));
+    }
+    let out = cmd
+        .args(["-T", "fields", "-e", "_ws.col.Info"])
+        .args(extra)
+        .output()
+        .expect("tshark runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tshark failed: {stderr}");
+    assert!(!stderr.contains("Lua"), "a Lua error:\n{stderr}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
 }

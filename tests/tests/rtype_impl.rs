@@ -43,9 +43,10 @@ fn vectors() -> Vec<(u8, &'static str, rtype_impl::PacketPayload<'static>)> {
         // S_ENTITY_STATE as a world delta: tick 42, four entries, every op.
         (
             0x11,
-            "2a 00 00 00  04 00 00 00
+            "2a 00 00 00  05 00 00 00
              00 01 00 00 00
-             02 01 00 00 00  05  03 00  aa bb cc
+             02 01 00 00 00  0c  03 00  aa bb cc
+             02 01 00 00 00  05  10 00  00 00 80 3f 00 00 00 40 00 00 00 00 00 00 00 00
              03 01 00 00 00  05
              01 09 00 00 00",
             PacketPayload::SEntityState(SEntityState {
@@ -57,15 +58,30 @@ fn vectors() -> Vec<(u8, &'static str, rtype_impl::PacketPayload<'static>)> {
                     },
                     DeltaEntry {
                         entity_id: 1,
+                        // A component type WIRE-NOTES does not name: its data as bytes.
                         component: DeltaEntryComponent::SetComponent(SetComponent {
-                            component_type: 5,
-                            data: Cow::Borrowed(&[0xaa, 0xbb, 0xcc]),
+                            data: SetComponentData::Other {
+                                component_type: ComponentType::Unknown(12),
+                                data: Cow::Borrowed(&[0xaa, 0xbb, 0xcc]),
+                            },
+                        }),
+                    },
+                    DeltaEntry {
+                        entity_id: 1,
+                        // 5 hitbox: width, height, offset_x, offset_y (f32).
+                        component: DeltaEntryComponent::SetComponent(SetComponent {
+                            data: SetComponentData::Hitbox(Hitbox {
+                                width: 1.0,
+                                height: 2.0,
+                                offset_x: 0.0,
+                                offset_y: 0.0,
+                            }),
                         }),
                     },
                     DeltaEntry {
                         entity_id: 1,
                         component: DeltaEntryComponent::RemoveComponent(RemoveComponent {
-                            component_type: 5,
+                            component_type: ComponentType::Hitbox,
                         }),
                     },
                     DeltaEntry {

@@ -125,6 +125,48 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     out
 }
 
+/// Integer tag fields that switches name: for each (struct, field) that is the whole tag of a
+/// switch in its own struct, the name of the case each single tag value selects (Wireshark shows
+/// `Variant: Pong (1)`, the crate's variant name). Tags whose switches disagree get none.
+pub fn case_names(
+    p: &Protocol,
+) -> std::collections::HashMap<(StructId, usize), Vec<(u64, String)>> {
+    let mut out: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>> =
+        std::collections::HashMap::new();
+    let mut disputed = HashSet::new();
+    for (sid, s) in p.structs.iter().enumerate() {
+        for f in &s.fields {
+            let Ty::Union(u) = &f.ty else { continue };
+            let Expr::Field(path) = &u.on else { continue };
+            let [tag] = path.as_slice() else { continue };
+            if tag.struct_id != sid || !matches!(p.field(tag).ty, Ty::Int(_)) {
+                continue;
+            }
+            let names: Vec<(u64, String)> = u
+                .cases
+                .iter()
+                .flat_map(|c| {
+                    c.values.iter().filter_map(|v| match v {
+                        CaseValue::One(x) => Some((*x, c.variant.clone())),
+                        CaseValue::Range(..) => None,
+                    })
+                })
+                .collect();
+            let key = (sid, tag.field);
+            match out.get(&key) {
+                Some(seen) if *seen != names => {
+                    disputed.insert(key);
+                }
+                _ => {
+                    out.insert(key, names);
+                }
+            }
+        }
+    }
+    out.retain(|k, names| !disputed.contains(k) && !names.is_empty());
+    out
+}
+
 /// The enums, flags and structs an extending schema takes from its base crate (`pub use`):
 /// those it does not declare, whose every part is taken too. The root and the types that
 /// reassembly code adds methods to are always its own.

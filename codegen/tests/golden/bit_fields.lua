@@ -133,7 +133,7 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   offset = offset + 32
   -- rest
   item = tree:add(F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) end
+  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Rest: <empty>") end
   v.rest = limit - offset
   offset = limit
   return offset, v
@@ -163,7 +163,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["bit_fields"] == nil then claims["bit_fields"] = "bit_fields" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["bit_fields"]
+  if owner == nil or owner == "bit_fields" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("BIT_FIELDS")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

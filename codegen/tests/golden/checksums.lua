@@ -172,43 +172,54 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- Set when a checksum is wrong: the Info column says so.
+local BAD_CHECKSUM = false
+
+-- Checked.checksum: verified over the whole Checked with its own bytes zeroed.
+local function verify_Checked_checksum(tvb, start, stop, at, item)
+  local stored = tvb(at, 2):le_uint()
+  local computed = crc_crc16_ccitt_false(tvb, start, stop, at, 2)
+  if computed == stored then
+    item:append_text(" [correct]")
+    item:add(F["checksums.checksum.status"], tvb(at, 2), 1):set_generated()
+  else
+    item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
+    item:add(F["checksums.checksum.status"], tvb(at, 2), 0):set_generated()
+    item:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    BAD_CHECKSUM = true
+  end
+end
+
+local cs_at_checksum, cs_item_checksum
+
 -- Checked
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, val, range
   local v = {}
+  cs_item_checksum = nil
   -- sequence
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   tree:add_le(F["checksums.sequence"], tvb(offset, 4))
   offset = offset + 4
   -- checksum
-  local cs_at_checksum = offset
+  cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
   range = tvb(offset, 2)
   item = tree:add_le(F["checksums.checksum"], range)
   val = range:le_uint()
   v.checksum = val
   offset = offset + 2
-  local cs_item_checksum = item
+  cs_item_checksum = item
   -- data
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  tree:add(F["checksums.data"], tvb(offset, n))
+  item = tree:add(F["checksums.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
-  -- checksum: verified over the whole Checked with its own bytes zeroed.
-  do
-    local computed = crc_crc16_ccitt_false(tvb, start, offset, cs_at_checksum, 2)
-    if computed == v.checksum then
-      cs_item_checksum:append_text(" [correct]")
-      cs_item_checksum:add(F["checksums.checksum.status"], tvb(cs_at_checksum, 2), 1):set_generated()
-    else
-      cs_item_checksum:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
-      cs_item_checksum:add(F["checksums.checksum.status"], tvb(cs_at_checksum, 2), 0):set_generated()
-      cs_item_checksum:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", v.checksum, computed))
-    end
-  end
+  verify_Checked_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   return offset, v
 end
 
@@ -218,7 +229,10 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset = dissect_Checked(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Checksums [malformed]" end
+  if offset == nil then
+    if cs_item_checksum ~= nil then verify_Checked_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
+    return "Checksums [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -227,7 +241,9 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  BAD_CHECKSUM = false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "Checksums [dissector error]"
@@ -235,7 +251,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["checksums"] == nil then claims["checksums"] = "checksums" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["checksums"]
+  if owner == nil or owner == "checksums" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CHECKSUMS")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

@@ -122,7 +122,7 @@ end
 -- Packet
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
-  local n
+  local item, n
   local v = {}
   -- sequence
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
@@ -131,7 +131,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- data
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
-  tree:add(F["conversation.data"], tvb(offset, n))
+  item = tree:add(F["conversation.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
@@ -188,7 +189,9 @@ local function dissect_message(tvb, pinfo, root)
   end
   local size = tvb:len()
   local offset = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Conversation [malformed]" end
+  if offset == nil then
+    return "Conversation [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -205,7 +208,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["conversation"] == nil then claims["conversation"] = "conversation" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["conversation"]
+  if owner == nil or owner == "conversation" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("CONVERSATION")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

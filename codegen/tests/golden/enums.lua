@@ -72,15 +72,19 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
-local function enum_name(vs, v)
-  return vs[v] or string.format("Unknown(%d)", v)
+local function enum_name(vs, v, unknown)
+  return vs[v] or string.format(unknown, v)
 end
+
+-- The root's values as far as they were read (the Info column of a malformed message).
+local ROOT_VALUES = {}
 
 -- Both
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Both(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
+  ROOT_VALUES = v
   -- open
   if limit - offset < 1 then return truncated(tree, tvb, offset, "open", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -106,11 +110,14 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Both(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Enums [malformed]" end
+  if offset == nil then
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.open == nil and "?" or enum_name(VS_Open, ROOT_VALUES.open, "Unknown (0x%02x)")) .. " [malformed]" end
+    return "Enums [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_Open, v.open)
+  return enum_name(VS_Open, v.open, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
@@ -123,7 +130,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["enums"] == nil then claims["enums"] = "enums" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["enums"]
+  if owner == nil or owner == "enums" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("ENUMS")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

@@ -141,7 +141,8 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
-  tree:add(F["lengths.note"], tvb(offset, n))
+  item = tree:add(F["lengths.note"], tvb(offset, n))
+  if n == 0 then item:set_text("Note: <empty>") end
   v.note = n -- bytes are kept as their length
   offset = offset + n
   -- units
@@ -168,7 +169,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   v.items = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
-  local arr_items, arr_start_items = tree:add(tvb(offset, 0), "Items"), offset
+  local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
     sub = arr_items:add(tvb(offset, 0), "Items: Item")
     nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
@@ -178,7 +179,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)
-  arr_items:append_text(string.format(" (%d)", #v.items))
+  arr_items:append_text(string.format(" (%d)", count_items))
   -- words
   v.words = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words length", 1, limit - offset) end
@@ -186,14 +187,14 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   n = tvb(offset, 1):uint()
   offset = offset + 1
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("words: impossible count %d", n)) return nil end
-  local arr_words, arr_start_words = tree:add(tvb(offset, 0), "Words"), offset
+  local arr_words, arr_start_words, count_words = tree:add(tvb(offset, 0), "Words"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
     arr_words:add(F["lengths.words"], tvb(offset, 2))
     offset = offset + 2
   end
   arr_words:set_len(offset - arr_start_words)
-  arr_words:append_text(string.format(" (%d)", #v.words))
+  arr_words:append_text(string.format(" (%d)", count_words))
   -- inner_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "inner_len", 1, limit - offset) end
   range = tvb(offset, 1)
@@ -212,14 +213,15 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- rest
   v.rest = {}
-  local arr_rest, arr_start_rest = tree:add(tvb(offset, 0), "Rest"), offset
+  local arr_rest, arr_start_rest, count_rest = tree:add(tvb(offset, 0), "Rest"), offset, 0
   while offset < limit do
+    count_rest = count_rest + 1
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
     arr_rest:add(F["lengths.rest"], tvb(offset, 1))
     offset = offset + 1
   end
   arr_rest:set_len(offset - arr_start_rest)
-  arr_rest:append_text(string.format(" (%d)", #v.rest))
+  arr_rest:append_text(string.format(" (%d)", count_rest))
   return offset, v
 end
 
@@ -229,7 +231,9 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset = dissect_Sized(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Lengths [malformed]" end
+  if offset == nil then
+    return "Lengths [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -246,7 +250,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["lengths"] == nil then claims["lengths"] = "lengths" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["lengths"]
+  if owner == nil or owner == "lengths" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("LENGTHS")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

@@ -59,11 +59,16 @@ local function is_server_port(port)
   return false
 end
 
+-- Value strings.
+local VS_CASE_Packet_command = {
+  [1] = "Hello",
+}
+
 -- Fields, by filter name.
 local F = {}
 F["reassembly.flags"] = ProtoField.uint8("reassembly.flags", "Flags", base.HEX, nil, nil, "")
 F["reassembly.flags.fragment"] = ProtoField.bool("reassembly.flags.fragment", "FRAGMENT", 8, nil, 0x1, "")
-F["reassembly.command"] = ProtoField.uint8("reassembly.command", "Command", base.DEC, nil, nil, "")
+F["reassembly.command"] = ProtoField.uint8("reassembly.command", "Command", base.DEC, VS_CASE_Packet_command, nil, "")
 F["reassembly.fragment_id"] = ProtoField.uint16("reassembly.fragment_id", "Fragment id", base.DEC, nil, nil, "")
 F["reassembly.fragment_index"] = ProtoField.uint8("reassembly.fragment_index", "Fragment index", base.DEC, nil, nil, "")
 F["reassembly.fragment_count"] = ProtoField.uint8("reassembly.fragment_count", "Fragment count", base.DEC, nil, nil, "")
@@ -216,7 +221,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 1) then
-    tree:add(F["reassembly.payload"], tvb(offset, n))
+    item = tree:add(F["reassembly.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
     v.payload = n
   else
     if tag_payload == 1 then
@@ -226,7 +232,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       v.payload = val
       if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
     else
-      tree:add(F["reassembly.payload"], tvb(offset, n))
+      item = tree:add(F["reassembly.payload"], tvb(offset, n))
+      if n == 0 then item:set_text("Payload: <empty>") end
       v.payload = n
     end
   end
@@ -238,7 +245,7 @@ end
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
   local offset, limit = 0, tvb:len()
-  local n, sub, nxt
+  local item, n, sub, nxt
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   local tag_payload = v.command
@@ -248,7 +255,8 @@ local function dissect_whole(tvb, pinfo, tree, v)
     if nxt == nil then return nil end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   else
-    tree:add(F["reassembly.payload"], tvb(offset, n))
+    item = tree:add(F["reassembly.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
   end
   offset = offset + n
   return offset
@@ -323,7 +331,9 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Reassembly [malformed]" end
+  if offset == nil then
+    return "Reassembly [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -341,7 +351,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["reassembly"] == nil then claims["reassembly"] = "reassembly" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["reassembly"]
+  if owner == nil or owner == "reassembly" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("REASSEMBLY")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

@@ -55,10 +55,14 @@ local VS_Kind = {
   [0] = "BYTE",
   [1] = "WORD",
 }
+local VS_CASE_Command_code = {
+  [1] = "Announce",
+  [2] = "Update",
+}
 
 -- Fields, by filter name.
 local F = {}
-F["state.code"] = ProtoField.uint8("state.code", "Code", base.DEC, nil, nil, "")
+F["state.code"] = ProtoField.uint8("state.code", "Code", base.DEC, VS_CASE_Command_code, nil, "")
 F["state.announce.link"] = ProtoField.uint16("state.announce.link", "Link", base.DEC, nil, nil, "")
 F["state.announce.count"] = ProtoField.uint8("state.announce.count", "Count", base.DEC, nil, nil, "")
 F["state.typed.kind"] = ProtoField.uint8("state.typed.kind", "Kind", base.HEX, VS_Kind, nil, "")
@@ -241,7 +245,7 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   v.values = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
-  local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+  local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: Typed")
     nxt, val = dissect_Typed(tvb, pinfo, sub, offset, limit)
@@ -251,7 +255,7 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
     offset = nxt
   end
   arr_values:set_len(offset - arr_start_values)
-  arr_values:append_text(string.format(" (%d)", #v.values))
+  arr_values:append_text(string.format(" (%d)", count_values))
   -- Remember the kinds announced for this link.
   do
     local list = {}
@@ -329,8 +333,9 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
     v.values = {}
     n = v.count
     if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
-    local arr_values, arr_start_values = tree:add(tvb(offset, 0), "Values"), offset
+    local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
+      count_values = count_values + 1
       sub = arr_values:add(tvb(offset, 0), "Values: Indexed")
       nxt, val = dissect_Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
@@ -340,7 +345,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
       if REST_TAKEN then break end
     end
     arr_values:set_len(offset - arr_start_values)
-    arr_values:append_text(string.format(" (%d)", #v.values))
+    arr_values:append_text(string.format(" (%d)", count_values))
   else
     tree:add(F["state.update.values.unknown"], tvb(offset, limit - offset))
     offset = limit
@@ -398,7 +403,9 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset = dissect_Command(tvb, pinfo, root, 0, size)
-  if offset == nil then return "State [malformed]" end
+  if offset == nil then
+    return "State [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -417,7 +424,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["state"] == nil then claims["state"] = "state" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["state"]
+  if owner == nil or owner == "state" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("STATE")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

@@ -101,7 +101,7 @@ end
 -- Frame
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
-  local n, val, range
+  local item, n, val, range
   local v = {}
   -- message_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
@@ -114,7 +114,8 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  tree:add(F["tcp_framing.payload"], tvb(offset, n))
+  item = tree:add(F["tcp_framing.payload"], tvb(offset, n))
+  if n == 0 then item:set_text("Payload: <empty>") end
   v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
@@ -127,7 +128,9 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset = dissect_Frame(tvb, pinfo, root, 0, size)
-  if offset == nil then return "TCP framing [malformed]" end
+  if offset == nil then
+    return "TCP framing [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -170,7 +173,32 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   return tvb:len()
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["tcp_framing"] == nil then claims["tcp_framing"] = "tcp_framing" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["tcp_framing"]
+  if owner == nil or owner == "tcp_framing" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("TCP_FRAMING")
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}

@@ -117,7 +117,8 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 0 then
-    tree:add(F["unions.body"], tvb(offset, limit - offset))
+    item = tree:add(F["unions.body"], tvb(offset, limit - offset))
+    if limit - offset == 0 then item:set_text("Body: <empty>") end
     v.body = limit - offset
     offset = limit
   end
@@ -130,7 +131,9 @@ end
 local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset = dissect_Tagged(tvb, pinfo, root, 0, size)
-  if offset == nil then return "Unions [malformed]" end
+  if offset == nil then
+    return "Unions [malformed]"
+  end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
@@ -147,7 +150,32 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
+-- the one the family's claim names reads the traffic, the others hand it over.
+local claims = rawget(_G, "wiregen_claims")
+if claims == nil then
+  claims = {}
+  rawset(_G, "wiregen_claims", claims)
+end
+if claims["unions"] == nil then claims["unions"] = "unions" end
+local claimants = {}
+
+-- The loaded dissector of the family that claims its traffic, or nil when it is this one.
+local function claimant()
+  local owner = claims["unions"]
+  if owner == nil or owner == "unions" then return nil end
+  local d = claimants[owner]
+  if d == nil then
+    local ok, found = pcall(Dissector.get, owner)
+    d = ok and found or false
+    claimants[owner] = d
+  end
+  return d or nil
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  local other = claimant()
+  if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("UNIONS")
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))

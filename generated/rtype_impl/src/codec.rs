@@ -29,6 +29,28 @@ pub enum Command {
     ReqLogout,
     /// Keep-alive
     Heartbeat,
+    /// Moved from the RFC's 0x03 (never sent).
+    ReqJoinRoom,
+    /// Moved from the RFC's 0x04 (never sent).
+    ResRoomState,
+    /// Client asks for the lobbies (empty).
+    ReqLobbyList,
+    /// The lobbies (a long list is sent as fragments).
+    ResLobbyList,
+    /// Client creates a lobby.
+    ReqCreateLobby,
+    /// Whether the lobby was created
+    ResCreateLobby,
+    /// Client joins a lobby.
+    ReqJoinLobby,
+    /// Whether the client joined
+    ResJoinLobby,
+    /// Client leaves a lobby.
+    ReqLeaveLobby,
+    /// A lobby's player count changed.
+    LobbyStateUpdate,
+    /// Named by the game build
+    ServerAssignPlayerId,
     /// A value the schema does not name, kept as it was on the wire.
     Unknown(u8),
 }
@@ -46,6 +68,17 @@ impl Command {
             255 => Self::Ack,
             3 => Self::ReqLogout,
             4 => Self::Heartbeat,
+            5 => Self::ReqJoinRoom,
+            6 => Self::ResRoomState,
+            7 => Self::ReqLobbyList,
+            8 => Self::ResLobbyList,
+            9 => Self::ReqCreateLobby,
+            10 => Self::ResCreateLobby,
+            11 => Self::ReqJoinLobby,
+            12 => Self::ResJoinLobby,
+            13 => Self::ReqLeaveLobby,
+            14 => Self::LobbyStateUpdate,
+            18 => Self::ServerAssignPlayerId,
             other => Self::Unknown(other),
         }
     }
@@ -61,6 +94,17 @@ impl Command {
             Self::Ack => 255,
             Self::ReqLogout => 3,
             Self::Heartbeat => 4,
+            Self::ReqJoinRoom => 5,
+            Self::ResRoomState => 6,
+            Self::ReqLobbyList => 7,
+            Self::ResLobbyList => 8,
+            Self::ReqCreateLobby => 9,
+            Self::ResCreateLobby => 10,
+            Self::ReqJoinLobby => 11,
+            Self::ResJoinLobby => 12,
+            Self::ReqLeaveLobby => 13,
+            Self::LobbyStateUpdate => 14,
+            Self::ServerAssignPlayerId => 18,
             Self::Unknown(raw) => raw,
         }
     }
@@ -76,6 +120,17 @@ impl Command {
             Self::Ack => Some("ACK"),
             Self::ReqLogout => Some("REQ_LOGOUT"),
             Self::Heartbeat => Some("HEARTBEAT"),
+            Self::ReqJoinRoom => Some("REQ_JOIN_ROOM"),
+            Self::ResRoomState => Some("RES_ROOM_STATE"),
+            Self::ReqLobbyList => Some("REQ_LOBBY_LIST"),
+            Self::ResLobbyList => Some("RES_LOBBY_LIST"),
+            Self::ReqCreateLobby => Some("REQ_CREATE_LOBBY"),
+            Self::ResCreateLobby => Some("RES_CREATE_LOBBY"),
+            Self::ReqJoinLobby => Some("REQ_JOIN_LOBBY"),
+            Self::ResJoinLobby => Some("RES_JOIN_LOBBY"),
+            Self::ReqLeaveLobby => Some("REQ_LEAVE_LOBBY"),
+            Self::LobbyStateUpdate => Some("LOBBY_STATE_UPDATE"),
+            Self::ServerAssignPlayerId => Some("SERVER_ASSIGN_PLAYER_ID"),
             Self::Unknown(_) => None,
         }
     }
@@ -90,6 +145,17 @@ impl Command {
         ("ACK", 255),
         ("REQ_LOGOUT", 3),
         ("HEARTBEAT", 4),
+        ("REQ_JOIN_ROOM", 5),
+        ("RES_ROOM_STATE", 6),
+        ("REQ_LOBBY_LIST", 7),
+        ("RES_LOBBY_LIST", 8),
+        ("REQ_CREATE_LOBBY", 9),
+        ("RES_CREATE_LOBBY", 10),
+        ("REQ_JOIN_LOBBY", 11),
+        ("RES_JOIN_LOBBY", 12),
+        ("REQ_LEAVE_LOBBY", 13),
+        ("LOBBY_STATE_UPDATE", 14),
+        ("SERVER_ASSIGN_PLAYER_ID", 18),
     ];
 }
 
@@ -184,6 +250,188 @@ impl<'de> serde::Deserialize<'de> for DeltaOp {
     }
 }
 
+/// The game's ECS components (WIRE-NOTES §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum ComponentType {
+    Bullet,
+    Controllable,
+    Enemy,
+    Shooter,
+    Health,
+    Hitbox,
+    Player,
+    Replicated,
+    MovementPattern,
+    Stats,
+    Tag,
+    Transform,
+    /// A value the schema does not name, kept as it was on the wire.
+    Unknown(u8),
+}
+
+impl ComponentType {
+    /// The value for `raw`; unnamed values become [`Self::Unknown`].
+    pub const fn from_raw(raw: u8) -> Self {
+        match raw {
+            0 => Self::Bullet,
+            1 => Self::Controllable,
+            2 => Self::Enemy,
+            3 => Self::Shooter,
+            4 => Self::Health,
+            5 => Self::Hitbox,
+            6 => Self::Player,
+            7 => Self::Replicated,
+            8 => Self::MovementPattern,
+            9 => Self::Stats,
+            10 => Self::Tag,
+            11 => Self::Transform,
+            other => Self::Unknown(other),
+        }
+    }
+    /// The value as it is on the wire.
+    pub const fn raw(self) -> u8 {
+        match self {
+            Self::Bullet => 0,
+            Self::Controllable => 1,
+            Self::Enemy => 2,
+            Self::Shooter => 3,
+            Self::Health => 4,
+            Self::Hitbox => 5,
+            Self::Player => 6,
+            Self::Replicated => 7,
+            Self::MovementPattern => 8,
+            Self::Stats => 9,
+            Self::Tag => 10,
+            Self::Transform => 11,
+            Self::Unknown(raw) => raw,
+        }
+    }
+    /// The schema's name for this value.
+    pub const fn name(self) -> Option<&'static str> {
+        match self {
+            Self::Bullet => Some("BULLET"),
+            Self::Controllable => Some("CONTROLLABLE"),
+            Self::Enemy => Some("ENEMY"),
+            Self::Shooter => Some("SHOOTER"),
+            Self::Health => Some("HEALTH"),
+            Self::Hitbox => Some("HITBOX"),
+            Self::Player => Some("PLAYER"),
+            Self::Replicated => Some("REPLICATED"),
+            Self::MovementPattern => Some("MOVEMENT_PATTERN"),
+            Self::Stats => Some("STATS"),
+            Self::Tag => Some("TAG"),
+            Self::Transform => Some("TRANSFORM"),
+            Self::Unknown(_) => None,
+        }
+    }
+    #[allow(dead_code)]
+    const NAMES: &'static [(&'static str, u64)] = &[
+        ("BULLET", 0),
+        ("CONTROLLABLE", 1),
+        ("ENEMY", 2),
+        ("SHOOTER", 3),
+        ("HEALTH", 4),
+        ("HITBOX", 5),
+        ("PLAYER", 6),
+        ("REPLICATED", 7),
+        ("MOVEMENT_PATTERN", 8),
+        ("STATS", 9),
+        ("TAG", 10),
+        ("TRANSFORM", 11),
+    ];
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ComponentType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ComponentType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(
+                format!("{} does not fit {}", wide, stringify!(ComponentType)),
+            ))?;
+        Ok(Self::from_raw(raw))
+    }
+}
+
+/// How an enemy moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum PatternKind {
+    Straight,
+    Sine,
+    ZigZag,
+    Dive,
+    /// A value the schema does not name, kept as it was on the wire.
+    Unknown(i32),
+}
+
+impl PatternKind {
+    /// The value for `raw`; unnamed values become [`Self::Unknown`].
+    pub const fn from_raw(raw: i32) -> Self {
+        match raw {
+            0 => Self::Straight,
+            1 => Self::Sine,
+            2 => Self::ZigZag,
+            3 => Self::Dive,
+            other => Self::Unknown(other),
+        }
+    }
+    /// The value as it is on the wire.
+    pub const fn raw(self) -> i32 {
+        match self {
+            Self::Straight => 0,
+            Self::Sine => 1,
+            Self::ZigZag => 2,
+            Self::Dive => 3,
+            Self::Unknown(raw) => raw,
+        }
+    }
+    /// The schema's name for this value.
+    pub const fn name(self) -> Option<&'static str> {
+        match self {
+            Self::Straight => Some("STRAIGHT"),
+            Self::Sine => Some("SINE"),
+            Self::ZigZag => Some("ZIG_ZAG"),
+            Self::Dive => Some("DIVE"),
+            Self::Unknown(_) => None,
+        }
+    }
+    #[allow(dead_code)]
+    const NAMES: &'static [(&'static str, u64)] = &[
+        ("STRAIGHT", 0),
+        ("SINE", 1),
+        ("ZIG_ZAG", 2),
+        ("DIVE", 3),
+    ];
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for PatternKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for PatternKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        let raw = i32::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(
+                format!("{} does not fit {}", wide, stringify!(PatternKind)),
+            ))?;
+        Ok(Self::from_raw(raw))
+    }
+}
+
 pub use rtype::PacketFlags;
 
 pub use rtype::InputMask;
@@ -237,6 +485,14 @@ pub enum PacketPayload<'a> {
     Ack,
     ReqLogout(ReqLogout),
     Heartbeat,
+    ReqLobbyList,
+    ResLobbyList(ResLobbyList<'a>),
+    ReqCreateLobby(ReqCreateLobby<'a>),
+    ResCreateLobby(ResCreateLobby<'a>),
+    ReqJoinLobby(LobbyRef),
+    ResJoinLobby(ResJoinLobby<'a>),
+    ReqLeaveLobby(LobbyRef),
+    LobbyStateUpdate(LobbyStateUpdate),
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: Command,
@@ -259,6 +515,14 @@ impl<'a> PacketPayload<'a> {
             Self::Ack { .. } => Command::Ack,
             Self::ReqLogout { .. } => Command::ReqLogout,
             Self::Heartbeat { .. } => Command::Heartbeat,
+            Self::ReqLobbyList { .. } => Command::ReqLobbyList,
+            Self::ResLobbyList { .. } => Command::ResLobbyList,
+            Self::ReqCreateLobby { .. } => Command::ReqCreateLobby,
+            Self::ResCreateLobby { .. } => Command::ResCreateLobby,
+            Self::ReqJoinLobby { .. } => Command::ReqJoinLobby,
+            Self::ResJoinLobby { .. } => Command::ResJoinLobby,
+            Self::ReqLeaveLobby { .. } => Command::ReqLeaveLobby,
+            Self::LobbyStateUpdate { .. } => Command::LobbyStateUpdate,
             Self::Other { command, .. } => *command,
         }
     }
@@ -281,6 +545,30 @@ impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
             Self::Ack => PacketPayload::Ack,
             Self::ReqLogout(value) => PacketPayload::ReqLogout(value),
             Self::Heartbeat => PacketPayload::Heartbeat,
+            Self::ReqLobbyList => PacketPayload::ReqLobbyList,
+            Self::ResLobbyList(value) => {
+                PacketPayload::ResLobbyList(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::ReqCreateLobby(value) => {
+                PacketPayload::ReqCreateLobby(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::ResCreateLobby(value) => {
+                PacketPayload::ResCreateLobby(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::ReqJoinLobby(value) => PacketPayload::ReqJoinLobby(value),
+            Self::ResJoinLobby(value) => {
+                PacketPayload::ResJoinLobby(
+                    wiregen_runtime::IntoOwned::into_owned(value),
+                )
+            }
+            Self::ReqLeaveLobby(value) => PacketPayload::ReqLeaveLobby(value),
+            Self::LobbyStateUpdate(value) => PacketPayload::LobbyStateUpdate(value),
             Self::Other { command, data } => {
                 PacketPayload::Other {
                     command,
@@ -419,6 +707,42 @@ impl<'a> Codec<'a> for Packet<'a> {
                         )
                     }
                     4 => PacketPayload::Heartbeat,
+                    7 => PacketPayload::ReqLobbyList,
+                    8 => {
+                        PacketPayload::ResLobbyList(
+                            ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    9 => {
+                        PacketPayload::ReqCreateLobby(
+                            ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    10 => {
+                        PacketPayload::ResCreateLobby(
+                            ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    11 => {
+                        PacketPayload::ReqJoinLobby(
+                            LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    12 => {
+                        PacketPayload::ResJoinLobby(
+                            ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    13 => {
+                        PacketPayload::ReqLeaveLobby(
+                            LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
+                    14 => {
+                        PacketPayload::LobbyStateUpdate(
+                            LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
+                        )
+                    }
                     _ => {
                         PacketPayload::Other {
                             command,
@@ -534,9 +858,33 @@ impl<'a> Codec<'a> for Packet<'a> {
                     value.write(w).map_err(|e| e.within("payload"))?;
                 }
                 PacketPayload::Heartbeat => {}
+                PacketPayload::ReqLobbyList => {}
+                PacketPayload::ResLobbyList(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::ReqCreateLobby(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::ResCreateLobby(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::ReqJoinLobby(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::ResJoinLobby(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::ReqLeaveLobby(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
+                PacketPayload::LobbyStateUpdate(value) => {
+                    value.write(w).map_err(|e| e.within("payload"))?;
+                }
                 PacketPayload::Other { command, data, .. } => {
                     if self.flags.bits() & 2 == 0
-                        && matches!(command.raw() as i128, 1..= 4 | 16..= 17 | 255)
+                        && matches!(
+                            command.raw() as i128, 1..= 4 | 7..= 14 | 16..= 17 | 255
+                        )
                     {
                         return Err(
                             EncodeError::new(
@@ -887,9 +1235,8 @@ impl wiregen_runtime::Type for DeltaEntry<'static> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SetComponent<'a> {
-    pub component_type: u8,
-    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
-    pub data: Cow<'a, [u8]>,
+    /// The component's value, by its type.
+    pub data: SetComponentData<'a>,
 }
 
 impl wiregen_runtime::IntoOwned for SetComponent<'_> {
@@ -897,8 +1244,82 @@ impl wiregen_runtime::IntoOwned for SetComponent<'_> {
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> SetComponent<'static> {
         SetComponent {
-            component_type: self.component_type,
             data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
+/// The component's value, by its type.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub enum SetComponentData<'a> {
+    Bullet,
+    Controllable(Controllable),
+    Enemy,
+    Shooter(Shooter),
+    Health(Health),
+    Hitbox(Hitbox),
+    Player(PlayerComponent),
+    Replicated(Replicated),
+    MovementPattern(MovementPattern),
+    Stats(Stats),
+    Tag(Tag),
+    Transform(Transform),
+    /// Any other tag value: the data is kept as bytes.
+    Other {
+        component_type: ComponentType,
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
+        data: Cow<'a, [u8]>,
+    },
+}
+
+impl<'a> SetComponentData<'a> {
+    /// The `component_type` this variant is sent with.
+    pub fn component_type(&self) -> ComponentType {
+        match self {
+            Self::Bullet { .. } => ComponentType::Bullet,
+            Self::Controllable { .. } => ComponentType::Controllable,
+            Self::Enemy { .. } => ComponentType::Enemy,
+            Self::Shooter { .. } => ComponentType::Shooter,
+            Self::Health { .. } => ComponentType::Health,
+            Self::Hitbox { .. } => ComponentType::Hitbox,
+            Self::Player { .. } => ComponentType::Player,
+            Self::Replicated { .. } => ComponentType::Replicated,
+            Self::MovementPattern { .. } => ComponentType::MovementPattern,
+            Self::Stats { .. } => ComponentType::Stats,
+            Self::Tag { .. } => ComponentType::Tag,
+            Self::Transform { .. } => ComponentType::Transform,
+            Self::Other { component_type, .. } => *component_type,
+        }
+    }
+}
+
+impl wiregen_runtime::IntoOwned for SetComponentData<'_> {
+    type Owned = SetComponentData<'static>;
+    fn into_owned(self) -> SetComponentData<'static> {
+        match self {
+            Self::Bullet => SetComponentData::Bullet,
+            Self::Controllable(value) => SetComponentData::Controllable(value),
+            Self::Enemy => SetComponentData::Enemy,
+            Self::Shooter(value) => SetComponentData::Shooter(value),
+            Self::Health(value) => SetComponentData::Health(value),
+            Self::Hitbox(value) => SetComponentData::Hitbox(value),
+            Self::Player(value) => SetComponentData::Player(value),
+            Self::Replicated(value) => SetComponentData::Replicated(value),
+            Self::MovementPattern(value) => SetComponentData::MovementPattern(value),
+            Self::Stats(value) => SetComponentData::Stats(value),
+            Self::Tag(value) => SetComponentData::Tag(value),
+            Self::Transform(value) => SetComponentData::Transform(value),
+            Self::Other { component_type, data } => {
+                SetComponentData::Other {
+                    component_type,
+                    data: wiregen_runtime::IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -910,9 +1331,9 @@ impl<'a> Codec<'a> for SetComponent<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let component_type = {
             let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("component_type")?);
-            r.note("rtype_impl.set_component.component_type", at, Value::U(v as u64));
-            v
+            let raw = u8::from_le_bytes(r.array::<1usize>("component_type")?);
+            r.note("rtype_impl.set_component.component_type", at, Value::U(raw as u64));
+            ComponentType::from_raw(raw)
         };
         let data_size = {
             let at = r.pos();
@@ -922,25 +1343,131 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         };
         let data = {
             let n = r.length(data_size as i128, "data")?;
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("rtype_impl.set_component.data", at, Value::Bytes(v));
-            Cow::Borrowed(v)
+            let saved = r.limit(n, "data")?;
+            let v = match component_type.raw() as i128 {
+                0 => SetComponentData::Bullet,
+                1 => {
+                    SetComponentData::Controllable(
+                        Controllable::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                2 => SetComponentData::Enemy,
+                3 => {
+                    SetComponentData::Shooter(
+                        Shooter::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                4 => {
+                    SetComponentData::Health(
+                        Health::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                5 => {
+                    SetComponentData::Hitbox(
+                        Hitbox::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                6 => {
+                    SetComponentData::Player(
+                        PlayerComponent::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                7 => {
+                    SetComponentData::Replicated(
+                        Replicated::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                8 => {
+                    SetComponentData::MovementPattern(
+                        MovementPattern::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                9 => {
+                    SetComponentData::Stats(
+                        Stats::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                10 => SetComponentData::Tag(Tag::read(r).map_err(|e| e.within("data"))?),
+                11 => {
+                    SetComponentData::Transform(
+                        Transform::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
+                _ => {
+                    SetComponentData::Other {
+                        component_type,
+                        data: {
+                            let at = r.pos();
+                            let v = r.take(r.remaining(), "data")?;
+                            r.note("rtype_impl.set_component.data", at, Value::Bytes(v));
+                            Cow::Borrowed(v)
+                        },
+                    }
+                }
+            };
+            r.unlimit(saved, "data")?;
+            v
         };
-        Ok(Self { component_type, data })
+        Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.component_type;
-            w.put(&(*v).to_le_bytes());
-        }
-        let data_size = fit(self.data.len() as u64, 65535, "data_size")? as u16;
-        w.put(&data_size.to_le_bytes());
+        let component_type = self.data.component_type();
+        w.put(&component_type.raw().to_le_bytes());
+        let data_size_at = w.len();
+        w.put(&[0u8; 2]);
+        let data_at = w.len();
         {
             let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
+            match v {
+                SetComponentData::Bullet => {}
+                SetComponentData::Controllable(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Enemy => {}
+                SetComponentData::Shooter(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Health(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Hitbox(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Player(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Replicated(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::MovementPattern(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Stats(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Tag(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Transform(value) => {
+                    value.write(w).map_err(|e| e.within("data"))?;
+                }
+                SetComponentData::Other { component_type, data, .. } => {
+                    if matches!(component_type.raw() as i128, 0..= 11) {
+                        return Err(
+                            EncodeError::new(
+                                "data",
+                                EncodeErrorKind::TagHasVariant {
+                                    tag: component_type.raw() as i128 as u64,
+                                },
+                            ),
+                        );
+                    }
+                    w.put(data);
+                }
+            }
         }
+        let value = fit((w.len() - data_at) as u64, 65535, "data_size")?;
+        w.patch(data_size_at, &(value as u16).to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -956,7 +1483,7 @@ impl wiregen_runtime::Type for SetComponent<'static> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct RemoveComponent {
-    pub component_type: u8,
+    pub component_type: ComponentType,
 }
 
 impl<'a> Codec<'a> for RemoveComponent {
@@ -966,16 +1493,20 @@ impl<'a> Codec<'a> for RemoveComponent {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let component_type = {
             let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("component_type")?);
-            r.note("rtype_impl.remove_component.component_type", at, Value::U(v as u64));
-            v
+            let raw = u8::from_le_bytes(r.array::<1usize>("component_type")?);
+            r.note(
+                "rtype_impl.remove_component.component_type",
+                at,
+                Value::U(raw as u64),
+            );
+            ComponentType::from_raw(raw)
         };
         Ok(Self { component_type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         {
             let v = &self.component_type;
-            w.put(&(*v).to_le_bytes());
+            w.put(&(*v).raw().to_le_bytes());
         }
         Ok(())
     }
@@ -986,6 +1517,1232 @@ impl<'a> Codec<'a> for RemoveComponent {
 
 impl wiregen_runtime::Type for RemoveComponent {
     type Of<'a> = RemoveComponent;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Controllable {
+    pub speed: f32,
+}
+
+impl<'a> Codec<'a> for Controllable {
+    const NAME: &'static str = "Controllable";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let speed = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("speed")?);
+            r.note("rtype_impl.controllable.speed", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self { speed })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.speed;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Controllable {
+    type Of<'a> = Controllable;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Shooter {
+    /// Seconds until the next shot.
+    pub timer: f32,
+}
+
+impl<'a> Codec<'a> for Shooter {
+    const NAME: &'static str = "Shooter";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let timer = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("timer")?);
+            r.note("rtype_impl.shooter.timer", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self { timer })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.timer;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Shooter {
+    type Of<'a> = Shooter;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Health {
+    pub hp: i32,
+    pub max_hp: i32,
+    pub changes: i32,
+}
+
+impl<'a> Codec<'a> for Health {
+    const NAME: &'static str = "Health";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let hp = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("hp")?);
+            r.note("rtype_impl.health.hp", at, Value::I(v as i64));
+            v
+        };
+        let max_hp = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("max_hp")?);
+            r.note("rtype_impl.health.max_hp", at, Value::I(v as i64));
+            v
+        };
+        let changes = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("changes")?);
+            r.note("rtype_impl.health.changes", at, Value::I(v as i64));
+            v
+        };
+        Ok(Self { hp, max_hp, changes })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.hp;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.max_hp;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.changes;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Health {
+    type Of<'a> = Health;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Hitbox {
+    pub width: f32,
+    pub height: f32,
+    pub offset_x: f32,
+    pub offset_y: f32,
+}
+
+impl<'a> Codec<'a> for Hitbox {
+    const NAME: &'static str = "Hitbox";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let width = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("width")?);
+            r.note("rtype_impl.hitbox.width", at, Value::F(v as f64));
+            v
+        };
+        let height = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("height")?);
+            r.note("rtype_impl.hitbox.height", at, Value::F(v as f64));
+            v
+        };
+        let offset_x = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("offset_x")?);
+            r.note("rtype_impl.hitbox.offset_x", at, Value::F(v as f64));
+            v
+        };
+        let offset_y = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("offset_y")?);
+            r.note("rtype_impl.hitbox.offset_y", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self {
+            width,
+            height,
+            offset_x,
+            offset_y,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.width;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.height;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.offset_x;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.offset_y;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Hitbox {
+    type Of<'a> = Hitbox;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct PlayerComponent {
+    pub id: u8,
+    pub shoot_cooldown: f32,
+}
+
+impl<'a> Codec<'a> for PlayerComponent {
+    const NAME: &'static str = "PlayerComponent";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let id = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("id")?);
+            r.note("rtype_impl.player_component.id", at, Value::U(v as u64));
+            v
+        };
+        let shoot_cooldown = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("shoot_cooldown")?);
+            r.note("rtype_impl.player_component.shoot_cooldown", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self { id, shoot_cooldown })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.id;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.shoot_cooldown;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for PlayerComponent {
+    type Of<'a> = PlayerComponent;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Replicated {
+    pub tag: u32,
+    pub last_update_tick: u64,
+}
+
+impl<'a> Codec<'a> for Replicated {
+    const NAME: &'static str = "Replicated";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let tag = {
+            let at = r.pos();
+            let v = u32::from_le_bytes(r.array::<4usize>("tag")?);
+            r.note("rtype_impl.replicated.tag", at, Value::U(v as u64));
+            v
+        };
+        let last_update_tick = {
+            let at = r.pos();
+            let v = u64::from_le_bytes(r.array::<8usize>("last_update_tick")?);
+            r.note("rtype_impl.replicated.last_update_tick", at, Value::U(v));
+            v
+        };
+        Ok(Self { tag, last_update_tick })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.tag;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.last_update_tick;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Replicated {
+    type Of<'a> = Replicated;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MovementPattern {
+    pub kind: PatternKind,
+    pub speed: f32,
+    pub amplitude: f32,
+    pub frequency: f32,
+    pub timer: f32,
+    pub base_y: f32,
+}
+
+impl<'a> Codec<'a> for MovementPattern {
+    const NAME: &'static str = "MovementPattern";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let kind = {
+            let at = r.pos();
+            let raw = i32::from_le_bytes(r.array::<4usize>("kind")?);
+            r.note("rtype_impl.movement_pattern.kind", at, Value::U(raw as u64));
+            PatternKind::from_raw(raw)
+        };
+        let speed = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("speed")?);
+            r.note("rtype_impl.movement_pattern.speed", at, Value::F(v as f64));
+            v
+        };
+        let amplitude = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("amplitude")?);
+            r.note("rtype_impl.movement_pattern.amplitude", at, Value::F(v as f64));
+            v
+        };
+        let frequency = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("frequency")?);
+            r.note("rtype_impl.movement_pattern.frequency", at, Value::F(v as f64));
+            v
+        };
+        let timer = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("timer")?);
+            r.note("rtype_impl.movement_pattern.timer", at, Value::F(v as f64));
+            v
+        };
+        let base_y = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("base_y")?);
+            r.note("rtype_impl.movement_pattern.base_y", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self {
+            kind,
+            speed,
+            amplitude,
+            frequency,
+            timer,
+            base_y,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.kind;
+            w.put(&(*v).raw().to_le_bytes());
+        }
+        {
+            let v = &self.speed;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.amplitude;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.frequency;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.timer;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.base_y;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for MovementPattern {
+    type Of<'a> = MovementPattern;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Stats {
+    pub score: i32,
+    pub dmg: i32,
+    pub kills: i32,
+    pub level: i32,
+    pub point_to_next_level: i32,
+    pub boss_active: u8,
+}
+
+impl<'a> Codec<'a> for Stats {
+    const NAME: &'static str = "Stats";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let score = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("score")?);
+            r.note("rtype_impl.stats.score", at, Value::I(v as i64));
+            v
+        };
+        let dmg = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("dmg")?);
+            r.note("rtype_impl.stats.dmg", at, Value::I(v as i64));
+            v
+        };
+        let kills = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("kills")?);
+            r.note("rtype_impl.stats.kills", at, Value::I(v as i64));
+            v
+        };
+        let level = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("level")?);
+            r.note("rtype_impl.stats.level", at, Value::I(v as i64));
+            v
+        };
+        let point_to_next_level = {
+            let at = r.pos();
+            let v = i32::from_le_bytes(r.array::<4usize>("point_to_next_level")?);
+            r.note("rtype_impl.stats.point_to_next_level", at, Value::I(v as i64));
+            v
+        };
+        let boss_active = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("boss_active")?);
+            r.note("rtype_impl.stats.boss_active", at, Value::U(v as u64));
+            v
+        };
+        Ok(Self {
+            score,
+            dmg,
+            kills,
+            level,
+            point_to_next_level,
+            boss_active,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.score;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.dmg;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.kills;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.level;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.point_to_next_level;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.boss_active;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Stats {
+    type Of<'a> = Stats;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Tag {
+    pub id: u64,
+}
+
+impl<'a> Codec<'a> for Tag {
+    const NAME: &'static str = "Tag";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let id = {
+            let at = r.pos();
+            let v = u64::from_le_bytes(r.array::<8usize>("id")?);
+            r.note("rtype_impl.tag.id", at, Value::U(v));
+            v
+        };
+        Ok(Self { id })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.id;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Tag {
+    type Of<'a> = Tag;
+}
+
+/// Position, origin, rotation and scale (44 bytes).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Transform {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+    pub origin_x: f32,
+    pub origin_y: f32,
+    pub rx: f32,
+    pub ry: f32,
+    pub rz: f32,
+    pub sx: f32,
+    pub sy: f32,
+    pub sz: f32,
+}
+
+impl<'a> Codec<'a> for Transform {
+    const NAME: &'static str = "Transform";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let x = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("x")?);
+            r.note("rtype_impl.transform.x", at, Value::F(v as f64));
+            v
+        };
+        let y = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("y")?);
+            r.note("rtype_impl.transform.y", at, Value::F(v as f64));
+            v
+        };
+        let z = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("z")?);
+            r.note("rtype_impl.transform.z", at, Value::F(v as f64));
+            v
+        };
+        let origin_x = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("origin_x")?);
+            r.note("rtype_impl.transform.origin_x", at, Value::F(v as f64));
+            v
+        };
+        let origin_y = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("origin_y")?);
+            r.note("rtype_impl.transform.origin_y", at, Value::F(v as f64));
+            v
+        };
+        let rx = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("rx")?);
+            r.note("rtype_impl.transform.rx", at, Value::F(v as f64));
+            v
+        };
+        let ry = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("ry")?);
+            r.note("rtype_impl.transform.ry", at, Value::F(v as f64));
+            v
+        };
+        let rz = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("rz")?);
+            r.note("rtype_impl.transform.rz", at, Value::F(v as f64));
+            v
+        };
+        let sx = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("sx")?);
+            r.note("rtype_impl.transform.sx", at, Value::F(v as f64));
+            v
+        };
+        let sy = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("sy")?);
+            r.note("rtype_impl.transform.sy", at, Value::F(v as f64));
+            v
+        };
+        let sz = {
+            let at = r.pos();
+            let v = f32::from_le_bytes(r.array::<4>("sz")?);
+            r.note("rtype_impl.transform.sz", at, Value::F(v as f64));
+            v
+        };
+        Ok(Self {
+            x,
+            y,
+            z,
+            origin_x,
+            origin_y,
+            rx,
+            ry,
+            rz,
+            sx,
+            sy,
+            sz,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.x;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.y;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.z;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.origin_x;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.origin_y;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.rx;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.ry;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.rz;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.sx;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.sy;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.sz;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for Transform {
+    type Of<'a> = Transform;
+}
+
+/// A lobby string, its length first (at most 64 bytes of UTF-8).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LobbyString<'a> {
+    pub text: Cow<'a, str>,
+}
+
+impl wiregen_runtime::IntoOwned for LobbyString<'_> {
+    type Owned = LobbyString<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LobbyString<'static> {
+        LobbyString {
+            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for LobbyString<'a> {
+    const NAME: &'static str = "LobbyString";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let len_at = r.pos();
+        let len = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("len")?);
+            r.note("rtype_impl.lobby_string.len", at, Value::U(v as u64));
+            v
+        };
+        if len as u64 > 64 {
+            return Err(
+                r
+                    .error(
+                        "len",
+                        len_at,
+                        DecodeErrorKind::TooLarge {
+                            value: len as u64,
+                            max: 64,
+                        },
+                    ),
+            );
+        }
+        let text = {
+            let n = r.length(len as i128, "text")?;
+            let at = r.pos();
+            let v = r.str(n, "text")?;
+            r.note("rtype_impl.lobby_string.text", at, Value::Str(Cow::Borrowed(v)));
+            Cow::Borrowed(v)
+        };
+        Ok(Self { text })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        let len = fit(self.text.len() as u64, 64, "len")? as u8;
+        w.put(&len.to_le_bytes());
+        {
+            let v = &self.text;
+            let data: &[u8] = v.as_bytes();
+            w.put(data);
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for LobbyString<'static> {
+    type Of<'a> = LobbyString<'a>;
+}
+
+/// The lobbies.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct ResLobbyList<'a> {
+    pub lobbies: Vec<LobbyInfo<'a>>,
+}
+
+impl wiregen_runtime::IntoOwned for ResLobbyList<'_> {
+    type Owned = ResLobbyList<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ResLobbyList<'static> {
+        ResLobbyList {
+            lobbies: wiregen_runtime::IntoOwned::into_owned(self.lobbies),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for ResLobbyList<'a> {
+    const NAME: &'static str = "ResLobbyList";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let count_at = r.pos();
+        let count = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("count")?);
+            r.note("rtype_impl.res_lobby_list.count", at, Value::U(v as u64));
+            v
+        };
+        if count as u64 > 32 {
+            return Err(
+                r
+                    .error(
+                        "count",
+                        count_at,
+                        DecodeErrorKind::TooLarge {
+                            value: count as u64,
+                            max: 32,
+                        },
+                    ),
+            );
+        }
+        let lobbies = {
+            let n = r.length(count as i128, "lobbies")?;
+            let mut v = Vec::with_capacity(n.min(r.remaining() / 9));
+            for _ in 0..n {
+                v.push(LobbyInfo::read(r).map_err(|e| e.within("lobbies"))?);
+            }
+            v
+        };
+        Ok(Self { lobbies })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        let count = fit(self.lobbies.len() as u64, 32, "count")? as u8;
+        w.put(&count.to_le_bytes());
+        {
+            let v = &self.lobbies;
+            for item in v.iter() {
+                item.write(w).map_err(|e| e.within("lobbies"))?;
+            }
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for ResLobbyList<'static> {
+    type Of<'a> = ResLobbyList<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LobbyInfo<'a> {
+    pub lobby_id: u32,
+    pub name: LobbyString<'a>,
+    pub current_players: u8,
+    pub max_players: u8,
+    /// The lobby's game server.
+    pub port: u16,
+}
+
+impl wiregen_runtime::IntoOwned for LobbyInfo<'_> {
+    type Owned = LobbyInfo<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> LobbyInfo<'static> {
+        LobbyInfo {
+            lobby_id: self.lobby_id,
+            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            current_players: self.current_players,
+            max_players: self.max_players,
+            port: self.port,
+        }
+    }
+}
+
+impl<'a> Codec<'a> for LobbyInfo<'a> {
+    const NAME: &'static str = "LobbyInfo";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let lobby_id = {
+            let at = r.pos();
+            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
+            r.note("rtype_impl.lobby_info.lobby_id", at, Value::U(v as u64));
+            v
+        };
+        let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
+        let current_players = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("current_players")?);
+            r.note("rtype_impl.lobby_info.current_players", at, Value::U(v as u64));
+            v
+        };
+        let max_players = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("max_players")?);
+            r.note("rtype_impl.lobby_info.max_players", at, Value::U(v as u64));
+            v
+        };
+        let port = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
+            r.note("rtype_impl.lobby_info.port", at, Value::U(v as u64));
+            v
+        };
+        Ok(Self {
+            lobby_id,
+            name,
+            current_players,
+            max_players,
+            port,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.lobby_id;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.name;
+            v.write(w).map_err(|e| e.within("name"))?;
+        }
+        {
+            let v = &self.current_players;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.max_players;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.port;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for LobbyInfo<'static> {
+    type Of<'a> = LobbyInfo<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct ReqCreateLobby<'a> {
+    pub name: LobbyString<'a>,
+    pub max_players: u8,
+}
+
+impl wiregen_runtime::IntoOwned for ReqCreateLobby<'_> {
+    type Owned = ReqCreateLobby<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ReqCreateLobby<'static> {
+        ReqCreateLobby {
+            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            max_players: self.max_players,
+        }
+    }
+}
+
+impl<'a> Codec<'a> for ReqCreateLobby<'a> {
+    const NAME: &'static str = "ReqCreateLobby";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
+        let max_players = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("max_players")?);
+            r.note("rtype_impl.req_create_lobby.max_players", at, Value::U(v as u64));
+            v
+        };
+        Ok(Self { name, max_players })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.name;
+            v.write(w).map_err(|e| e.within("name"))?;
+        }
+        {
+            let v = &self.max_players;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for ReqCreateLobby<'static> {
+    type Of<'a> = ReqCreateLobby<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct ResCreateLobby<'a> {
+    pub success: u8,
+    pub lobby_id: u32,
+    /// The lobby's game server.
+    pub port: u16,
+    /// Always present, empty on success.
+    pub error_message: LobbyString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for ResCreateLobby<'_> {
+    type Owned = ResCreateLobby<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ResCreateLobby<'static> {
+        ResCreateLobby {
+            success: self.success,
+            lobby_id: self.lobby_id,
+            port: self.port,
+            error_message: wiregen_runtime::IntoOwned::into_owned(self.error_message),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for ResCreateLobby<'a> {
+    const NAME: &'static str = "ResCreateLobby";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let success = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("success")?);
+            r.note("rtype_impl.res_create_lobby.success", at, Value::U(v as u64));
+            v
+        };
+        let lobby_id = {
+            let at = r.pos();
+            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
+            r.note("rtype_impl.res_create_lobby.lobby_id", at, Value::U(v as u64));
+            v
+        };
+        let port = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
+            r.note("rtype_impl.res_create_lobby.port", at, Value::U(v as u64));
+            v
+        };
+        let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
+        Ok(Self {
+            success,
+            lobby_id,
+            port,
+            error_message,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.success;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.lobby_id;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.port;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.error_message;
+            v.write(w).map_err(|e| e.within("error_message"))?;
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for ResCreateLobby<'static> {
+    type Of<'a> = ResCreateLobby<'a>;
+}
+
+/// One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LobbyRef {
+    pub lobby_id: u32,
+}
+
+impl<'a> Codec<'a> for LobbyRef {
+    const NAME: &'static str = "LobbyRef";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let lobby_id = {
+            let at = r.pos();
+            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
+            r.note("rtype_impl.lobby_ref.lobby_id", at, Value::U(v as u64));
+            v
+        };
+        Ok(Self { lobby_id })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.lobby_id;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for LobbyRef {
+    type Of<'a> = LobbyRef;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct ResJoinLobby<'a> {
+    pub success: u8,
+    /// The lobby's game server.
+    pub port: u16,
+    /// Always present, empty on success.
+    pub error_message: LobbyString<'a>,
+}
+
+impl wiregen_runtime::IntoOwned for ResJoinLobby<'_> {
+    type Owned = ResJoinLobby<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> ResJoinLobby<'static> {
+        ResJoinLobby {
+            success: self.success,
+            port: self.port,
+            error_message: wiregen_runtime::IntoOwned::into_owned(self.error_message),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for ResJoinLobby<'a> {
+    const NAME: &'static str = "ResJoinLobby";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let success = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("success")?);
+            r.note("rtype_impl.res_join_lobby.success", at, Value::U(v as u64));
+            v
+        };
+        let port = {
+            let at = r.pos();
+            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
+            r.note("rtype_impl.res_join_lobby.port", at, Value::U(v as u64));
+            v
+        };
+        let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
+        Ok(Self {
+            success,
+            port,
+            error_message,
+        })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.success;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.port;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.error_message;
+            v.write(w).map_err(|e| e.within("error_message"))?;
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for ResJoinLobby<'static> {
+    type Of<'a> = ResJoinLobby<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LobbyStateUpdate {
+    pub lobby_id: u32,
+    pub current_players: u8,
+}
+
+impl<'a> Codec<'a> for LobbyStateUpdate {
+    const NAME: &'static str = "LobbyStateUpdate";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let lobby_id = {
+            let at = r.pos();
+            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
+            r.note("rtype_impl.lobby_state_update.lobby_id", at, Value::U(v as u64));
+            v
+        };
+        let current_players = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("current_players")?);
+            r.note(
+                "rtype_impl.lobby_state_update.current_players",
+                at,
+                Value::U(v as u64),
+            );
+            v
+        };
+        Ok(Self { lobby_id, current_players })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.lobby_id;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.current_players;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+    fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
+        own_notes(notes)
+    }
+}
+
+impl wiregen_runtime::Type for LobbyStateUpdate {
+    type Of<'a> = LobbyStateUpdate;
 }
 
 /// Fields of the types taken from the base crate are noted under its protocol's names.
@@ -1121,6 +2878,42 @@ impl<'a> PacketPayload<'a> {
                 )
             }
             4 => PacketPayload::Heartbeat,
+            7 => PacketPayload::ReqLobbyList,
+            8 => {
+                PacketPayload::ResLobbyList(
+                    ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            9 => {
+                PacketPayload::ReqCreateLobby(
+                    ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            10 => {
+                PacketPayload::ResCreateLobby(
+                    ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            11 => {
+                PacketPayload::ReqJoinLobby(
+                    LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            12 => {
+                PacketPayload::ResJoinLobby(
+                    ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            13 => {
+                PacketPayload::ReqLeaveLobby(
+                    LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
+            14 => {
+                PacketPayload::LobbyStateUpdate(
+                    LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
+                )
+            }
             _ => {
                 PacketPayload::Other {
                     command,
@@ -1282,7 +3075,7 @@ impl wiregen_runtime::Protocol for Protocol {
     type Root<'a> = Packet<'a>;
     type Conversation = ();
     type Datagram<'a> = Packet<'a>;
-    const UDP_PORTS: &'static [u16] = &[];
+    const UDP_PORTS: &'static [u16] = &[8080, 9000];
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -1306,6 +3099,24 @@ impl wiregen_runtime::Protocol for Protocol {
         visitor.visit::<DeltaEntry<'static>>();
         visitor.visit::<SetComponent<'static>>();
         visitor.visit::<RemoveComponent>();
+        visitor.visit::<Controllable>();
+        visitor.visit::<Shooter>();
+        visitor.visit::<Health>();
+        visitor.visit::<Hitbox>();
+        visitor.visit::<PlayerComponent>();
+        visitor.visit::<Replicated>();
+        visitor.visit::<MovementPattern>();
+        visitor.visit::<Stats>();
+        visitor.visit::<Tag>();
+        visitor.visit::<Transform>();
+        visitor.visit::<LobbyString<'static>>();
+        visitor.visit::<ResLobbyList<'static>>();
+        visitor.visit::<LobbyInfo<'static>>();
+        visitor.visit::<ReqCreateLobby<'static>>();
+        visitor.visit::<ResCreateLobby<'static>>();
+        visitor.visit::<LobbyRef>();
+        visitor.visit::<ResJoinLobby<'static>>();
+        visitor.visit::<LobbyStateUpdate>();
     }
 }
 
@@ -1323,6 +3134,24 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<DeltaEntry<'static>>();
         visitor.visit::<SetComponent<'static>>();
         visitor.visit::<RemoveComponent>();
+        visitor.visit::<Controllable>();
+        visitor.visit::<Shooter>();
+        visitor.visit::<Health>();
+        visitor.visit::<Hitbox>();
+        visitor.visit::<PlayerComponent>();
+        visitor.visit::<Replicated>();
+        visitor.visit::<MovementPattern>();
+        visitor.visit::<Stats>();
+        visitor.visit::<Tag>();
+        visitor.visit::<Transform>();
+        visitor.visit::<LobbyString<'static>>();
+        visitor.visit::<ResLobbyList<'static>>();
+        visitor.visit::<LobbyInfo<'static>>();
+        visitor.visit::<ReqCreateLobby<'static>>();
+        visitor.visit::<ResCreateLobby<'static>>();
+        visitor.visit::<LobbyRef>();
+        visitor.visit::<ResJoinLobby<'static>>();
+        visitor.visit::<LobbyStateUpdate>();
     }
     fn serialize_datagram<S: serde::Serializer>(
         datagram: &Self::Datagram<'_>,

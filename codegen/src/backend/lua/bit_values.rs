@@ -172,9 +172,7 @@ impl<'p> Gen<'p> {
                     c.line(format!("{target} = val"));
                     c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
-                    c.line(format!(
-                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n))"
-                    ));
+                    add_bytes(c, tree, abbrev, &name, "bit_range(tvb, offset, 8 * n)", "n");
                     c.line(format!("{target} = n"));
                 }
                 c.line("offset = offset + 8 * n");
@@ -183,7 +181,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
                 ));
-                c.line("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) end");
+                c.line(format!("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) else item:set_text(\"{}: <empty>\") end", naming::label(&name)));
                 c.line(format!("{target} = limit - offset"));
                 c.line("offset = limit");
             }
@@ -248,9 +246,14 @@ impl<'p> Gen<'p> {
                         c.line("offset = nxt");
                     }
                     CaseBody::Bytes => {
-                        c.line(format!(
-                            "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
-                        ));
+                        add_bytes(
+                            c,
+                            tree,
+                            abbrev,
+                            &name,
+                            "bit_range(tvb, offset, limit - offset)",
+                            "limit - offset",
+                        );
                         c.line("offset = limit");
                     }
                     CaseBody::Empty => {}

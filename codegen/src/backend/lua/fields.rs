@@ -2,6 +2,24 @@
 
 use super::*;
 
+/// The value string naming the cases a switch's tag selects.
+pub(crate) fn case_names_var(p: &Protocol, sid: StructId, fi: usize) -> String {
+    format!(
+        "VS_CASE_{}_{}",
+        p.structs[sid].name, p.structs[sid].fields[fi].name
+    )
+}
+
+/// How an integer field shows: hexadecimal when asked, except that Wireshark allows signed
+/// integers only in decimal.
+pub(crate) fn int_base(it: &IntTy, hex: bool) -> &'static str {
+    if hex && !it.signed {
+        "base.HEX"
+    } else {
+        "base.DEC"
+    }
+}
+
 pub(crate) fn protofield_int(it: &IntTy) -> String {
     let bits = match it.bytes() {
         1 => 8,
@@ -25,6 +43,20 @@ impl<'p> Gen<'p> {
         for (sid, s) in p.structs.iter().enumerate() {
             for (fi, f) in s.fields.iter().enumerate() {
                 let abbrev = naming::abbrev(p, sid, fi);
+                if let (Some(_), Ty::Int(it)) = (self.case_names.get(&(sid, fi)), &f.ty) {
+                    // A switch's tag shows the name of the case it selects.
+                    self.add_field(
+                        abbrev.clone(),
+                        format!(
+                            "ProtoField.{}(\"{abbrev}\", \"{}\", base.DEC, {}, nil, \"{}\")",
+                            protofield_int(it),
+                            naming::label(&f.name),
+                            case_names_var(p, sid, fi),
+                            lua_escape(&first_line(&f.doc))
+                        ),
+                    );
+                    continue;
+                }
                 // A field's declaration depends on the layout of the type holding it.
                 self.declare(
                     s.layout,
@@ -62,14 +94,15 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let doc = lua_escape(doc);
         let hex = matches!(role, Role::Const(_) | Role::Checksum(_));
-        let base = if hex { "base.HEX" } else { "base.DEC" };
+        let base = |it: &IntTy| int_base(it, hex);
         match ty {
             Ty::Int(it) => {
                 self.add_field(
                     abbrev.into(),
                     format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {base}, nil, nil, \"{doc}\")",
-                        protofield_int(it)
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                        protofield_int(it),
+                        base(it)
                     ),
                 );
                 if matches!(role, Role::Checksum(_)) {
@@ -136,8 +169,9 @@ impl<'p> Gen<'p> {
                 self.add_field(
                     abbrev.into(),
                     format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, VS_{}, nil, \"{doc}\")",
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, VS_{}, nil, \"{doc}\")",
                         protofield_int(&e.repr),
+                        int_base(&e.repr, true),
                         e.name
                     ),
                 );
@@ -147,8 +181,9 @@ impl<'p> Gen<'p> {
                 self.add_field(
                     abbrev.into(),
                     format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.HEX, nil, nil, \"{doc}\")",
-                        protofield_int(&fl.repr)
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                        protofield_int(&fl.repr),
+                        int_base(&fl.repr, true)
                     ),
                 );
                 // In bit streams a flag's bytes are not where a mask could find it: the value is

@@ -23,7 +23,7 @@ use askama::Template;
 use std::collections::HashSet;
 
 use self::{code::*, crc::*, fields::*, session::*, structs::*, template::*, unions::*, values::*};
-use crate::ir::analysis::needed_values;
+use crate::ir::analysis::{case_names, needed_values};
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout == Layout::LsbBits
@@ -44,6 +44,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
             .collect(),
         state_readers: p.state_readers(),
+        case_names: case_names(p),
     };
     g.declare_fields()?;
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
@@ -77,6 +78,17 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .collect(),
         })
         .collect();
+    let mut tags: Vec<_> = g.case_names.iter().collect();
+    tags.sort();
+    value_strings.extend(tags.into_iter().map(|(&(sid, fi), names)| {
+        ValueString {
+            var: case_names_var(p, sid, fi),
+            entries: names
+                .iter()
+                .map(|(v, name)| (v.to_string(), lua_escape(name)))
+                .collect(),
+        }
+    }));
     value_strings.push(ValueString {
         var: "VS_CHECKSUM_STATUS".into(),
         entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
@@ -106,7 +118,27 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         Some(h) => Some(g.heuristic(h)?),
         None => None,
     };
-    let info = g.info();
+    let info = g.info("v", false);
+    // Only a byte-aligned root summarises a malformed message and re-checks its checksums.
+    let byte_root = p.root().layout != Layout::LsbBits;
+    let partial_info = if byte_root {
+        g.info("ROOT_VALUES", true)
+    } else {
+        String::new()
+    };
+    let root_checksums: Vec<String> = p
+        .root()
+        .fields
+        .iter()
+        .filter(|f| byte_root && matches!(f.role, Role::Checksum(_)))
+        .map(|f| {
+            format!(
+                "if cs_item_{0} ~= nil then verify_{1}_{0}(tvb, 0, size, cs_at_{0}, cs_item_{0}) end",
+                f.name,
+                p.root().name
+            )
+        })
+        .collect();
     let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
     let port_tables = [
         ("udp", "UDP", &p.transport.udp_ports),
@@ -261,6 +293,20 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         opening_client: opening(Side::Client),
         opening_server: opening(Side::Server),
         udp_heuristic,
+        has_checksums: p
+            .structs
+            .iter()
+            .flat_map(|s| &s.fields)
+            .any(|f| matches!(f.role, Role::Checksum(_))),
+        root_checksums,
+        partial_info,
+        family: p.application.is_none().then(|| Family {
+            name: p
+                .base
+                .as_ref()
+                .map_or_else(|| p.name.clone(), |b| b.protocol.clone()),
+            base: p.base.as_ref().map(|b| b.protocol.clone()),
+        }),
     };
     let text = d
         .render()
@@ -282,4 +328,6 @@ struct Gen<'p> {
     raw: HashSet<(StructId, usize)>,
     /// Structs whose values read conversation state.
     state_readers: Vec<bool>,
+    /// Switch tags shown with the name of the case they select.
+    case_names: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
 }

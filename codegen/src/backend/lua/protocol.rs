@@ -37,29 +37,68 @@ impl<'p> Gen<'p> {
         })
     }
 
-    pub(crate) fn info(&self) -> String {
+    /// The Info-column summary of the root's values in `v`, a Lua expression. `partial` makes it
+    /// safe over a message that stopped early: a value not read shows as `?`.
+    pub(crate) fn info(&self, v: &str, partial: bool) -> String {
         let p = self.p;
         let root = p.root();
-        let parts: Vec<String> = root
-            .info
-            .iter()
-            .map(|part| match part {
-                InfoPart::Text(t) => format!("\"{}\"", lua_escape(t)),
-                InfoPart::Field(i) => {
-                    let f = &root.fields[*i];
-                    match &f.ty {
-                        Ty::Enum(id) => {
-                            format!("enum_name(VS_{}, v.{})", p.enums[*id].name, f.name)
-                        }
-                        Ty::Flags(id) => format!(
-                            "\"[\" .. flag_names(v.{}, FN_{}) .. \"]\"",
-                            f.name, p.flags[*id].name
-                        ),
-                        _ => format!("tostring(v.{})", f.name),
+        let mut parts: Vec<String> = Vec::new();
+        for (k, part) in root.info.iter().enumerate() {
+            match part {
+                InfoPart::Text(t) => {
+                    // A flag set with no bit set shows nothing, not `[]`: the space before it
+                    // goes with it.
+                    let before_flags = matches!(root.info.get(k + 1), Some(InfoPart::Field(i))
+                        if matches!(root.fields[*i].ty, Ty::Flags(_)));
+                    let t = if before_flags {
+                        t.trim_end()
+                    } else {
+                        t.as_str()
+                    };
+                    if !t.is_empty() {
+                        parts.push(format!("\"{}\"", lua_escape(t)));
                     }
                 }
-            })
-            .collect();
+                InfoPart::Field(i) => {
+                    let f = &root.fields[*i];
+                    let value = format!("{v}.{}", f.name);
+                    let shown = match &f.ty {
+                        Ty::Enum(id) => {
+                            let e = &p.enums[*id];
+                            // An unnamed value as Wireshark shows it in the field.
+                            let unknown = if int_base(&e.repr, true) == "base.HEX" {
+                                format!("Unknown (0x%0{}x)", e.repr.bytes() * 2)
+                            } else {
+                                "Unknown (%d)".to_string()
+                            };
+                            format!("enum_name(VS_{}, {value}, \"{unknown}\")", e.name)
+                        }
+                        Ty::Flags(id) => {
+                            let gap = match k.checked_sub(1).and_then(|j| root.info.get(j)) {
+                                Some(InfoPart::Text(t)) => &t[t.trim_end().len()..],
+                                _ => "",
+                            };
+                            format!(
+                                "flag_names({value}, FN_{}, \"{}\")",
+                                p.flags[*id].name,
+                                lua_escape(gap)
+                            )
+                        }
+                        _ => format!("tostring({value})"),
+                    };
+                    let missing = if matches!(f.ty, Ty::Flags(_)) {
+                        ""
+                    } else {
+                        "?"
+                    };
+                    parts.push(if partial {
+                        format!("({value} == nil and \"{missing}\" or {shown})")
+                    } else {
+                        shown
+                    });
+                }
+            }
+        }
         parts.join(" .. ")
     }
 }

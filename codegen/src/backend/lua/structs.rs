@@ -41,13 +41,84 @@ pub(crate) fn call_struct(
     }
 }
 
+/// Where a checksum field is and its tree item (nil until it is read).
+pub(crate) fn checksum_locals(field: &str) -> String {
+    format!("cs_at_{field}, cs_item_{field}")
+}
+
 impl<'p> Gen<'p> {
+    /// `verify_<Struct>_<field>(tvb, start, stop, at, item)`: checks the checksum stored at `at`
+    /// over `[start, stop)` with its own bytes zeroed, and says so on its item.
+    fn verify_fn(&self, c: &mut Code, sid: StructId, fi: usize) {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let f = &s.fields[fi];
+        let Role::Checksum(algo) = f.role else { return };
+        let n = p.fixed_size(&f.ty).unwrap_or(2);
+        let (signed, endian) = match &f.ty {
+            Ty::Int(it) => (it.signed, it.endian),
+            _ => (false, Endian::Big),
+        };
+        let abbrev = naming::abbrev(p, sid, fi);
+        let digits = n * 2;
+        c.line(format!(
+            "-- {}.{}: verified over the whole {0} with its own bytes zeroed.",
+            s.name, f.name
+        ));
+        c.open(format!(
+            "local function verify_{}_{}(tvb, start, stop, at, item)",
+            s.name, f.name
+        ));
+        c.line(format!(
+            "local stored = tvb(at, {n}):{}",
+            int_reader(n, signed, endian)
+        ));
+        c.line(format!(
+            "local computed = {}(tvb, start, stop, at, {n})",
+            crc_func(algo)
+        ));
+        c.open("if computed == stored then");
+        c.line("item:append_text(\" [correct]\")");
+        c.line(format!(
+            "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 1):set_generated()"
+        ));
+        c.close("else");
+        c.depth += 1;
+        c.line(format!(
+            "item:append_text(string.format(\" [incorrect, should be 0x%0{digits}x]\", computed))"
+        ));
+        c.line(format!(
+            "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 0):set_generated()"
+        ));
+        c.line(format!(
+            "item:add_proto_expert_info(E.bad_checksum, string.format(\"Bad {}: stored 0x%0{digits}x, computed 0x%0{digits}x\", stored, computed))",
+            f.name
+        ));
+        c.line("BAD_CHECKSUM = true");
+        c.close("end");
+        c.close("end");
+        c.line("");
+    }
+
     pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
         for (ji, j) in self.p.joins.iter().enumerate() {
             if j.in_struct == sid {
                 self.join_fn(&mut c, ji)?;
+            }
+        }
+        let is_root = sid == self.p.root;
+        let checksums: Vec<usize> = (0..s.fields.len())
+            .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
+            .collect();
+        for &fi in &checksums {
+            self.verify_fn(&mut c, sid, fi);
+            if is_root {
+                // The root's checksum is also verified when its payload cannot be parsed
+                // (dissect_message, over the whole datagram): where it is, kept past a failure.
+                c.line(format!("local {}", checksum_locals(&s.fields[fi].name)));
+                c.line("");
             }
         }
         let d = first_line(&s.doc);
@@ -59,41 +130,31 @@ impl<'p> Gen<'p> {
         ));
         let locals = c.lines.len();
         c.line("local v = {}");
+        if is_root && !self.p.root().info.is_empty() && s.layout != Layout::LsbBits {
+            // The Info column summarises what was read even when the rest is malformed.
+            c.line("ROOT_VALUES = v");
+        }
+        for &fi in &checksums {
+            let name = &s.fields[fi].name;
+            if is_root {
+                c.line(format!("cs_item_{name} = nil"));
+            } else {
+                c.line(format!("local {}", checksum_locals(name)));
+            }
+        }
         for fi in 0..s.fields.len() {
             self.field(&mut c, sid, fi)?;
         }
-        for f in &s.fields {
-            if let Role::Checksum(algo) = f.role {
-                let n = self.p.fixed_size(&f.ty).unwrap_or(2);
-                let abbrev = naming::abbrev(
-                    self.p,
-                    sid,
-                    s.fields.iter().position(|x| x.name == f.name).unwrap(),
-                );
-                let digits = n * 2;
-                c.line(format!(
-                    "-- {}: verified over the whole {} with its own bytes zeroed.",
-                    f.name, s.name
-                ));
-                c.open("do");
-                c.line(format!(
-                    "local computed = {}(tvb, start, offset, cs_at_{1}, {n})",
-                    crc_func(algo),
-                    f.name
-                ));
-                c.open(format!("if computed == v.{} then", f.name));
-                c.line(format!("cs_item_{}:append_text(\" [correct]\")", f.name));
-                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 1):set_generated()", f.name));
-                c.close("else");
-                c.depth += 1;
-                c.line(format!("cs_item_{0}:append_text(string.format(\" [incorrect, should be 0x%0{digits}x]\", computed))", f.name));
-                c.line(format!("cs_item_{0}:add(F[\"{abbrev}.status\"], tvb(cs_at_{0}, {n}), 0):set_generated()", f.name));
-                c.line(format!(
-                    "cs_item_{0}:add_proto_expert_info(E.bad_checksum, string.format(\"Bad {0}: stored 0x%0{digits}x, computed 0x%0{digits}x\", v.{0}, computed))",
-                    f.name
-                ));
-                c.close("end");
-                c.close("end");
+        for &fi in &checksums {
+            let f = &s.fields[fi];
+            let call = format!(
+                "verify_{}_{1}(tvb, start, offset, cs_at_{1}, cs_item_{1})",
+                s.name, f.name
+            );
+            if f.condition.is_some() {
+                c.line(format!("if cs_item_{} ~= nil then {call} end", f.name));
+            } else {
+                c.line(call);
             }
         }
         for (t, table) in self.p.state.iter().enumerate() {
@@ -163,7 +224,7 @@ impl<'p> Gen<'p> {
             c.open(format!("if {e} then"));
         }
         if let Role::Checksum(_) = f.role {
-            c.line(format!("local cs_at_{} = offset", f.name));
+            c.line(format!("cs_at_{} = offset", f.name));
         }
         let target = format!("v.{}", f.name);
         let app_payload = p
@@ -179,7 +240,7 @@ impl<'p> Gen<'p> {
             self.selecting(c, sid, fi, &abbrev, &target)?;
         }
         if let Role::Checksum(_) = f.role {
-            c.line(format!("local cs_item_{} = item", f.name));
+            c.line(format!("cs_item_{} = item", f.name));
         }
         if app_payload {
             let id = p

@@ -42,6 +42,23 @@ pub(crate) struct Dissector {
     pub(crate) opening_client: Vec<(String, String)>,
     pub(crate) opening_server: Vec<(String, String)>,
     pub(crate) udp_heuristic: Option<HeuristicDef>,
+    /// Some type has a checksum (a wrong one is noted in the Info column).
+    pub(crate) has_checksums: bool,
+    /// Verifications of the root's checksums over the whole datagram, when it is malformed.
+    pub(crate) root_checksums: Vec<String>,
+    /// The Info summary over `ROOT_VALUES`, as far as a malformed message was read ("" when the
+    /// root has no summary).
+    pub(crate) partial_info: String,
+    /// The family of dissectors sharing this one's ports (not for applications).
+    pub(crate) family: Option<Family>,
+}
+
+/// A schema and the schemas extending it: one of them claims their traffic.
+pub(crate) struct Family {
+    /// The family's name: the base schema's protocol name.
+    pub(crate) name: String,
+    /// The base, when this schema extends one (it then has the `claim` preference).
+    pub(crate) base: Option<String>,
 }
 
 pub(crate) struct CrcDef {

@@ -115,9 +115,14 @@ impl<'p> Gen<'p> {
                 c.line("offset = nxt");
             }
             CaseBody::Bytes => {
-                c.line(format!(
-                    "{tree}:add(F[\"{abbrev}\"], tvb(offset, limit - offset))"
-                ));
+                add_bytes(
+                    c,
+                    tree,
+                    abbrev,
+                    &name,
+                    "tvb(offset, limit - offset)",
+                    "limit - offset",
+                );
                 if !target.is_empty() {
                     c.line(format!("{target} = limit - offset"));
                 }
@@ -166,7 +171,7 @@ impl<'p> Gen<'p> {
                     ));
             }
             CaseBody::Bytes => {
-                c.line(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n))"));
+                add_bytes(c, tree, abbrev, &name, "tvb(offset, n)", "n");
                 if !target.is_empty() {
                     c.line(format!("{target} = n"));
                 }

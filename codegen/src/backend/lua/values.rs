@@ -187,9 +187,7 @@ impl<'p> Gen<'p> {
                     // The crate refuses what is not UTF-8; Wireshark would only show replacement marks.
                     c.line(format!("if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
-                    c.line(format!(
-                        "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n))"
-                    ));
+                    add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
                     c.line(format!("{target} = n -- bytes are kept as their length"));
                     if self.raw.contains(&(sid, fi)) {
                         c.line(format!("{target}_raw = tvb:raw(offset, n)"));
@@ -239,27 +237,36 @@ impl<'p> Gen<'p> {
                 c.line(format!("{target} = {{}}"));
                 let arr = format!("arr_{name}");
                 let arr_start = format!("arr_start_{name}");
-                match count {
-                    Len::Rest | Len::Natural => {
-                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
-                        c.open("while offset < limit do");
-                    }
-                    _ => {
+                // The label counts the elements read (the list itself is kept only when needed).
+                let count_of = format!("count_{name}");
+                let open_ended = matches!(count, Len::Rest | Len::Natural);
+                // An element without its state list takes the rest as bytes and ends the loop.
+                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]);
+                if open_ended || may_stop {
+                    if !open_ended {
                         self.length(c, sid, fi, count, abbrev, tree)?;
-                        c.line(format!("local {arr}, {arr_start} = {tree}:add(tvb(offset, 0), \"{label}\"), offset"));
-                        c.open("for _ = 1, n do");
                     }
+                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, 0"));
+                    c.open(if open_ended {
+                        "while offset < limit do"
+                    } else {
+                        "for _ = 1, n do"
+                    });
+                    c.line(format!("{count_of} = {count_of} + 1"));
+                } else {
+                    self.length(c, sid, fi, count, abbrev, tree)?;
+                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, n"));
+                    c.open("for _ = 1, n do");
                 }
                 let item_target = format!("{target}[#{target} + 1]");
                 self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
-                if matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]) {
-                    // An element without its state list took the rest as bytes.
+                if may_stop {
                     c.line("if REST_TAKEN then break end");
                 }
                 c.close("end");
                 c.line(format!("{arr}:set_len(offset - {arr_start})"));
                 c.line(format!(
-                    "{arr}:append_text(string.format(\" (%d)\", #{target}))"
+                    "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
                 ));
             }
             Ty::Union(u) => self.union(c, sid, fi, u, abbrev, tree, target)?,
@@ -323,4 +330,21 @@ impl<'p> Gen<'p> {
         }
         Ok(())
     }
+}
+
+/// Adds a byte field over `range` (of `len` bytes) to `tree`. Wireshark 4.0 labels a zero-length
+/// byte field `<MISSING>`, as if the capture lacked it: an empty one says `<empty>` instead.
+pub(crate) fn add_bytes(
+    c: &mut Code,
+    tree: &str,
+    abbrev: &str,
+    name: &str,
+    range: &str,
+    len: &str,
+) {
+    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], {range})"));
+    c.line(format!(
+        "if {len} == 0 then item:set_text(\"{}: <empty>\") end",
+        naming::label(name)
+    ));
 }
