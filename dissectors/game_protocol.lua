@@ -284,8 +284,9 @@ local E = {
   no_state = ProtoExpert.new("game_protocol.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
   joined = ProtoExpert.new("game_protocol.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("game_protocol.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
+  evicted = ProtoExpert.new("game_protocol.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -347,6 +348,70 @@ local function conversation_key(pinfo)
     return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- A table that grows with the capture, bounded: entries keep their insertion order, and the
+-- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in
+-- the queue, so a key removed and added again is not taken for its older self.
+local function bounded(limit)
+  return { map = {}, pos = {}, queue = {}, head = 1, tail = 0, count = 0, limit = limit, evicted = 0 }
+end
+
+local function bounded_remove(b, k)
+  if b.map[k] ~= nil then
+    b.map[k] = nil
+    b.pos[k] = nil
+    b.count = b.count - 1
+  end
+end
+
+-- The oldest key whose value `skip` does not exclude (any key when `skip` is nil), or nil.
+local function bounded_oldest(b, skip)
+  for i = b.head, b.tail do
+    local k = b.queue[i]
+    if k ~= nil and b.pos[k] == i and (skip == nil or not skip(b.map[k])) then return k end
+    if i == b.head then
+      -- Slots of removed keys at the front are dropped as the queue moves on.
+      if k == nil or b.pos[k] ~= i then
+        b.queue[i] = nil
+        b.head = i + 1
+      end
+    end
+  end
+  return nil
+end
+
+local function bounded_set(b, k, v)
+  if b.map[k] == nil then
+    b.count = b.count + 1
+    b.tail = b.tail + 1
+    b.queue[b.tail] = k
+    b.pos[k] = b.tail
+    if b.tail - b.head > 4 * b.limit + 64 then
+      -- Mostly slots of removed keys: keep the live ones, in order.
+      local queue, n = {}, 0
+      for i = b.head, b.tail do
+        local q = b.queue[i]
+        if q ~= nil and b.pos[q] == i then
+          n = n + 1
+          queue[n] = q
+          b.pos[q] = n
+        end
+      end
+      b.queue, b.head, b.tail = queue, 1, n
+    end
+  end
+  b.map[k] = v
+end
+
+-- Evicts the oldest entry (for which `skip` is false) and returns its key and value.
+local function bounded_evict(b, skip)
+  local k = bounded_oldest(b, skip)
+  if k == nil then return nil end
+  local v = b.map[k]
+  bounded_remove(b, k)
+  b.evicted = b.evicted + 1
+  return k, v
 end
 
 -- The root's values as far as they were read (the Info column of a malformed message).
@@ -1074,10 +1139,26 @@ end
 -- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
 -- and sequence; the frame that completes a payload keeps it by frame number and shows it
 -- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
+-- Limits: payloads waiting for pieces in the whole capture and per conversation, and how many
+-- frames one may wait. Past them the oldest waiting payload is evicted, with a note.
 local MAX_PENDING = 1024
-local pending_count = 0
-local pieces = {}
+local MAX_PENDING_PER_CONVERSATION = 64
+local MAX_AGE_FRAMES = 10000
+local pieces = bounded(MAX_PENDING)
+local conversation_pending = {}
 local frame_wholes = {}
+
+local function evict_piece(root, why, skip)
+  local _, st = bounded_evict(pieces, skip)
+  if st == nil then return end
+  local left = conversation_pending[st.conv] - 1
+  conversation_pending[st.conv] = left > 0 and left or nil
+  local held = 0
+  for _ in pairs(st.parts) do held = held + 1 end
+  root:add_proto_expert_info(E.evicted, string.format(
+    "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
+    st.first, held, why, pieces.evicted))
+end
 
 local function reassemble(tvb, pinfo, root, v)
   if not (((not has_bit(v.flags, 2)) and (v.data > 0))) then return "" end
@@ -1085,17 +1166,35 @@ local function reassemble(tvb, pinfo, root, v)
   local key = conv .. "|" .. side .. "|" .. tostring(v.sequence)
   local index = v.chunk
   if not pinfo.visited then
-    local st = pieces[key]
+    local st = pieces.map[key]
     if st == nil then
-      if pending_count >= MAX_PENDING then
-        root:add_proto_expert_info(E.reassembly, "too many payloads being reassembled; piece ignored")
-        return ""
+      -- Room for a new payload: the ones waiting too long go first, then the oldest.
+      local oldest = bounded_oldest(pieces)
+      while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
+        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        oldest = bounded_oldest(pieces)
       end
-      st = { parts = {} }
-      pieces[key] = st
-      pending_count = pending_count + 1
+      if pieces.count >= MAX_PENDING then
+        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+      end
+      if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
+        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+          function(other) return other.conv ~= conv end)
+      end
+      st = { parts = {}, first = pinfo.number, conv = conv }
+      bounded_set(pieces, key, st)
+      conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
     end
-    st.parts[index] = tvb:raw(tvb:len() - v.data, v.data)
+    local piece = tvb:raw(tvb:len() - v.data, v.data)
+    local earlier = st.parts[index]
+    if earlier == nil then
+      st.parts[index] = piece
+    elseif earlier ~= piece then
+      -- A retransmission repeats a piece; different bytes under the same index are reported
+      -- and the first kept.
+      root:add_proto_expert_info(E.reassembly, string.format(
+        "piece %d again, with different bytes: the first one is kept", index))
+    end
     if has_bit(v.flags, 4) then st.count = index + 1 end
     if st.count ~= nil then
       local list = {}
@@ -1105,8 +1204,9 @@ local function reassemble(tvb, pinfo, root, v)
       end
       if list ~= nil then
         frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
-        pieces[key] = nil
-        pending_count = pending_count - 1
+        bounded_remove(pieces, key)
+        local left = conversation_pending[conv] - 1
+        conversation_pending[conv] = left > 0 and left or nil
       end
     end
   end
@@ -1136,9 +1236,9 @@ end
 function proto.init()
   conversation_counts = {}
   frame_steps = {}
-  pieces = {}
+  pieces = bounded(MAX_PENDING)
+  conversation_pending = {}
   frame_wholes = {}
-  pending_count = 0
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.

@@ -366,8 +366,9 @@ local E = {
   no_state = ProtoExpert.new("{{ name }}.expert.no_state", "Needs an earlier message of the conversation", expert.group.SEQUENCE, expert.severity.NOTE),
   joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("{{ name }}.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
+  evicted = ProtoExpert.new("{{ name }}.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -438,6 +439,70 @@ local function conversation_key(pinfo)
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
+
+-- A table that grows with the capture, bounded: entries keep their insertion order, and the
+-- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in
+-- the queue, so a key removed and added again is not taken for its older self.
+local function bounded(limit)
+  return { map = {}, pos = {}, queue = {}, head = 1, tail = 0, count = 0, limit = limit, evicted = 0 }
+end
+
+local function bounded_remove(b, k)
+  if b.map[k] ~= nil then
+    b.map[k] = nil
+    b.pos[k] = nil
+    b.count = b.count - 1
+  end
+end
+
+-- The oldest key whose value `skip` does not exclude (any key when `skip` is nil), or nil.
+local function bounded_oldest(b, skip)
+  for i = b.head, b.tail do
+    local k = b.queue[i]
+    if k ~= nil and b.pos[k] == i and (skip == nil or not skip(b.map[k])) then return k end
+    if i == b.head then
+      -- Slots of removed keys at the front are dropped as the queue moves on.
+      if k == nil or b.pos[k] ~= i then
+        b.queue[i] = nil
+        b.head = i + 1
+      end
+    end
+  end
+  return nil
+end
+
+local function bounded_set(b, k, v)
+  if b.map[k] == nil then
+    b.count = b.count + 1
+    b.tail = b.tail + 1
+    b.queue[b.tail] = k
+    b.pos[k] = b.tail
+    if b.tail - b.head > 4 * b.limit + 64 then
+      -- Mostly slots of removed keys: keep the live ones, in order.
+      local queue, n = {}, 0
+      for i = b.head, b.tail do
+        local q = b.queue[i]
+        if q ~= nil and b.pos[q] == i then
+          n = n + 1
+          queue[n] = q
+          b.pos[q] = n
+        end
+      end
+      b.queue, b.head, b.tail = queue, 1, n
+    end
+  end
+  b.map[k] = v
+end
+
+-- Evicts the oldest entry (for which `skip` is false) and returns its key and value.
+local function bounded_evict(b, skip)
+  local k = bounded_oldest(b, skip)
+  if k == nil then return nil end
+  local v = b.map[k]
+  bounded_remove(b, k)
+  b.evicted = b.evicted + 1
+  return k, v
+end
 {%- endif %}
 {%- if has_state %}
 
@@ -446,8 +511,7 @@ end
 -- what it read by frame number (computed when first dissected), so re-dissection, clicks and
 -- two-pass analysis (tshark -2) show the same thing.
 local MAX_KEYS = 65536
-local state_lists = {}
-local state_keys = 0
+local state_lists = bounded(MAX_KEYS)
 local frame_lists = {}
 -- The list each table's reads use while a field with `state` is dissected.
 local LISTS = {}
@@ -463,20 +527,20 @@ local function state_get(pinfo, t, key)
   end
   if fl[k] == nil then
     local conv = conversation_key(pinfo)
-    fl[k] = state_lists[conv .. "|" .. k] or false
+    fl[k] = state_lists.map[conv .. "|" .. k] or false
   end
   return fl[k] or nil
 end
 
-local function state_set(pinfo, t, key, list)
+local function state_set(pinfo, tree, t, key, list)
   if pinfo.visited then return end
   local conv = conversation_key(pinfo)
-  local k = conv .. "|" .. t .. "|" .. tostring(key)
-  if state_lists[k] == nil then
-    if state_keys >= MAX_KEYS then return end
-    state_keys = state_keys + 1
+  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
+  if state_lists.count > MAX_KEYS then
+    local evicted = bounded_evict(state_lists)
+    tree:add_proto_expert_info(E.evicted, string.format(
+      "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
-  state_lists[k] = list
 end
 
 -- Item `i` (from 0) of the list selected for table `t`, or nil.
@@ -570,10 +634,26 @@ end
 -- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
 -- and {{ r.key_doc }}; the frame that completes a payload keeps it by frame number and shows it
 -- decoded in its own "Reassembled payload" tab, as the client's or the server's type.
+-- Limits: payloads waiting for pieces in the whole capture and per conversation, and how many
+-- frames one may wait. Past them the oldest waiting payload is evicted, with a note.
 local MAX_PENDING = 1024
-local pending_count = 0
-local pieces = {}
+local MAX_PENDING_PER_CONVERSATION = 64
+local MAX_AGE_FRAMES = 10000
+local pieces = bounded(MAX_PENDING)
+local conversation_pending = {}
 local frame_wholes = {}
+
+local function evict_piece(root, why, skip)
+  local _, st = bounded_evict(pieces, skip)
+  if st == nil then return end
+  local left = conversation_pending[st.conv] - 1
+  conversation_pending[st.conv] = left > 0 and left or nil
+  local held = 0
+  for _ in pairs(st.parts) do held = held + 1 end
+  root:add_proto_expert_info(E.evicted, string.format(
+    "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
+    st.first, held, why, pieces.evicted))
+end
 
 local function reassemble(tvb, pinfo, root, v)
   if not ({{ r.when }}) then return "" end
@@ -581,17 +661,35 @@ local function reassemble(tvb, pinfo, root, v)
   local key = conv .. "|" .. side{% for k in r.keys %} .. "|" .. tostring({{ k }}){% endfor %}
   local index = {{ r.index }}
   if not pinfo.visited then
-    local st = pieces[key]
+    local st = pieces.map[key]
     if st == nil then
-      if pending_count >= MAX_PENDING then
-        root:add_proto_expert_info(E.reassembly, "too many payloads being reassembled; piece ignored")
-        return ""
+      -- Room for a new payload: the ones waiting too long go first, then the oldest.
+      local oldest = bounded_oldest(pieces)
+      while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
+        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        oldest = bounded_oldest(pieces)
       end
-      st = { parts = {} }
-      pieces[key] = st
-      pending_count = pending_count + 1
+      if pieces.count >= MAX_PENDING then
+        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+      end
+      if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
+        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+          function(other) return other.conv ~= conv end)
+      end
+      st = { parts = {}, first = pinfo.number, conv = conv }
+      bounded_set(pieces, key, st)
+      conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
     end
-    st.parts[index] = tvb:raw(tvb:len() - {{ r.piece }}, {{ r.piece }})
+    local piece = tvb:raw(tvb:len() - {{ r.piece }}, {{ r.piece }})
+    local earlier = st.parts[index]
+    if earlier == nil then
+      st.parts[index] = piece
+    elseif earlier ~= piece then
+      -- A retransmission repeats a piece; different bytes under the same index are reported
+      -- and the first kept.
+      root:add_proto_expert_info(E.reassembly, string.format(
+        "piece %d again, with different bytes: the first one is kept", index))
+    end
     {{ r.count }}
     if st.count ~= nil then
       local list = {}
@@ -601,8 +699,9 @@ local function reassemble(tvb, pinfo, root, v)
       end
       if list ~= nil then
         frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
-        pieces[key] = nil
-        pending_count = pending_count - 1
+        bounded_remove(pieces, key)
+        local left = conversation_pending[conv] - 1
+        conversation_pending[conv] = left > 0 and left or nil
       end
     end
   end
@@ -652,13 +751,12 @@ function proto.init()
   frame_steps = {}
 {%- endif %}
 {%- if reassembly.is_some() %}
-  pieces = {}
+  pieces = bounded(MAX_PENDING)
+  conversation_pending = {}
   frame_wholes = {}
-  pending_count = 0
 {%- endif %}
 {%- if has_state %}
-  state_lists = {}
-  state_keys = 0
+  state_lists = bounded(MAX_KEYS)
   frame_lists = {}
 {%- endif %}
 {%- for j in joins %}

@@ -39,6 +39,8 @@ pub enum DecodeErrorKind {
     Overlong,
     /// A value's type comes from a list announced earlier, and the list has no item `index`.
     NotInList { index: u64 },
+    /// A piece of a payload came again with other bytes: the first one is kept.
+    ConflictingPiece { index: u64 },
 }
 
 impl DecodeError {
@@ -117,6 +119,12 @@ impl fmt::Display for DecodeError {
                 write!(
                     f,
                     "index {index} is past the list announced earlier in the conversation"
+                )
+            }
+            DecodeErrorKind::ConflictingPiece { index } => {
+                write!(
+                    f,
+                    "piece {index} came again with other bytes (the first is kept)"
                 )
             }
         }

@@ -39,7 +39,7 @@ pub use error::{fit, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind}
 pub use f16::{f16_to_f32, f32_to_f16};
 pub use owned::IntoOwned;
 pub use read::Reader;
-pub use state::StateTables;
+pub use state::{StateTables, MAX_STATE_KEYS};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]

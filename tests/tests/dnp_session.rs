@@ -196,13 +196,23 @@ fn a_3000_byte_message_in_three_parts() {
     let mut joiner = LongReliableMessageJoiner::new();
     assert_eq!(joiner.push(&one[0]).unwrap().unwrap().chunk, b"hi");
 
-    // Limits: a peer cannot make the joiner hold more than it allows.
+    // Limits: a peer cannot make the joiner hold more than it allows, nor stop it: past them
+    // the part that came first is dropped (and counted), and later payloads are still joined.
     let mut joiner = LongReliableMessageJoiner::new();
-    joiner.max_parts = 1;
+    joiner.max_parts = 2;
     joiner.push(&parts[0]).unwrap();
+    joiner.push(&parts[2]).unwrap();
+    assert_eq!(joiner.push(&one[0]).unwrap().unwrap().chunk, b"hi");
+    assert_eq!((joiner.evicted(), joiner.pending()), (1, 1));
+    // A part larger than all the joiner may hold is refused.
+    let mut joiner = LongReliableMessageJoiner::new();
+    joiner.max_len = 100;
     assert!(matches!(
-        joiner.push(&parts[2]).unwrap_err().kind,
-        DecodeErrorKind::TooLarge { value: 2, max: 1 }
+        joiner.push(&parts[0]).unwrap_err().kind,
+        DecodeErrorKind::TooLarge {
+            value: 1357,
+            max: 100
+        }
     ));
 }
 

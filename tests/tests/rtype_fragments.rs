@@ -85,6 +85,30 @@ fn fragment_and_join_in_rust() {
     let mut odd = parts[0].clone();
     odd.fragment_count = 9;
     assert!(r.push(true, &odd).is_err());
+    // A retransmitted fragment is nothing new; one with other bytes is reported, the first kept.
+    assert_eq!(r.push(true, &parts[1]).unwrap(), None);
+    let mut other = parts[1].clone();
+    if let PacketPayload::Other { data, .. } = &mut other.payload {
+        data.to_mut()[0] ^= 1;
+    }
+    assert_eq!(
+        r.push(true, &other).unwrap_err().kind,
+        wiregen_runtime::DecodeErrorKind::ConflictingPiece { index: 1 }
+    );
+    // Full: the payload begun first makes room, and later ones are still joined.
+    let mut r = Reassembler::new();
+    r.max_pending = 2;
+    for id in 0..3 {
+        r.push(true, &fragments(&world(556), id, 0).1[0]).unwrap();
+    }
+    assert_eq!((r.pending(), r.evicted()), (2, 1));
+    let (payload, parts) = fragments(&world(167), 9, 0);
+    let wholes: Vec<_> = parts
+        .iter()
+        .filter_map(|p| r.push(true, p).unwrap())
+        .collect();
+    assert_eq!(wholes[0].data, payload);
+    assert_eq!(r.evicted(), 2);
 }
 
 #[test]
@@ -144,5 +168,57 @@ fn fragments_join_in_tshark() {
             );
         }
     }
+    let _ = std::fs::remove_file(pcap);
+}
+
+/// Long captures: payloads that never complete do not stop reassembly. Past the limits (64
+/// waiting per conversation, 1024 in all) the oldest waiting payload is evicted with a note,
+/// and payloads completed afterwards are still joined.
+#[test]
+fn incomplete_payloads_are_evicted_not_a_wall() {
+    // Two fragments each; the second never comes. 1100 in one conversation, then one per
+    // conversation in 1100 more, then a complete message in the first conversation.
+    let message = world(167);
+    let mut datagrams = Vec::new();
+    let mut push = |src_port: u16, p: &Packet| {
+        datagrams.push(Datagram {
+            src_port,
+            dst_port: 8080,
+            payload: p.encode().unwrap(),
+        })
+    };
+    for id in 0..1100u16 {
+        push(40000, &fragments(&message, id, 0).1[0]);
+    }
+    for k in 0..1100u16 {
+        push(10000 + k, &fragments(&message, 1, 0).1[0]);
+    }
+    let (payload, last) = fragments(&message, 5000, 0);
+    for p in &last {
+        push(40000, p);
+    }
+    let pcap = std::env::temp_dir().join(format!(
+        "wiregen-rtype-evictions-{}.pcap",
+        std::process::id()
+    ));
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(&pcap, &repo_root().join("dissectors/rtype.lua"), &[]);
+    let evictions = |range: std::ops::Range<usize>| {
+        range
+            .filter(|&i| d.experts(i, "rtype").contains(&"rtype.expert.evicted"))
+            .count()
+    };
+    // One conversation: the 65th payload and every later one each evict the oldest.
+    assert_eq!(evictions(0..64), 0);
+    assert_eq!(evictions(64..1100), 1100 - 64);
+    // 64 waiting from the first conversation, then 960 more conversations fill the 1024.
+    assert_eq!(evictions(1100..1100 + 960), 0);
+    assert_eq!(evictions(1100 + 960..2200), 1100 - 960);
+    // Still joined at the end, in the conversation whose payloads were evicted.
+    let last_frame = datagrams.len() - 1;
+    let whole = expected!(rtype, SEntityState::dissect(&payload).1);
+    let fields = d.fields(last_frame, "rtype");
+    let own = Packet::dissect(&datagrams[last_frame].payload).1.len();
+    compare(&whole, &fields[own..], 0).unwrap();
     let _ = std::fs::remove_file(pcap);
 }

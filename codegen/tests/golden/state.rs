@@ -483,6 +483,16 @@ impl State {
     pub fn new() -> Self {
         Self::default()
     }
+    /// Lists forgotten so far to stay within the limit of keys per table
+    /// ([`wiregen_runtime::MAX_STATE_KEYS`] unless [`State::set_max_keys`] changed it):
+    /// the key announced first goes first.
+    pub fn evicted(&self) -> u64 {
+        self.tables.evicted
+    }
+    /// How many keys each table remembers at most.
+    pub fn set_max_keys(&mut self, max: usize) {
+        std::rc::Rc::make_mut(&mut self.tables).max_keys = max;
+    }
     /// The value kinds of a link, as its latest Announce gave them.
     pub fn kinds(&self, key: u64) -> Option<Vec<Kind>> {
         self.tables

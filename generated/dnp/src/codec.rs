@@ -4674,6 +4674,16 @@ impl State {
     pub fn new() -> Self {
         Self::default()
     }
+    /// Lists forgotten so far to stay within the limit of keys per table
+    /// ([`wiregen_runtime::MAX_STATE_KEYS`] unless [`State::set_max_keys`] changed it):
+    /// the key announced first goes first.
+    pub fn evicted(&self) -> u64 {
+        self.tables.evicted
+    }
+    /// How many keys each table remembers at most.
+    pub fn set_max_keys(&mut self, max: usize) {
+        std::rc::Rc::make_mut(&mut self.tables).max_keys = max;
+    }
     /// The value types of a link, as its latest Link State announced them (per connection, whichever side sent it).
     pub fn link_types(&self, key: u64) -> Option<Vec<ValueType>> {
         self.tables
@@ -4775,7 +4785,9 @@ impl LongReliableMessageJoined {}
 )]
 /// one joiner per direction): parts may arrive in any order; a payload is complete when
 /// every sequence number from a first part to a last one has arrived. Limits bound what
-/// a peer can make it hold.
+/// a peer can make it hold: past `max_parts` parts or `max_len` bytes the part that
+/// came first is dropped to make room (counted by `evicted()`), so parts that never
+/// complete a payload cannot stop later payloads from being joined.
 #[derive(Debug)]
 pub struct LongReliableMessageJoiner {
     parts: std::collections::HashMap<(u64,), LongReliableMessagePart>,
@@ -4784,6 +4796,8 @@ pub struct LongReliableMessageJoiner {
     pub max_parts: usize,
     /// Bytes waiting at once.
     pub max_len: usize,
+    pushes: u64,
+    evicted: u64,
 }
 
 #[derive(Debug)]
@@ -4791,6 +4805,8 @@ struct LongReliableMessagePart {
     first: bool,
     last: bool,
     data: [Vec<u8>; 1],
+    /// When it came (in pushes).
+    since: u64,
 }
 
 impl Default for LongReliableMessageJoiner {
@@ -4800,6 +4816,8 @@ impl Default for LongReliableMessageJoiner {
             held: 0,
             max_parts: 4096,
             max_len: 16 << 20,
+            pushes: 0,
+            evicted: 0,
         }
     }
 }
@@ -4817,39 +4835,41 @@ impl LongReliableMessageJoiner {
         let at = |s: u64| (s,);
         let data = [part.chunk.to_vec()];
         let len: usize = data.iter().map(Vec::len).sum();
-        let fresh = !self.parts.contains_key(&at(seq));
-        if fresh && self.parts.len() >= self.max_parts {
+        if len > self.max_len {
             return Err(
                 DecodeError::new(
                     "number",
                     0,
                     DecodeErrorKind::TooLarge {
-                        value: self.parts.len() as u64 + 1,
-                        max: self.max_parts as u64,
-                    },
-                ),
-            );
-        }
-        if self.held + len > self.max_len {
-            return Err(
-                DecodeError::new(
-                    "number",
-                    0,
-                    DecodeErrorKind::TooLarge {
-                        value: (self.held + len) as u64,
+                        value: len as u64,
                         max: self.max_len as u64,
                     },
                 ),
             );
         }
+        if let Some(old) = self.parts.remove(&at(seq)) {
+            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
+        }
+        while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len
+        {
+            let Some(oldest) = self
+                .parts
+                .iter()
+                .min_by_key(|(_, p)| p.since)
+                .map(|(k, _)| *k) else { break };
+            if let Some(old) = self.parts.remove(&oldest) {
+                self.held -= old.data.iter().map(Vec::len).sum::<usize>();
+                self.evicted += 1;
+            }
+        }
+        self.pushes += 1;
         let new = LongReliableMessagePart {
             first: part.is_first_part(),
             last: part.is_last_part(),
             data,
+            since: self.pushes,
         };
-        if let Some(old) = self.parts.insert(at(seq), new) {
-            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
-        }
+        self.parts.insert(at(seq), new);
         self.held += len;
         let (mut a, mut steps) = (seq, 0);
         loop {
@@ -4904,6 +4924,10 @@ impl LongReliableMessageJoiner {
     /// Parts waiting for the rest of their payload.
     pub fn pending(&self) -> usize {
         self.parts.len()
+    }
+    /// Parts dropped so far to stay within the limits.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 }
 
@@ -4992,7 +5016,9 @@ impl LongLinkStateJoined {
 )]
 /// one joiner per direction): parts may arrive in any order; a payload is complete when
 /// every sequence number from a first part to a last one has arrived. Limits bound what
-/// a peer can make it hold.
+/// a peer can make it hold: past `max_parts` parts or `max_len` bytes the part that
+/// came first is dropped to make room (counted by `evicted()`), so parts that never
+/// complete a payload cannot stop later payloads from being joined.
 #[derive(Debug)]
 pub struct LongLinkStateJoiner {
     parts: std::collections::HashMap<(u16, u64), LongLinkStatePart>,
@@ -5001,6 +5027,8 @@ pub struct LongLinkStateJoiner {
     pub max_parts: usize,
     /// Bytes waiting at once.
     pub max_len: usize,
+    pushes: u64,
+    evicted: u64,
 }
 
 #[derive(Debug)]
@@ -5008,6 +5036,8 @@ struct LongLinkStatePart {
     first: bool,
     last: bool,
     data: [Vec<u8>; 2],
+    /// When it came (in pushes).
+    since: u64,
 }
 
 impl Default for LongLinkStateJoiner {
@@ -5017,6 +5047,8 @@ impl Default for LongLinkStateJoiner {
             held: 0,
             max_parts: 4096,
             max_len: 16 << 20,
+            pushes: 0,
+            evicted: 0,
         }
     }
 }
@@ -5034,39 +5066,41 @@ impl LongLinkStateJoiner {
         let at = |s: u64| (part.link_id, s);
         let data = [part.message_chunk.to_vec(), part.values_chunk.to_vec()];
         let len: usize = data.iter().map(Vec::len).sum();
-        let fresh = !self.parts.contains_key(&at(seq));
-        if fresh && self.parts.len() >= self.max_parts {
+        if len > self.max_len {
             return Err(
                 DecodeError::new(
                     "number",
                     0,
                     DecodeErrorKind::TooLarge {
-                        value: self.parts.len() as u64 + 1,
-                        max: self.max_parts as u64,
-                    },
-                ),
-            );
-        }
-        if self.held + len > self.max_len {
-            return Err(
-                DecodeError::new(
-                    "number",
-                    0,
-                    DecodeErrorKind::TooLarge {
-                        value: (self.held + len) as u64,
+                        value: len as u64,
                         max: self.max_len as u64,
                     },
                 ),
             );
         }
+        if let Some(old) = self.parts.remove(&at(seq)) {
+            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
+        }
+        while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len
+        {
+            let Some(oldest) = self
+                .parts
+                .iter()
+                .min_by_key(|(_, p)| p.since)
+                .map(|(k, _)| *k) else { break };
+            if let Some(old) = self.parts.remove(&oldest) {
+                self.held -= old.data.iter().map(Vec::len).sum::<usize>();
+                self.evicted += 1;
+            }
+        }
+        self.pushes += 1;
         let new = LongLinkStatePart {
             first: part.is_first_part(),
             last: part.is_last_part(),
             data,
+            since: self.pushes,
         };
-        if let Some(old) = self.parts.insert(at(seq), new) {
-            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
-        }
+        self.parts.insert(at(seq), new);
         self.held += len;
         let (mut a, mut steps) = (seq, 0);
         loop {
@@ -5123,6 +5157,10 @@ impl LongLinkStateJoiner {
     /// Parts waiting for the rest of their payload.
     pub fn pending(&self) -> usize {
         self.parts.len()
+    }
+    /// Parts dropped so far to stay within the limits.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 }
 

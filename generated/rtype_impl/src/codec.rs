@@ -2949,7 +2949,9 @@ impl Whole {
 
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
 /// order; a payload is complete when every piece up to the last one arrived.
-/// Limits bound what a peer can make it hold.
+/// Limits bound what a peer can make it hold: past `max_pending` payloads the one
+/// begun first is dropped to make room (counted by [`Reassembler::evicted`]), so
+/// payloads that never complete cannot stop later ones from being joined.
 #[derive(Debug)]
 pub struct Reassembler {
     pending: std::collections::HashMap<(bool, u16), Pending>,
@@ -2957,6 +2959,9 @@ pub struct Reassembler {
     pub max_pending: usize,
     /// Bytes of one payload.
     pub max_len: usize,
+    /// Pieces pushed so far: a payload's age.
+    pushes: u64,
+    evicted: u64,
 }
 
 #[derive(Debug, Default)]
@@ -2964,6 +2969,8 @@ struct Pending {
     parts: std::collections::BTreeMap<usize, Vec<u8>>,
     count: Option<usize>,
     len: usize,
+    /// When its first piece came (in pushes).
+    since: u64,
 }
 
 impl Default for Reassembler {
@@ -2972,6 +2979,8 @@ impl Default for Reassembler {
             pending: Default::default(),
             max_pending: 1024,
             max_len: 256 * PIECE_SIZE,
+            pushes: 0,
+            evicted: 0,
         }
     }
 }
@@ -2990,23 +2999,45 @@ impl Reassembler {
             return Ok(None);
         };
         let key = (from_client, packet.fragment_id);
-        if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending {
-            return Err(
-                DecodeError::new(
-                    stringify!(fragment_index),
-                    0,
-                    DecodeErrorKind::TooLarge {
-                        value: self.pending.len() as u64 + 1,
-                        max: self.max_pending as u64,
-                    },
-                ),
-            );
+        self.pushes += 1;
+        if !self.pending.contains_key(&key)
+            && self.pending.len() >= self.max_pending.max(1)
+        {
+            let oldest = self
+                .pending
+                .iter()
+                .min_by_key(|(_, p)| p.since)
+                .map(|(k, _)| *k);
+            if let Some(oldest) = oldest {
+                self.pending.remove(&oldest);
+                self.evicted += 1;
+            }
         }
         let index = packet.fragment_index as usize;
-        let entry = self.pending.entry(key).or_default();
-        if let Some(old) = entry.parts.insert(index, piece.to_vec()) {
-            entry.len -= old.len();
+        let since = self.pushes;
+        let entry = self
+            .pending
+            .entry(key)
+            .or_insert_with(|| Pending {
+                since,
+                ..Default::default()
+            });
+        match entry.parts.get(&index) {
+            Some(old) if old.as_slice() == piece => return Ok(None),
+            Some(_) => {
+                return Err(
+                    DecodeError::new(
+                        stringify!(fragment_index),
+                        0,
+                        DecodeErrorKind::ConflictingPiece {
+                            index: index as u64,
+                        },
+                    ),
+                );
+            }
+            None => {}
         }
+        entry.parts.insert(index, piece.to_vec());
         entry.len += piece.len();
         if entry.len > self.max_len {
             let len = entry.len;
@@ -3062,6 +3093,10 @@ impl Reassembler {
     /// Payloads still waiting for pieces.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+    /// Incomplete payloads dropped so far to stay within `max_pending`.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 }
 

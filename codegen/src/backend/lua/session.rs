@@ -25,7 +25,7 @@ pub(crate) fn record(
         "for i, e in ipairs({holder}.{list}) do list[i] = e.{item} end"
     ));
     c.line(format!(
-        "state_set(pinfo, {}, {carrier}.{key}, list)",
+        "state_set(pinfo, tree, {}, {carrier}.{key}, list)",
         t + 1
     ));
     c.close("end");

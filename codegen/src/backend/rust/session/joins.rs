@@ -98,7 +98,9 @@ impl<'p> Gen<'p> {
                 #[doc = concat!(" Joins the parts of `", stringify!(#st), "` payloads sent in one direction of a conversation (keep")]
                 /// one joiner per direction): parts may arrive in any order; a payload is complete when
                 /// every sequence number from a first part to a last one has arrived. Limits bound what
-                /// a peer can make it hold.
+                /// a peer can make it hold: past `max_parts` parts or `max_len` bytes the part that
+                /// came first is dropped to make room (counted by `evicted()`), so parts that never
+                /// complete a payload cannot stop later payloads from being joined.
                 #[derive(Debug)]
                 pub struct #joiner {
                     parts: std::collections::HashMap<(#(#key_types,)* u64,), #part_ty>,
@@ -107,6 +109,8 @@ impl<'p> Gen<'p> {
                     pub max_parts: usize,
                     /// Bytes waiting at once.
                     pub max_len: usize,
+                    pushes: u64,
+                    evicted: u64,
                 }
 
                 #[derive(Debug)]
@@ -114,11 +118,13 @@ impl<'p> Gen<'p> {
                     first: bool,
                     last: bool,
                     data: [Vec<u8>; #n_streams],
+                    /// When it came (in pushes).
+                    since: u64,
                 }
 
                 impl Default for #joiner {
                     fn default() -> Self {
-                        #joiner { parts: Default::default(), held: 0, max_parts: 4096, max_len: 16 << 20 }
+                        #joiner { parts: Default::default(), held: 0, max_parts: 4096, max_len: 16 << 20, pushes: 0, evicted: 0 }
                     }
                 }
 
@@ -133,17 +139,23 @@ impl<'p> Gen<'p> {
                         let at = |s: u64| (#(#key_copies,)* s,);
                         let data = [#(part.#streams.to_vec()),*];
                         let len: usize = data.iter().map(Vec::len).sum();
-                        let fresh = !self.parts.contains_key(&at(seq));
-                        if fresh && self.parts.len() >= self.max_parts {
-                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: self.parts.len() as u64 + 1, max: self.max_parts as u64 }));
+                        if len > self.max_len {
+                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: len as u64, max: self.max_len as u64 }));
                         }
-                        if self.held + len > self.max_len {
-                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: (self.held + len) as u64, max: self.max_len as u64 }));
-                        }
-                        let new = #part_ty { first: part.is_first_part(), last: part.is_last_part(), data };
-                        if let Some(old) = self.parts.insert(at(seq), new) {
+                        if let Some(old) = self.parts.remove(&at(seq)) {
                             self.held -= old.data.iter().map(Vec::len).sum::<usize>();
                         }
+                        // Full: the parts that came first make room (a linear scan, only when full).
+                        while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len {
+                            let Some(oldest) = self.parts.iter().min_by_key(|(_, p)| p.since).map(|(k, _)| *k) else { break };
+                            if let Some(old) = self.parts.remove(&oldest) {
+                                self.held -= old.data.iter().map(Vec::len).sum::<usize>();
+                                self.evicted += 1;
+                            }
+                        }
+                        self.pushes += 1;
+                        let new = #part_ty { first: part.is_first_part(), last: part.is_last_part(), data, since: self.pushes };
+                        self.parts.insert(at(seq), new);
                         self.held += len;
                         // Back to the first part, then on to the last, every number in between present.
                         let (mut a, mut steps) = (seq, 0);
@@ -193,6 +205,11 @@ impl<'p> Gen<'p> {
                     /// Parts waiting for the rest of their payload.
                     pub fn pending(&self) -> usize {
                         self.parts.len()
+                    }
+
+                    /// Parts dropped so far to stay within the limits.
+                    pub fn evicted(&self) -> u64 {
+                        self.evicted
                     }
                 }
 

@@ -140,6 +140,18 @@ impl<'p> Gen<'p> {
                     Self::default()
                 }
 
+                /// Lists forgotten so far to stay within the limit of keys per table
+                /// ([`wiregen_runtime::MAX_STATE_KEYS`] unless [`State::set_max_keys`] changed it):
+                /// the key announced first goes first.
+                pub fn evicted(&self) -> u64 {
+                    self.tables.evicted
+                }
+
+                /// How many keys each table remembers at most.
+                pub fn set_max_keys(&mut self, max: usize) {
+                    std::rc::Rc::make_mut(&mut self.tables).max_keys = max;
+                }
+
                 #(#getters)*
                 #(#records)*
 
