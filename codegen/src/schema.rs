@@ -167,6 +167,10 @@ pub struct ReassemblyDef {
     pub when: Option<String>,
     /// Largest piece a sender makes.
     pub piece_size: usize,
+    /// Root field numbering every packet (each piece gets its own, consecutive from the
+    /// template's, when the crate cuts a payload).
+    #[serde(default)]
+    pub numbered: Option<String>,
     /// The type of a whole sent by the client (to the server's port) and by the server.
     #[serde(default)]
     pub client: Option<String>,

@@ -264,7 +264,7 @@ fn chunk_and_reassemble_in_rust() {
         sequence: 9,
         data: vec![].into(),
     };
-    let packets = chunk(&template, &payload).unwrap();
+    let packets = chunk(&template, &payload, PIECE_SIZE).unwrap();
     assert_eq!(packets.len(), payload.len().div_ceil(PIECE_SIZE));
     assert!(packets
         .iter()
@@ -315,7 +315,7 @@ fn chunked_payloads_reassemble_in_tshark() {
         sequence: 9,
         data: vec![].into(),
     };
-    let mut packets = chunk(&template, &payload).unwrap();
+    let mut packets = chunk(&template, &payload, PIECE_SIZE).unwrap();
     packets.swap(0, 1); // out of order on the wire
     let mut frames: Vec<(bool, Vec<u8>)> = exchange()[..3].to_vec();
     let first_packet = frames.len();

@@ -33,10 +33,8 @@ fn fragments(
     let payload = message.encode().unwrap()[20..].to_vec();
     let mut template = message.clone();
     template.fragment_id = fragment_id;
-    let mut parts = chunk(&template, &payload).unwrap();
-    for (k, p) in parts.iter_mut().enumerate() {
-        p.sequence = first_seq + k as u32;
-    }
+    template.sequence = first_seq;
+    let parts = chunk(&template, &payload, PIECE_SIZE).unwrap();
     (payload, parts)
 }
 
@@ -60,6 +58,8 @@ fn fragment_and_join_in_rust() {
                 (k, expected_parts)
             );
             assert_eq!(p.payload.command(), Command::SEntityState);
+            // Each fragment its own sequence number, from the template's on.
+            assert_eq!(p.sequence, 100 + k as u32);
             assert!(p.piece().unwrap().len() <= PIECE_SIZE);
             // Each fragment is a valid datagram on its own.
             assert_eq!(&Packet::decode(&p.encode().unwrap()).unwrap(), p);
@@ -109,6 +109,20 @@ fn fragment_and_join_in_rust() {
         .collect();
     assert_eq!(wholes[0].data, payload);
     assert_eq!(r.evicted(), 2);
+}
+
+#[test]
+fn pieces_take_the_size_the_peers_agreed_on() {
+    // The game drops fragments larger than the size negotiated at login (512 here).
+    let message = world(167);
+    let payload = message.encode().unwrap()[20..].to_vec();
+    let parts = chunk(&message, &payload, 512).unwrap();
+    assert_eq!(parts.len(), payload.len().div_ceil(512));
+    assert!(parts.iter().all(|p| p.piece().unwrap().len() <= 512));
+    let mut r = Reassembler::new();
+    let whole = parts.iter().find_map(|p| r.push(true, p).unwrap()).unwrap();
+    assert_eq!(whole.data, payload);
+    assert!(chunk(&message, &payload, 0).is_err());
 }
 
 #[test]

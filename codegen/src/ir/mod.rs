@@ -96,6 +96,8 @@ pub struct Reassembly {
     pub end: PieceEnd,
     pub when: Option<Expr>,
     pub piece_size: usize,
+    /// Root integer field that numbers every packet: pieces get consecutive numbers.
+    pub numbered: Option<usize>,
     pub whole: WholeType,
 }
 

@@ -140,6 +140,27 @@ impl<'f> Validator<'f> {
                 return None;
             }
         };
+        let numbered = match &r.numbered {
+            Some(name) => {
+                let fi = field_of(self, name, "numbered")?;
+                if !matches!(root.fields[fi].ty, Ty::Int(it) if !it.signed) {
+                    self.error(
+                        &format!("{yp}.numbered"),
+                        format!("'{name}' must be an unsigned integer field"),
+                        None,
+                    );
+                }
+                Some(fi)
+            }
+            None => None,
+        };
+        if r.piece_size == 0 {
+            self.error(
+                &format!("{yp}.piece_size"),
+                "piece_size must be at least 1",
+                None,
+            );
+        }
         Some(Reassembly {
             field,
             key,
@@ -147,6 +168,7 @@ impl<'f> Validator<'f> {
             end,
             when,
             piece_size: r.piece_size,
+            numbered,
             whole,
         })
     }

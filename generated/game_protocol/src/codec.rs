@@ -1934,16 +1934,28 @@ impl Packet<'_> {
     }
 }
 
-/// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
-/// the index, what marks the pieces, and the piece set.
+/// Cuts `payload` into packets carrying at most `piece_size` bytes each (the size the
+/// peers agreed on; [`PIECE_SIZE`] by default): copies of `template` with the index,
+/// what marks the pieces, and the piece set.
 pub fn chunk<'a>(
     template: &Packet<'a>,
     payload: &[u8],
+    piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
+    if piece_size == 0 {
+        return Err(
+            EncodeError::new(
+                "piece_size",
+                EncodeErrorKind::TooSmall {
+                    value: 0,
+                },
+            ),
+        );
+    }
     let pieces: Vec<&[u8]> = if payload.is_empty() {
         vec![& [] [..]]
     } else {
-        payload.chunks(PIECE_SIZE).collect()
+        payload.chunks(piece_size).collect()
     };
     let count = pieces.len();
     let mut out = Vec::with_capacity(count);

@@ -989,16 +989,29 @@ impl Packet<'_> {
     }
 }
 
-/// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
-/// the index, what marks the pieces, and the piece set.
+/// Cuts `payload` into packets carrying at most `piece_size` bytes each (the size the
+/// peers agreed on; [`PIECE_SIZE`] by default): copies of `template` with the index,
+/// what marks the pieces, and the piece set.
+/// Each packet gets its own `sequence`, from the template's on (wrapping).
 pub fn chunk<'a>(
     template: &Packet<'a>,
     payload: &[u8],
+    piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
+    if piece_size == 0 {
+        return Err(
+            EncodeError::new(
+                "piece_size",
+                EncodeErrorKind::TooSmall {
+                    value: 0,
+                },
+            ),
+        );
+    }
     let pieces: Vec<&[u8]> = if payload.is_empty() {
         vec![& [] [..]]
     } else {
-        payload.chunks(PIECE_SIZE).collect()
+        payload.chunks(piece_size).collect()
     };
     let count = pieces.len();
     let mut out = Vec::with_capacity(count);
@@ -1006,6 +1019,7 @@ pub fn chunk<'a>(
         let mut packet = template.clone();
         let raw = fit(i as u64, u8::MAX as u64, stringify!(fragment_index))?;
         packet.fragment_index = raw as u8;
+        packet.sequence = template.sequence.wrapping_add(i as u32);
         packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")?
             as u8;
         packet.flags = PacketFlags(

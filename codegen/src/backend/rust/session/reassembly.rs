@@ -206,18 +206,40 @@ impl<'p> Gen<'p> {
                 }
             }
         };
+        // Packets numbered one by one get consecutive numbers from the template's.
+        let (number_doc, number_set) = match r.numbered {
+            Some(fi) => {
+                let f = &root.fields[fi];
+                let nf = ident(&f.name);
+                let nt = self.rust_ty(sid, fi, &f.ty)?;
+                (
+                    vec![format!(
+                        " Each packet gets its own `{0}`, from the template's on (wrapping).",
+                        f.name
+                    )],
+                    quote! { packet.#nf = template.#nf.wrapping_add(i as #nt); },
+                )
+            }
+            None => (Vec::new(), quote! {}),
+        };
         let chunker = match (end_set, when_set) {
             (Some(end_set), Some(when_set)) => quote! {
-                /// Cuts `payload` into packets of at most PIECE_SIZE bytes: copies of `template` with
-                /// the index, what marks the pieces, and the piece set.
-                pub fn chunk<'a>(template: &#rt #lt_a, payload: &[u8]) -> Result<Vec<#rt #lt_a>, EncodeError> {
-                    let pieces: Vec<&[u8]> = if payload.is_empty() { vec![&[][..]] } else { payload.chunks(PIECE_SIZE).collect() };
+                /// Cuts `payload` into packets carrying at most `piece_size` bytes each (the size the
+                /// peers agreed on; [`PIECE_SIZE`] by default): copies of `template` with the index,
+                /// what marks the pieces, and the piece set.
+                #( #[doc = #number_doc] )*
+                pub fn chunk<'a>(template: &#rt #lt_a, payload: &[u8], piece_size: usize) -> Result<Vec<#rt #lt_a>, EncodeError> {
+                    if piece_size == 0 {
+                        return Err(EncodeError::new("piece_size", EncodeErrorKind::TooSmall { value: 0 }));
+                    }
+                    let pieces: Vec<&[u8]> = if payload.is_empty() { vec![&[][..]] } else { payload.chunks(piece_size).collect() };
                     let count = pieces.len();
                     let mut out = Vec::with_capacity(count);
                     for (i, data) in pieces.into_iter().enumerate() {
                         let mut packet = template.clone();
                         let raw = fit(i as u64, #index_ty::MAX as u64, stringify!(#index))?;
                         packet.#index = raw as #index_ty;
+                        #number_set
                         #end_set
                         #when_set
                         #piece_put
