@@ -9,16 +9,22 @@
 -- Every field is filterable under `game_protocol.`; problems are reported as expert info
 -- (`game_protocol.expert.*`), never as Lua errors.
 
+-- A table every generated dissector shares (a global, made by the first one loaded).
+local function shared_table(name)
+  local t = rawget(_G, name)
+  if t == nil then
+    t = {}
+    rawset(_G, name, t)
+  end
+  return t
+end
+
 -- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
 -- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
 do
   local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
   this_file = string.gsub(this_file, "^@", "")
-  local loaded = rawget(_G, "wiregen_loaded")
-  if loaded == nil then
-    loaded = {}
-    rawset(_G, "wiregen_loaded", loaded)
-  end
+  local loaded = shared_table("wiregen_loaded")
   if loaded["game_protocol"] ~= nil then
     local message = "wiregen: the game_protocol dissector is loaded twice: " .. loaded["game_protocol"]
       .. " and " .. this_file .. "; keeping the first (remove one copy)"
@@ -330,8 +336,8 @@ local function utf8_valid(s)
   return true
 end
 
--- Names of the set bits of `v` from a {mask, name} list, for the Info column.
--- The names of the bits set, `gap .. "[A,B]"`, or "" when none is.
+-- For the Info column, the names of the bits of `v` set, from a {mask, name} list:
+-- `gap .. "[A,B]"`, or "" when none is.
 local function flag_names(v, names, gap)
   local out = {}
   for _, pair in ipairs(names) do
@@ -1148,11 +1154,16 @@ local pieces = bounded(MAX_PENDING)
 local conversation_pending = {}
 local frame_wholes = {}
 
+-- One payload of conversation `conv` no longer waits (joined or evicted).
+local function conversation_released(conv)
+  local left = conversation_pending[conv] - 1
+  conversation_pending[conv] = left > 0 and left or nil
+end
+
 local function evict_piece(root, why, skip)
   local _, st = bounded_evict(pieces, skip)
   if st == nil then return end
-  local left = conversation_pending[st.conv] - 1
-  conversation_pending[st.conv] = left > 0 and left or nil
+  conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
   root:add_proto_expert_info(E.evicted, string.format(
@@ -1205,8 +1216,7 @@ local function reassemble(tvb, pinfo, root, v)
       if list ~= nil then
         frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
         bounded_remove(pieces, key)
-        local left = conversation_pending[conv] - 1
-        conversation_pending[conv] = left > 0 and left or nil
+        conversation_released(conv)
       end
     end
   end
@@ -1279,11 +1289,7 @@ end
 
 -- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
 -- the one the family's claim names reads the traffic, the others hand it over.
-local claims = rawget(_G, "wiregen_claims")
-if claims == nil then
-  claims = {}
-  rawset(_G, "wiregen_claims", claims)
-end
+local claims = shared_table("wiregen_claims")
 if claims["game_protocol"] == nil then claims["game_protocol"] = "game_protocol" end
 local claimants = {}
 

@@ -7,16 +7,22 @@
 -- Every field is filterable under `enums.`; problems are reported as expert info
 -- (`enums.expert.*`), never as Lua errors.
 
+-- A table every generated dissector shares (a global, made by the first one loaded).
+local function shared_table(name)
+  local t = rawget(_G, name)
+  if t == nil then
+    t = {}
+    rawset(_G, name, t)
+  end
+  return t
+end
+
 -- Loaded twice (installed as a plugin and also given with `-X lua_script:`)? Then the first copy
 -- stays and this one says so, instead of failing in Proto() with a duplicate-protocol error.
 do
   local this_file = debug and debug.getinfo and debug.getinfo(1, "S").source or "?"
   this_file = string.gsub(this_file, "^@", "")
-  local loaded = rawget(_G, "wiregen_loaded")
-  if loaded == nil then
-    loaded = {}
-    rawset(_G, "wiregen_loaded", loaded)
-  end
+  local loaded = shared_table("wiregen_loaded")
   if loaded["enums"] ~= nil then
     local message = "wiregen: the enums dissector is loaded twice: " .. loaded["enums"]
       .. " and " .. this_file .. "; keeping the first (remove one copy)"
@@ -133,11 +139,7 @@ end
 
 -- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
 -- the one the family's claim names reads the traffic, the others hand it over.
-local claims = rawget(_G, "wiregen_claims")
-if claims == nil then
-  claims = {}
-  rawset(_G, "wiregen_claims", claims)
-end
+local claims = shared_table("wiregen_claims")
 if claims["enums"] == nil then claims["enums"] = "enums" end
 local claimants = {}
 

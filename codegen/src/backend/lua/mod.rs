@@ -133,9 +133,9 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         .filter(|f| byte_root && matches!(f.role, Role::Checksum(_)))
         .map(|f| {
             format!(
-                "if cs_item_{0} ~= nil then verify_{1}_{0}(tvb, 0, size, cs_at_{0}, cs_item_{0}) end",
+                "if cs_item_{} ~= nil then {} end",
                 f.name,
-                p.root().name
+                verify_call(&p.root().name, &f.name, "0", "size")
             )
         })
         .collect();

@@ -46,6 +46,11 @@ pub(crate) fn checksum_locals(field: &str) -> String {
     format!("cs_at_{field}, cs_item_{field}")
 }
 
+/// The call verifying checksum `field` of `strukt` over `[start, stop)`.
+pub(crate) fn verify_call(strukt: &str, field: &str, start: &str, stop: &str) -> String {
+    format!("verify_{strukt}_{field}(tvb, {start}, {stop}, cs_at_{field}, cs_item_{field})")
+}
+
 impl<'p> Gen<'p> {
     /// `verify_<Struct>_<field>(tvb, start, stop, at, item)`: checks the checksum stored at `at`
     /// over `[start, stop)` with its own bytes zeroed, and says so on its item.
@@ -147,10 +152,7 @@ impl<'p> Gen<'p> {
         }
         for &fi in &checksums {
             let f = &s.fields[fi];
-            let call = format!(
-                "verify_{}_{1}(tvb, start, offset, cs_at_{1}, cs_item_{1})",
-                s.name, f.name
-            );
+            let call = verify_call(&s.name, &f.name, "start", "offset");
             if f.condition.is_some() {
                 c.line(format!("if cs_item_{} ~= nil then {call} end", f.name));
             } else {

@@ -242,21 +242,20 @@ impl<'p> Gen<'p> {
                 let open_ended = matches!(count, Len::Rest | Len::Natural);
                 // An element without its state list takes the rest as bytes and ends the loop.
                 let may_stop = matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]);
-                if open_ended || may_stop {
-                    if !open_ended {
-                        self.length(c, sid, fi, count, abbrev, tree)?;
-                    }
-                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, 0"));
-                    c.open(if open_ended {
-                        "while offset < limit do"
-                    } else {
-                        "for _ = 1, n do"
-                    });
-                    c.line(format!("{count_of} = {count_of} + 1"));
-                } else {
+                // A loop that runs `n` times to its end needs no counter.
+                let counted = open_ended || may_stop;
+                if !open_ended {
                     self.length(c, sid, fi, count, abbrev, tree)?;
-                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, n"));
-                    c.open("for _ = 1, n do");
+                }
+                let first_count = if counted { "0" } else { "n" };
+                c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
+                c.open(if open_ended {
+                    "while offset < limit do"
+                } else {
+                    "for _ = 1, n do"
+                });
+                if counted {
+                    c.line(format!("{count_of} = {count_of} + 1"));
                 }
                 let item_target = format!("{target}[#{target} + 1]");
                 self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
