@@ -308,3 +308,41 @@ fn decoder_rejects_closed_enum_values_and_unknown_tags() {
         )
     );
 }
+
+/// An array's label counts its elements, whether the dissector keeps their values or not (a
+/// count-prefixed `u16[]` showed `Words (0)`).
+#[test]
+fn array_labels_count_their_elements() {
+    let mut m = sample();
+    m.body = MessageBody::Numbers(Numbers {
+        header: Header {
+            hflags: Opts(0),
+            version: 1,
+        },
+        bonus: None,
+        items: vec![],
+        words: vec![1, 2, 3],
+        inner: Item { id: 4, value: -5 },
+        shape: NumbersShape::Tag0,
+    });
+    m.trailer = vec![7, 8];
+    let pcap = std::env::temp_dir().join(format!("wiregen-arrays-{}.pcap", std::process::id()));
+    write_pcap(
+        &pcap,
+        &[Datagram {
+            src_port: 30000,
+            dst_port: 7555,
+            payload: m.encode().unwrap(),
+        }],
+    );
+    let d = dissect(
+        &pcap,
+        &repo_root().join("tests/fixture/dissectors/features.lua"),
+        &[],
+    );
+    let labels: Vec<&str> = d.frames[0].iter().map(|f| f.showname.as_str()).collect();
+    for label in ["Items (0)", "Words (3)", "Trailer (2)"] {
+        assert!(labels.contains(&label), "{label} not in {labels:?}");
+    }
+    let _ = std::fs::remove_file(pcap);
+}

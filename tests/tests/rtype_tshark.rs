@@ -237,3 +237,64 @@ fn the_heuristic_claims_rtype_and_nothing_else() {
     }
     let _ = std::fs::remove_file(pcap);
 }
+
+/// CRC-16/CCITT-FALSE, written from WIRE-NOTES §5 (poly 0x1021, init 0xFFFF, no reflection).
+fn crc16_ccitt_false(bytes: &[u8]) -> u16 {
+    let mut crc = 0xffffu16;
+    for b in bytes {
+        crc ^= (*b as u16) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc
+}
+
+/// A payload that cannot be parsed still has its checksum verified, and the Info column keeps
+/// the header's summary and says when the checksum is wrong.
+#[test]
+fn a_malformed_payload_still_has_its_checksum_verified() {
+    assert_eq!(crc16_ccitt_false(b"123456789"), 0x29b1);
+    // The WIRE-NOTES login vector without preferred_fragment_size: payload_size 12, so the
+    // payload ends inside REQ_LOGIN.
+    let mut short = vectors()[0][..32].to_vec();
+    short[16..18].copy_from_slice(&12u16.to_le_bytes());
+    short[18..20].copy_from_slice(&[0, 0]);
+    let crc = crc16_ccitt_false(&short);
+    let mut good = short.clone();
+    good[18..20].copy_from_slice(&crc.to_le_bytes());
+    let mut bad = short;
+    bad[18..20].copy_from_slice(&(crc ^ 1).to_le_bytes());
+    let datagrams: Vec<Datagram> = [&good, &bad]
+        .iter()
+        .map(|m| Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: m.to_vec(),
+        })
+        .collect();
+    let pcap = temp_pcap("malformed-checksum");
+    write_pcap(&pcap, &datagrams);
+    let info = info_column(&pcap, &["dissectors/rtype.lua"], &[]);
+    assert_eq!(info[0], "REQ_LOGIN seq=1 ack=0 [RELIABLE] [malformed]");
+    assert_eq!(
+        info[1],
+        "REQ_LOGIN seq=1 ack=0 [RELIABLE] [malformed] [bad checksum]"
+    );
+    let d = dissect(&pcap, &dissector(), &[]);
+    for (i, status) in [(0, "1"), (1, "0")] {
+        let shown: Vec<&str> = d.frames[i]
+            .iter()
+            .filter(|f| f.name == "rtype.checksum.status")
+            .map(|f| f.show.as_str())
+            .collect();
+        assert_eq!(shown, [status], "frame {i}");
+        assert!(d.experts(i, "rtype").contains(&"rtype.expert.truncated"));
+    }
+    assert!(d.experts(1, "rtype").contains(&"rtype.expert.bad_checksum"));
+    let _ = std::fs::remove_file(pcap);
+}
