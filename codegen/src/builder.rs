@@ -17,7 +17,7 @@
 use crate::backend::rust::{self, ModuleOptions};
 use crate::backend::Output;
 use crate::diag::Diagnostics;
-use crate::ir::Protocol;
+use crate::ir::{Backend, Protocol};
 use crate::pipeline;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -127,20 +127,40 @@ impl Builder {
 
     /// Generates every output. In a build script it also tells cargo to rerun when a schema
     /// (or a schema it builds on) changes.
+    ///
+    /// A construct only the dissector cannot show yet (see [`Plan::not_generated`]) does not
+    /// hold back the Rust: it is written, the limit is printed (a cargo warning in a build
+    /// script), and the dissector is not written. A limit of the Rust backend is an error.
     pub fn compile(&self) -> Result<Vec<Written>, Error> {
         let in_build_script = std::env::var_os("OUT_DIR").is_some();
-        let (outputs, read) = self.outputs()?;
+        let plan = self.outputs()?;
         if in_build_script {
-            for file in &read {
+            for file in &plan.read {
                 println!("cargo:rerun-if-changed={}", file.display());
             }
         }
-        outputs.iter().map(write_if_changed).collect()
+        let written = plan
+            .outputs
+            .iter()
+            .map(write_if_changed)
+            .collect::<Result<Vec<_>, _>>()?;
+        if plan.rust_blocked {
+            return Err(Error::Schema(plan.not_generated));
+        }
+        for d in &plan.not_generated.0 {
+            if in_build_script {
+                println!("cargo:warning={d}");
+            } else {
+                eprintln!("{d}");
+            }
+        }
+        Ok(written)
     }
 
-    /// Every file this configuration generates (paths as they will be written), and every
-    /// schema file read; nothing is written.
-    pub fn outputs(&self) -> Result<(Vec<Output>, Vec<PathBuf>), Error> {
+    /// Every file this configuration generates (paths as they will be written), every schema
+    /// file read, and what could not be generated; nothing is written. Schema errors are an
+    /// error; a backend's limit only stops that backend's output.
+    pub fn outputs(&self) -> Result<Plan, Error> {
         let rust_out = match (&self.rust_out, std::env::var_os("OUT_DIR")) {
             (Some(dir), _) => dir.clone(),
             (None, Some(out)) => PathBuf::from(out),
@@ -169,7 +189,11 @@ impl Builder {
                 }
             }
         }
+        if !errors.0.is_empty() {
+            return Err(Error::Schema(errors));
+        }
         let mut out = Vec::new();
+        let mut not_generated = Diagnostics::default();
         let runtime = pipeline::runtime_dep_in(&rust_out);
         for p in &protocols {
             let rust = || {
@@ -191,14 +215,29 @@ impl Builder {
                 .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
             let (o, problems) = pipeline::generate(p, &rust, lua.as_deref());
             out.extend(o);
-            errors.0.extend(problems.0);
+            not_generated.0.extend(problems.0);
         }
-        if errors.0.is_empty() {
-            Ok((out, read))
-        } else {
-            Err(Error::Schema(errors))
-        }
+        Ok(Plan {
+            outputs: out,
+            read,
+            rust_blocked: protocols.iter().any(|p| !p.generates(Backend::Rust)),
+            not_generated,
+        })
     }
+}
+
+/// What a [`Builder`] would write.
+#[derive(Debug)]
+pub struct Plan {
+    /// Every file, with its path as it will be written.
+    pub outputs: Vec<Output>,
+    /// Every schema file read (the named ones and those they build on).
+    pub read: Vec<PathBuf>,
+    /// Each construct a backend cannot generate yet, at its schema position: that backend's
+    /// output of that schema is missing from `outputs`.
+    pub not_generated: Diagnostics,
+    /// Whether some schema's Rust is among what is missing.
+    pub rust_blocked: bool,
 }
 
 /// Loads a schema from any path (shown as given), and every file it read: itself and the

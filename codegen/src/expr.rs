@@ -137,14 +137,93 @@ fn pratt() -> &'static PrattParser<Rule> {
     })
 }
 
-fn syntax_error(e: pest::error::Error<Rule>, what: &str) -> SyntaxError {
-    let at = match e.location {
+/// A parse error at the offending token, naming what could stand there (pest's expected
+/// rules, in words). At the end of the text the token that wants more is pointed at instead.
+fn syntax_error(e: pest::error::Error<Rule>, what: &str, text: &str) -> SyntaxError {
+    let mut at = match e.location {
         pest::error::InputLocation::Pos(p) => p,
         pest::error::InputLocation::Span((s, _)) => s,
     };
+    let expected = match &e.variant {
+        pest::error::ErrorVariant::ParsingError { positives, .. } => expected_words(positives),
+        pest::error::ErrorVariant::CustomError { message } => message.clone(),
+    };
+    let found = match text[at..].split_whitespace().next() {
+        Some(token) => format!("found '{token}'"),
+        None => {
+            // Nothing left: name (and point at) the last token, which wants something after it.
+            let before = text[..at].trim_end();
+            let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+            at = start;
+            format!("the text ends after '{}'", &before[start..])
+        }
+    };
+    if expected.is_empty() {
+        return SyntaxError {
+            at,
+            message: format!("cannot parse {what} '{text}': {found}"),
+        };
+    }
     SyntaxError {
         at,
-        message: format!("cannot parse {what}"),
+        message: format!("cannot parse {what} '{text}': {found}, expected {expected}"),
+    }
+}
+
+/// pest's expected rules as a reader would name them: "a number, a field or '('".
+fn expected_words(rules: &[Rule]) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for r in rules {
+        let w = match r {
+            Rule::hex | Rule::dec => "a number",
+            Rule::boolean => "true or false",
+            Rule::call | Rule::fname => "len(field)",
+            Rule::special => "@size or @remaining",
+            Rule::item => "table[index]",
+            Rule::path | Rule::ident | Rule::named_type => "a field name",
+            Rule::not => "'!'",
+            Rule::neg => "'-'",
+            Rule::expr | Rule::primary => "a value",
+            Rule::EOI => "the end",
+            Rule::array_suffix => "'[]'",
+            Rule::int_type
+            | Rule::float_type
+            | Rule::bool_type
+            | Rule::bytes_type
+            | Rule::bits_type
+            | Rule::string_type
+            | Rule::varint_type => "a type",
+            _ => "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
+        };
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
+    // An operand can also be a parenthesised expression (a literal, so pest names no rule).
+    if words.contains(&"a number") {
+        words.push("'('");
+    }
+    const ORDER: [&str; 14] = [
+        "a field name",
+        "a number",
+        "true or false",
+        "len(field)",
+        "@size or @remaining",
+        "table[index]",
+        "'('",
+        "'!'",
+        "'-'",
+        "a value",
+        "a type",
+        "'[]'",
+        "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
+        "the end",
+    ];
+    words.sort_by_key(|w| ORDER.iter().position(|o| o == w));
+    match words.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
 
@@ -162,7 +241,7 @@ fn int_literal(text: &str, at: usize) -> Result<u64, SyntaxError> {
 
 pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     let mut pairs =
-        Grammar::parse(Rule::expression, text).map_err(|e| syntax_error(e, "expression"))?;
+        Grammar::parse(Rule::expression, text).map_err(|e| syntax_error(e, "expression", text))?;
     let expr = pairs.next().unwrap().into_inner().next().unwrap();
     build(expr)
 }
@@ -254,7 +333,8 @@ pub enum TypeExpr {
 }
 
 pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
-    let mut pairs = Grammar::parse(Rule::type_expr, text).map_err(|e| syntax_error(e, "type"))?;
+    let mut pairs =
+        Grammar::parse(Rule::type_expr, text).map_err(|e| syntax_error(e, "type", text))?;
     let mut inner = pairs.next().unwrap().into_inner();
     let base = inner.next().unwrap();
     let s = base.as_str();
@@ -320,6 +400,32 @@ mod tests {
         );
         assert!(parse_expr("a +").is_err());
         assert!(parse_expr("0x1_0000_0000_0000_0000").is_err());
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_token_and_say_what_could_come() {
+        let e = parse_expr("pflags.HAS_TARGET && ").unwrap_err();
+        assert_eq!(e.at, 18, "at the '&&' that wants an operand");
+        assert_eq!(
+            e.message,
+            "cannot parse expression 'pflags.HAS_TARGET && ': the text ends after '&&', \
+             expected a field name, a number, true or false, len(field), @size or @remaining, \
+             '(', '!' or '-'"
+        );
+        let e = parse_expr("size + * 2").unwrap_err();
+        assert_eq!(e.at, 7, "at the '*'");
+        assert!(
+            e.message.contains("found '*', expected a field name"),
+            "{}",
+            e.message
+        );
+        let e = parse_expr("size 2").unwrap_err();
+        assert_eq!(e.at, 5);
+        assert!(
+            e.message.contains("found '2', expected an operator (+"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

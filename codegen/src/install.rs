@@ -126,12 +126,16 @@ fn dissectors(root: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>, S
         }
         // A schema: its dissector, generated now (the Rust is not needed).
         let scratch = std::env::temp_dir().join(format!("wiregen-install-{}", std::process::id()));
-        let (outputs, _) = Builder::new()
+        let plan = Builder::new()
             .schema(f)
             .rust_out(&scratch)
             .lua_out(&scratch)
             .outputs()
             .map_err(|e| e.to_string())?;
+        let outputs = plan.outputs;
+        if !outputs.iter().any(|o| o.path.ends_with(".lua")) {
+            return Err(plan.not_generated.to_string());
+        }
         out.extend(
             outputs
                 .into_iter()

@@ -64,12 +64,25 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Generate(Targets::default())) {
         Command::Generate(t) => match outputs(&cli.root, &t) {
             Ok(Generated::Repository(g)) => generate_repository(&cli.root, g),
-            Ok(Generated::Files(files)) => write(&files),
+            Ok(Generated::Files(plan)) => {
+                // What a backend cannot generate yet is reported, and the rest still written.
+                eprint!("{}", plan.not_generated);
+                match write(&plan.outputs) {
+                    _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
+                    code => code,
+                }
+            }
             Err(e) => fail(&e),
         },
         Command::Check(t) => match outputs(&cli.root, &t) {
             Ok(Generated::Repository(g)) => check_repository(&cli.root, g),
-            Ok(Generated::Files(files)) => check(&files),
+            Ok(Generated::Files(plan)) => {
+                eprint!("{}", plan.not_generated);
+                match check(&plan.outputs) {
+                    _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
+                    code => code,
+                }
+            }
             Err(e) => fail(&e),
         },
         Command::Install(args) => install::run(&cli.root, &args),
@@ -79,7 +92,7 @@ fn main() -> ExitCode {
 /// What a command generates: this repository's whole layout, or a configured set of files.
 enum Generated {
     Repository(pipeline::Generation),
-    Files(Vec<Output>),
+    Files(wiregen::builder::Plan),
 }
 
 fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
@@ -101,10 +114,7 @@ fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
         config::builder(root)?
     };
     match builder {
-        Some(b) => b
-            .outputs()
-            .map(|(files, _)| Generated::Files(files))
-            .map_err(|e| e.to_string()),
+        Some(b) => b.outputs().map(Generated::Files).map_err(|e| e.to_string()),
         None => pipeline::all_outputs(root).map(Generated::Repository),
     }
 }

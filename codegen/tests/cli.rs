@@ -143,3 +143,28 @@ fn a_schema_error_in_generate_is_reported_at_its_position() {
         "{err}"
     );
 }
+
+#[test]
+fn a_limit_of_the_dissector_does_not_hold_back_the_rust() {
+    let dir = scratch("limits");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/broken/44-lua-limits.yaml");
+    let (rs, lua) = (dir.join("rs"), dir.join("lua"));
+    let args = [
+        "generate",
+        schema.to_str().unwrap(),
+        "--rust-out",
+        rs.to_str().unwrap(),
+        "--lua-out",
+        lua.to_str().unwrap(),
+    ];
+    let (ok, out, err) = wiregen(&args, &dir);
+    assert!(!ok, "a wanted output is missing: the command fails");
+    assert!(out.contains("rs/demo.rs"), "the Rust is written: {out}");
+    assert!(!lua.join("demo.lua").exists());
+    assert!(
+        err.contains("44-lua-limits.yaml:16:30: 'stamp': a 40-bit integer in a bit stream"),
+        "{err}"
+    );
+    let rust = std::fs::read_to_string(rs.join("demo.rs")).unwrap();
+    assert!(rust.contains("pub stamp: u64"), "{rust}");
+}

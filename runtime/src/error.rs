@@ -82,14 +82,15 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.bit {
-            Some(bit) => write!(
-                f,
-                "field '{}' at bit {bit} (byte {}): ",
-                self.field(),
-                self.offset
-            )?,
-            None => write!(f, "field '{}' at byte {}: ", self.field(), self.offset)?,
+        let field = self.field();
+        match (self.bit, field.is_empty()) {
+            // Past the last field: what is wrong is the message's end.
+            (Some(bit), true) => write!(f, "after the message, at bit {bit}: ")?,
+            (None, true) => write!(f, "after the message, at byte {}: ", self.offset)?,
+            (Some(bit), false) => {
+                write!(f, "field '{field}' at bit {bit} (byte {}): ", self.offset)?
+            }
+            (None, false) => write!(f, "field '{field}' at byte {}: ", self.offset)?,
         }
         match &self.kind {
             DecodeErrorKind::Truncated { needed, available } => {

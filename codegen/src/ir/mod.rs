@@ -543,6 +543,17 @@ impl Expr {
         }
     }
 
+    /// Whether it reads the reader's position (`@size`, `@remaining`): known while decoding,
+    /// not while encoding, before the rest of the message is written.
+    pub fn reads_position(&self) -> bool {
+        match self {
+            Expr::MessageSize | Expr::Remaining => true,
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.reads_position(),
+            Expr::Binary(_, a, b) => a.reads_position() || b.reads_position(),
+            _ => false,
+        }
+    }
+
     /// Whether it reads an item of a conversation-state list.
     pub fn reads_state(&self) -> bool {
         match self {

@@ -26,7 +26,7 @@ impl<'f> Validator<'f> {
                 e
             }
             Err(e) => {
-                self.expr_error(scope, e.at, format!("{} '{text}'", e.message), None);
+                self.expr_error(scope, e.at, e.message, None);
                 Expr::Int(0)
             }
         }

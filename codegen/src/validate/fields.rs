@@ -78,7 +78,7 @@ impl<'f> Validator<'f> {
                     self.error_at(
                         p.line,
                         p.col + e.at,
-                        format!("{} '{t}'", e.message),
+                        e.message,
                         Some("e.g. 'u16', 'bytes', 'string', 'Entity[]'".into()),
                     );
                     Ty::Bool

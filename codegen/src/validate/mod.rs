@@ -278,6 +278,17 @@ impl<'f> Validator<'f> {
                 Layout::Bytes
             }
         };
+        if layout == Layout::LsbBits && endian == Endian::Big {
+            self.error(
+                "protocol.endian",
+                "a big-endian protocol in 'layout: lsb-bits': bit streams are read \
+                 least-significant bit first, so their numbers are little-endian",
+                Some(
+                    "drop 'endian: big'; byte-layout types can still say 'u16be' or 'endian: big'"
+                        .into(),
+                ),
+            );
+        }
 
         // Names first, so that every type can refer to every other.
         let mut taken: HashMap<String, String> = HashMap::new();
@@ -355,6 +366,7 @@ impl<'f> Validator<'f> {
         for (id, (name, t)) in self.file.types.iter().enumerate() {
             structs.push(self.struct_def(id, name, t, endian, layouts[id]));
         }
+        self.bit_byte_order(&structs, &enums, &flags);
 
         let app_root = p
             .application

@@ -290,7 +290,7 @@ impl<'f> Validator<'f> {
                         Some("use a whole number of bytes, or 'layout: lsb-bits'".into()),
                     );
                 }
-                let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
+                let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
                 Ty::Int(IntTy {
                     bits: *bits,
                     signed: *signed,
@@ -298,7 +298,7 @@ impl<'f> Validator<'f> {
                 })
             }
             TypeExpr::Float { bits, endian: e } => {
-                let endian = self.endian(e.as_deref(), &tp).unwrap_or(endian);
+                let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
                 Ty::Float {
                     bits: *bits,
                     endian,
@@ -396,6 +396,78 @@ impl<'f> Validator<'f> {
                     let hint = did_you_mean(n, names);
                     self.error(&tp, format!("unknown type '{n}'"), hint);
                     Ty::Bool
+                }
+            }
+        }
+    }
+
+    /// A number's byte order. Bit streams are read least-significant bit first, so a multi-byte
+    /// value in one is little-endian by definition (the schema's `endian` is for byte layouts);
+    /// asking for big-endian there is refused rather than decoded wrong.
+    fn value_endian(
+        &mut self,
+        in_type: Option<&str>,
+        f: &schema::FieldDef,
+        tp: &str,
+        default: Endian,
+        layout: Layout,
+        bits: u32,
+    ) -> Endian {
+        let explicit = self.endian(in_type, tp);
+        if layout == Layout::Bytes {
+            return explicit.unwrap_or(default);
+        }
+        // The field's `endian:` (already checked where the field is read).
+        let field_wide = matches!(f.endian.as_deref(), Some("big" | "be")).then_some(Endian::Big);
+        if bits > 8 && explicit.or(field_wide) == Some(Endian::Big) {
+            // At what asked for it: the type's suffix, else the field's `endian:`.
+            let at = match (explicit, tp.strip_suffix(".type")) {
+                (None, Some(fp)) => format!("{fp}.endian"),
+                _ => tp.to_string(),
+            };
+            self.error(
+                &at,
+                format!(
+                    "'{}': a big-endian {bits}-bit number in an lsb-bits type: bit streams are \
+                     read least-significant bit first (little-endian)",
+                    f.name
+                ),
+                Some(
+                    "drop the big-endian suffix or 'endian:', or make the type 'layout: bytes'"
+                        .into(),
+                ),
+            );
+        }
+        Endian::Little
+    }
+
+    /// Enums and flag sets take the schema's byte order: one wider than a byte that is
+    /// big-endian cannot be read from a bit stream (see [`Validator::value_endian`]).
+    pub(crate) fn bit_byte_order(&mut self, structs: &[Struct], enums: &[Enum], flags: &[Flags]) {
+        for s in structs.iter().filter(|s| s.layout == Layout::LsbBits) {
+            for (fi, f) in s.fields.iter().enumerate() {
+                let mut ty = &f.ty;
+                while let Ty::Array(e, _) = ty {
+                    ty = e;
+                }
+                let (repr, name, what) = match ty {
+                    Ty::Enum(id) => (enums[*id].repr, &enums[*id].name, "enum"),
+                    Ty::Flags(id) => (flags[*id].repr, &flags[*id].name, "flag set"),
+                    _ => continue,
+                };
+                if repr.bits > 8 && repr.endian == Endian::Big {
+                    self.error(
+                        &format!("types.{}.fields.{fi}.type", s.name),
+                        format!(
+                            "'{}': {what} '{name}' is a big-endian {}-bit number, and bit \
+                             streams are read least-significant bit first (little-endian)",
+                            f.name, repr.bits
+                        ),
+                        Some(format!(
+                            "give '{name}' a little-endian type, e.g. 'type: u{}le'",
+                            repr.bits
+                        )),
+                    );
                 }
             }
         }

@@ -6,3 +6,67 @@
 #![deny(warnings)]
 
 include!(concat!(env!("OUT_DIR"), "/snippets.rs"));
+
+/// Behaviour of snippets whose generated code once did not compile or named no field.
+#[cfg(test)]
+mod regressions {
+    use super::positions::{Framed, Tail};
+    use std::borrow::Cow;
+    use wiregen_runtime::{Codec, DecodeErrorKind, EncodeErrorKind};
+
+    #[test]
+    fn lengths_read_from_the_position_round_trip() {
+        let framed = Framed {
+            array_size: 14,
+            items: vec![1, 2],
+            body: Cow::Borrowed(b"abc"),
+            crc: 0x1234,
+        };
+        let bytes = framed.encode().unwrap();
+        assert_eq!(bytes, [0x0e, 1, 2, b'a', b'b', b'c', 0x34, 0x12]);
+        assert_eq!(Framed::decode(&bytes).unwrap(), framed);
+        // `@remaining - 2` of an empty body: only the checksum follows the items.
+        let empty = Framed::decode(&[0x0f, 9, 0x01, 0x00]).unwrap();
+        assert_eq!(
+            (empty.items, &*empty.body, empty.crc),
+            (vec![9], &b""[..], 1)
+        );
+        // `16 - array_size` disagreeing with the items is refused, naming the field.
+        let wrong = Framed {
+            array_size: 15,
+            ..framed
+        };
+        let e = wrong.encode().unwrap_err();
+        assert_eq!(e.field(), "items");
+        assert!(matches!(
+            e.kind,
+            EncodeErrorKind::LengthMismatch {
+                expected: 1,
+                actual: 2
+            }
+        ));
+    }
+
+    #[test]
+    fn presence_and_lengths_from_the_size() {
+        let tail = Tail::decode(&[7, 0x01, 0x00, 9]).unwrap();
+        assert_eq!(
+            (tail.kind, tail.extra, &*tail.all_but_head),
+            (7, Some(1), &[9u8][..])
+        );
+        assert_eq!(tail.encode().unwrap(), [7, 1, 0, 9]);
+        // One byte: no room for `extra`, and `@size - 3` is negative.
+        let e = Tail::decode(&[7]).unwrap_err();
+        assert_eq!(e.field(), "all_but_head");
+        assert_eq!(e.kind, DecodeErrorKind::BadLength { value: -2 });
+    }
+
+    #[test]
+    fn trailing_bytes_are_after_the_message_not_a_nameless_field() {
+        let e = super::lengths::Item::decode(&[0, 1, 2]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "after the message, at byte 2: 1 unexpected trailing bytes"
+        );
+    }
+}

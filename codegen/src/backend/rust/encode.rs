@@ -69,7 +69,7 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
         }
     } else {
         let max = lit_u64(it.max_value());
-        let x = cast(v, &t, &u64_t);
+        let x = bare(cast(v, &t, &u64_t));
         quote! { let raw = fit(#x, #max, #nm)?; #put_raw }
     }
 }
@@ -210,6 +210,10 @@ impl<'p> Gen<'p> {
                 };
                 let write = match &f.condition {
                     None => quote! { { let v = &self.#local; #max_check #body } },
+                    // Presence decided by the position (`@remaining > 0`): the value says it.
+                    Some(c) if c.reads_position() => {
+                        quote! { if let Some(v) = &self.#local { #max_check #body } }
+                    }
                     Some(c) => {
                         let cond = self.expr(c, Ctx::Encode(sid));
                         quote! {
@@ -222,12 +226,16 @@ impl<'p> Gen<'p> {
                         }
                     }
                 };
-                // Lengths given by a non-trivial expression are checked against the data.
+                // Lengths given by a non-trivial expression are checked against the data. One
+                // that reads the position (`@remaining - 2`) is the data's own length: what
+                // follows it is written after, and the decoder finds it the same way.
                 let len_check = match &f.ty {
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e))
                     | Ty::Array(_, Len::Expr(e))
-                        if e.local_field().is_none() && f.condition.is_none() =>
+                        if e.local_field().is_none()
+                            && f.condition.is_none()
+                            && !e.reads_position() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode(sid));
                         quote! {
@@ -465,7 +473,8 @@ impl<'p> Gen<'p> {
                     _ => quote! { *#tn as i128 },
                 };
                 let pats: Vec<TokenStream> = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied())).iter().map(case_pattern).collect();
-                if pats.is_empty() {
+                // No check when the position decides (`unless: "@remaining == 0"`).
+                if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
                     return None;
                 }
                 let owned = quote! { matches!(#raw, #(#pats)|*) };
@@ -506,7 +515,7 @@ impl<'p> Gen<'p> {
             arms.push(quote! { #binding => { #check #write } });
         }
         let guard = match (&u.unless, u.default) {
-            (Some(cond), Some(_)) => {
+            (Some(cond), Some(_)) if !cond.reads_position() => {
                 let cond = self.expr_top(cond, Ctx::Encode(sid));
                 let other = ident(&u.default_variant);
                 quote! {

@@ -123,6 +123,8 @@ impl<'p> Gen<'p> {
             Expr::Binary(op, a, b) => {
                 let a = self.expr(a, ctx);
                 let b = self.expr(b, ctx);
+                // A method's argument needs no parentheses of its own.
+                let arg = bare(b.clone());
                 match op {
                     BinOp::Or => quote! { (#a || #b) },
                     BinOp::And => quote! { (#a && #b) },
@@ -136,11 +138,11 @@ impl<'p> Gen<'p> {
                     BinOp::BitAnd => quote! { (#a & #b) },
                     BinOp::Shl => quote! { (#a.wrapping_shl(#b as u32)) },
                     BinOp::Shr => quote! { (#a.wrapping_shr(#b as u32)) },
-                    BinOp::Add => quote! { (#a.wrapping_add(#b)) },
-                    BinOp::Sub => quote! { (#a.wrapping_sub(#b)) },
-                    BinOp::Mul => quote! { (#a.wrapping_mul(#b)) },
-                    BinOp::Div => quote! { (#a.checked_div(#b).unwrap_or(0)) },
-                    BinOp::Rem => quote! { (#a.checked_rem(#b).unwrap_or(0)) },
+                    BinOp::Add => quote! { (#a.wrapping_add(#arg)) },
+                    BinOp::Sub => quote! { (#a.wrapping_sub(#arg)) },
+                    BinOp::Mul => quote! { (#a.wrapping_mul(#arg)) },
+                    BinOp::Div => quote! { (#a.checked_div(#arg).unwrap_or(0)) },
+                    BinOp::Rem => quote! { (#a.checked_rem(#arg).unwrap_or(0)) },
                 }
             }
         }
