@@ -2,9 +2,38 @@
 
 use std::fmt;
 
-/// Where decoding failed: the field path (outermost first), the byte offset, and why.
+/// Where decoding failed: the field path (outermost first), the byte offset, and why (read
+/// through [`DecodeErrorInfo`]'s fields: `e.offset`, `e.bit`, `e.kind`).
+///
+/// One pointer wide: a decoder's `Result` stays small on the path that succeeds, and the
+/// details are built only when something fails.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<DecodeErrorInfo>);
+
+impl std::ops::Deref for DecodeError {
+    type Target = DecodeErrorInfo;
+    #[inline]
+    fn deref(&self) -> &DecodeErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DecodeError {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut DecodeErrorInfo {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+/// The details of a [`DecodeError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeErrorInfo {
     /// Field names from the message root down to the failing field (innermost pushed first).
     path: Vec<&'static str>,
     /// Byte offset in the input where the failing field starts (or the problem was found).
@@ -14,7 +43,7 @@ pub struct DecodeError {
     pub kind: DecodeErrorKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeErrorKind {
     /// The field needs more bytes than the input (or its enclosing length) holds.
     Truncated { needed: usize, available: usize },
@@ -44,33 +73,37 @@ pub enum DecodeErrorKind {
 }
 
 impl DecodeError {
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn new(field: &'static str, offset: usize, kind: DecodeErrorKind) -> Self {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorInfo {
             path: vec![field],
             offset,
             bit: None,
             kind,
-        }
+        }))
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn at_bit(field: &'static str, bit: usize, kind: DecodeErrorKind) -> Self {
-        DecodeError {
+        DecodeError(Box::new(DecodeErrorInfo {
             path: vec![field],
             offset: bit / 8,
             bit: Some(bit),
             kind,
-        }
+        }))
     }
 
     /// Adds the enclosing field's name as errors travel out of nested types.
-    #[inline]
+    #[cold]
     pub fn within(mut self, field: &'static str) -> Self {
-        self.path.push(field);
+        self.0.path.push(field);
         self
     }
+}
 
+impl DecodeErrorInfo {
     /// The failing field as a dotted path from the message root, e.g. `payload.username`.
     #[inline]
     pub fn field(&self) -> String {

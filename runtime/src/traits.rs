@@ -142,11 +142,26 @@ pub trait Codec<'a>: Sized {
         (v, Self::own_notes(notes))
     }
 
-    /// Encodes into a new buffer, filling in the derived fields.
+    /// Encodes into a new buffer, filling in the derived fields. The buffer is allocated once,
+    /// at its exact size: the value is written into a reused per-thread scratch buffer first
+    /// (use [`Codec::encode_into`] with your own buffer to allocate nothing).
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
-        self.encode_into(&mut out)?;
-        Ok(out)
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut buf) => {
+                buf.clear();
+                let result = self.encode_into(&mut buf).map(|_| buf.to_vec());
+                if buf.capacity() > MAX_SCRATCH {
+                    *buf = Vec::new();
+                }
+                result
+            }
+            // Encoding while encoding (a value's write calling encode): a buffer of its own.
+            Err(_) => {
+                let mut out = Vec::new();
+                self.encode_into(&mut out)?;
+                Ok(out)
+            }
+        })
     }
 
     /// Appends the encoding to `out` (left as it was on error).
@@ -159,6 +174,14 @@ pub trait Codec<'a>: Sized {
         result
     }
 }
+
+thread_local! {
+    /// Where [`Codec::encode`] writes before copying out exactly what was written.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A scratch buffer grown past this is given back after use, not kept for the thread's life.
+const MAX_SCRATCH: usize = 1 << 16;
 
 /// Reads one whole `C` with `r` (nothing may follow), and the fields `r` noted.
 #[inline]

@@ -16,7 +16,11 @@ pub struct Packet<'a> {
 }
 
 pub enum Payload<'a> {
-    Login { username: &'a str, version: u32, preferred_fragment_size: u16 },
+    Login {
+        username: &'a str,
+        version: u32,
+        preferred_fragment_size: u16,
+    },
     Entities(Vec<Entity>),
     Other(&'a [u8]),
 }
@@ -48,7 +52,11 @@ const CRC_TABLE: [u16; 256] = {
         let mut c = (i as u16) << 8;
         let mut b = 0;
         while b < 8 {
-            c = if c & 0x8000 != 0 { (c << 1) ^ 0x1021 } else { c << 1 };
+            c = if c & 0x8000 != 0 {
+                (c << 1) ^ 0x1021
+            } else {
+                c << 1
+            };
             b += 1;
         }
         t[i] = c;
@@ -155,7 +163,11 @@ pub fn encode(p: &Packet<'_>) -> Vec<u8> {
     out.extend_from_slice(&(payload_len as u16).to_le_bytes());
     out.extend_from_slice(&[0, 0]);
     match &p.payload {
-        Payload::Login { username, version, preferred_fragment_size } => {
+        Payload::Login {
+            username,
+            version,
+            preferred_fragment_size,
+        } => {
             out.push(username.len() as u8);
             out.extend_from_slice(username.as_bytes());
             out.extend_from_slice(&version.to_le_bytes());
@@ -196,7 +208,12 @@ pub fn login() -> rtype::Packet<'static> {
 /// A world update with `n` entities (9 bytes each).
 pub fn world(n: u32) -> rtype::Packet<'static> {
     let entities = (0..n)
-        .map(|i| rtype::EntityState { entity_id: i, x: i as u16, y: 7, r#type: 1 })
+        .map(|i| rtype::EntityState {
+            entity_id: i,
+            x: i as u16,
+            y: 7,
+            r#type: 1,
+        })
         .collect();
     rtype::Packet {
         payload: rtype::PacketPayload::SEntityState(rtype::SEntityState { entities }),
@@ -208,12 +225,30 @@ pub fn world(n: u32) -> rtype::Packet<'static> {
 /// Panics unless the hand decoder read what the generated crate encoded.
 pub fn assert_same(h: &Packet<'_>, g: &rtype::Packet<'_>) {
     assert_eq!(
-        (h.flags, h.sequence, h.ack, h.fragment_id, h.fragment_index, h.fragment_count),
-        (g.flags.bits(), g.sequence, g.ack, g.fragment_id, g.fragment_index, g.fragment_count)
+        (
+            h.flags,
+            h.sequence,
+            h.ack,
+            h.fragment_id,
+            h.fragment_index,
+            h.fragment_count
+        ),
+        (
+            g.flags.bits(),
+            g.sequence,
+            g.ack,
+            g.fragment_id,
+            g.fragment_index,
+            g.fragment_count
+        )
     );
     match (&h.payload, &g.payload) {
         (
-            Payload::Login { username, version, preferred_fragment_size },
+            Payload::Login {
+                username,
+                version,
+                preferred_fragment_size,
+            },
             rtype::PacketPayload::ReqLogin(l),
         ) => assert_eq!(
             (*username, *version, *preferred_fragment_size),
@@ -222,7 +257,10 @@ pub fn assert_same(h: &Packet<'_>, g: &rtype::Packet<'_>) {
         (Payload::Entities(es), rtype::PacketPayload::SEntityState(s)) => {
             assert_eq!(es.len(), s.entities.len());
             for (a, b) in es.iter().zip(&s.entities) {
-                assert_eq!((a.entity_id, a.x, a.y, a.kind), (b.entity_id, b.x, b.y, b.r#type));
+                assert_eq!(
+                    (a.entity_id, a.x, a.y, a.kind),
+                    (b.entity_id, b.x, b.y, b.r#type)
+                );
             }
         }
         _ => panic!("another payload"),

@@ -66,7 +66,10 @@ fn allocations(run: &mut dyn FnMut()) -> u64 {
 }
 
 fn report(case: &str, contenders: &mut [Contender<'_>], rounds: usize) {
-    let allocs: Vec<u64> = contenders.iter_mut().map(|c| allocations(&mut c.run)).collect();
+    let allocs: Vec<u64> = contenders
+        .iter_mut()
+        .map(|c| allocations(&mut c.run))
+        .collect();
     let times = race(contenders, rounds);
     let generated = times[0];
     for ((c, t), a) in contenders.iter().zip(&times).zip(&allocs) {
@@ -75,14 +78,24 @@ fn report(case: &str, contenders: &mut [Contender<'_>], rounds: usize) {
         } else {
             format!("generated/{} = {:.2}", c.name, generated / t)
         };
-        println!("{case:<34} {:<10} {t:>9.1} ns  {a:>2} allocs  {ratio}", c.name);
+        println!(
+            "{case:<34} {:<10} {t:>9.1} ns  {a:>2} allocs  {ratio}",
+            c.name
+        );
     }
 }
 
 fn main() {
     // `cargo test` runs benches once as tests: keep that quick.
-    let rounds = if std::env::args().any(|a| a == "--bench") { 31 } else { 3 };
-    println!("{:<34} {:<10} {:>12}  {:>9}  ratio (< 1: generated is faster)", "case", "code", "time/op", "allocs");
+    let rounds = if std::env::args().any(|a| a == "--bench") {
+        31
+    } else {
+        3
+    };
+    println!(
+        "{:<34} {:<10} {:>12}  {:>9}  ratio (< 1: generated is faster)",
+        "case", "code", "time/op", "allocs"
+    );
     rtype_cases(rounds);
     riptide_cases(rounds);
 }
@@ -103,18 +116,48 @@ fn rtype_cases(rounds: usize) {
         report(
             &format!("{name}: decode"),
             &mut [
-                Contender { name: "generated", run: Box::new(|| { black_box(rtype::Packet::decode(black_box(&bytes)).unwrap()); }) },
-                Contender { name: "hand", run: Box::new(|| { black_box(hand_rtype::decode(black_box(&bytes)).unwrap()); }) },
-                Contender { name: "deku", run: Box::new(|| { black_box(deku_rtype::decode(black_box(&bytes)).unwrap()); }) },
+                Contender {
+                    name: "generated",
+                    run: Box::new(|| {
+                        black_box(rtype::Packet::decode(black_box(&bytes)).unwrap());
+                    }),
+                },
+                Contender {
+                    name: "hand",
+                    run: Box::new(|| {
+                        black_box(hand_rtype::decode(black_box(&bytes)).unwrap());
+                    }),
+                },
+                Contender {
+                    name: "deku",
+                    run: Box::new(|| {
+                        black_box(deku_rtype::decode(black_box(&bytes)).unwrap());
+                    }),
+                },
             ],
             rounds,
         );
         report(
             &format!("{name}: encode"),
             &mut [
-                Contender { name: "generated", run: Box::new(|| { black_box(black_box(&packet).encode().unwrap()); }) },
-                Contender { name: "hand", run: Box::new(|| { black_box(hand_rtype::encode(black_box(&hand))); }) },
-                Contender { name: "deku", run: Box::new(|| { black_box(deku_rtype::encode(black_box(&deku))); }) },
+                Contender {
+                    name: "generated",
+                    run: Box::new(|| {
+                        black_box(black_box(&packet).encode().unwrap());
+                    }),
+                },
+                Contender {
+                    name: "hand",
+                    run: Box::new(|| {
+                        black_box(hand_rtype::encode(black_box(&hand)));
+                    }),
+                },
+                Contender {
+                    name: "deku",
+                    run: Box::new(|| {
+                        black_box(deku_rtype::encode(black_box(&deku)));
+                    }),
+                },
             ],
             rounds,
         );
