@@ -68,7 +68,7 @@ fn link_updates_read_with_the_types_of_the_link_state() {
     let mut state = State::new();
     let e = Command::decode_with(&bytes, &state).unwrap_err();
     assert_eq!(
-        (e.field(), e.offset, e.kind.clone()),
+        (e.field(), e.offset, e.kind),
         (
             "body.links.values".to_string(),
             5,

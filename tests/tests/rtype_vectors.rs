@@ -299,7 +299,7 @@ fn payload_size_mismatch() {
     long.push(0);
     let e = decode_err(&long);
     assert_eq!(
-        (e.offset, e.kind.clone()),
+        (e.offset, e.kind),
         (34, DecodeErrorKind::Trailing { bytes: 1 })
     );
     // The layout leaves a byte of payload_size unread.

@@ -2,8 +2,6 @@
 //! and reads at fixed offsets, `chunks_exact` for the 9-byte entity records, a `u16` CRC table,
 //! the output sized before it is written. Only the two payloads the bench uses are typed.
 
-use std::borrow::Cow;
-
 pub struct Packet<'a> {
     pub command: u8,
     pub flags: u8,
@@ -118,7 +116,7 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, Error> {
             }
         }
         0x11 => {
-            if payload.len() % 9 != 0 {
+            if !payload.len().is_multiple_of(9) {
                 return Err(Error::Payload);
             }
             Payload::Entities(
@@ -186,40 +184,6 @@ pub fn encode(p: &Packet<'_>) -> Vec<u8> {
     let c = crc(&out);
     out[18..20].copy_from_slice(&c.to_le_bytes());
     out
-}
-
-/// A 34-byte login request (the user name "Player1").
-pub fn login() -> rtype::Packet<'static> {
-    rtype::Packet {
-        flags: rtype::PacketFlags::RELIABLE,
-        sequence: 1,
-        ack: 0,
-        fragment_id: 0,
-        fragment_index: 0,
-        fragment_count: 0,
-        payload: rtype::PacketPayload::ReqLogin(rtype::ReqLogin {
-            username: Cow::Borrowed("Player1"),
-            version: 1,
-            preferred_fragment_size: 1004,
-        }),
-    }
-}
-
-/// A world update with `n` entities (9 bytes each).
-pub fn world(n: u32) -> rtype::Packet<'static> {
-    let entities = (0..n)
-        .map(|i| rtype::EntityState {
-            entity_id: i,
-            x: i as u16,
-            y: 7,
-            r#type: 1,
-        })
-        .collect();
-    rtype::Packet {
-        payload: rtype::PacketPayload::SEntityState(rtype::SEntityState { entities }),
-        flags: rtype::PacketFlags::empty(),
-        ..login()
-    }
 }
 
 /// Panics unless the hand decoder read what the generated crate encoded.

@@ -9,7 +9,10 @@
 
 mod alloc_count;
 mod deku_rtype;
+mod hand_riptide;
 mod hand_rtype;
+#[path = "../packets.rs"]
+mod packets;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -102,8 +105,8 @@ fn main() {
 
 fn rtype_cases(rounds: usize) {
     for (name, packet) in [
-        ("rtype login (34 B, CRC)", hand_rtype::login()),
-        ("rtype world, 100 entities", hand_rtype::world(100)),
+        ("rtype login (34 B, CRC)", packets::rtype_login()),
+        ("rtype world, 100 entities", packets::rtype_world(100)),
     ] {
         let bytes = packet.encode().unwrap();
         // The same values, the same way, from all three.
@@ -164,4 +167,48 @@ fn rtype_cases(rounds: usize) {
     }
 }
 
-fn riptide_cases(_rounds: usize) {}
+fn riptide_cases(rounds: usize) {
+    let bytes = hand_riptide::message().encode().unwrap();
+    let decoded = riptide_2_1::Message::decode(&bytes).unwrap();
+    let hand = hand_riptide::decode(&bytes).unwrap();
+    hand_riptide::assert_same(&hand, &decoded);
+    assert_eq!(hand_riptide::encode(&hand), bytes);
+    assert_eq!(decoded.encode().unwrap(), bytes);
+    let name = "riptide 2.1 reliable (45 B, bits)";
+    report(
+        &format!("{name}: decode"),
+        &mut [
+            Contender {
+                name: "generated",
+                run: Box::new(|| {
+                    black_box(riptide_2_1::Message::decode(black_box(&bytes)).unwrap());
+                }),
+            },
+            Contender {
+                name: "hand",
+                run: Box::new(|| {
+                    black_box(hand_riptide::decode(black_box(&bytes)).unwrap());
+                }),
+            },
+        ],
+        rounds,
+    );
+    report(
+        &format!("{name}: encode"),
+        &mut [
+            Contender {
+                name: "generated",
+                run: Box::new(|| {
+                    black_box(black_box(&decoded).encode().unwrap());
+                }),
+            },
+            Contender {
+                name: "hand",
+                run: Box::new(|| {
+                    black_box(hand_riptide::encode(black_box(&hand)));
+                }),
+            },
+        ],
+        rounds,
+    );
+}
