@@ -158,68 +158,66 @@ fn syntax_error(e: pest::error::Error<Rule>, what: &str, text: &str) -> SyntaxEr
             format!("the text ends after '{}'", &before[start..])
         }
     };
-    if expected.is_empty() {
-        return SyntaxError {
-            at,
-            message: format!("cannot parse {what} '{text}': {found}"),
-        };
-    }
-    SyntaxError {
-        at,
-        message: format!("cannot parse {what} '{text}': {found}, expected {expected}"),
-    }
+    let message = if expected.is_empty() {
+        format!("cannot parse {what} '{text}': {found}")
+    } else {
+        format!("cannot parse {what} '{text}': {found}, expected {expected}")
+    };
+    SyntaxError { at, message }
 }
 
-/// pest's expected rules as a reader would name them: "a number, a field or '('".
+/// What can stand in an expression or a type, as a reader names it, in the order messages
+/// list them.
+const WORDS: [&str; 14] = [
+    "a field name",
+    "a number",
+    "true or false",
+    "len(field)",
+    "@size or @remaining",
+    "table[index]",
+    "'('",
+    "'!'",
+    "'-'",
+    "a value",
+    "a type",
+    "'[]'",
+    "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
+    "the end",
+];
+
+/// pest's expected rules as a reader would name them: "a field name, a number or '('".
 fn expected_words(rules: &[Rule]) -> String {
-    let mut words: Vec<&str> = Vec::new();
-    for r in rules {
-        let w = match r {
-            Rule::hex | Rule::dec => "a number",
-            Rule::boolean => "true or false",
-            Rule::call | Rule::fname => "len(field)",
-            Rule::special => "@size or @remaining",
-            Rule::item => "table[index]",
-            Rule::path | Rule::ident | Rule::named_type => "a field name",
-            Rule::not => "'!'",
-            Rule::neg => "'-'",
-            Rule::expr | Rule::primary => "a value",
-            Rule::EOI => "the end",
-            Rule::array_suffix => "'[]'",
+    let mut words: Vec<usize> = rules
+        .iter()
+        .map(|r| match r {
+            Rule::path | Rule::ident | Rule::named_type => 0,
+            Rule::hex | Rule::dec => 1,
+            Rule::boolean => 2,
+            Rule::call | Rule::fname => 3,
+            Rule::special => 4,
+            Rule::item => 5,
+            Rule::not => 7,
+            Rule::neg => 8,
+            Rule::expr | Rule::primary => 9,
             Rule::int_type
             | Rule::float_type
             | Rule::bool_type
             | Rule::bytes_type
             | Rule::bits_type
             | Rule::string_type
-            | Rule::varint_type => "a type",
-            _ => "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
-        };
-        if !words.contains(&w) {
-            words.push(w);
-        }
-    }
+            | Rule::varint_type => 10,
+            Rule::array_suffix => 11,
+            Rule::EOI => 13,
+            _ => 12,
+        })
+        .collect();
     // An operand can also be a parenthesised expression (a literal, so pest names no rule).
-    if words.contains(&"a number") {
-        words.push("'('");
+    if words.contains(&1) {
+        words.push(6);
     }
-    const ORDER: [&str; 14] = [
-        "a field name",
-        "a number",
-        "true or false",
-        "len(field)",
-        "@size or @remaining",
-        "table[index]",
-        "'('",
-        "'!'",
-        "'-'",
-        "a value",
-        "a type",
-        "'[]'",
-        "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
-        "the end",
-    ];
-    words.sort_by_key(|w| ORDER.iter().position(|o| o == w));
+    words.sort_unstable();
+    words.dedup();
+    let words: Vec<&str> = words.into_iter().map(|i| WORDS[i]).collect();
     match words.split_last() {
         None => String::new(),
         Some((last, [])) => last.to_string(),

@@ -64,25 +64,12 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Generate(Targets::default())) {
         Command::Generate(t) => match outputs(&cli.root, &t) {
             Ok(Generated::Repository(g)) => generate_repository(&cli.root, g),
-            Ok(Generated::Files(plan)) => {
-                // What a backend cannot generate yet is reported, and the rest still written.
-                eprint!("{}", plan.not_generated);
-                match write(&plan.outputs) {
-                    _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
-                    code => code,
-                }
-            }
+            Ok(Generated::Files(plan)) => with_limits(&plan, write),
             Err(e) => fail(&e),
         },
         Command::Check(t) => match outputs(&cli.root, &t) {
             Ok(Generated::Repository(g)) => check_repository(&cli.root, g),
-            Ok(Generated::Files(plan)) => {
-                eprint!("{}", plan.not_generated);
-                match check(&plan.outputs) {
-                    _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
-                    code => code,
-                }
-            }
+            Ok(Generated::Files(plan)) => with_limits(&plan, check),
             Err(e) => fail(&e),
         },
         Command::Install(args) => install::run(&cli.root, &args),
@@ -116,6 +103,16 @@ fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
     match builder {
         Some(b) => b.outputs().map(Generated::Files).map_err(|e| e.to_string()),
         None => pipeline::all_outputs(root).map(Generated::Repository),
+    }
+}
+
+/// Runs `command` on the files of `plan`; what a backend cannot generate yet is reported too
+/// (the rest is still written or checked), and makes the command fail.
+fn with_limits(plan: &wiregen::builder::Plan, command: fn(&[Output]) -> ExitCode) -> ExitCode {
+    eprint!("{}", plan.not_generated);
+    match command(&plan.outputs) {
+        _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
+        code => code,
     }
 }
 

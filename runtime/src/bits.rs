@@ -190,8 +190,8 @@ impl<'a, T: Trace<'a>> BitReader<'a, T> {
     }
 
     /// The next `bits` bits copied to whole bytes (the last one zero-padded), 64 at a time.
+    /// The callers have checked that the bits are there.
     fn realigned(&mut self, bits: usize, field: &'static str) -> Result<Vec<u8>, DecodeError> {
-        self.need(bits, field)?;
         let mut out = Vec::with_capacity(bits.div_ceil(8));
         let mut left = bits;
         while left >= 64 {
@@ -432,28 +432,16 @@ impl<'o> BitWriter<'o> {
         }
     }
 
-    /// The first `s.bits` bits of `s.bytes`, 64 at a time.
+    /// The first `s.bits` bits of `s.bytes`: the whole bytes as a byte run, then the bits of
+    /// the last, partial one.
     #[inline]
     pub fn put_bits(&mut self, s: &BitString<'_>) {
-        let mut left = s.bits.min(s.bytes.len() * 8);
-        let mut words = s.bytes.chunks_exact(8);
-        for w in &mut words {
-            if left < 64 {
-                break;
-            }
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            self.bits(u64::from_le_bytes(a), 64);
-            left -= 64;
-        }
-        let done = (s.bits.min(s.bytes.len() * 8) - left) / 8;
-        for b in &s.bytes[done..] {
-            if left == 0 {
-                break;
-            }
-            let k = left.min(8);
-            self.bits(u64::from(*b) & ((1u64 << k) - 1), k as u32);
-            left -= k;
+        let bits = s.bits.min(s.bytes.len() * 8);
+        let whole = bits / 8;
+        self.put(&s.bytes[..whole]);
+        let k = bits % 8;
+        if k > 0 {
+            self.bits(u64::from(s.bytes[whole]) & ((1u64 << k) - 1), k as u32);
         }
     }
 }
