@@ -192,7 +192,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     },
                 }
             } else {
-                match command as i128 {
+                match command {
                     1 => {
                         PacketPayload::Hello(
                             Hello::read(r).map_err(|e| e.within("payload"))?,
@@ -255,12 +255,12 @@ impl<'a> Codec<'a> for Packet<'a> {
                     value.write(w).map_err(|e| e.within("payload"))?;
                 }
                 PacketPayload::Other { command, data, .. } => {
-                    if self.flags.bits() & 1 == 0 && matches!(* command as i128, 1) {
+                    if self.flags.bits() & 1 == 0 && matches!(* command, 1) {
                         return Err(
                             EncodeError::new(
                                 "payload",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: *command as i128 as u64,
+                                    tag: *command as u64,
                                 },
                             ),
                         );
@@ -395,7 +395,7 @@ impl<'a> PacketPayload<'a> {
     pub fn decode_as(command: u8, data: &'a [u8]) -> Result<Self, DecodeError> {
         let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
-        let v = match command as i128 {
+        let v = match command {
             1 => PacketPayload::Hello(Hello::read(r).map_err(|e| e.within("payload"))?),
             _ => {
                 PacketPayload::Other {

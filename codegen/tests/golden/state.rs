@@ -98,7 +98,7 @@ impl<'a> Codec<'a> for Command {
             r.note("state.code", at, Value::U(v as u64));
             v
         };
-        let body = match code as i128 {
+        let body = match code {
             1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
             2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
             other => {
@@ -230,9 +230,9 @@ impl<'a> Codec<'a> for Typed {
             r.note("state.typed.kind", at, Value::U(raw as u64));
             Kind::from_raw(raw)
         };
-        let value = match kind.raw() as i128 {
-            0 => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
-            1 => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
+        let value = match kind {
+            Kind::Byte => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
+            Kind::Word => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
             other => {
                 return Err(
                     r
@@ -240,7 +240,7 @@ impl<'a> Codec<'a> for Typed {
                             "value",
                             r.pos(),
                             DecodeErrorKind::UnknownValue {
-                                value: other as u64,
+                                value: other.raw() as u64,
                             },
                         ),
                 );

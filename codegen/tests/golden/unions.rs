@@ -143,10 +143,10 @@ impl<'a> Codec<'a> for Tagged<'a> {
             r.note("unions.kind", at, Value::U(raw as u64));
             Kind::from_raw(raw)
         };
-        let body = match kind.raw() as i128 {
-            0 => TaggedBody::Empty,
-            1 => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
-            16..=31 => {
+        let body = match kind {
+            Kind::Empty => TaggedBody::Empty,
+            Kind::Pair => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
+            Kind::Unknown(16..=31) => {
                 TaggedBody::Range16To31 {
                     kind,
                     value: Pair::read(r).map_err(|e| e.within("body"))?,
@@ -177,12 +177,12 @@ impl<'a> Codec<'a> for Tagged<'a> {
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
                 TaggedBody::Range16To31 { kind, value } => {
-                    if !matches!(kind.raw() as i128, 16..= 31) {
+                    if !matches!(kind, Kind::Unknown(16..= 31)) {
                         return Err(
                             EncodeError::new(
                                 "body",
                                 EncodeErrorKind::TagOutsideCase {
-                                    tag: kind.raw() as i128 as u64,
+                                    tag: kind.raw() as u64,
                                 },
                             ),
                         );
@@ -190,12 +190,12 @@ impl<'a> Codec<'a> for Tagged<'a> {
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
                 TaggedBody::Other { kind, data, .. } => {
-                    if matches!(kind.raw() as i128, 0..= 1 | 16..= 31) {
+                    if matches!(kind.raw(), 0..= 1 | 16..= 31) {
                         return Err(
                             EncodeError::new(
                                 "body",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: kind.raw() as i128 as u64,
+                                    tag: kind.raw() as u64,
                                 },
                             ),
                         );

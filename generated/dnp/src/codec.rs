@@ -847,49 +847,53 @@ impl<'a> Codec<'a> for Command<'a> {
             r.note("dnp.code", at, Value::U(raw as u64));
             CommandCode::from_raw(raw)
         };
-        let body = match code.raw() as i128 {
-            0 => {
+        let body = match code {
+            CommandCode::ConnectionRequest => {
                 CommandBody::ConnectionRequest(
                     ConnectionRequest::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            1 => {
+            CommandCode::ConnectionAck => {
                 CommandBody::ConnectionAck(
                     ConnectionAck::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            2 => CommandBody::ConnectionClose,
-            3 => {
+            CommandCode::ConnectionClose => CommandBody::ConnectionClose,
+            CommandCode::UnreliableMessage => {
                 CommandBody::UnreliableMessage(
                     UnreliableMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            4 => {
+            CommandCode::ReliableMessage => {
                 CommandBody::ReliableMessage(
                     ReliableMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            5 => {
+            CommandCode::LinkState => {
                 CommandBody::LinkState(LinkState::read(r).map_err(|e| e.within("body"))?)
             }
-            6 => {
+            CommandCode::ReliableAck => {
                 CommandBody::ReliableAck(
                     ReliableAck::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            7 => CommandBody::LinkUp(LinkId::read(r).map_err(|e| e.within("body"))?),
-            8 => CommandBody::LinkDown(LinkId::read(r).map_err(|e| e.within("body"))?),
-            9 => {
+            CommandCode::LinkUp => {
+                CommandBody::LinkUp(LinkId::read(r).map_err(|e| e.within("body"))?)
+            }
+            CommandCode::LinkDown => {
+                CommandBody::LinkDown(LinkId::read(r).map_err(|e| e.within("body"))?)
+            }
+            CommandCode::LinkUpdate => {
                 CommandBody::LinkUpdate(
                     LinkUpdate::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            10 => {
+            CommandCode::LongReliableMessage => {
                 CommandBody::LongReliableMessage(
                     LongReliableMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            11 => {
+            CommandCode::LongLinkState => {
                 CommandBody::LongLinkState(
                     LongLinkState::read(r).map_err(|e| e.within("body"))?,
                 )
@@ -949,12 +953,12 @@ impl<'a> Codec<'a> for Command<'a> {
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
                 CommandBody::Other { code, data, .. } => {
-                    if matches!(code.raw() as i128, 0..= 11) {
+                    if matches!(code.raw(), 0..= 11) {
                         return Err(
                             EncodeError::new(
                                 "body",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: code.raw() as i128 as u64,
+                                    tag: code.raw() as u64,
                                 },
                             ),
                         );
@@ -1490,191 +1494,191 @@ impl<'a> Codec<'a> for TypedValue<'a> {
             r.note("dnp.typed_value.type", at, Value::U(raw as u64));
             ValueType::from_raw(raw)
         };
-        let value = match r#type.raw() as i128 {
-            0 => {
+        let value = match r#type {
+            ValueType::SInt8 => {
                 TypedValueValue::SInt8(
                     SInt8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            1 => {
+            ValueType::UInt8 => {
                 TypedValueValue::UInt8(
                     UInt8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            2 => {
+            ValueType::SInt16 => {
                 TypedValueValue::SInt16(
                     SInt16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            3 => {
+            ValueType::UInt16 => {
                 TypedValueValue::UInt16(
                     UInt16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            4 => {
+            ValueType::SInt32 => {
                 TypedValueValue::SInt32(
                     SInt32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            5 => {
+            ValueType::UInt32 => {
                 TypedValueValue::UInt32(
                     UInt32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            6 => {
+            ValueType::SInt64 => {
                 TypedValueValue::SInt64(
                     SInt64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            7 => {
+            ValueType::UInt64 => {
                 TypedValueValue::UInt64(
                     UInt64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            8 => {
+            ValueType::Float16 => {
                 TypedValueValue::Float16(
                     Float16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            9 => {
+            ValueType::Float32 => {
                 TypedValueValue::Float32(
                     Float32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            10 => {
+            ValueType::Float64 => {
                 TypedValueValue::Float64(
                     Float64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            11 => {
+            ValueType::String => {
                 TypedValueValue::String(
                     StringValue::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            12 => {
+            ValueType::Data => {
                 TypedValueValue::Data(DataValue::read(r).map_err(|e| e.within("value"))?)
             }
-            13 => {
+            ValueType::Point2S8 => {
                 TypedValueValue::Point2S8(
                     Point2S8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            14 => {
+            ValueType::Point2U8 => {
                 TypedValueValue::Point2U8(
                     Point2U8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            15 => {
+            ValueType::Point2S16 => {
                 TypedValueValue::Point2S16(
                     Point2S16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            16 => {
+            ValueType::Point2U16 => {
                 TypedValueValue::Point2U16(
                     Point2U16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            17 => {
+            ValueType::Point2S32 => {
                 TypedValueValue::Point2S32(
                     Point2S32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            18 => {
+            ValueType::Point2U32 => {
                 TypedValueValue::Point2U32(
                     Point2U32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            19 => {
+            ValueType::Point2S64 => {
                 TypedValueValue::Point2S64(
                     Point2S64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            20 => {
+            ValueType::Point2U64 => {
                 TypedValueValue::Point2U64(
                     Point2U64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            21 => {
+            ValueType::Point3S8 => {
                 TypedValueValue::Point3S8(
                     Point3S8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            22 => {
+            ValueType::Point3U8 => {
                 TypedValueValue::Point3U8(
                     Point3U8Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            23 => {
+            ValueType::Point3S16 => {
                 TypedValueValue::Point3S16(
                     Point3S16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            24 => {
+            ValueType::Point3U16 => {
                 TypedValueValue::Point3U16(
                     Point3U16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            25 => {
+            ValueType::Point3S32 => {
                 TypedValueValue::Point3S32(
                     Point3S32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            26 => {
+            ValueType::Point3U32 => {
                 TypedValueValue::Point3U32(
                     Point3U32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            27 => {
+            ValueType::Point3S64 => {
                 TypedValueValue::Point3S64(
                     Point3S64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            28 => {
+            ValueType::Point3U64 => {
                 TypedValueValue::Point3U64(
                     Point3U64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            29 => {
+            ValueType::Vector2F16 => {
                 TypedValueValue::Vector2F16(
                     Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            30 => {
+            ValueType::Vector2F32 => {
                 TypedValueValue::Vector2F32(
                     Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            31 => {
+            ValueType::Vector2F64 => {
                 TypedValueValue::Vector2F64(
                     Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            32 => {
+            ValueType::Vector3F16 => {
                 TypedValueValue::Vector3F16(
                     Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            33 => {
+            ValueType::Vector3F32 => {
                 TypedValueValue::Vector3F32(
                     Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            34 => {
+            ValueType::Vector3F64 => {
                 TypedValueValue::Vector3F64(
                     Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            35 => {
+            ValueType::QuaternionF16 => {
                 TypedValueValue::QuaternionF16(
                     QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            36 => {
+            ValueType::QuaternionF32 => {
                 TypedValueValue::QuaternionF32(
                     QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
                 )
             }
-            37 => {
+            ValueType::QuaternionF64 => {
                 TypedValueValue::QuaternionF64(
                     QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
                 )
@@ -1686,7 +1690,7 @@ impl<'a> Codec<'a> for TypedValue<'a> {
                             "value",
                             r.pos(),
                             DecodeErrorKind::UnknownValue {
-                                value: other as u64,
+                                value: other.raw() as u64,
                             },
                         ),
                 );

@@ -469,7 +469,7 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
             r.note("game_protocol.server_message.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => ServerMessageBody::Event(Event::read(r).map_err(|e| e.within("body"))?),
             1 => {
                 ServerMessageBody::Response(
@@ -590,7 +590,7 @@ impl<'a> Codec<'a> for EventKind {
             r.note("game_protocol.event_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => {
                 EventKindBody::Snapshot(Snapshot::read(r).map_err(|e| e.within("body"))?)
             }
@@ -794,7 +794,7 @@ impl<'a> Codec<'a> for EntityKind {
             r.note("game_protocol.entity_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => EntityKindBody::Object(Object::read(r).map_err(|e| e.within("body"))?),
             1 => EntityKindBody::Player(Player::read(r).map_err(|e| e.within("body"))?),
             2 => EntityKindBody::Dead,
@@ -1290,7 +1290,7 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
             r.note("game_protocol.response_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => ResponseKindBody::Error(Error::read(r).map_err(|e| e.within("body"))?),
             1 => ResponseKindBody::Pong,
             2 => {
@@ -1469,7 +1469,7 @@ impl<'a> Codec<'a> for ClientMessage {
             r.note("game_protocol.client_message.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => {
                 ClientMessageBody::Request(
                     Request::read(r).map_err(|e| e.within("body"))?,
@@ -1591,7 +1591,7 @@ impl<'a> Codec<'a> for RequestKind {
             r.note("game_protocol.request_kind.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => RequestKindBody::Ping,
             1 => RequestKindBody::Init,
             other => {
@@ -1666,7 +1666,7 @@ impl<'a> Codec<'a> for Action {
             r.note("game_protocol.action.variant", at, Value::U(v as u64));
             v
         };
-        let body = match variant as i128 {
+        let body = match variant {
             0 => ActionBody::Break(Break::read(r).map_err(|e| e.within("body"))?),
             1 => ActionBody::Throw(Throw::read(r).map_err(|e| e.within("body"))?),
             2 => ActionBody::Move(Move::read(r).map_err(|e| e.within("body"))?),

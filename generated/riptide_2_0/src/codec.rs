@@ -401,36 +401,46 @@ impl<'a> Codec<'a> for Message<'a> {
             r.note("riptide_2_0.header", at, Value::U(raw as u64));
             HeaderKind::from_raw(raw)
         };
-        let body = match header.raw() as i128 {
-            0 => {
+        let body = match header {
+            HeaderKind::Unreliable => {
                 MessageBody::Unreliable(
                     UserMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            1 => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
-            2 => MessageBody::AckExtra(AckExtra::read(r).map_err(|e| e.within("body"))?),
-            3 => MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?),
-            4 => MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?),
-            5 => {
+            HeaderKind::Ack => {
+                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::AckExtra => {
+                MessageBody::AckExtra(AckExtra::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Connect => {
+                MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Reject => {
+                MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Heartbeat => {
                 MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
             }
-            6 => {
+            HeaderKind::Disconnect => {
                 MessageBody::Disconnect(
                     Disconnect::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            7 => {
+            HeaderKind::Reliable => {
                 MessageBody::Reliable(
                     ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            8 => MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?),
-            9 => {
+            HeaderKind::Welcome => {
+                MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::ClientConnected => {
                 MessageBody::ClientConnected(
                     ClientId::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            10 => {
+            HeaderKind::ClientDisconnected => {
                 MessageBody::ClientDisconnected(
                     ClientId::read(r).map_err(|e| e.within("body"))?,
                 )
@@ -489,12 +499,12 @@ impl<'a> Codec<'a> for Message<'a> {
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
                 MessageBody::Other { header, data, .. } => {
-                    if matches!(header.raw() as i128, 0..= 10) {
+                    if matches!(header.raw(), 0..= 10) {
                         return Err(
                             EncodeError::new(
                                 "body",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: header.raw() as i128 as u64,
+                                    tag: header.raw() as u64,
                                 },
                             ),
                         );

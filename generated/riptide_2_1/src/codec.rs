@@ -395,51 +395,49 @@ impl<'a> Codec<'a> for Message<'a> {
                         )
                 })?
         };
-        let body = match header.raw() as i128 {
-            0 => {
+        let body = match header {
+            HeaderKind::Unreliable => {
                 MessageBody::Unreliable(
                     UserMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            1 => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
-            2 => MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?),
-            3 => MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?),
-            4 => {
+            HeaderKind::Ack => {
+                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Connect => {
+                MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Reject => {
+                MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Heartbeat => {
                 MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
             }
-            5 => {
+            HeaderKind::Disconnect => {
                 MessageBody::Disconnect(
                     Disconnect::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            6 => MessageBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?),
-            7 => {
+            HeaderKind::Notify => {
+                MessageBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::Reliable => {
                 MessageBody::Reliable(
                     ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            8 => MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?),
-            9 => {
+            HeaderKind::Welcome => {
+                MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
+            }
+            HeaderKind::ClientConnected => {
                 MessageBody::ClientConnected(
                     ClientId::read(r).map_err(|e| e.within("body"))?,
                 )
             }
-            10 => {
+            HeaderKind::ClientDisconnected => {
                 MessageBody::ClientDisconnected(
                     ClientId::read(r).map_err(|e| e.within("body"))?,
                 )
-            }
-            other => {
-                return Err(
-                    r
-                        .error(
-                            "body",
-                            r.pos(),
-                            DecodeErrorKind::UnknownValue {
-                                value: other as u64,
-                            },
-                        ),
-                );
             }
         };
         Ok(Self { body })

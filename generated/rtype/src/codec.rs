@@ -454,33 +454,33 @@ impl<'a> Codec<'a> for Packet<'a> {
                     },
                 }
             } else {
-                match command.raw() as i128 {
-                    1 => {
+                match command {
+                    Command::ReqLogin => {
                         PacketPayload::ReqLogin(
                             ReqLogin::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    2 => {
+                    Command::ResLogin => {
                         PacketPayload::ResLogin(
                             ResLogin::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    3 => {
+                    Command::ReqJoinRoom => {
                         PacketPayload::ReqJoinRoom(
                             ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    16 => {
+                    Command::CInput => {
                         PacketPayload::CInput(
                             CInput::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    17 => {
+                    Command::SEntityState => {
                         PacketPayload::SEntityState(
                             SEntityState::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    255 => PacketPayload::Ack,
+                    Command::Ack => PacketPayload::Ack,
                     _ => {
                         PacketPayload::Other {
                             command,
@@ -597,13 +597,13 @@ impl<'a> Codec<'a> for Packet<'a> {
                 PacketPayload::Ack => {}
                 PacketPayload::Other { command, data, .. } => {
                     if self.flags.bits() & 2 == 0
-                        && matches!(command.raw() as i128, 1..= 3 | 16..= 17 | 255)
+                        && matches!(command.raw(), 1..= 3 | 16..= 17 | 255)
                     {
                         return Err(
                             EncodeError::new(
                                 "payload",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: command.raw() as i128 as u64,
+                                    tag: command.raw() as u64,
                                 },
                             ),
                         );
@@ -1039,31 +1039,31 @@ impl<'a> PacketPayload<'a> {
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
         let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
-        let v = match command.raw() as i128 {
-            1 => {
+        let v = match command {
+            Command::ReqLogin => {
                 PacketPayload::ReqLogin(
                     ReqLogin::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            2 => {
+            Command::ResLogin => {
                 PacketPayload::ResLogin(
                     ResLogin::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            3 => {
+            Command::ReqJoinRoom => {
                 PacketPayload::ReqJoinRoom(
                     ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            16 => {
+            Command::CInput => {
                 PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
             }
-            17 => {
+            Command::SEntityState => {
                 PacketPayload::SEntityState(
                     SEntityState::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            255 => PacketPayload::Ack,
+            Command::Ack => PacketPayload::Ack,
             _ => {
                 PacketPayload::Other {
                     command,

@@ -679,66 +679,66 @@ impl<'a> Codec<'a> for Packet<'a> {
                     },
                 }
             } else {
-                match command.raw() as i128 {
-                    1 => {
+                match command {
+                    Command::ReqLogin => {
                         PacketPayload::ReqLogin(
                             ReqLogin::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    2 => {
+                    Command::ResLogin => {
                         PacketPayload::ResLogin(
                             ResLogin::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    16 => {
+                    Command::CInput => {
                         PacketPayload::CInput(
                             CInput::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    17 => {
+                    Command::SEntityState => {
                         PacketPayload::SEntityState(
                             SEntityState::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    255 => PacketPayload::Ack,
-                    3 => {
+                    Command::Ack => PacketPayload::Ack,
+                    Command::ReqLogout => {
                         PacketPayload::ReqLogout(
                             ReqLogout::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    4 => PacketPayload::Heartbeat,
-                    7 => PacketPayload::ReqLobbyList,
-                    8 => {
+                    Command::Heartbeat => PacketPayload::Heartbeat,
+                    Command::ReqLobbyList => PacketPayload::ReqLobbyList,
+                    Command::ResLobbyList => {
                         PacketPayload::ResLobbyList(
                             ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    9 => {
+                    Command::ReqCreateLobby => {
                         PacketPayload::ReqCreateLobby(
                             ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    10 => {
+                    Command::ResCreateLobby => {
                         PacketPayload::ResCreateLobby(
                             ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    11 => {
+                    Command::ReqJoinLobby => {
                         PacketPayload::ReqJoinLobby(
                             LobbyRef::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    12 => {
+                    Command::ResJoinLobby => {
                         PacketPayload::ResJoinLobby(
                             ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    13 => {
+                    Command::ReqLeaveLobby => {
                         PacketPayload::ReqLeaveLobby(
                             LobbyRef::read(r).map_err(|e| e.within("payload"))?,
                         )
                     }
-                    14 => {
+                    Command::LobbyStateUpdate => {
                         PacketPayload::LobbyStateUpdate(
                             LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
                         )
@@ -882,15 +882,13 @@ impl<'a> Codec<'a> for Packet<'a> {
                 }
                 PacketPayload::Other { command, data, .. } => {
                     if self.flags.bits() & 2 == 0
-                        && matches!(
-                            command.raw() as i128, 1..= 4 | 7..= 14 | 16..= 17 | 255
-                        )
+                        && matches!(command.raw(), 1..= 4 | 7..= 14 | 16..= 17 | 255)
                     {
                         return Err(
                             EncodeError::new(
                                 "payload",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: command.raw() as i128 as u64,
+                                    tag: command.raw() as u64,
                                 },
                             ),
                         );
@@ -1172,15 +1170,15 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
             r.note("rtype_impl.delta_entry.entity_id", at, Value::U(v as u64));
             v
         };
-        let component = match op.raw() as i128 {
-            0 => DeltaEntryComponent::AddEntity,
-            1 => DeltaEntryComponent::RemoveEntity,
-            2 => {
+        let component = match op {
+            DeltaOp::AddEntity => DeltaEntryComponent::AddEntity,
+            DeltaOp::RemoveEntity => DeltaEntryComponent::RemoveEntity,
+            DeltaOp::SetComponent => {
                 DeltaEntryComponent::SetComponent(
                     SetComponent::read(r).map_err(|e| e.within("component"))?,
                 )
             }
-            3 => {
+            DeltaOp::RemoveComponent => {
                 DeltaEntryComponent::RemoveComponent(
                     RemoveComponent::read(r).map_err(|e| e.within("component"))?,
                 )
@@ -1192,7 +1190,7 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
                             "component",
                             r.pos(),
                             DecodeErrorKind::UnknownValue {
-                                value: other as u64,
+                                value: other.raw() as u64,
                             },
                         ),
                 );
@@ -1344,51 +1342,53 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         let data = {
             let n = r.length(data_size as i128, "data")?;
             let saved = r.limit(n, "data")?;
-            let v = match component_type.raw() as i128 {
-                0 => SetComponentData::Bullet,
-                1 => {
+            let v = match component_type {
+                ComponentType::Bullet => SetComponentData::Bullet,
+                ComponentType::Controllable => {
                     SetComponentData::Controllable(
                         Controllable::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                2 => SetComponentData::Enemy,
-                3 => {
+                ComponentType::Enemy => SetComponentData::Enemy,
+                ComponentType::Shooter => {
                     SetComponentData::Shooter(
                         Shooter::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                4 => {
+                ComponentType::Health => {
                     SetComponentData::Health(
                         Health::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                5 => {
+                ComponentType::Hitbox => {
                     SetComponentData::Hitbox(
                         Hitbox::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                6 => {
+                ComponentType::Player => {
                     SetComponentData::Player(
                         PlayerComponent::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                7 => {
+                ComponentType::Replicated => {
                     SetComponentData::Replicated(
                         Replicated::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                8 => {
+                ComponentType::MovementPattern => {
                     SetComponentData::MovementPattern(
                         MovementPattern::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                9 => {
+                ComponentType::Stats => {
                     SetComponentData::Stats(
                         Stats::read(r).map_err(|e| e.within("data"))?,
                     )
                 }
-                10 => SetComponentData::Tag(Tag::read(r).map_err(|e| e.within("data"))?),
-                11 => {
+                ComponentType::Tag => {
+                    SetComponentData::Tag(Tag::read(r).map_err(|e| e.within("data"))?)
+                }
+                ComponentType::Transform => {
                     SetComponentData::Transform(
                         Transform::read(r).map_err(|e| e.within("data"))?,
                     )
@@ -1452,12 +1452,12 @@ impl<'a> Codec<'a> for SetComponent<'a> {
                     value.write(w).map_err(|e| e.within("data"))?;
                 }
                 SetComponentData::Other { component_type, data, .. } => {
-                    if matches!(component_type.raw() as i128, 0..= 11) {
+                    if matches!(component_type.raw(), 0..= 11) {
                         return Err(
                             EncodeError::new(
                                 "data",
                                 EncodeErrorKind::TagHasVariant {
-                                    tag: component_type.raw() as i128 as u64,
+                                    tag: component_type.raw() as u64,
                                 },
                             ),
                         );
@@ -2866,64 +2866,64 @@ impl<'a> PacketPayload<'a> {
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
         let mut reader = Reader::<NoTrace>::new(data);
         let r = &mut reader;
-        let v = match command.raw() as i128 {
-            1 => {
+        let v = match command {
+            Command::ReqLogin => {
                 PacketPayload::ReqLogin(
                     ReqLogin::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            2 => {
+            Command::ResLogin => {
                 PacketPayload::ResLogin(
                     ResLogin::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            16 => {
+            Command::CInput => {
                 PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
             }
-            17 => {
+            Command::SEntityState => {
                 PacketPayload::SEntityState(
                     SEntityState::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            255 => PacketPayload::Ack,
-            3 => {
+            Command::Ack => PacketPayload::Ack,
+            Command::ReqLogout => {
                 PacketPayload::ReqLogout(
                     ReqLogout::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            4 => PacketPayload::Heartbeat,
-            7 => PacketPayload::ReqLobbyList,
-            8 => {
+            Command::Heartbeat => PacketPayload::Heartbeat,
+            Command::ReqLobbyList => PacketPayload::ReqLobbyList,
+            Command::ResLobbyList => {
                 PacketPayload::ResLobbyList(
                     ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            9 => {
+            Command::ReqCreateLobby => {
                 PacketPayload::ReqCreateLobby(
                     ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            10 => {
+            Command::ResCreateLobby => {
                 PacketPayload::ResCreateLobby(
                     ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            11 => {
+            Command::ReqJoinLobby => {
                 PacketPayload::ReqJoinLobby(
                     LobbyRef::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            12 => {
+            Command::ResJoinLobby => {
                 PacketPayload::ResJoinLobby(
                     ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            13 => {
+            Command::ReqLeaveLobby => {
                 PacketPayload::ReqLeaveLobby(
                     LobbyRef::read(r).map_err(|e| e.within("payload"))?,
                 )
             }
-            14 => {
+            Command::LobbyStateUpdate => {
                 PacketPayload::LobbyStateUpdate(
                     LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
                 )

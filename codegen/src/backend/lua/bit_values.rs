@@ -132,12 +132,7 @@ impl<'p> Gen<'p> {
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 int(c, &e.repr);
-                let (expert, what) = if e.closed {
-                    ("E.invalid", "is not allowed")
-                } else {
-                    ("E.unknown", "is not named by the schema")
-                };
-                c.line(format!("if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end", e.name));
+                enum_check(c, e, &name);
             }
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];

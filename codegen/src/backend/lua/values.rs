@@ -143,15 +143,7 @@ impl<'p> Gen<'p> {
                     e.repr.endian,
                     int_reader(n, e.repr.signed, e.repr.endian),
                 );
-                let (expert, what) = if e.closed {
-                    ("E.invalid", "is not allowed")
-                } else {
-                    ("E.unknown", "is not named by the schema")
-                };
-                c.line(format!(
-                    "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end",
-                    e.name
-                ));
+                enum_check(c, e, name);
                 c.line(format!("offset = offset + {n}"));
             }
             Ty::Flags(id) => {
@@ -329,6 +321,20 @@ impl<'p> Gen<'p> {
         }
         Ok(())
     }
+}
+
+/// Flags a value `val` of enum `e` (just added as `item`) that the enum does not name: unknown
+/// when the enum is open, invalid when it is closed.
+pub(crate) fn enum_check(c: &mut Code, e: &Enum, name: &str) {
+    let (expert, what) = if e.closed {
+        ("E.invalid", "is not allowed")
+    } else {
+        ("E.unknown", "is not named by the schema")
+    };
+    c.line(format!(
+        "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end",
+        e.name
+    ));
 }
 
 /// Adds a byte field over `range` (of `len` bytes) to `tree`. Wireshark 4.0 labels a zero-length

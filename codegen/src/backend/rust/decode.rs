@@ -374,8 +374,13 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let un = ident(&naming::union_type(p, sid, fi));
         let tag = self.tag_field(sid, fi);
-        *self.tag_of.borrow_mut() = nm.to_string();
-        let on = self.expr_top(&u.on, Ctx::Decode);
+        let (on, kind) = self.tag_subject(&u.on, Ctx::Tag(nm));
+        let all: Vec<CaseValue> = u
+            .cases
+            .iter()
+            .flat_map(|c| c.values.iter().copied())
+            .collect();
+        let exhausted = self.tag_exhausted(kind, &all);
         let mut arms = Vec::new();
         let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
             Ok(match b {
@@ -392,7 +397,11 @@ impl<'p> Gen<'p> {
         };
         for c in &u.cases {
             let v = ident(&c.variant);
-            let pats = c.values.iter().map(case_pattern);
+            let pats = self.tag_patterns(kind, &c.values);
+            if pats.is_empty() {
+                // No value of the tag's type selects this case.
+                continue;
+            }
             let b = body(c.body)?;
             let carries = tag.is_some() && c.single().is_none();
             let build = match (carries, c.body) {
@@ -428,12 +437,18 @@ impl<'p> Gen<'p> {
                     (false, CaseBody::Empty) => quote! { #un::#other },
                     (false, _) => quote! { #un::#other(#inner) },
                 };
-                arms.push(quote! { _ => #build, });
+                if !exhausted {
+                    arms.push(quote! { _ => #build, });
+                }
                 default_build = Some(build);
             }
-            None => arms.push(quote! {
-                other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: other as u64 })),
-            }),
+            None if exhausted => {}
+            None => {
+                let value = kind.raw(quote! { other });
+                arms.push(quote! {
+                    other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: #value })),
+                });
+            }
         }
         // `unless` picks the default variant whatever the tag.
         let matched = match (&u.unless, default_build) {

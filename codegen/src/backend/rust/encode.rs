@@ -215,7 +215,7 @@ impl<'p> Gen<'p> {
                         quote! { if let Some(v) = &self.#local { #max_check #body } }
                     }
                     Some(c) => {
-                        let cond = self.expr(c, Ctx::Encode(sid));
+                        let cond = self.expr(c, Ctx::Encode);
                         quote! {
                             match (&self.#local, #cond) {
                                 (Some(v), true) => { #max_check #body }
@@ -237,7 +237,7 @@ impl<'p> Gen<'p> {
                             && f.condition.is_none()
                             && !e.reads_position() =>
                     {
-                        let ex = self.expr_top(e, Ctx::Encode(sid));
+                        let ex = self.expr_top(e, Ctx::Encode);
                         quote! {
                             let expected: i128 = #ex;
                             if expected != self.#local.len() as i128 {
@@ -436,14 +436,19 @@ impl<'p> Gen<'p> {
             let range_check = match (carries, tag) {
                 (true, Some((_, tf))) => {
                     let tn = ident(&tf.name);
-                    let raw = match &tf.ty {
-                        Ty::Enum(_) => quote! { #tn.raw() as i128 },
-                        _ => quote! { *#tn as i128 },
+                    let kind = TagKind::of(&tf.ty);
+                    let pats = self.tag_patterns(kind, &c.values);
+                    let subject = match kind {
+                        TagKind::Wide => quote! { *#tn as i128 },
+                        _ => quote! { #tn },
                     };
-                    let pats = c.values.iter().map(case_pattern);
+                    let raw = match kind {
+                        TagKind::Enum(_) => kind.raw(quote! { #tn }),
+                        _ => kind.raw(quote! { *#tn }),
+                    };
                     quote! {
-                        if !matches!(#raw, #(#pats)|*) {
-                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw as u64 }));
+                        if !matches!(#subject, #(#pats)|*) {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw }));
                         }
                     }
                 }
@@ -468,26 +473,34 @@ impl<'p> Gen<'p> {
             // condition holds, when any tag goes).
             let check = tag.and_then(|(_, tf)| {
                 let tn = ident(&tf.name);
-                let raw = match &tf.ty {
-                    Ty::Enum(_) => quote! { #tn.raw() as i128 },
-                    _ => quote! { *#tn as i128 },
+                // Matched on the number: the owned values as a few ranges.
+                let kind = match TagKind::of(&tf.ty) {
+                    TagKind::Enum(id) => TagKind::Unsigned(self.p.enums[id].repr.storage_bits()),
+                    other => other,
                 };
-                let pats: Vec<TokenStream> = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied())).iter().map(case_pattern).collect();
+                let number = match (&tf.ty, kind) {
+                    (Ty::Enum(_), _) => quote! { #tn.raw() },
+                    (_, TagKind::Wide) => quote! { *#tn as i128 },
+                    _ => quote! { *#tn },
+                };
+                let raw = kind.raw(number.clone());
+                let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
+                let pats = self.tag_patterns(kind, &all);
                 // No check when the position decides (`unless: "@remaining == 0"`).
                 if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
                     return None;
                 }
-                let owned = quote! { matches!(#raw, #(#pats)|*) };
+                let owned = quote! { matches!(#number, #(#pats)|*) };
                 let when = match &u.unless {
                     Some(cond) => {
-                        let not = self.negated(cond, Ctx::Encode(sid));
+                        let not = self.negated(cond, Ctx::Encode);
                         quote! { #not && #owned }
                     }
                     None => owned,
                 };
                 Some(quote! {
                     if #when {
-                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw as u64 }));
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
                     }
                 })
             });
@@ -516,7 +529,7 @@ impl<'p> Gen<'p> {
         }
         let guard = match (&u.unless, u.default) {
             (Some(cond), Some(_)) if !cond.reads_position() => {
-                let cond = self.expr_top(cond, Ctx::Encode(sid));
+                let cond = self.expr_top(cond, Ctx::Encode);
                 let other = ident(&u.default_variant);
                 quote! {
                     if (#cond) && !matches!(#v, #un::#other { .. }) {

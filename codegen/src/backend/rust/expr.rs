@@ -2,10 +2,14 @@
 
 use super::*;
 
+/// Where an expression is evaluated: in a decoder (fields are locals already read), in a
+/// decoder choosing a switch's case (list items name that switch in their errors), or in an
+/// encoder (fields the user sets are read from `self`).
 #[derive(Clone, Copy)]
-pub(crate) enum Ctx {
+pub(crate) enum Ctx<'n> {
     Decode,
-    Encode(#[allow(dead_code)] StructId),
+    Tag(&'n str),
+    Encode,
 }
 
 /// Case values sorted, with touching and overlapping ones merged into ranges.
@@ -48,6 +52,151 @@ pub(crate) fn varint_max(ty: &Ty) -> u64 {
             i64::MAX as u64
         }
         _ => u64::MAX,
+    }
+}
+
+/// How a switch's tag is matched: directly on the tag field (its enum's variants, or its
+/// unsigned number) where the tag is one field, else on the expression's value as `i128`.
+#[derive(Clone, Copy)]
+pub(crate) enum TagKind {
+    Enum(EnumId),
+    Unsigned(u32),
+    Wide,
+}
+
+/// `values` cut to those an unsigned number of `bits` can hold (literals out of range do not
+/// compile; such values can never match).
+fn within(values: &[CaseValue], bits: u32) -> Vec<CaseValue> {
+    let max = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    values
+        .iter()
+        .filter_map(|cv| match *cv {
+            CaseValue::One(x) => (x <= max).then_some(*cv),
+            CaseValue::Range(lo, hi) => (lo <= max).then_some(CaseValue::Range(lo, hi.min(max))),
+        })
+        .collect()
+}
+
+impl TagKind {
+    /// The kind of a tag field of type `ty`.
+    pub(crate) fn of(ty: &Ty) -> TagKind {
+        match ty {
+            Ty::Enum(id) => TagKind::Enum(*id),
+            Ty::Int(it) if !it.signed => TagKind::Unsigned(it.storage_bits()),
+            _ => TagKind::Wide,
+        }
+    }
+
+    /// `value` (the subject) as the `u64` an error reports.
+    pub(crate) fn raw(self, value: TokenStream) -> TokenStream {
+        match self {
+            TagKind::Enum(_) => quote! { #value.raw() as u64 },
+            TagKind::Unsigned(64) => value,
+            TagKind::Unsigned(_) | TagKind::Wide => quote! { #value as u64 },
+        }
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// What a switch on `on` matches, and how.
+    pub(crate) fn tag_subject(&self, on: &Expr, ctx: Ctx) -> (TokenStream, TagKind) {
+        if let Expr::Field(path) = on {
+            let kind = TagKind::of(&self.p.field(path.last().unwrap()).ty);
+            if !matches!(kind, TagKind::Wide) {
+                return (self.access(path, ctx), kind);
+            }
+        }
+        (self.expr_top(on, ctx), TagKind::Wide)
+    }
+
+    /// The patterns matching `values` on a subject of `kind`: enum variants by name (and
+    /// `Unknown(..)` for values the enum does not name), or number literals.
+    pub(crate) fn tag_patterns(&self, kind: TagKind, values: &[CaseValue]) -> Vec<TokenStream> {
+        let id = match kind {
+            TagKind::Enum(id) => id,
+            TagKind::Unsigned(bits) => {
+                return within(values, bits).iter().map(case_pattern).collect()
+            }
+            TagKind::Wide => return values.iter().map(case_pattern).collect(),
+        };
+        let e = &self.p.enums[id];
+        let values = within(values, e.repr.storage_bits());
+        let n = ident(&e.name);
+        let mut pats = Vec::new();
+        for cv in &values {
+            let (lo, hi) = match *cv {
+                CaseValue::One(x) => (x, x),
+                CaseValue::Range(lo, hi) => (lo, hi),
+            };
+            let named: Vec<&NamedConst> = e
+                .values
+                .iter()
+                .filter(|c| (lo..=hi).contains(&c.value))
+                .collect();
+            for c in &named {
+                let var = ident(&c.name.to_upper_camel_case());
+                pats.push(quote! { #n::#var });
+            }
+            if !e.closed && named.len() as u64 <= hi - lo {
+                pats.push(match cv {
+                    CaseValue::One(_) => {
+                        let l = lit_u64(lo);
+                        quote! { #n::Unknown(#l) }
+                    }
+                    CaseValue::Range(..) => {
+                        let (l, h) = (lit_u64(lo), lit_u64(hi));
+                        quote! { #n::Unknown(#l..=#h) }
+                    }
+                });
+            }
+        }
+        pats
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Whether `values` name every value a subject of `kind` can have (a catch-all arm after
+    /// them would be unreachable).
+    pub(crate) fn tag_exhausted(&self, kind: TagKind, values: &[CaseValue]) -> bool {
+        let bits = match kind {
+            TagKind::Enum(id) if self.p.enums[id].closed => {
+                let e = &self.p.enums[id];
+                let covered = |v: u64| {
+                    values.iter().any(|cv| match *cv {
+                        CaseValue::One(x) => x == v,
+                        CaseValue::Range(lo, hi) => (lo..=hi).contains(&v),
+                    })
+                };
+                return e.values.iter().all(|c| covered(c.value));
+            }
+            TagKind::Enum(id) => self.p.enums[id].repr.storage_bits(),
+            TagKind::Unsigned(bits) => bits,
+            TagKind::Wide => return false,
+        };
+        let max = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut next = 0u64;
+        for cv in merged_values(values.iter().copied()) {
+            let (lo, hi) = match cv {
+                CaseValue::One(x) => (x, x),
+                CaseValue::Range(lo, hi) => (lo, hi),
+            };
+            if lo > next {
+                return false;
+            }
+            if hi >= max {
+                return true;
+            }
+            next = next.max(hi + 1);
+        }
+        false
     }
 }
 
@@ -105,11 +254,10 @@ impl<'p> Gen<'p> {
             Expr::Item(t, i) => {
                 let i = self.expr_top(i, ctx);
                 let tl = lit_usize(*t);
-                let name = self.tag_of.borrow().clone();
                 match ctx {
-                    Ctx::Decode => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
-                    // Validation keeps list items to switch tags, which encoders never evaluate.
-                    Ctx::Encode(_) => quote! { 0i128 },
+                    Ctx::Tag(name) => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
+                    // Validation keeps list items to switch tags, which only decoders evaluate.
+                    Ctx::Decode | Ctx::Encode => quote! { 0i128 },
                 }
             }
             Expr::Not(x) => {
@@ -187,8 +335,8 @@ impl<'p> Gen<'p> {
         let first = ident(&path[0].name);
         let rest = path[1..].iter().map(|r| ident(&r.name));
         let head = match ctx {
-            Ctx::Decode => quote! { #first },
-            Ctx::Encode(_) => match self.p.field(&path[0]).role {
+            Ctx::Decode | Ctx::Tag(_) => quote! { #first },
+            Ctx::Encode => match self.p.field(&path[0]).role {
                 Role::Value => quote! { self.#first },
                 _ => quote! { #first },
             },

@@ -162,8 +162,6 @@ fn spaced(code: &str) -> String {
 
 struct Gen<'p> {
     p: &'p Protocol,
-    /// The switch whose tag is being generated (names errors of list lookups).
-    tag_of: std::cell::RefCell<String>,
     /// What an extension takes from its base crate.
     reuse: Reuse,
     /// A crate or a module.
@@ -262,7 +260,6 @@ impl<'p> Gen<'p> {
     fn new(p: &'p Protocol, runtime_dep: &'p str, packaging: Packaging) -> Self {
         Gen {
             p,
-            tag_of: Default::default(),
             reuse: Reuse::of(p),
             packaging,
             runtime_dep,

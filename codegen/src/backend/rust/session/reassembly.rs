@@ -56,13 +56,13 @@ impl<'p> Gen<'p> {
             }
         };
         let when = match &r.when {
-            Some(w) => self.expr_top(w, Ctx::Encode(sid)),
+            Some(w) => self.expr_top(w, Ctx::Encode),
             None => quote! { true },
         };
         let piece_size = lit_usize(r.piece_size);
         let (count_fn, count_update) = match &r.end {
             PieceEnd::Last(e) => {
-                let last = self.expr_top(e, Ctx::Encode(sid));
+                let last = self.expr_top(e, Ctx::Encode);
                 (
                     quote! {
                         /// Whether this packet carries the last piece of its payload.
