@@ -9,6 +9,8 @@
 //!   every generated struct.
 //! - [`Protocol`]: a schema as a whole (its root type, how a conversation reads datagrams, and
 //!   every type by name), implemented by each generated crate's `Protocol` marker.
+//! - [`Fragmented`]: a protocol whose packets carry pieces of larger payloads; any such protocol
+//!   is joined by one [`Reassembler`].
 //!
 //! ```ignore
 //! use wiregen_runtime::Codec;
@@ -24,6 +26,7 @@ mod error;
 mod f16;
 mod owned;
 mod read;
+mod reassembly;
 mod state;
 mod trace;
 mod traits;
@@ -39,6 +42,7 @@ pub use error::{fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError,
 pub use f16::{f16_to_f32, f32_to_f16};
 pub use owned::IntoOwned;
 pub use read::Reader;
+pub use reassembly::{Fragmented, Piece, PieceEnd, Reassembler};
 pub use state::{StateTables, MAX_STATE_KEYS};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};

@@ -1995,138 +1995,30 @@ impl Whole {
 }
 
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
-/// order; a payload is complete when every piece up to the last one arrived.
-/// Limits bound what a peer can make it hold: past `max_pending` payloads the one
-/// begun first is dropped to make room (counted by [`Reassembler::evicted`]), so
-/// payloads that never complete cannot stop later ones from being joined.
-#[derive(Debug)]
-pub struct Reassembler {
-    pending: std::collections::HashMap<(bool, u16), Pending>,
-    /// Payloads being joined at once.
-    pub max_pending: usize,
-    /// Bytes of one payload.
-    pub max_len: usize,
-    /// Pieces pushed so far: a payload's age.
-    pushes: u64,
-    evicted: u64,
-}
-
-#[derive(Debug, Default)]
-struct Pending {
-    parts: std::collections::BTreeMap<usize, Vec<u8>>,
-    count: Option<usize>,
-    len: usize,
-    /// When its first piece came (in pushes).
-    since: u64,
-}
-
-impl Default for Reassembler {
-    fn default() -> Self {
-        Reassembler {
-            pending: Default::default(),
-            max_pending: 1024,
-            max_len: 256 * PIECE_SIZE,
-            pushes: 0,
-            evicted: 0,
-        }
-    }
-}
-
-impl Reassembler {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Adds a packet; returns the whole payload when this packet completes one.
-    pub fn push(
-        &mut self,
+/// order, within limits (see [`wiregen_runtime::Reassembler`]).
+pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+impl wiregen_runtime::Fragmented for Protocol {
+    type Key = (bool, u16);
+    type Packet<'a> = Packet<'a>;
+    type Whole = Whole;
+    const INDEX_FIELD: &'static str = "chunk";
+    const COUNT_FIELD: &'static str = "data";
+    const PIECE_FIELD: &'static str = "data";
+    const PIECE_SIZE: usize = PIECE_SIZE;
+    fn piece<'p>(
         from_client: bool,
-        packet: &Packet<'_>,
-    ) -> Result<Option<Whole>, DecodeError> {
-        let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
-            return Ok(None);
-        };
-        let key = (from_client, packet.sequence);
-        self.pushes += 1;
-        if !self.pending.contains_key(&key)
-            && self.pending.len() >= self.max_pending.max(1)
-        {
-            let oldest = self
-                .pending
-                .iter()
-                .min_by_key(|(_, p)| p.since)
-                .map(|(k, _)| *k);
-            if let Some(oldest) = oldest {
-                self.pending.remove(&oldest);
-                self.evicted += 1;
-            }
-        }
-        let index = packet.chunk as usize;
-        let since = self.pushes;
-        let entry = self
-            .pending
-            .entry(key)
-            .or_insert_with(|| Pending {
-                since,
-                ..Default::default()
-            });
-        match entry.parts.get(&index) {
-            Some(old) if old.as_slice() == piece => return Ok(None),
-            Some(_) => {
-                return Err(
-                    DecodeError::new(
-                        stringify!(chunk),
-                        0,
-                        DecodeErrorKind::ConflictingPiece {
-                            index: index as u64,
-                        },
-                    ),
-                );
-            }
-            None => {}
-        }
-        entry.parts.insert(index, piece.to_vec());
-        entry.len += piece.len();
-        if entry.len > self.max_len {
-            let len = entry.len;
-            self.pending.remove(&key);
-            return Err(
-                DecodeError::new(
-                    stringify!(data),
-                    0,
-                    DecodeErrorKind::TooLarge {
-                        value: len as u64,
-                        max: self.max_len as u64,
-                    },
-                ),
-            );
-        }
-        if packet.is_last_piece() {
-            entry.count = Some(index + 1);
-        }
-        let Some(entry) = self.pending.get(&key) else { return Ok(None) };
-        let complete = entry
-            .count
-            .is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));
-        if !complete {
-            return Ok(None);
-        }
-        let entry = self.pending.remove(&key).unwrap_or_default();
-        let n = entry.count.unwrap_or(0);
-        let data = entry
-            .parts
-            .into_iter()
-            .filter(|(i, _)| *i < n)
-            .flat_map(|(_, part)| part)
-            .collect();
-        Ok(Some(Whole { from_client, data }))
+        packet: &'p Packet<'_>,
+    ) -> Option<wiregen_runtime::Piece<'p, Self::Key>> {
+        let data = packet.piece().filter(|_| packet.is_piece())?;
+        Some(wiregen_runtime::Piece {
+            key: (from_client, packet.sequence),
+            index: packet.chunk as usize,
+            data,
+            end: wiregen_runtime::PieceEnd::Last(packet.is_last_piece()),
+        })
     }
-    /// Payloads still waiting for pieces.
-    pub fn pending(&self) -> usize {
-        self.pending.len()
-    }
-    /// Incomplete payloads dropped so far to stay within `max_pending`.
-    pub fn evicted(&self) -> u64 {
-        self.evicted
+    fn whole(from_client: bool, data: Vec<u8>, _packet: &Packet<'_>) -> Whole {
+        Whole { from_client, data }
     }
 }
 

@@ -23,12 +23,6 @@ impl<'p> Gen<'p> {
         };
         let sid = p.root;
         let key_copies = key_copies(root, &r.key, "packet");
-        // The key is used again after the entry is made: copied when every part is a scalar.
-        let key_again = if r.key.iter().all(|k| root.fields[*k].ty.is_scalar()) {
-            quote! { key }
-        } else {
-            quote! { key.clone() }
-        };
         let key_types: Vec<TokenStream> = r
             .key
             .iter()
@@ -38,6 +32,10 @@ impl<'p> Gen<'p> {
         let index_ty = self.rust_ty(sid, r.index, &root.fields[r.index].ty)?;
         let piece_field = &root.fields[r.field];
         let piece = ident(&piece_field.name);
+        let (index_name, piece_name) = (
+            root.fields[r.index].name.as_str(),
+            piece_field.name.as_str(),
+        );
         // Where a piece's bytes are: a bytes field, or the raw-bytes default of a switch.
         let (piece_get, piece_set) = match &piece_field.ty {
             Ty::Bytes(_) => (quote! { Some(&self.#piece[..]) }, None),
@@ -60,7 +58,13 @@ impl<'p> Gen<'p> {
             None => quote! { true },
         };
         let piece_size = lit_usize(r.piece_size);
-        let (count_fn, count_update) = match &r.end {
+        let uses_last = matches!(r.whole, WholeType::AsField(_));
+        let last = if uses_last {
+            quote! { packet }
+        } else {
+            quote! { _packet }
+        };
+        let (count_fn, piece_end, count_name) = match &r.end {
             PieceEnd::Last(e) => {
                 let last = self.expr_top(e, Ctx::Encode);
                 (
@@ -68,26 +72,20 @@ impl<'p> Gen<'p> {
                         /// Whether this packet carries the last piece of its payload.
                         pub fn is_last_piece(&self) -> bool { #last }
                     },
-                    quote! { if packet.is_last_piece() { entry.count = Some(index + 1); } },
+                    quote! { wiregen_runtime::PieceEnd::Last(packet.is_last_piece()) },
+                    piece_field.name.as_str(),
                 )
             }
             PieceEnd::Count(f) => {
                 let cf = ident(&root.fields[*f].name);
-                let cname = root.fields[*f].name.as_str();
                 (
                     quote! {},
-                    quote! {
-                        let count = packet.#cf as usize;
-                        if entry.count.is_some_and(|n| n != count) || index >= count {
-                            self.pending.remove(&key);
-                            return Err(DecodeError::new(#cname, 0, DecodeErrorKind::BadLength { value: count as i128 }));
-                        }
-                        entry.count = Some(count);
-                    },
+                    quote! { wiregen_runtime::PieceEnd::Count(packet.#cf as usize) },
+                    root.fields[*f].name.as_str(),
                 )
             }
         };
-        // What the joined payload is, and how to read it.
+        // What the joined payload is, and how to read it (from the packet that completed it).
         let mut decode_as = quote! {};
         let (whole_tag_decl, whole_tag_init, whole_methods) = match r.whole {
             WholeType::ByDirection { client, server } => {
@@ -284,94 +282,28 @@ impl<'p> Gen<'p> {
             }
 
             /// Joins the pieces of payloads of one conversation, per direction and key, in any
-            /// order; a payload is complete when every piece up to the last one arrived.
-            /// Limits bound what a peer can make it hold: past `max_pending` payloads the one
-            /// begun first is dropped to make room (counted by [`Reassembler::evicted`]), so
-            /// payloads that never complete cannot stop later ones from being joined.
-            #[derive(Debug)]
-            pub struct Reassembler {
-                pending: std::collections::HashMap<(bool, #(#key_types,)*), Pending>,
-                /// Payloads being joined at once.
-                pub max_pending: usize,
-                /// Bytes of one payload.
-                pub max_len: usize,
-                /// Pieces pushed so far: a payload's age.
-                pushes: u64,
-                evicted: u64,
-            }
+            /// order, within limits (see [`wiregen_runtime::Reassembler`]).
+            pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
 
-            #[derive(Debug, Default)]
-            struct Pending {
-                parts: std::collections::BTreeMap<usize, Vec<u8>>,
-                count: Option<usize>,
-                len: usize,
-                /// When its first piece came (in pushes).
-                since: u64,
-            }
-
-            impl Default for Reassembler {
-                fn default() -> Self {
-                    Reassembler { pending: Default::default(), max_pending: 1024, max_len: 256 * PIECE_SIZE, pushes: 0, evicted: 0 }
+            impl wiregen_runtime::Fragmented for Protocol {
+                type Key = (bool, #(#key_types,)*);
+                type Packet<'a> = #rt #lt_a;
+                type Whole = Whole;
+                const INDEX_FIELD: &'static str = #index_name;
+                const COUNT_FIELD: &'static str = #count_name;
+                const PIECE_FIELD: &'static str = #piece_name;
+                const PIECE_SIZE: usize = PIECE_SIZE;
+                fn piece<'p>(from_client: bool, packet: &'p #rt #lt) -> Option<wiregen_runtime::Piece<'p, Self::Key>> {
+                    let data = packet.piece().filter(|_| packet.is_piece())?;
+                    Some(wiregen_runtime::Piece {
+                        key: (from_client, #(#key_copies,)*),
+                        index: packet.#index as usize,
+                        data,
+                        end: #piece_end,
+                    })
                 }
-            }
-
-            impl Reassembler {
-                pub fn new() -> Self {
-                    Self::default()
-                }
-
-                /// Adds a packet; returns the whole payload when this packet completes one.
-                pub fn push(&mut self, from_client: bool, packet: &#rt #lt) -> Result<Option<Whole>, DecodeError> {
-                    let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
-                        return Ok(None);
-                    };
-                    let key = (from_client, #(#key_copies,)*);
-                    self.pushes += 1;
-                    if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending.max(1) {
-                        // Full: the payload begun first makes room (a linear scan, only when full).
-                        let oldest = self.pending.iter().min_by_key(|(_, p)| p.since).map(|(k, _)| *k);
-                        if let Some(oldest) = oldest {
-                            self.pending.remove(&oldest);
-                            self.evicted += 1;
-                        }
-                    }
-                    let index = packet.#index as usize;
-                    let since = self.pushes;
-                    let entry = self.pending.entry(#key_again).or_insert_with(|| Pending { since, ..Default::default() });
-                    match entry.parts.get(&index) {
-                        // A retransmission: nothing new.
-                        Some(old) if old.as_slice() == piece => return Ok(None),
-                        // Other bytes under the same index: the first are kept, the conflict reported.
-                        Some(_) => return Err(DecodeError::new(stringify!(#index), 0, DecodeErrorKind::ConflictingPiece { index: index as u64 })),
-                        None => {}
-                    }
-                    entry.parts.insert(index, piece.to_vec());
-                    entry.len += piece.len();
-                    if entry.len > self.max_len {
-                        let len = entry.len;
-                        self.pending.remove(&key);
-                        return Err(DecodeError::new(stringify!(#piece), 0, DecodeErrorKind::TooLarge { value: len as u64, max: self.max_len as u64 }));
-                    }
-                    #count_update
-                    let Some(entry) = self.pending.get(&key) else { return Ok(None) };
-                    let complete = entry.count.is_some_and(|n| (0..n).all(|i| entry.parts.contains_key(&i)));
-                    if !complete {
-                        return Ok(None);
-                    }
-                    let entry = self.pending.remove(&key).unwrap_or_default();
-                    let n = entry.count.unwrap_or(0);
-                    let data = entry.parts.into_iter().filter(|(i, _)| *i < n).flat_map(|(_, part)| part).collect();
-                    Ok(Some(Whole { from_client, data, #whole_tag_init }))
-                }
-
-                /// Payloads still waiting for pieces.
-                pub fn pending(&self) -> usize {
-                    self.pending.len()
-                }
-
-                /// Incomplete payloads dropped so far to stay within `max_pending`.
-                pub fn evicted(&self) -> u64 {
-                    self.evicted
+                fn whole(from_client: bool, data: Vec<u8>, #last: &#rt #lt) -> Whole {
+                    Whole { from_client, data, #whole_tag_init }
                 }
             }
         })
