@@ -216,7 +216,6 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 1) == 1
   item = tree:add(F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
-  v.jumping = val
   offset = offset + 1
   return offset, v
 end
@@ -238,7 +237,6 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "text", 8 * n, limit - offset) end
   val = read_bit_bytes(tvb, offset, n)
   item = tree:add(F["arena.chat.text"], bit_range(tvb, offset, 8 * n), val)
-  v.text = val
   if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + 8 * n
   return offset, v
@@ -254,7 +252,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n + 8, limit - offset) end
   if val == false then tree:add_proto_expert_info(E.too_large, "id: a variable-length integer longer than 64 bits") return nil end
   tree:add(F["arena.entity.id"], bit_range(tvb, offset, n), val)
-  v.id = val:tonumber()
   offset = offset + n
   -- kind
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "kind", 8, limit - offset) end
@@ -270,7 +267,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if val == false then tree:add_proto_expert_info(E.too_large, "x: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
   tree:add(F["arena.entity.x"], bit_range(tvb, offset, n), val)
-  v.x = val:tonumber()
   offset = offset + n
   -- y: VarLong.
   val, n = read_leb128(tvb, offset, limit)
@@ -278,7 +274,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if val == false then tree:add_proto_expert_info(E.too_large, "y: a variable-length integer longer than 64 bits") return nil end
   val = zigzag64(val)
   tree:add(F["arena.entity.y"], bit_range(tvb, offset, n), val)
-  v.y = val:tonumber()
   offset = offset + n
   return offset, v
 end
@@ -296,14 +291,12 @@ local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
   v.count = val:tonumber()
   offset = offset + n
   -- entities
-  v.entities = {}
   n = v.count
   for _ = 1, n do
     sub = tree:add(tvb(floor(offset / 8), 0), "Entities: Entity")
-    nxt, val = dissect_Entity(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.entities[#v.entities + 1] = val
     offset = nxt
   end
   return offset, v

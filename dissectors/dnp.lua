@@ -673,24 +673,21 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
-  local v = {}
   -- data
   local app_first = offset
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
-  v.data = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
-  return offset, v
+  return offset
 end
 
 -- ReliableMessage
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
-  local v = {}
   -- number: Reliable number (one counter per direction, wraps with % 65535).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "number", 2, limit - offset) end
   tree:add_le(F["dnp.reliable_message.number"], tvb(offset, 2))
@@ -701,135 +698,122 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
-  v.data = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, 0, 8 * app_first, 8 * offset)
-  return offset, v
+  return offset
 end
 
 -- SInt8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   tree:add_le(F["dnp.s_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- UInt8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   tree:add_le(F["dnp.u_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- SInt16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["dnp.s_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- UInt16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["dnp.u_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- SInt32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.s_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- UInt32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.u_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- SInt64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.s_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- UInt64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.u_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Float16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   local val, range
-  local v = {}
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.float16_value.value"], range, val)
-  v.value = val
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Float32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.float32_value.value"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Float64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.float64_value.value"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- StringValue
@@ -870,7 +854,6 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
-  v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
 end
@@ -878,7 +861,6 @@ end
 -- Point2S8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point2_s8_value.x"], tvb(offset, 1))
@@ -887,13 +869,12 @@ local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point2_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Point2U8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point2_u8_value.x"], tvb(offset, 1))
@@ -902,13 +883,12 @@ local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point2_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Point2S16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point2_s16_value.x"], tvb(offset, 2))
@@ -917,13 +897,12 @@ local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point2_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Point2U16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point2_u16_value.x"], tvb(offset, 2))
@@ -932,13 +911,12 @@ local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point2_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Point2S32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point2_s32_value.x"], tvb(offset, 4))
@@ -947,13 +925,12 @@ local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point2_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Point2U32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point2_u32_value.x"], tvb(offset, 4))
@@ -962,13 +939,12 @@ local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point2_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Point2S64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point2_s64_value.x"], tvb(offset, 8))
@@ -977,13 +953,12 @@ local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point2_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Point2U64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point2_u64_value.x"], tvb(offset, 8))
@@ -992,13 +967,12 @@ local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point2_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Point3S8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point3_s8_value.x"], tvb(offset, 1))
@@ -1011,13 +985,12 @@ local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
   tree:add_le(F["dnp.point3_s8_value.z"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Point3U8Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point3_u8_value.x"], tvb(offset, 1))
@@ -1030,13 +1003,12 @@ local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
   tree:add_le(F["dnp.point3_u8_value.z"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Point3S16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point3_s16_value.x"], tvb(offset, 2))
@@ -1049,13 +1021,12 @@ local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["dnp.point3_s16_value.z"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Point3U16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point3_u16_value.x"], tvb(offset, 2))
@@ -1068,13 +1039,12 @@ local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["dnp.point3_u16_value.z"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Point3S32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point3_s32_value.x"], tvb(offset, 4))
@@ -1087,13 +1057,12 @@ local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.point3_s32_value.z"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Point3U32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point3_u32_value.x"], tvb(offset, 4))
@@ -1106,13 +1075,12 @@ local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.point3_u32_value.z"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Point3S64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point3_s64_value.x"], tvb(offset, 8))
@@ -1125,13 +1093,12 @@ local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.point3_s64_value.z"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Point3U64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point3_u64_value.x"], tvb(offset, 8))
@@ -1144,35 +1111,31 @@ local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.point3_u64_value.z"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Vector2F16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.vector2_f16_value.x"], range, val)
-  v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.vector2_f16_value.y"], range, val)
-  v.y = val
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Vector2F32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.vector2_f32_value.x"], tvb(offset, 4))
@@ -1181,13 +1144,12 @@ local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.vector2_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Vector2F64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.vector2_f64_value.x"], tvb(offset, 8))
@@ -1196,42 +1158,37 @@ local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.vector2_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Vector3F16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.vector3_f16_value.x"], range, val)
-  v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.vector3_f16_value.y"], range, val)
-  v.y = val
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.vector3_f16_value.z"], range, val)
-  v.z = val
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Vector3F32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.vector3_f32_value.x"], tvb(offset, 4))
@@ -1244,13 +1201,12 @@ local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.vector3_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Vector3F64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.vector3_f64_value.x"], tvb(offset, 8))
@@ -1263,49 +1219,43 @@ local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.vector3_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- QuaternionF16Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   local val, range
-  local v = {}
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.quaternion_f16_value.x"], range, val)
-  v.x = val
   offset = offset + 2
   -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.quaternion_f16_value.y"], range, val)
-  v.y = val
   offset = offset + 2
   -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.quaternion_f16_value.z"], range, val)
-  v.z = val
   offset = offset + 2
   -- w
   if limit - offset < 2 then return truncated(tree, tvb, offset, "w", 2, limit - offset) end
   range = tvb(offset, 2)
   val = f16_from_bits(range:le_uint())
   tree:add(F["dnp.quaternion_f16_value.w"], range, val)
-  v.w = val
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- QuaternionF32Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
@@ -1322,13 +1272,12 @@ local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "w", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- QuaternionF64Value
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
@@ -1345,7 +1294,7 @@ local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "w", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- TypedValue: A type code and the value.
@@ -1365,268 +1314,230 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   local tag_value = v.type
   if tag_value == 0 then
     sub = tree:add(tvb(offset, 0), "Value: SInt8")
-    nxt, val = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: UInt8")
-    nxt, val = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 2 then
     sub = tree:add(tvb(offset, 0), "Value: SInt16")
-    nxt, val = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 3 then
     sub = tree:add(tvb(offset, 0), "Value: UInt16")
-    nxt, val = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 4 then
     sub = tree:add(tvb(offset, 0), "Value: SInt32")
-    nxt, val = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 5 then
     sub = tree:add(tvb(offset, 0), "Value: UInt32")
-    nxt, val = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 6 then
     sub = tree:add(tvb(offset, 0), "Value: SInt64")
-    nxt, val = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 7 then
     sub = tree:add(tvb(offset, 0), "Value: UInt64")
-    nxt, val = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 8 then
     sub = tree:add(tvb(offset, 0), "Value: Float16")
-    nxt, val = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 9 then
     sub = tree:add(tvb(offset, 0), "Value: Float32")
-    nxt, val = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 10 then
     sub = tree:add(tvb(offset, 0), "Value: Float64")
-    nxt, val = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 11 then
     sub = tree:add(tvb(offset, 0), "Value: String")
-    nxt, val = dissect_StringValue(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_StringValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 12 then
     sub = tree:add(tvb(offset, 0), "Value: Data")
-    nxt, val = dissect_DataValue(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_DataValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 13 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S8")
-    nxt, val = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 14 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U8")
-    nxt, val = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 15 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S16")
-    nxt, val = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 16 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U16")
-    nxt, val = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 17 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S32")
-    nxt, val = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 18 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U32")
-    nxt, val = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 19 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S64")
-    nxt, val = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 20 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U64")
-    nxt, val = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 21 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S8")
-    nxt, val = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 22 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U8")
-    nxt, val = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 23 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S16")
-    nxt, val = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 24 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U16")
-    nxt, val = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 25 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S32")
-    nxt, val = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 26 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U32")
-    nxt, val = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 27 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S64")
-    nxt, val = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 28 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U64")
-    nxt, val = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 29 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
-    nxt, val = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 30 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
-    nxt, val = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 31 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
-    nxt, val = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 32 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
-    nxt, val = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 33 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
-    nxt, val = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 34 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
-    nxt, val = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 35 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
-    nxt, val = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 36 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
-    nxt, val = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 37 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
-    nxt, val = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
@@ -1654,8 +1565,9 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
-  item = tree:add_le(F["dnp.link_state.flags"], tvb(offset, 1))
-  item:add_le(F["dnp.link_state.flags.read_only"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["dnp.link_state.flags"], range)
+  item:add_le(F["dnp.link_state.flags.read_only"], range)
   offset = offset + 1
   -- message_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_len", 2, limit - offset) end
@@ -1669,7 +1581,6 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
   if n == 0 then item:set_text("Message: <empty>") end
-  v.message = n -- bytes are kept as their length
   offset = offset + n
   -- value_count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value_count", 2, limit - offset) end
@@ -1725,12 +1636,11 @@ end
 -- LinkId
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   tree:add_le(F["dnp.link_id.link_id"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
@@ -1750,268 +1660,230 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
   if tag_value == 0 then
     sub = tree:add(tvb(offset, 0), "Value: SInt8")
-    nxt, val = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: UInt8")
-    nxt, val = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 2 then
     sub = tree:add(tvb(offset, 0), "Value: SInt16")
-    nxt, val = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 3 then
     sub = tree:add(tvb(offset, 0), "Value: UInt16")
-    nxt, val = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 4 then
     sub = tree:add(tvb(offset, 0), "Value: SInt32")
-    nxt, val = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 5 then
     sub = tree:add(tvb(offset, 0), "Value: UInt32")
-    nxt, val = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 6 then
     sub = tree:add(tvb(offset, 0), "Value: SInt64")
-    nxt, val = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 7 then
     sub = tree:add(tvb(offset, 0), "Value: UInt64")
-    nxt, val = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 8 then
     sub = tree:add(tvb(offset, 0), "Value: Float16")
-    nxt, val = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 9 then
     sub = tree:add(tvb(offset, 0), "Value: Float32")
-    nxt, val = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 10 then
     sub = tree:add(tvb(offset, 0), "Value: Float64")
-    nxt, val = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 11 then
     sub = tree:add(tvb(offset, 0), "Value: String")
-    nxt, val = dissect_StringValue(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_StringValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 12 then
     sub = tree:add(tvb(offset, 0), "Value: Data")
-    nxt, val = dissect_DataValue(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_DataValue(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 13 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S8")
-    nxt, val = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 14 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U8")
-    nxt, val = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 15 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S16")
-    nxt, val = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 16 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U16")
-    nxt, val = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 17 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S32")
-    nxt, val = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 18 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U32")
-    nxt, val = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 19 then
     sub = tree:add(tvb(offset, 0), "Value: Point2S64")
-    nxt, val = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 20 then
     sub = tree:add(tvb(offset, 0), "Value: Point2U64")
-    nxt, val = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 21 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S8")
-    nxt, val = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 22 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U8")
-    nxt, val = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 23 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S16")
-    nxt, val = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 24 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U16")
-    nxt, val = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 25 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S32")
-    nxt, val = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 26 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U32")
-    nxt, val = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 27 then
     sub = tree:add(tvb(offset, 0), "Value: Point3S64")
-    nxt, val = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 28 then
     sub = tree:add(tvb(offset, 0), "Value: Point3U64")
-    nxt, val = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 29 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
-    nxt, val = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 30 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
-    nxt, val = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 31 then
     sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
-    nxt, val = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 32 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
-    nxt, val = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 33 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
-    nxt, val = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 34 then
     sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
-    nxt, val = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 35 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
-    nxt, val = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 36 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
-    nxt, val = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 37 then
     sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
-    nxt, val = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
@@ -2050,16 +1922,14 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
     known_values = false
   end
   if known_values then
-    v.values = {}
     n = v.value_count
     if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
     local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
       sub = arr_values:add(tvb(offset, 0), "Values: IndexedValue")
-      nxt, val = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
+      nxt = dissect_IndexedValue(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      v.values[#v.values + 1] = val
       sub:set_len(nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
@@ -2088,16 +1958,14 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   v.link_count = val
   offset = offset + 1
   -- links
-  v.links = {}
   n = v.link_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("links: impossible count %d", n)) return nil end
   local arr_links, arr_start_links, count_links = tree:add(tvb(offset, 0), "Links"), offset, 0
   for _ = 1, n do
     count_links = count_links + 1
     sub = arr_links:add(tvb(offset, 0), "Links: LinkUpdateLink")
-    nxt, val = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LinkUpdateLink(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.links[#v.links + 1] = val
     sub:set_len(nxt - offset)
     offset = nxt
     if REST_TAKEN then break end
@@ -2187,8 +2055,8 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.long_reliable_message.flags"], range)
   val = range:le_uint()
   v.flags = val
-  item:add_le(F["dnp.long_reliable_message.flags.first"], tvb(offset, 1))
-  item:add_le(F["dnp.long_reliable_message.flags.last"], tvb(offset, 1))
+  item:add_le(F["dnp.long_reliable_message.flags.first"], range)
+  item:add_le(F["dnp.long_reliable_message.flags.last"], range)
   offset = offset + 1
   -- chunk
   n = limit - offset
@@ -2335,9 +2203,9 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.long_link_state.flags"], range)
   val = range:le_uint()
   v.flags = val
-  item:add_le(F["dnp.long_link_state.flags.read_only"], tvb(offset, 1))
-  item:add_le(F["dnp.long_link_state.flags.first"], tvb(offset, 1))
-  item:add_le(F["dnp.long_link_state.flags.last"], tvb(offset, 1))
+  item:add_le(F["dnp.long_link_state.flags.read_only"], range)
+  item:add_le(F["dnp.long_link_state.flags.first"], range)
+  item:add_le(F["dnp.long_link_state.flags.last"], range)
   offset = offset + 1
   -- message_chunk_len
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_chunk_len", 2, limit - offset) end
@@ -2384,85 +2252,73 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   if tag_body == 0 then
     sub = tree:add(tvb(offset, 0), "Body: ConnectionRequest")
-    nxt, val = dissect_ConnectionRequest(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ConnectionRequest(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: ConnectionAck")
-    nxt, val = dissect_ConnectionAck(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ConnectionAck(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
     sub = tree:add(tvb(offset, 0), "Body: UnreliableMessage")
-    nxt, val = dissect_UnreliableMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UnreliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 4 then
     sub = tree:add(tvb(offset, 0), "Body: ReliableMessage")
-    nxt, val = dissect_ReliableMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ReliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 5 then
     sub = tree:add(tvb(offset, 0), "Body: LinkState")
-    nxt, val = dissect_LinkState(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LinkState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 6 then
     sub = tree:add(tvb(offset, 0), "Body: ReliableAck")
-    nxt, val = dissect_ReliableAck(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ReliableAck(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 7 then
     sub = tree:add(tvb(offset, 0), "Body: LinkUp")
-    nxt, val = dissect_LinkId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LinkId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 8 then
     sub = tree:add(tvb(offset, 0), "Body: LinkDown")
-    nxt, val = dissect_LinkId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LinkId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 9 then
     sub = tree:add(tvb(offset, 0), "Body: LinkUpdate")
-    nxt, val = dissect_LinkUpdate(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LinkUpdate(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 10 then
     sub = tree:add(tvb(offset, 0), "Body: LongReliableMessage")
-    nxt, val = dissect_LongReliableMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LongReliableMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 11 then
     sub = tree:add(tvb(offset, 0), "Body: LongLinkState")
-    nxt, val = dissect_LongLinkState(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LongLinkState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 2 then
     item = tree:add(F["dnp.body"], tvb(offset, limit - offset))
     if limit - offset == 0 then item:set_text("Body: <empty>") end
-    v.body = limit - offset
     offset = limit
   end
   return offset, v

@@ -142,7 +142,6 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Say(tvb, pinfo, tree, offset, limit)
   local item, n
-  local v = {}
   -- text: u16 byte count, then UTF-8.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "text length", 2, limit - offset) end
   tree:add_le(F["dungeon.say.text.length"], tvb(offset, 2))
@@ -152,13 +151,12 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
   item = tree:add_packet_field(F["dungeon.say.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 -- Item
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- item_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
   tree:add_le(F["dungeon.item.item_id"], tvb(offset, 4))
@@ -167,20 +165,18 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
   tree:add_le(F["dungeon.item.count"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Inventory: A character's items.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
-  local n, sub, nxt, val
-  local v = {}
+  local n, sub, nxt
   -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
   tree:add_le(F["dungeon.inventory.character"], tvb(offset, 2))
   offset = offset + 2
   -- items
-  v.items = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "items length", 1, limit - offset) end
   tree:add_le(F["dungeon.inventory.items.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
@@ -188,16 +184,14 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
   local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
-    sub = arr_items:add(tvb(offset, 0), "Items: Item")
-    nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
+    sub = arr_items:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Items: Item")
+    nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.items[#v.items + 1] = val
-    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)
   arr_items:append_text(string.format(" (%d)", count_items))
-  return offset, v
+  return offset
 end
 
 

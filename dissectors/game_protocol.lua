@@ -337,14 +337,29 @@ local function utf8_valid(s)
 end
 
 -- For the Info column, the names of the bits of `v` set, from a {mask, name} list:
--- `gap .. "[A,B]"`, or "" when none is.
+-- `gap .. "[A,B]"`, or "" when none is. Each value's text is built once and remembered in the
+-- list (up to 1024 values a flag set, so wide flag sets cannot grow it without bound; past that
+-- the text is built each time).
 local function flag_names(v, names, gap)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+  local texts = names.texts
+  if texts == nil then
+    texts = { n = 0 }
+    names.texts = texts
   end
-  if #out == 0 then return "" end
-  return gap .. "[" .. table.concat(out, ",") .. "]"
+  local text = texts[v]
+  if text == nil then
+    local out = {}
+    for _, pair in ipairs(names) do
+      if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+    end
+    text = #out == 0 and "" or "[" .. table.concat(out, ",") .. "]"
+    if texts.n < 1024 then
+      texts[v] = text
+      texts.n = texts.n + 1
+    end
+  end
+  if text == "" then return "" end
+  return gap .. text
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -429,34 +444,31 @@ local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } 
 -- Init: The client's first datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- salt: Chosen at random by the client.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
   tree:add(F["game_protocol.init.salt"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Challenge: The server's first datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- pepper: Chosen at random by the server.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
   tree:add(F["game_protocol.challenge.pepper"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- ChallengeResponse: The client's second datagram.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- seasoning: salt XOR pepper.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "seasoning", 4, limit - offset) end
   tree:add(F["game_protocol.challenge_response.seasoning"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Packet: Every datagram after the handshake: a header and a chunk (none for ACK and close).
@@ -471,10 +483,10 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["game_protocol.flags"], range)
   val = range:uint()
   v.flags = val
-  item:add(F["game_protocol.flags.rel"], tvb(offset, 1))
-  item:add(F["game_protocol.flags.ack"], tvb(offset, 1))
-  item:add(F["game_protocol.flags.fin"], tvb(offset, 1))
-  item:add(F["game_protocol.flags.end"], tvb(offset, 1))
+  item:add(F["game_protocol.flags.rel"], range)
+  item:add(F["game_protocol.flags.ack"], range)
+  item:add(F["game_protocol.flags.fin"], range)
+  item:add(F["game_protocol.flags.end"], range)
   offset = offset + 1
   -- chunk: Index of this chunk in its sequence.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "chunk", 1, limit - offset) end
@@ -504,26 +516,22 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   local val
-  local v = {}
   -- x
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "x", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
   tree:add(F["game_protocol.point.x"], bit_range(tvb, offset, 32), val)
-  v.x = val
   offset = offset + 32
   -- y
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "y", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
   tree:add(F["game_protocol.point.y"], bit_range(tvb, offset, 32), val)
-  v.y = val
   offset = offset + 32
   -- z
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "z", 32, limit - offset) end
   val = f32_from_bits(read_bits(tvb, offset, 32))
   tree:add(F["game_protocol.point.z"], bit_range(tvb, offset, 32), val)
-  v.z = val
   offset = offset + 32
-  return offset, v
+  return offset
 end
 
 -- Object
@@ -533,10 +541,9 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- position
   sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
-  nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.position = val
   offset = nxt
   -- kind
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "kind", 1, limit - offset) end
@@ -558,20 +565,17 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
     if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "durability", 32, limit - offset) end
     val = f32_from_bits(read_bits(tvb, offset, 32))
     tree:add(F["game_protocol.object.durability"], bit_range(tvb, offset, 32), val)
-    v.durability = val
     offset = offset + 32
   end
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
   tree:add(F["game_protocol.object.health"], bit_range(tvb, offset, n), val)
-  v.health = val
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
   tree:add(F["game_protocol.object.max_health"], bit_range(tvb, offset, n), val)
-  v.max_health = val
   offset = offset + n
   return offset, v
 end
@@ -583,17 +587,15 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- position
   sub = tree:add(tvb(floor(offset / 8), 0), "Position: Point")
-  nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.position = val
   offset = nxt
   -- movement
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "movement", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree:add(F["game_protocol.player.movement"], bit_range(tvb, offset, 8), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.movement = val
   offset = offset + 8
   item:add(F["game_protocol.player.movement.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
   item:add(F["game_protocol.player.movement.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
@@ -611,7 +613,6 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "holding", n, limit - offset) end
     tree:add(F["game_protocol.player.holding"], bit_range(tvb, offset, n), val)
-    v.holding = val
     offset = offset + n
   end
   -- is_breaking
@@ -626,26 +627,22 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "breaking", n, limit - offset) end
     tree:add(F["game_protocol.player.breaking"], bit_range(tvb, offset, n), val)
-    v.breaking = val
     offset = offset + n
   end
   -- owner
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "owner", n, limit - offset) end
   tree:add(F["game_protocol.player.owner"], bit_range(tvb, offset, n), val)
-  v.owner = val
   offset = offset + n
   -- health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "health", n, limit - offset) end
   tree:add(F["game_protocol.player.health"], bit_range(tvb, offset, n), val)
-  v.health = val
   offset = offset + n
   -- max_health
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "max_health", n, limit - offset) end
   tree:add(F["game_protocol.player.max_health"], bit_range(tvb, offset, n), val)
-  v.max_health = val
   offset = offset + n
   return offset, v
 end
@@ -666,17 +663,15 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Object")
-    nxt, val = dissect_Object(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Object(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Player")
-    nxt, val = dissect_Player(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Player(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body ~= 2 then
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
@@ -689,21 +684,18 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
-  local v = {}
   -- id
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "id", n, limit - offset) end
   tree:add(F["game_protocol.entity.id"], bit_range(tvb, offset, n), val)
-  v.id = val
   offset = offset + n
   -- kind
   sub = tree:add(tvb(floor(offset / 8), 0), "Kind: EntityKind")
-  nxt, val = dissect_EntityKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_EntityKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.kind = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- Snapshot
@@ -718,14 +710,12 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   v.count = val
   offset = offset + n
   -- entities
-  v.entities = {}
   n = v.count
   for _ = 1, n do
     sub = tree:add(tvb(floor(offset / 8), 0), "Entities: Entity")
-    nxt, val = dissect_Entity(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Entity(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.entities[#v.entities + 1] = val
     offset = nxt
   end
   return offset, v
@@ -735,15 +725,13 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- won: 0: the client lost, 1: it won.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "won", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree:add(F["game_protocol.game_over.won"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
-  v.won = val
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- EventKind
@@ -762,17 +750,15 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Snapshot")
-    nxt, val = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: GameOver")
-    nxt, val = dissect_GameOver(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_GameOver(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
@@ -785,21 +771,18 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Event(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
-  local v = {}
   -- time: Tick of the event.
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "time", n, limit - offset) end
   tree:add(F["game_protocol.event.time"], bit_range(tvb, offset, n), val)
-  v.time = val
   offset = offset + n
   -- kind
   sub = tree:add(tvb(floor(offset / 8), 0), "Kind: EventKind")
-  nxt, val = dissect_EventKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_EventKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.kind = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- Error
@@ -818,7 +801,6 @@ local function dissect_Error(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "text", 8 * n, limit - offset) end
   val = read_bit_bytes(tvb, offset, n)
   item = tree:add(F["game_protocol.error.text"], bit_range(tvb, offset, 8 * n), val)
-  v.text = val
   if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + 8 * n
   return offset, v
@@ -828,21 +810,18 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
-  local v = {}
   -- player
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "player", n, limit - offset) end
   tree:add(F["game_protocol.connect.player"], bit_range(tvb, offset, n), val)
-  v.player = val
   offset = offset + n
   -- snapshot
   sub = tree:add(tvb(floor(offset / 8), 0), "Snapshot: Snapshot")
-  nxt, val = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_Snapshot(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.snapshot = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- ResponseKind
@@ -861,17 +840,15 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Error")
-    nxt, val = dissect_Error(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Error(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Connect")
-    nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body ~= 1 then
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
@@ -884,21 +861,18 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Response(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
-  local v = {}
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
   tree:add(F["game_protocol.response.channel"], bit_range(tvb, offset, n), val)
-  v.channel = val
   offset = offset + n
   -- kind
   sub = tree:add(tvb(floor(offset / 8), 0), "Kind: ResponseKind")
-  nxt, val = dissect_ResponseKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_ResponseKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.kind = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- ServerMessage: A message from the server (the reassembled payload of a sequence sent from port 8999).
@@ -917,17 +891,15 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Event")
-    nxt, val = dissect_Event(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Event(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Response")
-    nxt, val = dissect_Response(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Response(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
@@ -961,21 +933,18 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Request(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
-  local v = {}
   -- channel
   val, n = read_rabbit(tvb, offset, limit, 2)
   if val == nil then return truncated_bits(tree, tvb, offset, "channel", n, limit - offset) end
   tree:add(F["game_protocol.request.channel"], bit_range(tvb, offset, n), val)
-  v.channel = val
   offset = offset + n
   -- kind
   sub = tree:add(tvb(floor(offset / 8), 0), "Kind: RequestKind")
-  nxt, val = dissect_RequestKind(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_RequestKind(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.kind = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- Break
@@ -995,7 +964,6 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
     val, n = read_rabbit(tvb, offset, limit, 2)
     if val == nil then return truncated_bits(tree, tvb, offset, "entity", n, limit - offset) end
     tree:add(F["game_protocol.break.entity"], bit_range(tvb, offset, n), val)
-    v.entity = val
     offset = offset + n
   end
   return offset, v
@@ -1004,35 +972,31 @@ end
 -- Throw
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- target
   sub = tree:add(tvb(floor(offset / 8), 0), "Target: Point")
-  nxt, val = dissect_Point(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_Point(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(ceil8(nxt) - floor(offset / 8))
-  v.target = val
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- Move
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- direction
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "direction", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree:add(F["game_protocol.move.direction"], bit_range(tvb, offset, 8), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.direction = val
   offset = offset + 8
   item:add(F["game_protocol.move.direction.north"], bit_range(tvb, offset - 8, 8), has_bit(val, 1))
   item:add(F["game_protocol.move.direction.west"], bit_range(tvb, offset - 8, 8), has_bit(val, 2))
   item:add(F["game_protocol.move.direction.south"], bit_range(tvb, offset - 8, 8), has_bit(val, 4))
   item:add(F["game_protocol.move.direction.east"], bit_range(tvb, offset - 8, 8), has_bit(val, 8))
-  return offset, v
+  return offset
 end
 
 -- Action
@@ -1051,24 +1015,21 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Break")
-    nxt, val = dissect_Break(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Break(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Throw")
-    nxt, val = dissect_Throw(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Throw(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Move")
-    nxt, val = dissect_Move(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Move(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
@@ -1093,17 +1054,15 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   local tag_body = v.variant
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Request")
-    nxt, val = dissect_Request(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Request(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Action")
-    nxt, val = dissect_Action(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Action(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))

@@ -149,7 +149,6 @@ end
 -- Room
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Room(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- room_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   tree:add_le(F["lobby.room.room_id"], tvb(offset, 4))
@@ -162,7 +161,7 @@ local function dissect_Room(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "open", 1, limit - offset) end
   tree:add(F["lobby.room.open"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- RoomList
@@ -181,16 +180,13 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   v.count = val
   offset = offset + n
   -- rooms
-  v.rooms = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("rooms: impossible count %d", n)) return nil end
   local arr_rooms, arr_start_rooms, count_rooms = tree:add(tvb(offset, 0), "Rooms"), offset, n
   for _ = 1, n do
-    sub = arr_rooms:add(tvb(offset, 0), "Rooms: Room")
-    nxt, val = dissect_Room(tvb, pinfo, sub, offset, limit)
+    sub = arr_rooms:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room")
+    nxt = dissect_Room(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.rooms[#v.rooms + 1] = val
-    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_rooms:set_len(offset - arr_start_rooms)
@@ -211,12 +207,10 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   local packed = floor((n + 7) / 8)
   if limit - offset < packed then return truncated(tree, tvb, offset, "ready", packed, limit - offset) end
   local arr_ready = tree:add(tvb(offset, packed), string.format("Ready (%d)", n))
-  v.ready = {}
   for i = 0, n - 1 do
     range = tvb(offset + floor(i / 8), 1)
     val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1
     arr_ready:add(F["lobby.room_list.ready"], range, val)
-    v.ready[i + 1] = val
   end
   offset = offset + packed
   return offset, v

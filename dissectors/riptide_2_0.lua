@@ -205,7 +205,6 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
-  v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
@@ -214,7 +213,6 @@ end
 -- Ack: Acknowledges the last received sequence id and the 16 before it.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack.last_received_seq"], tvb(offset, 2))
@@ -223,13 +221,12 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack.acks_bitfield"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- AckExtra: An Ack for a sequence id other than the last received one.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
@@ -242,22 +239,20 @@ local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "for_seq", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack_extra.for_seq"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Connect: A connection attempt; empty from the server, it means "pending".
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item, n
-  local v = {}
   -- custom: Application connect data (may be empty).
   n = limit - offset
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
-  v.custom = n -- bytes are kept as their length
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 -- Reject: Connection rejected.
@@ -278,7 +273,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
-  v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
 end
@@ -286,7 +280,6 @@ end
 -- ClientHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
   tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], tvb(offset, 1))
@@ -295,46 +288,42 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "rtt", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- ServerHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
   tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Heartbeat: Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- form
   local tag_form = (limit - offset)
   if tag_form == 3 then
     sub = tree:add(tvb(offset, 0), "Form: Client")
-    nxt, val = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.form = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_form == 1 then
     sub = tree:add(tvb(offset, 0), "Form: Server")
-    nxt, val = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.form = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
     return nil
   end
-  return offset, v
+  return offset
 end
 
 -- ServerDisconnect
@@ -355,7 +344,6 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
-  v.custom = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
 end
@@ -363,19 +351,17 @@ end
 -- Disconnect: From the client, the header byte alone; from the server, a reason.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- form
   local tag_form = (limit - offset)
   if tag_form ~= 0 then
     sub = tree:add(tvb(offset, 0), "Form: Server")
-    nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.form = val
     sub:set_len(nxt - offset)
     offset = nxt
   end
-  return offset, v
+  return offset
 end
 
 -- ReliableUserMessage: A reliable user message.
@@ -400,7 +386,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
-  v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v
@@ -409,7 +394,6 @@ end
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_id.sequence_id"], tvb(offset, 2))
@@ -418,7 +402,7 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "client_id", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Message: One Riptide 2.0 message.
@@ -439,85 +423,73 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local tag_body = v.header
   if tag_body == 0 then
     sub = tree:add(tvb(offset, 0), "Body: Unreliable")
-    nxt, val = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: Ack")
-    nxt, val = dissect_Ack(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, 0), "Body: AckExtra")
-    nxt, val = dissect_AckExtra(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_AckExtra(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 3 then
     sub = tree:add(tvb(offset, 0), "Body: Connect")
-    nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 4 then
     sub = tree:add(tvb(offset, 0), "Body: Reject")
-    nxt, val = dissect_Reject(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Reject(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 5 then
     sub = tree:add(tvb(offset, 0), "Body: Heartbeat")
-    nxt, val = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 6 then
     sub = tree:add(tvb(offset, 0), "Body: Disconnect")
-    nxt, val = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 7 then
     sub = tree:add(tvb(offset, 0), "Body: Reliable")
-    nxt, val = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 8 then
     sub = tree:add(tvb(offset, 0), "Body: Welcome")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 9 then
     sub = tree:add(tvb(offset, 0), "Body: ClientConnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 10 then
     sub = tree:add(tvb(offset, 0), "Body: ClientDisconnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
     item = tree:add(F["riptide_2_0.body"], tvb(offset, limit - offset))
     if limit - offset == 0 then item:set_text("Body: <empty>") end
-    v.body = limit - offset
     offset = limit
   end
   return offset, v

@@ -242,7 +242,6 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   item = tree:add(F["riptide_2_1.user_message.payload"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
-  v.payload = limit - offset
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
@@ -252,49 +251,42 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- last_received_seq: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.ack.last_received_seq"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.last_received_seq = val
   offset = offset + 16
   -- received_bits: Bits 20-35.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "received_bits", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.ack.received_bits"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.received_bits = val
   offset = offset + 16
   -- has_for_seq: Bit 36.
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "has_for_seq", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
   item = tree:add(F["riptide_2_1.ack.has_for_seq"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
-  v.has_for_seq = val
   offset = offset + 1
   -- for_seq: Bits 37-52. Always written by 2.1.x (a library bug fixed in 2.2); equal to last_received_seq when has_for_seq is false.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "for_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.ack.for_seq"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.for_seq = val
   offset = offset + 16
-  return offset, v
+  return offset
 end
 
 -- Connect: A connection attempt.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item
-  local v = {}
   -- custom: Application connect data.
   item = tree:add(F["riptide_2_1.connect.custom"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
-  v.custom = limit - offset
   offset = limit
-  return offset, v
+  return offset
 end
 
 -- Reject: Connection rejected.
@@ -313,7 +305,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, with reason Custom.
   item = tree:add(F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
-  v.custom = limit - offset
   offset = limit
   return offset, v
 end
@@ -322,13 +313,11 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- ping_id
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree:add(F["riptide_2_1.client_heartbeat.ping_id"], bit_range(tvb, offset, 8), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.ping_id = val
   offset = offset + 8
   -- rtt: Last round-trip time in ms (-1 when unknown).
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "rtt", 16, limit - offset) end
@@ -336,52 +325,46 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   if val >= 32768 then val = val - 65536 end
   item = tree:add(F["riptide_2_1.client_heartbeat.rtt"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.rtt = val
   offset = offset + 16
-  return offset, v
+  return offset
 end
 
 -- ServerHeartbeat
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- ping_id
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "ping_id", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree:add(F["riptide_2_1.server_heartbeat.ping_id"], bit_range(tvb, offset, 8), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.ping_id = val
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Heartbeat: The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- form
   local tag_form = tvb:len()
   if tag_form == 4 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Form: Client")
-    nxt, val = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.form = val
     offset = nxt
   elseif tag_form == 2 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Form: Server")
-    nxt, val = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ServerHeartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.form = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
     return nil
   end
-  return offset, v
+  return offset
 end
 
 -- ServerDisconnect
@@ -401,7 +384,6 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree:add(F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
-  v.custom = limit - offset
   offset = limit
   return offset, v
 end
@@ -409,53 +391,46 @@ end
 -- Disconnect: From the client, the header alone (1 byte); from the server, a reason.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- form
   local tag_form = tvb:len()
   if tag_form ~= 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Form: Server")
-    nxt, val = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ServerDisconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.form = val
     offset = nxt
   end
-  return offset, v
+  return offset
 end
 
 -- Notify: A notify message; no message id (the document wrongly adds one).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- last_received_seq: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "last_received_seq", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.notify.last_received_seq"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.last_received_seq = val
   offset = offset + 16
   -- received_bits: Bits 20-27.
   if limit - offset < 8 then return truncated_bits(tree, tvb, offset, "received_bits", 8, limit - offset) end
   val = read_bits(tvb, offset, 8)
   item = tree:add(F["riptide_2_1.notify.received_bits"], bit_range(tvb, offset, 8), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
-  v.received_bits = val
   offset = offset + 8
   -- sequence_id: Bits 28-43.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.notify.sequence_id"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.sequence_id = val
   offset = offset + 16
   -- payload: User data from bit 44.
   item = tree:add(F["riptide_2_1.notify.payload"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
-  v.payload = limit - offset
   offset = limit
-  return offset, v
+  return offset
 end
 
 -- ReliableUserMessage: A reliable user message.
@@ -468,7 +443,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.reliable_user_message.sequence_id"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.sequence_id = val
   offset = offset + 16
   -- message_id: The application's message id (VarULong at bit 20).
   val, n = read_leb128(tvb, offset, limit)
@@ -481,7 +455,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local app_first = offset
   item = tree:add(F["riptide_2_1.reliable_user_message.payload"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
-  v.payload = limit - offset
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
@@ -491,22 +464,19 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   local item, val
-  local v = {}
   -- sequence_id: Bits 4-19.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "sequence_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.client_id.sequence_id"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.sequence_id = val
   offset = offset + 16
   -- client_id: Bits 20-35.
   if limit - offset < 16 then return truncated_bits(tree, tvb, offset, "client_id", 16, limit - offset) end
   val = read_bits(tvb, offset, 16)
   item = tree:add(F["riptide_2_1.client_id.client_id"], bit_range(tvb, offset, 16), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 15)) end
-  v.client_id = val
   offset = offset + 16
-  return offset, v
+  return offset
 end
 
 -- Message: One Riptide 2.1 message.
@@ -526,80 +496,69 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local tag_body = v.header
   if tag_body == 0 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Unreliable")
-    nxt, val = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 1 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Ack")
-    nxt, val = dissect_Ack(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Connect")
-    nxt, val = dissect_Connect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 3 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Reject")
-    nxt, val = dissect_Reject(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Reject(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 4 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Heartbeat")
-    nxt, val = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 5 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Disconnect")
-    nxt, val = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 6 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Notify")
-    nxt, val = dissect_Notify(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Notify(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 7 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Reliable")
-    nxt, val = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 8 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: Welcome")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 9 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: ClientConnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   elseif tag_body == 10 then
     sub = tree:add(tvb(floor(offset / 8), 0), "Body: ClientDisconnected")
-    nxt, val = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
-    v.body = val
     offset = nxt
   else
     tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))

@@ -312,14 +312,29 @@ local function utf8_valid(s)
 end
 
 -- For the Info column, the names of the bits of `v` set, from a {mask, name} list:
--- `gap .. "[A,B]"`, or "" when none is.
+-- `gap .. "[A,B]"`, or "" when none is. Each value's text is built once and remembered in the
+-- list (up to 1024 values a flag set, so wide flag sets cannot grow it without bound; past that
+-- the text is built each time).
 local function flag_names(v, names, gap)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+  local texts = names.texts
+  if texts == nil then
+    texts = { n = 0 }
+    names.texts = texts
   end
-  if #out == 0 then return "" end
-  return gap .. "[" .. table.concat(out, ",") .. "]"
+  local text = texts[v]
+  if text == nil then
+    local out = {}
+    for _, pair in ipairs(names) do
+      if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+    end
+    text = #out == 0 and "" or "[" .. table.concat(out, ",") .. "]"
+    if texts.n < 1024 then
+      texts[v] = text
+      texts.n = texts.n + 1
+    end
+  end
+  if text == "" then return "" end
+  return gap .. text
 end
 
 local function enum_name(vs, v, unknown)
@@ -443,7 +458,6 @@ end
 -- ResLogin: Server answer to a login.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype.res_login.success"], tvb(offset, 1))
@@ -456,41 +470,39 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
   tree:add_le(F["rtype.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- ReqJoinRoom: Client asks to join a room.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   tree:add_le(F["rtype.req_join_room.room_id"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- CInput: Client input state.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
-  local item
-  local v = {}
+  local item, range
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
-  item = tree:add_le(F["rtype.c_input.input_mask"], tvb(offset, 1))
-  item:add_le(F["rtype.c_input.input_mask.up"], tvb(offset, 1))
-  item:add_le(F["rtype.c_input.input_mask.down"], tvb(offset, 1))
-  item:add_le(F["rtype.c_input.input_mask.left"], tvb(offset, 1))
-  item:add_le(F["rtype.c_input.input_mask.right"], tvb(offset, 1))
-  item:add_le(F["rtype.c_input.input_mask.shoot"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype.c_input.input_mask"], range)
+  item:add_le(F["rtype.c_input.input_mask.up"], range)
+  item:add_le(F["rtype.c_input.input_mask.down"], range)
+  item:add_le(F["rtype.c_input.input_mask.left"], range)
+  item:add_le(F["rtype.c_input.input_mask.right"], range)
+  item:add_le(F["rtype.c_input.input_mask.shoot"], range)
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- EntityState: One entity's position.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
   tree:add_le(F["rtype.entity_state.entity_id"], tvb(offset, 4))
@@ -507,29 +519,24 @@ local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "type", 1, limit - offset) end
   tree:add_le(F["rtype.entity_state.type"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- SEntityState: World update.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- entities: Entity records, back to back to the end of the payload.
-  v.entities = {}
-  local arr_entities, arr_start_entities, count_entities = tree:add(tvb(offset, 0), "Entities"), offset, 0
+  local arr_entities, count_entities = tree:add(tvb(offset, limit - offset), "Entities"), 0
   while offset < limit do
     count_entities = count_entities + 1
-    sub = arr_entities:add(tvb(offset, 0), "Entities: EntityState")
-    nxt, val = dissect_EntityState(tvb, pinfo, sub, offset, limit)
+    sub = arr_entities:add(tvb(offset, limit - offset < 9 and limit - offset or 9), "Entities: EntityState")
+    nxt = dissect_EntityState(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.entities[#v.entities + 1] = val
-    sub:set_len(nxt - offset)
     offset = nxt
   end
-  arr_entities:set_len(offset - arr_start_entities)
   arr_entities:append_text(string.format(" (%d)", count_entities))
-  return offset, v
+  return offset
 end
 
 -- Packet.checksum: verified over the whole Packet with its own bytes zeroed.
@@ -581,10 +588,10 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["rtype.flags"], range)
   val = range:le_uint()
   v.flags = val
-  item:add_le(F["rtype.flags.reliable"], tvb(offset, 1))
-  item:add_le(F["rtype.flags.is_fragment"], tvb(offset, 1))
-  item:add_le(F["rtype.flags.is_ack"], tvb(offset, 1))
-  item:add_le(F["rtype.flags.is_error"], tvb(offset, 1))
+  item:add_le(F["rtype.flags.reliable"], range)
+  item:add_le(F["rtype.flags.is_fragment"], range)
+  item:add_le(F["rtype.flags.is_ack"], range)
+  item:add_le(F["rtype.flags.is_error"], range)
   offset = offset + 1
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end

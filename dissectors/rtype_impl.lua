@@ -475,14 +475,29 @@ local function utf8_valid(s)
 end
 
 -- For the Info column, the names of the bits of `v` set, from a {mask, name} list:
--- `gap .. "[A,B]"`, or "" when none is.
+-- `gap .. "[A,B]"`, or "" when none is. Each value's text is built once and remembered in the
+-- list (up to 1024 values a flag set, so wide flag sets cannot grow it without bound; past that
+-- the text is built each time).
 local function flag_names(v, names, gap)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+  local texts = names.texts
+  if texts == nil then
+    texts = { n = 0 }
+    names.texts = texts
   end
-  if #out == 0 then return "" end
-  return gap .. "[" .. table.concat(out, ",") .. "]"
+  local text = texts[v]
+  if text == nil then
+    local out = {}
+    for _, pair in ipairs(names) do
+      if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+    end
+    text = #out == 0 and "" or "[" .. table.concat(out, ",") .. "]"
+    if texts.n < 1024 then
+      texts[v] = text
+      texts.n = texts.n + 1
+    end
+  end
+  if text == "" then return "" end
+  return gap .. text
 end
 
 local function enum_name(vs, v, unknown)
@@ -606,7 +621,6 @@ end
 -- ResLogin: Server answer to a login.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype_impl.res_login.success"], tvb(offset, 1))
@@ -619,56 +633,53 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "effective_fragment_size", 2, limit - offset) end
   tree:add_le(F["rtype_impl.res_login.effective_fragment_size"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- CInput: Client input state, stamped with the client's tick.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
-  local item
-  local v = {}
+  local item, range
   -- client_tick: The client's simulation tick.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client_tick", 4, limit - offset) end
   tree:add_le(F["rtype_impl.c_input.client_tick"], tvb(offset, 4))
   offset = offset + 4
   -- input_mask: Buttons held.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "input_mask", 1, limit - offset) end
-  item = tree:add_le(F["rtype_impl.c_input.input_mask"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.c_input.input_mask.up"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.c_input.input_mask.down"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.c_input.input_mask.left"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.c_input.input_mask.right"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.c_input.input_mask.shoot"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  item = tree:add_le(F["rtype_impl.c_input.input_mask"], range)
+  item:add_le(F["rtype_impl.c_input.input_mask.up"], range)
+  item:add_le(F["rtype_impl.c_input.input_mask.down"], range)
+  item:add_le(F["rtype_impl.c_input.input_mask.left"], range)
+  item:add_le(F["rtype_impl.c_input.input_mask.right"], range)
+  item:add_le(F["rtype_impl.c_input.input_mask.shoot"], range)
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Controllable
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- speed
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
   tree:add_le(F["rtype_impl.controllable.speed"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Shooter
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- timer: Seconds until the next shot.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
   tree:add_le(F["rtype_impl.shooter.timer"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Health
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Health(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- hp
   if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
   tree:add_le(F["rtype_impl.health.hp"], tvb(offset, 4))
@@ -681,13 +692,12 @@ local function dissect_Health(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "changes", 4, limit - offset) end
   tree:add_le(F["rtype_impl.health.changes"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Hitbox
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- width
   if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.width"], tvb(offset, 4))
@@ -704,13 +714,12 @@ local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_y", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.offset_y"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- PlayerComponent
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
   tree:add_le(F["rtype_impl.player_component.id"], tvb(offset, 1))
@@ -719,13 +728,12 @@ local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "shoot_cooldown", 4, limit - offset) end
   tree:add_le(F["rtype_impl.player_component.shoot_cooldown"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Replicated
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- tag
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
   tree:add_le(F["rtype_impl.replicated.tag"], tvb(offset, 4))
@@ -734,7 +742,7 @@ local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "last_update_tick", 8, limit - offset) end
   tree:add_le(F["rtype_impl.replicated.last_update_tick"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- MovementPattern
@@ -776,7 +784,6 @@ end
 -- Stats
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Stats(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- score
   if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.score"], tvb(offset, 4))
@@ -801,24 +808,22 @@ local function dissect_Stats(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "boss_active", 1, limit - offset) end
   tree:add_le(F["rtype_impl.stats.boss_active"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Tag
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Tag(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- id
   if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
   tree:add_le(F["rtype_impl.tag.id"], tvb(offset, 8))
   offset = offset + 8
-  return offset, v
+  return offset
 end
 
 -- Transform: Position, origin, rotation and scale (44 bytes).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Transform(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.x"], tvb(offset, 4))
@@ -863,7 +868,7 @@ local function dissect_Transform(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sz", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.sz"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- SetComponent
@@ -894,70 +899,59 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("data: %d bytes where none were expected", n)) end
   elseif tag_data == 1 then
     sub = tree:add(tvb(offset, n), "Data: Controllable")
-    nxt, val = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
     sub = tree:add(tvb(offset, n), "Data: Shooter")
-    nxt, val = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
     sub = tree:add(tvb(offset, n), "Data: Health")
-    nxt, val = dissect_Health(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Health(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
     sub = tree:add(tvb(offset, n), "Data: Hitbox")
-    nxt, val = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
     sub = tree:add(tvb(offset, n), "Data: Player")
-    nxt, val = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
     sub = tree:add(tvb(offset, n), "Data: Replicated")
-    nxt, val = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
     sub = tree:add(tvb(offset, n), "Data: MovementPattern")
-    nxt, val = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
     sub = tree:add(tvb(offset, n), "Data: Stats")
-    nxt, val = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
     sub = tree:add(tvb(offset, n), "Data: Tag")
-    nxt, val = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
     sub = tree:add(tvb(offset, n), "Data: Transform")
-    nxt, val = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
+    nxt = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    v.data = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
     if n == 0 then item:set_text("Data: <empty>") end
-    v.data = n
   end
   offset = offset + n
   return offset, v
@@ -1000,16 +994,14 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   local tag_component = v.op
   if tag_component == 2 then
     sub = tree:add(tvb(offset, 0), "Component: SetComponent")
-    nxt, val = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_SetComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.component = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_component == 3 then
     sub = tree:add(tvb(offset, 0), "Component: RemoveComponent")
-    nxt, val = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_RemoveComponent(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.component = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif not (tag_component == 0 or tag_component == 1) then
@@ -1036,15 +1028,13 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   v.entry_count = val
   offset = offset + 4
   -- entries
-  v.entries = {}
   n = v.entry_count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("entries: impossible count %d", n)) return nil end
   local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
   for _ = 1, n do
     sub = arr_entries:add(tvb(offset, 0), "Entries: DeltaEntry")
-    nxt, val = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_DeltaEntry(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.entries[#v.entries + 1] = val
     sub:set_len(nxt - offset)
     offset = nxt
   end
@@ -1056,12 +1046,11 @@ end
 -- ReqLogout: Client leaves the game.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- player_id: The player leaving.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.req_logout.player_id"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- LobbyString: A lobby string, its length first (at most 64 bytes of UTF-8).
@@ -1091,17 +1080,15 @@ end
 -- LobbyInfo
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   -- name
   sub = tree:add(tvb(offset, 0), "Name: LobbyString")
-  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  v.name = val
   sub:set_len(nxt - offset)
   offset = nxt
   -- current_players
@@ -1116,7 +1103,7 @@ local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "port", 2, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_info.port"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- ResLobbyList: The lobbies.
@@ -1135,15 +1122,13 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
     item:add_proto_expert_info(E.too_large, string.format("count: %d is above the maximum 32", v.count))
   end
   -- lobbies
-  v.lobbies = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("lobbies: impossible count %d", n)) return nil end
   local arr_lobbies, arr_start_lobbies, count_lobbies = tree:add(tvb(offset, 0), "Lobbies"), offset, n
   for _ = 1, n do
     sub = arr_lobbies:add(tvb(offset, 0), "Lobbies: LobbyInfo")
-    nxt, val = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_LobbyInfo(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.lobbies[#v.lobbies + 1] = val
     sub:set_len(nxt - offset)
     offset = nxt
   end
@@ -1155,27 +1140,24 @@ end
 -- ReqCreateLobby
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- name
   sub = tree:add(tvb(offset, 0), "Name: LobbyString")
-  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  v.name = val
   sub:set_len(nxt - offset)
   offset = nxt
   -- max_players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- ResCreateLobby
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- success
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype_impl.res_create_lobby.success"], tvb(offset, 1))
@@ -1190,30 +1172,27 @@ local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- error_message: Always present, empty on success.
   sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
-  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  v.error_message = val
   sub:set_len(nxt - offset)
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- ResJoinLobby
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
-  local sub, nxt, val
-  local v = {}
+  local sub, nxt
   -- success
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype_impl.res_join_lobby.success"], tvb(offset, 1))
@@ -1224,18 +1203,16 @@ local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- error_message: Always present, empty on success.
   sub = tree:add(tvb(offset, 0), "Error message: LobbyString")
-  nxt, val = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
+  nxt = dissect_LobbyString(tvb, pinfo, sub, offset, limit)
   if nxt == nil then return nil end
-  v.error_message = val
   sub:set_len(nxt - offset)
   offset = nxt
-  return offset, v
+  return offset
 end
 
 -- LobbyStateUpdate
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4))
@@ -1244,7 +1221,7 @@ local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_state_update.current_players"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Packet.checksum: verified over the whole Packet with its own bytes zeroed.
@@ -1296,10 +1273,10 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["rtype_impl.flags"], range)
   val = range:le_uint()
   v.flags = val
-  item:add_le(F["rtype_impl.flags.reliable"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.flags.is_fragment"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.flags.is_ack"], tvb(offset, 1))
-  item:add_le(F["rtype_impl.flags.is_error"], tvb(offset, 1))
+  item:add_le(F["rtype_impl.flags.reliable"], range)
+  item:add_le(F["rtype_impl.flags.is_fragment"], range)
+  item:add_le(F["rtype_impl.flags.is_ack"], range)
+  item:add_le(F["rtype_impl.flags.is_error"], range)
   offset = offset + 1
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end

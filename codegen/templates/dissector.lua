@@ -422,14 +422,29 @@ local function utf8_valid(s)
 end
 
 -- For the Info column, the names of the bits of `v` set, from a {mask, name} list:
--- `gap .. "[A,B]"`, or "" when none is.
+-- `gap .. "[A,B]"`, or "" when none is. Each value's text is built once and remembered in the
+-- list (up to 1024 values a flag set, so wide flag sets cannot grow it without bound; past that
+-- the text is built each time).
 local function flag_names(v, names, gap)
-  local out = {}
-  for _, pair in ipairs(names) do
-    if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+  local texts = names.texts
+  if texts == nil then
+    texts = { n = 0 }
+    names.texts = texts
   end
-  if #out == 0 then return "" end
-  return gap .. "[" .. table.concat(out, ",") .. "]"
+  local text = texts[v]
+  if text == nil then
+    local out = {}
+    for _, pair in ipairs(names) do
+      if has_bit(v, pair[1]) then out[#out + 1] = pair[2] end
+    end
+    text = #out == 0 and "" or "[" .. table.concat(out, ",") .. "]"
+    if texts.n < 1024 then
+      texts[v] = text
+      texts.n = texts.n + 1
+    end
+  end
+  if text == "" then return "" end
+  return gap .. text
 end
 
 local function enum_name(vs, v, unknown)

@@ -84,6 +84,8 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
         for r in &t.records {
             out.insert((r.in_struct, r.key));
             out.insert((r.elem, r.item));
+            // The list is read back element by element.
+            out.insert((r.holder, r.list));
         }
     }
     for a in &p.app_points {

@@ -644,6 +644,31 @@ impl Protocol {
         }
     }
 
+    /// The size in bytes of every value of byte-layout struct `id`, when it is the same for all:
+    /// every field is present and of a fixed size (numbers, or structs of a fixed size).
+    pub fn struct_fixed_size(&self, id: StructId) -> Option<usize> {
+        self.struct_fixed_size_within(id, self.structs.len())
+    }
+
+    fn struct_fixed_size_within(&self, id: StructId, depth: usize) -> Option<usize> {
+        let s = &self.structs[id];
+        if s.layout != Layout::Bytes || depth == 0 {
+            return None;
+        }
+        s.fields.iter().try_fold(0usize, |sum, f| {
+            if f.condition.is_some() || !f.select.is_empty() {
+                return None;
+            }
+            let n = match &f.ty {
+                Ty::Struct(inner, None | Some(Len::Natural)) => {
+                    self.struct_fixed_size_within(*inner, depth - 1)?
+                }
+                ty => self.fixed_size(ty)?,
+            };
+            sum.checked_add(n)
+        })
+    }
+
     /// Whether values of this union borrow from the input.
     pub fn union_borrows(&self, u: &Union) -> bool {
         let mut seen = vec![false; self.structs.len()];

@@ -114,7 +114,6 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   val = read_bits(tvb, offset, 1)
   item = tree:add(F["bit_fields.tiny"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
-  v.tiny = val
   offset = offset + 1
   -- signed
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "signed", 5, limit - offset) end
@@ -122,26 +121,22 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   if val >= 16 then val = val - 32 end
   item = tree:add(F["bit_fields.signed"], bit_range(tvb, offset, 5), val)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 4))
-  v.signed = val
   offset = offset + 5
   -- odd
   if limit - offset < 13 then return truncated_bits(tree, tvb, offset, "odd", 13, limit - offset) end
   val = read_bits(tvb, offset, 13)
   item = tree:add(F["bit_fields.odd"], bit_range(tvb, offset, 13), val)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 12))
-  v.odd = val
   offset = offset + 13
   -- wide
   if limit - offset < 32 then return truncated_bits(tree, tvb, offset, "wide", 32, limit - offset) end
   val = read_bits(tvb, offset, 32)
   item = tree:add(F["bit_fields.wide"], bit_range(tvb, offset, 32), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 31)) end
-  v.wide = val
   offset = offset + 32
   -- rest
   item = tree:add(F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
   if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Rest: <empty>") end
-  v.rest = limit - offset
   offset = limit
   return offset, v
 end

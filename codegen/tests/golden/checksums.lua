@@ -224,7 +224,6 @@ local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["checksums.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
-  v.data = n -- bytes are kept as their length
   offset = offset + n
   verify_Checked_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   return offset, v

@@ -107,23 +107,21 @@ end
 -- Hello
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- salt
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
   tree:add(F["conversation.hello.salt"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Welcome
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- pepper
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
   tree:add(F["conversation.welcome.pepper"], tvb(offset, 4))
   offset = offset + 4
-  return offset, v
+  return offset
 end
 
 -- Packet
@@ -140,7 +138,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["conversation.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
-  v.data = n -- bytes are kept as their length
   offset = offset + n
   return offset, v
 end

@@ -93,8 +93,8 @@ local function dissect_Flagged(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["flags.opts"], range)
   val = range:uint()
   v.opts = val
-  item:add(F["flags.opts.has_level"], tvb(offset, 2))
-  item:add(F["flags.opts.wide"], tvb(offset, 2))
+  item:add(F["flags.opts.has_level"], range)
+  item:add(F["flags.opts.wide"], range)
   offset = offset + 2
   -- level
   if has_bit(v.opts, 1) then

@@ -120,12 +120,11 @@ end
 -- Item
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   tree:add(F["lengths.item.id"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Sized
@@ -150,7 +149,6 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
   item = tree:add(F["lengths.note"], tvb(offset, n))
   if n == 0 then item:set_text("Note: <empty>") end
-  v.note = n -- bytes are kept as their length
   offset = offset + n
   -- units
   if limit - offset < 1 then return truncated(tree, tvb, offset, "units", 1, limit - offset) end
@@ -173,22 +171,18 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   v.count = val
   offset = offset + 1
   -- items
-  v.items = {}
   n = v.count
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
   local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
-    sub = arr_items:add(tvb(offset, 0), "Items: Item")
-    nxt, val = dissect_Item(tvb, pinfo, sub, offset, limit)
+    sub = arr_items:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item")
+    nxt = dissect_Item(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.items[#v.items + 1] = val
-    sub:set_len(nxt - offset)
     offset = nxt
   end
   arr_items:set_len(offset - arr_start_items)
   arr_items:append_text(string.format(" (%d)", count_items))
   -- words
-  v.words = {}
   if limit - offset < 1 then return truncated(tree, tvb, offset, "words length", 1, limit - offset) end
   tree:add(F["lengths.words.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
@@ -213,21 +207,18 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   n = v.inner_len
   if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
   sub = tree:add(tvb(offset, n), "Inner: Item")
-  nxt, val = dissect_Item(tvb, pinfo, sub, offset, offset + n)
+  nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  v.inner = val
   if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- rest
-  v.rest = {}
-  local arr_rest, arr_start_rest, count_rest = tree:add(tvb(offset, 0), "Rest"), offset, 0
+  local arr_rest, count_rest = tree:add(tvb(offset, limit - offset), "Rest"), 0
   while offset < limit do
     count_rest = count_rest + 1
     if limit - offset < 1 then return truncated(arr_rest, tvb, offset, "rest", 1, limit - offset) end
     arr_rest:add(F["lengths.rest"], tvb(offset, 1))
     offset = offset + 1
   end
-  arr_rest:set_len(offset - arr_start_rest)
   arr_rest:append_text(string.format(" (%d)", count_rest))
   return offset, v
 end

@@ -92,7 +92,6 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   v.array_size = val
   offset = offset + 1
   -- items
-  v.items = {}
   n = (16 - v.array_size)
   if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
   local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
@@ -108,7 +107,6 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "body", n, limit - offset) end
   item = tree:add(F["positions.body"], tvb(offset, n))
   if n == 0 then item:set_text("Body: <empty>") end
-  v.body = n -- bytes are kept as their length
   offset = offset + n
   -- crc
   if limit - offset < 2 then return truncated(tree, tvb, offset, "crc", 2, limit - offset) end

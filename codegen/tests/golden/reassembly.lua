@@ -226,7 +226,6 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   local item, n
-  local v = {}
   -- name
   if limit - offset < 1 then return truncated(tree, tvb, offset, "name length", 1, limit - offset) end
   tree:add_le(F["reassembly.hello.name.length"], tvb(offset, 1))
@@ -236,7 +235,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   item = tree:add_packet_field(F["reassembly.hello.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n
-  return offset, v
+  return offset
 end
 
 -- Packet
@@ -250,7 +249,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["reassembly.flags"], range)
   val = range:le_uint()
   v.flags = val
-  item:add_le(F["reassembly.flags.fragment"], tvb(offset, 1))
+  item:add_le(F["reassembly.flags.fragment"], range)
   offset = offset + 1
   -- command
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end

@@ -237,23 +237,21 @@ end
 -- Byte
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- v
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
   tree:add_le(F["state.byte.v"], tvb(offset, 1))
   offset = offset + 1
-  return offset, v
+  return offset
 end
 
 -- Word
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- v
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
   tree:add_le(F["state.word.v"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Typed
@@ -273,16 +271,14 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   local tag_value = v.kind
   if tag_value == 0 then
     sub = tree:add(tvb(offset, 0), "Value: Byte")
-    nxt, val = dissect_Byte(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: Word")
-    nxt, val = dissect_Word(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
@@ -352,16 +348,14 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
   if tag_value == 0 then
     sub = tree:add(tvb(offset, 0), "Value: Byte")
-    nxt, val = dissect_Byte(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Byte(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_value == 1 then
     sub = tree:add(tvb(offset, 0), "Value: Word")
-    nxt, val = dissect_Word(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Word(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.value = val
     sub:set_len(nxt - offset)
     offset = nxt
   else
@@ -400,16 +394,14 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
     known_values = false
   end
   if known_values then
-    v.values = {}
     n = v.count
     if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
     local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
       sub = arr_values:add(tvb(offset, 0), "Values: Indexed")
-      nxt, val = dissect_Indexed(tvb, pinfo, sub, offset, limit)
+      nxt = dissect_Indexed(tvb, pinfo, sub, offset, limit)
       if nxt == nil then return nil end
-      v.values[#v.values + 1] = val
       sub:set_len(nxt - offset)
       offset = nxt
       if REST_TAKEN then break end
@@ -441,16 +433,14 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local tag_body = v.code
   if tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: Announce")
-    nxt, val = dissect_Announce(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Announce(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, 0), "Body: Update")
-    nxt, val = dissect_Update(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Update(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   else

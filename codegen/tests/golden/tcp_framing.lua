@@ -123,7 +123,6 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["tcp_framing.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
-  v.payload = n -- bytes are kept as their length
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
   return offset, v

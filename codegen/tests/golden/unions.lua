@@ -82,7 +82,6 @@ end
 -- Pair
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
-  local v = {}
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   tree:add(F["unions.pair.a"], tvb(offset, 1))
@@ -91,7 +90,7 @@ local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
   tree:add(F["unions.pair.b"], tvb(offset, 2))
   offset = offset + 2
-  return offset, v
+  return offset
 end
 
 -- Tagged
@@ -111,22 +110,19 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   local tag_body = v.kind
   if tag_body == 1 then
     sub = tree:add(tvb(offset, 0), "Body: Pair")
-    nxt, val = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif (tag_body >= 16 and tag_body <= 31) then
     sub = tree:add(tvb(offset, 0), "Body: Range16To31")
-    nxt, val = dissect_Pair(tvb, pinfo, sub, offset, limit)
+    nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
-    v.body = val
     sub:set_len(nxt - offset)
     offset = nxt
   elseif tag_body ~= 0 then
     item = tree:add(F["unions.body"], tvb(offset, limit - offset))
     if limit - offset == 0 then item:set_text("Body: <empty>") end
-    v.body = limit - offset
     offset = limit
   end
   return offset, v

@@ -159,7 +159,6 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   if val == false then tree:add_proto_expert_info(E.too_large, "unsigned: a variable-length integer longer than 64 bits") return nil end
   n = n / 8
   tree:add(F["varints.unsigned"], tvb(offset, n), val)
-  v.unsigned = val:tonumber()
   offset = offset + n
   -- signed
   val, n = read_leb128(tvb, offset * 8, limit * 8)
@@ -168,7 +167,6 @@ local function dissect_Values(tvb, pinfo, tree, offset, limit)
   n = n / 8
   val = zigzag64(val)
   tree:add(F["varints.signed"], tvb(offset, n), val)
-  v.signed = val:tonumber()
   offset = offset + n
   -- text_len
   if limit - offset < 1 then return truncated(tree, tvb, offset, "text_len", 1, limit - offset) end

@@ -46,7 +46,7 @@ impl<'p> Gen<'p> {
             } else {
                 c.line(format!("if offset % 8 ~= 0 then {span} end"));
             }
-            c.line(format!("{target} = val"));
+            keep(c, target, "val");
             c.line(format!("offset = offset + {}", it.bits));
         };
         match ty {
@@ -63,7 +63,7 @@ impl<'p> Gen<'p> {
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
                 ));
                 c.line("item:append_text(string.format(\" [bit %d]\", offset))");
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + 1");
             }
             Ty::Float { bits: 32, .. } => {
@@ -72,7 +72,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
                 ));
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + 32");
             }
             Ty::Float { bits: 16, .. } => {
@@ -81,7 +81,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
                 ));
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + 16");
             }
             Ty::Float { .. } => {
@@ -99,7 +99,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
-                c.line(format!("{target} = val:tonumber()"));
+                keep(c, target, "val:tonumber()");
                 c.line("offset = offset + n");
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
@@ -121,7 +121,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {
@@ -155,7 +155,7 @@ impl<'p> Gen<'p> {
                     Len::Rest | Len::Natural => c.line("n = floor((limit - offset) / 8)"),
                     Len::Prefix(it) => {
                         int(c, it);
-                        c.line(format!("n = {target}"));
+                        c.line("n = val");
                     }
                 }
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
@@ -164,11 +164,11 @@ impl<'p> Gen<'p> {
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
                     ));
-                    c.line(format!("{target} = val"));
+                    keep(c, target, "val");
                     c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
                     add_bytes(c, tree, abbrev, &name, "bit_range(tvb, offset, 8 * n)", "n");
-                    c.line(format!("{target} = n"));
+                    keep(c, target, "n");
                 }
                 c.line("offset = offset + 8 * n");
             }
@@ -177,7 +177,7 @@ impl<'p> Gen<'p> {
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
                 ));
                 c.line(format!("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) else item:set_text(\"{}: <empty>\") end", naming::label(&name)));
-                c.line(format!("{target} = limit - offset"));
+                keep(c, target, "limit - offset");
                 c.line("offset = limit");
             }
             Ty::Struct(id, None | Some(Len::Natural)) => {
@@ -187,11 +187,12 @@ impl<'p> Gen<'p> {
                     naming::label(&name)
                 ));
                 c.line(format!(
-                    "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                    "{} = dissect_{t}(tvb, pinfo, sub, offset, limit)",
+                    results(target)
                 ));
                 c.line("if nxt == nil then return nil end");
                 c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = nxt");
             }
             Ty::Struct(..) => {
@@ -200,7 +201,7 @@ impl<'p> Gen<'p> {
                 )))
             }
             Ty::Array(elem, count) => {
-                c.line(format!("{target} = {{}}"));
+                keep(c, target, "{}");
                 match count {
                     Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
                     Len::Expr(e) => {
@@ -210,12 +211,12 @@ impl<'p> Gen<'p> {
                     }
                     Len::Prefix(it) => {
                         int(c, it);
-                        c.line(format!("n = {target}"));
-                        c.line(format!("{target} = {{}}"));
+                        c.line("n = val");
+                        keep(c, target, "{}");
                         c.open("for _ = 1, n do");
                     }
                 }
-                let item_target = format!("{target}[#{target} + 1]");
+                let item_target = item_of(target);
                 self.value_bits(c, sid, fi, elem, abbrev, tree, &item_target)?;
                 c.close("end");
             }
@@ -233,11 +234,12 @@ impl<'p> Gen<'p> {
                             naming::label(&name)
                         ));
                         c.line(format!(
-                            "nxt, val = dissect_{t}(tvb, pinfo, sub, offset, limit)"
+                            "{} = dissect_{t}(tvb, pinfo, sub, offset, limit)",
+                            results(target)
                         ));
                         c.line("if nxt == nil then return nil end");
                         c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
-                        c.line(format!("{target} = val"));
+                        keep(c, target, "val");
                         c.line("offset = nxt");
                     }
                     CaseBody::Bytes => {

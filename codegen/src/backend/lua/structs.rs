@@ -11,6 +11,15 @@ pub(crate) fn heading(c: &mut Code, name: &str, doc: &str) {
     }
 }
 
+/// What a call of a struct's dissector assigns: its end, and its values when they are kept.
+pub(crate) fn results(target: &str) -> &'static str {
+    if target.is_empty() {
+        "nxt"
+    } else {
+        "nxt, val"
+    }
+}
+
 /// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets) and
 /// stores its values in `target` (kept nowhere when `target` is empty); a bit-stream struct gets
 /// bit offsets and the caller resumes at the next whole byte.
@@ -23,7 +32,7 @@ pub(crate) fn call_struct(
     target: &str,
 ) {
     let t = &p.structs[id].name;
-    let results = if target.is_empty() { "nxt" } else { "nxt, val" };
+    let results = results(target);
     if p.structs[id].layout == Layout::LsbBits {
         c.line(format!(
             "{results} = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
@@ -134,7 +143,14 @@ impl<'p> Gen<'p> {
             s.name
         ));
         let locals = c.lines.len();
-        c.line("local v = {}");
+        // A table of the values read, when later code reads one of them (or the caller keeps
+        // the whole message).
+        let keeps = is_root
+            || (0..s.fields.len())
+                .any(|fi| self.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi)));
+        if keeps {
+            c.line("local v = {}");
+        }
         if is_root && !self.p.root().info.is_empty() && s.layout != Layout::LsbBits {
             // The Info column summarises what was read even when the rest is malformed.
             c.line("ROOT_VALUES = v");
@@ -173,7 +189,11 @@ impl<'p> Gen<'p> {
                 c.line(format!("join_{ji}(pinfo, tree, v)"));
             }
         }
-        c.line("return offset, v");
+        c.line(if keeps {
+            "return offset, v"
+        } else {
+            "return offset"
+        });
         c.close("end");
         c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
         if c.lines[locals..].iter().any(|l| mentions(l, "start")) {
@@ -228,7 +248,13 @@ impl<'p> Gen<'p> {
         if let Role::Checksum(_) = f.role {
             c.line(format!("cs_at_{} = offset", f.name));
         }
-        let target = format!("v.{}", f.name);
+        // Only values later code reads are kept in the struct's table.
+        let kept = self.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
+        let target = if kept {
+            format!("v.{}", f.name)
+        } else {
+            String::new()
+        };
         let app_payload = p
             .app_points
             .iter()

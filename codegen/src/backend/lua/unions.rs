@@ -123,9 +123,7 @@ impl<'p> Gen<'p> {
                     "tvb(offset, limit - offset)",
                     "limit - offset",
                 );
-                if !target.is_empty() {
-                    c.line(format!("{target} = limit - offset"));
-                }
+                keep(c, target, "limit - offset");
                 c.line("offset = limit");
             }
             CaseBody::Empty => {}
@@ -172,9 +170,7 @@ impl<'p> Gen<'p> {
             }
             CaseBody::Bytes => {
                 add_bytes(c, tree, abbrev, &name, "tvb(offset, n)", "n");
-                if !target.is_empty() {
-                    c.line(format!("{target} = n"));
-                }
+                keep(c, target, "n");
             }
             CaseBody::Empty => {
                 c.line(format!(

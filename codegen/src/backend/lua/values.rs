@@ -53,22 +53,28 @@ impl<'p> Gen<'p> {
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         let needed = self.needed.contains(&(sid, fi));
-        let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
+        // `range` is made when the value is read or the range is used again (flag bits).
+        let scalar_in = |c: &mut Code, n: usize, endian: Endian, read: String, reused: bool| {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
-            if needed {
+            if needed || reused {
                 c.line(format!("range = tvb(offset, {n})"));
                 c.line(format!(
                     "item = {tree}:{}(F[\"{abbrev}\"], range)",
                     add_fn(endian)
                 ));
-                c.line(format!("val = range:{read}"));
-                c.line(format!("{target} = val"));
+                if needed {
+                    c.line(format!("val = range:{read}"));
+                    keep(c, target, "val");
+                }
             } else {
                 c.line(format!(
                     "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
                     add_fn(endian)
                 ));
             }
+        };
+        let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
+            scalar_in(c, n, endian, read, false)
         };
         match ty {
             Ty::Int(it) => {
@@ -91,7 +97,7 @@ impl<'p> Gen<'p> {
                 c.line("range = tvb(offset, 2)");
                 c.line(format!("val = f16_from_bits(range:{le}uint())"));
                 c.line(format!("item = {tree}:add(F[\"{abbrev}\"], range, val)"));
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + 2");
             }
             Ty::Float { bits, endian } => {
@@ -112,7 +118,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
                 ));
-                c.line(format!("{target} = val:tonumber()"));
+                keep(c, target, "val:tonumber()");
                 c.line("offset = offset + n");
             }
             Ty::VarInt(VarInt::RiptideLen) => {
@@ -125,7 +131,7 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
                 ));
-                c.line(format!("{target} = val"));
+                keep(c, target, "val");
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {
@@ -149,16 +155,17 @@ impl<'p> Gen<'p> {
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
                 let n = fl.repr.bytes();
-                scalar(
+                scalar_in(
                     c,
                     n,
                     fl.repr.endian,
                     int_reader(n, fl.repr.signed, fl.repr.endian),
+                    !fl.bits.is_empty(),
                 );
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     c.line(format!(
-                        "item:{}(F[\"{a}\"], tvb(offset, {n}))",
+                        "item:{}(F[\"{a}\"], range)",
                         add_fn(fl.repr.endian)
                     ));
                 }
@@ -172,7 +179,7 @@ impl<'p> Gen<'p> {
                         c.line(format!(
                             "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, ENC_UTF_8)"
                         ));
-                        c.line(format!("{target} = range:string(ENC_UTF_8)"));
+                        keep(c, target, "range:string(ENC_UTF_8)");
                     } else {
                         c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
                     }
@@ -180,8 +187,8 @@ impl<'p> Gen<'p> {
                     c.line(format!("if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
                     add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
-                    c.line(format!("{target} = n -- bytes are kept as their length"));
-                    if self.raw.contains(&(sid, fi)) {
+                    keep(c, target, "n -- bytes are kept as their length");
+                    if self.raw.contains(&(sid, fi)) && !target.is_empty() {
                         c.line(format!("{target}_raw = tvb:raw(offset, n)"));
                     }
                 }
@@ -191,12 +198,21 @@ impl<'p> Gen<'p> {
                 let t = &p.structs[*id].name;
                 let label = format!("{}: {t}", naming::label(name));
                 match len {
-                    None | Some(Len::Natural) => {
-                        c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
-                        call_struct(p, c, *id, "offset", "limit", target);
-                        c.line("sub:set_len(nxt - offset)");
-                        c.line("offset = nxt");
-                    }
+                    None | Some(Len::Natural) => match p.struct_fixed_size(*id) {
+                        // Its size is known: the subtree gets it at once (one C call, no
+                        // set_len), cut to the bytes left when the value is truncated.
+                        Some(k) if k > 0 => {
+                            c.line(format!("sub = {tree}:add(tvb(offset, limit - offset < {k} and limit - offset or {k}), \"{label}\")"));
+                            call_struct(p, c, *id, "offset", "limit", target);
+                            c.line("offset = nxt");
+                        }
+                        _ => {
+                            c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
+                            call_struct(p, c, *id, "offset", "limit", target);
+                            c.line("sub:set_len(nxt - offset)");
+                            c.line("offset = nxt");
+                        }
+                    },
                     Some(len) => {
                         self.length(c, sid, fi, len, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
@@ -215,18 +231,20 @@ impl<'p> Gen<'p> {
                 c.line("local packed = floor((n + 7) / 8)");
                 c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
                 c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
-                c.line(format!("{target} = {{}}"));
+                keep(c, target, "{}");
                 c.open("for i = 0, n - 1 do");
                 c.line("range = tvb(offset + floor(i / 8), 1)");
                 c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
                 c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
-                c.line(format!("{target}[i + 1] = val"));
+                if !target.is_empty() {
+                    c.line(format!("{target}[i + 1] = val"));
+                }
                 c.close("end");
                 c.line("offset = offset + packed");
             }
             Ty::Array(elem, count) => {
                 let label = naming::label(name);
-                c.line(format!("{target} = {{}}"));
+                keep(c, target, "{}");
                 let arr = format!("arr_{name}");
                 let arr_start = format!("arr_start_{name}");
                 // The label counts the elements read (the list itself is kept only when needed).
@@ -240,7 +258,12 @@ impl<'p> Gen<'p> {
                     self.length(c, sid, fi, count, abbrev, tree)?;
                 }
                 let first_count = if counted { "0" } else { "n" };
-                c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
+                if open_ended {
+                    // It runs to the end of its scope: its length is known before it is read.
+                    c.line(format!("local {arr}, {count_of} = {tree}:add(tvb(offset, limit - offset), \"{label}\"), 0"));
+                } else {
+                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
+                }
                 c.open(if open_ended {
                     "while offset < limit do"
                 } else {
@@ -249,13 +272,15 @@ impl<'p> Gen<'p> {
                 if counted {
                     c.line(format!("{count_of} = {count_of} + 1"));
                 }
-                let item_target = format!("{target}[#{target} + 1]");
+                let item_target = item_of(target);
                 self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
                 if may_stop {
                     c.line("if REST_TAKEN then break end");
                 }
                 c.close("end");
-                c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                if !open_ended {
+                    c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                }
                 c.line(format!(
                     "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
                 ));
@@ -320,6 +345,23 @@ impl<'p> Gen<'p> {
             )),
         }
         Ok(())
+    }
+}
+
+/// Stores `value` in `target`, where a value that later code reads is kept (nothing when no
+/// later code reads it: no table is filled per packet for nothing).
+pub(crate) fn keep(c: &mut Code, target: &str, value: &str) {
+    if !target.is_empty() {
+        c.line(format!("{target} = {value}"));
+    }
+}
+
+/// Where the next element of the list `target` is kept (nowhere when the list is not kept).
+pub(crate) fn item_of(target: &str) -> String {
+    if target.is_empty() {
+        String::new()
+    } else {
+        format!("{target}[#{target} + 1]")
     }
 }
 

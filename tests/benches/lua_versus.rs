@@ -1,0 +1,356 @@
+//! The generated Lua dissectors against bare tshark and a hand-written dissector, in real tshark
+//! (`cargo bench -p wiregen-tests --bench lua_versus`; needs tshark).
+//!
+//! Captures of 100,000 datagrams are made with the generated crates (R-Type: a game's mix of
+//! inputs, world updates of 0 to 15 entities and logins; DNP: Link States of 20 typed values;
+//! Riptide 2.1: reliable messages). Each is read by tshark with no dissector (the UDP payload
+//! shown as data), with the generated dissector, and for R-Type with the hand-written one in
+//! `benches/lua/hand_rtype.lua` (same protocol name and fields; checked first to print the same
+//! field values as the generated one). Runs are interleaved round by round; the medians are
+//! printed with the Lua cost per packet (time above bare tshark) and the ratio generated /
+//! hand-written, in three modes: summary lines, the full tree (`-V`) and fields (`-T fields`).
+//! Then tshark's start-up with every generated dissector loaded, against none.
+//!
+//! `WIREGEN_BENCH_PACKETS` and `WIREGEN_BENCH_ROUNDS` change the capture size (100000) and the
+//! rounds (3).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Instant;
+use wiregen_runtime::Codec;
+use wiregen_tests::*;
+
+/// One way of reading a capture: no dissector, or a Lua file.
+struct Reader {
+    name: &'static str,
+    lua: Option<PathBuf>,
+}
+
+/// How tshark prints what it read.
+struct Mode {
+    name: &'static str,
+    args: Vec<&'static str>,
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn tshark_run(pcap: &Path, lua: &[&Path], args: &[&str]) -> (f64, Vec<u8>) {
+    let mut cmd = tshark_command();
+    cmd.arg("-r").arg(pcap).args(args).stderr(Stdio::piped());
+    for l in lua {
+        cmd.arg("-X").arg(format!("lua_script:{}", l.display()));
+    }
+    let t = Instant::now();
+    let out = cmd.output().expect("tshark runs");
+    let elapsed = t.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "tshark failed: {stderr}");
+    assert!(!stderr.contains("Lua: Error"), "a Lua error: {stderr}");
+    (elapsed, out.stdout)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Times every reader in every mode, interleaved; prints medians, Lua cost and ratios.
+fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &[Mode]) {
+    let rounds = env_or("WIREGEN_BENCH_ROUNDS", 3);
+    println!("{what}: {packets} datagrams, median of {rounds} interleaved rounds");
+    for mode in modes {
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); readers.len()];
+        for _ in 0..rounds {
+            for (i, r) in readers.iter().enumerate() {
+                let lua: Vec<&Path> = r.lua.iter().map(PathBuf::as_path).collect();
+                // Without a dissector its fields do not exist: bare tshark prints one of UDP.
+                let args: &[&str] = match (&r.lua, mode.args.first()) {
+                    (None, Some(&"-T")) => &["-T", "fields", "-e", "udp.length"],
+                    _ => &mode.args,
+                };
+                times[i].push(tshark_run(pcap, &lua, args).0);
+            }
+        }
+        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        println!("  {}:", mode.name);
+        let bare = medians[0];
+        for (r, t) in readers.iter().zip(&medians) {
+            if r.lua.is_none() {
+                println!("    {:<16} {t:6.2} s", r.name);
+            } else {
+                println!(
+                    "    {:<16} {t:6.2} s  ({:5.2} µs per packet above bare tshark)",
+                    r.name,
+                    (t - bare) * 1e6 / packets as f64
+                );
+            }
+        }
+        if readers.len() == 3 {
+            let (generated, hand) = (medians[1], medians[2]);
+            println!(
+                "    generated / hand-written: {:.2} in total time, {:.2} in Lua cost",
+                generated / hand,
+                (generated - bare) / (hand - bare)
+            );
+        }
+    }
+}
+
+fn rtype_capture(n: usize) -> Vec<Datagram> {
+    let mut rng = Rng(7);
+    (0..n)
+        .map(|i| {
+            let from_client = i % 2 == 0;
+            let payload = match rng.below(20) {
+                0 => rtype::PacketPayload::ReqLogin(rtype::ReqLogin {
+                    username: Cow::Borrowed("Player1"),
+                    version: 1,
+                    preferred_fragment_size: 1004,
+                }),
+                _ if from_client => rtype::PacketPayload::CInput(rtype::CInput {
+                    input_mask: rtype::InputMask(rng.below(32) as u8),
+                }),
+                _ => rtype::PacketPayload::SEntityState(rtype::SEntityState {
+                    entities: (0..rng.below(16))
+                        .map(|k| rtype::EntityState {
+                            entity_id: k as u32,
+                            x: rng.below(800) as u16,
+                            y: rng.below(600) as u16,
+                            r#type: rng.below(4) as u8,
+                        })
+                        .collect(),
+                }),
+            };
+            let p = rtype::Packet {
+                flags: rtype::PacketFlags(rng.below(16) as u8 & 0x0D), // never IS_FRAGMENT
+                sequence: i as u32,
+                ack: i as u32,
+                fragment_id: 0,
+                fragment_index: 0,
+                fragment_count: 0,
+                payload,
+            };
+            let (src_port, dst_port) = if from_client {
+                (40000, 8080)
+            } else {
+                (8080, 40000)
+            };
+            Datagram {
+                src_port,
+                dst_port,
+                payload: p.encode().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn dnp_capture(n: usize) -> Vec<Datagram> {
+    (0..n)
+        .map(|i| {
+            let c = dnp::Command {
+                body: dnp::CommandBody::LinkState(dnp::LinkState {
+                    number: i as u16,
+                    link_id: 2,
+                    flags: dnp::LinkFlags(0),
+                    message: Cow::Borrowed(b"m"),
+                    values: (0..20)
+                        .map(|k| dnp::TypedValue {
+                            value: dnp::TypedValueValue::UInt32(dnp::UInt32Value {
+                                value: (i * 20 + k) as u32,
+                            }),
+                        })
+                        .collect(),
+                }),
+            };
+            Datagram {
+                src_port: 3413,
+                dst_port: 40000,
+                payload: c.encode().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn riptide_capture(n: usize) -> Vec<Datagram> {
+    (0..n)
+        .map(|i| {
+            let m = riptide_2_1::Message {
+                body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
+                    sequence_id: i as u16,
+                    message_id: 300,
+                    payload: wiregen_runtime::BitString {
+                        bytes: Cow::Owned((0..40).map(|k| (k * 7 + i) as u8).collect()),
+                        bits: 320,
+                    },
+                }),
+            };
+            Datagram {
+                src_port: 40000,
+                dst_port: 7777,
+                payload: m.encode().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// The field values both R-Type dissectors print, frame by frame, must be the same.
+fn check_same_fields(pcap: &Path, generated: &Path, hand: &Path) {
+    let fields = [
+        "rtype.command",
+        "rtype.flags.reliable",
+        "rtype.sequence",
+        "rtype.payload_size",
+        "rtype.checksum",
+        "rtype.checksum.status",
+        "rtype.req_login.username",
+        "rtype.c_input.input_mask.shoot",
+        "rtype.entity_state.entity_id",
+        "rtype.entity_state.x",
+        "rtype.entity_state.type",
+    ];
+    let mut args = vec!["-T", "fields", "-c", "2000"];
+    for f in &fields {
+        args.extend(["-e", f]);
+    }
+    let (_, a) = tshark_run(pcap, &[generated], &args);
+    let (_, b) = tshark_run(pcap, &[hand], &args);
+    assert!(a.len() > 2000, "the generated dissector printed fields");
+    assert!(
+        a == b,
+        "the hand-written R-Type dissector does not print the generated one's fields"
+    );
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let n = env_or("WIREGEN_BENCH_PACKETS", 100_000);
+    let root = repo_root();
+    let dir = std::env::temp_dir();
+    let modes = |fields: Vec<&'static str>| {
+        vec![
+            Mode {
+                name: "summary lines",
+                args: vec![],
+            },
+            Mode {
+                name: "full tree (-V)",
+                args: vec!["-V"],
+            },
+            Mode {
+                name: "fields (-T fields)",
+                args: fields,
+            },
+        ]
+    };
+
+    let rtype_pcap = dir.join("wiregen-bench-lua-rtype.pcap");
+    write_pcap(&rtype_pcap, &rtype_capture(n));
+    let generated = root.join("dissectors/rtype.lua");
+    let hand = root.join("tests/benches/lua/hand_rtype.lua");
+    check_same_fields(&rtype_pcap, &generated, &hand);
+    compare(
+        "R-Type",
+        &rtype_pcap,
+        n,
+        &[
+            Reader {
+                name: "bare tshark",
+                lua: None,
+            },
+            Reader {
+                name: "rtype.lua",
+                lua: Some(generated),
+            },
+            Reader {
+                name: "hand_rtype.lua",
+                lua: Some(hand),
+            },
+        ],
+        &modes(vec![
+            "-T",
+            "fields",
+            "-e",
+            "rtype.sequence",
+            "-e",
+            "rtype.entity_state.entity_id",
+        ]),
+    );
+    let _ = std::fs::remove_file(&rtype_pcap);
+
+    for (what, file, datagrams, fields) in [
+        (
+            "DNP (Link States of 20 values)",
+            "dnp",
+            dnp_capture(n),
+            vec!["-T", "fields", "-e", "dnp.u_int32_value.value"],
+        ),
+        (
+            "Riptide 2.1 (reliable messages)",
+            "riptide_2_1",
+            riptide_capture(n),
+            vec![
+                "-T",
+                "fields",
+                "-e",
+                "riptide_2_1.reliable_user_message.sequence_id",
+            ],
+        ),
+    ] {
+        let pcap = dir.join(format!("wiregen-bench-lua-{file}.pcap"));
+        write_pcap(&pcap, &datagrams);
+        compare(
+            what,
+            &pcap,
+            n,
+            &[
+                Reader {
+                    name: "bare tshark",
+                    lua: None,
+                },
+                Reader {
+                    name: "generated",
+                    lua: Some(root.join(format!("dissectors/{file}.lua"))),
+                },
+            ],
+            &modes(fields),
+        );
+        let _ = std::fs::remove_file(&pcap);
+    }
+    startup(&root);
+}
+
+/// tshark's start-up and one packet, with every generated dissector loaded and with none.
+fn startup(root: &Path) {
+    let pcap = std::env::temp_dir().join("wiregen-bench-lua-one.pcap");
+    write_pcap(&pcap, &rtype_capture(1));
+    let mut all: Vec<PathBuf> = std::fs::read_dir(root.join("dissectors"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "lua"))
+        .collect();
+    all.sort();
+    let lua: Vec<&Path> = all.iter().map(PathBuf::as_path).collect();
+    let rounds = env_or("WIREGEN_BENCH_ROUNDS", 3).max(5);
+    let (mut none, mut every) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        none.push(tshark_run(&pcap, &[], &[]).0);
+        every.push(tshark_run(&pcap, &lua, &[]).0);
+    }
+    let (none, every) = (median(none), median(every));
+    println!(
+        "tshark start-up: {:.0} ms with no dissector, {:.0} ms with all {} generated ones ({:+.0} ms)",
+        none * 1e3,
+        every * 1e3,
+        lua.len(),
+        (every - none) * 1e3
+    );
+    let _ = std::fs::remove_file(pcap);
+}
