@@ -316,9 +316,10 @@ pub struct FieldDef {
     /// The field's value is chosen by a tag.
     #[serde(default)]
     pub switch: Option<SwitchDef>,
-    /// The field is a checksum over its enclosing type.
+    /// The field is a checksum over its enclosing type: a catalogue name (`crc32c`) or a CRC's
+    /// parameters.
     #[serde(default)]
-    pub checksum: Option<String>,
+    pub checksum: Option<ChecksumDef>,
     /// Largest value the field may hold (checked on decode and encode).
     #[serde(default)]
     pub max: Option<u64>,
@@ -390,4 +391,29 @@ pub struct SwitchDef {
     /// as many bits as the case count needs.
     #[serde(default)]
     pub tag_bits: Option<String>,
+}
+
+/// A checksum: a catalogue name, or `{ crc: { width, poly, init, refin, refout, xorout } }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ChecksumDef {
+    Named(String),
+    Crc { crc: CrcDef },
+}
+
+/// A CRC in the Rocksoft model. `init` and `xorout` default to 0, `refin` to false and
+/// `refout` to `refin`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrcDef {
+    pub width: u32,
+    pub poly: u64,
+    #[serde(default)]
+    pub init: u64,
+    #[serde(default)]
+    pub refin: bool,
+    #[serde(default)]
+    pub refout: Option<bool>,
+    #[serde(default)]
+    pub xorout: u64,
 }

@@ -128,36 +128,16 @@ impl<'f> Validator<'f> {
                 ),
             }
         }
-        if let Some(algo) = &f.checksum {
-            match ChecksumAlgo::ALL.iter().find(|(n, _)| n == algo) {
-                Some((_, a)) => {
-                    let (width, ..) = a.crc_params();
-                    match &ty {
-                        Ty::Int(it) if it.bits == width && !it.signed => role = Role::Checksum(*a),
-                        _ => self.error(
-                            &scope("type"),
-                            format!("a {algo} checksum is stored in a u{width} field"),
-                            None,
-                        ),
-                    }
-                }
-                None => {
-                    let hint = did_you_mean(algo, ChecksumAlgo::ALL.iter().map(|(n, _)| *n))
-                        .or_else(|| {
-                            Some(format!(
-                                "known: {}",
-                                ChecksumAlgo::ALL
-                                    .iter()
-                                    .map(|(n, _)| *n)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ))
-                        });
-                    self.error(
-                        &scope("checksum"),
-                        format!("unknown checksum algorithm '{algo}'"),
-                        hint,
-                    );
+        if let Some(def) = &f.checksum {
+            if let Some(a) = self.checksum_algo(def, &scope("checksum")) {
+                let (width, ..) = a.crc_params();
+                match &ty {
+                    Ty::Int(it) if it.bits == width && !it.signed => role = Role::Checksum(a),
+                    _ => self.error(
+                        &scope("type"),
+                        format!("a {} checksum is stored in a u{width} field", a.name()),
+                        Some(format!("type: u{width}")),
+                    ),
                 }
             }
         }
@@ -427,5 +407,68 @@ impl<'f> Validator<'f> {
             parts.push(InfoPart::Text(rest.to_string()));
         }
         parts
+    }
+
+    /// The CRC a field's `checksum:` names or describes, or `None` after reporting why not.
+    fn checksum_algo(&mut self, def: &schema::ChecksumDef, at: &str) -> Option<ChecksumAlgo> {
+        match def {
+            schema::ChecksumDef::Named(name) => {
+                let found = ChecksumAlgo::named(name);
+                if found.is_none() {
+                    let names = ChecksumAlgo::CATALOGUE.iter().map(|(n, ..)| *n);
+                    let hint = did_you_mean(name, names.clone()).or_else(|| {
+                        Some(format!(
+                            "known: {}; or give the parameters: {{ crc: {{ width, poly, init, refin, refout, xorout }} }}",
+                            names.collect::<Vec<_>>().join(", ")
+                        ))
+                    });
+                    self.error(at, format!("unknown checksum algorithm '{name}'"), hint);
+                }
+                found
+            }
+            schema::ChecksumDef::Crc { crc } => {
+                let w = crc.width;
+                if !(5..=64).contains(&w) {
+                    self.error(
+                        &format!("{at}.crc.width"),
+                        format!("a CRC of {w} bits"),
+                        Some("CRCs of 5 to 64 bits are generated".into()),
+                    );
+                    return None;
+                }
+                let max = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+                let mut ok = true;
+                for (key, v) in [
+                    ("poly", crc.poly),
+                    ("init", crc.init),
+                    ("xorout", crc.xorout),
+                ] {
+                    if v > max {
+                        self.error(
+                            &format!("{at}.crc.{key}"),
+                            format!("{key} {v:#x} does not fit in the CRC's {w} bits"),
+                            None,
+                        );
+                        ok = false;
+                    }
+                }
+                if crc.poly & 1 == 0 {
+                    self.error(
+                        &format!("{at}.crc.poly"),
+                        format!("poly {:#x} is even", crc.poly),
+                        Some("give the polynomial in normal form without its top bit, e.g. 0x04c11db7 for CRC-32".into()),
+                    );
+                    ok = false;
+                }
+                ok.then_some(ChecksumAlgo {
+                    width: w,
+                    poly: crc.poly,
+                    init: crc.init,
+                    refin: crc.refin,
+                    refout: crc.refout.unwrap_or(crc.refin),
+                    xorout: crc.xorout,
+                })
+            }
+        }
     }
 }
