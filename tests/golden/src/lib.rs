@@ -69,4 +69,32 @@ mod regressions {
             "after the message, at byte 2: 1 unexpected trailing bytes"
         );
     }
+
+    /// A case beyond what its u8 tag holds compiles, is never decoded, and is refused on encode
+    /// (it once generated `matches!(tag,)`, which does not compile).
+    #[test]
+    fn a_case_the_tag_cannot_hold_is_refused_on_encode() {
+        use super::tag_ranges::{Pair, Tagged, TaggedBody};
+        let low = Tagged {
+            body: TaggedBody::Low {
+                tag: 0x12,
+                value: Pair { a: 7 },
+            },
+        };
+        let bytes = low.encode().unwrap();
+        assert_eq!(bytes, [0x12, 7]);
+        assert_eq!(Tagged::decode(&bytes).unwrap(), low);
+        let beyond = Tagged {
+            body: TaggedBody::Beyond {
+                tag: 0x12,
+                value: Pair { a: 7 },
+            },
+        };
+        let e = beyond.encode().unwrap_err();
+        assert_eq!(e.field(), "body");
+        assert_eq!(e.kind, EncodeErrorKind::TagOutsideCase { tag: 0x12 });
+        // Tags outside the reachable case are the default's bytes.
+        let other = Tagged::decode(&[0xFF, 1, 2]).unwrap();
+        assert!(matches!(other.body, TaggedBody::Other { tag: 0xFF, .. }));
+    }
 }

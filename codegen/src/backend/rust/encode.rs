@@ -446,9 +446,18 @@ impl<'p> Gen<'p> {
                         TagKind::Enum(_) => kind.raw(quote! { #tn }),
                         _ => kind.raw(quote! { *#tn }),
                     };
+                    let outside = quote! {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw }));
+                    };
+                    if pats.is_empty() {
+                        // The tag's type holds none of the case's values (the decoder never
+                        // chooses it): encoding it is always refused, and nothing is written.
+                        arms.push(quote! { #un::#var { #tn, .. } => { #outside } });
+                        continue;
+                    }
                     quote! {
                         if !matches!(#subject, #(#pats)|*) {
-                            return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw }));
+                            #outside
                         }
                     }
                 }
