@@ -261,3 +261,20 @@ pub trait SerdeProtocol: Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error>;
 }
+
+/// A protocol whose types have random values (its crate's `arbitrary` feature): what
+/// `wiregen verify` and the differential tests feed the encoder, then compare with the dissector.
+#[cfg(feature = "arbitrary")]
+pub trait ArbitraryProtocol: Protocol {
+    /// An arbitrary root message, encoded; `None` when the encoder refuses the value (a value
+    /// the schema does not allow, such as a list longer than its count field can say).
+    fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>)
+        -> arbitrary::Result<Option<Vec<u8>>>;
+
+    /// The opening datagrams of one conversation, arbitrary and in order: whether the server
+    /// sent each, and its bytes. Empty when the protocol opens no conversation that way; `None`
+    /// when the encoder refused one of them.
+    fn arbitrary_opening(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>>;
+}

@@ -158,10 +158,7 @@ fn tshark_shows_the_game_inside_riptide() {
         |i, m| {
             let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);
             assert_eq!(decoded.unwrap(), games[i], "frame {i}");
-            (
-                expected!(riptide_2_1, rip::Message::dissect(m).1),
-                expected!(arena, notes),
-            )
+            (expected(&rip::Message::dissect(m).1), expected(&notes))
         },
     );
     let game_lua = format!(

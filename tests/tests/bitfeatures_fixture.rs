@@ -116,7 +116,7 @@ fn round_trip_and_tshark_agree() {
             } else {
                 vec![]
             };
-            (expected!(bitfeatures, notes), experts)
+            (expected(&notes), experts)
         },
     );
 }

@@ -1,7 +1,9 @@
-//! Differential testing of the two outputs of every schema: thousands of random valid values
-//! (the crates' `arbitrary` feature), encoded in Rust, dissected in one tshark run per schema,
-//! every field compared with the Rust decoder. Values the encoder refuses are skipped (their
-//! refusal is the encoder's job); what it accepts must decode and show identically.
+//! Differential testing of the two outputs of every schema, with the machinery `wiregen verify`
+//! gives every user: thousands of random valid values (the crates' `arbitrary` feature), encoded
+//! in Rust, dissected in one tshark run per schema, every field compared with the Rust decoder,
+//! then hostile datagrams. Values the encoder refuses are skipped (their refusal is the
+//! encoder's job); what it accepts must decode and show identically. Applications are checked
+//! inside their transports.
 
 use wiregen_runtime::Codec;
 use wiregen_tests::*;
@@ -10,118 +12,40 @@ const N: usize = 2000;
 
 #[test]
 fn rtype() {
-    let messages = arbitrary_messages!(rtype::Packet, 0x5101, N);
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check(
-        "rtype",
-        "dissectors/rtype.lua",
-        8080,
-        &[],
-        false,
-        &messages,
-        |m| expected!(rtype, rtype::Packet::dissect(m).1),
-    );
+    verify_protocol::<rtype::Protocol>("dissectors/rtype.lua", &[], 0x5101);
 }
 
 #[test]
 fn riptide_2_0() {
-    let messages = arbitrary_messages!(riptide_2_0::Message, 0x5102, N);
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check(
-        "riptide_2_0",
-        "dissectors/riptide_2_0.lua",
-        7777,
-        &[],
-        false,
-        &messages,
-        |m| expected!(riptide_2_0, riptide_2_0::Message::dissect(m).1),
-    );
+    verify_protocol::<riptide_2_0::Protocol>("dissectors/riptide_2_0.lua", &[], 0x5102);
 }
 
 #[test]
 fn riptide_2_1() {
-    let messages = arbitrary_messages!(riptide_2_1::Message, 0x5103, N);
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check(
-        "riptide_2_1",
-        "dissectors/riptide_2_1.lua",
-        7777,
-        &[],
-        false,
-        &messages,
-        |m| expected!(riptide_2_1, riptide_2_1::Message::dissect(m).1),
-    );
+    verify_protocol::<riptide_2_1::Protocol>("dissectors/riptide_2_1.lua", &[], 0x5103);
 }
 
 #[test]
 fn dnp() {
-    // Link Updates need the types of an earlier Link State (tested in dnp_session): here every
-    // message is alone in its conversation, so only what decodes without state is kept.
-    let messages: Vec<Vec<u8>> = arbitrary_messages!(dnp::Command, 0x5104, N)
-        .into_iter()
-        .filter(|m| dnp::Command::decode(m).is_ok())
-        .collect();
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check(
-        "dnp",
-        "dissectors/dnp.lua",
-        3413,
-        &[],
-        false,
-        &messages,
-        |m| expected!(dnp, dnp::Command::dissect(m).1),
-    );
+    // Link Updates need the types of an earlier Link State (tested in dnp_session): every
+    // message is alone in its conversation, so those are counted and not sent.
+    let report = verify_protocol::<dnp::Protocol>("dissectors/dnp.lua", &[], 0x5104);
+    assert!(report.stateful > 0, "{report}");
 }
 
 #[test]
 fn game_protocol() {
     // One conversation: the three opening datagrams, then the packets.
-    let take = |mut v: Vec<Vec<u8>>| v.remove(0);
-    let opening = vec![
-        (
-            false,
-            take(arbitrary_messages!(game_protocol::Init, 0x5105, 1)),
-        ),
-        (
-            true,
-            take(arbitrary_messages!(game_protocol::Challenge, 0x5106, 1)),
-        ),
-        (
-            false,
-            take(arbitrary_messages!(
-                game_protocol::ChallengeResponse,
-                0x5107,
-                1
-            )),
-        ),
-    ];
-    let messages = arbitrary_messages!(game_protocol::Packet, 0x5108, N);
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check(
-        "game_protocol",
-        "dissectors/game_protocol.lua",
-        8999,
-        &opening,
-        true,
-        &messages,
-        |m| expected!(game_protocol, game_protocol::Packet::dissect(m).1),
-    );
+    verify_protocol::<game_protocol::Protocol>("dissectors/game_protocol.lua", &[], 0x5105);
 }
 
 #[test]
 fn rtype_impl() {
     // The game build's dissector, chosen with Decode As on the RFC port.
-    let messages = arbitrary_messages!(rtype_impl::Packet, 0x5109, N);
-    assert!(messages.len() > N / 2, "{} values", messages.len());
-    differential_check_with(
-        "rtype_impl",
+    verify_protocol::<rtype_impl::Protocol>(
         "dissectors/rtype_impl.lua",
         &["-d", "udp.port==8080,rtype_impl"],
-        8080,
-        &[],
-        false,
-        &messages,
-        |m| expected!(rtype_impl, rtype_impl::Packet::dissect(m).1),
+        0x5109,
     );
 }
 
@@ -171,11 +95,8 @@ fn arena_on_riptide_2_1() {
         &bytes,
         |i, m| {
             (
-                expected!(riptide_2_1, riptide_2_1::Message::dissect(m).1),
-                expected!(
-                    arena,
-                    arena::Message::dissect_at(games[i].id(), m, wrapped[i].1).1
-                ),
+                expected(&riptide_2_1::Message::dissect(m).1),
+                expected(&arena::Message::dissect_at(games[i].id(), m, wrapped[i].1).1),
             )
         },
     );
@@ -209,8 +130,8 @@ fn dungeon_on_dnp() {
         &bytes,
         |_, m| {
             (
-                expected!(dnp, dnp::Command::dissect(m).1),
-                expected!(dungeon, dungeon::Message::dissect_at(m, 3).1),
+                expected(&dnp::Command::dissect(m).1),
+                expected(&dungeon::Message::dissect_at(m, 3).1),
             )
         },
     );
@@ -244,10 +165,52 @@ fn lobby_on_riptide_2_0() {
         &bytes,
         |i, m| {
             (
-                expected!(riptide_2_0, riptide_2_0::Message::dissect(m).1),
-                expected!(lobby, lobby::Message::dissect_at(games[i].id(), m, 3).1),
+                expected(&riptide_2_0::Message::dissect(m).1),
+                expected(&lobby::Message::dissect_at(games[i].id(), m, 3).1),
             )
         },
     );
     let _ = std::fs::remove_file(pcap);
+}
+
+/// The verifier itself fails when the two outputs disagree: the R-Type dissector edited to read
+/// the sequence number big-endian, and to raise a Lua error on one command.
+#[test]
+fn verify_catches_a_wrong_dissector() {
+    let good = std::fs::read_to_string(repo_root().join("dissectors/rtype.lua")).unwrap();
+    let dir = std::env::temp_dir().join(format!("wiregen-wrong-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+
+    let swapped = good.replacen(
+        "tree:add_le(F[\"rtype.sequence\"], range)",
+        "tree:add(F[\"rtype.sequence\"], range)",
+        1,
+    );
+    assert_ne!(swapped, good, "the edit applies");
+    let lua = dir.join("rtype.lua");
+    std::fs::write(&lua, swapped).unwrap();
+    let mut opts = wiregen_verify::Options::new(&lua);
+    opts.messages = 200;
+    opts.hostile = 0;
+    opts.work_dir = Some(dir.clone());
+    let report = wiregen_verify::verify::<rtype::Protocol>(&opts);
+    assert!(!report.ok());
+    assert!(
+        report.disagreements[0].contains(" rtype.sequence: Rust decodes Int("),
+        "{report}"
+    );
+    assert!(!report.captures.is_empty(), "the capture is kept: {report}");
+    assert!(report.to_string().ends_with("FAILED\n"), "{report}");
+
+    let failing = good.replacen(
+        "tree:add_le(F[\"rtype.res_login.success\"], tvb(offset, 1))",
+        "tree:add_le(F[\"rtype.res_login.success\"], tvb(offset, 1)); error(\"boom\")",
+        1,
+    );
+    assert_ne!(failing, good, "the edit applies");
+    std::fs::write(&lua, failing).unwrap();
+    let report = wiregen_verify::verify::<rtype::Protocol>(&opts);
+    assert!(!report.ok());
+    assert!(report.errors.iter().any(|e| e.contains("boom")), "{report}");
+    let _ = std::fs::remove_dir_all(dir);
 }

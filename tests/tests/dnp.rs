@@ -434,6 +434,6 @@ fn round_trip_and_tshark_agree() {
             .iter()
             .map(|e| e.to_string())
             .collect();
-        (expected!(dnp, notes), experts)
+        (expected(&notes), experts)
     });
 }

@@ -454,7 +454,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
             &mut client
         };
         let (decoded, notes) = Command::dissect_with(&d.payload, &state);
-        let own = expected!(dnp, notes);
+        let own = wiregen_tests::expected(&notes);
         let mut joined_fields = Vec::new();
         let mut experts: Vec<&str> = Vec::new();
         match decoded {
@@ -485,8 +485,9 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
                                 len: j.message_chunk.len(),
                                 value: Expected::Bytes(j.message_chunk.clone()),
                             });
-                            joined_fields
-                                .extend(expected!(dnp, LinkValues::dissect(&j.values_chunk).1));
+                            joined_fields.extend(wiregen_tests::expected(
+                                &LinkValues::dissect(&j.values_chunk).1,
+                            ));
                             state.record_joined_long_link_state(&j).unwrap();
                             experts.push("dnp.expert.joined");
                         }

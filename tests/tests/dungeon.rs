@@ -137,10 +137,7 @@ fn tshark_shows_the_game_inside_dnp() {
         |i, m| {
             let (decoded, notes) = Message::dissect_at(m, messages[i].1);
             assert_eq!(decoded.unwrap(), games[i], "frame {i}");
-            (
-                expected!(dnp, dnp::Command::dissect(m).1),
-                expected!(dungeon, notes),
-            )
+            (expected(&dnp::Command::dissect(m).1), expected(&notes))
         },
     );
     let _ = std::fs::remove_file(pcap);

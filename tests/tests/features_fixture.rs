@@ -140,7 +140,7 @@ fn round_trip_and_tshark_agree_on_every_construct() {
                 &[]
             };
             let experts: Vec<String> = want.iter().map(|e| e.to_string()).collect();
-            (expected!(features, notes), experts)
+            (expected(&notes), experts)
         },
     );
 }

@@ -185,25 +185,19 @@ fn an_exchange_dissects_field_by_field_in_two_passes() {
         for (i, (from_client, bytes)) in frames.iter().enumerate() {
             // What Rust makes of the frame, traced like the dissector shows it.
             let (notes, whole) = match conv.decode(*from_client, bytes).unwrap() {
-                Datagram::Init(_) => (expected!(game_protocol, Init::dissect(bytes).1), vec![]),
-                Datagram::Challenge(_) => (
-                    expected!(game_protocol, Challenge::dissect(bytes).1),
-                    vec![],
-                ),
-                Datagram::ChallengeResponse(_) => (
-                    expected!(game_protocol, ChallengeResponse::dissect(bytes).1),
-                    vec![],
-                ),
+                Datagram::Init(_) => (expected(&Init::dissect(bytes).1), vec![]),
+                Datagram::Challenge(_) => (expected(&Challenge::dissect(bytes).1), vec![]),
+                Datagram::ChallengeResponse(_) => {
+                    (expected(&ChallengeResponse::dissect(bytes).1), vec![])
+                }
                 Datagram::Packet(p) => {
                     // A completed payload is shown decoded, by direction, after the packet.
                     let whole = match joiner.push(*from_client, &p).unwrap() {
-                        Some(w) if w.from_client => {
-                            expected!(game_protocol, ClientMessage::dissect(&w.data).1)
-                        }
-                        Some(w) => expected!(game_protocol, ServerMessage::dissect(&w.data).1),
+                        Some(w) if w.from_client => expected(&ClientMessage::dissect(&w.data).1),
+                        Some(w) => expected(&ServerMessage::dissect(&w.data).1),
                         None => vec![],
                     };
-                    (expected!(game_protocol, Packet::dissect(bytes).1), whole)
+                    (expected(&Packet::dissect(bytes).1), whole)
                 }
             };
             let fields = d.fields(i, "game_protocol");
@@ -339,7 +333,7 @@ fn chunked_payloads_reassemble_in_tshark() {
         std::env::temp_dir().join(format!("wiregen-game-chunks-{}.pcap", std::process::id()));
     wt::write_pcap(&pcap, &datagrams);
     let (_, whole_notes) = ServerMessage::dissect(&payload);
-    let whole_expected = expected!(game_protocol, whole_notes);
+    let whole_expected = expected(&whole_notes);
     for args in [&[][..], &["-2"][..]] {
         let d = dissect(
             &pcap,
@@ -349,7 +343,7 @@ fn chunked_payloads_reassemble_in_tshark() {
         for (k, packet) in packets.iter().enumerate() {
             let i = first_packet + k;
             let bytes = packet.encode().unwrap();
-            let packet_expected = expected!(game_protocol, Packet::dissect(&bytes).1);
+            let packet_expected = expected(&Packet::dissect(&bytes).1);
             let fields = d.fields(i, "game_protocol");
             compare(
                 &packet_expected,

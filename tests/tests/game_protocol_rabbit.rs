@@ -353,11 +353,11 @@ fn round_trip_and_tshark_agree() {
     );
     for (k, (from_client, bytes)) in messages.iter().enumerate() {
         let i = 3 + k;
-        let own = expected!(game_protocol, Packet::dissect(&frames[i].1).1);
+        let own = expected(&Packet::dissect(&frames[i].1).1);
         let whole = if *from_client {
-            expected!(game_protocol, ClientMessage::dissect(bytes).1)
+            expected(&ClientMessage::dissect(bytes).1)
         } else {
-            expected!(game_protocol, ServerMessage::dissect(bytes).1)
+            expected(&ServerMessage::dissect(bytes).1)
         };
         let fields = d.fields(i, "game_protocol");
         let n = own.len().min(fields.len());

@@ -117,10 +117,7 @@ fn tshark_shows_the_lobby_inside_riptide() {
         |i, m| {
             let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);
             assert_eq!(decoded.unwrap(), games[i], "frame {i}");
-            (
-                expected!(riptide_2_0, rip::Message::dissect(m).1),
-                expected!(lobby, notes),
-            )
+            (expected(&rip::Message::dissect(m).1), expected(&notes))
         },
     );
     let _ = std::fs::remove_file(pcap);

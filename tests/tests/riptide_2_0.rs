@@ -339,7 +339,7 @@ fn udp_every_field_agrees_with_tshark() {
                 &[]
             };
             let experts: Vec<String> = want.iter().map(|e| e.to_string()).collect();
-            (expected!(riptide_2_0, notes), experts)
+            (expected(&notes), experts)
         },
     );
 }
@@ -385,7 +385,7 @@ fn tcp_streams_are_reassembled_and_split() {
             len: 2,
             value: Expected::Int(bytes.len() as i128),
         }];
-        expected.extend(expected!(riptide_2_0, notes).into_iter().map(|mut f| {
+        expected.extend(wiregen_tests::expected(&notes).into_iter().map(|mut f| {
             f.offset += 2;
             f
         }));

@@ -393,7 +393,7 @@ fn udp_every_field_agrees_with_tshark() {
                 .iter()
                 .map(|e| e.to_string())
                 .collect();
-            (expected!(riptide_2_1, notes), experts)
+            (expected(&notes), experts)
         },
     );
 }
@@ -439,7 +439,7 @@ fn tcp_streams_are_reassembled_and_split() {
             len: 4,
             value: Expected::Int(bytes.len() as i128),
         }];
-        expected.extend(expected!(riptide_2_1, notes).into_iter().map(|mut f| {
+        expected.extend(wiregen_tests::expected(&notes).into_iter().map(|mut f| {
             f.offset += 4;
             f
         }));

@@ -152,12 +152,12 @@ fn fragments_join_in_tshark() {
         std::process::id()
     ));
     write_pcap(&pcap, &datagrams);
-    let whole_expected = expected!(rtype, SEntityState::dissect(&payload_a).1);
+    let whole_expected = expected(&SEntityState::dissect(&payload_a).1);
     for args in [&[][..], &["-2"][..]] {
         let d = dissect(&pcap, &repo_root().join("dissectors/rtype.lua"), args);
         for (i, p) in packets.iter().enumerate() {
             let bytes = p.encode().unwrap();
-            let own = expected!(rtype, Packet::dissect(&bytes).1);
+            let own = expected(&Packet::dissect(&bytes).1);
             let fields = d.fields(i, "rtype");
             let n = own.len().min(fields.len());
             compare(&own, &fields[..n], HEADERS)
@@ -230,7 +230,7 @@ fn incomplete_payloads_are_evicted_not_a_wall() {
     assert_eq!(evictions(1100 + 960..2200), 1100 - 960);
     // Still joined at the end, in the conversation whose payloads were evicted.
     let last_frame = datagrams.len() - 1;
-    let whole = expected!(rtype, SEntityState::dissect(&payload).1);
+    let whole = expected(&SEntityState::dissect(&payload).1);
     let fields = d.fields(last_frame, "rtype");
     let own = Packet::dissect(&datagrams[last_frame].payload).1.len();
     compare(&whole, &fields[own..], 0).unwrap();

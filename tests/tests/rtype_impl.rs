@@ -201,13 +201,9 @@ fn both_dissectors_agree_with_their_crates() {
             (
                 "rtype_impl",
                 &d,
-                expected!(rtype_impl, rtype_impl::Packet::dissect(m).1),
+                expected(&rtype_impl::Packet::dissect(m).1),
             ),
-            (
-                "rtype",
-                &d_rfc,
-                expected!(rtype, rtype::Packet::dissect(m).1),
-            ),
+            ("rtype", &d_rfc, expected(&rtype::Packet::dissect(m).1)),
         ] {
             if name == "rtype" && !rfc_reads {
                 assert!(

@@ -212,3 +212,18 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serde::Serialize::serialize(datagram, serializer)
     }
 }
+
+#[cfg(feature = "arbitrary")]
+impl wiregen_runtime::ArbitraryProtocol for Protocol {
+    fn arbitrary_message(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Option<Vec<u8>>> {
+        Ok(<Both as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+    }
+    fn arbitrary_opening(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+        let _ = u;
+        Ok(Some(Vec::new()))
+    }
+}

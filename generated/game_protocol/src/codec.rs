@@ -2108,3 +2108,30 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serde::Serialize::serialize(datagram, serializer)
     }
 }
+
+#[cfg(feature = "arbitrary")]
+impl wiregen_runtime::ArbitraryProtocol for Protocol {
+    fn arbitrary_message(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Option<Vec<u8>>> {
+        Ok(<Packet as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+    }
+    fn arbitrary_opening(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+        let mut datagrams = Vec::new();
+        match <Init as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
+            Ok(bytes) => datagrams.push((false, bytes)),
+            Err(_) => return Ok(None),
+        }
+        match <Challenge as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
+            Ok(bytes) => datagrams.push((true, bytes)),
+            Err(_) => return Ok(None),
+        }
+        match <ChallengeResponse as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
+            Ok(bytes) => datagrams.push((false, bytes)),
+            Err(_) => return Ok(None),
+        }
+        Ok(Some(datagrams))
+    }
+}

@@ -58,6 +58,32 @@ impl<'p> Gen<'p> {
                 }
             })
             .collect();
+        let opening: Vec<TokenStream> = p
+            .opening
+            .iter()
+            .map(|(side, id)| {
+                let n = ident(&p.structs[*id].name);
+                let from_server = *side == Side::Server;
+                quote! {
+                    match <#n as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
+                        Ok(bytes) => datagrams.push((#from_server, bytes)),
+                        Err(_) => return Ok(None),
+                    }
+                }
+            })
+            .collect();
+        let opening = if opening.is_empty() {
+            quote! {
+                let _ = u;
+                Ok(Some(Vec::new()))
+            }
+        } else {
+            quote! {
+                let mut datagrams = Vec::new();
+                #(#opening)*
+                Ok(Some(datagrams))
+            }
+        };
         quote! {
             /// The schema as a whole, for tools that take any generated protocol as a type
             /// parameter (see [`wiregen_runtime::Protocol`]).
@@ -93,6 +119,17 @@ impl<'p> Gen<'p> {
 
                 fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
                     serde::Serialize::serialize(datagram, serializer)
+                }
+            }
+
+            #[cfg(feature = "arbitrary")]
+            impl wiregen_runtime::ArbitraryProtocol for Protocol {
+                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<Vec<u8>>> {
+                    Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+                }
+
+                fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+                    #opening
                 }
             }
         }

@@ -1,0 +1,456 @@
+//! The differential test of one protocol: arbitrary valid messages encoded by its crate, written
+//! to one capture, dissected by its dissector in one tshark run, every field compared; then
+//! hostile datagrams (truncations, bit flips, random bytes) that must raise no Lua error and no
+//! panic in the crate.
+
+use crate::compare::{compare, expected, hex};
+use crate::pcap::{write_pcap, Datagram, HEADERS};
+use crate::rng::Rng;
+use crate::tshark::{dissect, Dissection};
+use std::fmt;
+use std::path::PathBuf;
+use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeErrorKind, Protocol};
+
+/// Expert items that say a message is malformed: a valid message must show none of them.
+pub const MALFORMED_EXPERTS: &[&str] = &[
+    "truncated",
+    "length_mismatch",
+    "trailing",
+    "bad_const",
+    "bad_checksum",
+    "invalid_value",
+    "internal",
+];
+
+/// What to check and how hard.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The protocol's dissector, then any other it needs loaded (the base of an extension).
+    pub luas: Vec<PathBuf>,
+    /// More tshark arguments.
+    pub tshark_args: Vec<String>,
+    /// How many valid messages to compare.
+    pub messages: usize,
+    /// How many hostile datagrams to dissect.
+    pub hostile: usize,
+    /// The seed of every random choice: the same seed checks the same messages.
+    pub seed: u64,
+    /// The server's UDP port (default: the schema's first); on a port the schema does not
+    /// register, the dissector is chosen with Decode As.
+    pub port: Option<u16>,
+    /// Where the captures go (default: the system's temporary folder); they are kept when a
+    /// check fails, for Wireshark.
+    pub work_dir: Option<PathBuf>,
+}
+
+impl Options {
+    /// The defaults for the dissector at `lua`: 2,000 valid messages, 2,000 hostile datagrams.
+    pub fn new(lua: impl Into<PathBuf>) -> Self {
+        Options {
+            luas: vec![lua.into()],
+            tshark_args: Vec::new(),
+            messages: 2000,
+            hostile: 2000,
+            seed: 0x5eed,
+            port: None,
+            work_dir: None,
+        }
+    }
+}
+
+/// The outcome: counts, and each problem found (the first few of each kind in full).
+#[derive(Debug, Default)]
+pub struct Report {
+    pub protocol: &'static str,
+    /// Arbitrary values tried.
+    pub tried: usize,
+    /// Values the encoder refused (a value the schema does not allow: its refusal is the
+    /// encoder's job, covered by its own tests).
+    pub refused: usize,
+    /// Encoded messages that need an earlier message's state (a list announced before): not
+    /// sent alone.
+    pub stateful: usize,
+    /// Messages compared field by field.
+    pub compared: usize,
+    /// Fields compared.
+    pub fields: usize,
+    /// Crate and dissector disagree, or the crate disagrees with itself.
+    pub disagreements: Vec<String>,
+    /// Hostile datagrams dissected (and decoded by the crate).
+    pub hostile: usize,
+    /// Lua errors and internal errors the dissector raised, and crate panics.
+    pub errors: Vec<String>,
+    /// Why nothing could be checked (no tshark, the dissector did not load, …).
+    pub fatal: Option<String>,
+    /// The captures, kept when something failed.
+    pub captures: Vec<PathBuf>,
+}
+
+impl Report {
+    /// Whether everything agreed.
+    pub fn ok(&self) -> bool {
+        self.fatal.is_none()
+            && self.disagreements.is_empty()
+            && self.errors.is_empty()
+            && self.compared > 0
+    }
+}
+
+/// Problems listed in full; the rest are counted.
+const SHOWN: usize = 10;
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.protocol;
+        if let Some(why) = &self.fatal {
+            return writeln!(f, "{p}: not verified: {why}");
+        }
+        for (what, list) in [
+            ("disagreement", &self.disagreements),
+            ("error", &self.errors),
+        ] {
+            for line in list.iter().take(SHOWN) {
+                writeln!(f, "{p}: {what}: {line}")?;
+            }
+            if list.len() > SHOWN {
+                writeln!(f, "{p}: … and {} more of these", list.len() - SHOWN)?;
+            }
+        }
+        for c in &self.captures {
+            writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
+        }
+        writeln!(
+            f,
+            "{p}: {} of {} messages agree field by field ({} fields; {} values refused by the \
+             encoder, {} need earlier state); {} hostile datagrams, {} errors: {}",
+            self.compared - self.disagreements.len().min(self.compared),
+            self.compared,
+            self.fields,
+            self.refused,
+            self.stateful,
+            self.hostile,
+            self.errors.len(),
+            if self.ok() { "ok" } else { "FAILED" }
+        )
+    }
+}
+
+/// Runs the whole check for protocol `P` (see the module documentation).
+pub fn verify<P: ArbitraryProtocol>(opts: &Options) -> Report {
+    let mut report = Report {
+        protocol: P::NAME,
+        ..Report::default()
+    };
+    if let Err(why) = run::<P>(opts, &mut report) {
+        report.fatal = Some(why);
+    }
+    report
+}
+
+fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), String> {
+    let (port, mut args) = port_and_args::<P>(opts);
+    args.extend(opts.tshark_args.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut rng = Rng(opts.seed);
+    let opening = opening::<P>(&mut rng)?;
+    let messages = valid_messages::<P>(opts.messages, &mut rng, report);
+    if messages.is_empty() {
+        return Err(format!(
+            "no arbitrary value of {} was accepted by the encoder in {} tries",
+            std::any::type_name::<P::Root<'_>>(),
+            report.tried
+        ));
+    }
+    // With an opening, every message follows it in one conversation; else each message is a
+    // conversation of its own (nothing one message leaves behind changes the next).
+    let one_conversation = !opening.is_empty();
+    let mut datagrams: Vec<Datagram> = opening
+        .iter()
+        .map(|(from_server, payload)| between(port, 40000, *from_server, payload))
+        .collect();
+    datagrams.extend(messages.iter().enumerate().map(|(i, m)| {
+        let client = if one_conversation {
+            40000
+        } else {
+            client_port(port, i)
+        };
+        between(port, client, false, m)
+    }));
+    let pcap = capture_path(opts, P::NAME, "valid");
+    write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;
+    let luas: Vec<&std::path::Path> = opts.luas.iter().map(PathBuf::as_path).collect();
+    let d = dissect(&pcap, &luas, &args)?;
+    loaded(&d, P::NAME, &opts.luas)?;
+    let before = report.disagreements.len() + report.errors.len();
+    for (i, m) in messages.iter().enumerate() {
+        let frame = opening.len() + i;
+        report.compared += 1;
+        let own = expected(&<P::Root<'_> as Codec<'_>>::dissect(m).1);
+        let shown = d.fields(frame, P::NAME);
+        report.fields += own.len();
+        let n = own.len().min(shown.len());
+        if let Err(e) = compare(&own, &shown[..n], HEADERS) {
+            report
+                .disagreements
+                .push(format!("frame {} ({}): {e}", frame + 1, hex(m)));
+            continue;
+        }
+        // A joined payload (its pieces arbitrary) may well be malformed: only the datagram's
+        // own fields are compared then.
+        let experts = d.experts(frame, P::NAME);
+        let joined = shown.len() > own.len()
+            || experts
+                .iter()
+                .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
+        if let Some(e) = experts
+            .iter()
+            .find(|e| MALFORMED_EXPERTS.contains(&e.rsplit('.').next().unwrap_or("")))
+            .filter(|_| !joined)
+        {
+            report.disagreements.push(format!(
+                "frame {} ({}): the crate encoded it, the dissector calls it malformed ({e})",
+                frame + 1,
+                hex(m)
+            ));
+        }
+    }
+    lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
+    keep_or_remove(pcap, before, report);
+    hostile::<P>(opts, port, &args, &messages, &mut rng, report)
+}
+
+/// The server port, and the tshark arguments that make the dissector claim it: Decode As when
+/// the schema does not register that port.
+fn port_and_args<P: Protocol>(opts: &Options) -> (u16, Vec<String>) {
+    let port = opts.port.or(P::UDP_PORTS.first().copied()).unwrap_or(40404);
+    let args = if P::UDP_PORTS.contains(&port) {
+        Vec::new()
+    } else {
+        vec!["-d".into(), format!("udp.port=={port},{}", P::NAME)]
+    };
+    (port, args)
+}
+
+/// A client's port for message `i`: never the server's.
+fn client_port(server: u16, i: usize) -> u16 {
+    let p = 20000 + (i % 40000) as u16;
+    if p == server {
+        19999
+    } else {
+        p
+    }
+}
+
+fn between(server: u16, client: u16, from_server: bool, payload: &[u8]) -> Datagram {
+    let (src_port, dst_port) = if from_server {
+        (server, client)
+    } else {
+        (client, server)
+    };
+    Datagram {
+        src_port,
+        dst_port,
+        payload: payload.to_vec(),
+    }
+}
+
+/// Arbitrary opening datagrams that the encoder accepts (empty when the protocol has none).
+fn opening<P: ArbitraryProtocol>(rng: &mut Rng) -> Result<Vec<(bool, Vec<u8>)>, String> {
+    for _ in 0..1000 {
+        let len = 64 + rng.below(400) as usize;
+        let raw = rng.bytes(len);
+        let mut u = arbitrary::Unstructured::new(&raw);
+        if let Ok(Some(datagrams)) = P::arbitrary_opening(&mut u) {
+            return Ok(datagrams);
+        }
+    }
+    Err("no arbitrary opening datagrams were accepted by the encoder in 1000 tries".into())
+}
+
+/// Up to `n` arbitrary messages the encoder accepts and the decoder reads back alone, each
+/// checked first against the crate itself: it decodes and encodes back to the same bytes.
+fn valid_messages<P: ArbitraryProtocol>(
+    n: usize,
+    rng: &mut Rng,
+    report: &mut Report,
+) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while out.len() < n && report.tried < n.saturating_mul(50).max(1) {
+        report.tried += 1;
+        let len = 16 + rng.below(400) as usize;
+        let raw = rng.bytes(len);
+        let mut u = arbitrary::Unstructured::new(&raw);
+        let bytes = match P::arbitrary_message(&mut u) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => {
+                report.refused += 1;
+                continue;
+            }
+            Err(_) => continue,
+        };
+        // Ok: agrees with itself; Err(None): needs earlier state; Err(Some): disagrees.
+        let verdict: Result<(), Option<String>> = match <P::Root<'_> as Codec<'_>>::decode(&bytes) {
+            Ok(back) => match back.encode() {
+                Ok(again) if again == bytes => Ok(()),
+                Ok(again) => Err(Some(format!(
+                    "the crate decodes {} and encodes it back as {}",
+                    hex(&bytes),
+                    hex(&again)
+                ))),
+                Err(e) => Err(Some(format!(
+                    "the crate decodes {} but cannot encode it back: {e}",
+                    hex(&bytes)
+                ))),
+            },
+            Err(e)
+                if matches!(
+                    e.kind,
+                    DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
+                ) =>
+            {
+                Err(None)
+            }
+            Err(e) => Err(Some(format!(
+                "the crate encoded {} and cannot decode it: {e}",
+                hex(&bytes)
+            ))),
+        };
+        match verdict {
+            Ok(()) => out.push(bytes),
+            Err(None) => report.stateful += 1,
+            Err(Some(problem)) => report.disagreements.push(problem),
+        }
+    }
+    out
+}
+
+/// Fails when the dissector shows nothing at all: it did not load (Wireshark 4.4 and later run
+/// no Lua as root) or registered under another name.
+fn loaded(d: &Dissection, name: &str, luas: &[PathBuf]) -> Result<(), String> {
+    if d.stderr.contains("Lua: Error") {
+        return Err(format!(
+            "the dissector failed to load:\n{}",
+            d.stderr.trim_end()
+        ));
+    }
+    let shown = (0..d.frames.len()).any(|i| !d.fields(i, name).is_empty());
+    if shown {
+        return Ok(());
+    }
+    let root = std::env::var("USER").is_ok_and(|u| u == "root");
+    Err(format!(
+        "tshark showed no field of '{name}' with {}{}",
+        luas.iter()
+            .map(|l| l.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if root {
+            " (Wireshark 4.4 and later run no Lua plugin as root: run as another user)"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// Every Lua error (`_ws.lua.error`) and internal error (`<proto>.expert.internal`) of the
+/// frames from `first` on.
+fn lua_errors(
+    d: &Dissection,
+    name: &str,
+    first: usize,
+    datagrams: &[Datagram],
+    errors: &mut Vec<String>,
+) {
+    let internal = format!("{name}.expert.internal");
+    for (i, frame) in d.frames.iter().enumerate().skip(first) {
+        let bytes = datagrams
+            .get(i)
+            .map(|g| hex(&g.payload))
+            .unwrap_or_default();
+        for f in frame {
+            if f.name == "_ws.lua.error" || f.name == internal {
+                errors.push(format!("frame {} ({bytes}): {}", i + 1, f.showname));
+            }
+        }
+    }
+}
+
+/// Where a capture goes.
+fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
+    let dir = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(format!(
+        "wiregen-verify-{name}-{what}-{}.pcap",
+        std::process::id()
+    ))
+}
+
+/// Keeps the capture when this step found a problem (for Wireshark), else removes it.
+fn keep_or_remove(pcap: PathBuf, problems_before: usize, report: &mut Report) {
+    if report.disagreements.len() + report.errors.len() > problems_before {
+        report.captures.push(pcap);
+    } else {
+        let _ = std::fs::remove_file(pcap);
+    }
+}
+
+/// Hostile input: each valid message cut short, with bits flipped, and random datagrams, each
+/// in a conversation of its own. The crate must return (an error or a value, never a panic),
+/// the dissector must raise no Lua error.
+fn hostile<P: ArbitraryProtocol>(
+    opts: &Options,
+    port: u16,
+    args: &[&str],
+    valid: &[Vec<u8>],
+    rng: &mut Rng,
+    report: &mut Report,
+) -> Result<(), String> {
+    if opts.hostile == 0 {
+        return Ok(());
+    }
+    let payloads: Vec<Vec<u8>> = (0..opts.hostile)
+        .map(|i| {
+            let m = &valid[rng.below(valid.len() as u64) as usize];
+            match i % 4 {
+                0 => m[..rng.below(m.len() as u64) as usize].to_vec(),
+                1 | 2 => {
+                    let mut m = m.clone();
+                    for _ in 0..=rng.below(3) {
+                        if !m.is_empty() {
+                            let at = rng.below(m.len() as u64) as usize;
+                            m[at] ^= 1 << rng.below(8);
+                        }
+                    }
+                    m
+                }
+                // Mostly short: where every early branch of a layout is reached.
+                _ if i % 16 == 3 => rng.bytes_below(300),
+                _ => rng.bytes_below(16),
+            }
+        })
+        .collect();
+    let before = report.disagreements.len() + report.errors.len();
+    for p in &payloads {
+        let decoded = std::panic::catch_unwind(|| {
+            let _ = <P::Root<'_> as Codec<'_>>::decode(p);
+        });
+        if decoded.is_err() {
+            report
+                .errors
+                .push(format!("the crate panics decoding {}", hex(p)));
+        }
+    }
+    let datagrams: Vec<Datagram> = payloads
+        .iter()
+        .enumerate()
+        .map(|(i, p)| between(port, client_port(port, i), false, p))
+        .collect();
+    let pcap = capture_path(opts, P::NAME, "hostile");
+    write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;
+    let luas: Vec<&std::path::Path> = opts.luas.iter().map(PathBuf::as_path).collect();
+    let d = dissect(&pcap, &luas, args)?;
+    report.hostile = datagrams.len();
+    lua_errors(&d, P::NAME, 0, &datagrams, &mut report.errors);
+    keep_or_remove(pcap, before, report);
+    Ok(())
+}

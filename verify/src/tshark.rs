@@ -1,0 +1,176 @@
+//! Running the generated dissector in real tshark, isolated from the user's configuration, and
+//! reading back every field it showed (PDML).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// tshark, or an error that says how to get it.
+pub fn tshark() -> Result<PathBuf, String> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| {
+            d.join(if cfg!(windows) {
+                "tshark.exe"
+            } else {
+                "tshark"
+            })
+        })
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            "tshark is not installed: the dissector is checked in real tshark \
+             (`apt-get install tshark`, `brew install wireshark`, or Wireshark's installer)"
+                .to_string()
+        })
+}
+
+/// One dissected field from PDML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub pos: usize,
+    pub size: usize,
+    pub show: String,
+    pub value: String,
+    /// The whole label as Wireshark shows it (`Custom: <empty>`).
+    pub showname: String,
+}
+
+/// What tshark made of a capture: every field of every frame, plus its diagnostics.
+#[derive(Debug)]
+pub struct Dissection {
+    pub frames: Vec<Vec<Field>>,
+    /// Per frame, each top-level protocol element: its name and its fields with positions made
+    /// relative to the element's start (reassembled PDUs have their own buffer).
+    pub pdus: Vec<Vec<(String, Vec<Field>)>>,
+    pub stderr: String,
+}
+
+impl Dissection {
+    /// Fields of frame `i` named `proto.*` except expert items, in tree order.
+    pub fn fields(&self, i: usize, proto: &str) -> Vec<&Field> {
+        let prefix = format!("{proto}.");
+        let expert = format!("{proto}.expert.");
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+            .collect()
+    }
+
+    /// Each `proto` PDU of frame `i`: its fields (expert items left out), positions relative to the
+    /// PDU's first byte.
+    pub fn pdus(&self, i: usize, proto: &str) -> Vec<Vec<&Field>> {
+        let prefix = format!("{proto}.");
+        let expert = format!("{proto}.expert.");
+        self.pdus[i]
+            .iter()
+            .filter(|(name, _)| name == proto)
+            .map(|(_, fields)| {
+                fields
+                    .iter()
+                    .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Names of the expert items of frame `i` raised by `proto`.
+    pub fn experts(&self, i: usize, proto: &str) -> Vec<&str> {
+        let expert = format!("{proto}.expert.");
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name.starts_with(&expert))
+            .map(|f| f.name.as_str())
+            .collect()
+    }
+}
+
+/// A tshark command with an isolated, empty configuration: its home, personal configuration and
+/// personal plugin folders are an empty folder of this process, so a dissector or preference a
+/// user installed (an older copy of the same dissector, say) cannot change what is checked.
+pub fn tshark_command() -> Result<Command, String> {
+    let home = std::env::temp_dir().join(format!("wiregen-tshark-home-{}", std::process::id()));
+    let config = home.join("config");
+    std::fs::create_dir_all(&config)
+        .map_err(|e| format!("cannot create {}: {e}", config.display()))?;
+    let mut cmd = Command::new(tshark()?);
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("WIRESHARK_CONFIG_DIR", &config)
+        .env("APPDATA", &config);
+    Ok(cmd)
+}
+
+/// Runs tshark with the dissectors `luas` (and `extra` arguments) on `pcap` and parses its PDML.
+/// A Lua error is not a failure here: [`Dissection::lua_errors`] lists them.
+pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection, String> {
+    let mut cmd = tshark_command()?;
+    cmd.arg("-r").arg(pcap);
+    for lua in luas {
+        cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));
+    }
+    let out = cmd
+        .args(["-T", "pdml"])
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run tshark: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        return Err(format!("tshark failed: {}", stderr.trim_end()));
+    }
+    let doc = roxmltree::Document::parse(&stdout)
+        .map_err(|e| format!("tshark printed no valid PDML: {e}"))?;
+    let field = |n: roxmltree::Node| -> Option<Field> {
+        Some(Field {
+            name: n.attribute("name")?.to_string(),
+            pos: n.attribute("pos")?.parse().ok()?,
+            size: n.attribute("size")?.parse().ok()?,
+            show: n.attribute("show").unwrap_or("").to_string(),
+            value: n.attribute("value").unwrap_or("").to_string(),
+            showname: n.attribute("showname").unwrap_or("").to_string(),
+        })
+    };
+    let packets: Vec<roxmltree::Node> = doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("packet"))
+        .collect();
+    let frames = packets
+        .iter()
+        .map(|packet| {
+            packet
+                .descendants()
+                .filter(|n| n.has_tag_name("field"))
+                .filter_map(field)
+                .collect()
+        })
+        .collect();
+    let pdus = packets
+        .iter()
+        .map(|packet| {
+            packet
+                .children()
+                .filter(|n| n.has_tag_name("proto"))
+                .map(|p| {
+                    let base: usize = p.attribute("pos").and_then(|x| x.parse().ok()).unwrap_or(0);
+                    let fields = p
+                        .descendants()
+                        .filter(|n| n.has_tag_name("field"))
+                        .filter_map(field)
+                        .map(|mut f| {
+                            f.pos = f.pos.wrapping_sub(base);
+                            f
+                        })
+                        .collect();
+                    (p.attribute("name").unwrap_or("").to_string(), fields)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Dissection {
+        frames,
+        pdus,
+        stderr,
+    })
+}
