@@ -46,7 +46,7 @@ pub use reassembly::{Fragmented, Piece, PieceEnd, Reassembler};
 pub use state::{StateTables, MAX_STATE_KEYS};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 #[cfg(feature = "arbitrary")]
-pub use traits::ArbitraryProtocol;
+pub use traits::{ArbitraryProtocol, Opening};
 pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};
 #[cfg(feature = "serde")]
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};

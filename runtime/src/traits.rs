@@ -274,7 +274,10 @@ pub trait ArbitraryProtocol: Protocol {
     /// The opening datagrams of one conversation, arbitrary and in order: whether the server
     /// sent each, and its bytes. Empty when the protocol opens no conversation that way; `None`
     /// when the encoder refused one of them.
-    fn arbitrary_opening(
-        u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>>;
+    fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>)
+        -> arbitrary::Result<Option<Opening>>;
 }
+
+/// Opening datagrams of a conversation, in order: whether the server sent each, and its bytes.
+#[cfg(feature = "arbitrary")]
+pub type Opening = Vec<(bool, Vec<u8>)>;

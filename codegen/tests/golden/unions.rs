@@ -307,7 +307,7 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+    ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
         let _ = u;
         Ok(Some(Vec::new()))
     }

@@ -2118,7 +2118,7 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+    ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
         let mut datagrams = Vec::new();
         match <Init as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
             Ok(bytes) => datagrams.push((false, bytes)),

@@ -128,7 +128,7 @@ impl<'p> Gen<'p> {
                     Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
                 }
 
-                fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<Vec<(bool, Vec<u8>)>>> {
+                fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
                     #opening
                 }
             }
