@@ -25,3 +25,5 @@ tshark --version | head -1
 cargo test --workspace "$@"
 # A game crate outside the workspace, built the way the README tells a user (build.rs + include).
 cargo test --manifest-path examples/mygame/Cargo.toml --target-dir target "$@"
+# Its dissector proven against its crate, as the README tells a user (`wiregen verify`).
+(cd examples/mygame && cargo run -q --manifest-path ../../codegen/Cargo.toml -- verify schema/mygame.yaml)

@@ -29,6 +29,7 @@ pub struct Builder {
     rust_out: Option<PathBuf>,
     lua_out: Option<PathBuf>,
     crates: bool,
+    runtime_path: Option<PathBuf>,
     options: ModuleOptions,
 }
 
@@ -112,6 +113,14 @@ impl Builder {
         self
     }
 
+    /// Crates ([`Builder::crates`]) depend on the runtime crate in this folder, by its path as
+    /// given. Default: the `runtime/` of a wiregen checkout in a folder above the output, else
+    /// the published version.
+    pub fn runtime_path(mut self, dir: impl AsRef<Path>) -> Self {
+        self.runtime_path = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Derives `serde::Serialize`/`Deserialize` on every type (one-file form; crates have a
     /// `serde` feature instead).
     pub fn serde(mut self, on: bool) -> Self {
@@ -167,6 +176,7 @@ impl Builder {
             (None, None) => return Err(Error::NoRustOut),
         };
         let mut protocols: Vec<Protocol> = Vec::new();
+        let mut named: Vec<PlannedProtocol> = Vec::new();
         let mut read: Vec<PathBuf> = Vec::new();
         let mut errors = Diagnostics::default();
         // Each named schema, then what it builds on (found while loading it).
@@ -177,6 +187,13 @@ impl Builder {
             }
             match load_recording(&file) {
                 Ok((p, files)) => {
+                    if self.schemas.contains(&file) {
+                        named.push(PlannedProtocol {
+                            schema: file.clone(),
+                            name: p.name.clone(),
+                            application_on: p.application.as_ref().map(|a| a.transport.clone()),
+                        });
+                    }
                     read.push(file.clone());
                     queue.extend(files.into_iter().filter(|f| f != &file));
                     if !protocols.iter().any(|q| q.name == p.name) {
@@ -194,7 +211,13 @@ impl Builder {
         }
         let mut out = Vec::new();
         let mut not_generated = Diagnostics::default();
-        let runtime = pipeline::runtime_dep_in(&rust_out);
+        let runtime = match &self.runtime_path {
+            Some(dir) => rust::RuntimeDep(format!(
+                "{{ version = \"0.1\", path = \"{}\" }}",
+                dir.display().to_string().replace('\\', "/")
+            )),
+            None => pipeline::runtime_dep_in(&rust_out),
+        };
         for p in &protocols {
             let rust = || {
                 if self.crates {
@@ -217,8 +240,10 @@ impl Builder {
             out.extend(o);
             not_generated.0.extend(problems.0);
         }
+        named.reverse();
         Ok(Plan {
             outputs: out,
+            protocols: named,
             read,
             rust_blocked: protocols.iter().any(|p| !p.generates(Backend::Rust)),
             not_generated,
@@ -231,6 +256,8 @@ impl Builder {
 pub struct Plan {
     /// Every file, with its path as it will be written.
     pub outputs: Vec<Output>,
+    /// The protocols of the named schemas, in the order named.
+    pub protocols: Vec<PlannedProtocol>,
     /// Every schema file read (the named ones and those they build on).
     pub read: Vec<PathBuf>,
     /// Each construct a backend cannot generate yet, at its schema position: that backend's
@@ -238,6 +265,16 @@ pub struct Plan {
     pub not_generated: Diagnostics,
     /// Whether some schema's Rust is among what is missing.
     pub rust_blocked: bool,
+}
+
+/// A protocol a named schema describes.
+#[derive(Debug, Clone)]
+pub struct PlannedProtocol {
+    pub schema: PathBuf,
+    /// `protocol.name`: its crate's folder, its dissector's file name, its filter prefix.
+    pub name: String,
+    /// For an application schema, the protocol it rides on.
+    pub application_on: Option<String>,
 }
 
 /// Loads a schema from any path (shown as given), and every file it read: itself and the

@@ -1,9 +1,11 @@
 //! The `wiregen` command: generate Rust and Lua from schemas anywhere (named on the command line,
 //! listed in a `wiregen.toml`, or this repository's own layout), check that committed outputs
-//! are fresh, and install dissectors into Wireshark.
+//! are fresh, install dissectors into Wireshark, and verify that a schema's crate and dissector
+//! agree.
 
 mod config;
 mod install;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -57,6 +59,10 @@ enum Command {
     /// Copy dissectors into Wireshark's personal Lua plugin folder, replacing older copies of
     /// the same protocols.
     Install(install::Args),
+    /// Prove a schema's two outputs agree: thousands of arbitrary valid messages encoded by its
+    /// crate and dissected by its dissector in tshark, every field compared, then hostile
+    /// datagrams that must raise no Lua error. Exits non-zero on any disagreement.
+    Verify(verify::Args),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         },
         Command::Install(args) => install::run(&cli.root, &args),
+        Command::Verify(args) => verify::run(&args),
     }
 }
 

@@ -168,3 +168,54 @@ fn a_limit_of_the_dissector_does_not_hold_back_the_rust() {
     let rust = std::fs::read_to_string(rs.join("demo.rs")).unwrap();
     assert!(rust.contains("pub stamp: u64"), "{rust}");
 }
+
+/// The verifier's build, shared by the tests (the first one builds its dependencies).
+fn verify_work_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wiregen-verify")
+}
+
+#[test]
+fn verify_proves_a_schema_outside_the_repository() {
+    let dir = scratch("verify");
+    // A schema of the user's own, in a folder of theirs.
+    let schema = dir.join("mine.yaml");
+    std::fs::copy(golden("integers.yaml"), &schema).unwrap();
+    let work = verify_work_dir();
+    let args = [
+        "verify",
+        schema.to_str().unwrap(),
+        "--messages",
+        "300",
+        "--hostile",
+        "200",
+        "--work-dir",
+        work.to_str().unwrap(),
+    ];
+    let (ok, out, err) = wiregen(&args, &dir);
+    assert!(ok, "{out}\n{err}");
+    let last = out.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("integers: 300 of 300 messages agree field by field")
+            && last.contains("200 hostile datagrams, 0 errors: ok"),
+        "{out}"
+    );
+}
+
+#[test]
+fn verify_says_why_it_cannot_verify_an_application_alone() {
+    let dir = scratch("verify-app");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/examples/arena.yaml");
+    let work = verify_work_dir();
+    let args = [
+        "verify",
+        schema.to_str().unwrap(),
+        "--work-dir",
+        work.to_str().unwrap(),
+    ];
+    let (ok, _, err) = wiregen(&args, &dir);
+    assert!(!ok);
+    assert!(
+        err.contains("'arena' is an application on 'riptide_2_1': verify the transport's schema"),
+        "{err}"
+    );
+}

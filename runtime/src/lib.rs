@@ -36,6 +36,10 @@ mod write;
 #[doc(hidden)]
 pub mod serde_support;
 
+#[cfg(feature = "arbitrary")]
+#[doc(hidden)]
+pub mod arbitrary_support;
+
 pub use bits::{BitReader, BitString, BitWriter};
 pub use crc::Crc;
 pub use error::{fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, EncodeErrorKind};

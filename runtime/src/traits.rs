@@ -266,10 +266,11 @@ pub trait SerdeProtocol: Protocol {
 /// `wiregen verify` and the differential tests feed the encoder, then compare with the dissector.
 #[cfg(feature = "arbitrary")]
 pub trait ArbitraryProtocol: Protocol {
-    /// An arbitrary root message, encoded; `None` when the encoder refuses the value (a value
-    /// the schema does not allow, such as a list longer than its count field can say).
-    fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>)
-        -> arbitrary::Result<Option<Vec<u8>>>;
+    /// An arbitrary root message, encoded, or why the encoder refuses the value (a value the
+    /// schema does not allow, such as a list longer than its count field can say).
+    fn arbitrary_message(
+        u: &mut arbitrary::Unstructured<'_>,
+    ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>>;
 
     /// The opening datagrams of one conversation, arbitrary and in order: whether the server
     /// sent each, and its bytes. Empty when the protocol opens no conversation that way; `None`

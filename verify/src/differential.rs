@@ -62,11 +62,15 @@ impl Options {
 #[derive(Debug, Default)]
 pub struct Report {
     pub protocol: &'static str,
+    /// Valid messages asked for.
+    pub wanted: usize,
     /// Arbitrary values tried.
     pub tried: usize,
     /// Values the encoder refused (a value the schema does not allow: its refusal is the
     /// encoder's job, covered by its own tests).
     pub refused: usize,
+    /// Why: how many refusals per field and kind of refusal.
+    pub refusals: std::collections::BTreeMap<(String, String), usize>,
     /// Encoded messages that need an earlier message's state (a list announced before): not
     /// sent alone.
     pub stateful: usize,
@@ -87,12 +91,18 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether everything agreed.
+    /// Whether everything agreed, on enough messages to mean something.
     pub fn ok(&self) -> bool {
         self.fatal.is_none()
             && self.disagreements.is_empty()
             && self.errors.is_empty()
-            && self.compared > 0
+            && !self.too_few()
+    }
+
+    /// Fewer than a tenth of the messages asked for: the encoder refused nearly every arbitrary
+    /// value, and a pass would prove little.
+    pub fn too_few(&self) -> bool {
+        self.compared == 0 || self.compared * 10 < self.wanted
     }
 }
 
@@ -115,6 +125,23 @@ impl fmt::Display for Report {
             if list.len() > SHOWN {
                 writeln!(f, "{p}: … and {} more of these", list.len() - SHOWN)?;
             }
+        }
+        if self.too_few() || self.refused > self.compared {
+            let mut reasons: Vec<_> = self.refusals.iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(a.1));
+            for ((field, kind), n) in reasons.iter().take(3) {
+                writeln!(
+                    f,
+                    "{p}: the encoder refused {n} arbitrary values at field '{field}' ({kind})"
+                )?;
+            }
+        }
+        if self.too_few() {
+            writeln!(
+                f,
+                "{p}: only {} of {} messages could be made: too few to prove anything",
+                self.compared, self.wanted
+            )?;
         }
         for c in &self.captures {
             writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
@@ -139,6 +166,7 @@ impl fmt::Display for Report {
 pub fn verify<P: ArbitraryProtocol>(opts: &Options) -> Report {
     let mut report = Report {
         protocol: P::NAME,
+        wanted: opts.messages,
         ..Report::default()
     };
     if let Err(why) = run::<P>(opts, &mut report) {
@@ -281,9 +309,14 @@ fn valid_messages<P: ArbitraryProtocol>(
         let raw = rng.bytes(len);
         let mut u = arbitrary::Unstructured::new(&raw);
         let bytes = match P::arbitrary_message(&mut u) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(e)) => {
                 report.refused += 1;
+                // By field and kind, values left out: the reasons a schema's random values
+                // are mostly invalid (a count field too small for the lists, say).
+                let kind = format!("{:?}", e.kind);
+                let kind = kind.split([' ', '{']).next().unwrap_or("").to_string();
+                *report.refusals.entry((e.field(), kind)).or_default() += 1;
                 continue;
             }
             Err(_) => continue,

@@ -9,8 +9,20 @@ use wiregen_runtime::{
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Bits<'a> {
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u8, 1>)
+    )]
     pub tiny: u8,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::signed::<i8, 5>)
+    )]
     pub signed: i8,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u16, 13>)
+    )]
     pub odd: u16,
     pub wide: u32,
     pub rest: BitString<'a>,
@@ -171,8 +183,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<u8>>> {
-        Ok(<Bits as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+    ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        Ok(<Bits as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -11,6 +11,10 @@ use wiregen_runtime::{
 pub struct Ints {
     pub a: u8,
     pub b: i16,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u32, 24>)
+    )]
     pub c: u32,
     pub d: i64,
     pub e: f32,
@@ -205,8 +209,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<u8>>> {
-        Ok(<Ints as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+    ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        Ok(<Ints as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -3093,8 +3093,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
-    ) -> arbitrary::Result<Option<Vec<u8>>> {
-        Ok(<Packet as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+    ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        Ok(<Packet as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -124,8 +124,8 @@ impl<'p> Gen<'p> {
 
             #[cfg(feature = "arbitrary")]
             impl wiregen_runtime::ArbitraryProtocol for Protocol {
-                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<Vec<u8>>> {
-                    Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode().ok())
+                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+                    Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode())
                 }
 
                 fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {

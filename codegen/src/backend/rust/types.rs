@@ -281,7 +281,8 @@ impl<'p> Gen<'p> {
                 }
                 _ => quote! {},
             };
-            fields.push(quote! { #fd #serde_attr pub #fname: #ty, });
+            let arbitrary_attr = arbitrary_in_range(&f.ty, f.condition.is_some());
+            fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
                 unions.push(self.union_def(sid, fi, f, u)?);
             }
@@ -534,4 +535,26 @@ impl<'p> Gen<'p> {
     }
 
     // ---- decode and encode --------------------------------------------------------------------
+}
+
+/// For an integer narrower than its Rust type (`u24` in a `u32`, `u3` in a `u8`), random values
+/// only in its range: the encoder refuses the others, and random messages (fuzzing, `wiregen
+/// verify`) would be mostly refused values.
+fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
+    let (t, bits, signed) = match ty {
+        Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),
+        Ty::VarInt(VarInt::RiptideLen) => (format_ident!("u16"), 15, false),
+        _ => return quote! {},
+    };
+    let f = match (optional, signed) {
+        (false, false) => "unsigned",
+        (false, true) => "signed",
+        (true, false) => "optional_unsigned",
+        (true, true) => "optional_signed",
+    };
+    let f = format_ident!("{f}");
+    let bits = Literal::u32_unsuffixed(bits);
+    quote! {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #bits>))]
+    }
 }

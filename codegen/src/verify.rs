@@ -1,0 +1,176 @@
+//! `wiregen verify`: the differential test for any schema, with no code to write. The schema's
+//! crate (with its `arbitrary` feature) and dissector are generated into a work folder, with a
+//! small program around `wiregen_verify::main` for that crate (as cargo-fuzz builds a fuzz
+//! target); cargo builds and runs it, and its report is the command's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use wiregen::builder::{write_if_changed, PlannedProtocol};
+use wiregen::Builder;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Schema files to verify (any path).
+    #[arg(required = true)]
+    schemas: Vec<PathBuf>,
+    /// Valid messages compared field by field, per schema.
+    #[arg(long, default_value_t = 2000)]
+    messages: usize,
+    /// Hostile datagrams (truncated, bit-flipped, random) that must raise no Lua error.
+    #[arg(long, default_value_t = 2000)]
+    hostile: usize,
+    /// The seed of every random choice: the same seed checks the same messages.
+    #[arg(long, default_value_t = 0x5eed)]
+    seed: u64,
+    /// The server's UDP port in the capture (default: the schema's first); on another port the
+    /// dissector is chosen with Decode As.
+    #[arg(long)]
+    port: Option<u16>,
+    /// Where the generated crate, the verifier program, its build and failing captures go.
+    #[arg(long, default_value = "target/wiregen-verify")]
+    work_dir: PathBuf,
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    let mut failed = false;
+    for schema in &args.schemas {
+        match verify(schema, args) {
+            Ok(true) => {}
+            Ok(false) => failed = true,
+            Err(e) => {
+                eprintln!("{}: {}", schema.display(), e.trim_end());
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Generates, builds and runs the verifier of one schema; `Ok(false)` when it found problems.
+fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
+    let work = std::path::absolute(&args.work_dir).map_err(|e| e.to_string())?;
+    let crates = work.join("crates");
+    let dissectors = work.join("dissectors");
+    let mut builder = Builder::new()
+        .schema(schema)
+        .rust_out(&crates)
+        .lua_out(&dissectors)
+        .crates(true);
+    if let Some(runtime) = source_folder("runtime") {
+        builder = builder.runtime_path(runtime);
+    }
+    let plan = builder.outputs().map_err(|e| e.to_string())?;
+    let protocol = plan
+        .protocols
+        .first()
+        .cloned()
+        .ok_or("the schema describes no protocol")?;
+    if let Some(transport) = &protocol.application_on {
+        return Err(format!(
+            "'{}' is an application on '{transport}': verify the transport's schema; \
+             application messages inside their transport are not verified by this command yet",
+            protocol.name
+        ));
+    }
+    if !plan.not_generated.0.is_empty() {
+        return Err(format!(
+            "not every output can be generated, so there is nothing to compare:\n{}",
+            plan.not_generated
+        ));
+    }
+    for o in &plan.outputs {
+        write_if_changed(o).map_err(|e| e.to_string())?;
+    }
+    let runner = write_runner(&work, &protocol)?;
+    let lua = dissectors.join(format!("{}.lua", protocol.name));
+    println!(
+        "{}: building the verifier of '{}' (first run: about a minute)",
+        schema.display(),
+        protocol.name
+    );
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .args(["run", "--quiet", "--release", "--manifest-path"])
+        .arg(runner.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", work.join("target"))
+        .arg("--")
+        .arg("--lua")
+        .arg(&lua)
+        .args(["--messages", &args.messages.to_string()])
+        .args(["--hostile", &args.hostile.to_string()])
+        .args(["--seed", &args.seed.to_string()])
+        .arg("--work-dir")
+        .arg(work.join("captures"));
+    if let Some(port) = args.port {
+        cargo.args(["--port", &port.to_string()]);
+    }
+    let status = cargo
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    Ok(status.success())
+}
+
+/// A folder of the wiregen source this binary was built from (`runtime`, `verify`), when it is
+/// still there (a checkout, or `cargo install --path codegen`).
+fn source_folder(name: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.join(name);
+    dir.join("Cargo.toml").is_file().then_some(dir)
+}
+
+/// The verifier program of `protocol`: a binary crate depending on the generated crate and on
+/// `wiregen-verify`.
+fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, String> {
+    let crate_dir = work.join("crates").join(&protocol.name);
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+        .map_err(|e| format!("{}: {e}", crate_dir.display()))?;
+    let package = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("name = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .ok_or("the generated Cargo.toml names no package")?
+        .to_string();
+    let library = package.replace('-', "_");
+    let verify_dep = match source_folder("verify") {
+        Some(dir) => format!(
+            "{{ version = \"0.1\", path = \"{}\" }}",
+            dir.display().to_string().replace('\\', "/")
+        ),
+        None => "\"0.1\"".to_string(),
+    };
+    let runner = work.join(format!("verify-{}", protocol.name));
+    let files = [
+        (
+            runner.join("Cargo.toml"),
+            format!(
+                "# Written by `wiregen verify`: the verifier of {name}.\n\
+                 [package]\nname = \"verify-{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+                 publish = false\n\n[workspace]\n\n[dependencies]\n\
+                 {package} = {{ path = \"../crates/{name}\", features = [\"arbitrary\"] }}\n\
+                 wiregen-verify = {verify_dep}\n\n\
+                 # Quick to build, quick enough to run thousands of messages.\n\
+                 [profile.release]\nopt-level = 1\ndebug = false\nincremental = true\n",
+                name = protocol.name,
+            ),
+        ),
+        (
+            runner.join("src/main.rs"),
+            format!(
+                "// Written by `wiregen verify`.\n\
+                 fn main() -> std::process::ExitCode {{\n    \
+                 wiregen_verify::main::<{library}::Protocol>()\n}}\n"
+            ),
+        ),
+    ];
+    for (path, contents) in files {
+        write_if_changed(&wiregen::backend::Output {
+            path: path.display().to_string(),
+            contents,
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(runner)
+}
