@@ -45,7 +45,7 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
         {
             Some("a '{' or '[' on an earlier line is not closed".to_string())
         } else {
-            None
+            misspelt_key(&message)
         };
         Diagnostics(vec![Diagnostic {
             file: path.to_string(),
@@ -55,6 +55,17 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
             hint,
         }])
     })
+}
+
+/// "did you mean" for serde's ``unknown field `lenght`, expected one of `name`, `length`, …``
+/// (and unknown variants): the closest key it lists.
+fn misspelt_key(message: &str) -> Option<String> {
+    let rest = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| message.find(p).map(|i| &message[i + p.len()..]))?;
+    let (wrong, expected) = rest.split_once('`')?;
+    let candidates = expected.split('`').skip(1).step_by(2);
+    crate::diag::did_you_mean(wrong, candidates)
 }
 
 /// Loads a schema that extends no other (see [`load_with`]).
