@@ -45,7 +45,9 @@ pub fn label(name: &str) -> String {
     }
 }
 
-/// The generated crate's package name.
+/// The generated crate's package name: the protocol's name as it is, so that the name a user
+/// writes in `Cargo.toml` is the library's name, its folder's and the dissector's
+/// (`riptide_2_1 = { path = ... }`, `use riptide_2_1::…`).
 pub fn crate_name(p: &Protocol) -> String {
-    p.name.replace('_', "-")
+    p.name.clone()
 }

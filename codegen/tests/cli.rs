@@ -219,3 +219,22 @@ fn verify_says_why_it_cannot_verify_an_application_alone() {
         "{err}"
     );
 }
+
+/// One name everywhere: a generated crate's package is its folder's name and its library's
+/// (`riptide_2_1 = { path = "generated/riptide_2_1" }` works as written).
+#[test]
+fn a_crate_is_named_as_its_protocol() {
+    let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(generated).unwrap() {
+        let dir = entry.unwrap().path();
+        let folder = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("\nname = \"{folder}\"\n")),
+            "{folder}: {manifest}"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 9, "{seen} crates");
+}

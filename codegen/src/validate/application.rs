@@ -138,7 +138,7 @@ impl<'f> Validator<'f> {
         };
         Some(Application {
             transport: t.name.clone(),
-            transport_crate: t.name.replace('_', "-"),
+            transport_crate: t.name.clone(),
             bits,
             points,
             messages,

@@ -43,7 +43,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
             base_serde = base.map(|(n, _)| format!(", \"{n}/serde\"")).unwrap_or_default(),
             base_arbitrary = base.map(|(n, _)| format!(", \"{n}/arbitrary\"")).unwrap_or_default(),
             base_dep = base
-                .map(|(n, dir)| format!("# The schema this one builds on (extends, or rides on).\n{n} = {{ package = \"{}\", path = \"../{dir}\" }}\n", dir.replace('_', "-")))
+                .map(|(n, dir)| format!("# The schema this one builds on (extends, or rides on).\n{n} = {{ path = \"../{dir}\" }}\n"))
                 .unwrap_or_default(),
         )
     }
