@@ -41,6 +41,9 @@ pub struct DecodeErrorInfo {
     /// In bit-stream layouts, the exact bit offset (bit n is bit n % 8 of byte n / 8).
     pub bit: Option<usize>,
     pub kind: DecodeErrorKind,
+    /// The schema type being decoded as a whole (`Chat`), so an error past its end says what
+    /// the bytes were read as: decoding with the wrong type reads as such.
+    pub ty: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +84,7 @@ impl DecodeError {
             offset,
             bit: None,
             kind,
+            ty: None,
         }))
     }
 
@@ -92,7 +96,15 @@ impl DecodeError {
             offset: bit / 8,
             bit: Some(bit),
             kind,
+            ty: None,
         }))
+    }
+
+    /// Names the type the whole input was decoded as.
+    #[cold]
+    pub fn decoding(mut self, ty: &'static str) -> Self {
+        self.0.ty = Some(ty);
+        self
     }
 
     /// Adds the enclosing field's name as errors travel out of nested types.
@@ -118,8 +130,14 @@ impl fmt::Display for DecodeError {
         let field = self.field();
         match (self.bit, field.is_empty()) {
             // Past the last field: what is wrong is the message's end.
-            (Some(bit), true) => write!(f, "after the message, at bit {bit}: ")?,
-            (None, true) => write!(f, "after the message, at byte {}: ", self.offset)?,
+            (Some(bit), true) => match self.ty {
+                Some(ty) => write!(f, "after a whole {ty}, at bit {bit}: ")?,
+                None => write!(f, "after the message, at bit {bit}: ")?,
+            },
+            (None, true) => match self.ty {
+                Some(ty) => write!(f, "after a whole {ty}, at byte {}: ", self.offset)?,
+                None => write!(f, "after the message, at byte {}: ", self.offset)?,
+            },
             (Some(bit), false) => {
                 write!(f, "field '{field}' at bit {bit} (byte {}): ", self.offset)?
             }
@@ -142,7 +160,13 @@ impl fmt::Display for DecodeError {
                 write!(f, "value {value} is larger than the allowed {max}")
             }
             DecodeErrorKind::BadLength { value } => write!(f, "impossible length {value}"),
-            DecodeErrorKind::Trailing { bytes } => write!(f, "{bytes} unexpected trailing bytes"),
+            DecodeErrorKind::Trailing { bytes } => {
+                write!(f, "{bytes} unexpected trailing bytes")?;
+                match (self.ty, self.field().is_empty()) {
+                    (Some(ty), true) => write!(f, " (a longer {ty}, or bytes of another type?)"),
+                    _ => Ok(()),
+                }
+            }
             DecodeErrorKind::UnknownValue { value } => write!(f, "unknown value {value:#x}"),
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
             DecodeErrorKind::NoState { key } => {

@@ -189,7 +189,7 @@ fn read_whole<'a, C: Codec<'a>, T: Trace<'a>>(
     mut r: C::Reader<T>,
 ) -> (Result<C, DecodeError>, Vec<FieldNote<'a>>) {
     let v = C::read(&mut r).and_then(|v| r.finish().map(|_| v));
-    (v, r.into_notes())
+    (v.map_err(|e| e.decoding(C::NAME)), r.into_notes())
 }
 
 /// A schema type named independently of the bytes it borrows: implemented for the type with a

@@ -63,11 +63,15 @@ mod regressions {
 
     #[test]
     fn trailing_bytes_are_after_the_message_not_a_nameless_field() {
+        // The error names the type the bytes were read as: decoding with the wrong type, or a
+        // longer message, reads as such.
         let e = super::lengths::Item::decode(&[0, 1, 2]).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "after the message, at byte 2: 1 unexpected trailing bytes"
+            "after a whole Item, at byte 2: 1 unexpected trailing bytes \
+             (a longer Item, or bytes of another type?)"
         );
+        assert_eq!(e.ty, Some("Item"));
     }
 
     /// A case beyond what its u8 tag holds compiles, is never decoded, and is refused on encode
