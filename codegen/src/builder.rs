@@ -212,10 +212,7 @@ impl Builder {
         let mut out = Vec::new();
         let mut not_generated = Diagnostics::default();
         let runtime = match &self.runtime_path {
-            Some(dir) => rust::RuntimeDep(format!(
-                "{{ version = \"0.1\", path = \"{}\" }}",
-                dir.display().to_string().replace('\\', "/")
-            )),
+            Some(dir) => rust::RuntimeDep(pipeline::path_dependency(&dir.display().to_string())),
             None => pipeline::runtime_dep_in(&rust_out),
         };
         for p in &protocols {

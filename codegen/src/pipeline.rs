@@ -77,7 +77,6 @@ pub fn runtime_dep(root: &Path) -> RuntimeDep {
 /// when the runtime crate is found in a folder above (this repository, or a checkout of it), and
 /// by version requirement otherwise (the published crate).
 pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
-    const VERSION: &str = "0.1";
     let absolute = crates_dir
         .canonicalize()
         .or_else(|_| std::path::absolute(crates_dir))
@@ -89,10 +88,23 @@ pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
         if is_runtime {
             // From `<crates_dir>/<crate>` up to `crates_dir`, then up to `dir`.
             let path = "../".repeat(1 + ups) + "runtime";
-            return RuntimeDep(format!("{{ version = \"{VERSION}\", path = \"{path}\" }}"));
+            return RuntimeDep(path_dependency(&path));
         }
     }
-    RuntimeDep(format!("\"{VERSION}\""))
+    RuntimeDep(format!("\"{WIREGEN_VERSION}\""))
+}
+
+/// The version requirement generated manifests put on wiregen's own crates (`wiregen-runtime`,
+/// `wiregen-verify`).
+pub const WIREGEN_VERSION: &str = "0.1";
+
+/// A manifest's dependency on one of wiregen's own crates at `path` (a checkout), keeping the
+/// version requirement for publishing; `/` separators on every platform.
+pub fn path_dependency(path: &str) -> String {
+    format!(
+        "{{ version = \"{WIREGEN_VERSION}\", path = \"{}\" }}",
+        path.replace('\\', "/")
+    )
 }
 
 /// Every output file of one protocol that its backends can generate, and a diagnostic for each

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use wiregen::builder::{write_if_changed, PlannedProtocol};
-use wiregen::Builder;
+use wiregen::{pipeline, Builder};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -124,22 +124,11 @@ fn source_folder(name: &str) -> Option<PathBuf> {
 /// The verifier program of `protocol`: a binary crate depending on the generated crate and on
 /// `wiregen-verify`.
 fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, String> {
-    let crate_dir = work.join("crates").join(&protocol.name);
-    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
-        .map_err(|e| format!("{}: {e}", crate_dir.display()))?;
-    let package = manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("name = \""))
-        .and_then(|l| l.strip_suffix('"'))
-        .ok_or("the generated Cargo.toml names no package")?
-        .to_string();
-    let library = package.replace('-', "_");
+    // A generated crate's package and library are the protocol's name.
+    let package = &protocol.name;
     let verify_dep = match source_folder("verify") {
-        Some(dir) => format!(
-            "{{ version = \"0.1\", path = \"{}\" }}",
-            dir.display().to_string().replace('\\', "/")
-        ),
-        None => "\"0.1\"".to_string(),
+        Some(dir) => pipeline::path_dependency(&dir.display().to_string()),
+        None => format!("\"{}\"", pipeline::WIREGEN_VERSION),
     };
     let runner = work.join(format!("verify-{}", protocol.name));
     let files = [
@@ -161,7 +150,7 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
             format!(
                 "// Written by `wiregen verify`.\n\
                  fn main() -> std::process::ExitCode {{\n    \
-                 wiregen_verify::main::<{library}::Protocol>()\n}}\n"
+                 wiregen_verify::main::<{package}::Protocol>()\n}}\n"
             ),
         ),
     ];

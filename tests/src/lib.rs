@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 pub use wiregen_verify::{
     compare, expected, Datagram, Dissection, Expected, ExpectedField, Field, Rng, Segment, HEADERS,
-    MALFORMED_EXPERTS,
 };
 
 /// The repository root (this crate lives in `tests/`).
@@ -43,13 +42,11 @@ pub fn tshark_command() -> Command {
 pub fn dissect(pcap: &Path, lua: &Path, extra: &[&str]) -> Dissection {
     tshark();
     let d = wiregen_verify::dissect(pcap, &[lua], extra).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        !d.stderr.contains("Lua: Error"),
-        "the dissector raised a Lua error:\n{}",
-        d.stderr
-    );
-    for (i, frame) in d.frames.iter().enumerate() {
-        if let Some(e) = frame.iter().find(|f| f.name == "_ws.lua.error") {
+    if let Some(stderr) = d.load_error() {
+        panic!("the dissector raised a Lua error:\n{stderr}");
+    }
+    for i in 0..d.frames.len() {
+        if let Some(e) = d.lua_errors(i).first() {
             panic!("frame {i}: {}", e.showname);
         }
     }
@@ -185,13 +182,8 @@ pub fn application_cross_check(
             compare(&inner, &d.fields(i, application.0), HEADERS)
                 .unwrap_or_else(|e| panic!("{args:?} frame {i} {}: {e}", application.0));
             // Valid messages: notes (an unnamed enum value) at most, nothing malformed.
-            for e in d.experts(i, application.0) {
-                let kind = e.rsplit('.').next().unwrap_or("");
-                assert!(
-                    !MALFORMED_EXPERTS.contains(&kind),
-                    "{args:?} frame {i}: {e}"
-                );
-            }
+            let malformed = d.malformed(i, application.0);
+            assert!(malformed.is_empty(), "{args:?} frame {i}: {malformed:?}");
         }
     }
     pcap

@@ -4,7 +4,7 @@
 //! WIRE-NOTES give are shown. (The crates read the same captures in `wirecat/tests/captures.rs`.)
 
 use std::path::PathBuf;
-use wiregen_tests::{dissect, info_column, repo_root, Dissection, MALFORMED_EXPERTS};
+use wiregen_tests::{dissect, info_column, repo_root, Dissection};
 
 fn capture(name: &str) -> PathBuf {
     repo_root().join("tests/captures").join(name)
@@ -29,10 +29,8 @@ fn clean(name: &str, proto: &str, extra: &[&str]) -> Dissection {
                 assert!(!f.showname.contains("<MISSING>"), "{at}: {f:?}");
                 assert!(f.name != "_ws.malformed" && f.name != "data", "{at}: {f:?}");
             }
-            for e in d.experts(i, proto) {
-                let kind = e.rsplit('.').next().unwrap_or("");
-                assert!(!MALFORMED_EXPERTS.contains(&kind), "{at}: {e}");
-            }
+            let malformed = d.malformed(i, proto);
+            assert!(malformed.is_empty(), "{at}: {malformed:?}");
         }
         last = Some(d);
     }

@@ -11,17 +11,6 @@ use std::fmt;
 use std::path::PathBuf;
 use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeErrorKind, Protocol};
 
-/// Expert items that say a message is malformed: a valid message must show none of them.
-pub const MALFORMED_EXPERTS: &[&str] = &[
-    "truncated",
-    "length_mismatch",
-    "trailing",
-    "bad_const",
-    "bad_checksum",
-    "invalid_value",
-    "internal",
-];
-
 /// What to check and how hard.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -76,6 +65,8 @@ pub struct Report {
     pub stateful: usize,
     /// Messages compared field by field.
     pub compared: usize,
+    /// Messages whose every field agreed, and that the dissector did not call malformed.
+    pub agreed: usize,
     /// Fields compared.
     pub fields: usize,
     /// Crate and dissector disagree, or the crate disagrees with itself.
@@ -150,7 +141,7 @@ impl fmt::Display for Report {
             f,
             "{p}: {} of {} messages agree field by field ({} fields; {} values refused by the \
              encoder, {} need earlier state); {} hostile datagrams, {} errors: {}",
-            self.compared - self.disagreements.len().min(self.compared),
+            self.agreed,
             self.compared,
             self.fields,
             self.refused,
@@ -230,16 +221,13 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
             || experts
                 .iter()
                 .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
-        if let Some(e) = experts
-            .iter()
-            .find(|e| MALFORMED_EXPERTS.contains(&e.rsplit('.').next().unwrap_or("")))
-            .filter(|_| !joined)
-        {
-            report.disagreements.push(format!(
+        match d.malformed(frame, P::NAME).first() {
+            Some(e) if !joined => report.disagreements.push(format!(
                 "frame {} ({}): the crate encoded it, the dissector calls it malformed ({e})",
                 frame + 1,
                 hex(m)
-            ));
+            )),
+            _ => report.agreed += 1,
         }
     }
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
@@ -360,11 +348,8 @@ fn valid_messages<P: ArbitraryProtocol>(
 /// Fails when the dissector shows nothing at all: it did not load (Wireshark 4.4 and later run
 /// no Lua as root) or registered under another name.
 fn loaded(d: &Dissection, name: &str, luas: &[PathBuf]) -> Result<(), String> {
-    if d.stderr.contains("Lua: Error") {
-        return Err(format!(
-            "the dissector failed to load:\n{}",
-            d.stderr.trim_end()
-        ));
+    if let Some(stderr) = d.load_error() {
+        return Err(format!("the dissector failed to load:\n{stderr}"));
     }
     let shown = (0..d.frames.len()).any(|i| !d.fields(i, name).is_empty());
     if shown {
@@ -395,15 +380,14 @@ fn lua_errors(
     errors: &mut Vec<String>,
 ) {
     let internal = format!("{name}.expert.internal");
-    for (i, frame) in d.frames.iter().enumerate().skip(first) {
+    for i in first..d.frames.len() {
         let bytes = datagrams
             .get(i)
             .map(|g| hex(&g.payload))
             .unwrap_or_default();
-        for f in frame {
-            if f.name == "_ws.lua.error" || f.name == internal {
-                errors.push(format!("frame {} ({bytes}): {}", i + 1, f.showname));
-            }
+        let caught = d.frames[i].iter().filter(|f| f.name == internal);
+        for f in d.lua_errors(i).into_iter().chain(caught) {
+            errors.push(format!("frame {} ({bytes}): {}", i + 1, f.showname));
         }
     }
 }

@@ -24,10 +24,10 @@ mod rng;
 mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
-pub use differential::{verify, Options, Report, MALFORMED_EXPERTS};
+pub use differential::{verify, Options, Report};
 pub use pcap::{write_pcap, write_tcp_pcap, Datagram, Segment, HEADERS};
 pub use rng::Rng;
-pub use tshark::{dissect, tshark, tshark_command, Dissection, Field};
+pub use tshark::{dissect, tshark, tshark_command, Dissection, Field, MALFORMED_EXPERTS};
 
 use std::process::ExitCode;
 use wiregen_runtime::ArbitraryProtocol;

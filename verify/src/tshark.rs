@@ -83,7 +83,42 @@ impl Dissection {
             .map(|f| f.name.as_str())
             .collect()
     }
+
+    /// The expert items of frame `i` by which `proto` calls it malformed
+    /// ([`MALFORMED_EXPERTS`]).
+    pub fn malformed(&self, i: usize, proto: &str) -> Vec<&str> {
+        self.experts(i, proto)
+            .into_iter()
+            .filter(|e| MALFORMED_EXPERTS.contains(&e.rsplit('.').next().unwrap_or("")))
+            .collect()
+    }
+
+    /// The Lua errors raised while dissecting frame `i` (`_ws.lua.error`).
+    pub fn lua_errors(&self, i: usize) -> Vec<&Field> {
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name == "_ws.lua.error")
+            .collect()
+    }
+
+    /// What tshark printed when a dissector failed to load, if one did.
+    pub fn load_error(&self) -> Option<&str> {
+        self.stderr
+            .contains("Lua: Error")
+            .then(|| self.stderr.trim_end())
+    }
 }
+
+/// Expert items that say a message is malformed: a valid message must show none of them.
+pub const MALFORMED_EXPERTS: &[&str] = &[
+    "truncated",
+    "length_mismatch",
+    "trailing",
+    "bad_const",
+    "bad_checksum",
+    "invalid_value",
+    "internal",
+];
 
 /// A tshark command with an isolated, empty configuration: its home, personal configuration and
 /// personal plugin folders are an empty folder of this process, so a dissector or preference a
