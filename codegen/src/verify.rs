@@ -69,13 +69,6 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .first()
         .cloned()
         .ok_or("the schema describes no protocol")?;
-    if let Some(transport) = &protocol.application_on {
-        return Err(format!(
-            "'{}' is an application on '{transport}': verify the transport's schema; \
-             application messages inside their transport are not verified by this command yet",
-            protocol.name
-        ));
-    }
     if !plan.not_generated.0.is_empty() {
         return Err(format!(
             "not every output can be generated, so there is nothing to compare:\n{}",
@@ -86,7 +79,11 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         write_if_changed(o).map_err(|e| e.to_string())?;
     }
     let runner = write_runner(&work, &protocol)?;
-    let lua = dissectors.join(format!("{}.lua", protocol.name));
+    // An application is dissected inside its transport: both dissectors are loaded.
+    let luas: Vec<PathBuf> = std::iter::once(&protocol.name)
+        .chain(&protocol.application_on)
+        .map(|name| dissectors.join(format!("{name}.lua")))
+        .collect();
     println!(
         "{}: building the verifier of '{}' (first run: about a minute)",
         schema.display(),
@@ -97,9 +94,11 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .args(["run", "--quiet", "--release", "--manifest-path"])
         .arg(runner.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", work.join("target"))
-        .arg("--")
-        .arg("--lua")
-        .arg(&lua)
+        .arg("--");
+    for lua in &luas {
+        cargo.arg("--lua").arg(lua);
+    }
+    cargo
         .args(["--messages", &args.messages.to_string()])
         .args(["--hostile", &args.hostile.to_string()])
         .args(["--seed", &args.seed.to_string()])

@@ -31,6 +31,14 @@ impl fmt::Debug for DecodeError {
     }
 }
 
+/// Where a payload starts in the datagram carrying it (see [`DecodeError::in_payload`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayloadStart {
+    /// A bit position (bit n is bit n % 8 of byte n / 8).
+    Bit(usize),
+    Byte(usize),
+}
+
 /// The details of a [`DecodeError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeErrorInfo {
@@ -104,6 +112,25 @@ impl DecodeError {
     #[cold]
     pub fn decoding(mut self, ty: &'static str) -> Self {
         self.0.ty = Some(ty);
+        self
+    }
+
+    /// An error in a payload (an application's message) as an error in the datagram that
+    /// carries it: `path` names the payload field from the datagram's root (outermost first),
+    /// and `start` is where the payload begins: [`PayloadStart::Bit`] in bit streams,
+    /// [`PayloadStart::Byte`] else (`None` leaves positions counting from the payload's start).
+    #[cold]
+    pub fn in_payload(mut self, path: &[&'static str], start: Option<PayloadStart>) -> Self {
+        self.0.path.extend(path.iter().rev());
+        match start {
+            Some(PayloadStart::Bit(start)) => {
+                let bit = self.0.bit.unwrap_or(self.0.offset * 8) + start;
+                self.0.bit = Some(bit);
+                self.0.offset = bit / 8;
+            }
+            Some(PayloadStart::Byte(start)) => self.0.offset += start,
+            None => {}
+        }
         self
     }
 

@@ -42,7 +42,9 @@ pub mod arbitrary_support;
 
 pub use bits::{BitReader, BitString, BitWriter};
 pub use crc::Crc;
-pub use error::{fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, EncodeErrorKind};
+pub use error::{
+    fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, EncodeErrorKind, PayloadStart,
+};
 pub use f16::{f16_to_f32, f32_to_f16};
 pub use owned::IntoOwned;
 pub use read::Reader;

@@ -237,6 +237,14 @@ pub trait Protocol {
 
     /// Visits every type of the schema, in schema order.
     fn each_type<V: TypeVisitor>(visitor: &mut V);
+
+    /// Every field of one datagram decoded alone, as the dissectors show them (offsets from the
+    /// datagram's first byte), up to the point of any error: what `wiregen verify` compares with
+    /// tshark. The root's fields; an application adds those of the game message it carries.
+    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let (root, notes) = <Self::Root<'a> as Codec<'a>>::dissect(bytes);
+        (root.map(drop), notes)
+    }
 }
 
 /// Visits every type of a protocol built with serde support ([`SerdeProtocol`]).

@@ -128,12 +128,14 @@ macro_rules! arbitrary_messages {
 /// the dissector at `lua` (relative to the repository; `tshark_args` choose it with Decode As if
 /// needed), then hostile datagrams. Fails with the report, naming frame, field and bytes.
 pub fn verify_protocol<P: wiregen_runtime::ArbitraryProtocol>(
-    lua: &str,
+    luas: &[&str],
     tshark_args: &[&str],
     seed: u64,
 ) -> wiregen_verify::Report {
     tshark();
-    let mut opts = wiregen_verify::Options::new(repo_root().join(lua));
+    let mut opts = wiregen_verify::Options::new(repo_root().join(luas[0]));
+    opts.luas
+        .extend(luas[1..].iter().map(|l| repo_root().join(l)));
     opts.seed = seed;
     opts.tshark_args = tshark_args.iter().map(|a| a.to_string()).collect();
     let report = wiregen_verify::verify::<P>(&opts);

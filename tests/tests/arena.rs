@@ -9,30 +9,11 @@ use std::borrow::Cow;
 use wiregen_tests::*;
 
 fn unreliable(m: &Message) -> Vec<u8> {
-    let mut um = rip::UserMessage {
-        message_id: 0,
-        payload: rip::BitString::from_bytes(vec![]),
-    };
-    m.fill_user_message(&mut um).unwrap();
-    rip::Message {
-        body: rip::MessageBody::Unreliable(um),
-    }
-    .encode()
-    .unwrap()
+    m.encode_user_message().unwrap()
 }
 
 fn reliable(seq: u16, m: &Message) -> Vec<u8> {
-    let mut um = rip::ReliableUserMessage {
-        sequence_id: seq,
-        message_id: 0,
-        payload: rip::BitString::from_bytes(vec![]),
-    };
-    m.fill_reliable_user_message(&mut um).unwrap();
-    rip::Message {
-        body: rip::MessageBody::Reliable(um),
-    }
-    .encode()
-    .unwrap()
+    m.encode_reliable_user_message(seq).unwrap()
 }
 
 fn spawn() -> Message<'static> {
@@ -58,6 +39,57 @@ fn spawn() -> Message<'static> {
             },
         ],
     })
+}
+
+#[test]
+fn one_call_each_way() {
+    let chat = Message::Chat(Chat {
+        text: Cow::Borrowed("Hi"),
+    });
+    // Sending: the whole datagram (the vector below) in one call; the same bytes as filling a
+    // transport message by hand.
+    let bytes = chat.encode_reliable_user_message(1).unwrap();
+    assert_eq!(bytes, hex_bytes("17 00 20 20 80 94 06"));
+    let mut um = rip::ReliableUserMessage {
+        sequence_id: 1,
+        message_id: 0,
+        payload: rip::BitString::from_bytes(vec![]),
+    };
+    chat.fill_reliable_user_message(&mut um).unwrap();
+    let by_hand = rip::Message {
+        body: rip::MessageBody::Reliable(um),
+    };
+    assert_eq!(by_hand.encode().unwrap(), bytes);
+    // Receiving: the game message, in one call, from the datagram or from a decoded one.
+    assert_eq!(Message::receive(&bytes).unwrap(), Some(chat.clone()));
+    assert_eq!(Message::from_transport(&by_hand).unwrap(), Some(chat));
+    let moved = hex_bytes("10 00 00 00 fc 03 00 00 00 1c");
+    assert_eq!(
+        Message::receive(&moved).unwrap(),
+        Some(Message::PlayerMove(PlayerMove {
+            x: 1.5,
+            y: -2.0,
+            jumping: true,
+        }))
+    );
+    // The transport's own datagrams carry no game message.
+    let welcome = rip::Message {
+        body: rip::MessageBody::Welcome(rip::ClientId {
+            sequence_id: 1,
+            client_id: 2,
+        }),
+    }
+    .encode()
+    .unwrap();
+    assert_eq!(Message::receive(&welcome).unwrap(), None);
+    // A datagram cut inside the game's message names the game's field.
+    // (payload at bit 12, after the 4-bit header and the 8-bit id; y after x's 32 bits).
+    let e = Message::receive(&moved[..6]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("field 'body.payload.y' at bit 44 (byte 5): truncated"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -8,28 +8,11 @@ use std::borrow::Cow;
 use wiregen_tests::*;
 
 fn unreliable(m: &Message) -> Vec<u8> {
-    let mut u = dnp::UnreliableMessage {
-        data: Cow::Borrowed(&[]),
-    };
-    m.fill_unreliable_message(&mut u).unwrap();
-    dnp::Command {
-        body: dnp::CommandBody::UnreliableMessage(u),
-    }
-    .encode()
-    .unwrap()
+    m.encode_unreliable_message().unwrap()
 }
 
 fn reliable(number: u16, m: &Message) -> Vec<u8> {
-    let mut r = dnp::ReliableMessage {
-        number,
-        data: Cow::Borrowed(&[]),
-    };
-    m.fill_reliable_message(&mut r).unwrap();
-    dnp::Command {
-        body: dnp::CommandBody::ReliableMessage(r),
-    }
-    .encode()
-    .unwrap()
+    m.encode_reliable_message(number).unwrap()
 }
 
 fn inventory() -> Message<'static> {
@@ -46,6 +29,45 @@ fn inventory() -> Message<'static> {
             },
         ],
     })
+}
+
+#[test]
+fn one_call_each_way() {
+    let say = Message::Say(Say {
+        text: Cow::Borrowed("hello"),
+    });
+    let bytes = say.encode_reliable_message(7).unwrap();
+    assert_eq!(bytes, hex_bytes("04 07 00 02 05 00 68 65 6c 6c 6f"));
+    let mut r = dnp::ReliableMessage {
+        number: 7,
+        data: Cow::Borrowed(&[]),
+    };
+    say.fill_reliable_message(&mut r).unwrap();
+    let by_hand = dnp::Command {
+        body: dnp::CommandBody::ReliableMessage(r),
+    };
+    assert_eq!(by_hand.encode().unwrap(), bytes);
+    // The text borrows the received datagram: no copy.
+    let received = Message::receive(&bytes).unwrap();
+    match &received {
+        Some(Message::Say(Say {
+            text: Cow::Borrowed(t),
+        })) => assert_eq!(*t, "hello"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(received, Some(say.clone()));
+    assert_eq!(Message::from_transport(&by_hand).unwrap(), Some(say));
+    // DNP's own commands (Connection Close is byte 2 alone) carry none.
+    assert_eq!(Message::receive(&[2]).unwrap(), None);
+    // A game id the schema does not name is an error at the id.
+    let e = Message::receive(&hex_bytes("03 09")).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::UnknownValue { value: 9 });
+    // Positions count from the datagram: the text's length at byte 2, after code and id.
+    let e = Message::receive(&hex_bytes("03 02")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "field 'body.data.text' at byte 2: truncated: needs 2 bytes, 0 available"
+    );
 }
 
 #[test]

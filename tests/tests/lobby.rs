@@ -8,30 +8,11 @@ use std::borrow::Cow;
 use wiregen_tests::*;
 
 fn reliable(seq: u16, m: &Message) -> Vec<u8> {
-    let mut um = rip::ReliableUserMessage {
-        sequence_id: seq,
-        message_id: 0,
-        payload: Cow::Borrowed(&[]),
-    };
-    m.fill_reliable_user_message(&mut um).unwrap();
-    rip::Message {
-        body: rip::MessageBody::Reliable(um),
-    }
-    .encode()
-    .unwrap()
+    m.encode_reliable_user_message(seq).unwrap()
 }
 
 fn unreliable(m: &Message) -> Vec<u8> {
-    let mut um = rip::UserMessage {
-        message_id: 0,
-        payload: Cow::Borrowed(&[]),
-    };
-    m.fill_user_message(&mut um).unwrap();
-    rip::Message {
-        body: rip::MessageBody::Unreliable(um),
-    }
-    .encode()
-    .unwrap()
+    m.encode_user_message().unwrap()
 }
 
 #[test]
@@ -43,6 +24,22 @@ fn the_notes_vector_is_a_greeting() {
     });
     let bytes = reliable(1, &greeting);
     assert_eq!(bytes, hex_bytes("07 01 00 05 00 02 48 69 2C 01"));
+    // One call back, the text borrowed from the datagram.
+    assert_eq!(Message::receive(&bytes).unwrap(), Some(greeting.clone()));
+    let mut um = rip::ReliableUserMessage {
+        sequence_id: 1,
+        message_id: 0,
+        payload: Cow::Borrowed(&[]),
+    };
+    greeting.fill_reliable_user_message(&mut um).unwrap();
+    let by_hand = rip::Message {
+        body: rip::MessageBody::Reliable(um),
+    };
+    assert_eq!(by_hand.encode().unwrap(), bytes);
+    assert_eq!(
+        Message::from_transport(&by_hand).unwrap(),
+        Some(greeting.clone())
+    );
     match rip::Message::decode(&bytes).unwrap().body {
         rip::MessageBody::Reliable(um) => {
             assert_eq!(Message::from_reliable_user_message(&um).unwrap(), greeting)

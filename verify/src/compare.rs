@@ -50,11 +50,13 @@ fn parse_int(show: &str) -> Option<i128> {
     }
 }
 
-/// A string as Wireshark shows it (`format_text_wsp`): whitespace control characters as a space,
-/// other control characters as `\x` and their hex digits; its strings end at a NUL.
+/// A string as Wireshark shows it (`format_text_wsp`): whitespace control characters as a space
+/// (`\r\n` as one: Wireshark 4.0 shows `";\r\n1"` as `"; 1"`), other control characters as `\x`
+/// and their hex digits; its strings end at a NUL.
 fn wireshark_escaped(s: &str) -> String {
     let mut out = String::new();
-    for c in s.split('\0').next().unwrap_or("").chars() {
+    let text = s.split('\0').next().unwrap_or("").replace("\r\n", "\n");
+    for c in text.chars() {
         match c {
             '\t' | '\n' | '\r' => out.push(' '),
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {

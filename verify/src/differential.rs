@@ -9,7 +9,7 @@ use crate::rng::Rng;
 use crate::tshark::{dissect, Dissection};
 use std::fmt;
 use std::path::PathBuf;
-use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeErrorKind, Protocol};
+use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeErrorKind, FieldNote, Protocol};
 
 /// What to check and how hard.
 #[derive(Debug, Clone)]
@@ -204,35 +204,65 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     for (i, m) in messages.iter().enumerate() {
         let frame = opening.len() + i;
         report.compared += 1;
-        let own = expected(&<P::Root<'_> as Codec<'_>>::dissect(m).1);
-        let shown = d.fields(frame, P::NAME);
-        report.fields += own.len();
-        let n = own.len().min(shown.len());
-        if let Err(e) = compare(&own, &shown[..n], HEADERS) {
-            report
-                .disagreements
-                .push(format!("frame {} ({}): {e}", frame + 1, hex(m)));
-            continue;
+        let notes = P::datagram_notes(m).1;
+        // Layer by layer (a transport's fields, then the application's inside it), each
+        // dissector's fields against the crate's.
+        let mut problem = None;
+        for layer in layers(&notes) {
+            let own = expected(&notes_of(&notes, layer));
+            let shown = d.fields(frame, layer);
+            report.fields += own.len();
+            let n = own.len().min(shown.len());
+            if let Err(e) = compare(&own, &shown[..n], HEADERS) {
+                problem = Some(format!("frame {} ({}): {e}", frame + 1, hex(m)));
+                break;
+            }
+            // A joined payload (its pieces arbitrary) may well be malformed: only the
+            // datagram's own fields are compared then.
+            let experts = d.experts(frame, layer);
+            let joined = shown.len() > own.len()
+                || experts
+                    .iter()
+                    .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
+            if let Some(e) = d.malformed(frame, layer).first().filter(|_| !joined) {
+                problem = Some(format!(
+                    "frame {} ({}): the crate encoded it, the dissector calls it malformed ({e})",
+                    frame + 1,
+                    hex(m)
+                ));
+                break;
+            }
         }
-        // A joined payload (its pieces arbitrary) may well be malformed: only the datagram's
-        // own fields are compared then.
-        let experts = d.experts(frame, P::NAME);
-        let joined = shown.len() > own.len()
-            || experts
-                .iter()
-                .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
-        match d.malformed(frame, P::NAME).first() {
-            Some(e) if !joined => report.disagreements.push(format!(
-                "frame {} ({}): the crate encoded it, the dissector calls it malformed ({e})",
-                frame + 1,
-                hex(m)
-            )),
-            _ => report.agreed += 1,
+        match problem {
+            Some(p) => report.disagreements.push(p),
+            None => report.agreed += 1,
         }
     }
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
     keep_or_remove(pcap, before, report);
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)
+}
+
+/// The protocols whose fields `notes` holds (`riptide_2_1`, then `arena`), in order of first
+/// appearance: a field's protocol is its filter name's first part.
+fn layers<'n>(notes: &'n [FieldNote<'_>]) -> Vec<&'n str> {
+    let mut out: Vec<&str> = Vec::new();
+    for n in notes {
+        let layer = n.abbrev.split('.').next().unwrap_or(n.abbrev);
+        if !out.contains(&layer) {
+            out.push(layer);
+        }
+    }
+    out
+}
+
+/// The notes of one protocol.
+fn notes_of<'a>(notes: &[FieldNote<'a>], layer: &str) -> Vec<FieldNote<'a>> {
+    notes
+        .iter()
+        .filter(|n| n.abbrev.split('.').next() == Some(layer))
+        .cloned()
+        .collect()
 }
 
 /// The server port, and the tshark arguments that make the dissector claim it: Decode As when
@@ -336,6 +366,22 @@ fn valid_messages<P: ArbitraryProtocol>(
                 hex(&bytes)
             ))),
         };
+        // What the root does not decode (an application's message inside it) decodes too.
+        let verdict = verdict.and_then(|()| match P::datagram_notes(&bytes).0 {
+            Ok(()) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind,
+                    DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
+                ) =>
+            {
+                Err(None)
+            }
+            Err(e) => Err(Some(format!(
+                "the crate encoded {} and cannot decode what it carries: {e}",
+                hex(&bytes)
+            ))),
+        });
         match verdict {
             Ok(()) => out.push(bytes),
             Err(None) => report.stateful += 1,
@@ -450,6 +496,7 @@ fn hostile<P: ArbitraryProtocol>(
     for p in &payloads {
         let decoded = std::panic::catch_unwind(|| {
             let _ = <P::Root<'_> as Codec<'_>>::decode(p);
+            let _ = P::datagram_notes(p);
         });
         if decoded.is_err() {
             report

@@ -96,8 +96,21 @@ impl OnType for Decode<'_> {
 impl Job for Decode<'_> {
     type Output = Result<serde_json::Value, String>;
     fn run<P: SerdeProtocol>(self) -> Self::Output {
+        if self.ty.is_none() && !root_is_own::<P>() {
+            // An application: its datagrams are its transport's, with the game message inside.
+            let datagram = P::decode_datagram(&mut Default::default(), true, self.bytes)
+                .map_err(|e| e.to_string())?;
+            return P::serialize_datagram(&datagram, serde_json::value::Serializer)
+                .map_err(|e| e.to_string());
+        }
         on_type::<P, _>(self.ty, self)
     }
+}
+
+/// Whether `P`'s root type is one of its own (not an application's transport's).
+fn root_is_own<P: SerdeProtocol>() -> bool {
+    let root = <P::Root<'static> as Codec<'static>>::NAME;
+    List.run::<P>().1.contains(&root)
 }
 
 /// Encodes a JSON value of a named type (default: the root).
@@ -121,6 +134,13 @@ impl OnType for Encode<'_> {
 impl Job for Encode<'_> {
     type Output = Result<Vec<u8>, String>;
     fn run<P: SerdeProtocol>(self) -> Self::Output {
+        if self.ty.is_none() && !root_is_own::<P>() {
+            return Err(format!(
+                "'{}' is an application: its datagrams are its transport's; name one of its \
+                 types with --type (a payload), or encode the datagram with the transport",
+                P::NAME
+            ));
+        }
         on_type::<P, _>(self.ty, self)
     }
 }

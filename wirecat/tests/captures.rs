@@ -102,3 +102,37 @@ fn a_file_that_is_not_a_capture_is_refused() {
     assert!(!ok);
     assert!(err.contains("not a pcap or pcapng capture"), "{err}");
 }
+
+/// Arena (an application on Riptide 2.1) on the 2.1 capture: its Chat ('gg wp') and Spawn
+/// messages decode inside the transport's datagrams and encode back through it; the capture's
+/// other user messages (ids 10-13) are not Arena's, and `check` says so for each.
+#[test]
+fn an_application_reads_its_messages_inside_the_transport() {
+    let path = capture("riptide21-udp.pcap");
+    let (ok, out, err) = wirecat(&["read", "arena", path.as_str()]);
+    assert!(!ok, "ids 10-13 are not Arena's: {err}");
+    assert!(
+        out.contains(r#""message":{"Chat":{"text":"gg wp"}}"#),
+        "{out}"
+    );
+    assert!(
+        out.contains(r#""message":{"Spawn":{"entities":[{"id":7,"kind":"Monster","x":-5,"y":300}"#),
+        "{out}"
+    );
+    let (ok, out, _) = wirecat(&["check", "arena", path.as_str()]);
+    assert!(!ok);
+    let failures: Vec<&str> = out.lines().filter(|l| l.starts_with("frame ")).collect();
+    assert_eq!(failures.len(), 10, "{out}");
+    for f in failures {
+        assert!(
+            f.contains("field 'body.payload.message_id'") && f.contains("unknown value 0x"),
+            "{f}"
+        );
+    }
+    assert!(
+        out.ends_with(
+            "83/93 datagrams ok (93 frames in the capture, 0 UDP datagrams elsewhere, 0 not UDP)\n"
+        ),
+        "{out}"
+    );
+}

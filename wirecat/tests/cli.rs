@@ -56,3 +56,30 @@ fn other_types_and_errors() {
     assert!(!ok);
     assert!(err.contains("unknown name 'NOPE'"), "{err}");
 }
+
+/// An application's datagrams are its transport's: decoded whole, the game message inside, and
+/// errors in it named from the datagram (the WIRE-NOTES Riptide 2.1 vector with Arena's Chat).
+#[test]
+fn an_application_decodes_whole_transport_datagrams() {
+    let (ok, out, err) = wirecat(&["decode", "arena", "17 00 20 20 80 94 06"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"transport":{"body":{"Reliable":{"sequence_id":1,"message_id":2,"payload":{"bytes":"02486900","bits":28}}}},"message":{"Chat":{"text":"Hi"}}}"#
+    );
+    // Cut inside the text: the game's field, at its bit in the datagram.
+    let (ok, _, err) = wirecat(&["decode", "arena", "17 00 20 20 80 94"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "wirecat: field 'body.payload.text' at bit 36 (byte 4): truncated: needs 2 bytes, 1 available"
+    );
+    // A payload alone is decoded by naming its type; a datagram cannot be encoded from the
+    // application alone.
+    let (ok, out, _) = wirecat(&["decode", "arena", "--type", "Chat", "02 48 69"]);
+    assert!(ok);
+    assert_eq!(out.trim(), r#"{"text":"Hi"}"#);
+    let (ok, _, err) = wirecat(&["encode", "arena", "{}"]);
+    assert!(!ok);
+    assert!(err.contains("'arena' is an application"), "{err}");
+}

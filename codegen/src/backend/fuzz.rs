@@ -58,6 +58,9 @@ pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
             };
             let payload = payload.replace("{module}", &module);
             checks.push_str(&format!(
+                "    // Any input as a whole transport datagram: receiving never panics.\n    let _ = {module}::Message::receive(data);\n"
+            ));
+            checks.push_str(&format!(
                 "    let id = data.first().copied().unwrap_or(0) as u64;\n    let _ = id;\n    {payload}if let Ok(m) = {module}::Message::{decode} {{\n        if let Ok(bytes) = m.encode() {{\n            let back = {module}::Message::{again}.expect(\"an encoded message decodes\");\n            assert_eq!(back.encode().expect(\"re-encodes\"), bytes);\n        }}\n    }}\n    let mut u = arbitrary::Unstructured::new(data);\n    if let Ok(m) = <{module}::Message as arbitrary::Arbitrary>::arbitrary(&mut u) {{\n        if let Ok(bytes) = m.encode() {{\n            let back = {module}::Message::{again}.expect(\"an encoded message decodes\");\n            assert_eq!(back.encode().expect(\"re-encodes\"), bytes);\n        }}\n    }}\n"
             ));
         }

@@ -15,3 +15,22 @@ pub struct Output {
 /// What a backend cannot express yet, reported like a schema error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported(pub String);
+
+/// Words of `text` in lines of at most about 95 characters, for doc comments.
+pub(crate) fn wrap(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + word.len() > 95 {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}

@@ -2,6 +2,7 @@
 //! takes from its base schema.
 
 use super::*;
+use crate::naming;
 use std::collections::HashSet;
 
 /// The fields (struct, index) an expression reads, along each path.
@@ -236,4 +237,106 @@ impl Reuse {
     pub fn any(&self) -> bool {
         self.structs.iter().any(|x| *x)
     }
+}
+
+/// Every plain path from `p`'s root down to a value of struct `target`: through struct fields
+/// and switch variants the user sets, none of them optional (a receiver matches on it, a sender
+/// builds it).
+pub fn routes_to(p: &Protocol, target: StructId) -> Vec<Vec<RouteStep>> {
+    fn walk(
+        p: &Protocol,
+        sid: StructId,
+        target: StructId,
+        path: &mut Vec<RouteStep>,
+        seen: &mut Vec<StructId>,
+        out: &mut Vec<Vec<RouteStep>>,
+    ) {
+        if sid == target {
+            out.push(path.clone());
+            return;
+        }
+        if seen.contains(&sid) {
+            return;
+        }
+        seen.push(sid);
+        let s = &p.structs[sid];
+        let only_field = s.value_fields().count() == 1;
+        for (fi, f) in s.value_fields().filter(|(_, f)| f.condition.is_none()) {
+            let mut next = |to: StructId, variant: Option<(String, String)>| {
+                path.push(RouteStep {
+                    struct_name: s.name.clone(),
+                    field: f.name.clone(),
+                    variant,
+                    only_field,
+                });
+                walk(p, to, target, path, seen, out);
+                path.pop();
+            };
+            match &f.ty {
+                Ty::Struct(to, _) => next(*to, None),
+                Ty::Union(u) => {
+                    let enum_name = naming::union_type(p, sid, fi);
+                    for c in &u.cases {
+                        if let CaseBody::Struct(to) = c.body {
+                            next(to, Some((enum_name.clone(), c.variant.clone())));
+                        }
+                    }
+                    if let Some(CaseBody::Struct(to)) = u.default {
+                        next(to, Some((enum_name.clone(), u.default_variant.clone())));
+                    }
+                }
+                _ => {}
+            }
+        }
+        seen.pop();
+    }
+    let mut out = Vec::new();
+    walk(
+        p,
+        p.root,
+        target,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut out,
+    );
+    out
+}
+
+/// The fields of `sid` the user sets, other than `skip`, as arguments of a sender: `None` when
+/// one is not a number, bool, enum or flag set (or is optional).
+pub fn point_params(p: &Protocol, sid: StructId, skip: &[usize]) -> Option<Vec<PointParam>> {
+    let mut out = Vec::new();
+    for (fi, f) in p.structs[sid].value_fields() {
+        if skip.contains(&fi) {
+            continue;
+        }
+        if f.condition.is_some() {
+            return None;
+        }
+        let (rust, transport_type) = match &f.ty {
+            Ty::Int(it) => (
+                format!("{}{}", if it.signed { "i" } else { "u" }, it.storage_bits()),
+                false,
+            ),
+            Ty::Bool => ("bool".to_string(), false),
+            Ty::Float { bits: 64, .. } => ("f64".to_string(), false),
+            Ty::Float { .. } => ("f32".to_string(), false),
+            Ty::VarInt(VarInt::Leb128) => ("u64".to_string(), false),
+            Ty::VarInt(VarInt::ZigZag) => ("i64".to_string(), false),
+            Ty::VarInt(VarInt::RiptideLen) => ("u16".to_string(), false),
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                (format!("{}{bits}", if *signed { "i" } else { "u" }), false)
+            }
+            Ty::Enum(id) => (p.enums[*id].name.clone(), true),
+            Ty::Flags(id) => (p.flags[*id].name.clone(), true),
+            _ => return None,
+        };
+        out.push(PointParam {
+            name: f.name.clone(),
+            doc: f.doc.clone(),
+            rust,
+            transport_type,
+        });
+    }
+    Some(out)
 }

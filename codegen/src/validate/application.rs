@@ -97,11 +97,14 @@ impl<'f> Validator<'f> {
                     };
                     (s.fields[id].name.clone(), rust)
                 });
+                let skip: Vec<usize> = p.id.into_iter().chain([p.payload]).collect();
                 PointInfo {
                     type_name: s.name.clone(),
                     borrows: t.struct_borrows(p.in_struct),
                     id,
                     payload_field: s.fields[p.payload].name.clone(),
+                    routes: crate::ir::analysis::routes_to(&t, p.in_struct),
+                    params: crate::ir::analysis::point_params(&t, p.in_struct, &skip),
                 }
             })
             .collect();
@@ -139,6 +142,8 @@ impl<'f> Validator<'f> {
         Some(Application {
             transport: t.name.clone(),
             transport_crate: t.name.clone(),
+            transport_root: t.root().name.clone(),
+            transport_root_borrows: t.struct_borrows(t.root),
             bits,
             points,
             messages,

@@ -133,31 +133,170 @@ impl<'a> Message {
         m.payload = Cow::Owned(payload);
         Ok(())
     }
+    /// Receives a game message: decodes a whole `tcp_framing` datagram (a [`tcp_framing::Frame`]) and
+    /// the message it carries, if any (`Ok(None)`: the datagram is the transport's own, such as an
+    /// ack).
+    ///
+    /// Decoding is stateless; a game that keeps the transport's state decodes datagrams itself and
+    /// calls [`Self::from_transport`].
+    pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
+        match <tcp_framing::Frame as Codec>::decode(datagram)? {
+            m => {
+                let at = datagram.len() - m.payload.len();
+                match m.payload {
+                    Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
+                    Cow::Owned(v) => Message::decode(m.message_id as u64, &v).map(Some),
+                }
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["payload"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// The game message a decoded `tcp_framing` datagram carries, if any (`Ok(None)`: it carries none).
+    /// An error's position counts from the payload's start ([`Self::receive`] counts from the
+    /// datagram's).
+    pub fn from_transport(
+        datagram: &'a tcp_framing::Frame<'_>,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, None)
+    }
+    /// Like [`Self::from_transport`], with error positions counted from the start of the datagram
+    /// (`datagram_len` bytes) that `datagram` was decoded from.
+    pub fn from_transport_at(
+        datagram: &'a tcp_framing::Frame<'_>,
+        datagram_len: usize,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, Some(datagram_len))
+    }
+    fn carried(
+        datagram: &'a tcp_framing::Frame<'_>,
+        datagram_len: Option<usize>,
+    ) -> Result<Option<Self>, DecodeError> {
+        match datagram {
+            m => {
+                Self::from_frame(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.payload.len(),
+                                )),
+                        )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// Puts this message (and its id) in a `tcp_framing` datagram that carries one, its other fields
+    /// left as they are; `Ok(false)` when `datagram` carries none.
+    pub fn fill_transport(
+        &self,
+        datagram: &mut tcp_framing::Frame<'_>,
+    ) -> Result<bool, EncodeError> {
+        match datagram {
+            m => {
+                self.fill_frame(m)?;
+                Ok(true)
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(false),
+        }
+    }
+    /// Decodes like [`Self::receive`] and also returns every field of both layers, the `tcp_framing`
+    /// datagram's and the game message's, as the two dissectors show them (offsets from the datagram's
+    /// first byte), up to the point of any error.
+    pub fn dissect_datagram(
+        datagram: &'a [u8],
+    ) -> (Result<Option<Self>, DecodeError>, Vec<FieldNote<'a>>) {
+        let (transport, mut notes) = <tcp_framing::Frame as Codec>::dissect(datagram);
+        let transport = match transport {
+            Ok(transport) => transport,
+            Err(e) => return (Err(e), notes),
+        };
+        let (message, more) = match &transport {
+            m => {
+                let (message, notes) = Self::dissect_at(
+                    m.message_id as u64,
+                    datagram,
+                    datagram.len() - m.payload.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["payload"], None)), notes)
+            }
+            #[allow(unreachable_patterns)]
+            _ => return (Ok(None), notes),
+        };
+        notes.extend(more);
+        (message.map(Some), notes)
+    }
+    /// Encodes the message as a whole `tcp_framing` datagram, ready to send: a `Frame`; its encoder
+    /// fills the rest.
+    pub fn encode_frame(&self) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &tcp_framing::Frame {
+                message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                payload: Cow::Owned(self.encode()?),
+            },
+        )
+    }
 }
 
 #[allow(dead_code)]
 fn message_lifetime(_: Message) {}
+/// A `tcp_framing` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Received<'a> {
+    pub transport: tcp_framing::Frame<'a>,
+    pub message: Option<Message>,
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
-/// parameter (see [`wiregen_runtime::Protocol`]).
+/// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "application";
     const TITLE: &'static str = "Application";
-    type Root<'a> = Move;
-    type Conversation = ();
-    type Datagram<'a> = Move;
-    const UDP_PORTS: &'static [u16] = &[];
+    type Root<'a> = tcp_framing::Frame<'a>;
+    type Conversation = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Conversation;
+    type Datagram<'a> = Received<'a>;
+    const UDP_PORTS: &'static [u16] = <tcp_framing::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
-        let _ = (conversation, from_client);
-        Move::decode(bytes)
+        let transport = <tcp_framing::Protocol as wiregen_runtime::Protocol>::decode_datagram(
+            conversation,
+            from_client,
+            bytes,
+        )?;
+        let message = Message::from_transport_at(&transport, bytes.len())?;
+        Ok(Received { transport, message })
     }
+    /// The transport's datagram with the game message encoded again in it.
     fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
-        datagram.encode()
+        let mut transport = datagram.transport.clone();
+        if let Some(m) = &datagram.message {
+            m.fill_transport(&mut transport)?;
+        }
+        transport.encode()
+    }
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let (message, notes) = Message::dissect_datagram(bytes);
+        (message.map(drop), notes)
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Move>();
@@ -179,10 +318,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 
 #[cfg(feature = "arbitrary")]
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
+    /// An arbitrary game message in a whole transport datagram.
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
-        Ok(<Move as arbitrary::Arbitrary>::arbitrary(u)?.encode())
+        let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+        Ok(m.encode_frame())
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -7,6 +7,7 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `kind` (the kind of `body`), `crc` (its crc32c checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -182,6 +183,7 @@ impl wiregen_runtime::Type for Framed<'static> {
     type Of<'a> = Framed<'a>;
 }
 
+/// Filled in by the encoder: `check` (its crc16-3d65-0-rr-ffff checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -5,6 +5,8 @@ use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
 /// One of each.
+///
+/// Filled in by the encoder: `magic` (always 0xcafe).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -6,6 +6,8 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `count` (the element count of `items`), `inner_len` (the byte length
+/// of `inner`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -68,6 +68,8 @@ impl<'de> serde::Deserialize<'de> for Flags {
     }
 }
 
+/// Filled in by the encoder: `command` (the kind of `payload`), `payload_size` (the byte length of
+/// `payload`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -62,6 +62,7 @@ impl<'de> serde::Deserialize<'de> for Kind {
     }
 }
 
+/// Filled in by the encoder: `code` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -138,6 +139,7 @@ impl wiregen_runtime::Type for Command {
     type Of<'a> = Command;
 }
 
+/// Filled in by the encoder: `count` (the element count of `values`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -194,6 +196,7 @@ impl wiregen_runtime::Type for Announce {
     type Of<'a> = Announce;
 }
 
+/// Filled in by the encoder: `kind` (the kind of `value`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -336,6 +339,7 @@ impl wiregen_runtime::Type for Word {
     type Of<'a> = Word;
 }
 
+/// Filled in by the encoder: `count` (the element count of `values`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

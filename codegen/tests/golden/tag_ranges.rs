@@ -6,6 +6,7 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `tag` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

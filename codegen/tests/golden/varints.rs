@@ -6,6 +6,7 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `text_len` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -727,6 +727,8 @@ impl<'de> serde::Deserialize<'de> for LongLinkStateFlags {
 }
 
 /// One DNP datagram.
+///
+/// Filled in by the encoder: `code` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -975,6 +977,7 @@ impl wiregen_runtime::Type for Command<'static> {
     type Of<'a> = Command<'a>;
 }
 
+/// Filled in by the encoder: `protocol_count` (the element count of `protocols`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1204,6 +1207,9 @@ impl wiregen_runtime::Type for ReliableMessage<'static> {
 }
 
 /// A link's state and its typed values.
+///
+/// Filled in by the encoder: `message_len` (the byte length of `message`), `value_count` (the
+/// element count of `values`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1326,6 +1332,8 @@ impl wiregen_runtime::Type for LinkState<'static> {
 }
 
 /// A type code and the value.
+///
+/// Filled in by the encoder: `type` (the kind of `value`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1906,6 +1914,8 @@ impl wiregen_runtime::Type for LinkId {
 }
 
 /// New values of some links, by index and without types (the links' Link States gave them).
+///
+/// Filled in by the encoder: `link_count` (the element count of `links`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1961,6 +1971,7 @@ impl wiregen_runtime::Type for LinkUpdate<'static> {
     type Of<'a> = LinkUpdate<'a>;
 }
 
+/// Filled in by the encoder: `value_count` (the element count of `values`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2502,6 +2513,8 @@ impl wiregen_runtime::Type for IndexedValue<'static> {
 }
 
 /// The joined values chunks of a Long Link State.
+///
+/// Filled in by the encoder: `value_count` (the element count of `values`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2637,6 +2650,7 @@ impl wiregen_runtime::Type for LongReliableMessage<'static> {
     type Of<'a> = LongReliableMessage<'a>;
 }
 
+/// Filled in by the encoder: `message_chunk_len` (the byte length of `message_chunk`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3136,6 +3150,7 @@ impl wiregen_runtime::Type for Float64Value {
     type Of<'a> = Float64Value;
 }
 
+/// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -3189,6 +3204,7 @@ impl wiregen_runtime::Type for StringValue<'static> {
     type Of<'a> = StringValue<'a>;
 }
 
+/// Filled in by the encoder: `length` (the byte length of `data`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

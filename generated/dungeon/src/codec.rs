@@ -348,31 +348,239 @@ impl<'a> Message<'a> {
         m.data = Cow::Owned(payload);
         Ok(())
     }
+    /// Receives a game message: decodes a whole `dnp` datagram (a [`dnp::Command`]) and the message it
+    /// carries, if any (`Ok(None)`: the datagram is the transport's own, such as an ack).
+    ///
+    /// Decoding is stateless; a game that keeps the transport's state decodes datagrams itself and
+    /// calls [`Self::from_transport`].
+    pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
+        match <dnp::Command as Codec>::decode(datagram)? {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                let at = datagram.len() - m.data.len();
+                match m.data {
+                    Cow::Borrowed(b) => Self::decode(b).map(Some),
+                    Cow::Owned(v) => {
+                        Message::decode(&v)
+                            .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    }
+                }
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "data"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
+            }
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                let at = datagram.len() - m.data.len();
+                match m.data {
+                    Cow::Borrowed(b) => Self::decode(b).map(Some),
+                    Cow::Owned(v) => {
+                        Message::decode(&v)
+                            .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    }
+                }
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "data"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// The game message a decoded `dnp` datagram carries, if any (`Ok(None)`: it carries none). An
+    /// error's position counts from the payload's start ([`Self::receive`] counts from the datagram's).
+    pub fn from_transport(
+        datagram: &'a dnp::Command<'_>,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, None)
+    }
+    /// Like [`Self::from_transport`], with error positions counted from the start of the datagram
+    /// (`datagram_len` bytes) that `datagram` was decoded from.
+    pub fn from_transport_at(
+        datagram: &'a dnp::Command<'_>,
+        datagram_len: usize,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, Some(datagram_len))
+    }
+    fn carried(
+        datagram: &'a dnp::Command<'_>,
+        datagram_len: Option<usize>,
+    ) -> Result<Option<Self>, DecodeError> {
+        match datagram {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                Self::from_unreliable_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "data"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.data.len(),
+                                )),
+                        )
+                    })
+            }
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                Self::from_reliable_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "data"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.data.len(),
+                                )),
+                        )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// Puts this message (and its id) in a `dnp` datagram that carries one, its other fields left as
+    /// they are; `Ok(false)` when `datagram` carries none.
+    pub fn fill_transport(
+        &self,
+        datagram: &mut dnp::Command<'_>,
+    ) -> Result<bool, EncodeError> {
+        match datagram {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                self.fill_unreliable_message(m)?;
+                Ok(true)
+            }
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                self.fill_reliable_message(m)?;
+                Ok(true)
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(false),
+        }
+    }
+    /// Decodes like [`Self::receive`] and also returns every field of both layers, the `dnp` datagram's
+    /// and the game message's, as the two dissectors show them (offsets from the datagram's first
+    /// byte), up to the point of any error.
+    pub fn dissect_datagram(
+        datagram: &'a [u8],
+    ) -> (Result<Option<Self>, DecodeError>, Vec<FieldNote<'a>>) {
+        let (transport, mut notes) = <dnp::Command as Codec>::dissect(datagram);
+        let transport = match transport {
+            Ok(transport) => transport,
+            Err(e) => return (Err(e), notes),
+        };
+        let (message, more) = match &transport {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    datagram,
+                    datagram.len() - m.data.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "data"], None)), notes)
+            }
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    datagram,
+                    datagram.len() - m.data.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "data"], None)), notes)
+            }
+            #[allow(unreachable_patterns)]
+            _ => return (Ok(None), notes),
+        };
+        notes.extend(more);
+        (message.map(Some), notes)
+    }
+    /// Encodes the message as a whole `dnp` datagram, ready to send: a `Command { body:
+    /// UnreliableMessage(UnreliableMessage) }`; its encoder fills the rest.
+    pub fn encode_unreliable_message(&self) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &dnp::Command {
+                body: dnp::CommandBody::UnreliableMessage(dnp::UnreliableMessage {
+                    data: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
+    }
+    /// Encodes the message as a whole `dnp` datagram, ready to send: a `Command { body:
+    /// ReliableMessage(ReliableMessage) }`; its encoder fills the rest.
+    ///
+    /// `number`: Reliable number (one counter per direction, wraps with % 65535).
+    pub fn encode_reliable_message(&self, number: u16) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &dnp::Command {
+                body: dnp::CommandBody::ReliableMessage(dnp::ReliableMessage {
+                    number,
+                    data: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
+    }
+}
+
+impl wiregen_runtime::IntoOwned for Message<'_> {
+    type Owned = Message<'static>;
+    /// Copies the strings and bytes this message borrows from its input.
+    fn into_owned(self) -> Message<'static> {
+        match self {
+            Message::Move(m) => Message::Move(m),
+            Message::Say(m) => Message::Say(wiregen_runtime::IntoOwned::into_owned(m)),
+            Message::Inventory(m) => Message::Inventory(m),
+        }
+    }
 }
 
 #[allow(dead_code)]
 fn message_lifetime(_: Message<'_>) {}
+/// A `dnp` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Received<'a> {
+    pub transport: dnp::Command<'a>,
+    pub message: Option<Message<'static>>,
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
-/// parameter (see [`wiregen_runtime::Protocol`]).
+/// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "dungeon";
     const TITLE: &'static str = "Dungeon (a game on DNP)";
-    type Root<'a> = Move;
-    type Conversation = ();
-    type Datagram<'a> = Move;
-    const UDP_PORTS: &'static [u16] = &[];
+    type Root<'a> = dnp::Command<'a>;
+    type Conversation = <dnp::Protocol as wiregen_runtime::Protocol>::Conversation;
+    type Datagram<'a> = Received<'a>;
+    const UDP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
-        let _ = (conversation, from_client);
-        Move::decode(bytes)
+        let transport = <dnp::Protocol as wiregen_runtime::Protocol>::decode_datagram(
+            conversation,
+            from_client,
+            bytes,
+        )?;
+        let message = Message::from_transport_at(&transport, bytes.len())?
+            .map(wiregen_runtime::IntoOwned::into_owned);
+        Ok(Received { transport, message })
     }
+    /// The transport's datagram with the game message encoded again in it.
     fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
-        datagram.encode()
+        let mut transport = datagram.transport.clone();
+        if let Some(m) = &datagram.message {
+            m.fill_transport(&mut transport)?;
+        }
+        transport.encode()
+    }
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let (message, notes) = Message::dissect_datagram(bytes);
+        (message.map(drop), notes)
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Move>();
@@ -400,10 +608,18 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 
 #[cfg(feature = "arbitrary")]
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
+    /// An arbitrary game message in a whole transport datagram.
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
-        Ok(<Move as arbitrary::Arbitrary>::arbitrary(u)?.encode())
+        let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+        Ok(
+            match u.choose_index(2)? {
+                0 => m.encode_unreliable_message(),
+                1 => m.encode_reliable_message(u.arbitrary()?),
+                _ => unreachable!("choose_index stays below its bound"),
+            },
+        )
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -2,8 +2,26 @@
 
 //! Dungeon (a game on DNP)
 //!
-//! Decode a message with [`Move::decode`], encode it with [`Move::encode`]; derived fields
-//! (lengths, counts, tags, checksums) are filled in by the encoder.
+//! # Use
+//!
+//! [`Message::receive`] takes a whole `dnp` datagram and returns the game message it
+//! carries; each `Message::encode_…` gives the whole `dnp` datagram to send.
+//!
+//! ```no_run
+//! use dungeon::*;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+//! let mut buf = [0u8; 65536];
+//! let n = socket.recv(&mut buf)?;
+//! // A whole dnp datagram in; `None`: one of dnp's own (an ack…).
+//! if let Some(message) = Message::receive(&buf[..n])? {
+//!     println!("{message:?}");
+//!     // Sent back as a whole dnp datagram.
+//!     socket.send(&message.encode_unreliable_message()?)?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 

@@ -409,6 +409,8 @@ impl wiregen_runtime::Type for Packet<'static> {
 }
 
 /// A message from the server (the reassembled payload of a sequence sent from port 8999).
+///
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -554,6 +556,7 @@ impl wiregen_runtime::Type for Event {
     type Of<'a> = Event;
 }
 
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -669,6 +672,7 @@ impl wiregen_runtime::Type for GameOver {
     type Of<'a> = GameOver;
 }
 
+/// Filled in by the encoder: `count` (the element count of `entities`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -756,6 +760,7 @@ impl wiregen_runtime::Type for Entity {
     type Of<'a> = Entity;
 }
 
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -837,6 +842,7 @@ impl wiregen_runtime::Type for EntityKind {
     type Of<'a> = EntityKind;
 }
 
+/// Filled in by the encoder: `breakable` (whether `durability` is present).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -950,6 +956,8 @@ impl wiregen_runtime::Type for Object {
     type Of<'a> = Object;
 }
 
+/// Filled in by the encoder: `is_holding` (whether `holding` is present), `is_breaking` (whether
+/// `breaking` is present).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1229,6 +1237,7 @@ impl wiregen_runtime::Type for Response<'static> {
     type Of<'a> = Response<'a>;
 }
 
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1337,6 +1346,7 @@ impl wiregen_runtime::Type for ResponseKind<'static> {
     type Of<'a> = ResponseKind<'a>;
 }
 
+/// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1433,6 +1443,8 @@ impl wiregen_runtime::Type for Connect {
 }
 
 /// A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
+///
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1555,6 +1567,7 @@ impl wiregen_runtime::Type for Request {
     type Of<'a> = Request;
 }
 
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1628,6 +1641,7 @@ impl wiregen_runtime::Type for RequestKind {
     type Of<'a> = RequestKind;
 }
 
+/// Filled in by the encoder: `variant` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1711,6 +1725,7 @@ impl wiregen_runtime::Type for Action {
     type Of<'a> = Action;
 }
 
+/// Filled in by the encoder: `is_breaking` (whether `entity` is present).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

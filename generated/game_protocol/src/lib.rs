@@ -4,8 +4,27 @@
 //!
 //! UDP game protocol with a salt/pepper handshake, 4-byte packet headers, payloads cut into 504-byte chunks, and Rabbit bit-packed messages.
 //!
-//! Decode a message with [`Packet::decode`], encode it with [`Packet::encode`]; derived fields
-//! (lengths, counts, tags, checksums) are filled in by the encoder.
+//! # Use
+//!
+//! [`Packet::decode`] reads one datagram, borrowing its strings and bytes
+//! ([`IntoOwned::into_owned`] keeps a message longer); [`Packet::encode`] writes one,
+//! filling in the fields each type's documentation lists (lengths, counts, tags,
+//! checksums).
+//!
+//! Beyond one datagram: a conversation's first datagrams are told apart by their order: decode them with a [`Conversation`].
+//!
+//! ```no_run
+//! use game_protocol::*;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+//! let mut buf = [0u8; 65536];
+//! let n = socket.recv(&mut buf)?;
+//! let message = Packet::decode(&buf[..n])?;
+//! println!("{message:?}");
+//! socket.send(&message.encode()?)?;
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 

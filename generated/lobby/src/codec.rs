@@ -7,6 +7,7 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -85,6 +86,8 @@ impl wiregen_runtime::Type for Greeting<'static> {
     type Of<'a> = Greeting<'a>;
 }
 
+/// Filled in by the encoder: `count` (the element count of `rooms`), `ready_count` (the element
+/// count of `ready`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -356,31 +359,261 @@ impl<'a> Message<'a> {
         m.payload = Cow::Owned(payload);
         Ok(())
     }
+    /// Receives a game message: decodes a whole `riptide_2_0` datagram (a [`riptide_2_0::Message`]) and
+    /// the message it carries, if any (`Ok(None)`: the datagram is the transport's own, such as an
+    /// ack).
+    ///
+    /// Decoding is stateless; a game that keeps the transport's state decodes datagrams itself and
+    /// calls [`Self::from_transport`].
+    pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
+        match <riptide_2_0::Message as Codec>::decode(datagram)? {
+            riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(m),
+                ..
+            } => {
+                let at = datagram.len() - m.payload.len();
+                match m.payload {
+                    Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
+                    Cow::Owned(v) => {
+                        Message::decode(m.message_id as u64, &v)
+                            .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    }
+                }
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
+            }
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
+                let at = datagram.len() - m.payload.len();
+                match m.payload {
+                    Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
+                    Cow::Owned(v) => {
+                        Message::decode(m.message_id as u64, &v)
+                            .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    }
+                }
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// The game message a decoded `riptide_2_0` datagram carries, if any (`Ok(None)`: it carries none).
+    /// An error's position counts from the payload's start ([`Self::receive`] counts from the
+    /// datagram's).
+    pub fn from_transport(
+        datagram: &'a riptide_2_0::Message<'_>,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, None)
+    }
+    /// Like [`Self::from_transport`], with error positions counted from the start of the datagram
+    /// (`datagram_len` bytes) that `datagram` was decoded from.
+    pub fn from_transport_at(
+        datagram: &'a riptide_2_0::Message<'_>,
+        datagram_len: usize,
+    ) -> Result<Option<Self>, DecodeError> {
+        Self::carried(datagram, Some(datagram_len))
+    }
+    fn carried(
+        datagram: &'a riptide_2_0::Message<'_>,
+        datagram_len: Option<usize>,
+    ) -> Result<Option<Self>, DecodeError> {
+        match datagram {
+            riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(m),
+                ..
+            } => {
+                Self::from_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.payload.len(),
+                                )),
+                        )
+                    })
+            }
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
+                Self::from_reliable_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.payload.len(),
+                                )),
+                        )
+                    })
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+    /// Puts this message (and its id) in a `riptide_2_0` datagram that carries one, its other fields
+    /// left as they are; `Ok(false)` when `datagram` carries none.
+    pub fn fill_transport(
+        &self,
+        datagram: &mut riptide_2_0::Message<'_>,
+    ) -> Result<bool, EncodeError> {
+        match datagram {
+            riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(m),
+                ..
+            } => {
+                self.fill_user_message(m)?;
+                Ok(true)
+            }
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
+                self.fill_reliable_user_message(m)?;
+                Ok(true)
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(false),
+        }
+    }
+    /// Decodes like [`Self::receive`] and also returns every field of both layers, the `riptide_2_0`
+    /// datagram's and the game message's, as the two dissectors show them (offsets from the datagram's
+    /// first byte), up to the point of any error.
+    pub fn dissect_datagram(
+        datagram: &'a [u8],
+    ) -> (Result<Option<Self>, DecodeError>, Vec<FieldNote<'a>>) {
+        let (transport, mut notes) = <riptide_2_0::Message as Codec>::dissect(datagram);
+        let transport = match transport {
+            Ok(transport) => transport,
+            Err(e) => return (Err(e), notes),
+        };
+        let (message, more) = match &transport {
+            riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(m),
+                ..
+            } => {
+                let (message, notes) = Self::dissect_at(
+                    m.message_id as u64,
+                    datagram,
+                    datagram.len() - m.payload.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
+            }
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    m.message_id as u64,
+                    datagram,
+                    datagram.len() - m.payload.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
+            }
+            #[allow(unreachable_patterns)]
+            _ => return (Ok(None), notes),
+        };
+        notes.extend(more);
+        (message.map(Some), notes)
+    }
+    /// Encodes the message as a whole `riptide_2_0` datagram, ready to send: a `Message { body:
+    /// Unreliable(UserMessage) }`; its encoder fills the rest.
+    pub fn encode_user_message(&self) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(riptide_2_0::UserMessage {
+                    message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                    payload: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
+    }
+    /// Encodes the message as a whole `riptide_2_0` datagram, ready to send: a `Message { body:
+    /// Reliable(ReliableUserMessage) }`; its encoder fills the rest.
+    ///
+    /// `sequence_id`: Reliable sequence number.
+    pub fn encode_reliable_user_message(
+        &self,
+        sequence_id: u16,
+    ) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Reliable(riptide_2_0::ReliableUserMessage {
+                    sequence_id,
+                    message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                    payload: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
+    }
+}
+
+impl wiregen_runtime::IntoOwned for Message<'_> {
+    type Owned = Message<'static>;
+    /// Copies the strings and bytes this message borrows from its input.
+    fn into_owned(self) -> Message<'static> {
+        match self {
+            Message::Greeting(m) => {
+                Message::Greeting(wiregen_runtime::IntoOwned::into_owned(m))
+            }
+            Message::RoomList(m) => Message::RoomList(m),
+        }
+    }
 }
 
 #[allow(dead_code)]
 fn message_lifetime(_: Message<'_>) {}
+/// A `riptide_2_0` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Received<'a> {
+    pub transport: riptide_2_0::Message<'a>,
+    pub message: Option<Message<'static>>,
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
-/// parameter (see [`wiregen_runtime::Protocol`]).
+/// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "lobby";
     const TITLE: &'static str = "Lobby (a game on Riptide 2.0)";
-    type Root<'a> = Greeting<'a>;
-    type Conversation = ();
-    type Datagram<'a> = Greeting<'a>;
-    const UDP_PORTS: &'static [u16] = &[];
+    type Root<'a> = riptide_2_0::Message<'a>;
+    type Conversation = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Conversation;
+    type Datagram<'a> = Received<'a>;
+    const UDP_PORTS: &'static [u16] = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError> {
-        let _ = (conversation, from_client);
-        Greeting::decode(bytes)
+        let transport = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::decode_datagram(
+            conversation,
+            from_client,
+            bytes,
+        )?;
+        let message = Message::from_transport_at(&transport, bytes.len())?
+            .map(wiregen_runtime::IntoOwned::into_owned);
+        Ok(Received { transport, message })
     }
+    /// The transport's datagram with the game message encoded again in it.
     fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
-        datagram.encode()
+        let mut transport = datagram.transport.clone();
+        if let Some(m) = &datagram.message {
+            m.fill_transport(&mut transport)?;
+        }
+        transport.encode()
+    }
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let (message, notes) = Message::dissect_datagram(bytes);
+        (message.map(drop), notes)
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Greeting<'static>>();
@@ -406,10 +639,18 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 
 #[cfg(feature = "arbitrary")]
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
+    /// An arbitrary game message in a whole transport datagram.
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
-        Ok(<Greeting as arbitrary::Arbitrary>::arbitrary(u)?.encode())
+        let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+        Ok(
+            match u.choose_index(2)? {
+                0 => m.encode_user_message(),
+                1 => m.encode_reliable_user_message(u.arbitrary()?),
+                _ => unreachable!("choose_index stays below its bound"),
+            },
+        )
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -2,8 +2,26 @@
 
 //! Lobby (a game on Riptide 2.0)
 //!
-//! Decode a message with [`Greeting::decode`], encode it with [`Greeting::encode`]; derived fields
-//! (lengths, counts, tags, checksums) are filled in by the encoder.
+//! # Use
+//!
+//! [`Message::receive`] takes a whole `riptide_2_0` datagram and returns the game message it
+//! carries; each `Message::encode_…` gives the whole `riptide_2_0` datagram to send.
+//!
+//! ```no_run
+//! use lobby::*;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+//! let mut buf = [0u8; 65536];
+//! let n = socket.recv(&mut buf)?;
+//! // A whole riptide_2_0 datagram in; `None`: one of riptide_2_0's own (an ack…).
+//! if let Some(message) = Message::receive(&buf[..n])? {
+//!     println!("{message:?}");
+//!     // Sent back as a whole riptide_2_0 datagram.
+//!     socket.send(&message.encode_user_message()?)?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 

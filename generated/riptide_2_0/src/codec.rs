@@ -290,6 +290,8 @@ impl<'de> serde::Deserialize<'de> for DisconnectReason {
 }
 
 /// One Riptide 2.0 message.
+///
+/// Filled in by the encoder: `header` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

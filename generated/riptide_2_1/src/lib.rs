@@ -4,8 +4,28 @@
 //!
 //! Riptide Networking 2.1: one LSB-first bit stream per UDP datagram (or per length-prefixed TCP frame), a 4-bit header, then a layout chosen by it. User payloads start at a bit offset and stay bits until an application schema describes them. Riptide has no fixed port; pick 2.0 or 2.1 for a port with Decode As.
 //!
-//! Decode a message with [`Message::decode`], encode it with [`Message::encode`]; derived fields
-//! (lengths, counts, tags, checksums) are filled in by the encoder.
+//! # Use
+//!
+//! [`Message::decode`] reads one datagram, borrowing its strings and bytes
+//! ([`IntoOwned::into_owned`] keeps a message longer); [`Message::encode`] writes one,
+//! filling in the fields each type's documentation lists (lengths, counts, tags,
+//! checksums).
+//!
+//! Over TCP each message is framed by its length: [`tcp::frame_into`] writes one,
+//! [`tcp::next_frame`] finds the next in the bytes received so far.
+//!
+//! ```no_run
+//! use riptide_2_1::*;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+//! let mut buf = [0u8; 65536];
+//! let n = socket.recv(&mut buf)?;
+//! let message = Message::decode(&buf[..n])?;
+//! println!("{message:?}");
+//! socket.send(&message.encode()?)?;
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 

@@ -259,6 +259,9 @@ impl<'de> serde::Deserialize<'de> for InputMask {
 }
 
 /// One RTP datagram.
+///
+/// Filled in by the encoder: `magic` (always 0xd1ce), `command` (the kind of `payload`),
+/// `payload_size` (the byte length of `payload`), `checksum` (its crc16-ccitt-false checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -628,6 +631,8 @@ impl wiregen_runtime::Type for Packet<'static> {
 }
 
 /// Client login request.
+///
+/// Filled in by the encoder: `username_len` (the byte length of `username`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

@@ -437,6 +437,9 @@ pub use rtype::PacketFlags;
 pub use rtype::InputMask;
 
 /// One RTP datagram.
+///
+/// Filled in by the encoder: `magic` (always 0xd1ce), `command` (the kind of `payload`),
+/// `payload_size` (the byte length of `payload`), `checksum` (its crc16-ccitt-false checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -981,6 +984,8 @@ impl wiregen_runtime::Type for CInput {
 }
 
 /// World delta since the last update.
+///
+/// Filled in by the encoder: `entry_count` (the element count of `entries`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1094,6 +1099,8 @@ impl wiregen_runtime::Type for ReqLogout {
 }
 
 /// One change to the world.
+///
+/// Filled in by the encoder: `op` (the kind of `component`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1229,6 +1236,8 @@ impl wiregen_runtime::Type for DeltaEntry<'static> {
     type Of<'a> = DeltaEntry<'a>;
 }
 
+/// Filled in by the encoder: `component_type` (the kind of `data`), `data_size` (the byte length of
+/// `data`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2210,6 +2219,8 @@ impl wiregen_runtime::Type for Transform {
 }
 
 /// A lobby string, its length first (at most 64 bytes of UTF-8).
+///
+/// Filled in by the encoder: `len` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2281,6 +2292,8 @@ impl wiregen_runtime::Type for LobbyString<'static> {
 }
 
 /// The lobbies.
+///
+/// Filled in by the encoder: `count` (the element count of `lobbies`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]

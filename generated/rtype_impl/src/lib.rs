@@ -4,8 +4,27 @@
 //!
 //! The RTP of the game's current build: the RFC header and login, REQ_LOGOUT and HEARTBEAT in place of the RFC's 0x03 and 0x04, C_INPUT with a client tick, S_ENTITY_STATE as a world delta.
 //!
-//! Decode a message with [`Packet::decode`], encode it with [`Packet::encode`]; derived fields
-//! (lengths, counts, tags, checksums) are filled in by the encoder.
+//! # Use
+//!
+//! [`Packet::decode`] reads one datagram, borrowing its strings and bytes
+//! ([`IntoOwned::into_owned`] keeps a message longer); [`Packet::encode`] writes one,
+//! filling in the fields each type's documentation lists (lengths, counts, tags,
+//! checksums).
+//!
+//! Beyond one datagram: payloads spread over several datagrams are joined by a [`Reassembler`].
+//!
+//! ```no_run
+//! use rtype_impl::*;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let socket = std::net::UdpSocket::bind("127.0.0.1:0")?;
+//! let mut buf = [0u8; 65536];
+//! let n = socket.recv(&mut buf)?;
+//! let message = Packet::decode(&buf[..n])?;
+//! println!("{message:?}");
+//! socket.send(&message.encode()?)?;
+//! # Ok(())
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 

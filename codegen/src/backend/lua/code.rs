@@ -193,24 +193,6 @@ fn definition_at(lines: &[String], i: usize) -> Option<(String, usize)> {
     Some((name.to_string(), end))
 }
 
-pub(crate) fn wrap(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        if !cur.is_empty() && cur.len() + word.len() > 95 {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines
-}
-
 pub(crate) fn lua_escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")

@@ -15,7 +15,7 @@ mod template;
 mod unions;
 mod values;
 
-use super::{Output, Unsupported};
+use super::{wrap, Output, Unsupported};
 use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;

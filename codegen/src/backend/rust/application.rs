@@ -178,6 +178,8 @@ impl<'p> Gen<'p> {
 
             #read_with_id
         };
+        let datagrams = self.application_datagrams(a);
+        let into_owned = self.application_into_owned(a);
         Ok(quote! {
             /// A message of this application, by the message id the transport carries.
             #[derive(Debug, Clone, PartialEq)]
@@ -216,7 +218,11 @@ impl<'p> Gen<'p> {
                 }
 
                 #(#points)*
+
+                #datagrams
             }
+
+            #into_owned
 
             #[allow(dead_code)]
             fn message_lifetime(_: Message #lt_anon) {}

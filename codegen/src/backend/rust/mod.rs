@@ -2,6 +2,8 @@
 //! `prettyplease`.
 
 mod application;
+mod application_datagrams;
+mod application_protocol;
 mod codec;
 mod decode;
 mod encode;
@@ -12,7 +14,7 @@ mod protocol;
 mod session;
 mod types;
 
-use super::{Output, Unsupported};
+use super::{wrap, Output, Unsupported};
 use crate::expr::BinOp;
 use crate::ir::analysis::Reuse;
 use crate::ir::*;

@@ -7,6 +7,9 @@ impl<'p> Gen<'p> {
     /// generated protocol as a type parameter.
     pub(crate) fn protocol_marker(&self) -> TokenStream {
         let p = self.p;
+        if let Some(a) = &p.application {
+            return self.application_protocol_marker(a);
+        }
         let (name, title) = (&p.name, &p.title);
         let root = ident(&p.root().name);
         let root_lt = self.lifetime(p.root);

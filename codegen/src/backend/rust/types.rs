@@ -266,6 +266,7 @@ impl<'p> Gen<'p> {
         }
         let lt = self.lifetime(sid);
         let d = doc(&s.doc);
+        let filled = filled_doc(s);
         let mut fields = Vec::new();
         let mut unions = Vec::new();
         for (fi, f) in s.value_fields() {
@@ -319,6 +320,7 @@ impl<'p> Gen<'p> {
         });
         Ok(quote! {
             #d
+            #filled
             #derives
             pub struct #name #lt #body
 
@@ -557,4 +559,37 @@ fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
     quote! {
         #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #bits>))]
     }
+}
+
+/// "Filled in by the encoder: …": the fields of `s` a user never sets (constants, lengths,
+/// counts, tags, presence bits, checksums), so the type's rustdoc says why they are missing.
+fn filled_doc(s: &Struct) -> TokenStream {
+    let name = |i: usize| s.fields[i].name.as_str();
+    let filled: Vec<String> = s
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let what = match f.role {
+                Role::Value => return None,
+                Role::Const(v) => format!("always {v:#x}"),
+                Role::Derived(Derive::LengthOf(i)) => format!("the byte length of `{}`", name(i)),
+                Role::Derived(Derive::CountOf(i)) => format!("the element count of `{}`", name(i)),
+                Role::Derived(Derive::TagOf(i)) => format!("the kind of `{}`", name(i)),
+                Role::Derived(Derive::PresenceOf(i)) => format!("whether `{}` is present", name(i)),
+                Role::Checksum(algo) => format!("its {} checksum", algo.name()),
+            };
+            Some(format!("`{}` ({what})", f.name))
+        })
+        .collect();
+    if filled.is_empty() {
+        return quote! {};
+    }
+    let text = format!("Filled in by the encoder: {}.", filled.join(", "));
+    let lines = wrap(&text).into_iter().map(|l| format!(" {l}"));
+    let sep = if s.doc.is_some() {
+        quote! { #[doc = ""] }
+    } else {
+        quote! {}
+    };
+    quote! { #sep #( #[doc = #lines] )* }
 }

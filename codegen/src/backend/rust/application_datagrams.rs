@@ -1,0 +1,337 @@
+//! An application's messages as whole transport datagrams: `receive` (a datagram in, the game
+//! message it carries out), `from_transport` (the same from a datagram the game decoded itself,
+//! with the transport's state) and one `encode_<point>` per place that carries messages (a game
+//! message in, the bytes to send out). One call each way: the transport's types stay out of the
+//! game's code unless it wants them.
+
+use super::*;
+
+/// How a point's value is reached in the transport's root: a pattern binding it as `m`.
+fn route_pattern(t: &TokenStream, route: &[RouteStep]) -> TokenStream {
+    let mut pat = quote! { m };
+    for step in route.iter().rev() {
+        if let Some((enum_name, variant)) = &step.variant {
+            let (e, v) = (ident(enum_name), ident(variant));
+            pat = quote! { #t::#e::#v(#pat) };
+        }
+        let (s, f) = (ident(&step.struct_name), ident(&step.field));
+        pat = quote! { #t::#s { #f: #pat, .. } };
+    }
+    pat
+}
+
+/// The root value holding `point` (an expression of the point's type) along `route`.
+fn route_value(t: &TokenStream, route: &[RouteStep], point: TokenStream) -> TokenStream {
+    let mut value = point;
+    for step in route.iter().rev() {
+        if let Some((enum_name, variant)) = &step.variant {
+            let (e, v) = (ident(enum_name), ident(variant));
+            value = quote! { #t::#e::#v(#value) };
+        }
+        let (s, f) = (ident(&step.struct_name), ident(&step.field));
+        value = quote! { #t::#s { #f: #value } };
+    }
+    value
+}
+
+/// The path a doc comment shows: `Message.body: Unreliable(UserMessage)`.
+fn route_doc(route: &[RouteStep], point: &str) -> String {
+    let mut text = point.to_string();
+    for step in route.iter().rev() {
+        if let Some((_, variant)) = &step.variant {
+            text = format!("{variant}({text})");
+        }
+        text = format!("{} {{ {}: {text} }}", step.struct_name, step.field);
+    }
+    text
+}
+
+/// A point's single route and its parameters, when a sender can build the whole datagram: the
+/// root holds the point one way, through types with no other field the user sets.
+pub(crate) fn sender_parts(pt: &PointInfo) -> Option<(&[RouteStep], &[PointParam])> {
+    let [route] = pt.routes.as_slice() else {
+        return None;
+    };
+    let params = pt.params.as_ref()?;
+    route
+        .iter()
+        .all(|s| s.only_field)
+        .then_some((route.as_slice(), params.as_slice()))
+}
+
+/// Doc comment lines: each paragraph wrapped, an empty line between paragraphs.
+fn doc_paragraphs(paragraphs: &[String]) -> TokenStream {
+    let mut lines = Vec::new();
+    for (k, text) in paragraphs.iter().enumerate() {
+        if k > 0 {
+            lines.push(String::new());
+        }
+        lines.extend(wrap(text).into_iter().map(|l| format!(" {l}")));
+    }
+    quote! { #( #[doc = #lines] )* }
+}
+
+impl<'p> Gen<'p> {
+    /// `IntoOwned` for an application `Message` that borrows (so `receive` can hand out
+    /// messages decoded from payloads the transport had to copy).
+    pub(crate) fn application_into_owned(&self, a: &Application) -> TokenStream {
+        let p = self.p;
+        if !a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid)) {
+            return quote! {};
+        }
+        let arms = a.messages.iter().map(|(_, sid)| {
+            let n = ident(&p.structs[*sid].name);
+            if p.struct_borrows(*sid) {
+                quote! { Message::#n(m) => Message::#n(wiregen_runtime::IntoOwned::into_owned(m)), }
+            } else {
+                quote! { Message::#n(m) => Message::#n(m), }
+            }
+        });
+        quote! {
+            impl wiregen_runtime::IntoOwned for Message<'_> {
+                type Owned = Message<'static>;
+                /// Copies the strings and bytes this message borrows from its input.
+                fn into_owned(self) -> Message<'static> {
+                    match self { #(#arms)* }
+                }
+            }
+        }
+    }
+
+    /// `receive`, `from_transport` and the `encode_<point>` senders, inside `impl Message`.
+    pub(crate) fn application_datagrams(&self, a: &Application) -> TokenStream {
+        let t = self.other_protocol(&a.transport);
+        let root = ident(&a.transport_root);
+        let root_ref = if a.transport_root_borrows {
+            quote! { &'a #t::#root<'_> }
+        } else {
+            quote! { &'a #t::#root }
+        };
+        let owned = a
+            .messages
+            .iter()
+            .any(|(_, sid)| self.p.struct_borrows(*sid));
+        let mut by_ref = Vec::new();
+        let mut by_value = Vec::new();
+        let mut by_mut = Vec::new();
+        let mut dissect = Vec::new();
+        let mut senders = Vec::new();
+        for pt in &a.points {
+            let from = format_ident!("from_{}", pt.type_name.to_snake_case());
+            let pf = ident(&pt.payload_field);
+            let id = pt.id.as_ref().map(|(idf, id_rust)| {
+                let idf = ident(idf);
+                cast(quote! { m.#idf }, &ident(id_rust), &format_ident!("u64"))
+            });
+            let id_arg = id.as_ref().map(|id| quote! { #id, });
+            let keep = if owned {
+                quote! { .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x))) }
+            } else {
+                quote! { .map(Some) }
+            };
+            // By value, a payload borrowed from the datagram gives a message borrowing it too;
+            // one the transport copied (realigned bits, joined pieces) gives an owned message.
+            let take = if a.bits {
+                quote! { Message::decode(#id_arg &m.#pf) #keep }
+            } else {
+                quote! { match m.#pf {
+                    Cow::Borrowed(b) => Self::decode(#id_arg b).map(Some),
+                    Cow::Owned(v) => Message::decode(#id_arg &v) #keep,
+                } }
+            };
+            let fill = format_ident!("fill_{}", pt.type_name.to_snake_case());
+            // The payload runs to the datagram's end: it starts where its length says.
+            let at = if a.bits {
+                quote! { datagram.len() * 8 - m.#pf.bits }
+            } else {
+                quote! { datagram.len() - m.#pf.len() }
+            };
+            let at_len = if a.bits {
+                quote! { wiregen_runtime::PayloadStart::Bit(len * 8 - m.#pf.bits) }
+            } else {
+                quote! { wiregen_runtime::PayloadStart::Byte(len - m.#pf.len()) }
+            };
+            let start = if a.bits {
+                quote! { wiregen_runtime::PayloadStart::Bit(at) }
+            } else {
+                quote! { wiregen_runtime::PayloadStart::Byte(at) }
+            };
+            for route in &pt.routes {
+                let pat = route_pattern(&t, route);
+                // Errors in the game message name the transport's fields down to the payload.
+                let path = route
+                    .iter()
+                    .map(|step| step.field.as_str())
+                    .chain([pt.payload_field.as_str()]);
+                let path = quote! { &[#(#path),*] };
+                by_ref.push(quote! {
+                    #pat => Self::#from(m).map(Some).map_err(|e| {
+                        e.in_payload(#path, datagram_len.map(|len| #at_len))
+                    }),
+                });
+                by_value.push(quote! {
+                    #pat => {
+                        let at = #at;
+                        #take.map_err(|e| e.in_payload(#path, Some(#start)))
+                    }
+                });
+                by_mut.push(quote! { #pat => { self.#fill(m)?; Ok(true) } });
+                dissect.push(quote! {
+                    #pat => {
+                        let (message, notes) = Self::dissect_at(#id_arg datagram, #at);
+                        (message.map_err(|e| e.in_payload(#path, None)), notes)
+                    }
+                });
+            }
+            if let Some(sender) = self.application_sender(a, pt, &t) {
+                senders.push(sender);
+            }
+        }
+        if by_ref.is_empty() {
+            return quote! { #(#senders)* };
+        }
+        let catch_all = quote! {
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        };
+        let transport = &a.transport;
+        let receive_doc = doc_paragraphs(&[
+            format!("Receives a game message: decodes a whole `{transport}` datagram (a [`{transport}::{root}`]) and the message it carries, if any (`Ok(None)`: the datagram is the transport's own, such as an ack)."),
+            "Decoding is stateless; a game that keeps the transport's state decodes datagrams itself and calls [`Self::from_transport`].".to_string(),
+        ]);
+        let from_doc = doc_paragraphs(&[format!(
+            "The game message a decoded `{transport}` datagram carries, if any (`Ok(None)`: it carries none). An error's position counts from the payload's start ([`Self::receive`] counts from the datagram's)."
+        )]);
+        let from_at_doc = doc_paragraphs(&[
+            "Like [`Self::from_transport`], with error positions counted from the start of the datagram (`datagram_len` bytes) that `datagram` was decoded from.".to_string(),
+        ]);
+        let fill_doc = doc_paragraphs(&[format!(
+            "Puts this message (and its id) in a `{transport}` datagram that carries one, its other fields left as they are; `Ok(false)` when `datagram` carries none."
+        )]);
+        let dissect_doc = doc_paragraphs(&[
+            format!("Decodes like [`Self::receive`] and also returns every field of both layers, the `{transport}` datagram's and the game message's, as the two dissectors show them (offsets from the datagram's first byte), up to the point of any error."),
+        ]);
+        let root_mut = if a.transport_root_borrows {
+            quote! { &mut #t::#root<'_> }
+        } else {
+            quote! { &mut #t::#root }
+        };
+        quote! {
+            #receive_doc
+            pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
+                match <#t::#root as Codec>::decode(datagram)? {
+                    #(#by_value)*
+                    #catch_all
+                }
+            }
+
+            #from_doc
+            pub fn from_transport(datagram: #root_ref) -> Result<Option<Self>, DecodeError> {
+                Self::carried(datagram, None)
+            }
+
+            #from_at_doc
+            pub fn from_transport_at(datagram: #root_ref, datagram_len: usize) -> Result<Option<Self>, DecodeError> {
+                Self::carried(datagram, Some(datagram_len))
+            }
+
+            fn carried(datagram: #root_ref, datagram_len: Option<usize>) -> Result<Option<Self>, DecodeError> {
+                match datagram {
+                    #(#by_ref)*
+                    #catch_all
+                }
+            }
+
+            #fill_doc
+            pub fn fill_transport(&self, datagram: #root_mut) -> Result<bool, EncodeError> {
+                match datagram {
+                    #(#by_mut)*
+                    #[allow(unreachable_patterns)]
+                    _ => Ok(false),
+                }
+            }
+
+            #dissect_doc
+            pub fn dissect_datagram(datagram: &'a [u8]) -> (Result<Option<Self>, DecodeError>, Vec<FieldNote<'a>>) {
+                let (transport, mut notes) = <#t::#root as Codec>::dissect(datagram);
+                let transport = match transport {
+                    Ok(transport) => transport,
+                    Err(e) => return (Err(e), notes),
+                };
+                let (message, more) = match &transport {
+                    #(#dissect)*
+                    #[allow(unreachable_patterns)]
+                    _ => return (Ok(None), notes),
+                };
+                notes.extend(more);
+                (message.map(Some), notes)
+            }
+
+            #(#senders)*
+        }
+    }
+
+    /// `encode_<point>(&self, <the point's other fields>)`: the message as a whole transport
+    /// datagram, when the point is reached one way and every type on it can be built (their
+    /// other fields are derived).
+    fn application_sender(
+        &self,
+        a: &Application,
+        pt: &PointInfo,
+        t: &TokenStream,
+    ) -> Option<TokenStream> {
+        let (route, params) = sender_parts(pt)?;
+        let name = format_ident!("encode_{}", pt.type_name.to_snake_case());
+        let pn = ident(&pt.type_name);
+        let pf = ident(&pt.payload_field);
+        let args = params.iter().map(|prm| {
+            let n = ident(&prm.name);
+            let ty: TokenStream = if prm.transport_type {
+                let ty = ident(&prm.rust);
+                quote! { #t::#ty }
+            } else {
+                let ty = ident(&prm.rust);
+                quote! { #ty }
+            };
+            quote! { #n: #ty }
+        });
+        let arg_names: Vec<Ident> = params.iter().map(|prm| ident(&prm.name)).collect();
+        let id = pt.id.as_ref().map(|(idf, id_rust)| {
+            let idf_i = ident(idf);
+            let id_ty = ident(id_rust);
+            let u64_t = format_ident!("u64");
+            let max = cast(quote! { #id_ty::MAX }, &id_ty, &u64_t);
+            let fitted = cast(quote! { fit(self.id(), #max, #idf)? }, &u64_t, &id_ty);
+            quote! { #idf_i: #fitted, }
+        });
+        let payload = if a.bits {
+            quote! { self.encode()? }
+        } else {
+            quote! { Cow::Owned(self.encode()?) }
+        };
+        let value = route_value(
+            t,
+            route,
+            quote! { #t::#pn { #(#arg_names,)* #id #pf: #payload } },
+        );
+        let mut paragraphs = vec![format!(
+            "Encodes the message as a whole `{}` datagram, ready to send: a `{}`; its encoder fills the rest.",
+            a.transport,
+            route_doc(route, &pt.type_name),
+        )];
+        for prm in params {
+            let what = prm
+                .doc
+                .as_deref()
+                .unwrap_or("set by the game's session layer.");
+            paragraphs.push(format!("`{}`: {what}", prm.name));
+        }
+        let doc = doc_paragraphs(&paragraphs);
+        Some(quote! {
+            #doc
+            pub fn #name(&self, #(#args),*) -> Result<Vec<u8>, EncodeError> {
+                Codec::encode(&#value)
+            }
+        })
+    }
+}

@@ -1,0 +1,157 @@
+//! The `Protocol` marker of an application schema: its datagrams are the transport's, each with
+//! the game message it carries, so tools generic over protocols (wirecat, `wiregen verify`)
+//! read an application's traffic as a whole, never its payloads as if they were datagrams.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// `Received` (a transport datagram and the game message in it) and the `Protocol`,
+    /// `SerdeProtocol` and `ArbitraryProtocol` impls of an application.
+    pub(crate) fn application_protocol_marker(&self, a: &Application) -> TokenStream {
+        let p = self.p;
+        let (name, title) = (&p.name, &p.title);
+        let t = self.other_protocol(&a.transport);
+        let root = ident(&a.transport_root);
+        let (lt, root_ty) = if a.transport_root_borrows {
+            (quote! { <'a> }, quote! { #t::#root<'a> })
+        } else {
+            (quote! {}, quote! { #t::#root })
+        };
+        let owned = a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid));
+        let (message_ty, keep) = if owned {
+            (
+                quote! { Message<'static> },
+                quote! { .map(wiregen_runtime::IntoOwned::into_owned) },
+            )
+        } else {
+            (quote! { Message }, quote! {})
+        };
+        let transport_protocol = quote! { <#t::Protocol as wiregen_runtime::Protocol> };
+        let types: Vec<TokenStream> = a
+            .messages
+            .iter()
+            .map(|(_, sid)| *sid)
+            .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
+            .map(|id| {
+                let n = ident(&p.structs[id].name);
+                if p.struct_borrows(id) {
+                    quote! { visitor.visit::<#n<'static>>(); }
+                } else {
+                    quote! { visitor.visit::<#n>(); }
+                }
+            })
+            .collect();
+        // Arbitrary datagrams: an arbitrary message sent through an arbitrary point (with
+        // arbitrary values of the point's own fields).
+        let senders: Vec<TokenStream> = a
+            .points
+            .iter()
+            .filter_map(|pt| {
+                let (_, params) = application_datagrams::sender_parts(pt)?;
+                let name = format_ident!("encode_{}", pt.type_name.to_snake_case());
+                let args = params.iter().map(|_| quote! { u.arbitrary()? });
+                Some(quote! { m.#name(#(#args),*) })
+            })
+            .collect();
+        let arbitrary_message = match senders.len() {
+            // No point the root reaches plainly: no whole datagram can be built.
+            0 => quote! {
+                let _ = u;
+                Err(arbitrary::Error::IncorrectFormat)
+            },
+            1 => quote! {
+                let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+                Ok(#(#senders)*)
+            },
+            _ => {
+                let arms = senders.iter().enumerate().map(|(k, s)| {
+                    let k = Literal::usize_unsuffixed(k);
+                    quote! { #k => #s, }
+                });
+                let n = Literal::usize_unsuffixed(senders.len());
+                quote! {
+                    let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+                    Ok(match u.choose_index(#n)? {
+                        #(#arms)*
+                        _ => unreachable!("choose_index stays below its bound"),
+                    })
+                }
+            }
+        };
+        let transport_name = &a.transport;
+        let received_doc = format!(
+            " A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
+        );
+        quote! {
+            #[doc = #received_doc]
+            #[derive(Debug, Clone, PartialEq)]
+            #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+            pub struct Received #lt {
+                pub transport: #root_ty,
+                pub message: Option<#message_ty>,
+            }
+
+            /// The schema as a whole, for tools that take any generated protocol as a type
+            /// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct Protocol;
+
+            impl wiregen_runtime::Protocol for Protocol {
+                const NAME: &'static str = #name;
+                const TITLE: &'static str = #title;
+                type Root<'a> = #root_ty;
+                type Conversation = #transport_protocol::Conversation;
+                type Datagram<'a> = Received #lt;
+                const UDP_PORTS: &'static [u16] = #transport_protocol::UDP_PORTS;
+
+                fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
+                    let transport = #transport_protocol::decode_datagram(conversation, from_client, bytes)?;
+                    let message = Message::from_transport_at(&transport, bytes.len())? #keep;
+                    Ok(Received { transport, message })
+                }
+
+                /// The transport's datagram with the game message encoded again in it.
+                fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+                    let mut transport = datagram.transport.clone();
+                    if let Some(m) = &datagram.message {
+                        m.fill_transport(&mut transport)?;
+                    }
+                    transport.encode()
+                }
+
+                fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                    let (message, notes) = Message::dissect_datagram(bytes);
+                    (message.map(drop), notes)
+                }
+
+                fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+                    #(#types)*
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl wiregen_runtime::SerdeProtocol for Protocol {
+                fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
+                    #(#types)*
+                }
+
+                fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
+                    serde::Serialize::serialize(datagram, serializer)
+                }
+            }
+
+            #[cfg(feature = "arbitrary")]
+            impl wiregen_runtime::ArbitraryProtocol for Protocol {
+                /// An arbitrary game message in a whole transport datagram.
+                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+                    #arbitrary_message
+                }
+
+                fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
+                    let _ = u;
+                    Ok(Some(Vec::new()))
+                }
+            }
+        }
+    }
+}
