@@ -2355,7 +2355,11 @@ local function dissect_protected(tvb, pinfo, root)
   LISTS = {}
   REST_TAKEN = false
   INFO_SUFFIX = ""
+  -- An application dissector called on a payload names its message here.
+  pinfo.private["wiregen.info"] = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  local app = pinfo.private["wiregen.info"]
+  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
   if ok then info = info .. INFO_SUFFIX end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))

@@ -242,7 +242,8 @@ end
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("DUNGEON")
   local root = tree:add(proto, tvb())
-  pinfo.cols.info:append(" " .. dissect_protected(tvb, pinfo, root))
+  -- The transport's Info column names this message after its own summary ("Reliable: Chat").
+  pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()
 end
 

@@ -909,7 +909,15 @@ local function dissect_protected(tvb, pinfo, root)
 {%- if has_checksums %}
   BAD_CHECKSUM = false
 {%- endif %}
+{%- if app_points %}
+  -- An application dissector called on a payload names its message here.
+  pinfo.private["wiregen.info"] = ""
+{%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+{%- if app_points %}
+  local app = pinfo.private["wiregen.info"]
+  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
+{%- endif %}
 {%- if has_joins %}
   if ok then info = info .. INFO_SUFFIX end
 {%- endif %}
@@ -956,7 +964,8 @@ end
 function proto.dissector(tvb, pinfo, tree)
   pinfo.cols.protocol:set("{{ column }}")
   local root = tree:add(proto, tvb())
-  pinfo.cols.info:append(" " .. dissect_protected(tvb, pinfo, root))
+  -- The transport's Info column names this message after its own summary ("Reliable: Chat").
+  pinfo.private["wiregen.info"] = dissect_protected(tvb, pinfo, root)
   return tvb:len()
 end
 

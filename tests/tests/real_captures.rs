@@ -128,3 +128,28 @@ fn with_both_rtype_dissectors_one_preference_chooses() {
         assert_eq!(rfc[2], "Unknown (0x07) seq=2 ack=1 [RELIABLE]", "{order:?}");
     }
 }
+
+/// The 2.1 capture's Arena-shaped messages with Arena's dissector loaded too: the Info column
+/// names the game's message after the transport's summary (the transport no longer overwrites
+/// it), in either load order; messages of ids Arena does not name keep the transport's.
+#[test]
+fn an_application_names_its_messages_in_the_info_column() {
+    let pcap = capture("riptide21-udp.pcap");
+    for order in [
+        ["dissectors/riptide_2_1.lua", "dissectors/arena.lua"],
+        ["dissectors/arena.lua", "dissectors/riptide_2_1.lua"],
+    ] {
+        let info = info_column(&pcap, &order, &[]);
+        assert_eq!(
+            info[38..42],
+            [
+                "Unreliable: PlayerMove",
+                "Reliable: PlayerMove",
+                "Reliable: Chat",
+                "Reliable: Spawn"
+            ],
+            "{order:?}"
+        );
+        assert_eq!(info[36], "Unreliable", "{order:?}");
+    }
+}

@@ -145,7 +145,11 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  -- An application dissector called on a payload names its message here.
+  pinfo.private["wiregen.info"] = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  local app = pinfo.private["wiregen.info"]
+  if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "TCP framing [dissector error]"
