@@ -239,7 +239,36 @@ local function dissect_protected(tvb, pinfo, root)
   return info
 end
 
+-- dnp carries no message id, so its payloads are this application's only where
+-- the user says so: on every dnp message, or on the ports of a preference.
+proto.prefs.every_payload = Pref.bool("Every dnp payload", false,
+  "Read the payload of every dnp message with this dissector (dnp carries no message id)")
+proto.prefs.udp_ports = Pref.range("UDP ports", "", "Ports whose dnp payloads this dissector reads", 65535)
+local claimed_ports = {}
+
+-- The ports of the preference ("3413,4000-4010") as {first, last} pairs, read once per change.
+local function read_ports()
+  claimed_ports = {}
+  for part in string.gmatch(tostring(proto.prefs.udp_ports), "[^,%s]+") do
+    local a, b = string.match(part, "^(%d+)-(%d+)$")
+    if a == nil then a = string.match(part, "^(%d+)$"); b = a end
+    if a ~= nil then claimed_ports[#claimed_ports + 1] = { tonumber(a), tonumber(b) } end
+  end
+end
+read_ports()
+
+local function claims(pinfo)
+  if proto.prefs.every_payload then return true end
+  for _, r in ipairs(claimed_ports) do
+    if (pinfo.src_port >= r[1] and pinfo.src_port <= r[2]) or (pinfo.dst_port >= r[1] and pinfo.dst_port <= r[2]) then
+      return true
+    end
+  end
+  return false
+end
+
 function proto.dissector(tvb, pinfo, tree)
+  if not claims(pinfo) then return 0 end
   pinfo.cols.protocol:set("DUNGEON")
   local root = tree:add(proto, tvb())
   -- The transport's Info column names this message after its own summary ("Reliable: Chat").
@@ -262,4 +291,5 @@ function proto.init()
 end
 
 function proto.prefs_changed()
+  read_ports()
 end

@@ -192,6 +192,10 @@ impl Builder {
                             schema: file.clone(),
                             name: p.name.clone(),
                             application_on: p.application.as_ref().map(|a| a.transport.clone()),
+                            claims_by_preference: p
+                                .application
+                                .as_ref()
+                                .is_some_and(|a| a.own_id.is_some()),
                         });
                     }
                     read.push(file.clone());
@@ -272,6 +276,9 @@ pub struct PlannedProtocol {
     pub name: String,
     /// For an application schema, the protocol it rides on.
     pub application_on: Option<String>,
+    /// An application on a transport without message ids: its dissector reads payloads only
+    /// where its preferences say (`<name>.udp_ports`, `<name>.every_payload`).
+    pub claims_by_preference: bool,
 }
 
 /// Loads a schema from any path (shown as given), and every file it read: itself and the

@@ -107,6 +107,11 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
     if let Some(port) = args.port {
         cargo.args(["--port", &port.to_string()]);
     }
+    if protocol.claims_by_preference {
+        // Its transport carries no message ids: the dissector reads payloads when told to.
+        let claim = format!("{}.every_payload:TRUE", protocol.name);
+        cargo.args(["--tshark-arg", "-o", "--tshark-arg", &claim]);
+    }
     let status = cargo
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

@@ -157,6 +157,7 @@ pub fn application_cross_check(
     transport: (&str, &str),
     application: (&str, &str),
     port: u16,
+    extra: &[&str],
     messages: &[Vec<u8>],
     expect: impl Fn(usize, &[u8]) -> (Vec<ExpectedField>, Vec<ExpectedField>),
 ) -> PathBuf {
@@ -175,8 +176,13 @@ pub fn application_cross_check(
     ));
     write_pcap(&pcap, &datagrams);
     let app_lua = format!("lua_script:{}", repo_root().join(application.1).display());
-    for args in [&["-X", &app_lua][..], &["-X", &app_lua, "-2"][..]] {
-        let d = dissect(&pcap, &repo_root().join(transport.1), args);
+    for passes in [&[][..], &["-2"][..]] {
+        let args: Vec<&str> = ["-X", app_lua.as_str()]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .chain(passes.iter().copied())
+            .collect();
+        let d = dissect(&pcap, &repo_root().join(transport.1), &args);
         for (i, bytes) in messages.iter().enumerate() {
             let (outer, inner) = expect(i, bytes);
             compare(&outer, &d.fields(i, transport.0), HEADERS)

@@ -186,6 +186,7 @@ fn tshark_shows_the_game_inside_riptide() {
         ("riptide_2_1", "dissectors/riptide_2_1.lua"),
         ("arena", "dissectors/arena.lua"),
         7777,
+        &[],
         &bytes,
         |i, m| {
             let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);

@@ -60,9 +60,10 @@ fn arena_on_riptide_2_1() {
 
 #[test]
 fn dungeon_on_dnp() {
+    // DNP carries no message id: Dungeon reads the payloads of the ports its preference names.
     verify_protocol::<dungeon::Protocol>(
         &["dissectors/dnp.lua", "dissectors/dungeon.lua"],
-        &[],
+        &["-o", "dungeon.udp_ports:3413"],
         0x510b,
     );
 }

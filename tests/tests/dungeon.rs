@@ -155,6 +155,7 @@ fn tshark_shows_the_game_inside_dnp() {
         ("dnp", "dissectors/dnp.lua"),
         ("dungeon", "dissectors/dungeon.lua"),
         3413,
+        &["-o", "dungeon.udp_ports:3413"],
         &bytes,
         |i, m| {
             let (decoded, notes) = Message::dissect_at(m, messages[i].1);
@@ -162,5 +163,23 @@ fn tshark_shows_the_game_inside_dnp() {
             (expected(&dnp::Command::dissect(m).1), expected(&notes))
         },
     );
+    // DNP carries no message id: loaded without a preference naming its port (or every
+    // payload), Dungeon claims nothing, and DNP shows the data as bytes.
+    let app_lua = format!(
+        "lua_script:{}",
+        repo_root().join("dissectors/dungeon.lua").display()
+    );
+    let dnp_lua = repo_root().join("dissectors/dnp.lua");
+    let off = dissect(&pcap, &dnp_lua, &["-X", &app_lua]);
+    let every = dissect(
+        &pcap,
+        &dnp_lua,
+        &["-X", &app_lua, "-o", "dungeon.every_payload:TRUE"],
+    );
+    for i in 0..bytes.len() {
+        assert!(off.fields(i, "dungeon").is_empty(), "frame {i}");
+        assert!(!off.fields(i, "dnp").is_empty(), "frame {i}");
+        assert!(!every.fields(i, "dungeon").is_empty(), "frame {i}");
+    }
     let _ = std::fs::remove_file(pcap);
 }

@@ -338,7 +338,7 @@ fn dungeon_inside_dnp() {
     check_with(
         &["dnp", "dungeon"],
         "dissectors/dnp.lua",
-        &["-X", &app],
+        &["-X", &app, "-o", "dungeon.udp_ports:3413"],
         3413,
         &[],
         false,
@@ -379,7 +379,7 @@ fn a_string_that_is_not_utf8_is_an_error_in_both_outputs() {
     let d = dissect(
         &pcap,
         &repo_root().join("dissectors/dnp.lua"),
-        &["-X", &app],
+        &["-X", &app, "-o", "dungeon.every_payload:TRUE"],
     );
     assert_eq!(d.experts(0, "dungeon"), ["dungeon.expert.invalid_value"]);
     let _ = std::fs::remove_file(pcap);

@@ -110,6 +110,7 @@ fn tshark_shows_the_lobby_inside_riptide() {
         ("riptide_2_0", "dissectors/riptide_2_0.lua"),
         ("lobby", "dissectors/lobby.lua"),
         7777,
+        &[],
         &bytes,
         |i, m| {
             let (decoded, notes) = Message::dissect_at(games[i].id(), m, messages[i].1);
