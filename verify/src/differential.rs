@@ -9,7 +9,9 @@ use crate::rng::Rng;
 use crate::tshark::{dissect, Dissection};
 use std::fmt;
 use std::path::PathBuf;
-use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeErrorKind, FieldNote, Protocol};
+use wiregen_runtime::{
+    ArbitraryProtocol, Codec, DecodeError, DecodeErrorKind, FieldNote, Protocol,
+};
 
 /// What to check and how hard.
 #[derive(Debug, Clone)]
@@ -243,6 +245,15 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)
 }
 
+/// A decode error that only the state of earlier messages would have avoided (a value typed by
+/// a list an earlier message announces): the message is counted, not compared.
+fn needs_state(e: &DecodeError) -> bool {
+    matches!(
+        e.kind,
+        DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
+    )
+}
+
 /// The protocols whose fields `notes` holds (`riptide_2_1`, then `arena`), in order of first
 /// appearance: a field's protocol is its filter name's first part.
 fn layers<'n>(notes: &'n [FieldNote<'_>]) -> Vec<&'n str> {
@@ -353,14 +364,7 @@ fn valid_messages<P: ArbitraryProtocol>(
                     hex(&bytes)
                 ))),
             },
-            Err(e)
-                if matches!(
-                    e.kind,
-                    DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
-                ) =>
-            {
-                Err(None)
-            }
+            Err(e) if needs_state(&e) => Err(None),
             Err(e) => Err(Some(format!(
                 "the crate encoded {} and cannot decode it: {e}",
                 hex(&bytes)
@@ -369,14 +373,7 @@ fn valid_messages<P: ArbitraryProtocol>(
         // What the root does not decode (an application's message inside it) decodes too.
         let verdict = verdict.and_then(|()| match P::datagram_notes(&bytes).0 {
             Ok(()) => Ok(()),
-            Err(e)
-                if matches!(
-                    e.kind,
-                    DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
-                ) =>
-            {
-                Err(None)
-            }
+            Err(e) if needs_state(&e) => Err(None),
             Err(e) => Err(Some(format!(
                 "the crate encoded {} and cannot decode what it carries: {e}",
                 hex(&bytes)

@@ -608,7 +608,6 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 
 #[cfg(feature = "arbitrary")]
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
-    /// An arbitrary game message in a whole transport datagram.
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {

@@ -78,6 +78,14 @@ impl<'p> Gen<'p> {
                 }
             }
         };
+        let feature_impls = Self::feature_protocol_impls(
+            &types,
+            arbitrary_message,
+            quote! {
+                let _ = u;
+                Ok(Some(Vec::new()))
+            },
+        );
         let transport_name = &a.transport;
         let received_doc = format!(
             " A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
@@ -129,29 +137,7 @@ impl<'p> Gen<'p> {
                 }
             }
 
-            #[cfg(feature = "serde")]
-            impl wiregen_runtime::SerdeProtocol for Protocol {
-                fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
-                    #(#types)*
-                }
-
-                fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
-                    serde::Serialize::serialize(datagram, serializer)
-                }
-            }
-
-            #[cfg(feature = "arbitrary")]
-            impl wiregen_runtime::ArbitraryProtocol for Protocol {
-                /// An arbitrary game message in a whole transport datagram.
-                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
-                    #arbitrary_message
-                }
-
-                fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
-                    let _ = u;
-                    Ok(Some(Vec::new()))
-                }
-            }
+            #feature_impls
         }
     }
 }

@@ -87,6 +87,11 @@ impl<'p> Gen<'p> {
                 Ok(Some(datagrams))
             }
         };
+        let feature_impls = Self::feature_protocol_impls(
+            &types,
+            quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode()) },
+            opening,
+        );
         quote! {
             /// The schema as a whole, for tools that take any generated protocol as a type
             /// parameter (see [`wiregen_runtime::Protocol`]).
@@ -114,6 +119,18 @@ impl<'p> Gen<'p> {
                 }
             }
 
+            #feature_impls
+        }
+    }
+
+    /// The `SerdeProtocol` and `ArbitraryProtocol` impls (behind the crate's features) of a
+    /// protocol whose types `types` visits and whose arbitrary datagrams the bodies build.
+    pub(crate) fn feature_protocol_impls(
+        types: &[TokenStream],
+        arbitrary_message: TokenStream,
+        arbitrary_opening: TokenStream,
+    ) -> TokenStream {
+        quote! {
             #[cfg(feature = "serde")]
             impl wiregen_runtime::SerdeProtocol for Protocol {
                 fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
@@ -128,11 +145,11 @@ impl<'p> Gen<'p> {
             #[cfg(feature = "arbitrary")]
             impl wiregen_runtime::ArbitraryProtocol for Protocol {
                 fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
-                    Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode())
+                    #arbitrary_message
                 }
 
                 fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
-                    #opening
+                    #arbitrary_opening
                 }
             }
         }
