@@ -11,8 +11,7 @@ impl<'p> Gen<'p> {
             return Ok(quote! {});
         };
         let t = self.other_protocol(&a.transport);
-        let any_borrow = a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid));
-        let (lt, lt_anon) = if any_borrow {
+        let (lt, lt_anon) = if self.messages_borrow(a) {
             (quote! { <'a> }, quote! { <'_> })
         } else {
             (quote! {}, quote! {})
@@ -86,25 +85,16 @@ impl<'p> Gen<'p> {
             } else {
                 quote! { &m.#pf[..] }
             };
-            let payload_set = if a.bits {
-                quote! { payload }
-            } else {
-                quote! { Cow::Owned(payload) }
-            };
-            let (decode_call, set_id) = match &pt.id {
-                Some((idf, id_rust)) => {
-                    let idf_i = ident(idf);
-                    let id_ty = ident(id_rust);
-                    let id_nm = idf.as_str();
-                    let u64_t = format_ident!("u64");
-                    let id = cast(quote! { m.#idf_i }, &id_ty, &u64_t);
-                    let max = cast(quote! { #id_ty::MAX }, &id_ty, &u64_t);
-                    let fitted = cast(quote! { fit(self.id(), #max, #id_nm)? }, &u64_t, &id_ty);
-                    (
-                        quote! { Self::decode(#id, #payload_ref) },
-                        quote! { m.#idf_i = #fitted; },
-                    )
-                }
+            let payload_set = application_datagrams::payload_value(a, quote! { payload });
+            let (decode_call, set_id) = match application_datagrams::carried_id(pt) {
+                Some(application_datagrams::CarriedId {
+                    field,
+                    read,
+                    fitted,
+                }) => (
+                    quote! { Self::decode(#read, #payload_ref) },
+                    quote! { m.#field = #fitted; },
+                ),
                 None => (quote! { Self::decode(#payload_ref) }, quote! {}),
             };
             points.push(quote! {

@@ -6,32 +6,30 @@
 
 use super::*;
 
-/// How a point's value is reached in the transport's root: a pattern binding it as `m`.
-fn route_pattern(t: &TokenStream, route: &[RouteStep]) -> TokenStream {
-    let mut pat = quote! { m };
+/// `inner` nested along `route` from the transport's root: each step's struct literal around
+/// the switch variant holding the next. With `rest` = `, ..` a pattern (binding `inner`),
+/// empty a value.
+fn route_nest(
+    t: &TokenStream,
+    route: &[RouteStep],
+    inner: TokenStream,
+    rest: TokenStream,
+) -> TokenStream {
+    let mut out = inner;
     for step in route.iter().rev() {
         if let Some((enum_name, variant)) = &step.variant {
             let (e, v) = (ident(enum_name), ident(variant));
-            pat = quote! { #t::#e::#v(#pat) };
+            out = quote! { #t::#e::#v(#out) };
         }
         let (s, f) = (ident(&step.struct_name), ident(&step.field));
-        pat = quote! { #t::#s { #f: #pat, .. } };
+        out = quote! { #t::#s { #f: #out #rest } };
     }
-    pat
+    out
 }
 
-/// The root value holding `point` (an expression of the point's type) along `route`.
-fn route_value(t: &TokenStream, route: &[RouteStep], point: TokenStream) -> TokenStream {
-    let mut value = point;
-    for step in route.iter().rev() {
-        if let Some((enum_name, variant)) = &step.variant {
-            let (e, v) = (ident(enum_name), ident(variant));
-            value = quote! { #t::#e::#v(#value) };
-        }
-        let (s, f) = (ident(&step.struct_name), ident(&step.field));
-        value = quote! { #t::#s { #f: #value } };
-    }
-    value
+/// How a point's value is reached in the transport's root: a pattern binding it as `m`.
+fn route_pattern(t: &TokenStream, route: &[RouteStep]) -> TokenStream {
+    route_nest(t, route, quote! { m }, quote! { , .. })
 }
 
 /// The path a doc comment shows: `Message.body: Unreliable(UserMessage)`.
@@ -59,6 +57,41 @@ pub(crate) fn sender_parts(pt: &PointInfo) -> Option<(&[RouteStep], &[PointParam
         .then_some((route.as_slice(), params.as_slice()))
 }
 
+/// The sender of a point: `encode_user_message`.
+pub(crate) fn sender_name(pt: &PointInfo) -> Ident {
+    format_ident!("encode_{}", pt.type_name.to_snake_case())
+}
+
+/// A point whose transport carries the message id: its id field, the id it holds (read from
+/// `m`, as `u64`), and this message's id fitted to the field (`fit(self.id(), …)?`).
+pub(crate) struct CarriedId {
+    pub field: Ident,
+    pub read: TokenStream,
+    pub fitted: TokenStream,
+}
+
+pub(crate) fn carried_id(pt: &PointInfo) -> Option<CarriedId> {
+    let (idf, id_rust) = pt.id.as_ref()?;
+    let field = ident(idf);
+    let id_ty = ident(id_rust);
+    let u64_t = format_ident!("u64");
+    let max = cast(quote! { #id_ty::MAX }, &id_ty, &u64_t);
+    Some(CarriedId {
+        read: cast(quote! { m.#field }, &id_ty, &u64_t),
+        fitted: cast(quote! { fit(self.id(), #max, #idf)? }, &u64_t, &id_ty),
+        field,
+    })
+}
+
+/// A point's payload field set to `encoded` (what `Message::encode` returned).
+pub(crate) fn payload_value(a: &Application, encoded: TokenStream) -> TokenStream {
+    if a.bits {
+        encoded
+    } else {
+        quote! { Cow::Owned(#encoded) }
+    }
+}
+
 /// Doc comment lines: each paragraph wrapped, an empty line between paragraphs.
 fn doc_paragraphs(paragraphs: &[String]) -> TokenStream {
     let mut lines = Vec::new();
@@ -72,11 +105,18 @@ fn doc_paragraphs(paragraphs: &[String]) -> TokenStream {
 }
 
 impl<'p> Gen<'p> {
+    /// Whether a message of the application borrows its input (so `Message` has a lifetime).
+    pub(crate) fn messages_borrow(&self, a: &Application) -> bool {
+        a.messages
+            .iter()
+            .any(|(_, sid)| self.p.struct_borrows(*sid))
+    }
+
     /// `IntoOwned` for an application `Message` that borrows (so `receive` can hand out
     /// messages decoded from payloads the transport had to copy).
     pub(crate) fn application_into_owned(&self, a: &Application) -> TokenStream {
         let p = self.p;
-        if !a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid)) {
+        if !self.messages_borrow(a) {
             return quote! {};
         }
         let arms = a.messages.iter().map(|(_, sid)| {
@@ -107,10 +147,7 @@ impl<'p> Gen<'p> {
         } else {
             quote! { &'a #t::#root }
         };
-        let owned = a
-            .messages
-            .iter()
-            .any(|(_, sid)| self.p.struct_borrows(*sid));
+        let owned = self.messages_borrow(a);
         let mut by_ref = Vec::new();
         let mut by_value = Vec::new();
         let mut by_mut = Vec::new();
@@ -119,11 +156,10 @@ impl<'p> Gen<'p> {
         for pt in &a.points {
             let from = format_ident!("from_{}", pt.type_name.to_snake_case());
             let pf = ident(&pt.payload_field);
-            let id = pt.id.as_ref().map(|(idf, id_rust)| {
-                let idf = ident(idf);
-                cast(quote! { m.#idf }, &ident(id_rust), &format_ident!("u64"))
+            let id_arg = carried_id(pt).map(|id| {
+                let read = id.read;
+                quote! { #read, }
             });
-            let id_arg = id.as_ref().map(|id| quote! { #id, });
             let keep = if owned {
                 quote! { .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x))) }
             } else {
@@ -140,22 +176,25 @@ impl<'p> Gen<'p> {
                 } }
             };
             let fill = format_ident!("fill_{}", pt.type_name.to_snake_case());
-            // The payload runs to the datagram's end: it starts where its length says.
-            let at = if a.bits {
-                quote! { datagram.len() * 8 - m.#pf.bits }
-            } else {
-                quote! { datagram.len() - m.#pf.len() }
+            // The payload runs to the datagram's end (`len` bytes): it starts where its length
+            // says, a bit position in bit streams, else a byte offset.
+            let start_in = |len: TokenStream| {
+                if a.bits {
+                    quote! { #len * 8 - m.#pf.bits }
+                } else {
+                    quote! { #len - m.#pf.len() }
+                }
             };
-            let at_len = if a.bits {
-                quote! { wiregen_runtime::PayloadStart::Bit(len * 8 - m.#pf.bits) }
-            } else {
-                quote! { wiregen_runtime::PayloadStart::Byte(len - m.#pf.len()) }
+            let payload_start = |at: TokenStream| {
+                if a.bits {
+                    quote! { wiregen_runtime::PayloadStart::Bit(#at) }
+                } else {
+                    quote! { wiregen_runtime::PayloadStart::Byte(#at) }
+                }
             };
-            let start = if a.bits {
-                quote! { wiregen_runtime::PayloadStart::Bit(at) }
-            } else {
-                quote! { wiregen_runtime::PayloadStart::Byte(at) }
-            };
+            let at = start_in(quote! { datagram.len() });
+            let at_len = payload_start(start_in(quote! { len }));
+            let start = payload_start(quote! { at });
             for route in &pt.routes {
                 let pat = route_pattern(&t, route);
                 // Errors in the game message name the transport's fields down to the payload.
@@ -281,7 +320,7 @@ impl<'p> Gen<'p> {
         t: &TokenStream,
     ) -> Option<TokenStream> {
         let (route, params) = sender_parts(pt)?;
-        let name = format_ident!("encode_{}", pt.type_name.to_snake_case());
+        let name = sender_name(pt);
         let pn = ident(&pt.type_name);
         let pf = ident(&pt.payload_field);
         let args = params.iter().map(|prm| {
@@ -296,23 +335,13 @@ impl<'p> Gen<'p> {
             quote! { #n: #ty }
         });
         let arg_names: Vec<Ident> = params.iter().map(|prm| ident(&prm.name)).collect();
-        let id = pt.id.as_ref().map(|(idf, id_rust)| {
-            let idf_i = ident(idf);
-            let id_ty = ident(id_rust);
-            let u64_t = format_ident!("u64");
-            let max = cast(quote! { #id_ty::MAX }, &id_ty, &u64_t);
-            let fitted = cast(quote! { fit(self.id(), #max, #idf)? }, &u64_t, &id_ty);
-            quote! { #idf_i: #fitted, }
-        });
-        let payload = if a.bits {
-            quote! { self.encode()? }
-        } else {
-            quote! { Cow::Owned(self.encode()?) }
-        };
-        let value = route_value(
+        let id = carried_id(pt).map(|CarriedId { field, fitted, .. }| quote! { #field: #fitted, });
+        let payload = payload_value(a, quote! { self.encode()? });
+        let value = route_nest(
             t,
             route,
             quote! { #t::#pn { #(#arg_names,)* #id #pf: #payload } },
+            quote! {},
         );
         let mut paragraphs = vec![format!(
             "Encodes the message as a whole `{}` datagram, ready to send: a `{}`; its encoder fills the rest.",

@@ -17,8 +17,7 @@ impl<'p> Gen<'p> {
         } else {
             (quote! {}, quote! { #t::#root })
         };
-        let owned = a.messages.iter().any(|(_, sid)| p.struct_borrows(*sid));
-        let (message_ty, keep) = if owned {
+        let (message_ty, keep) = if self.messages_borrow(a) {
             (
                 quote! { Message<'static> },
                 quote! { .map(wiregen_runtime::IntoOwned::into_owned) },
@@ -32,14 +31,7 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|(_, sid)| *sid)
             .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
-            .map(|id| {
-                let n = ident(&p.structs[id].name);
-                if p.struct_borrows(id) {
-                    quote! { visitor.visit::<#n<'static>>(); }
-                } else {
-                    quote! { visitor.visit::<#n>(); }
-                }
-            })
+            .map(|id| self.visit_type(id))
             .collect();
         // Arbitrary datagrams: an arbitrary message sent through an arbitrary point (with
         // arbitrary values of the point's own fields).
@@ -48,7 +40,7 @@ impl<'p> Gen<'p> {
             .iter()
             .filter_map(|pt| {
                 let (_, params) = application_datagrams::sender_parts(pt)?;
-                let name = format_ident!("encode_{}", pt.type_name.to_snake_case());
+                let name = application_datagrams::sender_name(pt);
                 let args = params.iter().map(|_| quote! { u.arbitrary()? });
                 Some(quote! { m.#name(#(#args),*) })
             })

@@ -102,8 +102,8 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                     })
                     .collect();
                 Some(format!(
-                    "encode_{}({})",
-                    pt.type_name.to_snake_case(),
+                    "{}({})",
+                    application_datagrams::sender_name(pt),
                     args?.join(", ")
                 ))
             });

@@ -51,16 +51,7 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|x| Literal::u16_unsuffixed(*x))
             .collect();
-        let types: Vec<TokenStream> = (0..p.structs.len())
-            .map(|id| {
-                let n = ident(&p.structs[id].name);
-                if p.struct_borrows(id) {
-                    quote! { visitor.visit::<#n<'static>>(); }
-                } else {
-                    quote! { visitor.visit::<#n>(); }
-                }
-            })
-            .collect();
+        let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
         let opening: Vec<TokenStream> = p
             .opening
             .iter()
@@ -120,6 +111,16 @@ impl<'p> Gen<'p> {
             }
 
             #feature_impls
+        }
+    }
+
+    /// `visitor.visit::<T>();` for struct `id` (its `'static` form when it borrows).
+    pub(crate) fn visit_type(&self, id: StructId) -> TokenStream {
+        let n = ident(&self.p.structs[id].name);
+        if self.p.struct_borrows(id) {
+            quote! { visitor.visit::<#n<'static>>(); }
+        } else {
+            quote! { visitor.visit::<#n>(); }
         }
     }
 
