@@ -316,8 +316,8 @@ pub struct FieldDef {
     /// The field's value is chosen by a tag.
     #[serde(default)]
     pub switch: Option<SwitchDef>,
-    /// The field is a checksum over its enclosing type: a catalogue name (`crc32c`) or a CRC's
-    /// parameters.
+    /// The field is a checksum over its enclosing type (or a range of its fields): a name
+    /// (`crc32c`, `internet`) or a CRC's parameters.
     #[serde(default)]
     pub checksum: Option<ChecksumDef>,
     /// Largest value the field may hold (checked on decode and encode).
@@ -393,12 +393,29 @@ pub struct SwitchDef {
     pub tag_bits: Option<String>,
 }
 
-/// A checksum: a catalogue name, or `{ crc: { width, poly, init, refin, refout, xorout } }`.
+/// A checksum: a name (`crc32c`, `internet`), or `{ algorithm: name | crc: { width, poly,
+/// init, refin, refout, xorout }, from: field, to: field }`.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum ChecksumDef {
     Named(String),
-    Crc { crc: CrcDef },
+    Full(ChecksumSpec),
+}
+
+/// A checksum's algorithm (by name or CRC parameters) and the fields it covers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChecksumSpec {
+    #[serde(default)]
+    pub algorithm: Option<String>,
+    #[serde(default)]
+    pub crc: Option<CrcDef>,
+    /// The first field covered (default: the start of the enclosing type).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// The last field covered (default: the end of the enclosing type).
+    #[serde(default)]
+    pub to: Option<String>,
 }
 
 /// A CRC in the Rocksoft model. `init` and `xorout` default to 0, `refin` to false and

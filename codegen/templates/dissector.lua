@@ -336,6 +336,10 @@ end
 
 {{ crc.code }}
 {%- endfor %}
+{%- for checksum in checksums %}
+
+{{ checksum.code }}
+{%- endfor %}
 
 -- Value strings.
 {%- for vs in value_strings %}

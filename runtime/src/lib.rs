@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 mod bits;
+mod checksum;
 mod crc;
 mod error;
 mod f16;
@@ -41,6 +42,7 @@ pub mod serde_support;
 pub mod arbitrary_support;
 
 pub use bits::{BitReader, BitString, BitWriter};
+pub use checksum::Checksum;
 pub use crc::Crc;
 pub use error::{
     fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, EncodeErrorKind, PayloadStart,

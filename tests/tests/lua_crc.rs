@@ -1,11 +1,12 @@
 //! The dissectors' CRC factory on both Lua arithmetics it chooses between at load time: Lua 5.2's
 //! `bit32` (Wireshark 4.0) and native operators (Lua 5.3+, the current Wireshark), run in the
 //! standalone interpreters (`test.sh` installs `lua5.2` and `lua5.4`) against the catalogue's
-//! check values (CRC of "123456789"), for every CRC of the catalogue schemas can name.
+//! check values (CRC of "123456789"), for every CRC of the catalogue schemas can name; and the
+//! checksums that are not CRCs (sums, XOR, Internet, Adler-32, Fletcher) the same way.
 
 use std::process::Command;
-use wiregen::ir::ChecksumAlgo;
-use wiregen_runtime::Crc;
+use wiregen::ir::{ChecksumAlgo, CrcAlgo};
+use wiregen_runtime::{Checksum, Crc};
 
 /// The factory as generated into a dissector, and a script that prints each check.
 fn script() -> String {
@@ -56,8 +57,8 @@ fn algos_table() -> String {
     t
 }
 
-fn lua_catalogue() -> impl Iterator<Item = &'static (&'static str, ChecksumAlgo, u64)> {
-    ChecksumAlgo::CATALOGUE
+fn lua_catalogue() -> impl Iterator<Item = &'static (&'static str, CrcAlgo, u64)> {
+    CrcAlgo::CATALOGUE
         .iter()
         .filter(|(_, a, _)| (8..=32).contains(&a.width))
 }
@@ -65,7 +66,7 @@ fn lua_catalogue() -> impl Iterator<Item = &'static (&'static str, ChecksumAlgo,
 /// The runtime's CRC engine gives every catalogue entry's check value (what the crates compute).
 #[test]
 fn every_catalogue_crc_has_its_check_value_in_the_runtime() {
-    for (name, a, check) in ChecksumAlgo::CATALOGUE {
+    for (name, a, check) in CrcAlgo::CATALOGUE {
         let c = Crc::new(a.width, a.poly, a.init, a.refin, a.refout, a.xorout);
         assert_eq!(c.checksum(&[b"123456789"]), *check, "{name}");
     }
@@ -79,6 +80,88 @@ fn the_crc_factory_gives_the_catalogue_check_values_on_lua_5_2_and_5_4() {
         .map(|(name, _, check)| format!("{name} {check:x}\n"))
         .collect();
     expected.push_str("skip true\nshared true\n");
+    for lua in ["lua5.2", "lua5.4"] {
+        let out = Command::new(lua)
+            .arg(&path)
+            .output()
+            .unwrap_or_else(|e| panic!("{lua}: {e} (test.sh installs it)"));
+        assert!(
+            out.status.success(),
+            "{lua}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{lua}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The runtime computes the check value the schema language documents for each checksum that
+/// is not a CRC.
+#[test]
+fn every_other_checksum_has_its_check_value_in_the_runtime() {
+    for (name, a, check) in ChecksumAlgo::OTHERS {
+        let c = match a {
+            ChecksumAlgo::Sum(w) => Checksum::Sum(*w),
+            ChecksumAlgo::Xor8 => Checksum::Xor8,
+            ChecksumAlgo::Internet => Checksum::Internet,
+            ChecksumAlgo::Adler32 => Checksum::Adler32,
+            ChecksumAlgo::Fletcher16 => Checksum::Fletcher16,
+            ChecksumAlgo::Fletcher32 => Checksum::Fletcher32,
+            ChecksumAlgo::Crc(_) => unreachable!("{name} is a CRC"),
+        };
+        assert_eq!(c.checksum(&[b"1234", b"56789"]), *check, "{name}");
+    }
+}
+
+/// The Lua of every checksum that is not a CRC, as generated into the golden snippet that uses
+/// them all, gives the check values on Lua 5.2 and 5.4 (XOR is `bit32.bxor` on one, `~` on the
+/// other), and reads the checksum's own bytes as zeros.
+#[test]
+fn the_other_checksums_give_their_check_values_on_lua_5_2_and_5_4() {
+    let lua = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../codegen/tests/golden/checksum_family.lua"
+    ))
+    .expect("checksum_family snippet");
+    let start = lua
+        .find("-- Checksums other than CRCs")
+        .expect("checksum block");
+    let end = lua[start..]
+        .find("-- Value strings.")
+        .expect("end of the block")
+        + start;
+    let mut script = lua[start..end].to_string();
+    script.push_str(
+        r#"
+local function tvb_of(s)
+  return { raw = function(_, from, len) return string.sub(s, from + 1, from + len) end }
+end
+local check = tvb_of("123456789")
+local funcs = {
+  sum8 = checksum_sum8, sum16 = checksum_sum16, sum32 = checksum_sum32, xor8 = checksum_xor8,
+  internet = checksum_internet, adler32 = checksum_adler32, fletcher16 = checksum_fletcher16,
+  fletcher32 = checksum_fletcher32,
+}
+for _, name in ipairs({ NAMES }) do
+  print(name .. " " .. string.format("%x", funcs[name](check, 0, 9, 9, 0)))
+end
+-- Bytes 2..3 read as zero, and a range that starts past the skipped bytes.
+print("skip " .. tostring(checksum_adler32(tvb_of("12\171\20556789"), 0, 9, 2, 2) == checksum_adler32(tvb_of("12\0\00056789"), 0, 9, 9, 0)))
+print("range " .. string.format("%x", checksum_internet(tvb_of("xx123456789"), 2, 11, 0, 2)))
+"#,
+    );
+    let names: Vec<String> = ChecksumAlgo::OTHERS
+        .iter()
+        .map(|(n, ..)| format!("\"{n}\""))
+        .collect();
+    let script = script.replace("NAMES", &names.join(", "));
+    let path = std::env::temp_dir().join(format!("wiregen-sums-{}.lua", std::process::id()));
+    std::fs::write(&path, script).unwrap();
+    let mut expected: String = ChecksumAlgo::OTHERS
+        .iter()
+        .map(|(name, _, check)| format!("{name} {check:x}\n"))
+        .collect();
+    expected.push_str("skip true\nrange f62a\n");
     for lua in ["lua5.2", "lua5.4"] {
         let out = Command::new(lua)
             .arg(&path)

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::naming;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The fields (struct, index) an expression reads, along each path.
 fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
@@ -339,4 +339,42 @@ pub fn point_params(p: &Protocol, sid: StructId, skip: &[usize]) -> Option<Vec<P
         });
     }
     Some(out)
+}
+
+/// The checksum fields of `fields` in the order an encoder computes them: one that covers
+/// another's bytes after it (it covers the other's value, not zeros). `Err` holds the
+/// checksums left when they cover each other in a cycle.
+pub fn checksum_order(fields: &[Field]) -> Result<Vec<usize>, Vec<usize>> {
+    let mut left: Vec<(usize, Checksum)> = fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f.role {
+            Role::Checksum(c) => Some((i, c)),
+            _ => None,
+        })
+        .collect();
+    let mut order = Vec::new();
+    while !left.is_empty() {
+        let ready = left
+            .iter()
+            .position(|(i, c)| !left.iter().any(|(j, _)| j != i && c.covers(*j)));
+        match ready {
+            Some(k) => order.push(left.remove(k).0),
+            None => return Err(left.into_iter().map(|(i, _)| i).collect()),
+        }
+    }
+    Ok(order)
+}
+
+/// The fields of `fields` where a checksum's range starts and where one ends (explicit
+/// `from`/`to`), whose positions the codecs keep.
+pub fn checksum_bounds(fields: &[Field]) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    let (mut starts, mut ends) = (BTreeSet::new(), BTreeSet::new());
+    for f in fields {
+        if let Role::Checksum(c) = f.role {
+            starts.extend(c.from);
+            ends.extend(c.to);
+        }
+    }
+    (starts, ends)
 }

@@ -1,9 +1,99 @@
-//! Checksums: CRCs in the Rocksoft model, and the catalogue of named ones.
+//! Checksums: CRCs in the Rocksoft model and the catalogue of named ones, additive sums, XOR,
+//! the Internet checksum, Adler-32 and Fletcher; and the range of a struct each one covers.
+
+/// A checksum field: its algorithm and the fields it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checksum {
+    pub algo: ChecksumAlgo,
+    /// The first field covered (index in the struct), or the struct's start.
+    pub from: Option<usize>,
+    /// The last field covered, or the struct's end.
+    pub to: Option<usize>,
+}
+
+impl Checksum {
+    /// Whether the checksum covers the bytes of field `fi` (then read as zeros, for its own).
+    pub fn covers(&self, fi: usize) -> bool {
+        self.from.is_none_or(|f| f <= fi) && self.to.is_none_or(|t| fi <= t)
+    }
+}
+
+/// How a checksum is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChecksumAlgo {
+    Crc(CrcAlgo),
+    /// The sum of the bytes modulo 2^width (8, 16, 32).
+    Sum(u32),
+    /// The XOR of the bytes.
+    Xor8,
+    /// RFC 1071's ones' complement sum of big-endian 16-bit words.
+    Internet,
+    Adler32,
+    /// Over bytes, sums modulo 255.
+    Fletcher16,
+    /// Over little-endian 16-bit words, sums modulo 65535.
+    Fletcher32,
+}
+
+impl ChecksumAlgo {
+    /// The checksums that are not CRCs, by name, each with its check value (of "123456789").
+    pub const OTHERS: &'static [(&'static str, ChecksumAlgo, u64)] = &[
+        ("sum8", ChecksumAlgo::Sum(8), 0xDD),
+        ("sum16", ChecksumAlgo::Sum(16), 0x01DD),
+        ("sum32", ChecksumAlgo::Sum(32), 0x01DD),
+        ("xor8", ChecksumAlgo::Xor8, 0x31),
+        ("internet", ChecksumAlgo::Internet, 0xF62A),
+        ("adler32", ChecksumAlgo::Adler32, 0x091E_01DE),
+        ("fletcher16", ChecksumAlgo::Fletcher16, 0x1EDE),
+        ("fletcher32", ChecksumAlgo::Fletcher32, 0xDF09_D509),
+    ];
+
+    /// The checksum of this name: a CRC of the catalogue or one of [`Self::OTHERS`].
+    pub fn named(name: &str) -> Option<ChecksumAlgo> {
+        CrcAlgo::named(name).map(ChecksumAlgo::Crc).or_else(|| {
+            Self::OTHERS
+                .iter()
+                .find(|(n, ..)| *n == name)
+                .map(|(_, a, _)| *a)
+        })
+    }
+
+    /// Every name [`Self::named`] knows.
+    pub fn names() -> impl Iterator<Item = &'static str> + Clone {
+        CrcAlgo::CATALOGUE
+            .iter()
+            .map(|(n, ..)| *n)
+            .chain(Self::OTHERS.iter().map(|(n, ..)| *n))
+    }
+
+    /// Bits of the checksum (the field holding it is that wide).
+    pub fn width(self) -> u32 {
+        match self {
+            ChecksumAlgo::Crc(c) => c.width,
+            ChecksumAlgo::Sum(w) => w,
+            ChecksumAlgo::Xor8 => 8,
+            ChecksumAlgo::Internet | ChecksumAlgo::Fletcher16 => 16,
+            ChecksumAlgo::Adler32 | ChecksumAlgo::Fletcher32 => 32,
+        }
+    }
+
+    /// Its name: the schema's, or for a CRC given by parameters a name made of them.
+    pub fn name(self) -> String {
+        match self {
+            ChecksumAlgo::Crc(c) => c.name(),
+            other => Self::OTHERS
+                .iter()
+                .find(|(_, a, _)| *a == other)
+                .map(|(n, ..)| n.to_string())
+                .unwrap_or_default(),
+        }
+    }
+}
 
 /// A CRC in the Rocksoft model (width, polynomial, initial register, input and output
 /// reflection, final xor): one of the catalogue's names or parameters the schema gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChecksumAlgo {
+pub struct CrcAlgo {
     pub width: u32,
     pub poly: u64,
     pub init: u64,
@@ -12,15 +102,8 @@ pub struct ChecksumAlgo {
     pub xorout: u64,
 }
 
-const fn crc(
-    width: u32,
-    poly: u64,
-    init: u64,
-    refin: bool,
-    refout: bool,
-    xorout: u64,
-) -> ChecksumAlgo {
-    ChecksumAlgo {
+const fn crc(width: u32, poly: u64, init: u64, refin: bool, refout: bool, xorout: u64) -> CrcAlgo {
+    CrcAlgo {
         width,
         poly,
         init,
@@ -30,10 +113,10 @@ const fn crc(
     }
 }
 
-impl ChecksumAlgo {
+impl CrcAlgo {
     /// The named CRCs (names as the CRC catalogue of Greg Cook's reveng and the crc crate know
     /// them, with the usual aliases), and each one's check value: the CRC of "123456789".
-    pub const CATALOGUE: &'static [(&'static str, ChecksumAlgo, u64)] = &[
+    pub const CATALOGUE: &'static [(&'static str, CrcAlgo, u64)] = &[
         ("crc8", crc(8, 0x07, 0, false, false, 0), 0xF4),
         ("crc8-smbus", crc(8, 0x07, 0, false, false, 0), 0xF4),
         ("crc8-maxim", crc(8, 0x31, 0, true, true, 0), 0xA1),
@@ -125,7 +208,7 @@ impl ChecksumAlgo {
     ];
 
     /// The catalogue's CRC of this name.
-    pub fn named(name: &str) -> Option<ChecksumAlgo> {
+    pub fn named(name: &str) -> Option<CrcAlgo> {
         Self::CATALOGUE
             .iter()
             .find(|(n, ..)| *n == name)

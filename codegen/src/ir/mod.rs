@@ -4,7 +4,7 @@
 pub mod analysis;
 mod checksum;
 
-pub use checksum::ChecksumAlgo;
+pub use checksum::{Checksum, ChecksumAlgo, CrcAlgo};
 
 pub type EnumId = usize;
 pub type FlagsId = usize;
@@ -379,8 +379,9 @@ pub enum Role {
     Const(u64),
     /// Computed by the encoder from another field of the same struct.
     Derived(Derive),
-    /// Checksum over the enclosing struct's bytes, computed with this field zeroed.
-    Checksum(ChecksumAlgo),
+    /// Checksum over the enclosing struct's bytes (or a range of its fields), computed with
+    /// this field zeroed.
+    Checksum(Checksum),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

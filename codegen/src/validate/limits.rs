@@ -40,9 +40,8 @@ impl<'f> Validator<'f> {
                         ));
                     }
                 }
-                if let Role::Checksum(a) = f.role {
-                    let (width, ..) = a.crc_params();
-                    if !(8..=32).contains(&width) {
+                if let Role::Checksum(Checksum { algo: a, .. }) = f.role {
+                    if !(8..=32).contains(&a.width()) {
                         out.push(self.limit(
                             Backend::Lua,
                             &at("checksum"),

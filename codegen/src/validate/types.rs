@@ -251,6 +251,7 @@ impl<'f> Validator<'f> {
                 );
             }
         }
+        self.checksum_ranges(&yp, t, &seen, &mut fields);
         self.derive(name, &yp, &mut fields);
         let info = self.info(&yp, t.info.as_deref(), &fields);
         Struct {

@@ -100,7 +100,7 @@ impl<'a> Codec<'a> for Framed<'a> {
                 }
             }
         };
-        {
+        let computed = {
             static CRC: Crc = Crc::new(
                 32u32,
                 0x1EDC6F41,
@@ -109,31 +109,24 @@ impl<'a> Codec<'a> for Framed<'a> {
                 true,
                 0xFFFFFFFF,
             );
-            let computed = CRC
-                .checksum(
-                    &[r.slice(start, crc_at), &[0u8; 4], r.slice(crc_at + 4, r.pos())],
-                );
-            if computed != crc as u64 {
-                return Err(
-                    r
-                        .error(
-                            "crc",
-                            crc_at,
-                            DecodeErrorKind::BadChecksum {
-                                stored: crc as u64,
-                                computed,
-                            },
-                        ),
-                );
-            }
-            r.insert_note(
-                crc_note,
-                "checksum_params.crc.status",
-                crc_at,
-                4,
-                Value::U(1),
+            CRC.checksum(
+                &[r.slice(start, crc_at), &[0u8; 4], r.slice(crc_at + 4, r.pos())],
+            )
+        };
+        if computed != crc as u64 {
+            return Err(
+                r
+                    .error(
+                        "crc",
+                        crc_at,
+                        DecodeErrorKind::BadChecksum {
+                            stored: crc as u64,
+                            computed,
+                        },
+                    ),
             );
         }
+        r.insert_note(crc_note, "checksum_params.crc.status", crc_at, 4, Value::U(1));
         Ok(Self { body })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -163,7 +156,7 @@ impl<'a> Codec<'a> for Framed<'a> {
                 }
             }
         }
-        {
+        let value = {
             static CRC: Crc = Crc::new(
                 32u32,
                 0x1EDC6F41,
@@ -172,9 +165,9 @@ impl<'a> Codec<'a> for Framed<'a> {
                 true,
                 0xFFFFFFFF,
             );
-            let value = CRC.checksum(&[&w.buf[start..]]);
-            w.patch(crc_at, &(value as u32).to_le_bytes());
-        }
+            CRC.checksum(&[&w.buf[start..w.len()]])
+        };
+        w.patch(crc_at, &(value as u32).to_le_bytes());
         Ok(())
     }
 }
@@ -211,37 +204,32 @@ impl<'a> Codec<'a> for Inner {
             v
         };
         let check_note = r.notes_len();
-        {
+        let computed = {
             static CRC: Crc = Crc::new(16u32, 0x3D65, 0x0, true, true, 0xFFFF);
-            let computed = CRC
-                .checksum(
-                    &[
-                        r.slice(start, check_at),
-                        &[0u8; 2],
-                        r.slice(check_at + 2, r.pos()),
-                    ],
-                );
-            if computed != check as u64 {
-                return Err(
-                    r
-                        .error(
-                            "check",
-                            check_at,
-                            DecodeErrorKind::BadChecksum {
-                                stored: check as u64,
-                                computed,
-                            },
-                        ),
-                );
-            }
-            r.insert_note(
-                check_note,
-                "checksum_params.inner.check.status",
-                check_at,
-                2,
-                Value::U(1),
+            CRC.checksum(
+                &[r.slice(start, check_at), &[0u8; 2], r.slice(check_at + 2, r.pos())],
+            )
+        };
+        if computed != check as u64 {
+            return Err(
+                r
+                    .error(
+                        "check",
+                        check_at,
+                        DecodeErrorKind::BadChecksum {
+                            stored: check as u64,
+                            computed,
+                        },
+                    ),
             );
         }
+        r.insert_note(
+            check_note,
+            "checksum_params.inner.check.status",
+            check_at,
+            2,
+            Value::U(1),
+        );
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -252,11 +240,11 @@ impl<'a> Codec<'a> for Inner {
         }
         let check_at = w.len();
         w.put(&[0u8; 2]);
-        {
+        let value = {
             static CRC: Crc = Crc::new(16u32, 0x3D65, 0x0, true, true, 0xFFFF);
-            let value = CRC.checksum(&[&w.buf[start..]]);
-            w.patch(check_at, &(value as u16).to_le_bytes());
-        }
+            CRC.checksum(&[&w.buf[start..w.len()]])
+        };
+        w.patch(check_at, &(value as u16).to_le_bytes());
         Ok(())
     }
 }

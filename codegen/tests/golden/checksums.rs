@@ -54,37 +54,36 @@ impl<'a> Codec<'a> for Checked<'a> {
             r.note("checksums.data", at, Value::Bytes(v));
             Cow::Borrowed(v)
         };
-        {
+        let computed = {
             static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            let computed = CRC
-                .checksum(
-                    &[
-                        r.slice(start, checksum_at),
-                        &[0u8; 2],
-                        r.slice(checksum_at + 2, r.pos()),
-                    ],
-                );
-            if computed != checksum as u64 {
-                return Err(
-                    r
-                        .error(
-                            "checksum",
-                            checksum_at,
-                            DecodeErrorKind::BadChecksum {
-                                stored: checksum as u64,
-                                computed,
-                            },
-                        ),
-                );
-            }
-            r.insert_note(
-                checksum_note,
-                "checksums.checksum.status",
-                checksum_at,
-                2,
-                Value::U(1),
+            CRC.checksum(
+                &[
+                    r.slice(start, checksum_at),
+                    &[0u8; 2],
+                    r.slice(checksum_at + 2, r.pos()),
+                ],
+            )
+        };
+        if computed != checksum as u64 {
+            return Err(
+                r
+                    .error(
+                        "checksum",
+                        checksum_at,
+                        DecodeErrorKind::BadChecksum {
+                            stored: checksum as u64,
+                            computed,
+                        },
+                    ),
             );
         }
+        r.insert_note(
+            checksum_note,
+            "checksums.checksum.status",
+            checksum_at,
+            2,
+            Value::U(1),
+        );
         Ok(Self { sequence, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -100,11 +99,11 @@ impl<'a> Codec<'a> for Checked<'a> {
             let data: &[u8] = &v[..];
             w.put(data);
         }
-        {
+        let value = {
             static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            let value = CRC.checksum(&[&w.buf[start..]]);
-            w.patch(checksum_at, &(value as u16).to_le_bytes());
-        }
+            CRC.checksum(&[&w.buf[start..w.len()]])
+        };
+        w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())
     }
 }

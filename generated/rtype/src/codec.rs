@@ -500,37 +500,36 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "payload")?;
             v
         };
-        {
+        let computed = {
             static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            let computed = CRC
-                .checksum(
-                    &[
-                        r.slice(start, checksum_at),
-                        &[0u8; 2],
-                        r.slice(checksum_at + 2, r.pos()),
-                    ],
-                );
-            if computed != checksum as u64 {
-                return Err(
-                    r
-                        .error(
-                            "checksum",
-                            checksum_at,
-                            DecodeErrorKind::BadChecksum {
-                                stored: checksum as u64,
-                                computed,
-                            },
-                        ),
-                );
-            }
-            r.insert_note(
-                checksum_note,
-                "rtype.checksum.status",
-                checksum_at,
-                2,
-                Value::U(1),
+            CRC.checksum(
+                &[
+                    r.slice(start, checksum_at),
+                    &[0u8; 2],
+                    r.slice(checksum_at + 2, r.pos()),
+                ],
+            )
+        };
+        if computed != checksum as u64 {
+            return Err(
+                r
+                    .error(
+                        "checksum",
+                        checksum_at,
+                        DecodeErrorKind::BadChecksum {
+                            stored: checksum as u64,
+                            computed,
+                        },
+                    ),
             );
         }
+        r.insert_note(
+            checksum_note,
+            "rtype.checksum.status",
+            checksum_at,
+            2,
+            Value::U(1),
+        );
         Ok(Self {
             flags,
             sequence,
@@ -617,11 +616,11 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
         w.patch(payload_size_at, &(value as u16).to_le_bytes());
-        {
+        let value = {
             static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            let value = CRC.checksum(&[&w.buf[start..]]);
-            w.patch(checksum_at, &(value as u16).to_le_bytes());
-        }
+            CRC.checksum(&[&w.buf[start..w.len()]])
+        };
+        w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())
     }
 }

@@ -4,8 +4,8 @@
 //! `templates/dissector.lua`; the per-type dissection functions are built here from the IR.
 
 mod bit_values;
+mod checksum;
 mod code;
-mod crc;
 mod expr;
 mod fields;
 mod protocol;
@@ -22,7 +22,9 @@ use crate::naming;
 use askama::Template;
 use std::collections::HashSet;
 
-use self::{code::*, crc::*, fields::*, session::*, structs::*, template::*, unions::*, values::*};
+use self::{
+    checksum::*, code::*, fields::*, session::*, structs::*, template::*, unions::*, values::*,
+};
 use crate::ir::analysis::{case_names, needed_values};
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
@@ -65,7 +67,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     {
         structs.push(g.whole_fn(*fi)?);
     }
-    let crcs = g.crcs()?;
+    let (crcs, checksums) = g.checksums()?;
     let mut value_strings: Vec<ValueString> = p
         .enums
         .iter()
@@ -131,12 +133,22 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         .fields
         .iter()
         .filter(|f| byte_root && matches!(f.role, Role::Checksum(_)))
-        .map(|f| {
-            format!(
-                "if cs_item_{} ~= nil then {} end",
+        .filter_map(|f| {
+            let Role::Checksum(cs) = f.role else {
+                return None;
+            };
+            let (from, to) = range_bounds(p.root(), cs, "0", "size");
+            // Bounds that are fields are known only when the dissector got that far.
+            let known: String = [&from, &to]
+                .iter()
+                .filter(|b| b.starts_with("start_") || b.starts_with("end_"))
+                .map(|b| format!(" and {b} ~= nil"))
+                .collect();
+            Some(format!(
+                "if cs_item_{} ~= nil{known} then {} end",
                 f.name,
-                verify_call(&p.root().name, &f.name, "0", "size")
-            )
+                verify_call(&p.root().name, &f.name, &from, &to)
+            ))
         })
         .collect();
     let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
@@ -262,6 +274,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits) || uses_varints(p),
         root_bits: p.root().layout == Layout::LsbBits,
         crcs,
+        checksums,
         value_strings,
         fields: g.fields,
         structs,

@@ -55,6 +55,18 @@ pub(crate) fn checksum_locals(field: &str) -> String {
     format!("cs_at_{field}, cs_item_{field}")
 }
 
+/// Where checksum `cs` of `s` starts and stops: the locals its `from`/`to` fields set, else
+/// `start` and `stop`.
+pub(crate) fn range_bounds(s: &Struct, cs: Checksum, start: &str, stop: &str) -> (String, String) {
+    (
+        cs.from.map_or(start.to_string(), |fi| {
+            format!("start_{}", s.fields[fi].name)
+        }),
+        cs.to
+            .map_or(stop.to_string(), |fi| format!("end_{}", s.fields[fi].name)),
+    )
+}
+
 /// The call verifying checksum `field` of `strukt` over `[start, stop)`.
 pub(crate) fn verify_call(strukt: &str, field: &str, start: &str, stop: &str) -> String {
     format!("verify_{strukt}_{field}(tvb, {start}, {stop}, cs_at_{field}, cs_item_{field})")
@@ -67,7 +79,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
-        let Role::Checksum(algo) = f.role else { return };
+        let Role::Checksum(cs) = f.role else { return };
         let n = p.fixed_size(&f.ty).unwrap_or(2);
         let (signed, endian) = match &f.ty {
             Ty::Int(it) => (it.signed, it.endian),
@@ -75,8 +87,25 @@ impl<'p> Gen<'p> {
         };
         let abbrev = naming::abbrev(p, sid, fi);
         let digits = n * 2;
+        let field_name = |fi: Option<usize>, default: &str| {
+            fi.map_or(default.to_string(), |fi| format!("'{}'", s.fields[fi].name))
+        };
+        let over = match (cs.from, cs.to) {
+            (None, None) => format!("the whole {}", s.name),
+            (from, to) => format!(
+                "{} from {} to {}",
+                s.name,
+                field_name(from, "its start"),
+                field_name(to, "its end")
+            ),
+        };
+        let zeroed = if cs.covers(fi) {
+            " with its own bytes zeroed"
+        } else {
+            ""
+        };
         c.line(format!(
-            "-- {}.{}: verified over the whole {0} with its own bytes zeroed.",
+            "-- {}.{}: verified over {over}{zeroed}.",
             s.name, f.name
         ));
         c.open(format!(
@@ -89,7 +118,7 @@ impl<'p> Gen<'p> {
         ));
         c.line(format!(
             "local computed = {}(tvb, start, stop, at, {n})",
-            crc_func(algo)
+            checksum_func(cs.algo)
         ));
         c.open("if computed == stored then");
         c.line("item:append_text(\" [correct]\")");
@@ -126,6 +155,7 @@ impl<'p> Gen<'p> {
         let checksums: Vec<usize> = (0..s.fields.len())
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
+        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
         for &fi in &checksums {
             self.verify_fn(&mut c, sid, fi);
             if is_root {
@@ -134,6 +164,16 @@ impl<'p> Gen<'p> {
                 c.line(format!("local {}", checksum_locals(&s.fields[fi].name)));
                 c.line("");
             }
+        }
+        if is_root && !(starts.is_empty() && ends.is_empty()) {
+            // And where its range starts and ends, when it names fields.
+            let bounds: Vec<String> = starts
+                .iter()
+                .map(|&fi| format!("start_{}", s.fields[fi].name))
+                .chain(ends.iter().map(|&fi| format!("end_{}", s.fields[fi].name)))
+                .collect();
+            c.line(format!("local {}", bounds.join(", ")));
+            c.line("");
         }
         let d = first_line(&s.doc);
         heading(&mut c, &s.name, &d);
@@ -163,12 +203,30 @@ impl<'p> Gen<'p> {
                 c.line(format!("local {}", checksum_locals(name)));
             }
         }
+        // The root's range bounds are the file's (see above), reset per message.
+        let local = if is_root { "" } else { "local " };
+        if is_root {
+            for &fi in starts.iter() {
+                c.line(format!("start_{} = nil", s.fields[fi].name));
+            }
+            for &fi in ends.iter() {
+                c.line(format!("end_{} = nil", s.fields[fi].name));
+            }
+        }
         for fi in 0..s.fields.len() {
+            if starts.contains(&fi) {
+                c.line(format!("{local}start_{} = offset", s.fields[fi].name));
+            }
             self.field(&mut c, sid, fi)?;
+            if ends.contains(&fi) {
+                c.line(format!("{local}end_{} = offset", s.fields[fi].name));
+            }
         }
         for &fi in &checksums {
             let f = &s.fields[fi];
-            let call = verify_call(&s.name, &f.name, "start", "offset");
+            let Role::Checksum(cs) = f.role else { continue };
+            let (from, to) = range_bounds(s, cs, "start", "offset");
+            let call = verify_call(&s.name, &f.name, &from, &to);
             if f.condition.is_some() {
                 c.line(format!("if cs_item_{} ~= nil then {call} end", f.name));
             } else {

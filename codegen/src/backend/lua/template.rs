@@ -16,7 +16,9 @@ pub(crate) struct Dissector {
     pub(crate) bits: bool,
     /// The root type is a bit stream (whole-message offsets are in bits).
     pub(crate) root_bits: bool,
-    pub(crate) crcs: Vec<CrcDef>,
+    pub(crate) crcs: Vec<ChecksumCode>,
+    /// Checksums other than CRCs, after the code they share.
+    pub(crate) checksums: Vec<ChecksumCode>,
     pub(crate) value_strings: Vec<ValueString>,
     pub(crate) fields: Vec<FieldDef>,
     pub(crate) structs: Vec<String>,
@@ -61,7 +63,7 @@ pub(crate) struct Family {
     pub(crate) base: Option<String>,
 }
 
-pub(crate) struct CrcDef {
+pub(crate) struct ChecksumCode {
     pub(crate) code: String,
 }
 

@@ -2,10 +2,46 @@
 
 use super::*;
 
-pub(crate) fn crc_ctor(algo: ChecksumAlgo) -> TokenStream {
-    let (width, poly, init, refin, refout, xorout) = algo.crc_params();
-    let (poly, init, xorout) = (lit_hex(poly), lit_hex(init), lit_hex(xorout));
-    quote! { Crc::new(#width, #poly, #init, #refin, #refout, #xorout) }
+/// An expression computing checksum `algo` over the byte slices `parts`.
+pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStream {
+    let variant = match algo {
+        ChecksumAlgo::Crc(c) => {
+            let (width, poly, init, refin, refout, xorout) = c.crc_params();
+            let (poly, init, xorout) = (lit_hex(poly), lit_hex(init), lit_hex(xorout));
+            // The tables are built at compile time, once.
+            return quote! {{
+                static CRC: Crc = Crc::new(#width, #poly, #init, #refin, #refout, #xorout);
+                CRC.checksum(#parts)
+            }};
+        }
+        ChecksumAlgo::Sum(width) => quote! { Sum(#width) },
+        ChecksumAlgo::Xor8 => quote! { Xor8 },
+        ChecksumAlgo::Internet => quote! { Internet },
+        ChecksumAlgo::Adler32 => quote! { Adler32 },
+        ChecksumAlgo::Fletcher16 => quote! { Fletcher16 },
+        ChecksumAlgo::Fletcher32 => quote! { Fletcher32 },
+    };
+    quote! { Checksum::#variant.checksum(#parts) }
+}
+
+/// The locals holding where a checksum's range starts and ends (`start`, the struct's start,
+/// and `end`, the position after the last field, unless the checksum names fields).
+fn range_locals(s: &Struct, c: Checksum, end: TokenStream) -> (TokenStream, TokenStream) {
+    let from = match c.from {
+        Some(fi) => {
+            let l = format_ident!("{}_start", s.fields[fi].name);
+            quote! { #l }
+        }
+        None => quote! { start },
+    };
+    let to = match c.to {
+        Some(fi) => {
+            let l = format_ident!("{}_end", s.fields[fi].name);
+            quote! { #l }
+        }
+        None => end,
+    };
+    (from, to)
 }
 
 impl<'p> Gen<'p> {
@@ -19,32 +55,58 @@ impl<'p> Gen<'p> {
         } else {
             (quote! { Reader }, quote! { Writer })
         };
+        // Where checksum ranges that name fields start and end.
+        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let bound = |fi: usize, pos: TokenStream| {
+            let name = &s.fields[fi].name;
+            let start = starts.contains(&fi).then(|| {
+                let l = format_ident!("{name}_start");
+                quote! { let #l = #pos; }
+            });
+            let end = ends.contains(&fi).then(|| {
+                let l = format_ident!("{name}_end");
+                quote! { let #l = #pos; }
+            });
+            (start, end)
+        };
         let mut reads = Vec::new();
         for fi in 0..s.fields.len() {
-            reads.push(self.read_field(sid, fi)?);
+            let read = self.read_field(sid, fi)?;
+            let (start, end) = bound(fi, quote! { r.pos() });
+            reads.push(quote! { #start #read #end });
         }
         let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
-            Role::Checksum(algo) => {
+            Role::Checksum(c) => {
                 let v = ident(&f.name);
                 let at = format_ident!("{}_at", f.name);
                 let nm = &f.name;
                 let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
-                let crc = crc_ctor(algo);
+                let (from, to) = range_locals(s, c, quote! { r.pos() });
+                // Its own bytes count as zeros when the range covers them.
+                let parts = if c.covers(fi) {
+                    quote! { &[r.slice(#from, #at), &[0u8; #n], r.slice(#at + #n, #to)] }
+                } else {
+                    quote! { &[r.slice(#from, #to)] }
+                };
+                let computed = checksum_call(c.algo, parts);
                 let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
                 let note_index = format_ident!("{}_note", f.name);
-                Some(quote! {
-                    {
-                        static CRC: Crc = #crc;
-                        let computed = CRC.checksum(&[r.slice(start, #at), &[0u8; #n], r.slice(#at + #n, r.pos())]);
+                Some((
+                    quote! {
+                        let computed = #computed;
                         if computed != #v as u64 {
                             return Err(r.error(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, computed }));
                         }
-                        r.insert_note(#note_index, #status, #at, #n, Value::U(1));
-                    }
-                })
+                    },
+                    quote! { r.insert_note(#note_index, #status, #at, #n, Value::U(1)); },
+                ))
             }
             _ => None,
         });
+        // Each status note goes after its checksum's own: the last first, so that inserting
+        // one does not move where the others go.
+        let (checksum_checks, mut status_notes): (Vec<_>, Vec<_>) = checksum_checks.unzip();
+        status_notes.reverse();
         let build: Vec<TokenStream> = s
             .value_fields()
             .map(|(_, f)| {
@@ -54,28 +116,35 @@ impl<'p> Gen<'p> {
             .collect();
         let mut writes = Vec::new();
         for fi in 0..s.fields.len() {
-            writes.push(self.write_field(sid, fi)?);
+            let write = self.write_field(sid, fi)?;
+            let (start, end) = bound(fi, quote! { w.len() });
+            writes.push(quote! { #start #write #end });
         }
-        let checksum_patches = s
-            .fields
-            .iter()
-            .filter_map(|f| match (f.role.clone(), &f.ty) {
-                (Role::Checksum(algo), Ty::Int(it)) => {
+        // Each checksum over the bytes written (its own still zero), one that covers another
+        // after that one.
+        let order = crate::ir::analysis::checksum_order(&s.fields)
+            .map_err(|_| Unsupported("checksums that cover each other".into()))?;
+        let checksum_patches = order.into_iter().filter_map(|fi| {
+            let f = &s.fields[fi];
+            match (f.role.clone(), &f.ty) {
+                (Role::Checksum(c), Ty::Int(it)) => {
                     let at = format_ident!("{}_at", f.name);
-                    let crc = crc_ctor(algo);
+                    let (from, to) = range_locals(s, c, quote! { w.len() });
+                    let computed = checksum_call(c.algo, quote! { &[&w.buf[#from..#to]] });
                     let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
                     Some(quote! {
-                        {
-                            static CRC: Crc = #crc;
-                            let value = CRC.checksum(&[&w.buf[start..]]);
-                            w.patch(#at, &#put);
-                        }
+                        let value = #computed;
+                        w.patch(#at, &#put);
                     })
                 }
                 _ => None,
-            });
-        // The start of the struct: what its checksums cover.
-        let has_checksum = s.fields.iter().any(|f| matches!(f.role, Role::Checksum(_)));
+            }
+        });
+        // The start of the struct: what its checksums cover unless they name a first field.
+        let has_checksum = s
+            .fields
+            .iter()
+            .any(|f| matches!(f.role, Role::Checksum(c) if c.from.is_none()));
         let read_start = has_checksum.then(|| quote! { let start = r.pos(); });
         let write_start = has_checksum.then(|| quote! { let start = w.len(); });
         // An extension notes the fields of the types it takes from its base crate under its own
@@ -103,6 +172,7 @@ impl<'p> Gen<'p> {
                     #read_start
                     #(#reads)*
                     #(#checksum_checks)*
+                    #(#status_notes)*
                     Ok(Self { #(#build),* })
                 }
 

@@ -362,6 +362,7 @@ const RUNTIME_ITEMS: &[&str] = &[
     "BitString",
     "BitWriter",
     "Codec",
+    "Checksum",
     "Crc",
     "DecodeError",
     "DecodeErrorKind",

@@ -576,7 +576,7 @@ fn filled_doc(s: &Struct) -> TokenStream {
                 Role::Derived(Derive::CountOf(i)) => format!("the element count of `{}`", name(i)),
                 Role::Derived(Derive::TagOf(i)) => format!("the kind of `{}`", name(i)),
                 Role::Derived(Derive::PresenceOf(i)) => format!("whether `{}` is present", name(i)),
-                Role::Checksum(algo) => format!("its {} checksum", algo.name()),
+                Role::Checksum(c) => format!("its {} checksum", c.algo.name()),
             };
             Some(format!("`{}` ({what})", f.name))
         })
