@@ -24,6 +24,11 @@ pub fn flag_abbrev(field_abbrev: &str, bit: &str) -> String {
     format!("{field_abbrev}.{}", bit.to_snake_case())
 }
 
+/// Filter name of padding and alignment bytes, in every type of the schema.
+pub fn padding_abbrev(p: &Protocol) -> String {
+    format!("{}.padding", p.name)
+}
+
 /// Filter name of the hidden length or count prefix of a field.
 pub fn prefix_abbrev(field_abbrev: &str) -> String {
     format!("{field_abbrev}.length")

@@ -283,6 +283,12 @@ pub struct TypeDef {
     /// This type's layout when it differs from the protocol's (`lsb-bits` inside byte packets).
     #[serde(default)]
     pub layout: Option<String>,
+    /// Every value of this type takes exactly this many bytes: zeros after its fields.
+    #[serde(default)]
+    pub pad: Option<u64>,
+    /// Zeros after its fields up to a multiple of this many bytes.
+    #[serde(default)]
+    pub align: Option<u64>,
     pub fields: Vec<FieldDef>,
 }
 
@@ -320,6 +326,15 @@ pub struct FieldDef {
     /// (`crc32c`, `internet`) or a CRC's parameters.
     #[serde(default)]
     pub checksum: Option<ChecksumDef>,
+    /// The field takes exactly this many bytes: zeros after its value.
+    #[serde(default)]
+    pub pad: Option<u64>,
+    /// Zeros before the field up to a multiple of this many bytes from its type's start.
+    #[serde(default)]
+    pub align: Option<u64>,
+    /// A reserved field: written as zero, its value ignored on decode (shown by the dissector).
+    #[serde(default)]
+    pub reserved: bool,
     /// Largest value the field may hold (checked on decode and encode).
     #[serde(default)]
     pub max: Option<u64>,

@@ -235,6 +235,8 @@ pub enum EncodeErrorKind {
     Presence { present: bool },
     /// A length or count expression disagrees with the data.
     LengthMismatch { expected: i128, actual: usize },
+    /// A value padded to `size` bytes takes `actual` bytes.
+    TooLong { size: usize, actual: usize },
     /// A catch-all union variant carries a tag that has a variant of its own.
     TagHasVariant { tag: u64 },
     /// A range variant carries a tag outside its range.
@@ -283,6 +285,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::LengthMismatch { expected, actual } => {
                 write!(f, "length {actual} disagrees with the schema's {expected}")
+            }
+            EncodeErrorKind::TooLong { size, actual } => {
+                write!(f, "{actual} bytes do not fit in the {size} it is padded to")
             }
             EncodeErrorKind::TagHasVariant { tag } => {
                 write!(

@@ -238,6 +238,37 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         self.trace = bits.trace;
     }
 
+    /// Ends a [`Reader::limit`] that pads a value to a fixed size: the bytes left up to the
+    /// limit are padding (noted as `abbrev`, their value ignored).
+    #[inline]
+    pub fn pad(&mut self, saved: usize, abbrev: &'static str) {
+        let at = self.pos;
+        self.pos = self.end;
+        if self.pos > at {
+            self.note(abbrev, at, Value::Bytes(&self.buf[at..self.pos]));
+        }
+        self.end = saved;
+    }
+
+    /// Skips the padding that aligns the position to a multiple of `n` bytes from `start`
+    /// (noted as `abbrev`, its value ignored).
+    #[inline]
+    pub fn align(
+        &mut self,
+        start: usize,
+        n: usize,
+        abbrev: &'static str,
+        field: &'static str,
+    ) -> Result<(), DecodeError> {
+        let k = (n - (self.pos - start) % n) % n;
+        if k > 0 {
+            let at = self.pos;
+            let bytes = self.take(k, field)?;
+            self.note(abbrev, at, Value::Bytes(bytes));
+        }
+        Ok(())
+    }
+
     /// The end of a whole message: nothing may be left.
     #[inline]
     pub fn finish(&mut self) -> Result<(), DecodeError> {

@@ -1,5 +1,7 @@
 //! The byte writer.
 
+use crate::{EncodeError, EncodeErrorKind};
+
 /// Appends fields to a byte vector; derived fields are patched in place afterwards.
 pub struct Writer<'o> {
     pub buf: &'o mut Vec<u8>,
@@ -48,6 +50,32 @@ impl<'o> Writer<'o> {
         } else {
             self.buf.extend_from_slice(&le[..n]);
         }
+    }
+
+    /// Pads what was written since `start` with zeros to `size` bytes; refuses more.
+    #[inline]
+    pub fn pad(
+        &mut self,
+        start: usize,
+        size: usize,
+        field: &'static str,
+    ) -> Result<(), EncodeError> {
+        let used = self.buf.len() - start;
+        if used > size {
+            return Err(EncodeError::new(
+                field,
+                EncodeErrorKind::TooLong { size, actual: used },
+            ));
+        }
+        self.buf.resize(start + size, 0);
+        Ok(())
+    }
+
+    /// Zeros up to the next multiple of `n` bytes from `start`.
+    #[inline]
+    pub fn align(&mut self, start: usize, n: usize) {
+        let k = (n - (self.buf.len() - start) % n) % n;
+        self.buf.resize(self.buf.len() + k, 0);
     }
 
     #[inline]

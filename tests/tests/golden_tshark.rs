@@ -191,3 +191,108 @@ fn checksum_family_over_ranges_agrees_between_crate_and_dissector() {
         .contains(&"checksum_family.expert.bad_checksum"));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Reserved fields, padding and alignment: the bytes the crate writes (zeros where the schema
+/// says), a decoder that ignores what reserved and padding bytes hold, an encoder that refuses a
+/// value longer than its padded size, and the dissector agreeing field by field (padding shown
+/// as `padding.padding`).
+#[test]
+fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
+    use wiregen_golden::padding::{Entry, Mode, Protocol, Record, Tail};
+    let record = Record {
+        kind: 7,
+        id: 0x1122_3344,
+        name: "abc".into(),
+        mode: Mode { level: 5 },
+        entries: vec![Entry {
+            code: 0x0102,
+            value: 9,
+        }],
+        tail: Tail { note: "hi".into() },
+    };
+    // kind, reserved 0, 2 bytes aligning id to 4, id, name (prefix and 3 bytes) padded to 16,
+    // 3 reserved bytes, level 5 and 5 reserved bits, 1 entry padded to 8, the tail (3 bytes)
+    // aligned to 4.
+    let expected = hex_bytes(concat!(
+        "07",
+        "00",
+        "0000",
+        "44332211",
+        "03616263",
+        "000000000000000000000000",
+        "000000",
+        "05",
+        "01",
+        "020109",
+        "0000000000",
+        "026869",
+        "00"
+    ));
+    assert_eq!(record.encode().unwrap(), expected);
+    assert_eq!(Record::decode(&expected).unwrap(), record);
+    // What reserved and padding bytes hold is ignored on decode (and written as zero again).
+    let mut noisy = expected.clone();
+    for i in [1, 2, 3, 20, 24, 27, 33, 40] {
+        noisy[i] |= 0xA0;
+    }
+    assert_eq!(Record::decode(&noisy).unwrap(), record);
+    // The padding bytes are in the trace, with their real content.
+    let (decoded, notes) = Record::dissect(&noisy);
+    assert_eq!(decoded.unwrap(), record);
+    let padding: Vec<(usize, usize)> = notes
+        .iter()
+        .filter(|n| n.abbrev == "padding.padding")
+        .map(|n| (n.offset, n.len))
+        .collect();
+    assert_eq!(padding, [(2, 2), (12, 12), (32, 5), (40, 1)]);
+    // A name that does not fit its 16 bytes (prefix included) is refused, naming it.
+    let long = Record {
+        name: "sixteen bytes!!!".into(),
+        ..record.clone()
+    };
+    let err = long.encode().unwrap_err().to_string();
+    assert!(err.contains("'name'") && err.contains("17 bytes"), "{err}");
+    // Too few bytes for the padded size: a decode error naming the field.
+    let err = Record::decode(&expected[..20]).unwrap_err().to_string();
+    assert!(err.contains("'name'"), "{err}");
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/padding.lua"], &[], 0x5131);
+
+    // The dissector shows the reserved values it read, and the padding bytes.
+    let dir = std::env::temp_dir().join(format!("wiregen-golden-padding-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("padding.pcap");
+    let datagram = |payload: Vec<u8>| Datagram {
+        src_port: 40000,
+        dst_port: 9119,
+        payload,
+    };
+    write_pcap(
+        &pcap,
+        &[datagram(expected.clone()), datagram(noisy.clone())],
+    );
+    let d = dissect(&pcap, &snippet_lua("padding"), &[]);
+    let shown = |i: usize, name: &str| -> Vec<String> {
+        d.fields(i, "padding")
+            .into_iter()
+            .filter(|f| f.name == name)
+            .map(|f| f.show.clone())
+            .collect()
+    };
+    assert_eq!(shown(1, "padding.reserved"), ["0xa0"]);
+    assert_eq!(shown(1, "padding.mode.unused"), ["0x14"]);
+    assert_eq!(
+        shown(1, "padding.padding"),
+        [
+            "a0:a0",
+            "00:00:00:00:00:00:00:00:a0:00:00:00",
+            "00:a0:00:00:00",
+            "a0"
+        ]
+    );
+    assert_eq!(shown(0, "padding.padding").len(), 4);
+    for i in 0..2 {
+        assert!(d.experts(i, "padding").is_empty(), "frame {i}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

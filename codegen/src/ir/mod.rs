@@ -335,6 +335,22 @@ pub struct Struct {
     /// Info-column template for the root type: literal text and field indexes.
     pub info: Vec<InfoPart>,
     pub fields: Vec<Field>,
+    /// Zeros after the fields: to a fixed size, or to a multiple of a size.
+    pub padding: Padding,
+}
+
+/// Zero bytes that pad a value to a size (`pad`) or align it (`align`: before a field, after
+/// a struct's fields), from the start of the enclosing struct. Byte layouts only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Padding {
+    pub pad: Option<usize>,
+    pub align: Option<usize>,
+}
+
+impl Padding {
+    pub fn any(&self) -> bool {
+        self.pad.is_some() || self.align.is_some()
+    }
 }
 
 impl Struct {
@@ -369,6 +385,8 @@ pub struct Field {
     pub select: Vec<(usize, Expr)>,
     /// A `bool[]` packed 8 per byte, lowest bit first (byte layouts).
     pub packed: bool,
+    /// Zeros before it (`align`) or after it (`pad`).
+    pub padding: Padding,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -382,6 +400,9 @@ pub enum Role {
     /// Checksum over the enclosing struct's bytes (or a range of its fields), computed with
     /// this field zeroed.
     Checksum(Checksum),
+    /// Reserved: written as zero, read and shown but not kept (an integer, or bytes of a
+    /// constant length).
+    Reserved,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -666,11 +687,12 @@ impl Protocol {
 
     fn struct_fixed_size_within(&self, id: StructId, depth: usize) -> Option<usize> {
         let s = &self.structs[id];
-        if s.layout != Layout::Bytes || depth == 0 {
+        // Padding is left to the general reader (its bytes are noted).
+        if s.layout != Layout::Bytes || depth == 0 || s.padding.any() {
             return None;
         }
         s.fields.iter().try_fold(0usize, |sum, f| {
-            if f.condition.is_some() || !f.select.is_empty() {
+            if f.condition.is_some() || !f.select.is_empty() || f.padding.any() {
                 return None;
             }
             let n = match &f.ty {

@@ -15,6 +15,9 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         condition: None,
         switch: None,
         checksum: None,
+        reserved: false,
+        pad: None,
+        align: None,
         max: None,
         optional: false,
         warn: Vec::new(),
@@ -149,6 +152,24 @@ impl<'f> Validator<'f> {
                 }
             }
         }
+        if f.reserved {
+            let fixed_bytes = matches!(&ty, Ty::Bytes(Len::Expr(Expr::Int(_))));
+            if role != Role::Value {
+                self.error(
+                    &scope("reserved"),
+                    "a reserved field is written as zero: it cannot also be a constant or a checksum",
+                    None,
+                );
+            } else if matches!(ty, Ty::Int(_)) || (fixed_bytes && layout == Layout::Bytes) {
+                role = Role::Reserved;
+            } else {
+                self.error(
+                    &scope("reserved"),
+                    "reserved fields are integers, or bytes of a constant length in byte layouts",
+                    Some("e.g. 'type: u16' or 'type: bytes' with 'length: 3'".into()),
+                );
+            }
+        }
         let condition = f.condition.as_ref().map(|c| {
             let s = Scope {
                 struct_id: sid,
@@ -160,7 +181,7 @@ impl<'f> Validator<'f> {
         if condition.is_some() && role != Role::Value {
             self.error(
                 &scope("if"),
-                "constants and checksums cannot be conditional",
+                "constants, checksums and reserved fields cannot be conditional",
                 None,
             );
         }
@@ -212,6 +233,14 @@ impl<'f> Validator<'f> {
                 Some("in bit streams every bool is one bit already".into()),
             );
         }
+        let padding = self.padding(fp, f.pad, f.align, layout);
+        if padding.any() && f.condition.is_some() {
+            self.error(
+                &scope("if"),
+                "a padded or aligned field cannot be conditional",
+                Some("put the field and its padding in a type of their own".into()),
+            );
+        }
         let mut select = Vec::new();
         for (table, key) in &f.state {
             let sp = format!("{fp}.state.{table}");
@@ -240,7 +269,38 @@ impl<'f> Validator<'f> {
             warnings,
             select,
             packed: f.packed,
+            padding,
         }
+    }
+
+    /// A type's or field's `pad` and `align`: sizes of at least one byte, in byte layouts.
+    pub(crate) fn padding(
+        &mut self,
+        at: &str,
+        pad: Option<u64>,
+        align: Option<u64>,
+        layout: Layout,
+    ) -> Padding {
+        let mut out = Padding::default();
+        for (key, v, slot) in [("pad", pad, &mut out.pad), ("align", align, &mut out.align)] {
+            let Some(v) = v else { continue };
+            if layout != Layout::Bytes {
+                self.error(
+                    &format!("{at}.{key}"),
+                    format!("'{key}' in a bit-stream layout"),
+                    Some("padding and alignment are whole bytes: use them in byte layouts".into()),
+                );
+            } else if v == 0 || v > u32::MAX as u64 {
+                self.error(
+                    &format!("{at}.{key}"),
+                    format!("'{key}: {v}'"),
+                    Some("a size of 1 or more bytes".into()),
+                );
+            } else {
+                *slot = Some(v as usize);
+            }
+        }
+        out
     }
 
     /// Byte length of a bytes/string/struct/union field: prefix, expression, or the rest.

@@ -254,7 +254,9 @@ impl<'f> Validator<'f> {
         self.checksum_ranges(&yp, t, &seen, &mut fields);
         self.derive(name, &yp, &mut fields);
         let info = self.info(&yp, t.info.as_deref(), &fields);
+        let padding = self.padding(&yp, t.pad, t.align, layout);
         Struct {
+            padding,
             name: name.to_string(),
             layout,
             explicit_layout: t.layout.is_some(),

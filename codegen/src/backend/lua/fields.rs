@@ -72,6 +72,17 @@ impl<'p> Gen<'p> {
                 }
             }
         }
+        let padded = p
+            .structs
+            .iter()
+            .any(|s| s.padding.any() || s.fields.iter().any(|f| f.padding.any()));
+        if padded {
+            let a = naming::padding_abbrev(p);
+            self.add_field(
+                a.clone(),
+                format!("ProtoField.bytes(\"{a}\", \"Padding\", base.NONE, \"Bytes that pad or align a value (ignored)\")"),
+            );
+        }
         for j in &p.joins {
             for st in j.streams.iter().filter(|st| st.whole.is_none()) {
                 let f = &p.structs[j.in_struct].fields[st.field];
@@ -93,7 +104,7 @@ impl<'p> Gen<'p> {
     ) -> Result<(), Unsupported> {
         let p = self.p;
         let doc = lua_escape(doc);
-        let hex = matches!(role, Role::Const(_) | Role::Checksum(_));
+        let hex = matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved);
         let base = |it: &IntTy| int_base(it, hex);
         match ty {
             Ty::Int(it) => {

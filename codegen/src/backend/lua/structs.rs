@@ -50,6 +50,45 @@ pub(crate) fn call_struct(
     }
 }
 
+/// Zero bytes up to a multiple of `n` from the struct's start, shown as padding (`what` names
+/// them when they are missing).
+fn align_code(c: &mut Code, p: &Protocol, n: usize, what: &str) {
+    c.line(format!("n = ({n} - (offset - start) % {n}) % {n}"));
+    c.open("if n > 0 then");
+    c.line(format!(
+        "if limit - offset < n then return truncated(tree, tvb, offset, \"{what}\", n, limit - offset) end"
+    ));
+    c.line(format!(
+        "tree:add(F[\"{}\"], tvb(offset, n))",
+        naming::padding_abbrev(p)
+    ));
+    c.line("offset = offset + n");
+    c.close("end");
+}
+
+/// The start of a value padded to `n` bytes: its limit (`limit` until `pad_end` puts it back).
+fn pad_start(c: &mut Code, n: usize, what: &str, outer: &str) {
+    c.line(format!(
+        "if limit - offset < {n} then return truncated(tree, tvb, offset, \"{what}\", {n}, limit - offset) end"
+    ));
+    if !outer.is_empty() {
+        c.line(format!("local {outer} = limit"));
+    }
+    c.line(format!("limit = offset + {n}"));
+}
+
+/// The end of a padded value: the bytes left up to its limit shown as padding.
+fn pad_end(c: &mut Code, p: &Protocol, outer: &str) {
+    c.line(format!(
+        "if offset < limit then tree:add(F[\"{}\"], tvb(offset, limit - offset)) end",
+        naming::padding_abbrev(p)
+    ));
+    c.line("offset = limit");
+    if !outer.is_empty() {
+        c.line(format!("limit = {outer}"));
+    }
+}
+
 /// Where a checksum field is and its tree item (nil until it is read).
 pub(crate) fn checksum_locals(field: &str) -> String {
     format!("cs_at_{field}, cs_item_{field}")
@@ -213,14 +252,35 @@ impl<'p> Gen<'p> {
                 c.line(format!("end_{} = nil", s.fields[fi].name));
             }
         }
+        // A padded struct reads its fields within its size (the caller's limit is its own).
+        if let Some(n) = s.padding.pad {
+            pad_start(&mut c, n, "padding", "");
+        }
         for fi in 0..s.fields.len() {
+            let f = &s.fields[fi];
+            if let Some(n) = f.padding.align {
+                align_code(&mut c, self.p, n, &f.name);
+            }
             if starts.contains(&fi) {
-                c.line(format!("{local}start_{} = offset", s.fields[fi].name));
+                c.line(format!("{local}start_{} = offset", f.name));
+            }
+            let outer = format!("outer_{}", f.name);
+            if let Some(n) = f.padding.pad {
+                pad_start(&mut c, n, &f.name, &outer);
             }
             self.field(&mut c, sid, fi)?;
-            if ends.contains(&fi) {
-                c.line(format!("{local}end_{} = offset", s.fields[fi].name));
+            if f.padding.pad.is_some() {
+                pad_end(&mut c, self.p, &outer);
             }
+            if ends.contains(&fi) {
+                c.line(format!("{local}end_{} = offset", f.name));
+            }
+        }
+        if s.padding.pad.is_some() {
+            pad_end(&mut c, self.p, "");
+        }
+        if let Some(n) = s.padding.align {
+            align_code(&mut c, self.p, n, "padding");
         }
         for &fi in &checksums {
             let f = &s.fields[fi];

@@ -69,12 +69,35 @@ impl<'p> Gen<'p> {
             });
             (start, end)
         };
+        // Padding and alignment, from the start of the struct.
+        let pad_name = naming::padding_abbrev(self.p);
         let mut reads = Vec::new();
         for fi in 0..s.fields.len() {
             let read = self.read_field(sid, fi)?;
             let (start, end) = bound(fi, quote! { r.pos() });
-            reads.push(quote! { #start #read #end });
+            let Padding { pad, align } = s.fields[fi].padding;
+            let nm = &s.fields[fi].name;
+            let align = align.map(|n| quote! { r.align(start, #n, #pad_name, #nm)?; });
+            let (limit, pad) = match pad {
+                Some(n) => (
+                    Some(quote! { let padded = r.limit(#n, #nm)?; }),
+                    Some(quote! { r.pad(padded, #pad_name); }),
+                ),
+                None => (None, None),
+            };
+            reads.push(quote! { #align #start #limit #read #pad #end });
         }
+        let (struct_limit, struct_pad) = match s.padding.pad {
+            Some(n) => (
+                Some(quote! { let padded = r.limit(#n, "padding")?; }),
+                Some(quote! { r.pad(padded, #pad_name); }),
+            ),
+            None => (None, None),
+        };
+        let struct_align = s
+            .padding
+            .align
+            .map(|n| quote! { r.align(start, #n, #pad_name, "padding")?; });
         let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
             Role::Checksum(c) => {
                 let v = ident(&f.name);
@@ -118,8 +141,26 @@ impl<'p> Gen<'p> {
         for fi in 0..s.fields.len() {
             let write = self.write_field(sid, fi)?;
             let (start, end) = bound(fi, quote! { w.len() });
-            writes.push(quote! { #start #write #end });
+            let Padding { pad, align } = s.fields[fi].padding;
+            let nm = &s.fields[fi].name;
+            let align = align.map(|n| quote! { w.align(start, #n); });
+            let (from, pad) = match pad {
+                Some(n) => (
+                    Some(quote! { let padded = w.len(); }),
+                    Some(quote! { w.pad(padded, #n, #nm)?; }),
+                ),
+                None => (None, None),
+            };
+            writes.push(quote! { #align #start #from #write #pad #end });
         }
+        let struct_padding = {
+            let pad = s
+                .padding
+                .pad
+                .map(|n| quote! { w.pad(start, #n, "padding")?; });
+            let align = s.padding.align.map(|n| quote! { w.align(start, #n); });
+            quote! { #pad #align }
+        };
         // Each checksum over the bytes written (its own still zero), one that covers another
         // after that one.
         let order = crate::ir::analysis::checksum_order(&s.fields)
@@ -140,13 +181,17 @@ impl<'p> Gen<'p> {
                 _ => None,
             }
         });
-        // The start of the struct: what its checksums cover unless they name a first field.
-        let has_checksum = s
+        // The start of the struct: what its checksums cover unless they name a first field,
+        // where alignment counts from, and (encoding) what a padded struct pads.
+        let from_start = s
             .fields
             .iter()
-            .any(|f| matches!(f.role, Role::Checksum(c) if c.from.is_none()));
-        let read_start = has_checksum.then(|| quote! { let start = r.pos(); });
-        let write_start = has_checksum.then(|| quote! { let start = w.len(); });
+            .any(|f| matches!(f.role, Role::Checksum(c) if c.from.is_none()))
+            || s.padding.align.is_some()
+            || s.fields.iter().any(|f| f.padding.align.is_some());
+        let read_start = from_start.then(|| quote! { let start = r.pos(); });
+        let write_start =
+            (from_start || s.padding.pad.is_some()).then(|| quote! { let start = w.len(); });
         // An extension notes the fields of the types it takes from its base crate under its own
         // names.
         let own_notes = (self.p.base.is_some() && self.reuse.any()).then(|| {
@@ -170,7 +215,10 @@ impl<'p> Gen<'p> {
 
                 fn read<T: Trace<#in_lt>>(r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
                     #read_start
+                    #struct_limit
                     #(#reads)*
+                    #struct_pad
+                    #struct_align
                     #(#checksum_checks)*
                     #(#status_notes)*
                     Ok(Self { #(#build),* })
@@ -179,6 +227,7 @@ impl<'p> Gen<'p> {
                 fn write(&self, w: &mut #wr<'_>) -> Result<(), EncodeError> {
                     #write_start
                     #(#writes)*
+                    #struct_padding
                     #(#checksum_patches)*
                     Ok(())
                 }

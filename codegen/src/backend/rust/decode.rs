@@ -113,6 +113,14 @@ impl<'p> Gen<'p> {
         // Where the field starts, for the checks above and a checksum's verification.
         let at_needed = matches!(f.role, Role::Const(_) | Role::Checksum(_)) || f.max.is_some();
         let at_local = at_needed.then(|| quote! { let #at = r.pos(); });
+        // A reserved value is read (and noted) but not kept, unless a later expression reads it.
+        let kept = f.role != Role::Reserved
+            || crate::ir::analysis::fields_read_by_expressions(self.p, sid).contains(&fi);
+        let local = if kept {
+            quote! { #local }
+        } else {
+            quote! { _ }
+        };
         Ok(match &f.condition {
             None => quote! {
                 #at_local

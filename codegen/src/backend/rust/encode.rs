@@ -134,6 +134,28 @@ impl<'p> Gen<'p> {
                     .then(|| quote! { let #local = #c; });
                 quote! { #at_local #bind #put }
             }
+            Role::Reserved => {
+                // Bound only for the expressions of later fields that read it.
+                let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
+                    .contains(&fi)
+                    .then(|| quote! { let #local = 0; });
+                match &f.ty {
+                    Ty::Int(it) => {
+                        let typed = lit_typed(0, &int_rust(it));
+                        let put = write_int(it, quote! { #typed }, nm, self.bits(sid));
+                        quote! { #at_local #bind #put }
+                    }
+                    Ty::Bytes(Len::Expr(Expr::Int(n))) => {
+                        let n = lit_usize(*n as usize);
+                        quote! { #at_local w.put(&[0u8; #n]); }
+                    }
+                    _ => {
+                        return Err(Unsupported(format!(
+                            "'{nm}': a reserved field of this type"
+                        )))
+                    }
+                }
+            }
             Role::Checksum(_) if self.bits(sid) => {
                 return Err(Unsupported(
                     "checksums in bit-stream layouts are not generated yet".into(),

@@ -577,6 +577,7 @@ fn filled_doc(s: &Struct) -> TokenStream {
                 Role::Derived(Derive::TagOf(i)) => format!("the kind of `{}`", name(i)),
                 Role::Derived(Derive::PresenceOf(i)) => format!("whether `{}` is present", name(i)),
                 Role::Checksum(c) => format!("its {} checksum", c.algo.name()),
+                Role::Reserved => "reserved, written as zero".to_string(),
             };
             Some(format!("`{}` ({what})", f.name))
         })
