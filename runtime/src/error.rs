@@ -319,3 +319,35 @@ pub fn fit(value: u64, max: u64, field: &'static str) -> Result<u64, EncodeError
         Ok(value)
     }
 }
+
+/// The value of a size field whose schema expression `mul * field + add` must equal `len`
+/// (`length: "size - 2"`: mul 1, add -2): `(len - add) / mul`, refused when it is negative or
+/// not a whole number.
+#[inline]
+pub fn size_from_len(
+    len: usize,
+    mul: i64,
+    add: i64,
+    field: &'static str,
+) -> Result<u64, EncodeError> {
+    let v = len as i128 - add as i128;
+    let mul = mul as i128;
+    if v % mul != 0 {
+        return Err(EncodeError::new(
+            field,
+            EncodeErrorKind::LengthMismatch {
+                expected: v / mul * mul + add as i128,
+                actual: len,
+            },
+        ));
+    }
+    let v = v / mul;
+    u64::try_from(v).map_err(|_| {
+        EncodeError::new(
+            field,
+            EncodeErrorKind::TooSmall {
+                value: v.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            },
+        )
+    })
+}

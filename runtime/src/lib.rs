@@ -45,7 +45,8 @@ pub use bits::{BitReader, BitString, BitWriter};
 pub use checksum::Checksum;
 pub use crc::Crc;
 pub use error::{
-    fit, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError, EncodeErrorKind, PayloadStart,
+    fit, size_from_len, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, PayloadStart,
 };
 pub use f16::{f16_to_f32, f32_to_f16};
 pub use owned::IntoOwned;

@@ -38,7 +38,6 @@ fn body(rng: &mut Rng) -> MessageBody<'static> {
                     ascii(rng, n)
                 }),
                 note: Cow::Owned(rng.bytes_below(10)),
-                units,
                 tail: Cow::Owned(ascii(rng, units as usize * 2)),
             })
         }
@@ -158,7 +157,6 @@ fn sample() -> Message<'static> {
         body: MessageBody::Text(Text {
             name: "ab".into(),
             note: Cow::Borrowed(&[9]),
-            units: 1,
             tail: "xy".into(),
         }),
         trailer: vec![7],
@@ -216,16 +214,16 @@ fn encoder_checks_widths_lengths_and_tags() {
     m.body = MessageBody::Text(Text {
         name: "a".into(),
         note: Cow::Borrowed(&[]),
-        units: 2,
         tail: "xyz".into(),
     });
+    // units is derived (tail is units * 2 bytes): an odd tail has no units.
     let e = m.encode().unwrap_err();
     assert_eq!(
         (e.field(), e.kind),
         (
-            "body.tail".to_string(),
+            "body.units".to_string(),
             EncodeErrorKind::LengthMismatch {
-                expected: 4,
+                expected: 2,
                 actual: 3
             }
         )
@@ -243,7 +241,6 @@ fn encoder_checks_widths_lengths_and_tags() {
     m.body = MessageBody::Text(Text {
         name: "n".repeat(256).into(),
         note: Cow::Borrowed(&[]),
-        units: 0,
         tail: "".into(),
     });
     assert_eq!(

@@ -296,3 +296,51 @@ fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Size fields with an offset or a scale are derived by the encoder (the user never sets
+/// them), read back by the decoder and the dissector alike; data no size value gives is refused
+/// naming the size field.
+#[test]
+fn size_fields_with_offsets_are_derived_and_agree_with_the_dissector() {
+    use wiregen_golden::size_offsets::{Block, Frame, FrameBody, Protocol};
+    let frame = Frame {
+        payload: b"hey".as_slice().into(),
+        ids: vec![1, 2],
+        block: Block {
+            a: 0x0A0B,
+            b: 0x0C0D,
+        },
+        slots: vec![1, 2, 3],
+        body: FrameBody::Block(Block { a: 1, b: 2 }),
+        trailer: 9,
+    };
+    // size 5 (3 + 2), last_index 1 (2 ids), words 1 (4 bytes), free 5 (8 - 3), kind 1,
+    // body_len 5 (4 + 1).
+    let expected = hex_bytes(concat!(
+        "0005", "686579", "01", "00010002", "01", "0a0b0c0d", "05", "010203", "01", "05",
+        "00010002", "09"
+    ));
+    assert_eq!(frame.encode().unwrap(), expected);
+    assert_eq!(Frame::decode(&expected).unwrap(), frame);
+    let refused = |f: Frame| f.encode().unwrap_err().to_string();
+    let no_ids = Frame {
+        ids: vec![],
+        ..frame.clone()
+    };
+    assert!(
+        refused(no_ids.clone()).contains("'last_index'"),
+        "{}",
+        refused(no_ids)
+    );
+    let nine_slots = Frame {
+        slots: vec![0; 9],
+        ..frame.clone()
+    };
+    assert!(
+        refused(nine_slots.clone()).contains("'free'"),
+        "{}",
+        refused(nine_slots)
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/size_offsets.lua"], &[], 0x5132);
+}

@@ -405,12 +405,24 @@ pub enum Role {
     Reserved,
 }
 
+/// `mul * x + add`: how a length or count is computed from the field that gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Linear {
+    pub mul: i64,
+    pub add: i64,
+}
+
+impl Linear {
+    pub const IDENTITY: Linear = Linear { mul: 1, add: 0 };
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Derive {
-    /// Byte length of the field at this index (its encoded size).
-    LengthOf(usize),
-    /// Element count of the array field at this index.
-    CountOf(usize),
+    /// Byte length of the field at this index (its encoded size), through the schema's
+    /// expression (`length: "size - 2"`: size is the length plus 2).
+    LengthOf(usize, Linear),
+    /// Element count of the array field at this index, likewise.
+    CountOf(usize, Linear),
     /// Tag of the union field at this index.
     TagOf(usize),
     /// Presence bit of the optional field at this index (`if: this_field`).
@@ -576,6 +588,41 @@ impl Expr {
             Expr::Field(p) if p.len() == 1 => Some(p[0].field),
             _ => None,
         }
+    }
+
+    /// The field this expression is a linear function of, `mul * field + add` (`size - 2`,
+    /// `units * 2`, `16 - count`), when it is nothing else: a length or count of that form
+    /// derives the field from the data.
+    pub fn linear_field(&self) -> Option<(usize, Linear)> {
+        use crate::expr::BinOp;
+        let int = |c: &u64| i64::try_from(*c).ok();
+        let (f, l) = match self {
+            Expr::Field(p) if p.len() == 1 => return Some((p[0].field, Linear::IDENTITY)),
+            Expr::Binary(op, a, b) => match (op, a.as_ref(), b.as_ref()) {
+                (BinOp::Add, x, Expr::Int(c)) | (BinOp::Add, Expr::Int(c), x) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (l.mul, l.add.checked_add(int(c)?)?))
+                }
+                (BinOp::Sub, x, Expr::Int(c)) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (l.mul, l.add.checked_sub(int(c)?)?))
+                }
+                (BinOp::Sub, Expr::Int(c), x) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (-l.mul, int(c)?.checked_sub(l.add)?))
+                }
+                (BinOp::Mul, x, Expr::Int(c)) | (BinOp::Mul, Expr::Int(c), x) if *c > 0 => {
+                    let (f, l) = x.linear_field()?;
+                    (
+                        f,
+                        (l.mul.checked_mul(int(c)?)?, l.add.checked_mul(int(c)?)?),
+                    )
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some((f, Linear { mul: l.0, add: l.1 }))
     }
 
     /// Whether it reads the reader's position (`@size`, `@remaining`): known while decoding,

@@ -376,23 +376,32 @@ impl<'f> Validator<'f> {
     pub(crate) fn derive(&mut self, sname: &str, yp: &str, fields: &mut [Field]) {
         let mut derived: Vec<(usize, Derive, usize)> = Vec::new();
         for (i, f) in fields.iter().enumerate() {
-            let (src, kind) = match &f.ty {
+            // A length or count that is a linear function of one field (`size - 2`) derives it.
+            match &f.ty {
                 Ty::Bytes(Len::Expr(e))
                 | Ty::Str(Len::Expr(e))
-                | Ty::Struct(_, Some(Len::Expr(e))) => (Some(e), Derive::LengthOf(i)),
-                Ty::Array(_, Len::Expr(e)) => (Some(e), Derive::CountOf(i)),
-                Ty::Union(u) => {
-                    if let Len::Expr(e) = &u.len {
-                        if let Some(r) = e.local_field() {
-                            derived.push((r, Derive::LengthOf(i), i));
-                        }
+                | Ty::Struct(_, Some(Len::Expr(e))) => {
+                    if let Some((r, l)) = e.linear_field() {
+                        derived.push((r, Derive::LengthOf(i, l), i));
                     }
-                    (Some(&u.on), Derive::TagOf(i))
                 }
-                _ => (None, Derive::LengthOf(i)),
-            };
-            if let Some(r) = src.and_then(Expr::local_field) {
-                derived.push((r, kind, i));
+                Ty::Array(_, Len::Expr(e)) => {
+                    if let Some((r, l)) = e.linear_field() {
+                        derived.push((r, Derive::CountOf(i, l), i));
+                    }
+                }
+                Ty::Union(u) => {
+                    if let Some((r, l)) = match &u.len {
+                        Len::Expr(e) => e.linear_field(),
+                        _ => None,
+                    } {
+                        derived.push((r, Derive::LengthOf(i, l), i));
+                    }
+                    if let Some(r) = u.on.local_field() {
+                        derived.push((r, Derive::TagOf(i), i));
+                    }
+                }
+                _ => {}
             }
         }
         // A bool that is the whole condition of exactly one later field is that field's presence
@@ -431,8 +440,8 @@ impl<'f> Validator<'f> {
                 Role::Value => fields[target].role = Role::Derived(how),
                 Role::Derived(prev) => {
                     let prev_by = match prev {
-                        Derive::LengthOf(j)
-                        | Derive::CountOf(j)
+                        Derive::LengthOf(j, _)
+                        | Derive::CountOf(j, _)
                         | Derive::TagOf(j)
                         | Derive::PresenceOf(j) => *j,
                     };

@@ -26,7 +26,7 @@ impl<'f> Validator<'f> {
                         ));
                     }
                 }
-                if let Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) = f.role {
+                if let Role::Derived(Derive::CountOf(ti, _) | Derive::LengthOf(ti, _)) = f.role {
                     let encoded = s.fields[ti].ty.is_encoded();
                     if encoded && matches!(f.ty, Ty::VarInt(_)) {
                         out.push(self.limit(
@@ -170,7 +170,7 @@ impl<'f> Validator<'f> {
                 "a checksum in a bit stream".into(),
                 "checksums cover byte-aligned types",
             )),
-            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
+            Role::Derived(Derive::CountOf(ti, _) | Derive::LengthOf(ti, _))
                 if s.fields[ti].ty.is_encoded() =>
             {
                 out.push(rust(

@@ -2,12 +2,12 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
 };
 use std::borrow::Cow;
 
-/// Filled in by the encoder: `count` (the element count of `items`), `inner_len` (the byte length
-/// of `inner`).
+/// Filled in by the encoder: `units` (the byte length of `tail`; that length is `2 * units`),
+/// `count` (the element count of `items`), `inner_len` (the byte length of `inner`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -15,7 +15,6 @@ pub struct Sized<'a> {
     pub name: Cow<'a, str>,
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub note: Cow<'a, [u8]>,
-    pub units: u8,
     pub tail: Cow<'a, str>,
     pub items: Vec<Item>,
     pub words: Vec<u16>,
@@ -30,7 +29,6 @@ impl wiregen_runtime::IntoOwned for Sized<'_> {
         Sized {
             name: wiregen_runtime::IntoOwned::into_owned(self.name),
             note: wiregen_runtime::IntoOwned::into_owned(self.note),
-            units: self.units,
             tail: wiregen_runtime::IntoOwned::into_owned(self.tail),
             items: self.items,
             words: self.words,
@@ -142,7 +140,6 @@ impl<'a> Codec<'a> for Sized<'a> {
         Ok(Self {
             name,
             note,
-            units,
             tail,
             items,
             words,
@@ -165,22 +162,12 @@ impl<'a> Codec<'a> for Sized<'a> {
             w.put(&n.to_le_bytes());
             w.put(data);
         }
-        {
-            let v = &self.units;
-            w.put(&(*v).to_be_bytes());
-        }
-        let expected: i128 = (self.units as i128).wrapping_mul(2i128);
-        if expected != self.tail.len() as i128 {
-            return Err(
-                EncodeError::new(
-                    "tail",
-                    EncodeErrorKind::LengthMismatch {
-                        expected,
-                        actual: self.tail.len(),
-                    },
-                ),
-            );
-        }
+        let units = fit(
+            size_from_len(self.tail.len(), 2i64, 0i64, "units")?,
+            255,
+            "units",
+        )? as u8;
+        w.put(&units.to_be_bytes());
         {
             let v = &self.tail;
             let data: &[u8] = v.as_bytes();

@@ -2,15 +2,16 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
 };
 use std::borrow::Cow;
 
+/// Filled in by the encoder: `array_size` (the element count of `items`; that count is `16 -
+/// array_size`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Framed<'a> {
-    pub array_size: u8,
     pub items: Vec<u8>,
     #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
     pub body: Cow<'a, [u8]>,
@@ -22,7 +23,6 @@ impl wiregen_runtime::IntoOwned for Framed<'_> {
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Framed<'static> {
         Framed {
-            array_size: self.array_size,
             items: self.items,
             body: wiregen_runtime::IntoOwned::into_owned(self.body),
             crc: self.crc,
@@ -67,30 +67,15 @@ impl<'a> Codec<'a> for Framed<'a> {
             r.note("positions.crc", at, Value::U(v as u64));
             v
         };
-        Ok(Self {
-            array_size,
-            items,
-            body,
-            crc,
-        })
+        Ok(Self { items, body, crc })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.array_size;
-            w.put(&(*v).to_le_bytes());
-        }
-        let expected: i128 = 16i128.wrapping_sub(self.array_size as i128);
-        if expected != self.items.len() as i128 {
-            return Err(
-                EncodeError::new(
-                    "items",
-                    EncodeErrorKind::LengthMismatch {
-                        expected,
-                        actual: self.items.len(),
-                    },
-                ),
-            );
-        }
+        let array_size = fit(
+            size_from_len(self.items.len(), -1i64, 16i64, "array_size")?,
+            255,
+            "array_size",
+        )? as u8;
+        w.put(&array_size.to_le_bytes());
         {
             let v = &self.items;
             for item in v.iter() {

@@ -117,9 +117,9 @@ impl<'p> Gen<'p> {
         // the length of encoded data is measured from its start.
         let encoded = |i: usize| s.fields[i].ty.is_encoded();
         let patched_length =
-            |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t)) if encoded(t));
+            |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if encoded(t));
         let measured = s.fields.iter().any(|d| {
-            matches!(d.role, Role::Derived(Derive::LengthOf(t)) if t == fi) && encoded(fi)
+            matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi) && encoded(fi)
         });
         let at_local = (matches!(f.role, Role::Checksum(_)) || patched_length(f) || measured)
             .then(|| quote! { let #at = w.len(); });
@@ -176,7 +176,7 @@ impl<'p> Gen<'p> {
                 let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
                 quote! { #at_local let #local = self.#tn.is_some(); #put }
             }
-            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti))
+            Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
                 if matches!(f.ty, Ty::VarInt(_)) =>
             {
                 let target = &s.fields[*ti];
@@ -189,13 +189,14 @@ impl<'p> Gen<'p> {
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
+                let size = size_value(quote! { self.#tn.len() }, *l, nm);
                 quote! {
                     #at_local
-                    let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
+                    let #local = fit(#size, #max, #nm)? as #rt;
                     { let v = &#local; #put }
                 }
             }
-            Role::Derived(Derive::CountOf(ti) | Derive::LengthOf(ti)) => {
+            Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l)) => {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
                 let it = int_of(&f.ty).ok_or_else(|| {
@@ -213,9 +214,10 @@ impl<'p> Gen<'p> {
                     let n = lit_usize(it.bytes());
                     quote! { #at_local w.put(&[0u8; #n]); }
                 } else {
+                    let size = size_value(quote! { self.#tn.len() }, *l, nm);
                     quote! {
                         #at_local
-                        let #local = fit(self.#tn.len() as u64, #max, #nm)? as #rt;
+                        let #local = fit(#size, #max, #nm)? as #rt;
                         #put
                     }
                 }
@@ -251,13 +253,15 @@ impl<'p> Gen<'p> {
                 // Lengths given by a non-trivial expression are checked against the data. One
                 // that reads the position (`@remaining - 2`) is the data's own length: what
                 // follows it is written after, and the decoder finds it the same way.
+                // A size that is derived from the data needs no check.
+                let sized_by_derived = s.fields.iter().any(|d| {
+                    matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
+                });
                 let len_check = match &f.ty {
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e))
                     | Ty::Array(_, Len::Expr(e))
-                        if e.local_field().is_none()
-                            && f.condition.is_none()
-                            && !e.reads_position() =>
+                        if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode);
                         quote! {
@@ -271,14 +275,20 @@ impl<'p> Gen<'p> {
                 };
                 // Derived lengths that wait for this field's encoding are patched now.
                 let patches = s.fields.iter().filter_map(|d| match &d.role {
-                    Role::Derived(Derive::LengthOf(t)) if *t == fi && f.ty.is_encoded() => {
+                    Role::Derived(Derive::LengthOf(t, l)) if *t == fi && f.ty.is_encoded() => {
                         let it = int_of(&d.ty)?;
                         let dat = format_ident!("{}_at", d.name);
                         let dn = d.name.as_str();
                         let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
                         let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
+                        let size = if *l == Linear::IDENTITY {
+                            quote! { (w.len() - #at) as u64 }
+                        } else {
+                            let (mul, add) = (l.mul, l.add);
+                            quote! { size_from_len(w.len() - #at, #mul, #add, #dn)? }
+                        };
                         Some(quote! {
-                            let value = fit((w.len() - #at) as u64, #max, #dn)?;
+                            let value = fit(#size, #max, #dn)?;
                             w.patch(#dat, &#put);
                         })
                     }
@@ -574,4 +584,15 @@ impl<'p> Gen<'p> {
     }
 
     // ---- expressions ----------------------------------------------------------------------------
+}
+
+/// The value of a size field from the size `len` (a `usize`): the size itself, or solved from
+/// the schema's linear expression.
+fn size_value(len: TokenStream, l: Linear, field: &str) -> TokenStream {
+    if l == Linear::IDENTITY {
+        quote! { #len as u64 }
+    } else {
+        let (mul, add) = (l.mul, l.add);
+        quote! { size_from_len(#len, #mul, #add, #field)? }
+    }
 }

@@ -358,6 +358,7 @@ const REEXPORTED: &[&str] = &[
 /// What generated code may import from `wiregen-runtime`.
 const RUNTIME_ITEMS: &[&str] = &[
     "fit",
+    "size_from_len",
     "BitReader",
     "BitString",
     "BitWriter",

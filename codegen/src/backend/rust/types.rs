@@ -561,6 +561,23 @@ fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
     }
 }
 
+/// How a derived size field relates to the size, as the schema's expression (nothing for the
+/// size itself): `: that count is 16 - array_size`.
+fn through(l: Linear, what: &str, field: &str) -> String {
+    let term = match l.mul {
+        1 => field.to_string(),
+        -1 if l.add > 0 => return format!("; that {what} is `{} - {field}`", l.add),
+        -1 => format!("-{field}"),
+        m => format!("{m} * {field}"),
+    };
+    match l.add {
+        0 if l.mul == 1 => String::new(),
+        0 => format!("; that {what} is `{term}`"),
+        a if a > 0 => format!("; that {what} is `{term} + {a}`"),
+        a => format!("; that {what} is `{term} - {}`", -a),
+    }
+}
+
 /// "Filled in by the encoder: …": the fields of `s` a user never sets (constants, lengths,
 /// counts, tags, presence bits, checksums), so the type's rustdoc says why they are missing.
 fn filled_doc(s: &Struct) -> TokenStream {
@@ -572,8 +589,16 @@ fn filled_doc(s: &Struct) -> TokenStream {
             let what = match f.role {
                 Role::Value => return None,
                 Role::Const(v) => format!("always {v:#x}"),
-                Role::Derived(Derive::LengthOf(i)) => format!("the byte length of `{}`", name(i)),
-                Role::Derived(Derive::CountOf(i)) => format!("the element count of `{}`", name(i)),
+                Role::Derived(Derive::LengthOf(i, l)) => format!(
+                    "the byte length of `{}`{}",
+                    name(i),
+                    through(l, "length", &f.name)
+                ),
+                Role::Derived(Derive::CountOf(i, l)) => format!(
+                    "the element count of `{}`{}",
+                    name(i),
+                    through(l, "count", &f.name)
+                ),
                 Role::Derived(Derive::TagOf(i)) => format!("the kind of `{}`", name(i)),
                 Role::Derived(Derive::PresenceOf(i)) => format!("whether `{}` is present", name(i)),
                 Role::Checksum(c) => format!("its {} checksum", c.algo.name()),
