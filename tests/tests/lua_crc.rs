@@ -8,21 +8,47 @@ use std::process::Command;
 use wiregen::ir::{ChecksumAlgo, CrcAlgo};
 use wiregen_runtime::{Checksum, Crc};
 
-/// The factory as generated into a dissector, and a script that prints each check.
-fn script() -> String {
-    let lua = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../dissectors/rtype.lua"
-    ))
-    .expect("rtype dissector");
+/// The block of generated Lua `file` (relative to the repository) from the line starting with
+/// `marker` to the value strings that follow it.
+fn lua_block(file: &str, marker: &str) -> String {
+    let path = format!("{}/../{file}", env!("CARGO_MANIFEST_DIR"));
+    let lua = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let start = lua
-        .find("-- CRCs in the Rocksoft model")
-        .expect("CRC factory");
+        .find(marker)
+        .unwrap_or_else(|| panic!("{file}: {marker}"));
     let end = lua[start..]
         .find("-- Value strings.")
-        .expect("end of the CRC block")
+        .expect("end of the block")
         + start;
-    let mut s = lua[start..end].to_string();
+    lua[start..end].to_string()
+}
+
+/// Runs `script` in Lua 5.2 and 5.4 and checks that each prints `expected`.
+fn prints_on_both_luas(script: &str, expected: &str) {
+    let path = std::env::temp_dir().join(format!(
+        "wiregen-lua-{}-{}.lua",
+        std::process::id(),
+        expected.len()
+    ));
+    std::fs::write(&path, script).unwrap();
+    for lua in ["lua5.2", "lua5.4"] {
+        let out = Command::new(lua)
+            .arg(&path)
+            .output()
+            .unwrap_or_else(|e| panic!("{lua}: {e} (test.sh installs it)"));
+        assert!(
+            out.status.success(),
+            "{lua}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{lua}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The factory as generated into a dissector, and a script that prints each check.
+fn script() -> String {
+    let mut s = lua_block("dissectors/rtype.lua", "-- CRCs in the Rocksoft model");
     s.push_str(
         r#"
 local function tvb_of(s)
@@ -74,25 +100,11 @@ fn every_catalogue_crc_has_its_check_value_in_the_runtime() {
 
 #[test]
 fn the_crc_factory_gives_the_catalogue_check_values_on_lua_5_2_and_5_4() {
-    let path = std::env::temp_dir().join(format!("wiregen-crc-{}.lua", std::process::id()));
-    std::fs::write(&path, script()).unwrap();
     let mut expected: String = lua_catalogue()
         .map(|(name, _, check)| format!("{name} {check:x}\n"))
         .collect();
     expected.push_str("skip true\nshared true\n");
-    for lua in ["lua5.2", "lua5.4"] {
-        let out = Command::new(lua)
-            .arg(&path)
-            .output()
-            .unwrap_or_else(|e| panic!("{lua}: {e} (test.sh installs it)"));
-        assert!(
-            out.status.success(),
-            "{lua}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{lua}");
-    }
-    let _ = std::fs::remove_file(&path);
+    prints_on_both_luas(&script(), &expected);
 }
 
 /// The runtime computes the check value the schema language documents for each checksum that
@@ -118,19 +130,10 @@ fn every_other_checksum_has_its_check_value_in_the_runtime() {
 /// other), and reads the checksum's own bytes as zeros.
 #[test]
 fn the_other_checksums_give_their_check_values_on_lua_5_2_and_5_4() {
-    let lua = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../codegen/tests/golden/checksum_family.lua"
-    ))
-    .expect("checksum_family snippet");
-    let start = lua
-        .find("-- Checksums other than CRCs")
-        .expect("checksum block");
-    let end = lua[start..]
-        .find("-- Value strings.")
-        .expect("end of the block")
-        + start;
-    let mut script = lua[start..end].to_string();
+    let mut script = lua_block(
+        "codegen/tests/golden/checksum_family.lua",
+        "-- Checksums other than CRCs",
+    );
     script.push_str(
         r#"
 local function tvb_of(s)
@@ -155,24 +158,10 @@ print("range " .. string.format("%x", checksum_internet(tvb_of("xx123456789"), 2
         .map(|(n, ..)| format!("\"{n}\""))
         .collect();
     let script = script.replace("NAMES", &names.join(", "));
-    let path = std::env::temp_dir().join(format!("wiregen-sums-{}.lua", std::process::id()));
-    std::fs::write(&path, script).unwrap();
     let mut expected: String = ChecksumAlgo::OTHERS
         .iter()
         .map(|(name, _, check)| format!("{name} {check:x}\n"))
         .collect();
     expected.push_str("skip true\nrange f62a\n");
-    for lua in ["lua5.2", "lua5.4"] {
-        let out = Command::new(lua)
-            .arg(&path)
-            .output()
-            .unwrap_or_else(|e| panic!("{lua}: {e} (test.sh installs it)"));
-        assert!(
-            out.status.success(),
-            "{lua}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{lua}");
-    }
-    let _ = std::fs::remove_file(&path);
+    prints_on_both_luas(&script, &expected);
 }
