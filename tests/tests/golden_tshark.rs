@@ -11,15 +11,21 @@ fn snippet_lua(name: &str) -> PathBuf {
     repo_root().join(format!("codegen/tests/golden/{name}.lua"))
 }
 
-/// The value of the only field `name` of frame `i`.
-fn value(d: &Dissection, i: usize, name: &str) -> String {
-    let found: Vec<&Field> = d
-        .fields(i, "checksum_params")
+/// What frame `i` shows for each field `name` (`proto.…`, of that protocol).
+fn shown(d: &Dissection, i: usize, name: &str) -> Vec<String> {
+    let proto = name.split('.').next().unwrap_or(name);
+    d.fields(i, proto)
         .into_iter()
         .filter(|f| f.name == name)
-        .collect();
+        .map(|f| f.show.clone())
+        .collect()
+}
+
+/// The value of the only field `name` of frame `i`.
+fn value(d: &Dissection, i: usize, name: &str) -> String {
+    let found = shown(d, i, name);
     assert_eq!(found.len(), 1, "frame {i}: one {name}");
-    found[0].show.clone()
+    found[0].clone()
 }
 
 #[test]
@@ -160,16 +166,7 @@ fn checksum_family_over_ranges_agrees_between_crate_and_dissector() {
     let pcap = dir.join("checksum_family.pcap");
     write_pcap(&pcap, &datagrams);
     let d = dissect(&pcap, &snippet_lua("checksum_family"), &[]);
-    let status = |i: usize, name: &str| {
-        let found: Vec<String> = d
-            .fields(i, "checksum_family")
-            .into_iter()
-            .filter(|f| f.name == format!("checksum_family.{name}.status"))
-            .map(|f| f.show.clone())
-            .collect();
-        assert_eq!(found.len(), 1, "frame {i}: {name}");
-        found[0].clone()
-    };
+    let status = |i: usize, name: &str| value(&d, i, &format!("checksum_family.{name}.status"));
     for name in [
         "header_sum",
         "body_check",
@@ -272,17 +269,10 @@ fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
         &[datagram(expected.clone()), datagram(noisy.clone())],
     );
     let d = dissect(&pcap, &snippet_lua("padding"), &[]);
-    let shown = |i: usize, name: &str| -> Vec<String> {
-        d.fields(i, "padding")
-            .into_iter()
-            .filter(|f| f.name == name)
-            .map(|f| f.show.clone())
-            .collect()
-    };
-    assert_eq!(shown(1, "padding.reserved"), ["0xa0"]);
-    assert_eq!(shown(1, "padding.mode.unused"), ["0x14"]);
+    assert_eq!(shown(&d, 1, "padding.reserved"), ["0xa0"]);
+    assert_eq!(shown(&d, 1, "padding.mode.unused"), ["0x14"]);
     assert_eq!(
-        shown(1, "padding.padding"),
+        shown(&d, 1, "padding.padding"),
         [
             "a0:a0",
             "00:00:00:00:00:00:00:00:a0:00:00:00",
@@ -290,7 +280,7 @@ fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
             "a0"
         ]
     );
-    assert_eq!(shown(0, "padding.padding").len(), 4);
+    assert_eq!(shown(&d, 0, "padding.padding").len(), 4);
     for i in 0..2 {
         assert!(d.experts(i, "padding").is_empty(), "frame {i}");
     }

@@ -134,7 +134,6 @@ impl<'f> Validator<'f> {
         if let Some(def) = &f.checksum {
             if let Some(algo) = self.checksum_algo(def, &scope("checksum")) {
                 let width = algo.width();
-                let a = algo;
                 match &ty {
                     // Its range is resolved once every field of the struct is known.
                     Ty::Int(it) if it.bits == width && !it.signed => {
@@ -146,7 +145,7 @@ impl<'f> Validator<'f> {
                     }
                     _ => self.error(
                         &scope("type"),
-                        format!("the {} checksum is stored in a u{width} field", a.name()),
+                        format!("the {} checksum is stored in a u{width} field", algo.name()),
                         Some(format!("type: u{width}")),
                     ),
                 }

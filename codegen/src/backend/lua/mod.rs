@@ -139,10 +139,10 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             };
             let (from, to) = range_bounds(p.root(), cs, "0", "size");
             // Bounds that are fields are known only when the dissector got that far.
-            let known: String = [&from, &to]
+            let known: String = [(cs.from, &from), (cs.to, &to)]
                 .iter()
-                .filter(|b| b.starts_with("start_") || b.starts_with("end_"))
-                .map(|b| format!(" and {b} ~= nil"))
+                .filter(|(field, _)| field.is_some())
+                .map(|(_, b)| format!(" and {b} ~= nil"))
                 .collect();
             Some(format!(
                 "if cs_item_{} ~= nil{known} then {} end",

@@ -195,6 +195,12 @@ impl<'p> Gen<'p> {
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
         let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        // The locals of the range bounds that are fields.
+        let bound_names: Vec<String> = starts
+            .iter()
+            .map(|&fi| format!("start_{}", s.fields[fi].name))
+            .chain(ends.iter().map(|&fi| format!("end_{}", s.fields[fi].name)))
+            .collect();
         for &fi in &checksums {
             self.verify_fn(&mut c, sid, fi);
             if is_root {
@@ -204,14 +210,9 @@ impl<'p> Gen<'p> {
                 c.line("");
             }
         }
-        if is_root && !(starts.is_empty() && ends.is_empty()) {
+        if is_root && !bound_names.is_empty() {
             // And where its range starts and ends, when it names fields.
-            let bounds: Vec<String> = starts
-                .iter()
-                .map(|&fi| format!("start_{}", s.fields[fi].name))
-                .chain(ends.iter().map(|&fi| format!("end_{}", s.fields[fi].name)))
-                .collect();
-            c.line(format!("local {}", bounds.join(", ")));
+            c.line(format!("local {}", bound_names.join(", ")));
             c.line("");
         }
         let d = first_line(&s.doc);
@@ -245,11 +246,8 @@ impl<'p> Gen<'p> {
         // The root's range bounds are the file's (see above), reset per message.
         let local = if is_root { "" } else { "local " };
         if is_root {
-            for &fi in starts.iter() {
-                c.line(format!("start_{} = nil", s.fields[fi].name));
-            }
-            for &fi in ends.iter() {
-                c.line(format!("end_{} = nil", s.fields[fi].name));
+            for name in &bound_names {
+                c.line(format!("{name} = nil"));
             }
         }
         // A padded struct reads its fields within its size (the caller's limit is its own).

@@ -24,6 +24,18 @@ pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStre
     quote! { Checksum::#variant.checksum(#parts) }
 }
 
+/// Reading a value padded to `n` bytes: its limit before it, the padding after it (`field`
+/// names it when the bytes are missing).
+fn padded_read(n: Option<usize>, field: &str, pad_name: &str) -> (TokenStream, TokenStream) {
+    match n {
+        Some(n) => (
+            quote! { let padded = r.limit(#n, #field)?; },
+            quote! { r.pad(padded, #pad_name); },
+        ),
+        None => (quote! {}, quote! {}),
+    }
+}
+
 /// The locals holding where a checksum's range starts and ends (`start`, the struct's start,
 /// and `end`, the position after the last field, unless the checksum names fields).
 fn range_locals(s: &Struct, c: Checksum, end: TokenStream) -> (TokenStream, TokenStream) {
@@ -78,22 +90,10 @@ impl<'p> Gen<'p> {
             let Padding { pad, align } = s.fields[fi].padding;
             let nm = &s.fields[fi].name;
             let align = align.map(|n| quote! { r.align(start, #n, #pad_name, #nm)?; });
-            let (limit, pad) = match pad {
-                Some(n) => (
-                    Some(quote! { let padded = r.limit(#n, #nm)?; }),
-                    Some(quote! { r.pad(padded, #pad_name); }),
-                ),
-                None => (None, None),
-            };
+            let (limit, pad) = padded_read(pad, nm, &pad_name);
             reads.push(quote! { #align #start #limit #read #pad #end });
         }
-        let (struct_limit, struct_pad) = match s.padding.pad {
-            Some(n) => (
-                Some(quote! { let padded = r.limit(#n, "padding")?; }),
-                Some(quote! { r.pad(padded, #pad_name); }),
-            ),
-            None => (None, None),
-        };
+        let (struct_limit, struct_pad) = padded_read(s.padding.pad, "padding", &pad_name);
         let struct_align = s
             .padding
             .align

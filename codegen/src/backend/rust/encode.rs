@@ -281,12 +281,7 @@ impl<'p> Gen<'p> {
                         let dn = d.name.as_str();
                         let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
                         let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
-                        let size = if *l == Linear::IDENTITY {
-                            quote! { (w.len() - #at) as u64 }
-                        } else {
-                            let (mul, add) = (l.mul, l.add);
-                            quote! { size_from_len(w.len() - #at, #mul, #add, #dn)? }
-                        };
+                        let size = size_value(quote! { (w.len() - #at) }, *l, dn);
                         Some(quote! {
                             let value = fit(#size, #max, #dn)?;
                             w.patch(#dat, &#put);
@@ -586,13 +581,13 @@ impl<'p> Gen<'p> {
     // ---- expressions ----------------------------------------------------------------------------
 }
 
-/// The value of a size field from the size `len` (a `usize`): the size itself, or solved from
-/// the schema's linear expression.
+/// The value of a size field from the size `len` (a `usize`, parenthesised when it is an
+/// operation): the size itself, or solved from the schema's linear expression.
 fn size_value(len: TokenStream, l: Linear, field: &str) -> TokenStream {
     if l == Linear::IDENTITY {
         quote! { #len as u64 }
     } else {
-        let (mul, add) = (l.mul, l.add);
+        let (mul, add, len) = (l.mul, l.add, bare(len));
         quote! { size_from_len(#len, #mul, #add, #field)? }
     }
 }
