@@ -593,6 +593,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item:add_le(F["rtype.flags.is_ack"], range)
   item:add_le(F["rtype.flags.is_error"], range)
   offset = offset + 1
+  if (has_bit(v.flags, 4) ~= (v.command == 255)) then item:add_proto_expert_info(E.quirk, "IS_ACK should be set exactly when command == Command.ACK") end
   -- sequence: Monotonic counter for ordering and loss detection.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   range = tvb(offset, 4)

@@ -260,6 +260,14 @@ pub enum NamedValue {
     },
 }
 
+impl NamedValue {
+    pub fn value(&self) -> u64 {
+        match self {
+            NamedValue::Plain(v) | NamedValue::Documented { value: v, .. } => *v,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlagsDef {
@@ -350,6 +358,11 @@ pub struct FieldDef {
     /// Conversation-state lists this field's values read, by table: `{ table: key_field }`.
     #[serde(default)]
     pub state: IndexMap<String, String>,
+    /// Flag bits of a flag-set field that the encoder sets exactly when a condition over earlier
+    /// fields holds (`IS_ACK: command == Command.ACK`); the dissector warns when a packet
+    /// disagrees.
+    #[serde(default)]
+    pub set_when: IndexMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -271,15 +271,24 @@ fn float16_nan_and_rounding() {
 }
 
 #[test]
-fn connection_ack_protocol_follows_the_result() {
-    let bad = cmd(CommandBody::ConnectionAck(ConnectionAck {
+fn connection_ack_result_follows_the_protocol() {
+    // `protocol` is there exactly when `result == ConnectResult.ACCEPTED`: a protocol makes the
+    // encoder write Accepted whatever result was given.
+    let given = cmd(CommandBody::ConnectionAck(ConnectionAck {
         result: ConnectResult::Rejected,
         protocol: Some(ProtocolVersion::Dnp1),
     }));
-    assert_eq!(
-        bad.encode().unwrap_err().kind,
-        EncodeErrorKind::Presence { present: true }
-    );
+    let accepted = cmd(CommandBody::ConnectionAck(ConnectionAck {
+        result: ConnectResult::Accepted,
+        protocol: Some(ProtocolVersion::Dnp1),
+    }));
+    assert_eq!(given.encode().unwrap(), accepted.encode().unwrap());
+    // Without one, the result is the user's: a rejection encodes, an acceptance cannot.
+    let rejected = cmd(CommandBody::ConnectionAck(ConnectionAck {
+        result: ConnectResult::Rejected,
+        protocol: None,
+    }));
+    assert!(rejected.encode().is_ok());
     let bad = cmd(CommandBody::ConnectionAck(ConnectionAck {
         result: ConnectResult::Accepted,
         protocol: None,

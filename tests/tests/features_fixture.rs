@@ -177,16 +177,18 @@ fn byte_layout_by_hand() {
 
 #[test]
 fn conditions_are_enforced_both_ways() {
+    // `level` is announced by opts.HAS_LEVEL: the encoder sets or clears the bit from the Option.
     let mut m = sample();
     m.level = None;
-    let e = m.encode().unwrap_err();
-    assert_eq!(
-        (e.field(), e.kind),
-        (
-            "level".to_string(),
-            EncodeErrorKind::Presence { present: false }
-        )
-    );
+    let bytes = m.encode().unwrap();
+    assert_eq!(&bytes[3..5], &[0x00, 0x00]);
+    m.opts = Opts::empty();
+    assert_eq!(Message::decode(&bytes).unwrap(), m);
+    let mut m = sample();
+    m.opts = Opts::empty();
+    assert_eq!(m.encode().unwrap()[3..5], [0x00, 0x01]);
+    // `extra`'s condition also reads counter and enabled: the encoder cannot choose those, so a
+    // disagreement is refused.
     let mut m = sample();
     m.extra = Some(1);
     assert_eq!(

@@ -334,3 +334,115 @@ fn size_fields_with_offsets_are_derived_and_agree_with_the_dissector() {
 
     verify_protocol::<Protocol>(&["codegen/tests/golden/size_offsets.lua"], &[], 0x5132);
 }
+
+/// Presence derived from the Option whatever announces it: flag bits set and cleared, a bool
+/// meaning "absent", enum and integer values written when the Option says so (and a value the
+/// encoder cannot choose refused), and a flag implied by the payload's variant, which the
+/// dissector checks on packets the crate did not write.
+#[test]
+fn presence_announced_by_flags_bools_and_values_follows_the_option() {
+    use wiregen_golden::presence::{Message, MessageBody, Motion, Opts, Protocol, Shape};
+    use wiregen_runtime::EncodeErrorKind;
+    let given = Message {
+        opts: Opts::URGENT | Opts::NO_NAME,
+        shape: Shape::None,
+        mode: 9,
+        target: Some(0x1122_3344),
+        name: Some("ab".into()),
+        note: Some("n".into()),
+        radius: Some(5),
+        extra: None,
+        motion: Motion {
+            speed: Some(100),
+            heading: None,
+        },
+        body: MessageBody::Ack,
+    };
+    // kind ACK (3); opts URGENT | IS_ACK (the ACK body) | HAS_TARGET (target), NO_NAME cleared
+    // (a name); no_note 0; shape CIRCLE (a radius); mode 0 (no extra); target; name; note;
+    // radius; motion: has_speed 1, idle 1 (no heading), speed 100 from bit 2: 0x193.
+    let expected = hex_bytes(concat!("038500010044332211", "026162016e05009301"));
+    assert_eq!(given.encode().unwrap(), expected);
+    let written = Message {
+        opts: Opts::URGENT | Opts::IS_ACK | Opts::HAS_TARGET,
+        shape: Shape::Circle,
+        mode: 0,
+        ..given.clone()
+    };
+    assert_eq!(Message::decode(&expected).unwrap(), written);
+    assert_eq!(written.encode().unwrap(), expected);
+    // The other way round: no target, no name, no note, a heading; PING clears IS_ACK.
+    let other = Message {
+        opts: Opts::IS_ACK | Opts::HAS_TARGET,
+        target: None,
+        name: None,
+        note: None,
+        motion: Motion {
+            speed: None,
+            heading: Some(1023),
+        },
+        body: MessageBody::Ping,
+        ..written.clone()
+    };
+    // kind 1; opts NO_NAME; no_note 1; shape 1; mode 0; radius; motion: 0, 0, heading 0x3ff
+    // from bit 2: 0xffc.
+    assert_eq!(other.encode().unwrap(), hex_bytes("01020101000500fc0f"));
+    // An extra needs a mode other than 0, and a circle needs its radius: the encoder cannot
+    // choose them, so it refuses, naming the field.
+    let e = Message {
+        mode: 0,
+        extra: Some(1),
+        ..written.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        ("extra".into(), EncodeErrorKind::Presence { present: true })
+    );
+    let e = Message {
+        radius: None,
+        ..written.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "radius".into(),
+            EncodeErrorKind::Presence { present: false }
+        )
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/presence.lua"], &[], 0x9121);
+
+    // IS_ACK on a PING, and an ACK without it: read as they are, and the dissector says so.
+    let dir = std::env::temp_dir().join(format!("wiregen-golden-presence-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("presence.pcap");
+    let mut ping = other.encode().unwrap();
+    ping[1] |= 0x04;
+    let mut ack = expected.clone();
+    ack[1] &= !0x04;
+    assert!(Message::decode(&ping).unwrap().opts.contains(Opts::IS_ACK));
+    assert!(!Message::decode(&ack).unwrap().opts.contains(Opts::IS_ACK));
+    let datagram = |payload: Vec<u8>| Datagram {
+        src_port: 40000,
+        dst_port: 9121,
+        payload,
+    };
+    write_pcap(
+        &pcap,
+        &[datagram(expected.clone()), datagram(ping), datagram(ack)],
+    );
+    let d = dissect(&pcap, &snippet_lua("presence"), &[]);
+    assert!(d.experts(0, "announced").is_empty());
+    for i in 1..3 {
+        assert_eq!(
+            d.experts(i, "announced"),
+            ["announced.expert.quirk"],
+            "frame {i}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -18,7 +18,7 @@ fn vectors() -> Vec<Vec<u8>> {
         "ced1ff0402000000010000000000000000004c86",
         "ced104010300000002000000000000000300eb55616263",
         "ced12001090000000800000000000000040080e501020304",
-        "ced17e0fffffffff00000080000000000200993d00ff",
+        "ced17e0bffffffff00000080000000000200867500ff",
         "ced121030a00000009000000341202050400f22c66726167",
     ]
     .iter()
@@ -234,6 +234,50 @@ fn the_heuristic_claims_rtype_and_nothing_else() {
     for i in 0..datagrams.len() {
         let claimed = d.frames[i].iter().any(|f| f.name == "rtype.magic");
         assert_eq!(claimed, i < n_good, "frame {i}");
+    }
+    let _ = std::fs::remove_file(pcap);
+}
+
+/// IS_ACK and the ACK command say the same thing (the schema's `set_when`): a packet where they
+/// disagree decodes as it is, and the dissector says so.
+#[test]
+fn an_is_ack_flag_that_disagrees_with_the_command_is_a_warning() {
+    let packet = |command: u8, flags: u8, payload: &[u8]| {
+        let mut b = vec![
+            0xce, 0xd1, command, flags, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        b.extend((payload.len() as u16).to_le_bytes());
+        b.extend([0, 0]);
+        b.extend(payload);
+        let crc = crc16_ccitt_false(&b);
+        b[18..20].copy_from_slice(&crc.to_le_bytes());
+        b
+    };
+    let cases = [
+        (packet(0xFF, 0x04, &[]), false),
+        (packet(0xFF, 0x00, &[]), true),
+        (packet(0x03, 0x05, &[7, 0, 0, 0]), true),
+    ];
+    let pcap = temp_pcap("rtype-is-ack");
+    let datagrams: Vec<Datagram> = cases
+        .iter()
+        .map(|(p, _)| Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: p.clone(),
+        })
+        .collect();
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(&pcap, &dissector(), &[]);
+    for (i, (bytes, warned)) in cases.iter().enumerate() {
+        let decoded = Packet::decode(bytes).unwrap_or_else(|e| panic!("frame {i}: {e}"));
+        assert_eq!(decoded.flags.bits(), bytes[3], "frame {i}");
+        let want: &[&str] = if *warned {
+            &["rtype.expert.quirk"]
+        } else {
+            &[]
+        };
+        assert_eq!(d.experts(i, "rtype"), want, "frame {i}");
     }
     let _ = std::fs::remove_file(pcap);
 }

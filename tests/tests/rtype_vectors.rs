@@ -158,13 +158,11 @@ fn commands_without_a_layout_keep_their_payload_as_bytes() {
             },
         ),
     );
-    // An unknown command is kept, not rejected; all four flags; extreme sequence numbers.
-    let all = PacketFlags::RELIABLE
-        | PacketFlags::IS_FRAGMENT
-        | PacketFlags::IS_ACK
-        | PacketFlags::IS_ERROR;
+    // An unknown command is kept, not rejected; every flag but IS_ACK (which the encoder sets
+    // exactly for ACK, see below); extreme sequence numbers.
+    let all = PacketFlags::RELIABLE | PacketFlags::IS_FRAGMENT | PacketFlags::IS_ERROR;
     vector(
-        "ced17e0fffffffff00000080000000000200993d00ff",
+        "ced17e0bffffffff00000080000000000200867500ff",
         header(
             all,
             u32::MAX,
@@ -220,6 +218,28 @@ fn the_command_is_derived_from_the_payload() {
     assert_eq!(Command::CInput.raw(), 0x10);
     assert_eq!(Command::Unknown(0x99).name(), None);
     assert_eq!(Command::SEntityState.name(), Some("S_ENTITY_STATE"));
+}
+
+#[test]
+fn is_ack_follows_the_ack_command() {
+    // The RFC: "send explicit ACK packet (IS_ACK flag, CommandID = 0xFF)". The schema declares
+    // it (set_when), so the encoder sets the bit for an ACK and clears it for anything else,
+    // keeping the other flags as given.
+    let ack = header(PacketFlags::RELIABLE, 2, 1, PacketPayload::Ack);
+    let bytes = ack.encode().unwrap();
+    assert_eq!((bytes[2], bytes[3]), (0xFF, 0x05));
+    let login = header(
+        PacketFlags::IS_ACK | PacketFlags::RELIABLE,
+        1,
+        0,
+        PacketPayload::ReqJoinRoom(ReqJoinRoom { room_id: 7 }),
+    );
+    assert_eq!(login.encode().unwrap()[3], 0x01);
+    // The bytes of the capture's explicit ACK come back as they were.
+    vector(
+        "ced1ff0402000000010000000000000000004c86",
+        header(PacketFlags::IS_ACK, 2, 1, PacketPayload::Ack),
+    );
 }
 
 fn decode_err(wire: &[u8]) -> DecodeError {

@@ -21,10 +21,15 @@ fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
 }
 
 /// The fields a field's own expressions read: its condition, its length or count, its switch's
-/// tag and length.
+/// tag and length, the conditions of the bits its encoder sets (`set_when`).
 fn field_refs(f: &Field, out: &mut HashSet<(StructId, usize)>) {
     if let Some(c) = &f.condition {
         refs(c, out);
+    }
+    for imp in &f.implied {
+        if let ImpliedWhen::Holds(e, _) = &imp.when {
+            refs(e, out);
+        }
     }
     match &f.ty {
         Ty::Bytes(Len::Expr(e))
@@ -60,6 +65,9 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     for (sid, s) in p.structs.iter().enumerate() {
         for (fi, f) in s.fields.iter().enumerate() {
             field_refs(f, &mut out);
+            for (w, _) in &f.warnings {
+                refs(w, &mut out);
+            }
             let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
                 || f.max.is_some()
                 || matches!(f.ty, Ty::Enum(_))

@@ -387,6 +387,34 @@ pub struct Field {
     pub packed: bool,
     /// Zeros before it (`align`) or after it (`pad`).
     pub padding: Padding,
+    /// Values the encoder gives this user-set field so that the fields depending on it agree
+    /// (a flag bit announcing an optional field, `set_when`), applied in order.
+    pub implied: Vec<Implied>,
+}
+
+/// A value the encoder forces on a field the user otherwise sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Implied {
+    pub value: ImpliedValue,
+    pub when: ImpliedWhen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImpliedValue {
+    /// This flag bit, set exactly when the condition holds (cleared otherwise).
+    Bit(u64),
+    /// This value (an enum's or an integer's) when the condition holds; the user's otherwise.
+    Equals(u64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImpliedWhen {
+    /// The optional field at this index is present (`if: flags.HAS_X`, `if: kind == K`).
+    Present(usize),
+    /// The optional field at this index is absent (`if: "!flags.NO_X"`, `if: kind != K`).
+    Absent(usize),
+    /// The expression (over earlier fields) holds (`set_when`); its schema text for the docs.
+    Holds(Expr, String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -427,6 +455,8 @@ pub enum Derive {
     TagOf(usize),
     /// Presence bit of the optional field at this index (`if: this_field`).
     PresenceOf(usize),
+    /// Absence bit of the optional field at this index (`if: "!this_field"`).
+    AbsenceOf(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1034,6 +1034,7 @@ impl wiregen_runtime::Type for ConnectionRequest {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ConnectionAck {
+    /// The encoder writes `ConnectResult::Accepted` when `protocol` is present.
     pub result: ConnectResult,
     /// The chosen protocol (only when accepted).
     pub protocol: Option<ProtocolVersion>,
@@ -1063,11 +1064,16 @@ impl<'a> Codec<'a> for ConnectionAck {
         Ok(Self { result, protocol })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        let result = if self.protocol.is_some() {
+            ConnectResult::from_raw(0u8)
+        } else {
+            self.result
+        };
         {
-            let v = &self.result;
+            let v = &result;
             w.put(&(*v).raw().to_le_bytes());
         }
-        match (&self.protocol, ((self.result.raw() as i128) == 0i128)) {
+        match (&self.protocol, ((result.raw() as i128) == 0i128)) {
             (Some(v), true) => {
                 w.put(&(*v).raw().to_le_bytes());
             }

@@ -914,31 +914,8 @@ impl<'a> Codec<'a> for Object {
         }
         let breakable = self.durability.is_some();
         w.bits(breakable as u64, 1);
-        match (&self.durability, (breakable)) {
-            (Some(v), true) => {
-                w.bits((*v).to_bits() as u64, 32u32);
-            }
-            (None, false) => {}
-            (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "durability",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
-            }
-            (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "durability",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
-            }
+        if let Some(v) = &self.durability {
+            w.bits((*v).to_bits() as u64, 32u32);
         }
         {
             let v = &self.health;
@@ -1058,59 +1035,13 @@ impl<'a> Codec<'a> for Player {
         }
         let is_holding = self.holding.is_some();
         w.bits(is_holding as u64, 1);
-        match (&self.holding, (is_holding)) {
-            (Some(v), true) => {
-                w.rabbit(*v as u64, 32u32);
-            }
-            (None, false) => {}
-            (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "holding",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
-            }
-            (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "holding",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
-            }
+        if let Some(v) = &self.holding {
+            w.rabbit(*v as u64, 32u32);
         }
         let is_breaking = self.breaking.is_some();
         w.bits(is_breaking as u64, 1);
-        match (&self.breaking, (is_breaking)) {
-            (Some(v), true) => {
-                w.rabbit(*v as u64, 32u32);
-            }
-            (None, false) => {}
-            (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "breaking",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
-            }
-            (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "breaking",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
-            }
+        if let Some(v) = &self.breaking {
+            w.rabbit(*v as u64, 32u32);
         }
         {
             let v = &self.owner;
@@ -1759,31 +1690,8 @@ impl<'a> Codec<'a> for Break {
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let is_breaking = self.entity.is_some();
         w.bits(is_breaking as u64, 1);
-        match (&self.entity, (is_breaking)) {
-            (Some(v), true) => {
-                w.rabbit(*v as u64, 32u32);
-            }
-            (None, false) => {}
-            (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "entity",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
-            }
-            (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "entity",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
-            }
+        if let Some(v) = &self.entity {
+            w.rabbit(*v as u64, 32u32);
         }
         Ok(())
     }

@@ -445,6 +445,8 @@ pub use rtype::InputMask;
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Packet<'a> {
     /// Packet behaviour.
+    ///
+    /// The encoder sets `IS_ACK` exactly when `command == Command.ACK`.
     pub flags: PacketFlags,
     /// Monotonic counter for ordering and loss detection.
     pub sequence: u32,
@@ -807,8 +809,12 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&53710u16.to_le_bytes());
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
+        let flags = PacketFlags(
+            self.flags.bits() & !4u8
+                | if (command.raw() as i128) == 255i128 { 4u8 } else { 0 },
+        );
         {
-            let v = &self.flags;
+            let v = &flags;
             w.put(&(*v).bits().to_le_bytes());
         }
         {
@@ -838,8 +844,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let payload_at = w.len();
         {
             let v = &self.payload;
-            if (self.flags.bits() & 2 != 0) && !matches!(v, PacketPayload::Other { .. })
-            {
+            if (flags.bits() & 2 != 0) && !matches!(v, PacketPayload::Other { .. }) {
                 return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
             }
             match v {
@@ -883,7 +888,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     value.write(w).map_err(|e| e.within("payload"))?;
                 }
                 PacketPayload::Other { command, data, .. } => {
-                    if self.flags.bits() & 2 == 0
+                    if flags.bits() & 2 == 0
                         && matches!(command.raw(), 1..= 4 | 7..= 14 | 16..= 17 | 255)
                     {
                         return Err(

@@ -80,6 +80,14 @@ pub fn random_packet(rng: &mut Rng) -> Packet<'static> {
     } else {
         random_payload(rng)
     };
+    // IS_ACK marks the ACK command (the schema's `set_when`; the encoder sets it so).
+    let ack = payload.command() == Command::Ack;
+    let flags = PacketFlags(flags.bits() & !PacketFlags::IS_ACK.bits())
+        | if ack {
+            PacketFlags::IS_ACK
+        } else {
+            PacketFlags::empty()
+        };
     // Fragments are well-formed and never the only piece (so none completes on its own).
     let fragment_count = if flags.contains(PacketFlags::IS_FRAGMENT) {
         2 + rng.below(254) as u8

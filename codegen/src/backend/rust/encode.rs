@@ -74,6 +74,21 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
     }
 }
 
+/// Whether field `fi`'s condition holds exactly when the field is present because the encoder
+/// wrote it so: a presence bit derived from it, or a flag bit implied by it and by nothing else.
+fn presence_follows(s: &Struct, fi: usize) -> bool {
+    let by_this =
+        |w: &ImpliedWhen| matches!(w, ImpliedWhen::Present(i) | ImpliedWhen::Absent(i) if *i == fi);
+    s.fields.iter().any(|d| {
+        matches!(d.role, Role::Derived(Derive::PresenceOf(i) | Derive::AbsenceOf(i)) if i == fi)
+            || d.implied.iter().any(|imp| {
+                matches!(imp.value, ImpliedValue::Bit(_))
+                    && by_this(&imp.when)
+                    && d.implied.iter().filter(|o| o.value == imp.value).count() == 1
+            })
+    })
+}
+
 impl<'p> Gen<'p> {
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
     pub(crate) fn write_struct_call(
@@ -95,6 +110,54 @@ impl<'p> Gen<'p> {
             }
             _ => quote! { #v.write(w).map_err(|e| e.within(#nm))?; },
         })
+    }
+
+    /// `let field = …;` statements giving a user-set field the values the encoder implies (a
+    /// flag bit from whether an optional field is present, a value from a `set_when`), in order.
+    fn implied(&self, s: &Struct, f: &Field) -> Result<TokenStream, Unsupported> {
+        let local = ident(&f.name);
+        let mut out = quote! {};
+        let mut current = quote! { self.#local };
+        for imp in &f.implied {
+            let cond = match &imp.when {
+                ImpliedWhen::Present(i) => {
+                    let n = ident(&s.fields[*i].name);
+                    quote! { self.#n.is_some() }
+                }
+                ImpliedWhen::Absent(i) => {
+                    let n = ident(&s.fields[*i].name);
+                    quote! { self.#n.is_none() }
+                }
+                ImpliedWhen::Holds(e, _) => self.expr_top(e, Ctx::Encode),
+            };
+            let value = match (imp.value, &f.ty) {
+                (ImpliedValue::Bit(m), Ty::Flags(id)) => {
+                    let fl = &self.p.flags[*id];
+                    let name = ident(&fl.name);
+                    let m = lit_typed(m, &int_rust(&fl.repr));
+                    quote! { #name(#current.bits() & !#m | if #cond { #m } else { 0 }) }
+                }
+                (ImpliedValue::Equals(v), Ty::Enum(id)) => {
+                    let en = &self.p.enums[*id];
+                    let name = ident(&en.name);
+                    let v = lit_typed(v, &int_rust(&en.repr));
+                    quote! { if #cond { #name::from_raw(#v) } else { #current } }
+                }
+                (ImpliedValue::Equals(v), Ty::Int(it)) => {
+                    let v = lit_typed(v, &int_rust(it));
+                    quote! { if #cond { #v } else { #current } }
+                }
+                _ => {
+                    return Err(Unsupported(format!(
+                        "'{}': a value implied for this type",
+                        f.name
+                    )))
+                }
+            };
+            out = quote! { #out let #local = #value; };
+            current = quote! { #local };
+        }
+        Ok(out)
     }
 
     /// Statements that write field `fi` (computing it first when it is derived).
@@ -176,6 +239,11 @@ impl<'p> Gen<'p> {
                 let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
                 quote! { #at_local let #local = self.#tn.is_some(); #put }
             }
+            Role::Derived(Derive::AbsenceOf(ti)) => {
+                let tn = ident(&s.fields[*ti].name);
+                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#tn.is_none(); #put }
+            }
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
                 if matches!(f.ty, Ty::VarInt(_)) =>
             {
@@ -233,9 +301,14 @@ impl<'p> Gen<'p> {
                     None => quote! {},
                 };
                 let write = match &f.condition {
+                    None if !f.implied.is_empty() => {
+                        let implied = self.implied(s, f)?;
+                        quote! { #implied { let v = &#local; #max_check #body } }
+                    }
                     None => quote! { { let v = &self.#local; #max_check #body } },
-                    // Presence decided by the position (`@remaining > 0`): the value says it.
-                    Some(c) if c.reads_position() => {
+                    // Presence decided by the position (`@remaining > 0`), or announced by what
+                    // the encoder wrote from this very Option: the value says it.
+                    Some(c) if c.reads_position() || presence_follows(s, fi) => {
                         quote! { if let Some(v) = &self.#local { #max_check #body } }
                     }
                     Some(c) => {

@@ -3,13 +3,15 @@
 use super::*;
 
 /// Where an expression is evaluated: in a decoder (fields are locals already read), in a
-/// decoder choosing a switch's case (list items name that switch in their errors), or in an
-/// encoder (fields the user sets are read from `self`).
+/// decoder choosing a switch's case (list items name that switch in their errors), in an
+/// encoder (fields the user sets are read from `self`, or from the local that holds what the
+/// encoder implies of them), or on a value (`self`, as the user gave it or the decoder read it).
 #[derive(Clone, Copy)]
 pub(crate) enum Ctx<'n> {
     Decode,
     Tag(&'n str),
     Encode,
+    Value,
 }
 
 /// Case values sorted, with touching and overlapping ones merged into ranges.
@@ -257,7 +259,7 @@ impl<'p> Gen<'p> {
                 match ctx {
                     Ctx::Tag(name) => quote! { ({ let i = #i; r.item(#tl, i, #name)? } as i128) },
                     // Validation keeps list items to switch tags, which only decoders evaluate.
-                    Ctx::Decode | Ctx::Encode => quote! { 0i128 },
+                    Ctx::Decode | Ctx::Encode | Ctx::Value => quote! { 0i128 },
                 }
             }
             Expr::Not(x) => {
@@ -336,8 +338,10 @@ impl<'p> Gen<'p> {
         let rest = path[1..].iter().map(|r| ident(&r.name));
         let head = match ctx {
             Ctx::Decode | Ctx::Tag(_) => quote! { #first },
-            Ctx::Encode => match self.p.field(&path[0]).role {
-                Role::Value => quote! { self.#first },
+            Ctx::Value if self.p.field(&path[0]).role == Role::Value => quote! { self.#first },
+            Ctx::Encode | Ctx::Value => match self.p.field(&path[0]) {
+                // A value the encoder implies bits of is its local, as written.
+                f if f.role == Role::Value && f.implied.is_empty() => quote! { self.#first },
                 _ => quote! { #first },
             },
         };

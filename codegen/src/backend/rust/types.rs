@@ -276,6 +276,18 @@ impl<'p> Gen<'p> {
                 ty = quote! { Option<#ty> };
             }
             let fd = doc(&f.doc);
+            let fd = match implied_doc(p, s, f) {
+                Some(text) => {
+                    let sep = if f.doc.is_some() {
+                        quote! { #[doc = ""] }
+                    } else {
+                        quote! {}
+                    };
+                    let lines = wrap(&text).into_iter().map(|l| format!(" {l}"));
+                    quote! { #fd #sep #( #[doc = #lines] )* }
+                }
+                None => fd,
+            };
             let serde_attr = match &f.ty {
                 Ty::Bytes(_) if f.condition.is_none() => {
                     quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] }
@@ -578,6 +590,62 @@ fn through(l: Linear, what: &str, field: &str) -> String {
     }
 }
 
+/// What the encoder sets of a user-set field: "The encoder sets `IS_ACK` exactly when …".
+fn implied_doc(p: &Protocol, s: &Struct, f: &Field) -> Option<String> {
+    if f.implied.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = f
+        .implied
+        .iter()
+        .map(|imp| {
+            let value = match (imp.value, &f.ty) {
+                (ImpliedValue::Bit(m), Ty::Flags(id)) => {
+                    let fl = &p.flags[*id];
+                    let bit = fl.bits.iter().find(|b| b.value == m);
+                    format!(
+                        "`{}`",
+                        bit.map_or_else(|| format!("{m:#x}"), |b| b.name.to_uppercase())
+                    )
+                }
+                (ImpliedValue::Equals(v), Ty::Enum(id)) => {
+                    let en = &p.enums[*id];
+                    let named = en.values.iter().find(|c| c.value == v);
+                    match named {
+                        Some(c) => format!("`{}::{}`", en.name, c.name.to_upper_camel_case()),
+                        None => format!("`{v}`"),
+                    }
+                }
+                (ImpliedValue::Equals(v), _) => format!("`{v}`"),
+                (ImpliedValue::Bit(m), _) => format!("`{m:#x}`"),
+            };
+            let bit = matches!(imp.value, ImpliedValue::Bit(_));
+            match (&imp.when, bit) {
+                (ImpliedWhen::Present(i), true) => {
+                    format!(
+                        "sets {value} exactly when `{}` is present",
+                        s.fields[*i].name
+                    )
+                }
+                (ImpliedWhen::Absent(i), true) => {
+                    format!(
+                        "sets {value} exactly when `{}` is absent",
+                        s.fields[*i].name
+                    )
+                }
+                (ImpliedWhen::Present(i), false) => {
+                    format!("writes {value} when `{}` is present", s.fields[*i].name)
+                }
+                (ImpliedWhen::Absent(i), false) => {
+                    format!("writes {value} when `{}` is absent", s.fields[*i].name)
+                }
+                (ImpliedWhen::Holds(_, text), _) => format!("sets {value} exactly when `{text}`"),
+            }
+        })
+        .collect();
+    Some(format!("The encoder {}.", parts.join("; it ")))
+}
+
 /// "Filled in by the encoder: …": the fields of `s` a user never sets (constants, lengths,
 /// counts, tags, presence bits, checksums), so the type's rustdoc says why they are missing.
 fn filled_doc(s: &Struct) -> TokenStream {
@@ -601,6 +669,7 @@ fn filled_doc(s: &Struct) -> TokenStream {
                 ),
                 Role::Derived(Derive::TagOf(i)) => format!("the kind of `{}`", name(i)),
                 Role::Derived(Derive::PresenceOf(i)) => format!("whether `{}` is present", name(i)),
+                Role::Derived(Derive::AbsenceOf(i)) => format!("whether `{}` is absent", name(i)),
                 Role::Checksum(c) => format!("its {} checksum", c.algo.name()),
                 Role::Reserved => "reserved, written as zero".to_string(),
             };

@@ -28,8 +28,8 @@ impl<'p> Gen<'p> {
             let seq = ident(&s.fields[j.sequence].name);
             let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
             let seq_nm = s.fields[j.sequence].name.as_str();
-            let first = self.expr_top(&j.first, Ctx::Encode);
-            let last = self.expr_top(&j.last, Ctx::Encode);
+            let first = self.expr_top(&j.first, Ctx::Value);
+            let last = self.expr_top(&j.last, Ctx::Value);
             let key_names: Vec<Ident> = j.key.iter().map(|k| ident(&s.fields[*k].name)).collect();
             let key_copies = key_copies(s, &j.key, "part");
             let key_types: Vec<TokenStream> = j

@@ -54,7 +54,7 @@ impl<'p> Gen<'p> {
             }
         };
         let when = match &r.when {
-            Some(w) => self.expr_top(w, Ctx::Encode),
+            Some(w) => self.expr_top(w, Ctx::Value),
             None => quote! { true },
         };
         let piece_size = lit_usize(r.piece_size);
@@ -66,7 +66,7 @@ impl<'p> Gen<'p> {
         };
         let (count_fn, piece_end, count_name) = match &r.end {
             PieceEnd::Last(e) => {
-                let last = self.expr_top(e, Ctx::Encode);
+                let last = self.expr_top(e, Ctx::Value);
                 (
                     quote! {
                         /// Whether this packet carries the last piece of its payload.
