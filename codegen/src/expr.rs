@@ -205,6 +205,7 @@ fn expected_words(rules: &[Rule]) -> String {
             | Rule::bytes_type
             | Rule::bits_type
             | Rule::string_type
+            | Rule::strz_type
             | Rule::varint_type => 10,
             Rule::array_suffix => 11,
             Rule::EOI => 13,
@@ -325,6 +326,8 @@ pub enum TypeExpr {
     /// The rest of a bit stream, kept as bits.
     Bits,
     String,
+    /// A NUL-terminated string, or NUL-padded to its constant length (C's `char[n]`).
+    StrZ,
     VarInt(String),
     Named(String),
     Array(Box<TypeExpr>),
@@ -368,6 +371,7 @@ pub fn parse_type(text: &str) -> Result<TypeExpr, SyntaxError> {
         Rule::bytes_type => TypeExpr::Bytes,
         Rule::bits_type => TypeExpr::Bits,
         Rule::string_type => TypeExpr::String,
+        Rule::strz_type => TypeExpr::StrZ,
         Rule::varint_type => TypeExpr::VarInt(s.to_string()),
         _ => TypeExpr::Named(s.to_string()),
     };

@@ -81,6 +81,8 @@ pub enum DecodeErrorKind {
     NotInList { index: u64 },
     /// A piece of a payload came again with other bytes: the first one is kept.
     ConflictingPiece { index: u64 },
+    /// A NUL-terminated string runs to the end of its scope without its NUL.
+    NoTerminator,
 }
 
 impl DecodeError {
@@ -196,6 +198,7 @@ impl fmt::Display for DecodeError {
             }
             DecodeErrorKind::UnknownValue { value } => write!(f, "unknown value {value:#x}"),
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
+            DecodeErrorKind::NoTerminator => write!(f, "no NUL before the end"),
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")
             }
@@ -243,6 +246,8 @@ pub enum EncodeErrorKind {
     TagOutsideCase { tag: u64 },
     /// The switch's `unless` condition holds, so only its default variant can be written.
     NotDefault,
+    /// A NUL-terminated or NUL-padded string holds a NUL at byte `at`: it would end there.
+    ContainsNul { at: usize },
 }
 
 impl EncodeError {
@@ -300,6 +305,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::NotDefault => {
                 write!(f, "the switch's condition asks for its default variant")
+            }
+            EncodeErrorKind::ContainsNul { at } => {
+                write!(f, "a NUL at byte {at} would end the string there")
             }
         }
     }

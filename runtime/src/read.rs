@@ -171,6 +171,34 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         })
     }
 
+    /// A NUL-terminated string: the bytes before the first NUL, which is read too.
+    #[inline]
+    pub fn strz(&mut self, field: &'static str) -> Result<&'a str, DecodeError> {
+        let rest = &self.buf[self.pos..self.end];
+        let Some(n) = rest.iter().position(|&b| b == 0) else {
+            return Err(DecodeError::new(
+                field,
+                self.end,
+                DecodeErrorKind::NoTerminator,
+            ));
+        };
+        let s = self.str(n, field)?;
+        self.pos += 1;
+        Ok(s)
+    }
+
+    /// A string NUL-padded to `n` bytes (C's `char[n]`): the bytes before the first NUL, or
+    /// all `n` when there is none; what follows the NUL is skipped.
+    #[inline]
+    pub fn str_padded(&mut self, n: usize, field: &'static str) -> Result<&'a str, DecodeError> {
+        let at = self.pos;
+        let b = self.take(n, field)?;
+        let b = &b[..b.iter().position(|&x| x == 0).unwrap_or(n)];
+        std::str::from_utf8(b).map_err(|e| {
+            DecodeError::new(field, at + e.valid_up_to(), DecodeErrorKind::InvalidUtf8)
+        })
+    }
+
     /// A length in bytes or elements from an expression value.
     #[inline]
     pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {

@@ -42,6 +42,39 @@ impl<'o> Writer<'o> {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// A NUL-terminated string; one that holds a NUL itself is refused.
+    #[inline]
+    pub fn strz(&mut self, s: &str, field: &'static str) -> Result<(), EncodeError> {
+        no_nul(s, field)?;
+        self.buf.extend_from_slice(s.as_bytes());
+        self.buf.push(0);
+        Ok(())
+    }
+
+    /// A string NUL-padded to `n` bytes (C's `char[n]`; all `n` may be used); a longer one, or
+    /// one that holds a NUL, is refused.
+    #[inline]
+    pub fn str_padded(
+        &mut self,
+        s: &str,
+        n: usize,
+        field: &'static str,
+    ) -> Result<(), EncodeError> {
+        no_nul(s, field)?;
+        if s.len() > n {
+            return Err(EncodeError::new(
+                field,
+                EncodeErrorKind::TooLong {
+                    size: n,
+                    actual: s.len(),
+                },
+            ));
+        }
+        self.buf.extend_from_slice(s.as_bytes());
+        self.buf.resize(self.buf.len() + n - s.len(), 0);
+        Ok(())
+    }
+
     #[inline]
     pub fn uint(&mut self, v: u64, n: usize, big: bool) {
         let le = v.to_le_bytes();
@@ -81,5 +114,13 @@ impl<'o> Writer<'o> {
     #[inline]
     pub fn patch(&mut self, at: usize, bytes: &[u8]) {
         self.buf[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+}
+
+/// Refuses a string with a NUL, which would end it early on the wire.
+fn no_nul(s: &str, field: &'static str) -> Result<(), EncodeError> {
+    match s.bytes().position(|b| b == 0) {
+        Some(at) => Err(EncodeError::new(field, EncodeErrorKind::ContainsNul { at })),
+        None => Ok(()),
     }
 }

@@ -446,3 +446,111 @@ fn presence_announced_by_flags_bools_and_values_follows_the_option() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// NUL-terminated and NUL-padded strings: the bytes the crate writes, strings that fill their
+/// buffer or hold garbage after the NUL, refusals naming the field, and the dissector agreeing
+/// (and saying, never failing, when a NUL is missing).
+#[test]
+fn nul_terminated_and_padded_strings_agree_between_crate_and_dissector() {
+    use wiregen_golden::strings::{Login, Protocol};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let login = Login {
+        version: 2,
+        user: "ab".into(),
+        map: "dust".into(),
+        motd: "".into(),
+        tail: 0x0102,
+    };
+    // version; "ab" NUL; "dust" and 12 zeros; "" NUL; tail.
+    let expected = hex_bytes(concat!(
+        "02",
+        "616200",
+        "64757374000000000000000000000000",
+        "00",
+        "0201"
+    ));
+    assert_eq!(login.encode().unwrap(), expected);
+    assert_eq!(Login::decode(&expected).unwrap(), login);
+    // A map that fills all 16 bytes has no NUL; what follows a NUL in the buffer is not text.
+    let full = Login {
+        map: "0123456789abcdef".into(),
+        ..login.clone()
+    };
+    let bytes = full.encode().unwrap();
+    assert_eq!(&bytes[4..20], b"0123456789abcdef");
+    assert_eq!(Login::decode(&bytes).unwrap(), full);
+    let mut garbage = expected.clone();
+    garbage[9..12].copy_from_slice(b"xyz");
+    assert_eq!(Login::decode(&garbage).unwrap(), login);
+    // Refused: a map of 17 bytes, a NUL inside a string.
+    let e = Login {
+        map: "0123456789abcdefg".into(),
+        ..login.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "map".into(),
+            EncodeErrorKind::TooLong {
+                size: 16,
+                actual: 17
+            }
+        )
+    );
+    let e = Login {
+        user: "a\0b".into(),
+        ..login.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        ("user".into(), EncodeErrorKind::ContainsNul { at: 1 })
+    );
+    // No NUL before the end: an error at the end of the input, naming the field.
+    let e = Login::decode(&hex_bytes("026162")).unwrap_err();
+    assert_eq!(
+        (e.field(), e.offset, e.kind),
+        ("user".into(), 3, DecodeErrorKind::NoTerminator)
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/strings.lua"], &[], 0x9122);
+
+    let dir = std::env::temp_dir().join(format!("wiregen-golden-strings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("strings.pcap");
+    let datagram = |payload: Vec<u8>| Datagram {
+        src_port: 40000,
+        dst_port: 9122,
+        payload,
+    };
+    write_pcap(
+        &pcap,
+        &[
+            datagram(expected.clone()),
+            datagram(garbage),
+            datagram(bytes),
+            datagram(hex_bytes("026162")),
+            datagram(hex_bytes("02")),
+        ],
+    );
+    let d = dissect(&pcap, &snippet_lua("strings"), &[]);
+    for i in 0..3 {
+        assert!(d.experts(i, "strings").is_empty(), "frame {i}");
+        assert_eq!(value(&d, i, "strings.user"), "ab");
+    }
+    assert_eq!(value(&d, 0, "strings.map"), "dust");
+    assert_eq!(value(&d, 1, "strings.map"), "dust");
+    assert_eq!(value(&d, 2, "strings.map"), "0123456789abcdef");
+    assert_eq!(value(&d, 0, "strings.motd"), "");
+    for i in 3..5 {
+        assert_eq!(
+            d.experts(i, "strings"),
+            ["strings.expert.truncated"],
+            "frame {i}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -483,12 +483,25 @@ pub enum Ty {
     Enum(EnumId),
     Flags(FlagsId),
     Bytes(Len),
-    Str(Len),
+    /// UTF-8 text; `Nul` says whether a NUL ends it or pads it.
+    Str(Len, Nul),
     /// The rest of a bit stream (a payload that may start at a bit offset).
     Bits,
     Struct(StructId, Option<Len>),
     Array(Box<Ty>, Len),
     Union(Box<Union>),
+}
+
+/// The NUL of a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nul {
+    /// None: the length says where the string ends.
+    No,
+    /// A NUL ends it (`strz` without a length: `Len::Natural`).
+    Terminated,
+    /// Zeros pad it to its constant length (`strz` with `length: 32`, C's `char[32]`); it may
+    /// fill all of it.
+    Padded,
 }
 
 /// How long a bytes/string/struct/union is (in bytes), or how many elements an array holds.
@@ -727,7 +740,7 @@ impl Protocol {
 
     fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {
         match ty {
-            Ty::Bytes(_) | Ty::Str(_) | Ty::Bits => true,
+            Ty::Bytes(_) | Ty::Str(..) | Ty::Bits => true,
             Ty::Struct(id, _) => self.borrows(*id, seen),
             Ty::Array(elem, _) => self.ty_borrows(elem, seen),
             Ty::Union(u) => u

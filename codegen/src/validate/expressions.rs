@@ -220,6 +220,15 @@ impl<'f> Validator<'f> {
                         );
                         fail
                     }
+                    Shape::Opaque => {
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{seg}' is a NUL-terminated string: neither a number nor a length"),
+                            Some("give the string a length field ('type: string' with 'length' or 'prefix') to use its length".into()),
+                        );
+                        fail
+                    }
                     Shape::Seq | Shape::Union | Shape::Struct(_) => {
                         self.expr_error(
                             scope,

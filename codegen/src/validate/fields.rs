@@ -30,7 +30,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
 
 pub(crate) fn runs_to_end(ty: &Ty) -> bool {
     match ty {
-        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
+        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest, _) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
         Ty::Union(u) => {
             matches!(u.len, Len::Rest)
                 || (matches!(u.len, Len::Natural)
@@ -101,7 +101,7 @@ impl<'f> Validator<'f> {
         if f.length.is_some()
             && !matches!(
                 ty,
-                Ty::Bytes(_) | Ty::Str(_) | Ty::Struct(..) | Ty::Union(_)
+                Ty::Bytes(_) | Ty::Str(..) | Ty::Struct(..) | Ty::Union(_)
             )
         {
             self.error(
@@ -453,7 +453,7 @@ impl<'f> Validator<'f> {
             // A length or count that is a linear function of one field (`size - 2`) derives it.
             match &f.ty {
                 Ty::Bytes(Len::Expr(e))
-                | Ty::Str(Len::Expr(e))
+                | Ty::Str(Len::Expr(e), _)
                 | Ty::Struct(_, Some(Len::Expr(e))) => {
                     if let Some((r, l)) = e.linear_field() {
                         derived.push((r, Derive::LengthOf(i, l), i));

@@ -179,6 +179,8 @@ enum Shape {
     Struct(StructId),
     Seq,
     Union,
+    /// Neither a number nor a length (a NUL-terminated string).
+    Opaque,
     Unknown,
 }
 

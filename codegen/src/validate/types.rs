@@ -169,6 +169,37 @@ impl<'f> Validator<'f> {
         }
     }
 
+    /// `strz`: NUL-terminated without a length, NUL-padded to a constant one (byte layouts).
+    fn strz(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout) -> Ty {
+        let tp = format!("{fp}.type");
+        if layout != Layout::Bytes {
+            self.error(
+                &tp,
+                "'strz' in a bit-stream layout",
+                Some("NUL-terminated strings are byte-aligned: use them in byte layouts".into()),
+            );
+        }
+        if f.prefix.is_some() {
+            self.error(
+                &format!("{fp}.prefix"),
+                "a 'strz' ends at its NUL or is padded to a constant length; it takes no prefix",
+                Some("use 'type: string' with a prefix".into()),
+            );
+        }
+        match &f.length {
+            None => Ty::Str(Len::Natural, Nul::Terminated),
+            Some(ExprOrInt::Int(n)) if *n > 0 => Ty::Str(Len::Expr(Expr::Int(*n)), Nul::Padded),
+            Some(_) => {
+                self.error(
+                    &format!("{fp}.length"),
+                    "a NUL-padded 'strz' needs a constant length of 1 or more bytes (C's char[32] is 'length: 32')",
+                    Some("a string whose length is given by another field is 'type: string'".into()),
+                );
+                Ty::Str(Len::Natural, Nul::Terminated)
+            }
+        }
+    }
+
     pub(crate) fn shape(&self, f: &schema::FieldDef) -> Shape {
         if f.switch.is_some() {
             return Shape::Union;
@@ -179,6 +210,7 @@ impl<'f> Validator<'f> {
         match expr::parse_type(t) {
             Ok(TypeExpr::Array(_) | TypeExpr::Bytes | TypeExpr::String) => Shape::Seq,
             Ok(TypeExpr::Bool) => Shape::Bool,
+            Ok(TypeExpr::StrZ) => Shape::Opaque,
             Ok(TypeExpr::Named(n)) => {
                 if let Some(id) = self.enum_ids.get(&n) {
                     Shape::Enum(*id)
@@ -352,7 +384,8 @@ impl<'f> Validator<'f> {
                 }
                 Ty::Bits
             }
-            TypeExpr::String => Ty::Str(self.len_of(sid, index, f, fp, endian, true)),
+            TypeExpr::String => Ty::Str(self.len_of(sid, index, f, fp, endian, true), Nul::No),
+            TypeExpr::StrZ => self.strz(f, fp, layout),
             TypeExpr::Array(elem) => {
                 if matches!(**elem, TypeExpr::Array(_)) {
                     self.error(&tp, "arrays of arrays need a named element type", None);
@@ -371,7 +404,7 @@ impl<'f> Validator<'f> {
                     endian,
                     layout,
                 );
-                if let Ty::Bytes(_) | Ty::Str(_) = elem_ty {
+                if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
                     self.error(&tp, "arrays of bytes or strings need a named element type that gives each a length", None);
                 }
                 let count = self.count_of(sid, index, f, fp, endian);

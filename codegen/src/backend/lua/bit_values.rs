@@ -146,7 +146,7 @@ impl<'p> Gen<'p> {
                     ));
                 }
             }
-            Ty::Bytes(len) | Ty::Str(len) => {
+            Ty::Bytes(len) | Ty::Str(len, _) => {
                 match len {
                     Len::Expr(e) => {
                         let ex = self.expr(e);
@@ -159,7 +159,7 @@ impl<'p> Gen<'p> {
                     }
                 }
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
-                if matches!(ty, Ty::Str(_)) {
+                if matches!(ty, Ty::Str(..)) {
                     c.line("val = read_bit_bytes(tvb, offset, n)");
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"

@@ -217,12 +217,21 @@ impl<'p> Gen<'p> {
                     );
                 }
             }
-            Ty::Bytes(len) | Ty::Str(len) => {
+            Ty::Str(_, Nul::Terminated) => {
+                // FT_STRINGZ: the item covers the NUL, the value stops before it.
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.stringz(\"{abbrev}\", \"{label}\", base.UNICODE, \"{doc}\")"
+                    ),
+                );
+            }
+            Ty::Bytes(len) | Ty::Str(len, _) => {
                 if let Len::Prefix(it) = len {
                     let a = naming::prefix_abbrev(abbrev);
                     self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")", protofield_int(it)));
                 }
-                if matches!(ty, Ty::Str(_)) {
+                if matches!(ty, Ty::Str(..)) {
                     self.add_field(
                         abbrev.into(),
                         format!(

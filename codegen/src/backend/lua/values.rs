@@ -171,9 +171,37 @@ impl<'p> Gen<'p> {
                 }
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::Bytes(len) | Ty::Str(len) => {
+            Ty::Str(_, Nul::Terminated) => {
+                // The string and its NUL; none before the end is a malformed field.
+                c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
+                c.open("if n == nil then");
+                c.line(format!("item = {tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"));
+                c.line(format!(
+                    "item:add_proto_expert_info(E.truncated, \"{name}: no NUL before the end\")"
+                ));
+                c.line("return nil");
+                c.close("end");
+                c.line(format!(
+                    "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"
+                ));
+                keep(c, target, "tvb(offset, n):stringz(ENC_UTF_8)");
+                c.line(format!("if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                c.line("offset = offset + n");
+            }
+            Ty::Str(len, Nul::Padded) => {
+                // The whole buffer is the item; the value stops at the first NUL.
                 self.length(c, sid, fi, len, abbrev, tree)?;
-                if matches!(ty, Ty::Str(_)) {
+                c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                ));
+                keep(c, target, "val");
+                c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                c.line("offset = offset + n");
+            }
+            Ty::Bytes(len) | Ty::Str(len, _) => {
+                self.length(c, sid, fi, len, abbrev, tree)?;
+                if matches!(ty, Ty::Str(..)) {
                     if needed {
                         c.line("range = tvb(offset, n)");
                         c.line(format!(

@@ -284,7 +284,23 @@ impl<'p> Gen<'p> {
                     quote! { { let n = #n; let at = r.pos(); let v = r.take(n, #nm)?; #nt Cow::Borrowed(v) } }
                 }
             }
-            Ty::Str(len) => {
+            Ty::Str(_, Nul::Terminated) => {
+                let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
+                quote! { { let at = r.pos(); let v = r.strz(#nm)?; #nt Cow::Borrowed(v) } }
+            }
+            Ty::Str(len, Nul::Padded) => {
+                let n = match len {
+                    Len::Expr(Expr::Int(n)) => lit_usize(*n as usize),
+                    _ => {
+                        return Err(Unsupported(format!(
+                            "'{nm}': a NUL-padded string without a constant size"
+                        )))
+                    }
+                };
+                let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
+                quote! { { let at = r.pos(); let v = r.str_padded(#n, #nm)?; #nt Cow::Borrowed(v) } }
+            }
+            Ty::Str(len, Nul::No) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
                 if self.bits(sid) {
                     let nt = note(quote! { Value::Str(v.clone()) });
@@ -489,7 +505,7 @@ impl<'p> Gen<'p> {
                 .map(|f| self.min_size(&f.ty))
                 .sum(),
             Ty::Bytes(Len::Prefix(it))
-            | Ty::Str(Len::Prefix(it))
+            | Ty::Str(Len::Prefix(it), _)
             | Ty::Array(_, Len::Prefix(it)) => it.bytes(),
             other => self.p.fixed_size(other).unwrap_or(0),
         }

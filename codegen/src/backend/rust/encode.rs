@@ -332,7 +332,7 @@ impl<'p> Gen<'p> {
                 });
                 let len_check = match &f.ty {
                     Ty::Bytes(Len::Expr(e))
-                    | Ty::Str(Len::Expr(e))
+                    | Ty::Str(Len::Expr(e), Nul::No)
                     | Ty::Array(_, Len::Expr(e))
                         if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
                     {
@@ -446,8 +446,13 @@ impl<'p> Gen<'p> {
                 }
             },
             Ty::Bits => quote! { w.put_bits(#v); },
-            Ty::Bytes(len) | Ty::Str(len) => {
-                let bytes = if matches!(ty, Ty::Str(_)) {
+            Ty::Str(_, Nul::Terminated) => quote! { w.strz(#v, #nm)?; },
+            Ty::Str(Len::Expr(Expr::Int(n)), Nul::Padded) => {
+                let n = lit_usize(*n as usize);
+                quote! { w.str_padded(#v, #n, #nm)?; }
+            }
+            Ty::Bytes(len) | Ty::Str(len, _) => {
+                let bytes = if matches!(ty, Ty::Str(..)) {
                     quote! { #v.as_bytes() }
                 } else {
                     quote! { &#v[..] }

@@ -221,7 +221,7 @@ impl<'p> Gen<'p> {
                 quote! { #n }
             }
             Ty::Bytes(_) => quote! { Cow<'a, [u8]> },
-            Ty::Str(_) => quote! { Cow<'a, str> },
+            Ty::Str(..) => quote! { Cow<'a, str> },
             Ty::Struct(id, _) => {
                 let n = ident(&self.p.structs[*id].name);
                 let lt = self.lifetime(*id);
