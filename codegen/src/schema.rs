@@ -363,6 +363,9 @@ pub struct FieldDef {
     /// disagrees.
     #[serde(default)]
     pub set_when: IndexMap<String, String>,
+    /// A string's encoding: `utf8` (the default), `ascii`, `latin1`, `utf16le`, `utf16be`.
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -83,6 +83,8 @@ pub enum DecodeErrorKind {
     ConflictingPiece { index: u64 },
     /// A NUL-terminated string runs to the end of its scope without its NUL.
     NoTerminator,
+    /// A string field holds bytes that are not text in its encoding (ASCII, UTF-16).
+    InvalidText { encoding: &'static str },
 }
 
 impl DecodeError {
@@ -199,6 +201,7 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::UnknownValue { value } => write!(f, "unknown value {value:#x}"),
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
             DecodeErrorKind::NoTerminator => write!(f, "no NUL before the end"),
+            DecodeErrorKind::InvalidText { encoding } => write!(f, "invalid {encoding}"),
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")
             }
@@ -248,6 +251,8 @@ pub enum EncodeErrorKind {
     NotDefault,
     /// A NUL-terminated or NUL-padded string holds a NUL at byte `at`: it would end there.
     ContainsNul { at: usize },
+    /// The character at byte `at` of the text does not exist in the field's encoding.
+    Unencodable { at: usize, encoding: &'static str },
 }
 
 impl EncodeError {
@@ -308,6 +313,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::ContainsNul { at } => {
                 write!(f, "a NUL at byte {at} would end the string there")
+            }
+            EncodeErrorKind::Unencodable { at, encoding } => {
+                write!(f, "the character at byte {at} has no {encoding} form")
             }
         }
     }

@@ -29,6 +29,8 @@ mod owned;
 mod read;
 mod reassembly;
 mod state;
+#[doc(hidden)]
+pub mod text;
 mod trace;
 mod traits;
 mod write;

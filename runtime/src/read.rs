@@ -171,9 +171,16 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         })
     }
 
-    /// A NUL-terminated string: the bytes before the first NUL, which is read too.
+    /// A NUL-terminated string in UTF-8: the text before the first NUL, which is read too.
     #[inline]
     pub fn strz(&mut self, field: &'static str) -> Result<&'a str, DecodeError> {
+        let at = self.pos;
+        crate::text::utf8(self.take_z(field)?, at, field)
+    }
+
+    /// The bytes before the first NUL, which is read too (a NUL-terminated string's).
+    #[inline]
+    pub fn take_z(&mut self, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let rest = &self.buf[self.pos..self.end];
         let Some(n) = rest.iter().position(|&b| b == 0) else {
             return Err(DecodeError::new(
@@ -182,21 +189,24 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                 DecodeErrorKind::NoTerminator,
             ));
         };
-        let s = self.str(n, field)?;
+        let b = self.take(n, field)?;
         self.pos += 1;
-        Ok(s)
+        Ok(b)
     }
 
-    /// A string NUL-padded to `n` bytes (C's `char[n]`): the bytes before the first NUL, or
-    /// all `n` when there is none; what follows the NUL is skipped.
+    /// A UTF-8 string NUL-padded to `n` bytes (C's `char[n]`): the text before the first NUL,
+    /// or all `n` bytes when there is none; what follows the NUL is skipped.
     #[inline]
     pub fn str_padded(&mut self, n: usize, field: &'static str) -> Result<&'a str, DecodeError> {
         let at = self.pos;
+        crate::text::utf8(self.take_padded(n, field)?, at, field)
+    }
+
+    /// `n` bytes up to their first NUL (a NUL-padded string's).
+    #[inline]
+    pub fn take_padded(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let b = self.take(n, field)?;
-        let b = &b[..b.iter().position(|&x| x == 0).unwrap_or(n)];
-        std::str::from_utf8(b).map_err(|e| {
-            DecodeError::new(field, at + e.valid_up_to(), DecodeErrorKind::InvalidUtf8)
-        })
+        Ok(&b[..b.iter().position(|&x| x == 0).unwrap_or(n)])
     }
 
     /// A length in bytes or elements from an expression value.

@@ -42,21 +42,21 @@ impl<'o> Writer<'o> {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// A NUL-terminated string; one that holds a NUL itself is refused.
+    /// A NUL-terminated string (its encoded bytes); one that holds a NUL itself is refused.
     #[inline]
-    pub fn strz(&mut self, s: &str, field: &'static str) -> Result<(), EncodeError> {
+    pub fn strz(&mut self, s: &[u8], field: &'static str) -> Result<(), EncodeError> {
         no_nul(s, field)?;
-        self.buf.extend_from_slice(s.as_bytes());
+        self.buf.extend_from_slice(s);
         self.buf.push(0);
         Ok(())
     }
 
-    /// A string NUL-padded to `n` bytes (C's `char[n]`; all `n` may be used); a longer one, or
-    /// one that holds a NUL, is refused.
+    /// A string (its encoded bytes) NUL-padded to `n` bytes (C's `char[n]`; all `n` may be
+    /// used); a longer one, or one that holds a NUL, is refused.
     #[inline]
     pub fn str_padded(
         &mut self,
-        s: &str,
+        s: &[u8],
         n: usize,
         field: &'static str,
     ) -> Result<(), EncodeError> {
@@ -70,7 +70,7 @@ impl<'o> Writer<'o> {
                 },
             ));
         }
-        self.buf.extend_from_slice(s.as_bytes());
+        self.buf.extend_from_slice(s);
         self.buf.resize(self.buf.len() + n - s.len(), 0);
         Ok(())
     }
@@ -118,8 +118,8 @@ impl<'o> Writer<'o> {
 }
 
 /// Refuses a string with a NUL, which would end it early on the wire.
-fn no_nul(s: &str, field: &'static str) -> Result<(), EncodeError> {
-    match s.bytes().position(|b| b == 0) {
+fn no_nul(s: &[u8], field: &'static str) -> Result<(), EncodeError> {
+    match s.iter().position(|&b| b == 0) {
         Some(at) => Err(EncodeError::new(field, EncodeErrorKind::ContainsNul { at })),
         None => Ok(()),
     }

@@ -554,3 +554,109 @@ fn nul_terminated_and_padded_strings_agree_between_crate_and_dissector() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Text in ASCII, Latin-1 and UTF-16 (both byte orders, a length in code units derived by the
+/// encoder): the bytes the crate writes, characters an encoding has not refused naming the
+/// field, invalid bytes named at their offset, and the dissector showing the same text.
+#[test]
+fn text_encodings_agree_between_crate_and_dissector() {
+    use wiregen_golden::encodings::{Profile, Protocol};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let profile = Profile {
+        tag: "v1".into(),
+        city: "Köln".into(),
+        name: "é𝄞".into(),
+        motto: "Hi".into(),
+        note: "ça".into(),
+        code: "AB12".into(),
+    };
+    let expected = hex_bytes(concat!(
+        "027631",
+        "044bf66c6e",
+        "0300",
+        "e900",
+        "34d81edd",
+        "0400480069",
+        "e76100",
+        "4142313200000000"
+    ));
+    assert_eq!(profile.encode().unwrap(), expected);
+    assert_eq!(Profile::decode(&expected).unwrap(), profile);
+    // Characters the encodings have not.
+    let refused = |p: Profile| {
+        let e = p.encode().unwrap_err();
+        (e.field(), e.kind)
+    };
+    assert_eq!(
+        refused(Profile {
+            tag: "é".into(),
+            ..profile.clone()
+        }),
+        (
+            "tag".into(),
+            EncodeErrorKind::Unencodable {
+                at: 0,
+                encoding: "ASCII"
+            }
+        )
+    );
+    assert_eq!(
+        refused(Profile {
+            note: "a€".into(),
+            ..profile.clone()
+        }),
+        (
+            "note".into(),
+            EncodeErrorKind::Unencodable {
+                at: 1,
+                encoding: "Latin-1"
+            }
+        )
+    );
+    // A byte above 0x7f in ASCII, and an odd byte count for UTF-16, named at their offset.
+    let mut bad = expected.clone();
+    bad[2] = 0xb1;
+    let e = Profile::decode(&bad).unwrap_err();
+    assert_eq!(
+        (e.field(), e.offset, e.kind),
+        (
+            "tag".into(),
+            2,
+            DecodeErrorKind::InvalidText { encoding: "ASCII" }
+        )
+    );
+    let mut odd = expected.clone();
+    odd[16] = 3;
+    odd.truncate(20);
+    let e = Profile::decode(&odd).unwrap_err();
+    assert_eq!((e.field(), e.offset), ("motto".into(), 19));
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/encodings.lua"], &[], 0x9123);
+
+    let dir = std::env::temp_dir().join(format!("wiregen-golden-encodings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("encodings.pcap");
+    let datagram = |payload: Vec<u8>| Datagram {
+        src_port: 40000,
+        dst_port: 9123,
+        payload,
+    };
+    write_pcap(&pcap, &[datagram(expected.clone()), datagram(bad)]);
+    let d = dissect(&pcap, &snippet_lua("encodings"), &[]);
+    assert!(d.experts(0, "encodings").is_empty());
+    for (field, text) in [
+        ("tag", "v1"),
+        ("city", "Köln"),
+        ("name", "é𝄞"),
+        ("motto", "Hi"),
+        ("note", "ça"),
+        ("code", "AB12"),
+    ] {
+        assert_eq!(value(&d, 0, &format!("encodings.{field}")), text, "{field}");
+    }
+    assert_eq!(
+        d.experts(1, "encodings"),
+        ["encodings.expert.invalid_value"]
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

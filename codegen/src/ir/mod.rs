@@ -483,13 +483,51 @@ pub enum Ty {
     Enum(EnumId),
     Flags(FlagsId),
     Bytes(Len),
-    /// UTF-8 text; `Nul` says whether a NUL ends it or pads it.
-    Str(Len, Nul),
+    /// Text: its encoding, and whether a NUL ends it or pads it.
+    Str(Len, Text),
     /// The rest of a bit stream (a payload that may start at a bit offset).
     Bits,
     Struct(StructId, Option<Len>),
     Array(Box<Ty>, Len),
     Union(Box<Union>),
+}
+
+/// How a string's characters are bytes, and what ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Text {
+    pub nul: Nul,
+    pub encoding: Encoding,
+}
+
+impl Text {
+    pub const UTF8: Text = Text {
+        nul: Nul::No,
+        encoding: Encoding::Utf8,
+    };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Ascii,
+    /// ISO 8859-1: one byte per character, U+0000..U+00FF.
+    Latin1,
+    Utf16 {
+        big: bool,
+    },
+}
+
+impl Encoding {
+    /// The schema's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "utf8",
+            Encoding::Ascii => "ascii",
+            Encoding::Latin1 => "latin1",
+            Encoding::Utf16 { big: false } => "utf16le",
+            Encoding::Utf16 { big: true } => "utf16be",
+        }
+    }
 }
 
 /// The NUL of a string.

@@ -209,6 +209,15 @@ impl<'f> Validator<'f> {
             if last {
                 return match shape {
                     Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
+                    Shape::Opaque if in_len => {
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("len({seg}): the text's length is not its length on the wire (a NUL-terminated string, or text in another encoding than UTF-8)"),
+                            Some("give the string a length field ('length' or 'prefix') and use that field".into()),
+                        );
+                        fail
+                    }
                     _ if in_len => {
                         self.expr_error(
                             scope,
@@ -224,8 +233,8 @@ impl<'f> Validator<'f> {
                         self.expr_error(
                             scope,
                             at,
-                            format!("'{seg}' is a NUL-terminated string: neither a number nor a length"),
-                            Some("give the string a length field ('type: string' with 'length' or 'prefix') to use its length".into()),
+                            format!("'{seg}' is a NUL-terminated string or text in another encoding than UTF-8: neither a number nor a length"),
+                            Some("give the string a length field ('length' or 'prefix') and use that field".into()),
                         );
                         fail
                     }

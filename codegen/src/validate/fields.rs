@@ -25,6 +25,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         packed: false,
         state: Default::default(),
         set_when: Default::default(),
+        encoding: None,
     }
 }
 
@@ -108,6 +109,13 @@ impl<'f> Validator<'f> {
                 &scope("length"),
                 "'length' applies to bytes, string, struct and switch fields",
                 Some("use 'count' for arrays".into()),
+            );
+        }
+        if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
+            self.error(
+                &scope("encoding"),
+                "'encoding' applies to 'string' and 'strz' fields",
+                None,
             );
         }
         if f.count.is_some() && !matches!(ty, Ty::Array(..)) {

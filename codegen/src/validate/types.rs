@@ -172,6 +172,7 @@ impl<'f> Validator<'f> {
     /// `strz`: NUL-terminated without a length, NUL-padded to a constant one (byte layouts).
     fn strz(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout) -> Ty {
         let tp = format!("{fp}.type");
+        let encoding = self.encoding(f, fp, layout, true);
         if layout != Layout::Bytes {
             self.error(
                 &tp,
@@ -187,17 +188,72 @@ impl<'f> Validator<'f> {
             );
         }
         match &f.length {
-            None => Ty::Str(Len::Natural, Nul::Terminated),
-            Some(ExprOrInt::Int(n)) if *n > 0 => Ty::Str(Len::Expr(Expr::Int(*n)), Nul::Padded),
+            None => Ty::Str(
+                Len::Natural,
+                Text {
+                    nul: Nul::Terminated,
+                    encoding,
+                },
+            ),
+            Some(ExprOrInt::Int(n)) if *n > 0 => Ty::Str(
+                Len::Expr(Expr::Int(*n)),
+                Text {
+                    nul: Nul::Padded,
+                    encoding,
+                },
+            ),
             Some(_) => {
                 self.error(
                     &format!("{fp}.length"),
                     "a NUL-padded 'strz' needs a constant length of 1 or more bytes (C's char[32] is 'length: 32')",
                     Some("a string whose length is given by another field is 'type: string'".into()),
                 );
-                Ty::Str(Len::Natural, Nul::Terminated)
+                Ty::Str(
+                    Len::Natural,
+                    Text {
+                        nul: Nul::Terminated,
+                        encoding,
+                    },
+                )
             }
         }
+    }
+
+    /// A string's `encoding` (UTF-8 unless it says otherwise; others in byte layouts only, and
+    /// a NUL-terminated string's one byte per NUL).
+    fn encoding(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout, nul: bool) -> Encoding {
+        let Some(name) = f.encoding.as_deref() else {
+            return Encoding::Utf8;
+        };
+        let at = format!("{fp}.encoding");
+        let all = [
+            Encoding::Utf8,
+            Encoding::Ascii,
+            Encoding::Latin1,
+            Encoding::Utf16 { big: false },
+            Encoding::Utf16 { big: true },
+        ];
+        let Some(e) = all.into_iter().find(|e| e.name() == name) else {
+            let hint = did_you_mean(name, all.iter().map(|e| e.name()))
+                .or_else(|| Some("one of utf8, ascii, latin1, utf16le, utf16be".into()));
+            self.error(&at, format!("unknown encoding '{name}'"), hint);
+            return Encoding::Utf8;
+        };
+        if e != Encoding::Utf8 && layout != Layout::Bytes {
+            self.error(
+                &at,
+                format!("'{name}' text in a bit-stream layout"),
+                Some("strings in bit streams are UTF-8".into()),
+            );
+        }
+        if nul && matches!(e, Encoding::Utf16 { .. }) {
+            self.error(
+                &at,
+                "a 'strz' in UTF-16 (its NUL is two bytes)",
+                Some("give the string a length ('type: string' with 'length' or 'prefix')".into()),
+            );
+        }
+        e
     }
 
     pub(crate) fn shape(&self, f: &schema::FieldDef) -> Shape {
@@ -208,6 +264,10 @@ impl<'f> Validator<'f> {
             return Shape::Unknown;
         };
         match expr::parse_type(t) {
+            // Its length in bytes is not the decoded text's.
+            Ok(TypeExpr::String) if f.encoding.as_deref().is_some_and(|e| e != "utf8") => {
+                Shape::Opaque
+            }
             Ok(TypeExpr::Array(_) | TypeExpr::Bytes | TypeExpr::String) => Shape::Seq,
             Ok(TypeExpr::Bool) => Shape::Bool,
             Ok(TypeExpr::StrZ) => Shape::Opaque,
@@ -384,7 +444,17 @@ impl<'f> Validator<'f> {
                 }
                 Ty::Bits
             }
-            TypeExpr::String => Ty::Str(self.len_of(sid, index, f, fp, endian, true), Nul::No),
+            TypeExpr::String => {
+                let encoding = self.encoding(f, fp, layout, false);
+                let len = self.len_of(sid, index, f, fp, endian, true);
+                Ty::Str(
+                    len,
+                    Text {
+                        nul: Nul::No,
+                        encoding,
+                    },
+                )
+            }
             TypeExpr::StrZ => self.strz(f, fp, layout),
             TypeExpr::Array(elem) => {
                 if matches!(**elem, TypeExpr::Array(_)) {

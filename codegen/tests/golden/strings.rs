@@ -82,15 +82,18 @@ impl<'a> Codec<'a> for Login<'a> {
         }
         {
             let v = &self.user;
-            w.strz(v, "user")?;
+            let data: &[u8] = v.as_bytes();
+            w.strz(data, "user")?;
         }
         {
             let v = &self.map;
-            w.str_padded(v, 16, "map")?;
+            let data: &[u8] = v.as_bytes();
+            w.str_padded(data, 16, "map")?;
         }
         {
             let v = &self.motd;
-            w.strz(v, "motd")?;
+            let data: &[u8] = v.as_bytes();
+            w.strz(data, "motd")?;
         }
         {
             let v = &self.tail;

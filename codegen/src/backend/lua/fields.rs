@@ -217,7 +217,13 @@ impl<'p> Gen<'p> {
                     );
                 }
             }
-            Ty::Str(_, Nul::Terminated) => {
+            Ty::Str(
+                _,
+                Text {
+                    nul: Nul::Terminated,
+                    ..
+                },
+            ) => {
                 // FT_STRINGZ: the item covers the NUL, the value stops before it.
                 self.add_field(
                     abbrev.into(),

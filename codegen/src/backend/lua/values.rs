@@ -171,8 +171,15 @@ impl<'p> Gen<'p> {
                 }
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::Str(_, Nul::Terminated) => {
+            Ty::Str(
+                _,
+                Text {
+                    nul: Nul::Terminated,
+                    encoding,
+                },
+            ) => {
                 // The string and its NUL; none before the end is a malformed field.
+                let enc = lua_encoding(*encoding);
                 c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
                 c.open("if n == nil then");
                 c.line(format!("item = {tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"));
@@ -182,37 +189,58 @@ impl<'p> Gen<'p> {
                 c.line("return nil");
                 c.close("end");
                 c.line(format!(
-                    "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"
+                    "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
                 ));
-                keep(c, target, "tvb(offset, n):stringz(ENC_UTF_8)");
-                c.line(format!("if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
+                if let Some((bad, what)) =
+                    invalid_text(*encoding, "tvb:raw(offset, n - 1)", "n - 1")
+                {
+                    c.line(format!("if n > 1 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                }
                 c.line("offset = offset + n");
             }
-            Ty::Str(len, Nul::Padded) => {
-                // The whole buffer is the item; the value stops at the first NUL.
+            Ty::Str(
+                len,
+                Text {
+                    nul: Nul::Padded,
+                    encoding,
+                },
+            ) => {
+                // The whole buffer is the item; the value is the bytes before the first NUL.
                 self.length(c, sid, fi, len, abbrev, tree)?;
                 c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
+                let text = match encoding {
+                    Encoding::Utf8 => "val".to_string(),
+                    e => format!("tvb(offset, #val):string({})", lua_encoding(*e)),
+                };
                 c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), {text})"
                 ));
-                keep(c, target, "val");
-                c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                if let Some((bad, what)) = invalid_text(*encoding, "val", "#val") {
+                    c.line(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                }
+                keep(c, target, &text);
                 c.line("offset = offset + n");
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
                 self.length(c, sid, fi, len, abbrev, tree)?;
-                if matches!(ty, Ty::Str(..)) {
+                if let Ty::Str(_, text) = ty {
+                    let enc = lua_encoding(text.encoding);
                     if needed {
                         c.line("range = tvb(offset, n)");
                         c.line(format!(
-                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, ENC_UTF_8)"
+                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, {enc})"
                         ));
-                        keep(c, target, "range:string(ENC_UTF_8)");
+                        keep(c, target, &format!("range:string({enc})"));
                     } else {
-                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), ENC_UTF_8)"));
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"));
                     }
-                    // The crate refuses what is not UTF-8; Wireshark would only show replacement marks.
-                    c.line(format!("if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                    // The crate refuses what is not text; Wireshark would only show replacement marks.
+                    if let Some((bad, what)) =
+                        invalid_text(text.encoding, "tvb:raw(offset, n)", "n")
+                    {
+                        c.line(format!("if n > 0 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                    }
                 } else {
                     add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
                     keep(c, target, "n -- bytes are kept as their length");
@@ -373,6 +401,29 @@ impl<'p> Gen<'p> {
             )),
         }
         Ok(())
+    }
+}
+
+/// Wireshark's encoding constant for text in `e`.
+fn lua_encoding(e: Encoding) -> &'static str {
+    match e {
+        Encoding::Utf8 => "ENC_UTF_8",
+        Encoding::Ascii => "ENC_ASCII",
+        Encoding::Latin1 => "ENC_ISO_8859_1",
+        Encoding::Utf16 { big: false } => "ENC_UTF_16 + ENC_LITTLE_ENDIAN",
+        Encoding::Utf16 { big: true } => "ENC_UTF_16 + ENC_BIG_ENDIAN",
+    }
+}
+
+/// A Lua condition that holds when `raw` (the field's bytes as a Lua string, `len` of them) is
+/// not text in `e`, and what the expert item says then (the crate refuses such text); `None`
+/// when every byte string is text (Latin-1). Lone UTF-16 surrogates are shown, not reported.
+fn invalid_text(e: Encoding, raw: &str, len: &str) -> Option<(String, &'static str)> {
+    match e {
+        Encoding::Utf8 => Some((format!("not utf8_valid({raw})"), "not valid UTF-8")),
+        Encoding::Ascii => Some((format!("{raw}:find(\"[\\128-\\255]\") ~= nil"), "not ASCII")),
+        Encoding::Latin1 => None,
+        Encoding::Utf16 { .. } => Some((format!("{len} % 2 == 1"), "an odd byte count for UTF-16")),
     }
 }
 

@@ -284,23 +284,60 @@ impl<'p> Gen<'p> {
                     quote! { { let n = #n; let at = r.pos(); let v = r.take(n, #nm)?; #nt Cow::Borrowed(v) } }
                 }
             }
-            Ty::Str(_, Nul::Terminated) => {
-                let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
-                quote! { { let at = r.pos(); let v = r.strz(#nm)?; #nt Cow::Borrowed(v) } }
-            }
-            Ty::Str(len, Nul::Padded) => {
-                let n = match len {
-                    Len::Expr(Expr::Int(n)) => lit_usize(*n as usize),
-                    _ => {
+            Ty::Str(len, text) if *text != Text::UTF8 => {
+                let padded = match len {
+                    Len::Expr(Expr::Int(n)) => Some(lit_usize(*n as usize)),
+                    _ => None,
+                };
+                // UTF-8 is borrowed as it is.
+                let utf8 = match (text.encoding, text.nul, &padded) {
+                    (Encoding::Utf8, Nul::Terminated, _) => Some(quote! { r.strz(#nm)? }),
+                    (Encoding::Utf8, Nul::Padded, Some(n)) => {
+                        Some(quote! { r.str_padded(#n, #nm)? })
+                    }
+                    _ => None,
+                };
+                if let Some(read) = utf8 {
+                    let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
+                    return Ok(
+                        quote! { { let at = r.pos(); let v = #read; #nt Cow::Borrowed(v) } },
+                    );
+                }
+                // The bytes (before a NUL, or up to padding), then the text in its encoding.
+                let mut size = quote! {};
+                let take = match (text.nul, len) {
+                    (Nul::Terminated, _) => quote! { r.take_z(#nm)? },
+                    (Nul::Padded, Len::Expr(Expr::Int(n))) => {
+                        let n = lit_usize(*n as usize);
+                        quote! { r.take_padded(#n, #nm)? }
+                    }
+                    (Nul::Padded, _) => {
                         return Err(Unsupported(format!(
                             "'{nm}': a NUL-padded string without a constant size"
                         )))
                     }
+                    (Nul::No, len) => {
+                        let n = self.read_len(sid, len, nm, abbrev)?;
+                        size = quote! { let n = #n; };
+                        quote! { r.take(n, #nm)? }
+                    }
                 };
-                let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
-                quote! { { let at = r.pos(); let v = r.str_padded(#n, #nm)?; #nt Cow::Borrowed(v) } }
+                let text_of = match text.encoding {
+                    Encoding::Utf8 => {
+                        quote! { Cow::Borrowed(wiregen_runtime::text::utf8(b, at, #nm)?) }
+                    }
+                    Encoding::Ascii => {
+                        quote! { Cow::Borrowed(wiregen_runtime::text::ascii(b, at, #nm)?) }
+                    }
+                    Encoding::Latin1 => quote! { wiregen_runtime::text::latin1(b) },
+                    Encoding::Utf16 { big } => {
+                        quote! { Cow::Owned(wiregen_runtime::text::utf16(b, #big, at, #nm)?) }
+                    }
+                };
+                let nt = note(quote! { Value::Str(v.clone()) });
+                quote! { { #size let at = r.pos(); let b = #take; let v: Cow<'a, str> = #text_of; #nt v } }
             }
-            Ty::Str(len, Nul::No) => {
+            Ty::Str(len, _) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
                 if self.bits(sid) {
                     let nt = note(quote! { Value::Str(v.clone()) });

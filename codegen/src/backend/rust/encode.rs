@@ -74,6 +74,31 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
     }
 }
 
+/// The byte length of bytes, text or a list `v` on the wire (a string's in its encoding).
+fn wire_len(ty: &Ty, v: TokenStream) -> TokenStream {
+    match ty {
+        Ty::Str(
+            _,
+            Text {
+                encoding: Encoding::Latin1,
+                ..
+            },
+        ) => {
+            quote! { wiregen_runtime::text::latin1_len(&#v) }
+        }
+        Ty::Str(
+            _,
+            Text {
+                encoding: Encoding::Utf16 { .. },
+                ..
+            },
+        ) => {
+            quote! { wiregen_runtime::text::utf16_len(&#v) }
+        }
+        _ => quote! { #v.len() },
+    }
+}
+
 /// Whether field `fi`'s condition holds exactly when the field is present because the encoder
 /// wrote it so: a presence bit derived from it, or a flag bit implied by it and by nothing else.
 fn presence_follows(s: &Struct, fi: usize) -> bool {
@@ -257,7 +282,7 @@ impl<'p> Gen<'p> {
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
-                let size = size_value(quote! { self.#tn.len() }, *l, nm);
+                let size = size_value(wire_len(&target.ty, quote! { self.#tn }), *l, nm);
                 quote! {
                     #at_local
                     let #local = fit(#size, #max, #nm)? as #rt;
@@ -282,7 +307,7 @@ impl<'p> Gen<'p> {
                     let n = lit_usize(it.bytes());
                     quote! { #at_local w.put(&[0u8; #n]); }
                 } else {
-                    let size = size_value(quote! { self.#tn.len() }, *l, nm);
+                    let size = size_value(wire_len(&target.ty, quote! { self.#tn }), *l, nm);
                     quote! {
                         #at_local
                         let #local = fit(#size, #max, #nm)? as #rt;
@@ -332,15 +357,17 @@ impl<'p> Gen<'p> {
                 });
                 let len_check = match &f.ty {
                     Ty::Bytes(Len::Expr(e))
-                    | Ty::Str(Len::Expr(e), Nul::No)
+                    | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
                     | Ty::Array(_, Len::Expr(e))
                         if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode);
+                        let len = wire_len(&f.ty, quote! { self.#local });
                         quote! {
                             let expected: i128 = #ex;
-                            if expected != self.#local.len() as i128 {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual: self.#local.len() }));
+                            let actual = #len;
+                            if expected != actual as i128 {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
                             }
                         }
                     }
@@ -446,19 +473,44 @@ impl<'p> Gen<'p> {
                 }
             },
             Ty::Bits => quote! { w.put_bits(#v); },
-            Ty::Str(_, Nul::Terminated) => quote! { w.strz(#v, #nm)?; },
-            Ty::Str(Len::Expr(Expr::Int(n)), Nul::Padded) => {
-                let n = lit_usize(*n as usize);
-                quote! { w.str_padded(#v, #n, #nm)?; }
-            }
-            Ty::Bytes(len) | Ty::Str(len, _) => {
-                let bytes = if matches!(ty, Ty::Str(..)) {
-                    quote! { #v.as_bytes() }
-                } else {
-                    quote! { &#v[..] }
+            Ty::Str(len, text) => {
+                // The text's bytes in its encoding (refusing characters it has not), then its
+                // NUL, its padding or its length prefix.
+                let bytes = match text.encoding {
+                    Encoding::Utf8 => quote! { let data: &[u8] = #v.as_bytes(); },
+                    Encoding::Ascii => {
+                        quote! { let data = wiregen_runtime::text::encode_ascii(#v, #nm)?; }
+                    }
+                    Encoding::Latin1 => quote! {
+                        let data = wiregen_runtime::text::encode_latin1(#v, #nm)?;
+                        let data: &[u8] = &data;
+                    },
+                    Encoding::Utf16 { big } => quote! {
+                        let data = wiregen_runtime::text::encode_utf16(#v, #big);
+                        let data: &[u8] = &data;
+                    },
                 };
+                let put = match (text.nul, len) {
+                    (Nul::Terminated, _) => quote! { w.strz(data, #nm)?; },
+                    (Nul::Padded, Len::Expr(Expr::Int(n))) => {
+                        let n = lit_usize(*n as usize);
+                        quote! { w.str_padded(data, #n, #nm)?; }
+                    }
+                    (Nul::Padded, _) => {
+                        return Err(Unsupported(format!(
+                            "'{nm}': a NUL-padded string without a constant size"
+                        )))
+                    }
+                    (Nul::No, len) => {
+                        let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
+                        quote! { #prefix w.put(data); }
+                    }
+                };
+                quote! { #bytes #put }
+            }
+            Ty::Bytes(len) => {
                 let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
-                quote! { let data: &[u8] = #bytes; #prefix w.put(data); }
+                quote! { let data: &[u8] = &#v[..]; #prefix w.put(data); }
             }
             Ty::Struct(id, len) => {
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
