@@ -21,6 +21,25 @@ fn shown(d: &Dissection, i: usize, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// `payloads` as UDP datagrams to `port`, dissected by snippet `name`'s dissector.
+fn dissect_payloads(name: &str, port: u16, payloads: &[Vec<u8>]) -> Dissection {
+    let dir = std::env::temp_dir().join(format!("wiregen-golden-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join(format!("{name}.pcap"));
+    let datagrams: Vec<Datagram> = payloads
+        .iter()
+        .map(|payload| Datagram {
+            src_port: 40000,
+            dst_port: port,
+            payload: payload.clone(),
+        })
+        .collect();
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(&pcap, &snippet_lua(name), &[]);
+    let _ = std::fs::remove_dir_all(dir);
+    d
+}
+
 /// The value of the only field `name` of frame `i`.
 fn value(d: &Dissection, i: usize, name: &str) -> String {
     let found = shown(d, i, name);
@@ -256,19 +275,7 @@ fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
     verify_protocol::<Protocol>(&["codegen/tests/golden/padding.lua"], &[], 0x5131);
 
     // The dissector shows the reserved values it read, and the padding bytes.
-    let dir = std::env::temp_dir().join(format!("wiregen-golden-padding-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("padding.pcap");
-    let datagram = |payload: Vec<u8>| Datagram {
-        src_port: 40000,
-        dst_port: 9119,
-        payload,
-    };
-    write_pcap(
-        &pcap,
-        &[datagram(expected.clone()), datagram(noisy.clone())],
-    );
-    let d = dissect(&pcap, &snippet_lua("padding"), &[]);
+    let d = dissect_payloads("padding", 9119, &[expected.clone(), noisy.clone()]);
     assert_eq!(shown(&d, 1, "padding.reserved"), ["0xa0"]);
     assert_eq!(shown(&d, 1, "padding.mode.unused"), ["0x14"]);
     assert_eq!(
@@ -284,7 +291,6 @@ fn padding_alignment_and_reserved_fields_agree_between_crate_and_dissector() {
     for i in 0..2 {
         assert!(d.experts(i, "padding").is_empty(), "frame {i}");
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Size fields with an offset or a scale are derived by the encoder (the user never sets
@@ -417,25 +423,13 @@ fn presence_announced_by_flags_bools_and_values_follows_the_option() {
     verify_protocol::<Protocol>(&["codegen/tests/golden/presence.lua"], &[], 0x9121);
 
     // IS_ACK on a PING, and an ACK without it: read as they are, and the dissector says so.
-    let dir = std::env::temp_dir().join(format!("wiregen-golden-presence-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("presence.pcap");
     let mut ping = other.encode().unwrap();
     ping[1] |= 0x04;
     let mut ack = expected.clone();
     ack[1] &= !0x04;
     assert!(Message::decode(&ping).unwrap().opts.contains(Opts::IS_ACK));
     assert!(!Message::decode(&ack).unwrap().opts.contains(Opts::IS_ACK));
-    let datagram = |payload: Vec<u8>| Datagram {
-        src_port: 40000,
-        dst_port: 9121,
-        payload,
-    };
-    write_pcap(
-        &pcap,
-        &[datagram(expected.clone()), datagram(ping), datagram(ack)],
-    );
-    let d = dissect(&pcap, &snippet_lua("presence"), &[]);
+    let d = dissect_payloads("presence", 9121, &[expected.clone(), ping, ack]);
     assert!(d.experts(0, "announced").is_empty());
     for i in 1..3 {
         assert_eq!(
@@ -444,7 +438,6 @@ fn presence_announced_by_flags_bools_and_values_follows_the_option() {
             "frame {i}"
         );
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// NUL-terminated and NUL-padded strings: the bytes the crate writes, strings that fill their
@@ -518,25 +511,17 @@ fn nul_terminated_and_padded_strings_agree_between_crate_and_dissector() {
 
     verify_protocol::<Protocol>(&["codegen/tests/golden/strings.lua"], &[], 0x9122);
 
-    let dir = std::env::temp_dir().join(format!("wiregen-golden-strings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("strings.pcap");
-    let datagram = |payload: Vec<u8>| Datagram {
-        src_port: 40000,
-        dst_port: 9122,
-        payload,
-    };
-    write_pcap(
-        &pcap,
+    let d = dissect_payloads(
+        "strings",
+        9122,
         &[
-            datagram(expected.clone()),
-            datagram(garbage),
-            datagram(bytes),
-            datagram(hex_bytes("026162")),
-            datagram(hex_bytes("02")),
+            expected.clone(),
+            garbage,
+            bytes,
+            hex_bytes("026162"),
+            hex_bytes("02"),
         ],
     );
-    let d = dissect(&pcap, &snippet_lua("strings"), &[]);
     for i in 0..3 {
         assert!(d.experts(i, "strings").is_empty(), "frame {i}");
         assert_eq!(value(&d, i, "strings.user"), "ab");
@@ -552,7 +537,6 @@ fn nul_terminated_and_padded_strings_agree_between_crate_and_dissector() {
             "frame {i}"
         );
     }
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Text in ASCII, Latin-1 and UTF-16 (both byte orders, a length in code units derived by the
@@ -633,16 +617,7 @@ fn text_encodings_agree_between_crate_and_dissector() {
 
     verify_protocol::<Protocol>(&["codegen/tests/golden/encodings.lua"], &[], 0x9123);
 
-    let dir = std::env::temp_dir().join(format!("wiregen-golden-encodings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join("encodings.pcap");
-    let datagram = |payload: Vec<u8>| Datagram {
-        src_port: 40000,
-        dst_port: 9123,
-        payload,
-    };
-    write_pcap(&pcap, &[datagram(expected.clone()), datagram(bad)]);
-    let d = dissect(&pcap, &snippet_lua("encodings"), &[]);
+    let d = dissect_payloads("encodings", 9123, &[expected.clone(), bad]);
     assert!(d.experts(0, "encodings").is_empty());
     for (field, text) in [
         ("tag", "v1"),
@@ -658,5 +633,4 @@ fn text_encodings_agree_between_crate_and_dissector() {
         d.experts(1, "encodings"),
         ["encodings.expert.invalid_value"]
     );
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -35,6 +35,21 @@ fn dissector() -> std::path::PathBuf {
     repo_root().join("dissectors/rtype.lua")
 }
 
+/// `payloads` as datagrams to port 8080, written to a capture and dissected; and the capture.
+fn dissect_on_8080(name: &str, payloads: &[Vec<u8>]) -> (Dissection, std::path::PathBuf) {
+    let pcap = temp_pcap(name);
+    let datagrams: Vec<Datagram> = payloads
+        .iter()
+        .map(|p| Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: p.clone(),
+        })
+        .collect();
+    write_pcap(&pcap, &datagrams);
+    (dissect(&pcap, &dissector(), &[]), pcap)
+}
+
 fn temp_pcap(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("wiregen-{name}-{}.pcap", std::process::id()))
 }
@@ -112,17 +127,8 @@ fn problems_become_expert_info_never_lua_errors() {
     too_long_name[20] = 40; // username_len above 32 (and past the payload)
     cases.push((too_long_name, "rtype.expert.too_large"));
 
-    let pcap = temp_pcap("rtype-experts");
-    let datagrams: Vec<Datagram> = cases
-        .iter()
-        .map(|(p, _)| Datagram {
-            src_port: 40000,
-            dst_port: 8080,
-            payload: p.clone(),
-        })
-        .collect();
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(&pcap, &dissector(), &[]);
+    let payloads: Vec<Vec<u8>> = cases.iter().map(|(p, _)| p.clone()).collect();
+    let (d, pcap) = dissect_on_8080("rtype-experts", &payloads);
     for (i, (bytes, expert)) in cases.iter().enumerate() {
         let experts = d.experts(i, "rtype");
         assert!(
@@ -258,17 +264,8 @@ fn an_is_ack_flag_that_disagrees_with_the_command_is_a_warning() {
         (packet(0xFF, 0x00, &[]), true),
         (packet(0x03, 0x05, &[7, 0, 0, 0]), true),
     ];
-    let pcap = temp_pcap("rtype-is-ack");
-    let datagrams: Vec<Datagram> = cases
-        .iter()
-        .map(|(p, _)| Datagram {
-            src_port: 40000,
-            dst_port: 8080,
-            payload: p.clone(),
-        })
-        .collect();
-    write_pcap(&pcap, &datagrams);
-    let d = dissect(&pcap, &dissector(), &[]);
+    let payloads: Vec<Vec<u8>> = cases.iter().map(|(p, _)| p.clone()).collect();
+    let (d, pcap) = dissect_on_8080("rtype-is-ack", &payloads);
     for (i, (bytes, warned)) in cases.iter().enumerate() {
         let decoded = Packet::decode(bytes).unwrap_or_else(|e| panic!("frame {i}: {e}"));
         assert_eq!(decoded.flags.bits(), bytes[3], "frame {i}");
