@@ -89,6 +89,7 @@ impl<'f> Validator<'f> {
                 ),
             }
         }
+        let tag_max = self.tag_max(&on);
         let mut cases: Vec<Case> = Vec::new();
         for (key, case) in &sw.cases {
             let (body, name, doc) = match case {
@@ -124,6 +125,18 @@ impl<'f> Validator<'f> {
                     format!("two cases make a variant named '{variant}'"),
                     None,
                 );
+            }
+            if let Some((max, ty)) = &tag_max {
+                let top = values.iter().map(|v| match v {
+                    CaseValue::One(x) | CaseValue::Range(_, x) => *x,
+                });
+                if let Some(big) = top.filter(|x| x > max).max() {
+                    self.error_key(
+                        &cp,
+                        format!("case '{key}' ({big}) can never match: the tag is a {ty}, at most {max}"),
+                        Some("remove the case, or give the tag a wider type".into()),
+                    );
+                }
             }
             for v in &values {
                 for c in &cases {
@@ -190,6 +203,34 @@ impl<'f> Validator<'f> {
             default,
             default_variant,
             unless,
+        }
+    }
+
+    /// The largest value a tag that is an unsigned integer or enum field can hold, and its
+    /// type's name (a case above it can never match).
+    fn tag_max(&self, on: &Expr) -> Option<(u64, String)> {
+        let Expr::Field(path) = on else { return None };
+        let r = path.last()?;
+        let t = self
+            .file
+            .types
+            .get_index(r.struct_id)?
+            .1
+            .fields
+            .get(r.field)?
+            .ty
+            .as_deref()?;
+        let t = match expr::parse_type(t).ok()? {
+            TypeExpr::Named(n) => self.file.enums.get(&n)?.repr.clone(),
+            _ => t.to_string(),
+        };
+        match expr::parse_type(&t).ok()? {
+            TypeExpr::Int {
+                bits,
+                signed: false,
+                ..
+            } if bits < 64 => Some(((1u64 << bits) - 1, t)),
+            _ => None,
         }
     }
 

@@ -101,8 +101,8 @@ local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)
     offset = nxt
-  elseif (tag_body >= 256 and tag_body <= 511) then
-    sub = tree:add(tvb(offset, 0), "Body: Beyond")
+  elseif (tag_body >= 240 and tag_body <= 255) then
+    sub = tree:add(tvb(offset, 0), "Body: High")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)

@@ -29,7 +29,7 @@ impl wiregen_runtime::IntoOwned for Tagged<'_> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum TaggedBody<'a> {
     Low { tag: u8, value: Pair },
-    Beyond { tag: u8, value: Pair },
+    High { tag: u8, value: Pair },
     /// Any other tag value: the data is kept as bytes.
     Other {
         tag: u8,
@@ -46,7 +46,7 @@ impl<'a> TaggedBody<'a> {
     pub fn tag(&self) -> u8 {
         match self {
             Self::Low { tag, .. } => *tag,
-            Self::Beyond { tag, .. } => *tag,
+            Self::High { tag, .. } => *tag,
             Self::Other { tag, .. } => *tag,
         }
     }
@@ -57,7 +57,7 @@ impl wiregen_runtime::IntoOwned for TaggedBody<'_> {
     fn into_owned(self) -> TaggedBody<'static> {
         match self {
             Self::Low { tag, value } => TaggedBody::Low { tag, value },
-            Self::Beyond { tag, value } => TaggedBody::Beyond { tag, value },
+            Self::High { tag, value } => TaggedBody::High { tag, value },
             Self::Other { tag, data } => {
                 TaggedBody::Other {
                     tag,
@@ -82,6 +82,12 @@ impl<'a> Codec<'a> for Tagged<'a> {
         let body = match tag {
             16..=31 => {
                 TaggedBody::Low {
+                    tag,
+                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                }
+            }
+            240..=255 => {
+                TaggedBody::High {
                     tag,
                     value: Pair::read(r).map_err(|e| e.within("body"))?,
                 }
@@ -119,18 +125,21 @@ impl<'a> Codec<'a> for Tagged<'a> {
                     }
                     value.write(w).map_err(|e| e.within("body"))?;
                 }
-                TaggedBody::Beyond { tag, .. } => {
-                    return Err(
-                        EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagOutsideCase {
-                                tag: *tag as u64,
-                            },
-                        ),
-                    );
+                TaggedBody::High { tag, value } => {
+                    if !matches!(tag, 240..= 255) {
+                        return Err(
+                            EncodeError::new(
+                                "body",
+                                EncodeErrorKind::TagOutsideCase {
+                                    tag: *tag as u64,
+                                },
+                            ),
+                        );
+                    }
+                    value.write(w).map_err(|e| e.within("body"))?;
                 }
                 TaggedBody::Other { tag, data, .. } => {
-                    if matches!(* tag, 16..= 31) {
+                    if matches!(* tag, 16..= 31 | 240..= 255) {
                         return Err(
                             EncodeError::new(
                                 "body",
