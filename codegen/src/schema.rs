@@ -346,6 +346,9 @@ pub struct FieldDef {
     /// Largest value the field may hold (checked on decode and encode).
     #[serde(default)]
     pub max: Option<u64>,
+    /// The values the field may hold: `{ min, max }` (either may be left out) or a list.
+    #[serde(default)]
+    pub valid: Option<ValidDef>,
     /// An optional field announced by a presence bit written just before it.
     #[serde(default)]
     pub optional: bool,
@@ -366,6 +369,19 @@ pub struct FieldDef {
     /// A string's encoding: `utf8` (the default), `ascii`, `latin1`, `utf16le`, `utf16be`.
     #[serde(default)]
     pub encoding: Option<String>,
+}
+
+/// `valid: { min: 1, max: 6 }` or `valid: [1, 2, 4, 8]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ValidDef {
+    List(Vec<i64>),
+    Range {
+        #[serde(default)]
+        min: Option<i64>,
+        #[serde(default)]
+        max: Option<i64>,
+    },
 }
 
 #[derive(Debug, Deserialize)]

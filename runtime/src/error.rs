@@ -85,6 +85,8 @@ pub enum DecodeErrorKind {
     NoTerminator,
     /// A string field holds bytes that are not text in its encoding (ASCII, UTF-16).
     InvalidText { encoding: &'static str },
+    /// A value outside the schema's `valid` range or list.
+    NotValid { value: i128 },
 }
 
 impl DecodeError {
@@ -202,6 +204,9 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::InvalidUtf8 => write!(f, "invalid UTF-8"),
             DecodeErrorKind::NoTerminator => write!(f, "no NUL before the end"),
             DecodeErrorKind::InvalidText { encoding } => write!(f, "invalid {encoding}"),
+            DecodeErrorKind::NotValid { value } => {
+                write!(f, "value {value} is not one the schema allows")
+            }
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")
             }
@@ -253,6 +258,8 @@ pub enum EncodeErrorKind {
     ContainsNul { at: usize },
     /// The character at byte `at` of the text does not exist in the field's encoding.
     Unencodable { at: usize, encoding: &'static str },
+    /// A value outside the schema's `valid` range or list.
+    NotValid { value: i128 },
 }
 
 impl EncodeError {
@@ -316,6 +323,9 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::Unencodable { at, encoding } => {
                 write!(f, "the character at byte {at} has no {encoding} form")
+            }
+            EncodeErrorKind::NotValid { value } => {
+                write!(f, "value {value} is not one the schema allows")
             }
         }
     }

@@ -634,3 +634,83 @@ fn text_encodings_agree_between_crate_and_dissector() {
         ["encodings.expert.invalid_value"]
     );
 }
+
+/// Allowed values: in range and in the list they round-trip; outside, the decoder names the
+/// field and its offset, the encoder refuses them, and the dissector marks them.
+#[test]
+fn valid_values_are_checked_by_crate_and_dissector() {
+    use wiregen_golden::valid::{Protocol, Settings};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let settings = Settings {
+        players: 6,
+        tick_rate: 60,
+        offset: -100,
+        bonus: Some(4),
+    };
+    // players 6, tick_rate 60, offset -100, bonus 4 (present: players > 4).
+    let expected = hex_bytes("063c009cff04");
+    assert_eq!(settings.encode().unwrap(), expected);
+    assert_eq!(Settings::decode(&expected).unwrap(), settings);
+    let refused = |s: Settings| {
+        let e = s.encode().unwrap_err();
+        (e.field(), e.kind)
+    };
+    assert_eq!(
+        refused(Settings {
+            players: 9,
+            ..settings.clone()
+        }),
+        ("players".into(), EncodeErrorKind::NotValid { value: 9 })
+    );
+    assert_eq!(
+        refused(Settings {
+            tick_rate: 64,
+            ..settings.clone()
+        }),
+        ("tick_rate".into(), EncodeErrorKind::NotValid { value: 64 })
+    );
+    assert_eq!(
+        refused(Settings {
+            offset: -101,
+            ..settings.clone()
+        }),
+        ("offset".into(), EncodeErrorKind::NotValid { value: -101 })
+    );
+    assert_eq!(
+        refused(Settings {
+            bonus: Some(3),
+            ..settings.clone()
+        }),
+        ("bonus".into(), EncodeErrorKind::NotValid { value: 3 })
+    );
+    // On decode: the first value outside, named at its offset (a conditional one too).
+    let wrong = [
+        ("003c009cff", "players", 0, 0),
+        ("0340009cff", "tick_rate", 1, 64),
+        ("033c009bff", "offset", 3, -101),
+        ("063c009cff05", "bonus", 5, 5),
+    ];
+    for (hex, field, offset, value) in wrong {
+        let e = Settings::decode(&hex_bytes(hex)).unwrap_err();
+        assert_eq!(
+            (e.field(), e.offset, e.kind),
+            (field.into(), offset, DecodeErrorKind::NotValid { value }),
+            "{hex}"
+        );
+    }
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/valid.lua"], &[], 0x9124);
+
+    let payloads: Vec<Vec<u8>> = std::iter::once(expected.clone())
+        .chain(wrong.iter().map(|(hex, ..)| hex_bytes(hex)))
+        .collect();
+    let d = dissect_payloads("valid", 9124, &payloads);
+    assert!(d.experts(0, "valid").is_empty());
+    for i in 1..5 {
+        assert_eq!(
+            d.experts(i, "valid"),
+            ["valid.expert.invalid_value"],
+            "frame {i}"
+        );
+    }
+}

@@ -70,6 +70,7 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             }
             let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
                 || f.max.is_some()
+                || f.valid.is_some()
                 || matches!(f.ty, Ty::Enum(_))
                 || matches!(&f.ty, Ty::Array(e, _) if matches!(**e, Ty::Enum(_)));
             if checked {

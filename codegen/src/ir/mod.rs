@@ -379,6 +379,8 @@ pub struct Field {
     pub role: Role,
     /// Largest allowed value (integers).
     pub max: Option<u64>,
+    /// The values allowed (integers): checked on decode (an error; an expert item) and encode.
+    pub valid: Option<Valid>,
     /// Expert warnings for known quirks: when the condition (over fields up to this one) holds.
     pub warnings: Vec<(Expr, String)>,
     /// Conversation-state lists selected while this field's value is read: (table, key).
@@ -390,6 +392,13 @@ pub struct Field {
     /// Values the encoder gives this user-set field so that the fields depending on it agree
     /// (a flag bit announcing an optional field, `set_when`), applied in order.
     pub implied: Vec<Implied>,
+}
+
+/// Allowed integer values: an inclusive range (either end open) or a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Valid {
+    Range { min: Option<i64>, max: Option<i64> },
+    List(Vec<i64>),
 }
 
 /// A value the encoder forces on a field the user otherwise sets.

@@ -20,6 +20,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         pad: None,
         align: None,
         max: None,
+        valid: None,
         optional: false,
         warn: Vec::new(),
         packed: false,
@@ -194,6 +195,45 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
+        let valid = f.valid.as_ref().and_then(|v| {
+            if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
+                self.error(&scope("valid"), "'valid' applies to integer fields", None);
+                return None;
+            }
+            Some(match v {
+                schema::ValidDef::List(l) if l.is_empty() => {
+                    self.error(
+                        &scope("valid"),
+                        "an empty list of valid values",
+                        Some("list the values the field may hold".into()),
+                    );
+                    return None;
+                }
+                schema::ValidDef::List(l) => Valid::List(l.clone()),
+                schema::ValidDef::Range {
+                    min: Some(lo),
+                    max: Some(hi),
+                } if lo > hi => {
+                    self.error(&scope("valid"), format!("min {lo} is above max {hi}"), None);
+                    return None;
+                }
+                schema::ValidDef::Range {
+                    min: None,
+                    max: None,
+                } => {
+                    self.error(
+                        &scope("valid"),
+                        "'valid' needs a 'min', a 'max' or a list",
+                        None,
+                    );
+                    return None;
+                }
+                schema::ValidDef::Range { min, max } => Valid::Range {
+                    min: *min,
+                    max: *max,
+                },
+            })
+        });
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
                 self.error(&scope("max"), "'max' applies to integer fields", None);
@@ -278,6 +318,7 @@ impl<'f> Validator<'f> {
             condition,
             role,
             max: f.max,
+            valid,
             warnings,
             select,
             packed: f.packed,

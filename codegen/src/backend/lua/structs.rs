@@ -425,6 +425,26 @@ impl<'p> Gen<'p> {
             }
             _ => {}
         }
+        if let Some(valid) = &f.valid {
+            let bad = match valid {
+                Valid::Range { min, max } => {
+                    let sides: Vec<String> = min
+                        .map(|lo| format!("{target} < {lo}"))
+                        .into_iter()
+                        .chain(max.map(|hi| format!("{target} > {hi}")))
+                        .collect();
+                    sides.join(" or ")
+                }
+                Valid::List(values) => {
+                    let any: Vec<String> =
+                        values.iter().map(|v| format!("{target} == {v}")).collect();
+                    format!("not ({})", any.join(" or "))
+                }
+            };
+            c.open(format!("if {bad} then"));
+            c.line(format!("item:add_proto_expert_info(E.invalid, string.format(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
+            c.close("end");
+        }
         if f.condition.is_some() {
             c.close("end");
         }

@@ -84,6 +84,19 @@ impl<'p> Gen<'p> {
             }
             _ => quote! {},
         };
+        let check = match &f.valid {
+            Some(valid) => {
+                let bad = invalid_test(valid, quote! { x });
+                quote! {
+                    #check
+                    let x = #local as i128;
+                    if #bad {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::NotValid { value: x }));
+                    }
+                }
+            }
+            None => check,
+        };
         let note_index = match f.role {
             Role::Checksum(_) => {
                 let idx = format_ident!("{}_note", f.name);
@@ -111,7 +124,9 @@ impl<'p> Gen<'p> {
             quote! { { #(#sel)* let v = #value; #(#res)* v } }
         };
         // Where the field starts, for the checks above and a checksum's verification.
-        let at_needed = matches!(f.role, Role::Const(_) | Role::Checksum(_)) || f.max.is_some();
+        let at_needed = matches!(f.role, Role::Const(_) | Role::Checksum(_))
+            || f.max.is_some()
+            || f.valid.is_some();
         let at_local = at_needed.then(|| quote! { let #at = r.pos(); });
         // A reserved value is read (and noted) but not kept, unless a later expression reads it.
         let kept = f.role != Role::Reserved
@@ -128,6 +143,21 @@ impl<'p> Gen<'p> {
                 #note_index
                 #check
             },
+            // Checked when present (constants, checksums and reserved fields are never
+            // conditional).
+            Some(c) if !check.is_empty() => {
+                let cond = self.expr_top(c, Ctx::Decode);
+                quote! {
+                    let #local = if #cond {
+                        #at_local
+                        let #local = #value;
+                        #check
+                        Some(#local)
+                    } else {
+                        None
+                    };
+                }
+            }
             Some(c) => {
                 let cond = self.expr_top(c, Ctx::Decode);
                 quote! {

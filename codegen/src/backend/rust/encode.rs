@@ -325,6 +325,19 @@ impl<'p> Gen<'p> {
                     }
                     None => quote! {},
                 };
+                let max_check = match &f.valid {
+                    Some(valid) => {
+                        let bad = invalid_test(valid, quote! { x });
+                        quote! {
+                            #max_check
+                            let x = *v as i128;
+                            if #bad {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: x }));
+                            }
+                        }
+                    }
+                    None => max_check,
+                };
                 let write = match &f.condition {
                     None if !f.implied.is_empty() => {
                         let implied = self.implied(s, f)?;

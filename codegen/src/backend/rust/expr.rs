@@ -348,3 +348,39 @@ impl<'p> Gen<'p> {
         quote! { #head #(.#rest)* }
     }
 }
+
+/// Whether `x` (an `i128`) is not one of the values `valid` allows.
+pub(crate) fn invalid_test(valid: &Valid, x: TokenStream) -> TokenStream {
+    let lit = |v: i64| Literal::i128_suffixed(v as i128);
+    match valid {
+        Valid::Range {
+            min: Some(lo),
+            max: Some(hi),
+        } => {
+            let (lo, hi) = (lit(*lo), lit(*hi));
+            quote! { !(#lo..=#hi).contains(&#x) }
+        }
+        Valid::Range {
+            min: Some(lo),
+            max: None,
+        } => {
+            let lo = lit(*lo);
+            quote! { #x < #lo }
+        }
+        Valid::Range {
+            min: None,
+            max: Some(hi),
+        } => {
+            let hi = lit(*hi);
+            quote! { #x > #hi }
+        }
+        Valid::Range {
+            min: None,
+            max: None,
+        } => quote! { false },
+        Valid::List(values) => {
+            let values = values.iter().map(|v| lit(*v));
+            quote! { !matches!(#x, #(#values)|*) }
+        }
+    }
+}

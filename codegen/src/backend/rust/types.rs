@@ -294,7 +294,10 @@ impl<'p> Gen<'p> {
                 }
                 _ => quote! {},
             };
-            let arbitrary_attr = arbitrary_in_range(&f.ty, f.condition.is_some());
+            let arbitrary_attr = match &f.valid {
+                Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
+                None => arbitrary_in_range(&f.ty, f.condition.is_some()),
+            };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
                 unions.push(self.union_def(sid, fi, f, u)?);
@@ -554,6 +557,48 @@ impl<'p> Gen<'p> {
 /// For an integer narrower than its Rust type (`u24` in a `u32`, `u3` in a `u8`), random values
 /// only in its range: the encoder refuses the others, and random messages (fuzzing, `wiregen
 /// verify`) would be mostly refused values.
+impl Gen<'_> {
+    /// Random values of a field with `valid` that the encoder accepts: a value of the list, or
+    /// of a closed range (an open range keeps the type's own values).
+    fn arbitrary_valid(
+        &self,
+        sid: StructId,
+        fi: usize,
+        valid: &Valid,
+        optional: bool,
+    ) -> Result<TokenStream, Unsupported> {
+        let f = &self.p.structs[sid].fields[fi];
+        let t = self.rust_ty(sid, fi, &f.ty)?;
+        let pick = match valid {
+            Valid::List(values) => {
+                let values = values.iter().map(|v| Literal::i64_unsuffixed(*v));
+                quote! { u.choose(&[#(#values),*]).copied() }
+            }
+            Valid::Range {
+                min: Some(lo),
+                max: Some(hi),
+            } => {
+                let (lo, hi) = (Literal::i64_unsuffixed(*lo), Literal::i64_unsuffixed(*hi));
+                quote! { u.int_in_range(#lo..=#hi) }
+            }
+            Valid::Range { .. } => return Ok(arbitrary_in_range(&f.ty, optional)),
+        };
+        let value = if optional {
+            quote! { Ok(if u.arbitrary()? { Some(#pick?) } else { None }) }
+        } else {
+            pick
+        };
+        let ty = if optional {
+            quote! { Option<#t> }
+        } else {
+            t
+        };
+        Ok(quote! {
+            #[cfg_attr(feature = "arbitrary", arbitrary(with = |u: &mut arbitrary::Unstructured| -> arbitrary::Result<#ty> { #value }))]
+        })
+    }
+}
+
 fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
     let (t, bits, signed) = match ty {
         Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),
