@@ -314,6 +314,17 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         self.unlimit(end, "")
     }
 
+    /// Riptide 2.0's length: one byte below 0x80, else two bytes big-endian with 0x8000 set.
+    #[inline]
+    pub fn riptide_len(&mut self, field: &'static str) -> Result<u16, DecodeError> {
+        let first = self.array::<1>(field)?[0];
+        Ok(if first & 0x80 != 0 {
+            (u16::from(first & 0x7F) << 8) | u16::from(self.array::<1>(field)?[0])
+        } else {
+            u16::from(first)
+        })
+    }
+
     /// An unsigned LEB128 value (7 bits a byte, low group first, 0x80 = more), up to 64 bits.
     #[inline]
     pub fn leb128(&mut self, field: &'static str) -> Result<u64, DecodeError> {

@@ -13,6 +13,19 @@ impl<'o> Writer<'o> {
         Writer { buf }
     }
 
+    /// Riptide 2.0's length: one byte up to 0x7F, else two bytes big-endian with 0x8000 set;
+    /// above 0x7FFF it is refused.
+    #[inline]
+    pub fn riptide_len(&mut self, v: u64, field: &'static str) -> Result<(), EncodeError> {
+        let n = crate::fit(v, 0x7FFF, field)? as u16;
+        if n <= 0x7F {
+            self.buf.push(n as u8);
+        } else {
+            self.buf.extend_from_slice(&(n | 0x8000).to_be_bytes());
+        }
+        Ok(())
+    }
+
     #[inline]
     pub fn leb128(&mut self, mut v: u64) {
         loop {

@@ -714,3 +714,66 @@ fn valid_values_are_checked_by_crate_and_dissector() {
         );
     }
 }
+
+/// Lengths and counts in LEB128 and Riptide 2.0 prefixes: one and two (or more) prefix bytes,
+/// the encoder writing the smallest form and refusing what Riptide's 15 bits cannot say, and
+/// the dissector showing each prefix and value.
+#[test]
+fn varint_prefixes_agree_between_crate_and_dissector() {
+    use wiregen_golden::varint_prefixes::{Bundle, Point, Protocol};
+    use wiregen_runtime::EncodeErrorKind;
+    let small = Bundle {
+        blob: b"ab".as_slice().into(),
+        title: "hi".into(),
+        ids: vec![7],
+        points: vec![Point { x: -1, y: 2 }],
+    };
+    // 02 "ab"; 02 "hi"; 01 0700; 01 ff02.
+    let expected = hex_bytes(concat!("026162", "026869", "010700", "01ff02"));
+    assert_eq!(small.encode().unwrap(), expected);
+    assert_eq!(Bundle::decode(&expected).unwrap(), small);
+    // 200 bytes: LEB128 c8 01; a 300-byte title: Riptide 81 2c.
+    let large = Bundle {
+        blob: vec![0x55; 200].into(),
+        title: "t".repeat(300).into(),
+        ..small.clone()
+    };
+    let bytes = large.encode().unwrap();
+    assert_eq!(&bytes[..2], [0xc8, 0x01]);
+    assert_eq!(&bytes[202..204], [0x81, 0x2c]);
+    assert_eq!(Bundle::decode(&bytes).unwrap(), large);
+    let e = Bundle {
+        title: "t".repeat(0x8000).into(),
+        ..small.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "title".into(),
+            EncodeErrorKind::TooLarge {
+                value: 0x8000,
+                max: 0x7fff
+            }
+        )
+    );
+    // A prefix that says more than there is: an error naming the field.
+    assert_eq!(
+        Bundle::decode(&hex_bytes("05616263")).unwrap_err().field(),
+        "blob"
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/varint_prefixes.lua"], &[], 0x9125);
+
+    let d = dissect_payloads("varint_prefixes", 9125, &[expected, bytes]);
+    for i in 0..2 {
+        assert!(d.experts(i, "varint_prefixes").is_empty(), "frame {i}");
+    }
+    assert_eq!(value(&d, 0, "varint_prefixes.blob.length"), "2");
+    assert_eq!(value(&d, 1, "varint_prefixes.blob.length"), "200");
+    assert_eq!(value(&d, 1, "varint_prefixes.title.length"), "300");
+    assert_eq!(value(&d, 0, "varint_prefixes.title"), "hi");
+    assert_eq!(shown(&d, 0, "varint_prefixes.ids"), ["7"]);
+    assert_eq!(value(&d, 0, "varint_prefixes.points.length"), "1");
+}

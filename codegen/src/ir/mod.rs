@@ -556,6 +556,8 @@ pub enum Nul {
 pub enum Len {
     /// A prefix of this integer type, written just before the data.
     Prefix(IntTy),
+    /// A variable-length prefix (`leb128`, `riptide_len`), written just before the data.
+    VarPrefix(VarInt),
     /// An expression over earlier fields.
     Expr(Expr),
     /// To the end of the enclosing scope.

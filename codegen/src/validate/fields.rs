@@ -112,6 +112,30 @@ impl<'f> Validator<'f> {
                 Some("use 'count' for arrays".into()),
             );
         }
+        let var_prefixed = match &ty {
+            Ty::Bytes(l) | Ty::Str(l, _) | Ty::Array(_, l) => Some(l),
+            Ty::Struct(_, Some(l)) => Some(l),
+            Ty::Union(u) => Some(&u.len),
+            _ => None,
+        }
+        .is_some_and(|l| matches!(l, Len::VarPrefix(_)));
+        if var_prefixed {
+            if layout != Layout::Bytes {
+                self.error(
+                    &scope("prefix"),
+                    "a varint prefix in a bit-stream layout",
+                    Some("use an integer prefix ('prefix: u8') in bit streams".into()),
+                );
+            } else if matches!(ty, Ty::Struct(..) | Ty::Union(_)) {
+                self.error(
+                    &scope("prefix"),
+                    "a varint prefix of a struct or switch is not generated yet",
+                    Some(
+                        "give it a length field ('length: size'), which the encoder derives".into(),
+                    ),
+                );
+            }
+        }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
             self.error(
                 &scope("encoding"),
@@ -444,15 +468,24 @@ impl<'f> Validator<'f> {
             );
         }
         if let Some(p) = &f.prefix {
-            return self
-                .int_ty(p, &format!("{fp}.prefix"), endian)
-                .map(Len::Prefix)
-                .unwrap_or(Len::Rest);
+            return self.prefix(p, fp, endian);
         }
         match &f.length {
             Some(l) => self.len_expr(sid, index, l, &format!("{fp}.length")),
             None if rest_ok => Len::Rest,
             None => Len::Rest,
+        }
+    }
+
+    /// A length or count prefix: an integer type, or a varint (`leb128`, `riptide_len`).
+    fn prefix(&mut self, p: &str, fp: &str, endian: Endian) -> Len {
+        match p {
+            "leb128" => Len::VarPrefix(VarInt::Leb128),
+            "riptide_len" => Len::VarPrefix(VarInt::RiptideLen),
+            _ => self
+                .int_ty(p, &format!("{fp}.prefix"), endian)
+                .map(Len::Prefix)
+                .unwrap_or(Len::Rest),
         }
     }
 
@@ -472,10 +505,7 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            return self
-                .int_ty(p, &format!("{fp}.prefix"), endian)
-                .map(Len::Prefix)
-                .unwrap_or(Len::Rest);
+            return self.prefix(p, fp, endian);
         }
         match &f.count {
             Some(c) => self.len_expr(sid, index, c, &format!("{fp}.count")),

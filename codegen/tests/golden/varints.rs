@@ -48,12 +48,7 @@ impl<'a> Codec<'a> for Values<'a> {
         };
         let text_len = {
             let at = r.pos();
-            let first = r.array::<1>("text_len")?[0];
-            let v = if first & 0x80 != 0 {
-                (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>("text_len")?[0])
-            } else {
-                u16::from(first)
-            };
+            let v = r.riptide_len("text_len")?;
             r.note("varints.text_len", at, Value::U(v as u64));
             v
         };
@@ -78,12 +73,7 @@ impl<'a> Codec<'a> for Values<'a> {
         let text_len = fit(self.text.len() as u64, 32767, "text_len")? as u16;
         {
             let v = &text_len;
-            let n = fit(*v as u64, 0x7FFF, "text_len")? as u16;
-            if n <= 0x7F {
-                w.put(&[n as u8]);
-            } else {
-                w.put(&(n | 0x8000).to_be_bytes());
-            }
+            w.riptide_len(*v as u64, "text_len")?;
         }
         {
             let v = &self.text;

@@ -34,12 +34,7 @@ impl<'a> Codec<'a> for Greeting<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
-            let first = r.array::<1>("length")?[0];
-            let v = if first & 0x80 != 0 {
-                (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>("length")?[0])
-            } else {
-                u16::from(first)
-            };
+            let v = r.riptide_len("length")?;
             r.note("lobby.greeting.length", at, Value::U(v as u64));
             v
         };
@@ -62,12 +57,7 @@ impl<'a> Codec<'a> for Greeting<'a> {
         let length = fit(self.text.len() as u64, 32767, "length")? as u16;
         {
             let v = &length;
-            let n = fit(*v as u64, 0x7FFF, "length")? as u16;
-            if n <= 0x7F {
-                w.put(&[n as u8]);
-            } else {
-                w.put(&(n | 0x8000).to_be_bytes());
-            }
+            w.riptide_len(*v as u64, "length")?;
         }
         {
             let v = &self.text;
@@ -104,12 +94,7 @@ impl<'a> Codec<'a> for RoomList {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
-            let first = r.array::<1>("count")?[0];
-            let v = if first & 0x80 != 0 {
-                (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>("count")?[0])
-            } else {
-                u16::from(first)
-            };
+            let v = r.riptide_len("count")?;
             r.note("lobby.room_list.count", at, Value::U(v as u64));
             v
         };
@@ -123,13 +108,7 @@ impl<'a> Codec<'a> for RoomList {
         };
         let ready_count = {
             let at = r.pos();
-            let first = r.array::<1>("ready_count")?[0];
-            let v = if first & 0x80 != 0 {
-                (u16::from(first & 0x7F) << 8)
-                    | u16::from(r.array::<1>("ready_count")?[0])
-            } else {
-                u16::from(first)
-            };
+            let v = r.riptide_len("ready_count")?;
             r.note("lobby.room_list.ready_count", at, Value::U(v as u64));
             v
         };
@@ -151,12 +130,7 @@ impl<'a> Codec<'a> for RoomList {
         let count = fit(self.rooms.len() as u64, 32767, "count")? as u16;
         {
             let v = &count;
-            let n = fit(*v as u64, 0x7FFF, "count")? as u16;
-            if n <= 0x7F {
-                w.put(&[n as u8]);
-            } else {
-                w.put(&(n | 0x8000).to_be_bytes());
-            }
+            w.riptide_len(*v as u64, "count")?;
         }
         {
             let v = &self.rooms;
@@ -167,12 +141,7 @@ impl<'a> Codec<'a> for RoomList {
         let ready_count = fit(self.ready.len() as u64, 32767, "ready_count")? as u16;
         {
             let v = &ready_count;
-            let n = fit(*v as u64, 0x7FFF, "ready_count")? as u16;
-            if n <= 0x7F {
-                w.put(&[n as u8]);
-            } else {
-                w.put(&(n | 0x8000).to_be_bytes());
-            }
+            w.riptide_len(*v as u64, "ready_count")?;
         }
         {
             let v = &self.ready;

@@ -157,6 +157,11 @@ impl<'p> Gen<'p> {
                         int(c, it);
                         c.line("n = val");
                     }
+                    Len::VarPrefix(_) => {
+                        return Err(Unsupported(format!(
+                            "'{name}': a varint prefix in a bit stream"
+                        )))
+                    }
                 }
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
                 if matches!(ty, Ty::Str(..)) {
@@ -208,6 +213,11 @@ impl<'p> Gen<'p> {
                         let ex = self.expr(e);
                         c.line(format!("n = {ex}"));
                         c.open("for _ = 1, n do");
+                    }
+                    Len::VarPrefix(_) => {
+                        return Err(Unsupported(format!(
+                            "'{name}': a varint prefix in a bit stream"
+                        )))
                     }
                     Len::Prefix(it) => {
                         int(c, it);

@@ -233,9 +233,9 @@ impl<'p> Gen<'p> {
                 );
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
-                if let Len::Prefix(it) = len {
+                if let Some(pf) = prefix_protofield(len) {
                     let a = naming::prefix_abbrev(abbrev);
-                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")", protofield_int(it)));
+                    self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Length of {label}\")"));
                 }
                 if matches!(ty, Ty::Str(..)) {
                     self.add_field(
@@ -254,9 +254,9 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Array(elem, count) => {
-                if let Len::Prefix(it) = count {
+                if let Some(pf) = prefix_protofield(count) {
                     let a = naming::prefix_abbrev(abbrev);
-                    self.add_field(a.clone(), format!("ProtoField.{}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")", protofield_int(it)));
+                    self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")"));
                 }
                 if !matches!(**elem, Ty::Struct(..)) {
                     self.declare(layout, abbrev, label, &doc, elem, &Role::Value)?;
@@ -304,5 +304,15 @@ impl<'p> Gen<'p> {
             visit(self.p, id, &mut done, &mut out);
         }
         out
+    }
+}
+
+/// The ProtoField constructor of a length or count prefix, if `len` is one.
+fn prefix_protofield(len: &Len) -> Option<String> {
+    match len {
+        Len::Prefix(it) => Some(protofield_int(it).to_string()),
+        Len::VarPrefix(VarInt::RiptideLen) => Some("uint16".into()),
+        Len::VarPrefix(_) => Some("uint64".into()),
+        _ => None,
     }
 }

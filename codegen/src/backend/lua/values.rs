@@ -26,6 +26,9 @@ pub(crate) fn uses_varints(p: &Protocol) -> bool {
     fn has(ty: &Ty) -> bool {
         match ty {
             Ty::VarInt(_) => true,
+            Ty::Array(_, Len::VarPrefix(VarInt::Leb128))
+            | Ty::Bytes(Len::VarPrefix(VarInt::Leb128))
+            | Ty::Str(Len::VarPrefix(VarInt::Leb128), _) => true,
             Ty::Array(e, _) => has(e),
             _ => false,
         }
@@ -373,6 +376,33 @@ impl<'p> Gen<'p> {
                     int_reader(k, it.signed, it.endian)
                 ));
                 c.line(format!("offset = offset + {k}"));
+            }
+            Len::VarPrefix(VarInt::Leb128) => {
+                // LEB128 groups are whole bytes: the bit-stream reader at offset * 8.
+                let a = naming::prefix_abbrev(abbrev);
+                c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
+                c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name} length\", n / 8 + 1, limit - offset) end"));
+                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name} length: a variable-length integer longer than 64 bits\") return nil end"));
+                c.line("n = n / 8");
+                c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
+                c.line("offset = offset + n");
+                // Beyond 2^53 no length fits what remains: the check below reports it.
+                c.line("n = val:tonumber()");
+            }
+            Len::VarPrefix(VarInt::RiptideLen) => {
+                let a = naming::prefix_abbrev(abbrev);
+                c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{name} length\", 1, limit - offset) end"));
+                c.line("val, n = tvb(offset, 1):uint(), 1");
+                c.open("if val >= 128 then");
+                c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name} length\", 2, limit - offset) end"));
+                c.line("val, n = tvb(offset, 2):uint() - 32768, 2");
+                c.close("end");
+                c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
+                c.line("offset = offset + n");
+                c.line("n = val");
+            }
+            Len::VarPrefix(_) => {
+                return Err(Unsupported(format!("'{name}': this varint as a prefix")))
             }
             Len::Expr(e) => {
                 let ex = self.expr(e);

@@ -263,13 +263,7 @@ impl<'p> Gen<'p> {
                     ));
                 }
                 let n = note(quote! { Value::U(v as u64) });
-                quote! { {
-                    let at = r.pos();
-                    let first = r.array::<1>(#nm)?[0];
-                    let v = if first & 0x80 != 0 { (u16::from(first & 0x7F) << 8) | u16::from(r.array::<1>(#nm)?[0]) } else { u16::from(first) };
-                    #n
-                    v
-                } }
+                quote! { { let at = r.pos(); let v = r.riptide_len(#nm)?; #n v } }
             }
             Ty::Bits => {
                 let n = note(quote! { Value::Bytes(r.touched(at)) });
@@ -445,6 +439,15 @@ impl<'p> Gen<'p> {
                 let a = naming::prefix_abbrev(abbrev);
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v as i128, #nm)? } }
             }
+            Len::VarPrefix(v) => {
+                let a = naming::prefix_abbrev(abbrev);
+                let read = match v {
+                    VarInt::Leb128 => quote! { r.leb128(#nm)? },
+                    VarInt::RiptideLen => quote! { r.riptide_len(#nm)? as u64 },
+                    _ => return Err(Unsupported(format!("'{nm}': this varint as a prefix"))),
+                };
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v as i128, #nm)? } }
+            }
             Len::Expr(e) => {
                 let e = self.expr_top(e, Ctx::Decode);
                 quote! { r.length(#e, #nm)? }
@@ -574,6 +577,9 @@ impl<'p> Gen<'p> {
             Ty::Bytes(Len::Prefix(it))
             | Ty::Str(Len::Prefix(it), _)
             | Ty::Array(_, Len::Prefix(it)) => it.bytes(),
+            Ty::Bytes(Len::VarPrefix(_))
+            | Ty::Str(Len::VarPrefix(_), _)
+            | Ty::Array(_, Len::VarPrefix(_)) => 1,
             other => self.p.fixed_size(other).unwrap_or(0),
         }
     }

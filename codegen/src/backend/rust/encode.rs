@@ -477,14 +477,7 @@ impl<'p> Gen<'p> {
                 });
                 quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
             }
-            Ty::VarInt(VarInt::RiptideLen) => quote! {
-                let n = fit(*#v as u64, 0x7FFF, #nm)? as u16;
-                if n <= 0x7F {
-                    w.put(&[n as u8]);
-                } else {
-                    w.put(&(n | 0x8000).to_be_bytes());
-                }
-            },
+            Ty::VarInt(VarInt::RiptideLen) => quote! { w.riptide_len(*#v as u64, #nm)?; },
             Ty::Bits => quote! { w.put_bits(#v); },
             Ty::Str(len, text) => {
                 // The text's bytes in its encoding (refusing characters it has not), then its
@@ -580,6 +573,9 @@ impl<'p> Gen<'p> {
                 let put = write_int(it, quote! { n }, nm, self.bits(sid));
                 quote! { let n = fit(#n as u64, #max, #nm)? as #rt; #put }
             }
+            Len::VarPrefix(VarInt::RiptideLen) => quote! { w.riptide_len(#n as u64, #nm)?; },
+            // Refused at validation in bit streams; LEB128 holds any length.
+            Len::VarPrefix(_) => quote! { w.leb128(#n as u64); },
             _ => quote! {},
         }
     }
