@@ -314,7 +314,7 @@ pub struct FieldDef {
     pub endian: Option<String>,
     /// Value the field must hold (a magic number); checked on decode, written on encode.
     #[serde(rename = "const", default)]
-    pub constant: Option<u64>,
+    pub constant: Option<ConstDef>,
     /// Byte length of a bytes/string/struct/union field, as an expression.
     #[serde(default)]
     pub length: Option<ExprOrInt>,
@@ -369,6 +369,14 @@ pub struct FieldDef {
     /// A string's encoding: `utf8` (the default), `ascii`, `latin1`, `utf16le`, `utf16be`.
     #[serde(default)]
     pub encoding: Option<String>,
+}
+
+/// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ConstDef {
+    Int(u64),
+    Name(String),
 }
 
 /// `valid: { min: 1, max: 6 }` or `valid: [1, 2, 4, 8]`.

@@ -777,3 +777,34 @@ fn varint_prefixes_agree_between_crate_and_dissector() {
     assert_eq!(shown(&d, 0, "varint_prefixes.ids"), ["7"]);
     assert_eq!(value(&d, 0, "varint_prefixes.points.length"), "1");
 }
+
+/// Constants of enum type, given by value name: written by the encoder, checked by the decoder
+/// (naming field and offset) and the dissector, and read by a later condition.
+#[test]
+fn enum_constants_agree_between_crate_and_dissector() {
+    use wiregen_golden::enum_const::{Hello, Protocol};
+    use wiregen_runtime::DecodeErrorKind;
+    let hello = Hello { extra: Some(9) };
+    let expected = hex_bytes("01020009");
+    assert_eq!(hello.encode().unwrap(), expected);
+    assert_eq!(Hello::decode(&expected).unwrap(), hello);
+    let e = Hello::decode(&hex_bytes("01010009")).unwrap_err();
+    assert_eq!(
+        (e.field(), e.offset, e.kind),
+        (
+            "version".into(),
+            1,
+            DecodeErrorKind::BadConst {
+                expected: 2,
+                found: 1
+            }
+        )
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/enum_const.lua"], &[], 0x9126);
+
+    let d = dissect_payloads("enum_const", 9126, &[expected, hex_bytes("02020009")]);
+    assert!(d.experts(0, "enum_const").is_empty());
+    assert_eq!(value(&d, 0, "enum_const.kind"), "0x01");
+    assert_eq!(d.experts(1, "enum_const"), ["enum_const.expert.bad_const"]);
+}

@@ -151,19 +151,9 @@ impl<'f> Validator<'f> {
             );
         }
 
-        if let Some(c) = f.constant {
-            match &ty {
-                Ty::Int(it) if c <= it.max_value() => role = Role::Const(c),
-                Ty::Int(it) => self.error(
-                    &scope("const"),
-                    format!("constant {c:#x} does not fit in {} bits", it.bits),
-                    None,
-                ),
-                _ => self.error(
-                    &scope("const"),
-                    "only integer fields can be constants",
-                    None,
-                ),
+        if let Some(c) = &f.constant {
+            if let Some(c) = self.constant(c, &ty, &scope("const")) {
+                role = Role::Const(c);
             }
         }
         if let Some(def) = &f.checksum {
@@ -348,6 +338,62 @@ impl<'f> Validator<'f> {
             packed: f.packed,
             padding,
             implied,
+        }
+    }
+
+    /// A field's `const`: an integer that fits its integer or enum type, or (on an enum field)
+    /// the name of one of its values.
+    fn constant(&mut self, c: &schema::ConstDef, ty: &Ty, at: &str) -> Option<u64> {
+        let (bits, max, en) = match ty {
+            Ty::Int(it) => (it.bits, it.max_value(), None),
+            Ty::Enum(id) => {
+                let (name, def) = self.file.enums.get_index(*id).unwrap();
+                let repr = expr::parse_type(&def.repr).ok().and_then(|t| match t {
+                    TypeExpr::Int { bits, .. } => Some(bits),
+                    _ => None,
+                });
+                let bits = repr.unwrap_or(64);
+                let max = if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1 << bits) - 1
+                };
+                (bits, max, Some((name.clone(), def)))
+            }
+            _ => {
+                self.error(at, "only integer and enum fields can be constants", None);
+                return None;
+            }
+        };
+        match (c, en) {
+            (schema::ConstDef::Int(v), _) if *v <= max => Some(*v),
+            (schema::ConstDef::Int(v), _) => {
+                self.error(
+                    at,
+                    format!("constant {v:#x} does not fit in {bits} bits"),
+                    None,
+                );
+                None
+            }
+            (schema::ConstDef::Name(n), Some((en, def))) => {
+                let bare = n.strip_prefix(&format!("{en}.")).unwrap_or(n);
+                match def.values.get(bare) {
+                    Some(v) => Some(v.value()),
+                    None => {
+                        let hint = did_you_mean(bare, def.values.keys().map(String::as_str));
+                        self.error(at, format!("'{bare}' is not a value of enum '{en}'"), hint);
+                        None
+                    }
+                }
+            }
+            (schema::ConstDef::Name(n), None) => {
+                self.error(
+                    at,
+                    format!("constant '{n}' is a name, but the field is an integer"),
+                    Some("write the number".into()),
+                );
+                None
+            }
         }
     }
 

@@ -68,9 +68,13 @@ impl<'p> Gen<'p> {
         let check = match (&f.role, f.max) {
             (Role::Const(c), _) => {
                 let c = lit_u64(*c);
+                let raw = match f.ty {
+                    Ty::Enum(_) => quote! { #local.raw() as u64 },
+                    _ => quote! { #local as u64 },
+                };
                 quote! {
-                    if #local as u64 != #c {
-                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #local as u64 }));
+                    if #raw != #c {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #raw }));
                     }
                 }
             }

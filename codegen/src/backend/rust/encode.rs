@@ -217,9 +217,16 @@ impl<'p> Gen<'p> {
                 let typed = lit_typed(*c, &int_rust(&it));
                 let put = write_int(&it, quote! { #typed }, nm, self.bits(sid));
                 // Bound only for the expressions of later fields that read it.
+                let value = match f.ty {
+                    Ty::Enum(id) => {
+                        let en = ident(&p.enums[id].name);
+                        quote! { #en::from_raw(#typed) }
+                    }
+                    _ => quote! { #c },
+                };
                 let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
                     .contains(&fi)
-                    .then(|| quote! { let #local = #c; });
+                    .then(|| quote! { let #local = #value; });
                 quote! { #at_local #bind #put }
             }
             Role::Reserved => {
