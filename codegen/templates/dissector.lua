@@ -121,6 +121,16 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
+-- The value of the `w`-bit field (32 < w <= 64) at bit `pos`: UInt64, or Int64 when signed (the
+-- sign bit copied into the bits above w).
+local function read_bits64(tvb, pos, w, signed)
+  local low = read_bits(tvb, pos, 32)
+  local high = read_bits(tvb, pos + 32, w - 32)
+  if not signed then return UInt64(low, high) end
+  if w < 64 and high >= 2 ^ (w - 33) then high = high + 2 ^ 32 - 2 ^ (w - 32) end
+  return Int64(low, high)
+end
+
 -- `n` whole bytes starting at bit `pos`, as a Lua string.
 local function read_bit_bytes(tvb, pos, n)
   if pos % 8 == 0 then return tvb(pos / 8, n):raw() end

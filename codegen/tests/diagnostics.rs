@@ -250,7 +250,9 @@ fn a_backend_limit_stops_only_its_own_output() {
 types:
   P:
     fields:
-      - { name: stamp, type: u40 }
+      - { name: stamp, type: Stamp }
+enums:
+  Stamp: { type: u40, values: { ZERO: 0 } }
 ";
     let p = validate::load("schema/demo.yaml", src).expect("valid schema");
     let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
@@ -267,6 +269,6 @@ types:
     let problems: Vec<String> = problems.0.iter().map(|d| d.to_string()).collect();
     assert_eq!(
         problems,
-        ["schema/demo.yaml:5:30: 'stamp': a 40-bit integer in a bit stream: not generated for Lua yet, so the Lua dissector is not written (at most 32 bits per integer in bit streams; split it into two fields)"]
+        ["schema/demo.yaml:5:30: 'stamp': an enum of 40 bits in a bit stream: not generated for Lua yet, so the Lua dissector is not written (at most 32 bits per enum or flag set in bit streams; integers may have up to 64)"]
     );
 }

@@ -808,3 +808,72 @@ fn enum_constants_agree_between_crate_and_dissector() {
     assert_eq!(value(&d, 0, "enum_const.kind"), "0x01");
     assert_eq!(d.experts(1, "enum_const"), ["enum_const.expert.bad_const"]);
 }
+
+/// LSB-first packing of `(value, width)` pairs, written here independently of the crate.
+fn lsb_pack(fields: &[(u64, u32)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    for &(value, width) in fields {
+        for b in 0..width as usize {
+            if pos / 8 == out.len() {
+                out.push(0);
+            }
+            if value >> b & 1 == 1 {
+                out[pos / 8] |= 1 << (pos % 8);
+            }
+            pos += 1;
+        }
+    }
+    out
+}
+
+/// Integers of 33 to 64 bits in a bit stream, and Rabbit's 64-bit integers: the crate's bytes
+/// and values, and the dissector's, exact beyond 2^53 (UInt64/Int64 in Lua).
+#[test]
+fn wide_bit_stream_integers_agree_between_crate_and_dissector() {
+    use wiregen_golden::wide_bits::{Protocol, Sample};
+    let sample = Sample {
+        tag: 5,
+        stamp: 0xAB_CDEF_0123,
+        delta: -(1 << 32),
+        id: u64::MAX - 1,
+        offset: i64::MIN + 3,
+        total: 300,
+        debt: -2,
+        pad: 0,
+    };
+    // Rabbit: byte count - 1 in 3 bits, then the bytes; rabbit_i64 zig-zags -2 to 3.
+    let expected = lsb_pack(&[
+        (5, 3),
+        (0xAB_CDEF_0123, 40),
+        (1 << 32, 33),
+        (u64::MAX - 1, 64),
+        ((i64::MIN + 3) as u64, 64),
+        (1, 3),
+        (300, 16),
+        (0, 3),
+        (3, 8),
+        (0, 5),
+    ]);
+    assert_eq!(sample.encode().unwrap(), expected);
+    assert_eq!(Sample::decode(&expected).unwrap(), sample);
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/wide_bits.lua"], &[], 0x9127);
+
+    let d = dissect_payloads("wide_bits", 9127, &[expected]);
+    assert!(d.experts(0, "wide_bits").is_empty());
+    for (field, shown) in [
+        ("stamp", "737894400291"),
+        ("delta", "-4294967296"),
+        ("id", "18446744073709551614"),
+        ("offset", "-9223372036854775805"),
+        ("total", "300"),
+        ("debt", "-2"),
+    ] {
+        assert_eq!(
+            value(&d, 0, &format!("wide_bits.{field}")),
+            shown,
+            "{field}"
+        );
+    }
+}

@@ -99,28 +99,17 @@ impl<'f> Validator<'f> {
         };
         let wide = |it: &IntTy| it.bits > 32;
         match ty {
-            Ty::Int(it) if wide(it) => out.push(lua(
-                format!("a {}-bit integer in a bit stream", it.bits),
-                "at most 32 bits per integer in bit streams; split it into two fields",
-            )),
             Ty::Enum(id) if wide(&p.enums[*id].repr) => out.push(lua(
                 format!("an enum of {} bits in a bit stream", p.enums[*id].repr.bits),
-                "at most 32 bits per integer in bit streams",
+                "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
             )),
             Ty::Flags(id) if wide(&p.flags[*id].repr) => out.push(lua(
                 format!("flags of {} bits in a bit stream", p.flags[*id].repr.bits),
-                "at most 32 bits per integer in bit streams",
+                "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
             )),
             Ty::Float { bits, .. } if *bits != 16 && *bits != 32 => out.push(lua(
                 format!("an f{bits} in a bit stream"),
                 "f16 and f32 are read from bit streams",
-            )),
-            Ty::VarInt(VarInt::Rabbit {
-                bits: 64,
-                signed: true,
-            }) => out.push(lua(
-                "rabbit_i64".into(),
-                "rabbit_u64 and the narrower Rabbit integers are read",
             )),
             Ty::Struct(_, Some(len)) => {
                 out.push(lua(

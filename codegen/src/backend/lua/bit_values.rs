@@ -24,8 +24,15 @@ impl<'p> Gen<'p> {
         };
         let int = |c: &mut Code, it: &IntTy| {
             need(c, it.bits.to_string());
-            c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
-            if it.signed {
+            if it.bits > 32 {
+                c.line(format!(
+                    "val = read_bits64(tvb, offset, {}, {})",
+                    it.bits, it.signed
+                ));
+            } else {
+                c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
+            }
+            if it.signed && it.bits <= 32 {
                 c.line(format!(
                     "if val >= {} then val = val - {} end",
                     1u64 << (it.bits - 1),
@@ -46,16 +53,20 @@ impl<'p> Gen<'p> {
             } else {
                 c.line(format!("if offset % 8 ~= 0 then {span} end"));
             }
-            keep(c, target, "val");
+            // Expressions read numbers (exact up to 2^53).
+            keep(
+                c,
+                target,
+                if it.bits > 32 {
+                    "val:tonumber()"
+                } else {
+                    "val"
+                },
+            );
             c.line(format!("offset = offset + {}", it.bits));
         };
         match ty {
-            Ty::Int(it) => {
-                if it.bits > 32 {
-                    return Err(Unsupported(format!("'{name}': integers wider than 32 bits in bit streams are not generated for Lua yet")));
-                }
-                int(c, it)
-            }
+            Ty::Int(it) => int(c, it),
             Ty::Bool => {
                 need(c, "1".into());
                 c.line("val = read_bits(tvb, offset, 1) == 1");
@@ -103,11 +114,6 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
-                if *bits == 64 && *signed {
-                    return Err(Unsupported(format!(
-                        "'{name}': rabbit_i64 is not generated for Lua yet"
-                    )));
-                }
                 let k = match bits {
                     16 => 1,
                     32 => 2,
@@ -115,13 +121,21 @@ impl<'p> Gen<'p> {
                 };
                 c.line(format!("val, n = read_rabbit(tvb, offset, limit, {k})"));
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n, limit - offset) end"));
-                if *signed {
+                let wide = *bits == 64;
+                if wide {
+                    // Up to 4 bytes read_rabbit gives a number, beyond a UInt64; 64-bit fields
+                    // take only UInt64/Int64 values.
+                    c.line("if type(val) == \"number\" then val = UInt64(val) end");
+                }
+                if *signed && wide {
+                    c.line("val = zigzag64(val)");
+                } else if *signed {
                     c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
                 }
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
-                keep(c, target, "val");
+                keep(c, target, if wide { "val:tonumber()" } else { "val" });
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {

@@ -6,9 +6,15 @@ pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
     let t = int_rust(it);
     if bits {
         let w = it.bits;
-        return if it.signed {
+        return if it.signed && w == 64 {
+            quote! { r.bits(#w, #nm)? as i64 }
+        } else if it.signed {
+            // Sign-extended from bit w - 1.
             let shift = 64 - w;
-            quote! { (((r.bits(#w, #nm)? << #shift) as i64) >> #shift) as #t }
+            narrow(
+                quote! { ((r.bits(#w, #nm)? << #shift) as i64) >> #shift },
+                &t,
+            )
         } else {
             cast(quote! { r.bits(#w, #nm)? }, &format_ident!("u64"), &t)
         };
@@ -24,9 +30,21 @@ pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
         quote! { #t::#from(r.array::<#n>(#nm)?) }
     } else if it.signed {
         let shift = 64 - it.bits;
-        quote! { (((r.uint(#n, #big, #nm)? << #shift) as i64) >> #shift) as #t }
+        narrow(
+            quote! { ((r.uint(#n, #big, #nm)? << #shift) as i64) >> #shift },
+            &t,
+        )
     } else {
         cast(quote! { r.uint(#n, #big, #nm)? }, &format_ident!("u64"), &t)
+    }
+}
+
+/// An `i64` expression `wide` as Rust type `t` (cast only when `t` is narrower).
+fn narrow(wide: TokenStream, t: &Ident) -> TokenStream {
+    if t == "i64" {
+        wide
+    } else {
+        quote! { (#wide) as #t }
     }
 }
 

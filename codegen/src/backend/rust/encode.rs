@@ -38,11 +38,13 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
         (1u64 << width) - 1
     });
     if bits && it.is_native() {
-        return if it.signed {
+        return if it.signed && width == 64 {
+            quote! { w.bits(#v as u64, 64); }
+        } else if it.signed {
             let x = cast(v, &t, &i64_t);
             quote! { w.bits((#x as u64) & #mask, #width); }
         } else {
-            let x = cast(v, &t, &u64_t);
+            let x = bare(cast(v, &t, &u64_t));
             quote! { w.bits(#x, #width); }
         };
     }
@@ -59,7 +61,7 @@ pub(crate) fn write_int(it: &IntTy, v: TokenStream, nm: &str, bits: bool) -> Tok
     if it.signed {
         let min = -(1i64 << (it.bits - 1));
         let max = (1i64 << (it.bits - 1)) - 1;
-        let x = cast(v, &t, &i64_t);
+        let x = bare(cast(v, &t, &i64_t));
         quote! {
             let x = #x;
             if x < #min { return Err(EncodeError::new(#nm, EncodeErrorKind::TooSmall { value: x })); }
@@ -472,17 +474,21 @@ impl<'p> Gen<'p> {
             Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
             Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
             Ty::VarInt(VarInt::Rabbit {
+                bits: 64,
+                signed: false,
+            }) => quote! { w.rabbit(*#v, 64); },
+            Ty::VarInt(VarInt::Rabbit {
                 bits,
                 signed: false,
             }) => quote! { w.rabbit(*#v as u64, #bits); },
             Ty::VarInt(VarInt::Rabbit { bits, signed: true }) => {
-                let shift = bits - 1;
-                let mask = lit_u64(if *bits == 64 {
-                    u64::MAX
+                if *bits == 64 {
+                    quote! { w.rabbit(((*#v << 1) ^ (*#v >> 63)) as u64, 64); }
                 } else {
-                    (1u64 << bits) - 1
-                });
-                quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
+                    let shift = bits - 1;
+                    let mask = lit_u64((1u64 << bits) - 1);
+                    quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
+                }
             }
             Ty::VarInt(VarInt::RiptideLen) => quote! { w.riptide_len(*#v as u64, #nm)?; },
             Ty::Bits => quote! { w.put_bits(#v); },
