@@ -351,6 +351,19 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         }
     }
 
+    /// Notes a value made only when tracing (a converted string's copy): no work otherwise.
+    #[inline]
+    pub fn note_with(
+        &mut self,
+        abbrev: &'static str,
+        offset: usize,
+        value: impl FnOnce() -> Value<'a>,
+    ) {
+        if T::ON {
+            self.note(abbrev, offset, value());
+        }
+    }
+
     /// Notes a value that is not where the reader stands (a bit of a packed byte).
     #[inline]
     pub fn note_at(&mut self, abbrev: &'static str, offset: usize, len: usize, value: Value<'a>) {

@@ -51,7 +51,7 @@ impl<'a> Codec<'a> for Profile<'a> {
             let v: Cow<'a, str> = Cow::Borrowed(
                 wiregen_runtime::text::ascii(b, at, "tag")?,
             );
-            r.note("encodings.tag", at, Value::Str(v.clone()));
+            r.note_with("encodings.tag", at, || Value::Str(v.clone()));
             v
         };
         let city = {
@@ -64,7 +64,7 @@ impl<'a> Codec<'a> for Profile<'a> {
             let at = r.pos();
             let b = r.take(n, "city")?;
             let v: Cow<'a, str> = wiregen_runtime::text::latin1(b);
-            r.note("encodings.city", at, Value::Str(v.clone()));
+            r.note_with("encodings.city", at, || Value::Str(v.clone()));
             v
         };
         let units = {
@@ -80,7 +80,7 @@ impl<'a> Codec<'a> for Profile<'a> {
             let v: Cow<'a, str> = Cow::Owned(
                 wiregen_runtime::text::utf16(b, false, at, "name")?,
             );
-            r.note("encodings.name", at, Value::Str(v.clone()));
+            r.note_with("encodings.name", at, || Value::Str(v.clone()));
             v
         };
         let motto = {
@@ -95,14 +95,14 @@ impl<'a> Codec<'a> for Profile<'a> {
             let v: Cow<'a, str> = Cow::Owned(
                 wiregen_runtime::text::utf16(b, true, at, "motto")?,
             );
-            r.note("encodings.motto", at, Value::Str(v.clone()));
+            r.note_with("encodings.motto", at, || Value::Str(v.clone()));
             v
         };
         let note = {
             let at = r.pos();
             let b = r.take_z("note")?;
             let v: Cow<'a, str> = wiregen_runtime::text::latin1(b);
-            r.note("encodings.note", at, Value::Str(v.clone()));
+            r.note_with("encodings.note", at, || Value::Str(v.clone()));
             v
         };
         let code = {
@@ -111,7 +111,7 @@ impl<'a> Codec<'a> for Profile<'a> {
             let v: Cow<'a, str> = Cow::Borrowed(
                 wiregen_runtime::text::ascii(b, at, "code")?,
             );
-            r.note("encodings.code", at, Value::Str(v.clone()));
+            r.note_with("encodings.code", at, || Value::Str(v.clone()));
             v
         };
         Ok(Self {

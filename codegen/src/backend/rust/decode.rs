@@ -380,8 +380,8 @@ impl<'p> Gen<'p> {
                         quote! { Cow::Owned(wiregen_runtime::text::utf16(b, #big, at, #nm)?) }
                     }
                 };
-                let nt = note(quote! { Value::Str(v.clone()) });
-                quote! { { #size let at = r.pos(); let b = #take; let v: Cow<'a, str> = #text_of; #nt v } }
+                // The copy for the trace is made only when tracing.
+                quote! { { #size let at = r.pos(); let b = #take; let v: Cow<'a, str> = #text_of; r.note_with(#abbrev, at, || Value::Str(v.clone())); v } }
             }
             Ty::Str(len, _) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
