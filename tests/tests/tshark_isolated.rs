@@ -24,3 +24,45 @@ fn personal_folders_are_the_isolated_ones() {
         );
     }
 }
+
+/// A schema whose protocol has the name of a dissector built into Wireshark ("presence") cannot
+/// register: the generated dissector says so in one line naming the protocol, instead of a bare
+/// `Proto_new` error, and tshark carries on.
+#[test]
+fn a_name_wireshark_already_has_is_reported_plainly() {
+    let src = "protocol: { name: presence, title: Presence test, root: P, transport: { udp: { ports: [7000] } } }
+types:
+  P:
+    fields:
+      - { name: a, type: u8 }
+";
+    let p = wiregen::validate::load("presence.yaml", src).expect("valid schema");
+    let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
+    let (outputs, problems) = wiregen::pipeline::outputs(&p, &runtime);
+    assert!(problems.0.is_empty());
+    let lua = outputs
+        .iter()
+        .find(|o| o.path.ends_with(".lua"))
+        .expect("a dissector");
+    let dir = std::env::temp_dir().join(format!("wiregen-clash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("presence.lua");
+    std::fs::write(&path, &lua.contents).unwrap();
+    let out = tshark_command()
+        .args([
+            "-X",
+            &format!("lua_script:{}", path.display()),
+            "-G",
+            "protocols",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("wiregen: the presence dissector cannot register")
+            && stderr.contains("rename the schema's protocol"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("stack traceback"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}

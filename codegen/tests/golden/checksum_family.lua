@@ -32,7 +32,16 @@ do
   loaded["checksum_family"] = this_file
 end
 
-local proto = Proto("checksum_family", "Checksum family")
+-- A name or title another dissector has (one built into Wireshark, such as "presence") cannot
+-- be registered: say which and stop, instead of a bare Proto_new error.
+local registered, proto = pcall(Proto, "checksum_family", "Checksum family")
+if not registered then
+  local message = "wiregen: the checksum_family dissector cannot register (" .. tostring(proto)
+    .. "): another dissector, perhaps one built into Wireshark, has this name or title; rename"
+    .. " the schema's protocol"
+  if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+  return
+end
 
 -- Checksums other than CRCs read the bytes [from, to) of tvb, with `skip_len` zero bytes in
 -- place of those at `skip_at` (the checksum field itself).

@@ -32,7 +32,16 @@ do
   loaded["checksums"] = this_file
 end
 
-local proto = Proto("checksums", "Checksums")
+-- A name or title another dissector has (one built into Wireshark, such as "presence") cannot
+-- be registered: say which and stop, instead of a bare Proto_new error.
+local registered, proto = pcall(Proto, "checksums", "Checksums")
+if not registered then
+  local message = "wiregen: the checksums dissector cannot register (" .. tostring(proto)
+    .. "): another dissector, perhaps one built into Wireshark, has this name or title; rename"
+    .. " the schema's protocol"
+  if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+  return
+end
 
 -- CRCs in the Rocksoft model, with the fastest bit operations this Lua has, chosen once: native
 -- operators on Lua 5.3+ (compiled with `load`, so that Lua 5.2 still parses this file), else

@@ -32,7 +32,16 @@ do
   loaded["enum_const"] = this_file
 end
 
-local proto = Proto("enum_const", "Enum constants")
+-- A name or title another dissector has (one built into Wireshark, such as "presence") cannot
+-- be registered: say which and stop, instead of a bare Proto_new error.
+local registered, proto = pcall(Proto, "enum_const", "Enum constants")
+if not registered then
+  local message = "wiregen: the enum_const dissector cannot register (" .. tostring(proto)
+    .. "): another dissector, perhaps one built into Wireshark, has this name or title; rename"
+    .. " the schema's protocol"
+  if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+  return
+end
 
 -- Value strings.
 local VS_Kind = {

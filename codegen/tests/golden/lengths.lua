@@ -32,7 +32,16 @@ do
   loaded["lengths"] = this_file
 end
 
-local proto = Proto("lengths", "Lengths")
+-- A name or title another dissector has (one built into Wireshark, such as "presence") cannot
+-- be registered: say which and stop, instead of a bare Proto_new error.
+local registered, proto = pcall(Proto, "lengths", "Lengths")
+if not registered then
+  local message = "wiregen: the lengths dissector cannot register (" .. tostring(proto)
+    .. "): another dissector, perhaps one built into Wireshark, has this name or title; rename"
+    .. " the schema's protocol"
+  if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+  return
+end
 
 -- Fields, by filter name.
 local F = {}

@@ -32,7 +32,16 @@ do
   loaded["reassembly"] = this_file
 end
 
-local proto = Proto("reassembly", "Reassembly")
+-- A name or title another dissector has (one built into Wireshark, such as "presence") cannot
+-- be registered: say which and stop, instead of a bare Proto_new error.
+local registered, proto = pcall(Proto, "reassembly", "Reassembly")
+if not registered then
+  local message = "wiregen: the reassembly dissector cannot register (" .. tostring(proto)
+    .. "): another dissector, perhaps one built into Wireshark, has this name or title; rename"
+    .. " the schema's protocol"
+  if report_failure then report_failure(message) else io.stderr:write(message .. "\n") end
+  return
+end
 
 -- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
 -- (Wireshark 4.0) and Lua 5.4 alike.
