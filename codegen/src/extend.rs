@@ -23,9 +23,7 @@ pub struct Changes {
 }
 
 fn number(v: &NamedValue) -> u64 {
-    match v {
-        NamedValue::Plain(n) | NamedValue::Documented { value: n, .. } => *n,
-    }
+    v.value()
 }
 
 /// Values of `base` with `ext`'s merged over them; returns the names dropped.

@@ -248,24 +248,56 @@ pub struct EnumDef {
     pub values: IndexMap<String, NamedValue>,
 }
 
-/// `NAME: 3` or `NAME: { value: 3, doc: "..." }`.
+/// `NAME: 3` or `NAME: { value: 3, doc: "..." }`; in enums also a range of values,
+/// `NAME: "1..6"` or `NAME: { range: "1..6", doc: "..." }`.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum NamedValue {
     Plain(u64),
+    Range(String),
     Documented {
         value: u64,
+        #[serde(default)]
+        doc: Option<String>,
+    },
+    DocumentedRange {
+        range: String,
         #[serde(default)]
         doc: Option<String>,
     },
 }
 
 impl NamedValue {
+    /// The value (a range's first, when its text reads as one).
     pub fn value(&self) -> u64 {
         match self {
             NamedValue::Plain(v) | NamedValue::Documented { value: v, .. } => *v,
+            NamedValue::Range(r) | NamedValue::DocumentedRange { range: r, .. } => {
+                parse_range(r).map_or(0, |(lo, _)| lo)
+            }
         }
     }
+
+    /// Whether it names a range of values rather than one.
+    pub fn is_range(&self) -> bool {
+        matches!(
+            self,
+            NamedValue::Range(_) | NamedValue::DocumentedRange { .. }
+        )
+    }
+}
+
+/// `lo..hi` (inclusive; decimal or 0x hexadecimal), as in switch case keys.
+pub fn parse_range(text: &str) -> Option<(u64, u64)> {
+    let (lo, hi) = text.split_once("..")?;
+    let num = |s: &str| {
+        let s = s.trim();
+        match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => s.parse().ok(),
+        }
+    };
+    Some((num(lo)?, num(hi)?))
 }
 
 #[derive(Debug, Deserialize)]

@@ -367,6 +367,21 @@ local {{ vs.var }} = {
   [{{ value }}] = "{{ label }}",
 {%- endfor %}
 }
+{%- if !vs.ranges.is_empty() %}
+-- Every name as a range, for the field's display; values of a named range are looked up there.
+local R{{ vs.var[1..] }} = {
+{%- for (lo, hi, label) in vs.ranges %}
+  { {{ lo }}, {{ hi }}, "{{ label }}" },
+{%- endfor %}
+}
+setmetatable({{ vs.var }}, { __index = function(_, v)
+  if type(v) ~= "number" then return nil end
+  for _, r in ipairs(R{{ vs.var[1..] }}) do
+    if v >= r[1] and v <= r[2] then return r[3] end
+  end
+  return nil
+end })
+{%- endif %}
 {%- endfor %}
 
 -- Fields, by filter name.

@@ -877,3 +877,67 @@ fn wide_bit_stream_integers_agree_between_crate_and_dissector() {
         );
     }
 }
+
+/// Enum values named by range: a variant carrying its value, decoded from any value of the
+/// range and switched on, refused by the encoder outside its range, and named by the dissector
+/// (in the field and the Info column).
+#[test]
+fn enum_ranges_agree_between_crate_and_dissector() {
+    use wiregen_golden::enum_ranges::{Ammo, Level, Protocol, Shot, ShotExtra, Weapon};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let shot = Shot {
+        level: Level::Mid(4),
+        extra: ShotExtra::Pistol {
+            weapon: Weapon::Pistol(3),
+            value: Ammo { rounds: 7 },
+        },
+    };
+    let expected = hex_bytes("030407");
+    assert_eq!(shot.encode().unwrap(), expected);
+    assert_eq!(Shot::decode(&expected).unwrap(), shot);
+    assert_eq!(Weapon::from_raw(0x1F), Weapon::Rifle(0x1F));
+    assert_eq!(Weapon::Rifle(0x1F).name(), Some("RIFLE"));
+    assert_eq!(Weapon::from_raw(7), Weapon::Unknown(7));
+    // A range variant holding a value outside its range would decode as another: refused.
+    let e = Shot {
+        level: Level::Mid(11),
+        ..shot.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        ("level".into(), EncodeErrorKind::NotValid { value: 11 })
+    );
+    // The closed enum refuses 11 on decode.
+    let e = Shot::decode(&hex_bytes("030b07")).unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        ("level".into(), DecodeErrorKind::UnknownValue { value: 11 })
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/enum_ranges.lua"], &[], 0x9128);
+
+    let d = dissect_payloads(
+        "enum_ranges",
+        9128,
+        &[expected, hex_bytes("1a0a05"), hex_bytes("07090102")],
+    );
+    assert!(d.experts(0, "enum_ranges").is_empty());
+    assert!(d.experts(1, "enum_ranges").is_empty());
+    assert_eq!(
+        d.experts(2, "enum_ranges"),
+        ["enum_ranges.expert.unknown_value"]
+    );
+    let showname = |i: usize, name: &str| {
+        d.fields(i, "enum_ranges")
+            .into_iter()
+            .find(|f| f.name == name)
+            .map(|f| f.showname.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(showname(0, "enum_ranges.weapon"), "Weapon: PISTOL (3)");
+    assert_eq!(showname(1, "enum_ranges.weapon"), "Weapon: RIFLE (26)");
+    assert_eq!(showname(1, "enum_ranges.level"), "Level: HIGH (10)");
+    assert_eq!(showname(0, "enum_ranges.level"), "Level: MID (4)");
+}

@@ -305,7 +305,19 @@ pub struct Enum {
     pub doc: Option<String>,
     pub repr: IntTy,
     pub closed: bool,
+    /// Single named values.
     pub values: Vec<NamedConst>,
+    /// Named ranges of values (a variant that carries its value).
+    pub ranges: Vec<NamedRange>,
+}
+
+/// A named range of an enum's values (`PISTOL: "1..6"`), inclusive.
+#[derive(Debug, Clone)]
+pub struct NamedRange {
+    pub name: String,
+    pub lo: u64,
+    pub hi: u64,
+    pub doc: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -164,9 +164,16 @@ impl<'f> Validator<'f> {
             if let Some(e) = self.enum_ids.get(&path[0]) {
                 let en = self.file.enums.get_index(*e).unwrap().1;
                 return match en.values.get(&path[1]) {
-                    Some(NamedValue::Plain(v)) | Some(NamedValue::Documented { value: v, .. }) => {
-                        (Expr::Int(*v), ExprTy::Int)
+                    Some(v) if v.is_range() => {
+                        self.expr_error(
+                            scope,
+                            at,
+                            format!("'{}' names a range of values of enum '{}', not one value", path[1], path[0]),
+                            Some("compare with the range's ends ('x >= 1 && x <= 6'), or switch on it".into()),
+                        );
+                        fail
                     }
+                    Some(v) => (Expr::Int(v.value()), ExprTy::Int),
                     None => {
                         let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
                         self.expr_error(
@@ -265,10 +272,7 @@ impl<'f> Validator<'f> {
                         return fail;
                     }
                     return match fl.1.bits.get(bit) {
-                        Some(NamedValue::Plain(m))
-                        | Some(NamedValue::Documented { value: m, .. }) => {
-                            (Expr::FlagBit(refs, *m), ExprTy::Bool)
-                        }
+                        Some(m) => (Expr::FlagBit(refs, m.value()), ExprTy::Bool),
                         None => {
                             let hint = did_you_mean(bit, fl.1.bits.keys().map(String::as_str));
                             self.expr_error(

@@ -378,6 +378,14 @@ impl<'f> Validator<'f> {
             (schema::ConstDef::Name(n), Some((en, def))) => {
                 let bare = n.strip_prefix(&format!("{en}.")).unwrap_or(n);
                 match def.values.get(bare) {
+                    Some(v) if v.is_range() => {
+                        self.error(
+                            at,
+                            format!("'{bare}' names a range of values of '{en}', not one value"),
+                            Some("give the value's number".into()),
+                        );
+                        None
+                    }
                     Some(v) => Some(v.value()),
                     None => {
                         let hint = did_you_mean(bare, def.values.keys().map(String::as_str));
@@ -708,9 +716,10 @@ impl<'f> Validator<'f> {
                     let fits = match &fields[r].ty {
                         Ty::Int(it) => v <= it.max_value() && !it.signed,
                         // A named value (an unnamed one may not fit the enum's width).
-                        Ty::Enum(id) => {
-                            self.file.enums[*id].values.values().any(|n| n.value() == v)
-                        }
+                        Ty::Enum(id) => self.file.enums[*id]
+                            .values
+                            .values()
+                            .any(|n| !n.is_range() && n.value() == v),
                         _ => false,
                     };
                     if p.len() == 1 && fits && settable(&fields[r]) {

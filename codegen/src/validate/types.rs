@@ -66,13 +66,11 @@ impl<'f> Validator<'f> {
         yp: &str,
         values: &indexmap::IndexMap<String, NamedValue>,
         repr: IntTy,
-    ) -> Vec<NamedConst> {
+        ranges_ok: bool,
+    ) -> (Vec<NamedConst>, Vec<NamedRange>) {
         let mut out: Vec<NamedConst> = Vec::new();
+        let mut ranges: Vec<NamedRange> = Vec::new();
         for (name, v) in values {
-            let (value, doc) = match v {
-                NamedValue::Plain(v) => (*v, None),
-                NamedValue::Documented { value, doc } => (*value, doc.clone()),
-            };
             let vp = format!("{yp}.{name}");
             if !is_value_ident(name) {
                 self.error_key(
@@ -81,27 +79,71 @@ impl<'f> Validator<'f> {
                     Some("use letters, digits and '_'".into()),
                 );
             }
-            if value > repr.max_value() {
+            let (lo, hi, doc) = match v {
+                NamedValue::Plain(v) => (*v, *v, None),
+                NamedValue::Documented { value, doc } => (*value, *value, doc.clone()),
+                NamedValue::Range(r) | NamedValue::DocumentedRange { range: r, .. } => {
+                    let doc = match v {
+                        NamedValue::DocumentedRange { doc, .. } => doc.clone(),
+                        _ => None,
+                    };
+                    if !ranges_ok {
+                        self.error(&vp, "a flag is one bit, not a range", None);
+                        continue;
+                    }
+                    match crate::schema::parse_range(r) {
+                        Some((lo, hi)) if lo < hi => (lo, hi, doc),
+                        _ => {
+                            self.error(
+                                &vp,
+                                format!("'{r}' is not a range"),
+                                Some(
+                                    "write 'lo..hi' with lo below hi, e.g. '1..6' or '0x10..0x1F'"
+                                        .into(),
+                                ),
+                            );
+                            continue;
+                        }
+                    }
+                }
+            };
+            if hi > repr.max_value() {
                 self.error(
                     &vp,
-                    format!("value {value} does not fit in {} bits", repr.bits),
+                    format!("value {hi} does not fit in {} bits", repr.bits),
                     None,
                 );
             }
-            if let Some(prev) = out.iter().find(|c| c.value == value) {
-                self.error(
-                    &vp,
-                    format!("value {value} is already named '{}'", prev.name),
-                    None,
-                );
+            let clash = out
+                .iter()
+                .map(|c| (c.name.as_str(), c.value, c.value))
+                .chain(ranges.iter().map(|r| (r.name.as_str(), r.lo, r.hi)))
+                .find(|(_, a, b)| lo <= *b && *a <= hi)
+                .map(|(n, ..)| n.to_string());
+            if let Some(prev) = clash {
+                let what = if lo == hi {
+                    format!("value {lo}")
+                } else {
+                    format!("range {lo}..{hi}")
+                };
+                self.error(&vp, format!("{what} is already named '{prev}'"), None);
             }
-            out.push(NamedConst {
-                name: name.clone(),
-                value,
-                doc,
-            });
+            if lo == hi && !v.is_range() {
+                out.push(NamedConst {
+                    name: name.clone(),
+                    value: lo,
+                    doc,
+                });
+            } else {
+                ranges.push(NamedRange {
+                    name: name.clone(),
+                    lo,
+                    hi,
+                    doc,
+                });
+            }
         }
-        out
+        (out, ranges)
     }
 
     pub(crate) fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {
@@ -121,13 +163,14 @@ impl<'f> Validator<'f> {
                 signed: false,
                 endian,
             });
-        let values = self.named_values(&format!("{yp}.values"), &e.values, repr);
+        let (values, ranges) = self.named_values(&format!("{yp}.values"), &e.values, repr, true);
         Enum {
             name: name.to_string(),
             doc: e.doc.clone(),
             repr,
             closed: e.closed,
             values,
+            ranges,
         }
     }
 
@@ -148,7 +191,7 @@ impl<'f> Validator<'f> {
                 signed: false,
                 endian,
             });
-        let bits = self.named_values(&format!("{yp}.bits"), &f.bits, repr);
+        let (bits, _) = self.named_values(&format!("{yp}.bits"), &f.bits, repr, false);
         for b in &bits {
             if b.value == 0 || !b.value.is_power_of_two() {
                 self.error(

@@ -262,11 +262,17 @@ impl<'f> Validator<'f> {
             let en = self.file.enums.get_index(e).unwrap();
             match en.1.values.get_full(key) {
                 Some((_, _, v)) => {
-                    let value = match v {
-                        NamedValue::Plain(v) => *v,
-                        NamedValue::Documented { value, .. } => *value,
+                    // A named range of the enum is a range case.
+                    let values = match v {
+                        NamedValue::Range(r) | NamedValue::DocumentedRange { range: r, .. } => {
+                            match crate::schema::parse_range(r) {
+                                Some((lo, hi)) => vec![CaseValue::Range(lo, hi)],
+                                None => vec![],
+                            }
+                        }
+                        v => vec![CaseValue::One(v.value())],
                     };
-                    return (vec![CaseValue::One(value)], key.to_upper_camel_case());
+                    return (values, key.to_upper_camel_case());
                 }
                 None => {
                     let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));

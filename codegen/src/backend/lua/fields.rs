@@ -175,6 +175,17 @@ impl<'p> Gen<'p> {
                 abbrev.into(),
                 format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
             ),
+            Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
+                let e = &p.enums[*id];
+                self.add_field(
+                    abbrev.into(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.RANGE_STRING, RS_{}, nil, \"{doc}\")",
+                        protofield_int(&e.repr),
+                        e.name
+                    ),
+                );
+            }
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 self.add_field(

@@ -78,6 +78,15 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .iter()
                 .map(|v| (v.value.to_string(), lua_escape(&v.name)))
                 .collect(),
+            ranges: if e.ranges.is_empty() {
+                Vec::new()
+            } else {
+                e.values
+                    .iter()
+                    .map(|v| (v.value, v.value, lua_escape(&v.name)))
+                    .chain(e.ranges.iter().map(|r| (r.lo, r.hi, lua_escape(&r.name))))
+                    .collect()
+            },
         })
         .collect();
     let mut tags: Vec<_> = g.case_names.iter().collect();
@@ -89,11 +98,13 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .iter()
                 .map(|(v, name)| (v.to_string(), lua_escape(name)))
                 .collect(),
+            ranges: Vec::new(),
         }
     }));
     value_strings.push(ValueString {
         var: "VS_CHECKSUM_STATUS".into(),
         entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
+        ranges: Vec::new(),
     });
     let flag_lists: Vec<String> = p
         .flags

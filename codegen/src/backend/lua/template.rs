@@ -70,6 +70,9 @@ pub(crate) struct ChecksumCode {
 pub(crate) struct ValueString {
     pub(crate) var: String,
     pub(crate) entries: Vec<(String, String)>,
+    /// An enum's named ranges: `RS_<enum>` holds every name as a range (for the field's
+    /// `base.RANGE_STRING`), and the value string looks ranges up there.
+    pub(crate) ranges: Vec<(u64, u64, String)>,
 }
 
 /// Reassembly, as Lua expressions over the root's values `v`.

@@ -450,6 +450,15 @@ impl<'p> Gen<'p> {
                     quote! { w.put(&#v.to_le_bytes()); }
                 }
             }
+            Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
+                let put = write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits(sid));
+                quote! {
+                    if !#v.in_range() {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: #v.raw() as i128 }));
+                    }
+                    #put
+                }
+            }
             Ty::Enum(id) => write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits(sid)),
             Ty::Flags(id) => {
                 write_int(&p.flags[*id].repr, quote! { #v.bits() }, nm, self.bits(sid))

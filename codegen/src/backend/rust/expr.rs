@@ -143,7 +143,20 @@ impl<'p> Gen<'p> {
                 let var = ident(&c.name.to_upper_camel_case());
                 pats.push(quote! { #n::#var });
             }
-            if !e.closed && named.len() as u64 <= hi - lo {
+            // Named ranges: the part of each inside the case.
+            let mut covered = named.len() as u64;
+            for r in e.ranges.iter().filter(|r| r.lo <= hi && lo <= r.hi) {
+                let var = ident(&r.name.to_upper_camel_case());
+                let (a, b) = (r.lo.max(lo), r.hi.min(hi));
+                covered += b - a + 1;
+                pats.push(if (a, b) == (r.lo, r.hi) {
+                    quote! { #n::#var(_) }
+                } else {
+                    let (a, b) = (lit_u64(a), lit_u64(b));
+                    quote! { #n::#var(#a..=#b) }
+                });
+            }
+            if !e.closed && covered <= hi - lo {
                 pats.push(match cv {
                     CaseValue::One(_) => {
                         let l = lit_u64(lo);
@@ -173,7 +186,16 @@ impl<'p> Gen<'p> {
                         CaseValue::Range(lo, hi) => (lo..=hi).contains(&v),
                     })
                 };
-                return e.values.iter().all(|c| covered(c.value));
+                let whole = |lo: u64, hi: u64| {
+                    merged_values(values.iter().copied())
+                        .iter()
+                        .any(|cv| match *cv {
+                            CaseValue::One(x) => lo == hi && x == lo,
+                            CaseValue::Range(a, b) => a <= lo && hi <= b,
+                        })
+                };
+                return e.values.iter().all(|c| covered(c.value))
+                    && e.ranges.iter().all(|r| whole(r.lo, r.hi));
             }
             TagKind::Enum(id) => self.p.enums[id].repr.storage_bits(),
             TagKind::Unsigned(bits) => bits,

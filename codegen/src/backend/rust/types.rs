@@ -26,13 +26,51 @@ impl<'p> Gen<'p> {
         let docs = e.values.iter().map(|v| doc(&v.doc));
         let values: Vec<Literal> = e.values.iter().map(|v| lit_u64(v.value)).collect();
         let names: Vec<&str> = e.values.iter().map(|v| v.name.as_str()).collect();
+        // Named ranges: variants that carry their value.
+        let rvariants: Vec<Ident> = e
+            .ranges
+            .iter()
+            .map(|r| ident(&r.name.to_upper_camel_case()))
+            .collect();
+        let rdocs = e.ranges.iter().map(|r| {
+            let range = format!(" Values {}..={}.", r.lo, r.hi);
+            match &r.doc {
+                Some(d) => {
+                    let d = format!(" {d}");
+                    quote! { #[doc = #d] #[doc = ""] #[doc = #range] }
+                }
+                None => quote! { #[doc = #range] },
+            }
+        });
+        let rpats: Vec<TokenStream> = e
+            .ranges
+            .iter()
+            .map(|r| {
+                let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+                quote! { #lo..=#hi }
+            })
+            .collect();
+        let rnames: Vec<&str> = e.ranges.iter().map(|r| r.name.as_str()).collect();
+        let in_range = (!e.ranges.is_empty()).then(|| {
+            quote! {
+                /// Whether a range variant holds a value of its range (the encoder refuses one
+                /// that does not: it would decode as another variant).
+                pub fn in_range(self) -> bool {
+                    match self { #( Self::#rvariants(v) => (#rpats).contains(&v), )* _ => true }
+                }
+            }
+        });
         let (unknown_variant, from_raw, unknown_raw, unknown_name) = if e.closed {
             (
                 quote! {},
                 quote! {
                     /// The named value for `raw`, if the schema names it.
                     pub const fn from_raw(raw: #raw) -> Option<Self> {
-                        match raw { #( #values => Some(Self::#variants), )* _ => None }
+                        match raw {
+                            #( #values => Some(Self::#variants), )*
+                            #( #rpats => Some(Self::#rvariants(raw)), )*
+                            _ => None
+                        }
                     }
                 },
                 quote! {},
@@ -47,12 +85,22 @@ impl<'p> Gen<'p> {
                 quote! {
                     /// The value for `raw`; unnamed values become [`Self::Unknown`].
                     pub const fn from_raw(raw: #raw) -> Self {
-                        match raw { #( #values => Self::#variants, )* other => Self::Unknown(other) }
+                        match raw {
+                            #( #values => Self::#variants, )*
+                            #( #rpats => Self::#rvariants(raw), )*
+                            other => Self::Unknown(other)
+                        }
                     }
                 },
                 quote! { Self::Unknown(raw) => raw, },
                 quote! { Self::Unknown(_) => None, },
             )
+        };
+        // A range's name does not say its value: such variants serialize as numbers.
+        let serde_name = if e.ranges.is_empty() {
+            quote! { self.name() }
+        } else {
+            quote! { match self { #( Self::#rvariants(_) => None, )* _ => self.name() } }
         };
         let serde_from = if e.closed {
             quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(#name)))) }
@@ -65,6 +113,7 @@ impl<'p> Gen<'p> {
             #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
             pub enum #name {
                 #( #docs #variants, )*
+                #( #rdocs #rvariants(#raw), )*
                 #unknown_variant
             }
 
@@ -73,13 +122,15 @@ impl<'p> Gen<'p> {
 
                 /// The value as it is on the wire.
                 pub const fn raw(self) -> #raw {
-                    match self { #( Self::#variants => #values, )* #unknown_raw }
+                    match self { #( Self::#variants => #values, )* #( Self::#rvariants(v) => v, )* #unknown_raw }
                 }
 
                 /// The schema's name for this value.
                 pub const fn name(self) -> Option<&'static str> {
-                    match self { #( Self::#variants => Some(#names), )* #unknown_name }
+                    match self { #( Self::#variants => Some(#names), )* #( Self::#rvariants(_) => Some(#rnames), )* #unknown_name }
                 }
+
+                #in_range
 
                 #[allow(dead_code)]
                 const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
@@ -88,7 +139,7 @@ impl<'p> Gen<'p> {
             #[cfg(feature = "serde")]
             impl serde::Serialize for #name {
                 fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                    wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
+                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
                 }
             }
 
