@@ -110,11 +110,7 @@ impl<'p> Gen<'p> {
                 c.line(format!("offset = offset + {n}"));
             }
             Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
-                // LEB128 groups are whole bytes here: the bit-stream reader at offset * 8.
-                c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
-                c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name}\", n / 8 + 1, limit - offset) end"));
-                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
-                c.line("n = n / 8");
+                leb128_lines(c, tree, name);
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
                     c.line("val = zigzag64(val)");
                 }
@@ -125,12 +121,7 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::VarInt(VarInt::RiptideLen) => {
-                c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{name}\", 1, limit - offset) end"));
-                c.line("val, n = tvb(offset, 1):uint(), 1");
-                c.line("if val >= 128 then");
-                c.line(format!("  if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
-                c.line("  val, n = tvb(offset, 2):uint() - 32768, 2");
-                c.line("end");
+                riptide_len_lines(c, tree, name);
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
                 ));
@@ -378,12 +369,8 @@ impl<'p> Gen<'p> {
                 c.line(format!("offset = offset + {k}"));
             }
             Len::VarPrefix(VarInt::Leb128) => {
-                // LEB128 groups are whole bytes: the bit-stream reader at offset * 8.
                 let a = naming::prefix_abbrev(abbrev);
-                c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
-                c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{name} length\", n / 8 + 1, limit - offset) end"));
-                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name} length: a variable-length integer longer than 64 bits\") return nil end"));
-                c.line("n = n / 8");
+                leb128_lines(c, tree, &format!("{name} length"));
                 c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
                 c.line("offset = offset + n");
                 // Beyond 2^53 no length fits what remains: the check below reports it.
@@ -391,12 +378,7 @@ impl<'p> Gen<'p> {
             }
             Len::VarPrefix(VarInt::RiptideLen) => {
                 let a = naming::prefix_abbrev(abbrev);
-                c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{name} length\", 1, limit - offset) end"));
-                c.line("val, n = tvb(offset, 1):uint(), 1");
-                c.open("if val >= 128 then");
-                c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name} length\", 2, limit - offset) end"));
-                c.line("val, n = tvb(offset, 2):uint() - 32768, 2");
-                c.close("end");
+                riptide_len_lines(c, tree, &format!("{name} length"));
                 c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
                 c.line("offset = offset + n");
                 c.line("n = val");
@@ -432,6 +414,27 @@ impl<'p> Gen<'p> {
         }
         Ok(())
     }
+}
+
+/// `val, n`: the LEB128 value at `offset` (UInt64) and its byte count; running past `limit` or
+/// beyond 64 bits ends the branch with an expert item naming `what`.
+fn leb128_lines(c: &mut Code, tree: &str, what: &str) {
+    // LEB128 groups are whole bytes here: the bit-stream reader at offset * 8.
+    c.line("val, n = read_leb128(tvb, offset * 8, limit * 8)");
+    c.line(format!("if val == nil then return truncated({tree}, tvb, offset, \"{what}\", n / 8 + 1, limit - offset) end"));
+    c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{what}: a variable-length integer longer than 64 bits\") return nil end"));
+    c.line("n = n / 8");
+}
+
+/// `val, n`: the Riptide 2.0 length at `offset` (one byte below 0x80, else two big-endian with
+/// 0x8000 set) and its byte count; running past `limit` ends the branch.
+fn riptide_len_lines(c: &mut Code, tree: &str, what: &str) {
+    c.line(format!("if limit - offset < 1 then return truncated({tree}, tvb, offset, \"{what}\", 1, limit - offset) end"));
+    c.line("val, n = tvb(offset, 1):uint(), 1");
+    c.open("if val >= 128 then");
+    c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{what}\", 2, limit - offset) end"));
+    c.line("val, n = tvb(offset, 2):uint() - 32768, 2");
+    c.close("end");
 }
 
 /// Wireshark's encoding constant for text in `e`.
