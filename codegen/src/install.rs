@@ -25,9 +25,16 @@ pub fn personal_plugins() -> Option<PathBuf> {
     }
 }
 
-/// The protocol a generated dissector registers (`Proto("name", …)`).
+/// The protocol a generated dissector registers: `pcall(Proto, "name", …)`, or
+/// `Proto("name", …)` in copies made by older versions.
 fn protocol_of(lua: &str) -> Option<&str> {
-    let at = lua.find("local proto = Proto(\"")? + "local proto = Proto(\"".len();
+    let markers = [
+        "local registered, proto = pcall(Proto, \"",
+        "local proto = Proto(\"",
+    ];
+    let at = markers
+        .iter()
+        .find_map(|m| lua.find(m).map(|i| i + m.len()))?;
     lua[at..].split('"').next()
 }
 
@@ -144,4 +151,18 @@ fn dissectors(root: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>, S
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::protocol_of;
+
+    #[test]
+    fn the_protocol_is_read_from_current_and_older_dissectors() {
+        let current = "local registered, proto = pcall(Proto, \"rtype\", \"R-Type Protocol\")";
+        let older = "local proto = Proto(\"rtype\", \"R-Type Protocol\")";
+        assert_eq!(protocol_of(current), Some("rtype"));
+        assert_eq!(protocol_of(older), Some("rtype"));
+        assert_eq!(protocol_of("-- someone else's plugin"), None);
+    }
 }
