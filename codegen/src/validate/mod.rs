@@ -2,12 +2,15 @@
 //! the encoder fills in, and reports every mistake with `file:line:column` and a hint.
 
 mod application;
+mod checksums;
 mod cycles;
+mod derived;
 mod expressions;
 mod fields;
 mod limits;
 mod protocol;
 mod session;
+mod sizes;
 mod types;
 mod unions;
 

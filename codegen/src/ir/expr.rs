@@ -1,0 +1,119 @@
+//! Validated expressions: fields resolved to their struct and index.
+
+use super::*;
+
+/// A checked expression. Every node knows its type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Int(u64),
+    Bool(bool),
+    /// A field of the current struct (index) then, possibly, fields of nested structs.
+    Field(Vec<FieldRef>),
+    /// A flag bit of a flags field: the path to the field, then the bit mask.
+    FlagBit(Vec<FieldRef>, u64),
+    /// Bytes in the whole message.
+    MessageSize,
+    /// Bytes left in the current scope.
+    Remaining,
+    /// Byte length (bytes, string, struct) or element count (array) of a field.
+    Len(Vec<FieldRef>, LenKind),
+    /// Item at an index of the list selected for a state table (an enclosing field's `state`).
+    Item(usize, Box<Expr>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LenKind {
+    Bytes,
+    Elements,
+}
+
+impl Expr {
+    /// The field, when the expression is a bare reference to one of its own struct's fields
+    /// (the form from which encoders derive values).
+    pub fn local_field(&self) -> Option<usize> {
+        match self {
+            Expr::Field(p) if p.len() == 1 => Some(p[0].field),
+            _ => None,
+        }
+    }
+
+    /// The field this expression is a linear function of, `mul * field + add` (`size - 2`,
+    /// `units * 2`, `16 - count`), when it is nothing else: a length or count of that form
+    /// derives the field from the data.
+    pub fn linear_field(&self) -> Option<(usize, Linear)> {
+        use crate::expr::BinOp;
+        let int = |c: &u64| i64::try_from(*c).ok();
+        let (f, l) = match self {
+            Expr::Field(p) if p.len() == 1 => return Some((p[0].field, Linear::IDENTITY)),
+            Expr::Binary(op, a, b) => match (op, a.as_ref(), b.as_ref()) {
+                (BinOp::Add, x, Expr::Int(c)) | (BinOp::Add, Expr::Int(c), x) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (l.mul, l.add.checked_add(int(c)?)?))
+                }
+                (BinOp::Sub, x, Expr::Int(c)) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (l.mul, l.add.checked_sub(int(c)?)?))
+                }
+                (BinOp::Sub, Expr::Int(c), x) => {
+                    let (f, l) = x.linear_field()?;
+                    (f, (-l.mul, int(c)?.checked_sub(l.add)?))
+                }
+                (BinOp::Mul, x, Expr::Int(c)) | (BinOp::Mul, Expr::Int(c), x) if *c > 0 => {
+                    let (f, l) = x.linear_field()?;
+                    (
+                        f,
+                        (l.mul.checked_mul(int(c)?)?, l.add.checked_mul(int(c)?)?),
+                    )
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some((f, Linear { mul: l.0, add: l.1 }))
+    }
+
+    /// Whether it reads the reader's position (`@size`, `@remaining`): known while decoding,
+    /// not while encoding, before the rest of the message is written.
+    pub fn reads_position(&self) -> bool {
+        match self {
+            Expr::MessageSize | Expr::Remaining => true,
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.reads_position(),
+            Expr::Binary(_, a, b) => a.reads_position() || b.reads_position(),
+            _ => false,
+        }
+    }
+
+    /// Whether it reads an item of a conversation-state list.
+    pub fn reads_state(&self) -> bool {
+        match self {
+            Expr::Item(..) => true,
+            Expr::Not(x) | Expr::Neg(x) => x.reads_state(),
+            Expr::Binary(_, a, b) => a.reads_state() || b.reads_state(),
+            _ => false,
+        }
+    }
+
+    /// Indexes (in the expression's own struct) of the fields it reads.
+    pub fn local_fields(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.local_fields(out),
+            Expr::Binary(_, a, b) => {
+                a.local_fields(out);
+                b.local_fields(out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One step of a field path: the struct and the field index inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRef {
+    pub struct_id: StructId,
+    pub field: usize,
+    pub name: String,
+}

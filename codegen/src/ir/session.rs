@@ -1,0 +1,111 @@
+//! Transports, conversation state, joins and reassembly: what the root type rides on and what
+//! a conversation keeps between datagrams.
+
+use super::*;
+
+/// Pieces of one payload carried by several root datagrams: keyed by the conversation, the
+/// direction and the `key` fields, ordered by `index`, complete when the `last` piece and every
+/// piece before it have arrived.
+#[derive(Debug, Clone)]
+pub struct Reassembly {
+    /// Root field (bytes, to the end) holding a piece.
+    pub field: usize,
+    pub key: Vec<usize>,
+    pub index: usize,
+    /// How the number of pieces is known.
+    pub end: PieceEnd,
+    pub when: Option<Expr>,
+    pub piece_size: usize,
+    /// Root integer field that numbers every packet: pieces get consecutive numbers.
+    pub numbered: Option<usize>,
+    pub whole: WholeType,
+}
+
+#[derive(Debug, Clone)]
+pub enum PieceEnd {
+    /// This condition marks the last piece (count = its index + 1).
+    Last(Expr),
+    /// Every piece carries the count in this root field.
+    Count(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum WholeType {
+    /// Decoded as one type when sent by the client, another when sent by the server.
+    ByDirection { client: StructId, server: StructId },
+    /// Decoded with the root's switch field at this index, by the pieces' tag.
+    AsField(usize),
+}
+
+/// Parts of one payload carried by values of `in_struct` with consecutive sequence numbers (per
+/// conversation, direction and `key`), from the part where `first` holds to the one where `last`
+/// holds. Each part carries a piece of every stream; the pieces of a stream joined form its whole.
+#[derive(Debug, Clone)]
+pub struct Join {
+    pub in_struct: StructId,
+    pub streams: Vec<Stream>,
+    pub key: Vec<usize>,
+    pub sequence: usize,
+    /// Sequence numbers count modulo this.
+    pub wrap: u64,
+    pub first: Expr,
+    pub last: Expr,
+    pub piece_size: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Stream {
+    /// Bytes field of the carrying type.
+    pub field: usize,
+    /// The joined bytes decode as this type (else they stay bytes).
+    pub whole: Option<StructId>,
+}
+
+/// Lists of enum values remembered by key, set by `records` and read by fields whose `select`
+/// names this table.
+#[derive(Debug, Clone)]
+pub struct StateTable {
+    pub name: String,
+    pub doc: Option<String>,
+    pub items: EnumId,
+    pub records: Vec<Record>,
+}
+
+/// Values of `in_struct` set the list of key `key` (its field) to the `item` field of each
+/// element (of type `elem`) of the array field `list` of `holder` (`in_struct` itself, or the whole of one of its
+/// join streams when `via` names it).
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub in_struct: StructId,
+    pub key: usize,
+    pub via: Option<(usize, usize)>,
+    pub holder: StructId,
+    pub list: usize,
+    /// The type of the array's elements, whose field `item` is the list's item.
+    pub elem: StructId,
+    pub item: usize,
+}
+
+/// Which end of a conversation sent a datagram: the server is on the protocol's UDP ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Client,
+    Server,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Transport {
+    pub udp_ports: Vec<u16>,
+    pub tcp_ports: Vec<u16>,
+    pub tcp_length_prefix: Option<IntTy>,
+    pub udp_heuristic: Option<Heuristic>,
+    pub tcp_heuristic: Option<Heuristic>,
+}
+
+/// A rule over the root's leading, fixed-offset fields.
+#[derive(Debug, Clone)]
+pub struct Heuristic {
+    pub expr: Expr,
+    /// Bytes needed to read every field the rule names.
+    pub min_len: usize,
+}
