@@ -165,10 +165,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
     pub fn str(&mut self, n: usize, field: &'static str) -> Result<&'a str, DecodeError> {
         let at = self.pos;
-        let b = self.take(n, field)?;
-        std::str::from_utf8(b).map_err(|e| {
-            DecodeError::new(field, at + e.valid_up_to(), DecodeErrorKind::InvalidUtf8)
-        })
+        crate::text::utf8(self.take(n, field)?, at, field)
     }
 
     /// A NUL-terminated string in UTF-8: the text before the first NUL, which is read too.

@@ -8,7 +8,11 @@ use std::borrow::Cow;
 
 /// UTF-8 text, or an error at its first invalid byte.
 #[inline]
-pub fn utf8<'a>(b: &'a [u8], at: usize, field: &'static str) -> Result<&'a str, DecodeError> {
+pub(crate) fn utf8<'a>(
+    b: &'a [u8],
+    at: usize,
+    field: &'static str,
+) -> Result<&'a str, DecodeError> {
     std::str::from_utf8(b)
         .map_err(|e| DecodeError::new(field, at + e.valid_up_to(), DecodeErrorKind::InvalidUtf8))
 }

@@ -3,7 +3,6 @@
 //! `set_when`).
 
 use super::*;
-use indexmap::IndexMap;
 
 impl<'f> Validator<'f> {
     /// A flag-set field's `set_when`: the bits the encoder sets exactly when their condition
@@ -36,16 +35,10 @@ impl<'f> Validator<'f> {
             );
         }
         let (fl_name, fl) = self.file.flags.get_index(*fid).unwrap();
-        let fl_name = fl_name.clone();
-        let bits: IndexMap<String, u64> = fl
-            .bits
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value()))
-            .collect();
         for (bit, cond) in &f.set_when {
             let bp = format!("{fp}.set_when.{bit}");
-            let Some(mask) = bits.get(bit).copied() else {
-                let hint = did_you_mean(bit, bits.keys().map(String::as_str));
+            let Some(mask) = fl.bits.get(bit).map(NamedValue::value) else {
+                let hint = did_you_mean(bit, fl.bits.keys().map(String::as_str));
                 self.error_key(&bp, format!("'{bit}' is not a flag of '{fl_name}'"), hint);
                 continue;
             };
@@ -75,7 +68,8 @@ impl<'f> Validator<'f> {
         (implied, warnings)
     }
 
-    /// Marks the fields the encoder fills: lengths, counts and tags named by a bare reference.
+    /// Marks the fields the encoder fills: lengths, counts and tags named by a bare reference (or
+    /// a linear function of one), presence bits; and the values it implies of user-set fields.
     pub(crate) fn derive(&mut self, sname: &str, yp: &str, fields: &mut [Field]) {
         let mut derived: Vec<(usize, Derive, usize)> = Vec::new();
         for (i, f) in fields.iter().enumerate() {
@@ -105,24 +99,6 @@ impl<'f> Validator<'f> {
                     }
                 }
                 _ => {}
-            }
-        }
-        // A bool that is the whole condition of exactly one later field is that field's presence
-        // bit: the encoder writes it from the Option.
-        for (i, f) in fields.iter().enumerate() {
-            let Some(r) = f.condition.as_ref().and_then(Expr::local_field) else {
-                continue;
-            };
-            let guards = fields
-                .iter()
-                .filter(|g| g.condition.as_ref().and_then(Expr::local_field) == Some(r))
-                .count();
-            if guards == 1
-                && matches!(fields[r].ty, Ty::Bool)
-                && fields[r].role == Role::Value
-                && fields[r].condition.is_none()
-            {
-                derived.push((r, Derive::PresenceOf(i), i));
             }
         }
         self.imply_presence(sname, yp, fields, &mut derived);
@@ -159,10 +135,10 @@ impl<'f> Validator<'f> {
         }
     }
 
-    /// Presence announced by something else than a bare bool, which the encoder sets from the
-    /// Option: a bool meaning "absent" (`!no_x`, derived like a presence bit), a flag bit
-    /// (`flags.HAS_X`, `!flags.NO_X`) or a value (`kind == Kind.EXT`, `kind != Kind.NONE`) of a
-    /// field the user otherwise sets.
+    /// Presence the encoder sets from the Option: a bool that is a field's whole condition
+    /// (`has_x`, or `!no_x` meaning "absent"; derived), a flag bit (`flags.HAS_X`,
+    /// `!flags.NO_X`) or a value (`kind == Kind.EXT`, `kind != Kind.NONE`) of a field the user
+    /// otherwise sets.
     fn imply_presence(
         &mut self,
         sname: &str,
@@ -184,14 +160,21 @@ impl<'f> Validator<'f> {
                 ImpliedWhen::Present(i)
             };
             match c {
-                Expr::Field(p) if absent && p.len() == 1 => {
+                // A bool that is the whole condition (`b`, or `!b`: absent when true) of exactly
+                // one field is derived: the encoder writes it from the Option.
+                Expr::Field(p) if p.len() == 1 => {
                     let r = p[0].field;
                     let guards = fields
                         .iter()
                         .filter(|g| g.condition.as_ref() == f.condition.as_ref())
                         .count();
                     if guards == 1 && matches!(fields[r].ty, Ty::Bool) && settable(&fields[r]) {
-                        derived.push((r, Derive::AbsenceOf(i), i));
+                        let how = if absent {
+                            Derive::AbsenceOf(i)
+                        } else {
+                            Derive::PresenceOf(i)
+                        };
+                        derived.push((r, how, i));
                     }
                 }
                 Expr::FlagBit(p, m) if p.len() == 1 && settable(&fields[p[0].field]) => {

@@ -331,31 +331,17 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Str(len, text) if *text != Text::UTF8 => {
-                let padded = match len {
-                    Len::Expr(Expr::Int(n)) => Some(lit_usize(*n as usize)),
-                    _ => None,
-                };
-                // UTF-8 is borrowed as it is.
-                let utf8 = match (text.encoding, text.nul, &padded) {
-                    (Encoding::Utf8, Nul::Terminated, _) => Some(quote! { r.strz(#nm)? }),
-                    (Encoding::Utf8, Nul::Padded, Some(n)) => {
-                        Some(quote! { r.str_padded(#n, #nm)? })
-                    }
-                    _ => None,
-                };
-                if let Some(read) = utf8 {
-                    let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
-                    return Ok(
-                        quote! { { let at = r.pos(); let v = #read; #nt Cow::Borrowed(v) } },
-                    );
-                }
-                // The bytes (before a NUL, or up to padding), then the text in its encoding.
+                // How the bytes end (at a NUL, at the padding, after a length), read as UTF-8
+                // text or as bytes to convert.
                 let mut size = quote! {};
-                let take = match (text.nul, len) {
-                    (Nul::Terminated, _) => quote! { r.take_z(#nm)? },
+                let (read_utf8, take) = match (text.nul, len) {
+                    (Nul::Terminated, _) => (quote! { r.strz(#nm)? }, quote! { r.take_z(#nm)? }),
                     (Nul::Padded, Len::Expr(Expr::Int(n))) => {
                         let n = lit_usize(*n as usize);
-                        quote! { r.take_padded(#n, #nm)? }
+                        (
+                            quote! { r.str_padded(#n, #nm)? },
+                            quote! { r.take_padded(#n, #nm)? },
+                        )
                     }
                     (Nul::Padded, _) => {
                         return Err(Unsupported(format!(
@@ -365,12 +351,16 @@ impl<'p> Gen<'p> {
                     (Nul::No, len) => {
                         let n = self.read_len(sid, len, nm, abbrev)?;
                         size = quote! { let n = #n; };
-                        quote! { r.take(n, #nm)? }
+                        (quote! { r.str(n, #nm)? }, quote! { r.take(n, #nm)? })
                     }
                 };
                 let text_of = match text.encoding {
+                    // UTF-8 is borrowed as it is.
                     Encoding::Utf8 => {
-                        quote! { Cow::Borrowed(wiregen_runtime::text::utf8(b, at, #nm)?) }
+                        let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
+                        return Ok(
+                            quote! { { #size let at = r.pos(); let v = #read_utf8; #nt Cow::Borrowed(v) } },
+                        );
                     }
                     Encoding::Ascii => {
                         quote! { Cow::Borrowed(wiregen_runtime::text::ascii(b, at, #nm)?) }
