@@ -360,12 +360,17 @@ impl<'p> Gen<'p> {
         let rest = path[1..].iter().map(|r| ident(&r.name));
         let head = match ctx {
             Ctx::Decode | Ctx::Tag(_) => quote! { #first },
-            Ctx::Value if self.p.field(&path[0]).role == Role::Value => quote! { self.#first },
-            Ctx::Encode | Ctx::Value => match self.p.field(&path[0]) {
-                // A value the encoder implies bits of is its local, as written.
-                f if f.role == Role::Value && f.implied.is_empty() => quote! { self.#first },
-                _ => quote! { #first },
-            },
+            Ctx::Encode | Ctx::Value => {
+                // User-set fields are `self`'s, except in an encoder that implies bits of one:
+                // there it is its local, as written. Fields the encoder fills are locals.
+                let f = self.p.field(&path[0]);
+                let own = matches!(ctx, Ctx::Value) || f.implied.is_empty();
+                if f.role == Role::Value && own {
+                    quote! { self.#first }
+                } else {
+                    quote! { #first }
+                }
+            }
         };
         quote! { #head #(.#rest)* }
     }
