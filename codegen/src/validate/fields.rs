@@ -209,45 +209,10 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
-        let valid = f.valid.as_ref().and_then(|v| {
-            if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
-                self.error(&scope("valid"), "'valid' applies to integer fields", None);
-                return None;
-            }
-            Some(match v {
-                schema::ValidDef::List(l) if l.is_empty() => {
-                    self.error(
-                        &scope("valid"),
-                        "an empty list of valid values",
-                        Some("list the values the field may hold".into()),
-                    );
-                    return None;
-                }
-                schema::ValidDef::List(l) => Valid::List(l.clone()),
-                schema::ValidDef::Range {
-                    min: Some(lo),
-                    max: Some(hi),
-                } if lo > hi => {
-                    self.error(&scope("valid"), format!("min {lo} is above max {hi}"), None);
-                    return None;
-                }
-                schema::ValidDef::Range {
-                    min: None,
-                    max: None,
-                } => {
-                    self.error(
-                        &scope("valid"),
-                        "'valid' needs a 'min', a 'max' or a list",
-                        None,
-                    );
-                    return None;
-                }
-                schema::ValidDef::Range { min, max } => Valid::Range {
-                    min: *min,
-                    max: *max,
-                },
-            })
-        });
+        let valid = f
+            .valid
+            .as_ref()
+            .and_then(|v| self.valid(v, &ty, &scope("valid")));
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
                 self.error(&scope("max"), "'max' applies to integer fields", None);
@@ -339,6 +304,43 @@ impl<'f> Validator<'f> {
             padding,
             implied,
         }
+    }
+
+    /// A field's `valid`: a list of values or a range with at least one end, on an integer.
+    fn valid(&mut self, v: &schema::ValidDef, ty: &Ty, at: &str) -> Option<Valid> {
+        if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
+            self.error(at, "'valid' applies to integer fields", None);
+            return None;
+        }
+        Some(match v {
+            schema::ValidDef::List(l) if l.is_empty() => {
+                self.error(
+                    at,
+                    "an empty list of valid values",
+                    Some("list the values the field may hold".into()),
+                );
+                return None;
+            }
+            schema::ValidDef::List(l) => Valid::List(l.clone()),
+            schema::ValidDef::Range {
+                min: Some(lo),
+                max: Some(hi),
+            } if lo > hi => {
+                self.error(at, format!("min {lo} is above max {hi}"), None);
+                return None;
+            }
+            schema::ValidDef::Range {
+                min: None,
+                max: None,
+            } => {
+                self.error(at, "'valid' needs a 'min', a 'max' or a list", None);
+                return None;
+            }
+            schema::ValidDef::Range { min, max } => Valid::Range {
+                min: *min,
+                max: *max,
+            },
+        })
     }
 
     /// A field's `const`: an integer that fits its integer or enum type, or (on an enum field)
