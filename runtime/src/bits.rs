@@ -1,4 +1,10 @@
-//! LSB-first bit streams: the bit string, reader and writer.
+//! Bit streams, LSB-first or MSB-first: the bit string, reader and writer.
+//!
+//! One implementation serves both bit orders, chosen by the const parameter `MSB` (so the choice
+//! costs nothing at run time): LSB-first streams (`BitReader`, `BitWriter`) put bit n of the
+//! message in bit `n % 8` of byte `n / 8` and start values with their least significant bit;
+//! MSB-first streams (`MsbBitReader`, `MsbBitWriter`, network bit order as RFC diagrams draw it)
+//! put bit n in bit `7 - n % 8` and start values with their most significant bit.
 
 use crate::{DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
 
@@ -6,8 +12,9 @@ use crate::read::leb128;
 #[cfg(feature = "serde")]
 use crate::serde_support;
 
-/// A bit string: `bits` bits stored LSB-first from bit 0 of `bytes` (a payload that starts at a
-/// bit offset). Borrowed from the input when it started on a byte boundary.
+/// A bit string: `bits` bits stored from the first bit of `bytes` in the stream's bit order (a
+/// payload that starts at a bit offset). Borrowed from the input when it started on a byte
+/// boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -29,10 +36,9 @@ impl BitString<'_> {
     }
 }
 
-/// Reads fields of any width at any bit position of an LSB-first bit stream: bit n of the
-/// message is bit `n % 8` of byte `n / 8`, and values start with their least significant bit.
+/// Reads fields of any width at any bit position of a bit stream (LSB-first unless `MSB`).
 /// `T` keeps the fields read (see [`Trace`]: nothing when decoding).
-pub struct BitReader<'a, T = NoTrace> {
+pub struct BitReader<'a, T = NoTrace, const MSB: bool = false> {
     pub(crate) buf: &'a [u8],
     /// Position and end, in bits.
     pub(crate) pos: usize,
@@ -40,7 +46,13 @@ pub struct BitReader<'a, T = NoTrace> {
     pub(crate) trace: T,
 }
 
-impl<'a, T: Trace<'a>> BitReader<'a, T> {
+/// A reader of an MSB-first bit stream.
+pub type MsbBitReader<'a, T = NoTrace> = BitReader<'a, T, true>;
+
+/// A writer of an MSB-first bit stream.
+pub type MsbBitWriter<'o> = BitWriter<'o, true>;
+
+impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     #[inline]
     pub fn new(buf: &'a [u8]) -> Self {
         Self::with_bits(buf, buf.len() * 8)
@@ -99,12 +111,15 @@ impl<'a, T: Trace<'a>> BitReader<'a, T> {
         Ok(())
     }
 
-    /// An unsigned value of `n` bits (1..=64). Whole bytes on a byte boundary are read as bytes;
-    /// otherwise the (at most 9) bytes the field touches are combined once and shifted.
+    /// An unsigned value of `n` bits (0..=64): the (at most 9) bytes the field touches are
+    /// loaded as one word and shifted.
     #[inline]
     pub fn bits(&mut self, n: u32, field: &'static str) -> Result<u64, DecodeError> {
         let n = n as usize;
         self.need(n, field)?;
+        if MSB {
+            return Ok(self.bits_msb(n));
+        }
         let first = self.pos / 8;
         let shift = self.pos % 8;
         let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -128,6 +143,35 @@ impl<'a, T: Trace<'a>> BitReader<'a, T> {
         }
         self.pos += n;
         Ok((acc >> shift) as u64 & mask)
+    }
+
+    /// MSB-first [`BitReader::bits`]: the value's first bit is the highest bit of the word
+    /// loaded big-endian from the first byte. `need` has seen the bits.
+    #[inline]
+    fn bits_msb(&mut self, n: usize) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let first = self.pos / 8;
+        let shift = self.pos % 8;
+        self.pos += n;
+        if let Some(word) = self.buf.get(first..first + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            let mut v = u64::from_be_bytes(w) << shift;
+            if shift + n > 64 {
+                v |= u64::from(self.buf[first + 8]) >> (8 - shift);
+            }
+            return v >> (64 - n);
+        }
+        // Near the end of the input: the bytes touched, big-endian, then the value's bits.
+        let last = (first * 8 + shift + n - 1) / 8;
+        let mut acc: u128 = 0;
+        for b in &self.buf[first..=last] {
+            acc = acc << 8 | u128::from(*b);
+        }
+        let below = 8 * (last + 1 - first) - shift - n;
+        (acc >> below) as u64 & if n == 64 { u64::MAX } else { (1u64 << n) - 1 }
     }
 
     /// `n` whole bytes: borrowed when byte-aligned, realigned (copied) otherwise.
@@ -195,12 +239,15 @@ impl<'a, T: Trace<'a>> BitReader<'a, T> {
         let mut out = Vec::with_capacity(bits.div_ceil(8));
         let mut left = bits;
         while left >= 64 {
-            out.extend_from_slice(&self.bits(64, field)?.to_le_bytes());
+            let w = self.bits(64, field)?;
+            out.extend_from_slice(&if MSB { w.to_be_bytes() } else { w.to_le_bytes() });
             left -= 64;
         }
         while left > 0 {
             let k = left.min(8);
-            out.push(self.bits(k as u32, field)? as u8);
+            let b = self.bits(k as u32, field)? as u8;
+            // A last partial byte keeps its bits where the stream's order puts the first one.
+            out.push(if MSB { b << (8 - k) } else { b });
             left -= k;
         }
         Ok(out)
@@ -315,15 +362,16 @@ impl<'a, T: Trace<'a>> BitReader<'a, T> {
     }
 }
 
-/// Appends fields at any bit position; the last byte is padded with zero bits.
-pub struct BitWriter<'o> {
+/// Appends fields at any bit position (LSB-first unless `MSB`); the last byte is padded with
+/// zero bits.
+pub struct BitWriter<'o, const MSB: bool = false> {
     pub buf: &'o mut Vec<u8>,
     /// Bits written since the start of `buf` (the first bit written lands at `base`).
     bits: usize,
     base: usize,
 }
 
-impl<'o> BitWriter<'o> {
+impl<'o, const MSB: bool> BitWriter<'o, MSB> {
     #[inline]
     pub fn new(buf: &'o mut Vec<u8>) -> Self {
         let base = buf.len() * 8;
@@ -350,6 +398,9 @@ impl<'o> BitWriter<'o> {
     #[inline]
     pub fn bits(&mut self, v: u64, n: u32) {
         let n = n as usize;
+        if MSB {
+            return self.bits_msb(v, n);
+        }
         if self.bits & 7 == 0 && n & 7 == 0 {
             self.buf.extend_from_slice(&v.to_le_bytes()[..n / 8]);
             self.bits += n;
@@ -383,6 +434,39 @@ impl<'o> BitWriter<'o> {
         self.bits += n;
     }
 
+    /// MSB-first [`BitWriter::bits`]: the value placed below the bits already used of the
+    /// last byte, its bytes written big-endian.
+    #[inline]
+    fn bits_msb(&mut self, v: u64, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let v = v & if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        if self.bits & 7 == 0 && n & 7 == 0 && self.buf.len() == self.bits / 8 {
+            self.buf.extend_from_slice(&v.to_be_bytes()[8 - n / 8..]);
+            self.bits += n;
+            return;
+        }
+        let used = self.bits % 8;
+        let at = self.bits / 8;
+        let k = (used + n).div_ceil(8);
+        let word = (u128::from(v) << (8 * k - used - n)).to_be_bytes();
+        let bytes = &word[16 - k..];
+        if self.buf.len() != self.bits.div_ceil(8) {
+            // Bytes past the bit position (not written by this writer): OR into them.
+            self.buf.resize((at + k).max(self.buf.len()), 0);
+            for (i, b) in bytes.iter().enumerate() {
+                self.buf[at + i] |= b;
+            }
+        } else if used != 0 {
+            self.buf[at] |= bytes[0];
+            self.buf.extend_from_slice(&bytes[1..]);
+        } else {
+            self.buf.extend_from_slice(bytes);
+        }
+        self.bits += n;
+    }
+
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
         if self.bits & 7 == 0 {
@@ -393,7 +477,12 @@ impl<'o> BitWriter<'o> {
             for w in &mut words {
                 let mut a = [0u8; 8];
                 a.copy_from_slice(w);
-                self.bits(u64::from_le_bytes(a), 64);
+                let word = if MSB {
+                    u64::from_be_bytes(a)
+                } else {
+                    u64::from_le_bytes(a)
+                };
+                self.bits(word, 64);
             }
             for b in words.remainder() {
                 self.bits(u64::from(*b), 8);
@@ -441,7 +530,9 @@ impl<'o> BitWriter<'o> {
         self.put(&s.bytes[..whole]);
         let k = bits % 8;
         if k > 0 {
-            self.bits(u64::from(s.bytes[whole]) & ((1u64 << k) - 1), k as u32);
+            let last = u64::from(s.bytes[whole]);
+            let v = if MSB { last >> (8 - k) } else { last };
+            self.bits(v & ((1u64 << k) - 1), k as u32);
         }
     }
 }
@@ -468,18 +559,47 @@ mod tests {
                 (v, n)
             })
             .collect();
+        round_trip::<false>(&fields);
+        round_trip::<true>(&fields);
+    }
+
+    fn round_trip<const MSB: bool>(fields: &[(u64, u32)]) {
         let mut buf = vec![0xAB];
-        let mut w = BitWriter::new(&mut buf);
-        for &(v, n) in &fields {
+        let mut w: BitWriter<'_, MSB> = BitWriter::new(&mut buf);
+        for &(v, n) in fields {
             w.bits(v, n);
         }
         let total: usize = fields.iter().map(|f| f.1 as usize).sum();
         assert_eq!(buf.len(), 1 + total.div_ceil(8));
-        let mut r: BitReader<'_> = BitReader::new(&buf[1..]);
+        let mut r: BitReader<'_, NoTrace, MSB> = BitReader::new(&buf[1..]);
         for (i, &(v, n)) in fields.iter().enumerate() {
-            assert_eq!(r.bits(n, "f").unwrap(), v, "field {i} ({n} bits)");
+            assert_eq!(r.bits(n, "f").unwrap(), v, "field {i} ({n} bits, msb {MSB})");
         }
         assert_eq!(buf[0], 0xAB, "bytes before the writer's start are kept");
+    }
+
+    /// MSB-first is network bit order: an IPv4 header's first byte is version 4 in the high
+    /// nibble and IHL 5 in the low one (0x45), and a 13-bit fragment offset after 3 flag bits
+    /// ends in the low bits of the second byte.
+    #[test]
+    fn msb_first_is_network_bit_order() {
+        let mut buf = Vec::new();
+        let mut w = MsbBitWriter::new(&mut buf);
+        w.bits(4, 4);
+        w.bits(5, 4);
+        w.bits(0b010, 3);
+        w.bits(0x1234 & 0x1FFF, 13);
+        w.bits(0xABC, 12);
+        assert_eq!(buf, [0x45, 0x52, 0x34, 0xAB, 0xC0]);
+        let mut r: MsbBitReader<'_> = MsbBitReader::new(&buf);
+        assert_eq!(r.bits(4, "version").unwrap(), 4);
+        assert_eq!(r.bits(4, "ihl").unwrap(), 5);
+        assert_eq!(r.bits(3, "flags").unwrap(), 0b010);
+        assert_eq!(r.bits(13, "offset").unwrap(), 0x1234);
+        assert_eq!(r.bits(12, "x").unwrap(), 0xABC);
+        // A 16-bit value on a byte boundary is big-endian.
+        let mut r: MsbBitReader<'_> = MsbBitReader::new(&[0x12, 0x34]);
+        assert_eq!(r.bits(16, "u16").unwrap(), 0x1234);
     }
 
     /// Byte runs and bit strings at an odd bit offset are copied whole words at a time and
@@ -491,18 +611,23 @@ mod tests {
             bytes: std::borrow::Cow::Borrowed(&data[..32]),
             bits: 250,
         };
+        unaligned::<false>(&data, &tail, 0x03);
+        unaligned::<true>(&data, &tail, 0xC0);
+    }
+
+    fn unaligned<const MSB: bool>(data: &[u8], tail: &BitString<'_>, last_bits: u8) {
         let mut buf = Vec::new();
-        let mut w = BitWriter::new(&mut buf);
+        let mut w: BitWriter<'_, MSB> = BitWriter::new(&mut buf);
         w.bits(5, 3);
-        w.put(&data);
-        w.put_bits(&tail);
-        let mut r: BitReader<'_> = BitReader::new(&buf);
+        w.put(data);
+        w.put_bits(tail);
+        let mut r: BitReader<'_, NoTrace, MSB> = BitReader::new(&buf);
         assert_eq!(r.bits(3, "a").unwrap(), 5);
-        assert_eq!(&*r.bytes(37, "b").unwrap(), &data[..]);
+        assert_eq!(&*r.bytes(37, "b").unwrap(), data);
         let rest = r.rest("c").unwrap();
         // 3 + 296 + 250 = 549 bits: the rest is the 250 and the 3 padding bits of the last byte.
         assert_eq!(rest.bits, 253);
         assert_eq!(&rest.bytes[..31], &data[..31]);
-        assert_eq!(rest.bytes[31] & 0x03, data[31] & 0x03);
+        assert_eq!(rest.bytes[31] & last_bits, data[31] & last_bits);
     }
 }

@@ -43,7 +43,7 @@ pub mod serde_support;
 #[doc(hidden)]
 pub mod arbitrary_support;
 
-pub use bits::{BitReader, BitString, BitWriter};
+pub use bits::{BitReader, BitString, BitWriter, MsbBitReader, MsbBitWriter};
 pub use checksum::Checksum;
 pub use crc::Crc;
 pub use error::{

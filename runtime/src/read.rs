@@ -257,7 +257,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
     /// A bit reader over the same input from this position (a bit-stream type inside a
     /// byte-aligned one); give it back with [`Reader::resume`].
-    pub fn bit_reader(&mut self) -> BitReader<'a, T> {
+    pub fn bit_reader<const MSB: bool>(&mut self) -> BitReader<'a, T, MSB> {
         BitReader {
             buf: self.buf,
             pos: self.pos * 8,
@@ -268,7 +268,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
 
     /// Continues after a bit-stream value, at the next whole byte.
     #[inline]
-    pub fn resume(&mut self, bits: BitReader<'a, T>) {
+    pub fn resume<const MSB: bool>(&mut self, bits: BitReader<'a, T, MSB>) {
         self.pos = bits.pos.div_ceil(8);
         self.trace = bits.trace;
     }

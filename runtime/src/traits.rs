@@ -1,5 +1,5 @@
 //! The traits generated code implements, and the reading and writing vocabulary both layouts
-//! (bytes, LSB-first bits) share.
+//! (bytes, LSB-first and MSB-first bits) share.
 
 use crate::{
     BitReader, BitWriter, DecodeError, EncodeError, FieldNote, NoTrace, Notes, Reader, StateTables,
@@ -45,7 +45,7 @@ impl<'a, T: Trace<'a>> Read<'a> for Reader<'a, T> {
     }
 }
 
-impl<'a, T: Trace<'a>> Read<'a> for BitReader<'a, T> {
+impl<'a, T: Trace<'a>, const MSB: bool> Read<'a> for BitReader<'a, T, MSB> {
     #[inline]
     fn new(buf: &'a [u8]) -> Self {
         BitReader::new(buf)
@@ -72,7 +72,7 @@ impl<'o> Write<'o> for Writer<'o> {
     }
 }
 
-impl<'o> Write<'o> for BitWriter<'o> {
+impl<'o, const MSB: bool> Write<'o> for BitWriter<'o, MSB> {
     #[inline]
     fn new(buf: &'o mut Vec<u8>) -> Self {
         BitWriter::new(buf)

@@ -827,6 +827,108 @@ fn lsb_pack(fields: &[(u64, u32)]) -> Vec<u8> {
     out
 }
 
+/// MSB-first packing of `(value, width)` pairs (network bit order), written here independently
+/// of the crate: each value's most significant bit first, from the high bit of each byte.
+fn msb_pack(fields: &[(u64, u32)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    for &(value, width) in fields {
+        for b in (0..width).rev() {
+            if pos / 8 == out.len() {
+                out.push(0);
+            }
+            if value >> b & 1 == 1 {
+                out[pos / 8] |= 0x80 >> (pos % 8);
+            }
+            pos += 1;
+        }
+    }
+    out
+}
+
+/// An MSB-first bit stream: the crate writes network bit order (an IPv4-like first byte 0x45, a
+/// big-endian u16 on a byte boundary), wide and signed values at odd offsets, and the dissector
+/// reads the same values; then thousands of arbitrary headers agree field by field.
+#[test]
+fn msb_first_bit_streams_agree_between_crate_and_dissector() {
+    use wiregen_golden::msb_bits::{Frag, Header, Kind, Point, Protocol};
+    use wiregen_runtime::BitString;
+    let header = Header {
+        version: 4,
+        ihl: 5,
+        total_length: 0x1234,
+        frag: Frag::DONT | Frag::MORE,
+        offset: 0x1ABC,
+        kind: Kind::Ack,
+        delta: -3,
+        urgent: true,
+        stamp: 0xAB_CDEF_0123,
+        debt: -(1 << 32),
+        id: u64::MAX - 1,
+        gain: 1.5,
+        origin: Point { x: -5, y: 300 },
+        path: vec![Point { x: 63, y: 1 }, Point { x: -1, y: 511 }],
+        label: "hi".into(),
+        rest: BitString {
+            bytes: vec![0b1010_0000].into(),
+            bits: 5,
+        },
+    };
+    let expected = msb_pack(&[
+        (4, 4),
+        (5, 4),
+        (0x1234, 16),
+        (3, 3),
+        (0x1ABC, 13),
+        (0xABC, 12),
+        (29, 5),
+        (1, 1),
+        (0xAB_CDEF_0123, 40),
+        (1 << 32, 33),
+        (u64::MAX - 1, 64),
+        (u64::from(1.5f32.to_bits()), 32),
+        (123, 7),
+        (300, 9),
+        (2, 3),
+        (63, 7),
+        (1, 9),
+        (127, 7),
+        (511, 9),
+        (2, 5),
+        (u64::from(b'h'), 8),
+        (u64::from(b'i'), 8),
+        (0b10100, 5),
+    ]);
+    assert_eq!(&expected[..4], &[0x45, 0x12, 0x34, 0x7A], "network bit order");
+    assert_eq!(header.encode().unwrap(), expected);
+    assert_eq!(Header::decode(&expected).unwrap(), header);
+
+    let d = dissect_payloads("msb_bits", 9128, &[expected]);
+    assert!(d.experts(0, "msb_bits").is_empty(), "{:?}", d.experts(0, "msb_bits"));
+    for (field, shown) in [
+        ("version", "4"),
+        ("ihl", "5"),
+        ("total_length", "4660"),
+        ("frag.dont", "1"),
+        ("frag.reserved", "0"),
+        ("offset", "6844"),
+        ("kind", "0x0abc"),
+        ("delta", "-3"),
+        ("urgent", "1"),
+        ("stamp", "737894400291"),
+        ("debt", "-4294967296"),
+        ("id", "18446744073709551614"),
+        ("gain", "1.5"),
+        ("label", "hi"),
+    ] {
+        assert_eq!(value(&d, 0, &format!("msb_bits.{field}")), shown, "{field}");
+    }
+    assert_eq!(shown(&d, 0, "msb_bits.point.x"), ["-5", "63", "-1"]);
+    assert_eq!(shown(&d, 0, "msb_bits.point.y"), ["300", "1", "511"]);
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/msb_bits.lua"], &[], 0x9128);
+}
+
 /// Integers of 33 to 64 bits in a bit stream, and Rabbit's 64-bit integers: the crate's bytes
 /// and values, and the dissector's, exact beyond 2^53 (UInt64/Int64 in Lua).
 #[test]

@@ -47,7 +47,7 @@ pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
             .collect();
         // An application's `Message`: any id and payload, and arbitrary messages round-trip.
         if let Some(a) = &p.application {
-            let (decode, payload, again) = match (a.own_id.is_some(), a.bits) {
+            let (decode, payload, again) = match (a.own_id.is_some(), a.layout.is_bits()) {
                 (true, _) => ("decode(data)", "", "decode(&bytes)"),
                 (false, true) => (
                     "decode(id, &payload)",

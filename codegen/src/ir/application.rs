@@ -23,8 +23,8 @@ pub struct Application {
     /// Its root type (what one datagram decodes to) and whether that borrows its input.
     pub transport_root: String,
     pub transport_root_borrows: bool,
-    /// Whether its payloads are bit strings (else bytes).
-    pub bits: bool,
+    /// Its payloads' layout: bytes, or bit strings of the transport's bit order.
+    pub layout: Layout,
     /// The transport types carrying messages: (type, id field, payload field, id is a u64 varint
     /// else its Rust integer type).
     pub points: Vec<PointInfo>,

@@ -32,6 +32,24 @@ pub enum Layout {
     Bytes,
     /// The whole message is one LSB-first bit stream.
     LsbBits,
+    /// One MSB-first bit stream (network bit order, as RFC diagrams draw it).
+    MsbBits,
+}
+
+impl Layout {
+    /// Whether fields are read from a bit stream (of either bit order).
+    pub fn is_bits(self) -> bool {
+        self != Layout::Bytes
+    }
+
+    /// The schema's name of the layout.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Bytes => "bytes",
+            Layout::LsbBits => "lsb-bits",
+            Layout::MsbBits => "msb-bits",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

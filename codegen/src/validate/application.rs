@@ -74,14 +74,18 @@ impl<'f> Validator<'f> {
                 messages.push((*id, sid));
             }
         }
-        let bits = t
+        let payload = t
             .app_points
             .iter()
-            .any(|p| matches!(t.structs[p.in_struct].fields[p.payload].ty, Ty::Bits));
-        if bits != (proto.layout == Layout::LsbBits) {
+            .find(|p| matches!(t.structs[p.in_struct].fields[p.payload].ty, Ty::Bits))
+            .map_or(Layout::Bytes, |p| t.structs[p.in_struct].layout);
+        if payload != proto.layout {
             self.error(
                 "protocol.layout",
-                "an application's layout follows its transport's payloads (bits or bytes)",
+                format!(
+                    "an application's layout follows its transport's payloads ({})",
+                    payload.name()
+                ),
                 None,
             );
         }
@@ -144,7 +148,7 @@ impl<'f> Validator<'f> {
             transport_crate: t.name.clone(),
             transport_root: t.root().name.clone(),
             transport_root_borrows: t.struct_borrows(t.root),
-            bits,
+            layout: payload,
             points,
             messages,
             own_id,

@@ -9,7 +9,7 @@ impl<'f> Validator<'f> {
     pub(crate) fn limits(&self, p: &Protocol) -> Vec<Limit> {
         let mut out = Vec::new();
         for (sid, s) in p.structs.iter().enumerate() {
-            let bits = s.layout == Layout::LsbBits;
+            let bits = s.layout.is_bits();
             for (fi, f) in s.fields.iter().enumerate() {
                 let fp = format!("types.{}.fields.{fi}", s.name);
                 let at = |key: &str| format!("{fp}.{key}");
@@ -55,7 +55,7 @@ impl<'f> Validator<'f> {
         let bit_root = p
             .structs
             .get(p.root)
-            .is_some_and(|s| s.layout == Layout::LsbBits);
+            .is_some_and(|s| s.layout.is_bits());
         if bit_root {
             for (proto, h) in [
                 ("udp", &p.transport.udp_heuristic),
@@ -80,7 +80,7 @@ impl<'f> Validator<'f> {
             }
         }
         for (k, (_, id)) in p.opening.iter().enumerate() {
-            if p.structs[*id].layout == Layout::LsbBits {
+            if p.structs[*id].layout.is_bits() {
                 out.push(self.limit(
                     Backend::Lua,
                     &format!("protocol.conversation.opening.{k}.type"),

@@ -273,36 +273,48 @@ impl<'f> Validator<'f> {
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
             );
         }
-        let endian = self
-            .endian(p.endian.as_deref(), "protocol.endian")
-            .unwrap_or(Endian::Little);
-        let app_bits = self.transport.as_ref().is_some_and(|t| {
+        let explicit_endian = self.endian(p.endian.as_deref(), "protocol.endian");
+        // An application whose payload is the rest of a bit stream reads it in that stream's
+        // bit order.
+        let app_bits = self.transport.as_ref().and_then(|t| {
             t.app_points
                 .iter()
-                .any(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
+                .find(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
+                .map(|a| t.structs[a.in_struct].layout)
         });
         let layout = match p.layout.as_deref() {
-            None if app_bits => Layout::LsbBits,
+            None if app_bits.is_some() => app_bits.unwrap_or(Layout::LsbBits),
             None | Some("bytes") => Layout::Bytes,
             Some("lsb-bits") => Layout::LsbBits,
+            Some("msb-bits") => Layout::MsbBits,
             Some(other) => {
                 self.error(
                     "protocol.layout",
                     format!("unknown layout '{other}'"),
-                    Some("expected 'bytes' or 'lsb-bits'".into()),
+                    Some("expected 'bytes', 'lsb-bits' or 'msb-bits'".into()),
                 );
                 Layout::Bytes
             }
         };
-        if layout == Layout::LsbBits && endian == Endian::Big {
+        // A bit stream's numbers take its bit order.
+        let stream_endian = types::stream_endian(layout);
+        let endian = explicit_endian.unwrap_or(stream_endian);
+        if layout.is_bits() && endian != stream_endian {
+            let (order, want, drop) = match layout {
+                Layout::MsbBits => ("most", "big", "little"),
+                _ => ("least", "little", "big"),
+            };
             self.error(
                 "protocol.endian",
-                "a big-endian protocol in 'layout: lsb-bits': bit streams are read \
-                 least-significant bit first, so their numbers are little-endian",
-                Some(
-                    "drop 'endian: big'; byte-layout types can still say 'u16be' or 'endian: big'"
-                        .into(),
+                format!(
+                    "a {drop}-endian protocol in 'layout: {}': bit streams are read \
+                     {order}-significant bit first, so their numbers are {want}-endian",
+                    layout.name()
                 ),
+                Some(format!(
+                    "drop 'endian: {drop}'; byte-layout types can still give each number its own \
+                     byte order"
+                )),
             );
         }
 

@@ -4,10 +4,13 @@ use super::*;
 
 impl<'f> Validator<'f> {
     /// Each type's layout: its own, else inherited from an enclosing bit-stream type, else the
-    /// protocol's. Types used inside a bit stream are bit streams too.
-    pub(crate) fn inherited_layouts(&self, default: Layout) -> Vec<Layout> {
+    /// protocol's. Types used inside a bit stream are bit streams of the same bit order; one
+    /// reached from streams of both orders, or declaring the other order, is refused (a stream
+    /// cannot change its bit order in the middle).
+    pub(crate) fn inherited_layouts(&mut self, default: Layout) -> Vec<Layout> {
         let own = |t: &schema::TypeDef| match t.layout.as_deref() {
             Some("lsb-bits") => Some(Layout::LsbBits),
+            Some("msb-bits") => Some(Layout::MsbBits),
             Some("bytes") => Some(Layout::Bytes),
             _ => None,
         };
@@ -17,12 +20,13 @@ impl<'f> Validator<'f> {
             .values()
             .map(|t| own(t).unwrap_or(default))
             .collect();
-        let children = |t: &schema::TypeDef| -> Vec<StructId> {
+        // Each child type with the index of the field that uses it.
+        let children = |t: &schema::TypeDef| -> Vec<(StructId, usize)> {
             let mut out = Vec::new();
-            for f in &t.fields {
+            for (fi, f) in t.fields.iter().enumerate() {
                 if let Some(ty) = &f.ty {
                     let base = ty.trim_end_matches("[]");
-                    out.extend(self.struct_ids.get(base).copied());
+                    out.extend(self.struct_ids.get(base).map(|c| (*c, fi)));
                 }
                 if let Some(sw) = &f.switch {
                     for case in sw.cases.values().chain(sw.default.iter()) {
@@ -30,24 +34,44 @@ impl<'f> Validator<'f> {
                             schema::CaseDef::Type(t) => t,
                             schema::CaseDef::Named { ty, .. } => ty,
                         };
-                        out.extend(self.struct_ids.get(name.as_str()).copied());
+                        out.extend(self.struct_ids.get(name.as_str()).map(|c| (*c, fi)));
                     }
                 }
             }
             out
         };
         let mut work: Vec<StructId> = (0..layouts.len())
-            .filter(|i| layouts[*i] == Layout::LsbBits)
+            .filter(|i| layouts[*i].is_bits())
             .collect();
+        let mut clashes = Vec::new();
         while let Some(id) = work.pop() {
-            let (_, t) = self.file.types.get_index(id).unwrap();
-            for c in children(t) {
-                let (_, ct) = self.file.types.get_index(c).unwrap();
-                if layouts[c] != Layout::LsbBits && own(ct).is_none() {
-                    layouts[c] = Layout::LsbBits;
+            let (parent, t) = self.file.types.get_index(id).unwrap();
+            for (c, fi) in children(t) {
+                let (child, ct) = self.file.types.get_index(c).unwrap();
+                if layouts[c] == layouts[id] {
+                    continue;
+                }
+                if !layouts[c].is_bits() && own(ct).is_none() {
+                    layouts[c] = layouts[id];
                     work.push(c);
+                } else if layouts[c].is_bits() {
+                    clashes.push((
+                        format!("types.{parent}.fields.{fi}"),
+                        format!(
+                            "'{child}' is read as {} here, inside the {} type '{parent}'",
+                            layouts[c].name(),
+                            layouts[id].name()
+                        ),
+                    ));
                 }
             }
+        }
+        for (at, msg) in clashes {
+            self.error(
+                &at,
+                format!("{msg}: a bit stream keeps one bit order"),
+                Some("use one bit order for the types of one stream, or copy the type".into()),
+            );
         }
         layouts
     }

@@ -343,11 +343,12 @@ impl<'f> Validator<'f> {
             None => layout,
             Some("bytes") => Layout::Bytes,
             Some("lsb-bits") => Layout::LsbBits,
+            Some("msb-bits") => Layout::MsbBits,
             Some(other) => {
                 self.error(
                     &format!("{yp}.layout"),
                     format!("unknown layout '{other}'"),
-                    Some("expected 'bytes' or 'lsb-bits'".into()),
+                    Some("expected 'bytes', 'lsb-bits' or 'msb-bits'".into()),
                 );
                 layout
             }
@@ -425,7 +426,7 @@ impl<'f> Validator<'f> {
                     self.error(
                         &tp,
                         format!("a {bits}-bit integer in a byte-aligned layout"),
-                        Some("use a whole number of bytes, or 'layout: lsb-bits'".into()),
+                        Some("use a whole number of bytes, or 'layout: lsb-bits' or 'msb-bits'".into()),
                     );
                 }
                 let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
@@ -460,7 +461,12 @@ impl<'f> Validator<'f> {
                         format!("'{name}' is bit-packed: it belongs to bit-stream types"),
                         Some("give the type or the protocol 'layout: lsb-bits'".into()),
                     ),
-                    (VarInt::RiptideLen, Layout::LsbBits) => self.error(
+                    (VarInt::Rabbit { .. }, Layout::MsbBits) => self.error(
+                        &tp,
+                        format!("'{name}' is Riptide's LSB-first encoding"),
+                        Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
+                    ),
+                    (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.error(
                         &tp,
                         "'riptide_len' is a byte-aligned length (Riptide 2.0)",
                         Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
@@ -471,7 +477,7 @@ impl<'f> Validator<'f> {
             }
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Bits => {
-                if layout != Layout::LsbBits {
+                if !layout.is_bits() {
                     self.error(
                         &tp,
                         "'bits' is the rest of a bit stream",
@@ -567,33 +573,42 @@ impl<'f> Validator<'f> {
             return explicit.unwrap_or(default);
         }
         // The field's `endian:` (already checked where the field is read).
-        let field_wide = matches!(f.endian.as_deref(), Some("big" | "be")).then_some(Endian::Big);
-        if bits > 8 && explicit.or(field_wide) == Some(Endian::Big) {
+        let field_endian = match f.endian.as_deref() {
+            Some("big" | "be") => Some(Endian::Big),
+            Some("little" | "le") => Some(Endian::Little),
+            _ => None,
+        };
+        let stream = stream_endian(layout);
+        if bits > 8 && explicit.or(field_endian).is_some_and(|e| e != stream) {
             // At what asked for it: the type's suffix, else the field's `endian:`.
             let at = match (explicit, tp.strip_suffix(".type")) {
                 (None, Some(fp)) => format!("{fp}.endian"),
                 _ => tp.to_string(),
             };
+            let (asked, order) = match stream {
+                Endian::Little => ("big", "least-significant bit first (little-endian)"),
+                Endian::Big => ("little", "most-significant bit first (big-endian)"),
+            };
             self.error(
                 &at,
                 format!(
-                    "'{}': a big-endian {bits}-bit number in an lsb-bits type: bit streams are \
-                     read least-significant bit first (little-endian)",
-                    f.name
+                    "'{}': a {asked}-endian {bits}-bit number in an {} type: this bit stream is \
+                     read {order}",
+                    f.name,
+                    layout.name()
                 ),
-                Some(
-                    "drop the big-endian suffix or 'endian:', or make the type 'layout: bytes'"
-                        .into(),
-                ),
+                Some(format!(
+                    "drop the {asked}-endian suffix or 'endian:', or make the type 'layout: bytes'"
+                )),
             );
         }
-        Endian::Little
+        stream
     }
 
     /// Enums and flag sets take the schema's byte order: one wider than a byte that is
     /// big-endian cannot be read from a bit stream (see [`Validator::value_endian`]).
     pub(crate) fn bit_byte_order(&mut self, structs: &[Struct], enums: &[Enum], flags: &[Flags]) {
-        for s in structs.iter().filter(|s| s.layout == Layout::LsbBits) {
+        for s in structs.iter().filter(|s| s.layout.is_bits()) {
             for (fi, f) in s.fields.iter().enumerate() {
                 let mut ty = &f.ty;
                 while let Ty::Array(e, _) = ty {
@@ -604,21 +619,35 @@ impl<'f> Validator<'f> {
                     Ty::Flags(id) => (flags[*id].repr, &flags[*id].name, "flag set"),
                     _ => continue,
                 };
-                if repr.bits > 8 && repr.endian == Endian::Big {
+                let stream = stream_endian(s.layout);
+                if repr.bits > 8 && repr.endian != stream {
+                    let (asked, want, suffix) = match stream {
+                        Endian::Little => ("big", "least-significant bit first (little-endian)", "le"),
+                        Endian::Big => ("little", "most-significant bit first (big-endian)", "be"),
+                    };
                     self.error(
                         &format!("types.{}.fields.{fi}.type", s.name),
                         format!(
-                            "'{}': {what} '{name}' is a big-endian {}-bit number, and bit \
-                             streams are read least-significant bit first (little-endian)",
+                            "'{}': {what} '{name}' is a {asked}-endian {}-bit number, and this \
+                             bit stream is read {want}",
                             f.name, repr.bits
                         ),
                         Some(format!(
-                            "give '{name}' a little-endian type, e.g. 'type: u{}le'",
+                            "give '{name}' the stream's byte order, e.g. 'type: u{}{suffix}'",
                             repr.bits
                         )),
                     );
                 }
             }
         }
+    }
+}
+
+/// The byte order of a bit stream's numbers: LSB-first streams are little-endian, MSB-first
+/// (network order) ones big-endian.
+pub(crate) fn stream_endian(layout: Layout) -> Endian {
+    match layout {
+        Layout::MsbBits => Endian::Big,
+        _ => Endian::Little,
     }
 }

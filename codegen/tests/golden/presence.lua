@@ -57,8 +57,9 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -67,7 +68,8 @@ local function bit_range(tvb, pos, w)
   return tvb(first, ceil8(pos + w) - first)
 end
 
--- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
+-- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
+-- bytes it touches.
 local function read_bits(tvb, pos, w)
   local first = floor(pos / 8)
   local shift = pos - first * 8

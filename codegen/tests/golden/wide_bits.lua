@@ -52,8 +52,9 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -62,7 +63,8 @@ local function bit_range(tvb, pos, w)
   return tvb(first, ceil8(pos + w) - first)
 end
 
--- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
+-- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
+-- bytes it touches.
 local function read_bits(tvb, pos, w)
   local first = floor(pos / 8)
   local shift = pos - first * 8
@@ -74,12 +76,14 @@ end
 
 -- The value of the `w`-bit field (32 < w <= 64) at bit `pos`: UInt64, or Int64 when signed (the
 -- sign bit copied into the bits above w).
-local function read_bits64(tvb, pos, w, signed)
-  local low = read_bits(tvb, pos, 32)
-  local high = read_bits(tvb, pos + 32, w - 32)
+local function wide_bits(low, high, w, signed)
   if not signed then return UInt64(low, high) end
   if w < 64 and high >= 2 ^ (w - 33) then high = high + 2 ^ 32 - 2 ^ (w - 32) end
   return Int64(low, high)
+end
+
+local function read_bits64(tvb, pos, w, signed)
+  return wide_bits(read_bits(tvb, pos, 32), read_bits(tvb, pos + 32, w - 32), w, signed)
 end
 
 -- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest

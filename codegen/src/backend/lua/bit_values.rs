@@ -1,4 +1,4 @@
-//! Reading a value of an LSB-first bit stream.
+//! Reading a value of a bit stream (LSB-first or MSB-first).
 
 use super::*;
 
@@ -19,18 +19,28 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = f.name.clone();
+        // The template's readers of this stream's bit order.
+        let msb = p.structs[sid].layout == Layout::MsbBits;
+        let order = |base: &str| {
+            if msb {
+                format!("{base}_msb")
+            } else {
+                base.to_string()
+            }
+        };
+        let (rb, rb64) = (order("read_bits"), order("read_bits64"));
         let need = |c: &mut Code, w: String| {
             c.line(format!("if limit - offset < {w} then return truncated_bits({tree}, tvb, offset, \"{name}\", {w}, limit - offset) end"));
         };
-        let int = |c: &mut Code, it: &IntTy| {
+        let int = |c: &mut Code, it: &IntTy, abbrev: &str| {
             need(c, it.bits.to_string());
             if it.bits > 32 {
                 c.line(format!(
-                    "val = read_bits64(tvb, offset, {}, {})",
+                    "val = {rb64}(tvb, offset, {}, {})",
                     it.bits, it.signed
                 ));
             } else {
-                c.line(format!("val = read_bits(tvb, offset, {})", it.bits));
+                c.line(format!("val = {rb}(tvb, offset, {})", it.bits));
             }
             if it.signed && it.bits <= 32 {
                 c.line(format!(
@@ -66,10 +76,10 @@ impl<'p> Gen<'p> {
             c.line(format!("offset = offset + {}", it.bits));
         };
         match ty {
-            Ty::Int(it) => int(c, it),
+            Ty::Int(it) => int(c, it, abbrev),
             Ty::Bool => {
                 need(c, "1".into());
-                c.line("val = read_bits(tvb, offset, 1) == 1");
+                c.line(format!("val = {rb}(tvb, offset, 1) == 1"));
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
                 ));
@@ -79,7 +89,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Float { bits: 32, .. } => {
                 need(c, "32".into());
-                c.line("val = f32_from_bits(read_bits(tvb, offset, 32))");
+                c.line(format!("val = f32_from_bits({rb}(tvb, offset, 32))"));
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
                 ));
@@ -88,7 +98,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Float { bits: 16, .. } => {
                 need(c, "16".into());
-                c.line("val = f16_from_bits(read_bits(tvb, offset, 16))");
+                c.line(format!("val = f16_from_bits({rb}(tvb, offset, 16))"));
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
                 ));
@@ -101,7 +111,7 @@ impl<'p> Gen<'p> {
                 )))
             }
             Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
-                c.line("val, n = read_leb128(tvb, offset, limit)");
+                c.line(format!("val, n = {}(tvb, offset, limit)", order("read_leb128")));
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
                 c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
@@ -145,12 +155,12 @@ impl<'p> Gen<'p> {
             }
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
-                int(c, &e.repr);
+                int(c, &e.repr, abbrev);
                 enum_check(c, e, &name);
             }
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
-                int(c, &fl.repr);
+                int(c, &fl.repr, abbrev);
                 let w = fl.repr.bits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
@@ -168,7 +178,7 @@ impl<'p> Gen<'p> {
                     }
                     Len::Rest | Len::Natural => c.line("n = floor((limit - offset) / 8)"),
                     Len::Prefix(it) => {
-                        int(c, it);
+                        int(c, it, &naming::prefix_abbrev(abbrev));
                         c.line("n = val");
                     }
                     Len::VarPrefix(_) => {
@@ -179,7 +189,7 @@ impl<'p> Gen<'p> {
                 }
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
                 if matches!(ty, Ty::Str(..)) {
-                    c.line("val = read_bit_bytes(tvb, offset, n)");
+                    c.line(format!("val = {}(tvb, offset, n)", order("read_bit_bytes")));
                     c.line(format!(
                         "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
                     ));
@@ -234,9 +244,8 @@ impl<'p> Gen<'p> {
                         )))
                     }
                     Len::Prefix(it) => {
-                        int(c, it);
+                        int(c, it, &naming::prefix_abbrev(abbrev));
                         c.line("n = val");
-                        keep(c, target, "{}");
                         c.open("for _ = 1, n do");
                     }
                 }

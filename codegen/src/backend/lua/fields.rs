@@ -210,7 +210,7 @@ impl<'p> Gen<'p> {
                 );
                 // In bit streams a flag's bytes are not where a mask could find it: the value is
                 // given explicitly instead.
-                let bits = layout == Layout::LsbBits;
+                let bits = layout.is_bits();
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let bd = lua_escape(&first_line(&b.doc));

@@ -28,7 +28,7 @@ use self::{
 use crate::ir::analysis::{case_names, needed_values};
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
-    if p.layout == Layout::LsbBits
+    if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
     {
         return Err(Unsupported(
@@ -133,7 +133,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     };
     let info = g.info("v", false);
     // Only a byte-aligned root summarises a malformed message and re-checks its checksums.
-    let byte_root = p.root().layout != Layout::LsbBits;
+    let byte_root = !p.root().layout.is_bits();
     let partial_info = if byte_root {
         g.info("ROOT_VALUES", true)
     } else {
@@ -207,7 +207,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     };
     if p.opening
         .iter()
-        .any(|(_, id)| p.structs[*id].layout == Layout::LsbBits)
+        .any(|(_, id)| p.structs[*id].layout.is_bits())
     {
         return Err(Unsupported(
             "bit-stream opening datagrams are not generated yet".into(),
@@ -216,7 +216,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     let reassembly = match &p.reassembly {
         None => None,
         Some(r) => {
-            if p.root().layout == Layout::LsbBits {
+            if p.root().layout.is_bits() {
                 return Err(Unsupported(
                     "reassembly over bit-stream packets is not generated yet".into(),
                 ));
@@ -241,9 +241,9 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             let (client, client_bits, server, server_bits, as_field) = match r.whole {
                 WholeType::ByDirection { client, server } => (
                     p.structs[client].name.clone(),
-                    p.structs[client].layout == Layout::LsbBits,
+                    p.structs[client].layout.is_bits(),
                     p.structs[server].name.clone(),
-                    p.structs[server].layout == Layout::LsbBits,
+                    p.structs[server].layout.is_bits(),
                     None,
                 ),
                 WholeType::AsField(fi) => (
@@ -282,8 +282,8 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         column: p.name.to_uppercase(),
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
         needs_bitops: g.needs_bitops,
-        bits: p.structs.iter().any(|s| s.layout == Layout::LsbBits) || uses_varints(p),
-        root_bits: p.root().layout == Layout::LsbBits,
+        bits: p.structs.iter().any(|s| s.layout.is_bits()) || uses_varints(p),
+        root_bits: p.root().layout.is_bits(),
         crcs,
         checksums,
         value_strings,
@@ -308,7 +308,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .iter()
                 .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
                 .collect(),
-            bits: a.bits,
+            bits: a.layout.is_bits(),
             own_id: a.own_id.map(|it| it.bytes()),
         }),
         has_joins: !p.joins.is_empty(),

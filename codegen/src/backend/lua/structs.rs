@@ -33,7 +33,7 @@ pub(crate) fn call_struct(
 ) {
     let t = &p.structs[id].name;
     let results = results(target);
-    if p.structs[id].layout == Layout::LsbBits {
+    if p.structs[id].layout.is_bits() {
         c.line(format!(
             "{results} = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
         ));
@@ -231,7 +231,7 @@ impl<'p> Gen<'p> {
         if keeps {
             c.line("local v = {}");
         }
-        if is_root && !self.p.root().info.is_empty() && s.layout != Layout::LsbBits {
+        if is_root && !self.p.root().info.is_empty() && !s.layout.is_bits() {
             // The Info column summarises what was read even when the rest is malformed.
             c.line("ROOT_VALUES = v");
         }
@@ -395,7 +395,7 @@ impl<'p> Gen<'p> {
                 // A transport without ids hands every payload to the application under 0.
                 .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
                 .unwrap_or_else(|| "0".into());
-            if p.structs[sid].layout == Layout::LsbBits {
+            if p.structs[sid].layout.is_bits() {
                 c.line(format!(
                     "app_payload(tvb, pinfo, tree, {id}, app_first, offset)"
                 ));

@@ -49,7 +49,7 @@ impl<'p> Gen<'p> {
         tree: &str,
         target: &str,
     ) -> Result<(), Unsupported> {
-        if self.p.structs[sid].layout == Layout::LsbBits {
+        if self.p.structs[sid].layout.is_bits() {
             return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
         }
         let p = self.p;

@@ -38,13 +38,12 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|(id, _)| Literal::u64_unsuffixed(*id))
             .collect();
-        let (rd, wr, payload_ty, payload_in, reader_new, finish_payload) = if a.bits {
+        let (rd, wr) = super::reader_writer(a.layout);
+        let (payload_ty, payload_in, reader_new, finish_payload) = if a.layout.is_bits() {
             (
-                quote! { BitReader },
-                quote! { BitWriter },
                 quote! { BitString<'static> },
                 quote! { &'a BitString<'_> },
-                quote! { BitReader::<NoTrace>::with_bits(&payload.bytes[..], payload.bits) },
+                quote! { #rd::<NoTrace>::with_bits(&payload.bytes[..], payload.bits) },
                 quote! { {
                     let bits = w.len();
                     BitString { bytes: Cow::Owned(out), bits }
@@ -52,8 +51,6 @@ impl<'p> Gen<'p> {
             )
         } else {
             (
-                quote! { Reader },
-                quote! { Writer },
                 quote! { Vec<u8> },
                 quote! { &'a [u8] },
                 quote! { Reader::<NoTrace>::new(payload) },
@@ -80,7 +77,7 @@ impl<'p> Gen<'p> {
             } else {
                 (quote! { &'a #t::#pn }, quote! { &mut #t::#pn })
             };
-            let payload_ref = if a.bits {
+            let payload_ref = if a.layout.is_bits() {
                 quote! { &m.#pf }
             } else {
                 quote! { &m.#pf[..] }

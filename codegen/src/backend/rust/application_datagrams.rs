@@ -85,7 +85,7 @@ pub(crate) fn carried_id(pt: &PointInfo) -> Option<CarriedId> {
 
 /// A point's payload field set to `encoded` (what `Message::encode` returned).
 pub(crate) fn payload_value(a: &Application, encoded: TokenStream) -> TokenStream {
-    if a.bits {
+    if a.layout.is_bits() {
         encoded
     } else {
         quote! { Cow::Owned(#encoded) }
@@ -167,7 +167,7 @@ impl<'p> Gen<'p> {
             };
             // By value, a payload borrowed from the datagram gives a message borrowing it too;
             // one the transport copied (realigned bits, joined pieces) gives an owned message.
-            let take = if a.bits {
+            let take = if a.layout.is_bits() {
                 quote! { Message::decode(#id_arg &m.#pf) #keep }
             } else {
                 quote! { match m.#pf {
@@ -179,14 +179,14 @@ impl<'p> Gen<'p> {
             // The payload runs to the datagram's end (`len` bytes): it starts where its length
             // says, a bit position in bit streams, else a byte offset.
             let start_in = |len: TokenStream| {
-                if a.bits {
+                if a.layout.is_bits() {
                     quote! { #len * 8 - m.#pf.bits }
                 } else {
                     quote! { #len - m.#pf.len() }
                 }
             };
             let payload_start = |at: TokenStream| {
-                if a.bits {
+                if a.layout.is_bits() {
                     quote! { wiregen_runtime::PayloadStart::Bit(#at) }
                 } else {
                     quote! { wiregen_runtime::PayloadStart::Byte(#at) }

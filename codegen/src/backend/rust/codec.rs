@@ -62,11 +62,7 @@ impl<'p> Gen<'p> {
         let name = ident(&s.name);
         let lt = self.lifetime(sid);
         let (impl_lt, in_lt) = (quote! { <'a> }, quote! { 'a });
-        let (rd, wr) = if self.bits(sid) {
-            (quote! { BitReader }, quote! { BitWriter })
-        } else {
-            (quote! { Reader }, quote! { Writer })
-        };
+        let (rd, wr) = super::reader_writer(s.layout);
         // Where checksum ranges that name fields start and end.
         let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
         let bound = |fi: usize, pos: TokenStream| {

@@ -57,7 +57,7 @@ impl<'p> Gen<'p> {
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
         let t = ident(&self.p.structs[id].name);
-        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        let child_bits = self.p.structs[id].layout.is_bits();
         Ok(match (self.bits(sid), child_bits) {
             (false, true) => quote! { {
                 let mut bits = r.bit_reader();

@@ -125,7 +125,7 @@ impl<'p> Gen<'p> {
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
-        let child_bits = self.p.structs[id].layout == Layout::LsbBits;
+        let child_bits = self.p.structs[id].layout.is_bits();
         Ok(match (self.bits(sid), child_bits) {
             (false, true) => {
                 quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }

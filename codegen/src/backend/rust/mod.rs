@@ -268,10 +268,10 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// Whether struct `sid` is an LSB-first bit stream (its layout decides how all of its
-    /// fields are read and written).
+    /// Whether struct `sid` is a bit stream (its layout decides how all of its fields are read
+    /// and written).
     fn bits(&self, sid: StructId) -> bool {
-        self.p.structs[sid].layout == Layout::LsbBits
+        self.p.structs[sid].layout.is_bits()
     }
 
     /// Every item of the schema's code.
@@ -370,6 +370,8 @@ const RUNTIME_ITEMS: &[&str] = &[
     "EncodeError",
     "EncodeErrorKind",
     "FieldNote",
+    "MsbBitReader",
+    "MsbBitWriter",
     "NoTrace",
     "Notes",
     "Reader",
@@ -420,4 +422,13 @@ fn idents(tokens: &TokenStream) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
     walk(tokens.clone(), &mut out);
     out
+}
+
+/// The runtime's reader and writer of a layout.
+pub(crate) fn reader_writer(layout: Layout) -> (TokenStream, TokenStream) {
+    match layout {
+        Layout::Bytes => (quote! { Reader }, quote! { Writer }),
+        Layout::LsbBits => (quote! { BitReader }, quote! { BitWriter }),
+        Layout::MsbBits => (quote! { MsbBitReader }, quote! { MsbBitWriter }),
+    }
 }
