@@ -81,8 +81,9 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -91,7 +92,8 @@ local function bit_range(tvb, pos, w)
   return tvb(first, ceil8(pos + w) - first)
 end
 
--- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
+-- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
+-- bytes it touches.
 local function read_bits(tvb, pos, w)
   local first = floor(pos / 8)
   local shift = pos - first * 8
@@ -101,13 +103,16 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- `n` whole bytes starting at bit `pos`, as a Lua string.
-local function read_bit_bytes(tvb, pos, n)
-  if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
-  local out = {}
-  for i = 1, n do out[i] = string.char(read_bits(tvb, pos + 8 * (i - 1), 8)) end
-  return table.concat(out)
+-- A reader of `n` whole bytes starting at bit `pos`, as a Lua string, with the bit reader `read`.
+local function bit_bytes_reader(read)
+  return function(tvb, pos, n)
+    if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
+    local out = {}
+    for i = 1, n do out[i] = string.char(read(tvb, pos + 8 * (i - 1), 8)) end
+    return table.concat(out)
+  end
 end
+local read_bit_bytes = bit_bytes_reader(read_bits)
 
 -- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
 -- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and

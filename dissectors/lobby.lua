@@ -47,8 +47,9 @@ end
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
 -- Fields, by filter name.
 local F = {}

@@ -56,8 +56,9 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- LSB-first bit streams: bit n of the message is bit n % 8 of byte n / 8, values start with their
--- least significant bit. Offsets and limits below are in bits.
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
 -- The bytes a field of `w` bits at bit `pos` touches (where the tree shows it).
 local function bit_range(tvb, pos, w)
@@ -66,7 +67,8 @@ local function bit_range(tvb, pos, w)
   return tvb(first, ceil8(pos + w) - first)
 end
 
--- The value of the `w`-bit field (w <= 32) at bit `pos`: one read of the bytes it touches.
+-- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
+-- bytes it touches.
 local function read_bits(tvb, pos, w)
   local first = floor(pos / 8)
   local shift = pos - first * 8
@@ -76,22 +78,25 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- An unsigned LEB128 value whose group bytes are unaligned 8-bit fields: the value (UInt64) and
--- the bits it takes, or nil and the bits read when it runs past `limit`.
--- (false when it is longer than 64 bits).
-local function read_leb128(tvb, pos, limit)
-  local value, used, shift = UInt64(0), 0, 0
-  while true do
-    if limit - pos - used < 8 then return nil, used end
-    local g = read_bits(tvb, pos + used, 8)
-    used = used + 8
-    -- The tenth group holds bit 63 only: anything more does not fit 64 bits.
-    if shift == 63 and g % 128 > 1 then return false, used end
-    value = value + UInt64(g % 128):lshift(shift)
-    shift = shift + 7
-    if g < 128 then return value, used end
+-- A reader of unsigned LEB128 values whose group bytes are unaligned 8-bit fields (read with
+-- `read`): it returns the value (UInt64) and the bits it takes, or nil and the bits read when it
+-- runs past `limit` (false when it is longer than 64 bits).
+local function leb128_reader(read)
+  return function(tvb, pos, limit)
+    local value, used, shift = UInt64(0), 0, 0
+    while true do
+      if limit - pos - used < 8 then return nil, used end
+      local g = read(tvb, pos + used, 8)
+      used = used + 8
+      -- The tenth group holds bit 63 only: anything more does not fit 64 bits.
+      if shift == 63 and g % 128 > 1 then return false, used end
+      value = value + UInt64(g % 128):lshift(shift)
+      shift = shift + 7
+      if g < 128 then return value, used end
+    end
   end
 end
+local read_leb128 = leb128_reader(read_bits)
 
 -- Value strings.
 local VS_HeaderKind = {

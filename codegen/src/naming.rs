@@ -6,16 +6,19 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 /// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere
 /// (and on every message of an application schema, which has no root of its own).
 pub fn abbrev(p: &Protocol, s: StructId, field: usize) -> String {
-    let f = &p.structs[s].fields[field];
+    member_abbrev(p, s, &p.structs[s].fields[field].name)
+}
+
+/// Filter name of the integer of bit group `group` of type `s`, named like a field.
+pub fn group_abbrev(p: &Protocol, s: StructId, group: usize) -> String {
+    member_abbrev(p, s, &p.structs[s].groups[group].name)
+}
+
+fn member_abbrev(p: &Protocol, s: StructId, name: &str) -> String {
     if s == p.root && p.application.is_none() {
-        format!("{}.{}", p.name, f.name)
+        format!("{}.{name}", p.name)
     } else {
-        format!(
-            "{}.{}.{}",
-            p.name,
-            p.structs[s].name.to_snake_case(),
-            f.name
-        )
+        format!("{}.{}.{name}", p.name, p.structs[s].name.to_snake_case())
     }
 }
 

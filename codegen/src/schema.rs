@@ -401,6 +401,16 @@ pub struct FieldDef {
     /// A string's encoding: `utf8` (the default), `ascii`, `latin1`, `utf16le`, `utf16be`.
     #[serde(default)]
     pub encoding: Option<String>,
+    /// A bit group: the integer `type` of this field is made of these fields, packed from its
+    /// lowest bit (or its highest, with `layout: msb-bits`). They become fields of the
+    /// enclosing type.
+    #[serde(default)]
+    pub fields: Vec<FieldDef>,
+    /// A bit group's packing: `lsb-bits` (the default: the first field in the lowest bits, as
+    /// PDL packs them) or `msb-bits` (the first field in the highest bits, as RFC diagrams draw
+    /// them).
+    #[serde(default)]
+    pub layout: Option<String>,
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.

@@ -129,7 +129,7 @@ fn bad_widths_and_constants() {
         one_error(&src).starts_with("schema/demo.yaml:28:15: integer width 65 is outside 1..64")
     );
     let src = BASE.replace("type: u32", "type: u12");
-    assert_eq!(one_error(&src), "schema/demo.yaml:28:15: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, or 'layout: lsb-bits')");
+    assert_eq!(one_error(&src), "schema/demo.yaml:28:15: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits')");
     let src = BASE.replace(
         "        type: u32\n",
         "        type: u8\n        const: 256\n",

@@ -240,7 +240,11 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         let mut left = bits;
         while left >= 64 {
             let w = self.bits(64, field)?;
-            out.extend_from_slice(&if MSB { w.to_be_bytes() } else { w.to_le_bytes() });
+            out.extend_from_slice(&if MSB {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            });
             left -= 64;
         }
         while left > 0 {
@@ -573,7 +577,11 @@ mod tests {
         assert_eq!(buf.len(), 1 + total.div_ceil(8));
         let mut r: BitReader<'_, NoTrace, MSB> = BitReader::new(&buf[1..]);
         for (i, &(v, n)) in fields.iter().enumerate() {
-            assert_eq!(r.bits(n, "f").unwrap(), v, "field {i} ({n} bits, msb {MSB})");
+            assert_eq!(
+                r.bits(n, "f").unwrap(),
+                v,
+                "field {i} ({n} bits, msb {MSB})"
+            );
         }
         assert_eq!(buf[0], 0xAB, "bytes before the writer's start are kept");
     }

@@ -25,6 +25,7 @@ mod checksum;
 mod crc;
 mod error;
 mod f16;
+mod group;
 mod owned;
 mod read;
 mod reassembly;
@@ -51,6 +52,7 @@ pub use error::{
     EncodeErrorKind, PayloadStart,
 };
 pub use f16::{f16_to_f32, f32_to_f16};
+pub use group::{GroupReader, GroupWriter};
 pub use owned::IntoOwned;
 pub use read::Reader;
 pub use reassembly::{Fragmented, Piece, PieceEnd, Reassembler};

@@ -899,12 +899,20 @@ fn msb_first_bit_streams_agree_between_crate_and_dissector() {
         (u64::from(b'i'), 8),
         (0b10100, 5),
     ]);
-    assert_eq!(&expected[..4], &[0x45, 0x12, 0x34, 0x7A], "network bit order");
+    assert_eq!(
+        &expected[..4],
+        &[0x45, 0x12, 0x34, 0x7A],
+        "network bit order"
+    );
     assert_eq!(header.encode().unwrap(), expected);
     assert_eq!(Header::decode(&expected).unwrap(), header);
 
     let d = dissect_payloads("msb_bits", 9128, &[expected]);
-    assert!(d.experts(0, "msb_bits").is_empty(), "{:?}", d.experts(0, "msb_bits"));
+    assert!(
+        d.experts(0, "msb_bits").is_empty(),
+        "{:?}",
+        d.experts(0, "msb_bits")
+    );
     for (field, shown) in [
         ("version", "4"),
         ("ihl", "5"),
@@ -927,6 +935,88 @@ fn msb_first_bit_streams_agree_between_crate_and_dissector() {
     assert_eq!(shown(&d, 0, "msb_bits.point.y"), ["300", "1", "511"]);
 
     verify_protocol::<Protocol>(&["codegen/tests/golden/msb_bits.lua"], &[], 0x9128);
+}
+
+/// Bit groups: fields packed into one integer in its byte order, from its low bits (PDL) or its
+/// high bits (RFC diagrams); a length and a presence bit inside groups derived by the encoder;
+/// the dissector shows each field under its group's integer, masked, with the crate's values.
+#[test]
+fn bit_groups_agree_between_crate_and_dissector() {
+    use wiregen_golden::bit_groups::{Frame, Kind, Opts, Protocol};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let frame = Frame {
+        kind: Kind::Ack,
+        urgent: true,
+        level: -2,
+        lane: 17,
+        opts: Opts::FAST | Opts::LAST,
+        count: 123_456,
+        extra: Some(0xBEEF),
+        payload: b"abc".as_slice().into(),
+    };
+    // control, u16be from its low bits: kind 2, length 3 -> 0x0032. status, u8 from its high
+    // bit: 1, 1, -2 (110), 000 -> 0xF0. word, u32le from its low bits: 17 | 5 << 5 |
+    // 123456 << 8 = 0x01E240B1.
+    let expected = [
+        0x00, 0x32, 0xF0, 0xB1, 0x40, 0xE2, 0x01, 0xBE, 0xEF, b'a', b'b', b'c',
+    ];
+    assert_eq!(frame.encode().unwrap(), expected);
+    assert_eq!(Frame::decode(&expected).unwrap(), frame);
+    // A value the schema does not allow, inside a group: refused by both, at the group's byte.
+    let too_many = Frame {
+        count: 2_000_000,
+        ..frame.clone()
+    };
+    let err = too_many.encode().unwrap_err();
+    assert!(
+        matches!(err.kind, EncodeErrorKind::NotValid { value: 2_000_000 }),
+        "{err}"
+    );
+    let mut bad = expected;
+    bad[4..7].copy_from_slice(&[0x80, 0x84, 0x1E]); // count 2000000 = 0x1E8480
+    let err = Frame::decode(&bad).unwrap_err();
+    assert!(
+        matches!(err.kind, DecodeErrorKind::NotValid { value: 2_000_000 }),
+        "{err}"
+    );
+    assert_eq!(err.offset, 3, "{err}");
+
+    let d = dissect_payloads("bit_groups", 9129, &[expected.to_vec(), bad.to_vec()]);
+    assert!(
+        d.experts(0, "bit_groups").is_empty(),
+        "{:?}",
+        d.experts(0, "bit_groups")
+    );
+    for (field, shown) in [
+        ("control", "0x0032"),
+        ("kind", "0x0002"),
+        ("length", "3"),
+        ("status", "0xf0"),
+        ("urgent", "1"),
+        ("has_extra", "1"),
+        ("level", "-2"),
+        ("spare", "0x00"),
+        ("word", "0x01e240b1"),
+        ("lane", "17"),
+        ("opts", "0x00000005"),
+        ("opts.fast", "1"),
+        ("opts.safe", "0"),
+        ("count", "123456"),
+        ("extra", "48879"),
+    ] {
+        assert_eq!(
+            value(&d, 0, &format!("bit_groups.{field}")),
+            shown,
+            "{field}"
+        );
+    }
+    assert_eq!(
+        d.experts(1, "bit_groups"),
+        ["bit_groups.expert.invalid_value"],
+        "the disallowed count is flagged"
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/bit_groups.lua"], &[], 0x9129);
 }
 
 /// Integers of 33 to 64 bits in a bit stream, and Rabbit's 64-bit integers: the crate's bytes

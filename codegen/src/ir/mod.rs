@@ -112,6 +112,27 @@ impl Protocol {
     pub fn generates(&self, backend: Backend) -> bool {
         !self.limits.iter().any(|l| l.backend == backend)
     }
+
+    /// The width in bits of a value of `ty` inside a bit group (integers, bools, enums, flag
+    /// sets; 0 for what a group cannot hold).
+    pub fn packed_width(&self, ty: &Ty) -> u32 {
+        match ty {
+            Ty::Int(it) => it.bits,
+            Ty::Bool => 1,
+            Ty::Enum(id) => self.enums[*id].repr.bits,
+            Ty::Flags(id) => self.flags[*id].repr.bits,
+            _ => 0,
+        }
+    }
+
+    /// For a field packed into a bit group: the group, and the field's lowest bit and width in
+    /// the group's integer.
+    pub fn packing(&self, sid: StructId, fi: usize) -> Option<(&BitGroup, u32, u32)> {
+        let s = &self.structs[sid];
+        let g = &s.groups[s.fields[fi].group?];
+        let width = self.packed_width(&s.fields[fi].ty);
+        Some((g, g.shift(&s.fields, fi, |t| self.packed_width(t)), width))
+    }
 }
 
 /// The schema an extension was merged over.
@@ -139,6 +160,38 @@ pub struct Struct {
     pub fields: Vec<Field>,
     /// Zeros after the fields: to a fixed size, or to a multiple of a size.
     pub padding: Padding,
+    /// Runs of fields packed into one integer (byte layouts).
+    pub groups: Vec<BitGroup>,
+}
+
+/// A bit group (PDL's): consecutive fields that are the bits of one integer of whole bytes in
+/// its byte order, the first in the lowest bits (or, `high_first`, the highest).
+#[derive(Debug, Clone)]
+pub struct BitGroup {
+    /// The container's name (its filter name, the dissector's subtree).
+    pub name: String,
+    pub doc: Option<String>,
+    /// The container: an unsigned integer of whole bytes.
+    pub int: IntTy,
+    pub high_first: bool,
+    /// Its fields, indexes into the struct's.
+    pub fields: std::ops::Range<usize>,
+}
+
+impl BitGroup {
+    /// Where field `fi` of the group starts, counted from the container's lowest bit, given the
+    /// widths of the struct's fields.
+    pub fn shift(&self, fields: &[Field], fi: usize, widths: impl Fn(&Ty) -> u32) -> u32 {
+        let before: u32 = fields[self.fields.start..fi]
+            .iter()
+            .map(|f| widths(&f.ty))
+            .sum();
+        if self.high_first {
+            self.int.bits - before - widths(&fields[fi].ty)
+        } else {
+            before
+        }
+    }
 }
 
 /// Zero bytes that pad a value to a size (`pad`) or align it (`align`: before a field, after
@@ -194,6 +247,8 @@ pub struct Field {
     /// Values the encoder gives this user-set field so that the fields depending on it agree
     /// (a flag bit announcing an optional field, `set_when`), applied in order.
     pub implied: Vec<Implied>,
+    /// The bit group (an index into the struct's) this field is packed into.
+    pub group: Option<usize>,
 }
 
 /// Allowed integer values: an inclusive range (either end open) or a list.

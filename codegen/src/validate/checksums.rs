@@ -111,7 +111,7 @@ impl<'f> Validator<'f> {
             let Some(schema::ChecksumDef::Full(spec)) = &f.checksum else {
                 continue;
             };
-            let at = format!("{yp}.fields.{i}.checksum");
+            let at = format!("{}.checksum", self.field_path(yp, i));
             let mut find = |key: &str, name: &Option<String>| {
                 let name = name.as_ref()?;
                 let found = seen.get(name.as_str()).copied();
@@ -154,7 +154,7 @@ impl<'f> Validator<'f> {
         if let Err(cycle) = crate::ir::analysis::checksum_order(fields) {
             let names: Vec<&str> = cycle.iter().map(|&i| fields[i].name.as_str()).collect();
             self.error(
-                &format!("{yp}.fields.{}.checksum", cycle[0]),
+                &format!("{}.checksum", self.field_path(yp, cycle[0])),
                 format!(
                     "checksums {} cover each other: none can be computed first",
                     names.join(", ")

@@ -104,7 +104,7 @@ impl<'f> Validator<'f> {
         self.imply_presence(sname, yp, fields, &mut derived);
         for (target, how, by) in derived {
             let t = &fields[target];
-            let fp = format!("{yp}.fields.{target}");
+            let fp = self.field_path(yp, target);
             let fits = match how {
                 Derive::PresenceOf(_) | Derive::AbsenceOf(_) => matches!(t.ty, Ty::Bool),
                 _ => matches!(t.ty, Ty::Int(_) | Ty::Enum(_) | Ty::VarInt(_)),
@@ -228,7 +228,7 @@ impl<'f> Validator<'f> {
             {
                 let (flags, by) = (fields[r].name.clone(), fields[*i].name.clone());
                 self.error(
-                    &format!("{yp}.fields.{i}.if"),
+                    &format!("{}.if", self.field_path(yp, *i)),
                     format!("'{by}' of '{sname}' is announced by a bit of '{flags}' that its 'set_when' already gives"),
                     Some("remove the bit from 'set_when' or give the field its own flag".into()),
                 );

@@ -27,6 +27,8 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         state: Default::default(),
         set_when: Default::default(),
         encoding: None,
+        fields: Vec::new(),
+        layout: None,
     }
 }
 
@@ -303,6 +305,7 @@ impl<'f> Validator<'f> {
             packed: f.packed,
             padding,
             implied,
+            group: None,
         }
     }
 

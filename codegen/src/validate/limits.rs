@@ -11,7 +11,7 @@ impl<'f> Validator<'f> {
         for (sid, s) in p.structs.iter().enumerate() {
             let bits = s.layout.is_bits();
             for (fi, f) in s.fields.iter().enumerate() {
-                let fp = format!("types.{}.fields.{fi}", s.name);
+                let fp = self.field_path(&s.name, fi);
                 let at = |key: &str| format!("{fp}.{key}");
                 if bits {
                     self.bit_type_limits(p, &f.name, &f.ty, &at("type"), &mut out);
@@ -52,10 +52,7 @@ impl<'f> Validator<'f> {
                 }
             }
         }
-        let bit_root = p
-            .structs
-            .get(p.root)
-            .is_some_and(|s| s.layout.is_bits());
+        let bit_root = p.structs.get(p.root).is_some_and(|s| s.layout.is_bits());
         if bit_root {
             for (proto, h) in [
                 ("udp", &p.transport.udp_heuristic),

@@ -7,6 +7,7 @@ mod cycles;
 mod derived;
 mod expressions;
 mod fields;
+mod groups;
 mod limits;
 mod protocol;
 mod session;
@@ -147,7 +148,10 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             Some(load_with(&tpath, &tsource, resolve)?)
         }
     };
+    let mut file = file;
+    let flattened = groups::flatten(&mut file);
     let mut v = Validator {
+        flattened,
         path: path.to_string(),
         locs,
         diags: Vec::new(),
@@ -188,6 +192,8 @@ enum Shape {
 }
 
 struct Validator<'f> {
+    /// Bit groups replaced by their fields, and every field's schema position.
+    flattened: groups::Flattened,
     path: String,
     locs: Locations,
     diags: Vec<Diagnostic>,
@@ -393,6 +399,9 @@ impl<'f> Validator<'f> {
         let mut structs = Vec::new();
         for (id, (name, t)) in self.file.types.iter().enumerate() {
             structs.push(self.struct_def(id, name, t, endian, layouts[id]));
+        }
+        for s in &mut structs {
+            self.bit_groups(s, &enums, &flags, endian);
         }
         self.bit_byte_order(&structs, &enums, &flags);
 

@@ -56,7 +56,7 @@ impl<'f> Validator<'f> {
                     work.push(c);
                 } else if layouts[c].is_bits() {
                     clashes.push((
-                        format!("types.{parent}.fields.{fi}"),
+                        self.field_path(parent, fi),
                         format!(
                             "'{child}' is read as {} here, inside the {} type '{parent}'",
                             layouts[c].name(),

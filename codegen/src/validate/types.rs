@@ -355,8 +355,13 @@ impl<'f> Validator<'f> {
         };
         let mut fields: Vec<Field> = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
+        // Fields packed into a bit group are read from its integer: of any width, in the
+        // group's packing.
+        let member_layout: Vec<Option<Layout>> = (0..t.fields.len())
+            .map(|i| self.group_layout(name, i))
+            .collect();
         for (i, f) in t.fields.iter().enumerate() {
-            let fp = format!("{yp}.fields.{i}");
+            let fp = self.field_path(name, i);
             if !is_snake_ident(&f.name) {
                 self.error(
                     &format!("{fp}.name"),
@@ -371,14 +376,14 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            let field = self.field(id, i, f, &fp, endian, layout);
+            let field = self.field(id, i, f, &fp, endian, member_layout[i].unwrap_or(layout));
             fields.push(field);
         }
         // A field that runs to the end of its scope must be the last one.
         for (i, f) in fields.iter().enumerate() {
             if i + 1 < fields.len() && runs_to_end(&f.ty) {
                 self.error(
-                    &format!("{yp}.fields.{i}"),
+                    &self.field_path(name, i),
                     format!(
                         "field '{}' runs to the end of '{name}' but is not its last field",
                         f.name
@@ -399,6 +404,7 @@ impl<'f> Validator<'f> {
             doc: t.doc.clone(),
             info,
             fields,
+            groups: Vec::new(),
         }
     }
 
@@ -426,7 +432,10 @@ impl<'f> Validator<'f> {
                     self.error(
                         &tp,
                         format!("a {bits}-bit integer in a byte-aligned layout"),
-                        Some("use a whole number of bytes, or 'layout: lsb-bits' or 'msb-bits'".into()),
+                        Some(
+                            "use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits'"
+                                .into(),
+                        ),
                     );
                 }
                 let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
@@ -622,11 +631,13 @@ impl<'f> Validator<'f> {
                 let stream = stream_endian(s.layout);
                 if repr.bits > 8 && repr.endian != stream {
                     let (asked, want, suffix) = match stream {
-                        Endian::Little => ("big", "least-significant bit first (little-endian)", "le"),
+                        Endian::Little => {
+                            ("big", "least-significant bit first (little-endian)", "le")
+                        }
                         Endian::Big => ("little", "most-significant bit first (big-endian)", "be"),
                     };
                     self.error(
-                        &format!("types.{}.fields.{fi}.type", s.name),
+                        &format!("{}.type", self.field_path(&s.name, fi)),
                         format!(
                             "'{}': {what} '{name}' is a {asked}-endian {}-bit number, and this \
                              bit stream is read {want}",

@@ -8,12 +8,19 @@ use wiregen_runtime::{
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Kind {
     Data,
     Ack,
     /// A value the schema does not name, kept as it was on the wire.
     Unknown(u16),
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for Kind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u16, 12>(u)?;
+        Ok(Self::from_raw(raw))
+    }
 }
 
 impl Kind {
@@ -65,8 +72,14 @@ impl<'de> serde::Deserialize<'de> for Kind {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Frag(pub u8);
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for Frag {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        wiregen_runtime::arbitrary_support::unsigned::<u8, 3>(u).map(Self)
+    }
+}
+
 impl Frag {
     pub const RESERVED: Self = Self(4);
     pub const DONT: Self = Self(2);

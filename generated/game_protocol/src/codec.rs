@@ -8,12 +8,19 @@ use wiregen_runtime::{
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ObjectKind {
     Tree,
     Mushroom,
     /// A value the schema does not name, kept as it was on the wire.
     Unknown(u8),
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for ObjectKind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 1>(u)?;
+        Ok(Self::from_raw(raw))
+    }
 }
 
 impl ObjectKind {

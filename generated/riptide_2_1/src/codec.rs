@@ -7,7 +7,6 @@ use wiregen_runtime::{
 };
 /// The 4-bit header (2.1 values; 11 to 15 are invalid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum HeaderKind {
     /// An unreliable user message.
     Unreliable,
@@ -31,6 +30,14 @@ pub enum HeaderKind {
     ClientConnected,
     /// Another client disconnected.
     ClientDisconnected,
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for HeaderKind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>(u)?;
+        Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat)
+    }
 }
 
 impl HeaderKind {

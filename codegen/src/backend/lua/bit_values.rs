@@ -111,7 +111,10 @@ impl<'p> Gen<'p> {
                 )))
             }
             Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
-                c.line(format!("val, n = {}(tvb, offset, limit)", order("read_leb128")));
+                c.line(format!(
+                    "val, n = {}(tvb, offset, limit)",
+                    order("read_leb128")
+                ));
                 c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
                 c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {

@@ -41,8 +41,14 @@ impl<'p> Gen<'p> {
     pub(crate) fn declare_fields(&mut self) -> Result<(), Unsupported> {
         let p = self.p;
         for (sid, s) in p.structs.iter().enumerate() {
+            for gi in 0..s.groups.len() {
+                self.declare_group(sid, gi);
+            }
             for (fi, f) in s.fields.iter().enumerate() {
                 let abbrev = naming::abbrev(p, sid, fi);
+                if f.group.is_some() {
+                    continue;
+                }
                 if let (Some(_), Ty::Int(it)) = (self.case_names.get(&(sid, fi)), &f.ty) {
                     // A switch's tag shows the name of the case it selects.
                     self.add_field(

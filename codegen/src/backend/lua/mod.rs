@@ -8,6 +8,7 @@ mod checksum;
 mod code;
 mod expr;
 mod fields;
+mod packed;
 mod protocol;
 mod session;
 mod structs;

@@ -356,6 +356,7 @@ impl<'p> Gen<'p> {
         let abbrev = naming::abbrev(p, sid, fi);
         let d = first_line(&f.doc);
         let first = c.lines.len();
+        self.open_group(c, sid, fi, "tree");
         heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
             let e = self.expr(cond);

@@ -52,6 +52,10 @@ impl<'p> Gen<'p> {
         if self.p.structs[sid].layout.is_bits() {
             return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
         }
+        if self.p.structs[sid].fields[fi].group.is_some() {
+            self.value_packed(c, sid, fi, abbrev, target);
+            return Ok(());
+        }
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;

@@ -87,7 +87,8 @@ impl<'p> Gen<'p> {
             let nm = &s.fields[fi].name;
             let align = align.map(|n| quote! { r.align(start, #n, #pad_name, #nm)?; });
             let (limit, pad) = padded_read(pad, nm, &pad_name);
-            reads.push(quote! { #align #start #limit #read #pad #end });
+            let (open, close) = self.group_read(sid, fi);
+            reads.push(quote! { #open #align #start #limit #read #pad #end #close });
         }
         let (struct_limit, struct_pad) = padded_read(s.padding.pad, "padding", &pad_name);
         let struct_align = s
@@ -147,7 +148,8 @@ impl<'p> Gen<'p> {
                 ),
                 None => (None, None),
             };
-            writes.push(quote! { #align #start #from #write #pad #end });
+            let (open, close) = self.group_write(sid, fi);
+            writes.push(quote! { #open #align #start #from #write #pad #end #close });
         }
         let struct_padding = {
             let pad = s
@@ -236,5 +238,63 @@ impl<'p> Gen<'p> {
             }
 
         })
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Around field `fi` when it starts or ends a bit group: the group's integer read once and
+    /// a [`GroupReader`](wiregen_runtime::GroupReader) standing in for `r` while its fields
+    /// are read (they read and note as in a bit stream), then the byte reader back.
+    fn group_read(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
+        let s = &self.p.structs[sid];
+        let Some(gi) = s.fields[fi].group else {
+            return (quote! {}, quote! {});
+        };
+        let g = &s.groups[gi];
+        let group = format_ident!("group_{}", g.name);
+        let open = (g.fields.start == fi).then(|| {
+            let (nm, abbrev) = (&g.name, naming::group_abbrev(self.p, sid, gi));
+            let read = super::decode::read_int(&g.int, nm, false);
+            let (n, high) = (lit_usize(g.int.bytes()), g.high_first);
+            let raw = cast(quote! { raw }, &int_rust(&g.int), &format_ident!("u64"));
+            quote! {
+                let at = r.pos();
+                let raw = #read;
+                r.note(#abbrev, at, Value::U(#raw));
+                let mut #group = GroupReader::new(r, #raw, at, #n, #high);
+                let r = &mut #group;
+            }
+        });
+        let close = (g.fields.end == fi + 1).then(|| quote! { let r = #group.into_inner(); });
+        (quote! { #open }, quote! { #close })
+    }
+
+    /// The same for encoding: the fields collected by a
+    /// [`GroupWriter`](wiregen_runtime::GroupWriter) standing in for `w`, then its integer
+    /// written.
+    fn group_write(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
+        let s = &self.p.structs[sid];
+        let Some(gi) = s.fields[fi].group else {
+            return (quote! {}, quote! {});
+        };
+        let g = &s.groups[gi];
+        let group = format_ident!("group_{}", g.name);
+        let outer = format_ident!("outer_{}", g.name);
+        let open = (g.fields.start == fi).then(|| {
+            let (n, high) = (lit_usize(g.int.bytes()), g.high_first);
+            quote! {
+                let mut #group = GroupWriter::new(#n, #high);
+                let #outer = w;
+                let w = &mut #group;
+            }
+        });
+        let close = (g.fields.end == fi + 1).then(|| {
+            let put = uint_bytes(quote! { #group.raw() }, &format_ident!("u64"), &g.int);
+            quote! {
+                let w = #outer;
+                w.put(&#put);
+            }
+        });
+        (quote! { #open }, quote! { #close })
     }
 }

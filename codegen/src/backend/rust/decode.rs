@@ -130,7 +130,7 @@ impl<'p> Gen<'p> {
         let value = if f.select.is_empty() {
             value
         } else {
-            if self.bits(sid) {
+            if self.bits_at(sid, fi) {
                 return Err(Unsupported(format!(
                     "'{nm}': state lists in bit streams are not generated yet"
                 )));
@@ -203,7 +203,7 @@ impl<'p> Gen<'p> {
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
             Ty::Int(it) => {
-                let read = read_int(it, nm, self.bits(sid));
+                let read = read_int(it, nm, self.bits_at(sid, fi));
                 let t = int_rust(it);
                 let v = if it.signed {
                     let v = cast(quote! { v }, &t, &format_ident!("i64"));
@@ -217,7 +217,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Bool => {
                 let n = note(quote! { Value::Bool(v) });
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
                 } else {
                     quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
@@ -225,7 +225,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Float { bits: 16, endian } => {
                 let nt = note(quote! { Value::F(v as f64) });
-                let raw = if self.bits(sid) {
+                let raw = if self.bits_at(sid, fi) {
                     quote! { r.bits(16, #nm)? as u16 }
                 } else if *endian == Endian::Big {
                     quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
@@ -244,7 +244,7 @@ impl<'p> Gen<'p> {
                 };
                 let v = cast(quote! { v }, &t, &format_ident!("f64"));
                 let nt = note(quote! { Value::F(#v) });
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     let u = format_ident!("u{}", bits);
                     quote! { { let at = r.pos(); let v = #t::from_bits(r.bits(#bits, #nm)? as #u); #nt v } }
                 } else {
@@ -260,7 +260,7 @@ impl<'p> Gen<'p> {
                 quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
-                if !self.bits(sid) {
+                if !self.bits_at(sid, fi) {
                     return Err(Unsupported(
                         "Rabbit varints belong to bit-stream layouts".into(),
                     ));
@@ -279,7 +279,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::VarInt(VarInt::RiptideLen) => {
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     return Err(Unsupported(
                         "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
                     ));
@@ -294,7 +294,7 @@ impl<'p> Gen<'p> {
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 let en = ident(&e.name);
-                let read = read_int(&e.repr, nm, self.bits(sid));
+                let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
                 let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
                 let n = note(quote! { Value::U(#raw) });
                 if e.closed {
@@ -311,7 +311,7 @@ impl<'p> Gen<'p> {
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
                 let fname = ident(&fl.name);
-                let read = read_int(&fl.repr, nm, self.bits(sid));
+                let read = read_int(&fl.repr, nm, self.bits_at(sid, fi));
                 let bits = fl.bits.iter().map(|b| {
                     let a = naming::flag_abbrev(abbrev, &b.name);
                     let m = lit_u64(b.value);
@@ -322,7 +322,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Bytes(len) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Bytes(r.touched(at)) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
                 } else {
@@ -375,7 +375,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Str(len, _) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Str(v.clone()) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt v } }
                 } else {

@@ -217,7 +217,7 @@ impl<'p> Gen<'p> {
             Role::Const(c) => {
                 let it = int_of(&f.ty).unwrap();
                 let typed = lit_typed(*c, &int_rust(&it));
-                let put = write_int(&it, quote! { #typed }, nm, self.bits(sid));
+                let put = write_int(&it, quote! { #typed }, nm, self.bits_at(sid, fi));
                 // Bound only for the expressions of later fields that read it.
                 let value = match f.ty {
                     Ty::Enum(id) => {
@@ -239,7 +239,7 @@ impl<'p> Gen<'p> {
                 match &f.ty {
                     Ty::Int(it) => {
                         let typed = lit_typed(0, &int_rust(it));
-                        let put = write_int(it, quote! { #typed }, nm, self.bits(sid));
+                        let put = write_int(it, quote! { #typed }, nm, self.bits_at(sid, fi));
                         quote! { #at_local #bind #put }
                     }
                     Ty::Bytes(Len::Expr(Expr::Int(n))) => {
@@ -253,7 +253,7 @@ impl<'p> Gen<'p> {
                     }
                 }
             }
-            Role::Checksum(_) if self.bits(sid) => {
+            Role::Checksum(_) if self.bits_at(sid, fi) => {
                 return Err(Unsupported(
                     "checksums in bit-stream layouts are not generated yet".into(),
                 ))
@@ -265,17 +265,17 @@ impl<'p> Gen<'p> {
             Role::Derived(Derive::TagOf(ui)) => {
                 let uf = ident(&s.fields[*ui].name);
                 let v = ident(&f.name);
-                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
                 quote! { #at_local let #local = self.#uf.#v(); #put }
             }
             Role::Derived(Derive::PresenceOf(ti)) => {
                 let tn = ident(&s.fields[*ti].name);
-                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
                 quote! { #at_local let #local = self.#tn.is_some(); #put }
             }
             Role::Derived(Derive::AbsenceOf(ti)) => {
                 let tn = ident(&s.fields[*ti].name);
-                let put = self.write_scalar(sid, &f.ty, quote! { #local }, nm)?;
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
                 quote! { #at_local let #local = self.#tn.is_none(); #put }
             }
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
@@ -306,9 +306,9 @@ impl<'p> Gen<'p> {
                 })?;
                 let max = max_of(it);
                 let rt = int_rust(&it);
-                let put = write_int(&it, quote! { #local }, nm, self.bits(sid));
+                let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
                 let needs_encoding = target.ty.is_encoded();
-                if needs_encoding && self.bits(sid) {
+                if needs_encoding && self.bits_at(sid, fi) {
                     return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
                 }
                 if needs_encoding {
@@ -420,19 +420,20 @@ impl<'p> Gen<'p> {
     pub(crate) fn write_scalar(
         &self,
         sid: StructId,
+        fi: usize,
         ty: &Ty,
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Unsupported> {
         let p = self.p;
         Ok(match ty {
-            Ty::Int(it) => write_int(it, v, nm, self.bits(sid)),
-            Ty::Bool if self.bits(sid) => quote! { w.bits(#v as u64, 1); },
+            Ty::Int(it) => write_int(it, v, nm, self.bits_at(sid, fi)),
+            Ty::Bool if self.bits_at(sid, fi) => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
                 let x = bare(v.clone());
                 let half = quote! { { let x = #x; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
-                if self.bits(sid) {
+                if self.bits_at(sid, fi) {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {
                     quote! { w.put(&#half.to_be_bytes()); }
@@ -440,7 +441,7 @@ impl<'p> Gen<'p> {
                     quote! { w.put(&#half.to_le_bytes()); }
                 }
             }
-            Ty::Float { bits, .. } if self.bits(sid) => {
+            Ty::Float { bits, .. } if self.bits_at(sid, fi) => {
                 quote! { w.bits(#v.to_bits() as u64, #bits); }
             }
             Ty::Float { endian, .. } => {
@@ -451,7 +452,12 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
-                let put = write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits(sid));
+                let put = write_int(
+                    &p.enums[*id].repr,
+                    quote! { #v.raw() },
+                    nm,
+                    self.bits_at(sid, fi),
+                );
                 quote! {
                     if !#v.in_range() {
                         return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: #v.raw() as i128 }));
@@ -459,10 +465,18 @@ impl<'p> Gen<'p> {
                     #put
                 }
             }
-            Ty::Enum(id) => write_int(&p.enums[*id].repr, quote! { #v.raw() }, nm, self.bits(sid)),
-            Ty::Flags(id) => {
-                write_int(&p.flags[*id].repr, quote! { #v.bits() }, nm, self.bits(sid))
-            }
+            Ty::Enum(id) => write_int(
+                &p.enums[*id].repr,
+                quote! { #v.raw() },
+                nm,
+                self.bits_at(sid, fi),
+            ),
+            Ty::Flags(id) => write_int(
+                &p.flags[*id].repr,
+                quote! { #v.bits() },
+                nm,
+                self.bits_at(sid, fi),
+            ),
             _ => return Err(Unsupported(format!("internal: '{nm}' is not a scalar"))),
         })
     }
@@ -478,7 +492,7 @@ impl<'p> Gen<'p> {
     ) -> Result<TokenStream, Unsupported> {
         Ok(match ty {
             Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::Enum(_) | Ty::Flags(_) => {
-                self.write_scalar(sid, ty, quote! { (*#v) }, nm)?
+                self.write_scalar(sid, fi, ty, quote! { (*#v) }, nm)?
             }
             Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
             Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },

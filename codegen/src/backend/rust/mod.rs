@@ -274,6 +274,12 @@ impl<'p> Gen<'p> {
         self.p.structs[sid].layout.is_bits()
     }
 
+    /// Whether field `fi` of struct `sid` is read and written as bits: in a bit stream, or
+    /// packed into a bit group (whose reader and writer stand in for the byte ones).
+    fn bits_at(&self, sid: StructId, fi: usize) -> bool {
+        self.bits(sid) || self.p.structs[sid].fields[fi].group.is_some()
+    }
+
     /// Every item of the schema's code.
     fn body(&self) -> Result<TokenStream, Unsupported> {
         let p = self.p;
@@ -370,6 +376,8 @@ const RUNTIME_ITEMS: &[&str] = &[
     "EncodeError",
     "EncodeErrorKind",
     "FieldNote",
+    "GroupReader",
+    "GroupWriter",
     "MsbBitReader",
     "MsbBitWriter",
     "NoTrace",

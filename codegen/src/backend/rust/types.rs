@@ -107,15 +107,44 @@ impl<'p> Gen<'p> {
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
+        // Narrower than its Rust type (a `u4` enum in a `u8`): random values only of its width,
+        // which the encoder accepts.
+        let (derive_arbitrary, impl_arbitrary) = if e.repr.is_native() {
+            (
+                quote! { #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))] },
+                quote! {},
+            )
+        } else {
+            let bits = Literal::u32_unsuffixed(e.repr.bits);
+            let pick = if e.closed {
+                quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
+            } else {
+                quote! { Ok(Self::from_raw(raw)) }
+            };
+            (
+                quote! {},
+                quote! {
+                    #[cfg(feature = "arbitrary")]
+                    impl<'u> arbitrary::Arbitrary<'u> for #name {
+                        fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+                            let raw = wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u)?;
+                            #pick
+                        }
+                    }
+                },
+            )
+        };
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            #derive_arbitrary
             pub enum #name {
                 #( #docs #variants, )*
                 #( #rdocs #rvariants(#raw), )*
                 #unknown_variant
             }
+
+            #impl_arbitrary
 
             impl #name {
                 #from_raw
@@ -177,11 +206,33 @@ impl<'p> Gen<'p> {
         });
         let names: Vec<&str> = f.bits.iter().map(|b| b.name.as_str()).collect();
         let values: Vec<Literal> = f.bits.iter().map(|b| lit_u64(b.value)).collect();
+        // Narrower than its Rust type: random values only of its width.
+        let (derive_arbitrary, impl_arbitrary) = if f.repr.is_native() {
+            (
+                quote! { #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))] },
+                quote! {},
+            )
+        } else {
+            let bits = Literal::u32_unsuffixed(f.repr.bits);
+            (
+                quote! {},
+                quote! {
+                    #[cfg(feature = "arbitrary")]
+                    impl<'u> arbitrary::Arbitrary<'u> for #name {
+                        fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+                            wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u).map(Self)
+                        }
+                    }
+                },
+            )
+        };
         quote! {
             #d
             #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            #derive_arbitrary
             pub struct #name(pub #raw);
+
+            #impl_arbitrary
 
             impl #name {
                 #(#consts)*
