@@ -303,19 +303,18 @@ impl<'f> Validator<'f> {
             }
         };
         // A bit stream's numbers take its bit order.
-        let stream_endian = types::stream_endian(layout);
-        let endian = explicit_endian.unwrap_or(stream_endian);
-        if layout.is_bits() && endian != stream_endian {
-            let (order, want, drop) = match layout {
-                Layout::MsbBits => ("most", "big", "little"),
-                _ => ("least", "little", "big"),
-            };
+        let stream = types::stream_order(layout);
+        let endian = explicit_endian.unwrap_or(stream.endian);
+        if layout.is_bits() && endian != stream.endian {
+            let drop = stream.other;
             self.error(
                 "protocol.endian",
                 format!(
                     "a {drop}-endian protocol in 'layout: {}': bit streams are read \
-                     {order}-significant bit first, so their numbers are {want}-endian",
-                    layout.name()
+                     {}-significant bit first, so their numbers are {}-endian",
+                    layout.name(),
+                    stream.first,
+                    stream.own
                 ),
                 Some(format!(
                     "drop 'endian: {drop}'; byte-layout types can still give each number its own \

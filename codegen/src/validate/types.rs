@@ -565,9 +565,9 @@ impl<'f> Validator<'f> {
         }
     }
 
-    /// A number's byte order. Bit streams are read least-significant bit first, so a multi-byte
-    /// value in one is little-endian by definition (the schema's `endian` is for byte layouts);
-    /// asking for big-endian there is refused rather than decoded wrong.
+    /// A number's byte order. A bit stream's bit order decides it (LSB-first streams are
+    /// little-endian, MSB-first ones big-endian; the schema's `endian` is for byte layouts);
+    /// asking for the other byte order there is refused rather than decoded wrong.
     fn value_endian(
         &mut self,
         in_type: Option<&str>,
@@ -587,31 +587,33 @@ impl<'f> Validator<'f> {
             Some("little" | "le") => Some(Endian::Little),
             _ => None,
         };
-        let stream = stream_endian(layout);
-        if bits > 8 && explicit.or(field_endian).is_some_and(|e| e != stream) {
+        let stream = stream_order(layout);
+        if bits > 8
+            && explicit
+                .or(field_endian)
+                .is_some_and(|e| e != stream.endian)
+        {
             // At what asked for it: the type's suffix, else the field's `endian:`.
             let at = match (explicit, tp.strip_suffix(".type")) {
                 (None, Some(fp)) => format!("{fp}.endian"),
                 _ => tp.to_string(),
             };
-            let (asked, order) = match stream {
-                Endian::Little => ("big", "least-significant bit first (little-endian)"),
-                Endian::Big => ("little", "most-significant bit first (big-endian)"),
-            };
+            let asked = stream.other;
             self.error(
                 &at,
                 format!(
                     "'{}': a {asked}-endian {bits}-bit number in an {} type: this bit stream is \
-                     read {order}",
+                     read {}",
                     f.name,
-                    layout.name()
+                    layout.name(),
+                    stream.read()
                 ),
                 Some(format!(
                     "drop the {asked}-endian suffix or 'endian:', or make the type 'layout: bytes'"
                 )),
             );
         }
-        stream
+        stream.endian
     }
 
     /// Enums and flag sets take the schema's byte order: one wider than a byte that is
@@ -628,24 +630,21 @@ impl<'f> Validator<'f> {
                     Ty::Flags(id) => (flags[*id].repr, &flags[*id].name, "flag set"),
                     _ => continue,
                 };
-                let stream = stream_endian(s.layout);
-                if repr.bits > 8 && repr.endian != stream {
-                    let (asked, want, suffix) = match stream {
-                        Endian::Little => {
-                            ("big", "least-significant bit first (little-endian)", "le")
-                        }
-                        Endian::Big => ("little", "most-significant bit first (big-endian)", "be"),
-                    };
+                let stream = stream_order(s.layout);
+                if repr.bits > 8 && repr.endian != stream.endian {
                     self.error(
                         &format!("{}.type", self.field_path(&s.name, fi)),
                         format!(
-                            "'{}': {what} '{name}' is a {asked}-endian {}-bit number, and this \
-                             bit stream is read {want}",
-                            f.name, repr.bits
+                            "'{}': {what} '{name}' is a {}-endian {}-bit number, and this \
+                             bit stream is read {}",
+                            f.name,
+                            stream.other,
+                            repr.bits,
+                            stream.read()
                         ),
                         Some(format!(
-                            "give '{name}' the stream's byte order, e.g. 'type: u{}{suffix}'",
-                            repr.bits
+                            "give '{name}' the stream's byte order, e.g. 'type: u{}{}'",
+                            repr.bits, stream.suffix
                         )),
                     );
                 }
@@ -654,11 +653,40 @@ impl<'f> Validator<'f> {
     }
 }
 
-/// The byte order of a bit stream's numbers: LSB-first streams are little-endian, MSB-first
-/// (network order) ones big-endian.
-pub(crate) fn stream_endian(layout: Layout) -> Endian {
+/// How a bit stream orders its numbers, in the words its errors use: LSB-first streams are
+/// little-endian, MSB-first (network order) ones big-endian.
+pub(crate) struct StreamOrder {
+    pub endian: Endian,
+    /// Its byte order and the other one (`little`, `big`).
+    pub own: &'static str,
+    pub other: &'static str,
+    /// Which bit comes first (`least`, `most`), and the type suffix of its numbers (`le`).
+    pub first: &'static str,
+    pub suffix: &'static str,
+}
+
+impl StreamOrder {
+    /// `least-significant bit first (little-endian)`.
+    pub fn read(&self) -> String {
+        format!("{}-significant bit first ({}-endian)", self.first, self.own)
+    }
+}
+
+pub(crate) fn stream_order(layout: Layout) -> StreamOrder {
     match layout {
-        Layout::MsbBits => Endian::Big,
-        _ => Endian::Little,
+        Layout::MsbBits => StreamOrder {
+            endian: Endian::Big,
+            own: "big",
+            other: "little",
+            first: "most",
+            suffix: "be",
+        },
+        _ => StreamOrder {
+            endian: Endian::Little,
+            own: "little",
+            other: "big",
+            first: "least",
+            suffix: "le",
+        },
     }
 }

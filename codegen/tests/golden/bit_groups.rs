@@ -84,7 +84,8 @@ pub struct Opts(pub u8);
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for Opts {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        wiregen_runtime::arbitrary_support::unsigned::<u8, 3>(u).map(Self)
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 3>(u)?;
+        Ok(Self(raw))
     }
 }
 
@@ -203,10 +204,12 @@ impl<'a> Codec<'a> for Frame<'a> {
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let at = r.pos();
-        let raw = u16::from_be_bytes(r.array::<2usize>("control")?);
-        r.note("bit_groups.control", at, Value::U(raw as u64));
-        let mut group_control = GroupReader::new(r, raw as u64, at, 2, false);
+        let mut group_control = {
+            let at = r.pos();
+            let raw = u16::from_be_bytes(r.array::<2usize>("control")?);
+            r.note("bit_groups.control", at, Value::U(raw as u64));
+            GroupReader::new(r, raw as u64, at, 2, false)
+        };
         let r = &mut group_control;
         let kind = {
             let at = r.pos();
@@ -221,10 +224,12 @@ impl<'a> Codec<'a> for Frame<'a> {
             v
         };
         let r = group_control.into_inner();
-        let at = r.pos();
-        let raw = u8::from_be_bytes(r.array::<1usize>("status")?);
-        r.note("bit_groups.status", at, Value::U(raw as u64));
-        let mut group_status = GroupReader::new(r, raw as u64, at, 1, true);
+        let mut group_status = {
+            let at = r.pos();
+            let raw = u8::from_be_bytes(r.array::<1usize>("status")?);
+            r.note("bit_groups.status", at, Value::U(raw as u64));
+            GroupReader::new(r, raw as u64, at, 1, true)
+        };
         let r = &mut group_status;
         let urgent = {
             let at = r.pos();
@@ -251,10 +256,12 @@ impl<'a> Codec<'a> for Frame<'a> {
             v
         };
         let r = group_status.into_inner();
-        let at = r.pos();
-        let raw = u32::from_le_bytes(r.array::<4usize>("word")?);
-        r.note("bit_groups.word", at, Value::U(raw as u64));
-        let mut group_word = GroupReader::new(r, raw as u64, at, 4, false);
+        let mut group_word = {
+            let at = r.pos();
+            let raw = u32::from_le_bytes(r.array::<4usize>("word")?);
+            r.note("bit_groups.word", at, Value::U(raw as u64));
+            GroupReader::new(r, raw as u64, at, 4, false)
+        };
         let r = &mut group_word;
         let lane = {
             let at = r.pos();

@@ -76,7 +76,8 @@ pub struct Frag(pub u8);
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for Frag {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        wiregen_runtime::arbitrary_support::unsigned::<u8, 3>(u).map(Self)
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 3>(u)?;
+        Ok(Self(raw))
     }
 }
 

@@ -257,11 +257,14 @@ impl<'p> Gen<'p> {
             let read = super::decode::read_int(&g.int, nm, false);
             let (n, high) = (lit_usize(g.int.bytes()), g.high_first);
             let raw = cast(quote! { raw }, &int_rust(&g.int), &format_ident!("u64"));
+            // `at` and `raw` in a block of their own: they must not hide fields of those names.
             quote! {
-                let at = r.pos();
-                let raw = #read;
-                r.note(#abbrev, at, Value::U(#raw));
-                let mut #group = GroupReader::new(r, #raw, at, #n, #high);
+                let mut #group = {
+                    let at = r.pos();
+                    let raw = #read;
+                    r.note(#abbrev, at, Value::U(#raw));
+                    GroupReader::new(r, #raw, at, #n, #high)
+                };
                 let r = &mut #group;
             }
         });

@@ -4,6 +4,7 @@
 mod application;
 mod application_datagrams;
 mod application_protocol;
+mod arbitrary;
 mod codec;
 mod decode;
 mod encode;

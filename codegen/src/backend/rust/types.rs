@@ -107,33 +107,12 @@ impl<'p> Gen<'p> {
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
-        // Narrower than its Rust type (a `u4` enum in a `u8`): random values only of its width,
-        // which the encoder accepts.
-        let (derive_arbitrary, impl_arbitrary) = if e.repr.is_native() {
-            (
-                quote! { #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))] },
-                quote! {},
-            )
+        let pick = if e.closed {
+            quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
         } else {
-            let bits = Literal::u32_unsuffixed(e.repr.bits);
-            let pick = if e.closed {
-                quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
-            } else {
-                quote! { Ok(Self::from_raw(raw)) }
-            };
-            (
-                quote! {},
-                quote! {
-                    #[cfg(feature = "arbitrary")]
-                    impl<'u> arbitrary::Arbitrary<'u> for #name {
-                        fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-                            let raw = wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u)?;
-                            #pick
-                        }
-                    }
-                },
-            )
+            quote! { Ok(Self::from_raw(raw)) }
         };
+        let (derive_arbitrary, impl_arbitrary) = super::arbitrary::of_width(&name, &e.repr, pick);
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,26 +185,8 @@ impl<'p> Gen<'p> {
         });
         let names: Vec<&str> = f.bits.iter().map(|b| b.name.as_str()).collect();
         let values: Vec<Literal> = f.bits.iter().map(|b| lit_u64(b.value)).collect();
-        // Narrower than its Rust type: random values only of its width.
-        let (derive_arbitrary, impl_arbitrary) = if f.repr.is_native() {
-            (
-                quote! { #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))] },
-                quote! {},
-            )
-        } else {
-            let bits = Literal::u32_unsuffixed(f.repr.bits);
-            (
-                quote! {},
-                quote! {
-                    #[cfg(feature = "arbitrary")]
-                    impl<'u> arbitrary::Arbitrary<'u> for #name {
-                        fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-                            wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u).map(Self)
-                        }
-                    }
-                },
-            )
-        };
+        let (derive_arbitrary, impl_arbitrary) =
+            super::arbitrary::of_width(&name, &f.repr, quote! { Ok(Self(raw)) });
         quote! {
             #d
             #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -398,7 +359,7 @@ impl<'p> Gen<'p> {
             };
             let arbitrary_attr = match &f.valid {
                 Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
-                None => arbitrary_in_range(&f.ty, f.condition.is_some()),
+                None => super::arbitrary::arbitrary_in_range(&f.ty, f.condition.is_some()),
             };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
@@ -651,72 +612,6 @@ impl<'p> Gen<'p> {
             }
             _ => quote! { #lit },
         }
-    }
-
-    // ---- decode and encode --------------------------------------------------------------------
-}
-
-/// For an integer narrower than its Rust type (`u24` in a `u32`, `u3` in a `u8`), random values
-/// only in its range: the encoder refuses the others, and random messages (fuzzing, `wiregen
-/// verify`) would be mostly refused values.
-impl Gen<'_> {
-    /// Random values of a field with `valid` that the encoder accepts: a value of the list, or
-    /// of a closed range (an open range keeps the type's own values).
-    fn arbitrary_valid(
-        &self,
-        sid: StructId,
-        fi: usize,
-        valid: &Valid,
-        optional: bool,
-    ) -> Result<TokenStream, Unsupported> {
-        let f = &self.p.structs[sid].fields[fi];
-        let t = self.rust_ty(sid, fi, &f.ty)?;
-        let pick = match valid {
-            Valid::List(values) => {
-                let values = values.iter().map(|v| Literal::i64_unsuffixed(*v));
-                quote! { u.choose(&[#(#values),*]).copied() }
-            }
-            Valid::Range {
-                min: Some(lo),
-                max: Some(hi),
-            } => {
-                let (lo, hi) = (Literal::i64_unsuffixed(*lo), Literal::i64_unsuffixed(*hi));
-                quote! { u.int_in_range(#lo..=#hi) }
-            }
-            Valid::Range { .. } => return Ok(arbitrary_in_range(&f.ty, optional)),
-        };
-        let value = if optional {
-            quote! { Ok(if u.arbitrary()? { Some(#pick?) } else { None }) }
-        } else {
-            pick
-        };
-        let ty = if optional {
-            quote! { Option<#t> }
-        } else {
-            t
-        };
-        Ok(quote! {
-            #[cfg_attr(feature = "arbitrary", arbitrary(with = |u: &mut arbitrary::Unstructured| -> arbitrary::Result<#ty> { #value }))]
-        })
-    }
-}
-
-fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
-    let (t, bits, signed) = match ty {
-        Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),
-        Ty::VarInt(VarInt::RiptideLen) => (format_ident!("u16"), 15, false),
-        _ => return quote! {},
-    };
-    let f = match (optional, signed) {
-        (false, false) => "unsigned",
-        (false, true) => "signed",
-        (true, false) => "optional_unsigned",
-        (true, true) => "optional_signed",
-    };
-    let f = format_ident!("{f}");
-    let bits = Literal::u32_unsuffixed(bits);
-    quote! {
-        #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #bits>))]
     }
 }
 
