@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh machine: installs what is missing (tshark, Lua
-# 5.2 and 5.4, luacheck, from the OS packages), then `cargo test` over the whole workspace.
+# 5.2 and 5.4, luacheck, from the OS packages), then `cargo test` over the whole workspace, then
+# the tshark tests again on the current Wireshark release.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,3 +28,13 @@ cargo test --workspace "$@"
 cargo test --manifest-path examples/mygame/Cargo.toml --target-dir target "$@"
 # Its dissector proven against its crate, as the README tells a user (`wiregen verify`).
 (cd examples/mygame && cargo run -q --manifest-path ../../codegen/Cargo.toml -- verify schema/mygame.yaml)
+
+# Every tshark test again on the current Wireshark release (Lua 5.4), run as an unprivileged user
+# as 4.4 and later require (tests/tshark-current.sh builds a Debian testing root for it once).
+# WIREGEN_CURRENT_WIRESHARK=0 skips this, e.g. without root or sudo.
+if [ "${WIREGEN_CURRENT_WIRESHARK:-1}" != 0 ]; then
+  current=$(tests/tshark-current.sh)
+  WIREGEN_TSHARK="$current" cargo test -p wiregen-tests "$@"
+  (cd examples/mygame && WIREGEN_TSHARK="$current" \
+    cargo run -q --manifest-path ../../codegen/Cargo.toml -- verify schema/mygame.yaml)
+fi

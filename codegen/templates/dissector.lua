@@ -63,9 +63,10 @@ local function irem(a, b)
 end
 
 -- IEEE binary16 bits to a number (Wireshark has no half-float field type).
+-- The sign is a float so that -0 stays -0 under Lua 5.4's integer arithmetic (-1 * 0 is 0).
 local function f16_from_bits(h)
-  local sign = 1
-  if h >= 32768 then sign, h = -1, h - 32768 end
+  local sign = 1.0
+  if h >= 32768 then sign, h = -1.0, h - 32768 end
   local e, m = floor(h / 1024), h % 1024
   if e == 31 then
     if m == 0 then return sign * math.huge end

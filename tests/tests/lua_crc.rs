@@ -165,3 +165,33 @@ print("range " .. string.format("%x", checksum_internet(tvb_of("xx123456789"), 2
     expected.push_str("skip true\nrange f62a\n");
     prints_on_both_luas(&script, &expected);
 }
+
+/// Float16 values the dissectors show, the same on both Luas: -0 keeps its sign (Lua 5.4 makes
+/// `-1 * 0` the integer 0), subnormals, infinities and NaN.
+#[test]
+fn float16_reads_the_same_on_both_luas() {
+    let path = format!("{}/../dissectors/dnp.lua", env!("CARGO_MANIFEST_DIR"));
+    let lua = std::fs::read_to_string(&path).unwrap();
+    let start = lua
+        .find("local function f16_from_bits")
+        .expect("f16_from_bits");
+    let end = lua[start..].find("\nend\n").expect("its end") + start + 5;
+    let script = format!(
+        "local floor = math.floor\n{}\n{}",
+        &lua[start..end],
+        r#"
+for _, h in ipairs({ 0x0000, 0x8000, 0x0001, 0x3c00, 0xc000, 0x7bff, 0x7c00, 0xfc00 }) do
+  local v = f16_from_bits(h)
+  -- The sign of zero shows in its reciprocal.
+  print(string.format("%04x %.10g %s", h, v, tostring(1 / v > 0)))
+end
+local nan = f16_from_bits(0x7e00)
+print("nan " .. tostring(nan ~= nan))
+"#
+    );
+    prints_on_both_luas(
+        &script,
+        "0000 0 true\n8000 -0 false\n0001 5.960464478e-08 true\n3c00 1 true\nc000 -2 false\n\
+         7bff 65504 true\n7c00 inf false\nfc00 -inf false\nnan true\n",
+    );
+}

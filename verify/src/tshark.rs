@@ -4,8 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// tshark, or an error that says how to get it.
+/// tshark: the program `WIREGEN_TSHARK` names (another Wireshark release, or a wrapper that runs
+/// one, as the tests do with the current release), else the first on `PATH`; or an error that
+/// says how to get it.
 pub fn tshark() -> Result<PathBuf, String> {
+    if let Some(chosen) = std::env::var_os("WIREGEN_TSHARK").filter(|p| !p.is_empty()) {
+        let chosen = PathBuf::from(chosen);
+        return if chosen.is_file() {
+            Ok(chosen)
+        } else {
+            Err(format!(
+                "WIREGEN_TSHARK names {}, which is not a file",
+                chosen.display()
+            ))
+        };
+    }
     std::env::var_os("PATH")
         .into_iter()
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
@@ -136,6 +149,16 @@ pub fn tshark_command() -> Result<Command, String> {
     Ok(cmd)
 }
 
+/// A boolean as Wireshark 4.0 shows it in PDML (`1`/`0`): 4.2 and later show `True`/`False`.
+/// A string field reading "True" is told apart by its value, which is then the text's bytes.
+fn boolean_show<'s>(show: &'s str, value: &str) -> &'s str {
+    match show {
+        "True" if value != "54727565" => "1",
+        "False" if value != "46616c7365" => "0",
+        _ => show,
+    }
+}
+
 /// Runs tshark with the dissectors `luas` (and `extra` arguments) on `pcap` and parses its PDML.
 /// A Lua error is not a failure here: [`Dissection::lua_errors`] lists them.
 pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection, String> {
@@ -157,12 +180,13 @@ pub fn dissect(pcap: &Path, luas: &[&Path], extra: &[&str]) -> Result<Dissection
     let doc = roxmltree::Document::parse(&stdout)
         .map_err(|e| format!("tshark printed no valid PDML: {e}"))?;
     let field = |n: roxmltree::Node| -> Option<Field> {
+        let value = n.attribute("value").unwrap_or("");
         Some(Field {
             name: n.attribute("name")?.to_string(),
             pos: n.attribute("pos")?.parse().ok()?,
             size: n.attribute("size")?.parse().ok()?,
-            show: n.attribute("show").unwrap_or("").to_string(),
-            value: n.attribute("value").unwrap_or("").to_string(),
+            show: boolean_show(n.attribute("show").unwrap_or(""), value).to_string(),
+            value: value.to_string(),
             showname: n.attribute("showname").unwrap_or("").to_string(),
         })
     };
