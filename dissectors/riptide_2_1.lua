@@ -78,6 +78,32 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
+-- A labeller of bit strings (bits pos to limit, shown by `item` labelled `label`) read with
+-- `read`: an unaligned one shows the bytes its reader gets, realigned (the first 24), not the
+-- shifted bytes it touches; the zero bits that only fill the message's last byte are padding,
+-- not data.
+local function bit_string_labeller(read, msb)
+  return function(item, label, tvb, pos, limit)
+    local n = limit - pos
+    if n == 0 then item:set_text(label .. ": <empty>") return end
+    if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
+      item:set_text(string.format("%s: <empty> [%d bits of padding]", label, n))
+      return
+    end
+    if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    local hex = {}
+    for i = 0, math.min(ceil8(n), 24) - 1 do
+      local w = math.min(8, n - 8 * i)
+      local b = read(tvb, pos + 8 * i, w)
+      if msb then b = b * 2 ^ (8 - w) end
+      hex[i + 1] = string.format("%02x", b)
+    end
+    if ceil8(n) > 24 then hex[25] = "…" end
+    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, table.concat(hex), n, pos))
+  end
+end
+local label_bit_string = bit_string_labeller(read_bits, false)
+
 -- A reader of unsigned LEB128 values whose group bytes are unaligned 8-bit fields (read with
 -- `read`): it returns the value (UInt64) and the bits it takes, or nil and the bits read when it
 -- runs past `limit` (false when it is longer than 64 bits).
@@ -255,7 +281,7 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   item = tree:add(F["riptide_2_1.user_message.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
+  label_bit_string(item, "Payload", tvb, offset, limit)
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v
@@ -298,7 +324,7 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item
   -- custom: Application connect data.
   item = tree:add(F["riptide_2_1.connect.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
+  label_bit_string(item, "Custom", tvb, offset, limit)
   offset = limit
   return offset
 end
@@ -318,7 +344,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree:add(F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
+  label_bit_string(item, "Custom", tvb, offset, limit)
   offset = limit
   return offset, v
 end
@@ -397,7 +423,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if (v.reason == 80) then item:add_proto_expert_info(E.quirk, "Riptide 2.1 library bug: a stopping server sends the raw bytes 05 05, which read as reason 80; it means ServerStopped") end
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree:add(F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Custom: <empty>") end
+  label_bit_string(item, "Custom", tvb, offset, limit)
   offset = limit
   return offset, v
 end
@@ -442,7 +468,7 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   offset = offset + 16
   -- payload: User data from bit 44.
   item = tree:add(F["riptide_2_1.notify.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
+  label_bit_string(item, "Payload", tvb, offset, limit)
   offset = limit
   return offset
 end
@@ -468,7 +494,7 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   item = tree:add(F["riptide_2_1.reliable_user_message.payload"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Payload: <empty>") end
+  label_bit_string(item, "Payload", tvb, offset, limit)
   offset = limit
   app_payload(tvb, pinfo, tree, v.message_id, app_first, offset)
   return offset, v

@@ -173,6 +173,33 @@ end
 local read_bit_bytes = bit_bytes_reader(read_bits)
 local read_bit_bytes_msb = bit_bytes_reader(read_bits_msb)
 
+-- A labeller of bit strings (bits pos to limit, shown by `item` labelled `label`) read with
+-- `read`: an unaligned one shows the bytes its reader gets, realigned (the first 24), not the
+-- shifted bytes it touches; the zero bits that only fill the message's last byte are padding,
+-- not data.
+local function bit_string_labeller(read, msb)
+  return function(item, label, tvb, pos, limit)
+    local n = limit - pos
+    if n == 0 then item:set_text(label .. ": <empty>") return end
+    if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
+      item:set_text(string.format("%s: <empty> [%d bits of padding]", label, n))
+      return
+    end
+    if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    local hex = {}
+    for i = 0, math.min(ceil8(n), 24) - 1 do
+      local w = math.min(8, n - 8 * i)
+      local b = read(tvb, pos + 8 * i, w)
+      if msb then b = b * 2 ^ (8 - w) end
+      hex[i + 1] = string.format("%02x", b)
+    end
+    if ceil8(n) > 24 then hex[25] = "…" end
+    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, table.concat(hex), n, pos))
+  end
+end
+local label_bit_string = bit_string_labeller(read_bits, false)
+local label_bit_string_msb = bit_string_labeller(read_bits_msb, true)
+
 -- A reader of unsigned LEB128 values whose group bytes are unaligned 8-bit fields (read with
 -- `read`): it returns the value (UInt64) and the bits it takes, or nil and the bits read when it
 -- runs past `limit` (false when it is longer than 64 bits).

@@ -273,10 +273,21 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         Ok(saved)
     }
 
-    /// The end of a whole message: at most the zero padding of the last byte may be left.
+    /// The end of a whole message: only zero padding may be left, the rest of the last byte, or
+    /// fewer than 16 bits: bytes realigned from a bit offset can end with a byte of padding alone
+    /// (52 bits of a Riptide 2.1 payload, 48 of them a message, realign to 7 bytes).
     #[inline]
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         let end = self.buf.len() * 8;
+        let left = self.remaining();
+        if (8..16).contains(&left) {
+            let at = self.pos;
+            if self.bits(left as u32, "")? == 0 {
+                self.end = end;
+                return Ok(());
+            }
+            self.pos = at;
+        }
         self.unlimit(end, "")
     }
 
@@ -584,6 +595,25 @@ mod tests {
             );
         }
         assert_eq!(buf[0], 0xAB, "bytes before the writer's start are kept");
+    }
+
+    /// A whole message may be followed by zero padding only: the rest of its last byte, or a
+    /// byte of padding alone when the bytes were realigned from a bit offset; never more, and
+    /// never a set bit.
+    #[test]
+    fn finish_accepts_zero_padding_only() {
+        let finish = |bytes: &[u8], read: u32| {
+            let mut r: BitReader<'_> = BitReader::new(bytes);
+            r.bits(read, "x").unwrap();
+            r.finish().map_err(|e| e.to_string())
+        };
+        assert_eq!(finish(&[0xff, 0x0f], 12), Ok(()));
+        assert_eq!(finish(&[0xff, 0x0f, 0x00], 12), Ok(()));
+        assert_eq!(finish(&[0xff, 0x00], 8), Ok(()));
+        let too_long = finish(&[0xff, 0x0f, 0x00, 0x00], 12).unwrap_err();
+        assert!(too_long.contains("unexpected trailing bytes"), "{too_long}");
+        assert!(finish(&[0xff, 0x0f, 0x80], 12).is_err());
+        assert!(finish(&[0xff, 0x1f], 12).is_err());
     }
 
     /// MSB-first is network bit order: an IPv4 header's first byte is version 4 in the high

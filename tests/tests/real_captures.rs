@@ -62,8 +62,24 @@ fn riptide_2_0_capture_dissects_cleanly() {
 }
 
 #[test]
-fn riptide_2_1_capture_dissects_cleanly() {
-    clean("riptide21-udp.pcap", "riptide_2_1", &[]);
+fn riptide_2_1_capture_dissects_cleanly_showing_payloads_as_read() {
+    let d = clean("riptide21-udp.pcap", "riptide_2_1", &[]);
+    // Client A's connect data ('letmein', 1337, 0.25) as the application reads it, realigned
+    // from bit 4, not the shifted bytes on the wire.
+    assert_eq!(
+        shown(&d, 1, "riptide_2_1.connect.custom"),
+        ["Custom: 076c65746d65696e390500000000803e00 [132 bits from bit 4, realigned]"]
+    );
+    // Client B connects without data: the four bits after the header only pad the byte.
+    assert_eq!(
+        shown(&d, 11, "riptide_2_1.connect.custom"),
+        ["Custom: <empty> [4 bits of padding]"]
+    );
+    // Arena's Chat 'gg wp': 48 bits and the 4 padding bits of the datagram.
+    assert_eq!(
+        shown(&d, 41, "riptide_2_1.reliable_user_message.payload"),
+        ["Payload: 05676720777000 [52 bits from bit 28, realigned]"]
+    );
 }
 
 #[test]

@@ -79,6 +79,14 @@ fn an_application_decodes_whole_transport_datagrams() {
     let (ok, out, _) = wirecat(&["decode", "arena", "--type", "Chat", "02 48 69"]);
     assert!(ok);
     assert_eq!(out.trim(), r#"{"text":"Hi"}"#);
+    // The realigned payload of riptide21-udp.pcap frame 41 as the dissector shows it: 52 bits,
+    // 48 of them the Chat, so its last byte holds only padding.
+    let (ok, out, err) = wirecat(&["decode", "arena", "--type", "Chat", "05676720777000"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), r#"{"text":"gg wp"}"#);
+    let (ok, _, err) = wirecat(&["decode", "arena", "--type", "Chat", "0567672077700001"]);
+    assert!(!ok);
+    assert!(err.contains("unexpected trailing bytes"), "{err}");
     let (ok, _, err) = wirecat(&["encode", "arena", "{}"]);
     assert!(!ok);
     assert!(err.contains("'arena' is an application"), "{err}");

@@ -74,6 +74,32 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
+-- A labeller of bit strings (bits pos to limit, shown by `item` labelled `label`) read with
+-- `read`: an unaligned one shows the bytes its reader gets, realigned (the first 24), not the
+-- shifted bytes it touches; the zero bits that only fill the message's last byte are padding,
+-- not data.
+local function bit_string_labeller(read, msb)
+  return function(item, label, tvb, pos, limit)
+    local n = limit - pos
+    if n == 0 then item:set_text(label .. ": <empty>") return end
+    if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
+      item:set_text(string.format("%s: <empty> [%d bits of padding]", label, n))
+      return
+    end
+    if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    local hex = {}
+    for i = 0, math.min(ceil8(n), 24) - 1 do
+      local w = math.min(8, n - 8 * i)
+      local b = read(tvb, pos + 8 * i, w)
+      if msb then b = b * 2 ^ (8 - w) end
+      hex[i + 1] = string.format("%02x", b)
+    end
+    if ceil8(n) > 24 then hex[25] = "…" end
+    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, table.concat(hex), n, pos))
+  end
+end
+local label_bit_string = bit_string_labeller(read_bits, false)
+
 -- Fields, by filter name.
 local F = {}
 F["bit_fields.tiny"] = ProtoField.uint8("bit_fields.tiny", "Tiny", base.DEC, nil, nil, "")
@@ -147,7 +173,7 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   offset = offset + 32
   -- rest
   item = tree:add(F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
-  if limit > offset then item:append_text(string.format(" [%d bits from bit %d]", limit - offset, offset)) else item:set_text("Rest: <empty>") end
+  label_bit_string(item, "Rest", tvb, offset, limit)
   offset = limit
   return offset, v
 end

@@ -208,7 +208,11 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                     "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
                 ));
-                c.line(format!("if limit > offset then item:append_text(string.format(\" [%d bits from bit %d]\", limit - offset, offset)) else item:set_text(\"{}: <empty>\") end", naming::label(&name)));
+                c.line(format!(
+                    "{}(item, \"{}\", tvb, offset, limit)",
+                    order("label_bit_string"),
+                    naming::label(&name)
+                ));
                 keep(c, target, "limit - offset");
                 c.line("offset = limit");
             }
