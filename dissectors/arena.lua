@@ -211,6 +211,9 @@ local function utf8_valid(s)
   return true
 end
 
+-- The summaries (info:) of the types read in this message, in order, for the Info column.
+local INFO_TAIL = ""
+
 -- PlayerMove: A player's new position.
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
@@ -234,6 +237,7 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
   offset = offset + 1
+  INFO_TAIL = INFO_TAIL .. " " .. tostring(v.x) .. "," .. tostring(v.y)
   return offset, v
 end
 
@@ -254,8 +258,10 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   if n < 0 or limit - offset < 8 * n then return truncated_bits(tree, tvb, offset, "text", 8 * n, limit - offset) end
   val = read_bit_bytes(tvb, offset, n)
   item = tree:add(F["arena.chat.text"], bit_range(tvb, offset, 8 * n), val)
+  v.text = val
   if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + 8 * n
+  INFO_TAIL = INFO_TAIL .. " " .. "'" .. tostring(v.text) .. "'"
   return offset, v
 end
 
@@ -352,7 +358,9 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  INFO_TAIL = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then info = info .. INFO_TAIL end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "Arena (a game on Riptide 2.1) [dissector error]"

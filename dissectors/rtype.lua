@@ -717,27 +717,27 @@ local function dissect_whole(tvb, pinfo, tree, v)
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
     nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqLogin; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
     sub = tree:add(tvb(offset, n), "Payload: ResLogin")
     nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResLogin; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 3 then
     sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
     nxt = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqJoinRoom; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
     sub = tree:add(tvb(offset, n), "Payload: CInput")
     nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a CInput; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
     sub = tree:add(tvb(offset, n), "Payload: SEntityState")
     nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a SEntityState; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end

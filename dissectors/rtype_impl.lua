@@ -909,54 +909,54 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   elseif tag_data == 1 then
     sub = tree:add(tvb(offset, n), "Data: Controllable")
     nxt = dissect_Controllable(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Controllable; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 2 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("data: %d bytes where none were expected", n)) end
   elseif tag_data == 3 then
     sub = tree:add(tvb(offset, n), "Data: Shooter")
     nxt = dissect_Shooter(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Shooter; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 4 then
     sub = tree:add(tvb(offset, n), "Data: Health")
     nxt = dissect_Health(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Health; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 5 then
     sub = tree:add(tvb(offset, n), "Data: Hitbox")
     nxt = dissect_Hitbox(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Hitbox; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 6 then
     sub = tree:add(tvb(offset, n), "Data: Player")
     nxt = dissect_PlayerComponent(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Player; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 7 then
     sub = tree:add(tvb(offset, n), "Data: Replicated")
     nxt = dissect_Replicated(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Replicated; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 8 then
     sub = tree:add(tvb(offset, n), "Data: MovementPattern")
     nxt = dissect_MovementPattern(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a MovementPattern; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 9 then
     sub = tree:add(tvb(offset, n), "Data: Stats")
     nxt = dissect_Stats(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Stats; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 10 then
     sub = tree:add(tvb(offset, n), "Data: Tag")
     nxt = dissect_Tag(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Tag; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   elseif tag_data == 11 then
     sub = tree:add(tvb(offset, n), "Data: Transform")
     nxt = dissect_Transform(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("data: %d bytes do not hold a Transform; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("data: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["rtype_impl.set_component.data"], tvb(offset, n))
@@ -1448,29 +1448,29 @@ local function dissect_whole(tvb, pinfo, tree, v)
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
     nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqLogin; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
     sub = tree:add(tvb(offset, n), "Payload: ResLogin")
     nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResLogin; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
     sub = tree:add(tvb(offset, n), "Payload: CInput")
     nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a CInput; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
     sub = tree:add(tvb(offset, n), "Payload: SEntityState")
     nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a SEntityState; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
   elseif tag_payload == 3 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogout")
     nxt = dissect_ReqLogout(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqLogout; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 4 then
     if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
@@ -1479,37 +1479,37 @@ local function dissect_whole(tvb, pinfo, tree, v)
   elseif tag_payload == 8 then
     sub = tree:add(tvb(offset, n), "Payload: ResLobbyList")
     nxt = dissect_ResLobbyList(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResLobbyList; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 9 then
     sub = tree:add(tvb(offset, n), "Payload: ReqCreateLobby")
     nxt = dissect_ReqCreateLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqCreateLobby; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 10 then
     sub = tree:add(tvb(offset, n), "Payload: ResCreateLobby")
     nxt = dissect_ResCreateLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResCreateLobby; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 11 then
     sub = tree:add(tvb(offset, n), "Payload: ReqJoinLobby")
     nxt = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqJoinLobby; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 12 then
     sub = tree:add(tvb(offset, n), "Payload: ResJoinLobby")
     nxt = dissect_ResJoinLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResJoinLobby; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 13 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLeaveLobby")
     nxt = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqLeaveLobby; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 14 then
     sub = tree:add(tvb(offset, n), "Payload: LobbyStateUpdate")
     nxt = dissect_LobbyStateUpdate(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a LobbyStateUpdate; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["rtype_impl.payload"], tvb(offset, n))

@@ -19,7 +19,8 @@ wrapper=$base/tshark
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-if [ ! -x "$root/usr/bin/tshark" ]; then
+# A root is ready once the stamp is written: a build that failed half way starts again.
+if [ ! -e "$base/ready" ]; then
   echo "tshark-current.sh: building a Debian testing root with tshark in $root" >&2
   if ! command -v debootstrap >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
@@ -28,13 +29,17 @@ if [ ! -x "$root/usr/bin/tshark" ]; then
   fi
   $SUDO rm -rf "$root"
   mkdir -p "$base"
+  log=$base/build.log
+  fail() { tail -30 "$log" >&2; echo "tshark-current.sh: could not build $root (log: $log)" >&2; exit 1; }
   # The sid script serves every suite from bookworm on, whatever testing is called this year.
-  $SUDO debootstrap --variant=minbase --include=tshark testing "$root" \
-    http://deb.debian.org/debian /usr/share/debootstrap/scripts/sid >"$base/debootstrap.log" 2>&1 ||
-    { tail -20 "$base/debootstrap.log" >&2; exit 1; }
-  $SUDO chroot "$root" useradd --no-create-home --home-dir /nonexistent wiregen
-  # The Falco plugin needs a library tshark does not depend on; it only warns on every start.
-  $SUDO find "$root/usr/lib" -name 'falco-events.so' -delete
+  # tshark comes from apt inside the root: debootstrap's own resolver cannot pick between
+  # packages that provide a virtual one (libre2 for the Falco plugin).
+  $SUDO debootstrap --variant=minbase testing "$root" http://deb.debian.org/debian \
+    /usr/share/debootstrap/scripts/sid >"$log" 2>&1 || fail
+  $SUDO env DEBIAN_FRONTEND=noninteractive chroot "$root" \
+    apt-get install -y -q --no-install-recommends tshark >>"$log" 2>&1 || fail
+  $SUDO chroot "$root" useradd --no-create-home --home-dir /nonexistent wiregen >>"$log" 2>&1 || fail
+  touch "$base/ready"
 fi
 $SUDO mkdir -p "$root$repo"
 

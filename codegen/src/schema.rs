@@ -317,7 +317,7 @@ pub struct FlagsDef {
 pub struct TypeDef {
     #[serde(default)]
     pub doc: Option<String>,
-    /// Info-column summary, `{field}` placeholders (root type only).
+    /// Info-column summary, `{field}` placeholders (the root's is the message's, others follow it).
     #[serde(default)]
     pub info: Option<String>,
     /// This type's layout when it differs from the protocol's (`lsb-bits` inside byte packets).

@@ -670,6 +670,11 @@ end
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
 {%- endif %}
+{%- if has_info_tail %}
+
+-- The summaries (info:) of the types read in this message, in order, for the Info column.
+local INFO_TAIL = ""
+{%- endif %}
 {%- if app_points %}
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -1000,6 +1005,9 @@ local function dissect_protected(tvb, pinfo, root)
 {%- if has_joins %}
   INFO_SUFFIX = ""
 {%- endif %}
+{%- if has_info_tail %}
+  INFO_TAIL = ""
+{%- endif %}
 {%- if has_checksums %}
   BAD_CHECKSUM = false
 {%- endif %}
@@ -1008,6 +1016,9 @@ local function dissect_protected(tvb, pinfo, root)
   pinfo.private["wiregen.info"] = ""
 {%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+{%- if has_info_tail %}
+  if ok then info = info .. INFO_TAIL end
+{%- endif %}
 {%- if app_points %}
   local app = pinfo.private["wiregen.info"]
   if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end

@@ -345,3 +345,26 @@ fn array_labels_count_their_elements() {
     }
     let _ = std::fs::remove_file(pcap);
 }
+
+/// A type's `info:` summary joins the Info column after the root's, wherever the type is read
+/// (Pair's "pair={a}/{b}" inside the root's body).
+#[test]
+fn a_nested_type_adds_its_summary_to_the_info_column() {
+    let mut rng = Rng(0x1f0);
+    let mut m = message(&mut rng);
+    m.body = MessageBody::Pair(Pair { a: -3, b: 7, c: 9 });
+    let bytes = m.encode().unwrap();
+    let pcap = std::env::temp_dir().join(format!("wiregen-info-{}.pcap", std::process::id()));
+    write_pcap(
+        &pcap,
+        &[Datagram {
+            src_port: 40000,
+            dst_port: 7555,
+            payload: bytes,
+        }],
+    );
+    let info = info_column(&pcap, &["tests/fixture/dissectors/features.lua"], &[]);
+    let _ = std::fs::remove_file(&pcap);
+    assert!(info[0].ends_with(" pair=-3/7"), "{info:?}");
+    assert!(info[0].starts_with("PAIR "), "{info:?}");
+}

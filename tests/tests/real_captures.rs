@@ -159,9 +159,9 @@ fn an_application_names_its_messages_in_the_info_column() {
         assert_eq!(
             info[38..42],
             [
-                "Unreliable: PlayerMove",
-                "Reliable: PlayerMove",
-                "Reliable: Chat",
+                "Unreliable: PlayerMove 12.5,-3.25",
+                "Reliable: PlayerMove 100,0",
+                "Reliable: Chat 'gg wp'",
                 "Reliable: Spawn"
             ],
             "{order:?}"

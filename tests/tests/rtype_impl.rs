@@ -225,3 +225,58 @@ fn both_dissectors_agree_with_their_crates() {
     }
     let _ = std::fs::remove_file(pcap);
 }
+
+/// A component whose data_size disagrees with its layout (a HEALTH of 6 bytes, where the game
+/// writes 12): its bytes are shown with a note, and the entries after it are still read, since
+/// data_size frames them.
+#[test]
+fn a_component_shorter_than_its_layout_is_noted_and_skipped() {
+    let mut payload = vec![];
+    payload.extend(5u32.to_le_bytes()); // tick
+    payload.extend(2u32.to_le_bytes()); // entry_count
+    payload.extend([2, 1, 0, 0, 0, 4, 6, 0]); // SET_COMPONENT entity 1, HEALTH, data_size 6
+    payload.extend([100, 0, 0, 0, 100, 0]); // hp 100, and half of max_hp
+    payload.extend([1, 2, 0, 0, 0]); // REMOVE_ENTITY entity 2
+    let mut m = vec![0xce, 0xd1, 0x11, 0x01, 9, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0];
+    m.extend((payload.len() as u16).to_le_bytes());
+    m.extend([0, 0]);
+    m.extend(&payload);
+    let crc = wiregen_runtime::Crc::new(16, 0x1021, 0xffff, false, false, 0).checksum(&[&m]);
+    m[18..20].copy_from_slice(&(crc as u16).to_le_bytes());
+    let pcap = std::env::temp_dir().join(format!("wiregen-rtype-size-{}.pcap", std::process::id()));
+    write_pcap(
+        &pcap,
+        &[Datagram {
+            src_port: 40000,
+            dst_port: 8080,
+            payload: m.clone(),
+        }],
+    );
+    let d = dissect(&pcap, &repo_root().join("dissectors/rtype_impl.lua"), &[]);
+    let _ = std::fs::remove_file(&pcap);
+    let shown = |name: &str| -> Vec<String> {
+        d.frames[0]
+            .iter()
+            .filter(|f| f.name == name)
+            .map(|f| f.show.clone())
+            .collect()
+    };
+    // The second entry is read after the six bytes.
+    assert_eq!(shown("rtype_impl.delta_entry.entity_id"), ["1", "2"]);
+    assert_eq!(shown("rtype_impl.health.hp"), ["100"]);
+    assert_eq!(shown("rtype_impl.checksum.status"), ["1"]);
+    let notes: Vec<&str> = d.frames[0]
+        .iter()
+        .filter(|f| f.name == "rtype_impl.expert.length_mismatch")
+        .map(|f| f.showname.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("data: 6 bytes do not hold a Health; read on after them")),
+        "{notes:?}"
+    );
+    // The crate refuses it, naming the field.
+    let err = rtype_impl::Packet::decode(&m).unwrap_err();
+    assert!(err.to_string().contains("max_hp"), "{err}");
+}

@@ -78,9 +78,12 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             }
         }
     }
-    for part in &p.root().info {
-        if let InfoPart::Field(i) = part {
-            out.insert((p.root, *i));
+    // Any type's Info-column summary reads its values.
+    for (sid, s) in p.structs.iter().enumerate() {
+        for part in &s.info {
+            if let InfoPart::Field(i) = part {
+                out.insert((sid, *i));
+            }
         }
     }
     for s in &p.structs {

@@ -541,12 +541,12 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if tag_body == 1 then
     sub = tree:add(tvb(offset, n), "Body: Sums")
     nxt = dissect_Sums(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, n), "Body: Words")
     nxt = dissect_Words(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["checksum_family.body"], tvb(offset, n))

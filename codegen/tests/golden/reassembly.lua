@@ -331,7 +331,7 @@ local function dissect_whole(tvb, pinfo, tree, v)
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: Hello")
     nxt = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a Hello; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["reassembly.payload"], tvb(offset, n))

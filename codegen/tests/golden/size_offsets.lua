@@ -209,7 +209,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if tag_body == 1 then
     sub = tree:add(tvb(offset, n), "Body: Block")
     nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
+    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
     if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["size_offsets.body"], tvb(offset, n))

@@ -133,6 +133,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         None => None,
     };
     let info = g.info("v", false);
+    let has_info_tail = (0..p.structs.len()).any(|sid| g.info_tail(sid));
     // Only a byte-aligned root summarises a malformed message and re-checks its checksums.
     let byte_root = !p.root().layout.is_bits();
     let partial_info = if byte_root {
@@ -313,6 +314,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             own_id: a.own_id.map(|it| it.bytes()),
         }),
         has_joins: !p.joins.is_empty(),
+        has_info_tail,
         joins: (0..p.joins.len()).collect(),
         reassembly,
         opening_client: opening(Side::Client),

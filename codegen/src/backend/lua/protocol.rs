@@ -40,8 +40,13 @@ impl<'p> Gen<'p> {
     /// The Info-column summary of the root's values in `v`, a Lua expression. `partial` makes it
     /// safe over a message that stopped early: a value not read shows as `?`.
     pub(crate) fn info(&self, v: &str, partial: bool) -> String {
+        self.info_of(self.p.root, v, partial)
+    }
+
+    /// The Info-column summary of a value of struct `sid` whose values are in `v`.
+    pub(crate) fn info_of(&self, sid: StructId, v: &str, partial: bool) -> String {
         let p = self.p;
-        let root = p.root();
+        let root = &p.structs[sid];
         let mut parts: Vec<String> = Vec::new();
         for (k, part) in root.info.iter().enumerate() {
             match part {

@@ -182,6 +182,13 @@ impl<'p> Gen<'p> {
         c.line("");
     }
 
+    /// Whether a value of struct `sid` adds its summary to the Info column after what the
+    /// message's own summary says: every type with `info:` but a transport's root, whose
+    /// summary is the message's.
+    pub(crate) fn info_tail(&self, sid: StructId) -> bool {
+        !self.p.structs[sid].info.is_empty() && (sid != self.p.root || self.p.application.is_some())
+    }
+
     pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
@@ -304,6 +311,12 @@ impl<'p> Gen<'p> {
             if j.in_struct == sid {
                 c.line(format!("join_{ji}(pinfo, tree, v)"));
             }
+        }
+        if self.info_tail(sid) {
+            c.line(format!(
+                "INFO_TAIL = INFO_TAIL .. \" \" .. {}",
+                self.info_of(sid, "v", false)
+            ));
         }
         c.line(if keeps {
             "return offset, v"

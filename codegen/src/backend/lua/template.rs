@@ -38,6 +38,8 @@ pub(crate) struct Dissector {
     /// An application schema: its transport's table and its messages.
     pub(crate) application: Option<AppDef>,
     pub(crate) has_joins: bool,
+    /// Some type other than the root adds its `info:` summary to the Info column.
+    pub(crate) has_info_tail: bool,
     /// Indexes of the sequence joins (their state tables are reset per capture).
     pub(crate) joins: Vec<usize>,
     /// Opening datagrams per side: (type name for dissect_*, label).
