@@ -447,3 +447,72 @@ fn tcp_streams_are_reassembled_and_split() {
     }
     let _ = std::fs::remove_file(pcap);
 }
+
+/// An impossible length prefix (negative, or more than the largest message the preference
+/// allows) loses the stream's framing: one expert item says so where it happens, the rest of
+/// that segment is shown as lost, and reading resumes at the next segment, whose messages are
+/// all shown.
+#[test]
+fn an_impossible_tcp_length_is_reported_and_reading_resumes() {
+    let mut rng = Rng(0x7c22);
+    let framed = |m: &Message| {
+        let mut out = Vec::new();
+        tcp::frame_into(&m.encode().unwrap(), &mut out).unwrap();
+        out
+    };
+    let good: Vec<Message> = (0..4).map(|_| random_message(&mut rng)).collect();
+    let mut lost = framed(&good[1]);
+    lost.extend(0x7fff_ffffi32.to_le_bytes());
+    lost.extend([1, 2, 3, 4, 5]);
+    let mut negative = (-1i32).to_le_bytes().to_vec();
+    negative.extend([9, 9]);
+    let mut last = framed(&good[2]);
+    last.extend(framed(&good[3]));
+    let segments: Vec<Segment> = [framed(&good[0]), lost, negative, last]
+        .into_iter()
+        .map(|payload| Segment {
+            src_port: 50003,
+            dst_port: 7777,
+            payload,
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!(
+        "wiregen-riptide21-tcp-lost-{}.pcap",
+        std::process::id()
+    ));
+    write_tcp_pcap(&pcap, &segments);
+    let d = dissect(&pcap, &lua(), &[]);
+    let _ = std::fs::remove_file(&pcap);
+    let messages: Vec<usize> = (0..segments.len())
+        .map(|i| {
+            d.pdus(i, "riptide_2_1")
+                .iter()
+                .filter(|f| f.iter().any(|f| f.name == "riptide_2_1.header"))
+                .count()
+        })
+        .collect();
+    assert_eq!(messages, [1, 1, 0, 2], "messages shown per segment");
+    let notes = |i: usize| -> Vec<String> {
+        d.frames[i]
+            .iter()
+            .filter(|f| f.name == "riptide_2_1.expert.length_mismatch")
+            .map(|f| f.showname.clone())
+            .collect()
+    };
+    assert!(
+        notes(1)
+            .iter()
+            .any(|n| n.contains("impossible frame length 2147483647")
+                && n.contains("reading on at the next segment")),
+        "{:?}",
+        notes(1)
+    );
+    assert!(
+        notes(2)
+            .iter()
+            .any(|n| n.contains("impossible frame length -1")),
+        "{:?}",
+        notes(2)
+    );
+    assert!(notes(3).is_empty(), "{:?}", notes(3));
+}

@@ -168,11 +168,19 @@ end
 
 -- TCP: each message is preceded by its length (u16 little-endian, not counting the prefix).
 -- Messages split across segments are reassembled; several in one segment are all dissected.
+-- A prefix that is negative or announces more than the largest message means the stream is out
+-- of step: the rest of the segment is skipped (and said so), and reading resumes at the next one.
 local tcp_infos = {}
+proto.prefs.max_tcp_message = Pref.uint("Largest TCP message", 65535,
+  "A longer length prefix means the stream is out of step: the rest of its segment is skipped and reading resumes at the next segment")
+
+local function impossible_length(n)
+  return n < 0 or n > proto.prefs.max_tcp_message
+end
 
 local function tcp_pdu_len(tvb, pinfo, offset)
   local n = tvb(offset, 2):le_uint()
-  if n < 0 then return tvb:len() - offset end
+  if impossible_length(n) then return tvb:len() - offset end
   return 2 + n
 end
 
@@ -180,9 +188,11 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   local root = tree:add(proto, tvb())
   local item = root:add_le(F["tcp_framing.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint()
-  if n < 0 then
-    item:add_proto_expert_info(E.length, string.format("impossible frame length %d", n))
-    tcp_infos[#tcp_infos + 1] = "TCP framing [bad frame length]"
+  if impossible_length(n) then
+    item:add_proto_expert_info(E.length, string.format(
+      "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
+      n, proto.prefs.max_tcp_message, tvb:len() - 2))
+    tcp_infos[#tcp_infos + 1] = "TCP framing [framing lost]"
   elseif n == 0 then
     item:add_proto_expert_info(E.truncated, "empty frame")
     tcp_infos[#tcp_infos + 1] = "TCP framing [empty frame]"

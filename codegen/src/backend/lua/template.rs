@@ -108,6 +108,8 @@ pub(crate) struct AppDef {
 /// TCP framing: a length prefix before each message.
 pub(crate) struct Framing {
     pub(crate) size: usize,
+    /// The default of the largest message a prefix may announce (the `max_tcp_message` preference).
+    pub(crate) max: u64,
     pub(crate) read: String,
     pub(crate) add: &'static str,
     pub(crate) doc: String,
