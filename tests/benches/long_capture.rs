@@ -93,14 +93,14 @@ fn rtype_capture(n: usize, conversations: usize) -> Vec<Datagram> {
             fragment_count: 0,
             payload: rtype::PacketPayload::Ack,
         };
-        let (from_client, packets) = if i % 50 == 0 {
+        let (from_client, packets) = if i.is_multiple_of(50) {
             // 300 entities (2,700 bytes) in three pieces from the server.
             let mut whole = template.clone();
             whole.payload = world(&mut rng, 300);
             whole.fragment_id = (i / 50) as u16;
             let payload = whole.encode().unwrap()[20..].to_vec();
             (false, rtype::chunk(&whole, &payload, 1000).unwrap())
-        } else if i % 2 == 0 {
+        } else if i.is_multiple_of(2) {
             let mut p = template;
             p.payload = rtype::PacketPayload::CInput(rtype::CInput {
                 input_mask: rtype::InputMask(rng.below(32) as u8),
