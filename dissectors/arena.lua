@@ -237,7 +237,7 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["arena.player_move.jumping"], bit_range(tvb, offset, 1), val)
   item:append_text(string.format(" [bit %d]", offset))
   offset = offset + 1
-  INFO_TAIL = INFO_TAIL .. " " .. tostring(v.x) .. "," .. tostring(v.y)
+  INFO_TAIL = INFO_TAIL .. " " .. string.format("%g", v.x) .. "," .. string.format("%g", v.y)
   return offset, v
 end
 

@@ -49,6 +49,13 @@ end
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
+-- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
+-- a UInt64 or Int64 as itself.
+local function int_text(v)
+  if type(v) == "number" then return string.format("%.0f", v) end
+  return tostring(v)
+end
+
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -1240,14 +1247,14 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, "")) .. " chunk=" .. (ROOT_VALUES.chunk == nil and "?" or tostring(ROOT_VALUES.chunk)) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or tostring(ROOT_VALUES.sequence)) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, "")) .. " chunk=" .. (ROOT_VALUES.chunk == nil and "?" or int_text(ROOT_VALUES.chunk)) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence)) .. " [malformed]" end
     return "Game Protocol [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return flag_names(v.flags, FN_PacketFlags, "") .. " chunk=" .. tostring(v.chunk) .. " seq=" .. tostring(v.sequence) .. whole
+  return flag_names(v.flags, FN_PacketFlags, "") .. " chunk=" .. int_text(v.chunk) .. " seq=" .. int_text(v.sequence) .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

@@ -49,6 +49,13 @@ end
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
+-- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
+-- a UInt64 or Int64 as itself.
+local function int_text(v)
+  if type(v) == "number" then return string.format("%.0f", v) end
+  return tostring(v)
+end
+
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
@@ -1629,14 +1636,14 @@ local function dissect_message(tvb, pinfo, root)
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or tostring(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or tostring(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or int_text(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
     return "R-Type Protocol (game build) [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. tostring(v.sequence) .. " ack=" .. tostring(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
+  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. int_text(v.sequence) .. " ack=" .. int_text(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

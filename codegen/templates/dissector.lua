@@ -76,6 +76,13 @@ local function f16_from_bits(h)
   return sign * (1 + m / 1024) * 2 ^ (e - 15)
 end
 
+-- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
+-- a UInt64 or Int64 as itself.
+local function int_text(v)
+  if type(v) == "number" then return string.format("%.0f", v) end
+  return tostring(v)
+end
+
 -- Truth of the bit `mask` (a power of two) in `v`.
 local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1

@@ -89,6 +89,11 @@ impl<'p> Gen<'p> {
                                 lua_escape(gap)
                             )
                         }
+                        // Numbers as Wireshark shows them, the same on every Lua (5.3+ prints
+                        // a float-held 7 as "7.0"): integers in full, floats to their digits.
+                        Ty::Int(_) | Ty::VarInt(_) => format!("int_text({value})"),
+                        Ty::Float { bits: 64, .. } => format!("string.format(\"%.15g\", {value})"),
+                        Ty::Float { .. } => format!("string.format(\"%g\", {value})"),
                         _ => format!("tostring({value})"),
                     };
                     let missing = if matches!(f.ty, Ty::Flags(_)) {
