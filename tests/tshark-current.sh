@@ -27,17 +27,31 @@ if [ ! -e "$base/ready" ]; then
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq debootstrap >/dev/null
   fi
-  $SUDO rm -rf "$root"
   mkdir -p "$base"
   log=$base/build.log
   fail() { tail -30 "$log" >&2; echo "tshark-current.sh: could not build $root (log: $log)" >&2; exit 1; }
   # The sid script serves every suite from bookworm on, whatever testing is called this year.
   # tshark comes from apt inside the root: debootstrap's own resolver cannot pick between
   # packages that provide a virtual one (libre2 for the Falco plugin).
-  $SUDO debootstrap --variant=minbase testing "$root" http://deb.debian.org/debian \
-    /usr/share/debootstrap/scripts/sid >"$log" 2>&1 || fail
-  $SUDO env DEBIAN_FRONTEND=noninteractive chroot "$root" \
-    apt-get install -y -q --no-install-recommends tshark >>"$log" 2>&1 || fail
+  # A mirror caught mid-update serves indexes that do not match its Release file: try again.
+  retry() {
+    for attempt in 1 2 3 4; do
+      if "$@" >>"$log" 2>&1; then return 0; fi
+      echo "tshark-current.sh: attempt $attempt failed: $*" >>"$log"
+      sleep $((attempt * 20))
+    done
+    return 1
+  }
+  : >"$log"
+  bootstrap() {
+    $SUDO rm -rf "$root"
+    $SUDO debootstrap --variant=minbase testing "$root" http://deb.debian.org/debian \
+      /usr/share/debootstrap/scripts/sid
+  }
+  retry bootstrap || fail
+  retry $SUDO chroot "$root" apt-get update -q || fail
+  retry $SUDO env DEBIAN_FRONTEND=noninteractive chroot "$root" \
+    apt-get install -y -q --no-install-recommends tshark || fail
   $SUDO chroot "$root" useradd --no-create-home --home-dir /nonexistent wiregen >>"$log" 2>&1 || fail
   touch "$base/ready"
 fi
