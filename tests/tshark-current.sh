@@ -49,7 +49,8 @@ if [ ! -e "$base/ready" ]; then
       /usr/share/debootstrap/scripts/sid
   }
   retry bootstrap || fail
-  retry $SUDO chroot "$root" apt-get update -q || fail
+  # (No apt-get update: debootstrap fetched the lists, and a mirror snapshot's Release may be
+  # past its Valid-Until date, which apt-get update refuses.)
   retry $SUDO env DEBIAN_FRONTEND=noninteractive chroot "$root" \
     apt-get install -y -q --no-install-recommends tshark || fail
   $SUDO chroot "$root" useradd --no-create-home --home-dir /nonexistent wiregen >>"$log" 2>&1 || fail
