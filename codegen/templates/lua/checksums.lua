@@ -1,0 +1,162 @@
+{# Byte-wise bit operations and the CRC engine shared per Lua state, then each checksum the schema uses. Included by dissector.lua. #}
+{%- if needs_bitops %}
+
+-- Byte-wise XOR{% if needs_bitops %}, AND and OR{% endif %} tables, built once at load time from 4-bit tables.
+local XOR8{% if needs_bitops %}, AND8, OR8{% endif %} = {}{% if needs_bitops %}, {}, {}{% endif %}
+do
+  local X4{% if needs_bitops %}, A4, O4{% endif %} = {}{% if needs_bitops %}, {}, {}{% endif %}
+  for a = 0, 15 do
+    for b = 0, 15 do
+      local x, y, bit = a, b, 1
+      local rx{% if needs_bitops %}, ra, ro{% endif %} = 0{% if needs_bitops %}, 0, 0{% endif %}
+      for _ = 1, 4 do
+        local p, q = x % 2, y % 2
+        if p ~= q then rx = rx + bit end
+{%- if needs_bitops %}
+        if p == 1 and q == 1 then ra = ra + bit end
+        if p == 1 or q == 1 then ro = ro + bit end
+{%- endif %}
+        x, y, bit = (x - p) / 2, (y - q) / 2, bit * 2
+      end
+      X4[a * 16 + b] = rx
+{%- if needs_bitops %}
+      A4[a * 16 + b], O4[a * 16 + b] = ra, ro
+{%- endif %}
+    end
+  end
+  for a = 0, 255 do
+    local ah, al = floor(a / 16), a % 16
+    for b = 0, 255 do
+      local hi, lo = ah * 16 + floor(b / 16), al * 16 + b % 16
+      XOR8[a * 256 + b] = X4[hi] * 16 + X4[lo]
+{%- if needs_bitops %}
+      AND8[a * 256 + b] = A4[hi] * 16 + A4[lo]
+      OR8[a * 256 + b] = O4[hi] * 16 + O4[lo]
+{%- endif %}
+    end
+  end
+end
+{%- endif %}
+{%- if needs_bitops %}
+
+-- Applies a byte table to two non-negative integers below 2^53.
+local function bitop(t, a, b)
+  local r, scale = 0, 1
+  while a > 0 or b > 0 do
+    local x, y = a % 256, b % 256
+    r = r + t[x * 256 + y] * scale
+    a, b, scale = (a - x) / 256, (b - y) / 256, scale * 256
+  end
+  return r
+end
+
+local function band(a, b) return bitop(AND8, a, b) end
+local function bor(a, b) return bitop(OR8, a, b) end
+{%- endif %}
+{%- if !crcs.is_empty() %}
+
+-- CRCs in the Rocksoft model, with the fastest bit operations this Lua has, chosen once: native
+-- operators on Lua 5.3+ (compiled with `load`, so that Lua 5.2 still parses this file), else
+-- Lua 5.2's bit32. Each table is built once per Lua state and shared by every wiregen
+-- dissector that needs the same CRC (`wiregen_crc_v1` in the globals).
+local wiregen_crc
+do
+  local shared = rawget(_G, "wiregen_crc_v1")
+  if shared == nil then
+    local CRC = [[
+      local band, bxor, lshift, rshift, width, poly, init, refin, refout, xorout = ...
+      local mask = lshift(1, width - 1) * 2 - 1
+      local function reflect(v, n)
+        local r = 0
+        for _ = 1, n do
+          r = lshift(r, 1) + band(v, 1)
+          v = rshift(v, 1)
+        end
+        return r
+      end
+      local T = {}
+      if refin then
+        local rpoly = reflect(poly, width)
+        for i = 0, 255 do
+          local c = i
+          for _ = 1, 8 do
+            if band(c, 1) == 1 then c = bxor(rshift(c, 1), rpoly) else c = rshift(c, 1) end
+          end
+          T[i] = c
+        end
+      else
+        local top = lshift(1, width - 1)
+        for i = 0, 255 do
+          local c = lshift(i, width - 8)
+          for _ = 1, 8 do
+            if band(c, top) ~= 0 then
+              c = band(bxor(lshift(c, 1), poly), mask)
+            else
+              c = band(lshift(c, 1), mask)
+            end
+          end
+          T[i] = c
+        end
+      end
+      local shift, sbyte = width - 8, string.byte
+      -- Feeds bytes i..j of `data` into register c.
+      local feed
+      if refin then
+        feed = function(c, data, i, j)
+          for k = i, j do
+            c = bxor(rshift(c, 8), T[band(bxor(c, sbyte(data, k)), 255)])
+          end
+          return c
+        end
+      else
+        feed = function(c, data, i, j)
+          for k = i, j do
+            c = bxor(band(lshift(c, 8), mask), T[band(bxor(rshift(c, shift), sbyte(data, k)), 255)])
+          end
+          return c
+        end
+      end
+      local start = refin and reflect(init, width) or init
+      -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at
+      -- `skip_at` (the checksum field itself).
+      return function(tvb, from, to, skip_at, skip_len)
+        local data = tvb:raw(from, to - from)
+        local a = math.max(from, math.min(skip_at, to))
+        local b = math.max(a, math.min(skip_at + skip_len, to))
+        local c = feed(start, data, 1, a - from)
+        c = feed(c, string.rep("\0", b - a), 1, b - a)
+        c = feed(c, data, b - from + 1, to - from)
+        if refin ~= refout then c = reflect(c, width) end
+        return band(bxor(c, xorout), mask)
+      end
+    ]]
+    local ops
+    if math.type ~= nil then
+      ops = { load("return function(a, b) return a & b end, function(a, b) return a ~ b end, "
+        .. "function(a, n) return a << n end, function(a, n) return a >> n end")() }
+    else
+      ops = { bit32.band, bit32.bxor, bit32.lshift, bit32.rshift }
+    end
+    local build = load(CRC)
+    local made = {}
+    shared = function(name, width, poly, init, refin, refout, xorout)
+      local f = made[name]
+      if f == nil then
+        f = build(ops[1], ops[2], ops[3], ops[4], width, poly, init, refin, refout, xorout)
+        made[name] = f
+      end
+      return f
+    end
+    rawset(_G, "wiregen_crc_v1", shared)
+  end
+  wiregen_crc = shared
+end
+{%- endif %}
+{%- for crc in crcs %}
+
+{{ crc.code }}
+{%- endfor %}
+{%- for checksum in checksums %}
+
+{{ checksum.code }}
+{%- endfor %}

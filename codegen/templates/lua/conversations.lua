@@ -1,0 +1,122 @@
+{# Conversation keys, bounded insertion-ordered tables that evict, and conversation state lists. Included by dissector.lua. #}
+{%- if conversations %}
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- A table that grows with the capture, bounded: entries keep their insertion order, and the
+-- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in
+-- the queue, so a key removed and added again is not taken for its older self.
+local function bounded(limit)
+  return { map = {}, pos = {}, queue = {}, head = 1, tail = 0, count = 0, limit = limit, evicted = 0 }
+end
+
+local function bounded_remove(b, k)
+  if b.map[k] ~= nil then
+    b.map[k] = nil
+    b.pos[k] = nil
+    b.count = b.count - 1
+  end
+end
+
+-- The oldest key whose value `skip` does not exclude (any key when `skip` is nil), or nil.
+local function bounded_oldest(b, skip)
+  for i = b.head, b.tail do
+    local k = b.queue[i]
+    if k ~= nil and b.pos[k] == i and (skip == nil or not skip(b.map[k])) then return k end
+    if i == b.head then
+      -- Slots of removed keys at the front are dropped as the queue moves on.
+      if k == nil or b.pos[k] ~= i then
+        b.queue[i] = nil
+        b.head = i + 1
+      end
+    end
+  end
+  return nil
+end
+
+local function bounded_set(b, k, v)
+  if b.map[k] == nil then
+    b.count = b.count + 1
+    b.tail = b.tail + 1
+    b.queue[b.tail] = k
+    b.pos[k] = b.tail
+    if b.tail - b.head > 4 * b.limit + 64 then
+      -- Mostly slots of removed keys: keep the live ones, in order.
+      local queue, n = {}, 0
+      for i = b.head, b.tail do
+        local q = b.queue[i]
+        if q ~= nil and b.pos[q] == i then
+          n = n + 1
+          queue[n] = q
+          b.pos[q] = n
+        end
+      end
+      b.queue, b.head, b.tail = queue, 1, n
+    end
+  end
+  b.map[k] = v
+end
+
+-- Evicts the oldest entry (for which `skip` is false) and returns its key and value.
+local function bounded_evict(b, skip)
+  local k = bounded_oldest(b, skip)
+  if k == nil then return nil end
+  local v = b.map[k]
+  bounded_remove(b, k)
+  b.evicted = b.evicted + 1
+  return k, v
+end
+{%- endif %}
+{%- if has_state %}
+
+-- Conversation state: lists remembered by table, conversation and key (both sides read and
+-- write the same lists: a DNP link announced by one side is updated by either). A frame keeps
+-- what it read by frame number (computed when first dissected), so re-dissection, clicks and
+-- two-pass analysis (tshark -2) show the same thing.
+local MAX_KEYS = 65536
+local state_lists = bounded(MAX_KEYS)
+local frame_lists = {}
+-- The list each table's reads use while a field with `state` is dissected.
+local LISTS = {}
+-- Set when a value without its list took the rest of the message as bytes.
+local REST_TAKEN = false
+
+local function state_get(pinfo, t, key)
+  local k = t .. "|" .. tostring(key)
+  local fl = frame_lists[pinfo.number]
+  if fl == nil then
+    fl = {}
+    frame_lists[pinfo.number] = fl
+  end
+  if fl[k] == nil then
+    local conv = conversation_key(pinfo)
+    fl[k] = state_lists.map[conv .. "|" .. k] or false
+  end
+  return fl[k] or nil
+end
+
+local function state_set(pinfo, tree, t, key, list)
+  if pinfo.visited then return end
+  local conv = conversation_key(pinfo)
+  bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
+  if state_lists.count > MAX_KEYS then
+    local evicted = bounded_evict(state_lists)
+    tree:add_proto_expert_info(E.evicted, string.format(
+      "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
+  end
+end
+
+-- Item `i` (from 0) of the list selected for table `t`, or nil.
+local function list_item(t, i)
+  local list = LISTS[t]
+  if list == nil then return nil end
+  return list[i + 1]
+end
+{%- endif %}
