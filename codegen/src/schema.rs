@@ -223,6 +223,10 @@ pub struct TcpDef {
     /// Each message is prefixed by its length in this integer type (e.g. `u16`, `i32`).
     #[serde(default)]
     pub length_prefix: Option<String>,
+    /// The largest message a prefix may announce; a larger one means the stream is out of step
+    /// (default: what the prefix can hold, at most 1 MiB).
+    #[serde(default)]
+    pub max_message: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -163,8 +163,11 @@ local E = {
   joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("{{ name }}.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("{{ name }}.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+{%- if tcp_framing.is_some() %}
+  tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
+{%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -520,6 +523,7 @@ function proto.dissector(tvb, pinfo, tree)
     if not ok then
       tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
+    follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 pub use wiregen_verify::{
-    compare, expected, Datagram, Dissection, Expected, ExpectedField, Field, Rng, Segment, HEADERS,
+    compare, expected, Datagram, Dissection, Expected, ExpectedField, Field, Rng, Segment,
+    TcpPacket, HEADERS,
 };
 
 /// The repository root (this crate lives in `tests/`).
@@ -24,6 +25,11 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) {
 /// Writes a pcap of TCP segments ([`wiregen_verify::write_tcp_pcap`]).
 pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) {
     wiregen_verify::write_tcp_pcap(path, segments).unwrap();
+}
+
+/// Writes a pcap of TCP segments placed by hand ([`wiregen_verify::write_tcp_packets`]).
+pub fn write_tcp_packets(path: &Path, packets: &[TcpPacket]) {
+    wiregen_verify::write_tcp_packets(path, packets).unwrap();
 }
 
 /// tshark, or a failure that says how to get it. Tests that need it never pass without it.

@@ -25,7 +25,9 @@ mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
 pub use differential::{verify, Options, Report};
-pub use pcap::{write_pcap, write_tcp_pcap, Datagram, Segment, HEADERS};
+pub use pcap::{
+    write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
+};
 pub use rng::Rng;
 pub use tshark::{dissect, tshark, tshark_command, Dissection, Field, MALFORMED_EXPERTS};
 

@@ -26,22 +26,56 @@ pub struct Segment {
 /// Writes a pcap of TCP segments (one connection per port pair, no handshake needed by tshark).
 pub fn write_tcp_pcap(path: &Path, segments: &[Segment]) -> std::io::Result<()> {
     let mut next_seq: std::collections::HashMap<(u16, u16), u32> = std::collections::HashMap::new();
-    let frames: Vec<(u8, bool, Vec<u8>)> = segments
+    let packets: Vec<TcpPacket> = segments
         .iter()
         .map(|s| {
-            let seq = next_seq.entry((s.src_port, s.dst_port)).or_insert(1000);
+            let seq = next_seq.entry((s.src_port, s.dst_port)).or_insert(0);
+            let packet = TcpPacket {
+                src_port: s.src_port,
+                dst_port: s.dst_port,
+                seq: *seq,
+                fin: false,
+                payload: s.payload.clone(),
+            };
+            *seq += s.payload.len() as u32;
+            packet
+        })
+        .collect();
+    write_tcp_packets(path, &packets)
+}
+
+/// A TCP segment placed by hand: its sequence number (relative to the direction's first byte),
+/// and whether it ends the sender's side of the connection (FIN). Segments written out of
+/// sequence order make an out-of-order capture.
+#[derive(Debug, Clone)]
+pub struct TcpPacket {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u32,
+    pub fin: bool,
+    pub payload: Vec<u8>,
+}
+
+/// Writes a pcap of TCP segments exactly as given (sequence numbers, FIN flags, order).
+pub fn write_tcp_packets(path: &Path, packets: &[TcpPacket]) -> std::io::Result<()> {
+    let frames: Vec<(u8, bool, Vec<u8>)> = packets
+        .iter()
+        .map(|s| {
             let mut t = Vec::with_capacity(20 + s.payload.len());
             t.extend_from_slice(&s.src_port.to_be_bytes());
             t.extend_from_slice(&s.dst_port.to_be_bytes());
-            t.extend_from_slice(&seq.to_be_bytes());
+            t.extend_from_slice(&(1000 + s.seq).to_be_bytes());
             t.extend_from_slice(&1u32.to_be_bytes());
-            t.extend_from_slice(&[5 << 4, 0x18, 0xff, 0xff, 0, 0, 0, 0]);
+            // PSH + ACK, and FIN when the sender closes.
+            let flags = 0x18 | u8::from(s.fin);
+            t.extend_from_slice(&[5 << 4, flags, 0xff, 0xff, 0, 0, 0, 0]);
             t.extend_from_slice(&s.payload);
-            *seq += s.payload.len() as u32;
             (6, s.src_port < s.dst_port, t)
         })
         .collect();
-    write_frames(path, &frames)
+    // 100 µs apart, as on loopback: a late segment is then out of order to Wireshark's TCP
+    // analysis, not a retransmission.
+    write_frames(path, &frames, 100)
 }
 
 /// Writes a classic little-endian pcap (Ethernet link type) holding `datagrams`, one per frame.
@@ -58,12 +92,17 @@ pub fn write_pcap(path: &Path, datagrams: &[Datagram]) -> std::io::Result<()> {
             (17, d.src_port < d.dst_port, u)
         })
         .collect();
-    write_frames(path, &frames)
+    write_frames(path, &frames, 1_000_000)
 }
 
 /// Ethernet + IPv4 frames around transport segments (protocol number, whether the sender is the
-/// server, bytes). The server (the endpoint with the lower port in these tests) is 127.0.0.2.
-fn write_frames(path: &Path, transport: &[(u8, bool, Vec<u8>)]) -> std::io::Result<()> {
+/// server, bytes), `spacing_us` microseconds apart. The server (the endpoint with the lower port in
+/// these tests) is 127.0.0.2.
+fn write_frames(
+    path: &Path,
+    transport: &[(u8, bool, Vec<u8>)],
+    spacing_us: u64,
+) -> std::io::Result<()> {
     let mut out = Vec::new();
     out.extend_from_slice(&0xa1b2c3d4u32.to_le_bytes());
     out.extend_from_slice(&2u16.to_le_bytes());
@@ -89,8 +128,9 @@ fn write_frames(path: &Path, transport: &[(u8, bool, Vec<u8>)]) -> std::io::Resu
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         frame.extend_from_slice(&ip);
         frame.extend_from_slice(segment);
-        out.extend_from_slice(&(i as u32).to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
+        let at = i as u64 * spacing_us;
+        out.extend_from_slice(&((at / 1_000_000) as u32).to_le_bytes());
+        out.extend_from_slice(&((at % 1_000_000) as u32).to_le_bytes());
         out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
         out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
         out.extend_from_slice(&frame);

@@ -98,6 +98,9 @@ pub struct Transport {
     pub udp_ports: Vec<u16>,
     pub tcp_ports: Vec<u16>,
     pub tcp_length_prefix: Option<IntTy>,
+    /// The largest message a TCP length prefix may announce (0 without a prefix): a larger one
+    /// means the stream is out of step. The crate refuses it, the dissector skips the segment.
+    pub tcp_max_message: u64,
     pub udp_heuristic: Option<Heuristic>,
     pub tcp_heuristic: Option<Heuristic>,
 }

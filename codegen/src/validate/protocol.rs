@@ -262,6 +262,42 @@ impl<'f> Validator<'f> {
         out
     }
 
+    /// The largest message a TCP prefix may announce: the schema's `max_message`, which the
+    /// prefix must be able to hold, or what the prefix holds up to 1 MiB (a wider prefix could
+    /// announce gigabytes, more than a game sends at once).
+    fn tcp_max_message(&mut self, tcp: &schema::TcpDef, prefix: Option<IntTy>) -> u64 {
+        let yp = "protocol.transport.tcp.max_message";
+        let Some(prefix) = prefix else {
+            if tcp.max_message.is_some() {
+                self.error(
+                    yp,
+                    "'max_message' bounds a length prefix, and this transport has none",
+                    Some("add 'length_prefix' (e.g. u16le) or remove 'max_message'".into()),
+                );
+            }
+            return 0;
+        };
+        match tcp.max_message {
+            Some(0) => {
+                self.error(yp, "'max_message' must be at least 1", None);
+                0
+            }
+            Some(n) if n > prefix.max_value() => {
+                self.error(
+                    yp,
+                    format!(
+                        "'max_message' {n} is more than the length prefix can announce ({})",
+                        prefix.max_value()
+                    ),
+                    Some("use a wider 'length_prefix' or a smaller 'max_message'".into()),
+                );
+                prefix.max_value()
+            }
+            Some(n) => n,
+            None => prefix.max_value().min(1 << 20),
+        }
+    }
+
     pub(crate) fn transport(&mut self, proto: &Protocol, endian: Endian) -> Transport {
         let none = schema::TransportDef::default();
         let t = self.file.protocol.transport.as_ref().unwrap_or(&none);
@@ -275,6 +311,7 @@ impl<'f> Validator<'f> {
                 .length_prefix
                 .as_ref()
                 .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
+            out.tcp_max_message = self.tcp_max_message(tcp, out.tcp_length_prefix);
         }
         if let Some(h) = &t.heuristic {
             out.udp_heuristic = h

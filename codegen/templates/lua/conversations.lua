@@ -9,6 +9,8 @@ local function conversation_key(pinfo)
   end
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
+{%- endif %}
+{%- if conversations || tcp_framing.is_some() %}
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
 -- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in

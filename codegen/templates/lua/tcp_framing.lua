@@ -9,6 +9,13 @@ local tcp_infos = {}
 proto.prefs.max_tcp_message = Pref.uint("Largest TCP message", {{ f.max }},
   "A longer length prefix means the stream is out of step: the rest of its segment is skipped and reading resumes at the next segment")
 
+-- The bytes still missing, as TCP was asked for them (a prefix cut in two asks for "one more
+-- segment", not a count).
+local function missing_text(missing)
+  if missing >= 0x0fffffff then return "the rest of its length prefix and all of its body" end
+  return int_text(missing) .. " more bytes"
+end
+
 local function impossible_length(n)
   return n < 0 or n > proto.prefs.max_tcp_message
 end
@@ -35,5 +42,66 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
     tcp_infos[#tcp_infos + 1] = dissect_protected(tvb({{ f.size }}, n):tvb(), pinfo, root)
   end
   return tvb:len()
+end
+
+-- What is followed per TCP connection and direction, so that nothing is lost silently: the message a
+-- segment leaves incomplete (said when the connection or the capture ends before it is), and
+-- whether out-of-order data was already noted. Bounded: past the limit the oldest stream is no
+-- longer followed, and that is said.
+local tcp_fin_f = Field.new("tcp.flags.fin")
+local tcp_out_of_order_f = Field.new("tcp.analysis.out_of_order")
+local tcp_lost_segment_f = Field.new("tcp.analysis.lost_segment")
+local MAX_TCP_FOLLOWED = 4096
+local tcp_waiting = bounded(MAX_TCP_FOLLOWED)
+local tcp_out_of_order_noted = bounded(MAX_TCP_FOLLOWED)
+
+-- Whether Wireshark reassembles out-of-order segments (tcp.reassemble_out_of_order, off by
+-- default): without it the messages of a stream with out-of-order data are not shown.
+local function tcp_reassembles_out_of_order()
+  local ok, on = pcall(get_preference, "tcp.reassemble_out_of_order")
+  return ok and on == true
+end
+
+local function follow_tcp_stream(tvb, pinfo, tree)
+  -- By endpoints and direction: TCP's own fields are not there on a first pass without a tree.
+  local key = tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+  -- A gap before this segment (the data comes later, out of order) or data out of order: TCP
+  -- hands that data to no dissector unless it reassembles out-of-order segments.
+  -- Noted once per stream, on the first frame that shows it (kept by frame: clicks agree).
+  if (tcp_lost_segment_f() or tcp_out_of_order_f()) and tcp_out_of_order_noted.map[key] == nil
+      and not tcp_reassembles_out_of_order() then
+    bounded_set(tcp_out_of_order_noted, key, pinfo.number)
+    if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
+  end
+  if tcp_out_of_order_noted.map[key] == pinfo.number then
+    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+      "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
+  end
+  local missing = pinfo.desegment_len
+  if not pinfo.visited then
+    if missing > 0 then
+      local have = tvb:len() - pinfo.desegment_offset
+      bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
+      if tcp_waiting.count > MAX_TCP_FOLLOWED then
+        local _, old = bounded_evict(tcp_waiting)
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+          "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
+          MAX_TCP_FOLLOWED, old.frame))
+      end
+    else
+      bounded_remove(tcp_waiting, key)
+    end
+  end
+  local w = tcp_waiting.map[key]
+  local fin = tcp_fin_f()
+  if missing > 0 and fin and fin.value then
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+      "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
+      tvb:len() - pinfo.desegment_offset, missing_text(missing)))
+  elseif pinfo.visited and w and w.frame == pinfo.number then
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+      "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
+      w.have, missing_text(w.missing)))
+  end
 end
 {%- endif %}

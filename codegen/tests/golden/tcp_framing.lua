@@ -47,6 +47,13 @@ end
 -- (Wireshark 4.0) and Lua 5.4 alike.
 local floor = math.floor
 
+-- An integer for the Info column: in full on every Lua (5.3+ prints a float-held 7 as "7.0"),
+-- a UInt64 or Int64 as itself.
+local function int_text(v)
+  if type(v) == "number" then return string.format("%.0f", v) end
+  return tostring(v)
+end
+
 -- Bytes holding `bits` bits.
 local function ceil8(bits)
   return floor((bits + 7) / 8)
@@ -79,14 +86,79 @@ local E = {
   joined = ProtoExpert.new("tcp_framing.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("tcp_framing.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("tcp_framing.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  tcp = ProtoExpert.new("tcp_framing.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
   local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
   item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
+end
+
+-- A table that grows with the capture, bounded: entries keep their insertion order, and the
+-- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in
+-- the queue, so a key removed and added again is not taken for its older self.
+local function bounded(limit)
+  return { map = {}, pos = {}, queue = {}, head = 1, tail = 0, count = 0, limit = limit, evicted = 0 }
+end
+
+local function bounded_remove(b, k)
+  if b.map[k] ~= nil then
+    b.map[k] = nil
+    b.pos[k] = nil
+    b.count = b.count - 1
+  end
+end
+
+-- The oldest key whose value `skip` does not exclude (any key when `skip` is nil), or nil.
+local function bounded_oldest(b, skip)
+  for i = b.head, b.tail do
+    local k = b.queue[i]
+    if k ~= nil and b.pos[k] == i and (skip == nil or not skip(b.map[k])) then return k end
+    if i == b.head then
+      -- Slots of removed keys at the front are dropped as the queue moves on.
+      if k == nil or b.pos[k] ~= i then
+        b.queue[i] = nil
+        b.head = i + 1
+      end
+    end
+  end
+  return nil
+end
+
+local function bounded_set(b, k, v)
+  if b.map[k] == nil then
+    b.count = b.count + 1
+    b.tail = b.tail + 1
+    b.queue[b.tail] = k
+    b.pos[k] = b.tail
+    if b.tail - b.head > 4 * b.limit + 64 then
+      -- Mostly slots of removed keys: keep the live ones, in order.
+      local queue, n = {}, 0
+      for i = b.head, b.tail do
+        local q = b.queue[i]
+        if q ~= nil and b.pos[q] == i then
+          n = n + 1
+          queue[n] = q
+          b.pos[q] = n
+        end
+      end
+      b.queue, b.head, b.tail = queue, 1, n
+    end
+  end
+  b.map[k] = v
+end
+
+-- Evicts the oldest entry (for which `skip` is false) and returns its key and value.
+local function bounded_evict(b, skip)
+  local k = bounded_oldest(b, skip)
+  if k == nil then return nil end
+  local v = b.map[k]
+  bounded_remove(b, k)
+  b.evicted = b.evicted + 1
+  return k, v
 end
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
@@ -174,6 +246,13 @@ local tcp_infos = {}
 proto.prefs.max_tcp_message = Pref.uint("Largest TCP message", 65535,
   "A longer length prefix means the stream is out of step: the rest of its segment is skipped and reading resumes at the next segment")
 
+-- The bytes still missing, as TCP was asked for them (a prefix cut in two asks for "one more
+-- segment", not a count).
+local function missing_text(missing)
+  if missing >= 0x0fffffff then return "the rest of its length prefix and all of its body" end
+  return int_text(missing) .. " more bytes"
+end
+
 local function impossible_length(n)
   return n < 0 or n > proto.prefs.max_tcp_message
 end
@@ -200,6 +279,67 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
     tcp_infos[#tcp_infos + 1] = dissect_protected(tvb(2, n):tvb(), pinfo, root)
   end
   return tvb:len()
+end
+
+-- What is followed per TCP connection and direction, so that nothing is lost silently: the message a
+-- segment leaves incomplete (said when the connection or the capture ends before it is), and
+-- whether out-of-order data was already noted. Bounded: past the limit the oldest stream is no
+-- longer followed, and that is said.
+local tcp_fin_f = Field.new("tcp.flags.fin")
+local tcp_out_of_order_f = Field.new("tcp.analysis.out_of_order")
+local tcp_lost_segment_f = Field.new("tcp.analysis.lost_segment")
+local MAX_TCP_FOLLOWED = 4096
+local tcp_waiting = bounded(MAX_TCP_FOLLOWED)
+local tcp_out_of_order_noted = bounded(MAX_TCP_FOLLOWED)
+
+-- Whether Wireshark reassembles out-of-order segments (tcp.reassemble_out_of_order, off by
+-- default): without it the messages of a stream with out-of-order data are not shown.
+local function tcp_reassembles_out_of_order()
+  local ok, on = pcall(get_preference, "tcp.reassemble_out_of_order")
+  return ok and on == true
+end
+
+local function follow_tcp_stream(tvb, pinfo, tree)
+  -- By endpoints and direction: TCP's own fields are not there on a first pass without a tree.
+  local key = tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+  -- A gap before this segment (the data comes later, out of order) or data out of order: TCP
+  -- hands that data to no dissector unless it reassembles out-of-order segments.
+  -- Noted once per stream, on the first frame that shows it (kept by frame: clicks agree).
+  if (tcp_lost_segment_f() or tcp_out_of_order_f()) and tcp_out_of_order_noted.map[key] == nil
+      and not tcp_reassembles_out_of_order() then
+    bounded_set(tcp_out_of_order_noted, key, pinfo.number)
+    if tcp_out_of_order_noted.count > MAX_TCP_FOLLOWED then bounded_evict(tcp_out_of_order_noted) end
+  end
+  if tcp_out_of_order_noted.map[key] == pinfo.number then
+    tree:add(proto, tvb()):add_proto_expert_info(E.tcp,
+      "TCP data missing before this segment (lost, or arriving out of order): its messages may not be shown unless the TCP preference 'Reassemble out-of-order segments' is on (tcp.reassemble_out_of_order)")
+  end
+  local missing = pinfo.desegment_len
+  if not pinfo.visited then
+    if missing > 0 then
+      local have = tvb:len() - pinfo.desegment_offset
+      bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
+      if tcp_waiting.count > MAX_TCP_FOLLOWED then
+        local _, old = bounded_evict(tcp_waiting)
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+          "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
+          MAX_TCP_FOLLOWED, old.frame))
+      end
+    else
+      bounded_remove(tcp_waiting, key)
+    end
+  end
+  local w = tcp_waiting.map[key]
+  local fin = tcp_fin_f()
+  if missing > 0 and fin and fin.value then
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+      "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
+      tvb:len() - pinfo.desegment_offset, missing_text(missing)))
+  elseif pinfo.visited and w and w.frame == pinfo.number then
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+      "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
+      w.have, missing_text(w.missing)))
+  end
 end
 
 -- One family of dissectors (a schema and the schemas extending it) shares ports and heuristics:
@@ -231,6 +371,7 @@ function proto.dissector(tvb, pinfo, tree)
     if not ok then
       tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end
+    follow_tcp_stream(tvb, pinfo, tree)
     if #tcp_infos > 0 then pinfo.cols.info:set(table.concat(tcp_infos, " | ")) end
     return tvb:len()
   end

@@ -69,11 +69,13 @@ pub mod tcp {
     use super::*;
     /// Bytes of the length prefix.
     pub const PREFIX_LEN: usize = 2;
-    /// Largest message length the prefix can carry.
-    pub const MAX_LEN: u64 = 65535;
+    /// The largest message a prefix may announce (the schema's `max_message`): a
+    /// larger one means the stream is out of step, and [`next_frame`] refuses it
+    /// instead of waiting for bytes that will never come.
+    pub const MAX_MESSAGE: usize = 65535;
     /// Appends an encoded message with its length prefix.
     pub fn frame_into(message: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let n = fit(message.len() as u64, MAX_LEN, "frame_length")?;
+        let n = fit(message.len() as u64, MAX_MESSAGE as u64, "frame_length")?;
         out.extend_from_slice(&(n as u16).to_le_bytes());
         out.extend_from_slice(message);
         Ok(())
@@ -86,7 +88,8 @@ pub mod tcp {
         Ok(out)
     }
     /// The first complete frame of `stream`: the message bytes and how many bytes the
-    /// frame takes, or `None` while more bytes are needed.
+    /// frame takes, or `None` while more bytes are needed. A negative prefix, or one
+    /// over [`MAX_MESSAGE`], is an error at once: the stream is out of step.
     #[allow(clippy::unnecessary_fallible_conversions)]
     pub fn next_frame(stream: &[u8]) -> Result<Option<(&[u8], usize)>, DecodeError> {
         if stream.len() < PREFIX_LEN {

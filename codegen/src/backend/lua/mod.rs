@@ -190,9 +190,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         );
         Framing {
             size: it.bytes(),
-            // A wider prefix could announce gigabytes: 1 MiB is more than a game sends at once,
-            // and the preference raises it.
-            max: it.max_value().min(1 << 20),
+            max: p.transport.tcp_max_message,
             read: int_reader(it.bytes(), it.signed, it.endian),
             add: add_fn(it.endian),
             doc: format!(

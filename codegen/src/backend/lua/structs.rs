@@ -22,7 +22,8 @@ pub(crate) fn results(target: &str) -> &'static str {
 
 /// Calls the dissector of struct `id` from byte-aligned code over `[lo, hi)` (byte offsets) and
 /// stores its values in `target` (kept nowhere when `target` is empty); a bit-stream struct gets
-/// bit offsets and the caller resumes at the next whole byte.
+/// bit offsets and the caller resumes at the next whole byte. A struct that cannot be read ends
+/// the caller too.
 pub(crate) fn call_struct(
     p: &Protocol,
     c: &mut Code,
@@ -31,19 +32,45 @@ pub(crate) fn call_struct(
     hi: &str,
     target: &str,
 ) {
+    call_struct_or(p, c, id, lo, hi, target, None);
+}
+
+/// [`call_struct`], where a struct that cannot be read runs `recover` instead of ending the
+/// caller (`recover` must set `nxt`, in bytes).
+pub(crate) fn call_struct_or(
+    p: &Protocol,
+    c: &mut Code,
+    id: StructId,
+    lo: &str,
+    hi: &str,
+    target: &str,
+    recover: Option<&str>,
+) {
     let t = &p.structs[id].name;
     let results = results(target);
-    if p.structs[id].layout.is_bits() {
+    let bits = p.structs[id].layout.is_bits();
+    if bits {
         c.line(format!(
             "{results} = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
         ));
-        c.line("if nxt == nil then return nil end");
-        c.line("nxt = ceil8(nxt)");
     } else {
         c.line(format!(
             "{results} = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
         ));
-        c.line("if nxt == nil then return nil end");
+    }
+    match recover {
+        None => {
+            c.line("if nxt == nil then return nil end");
+            if bits {
+                c.line("nxt = ceil8(nxt)");
+            }
+        }
+        Some(recover) => {
+            if bits {
+                c.line("if nxt ~= nil then nxt = ceil8(nxt) end");
+            }
+            c.line(format!("if nxt == nil then {recover} end"));
+        }
     }
     if !target.is_empty() {
         c.line(format!("{target} = val"));

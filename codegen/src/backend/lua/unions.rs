@@ -167,20 +167,10 @@ impl<'p> Gen<'p> {
                     // The length is known, so a case its bytes do not hold (a size field that
                     // disagrees with the type's layout) is noted over those bytes and what
                     // follows is still read. (A value later code reads cannot be skipped.)
-                    let t = &p.structs[id].name;
-                    if p.structs[id].layout.is_bits() {
-                        c.line(format!(
-                            "nxt = dissect_{t}(tvb, pinfo, sub, offset * 8, (offset + n) * 8)"
-                        ));
-                        c.line("if nxt ~= nil then nxt = ceil8(nxt) end");
-                    } else {
-                        c.line(format!(
-                            "nxt = dissect_{t}(tvb, pinfo, sub, offset, offset + n)"
-                        ));
-                    }
-                    c.line(format!(
-                        "if nxt == nil then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n end"
-                    ));
+                    let recover = format!(
+                        "sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
+                    );
+                    call_struct_or(p, c, id, "offset", "offset + n", "", Some(&recover));
                 } else {
                     call_struct(p, c, id, "offset", "offset + n", target);
                 }

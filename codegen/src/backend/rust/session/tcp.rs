@@ -16,11 +16,25 @@ impl<'p> Gen<'p> {
         };
         let t = int_rust(&it);
         let k = lit_usize(it.bytes());
-        let max = lit_u64(it.max_value());
+        let max = lit_usize(self.p.transport.tcp_max_message as usize);
         let (to, from) = if it.endian == Endian::Big {
             (quote! { to_be_bytes }, quote! { from_be_bytes })
         } else {
             (quote! { to_le_bytes }, quote! { from_le_bytes })
+        };
+        // Only a prefix that can announce more than the limit needs the check.
+        let too_large = if self.p.transport.tcp_max_message < it.max_value() {
+            quote! {
+                if n > MAX_MESSAGE {
+                    return Err(DecodeError::new(
+                        "frame_length",
+                        0,
+                        DecodeErrorKind::TooLarge { value: n as u64, max: MAX_MESSAGE as u64 },
+                    ));
+                }
+            }
+        } else {
+            quote! {}
         };
         let doc = format!(
             " TCP framing: every message is preceded by its length as `{}{}` ({}), not counting the prefix.",
@@ -35,12 +49,14 @@ impl<'p> Gen<'p> {
 
                 /// Bytes of the length prefix.
                 pub const PREFIX_LEN: usize = #k;
-                /// Largest message length the prefix can carry.
-                pub const MAX_LEN: u64 = #max;
+                /// The largest message a prefix may announce (the schema's `max_message`): a
+                /// larger one means the stream is out of step, and [`next_frame`] refuses it
+                /// instead of waiting for bytes that will never come.
+                pub const MAX_MESSAGE: usize = #max;
 
                 /// Appends an encoded message with its length prefix.
                 pub fn frame_into(message: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-                    let n = fit(message.len() as u64, MAX_LEN, "frame_length")?;
+                    let n = fit(message.len() as u64, MAX_MESSAGE as u64, "frame_length")?;
                     out.extend_from_slice(&(n as #t).#to());
                     out.extend_from_slice(message);
                     Ok(())
@@ -55,7 +71,8 @@ impl<'p> Gen<'p> {
                 }
 
                 /// The first complete frame of `stream`: the message bytes and how many bytes the
-                /// frame takes, or `None` while more bytes are needed.
+                /// frame takes, or `None` while more bytes are needed. A negative prefix, or one
+                /// over [`MAX_MESSAGE`], is an error at once: the stream is out of step.
                 #[allow(clippy::unnecessary_fallible_conversions)] // infallible only for narrow prefixes
                 pub fn next_frame(stream: &[u8]) -> Result<Option<(&[u8], usize)>, DecodeError> {
                     if stream.len() < PREFIX_LEN {
@@ -67,6 +84,7 @@ impl<'p> Gen<'p> {
                     let n = usize::try_from(declared).map_err(|_| {
                         DecodeError::new("frame_length", 0, DecodeErrorKind::BadLength { value: declared as i128 })
                     })?;
+                    #too_large
                     if stream.len() - PREFIX_LEN < n {
                         return Ok(None);
                     }
