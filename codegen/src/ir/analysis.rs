@@ -34,7 +34,7 @@ fn field_refs(f: &Field, out: &mut HashSet<(StructId, usize)>) {
     match &f.ty {
         Ty::Bytes(Len::Expr(e))
         | Ty::Str(Len::Expr(e), _)
-        | Ty::Array(_, Len::Expr(e))
+        | Ty::Array(_, Len::Expr(e) | Len::Bytes(e))
         | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, out),
         Ty::Union(u) => {
             refs(&u.on, out);

@@ -162,6 +162,9 @@ pub enum Len {
     Rest,
     /// Self-delimiting (structs without a length).
     Natural,
+    /// An array's size in bytes (`length:` on an array), an expression over earlier fields: its
+    /// elements fill exactly that many bytes.
+    Bytes(Expr),
 }
 
 #[derive(Debug, Clone)]
@@ -215,7 +218,10 @@ impl Ty {
     /// Whether a value's size is known only once it is encoded (a struct or a switch): a length
     /// of it is reserved before and patched after it is written.
     pub fn is_encoded(&self) -> bool {
-        matches!(self, Ty::Struct(..) | Ty::Union(_))
+        matches!(
+            self,
+            Ty::Struct(..) | Ty::Union(_) | Ty::Array(_, Len::Bytes(_))
+        )
     }
 
     /// Whether a value is one number, flag set or enum (copied, never cloned, by the backends).

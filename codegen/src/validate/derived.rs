@@ -77,7 +77,8 @@ impl<'f> Validator<'f> {
             match &f.ty {
                 Ty::Bytes(Len::Expr(e))
                 | Ty::Str(Len::Expr(e), _)
-                | Ty::Struct(_, Some(Len::Expr(e))) => {
+                | Ty::Struct(_, Some(Len::Expr(e)))
+                | Ty::Array(_, Len::Bytes(e)) => {
                     if let Some((r, l)) = e.linear_field() {
                         derived.push((r, Derive::LengthOf(i, l), i));
                     }

@@ -105,13 +105,20 @@ impl<'f> Validator<'f> {
         if f.length.is_some()
             && !matches!(
                 ty,
-                Ty::Bytes(_) | Ty::Str(..) | Ty::Struct(..) | Ty::Union(_)
+                Ty::Bytes(_) | Ty::Str(..) | Ty::Struct(..) | Ty::Union(_) | Ty::Array(..)
             )
         {
             self.error(
                 &scope("length"),
-                "'length' applies to bytes, string, struct and switch fields",
-                Some("use 'count' for arrays".into()),
+                "'length' applies to bytes, string, struct, switch and array fields",
+                None,
+            );
+        }
+        if matches!(ty, Ty::Array(_, Len::Bytes(_))) && (layout != Layout::Bytes || f.packed) {
+            self.error(
+                &scope("length"),
+                "an array sized in bytes ('length') is for byte layouts and arrays that are not packed",
+                Some("give the element count instead ('count')".into()),
             );
         }
         let var_prefixed = match &ty {

@@ -1,5 +1,6 @@
 //! Pass: sizes. How long a bytes, string, struct or switch field is and how many elements an
-//! array holds: a prefix (an integer or a varint), an expression, or the rest of the scope.
+//! array holds: a prefix (an integer or a varint), an expression, or the rest of the scope; or
+//! how many bytes an array's elements fill (`length:` on an array).
 
 use super::*;
 
@@ -60,6 +61,20 @@ impl<'f> Validator<'f> {
                 );
             }
             return self.prefix(p, fp, endian);
+        }
+        if let Some(l) = &f.length {
+            if f.count.is_some() {
+                self.error(
+                    &format!("{fp}.length"),
+                    "an array has either a 'count' (elements) or a 'length' (bytes), not both",
+                    None,
+                );
+            }
+            // Elements that fill exactly this many bytes.
+            return match self.len_expr(sid, index, l, &format!("{fp}.length")) {
+                Len::Expr(e) => Len::Bytes(e),
+                other => other,
+            };
         }
         match &f.count {
             Some(c) => self.len_expr(sid, index, c, &format!("{fp}.count")),

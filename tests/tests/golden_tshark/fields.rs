@@ -471,3 +471,91 @@ fn enum_ranges_agree_between_crate_and_dissector() {
     assert_eq!(showname(1, "enum_ranges.level"), "Level: HIGH (10)");
     assert_eq!(showname(0, "enum_ranges.level"), "Level: MID (4)");
 }
+
+/// Arrays sized in bytes: elements until exactly the size is read, the size derived by the
+/// encoder from what it wrote (a bare reference, or `4 * words - 4`), a constant size checked;
+/// an element that would run past the size is an error naming it (Rust) and an expert item
+/// (Lua); both outputs agree field by field on hand-made and arbitrary values.
+#[test]
+fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
+    use wiregen_golden::byte_arrays::{Player, Protocol, Roster};
+    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let roster = Roster {
+        players: vec![
+            Player {
+                id: 7,
+                name: "ab".into(),
+            },
+            Player {
+                id: 0x0102,
+                name: "".into(),
+            },
+        ],
+        scores: vec![1, 0x0102_0304],
+        flags: vec![0xaa, 0x55],
+    };
+    // 8 bytes of players, 3 words of scores (this byte included), then the two flag bytes.
+    let expected = hex_bytes(concat!(
+        "0800",
+        "03",
+        "0700026162",
+        "020100",
+        "01000000",
+        "04030201",
+        "aa55"
+    ));
+    assert_eq!(roster.encode().unwrap(), expected);
+    assert_eq!(Roster::decode(&expected).unwrap(), roster);
+    let empty = Roster {
+        players: vec![],
+        scores: vec![],
+        flags: vec![0, 0],
+    };
+    assert_eq!(empty.encode().unwrap(), hex_bytes("0000010000"));
+    assert_eq!(Roster::decode(&hex_bytes("0000010000")).unwrap(), empty);
+    // A constant size is checked against what was written.
+    let e = Roster {
+        flags: vec![1, 2, 3],
+        ..empty.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "flags".into(),
+            EncodeErrorKind::LengthMismatch {
+                expected: 2,
+                actual: 3
+            }
+        )
+    );
+    // 7 bytes of players: the second player's name length would be past them.
+    let mut cut = expected.clone();
+    cut[0] = 7;
+    let e = Roster::decode(&cut).unwrap_err();
+    assert!(e.field().contains("name"), "{e}");
+    assert_eq!(e.offset, 10, "{e}");
+    // A size larger than the message.
+    let mut long = expected.clone();
+    long[0] = 0x40;
+    let e = Roster::decode(&long).unwrap_err();
+    assert_eq!(e.field(), "players", "{e}");
+    assert!(matches!(e.kind, DecodeErrorKind::Truncated { .. }), "{e}");
+
+    let report =
+        verify_protocol::<Protocol>(&["codegen/tests/golden/byte_arrays.lua"], &[], 0x9132);
+    assert_eq!(
+        report.refused, 0,
+        "random rosters have two flag bytes: {report}"
+    );
+
+    let d = dissect_payloads("byte_arrays", 9132, &[expected, cut, long]);
+    assert!(d.experts(0, "byte_arrays").is_empty());
+    assert_eq!(shown(&d, 0, "byte_arrays.player.id"), ["7", "258"]);
+    assert_eq!(shown(&d, 0, "byte_arrays.scores"), ["1", "16909060"]);
+    assert_eq!(shown(&d, 0, "byte_arrays.flags"), ["170", "85"]);
+    for i in [1, 2] {
+        assert!(!d.experts(i, "byte_arrays").is_empty(), "frame {i}");
+    }
+}

@@ -175,6 +175,12 @@ impl<'p> Gen<'p> {
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
                 match len {
+                    // Validation keeps arrays sized in bytes out of bit streams.
+                    Len::Bytes(_) => {
+                        return Err(Unsupported(format!(
+                            "'{name}': arrays sized in bytes in bit streams"
+                        )))
+                    }
                     Len::Expr(e) => {
                         let ex = self.expr(e);
                         c.line(format!("n = {ex}"));
@@ -239,6 +245,12 @@ impl<'p> Gen<'p> {
             Ty::Array(elem, count) => {
                 keep(c, target, "{}");
                 match count {
+                    // Validation keeps arrays sized in bytes out of bit streams.
+                    Len::Bytes(_) => {
+                        return Err(Unsupported(format!(
+                            "'{name}': arrays sized in bytes in bit streams"
+                        )))
+                    }
                     Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
                     Len::Expr(e) => {
                         let ex = self.expr(e);

@@ -304,21 +304,37 @@ impl<'p> Gen<'p> {
                 // The label counts the elements read (the list itself is kept only when needed).
                 let count_of = format!("count_{name}");
                 let open_ended = matches!(count, Len::Rest | Len::Natural);
+                // Sized in bytes: elements until exactly that many are read, with `limit` moved
+                // to their end meanwhile (no element reads past them).
+                let in_bytes = matches!(count, Len::Bytes(_));
                 // An element without its state list takes the rest as bytes and ends the loop.
                 let may_stop = matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]);
                 // A loop that runs `n` times to its end needs no counter.
-                let counted = open_ended || may_stop;
+                let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {
                     self.length(c, sid, fi, count, abbrev, tree)?;
                 }
                 let first_count = if counted { "0" } else { "n" };
-                if open_ended {
+                // The limit an array sized in bytes moves is put back for what follows (nothing
+                // does after a last field, unless the struct is padded or aligned).
+                let s = &self.p.structs[sid];
+                let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
+                if in_bytes {
+                    if limit_read_after {
+                        c.line(format!("local {arr}, {count_of}, outer_limit_{name} = {tree}:add(tvb(offset, n), \"{label}\"), 0, limit"));
+                    } else {
+                        c.line(format!(
+                            "local {arr}, {count_of} = {tree}:add(tvb(offset, n), \"{label}\"), 0"
+                        ));
+                    }
+                    c.line("limit = offset + n");
+                } else if open_ended {
                     // It runs to the end of its scope: its length is known before it is read.
                     c.line(format!("local {arr}, {count_of} = {tree}:add(tvb(offset, limit - offset), \"{label}\"), 0"));
                 } else {
                     c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
                 }
-                c.open(if open_ended {
+                c.open(if open_ended || in_bytes {
                     "while offset < limit do"
                 } else {
                     "for _ = 1, n do"
@@ -332,7 +348,9 @@ impl<'p> Gen<'p> {
                     c.line("if REST_TAKEN then break end");
                 }
                 c.close("end");
-                if !open_ended {
+                if in_bytes && limit_read_after {
+                    c.line(format!("limit = outer_limit_{name}"));
+                } else if !open_ended && !in_bytes {
                     c.line(format!("{arr}:set_len(offset - {arr_start})"));
                 }
                 c.line(format!(
@@ -356,7 +374,8 @@ impl<'p> Gen<'p> {
     ) -> Result<(), Unsupported> {
         let f = &self.p.structs[sid].fields[fi];
         let name = &f.name;
-        let is_count = matches!(f.ty, Ty::Array(..));
+        // An array's length counts elements, unless it is its size in bytes.
+        let is_count = matches!(f.ty, Ty::Array(..)) && !matches!(len, Len::Bytes(_));
         match len {
             Len::Prefix(it) => {
                 let k = it.bytes();
@@ -390,7 +409,7 @@ impl<'p> Gen<'p> {
             Len::VarPrefix(_) => {
                 return Err(Unsupported(format!("'{name}': this varint as a prefix")))
             }
-            Len::Expr(e) => {
+            Len::Expr(e) | Len::Bytes(e) => {
                 let ex = self.expr(e);
                 c.line(format!("n = {ex}"));
             }
@@ -405,7 +424,9 @@ impl<'p> Gen<'p> {
             return Ok(());
         }
         let source = match len {
-            Len::Expr(Expr::Field(path)) if path.len() == 1 => Some(path[0].name.clone()),
+            Len::Expr(Expr::Field(path)) | Len::Bytes(Expr::Field(path)) if path.len() == 1 => {
+                Some(path[0].name.clone())
+            }
             _ => None,
         };
         match source {

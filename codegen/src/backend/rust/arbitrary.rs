@@ -76,6 +76,23 @@ impl Gen<'_> {
     }
 }
 
+/// An array whose element count a constant fixes (`count: 3`, or `length: 12` over 4-byte
+/// elements): random values of exactly that many elements, which the encoder accepts.
+pub(crate) fn arbitrary_fixed_count(p: &Protocol, ty: &Ty) -> TokenStream {
+    let n = match ty {
+        Ty::Array(_, Len::Expr(Expr::Int(n))) => *n as usize,
+        Ty::Array(elem, Len::Bytes(Expr::Int(n))) => match p.fixed_size(elem) {
+            Some(size) if size > 0 && (*n as usize).is_multiple_of(size) => *n as usize / size,
+            _ => return quote! {},
+        },
+        _ => return quote! {},
+    };
+    let n = lit_usize(n);
+    quote! {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = |u: &mut arbitrary::Unstructured| (0..#n).map(|_| u.arbitrary()).collect::<arbitrary::Result<_>>()))]
+    }
+}
+
 pub(crate) fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
     let (t, bits, signed) = match ty {
         Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),

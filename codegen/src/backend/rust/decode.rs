@@ -423,6 +423,18 @@ impl<'p> Gen<'p> {
                         while r.remaining() > 0 { v.push(#item); }
                         v
                     } },
+                    // Elements until exactly `n` bytes are read (the last one may not overrun).
+                    Len::Bytes(_) => {
+                        let n = self.read_len(sid, count, nm, abbrev)?;
+                        quote! { {
+                            let n = #n;
+                            let saved = r.limit(n, #nm)?;
+                            let mut v = Vec::with_capacity(#cap);
+                            while r.remaining() > 0 { v.push(#item); }
+                            r.unlimit(saved, #nm)?;
+                            v
+                        } }
+                    }
                     _ => {
                         let n = self.read_len(sid, count, nm, abbrev)?;
                         quote! { {
@@ -460,7 +472,7 @@ impl<'p> Gen<'p> {
                 };
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v as i128, #nm)? } }
             }
-            Len::Expr(e) => {
+            Len::Expr(e) | Len::Bytes(e) => {
                 let e = self.expr_top(e, Ctx::Decode);
                 quote! { r.length(#e, #nm)? }
             }

@@ -208,9 +208,19 @@ impl<'p> Gen<'p> {
         let encoded = |i: usize| s.fields[i].ty.is_encoded();
         let patched_length =
             |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if encoded(t));
-        let measured = s.fields.iter().any(|d| {
-            matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi) && encoded(fi)
+        // An array sized in bytes by an expression nothing derives is measured once written.
+        let sized_by_derived = s.fields.iter().any(|d| {
+            matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
         });
+        let bytes_checked = match &f.ty {
+            Ty::Array(_, Len::Bytes(e))
+                if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
+            {
+                Some(e)
+            }
+            _ => None,
+        };
+        let measured = (sized_by_derived && encoded(fi)) || bytes_checked.is_some();
         let at_local = (matches!(f.role, Role::Checksum(_)) || patched_length(f) || measured)
             .then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
@@ -374,9 +384,6 @@ impl<'p> Gen<'p> {
                 // that reads the position (`@remaining - 2`) is the data's own length: what
                 // follows it is written after, and the decoder finds it the same way.
                 // A size that is derived from the data needs no check.
-                let sized_by_derived = s.fields.iter().any(|d| {
-                    matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
-                });
                 let len_check = match &f.ty {
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
@@ -411,7 +418,18 @@ impl<'p> Gen<'p> {
                     }
                     _ => None,
                 });
-                quote! { #at_local #len_check #write #(#patches)* }
+                // The bytes an array's elements fill are known once they are written.
+                let bytes_check = bytes_checked.map(|e| {
+                    let ex = self.expr_top(e, Ctx::Encode);
+                    quote! {
+                        let expected: i128 = #ex;
+                        let actual = w.len() - #at;
+                        if expected != actual as i128 {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+                        }
+                    }
+                });
+                quote! { #at_local #len_check #write #bytes_check #(#patches)* }
             }
         })
     }

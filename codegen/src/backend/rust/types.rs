@@ -359,7 +359,15 @@ impl<'p> Gen<'p> {
             };
             let arbitrary_attr = match &f.valid {
                 Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
-                None => super::arbitrary::arbitrary_in_range(&f.ty, f.condition.is_some()),
+                None if f.condition.is_none() => {
+                    let in_range = super::arbitrary::arbitrary_in_range(&f.ty, false);
+                    if in_range.is_empty() {
+                        super::arbitrary::arbitrary_fixed_count(self.p, &f.ty)
+                    } else {
+                        in_range
+                    }
+                }
+                None => super::arbitrary::arbitrary_in_range(&f.ty, true),
             };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
