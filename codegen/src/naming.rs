@@ -1,6 +1,6 @@
 //! Names shared by both backends, so the Rust trace and the dissector agree on every field.
 
-use crate::ir::{Protocol, StructId};
+use crate::ir::{Protocol, StructId, Ty};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere
@@ -35,6 +35,15 @@ pub fn padding_abbrev(p: &Protocol) -> String {
 /// Filter name of the hidden length or count prefix of a field.
 pub fn prefix_abbrev(field_abbrev: &str) -> String {
     format!("{field_abbrev}.length")
+}
+
+/// The name an array's elements are read under when each is framed (`element:`): their size
+/// prefixes are then `proto.type.field.element.length`, apart from the array's count prefix.
+pub fn element_abbrev(ty: &Ty, array_abbrev: &str) -> String {
+    match ty {
+        Ty::Struct(_, Some(_)) => format!("{array_abbrev}.element"),
+        _ => array_abbrev.to_string(),
+    }
 }
 
 /// The Rust enum type of a switch field: `PacketPayload`.

@@ -415,6 +415,20 @@ pub struct FieldDef {
     /// them).
     #[serde(default)]
     pub layout: Option<String>,
+    /// How each element of an array of structs is framed: `{ prefix: u16 }` (each preceded by
+    /// its size in bytes) or `{ length: expr }` (each exactly that many bytes).
+    #[serde(default)]
+    pub element: Option<ElementDef>,
+}
+
+/// The framing of each element of an array (`element:`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementDef {
+    #[serde(default)]
+    pub length: Option<ExprOrInt>,
+    #[serde(default)]
+    pub prefix: Option<String>,
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.
@@ -446,7 +460,7 @@ pub struct WarnDef {
     pub message: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum ExprOrInt {
     Int(u64),

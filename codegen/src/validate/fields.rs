@@ -29,6 +29,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         encoding: None,
         fields: Vec::new(),
         layout: None,
+        element: None,
     }
 }
 
@@ -156,6 +157,13 @@ impl<'f> Validator<'f> {
             self.error(
                 &scope("count"),
                 "'count' applies to array fields ('T[]')",
+                None,
+            );
+        }
+        if f.element.is_some() && !matches!(ty, Ty::Array(..)) {
+            self.error(
+                &scope("element"),
+                "'element' frames the elements of an array of structs ('T[]')",
                 None,
             );
         }

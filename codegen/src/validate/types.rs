@@ -535,6 +535,44 @@ impl<'f> Validator<'f> {
                 if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
                     self.error(&tp, "arrays of bytes or strings need a named element type that gives each a length", None);
                 }
+                let elem_ty = match (&f.element, elem_ty) {
+                    (Some(e), Ty::Struct(id, None)) => {
+                        // Each element framed: decoded inside exactly its bytes.
+                        let ep = format!("{fp}.element");
+                        if e.length.is_none() && e.prefix.is_none() {
+                            self.error(
+                                &ep,
+                                "'element' needs a 'length' or a 'prefix'",
+                                Some("e.g. 'element: { prefix: u16 }'".into()),
+                            );
+                        } else if layout != Layout::Bytes {
+                            self.error(&ep, "element sizes are for byte layouts", None);
+                        }
+                        let framing = schema::FieldDef {
+                            length: e.length.clone(),
+                            prefix: e.prefix.clone(),
+                            ..clone_field(f)
+                        };
+                        let len = self.len_of(sid, index, &framing, &ep, endian, false);
+                        if matches!(len, Len::VarPrefix(_)) {
+                            self.error(
+                                &format!("{ep}.prefix"),
+                                "a varint prefix of a struct is not generated yet",
+                                Some("use an integer prefix ('prefix: u16')".into()),
+                            );
+                        }
+                        Ty::Struct(id, Some(len))
+                    }
+                    (Some(_), other) => {
+                        self.error(
+                            &format!("{fp}.element"),
+                            "'element' frames the elements of an array of structs",
+                            None,
+                        );
+                        other
+                    }
+                    (None, other) => other,
+                };
                 let count = self.count_of(sid, index, f, fp, endian);
                 Ty::Array(Box::new(elem_ty), count)
             }

@@ -49,17 +49,41 @@ F["byte_arrays.players_size"] = ProtoField.uint16("byte_arrays.players_size", "P
 F["byte_arrays.scores_words"] = ProtoField.uint8("byte_arrays.scores_words", "Scores words", base.DEC, nil, nil, "The scores' size in 32-bit words, this byte included")
 F["byte_arrays.scores"] = ProtoField.uint32("byte_arrays.scores", "Scores", base.DEC, nil, nil, "")
 F["byte_arrays.flags"] = ProtoField.uint8("byte_arrays.flags", "Flags", base.DEC, nil, nil, "")
+F["byte_arrays.entries.length"] = ProtoField.uint8("byte_arrays.entries.length", "Entries count", base.DEC, nil, nil, "Number of Entries")
+F["byte_arrays.entries.element.length"] = ProtoField.uint16("byte_arrays.entries.element.length", "Entries element length", base.DEC, nil, nil, "Bytes of Entries element")
+F["byte_arrays.cell_size"] = ProtoField.uint8("byte_arrays.cell_size", "Cell size", base.DEC, nil, nil, "")
+F["byte_arrays.origin.length"] = ProtoField.uint8("byte_arrays.origin.length", "Origin length", base.DEC, nil, nil, "Bytes of Origin")
 F["byte_arrays.player.id"] = ProtoField.uint16("byte_arrays.player.id", "Id", base.DEC, nil, nil, "")
 F["byte_arrays.player.name.length"] = ProtoField.uint8("byte_arrays.player.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
 F["byte_arrays.player.name"] = ProtoField.string("byte_arrays.player.name", "Name", base.UNICODE, "")
+F["byte_arrays.entry.kind"] = ProtoField.uint8("byte_arrays.entry.kind", "Kind", base.DEC, nil, nil, "")
+F["byte_arrays.entry.data"] = ProtoField.bytes("byte_arrays.entry.data", "Data", base.NONE, "")
+F["byte_arrays.cell.x"] = ProtoField.int16("byte_arrays.cell.x", "X", base.DEC, nil, nil, "")
+F["byte_arrays.cell.y"] = ProtoField.int16("byte_arrays.cell.y", "Y", base.DEC, nil, nil, "")
+F["byte_arrays.parts.part_size"] = ProtoField.uint8("byte_arrays.parts.part_size", "Part size", base.DEC, nil, nil, "")
+F["byte_arrays.parts.parts.length"] = ProtoField.uint8("byte_arrays.parts.parts.length", "Parts count", base.DEC, nil, nil, "Number of Parts")
+F["byte_arrays.part.kind"] = ProtoField.uint8("byte_arrays.part.kind", "Kind", base.DEC, nil, nil, "")
+F["byte_arrays.part.data"] = ProtoField.bytes("byte_arrays.part.data", "Data", base.NONE, "")
 proto.fields = {
   F["byte_arrays.players_size"],
   F["byte_arrays.scores_words"],
   F["byte_arrays.scores"],
   F["byte_arrays.flags"],
+  F["byte_arrays.entries.length"],
+  F["byte_arrays.entries.element.length"],
+  F["byte_arrays.cell_size"],
+  F["byte_arrays.origin.length"],
   F["byte_arrays.player.id"],
   F["byte_arrays.player.name.length"],
   F["byte_arrays.player.name"],
+  F["byte_arrays.entry.kind"],
+  F["byte_arrays.entry.data"],
+  F["byte_arrays.cell.x"],
+  F["byte_arrays.cell.y"],
+  F["byte_arrays.parts.part_size"],
+  F["byte_arrays.parts.parts.length"],
+  F["byte_arrays.part.kind"],
+  F["byte_arrays.part.data"],
 }
 
 -- Expert info.
@@ -136,10 +160,41 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- Entry
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Entry(tvb, pinfo, tree, offset, limit)
+  local item, n
+  -- kind
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
+  tree:add_le(F["byte_arrays.entry.kind"], tvb(offset, 1))
+  offset = offset + 1
+  -- data
+  n = limit - offset
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
+  item = tree:add(F["byte_arrays.entry.data"], tvb(offset, n))
+  if n == 0 then item:set_text("Data: <empty>") end
+  offset = offset + n
+  return offset
+end
+
+-- Cell
+-- Returns the offset after the value and its fields, or nil after reporting a problem.
+local function dissect_Cell(tvb, pinfo, tree, offset, limit)
+  -- x
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
+  tree:add_le(F["byte_arrays.cell.x"], tvb(offset, 2))
+  offset = offset + 2
+  -- y
+  if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
+  tree:add_le(F["byte_arrays.cell.y"], tvb(offset, 2))
+  offset = offset + 2
+  return offset
+end
+
 -- Roster
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Roster(tvb, pinfo, tree, offset, limit)
-  local n, sub, nxt, val, range
+  local item, n, sub, nxt, val, range
   local v = {}
   -- players_size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "players_size", 2, limit - offset) end
@@ -186,7 +241,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   -- flags
   n = 2
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "flags", n, limit - offset) end
-  local arr_flags, count_flags = tree:add(tvb(offset, n), "Flags"), 0
+  local arr_flags, count_flags, outer_limit_flags = tree:add(tvb(offset, n), "Flags"), 0, limit
   limit = offset + n
   while offset < limit do
     count_flags = count_flags + 1
@@ -194,7 +249,65 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     arr_flags:add_le(F["byte_arrays.flags"], tvb(offset, 1))
     offset = offset + 1
   end
+  limit = outer_limit_flags
   arr_flags:append_text(string.format(" (%d)", count_flags))
+  -- entries: Each entry preceded by its size: a reader skips kinds it does not know
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "entries length", 1, limit - offset) end
+  tree:add_le(F["byte_arrays.entries.length"], tvb(offset, 1))
+  n = tvb(offset, 1):le_uint()
+  offset = offset + 1
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("entries: impossible count %d", n)) return nil end
+  local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
+  for _ = 1, n do
+    if limit - offset < 2 then return truncated(arr_entries, tvb, offset, "entries length", 2, limit - offset) end
+    arr_entries:add_le(F["byte_arrays.entries.element.length"], tvb(offset, 2))
+    n = tvb(offset, 2):le_uint()
+    offset = offset + 2
+    if n < 0 or limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
+    sub = arr_entries:add(tvb(offset, n), "Entries: Entry")
+    nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("entries: %d bytes left unread", offset + n - nxt)) end
+    offset = offset + n
+  end
+  arr_entries:set_len(offset - arr_start_entries)
+  arr_entries:append_text(string.format(" (%d)", count_entries))
+  -- cell_size
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "cell_size", 1, limit - offset) end
+  range = tvb(offset, 1)
+  item = tree:add_le(F["byte_arrays.cell_size"], range)
+  val = range:le_uint()
+  v.cell_size = val
+  offset = offset + 1
+  if v.cell_size ~= 4 then
+    item:add_proto_expert_info(E.invalid, string.format("cell_size: %s is not one the schema allows", tostring(v.cell_size)))
+  end
+  -- cells
+  n = 2
+  if n < 0 then tree:add_proto_expert_info(E.length, string.format("cells: impossible count %d", n)) return nil end
+  local arr_cells, arr_start_cells, count_cells = tree:add(tvb(offset, 0), "Cells"), offset, n
+  for _ = 1, n do
+    n = v.cell_size
+    if n < 0 or limit - offset < n then arr_cells:add_proto_expert_info(E.length, string.format("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
+    sub = arr_cells:add(tvb(offset, n), "Cells: Cell")
+    nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("cells: %d bytes left unread", offset + n - nxt)) end
+    offset = offset + n
+  end
+  arr_cells:set_len(offset - arr_start_cells)
+  arr_cells:append_text(string.format(" (%d)", count_cells))
+  -- origin
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "origin length", 1, limit - offset) end
+  tree:add_le(F["byte_arrays.origin.length"], tvb(offset, 1))
+  n = tvb(offset, 1):le_uint()
+  offset = offset + 1
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
+  sub = tree:add(tvb(offset, n), "Origin: Cell")
+  nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+  if nxt == nil then return nil end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("origin: %d bytes left unread", offset + n - nxt)) end
+  offset = offset + n
   return offset, v
 end
 

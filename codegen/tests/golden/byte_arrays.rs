@@ -2,8 +2,8 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace,
-    Value, Writer,
+    fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, Reader, Trace, Value, Writer,
 };
 use std::borrow::Cow;
 
@@ -25,6 +25,27 @@ pub struct Roster<'a> {
         )
     )]
     pub flags: Vec<u8>,
+    /// Each entry preceded by its size: a reader skips kinds it does not know
+    pub entries: Vec<Entry<'a>>,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(
+            with = |u:&mut
+            arbitrary::Unstructured|->arbitrary::Result<u8>{u.choose(&[4]).copied()}
+        )
+    )]
+    pub cell_size: u8,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(
+            with = |u:&mut
+            arbitrary::Unstructured|(
+                0..2
+            ).map(|_|u.arbitrary()).collect::<arbitrary::Result<_>>()
+        )
+    )]
+    pub cells: Vec<Cell>,
+    pub origin: Cell,
 }
 
 impl wiregen_runtime::IntoOwned for Roster<'_> {
@@ -35,6 +56,10 @@ impl wiregen_runtime::IntoOwned for Roster<'_> {
             players: wiregen_runtime::IntoOwned::into_owned(self.players),
             scores: self.scores,
             flags: self.flags,
+            entries: wiregen_runtime::IntoOwned::into_owned(self.entries),
+            cell_size: self.cell_size,
+            cells: self.cells,
+            origin: self.origin,
         }
     }
 }
@@ -100,7 +125,89 @@ impl<'a> Codec<'a> for Roster<'a> {
             r.unlimit(saved, "flags")?;
             v
         };
-        Ok(Self { players, scores, flags })
+        let entries = {
+            let n = {
+                let at = r.pos();
+                let v = u8::from_le_bytes(r.array::<1usize>("entries")?);
+                r.note("byte_arrays.entries.length", at, Value::U(v as u64));
+                r.length(v as i128, "entries")?
+            };
+            let mut v = Vec::with_capacity(n.min(r.remaining()));
+            for _ in 0..n {
+                v.push({
+                    let n = {
+                        let at = r.pos();
+                        let v = u16::from_le_bytes(r.array::<2usize>("entries")?);
+                        r.note(
+                            "byte_arrays.entries.element.length",
+                            at,
+                            Value::U(v as u64),
+                        );
+                        r.length(v as i128, "entries")?
+                    };
+                    let saved = r.limit(n, "entries")?;
+                    let v = Entry::read(r).map_err(|e| e.within("entries"))?;
+                    r.unlimit(saved, "entries")?;
+                    v
+                });
+            }
+            v
+        };
+        let cell_size_at = r.pos();
+        let cell_size = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("cell_size")?);
+            r.note("byte_arrays.cell_size", at, Value::U(v as u64));
+            v
+        };
+        let x = cell_size as i128;
+        if !matches!(x, 4i128) {
+            return Err(
+                r
+                    .error(
+                        "cell_size",
+                        cell_size_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
+        }
+        let cells = {
+            let n = r.length(2i128, "cells")?;
+            let mut v = Vec::with_capacity(n.min(r.remaining() / 4));
+            for _ in 0..n {
+                v.push({
+                    let n = r.length(cell_size as i128, "cells")?;
+                    let saved = r.limit(n, "cells")?;
+                    let v = Cell::read(r).map_err(|e| e.within("cells"))?;
+                    r.unlimit(saved, "cells")?;
+                    v
+                });
+            }
+            v
+        };
+        let origin = {
+            let n = {
+                let at = r.pos();
+                let v = u8::from_le_bytes(r.array::<1usize>("origin")?);
+                r.note("byte_arrays.origin.length", at, Value::U(v as u64));
+                r.length(v as i128, "origin")?
+            };
+            let saved = r.limit(n, "origin")?;
+            let v = Cell::read(r).map_err(|e| e.within("origin"))?;
+            r.unlimit(saved, "origin")?;
+            v
+        };
+        Ok(Self {
+            players,
+            scores,
+            flags,
+            entries,
+            cell_size,
+            cells,
+            origin,
+        })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let players_size_at = w.len();
@@ -148,6 +255,74 @@ impl<'a> Codec<'a> for Roster<'a> {
                     },
                 ),
             );
+        }
+        {
+            let v = &self.entries;
+            let n = fit(v.len() as u64, 255, "entries")? as u8;
+            w.put(&n.to_le_bytes());
+            for item in v.iter() {
+                let len_at = w.len();
+                w.put(&[0u8; 2]);
+                item.write(w).map_err(|e| e.within("entries"))?;
+                let value = fit((w.len() - len_at - 2) as u64, 65535, "entries")?;
+                w.patch(len_at, &(value as u16).to_le_bytes());
+            }
+        }
+        {
+            let v = &self.cell_size;
+            let x = *v as i128;
+            if !matches!(x, 4i128) {
+                return Err(
+                    EncodeError::new(
+                        "cell_size",
+                        EncodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+                );
+            }
+            w.put(&(*v).to_le_bytes());
+        }
+        let expected: i128 = 2i128;
+        let actual = self.cells.len();
+        if expected != actual as i128 {
+            return Err(
+                EncodeError::new(
+                    "cells",
+                    EncodeErrorKind::LengthMismatch {
+                        expected,
+                        actual,
+                    },
+                ),
+            );
+        }
+        {
+            let v = &self.cells;
+            for item in v.iter() {
+                let value_at = w.len();
+                item.write(w).map_err(|e| e.within("cells"))?;
+                let expected: i128 = self.cell_size as i128;
+                let actual = w.len() - value_at;
+                if expected != actual as i128 {
+                    return Err(
+                        EncodeError::new(
+                            "cells",
+                            EncodeErrorKind::LengthMismatch {
+                                expected,
+                                actual,
+                            },
+                        ),
+                    );
+                }
+            }
+        }
+        {
+            let v = &self.origin;
+            let len_at = w.len();
+            w.put(&[0u8; 1]);
+            v.write(w).map_err(|e| e.within("origin"))?;
+            let value = fit((w.len() - len_at - 1) as u64, 255, "origin")?;
+            w.patch(len_at, &(value as u8).to_le_bytes());
         }
         Ok(())
     }
@@ -221,6 +396,252 @@ impl wiregen_runtime::Type for Player<'static> {
     type Of<'a> = Player<'a>;
 }
 
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Entry<'a> {
+    pub kind: u8,
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub data: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for Entry<'_> {
+    type Owned = Entry<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Entry<'static> {
+        Entry {
+            kind: self.kind,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for Entry<'a> {
+    const NAME: &'static str = "Entry";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let kind = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
+            r.note("byte_arrays.entry.kind", at, Value::U(v as u64));
+            v
+        };
+        let data = {
+            let n = r.remaining();
+            let at = r.pos();
+            let v = r.take(n, "data")?;
+            r.note("byte_arrays.entry.data", at, Value::Bytes(v));
+            Cow::Borrowed(v)
+        };
+        Ok(Self { kind, data })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.kind;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.data;
+            let data: &[u8] = &v[..];
+            w.put(data);
+        }
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for Entry<'static> {
+    type Of<'a> = Entry<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Cell {
+    pub x: i16,
+    pub y: i16,
+}
+
+impl<'a> Codec<'a> for Cell {
+    const NAME: &'static str = "Cell";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let x = {
+            let at = r.pos();
+            let v = i16::from_le_bytes(r.array::<2usize>("x")?);
+            r.note("byte_arrays.cell.x", at, Value::I(v as i64));
+            v
+        };
+        let y = {
+            let at = r.pos();
+            let v = i16::from_le_bytes(r.array::<2usize>("y")?);
+            r.note("byte_arrays.cell.y", at, Value::I(v as i64));
+            v
+        };
+        Ok(Self { x, y })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.x;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.y;
+            w.put(&(*v).to_le_bytes());
+        }
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for Cell {
+    type Of<'a> = Cell;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Parts<'a> {
+    pub part_size: u8,
+    pub parts: Vec<Part<'a>>,
+}
+
+impl wiregen_runtime::IntoOwned for Parts<'_> {
+    type Owned = Parts<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Parts<'static> {
+        Parts {
+            part_size: self.part_size,
+            parts: wiregen_runtime::IntoOwned::into_owned(self.parts),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for Parts<'a> {
+    const NAME: &'static str = "Parts";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let part_size = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("part_size")?);
+            r.note("byte_arrays.parts.part_size", at, Value::U(v as u64));
+            v
+        };
+        let parts = {
+            let n = {
+                let at = r.pos();
+                let v = u8::from_le_bytes(r.array::<1usize>("parts")?);
+                r.note("byte_arrays.parts.parts.length", at, Value::U(v as u64));
+                r.length(v as i128, "parts")?
+            };
+            let mut v = Vec::with_capacity(n.min(r.remaining()));
+            for _ in 0..n {
+                v.push({
+                    let n = r.length(part_size as i128, "parts")?;
+                    let saved = r.limit(n, "parts")?;
+                    let v = Part::read(r).map_err(|e| e.within("parts"))?;
+                    r.unlimit(saved, "parts")?;
+                    v
+                });
+            }
+            v
+        };
+        Ok(Self { part_size, parts })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.part_size;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.parts;
+            let n = fit(v.len() as u64, 255, "parts")? as u8;
+            w.put(&n.to_le_bytes());
+            for item in v.iter() {
+                let value_at = w.len();
+                item.write(w).map_err(|e| e.within("parts"))?;
+                let expected: i128 = self.part_size as i128;
+                let actual = w.len() - value_at;
+                if expected != actual as i128 {
+                    return Err(
+                        EncodeError::new(
+                            "parts",
+                            EncodeErrorKind::LengthMismatch {
+                                expected,
+                                actual,
+                            },
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for Parts<'static> {
+    type Of<'a> = Parts<'a>;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Part<'a> {
+    pub kind: u8,
+    #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+    pub data: Cow<'a, [u8]>,
+}
+
+impl wiregen_runtime::IntoOwned for Part<'_> {
+    type Owned = Part<'static>;
+    /// Copies the strings and bytes this value borrows from its input.
+    fn into_owned(self) -> Part<'static> {
+        Part {
+            kind: self.kind,
+            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for Part<'a> {
+    const NAME: &'static str = "Part";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let kind = {
+            let at = r.pos();
+            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
+            r.note("byte_arrays.part.kind", at, Value::U(v as u64));
+            v
+        };
+        let data = {
+            let n = r.remaining();
+            let at = r.pos();
+            let v = r.take(n, "data")?;
+            r.note("byte_arrays.part.data", at, Value::Bytes(v));
+            Cow::Borrowed(v)
+        };
+        Ok(Self { kind, data })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        {
+            let v = &self.kind;
+            w.put(&(*v).to_le_bytes());
+        }
+        {
+            let v = &self.data;
+            let data: &[u8] = &v[..];
+            w.put(data);
+        }
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for Part<'static> {
+    type Of<'a> = Part<'a>;
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -246,6 +667,10 @@ impl wiregen_runtime::Protocol for Protocol {
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
         visitor.visit::<Roster<'static>>();
         visitor.visit::<Player<'static>>();
+        visitor.visit::<Entry<'static>>();
+        visitor.visit::<Cell>();
+        visitor.visit::<Parts<'static>>();
+        visitor.visit::<Part<'static>>();
     }
 }
 
@@ -254,6 +679,10 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
         visitor.visit::<Roster<'static>>();
         visitor.visit::<Player<'static>>();
+        visitor.visit::<Entry<'static>>();
+        visitor.visit::<Cell>();
+        visitor.visit::<Parts<'static>>();
+        visitor.visit::<Part<'static>>();
     }
     fn serialize_datagram<S: serde::Serializer>(
         datagram: &Self::Datagram<'_>,

@@ -474,12 +474,15 @@ fn enum_ranges_agree_between_crate_and_dissector() {
 
 /// Arrays sized in bytes: elements until exactly the size is read, the size derived by the
 /// encoder from what it wrote (a bare reference, or `4 * words - 4`), a constant size checked;
-/// an element that would run past the size is an error naming it (Rust) and an expert item
-/// (Lua); both outputs agree field by field on hand-made and arbitrary values.
+/// elements framed one by one (each after its size prefix, or each exactly `cell_size` bytes)
+/// and a struct after its size prefix; an element that would run past its size is an error
+/// naming it (Rust) and an expert item (Lua); both outputs agree field by field on hand-made
+/// and arbitrary values.
 #[test]
 fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
-    use wiregen_golden::byte_arrays::{Player, Protocol, Roster};
+    use wiregen_golden::byte_arrays::{Cell, Entry, Part, Parts, Player, Protocol, Roster};
     use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    let cell = |x, y| Cell { x, y };
     let roster = Roster {
         players: vec![
             Player {
@@ -493,8 +496,16 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         ],
         scores: vec![1, 0x0102_0304],
         flags: vec![0xaa, 0x55],
+        entries: vec![Entry {
+            kind: 9,
+            data: b"xyz".as_slice().into(),
+        }],
+        cell_size: 4,
+        cells: vec![cell(1, -1), cell(2, -2)],
+        origin: cell(-3, 3),
     };
-    // 8 bytes of players, 3 words of scores (this byte included), then the two flag bytes.
+    // 8 bytes of players, 3 words of scores (this byte included), the two flag bytes; one entry
+    // of 4 bytes; two 4-byte cells; a 4-byte origin.
     let expected = hex_bytes(concat!(
         "0800",
         "03",
@@ -502,7 +513,15 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         "020100",
         "01000000",
         "04030201",
-        "aa55"
+        "aa55",
+        "01",
+        "0400",
+        "0978797a",
+        "04",
+        "0100ffff",
+        "0200feff",
+        "04",
+        "fdff0300"
     ));
     assert_eq!(roster.encode().unwrap(), expected);
     assert_eq!(Roster::decode(&expected).unwrap(), roster);
@@ -510,9 +529,14 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         players: vec![],
         scores: vec![],
         flags: vec![0, 0],
+        entries: vec![],
+        cells: vec![cell(0, 0), cell(0, 0)],
+        origin: cell(0, 0),
+        ..roster.clone()
     };
-    assert_eq!(empty.encode().unwrap(), hex_bytes("0000010000"));
-    assert_eq!(Roster::decode(&hex_bytes("0000010000")).unwrap(), empty);
+    let empty_bytes = hex_bytes("0000010000000400000000000000000400000000");
+    assert_eq!(empty.encode().unwrap(), empty_bytes);
+    assert_eq!(Roster::decode(&empty_bytes).unwrap(), empty);
     // A constant size is checked against what was written.
     let e = Roster {
         flags: vec![1, 2, 3],
@@ -530,6 +554,26 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
             }
         )
     );
+    // So is an element's size the encoder does not derive.
+    let parts = |data: &'static [u8]| Parts {
+        part_size: 3,
+        parts: vec![Part {
+            kind: 1,
+            data: data.into(),
+        }],
+    };
+    assert_eq!(parts(b"ab").encode().unwrap(), hex_bytes("0301016162"));
+    let e = parts(b"abc").encode().unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "parts".into(),
+            EncodeErrorKind::LengthMismatch {
+                expected: 3,
+                actual: 4
+            }
+        )
+    );
     // 7 bytes of players: the second player's name length would be past them.
     let mut cut = expected.clone();
     cut[0] = 7;
@@ -542,12 +586,17 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     let e = Roster::decode(&long).unwrap_err();
     assert_eq!(e.field(), "players", "{e}");
     assert!(matches!(e.kind, DecodeErrorKind::Truncated { .. }), "{e}");
+    // An entry whose size prefix says 2: its kind and one data byte, then the next bytes are
+    // read as the cell size.
+    let mut short_entry = expected.clone();
+    short_entry[23] = 2;
+    assert!(Roster::decode(&short_entry).is_err());
 
     let report =
         verify_protocol::<Protocol>(&["codegen/tests/golden/byte_arrays.lua"], &[], 0x9132);
     assert_eq!(
         report.refused, 0,
-        "random rosters have two flag bytes: {report}"
+        "random rosters have two flag bytes and 4-byte cells: {report}"
     );
 
     let d = dissect_payloads("byte_arrays", 9132, &[expected, cut, long]);
@@ -555,6 +604,14 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     assert_eq!(shown(&d, 0, "byte_arrays.player.id"), ["7", "258"]);
     assert_eq!(shown(&d, 0, "byte_arrays.scores"), ["1", "16909060"]);
     assert_eq!(shown(&d, 0, "byte_arrays.flags"), ["170", "85"]);
+    assert_eq!(value(&d, 0, "byte_arrays.entries.length"), "1");
+    assert_eq!(value(&d, 0, "byte_arrays.entries.element.length"), "4");
+    assert_eq!(
+        value(&d, 0, "byte_arrays.entry.data").replace(':', ""),
+        "78797a"
+    );
+    assert_eq!(shown(&d, 0, "byte_arrays.cell.x"), ["1", "2", "-3"]);
+    assert_eq!(value(&d, 0, "byte_arrays.origin.length"), "4");
     for i in [1, 2] {
         assert!(!d.experts(i, "byte_arrays").is_empty(), "frame {i}");
     }

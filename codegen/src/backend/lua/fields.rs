@@ -278,7 +278,15 @@ impl<'p> Gen<'p> {
                 if !matches!(**elem, Ty::Struct(..)) {
                     self.declare(layout, abbrev, label, &doc, elem, &Role::Value)?;
                 }
+                if let Ty::Struct(_, Some(len)) = &**elem {
+                    self.declare_struct_prefix(
+                        &naming::element_abbrev(elem, abbrev),
+                        &format!("{label} element"),
+                        len,
+                    );
+                }
             }
+            Ty::Struct(_, Some(len)) => self.declare_struct_prefix(abbrev, label, len),
             Ty::Struct(..) => {}
             Ty::Union(u) => {
                 if u.default == Some(CaseBody::Bytes)
@@ -294,6 +302,15 @@ impl<'p> Gen<'p> {
             }
         }
         Ok(())
+    }
+
+    /// The size prefix of a struct read inside its size (`prefix:` on a struct field, or each
+    /// element's with `element: { prefix }`), shown as `abbrev.length`.
+    fn declare_struct_prefix(&mut self, abbrev: &str, label: &str, len: &Len) {
+        if let Some(pf) = prefix_protofield(len) {
+            let a = naming::prefix_abbrev(abbrev);
+            self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Bytes of {label}\")"));
+        }
     }
 
     /// Structs in dependency order: every function is defined before its callers.

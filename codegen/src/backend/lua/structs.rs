@@ -476,6 +476,7 @@ impl<'p> Gen<'p> {
                         .collect();
                     sides.join(" or ")
                 }
+                Valid::List(values) if values.len() == 1 => format!("{target} ~= {}", values[0]),
                 Valid::List(values) => {
                     let any: Vec<String> =
                         values.iter().map(|v| format!("{target} == {v}")).collect();

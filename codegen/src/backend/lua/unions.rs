@@ -152,7 +152,7 @@ impl<'p> Gen<'p> {
         if matches!(u.len, Len::Natural) {
             return self.union_natural(c, sid, fi, u, abbrev, tree, target);
         }
-        self.length(c, sid, fi, &u.len, abbrev, tree)?;
+        self.length(c, sid, fi, &u.len, false, abbrev, tree)?;
         let tag = self.expr(&u.on);
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));

@@ -205,7 +205,7 @@ impl<'p> Gen<'p> {
                 },
             ) => {
                 // The whole buffer is the item; the value is the bytes before the first NUL.
-                self.length(c, sid, fi, len, abbrev, tree)?;
+                self.length(c, sid, fi, len, false, abbrev, tree)?;
                 c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
                 let text = match encoding {
                     Encoding::Utf8 => "val".to_string(),
@@ -221,7 +221,7 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
-                self.length(c, sid, fi, len, abbrev, tree)?;
+                self.length(c, sid, fi, len, false, abbrev, tree)?;
                 if let Ty::Str(_, text) = ty {
                     let enc = lua_encoding(text.encoding);
                     if needed {
@@ -268,7 +268,7 @@ impl<'p> Gen<'p> {
                         }
                     },
                     Some(len) => {
-                        self.length(c, sid, fi, len, abbrev, tree)?;
+                        self.length(c, sid, fi, len, false, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
                         call_struct(p, c, *id, "offset", "offset + n", target);
                         c.line(format!(
@@ -281,7 +281,7 @@ impl<'p> Gen<'p> {
             Ty::Array(_, count) if f.packed => {
                 // Bools 8 per byte, lowest bit first.
                 let label = naming::label(name);
-                self.length(c, sid, fi, count, abbrev, tree)?;
+                self.length(c, sid, fi, count, true, abbrev, tree)?;
                 c.line("local packed = floor((n + 7) / 8)");
                 c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
                 c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
@@ -312,7 +312,7 @@ impl<'p> Gen<'p> {
                 // A loop that runs `n` times to its end needs no counter.
                 let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {
-                    self.length(c, sid, fi, count, abbrev, tree)?;
+                    self.length(c, sid, fi, count, true, abbrev, tree)?;
                 }
                 let first_count = if counted { "0" } else { "n" };
                 // The limit an array sized in bytes moves is put back for what follows (nothing
@@ -343,7 +343,8 @@ impl<'p> Gen<'p> {
                     c.line(format!("{count_of} = {count_of} + 1"));
                 }
                 let item_target = item_of(target);
-                self.value(c, sid, fi, elem, abbrev, &arr, &item_target)?;
+                let elem_abbrev = naming::element_abbrev(elem, abbrev);
+                self.value(c, sid, fi, elem, &elem_abbrev, &arr, &item_target)?;
                 if may_stop {
                     c.line("if REST_TAKEN then break end");
                 }
@@ -362,20 +363,23 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
-    /// Sets `n` to a length or count, checks it against the bytes left, or returns.
+    /// Sets `n` to a length or count (`counts`: an array's own count, not the byte length of
+    /// an element), checks it against the bytes left, or returns.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn length(
         &mut self,
         c: &mut Code,
         sid: StructId,
         fi: usize,
         len: &Len,
+        counts: bool,
         abbrev: &str,
         tree: &str,
     ) -> Result<(), Unsupported> {
         let f = &self.p.structs[sid].fields[fi];
         let name = &f.name;
-        // An array's length counts elements, unless it is its size in bytes.
-        let is_count = matches!(f.ty, Ty::Array(..)) && !matches!(len, Len::Bytes(_));
+        // An array's size in bytes is a length like any other.
+        let is_count = counts && !matches!(len, Len::Bytes(_));
         match len {
             Len::Prefix(it) => {
                 let k = it.bytes();

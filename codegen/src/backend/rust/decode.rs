@@ -408,7 +408,8 @@ impl<'p> Gen<'p> {
                 } }
             }
             Ty::Array(elem, count) => {
-                let item = self.read_ty(sid, fi, elem, nm, abbrev)?;
+                let item =
+                    self.read_ty(sid, fi, elem, nm, &naming::element_abbrev(elem, abbrev))?;
                 let min = self.min_size(elem).max(1);
                 // Capacity bounded by what the input can hold, so a lying count cannot make us allocate.
                 let cap = if min == 1 {

@@ -590,6 +590,21 @@ impl<'p> Gen<'p> {
                             w.patch(len_at, &#put);
                         }
                     }
+                    // A size the encoder does not derive (a constant, an element's size, any
+                    // other expression) is checked against what was written: the decoder reads
+                    // exactly that many bytes.
+                    Some(Len::Expr(e)) if !e.reads_position() && !self.size_derived(sid, fi) => {
+                        let ex = self.expr_top(e, Ctx::Encode);
+                        quote! {
+                            let value_at = w.len();
+                            #inner
+                            let expected: i128 = #ex;
+                            let actual = w.len() - value_at;
+                            if expected != actual as i128 {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+                            }
+                        }
+                    }
                     _ => inner,
                 }
             }
@@ -611,6 +626,15 @@ impl<'p> Gen<'p> {
             }
             Ty::Union(u) => self.write_union(sid, fi, u, v, nm)?,
         })
+    }
+
+    /// Whether field `fi` itself (not an element of it) has a size another field derives.
+    fn size_derived(&self, sid: StructId, fi: usize) -> bool {
+        let s = &self.p.structs[sid];
+        !matches!(s.fields[fi].ty, Ty::Array(..))
+            && s.fields
+                .iter()
+                .any(|d| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi))
     }
 
     pub(crate) fn write_prefix(
