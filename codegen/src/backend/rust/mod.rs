@@ -8,6 +8,7 @@ mod arbitrary;
 mod codec;
 mod decode;
 mod encode;
+mod encode_union;
 mod expr;
 mod extension;
 mod package;

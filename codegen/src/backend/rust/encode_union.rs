@@ -1,0 +1,142 @@
+//! Encoding a switch: the variant's body, its tag and length checked or derived.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    pub(crate) fn write_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        v: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        let un = ident(&naming::union_type(self.p, sid, fi));
+        let tag = self.tag_field(sid, fi);
+        let mut arms = Vec::new();
+        for c in &u.cases {
+            let var = ident(&c.variant);
+            let carries = tag.is_some() && c.single().is_none();
+            let write = match c.body {
+                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
+                CaseBody::Bytes => quote! { w.put(value); },
+                CaseBody::Empty => quote! {},
+            };
+            let range_check = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    let kind = TagKind::of(&tf.ty);
+                    let pats = self.tag_patterns(kind, &c.values);
+                    let subject = match kind {
+                        TagKind::Wide => quote! { *#tn as i128 },
+                        _ => quote! { #tn },
+                    };
+                    let raw = match kind {
+                        TagKind::Enum(_) => kind.raw(quote! { #tn }),
+                        _ => kind.raw(quote! { *#tn }),
+                    };
+                    let outside = quote! {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #raw }));
+                    };
+                    if pats.is_empty() {
+                        // The tag's type holds none of the case's values (the decoder never
+                        // chooses it): encoding it is always refused, and nothing is written.
+                        arms.push(quote! { #un::#var { #tn, .. } => { #outside } });
+                        continue;
+                    }
+                    quote! {
+                        if !matches!(#subject, #(#pats)|*) {
+                            #outside
+                        }
+                    }
+                }
+                _ => quote! {},
+            };
+            let tag_bind = match (carries, tag) {
+                (true, Some((_, tf))) => {
+                    let tn = ident(&tf.name);
+                    quote! { #tn, }
+                }
+                _ => quote! {},
+            };
+            arms.push(match (carries, c.body) {
+                (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
+                (_, CaseBody::Empty) => quote! { #un::#var => {} },
+                (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
+                (false, _) => quote! { #un::#var(value) => { #write } },
+            });
+        }
+        if let Some(b) = u.default {
+            // The catch-all must not carry a tag a named case owns (unless the `unless`
+            // condition holds, when any tag goes).
+            let check = tag.and_then(|(_, tf)| {
+                let tn = ident(&tf.name);
+                // Matched on the number: the owned values as a few ranges.
+                let kind = match TagKind::of(&tf.ty) {
+                    TagKind::Enum(id) => TagKind::Unsigned(self.p.enums[id].repr.storage_bits()),
+                    other => other,
+                };
+                let number = match (&tf.ty, kind) {
+                    (Ty::Enum(_), _) => quote! { #tn.raw() },
+                    (_, TagKind::Wide) => quote! { *#tn as i128 },
+                    _ => quote! { *#tn },
+                };
+                let raw = kind.raw(number.clone());
+                let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
+                let pats = self.tag_patterns(kind, &all);
+                // No check when the position decides (`unless: "@remaining == 0"`).
+                if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
+                    return None;
+                }
+                let owned = quote! { matches!(#number, #(#pats)|*) };
+                let when = match &u.unless {
+                    Some(cond) => {
+                        let not = self.negated(cond, Ctx::Encode);
+                        quote! { #not && #owned }
+                    }
+                    None => owned,
+                };
+                Some(quote! {
+                    if #when {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
+                    }
+                })
+            });
+            let tag_bind = tag.map(|(_, tf)| {
+                let tn = ident(&tf.name);
+                quote! { #tn, }
+            });
+            let write = match b {
+                CaseBody::Bytes => quote! { w.put(data); },
+                CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
+                CaseBody::Empty => quote! {},
+            };
+            let bind = match b {
+                CaseBody::Bytes => quote! { data, },
+                CaseBody::Struct(_) => quote! { value, },
+                CaseBody::Empty => quote! {},
+            };
+            let other = ident(&u.default_variant);
+            let binding = match (tag.is_some(), b) {
+                (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
+                (false, CaseBody::Empty) => quote! { #un::#other },
+                (false, CaseBody::Bytes) => quote! { #un::#other(data) },
+                (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
+            };
+            arms.push(quote! { #binding => { #check #write } });
+        }
+        let guard = match (&u.unless, u.default) {
+            (Some(cond), Some(_)) if !cond.reads_position() => {
+                let cond = self.expr_top(cond, Ctx::Encode);
+                let other = ident(&u.default_variant);
+                quote! {
+                    if (#cond) && !matches!(#v, #un::#other { .. }) {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::NotDefault));
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        Ok(quote! { #guard match #v { #(#arms)* } })
+    }
+}
