@@ -136,6 +136,10 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             self.pos += n;
             return Ok(v & mask);
         }
+        if n == 0 {
+            // A zero-width read (an empty bit range) near the end reads nothing.
+            return Ok(0);
+        }
         let last = (self.pos + n - 1) / 8;
         let mut acc: u128 = 0;
         for (i, b) in self.buf[first..=last].iter().enumerate() {
@@ -416,8 +420,10 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
         if MSB {
             return self.bits_msb(v, n);
         }
-        if self.bits & 7 == 0 && n & 7 == 0 {
-            self.buf.extend_from_slice(&v.to_le_bytes()[..n / 8]);
+        if self.bits & 7 == 0 && n & 7 == 0 && self.buf.len() * 8 == self.bits {
+            let end = self.buf.len() + n / 8;
+            self.buf.extend_from_slice(&v.to_le_bytes());
+            self.buf.truncate(end);
             self.bits += n;
             return;
         }
@@ -444,8 +450,10 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
             }
             v >>= 8;
         }
-        let new = end - self.buf.len();
-        self.buf.extend_from_slice(&v.to_le_bytes()[..new]);
+        // A fixed 16-byte append, cut back to the bytes written: cheaper than a copy of
+        // variable length.
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self.buf.truncate(end);
         self.bits += n;
     }
 
@@ -486,6 +494,27 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
     pub fn put(&mut self, bytes: &[u8]) {
         if self.bits & 7 == 0 {
             self.buf.extend_from_slice(bytes);
+            self.bits += bytes.len() * 8;
+        } else if !MSB && self.buf.len() == self.bits.div_ceil(8) {
+            // LSB-first at the end of the buffer: each input word shifted by the bits used of
+            // the last byte, the bits shifted out carried into the next word.
+            let used = self.bits % 8;
+            let mut carry = u64::from(self.buf.pop().unwrap_or(0));
+            let mut words = bytes.chunks_exact(8);
+            for w in &mut words {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(w);
+                let word = u64::from_le_bytes(a);
+                self.buf
+                    .extend_from_slice(&(carry | word << used).to_le_bytes());
+                carry = word >> (64 - used);
+            }
+            for &b in words.remainder() {
+                let v = carry | u64::from(b) << used;
+                self.buf.push(v as u8);
+                carry = v >> 8;
+            }
+            self.buf.push(carry as u8);
             self.bits += bytes.len() * 8;
         } else {
             let mut words = bytes.chunks_exact(8);
@@ -595,6 +624,46 @@ mod tests {
             );
         }
         assert_eq!(buf[0], 0xAB, "bytes before the writer's start are kept");
+    }
+
+    /// Byte runs written at every bit offset (the word-shifting path of `put` and its byte
+    /// remainder, in both bit orders) read back as the same bytes.
+    #[test]
+    fn byte_runs_round_trip_at_every_offset() {
+        for msb in [false, true] {
+            for offset in 0..16u32 {
+                for len in 0..20usize {
+                    let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+                    let mut buf = vec![0xAB];
+                    let back = if msb {
+                        let mut w: BitWriter<'_, true> = BitWriter::new(&mut buf);
+                        w.bits(0x5555, offset);
+                        w.put(&bytes);
+                        w.bits(1, 1);
+                        let mut r: BitReader<'_, NoTrace, true> = BitReader::new(&buf[1..]);
+                        r.bits(offset, "o").unwrap();
+                        let back: Vec<u8> =
+                            (0..len).map(|_| r.bits(8, "b").unwrap() as u8).collect();
+                        assert_eq!(r.bits(1, "end").unwrap(), 1);
+                        back
+                    } else {
+                        let mut w: BitWriter<'_> = BitWriter::new(&mut buf);
+                        w.bits(0x5555 & ((1 << offset) - 1), offset);
+                        w.put(&bytes);
+                        w.bits(1, 1);
+                        let mut r: BitReader<'_> = BitReader::new(&buf[1..]);
+                        assert_eq!(r.bits(offset, "o").unwrap(), 0x5555 & ((1 << offset) - 1));
+                        let back: Vec<u8> =
+                            (0..len).map(|_| r.bits(8, "b").unwrap() as u8).collect();
+                        assert_eq!(r.bits(1, "end").unwrap(), 1);
+                        back
+                    };
+                    assert_eq!(back, bytes, "offset {offset}, {len} bytes, msb {msb}");
+                    assert_eq!(buf.len(), 1 + (offset as usize + 8 * len + 1).div_ceil(8));
+                    assert_eq!(buf[0], 0xAB);
+                }
+            }
+        }
     }
 
     /// A whole message may be followed by zero padding only: the rest of its last byte, or a

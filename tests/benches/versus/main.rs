@@ -99,8 +99,15 @@ fn main() {
         "{:<34} {:<10} {:>12}  {:>9}  ratio (< 1: generated is faster)",
         "case", "code", "time/op", "allocs"
     );
-    rtype_cases(rounds);
-    riptide_cases(rounds);
+    // `cargo bench --bench versus -- riptide` runs only the cases whose name contains it.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let wanted = |case: &str| only.as_deref().is_none_or(|o| case.contains(o));
+    if wanted("rtype") {
+        rtype_cases(rounds);
+    }
+    if wanted("riptide") {
+        riptide_cases(rounds);
+    }
 }
 
 fn rtype_cases(rounds: usize) {
