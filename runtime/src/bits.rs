@@ -242,6 +242,36 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
     fn realigned(&mut self, bits: usize, field: &'static str) -> Result<Vec<u8>, DecodeError> {
         let mut out = Vec::with_capacity(bits.div_ceil(8));
         let mut left = bits;
+        if !MSB && left >= 64 {
+            // Whole words from the bytes the bits touch: one check that they are there, then per
+            // word a load, a shift and the next byte's bits.
+            let shift = self.pos % 8;
+            let words = left / 64;
+            let first = self.pos / 8;
+            self.need(words * 64, field)?;
+            // 8 bytes a word, and one more when the words start inside a byte.
+            let Some(run) = self.buf.get(first..(self.pos + words * 64).div_ceil(8)) else {
+                return Err(DecodeError::at_bit(
+                    field,
+                    self.pos,
+                    DecodeErrorKind::Truncated {
+                        needed: bits.div_ceil(8),
+                        available: self.remaining() / 8,
+                    },
+                ));
+            };
+            for (i, chunk) in run.chunks_exact(8).take(words).enumerate() {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(chunk);
+                let mut v = u64::from_le_bytes(a) >> shift;
+                if shift > 0 {
+                    v |= u64::from(run[8 * i + 8]) << (64 - shift);
+                }
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            self.pos += words * 64;
+            left -= words * 64;
+        }
         while left >= 64 {
             let w = self.bits(64, field)?;
             out.extend_from_slice(&if MSB {
@@ -661,6 +691,33 @@ mod tests {
                     assert_eq!(back, bytes, "offset {offset}, {len} bytes, msb {msb}");
                     assert_eq!(buf.len(), 1 + (offset as usize + 8 * len + 1).div_ceil(8));
                     assert_eq!(buf[0], 0xAB);
+                }
+            }
+        }
+    }
+
+    /// The rest of a stream read from every bit offset comes back realigned, byte for byte
+    /// (the word-at-a-time path and the bytes after it).
+    #[test]
+    fn rest_is_realigned_from_every_offset() {
+        for offset in 0..16usize {
+            for len in 0..30usize {
+                let buf: Vec<u8> = (0..(offset.div_ceil(8) + len + 1))
+                    .map(|i| (i * 53 + 7) as u8)
+                    .collect();
+                let mut r: BitReader<'_> = BitReader::new(&buf);
+                r.bits(offset as u32, "o").unwrap();
+                let rest = r.rest("rest").unwrap();
+                assert_eq!(rest.bits, buf.len() * 8 - offset);
+                let mut check: BitReader<'_> = BitReader::new(&buf);
+                check.bits(offset as u32, "o").unwrap();
+                for (i, byte) in rest.bytes.iter().enumerate() {
+                    let k = (rest.bits - 8 * i).min(8) as u32;
+                    assert_eq!(
+                        u64::from(*byte),
+                        check.bits(k, "b").unwrap(),
+                        "offset {offset}, len {len}, byte {i}"
+                    );
                 }
             }
         }
