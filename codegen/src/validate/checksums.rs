@@ -129,6 +129,21 @@ impl<'f> Validator<'f> {
             };
             let (from, to) = (find("from", &spec.from), find("to", &spec.to));
             refused |= from.is_none() != spec.from.is_none() || to.is_none() != spec.to.is_none();
+            // A range covers whole bytes: a field packed in a bit group has none of its own.
+            let ty = yp.strip_prefix("types.").unwrap_or(yp);
+            for (key, end) in [("from", from), ("to", to)] {
+                let Some(k) = end else { continue };
+                let Some(group) = self.group_of(ty, k) else {
+                    continue;
+                };
+                let (member, group) = (t.fields[k].name.clone(), group.name.clone());
+                self.error(
+                    &format!("{at}.{key}"),
+                    format!("the checksum's range cannot {} at '{member}': it is packed in the bit group '{group}', with no bytes of its own", if key == "from" { "start" } else { "end" }),
+                    Some(format!("name a field before or after the group '{group}'")),
+                );
+                refused = true;
+            }
             if let (Some(a), Some(b)) = (from, to) {
                 if a > b {
                     self.error(

@@ -123,6 +123,15 @@ impl<'f> Validator<'f> {
     }
 
     /// The packing of field `i` of type `ty` when it belongs to a bit group.
+    /// The bit group field `i` of type `ty` is packed in, if any.
+    pub(crate) fn group_of(&self, ty: &str, i: usize) -> Option<&GroupSpec> {
+        self.flattened
+            .groups
+            .get(ty)?
+            .iter()
+            .find(|g| g.fields.contains(&i))
+    }
+
     pub(crate) fn group_layout(&self, ty: &str, i: usize) -> Option<Layout> {
         let g = self
             .flattened
