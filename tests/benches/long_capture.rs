@@ -31,15 +31,8 @@ fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
 
 /// Wall time (s) and peak resident memory (KiB) of one tshark run, from GNU time.
 fn measure(pcap: &Path, lua: Option<&Path>) -> (f64, u64) {
-    let tshark = tshark_command();
-    let mut cmd = Command::new("/usr/bin/time");
-    cmd.args(["-f", "WIREGEN %e %M"]).arg(tshark.get_program());
-    for (k, v) in tshark.get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
+    let mut cmd = wiregen_verify::tshark_command_via(&["/usr/bin/time", "-f", "WIREGEN %e %M"])
+        .unwrap_or_else(|e| panic!("{e}"));
     cmd.arg("-r").arg(pcap);
     if let Some(lua) = lua {
         cmd.arg("-X").arg(format!("lua_script:{}", lua.display()));

@@ -29,7 +29,9 @@ pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };
 pub use rng::Rng;
-pub use tshark::{dissect, tshark, tshark_command, Dissection, Field, MALFORMED_EXPERTS};
+pub use tshark::{
+    dissect, tshark, tshark_command, tshark_command_via, Dissection, Field, MALFORMED_EXPERTS,
+};
 
 use std::process::ExitCode;
 use wiregen_runtime::ArbitraryProtocol;

@@ -137,11 +137,24 @@ pub const MALFORMED_EXPERTS: &[&str] = &[
 /// personal plugin folders are an empty folder of this process, so a dissector or preference a
 /// user installed (an older copy of the same dissector, say) cannot change what is checked.
 pub fn tshark_command() -> Result<Command, String> {
+    tshark_command_via(&[])
+}
+
+/// [`tshark_command`] run through another program (`["/usr/bin/time", "-f", "%M"]`): the
+/// program and its arguments, then tshark, in the same isolated configuration.
+pub fn tshark_command_via(wrapper: &[&str]) -> Result<Command, String> {
     let home = std::env::temp_dir().join(format!("wiregen-tshark-home-{}", std::process::id()));
     let config = home.join("config");
     std::fs::create_dir_all(&config)
         .map_err(|e| format!("cannot create {}: {e}", config.display()))?;
-    let mut cmd = Command::new(tshark()?);
+    let mut cmd = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut cmd = Command::new(program);
+            cmd.args(args).arg(tshark()?);
+            cmd
+        }
+        None => Command::new(tshark()?),
+    };
     cmd.env("HOME", &home)
         .env("XDG_CONFIG_HOME", &config)
         .env("WIRESHARK_CONFIG_DIR", &config)
