@@ -18,7 +18,6 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
