@@ -1340,10 +1340,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- checksum: CRC-16/CCITT-FALSE over the whole datagram with these two bytes set to zero.
   cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add_le(F["rtype_impl.checksum"], range)
-  val = range:le_uint()
-  v.checksum = val
+  item = tree:add_le(F["rtype_impl.checksum"], tvb(offset, 2))
   offset = offset + 2
   cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.

@@ -68,7 +68,8 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             for (w, _) in &f.warnings {
                 refs(w, &mut out);
             }
-            let checked = matches!(f.role, Role::Const(_) | Role::Checksum(_))
+            // (A checksum is checked against the bytes it is stored in, not its value.)
+            let checked = matches!(f.role, Role::Const(_))
                 || f.max.is_some()
                 || f.valid.is_some()
                 || matches!(f.ty, Ty::Enum(_))

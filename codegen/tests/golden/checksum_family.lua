@@ -305,8 +305,7 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local item, n, val, range
-  local v = {}
+  local item, n
   local cs_at_total, cs_item_total
   local cs_at_wide, cs_item_wide
   local cs_at_parity, cs_item_parity
@@ -327,34 +326,25 @@ local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   -- total
   cs_at_total = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "total", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add(F["checksum_family.sums.total"], range)
-  val = range:uint()
-  v.total = val
+  item = tree:add(F["checksum_family.sums.total"], tvb(offset, 2))
   offset = offset + 2
   cs_item_total = item
   -- wide
   cs_at_wide = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "wide", 4, limit - offset) end
-  range = tvb(offset, 4)
-  item = tree:add(F["checksum_family.sums.wide"], range)
-  val = range:uint()
-  v.wide = val
+  item = tree:add(F["checksum_family.sums.wide"], tvb(offset, 4))
   offset = offset + 4
   cs_item_wide = item
   -- parity
   cs_at_parity = offset
   if limit - offset < 1 then return truncated(tree, tvb, offset, "parity", 1, limit - offset) end
-  range = tvb(offset, 1)
-  item = tree:add(F["checksum_family.sums.parity"], range)
-  val = range:uint()
-  v.parity = val
+  item = tree:add(F["checksum_family.sums.parity"], tvb(offset, 1))
   offset = offset + 1
   cs_item_parity = item
   verify_Sums_total(tvb, start, offset, cs_at_total, cs_item_total)
   verify_Sums_wide(tvb, start, end_text, cs_at_wide, cs_item_wide)
   verify_Sums_parity(tvb, start, end_text, cs_at_parity, cs_item_parity)
-  return offset, v
+  return offset
 end
 
 -- Words.short: verified over Words from its start to 'values'.
@@ -391,8 +381,7 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Words(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local item, n, val, range
-  local v = {}
+  local item, n
   local cs_at_short, cs_item_short
   local cs_at_long, cs_item_long
   -- values
@@ -413,24 +402,18 @@ local function dissect_Words(tvb, pinfo, tree, offset, limit)
   -- short
   cs_at_short = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "short", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add_le(F["checksum_family.words.short"], range)
-  val = range:le_uint()
-  v.short = val
+  item = tree:add_le(F["checksum_family.words.short"], tvb(offset, 2))
   offset = offset + 2
   cs_item_short = item
   -- long
   cs_at_long = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "long", 4, limit - offset) end
-  range = tvb(offset, 4)
-  item = tree:add(F["checksum_family.words.long"], range)
-  val = range:uint()
-  v.long = val
+  item = tree:add(F["checksum_family.words.long"], tvb(offset, 4))
   offset = offset + 4
   cs_item_long = item
   verify_Words_short(tvb, start, end_values, cs_at_short, cs_item_short)
   verify_Words_long(tvb, start, end_values, cs_at_long, cs_item_long)
-  return offset, v
+  return offset
 end
 
 -- Frame.header_sum: verified over Frame from 'kind' to 'length' with its own bytes zeroed.
@@ -510,10 +493,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- header_sum
   cs_at_header_sum = offset
   if limit - offset < 1 then return truncated(tree, tvb, offset, "header_sum", 1, limit - offset) end
-  range = tvb(offset, 1)
-  item = tree:add(F["checksum_family.header_sum"], range)
-  val = range:uint()
-  v.header_sum = val
+  item = tree:add(F["checksum_family.header_sum"], tvb(offset, 1))
   offset = offset + 1
   cs_item_header_sum = item
   -- length
@@ -527,10 +507,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- body_check
   cs_at_body_check = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "body_check", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add(F["checksum_family.body_check"], range)
-  val = range:uint()
-  v.body_check = val
+  item = tree:add(F["checksum_family.body_check"], tvb(offset, 2))
   offset = offset + 2
   cs_item_body_check = item
   start_body = offset
@@ -557,10 +534,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- adler
   cs_at_adler = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "adler", 4, limit - offset) end
-  range = tvb(offset, 4)
-  item = tree:add(F["checksum_family.adler"], range)
-  val = range:uint()
-  v.adler = val
+  item = tree:add(F["checksum_family.adler"], tvb(offset, 4))
   offset = offset + 4
   cs_item_adler = item
   verify_Frame_header_sum(tvb, start_kind, end_length, cs_at_header_sum, cs_item_header_sum)

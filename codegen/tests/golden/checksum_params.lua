@@ -222,8 +222,7 @@ end
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local item, val, range
-  local v = {}
+  local item
   local cs_at_check, cs_item_check
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
@@ -232,14 +231,11 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   -- check
   cs_at_check = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "check", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add_le(F["checksum_params.inner.check"], range)
-  val = range:le_uint()
-  v.check = val
+  item = tree:add_le(F["checksum_params.inner.check"], tvb(offset, 2))
   offset = offset + 2
   cs_item_check = item
   verify_Inner_check(tvb, start, offset, cs_at_check, cs_item_check)
-  return offset, v
+  return offset
 end
 
 -- Framed.crc: verified over the whole Framed with its own bytes zeroed.
@@ -276,10 +272,7 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   -- crc
   cs_at_crc = offset
   if limit - offset < 4 then return truncated(tree, tvb, offset, "crc", 4, limit - offset) end
-  range = tvb(offset, 4)
-  item = tree:add_le(F["checksum_params.crc"], range)
-  val = range:le_uint()
-  v.crc = val
+  item = tree:add_le(F["checksum_params.crc"], tvb(offset, 4))
   offset = offset + 4
   cs_item_crc = item
   -- body

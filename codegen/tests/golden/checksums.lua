@@ -212,7 +212,7 @@ local cs_at_checksum, cs_item_checksum
 -- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local item, n, val, range
+  local item, n
   local v = {}
   cs_item_checksum = nil
   -- sequence
@@ -222,10 +222,7 @@ local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   -- checksum
   cs_at_checksum = offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "checksum", 2, limit - offset) end
-  range = tvb(offset, 2)
-  item = tree:add_le(F["checksums.checksum"], range)
-  val = range:le_uint()
-  v.checksum = val
+  item = tree:add_le(F["checksums.checksum"], tvb(offset, 2))
   offset = offset + 2
   cs_item_checksum = item
   -- data
