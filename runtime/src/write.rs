@@ -39,6 +39,22 @@ impl<'o> Writer<'o> {
         }
     }
 
+    /// Puts a prefix before what was written since `at`, for a variable-length prefix of a
+    /// value whose size is known only once it is written: `prefix` appends it, and the bytes
+    /// are rotated into place (no allocation).
+    #[inline]
+    pub fn prefix_since(
+        &mut self,
+        at: usize,
+        prefix: impl FnOnce(&mut Self) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        let end = self.buf.len();
+        prefix(self)?;
+        let k = self.buf.len() - end;
+        self.buf[at..].rotate_right(k);
+        Ok(())
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.buf.len()

@@ -554,13 +554,6 @@ impl<'f> Validator<'f> {
                             ..clone_field(f)
                         };
                         let len = self.len_of(sid, index, &framing, &ep, endian, false);
-                        if matches!(len, Len::VarPrefix(_)) {
-                            self.error(
-                                &format!("{ep}.prefix"),
-                                "a varint prefix of a struct is not generated yet",
-                                Some("use an integer prefix ('prefix: u16')".into()),
-                            );
-                        }
                         Ty::Struct(id, Some(len))
                     }
                     (Some(_), other) => {

@@ -43,6 +43,50 @@ if not registered then
   return
 end
 
+-- Portable arithmetic: no bit32, no `//`, no native bit operators, so one file runs on Lua 5.2
+-- (Wireshark 4.0) and Lua 5.4 alike.
+local floor = math.floor
+
+-- Bytes holding `bits` bits.
+local function ceil8(bits)
+  return floor((bits + 7) / 8)
+end
+
+-- Bit streams. LSB-first: bit n of the message is bit n % 8 of byte n / 8, values start with
+-- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
+-- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
+
+-- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
+-- bytes it touches.
+local function read_bits(tvb, pos, w)
+  local first = floor(pos / 8)
+  local shift = pos - first * 8
+  local n = ceil8(shift + w)
+  local raw
+  if n <= 4 then raw = tvb(first, n):le_uint() else raw = tvb(first, n):le_uint64():tonumber() end
+  return floor(raw / 2 ^ shift) % 2 ^ w
+end
+
+-- A reader of unsigned LEB128 values whose group bytes are unaligned 8-bit fields (read with
+-- `read`): it returns the value (UInt64) and the bits it takes, or nil and the bits read when it
+-- runs past `limit` (false when it is longer than 64 bits).
+local function leb128_reader(read)
+  return function(tvb, pos, limit)
+    local value, used, shift = UInt64(0), 0, 0
+    while true do
+      if limit - pos - used < 8 then return nil, used end
+      local g = read(tvb, pos + used, 8)
+      used = used + 8
+      -- The tenth group holds bit 63 only: anything more does not fit 64 bits.
+      if shift == 63 and g % 128 > 1 then return false, used end
+      value = value + UInt64(g % 128):lshift(shift)
+      shift = shift + 7
+      if g < 128 then return value, used end
+    end
+  end
+end
+local read_leb128 = leb128_reader(read_bits)
+
 -- Fields, by filter name.
 local F = {}
 F["byte_arrays.players_size"] = ProtoField.uint16("byte_arrays.players_size", "Players size", base.DEC, nil, nil, "")
@@ -53,6 +97,8 @@ F["byte_arrays.entries.length"] = ProtoField.uint8("byte_arrays.entries.length",
 F["byte_arrays.entries.element.length"] = ProtoField.uint16("byte_arrays.entries.element.length", "Entries element length", base.DEC, nil, nil, "Bytes of Entries element")
 F["byte_arrays.cell_size"] = ProtoField.uint8("byte_arrays.cell_size", "Cell size", base.DEC, nil, nil, "")
 F["byte_arrays.origin.length"] = ProtoField.uint8("byte_arrays.origin.length", "Origin length", base.DEC, nil, nil, "Bytes of Origin")
+F["byte_arrays.home.length"] = ProtoField.uint16("byte_arrays.home.length", "Home length", base.DEC, nil, nil, "Bytes of Home")
+F["byte_arrays.notes.element.length"] = ProtoField.uint64("byte_arrays.notes.element.length", "Notes element length", base.DEC, nil, nil, "Bytes of Notes element")
 F["byte_arrays.player.id"] = ProtoField.uint16("byte_arrays.player.id", "Id", base.DEC, nil, nil, "")
 F["byte_arrays.player.name.length"] = ProtoField.uint8("byte_arrays.player.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
 F["byte_arrays.player.name"] = ProtoField.string("byte_arrays.player.name", "Name", base.UNICODE, "")
@@ -73,6 +119,8 @@ proto.fields = {
   F["byte_arrays.entries.element.length"],
   F["byte_arrays.cell_size"],
   F["byte_arrays.origin.length"],
+  F["byte_arrays.home.length"],
+  F["byte_arrays.notes.element.length"],
   F["byte_arrays.player.id"],
   F["byte_arrays.player.name.length"],
   F["byte_arrays.player.name"],
@@ -308,6 +356,41 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   if nxt == nil then return nil end
   if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("origin: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
+  -- home: A varint size prefix: written after the value, moved before it
+  if limit - offset < 1 then return truncated(tree, tvb, offset, "home length", 1, limit - offset) end
+  val, n = tvb(offset, 1):uint(), 1
+  if val >= 128 then
+    if limit - offset < 2 then return truncated(tree, tvb, offset, "home length", 2, limit - offset) end
+    val, n = tvb(offset, 2):uint() - 32768, 2
+  end
+  tree:add(F["byte_arrays.home.length"], tvb(offset, n), val)
+  offset = offset + n
+  n = val
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
+  sub = tree:add(tvb(offset, n), "Home: Cell")
+  nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
+  if nxt == nil then return nil end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("home: %d bytes left unread", offset + n - nxt)) end
+  offset = offset + n
+  -- notes
+  local arr_notes, count_notes = tree:add(tvb(offset, limit - offset), "Notes"), 0
+  while offset < limit do
+    count_notes = count_notes + 1
+    val, n = read_leb128(tvb, offset * 8, limit * 8)
+    if val == nil then return truncated(arr_notes, tvb, offset, "notes length", n / 8 + 1, limit - offset) end
+    if val == false then arr_notes:add_proto_expert_info(E.too_large, "notes length: a variable-length integer longer than 64 bits") return nil end
+    n = n / 8
+    arr_notes:add(F["byte_arrays.notes.element.length"], tvb(offset, n), val)
+    offset = offset + n
+    n = val:tonumber()
+    if n < 0 or limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
+    sub = arr_notes:add(tvb(offset, n), "Notes: Entry")
+    nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("notes: %d bytes left unread", offset + n - nxt)) end
+    offset = offset + n
+  end
+  arr_notes:append_text(string.format(" (%d)", count_notes))
   return offset, v
 end
 

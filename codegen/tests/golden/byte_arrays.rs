@@ -46,6 +46,9 @@ pub struct Roster<'a> {
     )]
     pub cells: Vec<Cell>,
     pub origin: Cell,
+    /// A varint size prefix: written after the value, moved before it
+    pub home: Cell,
+    pub notes: Vec<Entry<'a>>,
 }
 
 impl wiregen_runtime::IntoOwned for Roster<'_> {
@@ -60,6 +63,8 @@ impl wiregen_runtime::IntoOwned for Roster<'_> {
             cell_size: self.cell_size,
             cells: self.cells,
             origin: self.origin,
+            home: self.home,
+            notes: wiregen_runtime::IntoOwned::into_owned(self.notes),
         }
     }
 }
@@ -199,6 +204,36 @@ impl<'a> Codec<'a> for Roster<'a> {
             r.unlimit(saved, "origin")?;
             v
         };
+        let home = {
+            let n = {
+                let at = r.pos();
+                let v = r.riptide_len("home")? as u64;
+                r.note("byte_arrays.home.length", at, Value::U(v));
+                r.length(v as i128, "home")?
+            };
+            let saved = r.limit(n, "home")?;
+            let v = Cell::read(r).map_err(|e| e.within("home"))?;
+            r.unlimit(saved, "home")?;
+            v
+        };
+        let notes = {
+            let mut v = Vec::with_capacity(r.remaining());
+            while r.remaining() > 0 {
+                v.push({
+                    let n = {
+                        let at = r.pos();
+                        let v = r.leb128("notes")?;
+                        r.note("byte_arrays.notes.element.length", at, Value::U(v));
+                        r.length(v as i128, "notes")?
+                    };
+                    let saved = r.limit(n, "notes")?;
+                    let v = Entry::read(r).map_err(|e| e.within("notes"))?;
+                    r.unlimit(saved, "notes")?;
+                    v
+                });
+            }
+            v
+        };
         Ok(Self {
             players,
             scores,
@@ -207,6 +242,8 @@ impl<'a> Codec<'a> for Roster<'a> {
             cell_size,
             cells,
             origin,
+            home,
+            notes,
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -323,6 +360,28 @@ impl<'a> Codec<'a> for Roster<'a> {
             v.write(w).map_err(|e| e.within("origin"))?;
             let value = fit((w.len() - len_at - 1) as u64, 255, "origin")?;
             w.patch(len_at, &(value as u8).to_le_bytes());
+        }
+        {
+            let v = &self.home;
+            let body_at = w.len();
+            v.write(w).map_err(|e| e.within("home"))?;
+            let n = (w.len() - body_at) as u64;
+            w.prefix_since(body_at, |w| { w.riptide_len(n, "home") })?;
+        }
+        {
+            let v = &self.notes;
+            for item in v.iter() {
+                let body_at = w.len();
+                item.write(w).map_err(|e| e.within("notes"))?;
+                let n = (w.len() - body_at) as u64;
+                w.prefix_since(
+                    body_at,
+                    |w| {
+                        w.leb128(n);
+                        Ok(())
+                    },
+                )?;
+            }
         }
         Ok(())
     }

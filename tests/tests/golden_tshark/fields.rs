@@ -474,8 +474,8 @@ fn enum_ranges_agree_between_crate_and_dissector() {
 
 /// Arrays sized in bytes: elements until exactly the size is read, the size derived by the
 /// encoder from what it wrote (a bare reference, or `4 * words - 4`), a constant size checked;
-/// elements framed one by one (each after its size prefix, or each exactly `cell_size` bytes)
-/// and a struct after its size prefix; an element that would run past its size is an error
+/// elements framed one by one (each after its size prefix, integer or varint, or each exactly
+/// `cell_size` bytes) and structs after their size prefix (integer or varint); an element that would run past its size is an error
 /// naming it (Rust) and an expert item (Lua); both outputs agree field by field on hand-made
 /// and arbitrary values.
 #[test]
@@ -503,9 +503,14 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         cell_size: 4,
         cells: vec![cell(1, -1), cell(2, -2)],
         origin: cell(-3, 3),
+        home: cell(4, 5),
+        notes: vec![Entry {
+            kind: 1,
+            data: vec![0x42; 200].into(),
+        }],
     };
     // 8 bytes of players, 3 words of scores (this byte included), the two flag bytes; one entry
-    // of 4 bytes; two 4-byte cells; a 4-byte origin.
+    // of 4 bytes; two 4-byte cells; a 4-byte origin; a 4-byte home after a Riptide length.
     let expected = hex_bytes(concat!(
         "0800",
         "03",
@@ -521,8 +526,12 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         "0100ffff",
         "0200feff",
         "04",
-        "fdff0300"
+        "fdff0300",
+        "04",
+        "04000500"
     ));
+    // The note: 201 bytes after a two-byte LEB128 size (c9 01), to the end of the message.
+    let expected = [expected, hex_bytes("c90101"), vec![0x42; 200]].concat();
     assert_eq!(roster.encode().unwrap(), expected);
     assert_eq!(Roster::decode(&expected).unwrap(), roster);
     let empty = Roster {
@@ -532,9 +541,11 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         entries: vec![],
         cells: vec![cell(0, 0), cell(0, 0)],
         origin: cell(0, 0),
+        home: cell(0, 0),
+        notes: vec![],
         ..roster.clone()
     };
-    let empty_bytes = hex_bytes("0000010000000400000000000000000400000000");
+    let empty_bytes = hex_bytes("00000100000004000000000000000004000000000400000000");
     assert_eq!(empty.encode().unwrap(), empty_bytes);
     assert_eq!(Roster::decode(&empty_bytes).unwrap(), empty);
     // A constant size is checked against what was written.
@@ -582,7 +593,8 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     assert_eq!(e.offset, 10, "{e}");
     // A size larger than the message.
     let mut long = expected.clone();
-    long[0] = 0x40;
+    long[0] = 0xff;
+    long[1] = 0xff;
     let e = Roster::decode(&long).unwrap_err();
     assert_eq!(e.field(), "players", "{e}");
     assert!(matches!(e.kind, DecodeErrorKind::Truncated { .. }), "{e}");
@@ -606,12 +618,13 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     assert_eq!(shown(&d, 0, "byte_arrays.flags"), ["170", "85"]);
     assert_eq!(value(&d, 0, "byte_arrays.entries.length"), "1");
     assert_eq!(value(&d, 0, "byte_arrays.entries.element.length"), "4");
-    assert_eq!(
-        value(&d, 0, "byte_arrays.entry.data").replace(':', ""),
-        "78797a"
-    );
-    assert_eq!(shown(&d, 0, "byte_arrays.cell.x"), ["1", "2", "-3"]);
+    let data = shown(&d, 0, "byte_arrays.entry.data");
+    assert_eq!(data.len(), 2, "the entry's and the note's");
+    assert_eq!(data[0].replace(':', ""), "78797a");
+    assert_eq!(shown(&d, 0, "byte_arrays.cell.x"), ["1", "2", "-3", "4"]);
     assert_eq!(value(&d, 0, "byte_arrays.origin.length"), "4");
+    assert_eq!(value(&d, 0, "byte_arrays.home.length"), "4");
+    assert_eq!(value(&d, 0, "byte_arrays.notes.element.length"), "201");
     for i in [1, 2] {
         assert!(!d.experts(i, "byte_arrays").is_empty(), "frame {i}");
     }

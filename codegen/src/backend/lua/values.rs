@@ -28,7 +28,8 @@ pub(crate) fn uses_varints(p: &Protocol) -> bool {
             Ty::VarInt(_) => true,
             Ty::Array(_, Len::VarPrefix(VarInt::Leb128))
             | Ty::Bytes(Len::VarPrefix(VarInt::Leb128))
-            | Ty::Str(Len::VarPrefix(VarInt::Leb128), _) => true,
+            | Ty::Str(Len::VarPrefix(VarInt::Leb128), _)
+            | Ty::Struct(_, Some(Len::VarPrefix(VarInt::Leb128))) => true,
             Ty::Array(e, _) => has(e),
             _ => false,
         }

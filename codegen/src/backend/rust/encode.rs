@@ -575,6 +575,20 @@ impl<'p> Gen<'p> {
             Ty::Struct(id, len) => {
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 match len {
+                    // A varint prefix's size depends on the length: written after the value
+                    // and moved before it. (Validation keeps varint prefixes out of bit streams.)
+                    Some(Len::VarPrefix(var)) => {
+                        let put = match var {
+                            VarInt::RiptideLen => quote! { w.riptide_len(n, #nm) },
+                            _ => quote! { w.leb128(n); Ok(()) },
+                        };
+                        quote! {
+                            let body_at = w.len();
+                            #inner
+                            let n = (w.len() - body_at) as u64;
+                            w.prefix_since(body_at, |w| { #put })?;
+                        }
+                    }
                     Some(Len::Prefix(_)) if self.bits(sid) => {
                         return Err(Unsupported(format!("'{nm}': length prefixes of structs in bit-stream layouts are not generated yet")));
                     }
