@@ -136,14 +136,6 @@ impl<'f> Validator<'f> {
                     "a varint prefix in a bit-stream layout",
                     Some("use an integer prefix ('prefix: u8') in bit streams".into()),
                 );
-            } else if matches!(ty, Ty::Union(_)) {
-                self.error(
-                    &scope("prefix"),
-                    "a varint prefix of a switch is not generated yet",
-                    Some(
-                        "give it a length field ('length: size'), which the encoder derives".into(),
-                    ),
-                );
             }
         }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {

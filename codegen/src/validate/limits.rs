@@ -122,10 +122,20 @@ impl<'f> Validator<'f> {
                     ));
                 }
             }
-            Ty::Union(u) if !matches!(u.len, Len::Rest | Len::Natural) => out.push(lua(
-                "a switch with a length in a bit stream".into(),
-                "let the switch run to the end or delimit itself",
-            )),
+            Ty::Union(u) if !matches!(u.len, Len::Rest | Len::Natural) => {
+                out.push(lua(
+                    "a switch with a length in a bit stream".into(),
+                    "let the switch run to the end or delimit itself",
+                ));
+                if matches!(u.len, Len::Prefix(_)) {
+                    out.push(self.limit(
+                        Backend::Rust,
+                        yp,
+                        format!("'{name}': a length prefix of a switch in a bit stream"),
+                        "let the switch delimit itself, without a prefix",
+                    ));
+                }
+            }
             Ty::Array(elem, _) => self.bit_type_limits(p, name, elem, yp, out),
             _ => {}
         }

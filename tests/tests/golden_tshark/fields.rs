@@ -629,3 +629,59 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
         assert!(!d.experts(i, "byte_arrays").is_empty(), "frame {i}");
     }
 }
+
+/// Switches read inside their size: after a u16 or a LEB128 size prefix the encoder writes
+/// around the value it wrote (before, the encoder wrote no prefix at all for a switch, so its
+/// output did not decode), and sized by a constant the encoder checks; both outputs agree.
+#[test]
+fn sized_switches_agree_between_crate_and_dissector() {
+    use wiregen_golden::sized_switches::{
+        Inner, Packet, PacketFixed, PacketInner, PacketOther, Pair, Protocol,
+    };
+    use wiregen_runtime::EncodeErrorKind;
+    let packet = Packet {
+        inner: PacketInner::Inner(Inner {
+            a: 7,
+            s: "hi".into(),
+        }),
+        other: PacketOther::Other {
+            kind2: 9,
+            data: b"xyz".as_slice().into(),
+        },
+        fixed: PacketFixed::Pair(Pair { a: 1, b: 0x0302 }),
+    };
+    // kind 1, a u16 size 4, Inner; kind2 9, a LEB128 size 3, bytes; kind3 1, Pair in 3 bytes.
+    let expected = hex_bytes(concat!(
+        "01", "0400", "07026869", "09", "03", "78797a", "01", "010203"
+    ));
+    assert_eq!(packet.encode().unwrap(), expected);
+    assert_eq!(Packet::decode(&expected).unwrap(), packet);
+    let e = Packet {
+        fixed: PacketFixed::Other {
+            kind3: 5,
+            data: b"ab".as_slice().into(),
+        },
+        ..packet.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "fixed".into(),
+            EncodeErrorKind::LengthMismatch {
+                expected: 3,
+                actual: 2
+            }
+        )
+    );
+
+    verify_protocol::<Protocol>(&["codegen/tests/golden/sized_switches.lua"], &[], 0x9133);
+
+    let d = dissect_payloads("sized_switches", 9133, &[expected]);
+    assert!(d.experts(0, "sized_switches").is_empty());
+    assert_eq!(value(&d, 0, "sized_switches.inner.length"), "4");
+    assert_eq!(value(&d, 0, "sized_switches.other.length"), "3");
+    assert_eq!(value(&d, 0, "sized_switches.inner.a"), "7");
+    assert_eq!(value(&d, 0, "sized_switches.pair.b"), "770");
+}

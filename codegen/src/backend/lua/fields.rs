@@ -279,16 +279,17 @@ impl<'p> Gen<'p> {
                     self.declare(layout, abbrev, label, &doc, elem, &Role::Value)?;
                 }
                 if let Ty::Struct(_, Some(len)) = &**elem {
-                    self.declare_struct_prefix(
+                    self.declare_size_prefix(
                         &naming::element_abbrev(elem, abbrev),
                         &format!("{label} element"),
                         len,
                     );
                 }
             }
-            Ty::Struct(_, Some(len)) => self.declare_struct_prefix(abbrev, label, len),
+            Ty::Struct(_, Some(len)) => self.declare_size_prefix(abbrev, label, len),
             Ty::Struct(..) => {}
             Ty::Union(u) => {
+                self.declare_size_prefix(abbrev, label, &u.len);
                 if u.default == Some(CaseBody::Bytes)
                     || u.cases.iter().any(|c| c.body == CaseBody::Bytes)
                 {
@@ -304,9 +305,9 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
-    /// The size prefix of a struct read inside its size (`prefix:` on a struct field, or each
-    /// element's with `element: { prefix }`), shown as `abbrev.length`.
-    fn declare_struct_prefix(&mut self, abbrev: &str, label: &str, len: &Len) {
+    /// The size prefix of a struct or switch read inside its size (`prefix:` on the field, or
+    /// each element's with `element: { prefix }`), shown as `abbrev.length`.
+    fn declare_size_prefix(&mut self, abbrev: &str, label: &str, len: &Len) {
         if let Some(pf) = prefix_protofield(len) {
             let a = naming::prefix_abbrev(abbrev);
             self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Bytes of {label}\")"));

@@ -30,6 +30,7 @@ pub(crate) fn uses_varints(p: &Protocol) -> bool {
             | Ty::Bytes(Len::VarPrefix(VarInt::Leb128))
             | Ty::Str(Len::VarPrefix(VarInt::Leb128), _)
             | Ty::Struct(_, Some(Len::VarPrefix(VarInt::Leb128))) => true,
+            Ty::Union(u) => matches!(u.len, Len::VarPrefix(VarInt::Leb128)),
             Ty::Array(e, _) => has(e),
             _ => false,
         }

@@ -574,53 +574,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Struct(id, len) => {
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
-                match len {
-                    // A varint prefix's size depends on the length: written after the value
-                    // and moved before it. (Validation keeps varint prefixes out of bit streams.)
-                    Some(Len::VarPrefix(var)) => {
-                        let put = match var {
-                            VarInt::RiptideLen => quote! { w.riptide_len(n, #nm) },
-                            _ => quote! { w.leb128(n); Ok(()) },
-                        };
-                        quote! {
-                            let body_at = w.len();
-                            #inner
-                            let n = (w.len() - body_at) as u64;
-                            w.prefix_since(body_at, |w| { #put })?;
-                        }
-                    }
-                    Some(Len::Prefix(_)) if self.bits(sid) => {
-                        return Err(Unsupported(format!("'{nm}': length prefixes of structs in bit-stream layouts are not generated yet")));
-                    }
-                    Some(Len::Prefix(it)) => {
-                        let n = lit_usize(it.bytes());
-                        let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
-                        let max = lit_u64(it.max_value());
-                        quote! {
-                            let len_at = w.len();
-                            w.put(&[0u8; #n]);
-                            #inner
-                            let value = fit((w.len() - len_at - #n) as u64, #max, #nm)?;
-                            w.patch(len_at, &#put);
-                        }
-                    }
-                    // A size the encoder does not derive (a constant, an element's size, any
-                    // other expression) is checked against what was written: the decoder reads
-                    // exactly that many bytes.
-                    Some(Len::Expr(e)) if !e.reads_position() && !self.size_derived(sid, fi) => {
-                        let ex = self.expr_top(e, Ctx::Encode);
-                        quote! {
-                            let value_at = w.len();
-                            #inner
-                            let expected: i128 = #ex;
-                            let actual = w.len() - value_at;
-                            if expected != actual as i128 {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
-                            }
-                        }
-                    }
-                    _ => inner,
-                }
+                self.write_sized(sid, fi, len.as_ref(), inner, nm)?
             }
             Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
                 let prefix = self.write_prefix(sid, count, quote! { #v.len() }, nm);
@@ -638,7 +592,71 @@ impl<'p> Gen<'p> {
                 let item = self.write_ty(sid, fi, elem, quote! { item }, nm)?;
                 quote! { #prefix for item in #v.iter() { #item } }
             }
-            Ty::Union(u) => self.write_union(sid, fi, u, v, nm)?,
+            Ty::Union(u) => {
+                let inner = self.write_union(sid, fi, u, v, nm)?;
+                self.write_sized(sid, fi, Some(&u.len), inner, nm)?
+            }
+        })
+    }
+
+    /// `inner` (the writing of a struct or switch value) within its size: a size prefix
+    /// written around it, or a size the encoder does not derive checked against it.
+    fn write_sized(
+        &self,
+        sid: StructId,
+        fi: usize,
+        len: Option<&Len>,
+        inner: TokenStream,
+        nm: &str,
+    ) -> Result<TokenStream, Unsupported> {
+        Ok(match len {
+            // A varint prefix's size depends on the length: written after the value
+            // and moved before it. (Validation keeps varint prefixes out of bit streams.)
+            Some(Len::VarPrefix(var)) => {
+                let put = match var {
+                    VarInt::RiptideLen => quote! { w.riptide_len(n, #nm) },
+                    _ => quote! { w.leb128(n); Ok(()) },
+                };
+                quote! {
+                    let body_at = w.len();
+                    #inner
+                    let n = (w.len() - body_at) as u64;
+                    w.prefix_since(body_at, |w| { #put })?;
+                }
+            }
+            Some(Len::Prefix(_)) if self.bits(sid) => {
+                return Err(Unsupported(format!("'{nm}': length prefixes of structs and switches in bit-stream layouts are not generated yet")));
+            }
+            Some(Len::Prefix(it)) => {
+                let n = lit_usize(it.bytes());
+                let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
+                let max = lit_u64(it.max_value());
+                quote! {
+                    let len_at = w.len();
+                    w.put(&[0u8; #n]);
+                    #inner
+                    let value = fit((w.len() - len_at - #n) as u64, #max, #nm)?;
+                    w.patch(len_at, &#put);
+                }
+            }
+            // A size the encoder does not derive (a constant, an element's size, any
+            // other expression) is checked against what was written: the decoder reads
+            // exactly that many bytes.
+            Some(Len::Expr(e))
+                if !self.bits(sid) && !e.reads_position() && !self.size_derived(sid, fi) =>
+            {
+                let ex = self.expr_top(e, Ctx::Encode);
+                quote! {
+                    let value_at = w.len();
+                    #inner
+                    let expected: i128 = #ex;
+                    let actual = w.len() - value_at;
+                    if expected != actual as i128 {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+                    }
+                }
+            }
+            _ => inner,
         })
     }
 
