@@ -129,14 +129,12 @@ impl<'f> Validator<'f> {
             _ => None,
         }
         .is_some_and(|l| matches!(l, Len::VarPrefix(_)));
-        if var_prefixed {
-            if layout != Layout::Bytes {
-                self.error(
-                    &scope("prefix"),
-                    "a varint prefix in a bit-stream layout",
-                    Some("use an integer prefix ('prefix: u8') in bit streams".into()),
-                );
-            }
+        if var_prefixed && layout != Layout::Bytes {
+            self.error(
+                &scope("prefix"),
+                "a varint prefix in a bit-stream layout",
+                Some("use an integer prefix ('prefix: u8') in bit streams".into()),
+            );
         }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
             self.error(
