@@ -1,6 +1,7 @@
 //! Random values of integers narrower than their Rust type (`u24` in a `u32`, `i5` in an `i8`),
-//! for generated `#[arbitrary(with = …)]` attributes: only values the encoder accepts, so random
-//! messages (fuzzing, `wiregen verify`) are not mostly refused ones.
+//! and arrays with the counts a schema allows, for generated `#[arbitrary(with = …)]`
+//! attributes: only values the encoder accepts, so random messages (fuzzing, `wiregen verify`)
+//! are not mostly refused ones.
 
 use arbitrary::{Result, Unstructured};
 
@@ -46,6 +47,51 @@ pub fn optional_signed<T: TryFrom<i64>, const BITS: u32>(
     })
 }
 
+/// How many elements an array of `MIN..=MAX` elements gets (`MIN == MAX`: a count the schema
+/// fixes; `MAX`: what its count field or prefix can say).
+fn vec_len<T: for<'a> arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'_>,
+) -> Result<usize> {
+    if MIN == MAX {
+        return Ok(MIN);
+    }
+    Ok(u.arbitrary_len::<T>()?.clamp(MIN, MAX))
+}
+
+/// An array of `MIN..=MAX` arbitrary elements.
+pub fn vec_of<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'a>,
+) -> Result<Vec<T>> {
+    let n = if MIN == MAX {
+        MIN
+    } else {
+        u.arbitrary_len::<T>()?.clamp(MIN, MAX)
+    };
+    (0..n).map(|_| u.arbitrary()).collect()
+}
+
+/// An array of `MIN..=MAX` unsigned values of `BITS` bits each.
+pub fn vec_unsigned<T, const BITS: u32, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'_>,
+) -> Result<Vec<T>>
+where
+    T: TryFrom<u64> + for<'a> arbitrary::Arbitrary<'a>,
+{
+    let n = vec_len::<T, MIN, MAX>(u)?;
+    (0..n).map(|_| unsigned::<T, BITS>(u)).collect()
+}
+
+/// An array of `MIN..=MAX` two's-complement values of `BITS` bits each.
+pub fn vec_signed<T, const BITS: u32, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'_>,
+) -> Result<Vec<T>>
+where
+    T: TryFrom<i64> + for<'a> arbitrary::Arbitrary<'a>,
+{
+    let n = vec_len::<T, MIN, MAX>(u)?;
+    (0..n).map(|_| signed::<T, BITS>(u)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +112,22 @@ mod tests {
             bottom |= s < -8;
         }
         assert!(top && bottom, "both signs reached");
+    }
+
+    /// Arrays come with the count the schema allows and elements in their type's range.
+    #[test]
+    fn arrays_have_allowed_counts_and_values() {
+        let data: Vec<u8> = (0..4096u32).map(|i| (i * 131 + 7) as u8).collect();
+        let mut u = Unstructured::new(&data);
+        for _ in 0..50 {
+            let v = vec_unsigned::<u16, 12, 0, 5>(&mut u).unwrap();
+            assert!(v.len() <= 5 && v.iter().all(|&x| x < 4096), "{v:?}");
+            let v = vec_signed::<i8, 3, 2, 2>(&mut u).unwrap();
+            assert!(
+                v.len() == 2 && v.iter().all(|&x| (-4..=3).contains(&x)),
+                "{v:?}"
+            );
+            assert_eq!(vec_of::<u32, 3, 3>(&mut u).unwrap().len(), 3);
+        }
     }
 }

@@ -17,12 +17,7 @@ pub struct Roster<'a> {
     pub scores: Vec<u32>,
     #[cfg_attr(
         feature = "arbitrary",
-        arbitrary(
-            with = |u:&mut
-            arbitrary::Unstructured|(
-                0..2
-            ).map(|_|u.arbitrary()).collect::<arbitrary::Result<_>>()
-        )
+        arbitrary(with = wiregen_runtime::arbitrary_support::vec_of::<_, 2, 2>)
     )]
     pub flags: Vec<u8>,
     /// Each entry preceded by its size: a reader skips kinds it does not know
@@ -37,12 +32,7 @@ pub struct Roster<'a> {
     pub cell_size: u8,
     #[cfg_attr(
         feature = "arbitrary",
-        arbitrary(
-            with = |u:&mut
-            arbitrary::Unstructured|(
-                0..2
-            ).map(|_|u.arbitrary()).collect::<arbitrary::Result<_>>()
-        )
+        arbitrary(with = wiregen_runtime::arbitrary_support::vec_of::<_, 2, 2>)
     )]
     pub cells: Vec<Cell>,
     pub origin: Cell,

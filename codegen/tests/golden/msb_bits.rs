@@ -188,6 +188,10 @@ pub struct Header<'a> {
     pub id: u64,
     pub gain: f32,
     pub origin: Point,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::vec_of::<_, 0, 7>)
+    )]
     pub path: Vec<Point>,
     pub label: Cow<'a, str>,
     pub rest: BitString<'a>,

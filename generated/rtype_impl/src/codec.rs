@@ -2302,6 +2302,10 @@ impl wiregen_runtime::Type for LobbyString<'static> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct ResLobbyList<'a> {
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::vec_of::<_, 0, 32>)
+    )]
     pub lobbies: Vec<LobbyInfo<'a>>,
 }
 

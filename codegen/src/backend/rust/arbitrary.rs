@@ -76,20 +76,68 @@ impl Gen<'_> {
     }
 }
 
-/// An array whose element count a constant fixes (`count: 3`, or `length: 12` over 4-byte
-/// elements): random values of exactly that many elements, which the encoder accepts.
-pub(crate) fn arbitrary_fixed_count(p: &Protocol, ty: &Ty) -> TokenStream {
-    let n = match ty {
-        Ty::Array(_, Len::Expr(Expr::Int(n))) => *n as usize,
-        Ty::Array(elem, Len::Bytes(Expr::Int(n))) => match p.fixed_size(elem) {
-            Some(size) if size > 0 && (*n as usize).is_multiple_of(size) => *n as usize / size,
-            _ => return quote! {},
-        },
-        _ => return quote! {},
+/// Random arrays the encoder accepts: as many elements as a constant fixes (`count: 3`, or
+/// `length: 12` over 4-byte elements), and elements of a narrow integer type (`u12[]`) in its
+/// range. Other arrays derive their values.
+pub(crate) fn arbitrary_array(p: &Protocol, sid: StructId, fi: usize) -> TokenStream {
+    let s = &p.structs[sid];
+    let Ty::Array(elem, count) = &s.fields[fi].ty else {
+        return quote! {};
     };
-    let n = lit_usize(n);
+    // The most elements the count can say: its prefix's, or its field's (through the field's
+    // linear expression, `count = mul * field + add`).
+    let most = match count {
+        Len::Prefix(it) => Some(it.max_value()),
+        _ => s.fields.iter().find_map(|d| match (&d.role, &d.ty) {
+            (Role::Derived(Derive::CountOf(t, l)), Ty::Int(it)) if *t == fi && l.mul > 0 => {
+                let field_max = d.max.unwrap_or(u64::MAX).min(it.max_value());
+                u64::try_from(i128::from(l.mul) * i128::from(field_max) + i128::from(l.add)).ok()
+            }
+            _ => None,
+        }),
+    };
+    let fixed = match count {
+        Len::Expr(Expr::Int(n)) => Some(*n as usize),
+        Len::Bytes(Expr::Int(n)) => match p.fixed_size(elem) {
+            Some(size) if size > 0 && (*n as usize).is_multiple_of(size) => {
+                Some(*n as usize / size)
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    // A count narrower than a byte would refuse most random lengths.
+    let most = most.filter(|&m| m < 255);
+    let narrow = matches!(&**elem, Ty::Int(it) if !it.is_native());
+    if fixed.is_none() && most.is_none() && !narrow {
+        return quote! {};
+    }
+    let lit = |n: usize| {
+        let n = lit_usize(n);
+        quote! { #n }
+    };
+    let (min, max) = match (fixed, most) {
+        (Some(n), _) => (lit(n), lit(n)),
+        (None, Some(m)) => (lit(0), lit(m as usize)),
+        (None, None) => (lit(0), quote! { { usize::MAX } }),
+    };
+    let f = match &**elem {
+        Ty::Int(it) if narrow => {
+            let (t, bits) = (int_rust(it), Literal::u32_unsuffixed(it.bits));
+            let f = format_ident!(
+                "{}",
+                if it.signed {
+                    "vec_signed"
+                } else {
+                    "vec_unsigned"
+                }
+            );
+            quote! { #f::<#t, #bits, #min, #max> }
+        }
+        _ => quote! { vec_of::<_, #min, #max> },
+    };
     quote! {
-        #[cfg_attr(feature = "arbitrary", arbitrary(with = |u: &mut arbitrary::Unstructured| (0..#n).map(|_| u.arbitrary()).collect::<arbitrary::Result<_>>()))]
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f))]
     }
 }
 

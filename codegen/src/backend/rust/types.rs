@@ -362,7 +362,7 @@ impl<'p> Gen<'p> {
                 None if f.condition.is_none() => {
                     let in_range = super::arbitrary::arbitrary_in_range(&f.ty, false);
                     if in_range.is_empty() {
-                        super::arbitrary::arbitrary_fixed_count(self.p, &f.ty)
+                        super::arbitrary::arbitrary_array(self.p, sid, fi)
                     } else {
                         in_range
                     }
