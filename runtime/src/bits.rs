@@ -97,16 +97,22 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         DecodeError::at_bit(field, at, kind)
     }
 
+    /// `bits` more bits were needed at the current position than there are.
+    #[cold]
+    fn truncated(&self, bits: usize, field: &'static str) -> DecodeError {
+        DecodeError::at_bit(
+            field,
+            self.pos,
+            DecodeErrorKind::Truncated {
+                needed: bits.div_ceil(8),
+                available: self.remaining() / 8,
+            },
+        )
+    }
+
     fn need(&self, bits: usize, field: &'static str) -> Result<(), DecodeError> {
         if bits > self.remaining() {
-            return Err(DecodeError::at_bit(
-                field,
-                self.pos,
-                DecodeErrorKind::Truncated {
-                    needed: bits.div_ceil(8),
-                    available: self.remaining() / 8,
-                },
-            ));
+            return Err(self.truncated(bits, field));
         }
         Ok(())
     }
@@ -251,14 +257,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             self.need(words * 64, field)?;
             // 8 bytes a word, and one more when the words start inside a byte.
             let Some(run) = self.buf.get(first..(self.pos + words * 64).div_ceil(8)) else {
-                return Err(DecodeError::at_bit(
-                    field,
-                    self.pos,
-                    DecodeErrorKind::Truncated {
-                        needed: bits.div_ceil(8),
-                        available: self.remaining() / 8,
-                    },
-                ));
+                return Err(self.truncated(words * 64, field));
             };
             for (i, chunk) in run.chunks_exact(8).take(words).enumerate() {
                 let mut a = [0u8; 8];
