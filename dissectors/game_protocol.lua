@@ -110,16 +110,35 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- A reader of `n` whole bytes starting at bit `pos`, as a Lua string, with the bit reader `read`.
-local function bit_bytes_reader(read)
+-- The `n` whole bytes starting at bit `pos`, realigned, as numbers: the bytes they touch are read
+-- once and shifted in Lua (MSB-first when `msb`), not read a byte at a time.
+local function realigned_bytes(tvb, pos, n, msb)
+  local s, first = pos % 8, floor(pos / 8)
+  -- One read of the bytes touched (and the one after, when there is one).
+  local raw = tvb(first, math.min(n + 1, tvb:len() - first)):raw()
+  local up, down = 2 ^ s, 2 ^ (8 - s)
+  local out = {}
+  for i = 1, n do
+    local b0, b1 = raw:byte(i), raw:byte(i + 1) or 0
+    if msb then
+      out[i] = (b0 * up) % 256 + floor(b1 / down)
+    else
+      out[i] = floor(b0 / up) + (b1 % up) * down
+    end
+  end
+  return out
+end
+
+-- A reader of `n` whole bytes starting at bit `pos`, as a Lua string (MSB-first when `msb`).
+local function bit_bytes_reader(msb)
   return function(tvb, pos, n)
     if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
-    local out = {}
-    for i = 1, n do out[i] = string.char(read(tvb, pos + 8 * (i - 1), 8)) end
+    local out = realigned_bytes(tvb, pos, n, msb)
+    for i = 1, n do out[i] = string.char(out[i]) end
     return table.concat(out)
   end
 end
-local read_bit_bytes = bit_bytes_reader(read_bits)
+local read_bit_bytes = bit_bytes_reader(false)
 
 -- A Rabbit variable-length integer: the byte count minus one in `k` bits, then the bytes, lowest
 -- first (for 64-bit values over 4 bytes the high 32-bit group comes first). Returns the value and

@@ -58,17 +58,36 @@ local function read_bits64_msb(tvb, pos, w, signed)
   return wide_bits(read_bits_msb(tvb, pos + w - 32, 32), read_bits_msb(tvb, pos, w - 32), w, signed)
 end
 
--- A reader of `n` whole bytes starting at bit `pos`, as a Lua string, with the bit reader `read`.
-local function bit_bytes_reader(read)
+-- The `n` whole bytes starting at bit `pos`, realigned, as numbers: the bytes they touch are read
+-- once and shifted in Lua (MSB-first when `msb`), not read a byte at a time.
+local function realigned_bytes(tvb, pos, n, msb)
+  local s, first = pos % 8, floor(pos / 8)
+  -- One read of the bytes touched (and the one after, when there is one).
+  local raw = tvb(first, math.min(n + 1, tvb:len() - first)):raw()
+  local up, down = 2 ^ s, 2 ^ (8 - s)
+  local out = {}
+  for i = 1, n do
+    local b0, b1 = raw:byte(i), raw:byte(i + 1) or 0
+    if msb then
+      out[i] = (b0 * up) % 256 + floor(b1 / down)
+    else
+      out[i] = floor(b0 / up) + (b1 % up) * down
+    end
+  end
+  return out
+end
+
+-- A reader of `n` whole bytes starting at bit `pos`, as a Lua string (MSB-first when `msb`).
+local function bit_bytes_reader(msb)
   return function(tvb, pos, n)
     if pos % 8 == 0 then return tvb(pos / 8, n):raw() end
-    local out = {}
-    for i = 1, n do out[i] = string.char(read(tvb, pos + 8 * (i - 1), 8)) end
+    local out = realigned_bytes(tvb, pos, n, msb)
+    for i = 1, n do out[i] = string.char(out[i]) end
     return table.concat(out)
   end
 end
-local read_bit_bytes = bit_bytes_reader(read_bits)
-local read_bit_bytes_msb = bit_bytes_reader(read_bits_msb)
+local read_bit_bytes = bit_bytes_reader(false)
+local read_bit_bytes_msb = bit_bytes_reader(true)
 
 -- A labeller of bit strings (bits pos to limit, shown by `item` labelled `label`) read with
 -- `read`: an unaligned one shows the bytes its reader gets, realigned (the first 24), not the
@@ -83,12 +102,17 @@ local function bit_string_labeller(read, msb)
       return
     end
     if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
+    local count = math.min(ceil8(n), 24)
+    local bytes = realigned_bytes(tvb, pos, count, msb)
     local hex = {}
-    for i = 0, math.min(ceil8(n), 24) - 1 do
-      local w = math.min(8, n - 8 * i)
-      local b = read(tvb, pos + 8 * i, w)
-      if msb then b = b * 2 ^ (8 - w) end
-      hex[i + 1] = string.format("%02x", b)
+    for i = 1, count do
+      -- A last partial byte keeps only its own bits, where the stream's order puts them.
+      local w = math.min(8, n - 8 * (i - 1))
+      local b = bytes[i]
+      if w < 8 then
+        if msb then b = floor(b / 2 ^ (8 - w)) * 2 ^ (8 - w) else b = b % 2 ^ w end
+      end
+      hex[i] = string.format("%02x", b)
     end
     if ceil8(n) > 24 then hex[25] = "…" end
     item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, table.concat(hex), n, pos))
