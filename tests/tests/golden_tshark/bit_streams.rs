@@ -126,6 +126,13 @@ fn msb_first_bit_streams_agree_between_crate_and_dissector() {
     }
     assert_eq!(shown(&d, 0, "msb_bits.point.x"), ["-5", "63", "-1"]);
     assert_eq!(shown(&d, 0, "msb_bits.point.y"), ["300", "1", "511"]);
+    // The rest (bits 10100 from bit 299) is labelled with its realigned byte, in MSB order.
+    let rest: Vec<&str> = d.frames[0]
+        .iter()
+        .filter(|f| f.name == "msb_bits.rest")
+        .map(|f| f.showname.as_str())
+        .collect();
+    assert_eq!(rest, ["Rest: a0 [5 bits from bit 299, realigned]"]);
 
     verify_protocol::<Protocol>(&["codegen/tests/golden/msb_bits.lua"], &[], 0x9128);
 }
