@@ -99,6 +99,8 @@ end
 -- not data.
 local function bit_string_labeller(read, msb)
   return function(item, label, tvb, pos, limit)
+    -- Only text: nothing to do when the tree is not shown (a summary line, -T fields).
+    if not item.visible then return end
     local n = limit - pos
     if n == 0 then item:set_text(label .. ": <empty>") return end
     if n < 8 and limit % 8 == 0 and read(tvb, pos, n) == 0 then
