@@ -150,18 +150,15 @@ local function bit_string_labeller(read, msb)
     if pos % 8 == 0 then item:append_text(string.format(" [%d bits]", n)) return end
     local count = math.min(ceil8(n), 24)
     local bytes = realigned_bytes(tvb, pos, count, msb)
-    local hex = {}
-    for i = 1, count do
-      -- A last partial byte keeps only its own bits, where the stream's order puts them.
-      local w = math.min(8, n - 8 * (i - 1))
-      local b = bytes[i]
-      if w < 8 then
-        if msb then b = floor(b / 2 ^ (8 - w)) * 2 ^ (8 - w) else b = b % 2 ^ w end
-      end
-      hex[i] = string.format("%02x", b)
+    -- A last partial byte keeps only its own bits, where the stream's order puts them.
+    local w = n - 8 * (count - 1)
+    if w < 8 then
+      local b = bytes[count]
+      if msb then bytes[count] = floor(b / 2 ^ (8 - w)) * 2 ^ (8 - w) else bytes[count] = b % 2 ^ w end
     end
-    if ceil8(n) > 24 then hex[25] = "…" end
-    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, table.concat(hex), n, pos))
+    local hex = string.format(string.rep("%02x", count), table.unpack(bytes, 1, count))
+    if ceil8(n) > 24 then hex = hex .. "…" end
+    item:set_text(string.format("%s: %s [%d bits from bit %d, realigned]", label, hex, n, pos))
   end
 end
 local label_bit_string_msb = bit_string_labeller(read_bits_msb, true)
