@@ -209,9 +209,7 @@ impl<'p> Gen<'p> {
         let patched_length =
             |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if encoded(t));
         // An array sized in bytes by an expression nothing derives is measured once written.
-        let sized_by_derived = s.fields.iter().any(|d| {
-            matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
-        });
+        let sized_by_derived = self.size_derived(sid, fi);
         let bytes_checked = match &f.ty {
             Ty::Array(_, Len::Bytes(e))
                 if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
@@ -642,8 +640,12 @@ impl<'p> Gen<'p> {
             // A size the encoder does not derive (a constant, an element's size, any
             // other expression) is checked against what was written: the decoder reads
             // exactly that many bytes.
+            // (An element's size is never derived: only the field's own.)
             Some(Len::Expr(e))
-                if !self.bits(sid) && !e.reads_position() && !self.size_derived(sid, fi) =>
+                if !self.bits(sid)
+                    && !e.reads_position()
+                    && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
+                        || !self.size_derived(sid, fi)) =>
             {
                 let ex = self.expr_top(e, Ctx::Encode);
                 quote! {
@@ -660,13 +662,11 @@ impl<'p> Gen<'p> {
         })
     }
 
-    /// Whether field `fi` itself (not an element of it) has a size another field derives.
+    /// Whether another field of the struct is derived from field `fi`'s length or count.
     fn size_derived(&self, sid: StructId, fi: usize) -> bool {
-        let s = &self.p.structs[sid];
-        !matches!(s.fields[fi].ty, Ty::Array(..))
-            && s.fields
-                .iter()
-                .any(|d| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi))
+        self.p.structs[sid].fields.iter().any(|d| {
+            matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
+        })
     }
 
     pub(crate) fn write_prefix(
