@@ -49,8 +49,8 @@ pub fn optional_signed<T: TryFrom<i64>, const BITS: u32>(
 
 /// How many elements an array of `MIN..=MAX` elements gets (`MIN == MAX`: a count the schema
 /// fixes; `MAX`: what its count field or prefix can say).
-fn vec_len<T: for<'a> arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
-    u: &mut Unstructured<'_>,
+fn vec_len<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'a>,
 ) -> Result<usize> {
     if MIN == MAX {
         return Ok(MIN);
@@ -62,31 +62,27 @@ fn vec_len<T: for<'a> arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usi
 pub fn vec_of<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
     u: &mut Unstructured<'a>,
 ) -> Result<Vec<T>> {
-    let n = if MIN == MAX {
-        MIN
-    } else {
-        u.arbitrary_len::<T>()?.clamp(MIN, MAX)
-    };
+    let n = vec_len::<T, MIN, MAX>(u)?;
     (0..n).map(|_| u.arbitrary()).collect()
 }
 
 /// An array of `MIN..=MAX` unsigned values of `BITS` bits each.
-pub fn vec_unsigned<T, const BITS: u32, const MIN: usize, const MAX: usize>(
-    u: &mut Unstructured<'_>,
+pub fn vec_unsigned<'a, T, const BITS: u32, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'a>,
 ) -> Result<Vec<T>>
 where
-    T: TryFrom<u64> + for<'a> arbitrary::Arbitrary<'a>,
+    T: TryFrom<u64> + arbitrary::Arbitrary<'a>,
 {
     let n = vec_len::<T, MIN, MAX>(u)?;
     (0..n).map(|_| unsigned::<T, BITS>(u)).collect()
 }
 
 /// An array of `MIN..=MAX` two's-complement values of `BITS` bits each.
-pub fn vec_signed<T, const BITS: u32, const MIN: usize, const MAX: usize>(
-    u: &mut Unstructured<'_>,
+pub fn vec_signed<'a, T, const BITS: u32, const MIN: usize, const MAX: usize>(
+    u: &mut Unstructured<'a>,
 ) -> Result<Vec<T>>
 where
-    T: TryFrom<i64> + for<'a> arbitrary::Arbitrary<'a>,
+    T: TryFrom<i64> + arbitrary::Arbitrary<'a>,
 {
     let n = vec_len::<T, MIN, MAX>(u)?;
     (0..n).map(|_| signed::<T, BITS>(u)).collect()
