@@ -100,11 +100,12 @@ impl<'f> Validator<'f> {
     /// it starts and two checksums that cover each other (neither could be computed first).
     pub(crate) fn checksum_ranges(
         &mut self,
-        yp: &str,
+        name: &str,
         t: &schema::TypeDef,
         seen: &HashMap<&str, usize>,
         fields: &mut [Field],
     ) {
+        let yp = &format!("types.{name}");
         // A range already refused is not also reported as covering another.
         let mut refused = false;
         for (i, f) in t.fields.iter().enumerate() {
@@ -130,10 +131,9 @@ impl<'f> Validator<'f> {
             let (from, to) = (find("from", &spec.from), find("to", &spec.to));
             refused |= from.is_none() != spec.from.is_none() || to.is_none() != spec.to.is_none();
             // A range covers whole bytes: a field packed in a bit group has none of its own.
-            let ty = yp.strip_prefix("types.").unwrap_or(yp);
             for (key, end) in [("from", from), ("to", to)] {
                 let Some(k) = end else { continue };
-                let Some(group) = self.group_of(ty, k) else {
+                let Some(group) = self.group_of(name, k) else {
                     continue;
                 };
                 let (member, group) = (t.fields[k].name.clone(), group.name.clone());

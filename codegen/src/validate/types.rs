@@ -392,7 +392,7 @@ impl<'f> Validator<'f> {
                 );
             }
         }
-        self.checksum_ranges(&yp, t, &seen, &mut fields);
+        self.checksum_ranges(name, t, &seen, &mut fields);
         self.derive(name, &yp, &mut fields);
         let info = self.info(&yp, t.info.as_deref(), &fields);
         let padding = self.padding(&yp, t.pad, t.align, layout);
