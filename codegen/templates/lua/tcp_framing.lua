@@ -93,8 +93,9 @@ local function follow_tcp_stream(tvb, pinfo, tree)
     end
   end
   local w = tcp_waiting.map[key]
-  local fin = tcp_fin_f()
-  if missing > 0 and fin and fin.value then
+  -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
+  local fin = missing > 0 and tcp_fin_f()
+  if fin and fin.value then
     tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
