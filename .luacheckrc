@@ -8,7 +8,7 @@ ignore = { "212" }
 read_globals = {
   "Proto", "ProtoField", "ProtoExpert", "expert", "ftypes", "base", "DissectorTable",
   "ByteArray", "Pref", "UInt64", "Int64", "ENC_UTF_8", "ENC_ASCII", "ENC_ISO_8859_1", "ENC_UTF_16", "ENC_LITTLE_ENDIAN", "ENC_BIG_ENDIAN", "report_failure", "bit32",
-  "dissect_tcp_pdus", "get_version", "Dissector", "Field", "get_preference",
+  "dissect_tcp_pdus", "get_version", "TvbRange", "Dissector", "Field", "get_preference",
   -- Present on Lua 5.3+ only; read behind a check.
   math = { fields = { "type" } },
 }

@@ -419,6 +419,11 @@ pub struct FieldDef {
     /// its size in bytes) or `{ length: expr }` (each exactly that many bytes).
     #[serde(default)]
     pub element: Option<ElementDef>,
+    /// The field's bytes are compressed (`zlib`, `deflate`, `gzip`), its type inside:
+    /// `compression: zlib` or `compression: { method: zlib, max: 65536 }` (`max`: the most
+    /// bytes it may decompress to; 1 MiB when left out).
+    #[serde(default)]
+    pub compression: Option<CompressionDef>,
 }
 
 /// The framing of each element of an array (`element:`).
@@ -429,6 +434,18 @@ pub struct ElementDef {
     pub length: Option<ExprOrInt>,
     #[serde(default)]
     pub prefix: Option<String>,
+}
+
+/// `compression: zlib`, or `{ method: zlib, max: 65536 }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum CompressionDef {
+    Method(String),
+    Full {
+        method: String,
+        #[serde(default)]
+        max: Option<u64>,
+    },
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.

@@ -163,11 +163,14 @@ local E = {
   joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("{{ name }}.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("{{ name }}.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+{%- if compression %}
+  compressed = ProtoExpert.new("{{ name }}.expert.compressed", "Compressed data that does not decompress", expert.group.MALFORMED, expert.severity.ERROR),
+{%- endif %}
 {%- if tcp_framing.is_some() %}
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 {%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
@@ -175,6 +178,39 @@ local function truncated(tree, tvb, offset, field, need, have)
   item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
+
+{%- if compression %}
+
+-- Decompresses zlib, deflate or gzip bytes (a TvbRange) into a data source of their own named
+-- `name`, as a Tvb; nil when they are not valid data of `method`. `uncompress_zlib` on
+-- Wireshark 4.4 and later, `uncompress` (the same decoder) before: both take any of the three
+-- and keep what decoded before an error, so the header and the trailer are checked here, as
+-- the crate's decoder checks them (the Adler-32 of zlib's plain bytes, gzip's size).
+local uncompress_range = rawget(TvbRange, "uncompress_zlib") or rawget(TvbRange, "uncompress")
+local function uncompress(range, name, method)
+  local n = range:len()
+  if method == "zlib" then
+    local cmf, flg = range(0, 1):uint(), n > 1 and range(1, 1):uint() or 0
+    if n < 6 or cmf % 16 ~= 8 or (cmf * 256 + flg) % 31 ~= 0 then return nil end
+  elseif method == "gzip" then
+    if n < 18 or range(0, 2):uint() ~= 0x1f8b then return nil end
+  end
+  local plain = uncompress_range(range, name)
+  if plain == nil then return nil end
+  local tvb = plain:tvb()
+  if method == "zlib" then
+    local s, byte, a, b = tvb:raw(), string.byte, 1, 0
+    for i = 1, #s do
+      a = (a + byte(s, i)) % 65521
+      b = (b + a) % 65521
+    end
+    if b * 65536 + a ~= range(n - 4, 4):uint() then return nil end
+  elseif method == "gzip" and tvb:len() % 4294967296 ~= range(n - 4, 4):le_uint() then
+    return nil
+  end
+  return tvb
+end
+{%- endif %}
 
 {%- if bits %}
 

@@ -384,6 +384,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
                 offset: first,
                 len: end - first,
                 value,
+                source: 0,
             });
         }
     }

@@ -52,6 +52,10 @@ pub struct DecodeErrorInfo {
     /// The schema type being decoded as a whole (`Chat`), so an error past its end says what
     /// the bytes were read as: decoding with the wrong type reads as such.
     pub ty: Option<&'static str>,
+    /// When the error lies in bytes decompressed from a field: where that field starts (in the
+    /// message, or in the decompressed data around it). `offset` and `bit` then count from the
+    /// start of the decompressed bytes.
+    pub decompressed_from: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +91,10 @@ pub enum DecodeErrorKind {
     InvalidText { encoding: &'static str },
     /// A value outside the schema's `valid` range or list.
     NotValid { value: i128 },
+    /// A compressed field's bytes are not valid data of its method (`zlib`, `deflate`, `gzip`).
+    BadCompressed { method: &'static str },
+    /// A compressed field decompresses to more than the schema allows (a decompression bomb).
+    Inflated { max: usize },
 }
 
 impl DecodeError {
@@ -99,6 +107,7 @@ impl DecodeError {
             bit: None,
             kind,
             ty: None,
+            decompressed_from: None,
         }))
     }
 
@@ -111,6 +120,7 @@ impl DecodeError {
             bit: Some(bit),
             kind,
             ty: None,
+            decompressed_from: None,
         }))
     }
 
@@ -128,6 +138,15 @@ impl DecodeError {
     #[cold]
     pub fn in_payload(mut self, path: &[&'static str], start: Option<PayloadStart>) -> Self {
         self.0.path.extend(path.iter().rev());
+        // Inside decompressed data only where it came from moves (compression is byte-aligned).
+        if let Some(at) = &mut self.0.decompressed_from {
+            match start {
+                Some(PayloadStart::Bit(start)) => *at += start / 8,
+                Some(PayloadStart::Byte(start)) => *at += start,
+                None => {}
+            }
+            return self;
+        }
         match start {
             Some(PayloadStart::Bit(start)) => {
                 let bit = self.0.bit.unwrap_or(self.0.offset * 8) + start;
@@ -137,6 +156,15 @@ impl DecodeError {
             Some(PayloadStart::Byte(start)) => self.0.offset += start,
             None => {}
         }
+        self
+    }
+
+    /// An error in the bytes decompressed from the field at byte `at`: its offsets keep
+    /// counting from the decompressed data's start (the innermost such data, when compressed
+    /// fields nest).
+    #[cold]
+    pub fn in_decompressed(mut self, at: usize) -> Self {
+        self.0.decompressed_from.get_or_insert(at);
         self
     }
 
@@ -176,6 +204,9 @@ impl fmt::Display for DecodeError {
             }
             (None, false) => write!(f, "field '{field}' at byte {}: ", self.offset)?,
         }
+        if let Some(at) = self.decompressed_from {
+            write!(f, "(of the data decompressed from byte {at}) ")?;
+        }
         match &self.kind {
             DecodeErrorKind::Truncated { needed, available } => {
                 write!(f, "truncated: needs {needed} bytes, {available} available")
@@ -206,6 +237,12 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::InvalidText { encoding } => write!(f, "invalid {encoding}"),
             DecodeErrorKind::NotValid { value } => {
                 write!(f, "value {value} is not one the schema allows")
+            }
+            DecodeErrorKind::BadCompressed { method } => {
+                write!(f, "the bytes are not valid {method} data")
+            }
+            DecodeErrorKind::Inflated { max } => {
+                write!(f, "decompresses to more than the {max} bytes allowed")
             }
             DecodeErrorKind::NoState { key } => {
                 write!(f, "nothing announced earlier in the conversation for {key}")

@@ -22,6 +22,9 @@
 
 mod bits;
 mod checksum;
+#[cfg(feature = "zlib")]
+#[doc(hidden)]
+pub mod compress;
 mod crc;
 mod error;
 mod f16;

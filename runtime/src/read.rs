@@ -280,7 +280,11 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         let at = self.pos;
         self.pos = self.end;
         if self.pos > at {
-            self.note(abbrev, at, Value::Bytes(&self.buf[at..self.pos]));
+            self.note(
+                abbrev,
+                at,
+                Value::Bytes(std::borrow::Cow::Borrowed(&self.buf[at..self.pos])),
+            );
         }
         self.end = saved;
     }
@@ -299,7 +303,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         if k > 0 {
             let at = self.pos;
             let bytes = self.take(k, field)?;
-            self.note(abbrev, at, Value::Bytes(bytes));
+            self.note(abbrev, at, Value::Bytes(std::borrow::Cow::Borrowed(bytes)));
         }
         Ok(())
     }
@@ -344,6 +348,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                 offset,
                 len,
                 value,
+                source: 0,
             });
         }
     }
@@ -370,6 +375,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                 offset,
                 len,
                 value,
+                source: 0,
             });
         }
     }
@@ -399,8 +405,31 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
                     offset,
                     len,
                     value,
+                    source: 0,
                 },
             );
+        }
+    }
+
+    /// A reader of `buf`, bytes decompressed from a field of this one's input, that keeps the
+    /// same kind of notes and sees the same conversation state; [`Reader::absorb`] takes its
+    /// notes back.
+    pub fn nested<'b>(&self, buf: &'b [u8]) -> Reader<'b, T::At<'b>> {
+        Reader {
+            buf,
+            pos: 0,
+            end: buf.len(),
+            trace: Default::default(),
+            state: self.state.clone(),
+            lists: self.lists.clone(),
+        }
+    }
+
+    /// Keeps the notes of a [`Reader::nested`] reader once it is done.
+    #[inline]
+    pub fn absorb(&mut self, inner: Reader<'_, T::At<'_>>) {
+        if T::ON {
+            self.trace.absorb(inner.trace);
         }
     }
 

@@ -8,6 +8,10 @@ pub struct FieldNote<'a> {
     pub offset: usize,
     pub len: usize,
     pub value: Value<'a>,
+    /// 0 for a field of the message's bytes; n for one of the n-th buffer decompressed from
+    /// them (the dissector shows those in a data source of their own), `offset` counting from
+    /// that buffer's start.
+    pub source: u16,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -16,9 +20,25 @@ pub enum Value<'a> {
     I(i64),
     F(f64),
     Bool(bool),
-    Bytes(&'a [u8]),
+    /// Borrowed from the input, or owned when it came out of decompressed bytes.
+    Bytes(std::borrow::Cow<'a, [u8]>),
     /// Borrowed from the input, or realigned when a bit stream put it at a bit offset.
     Str(std::borrow::Cow<'a, str>),
+}
+
+impl Value<'_> {
+    /// The same value, borrowing nothing.
+    pub fn into_owned(self) -> Value<'static> {
+        use std::borrow::Cow;
+        match self {
+            Value::U(v) => Value::U(v),
+            Value::I(v) => Value::I(v),
+            Value::F(v) => Value::F(v),
+            Value::Bool(v) => Value::Bool(v),
+            Value::Bytes(v) => Value::Bytes(Cow::Owned(v.into_owned())),
+            Value::Str(v) => Value::Str(Cow::Owned(v.into_owned())),
+        }
+    }
 }
 
 /// Where a reader puts the fields it reads. Decoding uses [`NoTrace`], which keeps nothing and
@@ -26,6 +46,11 @@ pub enum Value<'a> {
 pub trait Trace<'a>: Default {
     /// Whether notes are kept: when false, the code that builds a note is dead code.
     const ON: bool;
+    /// The same kind of trace over other bytes (a compressed field's decompressed ones).
+    type At<'b>: Trace<'b>;
+    /// Keeps the notes of `inner`, taken over decompressed bytes, after the others: they own
+    /// their values and are marked as from a source of their own.
+    fn absorb(&mut self, inner: Self::At<'_>);
     /// Keeps `note` after the others.
     fn push(&mut self, note: FieldNote<'a>);
     /// How many notes are kept.
@@ -46,6 +71,9 @@ pub struct NoTrace;
 
 impl<'a> Trace<'a> for NoTrace {
     const ON: bool = false;
+    type At<'b> = NoTrace;
+    #[inline(always)]
+    fn absorb(&mut self, _: NoTrace) {}
     #[inline(always)]
     fn push(&mut self, _: FieldNote<'a>) {}
     #[inline(always)]
@@ -66,6 +94,15 @@ pub struct Notes<'a>(pub Vec<FieldNote<'a>>);
 
 impl<'a> Trace<'a> for Notes<'a> {
     const ON: bool = true;
+    type At<'b> = Notes<'b>;
+    fn absorb(&mut self, inner: Notes<'_>) {
+        let base = self.0.iter().map(|n| n.source).max().unwrap_or(0) + 1;
+        self.0.extend(inner.0.into_iter().map(|n| FieldNote {
+            source: base + n.source,
+            value: n.value.into_owned(),
+            ..n
+        }));
+    }
     #[inline]
     fn push(&mut self, note: FieldNote<'a>) {
         self.0.push(note);

@@ -470,6 +470,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
                             assert_eq!(j.chunk, payload(3000));
                             joined_fields.push(ExpectedField {
                                 name: "dnp.long_reliable_message.chunk.joined".into(),
+                                source: 0,
                                 offset: 0,
                                 len: j.chunk.len(),
                                 value: Expected::Bytes(j.chunk.clone()),
@@ -481,6 +482,7 @@ fn a_session_dissects_completely_in_one_and_two_passes() {
                         if let Some(j) = side.long_state.push(p).unwrap() {
                             joined_fields.push(ExpectedField {
                                 name: "dnp.long_link_state.message_chunk.joined".into(),
+                                source: 0,
                                 offset: 0,
                                 len: j.message_chunk.len(),
                                 value: Expected::Bytes(j.message_chunk.clone()),

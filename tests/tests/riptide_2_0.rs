@@ -381,6 +381,7 @@ fn tcp_streams_are_reassembled_and_split() {
         let (_, notes) = Message::dissect(&bytes);
         let mut expected = vec![ExpectedField {
             name: "riptide_2_0.frame_length".into(),
+            source: 0,
             offset: 0,
             len: 2,
             value: Expected::Int(bytes.len() as i128),

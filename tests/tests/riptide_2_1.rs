@@ -435,6 +435,7 @@ fn tcp_streams_are_reassembled_and_split() {
         // The frame length is an i32, little-endian.
         let mut expected = vec![ExpectedField {
             name: "riptide_2_1.frame_length".into(),
+            source: 0,
             offset: 0,
             len: 4,
             value: Expected::Int(bytes.len() as i128),

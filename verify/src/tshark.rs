@@ -131,6 +131,7 @@ pub const MALFORMED_EXPERTS: &[&str] = &[
     "bad_checksum",
     "invalid_value",
     "internal",
+    "compressed",
 ];
 
 /// A tshark command with an isolated, empty configuration: its home, personal configuration and

@@ -249,6 +249,45 @@ pub struct Field {
     pub implied: Vec<Implied>,
     /// The bit group (an index into the struct's) this field is packed into.
     pub group: Option<usize>,
+    /// The field's bytes are compressed, its type inside them.
+    pub compression: Option<Compressed>,
+}
+
+/// A compressed field: how, and the most bytes it may decompress to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compressed {
+    pub method: Compression,
+    pub max: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    Zlib,
+    Deflate,
+    Gzip,
+}
+
+impl Compression {
+    pub const ALL: [(&'static str, Compression); 3] = [
+        ("zlib", Compression::Zlib),
+        ("deflate", Compression::Deflate),
+        ("gzip", Compression::Gzip),
+    ];
+    /// The runtime's variant name (`Zlib`).
+    pub fn variant(self) -> &'static str {
+        match self {
+            Compression::Zlib => "Zlib",
+            Compression::Deflate => "Deflate",
+            Compression::Gzip => "Gzip",
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Zlib => "zlib",
+            Compression::Deflate => "deflate",
+            Compression::Gzip => "gzip",
+        }
+    }
 }
 
 /// Allowed integer values: an inclusive range (either end open) or a list.
@@ -381,6 +420,13 @@ impl Protocol {
             Ty::Flags(id) => Some(self.flags[*id].repr.bytes()),
             _ => None,
         }
+    }
+
+    /// Whether a field of the schema is compressed (the crate needs the runtime's `zlib`).
+    pub fn uses_compression(&self) -> bool {
+        self.structs
+            .iter()
+            .any(|s| s.fields.iter().any(|f| f.compression.is_some()))
     }
 
     /// The size in bytes of every value of byte-layout struct `id`, when it is the same for all:

@@ -30,12 +30,17 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         fields: Vec::new(),
         layout: None,
         element: None,
+        compression: None,
     }
 }
 
 pub(crate) fn runs_to_end(ty: &Ty) -> bool {
     match ty {
-        Ty::Bytes(Len::Rest) | Ty::Str(Len::Rest, _) | Ty::Array(_, Len::Rest) | Ty::Bits => true,
+        Ty::Bytes(Len::Rest)
+        | Ty::Str(Len::Rest, _)
+        | Ty::Array(_, Len::Rest)
+        | Ty::Struct(_, Some(Len::Rest))
+        | Ty::Bits => true,
         Ty::Union(u) => {
             matches!(u.len, Len::Rest)
                 || (matches!(u.len, Len::Natural)
@@ -103,6 +108,7 @@ impl<'f> Validator<'f> {
             Ty::Bool
         };
 
+        let (ty, compression) = self.compression(f, fp, layout, ty);
         if f.length.is_some()
             && !matches!(
                 ty,
@@ -311,7 +317,87 @@ impl<'f> Validator<'f> {
             padding,
             implied,
             group: None,
+            compression,
         }
+    }
+
+    /// A field's `compression`: its method and limit, on a struct field of a byte layout. A
+    /// compressed struct without `length` or `prefix` takes the rest of its scope.
+    fn compression(
+        &mut self,
+        f: &schema::FieldDef,
+        fp: &str,
+        layout: Layout,
+        ty: Ty,
+    ) -> (Ty, Option<Compressed>) {
+        let Some(def) = &f.compression else {
+            return (ty, None);
+        };
+        let at = format!("{fp}.compression");
+        let (method, max) = match def {
+            schema::CompressionDef::Method(m) => (m, None),
+            schema::CompressionDef::Full { method, max } => (method, *max),
+        };
+        let method_at = match def {
+            schema::CompressionDef::Method(_) => at.clone(),
+            schema::CompressionDef::Full { .. } => format!("{at}.method"),
+        };
+        let known = Compression::ALL
+            .iter()
+            .find(|(n, _)| n == method)
+            .map(|(_, m)| *m);
+        let Some(method) = known else {
+            let hint = if method.starts_with("lz4") || method == "zstd" || method == "brotli" {
+                Some(format!(
+                    "Wireshark 4.0's Lua can decompress zlib, deflate and gzip only, so a \
+                     dissector could not show what '{method}' data holds"
+                ))
+            } else {
+                did_you_mean(method, Compression::ALL.iter().map(|(n, _)| *n))
+                    .or(Some("one of zlib, deflate, gzip".into()))
+            };
+            self.error(&method_at, format!("unknown compression '{method}'"), hint);
+            return (ty, None);
+        };
+        let max = match max {
+            Some(0) => {
+                self.error(&format!("{at}.max"), "'max' must be at least 1", None);
+                1
+            }
+            Some(m) if m > u64::from(u32::MAX) => {
+                self.error(
+                    &format!("{at}.max"),
+                    "'max' is the most bytes one field decompresses to: at most 4 GiB",
+                    None,
+                );
+                m
+            }
+            Some(m) => m,
+            None => 1 << 20,
+        };
+        if layout != Layout::Bytes {
+            self.error(
+                &at,
+                "compressed fields are for byte layouts",
+                Some(
+                    "compression works on whole bytes: put the field in a 'layout: bytes' type"
+                        .into(),
+                ),
+            );
+        }
+        let ty = match ty {
+            Ty::Struct(id, None) => Ty::Struct(id, Some(Len::Rest)),
+            Ty::Struct(..) => ty,
+            other => {
+                self.error(
+                    &at,
+                    "'compression' applies to fields of a struct type",
+                    Some("put the compressed fields in a type of their own".into()),
+                );
+                other
+            }
+        };
+        (ty, Some(Compressed { method, max }))
     }
 
     /// A field's `valid`: a list of values or a range with at least one end, on an integer.

@@ -107,6 +107,7 @@ pub(crate) fn container_keys(f: &FieldDef) -> Vec<&'static str> {
     has(!f.state.is_empty(), "state");
     has(!f.set_when.is_empty(), "set_when");
     has(f.encoding.is_some(), "encoding");
+    has(f.compression.is_some(), "compression");
     keys
 }
 

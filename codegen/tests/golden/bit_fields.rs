@@ -5,6 +5,8 @@ use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError,
     EncodeErrorKind, Trace, Value,
 };
+use std::borrow::Cow;
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -74,7 +76,7 @@ impl<'a> Codec<'a> for Bits<'a> {
         let rest = {
             let at = r.pos();
             let v = r.rest("rest")?;
-            r.note("bit_fields.rest", at, Value::Bytes(r.touched(at)));
+            r.note("bit_fields.rest", at, Value::Bytes(Cow::Borrowed(r.touched(at))));
             v
         };
         Ok(Self {

@@ -313,7 +313,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length(length as i128, "payload")?;
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("bit_groups.payload", at, Value::Bytes(v));
+            r.note("bit_groups.payload", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self {

@@ -480,7 +480,7 @@ impl<'a> Codec<'a> for Entry<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("byte_arrays.entry.data", at, Value::Bytes(v));
+            r.note("byte_arrays.entry.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { kind, data })
@@ -668,7 +668,7 @@ impl<'a> Codec<'a> for Part<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("byte_arrays.part.data", at, Value::Bytes(v));
+            r.note("byte_arrays.part.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { kind, data })

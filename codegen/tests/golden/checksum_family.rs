@@ -122,7 +122,11 @@ impl<'a> Codec<'a> for Frame<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "body")?;
-                            r.note("checksum_family.body", at, Value::Bytes(v));
+                            r.note(
+                                "checksum_family.body",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }

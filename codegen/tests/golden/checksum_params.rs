@@ -94,7 +94,11 @@ impl<'a> Codec<'a> for Framed<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "body")?;
-                        r.note("checksum_params.body", at, Value::Bytes(v));
+                        r.note(
+                            "checksum_params.body",
+                            at,
+                            Value::Bytes(Cow::Borrowed(v)),
+                        );
                         Cow::Borrowed(v)
                     },
                 }

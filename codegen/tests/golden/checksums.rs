@@ -51,7 +51,7 @@ impl<'a> Codec<'a> for Checked<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("checksums.data", at, Value::Bytes(v));
+            r.note("checksums.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let computed = {

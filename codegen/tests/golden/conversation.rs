@@ -106,7 +106,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("conversation.data", at, Value::Bytes(v));
+            r.note("conversation.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { sequence, data })

@@ -283,7 +283,7 @@ impl<'a> Codec<'a> for Shot<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "extra")?;
-                        r.note("enum_ranges.extra", at, Value::Bytes(v));
+                        r.note("enum_ranges.extra", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }

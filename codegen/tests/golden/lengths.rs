@@ -64,7 +64,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             };
             let at = r.pos();
             let v = r.take(n, "note")?;
-            r.note("lengths.note", at, Value::Bytes(v));
+            r.note("lengths.note", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let units = {

@@ -331,7 +331,7 @@ impl<'a> Codec<'a> for Header<'a> {
         let rest = {
             let at = r.pos();
             let v = r.rest("rest")?;
-            r.note("msb_bits.rest", at, Value::Bytes(r.touched(at)));
+            r.note("msb_bits.rest", at, Value::Bytes(Cow::Borrowed(r.touched(at))));
             v
         };
         Ok(Self {

@@ -79,7 +79,7 @@ impl<'a> Codec<'a> for Record<'a> {
             let n = r.length(3i128, "spare")?;
             let at = r.pos();
             let v = r.take(n, "spare")?;
-            r.note("padding.spare", at, Value::Bytes(v));
+            r.note("padding.spare", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let mode = {

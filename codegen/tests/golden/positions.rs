@@ -58,7 +58,7 @@ impl<'a> Codec<'a> for Framed<'a> {
             let n = r.length((r.remaining() as i128).wrapping_sub(2i128), "body")?;
             let at = r.pos();
             let v = r.take(n, "body")?;
-            r.note("positions.body", at, Value::Bytes(v));
+            r.note("positions.body", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let crc = {
@@ -148,7 +148,7 @@ impl<'a> Codec<'a> for Tail<'a> {
                 .length((r.message_len() as i128).wrapping_sub(3i128), "all_but_head")?;
             let at = r.pos();
             let v = r.take(n, "all_but_head")?;
-            r.note("positions.tail.all_but_head", at, Value::Bytes(v));
+            r.note("positions.tail.all_but_head", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { kind, extra, all_but_head })

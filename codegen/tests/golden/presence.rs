@@ -572,7 +572,7 @@ impl<'a> Codec<'a> for Data<'a> {
             };
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("announced.data.payload", at, Value::Bytes(v));
+            r.note("announced.data.payload", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { payload })

@@ -189,7 +189,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("reassembly.payload", at, Value::Bytes(v));
+                        r.note("reassembly.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }
@@ -206,7 +206,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                             data: {
                                 let at = r.pos();
                                 let v = r.take(r.remaining(), "payload")?;
-                                r.note("reassembly.payload", at, Value::Bytes(v));
+                                r.note(
+                                    "reassembly.payload",
+                                    at,
+                                    Value::Bytes(Cow::Borrowed(v)),
+                                );
                                 Cow::Borrowed(v)
                             },
                         }
@@ -405,7 +409,7 @@ impl<'a> PacketPayload<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("reassembly.payload", at, Value::Bytes(v));
+                        r.note("reassembly.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }

@@ -96,7 +96,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length((size as i128).wrapping_sub(2i128), "payload")?;
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("size_offsets.payload", at, Value::Bytes(v));
+            r.note("size_offsets.payload", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let last_index = {
@@ -173,7 +173,11 @@ impl<'a> Codec<'a> for Frame<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "body")?;
-                            r.note("size_offsets.body", at, Value::Bytes(v));
+                            r.note(
+                                "size_offsets.body",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }

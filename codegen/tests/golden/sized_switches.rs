@@ -183,7 +183,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "inner")?;
-                            r.note("sized_switches.inner", at, Value::Bytes(v));
+                            r.note(
+                                "sized_switches.inner",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }
@@ -214,7 +218,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "other")?;
-                            r.note("sized_switches.other", at, Value::Bytes(v));
+                            r.note(
+                                "sized_switches.other",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }
@@ -240,7 +248,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "fixed")?;
-                            r.note("sized_switches.fixed", at, Value::Bytes(v));
+                            r.note(
+                                "sized_switches.fixed",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }

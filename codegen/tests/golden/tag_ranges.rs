@@ -98,7 +98,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "body")?;
-                        r.note("tag_ranges.body", at, Value::Bytes(v));
+                        r.note("tag_ranges.body", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }

@@ -41,7 +41,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("tcp_framing.payload", at, Value::Bytes(v));
+            r.note("tcp_framing.payload", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { message_id, payload })

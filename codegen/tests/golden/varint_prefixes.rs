@@ -43,7 +43,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
             };
             let at = r.pos();
             let v = r.take(n, "blob")?;
-            r.note("varint_prefixes.blob", at, Value::Bytes(v));
+            r.note("varint_prefixes.blob", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let title = {

@@ -906,7 +906,7 @@ impl<'a> Codec<'a> for Command<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "body")?;
-                        r.note("dnp.body", at, Value::Bytes(v));
+                        r.note("dnp.body", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }
@@ -1134,7 +1134,7 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("dnp.unreliable_message.data", at, Value::Bytes(v));
+            r.note("dnp.unreliable_message.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { data })
@@ -1189,7 +1189,7 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("dnp.reliable_message.data", at, Value::Bytes(v));
+            r.note("dnp.reliable_message.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { number, data })
@@ -1276,7 +1276,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
             let n = r.length(message_len as i128, "message")?;
             let at = r.pos();
             let v = r.take(n, "message")?;
-            r.note("dnp.link_state.message", at, Value::Bytes(v));
+            r.note("dnp.link_state.message", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         let value_count = {
@@ -2629,7 +2629,11 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "chunk")?;
-            r.note("dnp.long_reliable_message.chunk", at, Value::Bytes(v));
+            r.note(
+                "dnp.long_reliable_message.chunk",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         Ok(Self { number, flags, chunk })
@@ -2721,14 +2725,22 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             let n = r.length(message_chunk_len as i128, "message_chunk")?;
             let at = r.pos();
             let v = r.take(n, "message_chunk")?;
-            r.note("dnp.long_link_state.message_chunk", at, Value::Bytes(v));
+            r.note(
+                "dnp.long_link_state.message_chunk",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         let values_chunk = {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "values_chunk")?;
-            r.note("dnp.long_link_state.values_chunk", at, Value::Bytes(v));
+            r.note(
+                "dnp.long_link_state.values_chunk",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         Ok(Self {
@@ -3244,7 +3256,7 @@ impl<'a> Codec<'a> for DataValue<'a> {
             let n = r.length(length as i128, "data")?;
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("dnp.data_value.data", at, Value::Bytes(v));
+            r.note("dnp.data_value.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { data })

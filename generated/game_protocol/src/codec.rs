@@ -379,7 +379,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "data")?;
-            r.note("game_protocol.data", at, Value::Bytes(v));
+            r.note("game_protocol.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self {

@@ -453,7 +453,7 @@ impl<'a> Codec<'a> for Message<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "body")?;
-                        r.note("riptide_2_0.body", at, Value::Bytes(v));
+                        r.note("riptide_2_0.body", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }
@@ -561,7 +561,11 @@ impl<'a> Codec<'a> for UserMessage<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("riptide_2_0.user_message.payload", at, Value::Bytes(v));
+            r.note(
+                "riptide_2_0.user_message.payload",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         Ok(Self { message_id, payload })
@@ -639,7 +643,11 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "payload")?;
-            r.note("riptide_2_0.reliable_user_message.payload", at, Value::Bytes(v));
+            r.note(
+                "riptide_2_0.reliable_user_message.payload",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         Ok(Self {
@@ -810,7 +818,7 @@ impl<'a> Codec<'a> for Connect<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "custom")?;
-            r.note("riptide_2_0.connect.custom", at, Value::Bytes(v));
+            r.note("riptide_2_0.connect.custom", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { custom })
@@ -866,7 +874,7 @@ impl<'a> Codec<'a> for Reject<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "custom")?;
-            r.note("riptide_2_0.reject.custom", at, Value::Bytes(v));
+            r.note("riptide_2_0.reject.custom", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
         Ok(Self { reason, custom })
@@ -1142,7 +1150,11 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
             let n = r.remaining();
             let at = r.pos();
             let v = r.take(n, "custom")?;
-            r.note("riptide_2_0.server_disconnect.custom", at, Value::Bytes(v));
+            r.note(
+                "riptide_2_0.server_disconnect.custom",
+                at,
+                Value::Bytes(Cow::Borrowed(v)),
+            );
             Cow::Borrowed(v)
         };
         Ok(Self { reason, custom })

@@ -5,6 +5,8 @@ use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
     EncodeError, Trace, Value,
 };
+use std::borrow::Cow;
+
 /// The 4-bit header (2.1 values; 11 to 15 are invalid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HeaderKind {
@@ -537,7 +539,11 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         let payload = {
             let at = r.pos();
             let v = r.rest("payload")?;
-            r.note("riptide_2_1.user_message.payload", at, Value::Bytes(r.touched(at)));
+            r.note(
+                "riptide_2_1.user_message.payload",
+                at,
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
+            );
             v
         };
         Ok(Self { message_id, payload })
@@ -611,7 +617,7 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
             r.note(
                 "riptide_2_1.reliable_user_message.payload",
                 at,
-                Value::Bytes(r.touched(at)),
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
             );
             v
         };
@@ -696,7 +702,11 @@ impl<'a> Codec<'a> for Notify<'a> {
         let payload = {
             let at = r.pos();
             let v = r.rest("payload")?;
-            r.note("riptide_2_1.notify.payload", at, Value::Bytes(r.touched(at)));
+            r.note(
+                "riptide_2_1.notify.payload",
+                at,
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
+            );
             v
         };
         Ok(Self {
@@ -834,7 +844,11 @@ impl<'a> Codec<'a> for Connect<'a> {
         let custom = {
             let at = r.pos();
             let v = r.rest("custom")?;
-            r.note("riptide_2_1.connect.custom", at, Value::Bytes(r.touched(at)));
+            r.note(
+                "riptide_2_1.connect.custom",
+                at,
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
+            );
             v
         };
         Ok(Self { custom })
@@ -887,7 +901,11 @@ impl<'a> Codec<'a> for Reject<'a> {
         let custom = {
             let at = r.pos();
             let v = r.rest("custom")?;
-            r.note("riptide_2_1.reject.custom", at, Value::Bytes(r.touched(at)));
+            r.note(
+                "riptide_2_1.reject.custom",
+                at,
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
+            );
             v
         };
         Ok(Self { reason, custom })
@@ -1163,7 +1181,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
             r.note(
                 "riptide_2_1.server_disconnect.custom",
                 at,
-                Value::Bytes(r.touched(at)),
+                Value::Bytes(Cow::Borrowed(r.touched(at))),
             );
             v
         };

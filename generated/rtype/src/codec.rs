@@ -454,7 +454,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype.payload", at, Value::Bytes(v));
+                        r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }
@@ -492,7 +492,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                             data: {
                                 let at = r.pos();
                                 let v = r.take(r.remaining(), "payload")?;
-                                r.note("rtype.payload", at, Value::Bytes(v));
+                                r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
                                 Cow::Borrowed(v)
                             },
                         }
@@ -1079,7 +1079,7 @@ impl<'a> PacketPayload<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype.payload", at, Value::Bytes(v));
+                        r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }

@@ -679,7 +679,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype_impl.payload", at, Value::Bytes(v));
+                        r.note("rtype_impl.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }
@@ -754,7 +754,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                             data: {
                                 let at = r.pos();
                                 let v = r.take(r.remaining(), "payload")?;
-                                r.note("rtype_impl.payload", at, Value::Bytes(v));
+                                r.note(
+                                    "rtype_impl.payload",
+                                    at,
+                                    Value::Bytes(Cow::Borrowed(v)),
+                                );
                                 Cow::Borrowed(v)
                             },
                         }
@@ -1412,7 +1416,11 @@ impl<'a> Codec<'a> for SetComponent<'a> {
                         data: {
                             let at = r.pos();
                             let v = r.take(r.remaining(), "data")?;
-                            r.note("rtype_impl.set_component.data", at, Value::Bytes(v));
+                            r.note(
+                                "rtype_impl.set_component.data",
+                                at,
+                                Value::Bytes(Cow::Borrowed(v)),
+                            );
                             Cow::Borrowed(v)
                         },
                     }
@@ -2955,7 +2963,7 @@ impl<'a> PacketPayload<'a> {
                     data: {
                         let at = r.pos();
                         let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype_impl.payload", at, Value::Bytes(v));
+                        r.note("rtype_impl.payload", at, Value::Bytes(Cow::Borrowed(v)));
                         Cow::Borrowed(v)
                     },
                 }

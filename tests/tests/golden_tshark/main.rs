@@ -9,6 +9,7 @@ use wiregen_tests::*;
 
 mod bit_streams;
 mod checksums;
+mod compression;
 mod fields;
 mod strings;
 

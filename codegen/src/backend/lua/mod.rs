@@ -326,6 +326,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             .iter()
             .flat_map(|s| &s.fields)
             .any(|f| matches!(f.role, Role::Checksum(_))),
+        compression: p.uses_compression(),
         root_checksums,
         partial_info,
         family: p.application.is_none().then(|| Family {

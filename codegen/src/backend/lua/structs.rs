@@ -46,16 +46,31 @@ pub(crate) fn call_struct_or(
     target: &str,
     recover: Option<&str>,
 ) {
+    call_struct_in(p, c, id, "tvb", lo, hi, target, recover)
+}
+
+/// [`call_struct_or`] on the bytes of buffer `tvb` (decompressed ones, say).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn call_struct_in(
+    p: &Protocol,
+    c: &mut Code,
+    id: StructId,
+    tvb: &str,
+    lo: &str,
+    hi: &str,
+    target: &str,
+    recover: Option<&str>,
+) {
     let t = &p.structs[id].name;
     let results = results(target);
     let bits = p.structs[id].layout.is_bits();
     if bits {
         c.line(format!(
-            "{results} = dissect_{t}(tvb, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+            "{results} = dissect_{t}({tvb}, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
         ));
     } else {
         c.line(format!(
-            "{results} = dissect_{t}(tvb, pinfo, sub, {lo}, {hi})"
+            "{results} = dissect_{t}({tvb}, pinfo, sub, {lo}, {hi})"
         ));
     }
     match recover {

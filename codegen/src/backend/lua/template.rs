@@ -48,6 +48,8 @@ pub(crate) struct Dissector {
     pub(crate) udp_heuristic: Option<HeuristicDef>,
     /// Some type has a checksum (a wrong one is noted in the Info column).
     pub(crate) has_checksums: bool,
+    /// Some field is compressed (the dissector decompresses it into a data source).
+    pub(crate) compression: bool,
     /// Verifications of the root's checksums over the whole datagram, when it is malformed.
     pub(crate) root_checksums: Vec<String>,
     /// The Info summary over `ROOT_VALUES`, as far as a malformed message was read ("" when the

@@ -250,6 +250,38 @@ impl<'p> Gen<'p> {
                 }
                 c.line("offset = offset + n");
             }
+            Ty::Struct(id, len) if f.compression.is_some() => {
+                let comp = f.compression.unwrap();
+                let (t, method, max) = (&p.structs[*id].name, comp.method.name(), comp.max);
+                let label = naming::label(name);
+                self.length(
+                    c,
+                    sid,
+                    fi,
+                    len.as_ref().unwrap_or(&Len::Rest),
+                    false,
+                    abbrev,
+                    tree,
+                )?;
+                c.line(format!("sub = {tree}:add(tvb(offset, n), string.format(\"{label}: {t} ({method}, %d bytes)\", n))"));
+                // Shown in a data source of its own, as Wireshark shows decompressed HTTP bodies.
+                c.open("do");
+                c.line(format!("local plain = n > 0 and uncompress(tvb(offset, n), \"{label} ({method}-decompressed)\", \"{method}\") or nil"));
+                c.open("if plain == nil then");
+                c.line(format!("sub:add_proto_expert_info(E.compressed, string.format(\"{name}: the %d bytes are not valid {method} data\", n))"));
+                c.line("return nil");
+                c.close("end");
+                c.open(format!("if plain:len() > {max} then"));
+                c.line(format!("sub:add_proto_expert_info(E.compressed, string.format(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
+                c.line("return nil");
+                c.close("end");
+                structs::call_struct_in(p, c, *id, "plain", "0", "plain:len()", target, None);
+                c.line(format!(
+                    "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
+                ));
+                c.close("end");
+                c.line("offset = offset + n");
+            }
             Ty::Struct(id, len) => {
                 let t = &p.structs[*id].name;
                 let label = format!("{}: {t}", naming::label(name));

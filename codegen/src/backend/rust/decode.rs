@@ -288,7 +288,7 @@ impl<'p> Gen<'p> {
                 quote! { { let at = r.pos(); let v = r.riptide_len(#nm)?; #n v } }
             }
             Ty::Bits => {
-                let n = note(quote! { Value::Bytes(r.touched(at)) });
+                let n = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                 quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
             }
             Ty::Enum(id) => {
@@ -323,10 +323,10 @@ impl<'p> Gen<'p> {
             Ty::Bytes(len) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
                 if self.bits_at(sid, fi) {
-                    let nt = note(quote! { Value::Bytes(r.touched(at)) });
+                    let nt = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
                 } else {
-                    let nt = note(quote! { Value::Bytes(v) });
+                    let nt = note(quote! { Value::Bytes(Cow::Borrowed(v)) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.take(n, #nm)?; #nt Cow::Borrowed(v) } }
                 }
             }
@@ -382,6 +382,33 @@ impl<'p> Gen<'p> {
                     let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt Cow::Borrowed(v) } }
                 }
+            }
+            Ty::Struct(id, len) if self.p.structs[sid].fields[fi].compression.is_some() => {
+                let c = self.p.structs[sid].fields[fi].compression.unwrap();
+                let inner = self.read_struct_call(sid, *id, nm)?;
+                let n = self.read_len(sid, len.as_ref().unwrap_or(&Len::Rest), nm, abbrev)?;
+                let method = format_ident!("{}", c.method.variant());
+                let max = lit_usize(c.max as usize);
+                // The plain bytes are decoded by a reader of their own (same notes, same
+                // conversation state); the value is then copied out of them.
+                quote! { {
+                    let n = #n;
+                    let at = r.pos();
+                    let packed = r.take(n, #nm)?;
+                    let plain = wiregen_runtime::compress::decompress(
+                        wiregen_runtime::compress::Compression::#method, packed, #max, #nm, at)?;
+                    let mut inner = r.nested(&plain);
+                    let v = (|| {
+                        let r = &mut inner;
+                        let v = #inner;
+                        if r.remaining() > 0 {
+                            return Err(DecodeError::new(#nm, r.pos(), DecodeErrorKind::Trailing { bytes: r.remaining() }));
+                        }
+                        Ok(v)
+                    })().map_err(|e: DecodeError| e.in_decompressed(at))?;
+                    r.absorb(inner);
+                    wiregen_runtime::IntoOwned::into_owned(v)
+                } }
             }
             Ty::Struct(id, len) => {
                 let inner = self.read_struct_call(sid, *id, nm)?;
@@ -506,9 +533,9 @@ impl<'p> Gen<'p> {
                 CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
                 CaseBody::Bytes => {
                     if self.bits(sid) {
-                        quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(r.touched(at))); v } }
+                        quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(r.touched(at)))); v } }
                     } else {
-                        quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(v)); Cow::Borrowed(v) } }
+                        quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(v))); Cow::Borrowed(v) } }
                     }
                 }
                 CaseBody::Empty => quote! {},
@@ -593,10 +620,11 @@ impl<'p> Gen<'p> {
 
     pub(crate) fn min_size(&self, ty: &Ty) -> usize {
         match ty {
+            // A compressed field may take fewer bytes than its value's fields.
             Ty::Struct(id, _) => self.p.structs[*id]
                 .fields
                 .iter()
-                .filter(|f| f.condition.is_none())
+                .filter(|f| f.condition.is_none() && f.compression.is_none())
                 .map(|f| self.min_size(&f.ty))
                 .sum(),
             Ty::Bytes(Len::Prefix(it))

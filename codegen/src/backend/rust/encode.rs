@@ -570,6 +570,22 @@ impl<'p> Gen<'p> {
                 let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
                 quote! { let data: &[u8] = &#v[..]; #prefix w.put(data); }
             }
+            Ty::Struct(id, len) if self.p.structs[sid].fields[fi].compression.is_some() => {
+                let c = self.p.structs[sid].fields[fi].compression.unwrap();
+                let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
+                let method = format_ident!("{}", c.method.variant());
+                // Written into plain bytes of its own, compressed, then sized like any value.
+                let put = quote! {
+                    let packed = {
+                        let mut plain = Vec::new();
+                        let w = &mut Writer::new(&mut plain);
+                        #inner
+                        wiregen_runtime::compress::compress(wiregen_runtime::compress::Compression::#method, &plain)
+                    };
+                    w.put(&packed);
+                };
+                self.write_sized(sid, fi, len.as_ref(), put, nm)?
+            }
             Ty::Struct(id, len) => {
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 self.write_sized(sid, fi, len.as_ref(), inner, nm)?
