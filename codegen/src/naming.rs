@@ -18,8 +18,18 @@ fn member_abbrev(p: &Protocol, s: StructId, name: &str) -> String {
     if s == p.root && p.application.is_none() {
         format!("{}.{name}", p.name)
     } else {
-        format!("{}.{}.{name}", p.name, p.structs[s].name.to_snake_case())
+        format!("{}.{name}", type_abbrev(p, s))
     }
+}
+
+/// What the filter names of a (non-root) type's fields start with: `proto.vec3`.
+pub fn type_abbrev(p: &Protocol, s: StructId) -> String {
+    format!("{}.{}", p.name, p.structs[s].name.to_snake_case())
+}
+
+/// What the filter names of the fields of a `filter:` use start with: `proto.position`.
+pub fn use_abbrev(p: &Protocol, filter: &str) -> String {
+    format!("{}.{filter}", p.name)
 }
 
 /// Filter name of one named bit of a flags field.

@@ -424,6 +424,11 @@ pub struct FieldDef {
     /// bytes it may decompress to; 1 MiB when left out).
     #[serde(default)]
     pub compression: Option<CompressionDef>,
+    /// On a field of a struct type (or an array of one): the filter names of that value's
+    /// fields are `proto.<filter>.<field>` instead of the type's `proto.<type>.<field>`
+    /// (`skyfort.position.x` and `skyfort.velocity.x` for two `Vec3` fields).
+    #[serde(default)]
+    pub filter: Option<String>,
 }
 
 /// The framing of each element of an array (`element:`).

@@ -389,6 +389,15 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         }
     }
 
+    /// Gives the notes from index `first` on (see [`BitReader::notes_len`]) the filter names
+    /// `rename` maps theirs to: a value read for a field with `filter:`.
+    #[inline]
+    pub fn rename_notes(&mut self, first: usize, rename: fn(&'static str) -> &'static str) {
+        if T::ON {
+            self.trace.rename_from(first, rename);
+        }
+    }
+
     /// The bytes a field from bit `at` to the current position touches.
     #[inline]
     pub fn touched(&self, at: usize) -> &'a [u8] {

@@ -380,6 +380,15 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         }
     }
 
+    /// Gives the notes from index `first` on (see [`Reader::notes_len`]) the filter names
+    /// `rename` maps theirs to: a value read for a field with `filter:`.
+    #[inline]
+    pub fn rename_notes(&mut self, first: usize, rename: fn(&'static str) -> &'static str) {
+        if T::ON {
+            self.trace.rename_from(first, rename);
+        }
+    }
+
     /// How many fields are noted so far (where a later [`Reader::insert_note`] goes).
     #[inline]
     pub fn notes_len(&self) -> usize {

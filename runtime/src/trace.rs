@@ -63,6 +63,9 @@ pub trait Trace<'a>: Default {
     fn insert(&mut self, index: usize, note: FieldNote<'a>);
     /// Every note kept, in order.
     fn into_notes(self) -> Vec<FieldNote<'a>>;
+    /// Gives the notes from index `first` on the filter names `rename` maps theirs to (a
+    /// value read for a field with `filter:`).
+    fn rename_from(&mut self, first: usize, rename: fn(&'static str) -> &'static str);
 }
 
 /// Decoding without a trace.
@@ -86,6 +89,8 @@ impl<'a> Trace<'a> for NoTrace {
     fn into_notes(self) -> Vec<FieldNote<'a>> {
         Vec::new()
     }
+    #[inline(always)]
+    fn rename_from(&mut self, _: usize, _: fn(&'static str) -> &'static str) {}
 }
 
 /// Decoding that notes every field as the dissector shows it.
@@ -119,5 +124,10 @@ impl<'a> Trace<'a> for Notes<'a> {
     #[inline]
     fn into_notes(self) -> Vec<FieldNote<'a>> {
         self.0
+    }
+    fn rename_from(&mut self, first: usize, rename: fn(&'static str) -> &'static str) {
+        for n in self.0.iter_mut().skip(first) {
+            n.abbrev = rename(n.abbrev);
+        }
     }
 }

@@ -251,6 +251,8 @@ pub struct Field {
     pub group: Option<usize>,
     /// The field's bytes are compressed, its type inside them.
     pub compression: Option<Compressed>,
+    /// The filter names of this struct-typed value's fields: `proto.<filter>.<field>`.
+    pub filter: Option<String>,
 }
 
 /// A compressed field: how, and the most bytes it may decompress to.
@@ -420,6 +422,24 @@ impl Protocol {
             Ty::Flags(id) => Some(self.flags[*id].repr.bytes()),
             _ => None,
         }
+    }
+
+    /// Every (struct, filter name) a field gives its value's fields (`filter:`), once each,
+    /// in the order of the schema.
+    pub fn filter_uses(&self) -> Vec<(StructId, String)> {
+        let mut out: Vec<(StructId, String)> = Vec::new();
+        for f in self.structs.iter().flat_map(|s| &s.fields) {
+            let ty = match &f.ty {
+                Ty::Array(e, _) => &**e,
+                ty => ty,
+            };
+            if let (Some(name), Ty::Struct(id, _)) = (&f.filter, ty) {
+                if !out.iter().any(|(i, n)| i == id && n == name) {
+                    out.push((*id, name.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// Whether a field of the schema is compressed (the crate needs the runtime's `zlib`).

@@ -31,6 +31,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         layout: None,
         element: None,
         compression: None,
+        filter: None,
     }
 }
 
@@ -303,6 +304,7 @@ impl<'f> Validator<'f> {
                 }
             }
         }
+        let filter = self.filter_name(f, fp, &ty);
         Field {
             name: f.name.clone(),
             doc: f.doc.clone(),
@@ -318,7 +320,46 @@ impl<'f> Validator<'f> {
             implied,
             group: None,
             compression,
+            filter,
         }
+    }
+
+    /// A field's `filter`: a lower-case name, on a field of a struct type or an array of one
+    /// (what else it must not clash with is checked once every type is known).
+    fn filter_name(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty) -> Option<String> {
+        let name = f.filter.as_ref()?;
+        let at = format!("{fp}.filter");
+        let struct_typed = match ty {
+            Ty::Struct(..) => true,
+            Ty::Array(e, _) => matches!(**e, Ty::Struct(..)),
+            _ => false,
+        };
+        if !struct_typed {
+            self.error(
+                &at,
+                "'filter' names the fields of a struct-typed value",
+                Some(
+                    "other fields have their own filter name already: proto.<type>.<field>".into(),
+                ),
+            );
+            return None;
+        }
+        let ok = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !ok {
+            self.error(
+                &at,
+                format!("'{name}' is not a filter name part"),
+                Some(
+                    "lower-case letters, digits and '_', starting with a letter, e.g. 'position'"
+                        .into(),
+                ),
+            );
+            return None;
+        }
+        Some(name.clone())
     }
 
     /// A field's `compression`: its method and limit, on a struct field of a byte layout. A

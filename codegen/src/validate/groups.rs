@@ -108,6 +108,7 @@ pub(crate) fn container_keys(f: &FieldDef) -> Vec<&'static str> {
     has(!f.set_when.is_empty(), "set_when");
     has(f.encoding.is_some(), "encoding");
     has(f.compression.is_some(), "compression");
+    has(f.filter.is_some(), "filter");
     keys
 }
 

@@ -7,6 +7,7 @@ mod cycles;
 mod derived;
 mod expressions;
 mod fields;
+mod filters;
 mod groups;
 mod limits;
 mod protocol;
@@ -449,6 +450,7 @@ impl<'f> Validator<'f> {
             return None;
         }
         self.check_cycles(&structs);
+        self.check_filters(&structs, root);
 
         let mut proto = Protocol {
             name: p.name.clone(),

@@ -11,6 +11,7 @@ mod bit_streams;
 mod checksums;
 mod compression;
 mod fields;
+mod filter_names;
 mod strings;
 
 fn snippet_lua(name: &str) -> PathBuf {

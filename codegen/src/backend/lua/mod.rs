@@ -50,6 +50,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         case_names: case_names(p),
     };
     g.declare_fields()?;
+    g.declare_filtered_fields(&p.filter_uses());
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
         let a = format!("{}.message_id", p.name);
         g.add_field(
@@ -57,9 +58,14 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
         );
     }
+    let uses = p.filter_uses();
     let mut structs = Vec::new();
     for id in g.order() {
-        structs.push(g.struct_fn(id)?);
+        let code = g.struct_fn(id)?;
+        for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
+            structs.push(filtered_struct_fn(p, &code, id, filter));
+        }
+        structs.push(code);
     }
     if let Some(Reassembly {
         whole: WholeType::AsField(fi),
@@ -359,4 +365,50 @@ struct Gen<'p> {
     state_readers: Vec<bool>,
     /// Switch tags shown with the name of the case they select.
     case_names: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
+}
+
+/// The filter-name prefix of struct `id`'s own fields, and the one a `filter:` use gives them.
+fn filter_prefixes(p: &Protocol, id: StructId, filter: &str) -> (String, String) {
+    (
+        format!("\"{}.", naming::type_abbrev(p, id)),
+        format!("\"{}.", naming::use_abbrev(p, filter)),
+    )
+}
+
+/// A copy of struct `id`'s function (`code`, as generated) for the fields of one `filter:`
+/// use: the same reading, its fields under the use's filter names. Placed before the type's
+/// own function, which may keep join and checksum helpers it does not need.
+fn filtered_struct_fn(p: &Protocol, code: &str, id: StructId, filter: &str) -> String {
+    let own_fn = structs::struct_fn_name(p, id, None);
+    let start = code.find(&format!("local function {own_fn}(")).unwrap_or(0);
+    let (own, theirs) = filter_prefixes(p, id, filter);
+    let body = code[start..]
+        .replacen(&own_fn, &structs::struct_fn_name(p, id, Some(filter)), 1)
+        .replace(&own, &theirs);
+    format!(
+        "-- {} of a field with 'filter: {filter}': its fields are {}.{filter}.*\n{body}",
+        p.structs[id].name, p.name
+    )
+}
+
+impl Gen<'_> {
+    /// The fields of every `filter:` use: a copy of each of its type's own, renamed.
+    fn declare_filtered_fields(&mut self, uses: &[(StructId, String)]) {
+        let p = self.p;
+        for (id, filter) in uses {
+            let (own, theirs) = filter_prefixes(p, *id, filter);
+            let copies: Vec<(String, String)> = self
+                .fields
+                .iter()
+                .filter(|f| format!("\"{}", f.abbrev).starts_with(&own))
+                .map(|f| {
+                    let abbrev = format!("\"{}", f.abbrev).replacen(&own, &theirs, 1);
+                    (abbrev[1..].to_string(), f.ctor.replace(&own, &theirs))
+                })
+                .collect();
+            for (abbrev, ctor) in copies {
+                self.add_field(abbrev, ctor);
+            }
+        }
+    }
 }

@@ -46,7 +46,29 @@ pub(crate) fn call_struct_or(
     target: &str,
     recover: Option<&str>,
 ) {
-    call_struct_in(p, c, id, "tvb", lo, hi, target, recover)
+    call_struct_in(p, c, (id, None), "tvb", lo, hi, target, recover)
+}
+
+/// [`call_struct`] for a field whose value's fields have filter names of their own
+/// (`filter:`): that use's copy of the function.
+pub(crate) fn call_struct_as(
+    p: &Protocol,
+    c: &mut Code,
+    id: StructId,
+    filter: Option<&str>,
+    lo: &str,
+    hi: &str,
+    target: &str,
+) {
+    call_struct_in(p, c, (id, filter), "tvb", lo, hi, target, None)
+}
+
+/// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
+pub(crate) fn struct_fn_name(p: &Protocol, id: StructId, filter: Option<&str>) -> String {
+    match filter {
+        Some(f) => format!("dissect_{}_as_{f}", p.structs[id].name),
+        None => format!("dissect_{}", p.structs[id].name),
+    }
 }
 
 /// [`call_struct_or`] on the bytes of buffer `tvb` (decompressed ones, say).
@@ -54,24 +76,22 @@ pub(crate) fn call_struct_or(
 pub(crate) fn call_struct_in(
     p: &Protocol,
     c: &mut Code,
-    id: StructId,
+    (id, filter): (StructId, Option<&str>),
     tvb: &str,
     lo: &str,
     hi: &str,
     target: &str,
     recover: Option<&str>,
 ) {
-    let t = &p.structs[id].name;
+    let t = struct_fn_name(p, id, filter);
     let results = results(target);
     let bits = p.structs[id].layout.is_bits();
     if bits {
         c.line(format!(
-            "{results} = dissect_{t}({tvb}, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
+            "{results} = {t}({tvb}, pinfo, sub, ({lo}) * 8, ({hi}) * 8)"
         ));
     } else {
-        c.line(format!(
-            "{results} = dissect_{t}({tvb}, pinfo, sub, {lo}, {hi})"
-        ));
+        c.line(format!("{results} = {t}({tvb}, pinfo, sub, {lo}, {hi})"));
     }
     match recover {
         None => {

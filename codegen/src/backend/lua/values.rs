@@ -275,7 +275,8 @@ impl<'p> Gen<'p> {
                 c.line(format!("sub:add_proto_expert_info(E.compressed, string.format(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
                 c.line("return nil");
                 c.close("end");
-                structs::call_struct_in(p, c, *id, "plain", "0", "plain:len()", target, None);
+                let use_ = (*id, f.filter.as_deref());
+                structs::call_struct_in(p, c, use_, "plain", "0", "plain:len()", target, None);
                 c.line(format!(
                     "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
                 ));
@@ -291,12 +292,28 @@ impl<'p> Gen<'p> {
                         // set_len), cut to the bytes left when the value is truncated.
                         Some(k) if k > 0 => {
                             c.line(format!("sub = {tree}:add(tvb(offset, limit - offset < {k} and limit - offset or {k}), \"{label}\")"));
-                            call_struct(p, c, *id, "offset", "limit", target);
+                            call_struct_as(
+                                p,
+                                c,
+                                *id,
+                                f.filter.as_deref(),
+                                "offset",
+                                "limit",
+                                target,
+                            );
                             c.line("offset = nxt");
                         }
                         _ => {
                             c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
-                            call_struct(p, c, *id, "offset", "limit", target);
+                            call_struct_as(
+                                p,
+                                c,
+                                *id,
+                                f.filter.as_deref(),
+                                "offset",
+                                "limit",
+                                target,
+                            );
                             c.line("sub:set_len(nxt - offset)");
                             c.line("offset = nxt");
                         }
@@ -304,7 +321,15 @@ impl<'p> Gen<'p> {
                     Some(len) => {
                         self.length(c, sid, fi, len, false, abbrev, tree)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
-                        call_struct(p, c, *id, "offset", "offset + n", target);
+                        call_struct_as(
+                            p,
+                            c,
+                            *id,
+                            f.filter.as_deref(),
+                            "offset",
+                            "offset + n",
+                            target,
+                        );
                         c.line(format!(
                             "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                         ));

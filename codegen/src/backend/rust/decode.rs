@@ -199,6 +199,25 @@ impl<'p> Gen<'p> {
         nm: &str,
         abbrev: &str,
     ) -> Result<TokenStream, Unsupported> {
+        let read = self.read_ty_unnamed(sid, fi, ty, nm, abbrev)?;
+        // A value of a field with `filter:` has its fields noted under the field's names.
+        Ok(match (ty, &self.p.structs[sid].fields[fi].filter) {
+            (Ty::Struct(id, _), Some(filter)) => {
+                let rename = super::filters::rename_fn(self.p, *id, filter);
+                quote! { { let first = r.notes_len(); let v = #read; r.rename_notes(first, #rename); v } }
+            }
+            _ => read,
+        })
+    }
+
+    fn read_ty_unnamed(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Unsupported> {
         let p = self.p;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {

@@ -11,6 +11,7 @@ mod encode;
 mod encode_union;
 mod expr;
 mod extension;
+mod filters;
 mod package;
 mod protocol;
 mod session;
@@ -292,6 +293,7 @@ impl<'p> Gen<'p> {
             structs.push(self.struct_def(id)?);
         }
         let own_notes = self.own_notes();
+        let renames = self.filter_renames(&quote! { #(#structs)* });
         let tcp = self.tcp_module();
         let conversation = self.conversation_module();
         let reassembly = self.reassembly_module()?;
@@ -304,6 +306,7 @@ impl<'p> Gen<'p> {
             #(#flags)*
             #(#structs)*
             #own_notes
+            #renames
             #tcp
             #conversation
             #reassembly

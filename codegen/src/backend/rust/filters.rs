@@ -1,0 +1,64 @@
+//! Filter names per use (`filter:`): the dissect trace of a value read for such a field names
+//! its fields `proto.<filter>.<field>`, as the dissector does. The type's reader notes them
+//! under the type's names; the field's reader renames what was noted while it read the value.
+
+use super::*;
+
+/// The function renaming the notes of struct `id`'s fields for a field with `filter`.
+pub(crate) fn rename_fn(p: &Protocol, id: StructId, filter: &str) -> Ident {
+    format_ident!("{}_as_{filter}", p.structs[id].name.to_snake_case())
+}
+
+impl Gen<'_> {
+    /// One renaming function per `filter:` use, from the names the generated readers of the
+    /// type note (`structs`: their code), so that every note the type makes is covered.
+    pub(crate) fn filter_renames(&self, structs: &TokenStream) -> TokenStream {
+        let p = self.p;
+        let fns = p.filter_uses().into_iter().map(|(id, filter)| {
+            let own = format!("{}.", naming::type_abbrev(p, id));
+            let theirs = format!("{}.", naming::use_abbrev(p, &filter));
+            let mut names = std::collections::BTreeSet::new();
+            string_literals(structs, &own, &mut names);
+            let arms = names.iter().map(|n| {
+                let to = n.replacen(&own, &theirs, 1);
+                quote! { #n => #to, }
+            });
+            let name = rename_fn(p, id, &filter);
+            let doc = format!(
+                " Filter names of a `{}` read for a field with `filter: {filter}`.",
+                p.structs[id].name
+            );
+            quote! {
+                #[doc = #doc]
+                fn #name(abbrev: &'static str) -> &'static str {
+                    match abbrev {
+                        #(#arms)*
+                        other => other,
+                    }
+                }
+            }
+        });
+        quote! { #(#fns)* }
+    }
+}
+
+/// The string literals of `tokens` that start with `prefix`, unquoted.
+fn string_literals(
+    tokens: &TokenStream,
+    prefix: &str,
+    out: &mut std::collections::BTreeSet<String>,
+) {
+    for t in tokens.clone() {
+        match t {
+            proc_macro2::TokenTree::Literal(l) => {
+                if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                    if s.value().starts_with(prefix) {
+                        out.insert(s.value());
+                    }
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => string_literals(&g.stream(), prefix, out),
+            _ => {}
+        }
+    }
+}
