@@ -6,6 +6,7 @@ use crate::{
     Trace, Writer,
 };
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// What the byte reader and the bit reader both do: start over a buffer, read with conversation
 /// state, end a message, hand over the dissect trace.
@@ -142,26 +143,29 @@ pub trait Codec<'a>: Sized {
         (v, Self::own_notes(notes))
     }
 
-    /// Encodes into a new buffer, filling in the derived fields. The buffer is allocated once,
-    /// at its exact size: the value is written into a reused per-thread scratch buffer first
-    /// (use [`Codec::encode_into`] with your own buffer to allocate nothing).
+    /// Encodes into a new buffer, filling in the derived fields: one allocation, of the size
+    /// this type's last encoding took (see [`Codec::encoding_size_hint`]); a larger value grows
+    /// it, and a buffer left with more than twice the room it needs is cut to size. Use
+    /// [`Codec::encode_into`] with your own buffer to allocate nothing.
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-            Ok(mut buf) => {
-                buf.clear();
-                let result = self.encode_into(&mut buf).map(|_| buf.to_vec());
-                if buf.capacity() > MAX_SCRATCH {
-                    *buf = Vec::new();
-                }
-                result
-            }
-            // Encoding while encoding (a value's write calling encode): a buffer of its own.
-            Err(_) => {
-                let mut out = Vec::new();
-                self.encode_into(&mut out)?;
-                Ok(out)
-            }
-        })
+        let hint = Self::encoding_size_hint();
+        // 16 bytes of slack: the bit writer appends whole words before cutting them back.
+        let mut out = Vec::with_capacity(hint.load(Relaxed).min(MAX_HINT) + 16);
+        self.encode_into(&mut out)?;
+        hint.store(out.len(), Relaxed);
+        if out.capacity() > 2 * out.len() + 32 {
+            out.shrink_to_fit();
+        }
+        Ok(out)
+    }
+
+    /// Where [`Codec::encode`] keeps the size of this type's last encoding (a generated type
+    /// has its own; others share one).
+    #[doc(hidden)]
+    #[inline]
+    fn encoding_size_hint() -> &'static AtomicUsize {
+        static SHARED: AtomicUsize = AtomicUsize::new(0);
+        &SHARED
     }
 
     /// Appends the encoding to `out` (left as it was on error).
@@ -175,13 +179,8 @@ pub trait Codec<'a>: Sized {
     }
 }
 
-thread_local! {
-    /// Where [`Codec::encode`] writes before copying out exactly what was written.
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A scratch buffer grown past this is given back after use, not kept for the thread's life.
-const MAX_SCRATCH: usize = 1 << 16;
+/// [`Codec::encode`] starts with room for at most this many bytes, whatever the hint says.
+const MAX_HINT: usize = 1 << 16;
 
 /// Reads one whole `C` with `r` (nothing may follow), and the fields `r` noted.
 #[inline]

@@ -12,7 +12,9 @@
 //! Then tshark's start-up with every generated dissector loaded, against none.
 //!
 //! `WIREGEN_BENCH_PACKETS` and `WIREGEN_BENCH_ROUNDS` change the capture size (100000) and the
-//! rounds (3).
+//! rounds (3). `WIREGEN_BENCH_PROFILE=1` (with valgrind; e.g. `WIREGEN_BENCH_PACKETS=5000`)
+//! instead counts the instructions tshark runs on the R-Type capture with each reader, under
+//! callgrind (the same count whatever else the machine does), and prints where they go.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -256,6 +258,10 @@ fn main() {
     let generated = root.join("dissectors/rtype.lua");
     let hand = root.join("tests/benches/lua/hand_rtype.lua");
     check_same_fields(&rtype_pcap, &generated, &hand);
+    if std::env::var_os("WIREGEN_BENCH_PROFILE").is_some() {
+        profile(&rtype_pcap, &generated, &hand, &rtype_modes());
+        return;
+    }
     compare(
         "R-Type",
         &rtype_pcap,
@@ -274,14 +280,7 @@ fn main() {
                 lua: Some(hand),
             },
         ],
-        &modes(vec![
-            "-T",
-            "fields",
-            "-e",
-            "rtype.sequence",
-            "-e",
-            "rtype.entity_state.entity_id",
-        ]),
+        &rtype_modes(),
     );
     let _ = std::fs::remove_file(&rtype_pcap);
 
@@ -327,6 +326,31 @@ fn main() {
     startup(&root);
 }
 
+/// The three ways of reading the R-Type capture.
+fn rtype_modes() -> Vec<Mode> {
+    vec![
+        Mode {
+            name: "summary lines",
+            args: vec![],
+        },
+        Mode {
+            name: "full tree (-V)",
+            args: vec!["-V"],
+        },
+        Mode {
+            name: "fields (-T fields)",
+            args: vec![
+                "-T",
+                "fields",
+                "-e",
+                "rtype.sequence",
+                "-e",
+                "rtype.entity_state.entity_id",
+            ],
+        },
+    ]
+}
+
 /// tshark's start-up and one packet, with every generated dissector loaded and with none.
 fn startup(root: &Path) {
     let pcap = std::env::temp_dir().join("wiregen-bench-lua-one.pcap");
@@ -353,4 +377,78 @@ fn startup(root: &Path) {
         (every - none) * 1e3
     );
     let _ = std::fs::remove_file(pcap);
+}
+
+/// The R-Type capture read in each mode by bare tshark and each dissector under callgrind:
+/// instructions in all, above bare tshark, and (summary lines) the functions taking most.
+fn profile(pcap: &Path, generated: &Path, hand: &Path, modes: &[Mode]) {
+    let dir = std::env::temp_dir().join(format!("wiregen-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, lua: Option<&Path>, args: &[&str]| -> (u64, String) {
+        let out = dir.join(format!("callgrind.{name}"));
+        let tshark = tshark_command();
+        let mut cmd = std::process::Command::new("valgrind");
+        cmd.arg("--tool=callgrind")
+            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(tshark.get_program())
+            .args(tshark.get_args())
+            .envs(tshark.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+            .arg("-r")
+            .arg(pcap)
+            .args(args);
+        if let Some(l) = lua {
+            cmd.arg("-X").arg(format!("lua_script:{}", l.display()));
+        }
+        let status = cmd.stdout(Stdio::null()).stderr(Stdio::null()).status();
+        assert!(status.is_ok_and(|s| s.success()), "valgrind tshark failed");
+        let annotate = std::process::Command::new("callgrind_annotate")
+            .arg(&out)
+            .output()
+            .expect("callgrind_annotate");
+        let text = String::from_utf8_lossy(&annotate.stdout).into_owned();
+        let total = text
+            .lines()
+            .find(|l| l.contains("PROGRAM TOTALS"))
+            .and_then(|l| l.split_whitespace().next())
+            .map(|n| n.replace(',', "").parse().unwrap_or(0))
+            .unwrap_or(0);
+        (total, text)
+    };
+    for (k, mode) in modes.iter().enumerate() {
+        // Without a dissector its fields do not exist: bare tshark prints one of UDP.
+        let bare_args: &[&str] = match mode.args.first() {
+            Some(&"-T") => &["-T", "fields", "-e", "udp.length"],
+            _ => &mode.args,
+        };
+        let (bare, _) = run("bare", None, bare_args);
+        let (gen, gen_text) = run("generated", Some(generated), &mode.args);
+        let (hand_ir, hand_text) = run("hand", Some(hand), &mode.args);
+        println!("R-Type under callgrind, {}: instructions", mode.name);
+        println!("  bare tshark    {bare:>15}");
+        println!("  rtype.lua      {gen:>15}  (+{} above bare)", gen - bare);
+        println!(
+            "  hand_rtype.lua {hand_ir:>15}  (+{} above bare)",
+            hand_ir - bare
+        );
+        println!(
+            "  generated / hand-written: {:.3} in all, {:.3} above bare tshark",
+            gen as f64 / hand_ir as f64,
+            (gen - bare) as f64 / (hand_ir - bare) as f64
+        );
+        if k > 0 {
+            continue;
+        }
+        for (name, text) in [("rtype.lua", gen_text), ("hand_rtype.lua", hand_text)] {
+            println!("\nTop functions by own instructions with {name}:");
+            let body = text
+                .lines()
+                .skip_while(|l| !l.contains("file:function"))
+                .skip(2);
+            for l in body.take(15) {
+                println!("  {l}");
+            }
+        }
+        println!();
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -48,6 +48,13 @@ impl<'a> Codec<'a> for Bits<'a> {
     const NAME: &'static str = "Bits";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let tiny = {
             let at = r.pos();

@@ -87,23 +87,47 @@ do
         end
       end
       local shift, sbyte = width - 8, string.byte
-      -- Feeds bytes i..j of `data` into register c.
+    ]] .. (math.type ~= nil and [[
+      -- Feeds bytes i..j of `data` into register c (Lua 5.3+: native operators, no calls).
       local feed
       if refin then
         feed = function(c, data, i, j)
           for k = i, j do
-            c = bxor(rshift(c, 8), T[band(bxor(c, sbyte(data, k)), 255)])
+            c = (c >> 8) ~ T[(c ~ sbyte(data, k)) & 255]
           end
           return c
         end
       else
         feed = function(c, data, i, j)
           for k = i, j do
-            c = bxor(band(lshift(c, 8), mask), T[band(bxor(rshift(c, shift), sbyte(data, k)), 255)])
+            c = ((c << 8) & mask) ~ T[(c >> shift) ~ sbyte(data, k)]
           end
           return c
         end
       end
+    ]] or [[
+      -- Feeds bytes i..j of `data` into register c (Lua 5.2: the shifts and masks as exact
+      -- arithmetic on the register, below 2^32, so that only the XORs are calls).
+      local feed
+      if refin then
+        feed = function(c, data, i, j)
+          for k = i, j do
+            local lo = c % 256
+            c = bxor((c - lo) / 256, T[bxor(lo, sbyte(data, k))])
+          end
+          return c
+        end
+      else
+        local low = 2 ^ shift
+        feed = function(c, data, i, j)
+          for k = i, j do
+            local r = c % low
+            c = bxor(r * 256, T[bxor((c - r) / low, sbyte(data, k))])
+          end
+          return c
+        end
+      end
+    ]]) .. [[
       local start = refin and reflect(init, width) or init
       -- CRC of tvb bytes [from, to), reading `skip_len` zero bytes in place of those at
       -- `skip_at` (the checksum field itself).

@@ -70,6 +70,13 @@ impl<'a> Codec<'a> for Framed<'a> {
     const NAME: &'static str = "Framed";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let kind = {
@@ -192,6 +199,13 @@ impl<'a> Codec<'a> for Inner {
     const NAME: &'static str = "Inner";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let value = {

@@ -131,6 +131,13 @@ impl<'a> Codec<'a> for Hello {
     const NAME: &'static str = "Hello";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind_at = r.pos();
         let kind = {

@@ -226,6 +226,13 @@ impl<'a> Codec<'a> for Header<'a> {
     const NAME: &'static str = "Header";
     type Reader<T: Trace<'a>> = MsbBitReader<'a, T>;
     type Writer<'o> = MsbBitWriter<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut MsbBitReader<'a, T>) -> Result<Self, DecodeError> {
         let version = {
             let at = r.pos();
@@ -507,6 +514,13 @@ impl<'a> Codec<'a> for Point {
     const NAME: &'static str = "Point";
     type Reader<T: Trace<'a>> = MsbBitReader<'a, T>;
     type Writer<'o> = MsbBitWriter<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut MsbBitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();

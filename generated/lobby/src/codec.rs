@@ -31,6 +31,13 @@ impl<'a> Codec<'a> for Greeting<'a> {
     const NAME: &'static str = "Greeting";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
@@ -91,6 +98,13 @@ impl<'a> Codec<'a> for RoomList {
     const NAME: &'static str = "RoomList";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
@@ -173,6 +187,13 @@ impl<'a> Codec<'a> for Room {
     const NAME: &'static str = "Room";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let room_id = {
             let at = r.pos();

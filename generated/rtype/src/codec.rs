@@ -363,6 +363,13 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
@@ -665,6 +672,13 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
     const NAME: &'static str = "ReqLogin";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let username_len_at = r.pos();
         let username_len = {
@@ -752,6 +766,13 @@ impl<'a> Codec<'a> for ResLogin {
     const NAME: &'static str = "ResLogin";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let success = {
             let at = r.pos();
@@ -811,6 +832,13 @@ impl<'a> Codec<'a> for ReqJoinRoom {
     const NAME: &'static str = "ReqJoinRoom";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let room_id = {
             let at = r.pos();
@@ -846,6 +874,13 @@ impl<'a> Codec<'a> for CInput {
     const NAME: &'static str = "CInput";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let input_mask = {
             let at = r.pos();
@@ -886,6 +921,13 @@ impl<'a> Codec<'a> for SEntityState {
     const NAME: &'static str = "SEntityState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let entities = {
             let mut v = Vec::with_capacity(r.remaining() / 9);
@@ -930,6 +972,13 @@ impl<'a> Codec<'a> for EntityState {
     const NAME: &'static str = "EntityState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
+    #[inline]
+    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
+            0,
+        );
+        &HINT
+    }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let entity_id = {
             let at = r.pos();

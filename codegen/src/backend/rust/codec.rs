@@ -211,6 +211,12 @@ impl<'p> Gen<'p> {
                 type Reader<T: Trace<#in_lt>> = #rd<#in_lt, T>;
                 type Writer<'o> = #wr<'o>;
 
+                #[inline]
+                fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
+                    static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+                    &HINT
+                }
+
                 fn read<T: Trace<#in_lt>>(r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
                     #read_start
                     #struct_limit
