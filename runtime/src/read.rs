@@ -191,6 +191,35 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         Ok(b)
     }
 
+    /// The bytes before the first NUL code unit of UTF-16 text (two zero bytes at an even
+    /// offset), which is read too.
+    #[inline]
+    pub fn take_z16(&mut self, field: &'static str) -> Result<&'a [u8], DecodeError> {
+        let rest = &self.buf[self.pos..self.end];
+        let Some(units) = rest.chunks_exact(2).position(|u| u == [0, 0]) else {
+            return Err(DecodeError::new(
+                field,
+                self.end,
+                DecodeErrorKind::NoTerminator,
+            ));
+        };
+        let b = self.take(2 * units, field)?;
+        self.pos += 2;
+        Ok(b)
+    }
+
+    /// `n` bytes of UTF-16 text up to their first NUL code unit (a NUL-padded string's).
+    #[inline]
+    pub fn take_padded16(
+        &mut self,
+        n: usize,
+        field: &'static str,
+    ) -> Result<&'a [u8], DecodeError> {
+        let b = self.take(n, field)?;
+        let units = b.chunks_exact(2).position(|u| u == [0, 0]);
+        Ok(&b[..units.map_or(n, |u| 2 * u)])
+    }
+
     /// A UTF-8 string NUL-padded to `n` bytes (C's `char[n]`): the text before the first NUL,
     /// or all `n` bytes when there is none; what follows the NUL is skipped.
     #[inline]

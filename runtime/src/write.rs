@@ -90,6 +90,12 @@ impl<'o> Writer<'o> {
         field: &'static str,
     ) -> Result<(), EncodeError> {
         no_nul(s, field)?;
+        self.padded(s, n, field)
+    }
+
+    /// `s` and zeros up to `n` bytes; refused when longer.
+    #[inline]
+    fn padded(&mut self, s: &[u8], n: usize, field: &'static str) -> Result<(), EncodeError> {
         if s.len() > n {
             return Err(EncodeError::new(
                 field,
@@ -102,6 +108,28 @@ impl<'o> Writer<'o> {
         self.buf.extend_from_slice(s);
         self.buf.resize(self.buf.len() + n - s.len(), 0);
         Ok(())
+    }
+
+    /// UTF-16 text (its encoded bytes) ended by a NUL code unit; text holding one is refused.
+    #[inline]
+    pub fn strz16(&mut self, s: &[u8], field: &'static str) -> Result<(), EncodeError> {
+        no_nul16(s, field)?;
+        self.buf.extend_from_slice(s);
+        self.buf.extend_from_slice(&[0, 0]);
+        Ok(())
+    }
+
+    /// UTF-16 text (its encoded bytes) NUL-padded to `n` bytes; a longer one, or one that
+    /// holds a NUL code unit, is refused.
+    #[inline]
+    pub fn str_padded16(
+        &mut self,
+        s: &[u8],
+        n: usize,
+        field: &'static str,
+    ) -> Result<(), EncodeError> {
+        no_nul16(s, field)?;
+        self.padded(s, n, field)
     }
 
     #[inline]
@@ -147,6 +175,17 @@ impl<'o> Writer<'o> {
 }
 
 /// Refuses a string with a NUL, which would end it early on the wire.
+/// UTF-16 text without a NUL code unit (zero bytes inside a code unit are part of the text).
+fn no_nul16(s: &[u8], field: &'static str) -> Result<(), EncodeError> {
+    match s.chunks_exact(2).position(|u| u == [0, 0]) {
+        Some(unit) => Err(EncodeError::new(
+            field,
+            EncodeErrorKind::ContainsNul { at: 2 * unit },
+        )),
+        None => Ok(()),
+    }
+}
+
 fn no_nul(s: &[u8], field: &'static str) -> Result<(), EncodeError> {
     match s.iter().position(|&b| b == 0) {
         Some(at) => Err(EncodeError::new(field, EncodeErrorKind::ContainsNul { at })),

@@ -238,6 +238,27 @@ impl<'f> Validator<'f> {
                     encoding,
                 },
             ),
+            Some(ExprOrInt::Int(n))
+                if *n % 2 == 1 && matches!(encoding, Encoding::Utf16 { .. }) =>
+            {
+                self.error(
+                    &format!("{fp}.length"),
+                    format!(
+                        "a NUL-padded UTF-16 'strz' of {n} bytes: UTF-16 code units are 2 bytes"
+                    ),
+                    Some(format!(
+                        "'length' counts bytes: e.g. {} for {n} characters",
+                        2 * n
+                    )),
+                );
+                Ty::Str(
+                    Len::Natural,
+                    Text {
+                        nul: Nul::Terminated,
+                        encoding,
+                    },
+                )
+            }
             Some(ExprOrInt::Int(n)) if *n > 0 => Ty::Str(
                 Len::Expr(Expr::Int(*n)),
                 Text {
@@ -289,13 +310,7 @@ impl<'f> Validator<'f> {
                 Some("strings in bit streams are UTF-8".into()),
             );
         }
-        if nul && matches!(e, Encoding::Utf16 { .. }) {
-            self.error(
-                &at,
-                "a 'strz' in UTF-16 (its NUL is two bytes)",
-                Some("give the string a length ('type: string' with 'length' or 'prefix')".into()),
-            );
-        }
+        let _ = nul;
         e
     }
 

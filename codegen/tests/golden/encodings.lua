@@ -55,6 +55,8 @@ F["encodings.motto.length"] = ProtoField.uint8("encodings.motto.length", "Motto 
 F["encodings.motto"] = ProtoField.string("encodings.motto", "Motto", base.UNICODE, "")
 F["encodings.note"] = ProtoField.stringz("encodings.note", "Note", base.UNICODE, "")
 F["encodings.code"] = ProtoField.string("encodings.code", "Code", base.UNICODE, "")
+F["encodings.title"] = ProtoField.stringz("encodings.title", "Title", base.UNICODE, "")
+F["encodings.badge"] = ProtoField.string("encodings.badge", "Badge", base.UNICODE, "")
 proto.fields = {
   F["encodings.tag.length"],
   F["encodings.tag"],
@@ -66,6 +68,8 @@ proto.fields = {
   F["encodings.motto"],
   F["encodings.note"],
   F["encodings.code"],
+  F["encodings.title"],
+  F["encodings.badge"],
 }
 
 -- Expert info.
@@ -153,6 +157,30 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   val = tvb:raw(offset, n):match("^[^\0]*")
   item = tree:add(F["encodings.code"], tvb(offset, n), tvb(offset, #val):string(ENC_ASCII))
   if val:find("[\128-\255]") ~= nil then item:add_proto_expert_info(E.invalid, "code: not ASCII") end
+  offset = offset + n
+  -- title
+  n = nil
+  val = tvb:raw(offset, limit - offset)
+  for i = 1, #val - 1, 2 do
+    if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end
+  end
+  if n == nil then
+    item = tree:add(tvb(offset, limit - offset), "[title: no NUL before the end]")
+    item:add_proto_expert_info(E.truncated, "title: no NUL before the end")
+    return nil
+  end
+  item = tree:add_packet_field(F["encodings.title"], tvb(offset, n), ENC_UTF_16 + ENC_LITTLE_ENDIAN)
+  if n > 2 and n - 2 % 2 == 1 then item:add_proto_expert_info(E.invalid, "title: an odd byte count for UTF-16") end
+  offset = offset + n
+  -- badge
+  n = 8
+  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "badge", n, limit - offset) end
+  val = tvb:raw(offset, n)
+  for i = 1, n - 1, 2 do
+    if val:byte(i) == 0 and val:byte(i + 1) == 0 then val = val:sub(1, i - 1) break end
+  end
+  item = tree:add(F["encodings.badge"], tvb(offset, n), tvb(offset, #val):string(ENC_UTF_16 + ENC_BIG_ENDIAN))
+  if #val % 2 == 1 then item:add_proto_expert_info(E.invalid, "badge: an odd byte count for UTF-16") end
   offset = offset + n
   return offset, v
 end

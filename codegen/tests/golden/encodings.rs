@@ -17,6 +17,8 @@ pub struct Profile<'a> {
     pub motto: Cow<'a, str>,
     pub note: Cow<'a, str>,
     pub code: Cow<'a, str>,
+    pub title: Cow<'a, str>,
+    pub badge: Cow<'a, str>,
 }
 
 impl wiregen_runtime::IntoOwned for Profile<'_> {
@@ -30,6 +32,8 @@ impl wiregen_runtime::IntoOwned for Profile<'_> {
             motto: wiregen_runtime::IntoOwned::into_owned(self.motto),
             note: wiregen_runtime::IntoOwned::into_owned(self.note),
             code: wiregen_runtime::IntoOwned::into_owned(self.code),
+            title: wiregen_runtime::IntoOwned::into_owned(self.title),
+            badge: wiregen_runtime::IntoOwned::into_owned(self.badge),
         }
     }
 }
@@ -121,6 +125,24 @@ impl<'a> Codec<'a> for Profile<'a> {
             r.note_with("encodings.code", at, || Value::Str(v.clone()));
             v
         };
+        let title = {
+            let at = r.pos();
+            let b = r.take_z16("title")?;
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, false, at, "title")?,
+            );
+            r.note_with("encodings.title", at, || Value::Str(v.clone()));
+            v
+        };
+        let badge = {
+            let at = r.pos();
+            let b = r.take_padded16(8, "badge")?;
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, true, at, "badge")?,
+            );
+            r.note_with("encodings.badge", at, || Value::Str(v.clone()));
+            v
+        };
         Ok(Self {
             tag,
             city,
@@ -128,6 +150,8 @@ impl<'a> Codec<'a> for Profile<'a> {
             motto,
             note,
             code,
+            title,
+            badge,
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -181,6 +205,18 @@ impl<'a> Codec<'a> for Profile<'a> {
             let v = &self.code;
             let data = wiregen_runtime::text::encode_ascii(v, "code")?;
             w.str_padded(data, 8, "code")?;
+        }
+        {
+            let v = &self.title;
+            let data = wiregen_runtime::text::encode_utf16(v, false);
+            let data: &[u8] = &data;
+            w.strz16(data, "title")?;
+        }
+        {
+            let v = &self.badge;
+            let data = wiregen_runtime::text::encode_utf16(v, true);
+            let data: &[u8] = &data;
+            w.str_padded16(data, 8, "badge")?;
         }
         Ok(())
     }

@@ -115,7 +115,10 @@ fn text_encodings_agree_between_crate_and_dissector() {
         motto: "Hi".into(),
         note: "ça".into(),
         code: "AB12".into(),
+        title: "bĀ".into(),
+        badge: "Hi".into(),
     };
+    // UTF-16LE "bĀ" holds two zero bytes at an odd offset (62 00 | 00 01): not its end.
     let expected = hex_bytes(concat!(
         "027631",
         "044bf66c6e",
@@ -124,7 +127,9 @@ fn text_encodings_agree_between_crate_and_dissector() {
         "34d81edd",
         "0400480069",
         "e76100",
-        "4142313200000000"
+        "4142313200000000",
+        "620000010000",
+        "0048006900000000"
     ));
     assert_eq!(profile.encode().unwrap(), expected);
     assert_eq!(Profile::decode(&expected).unwrap(), profile);
@@ -177,6 +182,20 @@ fn text_encodings_agree_between_crate_and_dissector() {
     let e = Profile::decode(&odd).unwrap_err();
     assert_eq!((e.field(), e.offset), ("motto".into(), 19));
 
+    // A NUL code unit inside UTF-16 text is refused; without one before the end, an error.
+    assert_eq!(
+        refused(Profile {
+            title: "a\0".into(),
+            ..profile.clone()
+        }),
+        ("title".into(), EncodeErrorKind::ContainsNul { at: 2 })
+    );
+    let e = Profile::decode(&expected[..expected.len() - 10]).unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        ("title".into(), DecodeErrorKind::NoTerminator)
+    );
+
     verify_protocol::<Protocol>(&["codegen/tests/golden/encodings.lua"], &[], 0x9123);
 
     let d = dissect_payloads("encodings", 9123, &[expected.clone(), bad]);
@@ -188,6 +207,8 @@ fn text_encodings_agree_between_crate_and_dissector() {
         ("motto", "Hi"),
         ("note", "ça"),
         ("code", "AB12"),
+        ("title", "bĀ"),
+        ("badge", "Hi"),
     ] {
         assert_eq!(value(&d, 0, &format!("encodings.{field}")), text, "{field}");
     }

@@ -180,7 +180,18 @@ impl<'p> Gen<'p> {
             ) => {
                 // The string and its NUL; none before the end is a malformed field.
                 let enc = lua_encoding(*encoding);
-                c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
+                let unit = if matches!(encoding, Encoding::Utf16 { .. }) {
+                    // A NUL code unit: two zero bytes at an even offset.
+                    c.line("n = nil");
+                    c.line("val = tvb:raw(offset, limit - offset)");
+                    c.open("for i = 1, #val - 1, 2 do");
+                    c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end");
+                    c.close("end");
+                    2
+                } else {
+                    c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
+                    1
+                };
                 c.open("if n == nil then");
                 c.line(format!("item = {tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"));
                 c.line(format!(
@@ -192,10 +203,11 @@ impl<'p> Gen<'p> {
                     "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
                 ));
                 keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
+                let text = format!("n - {unit}");
                 if let Some((bad, what)) =
-                    invalid_text(*encoding, "tvb:raw(offset, n - 1)", "n - 1")
+                    invalid_text(*encoding, &format!("tvb:raw(offset, {text})"), &text)
                 {
-                    c.line(format!("if n > 1 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                    c.line(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                 }
                 c.line("offset = offset + n");
             }
@@ -208,7 +220,15 @@ impl<'p> Gen<'p> {
             ) => {
                 // The whole buffer is the item; the value is the bytes before the first NUL.
                 self.length(c, sid, fi, len, false, abbrev, tree)?;
-                c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
+                if matches!(encoding, Encoding::Utf16 { .. }) {
+                    // Up to the first NUL code unit (two zero bytes at an even offset).
+                    c.line("val = tvb:raw(offset, n)");
+                    c.open("for i = 1, n - 1, 2 do");
+                    c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then val = val:sub(1, i - 1) break end");
+                    c.close("end");
+                } else {
+                    c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
+                }
                 let text = match encoding {
                     Encoding::Utf8 => "val".to_string(),
                     e => format!("tvb(offset, #val):string({})", lua_encoding(*e)),

@@ -353,8 +353,15 @@ impl<'p> Gen<'p> {
                 // How the bytes end (at a NUL, at the padding, after a length), read as UTF-8
                 // text or as bytes to convert.
                 let mut size = quote! {};
+                // UTF-16 ends at a NUL code unit: two zero bytes at an even offset.
+                let wide = matches!(text.encoding, Encoding::Utf16 { .. });
                 let (read_utf8, take) = match (text.nul, len) {
+                    (Nul::Terminated, _) if wide => (quote! {}, quote! { r.take_z16(#nm)? }),
                     (Nul::Terminated, _) => (quote! { r.strz(#nm)? }, quote! { r.take_z(#nm)? }),
+                    (Nul::Padded, Len::Expr(Expr::Int(n))) if wide => {
+                        let n = lit_usize(*n as usize);
+                        (quote! {}, quote! { r.take_padded16(#n, #nm)? })
+                    }
                     (Nul::Padded, Len::Expr(Expr::Int(n))) => {
                         let n = lit_usize(*n as usize);
                         (

@@ -548,8 +548,14 @@ impl<'p> Gen<'p> {
                         let data: &[u8] = &data;
                     },
                 };
+                let wide = matches!(text.encoding, Encoding::Utf16 { .. });
                 let put = match (text.nul, len) {
+                    (Nul::Terminated, _) if wide => quote! { w.strz16(data, #nm)?; },
                     (Nul::Terminated, _) => quote! { w.strz(data, #nm)?; },
+                    (Nul::Padded, Len::Expr(Expr::Int(n))) if wide => {
+                        let n = lit_usize(*n as usize);
+                        quote! { w.str_padded16(data, #n, #nm)?; }
+                    }
                     (Nul::Padded, Len::Expr(Expr::Int(n))) => {
                         let n = lit_usize(*n as usize);
                         quote! { w.str_padded(data, #n, #nm)?; }
