@@ -104,10 +104,6 @@ impl<'f> Validator<'f> {
                 format!("flags of {} bits in a bit stream", p.flags[*id].repr.bits),
                 "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
             )),
-            Ty::Float { bits, .. } if *bits != 16 && *bits != 32 => out.push(lua(
-                format!("an f{bits} in a bit stream"),
-                "f16 and f32 are read from bit streams",
-            )),
             Ty::Struct(_, Some(len)) => {
                 out.push(lua(
                     "a struct with a length in a bit stream".into(),

@@ -173,4 +173,18 @@ local function f32_from_bits(u)
   if e == 0 then return sign * m * 2 ^ -149 end
   return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
 end
+
+-- The double whose IEEE 754 bits are `hi` (the high 32) and `lo` (the low 32), exactly: the
+-- 52-bit mantissa fits a Lua 5.2 number.
+local function f64_from_bits(hi, lo)
+  local sign = 1
+  if hi >= 2 ^ 31 then sign, hi = -1, hi - 2 ^ 31 end
+  local e, m = floor(hi / 2 ^ 20), (hi % 2 ^ 20) * 2 ^ 32 + lo
+  if e == 2047 then
+    if m == 0 then return sign * math.huge end
+    return 0 / 0
+  end
+  if e == 0 then return sign * m * 2 ^ -1074 end
+  return sign * (1 + m / 2 ^ 52) * 2 ^ (e - 1023)
+end
 {%- endif %}

@@ -175,6 +175,20 @@ local function f32_from_bits(u)
   return sign * (1 + m / 2 ^ 23) * 2 ^ (e - 127)
 end
 
+-- The double whose IEEE 754 bits are `hi` (the high 32) and `lo` (the low 32), exactly: the
+-- 52-bit mantissa fits a Lua 5.2 number.
+local function f64_from_bits(hi, lo)
+  local sign = 1
+  if hi >= 2 ^ 31 then sign, hi = -1, hi - 2 ^ 31 end
+  local e, m = floor(hi / 2 ^ 20), (hi % 2 ^ 20) * 2 ^ 32 + lo
+  if e == 2047 then
+    if m == 0 then return sign * math.huge end
+    return 0 / 0
+  end
+  if e == 0 then return sign * m * 2 ^ -1074 end
+  return sign * (1 + m / 2 ^ 52) * 2 ^ (e - 1023)
+end
+
 -- Value strings.
 local VS_Kind = {
   [291] = "DATA",
@@ -198,6 +212,7 @@ F["msb_bits.stamp"] = ProtoField.uint64("msb_bits.stamp", "Stamp", base.DEC, nil
 F["msb_bits.debt"] = ProtoField.int64("msb_bits.debt", "Debt", base.DEC, nil, nil, "")
 F["msb_bits.id"] = ProtoField.uint64("msb_bits.id", "Id", base.DEC, nil, nil, "")
 F["msb_bits.gain"] = ProtoField.float("msb_bits.gain", "Gain", nil, "")
+F["msb_bits.precise"] = ProtoField.double("msb_bits.precise", "Precise", nil, "")
 F["msb_bits.path.length"] = ProtoField.uint8("msb_bits.path.length", "Path count", base.DEC, nil, nil, "Number of Path")
 F["msb_bits.label.length"] = ProtoField.uint8("msb_bits.label.length", "Label length", base.DEC, nil, nil, "Length of Label")
 F["msb_bits.label"] = ProtoField.string("msb_bits.label", "Label", base.UNICODE, "")
@@ -220,6 +235,7 @@ proto.fields = {
   F["msb_bits.debt"],
   F["msb_bits.id"],
   F["msb_bits.gain"],
+  F["msb_bits.precise"],
   F["msb_bits.path.length"],
   F["msb_bits.label.length"],
   F["msb_bits.label"],
@@ -384,6 +400,12 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   val = f32_from_bits(read_bits_msb(tvb, offset, 32))
   tree:add(F["msb_bits.gain"], bit_range(tvb, offset, 32), val)
   offset = offset + 32
+  -- precise
+  if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "precise", 64, limit - offset) end
+  val = read_bits64_msb(tvb, offset, 64, false)
+  val = f64_from_bits(val:higher(), val:lower())
+  tree:add(F["msb_bits.precise"], bit_range(tvb, offset, 64), val)
+  offset = offset + 64
   -- origin
   sub = tree:add(tvb(floor(offset / 8), 0), "Origin: Point")
   nxt = dissect_Point(tvb, pinfo, sub, offset, limit)

@@ -187,6 +187,7 @@ pub struct Header<'a> {
     pub debt: i64,
     pub id: u64,
     pub gain: f32,
+    pub precise: f64,
     pub origin: Point,
     #[cfg_attr(
         feature = "arbitrary",
@@ -214,6 +215,7 @@ impl wiregen_runtime::IntoOwned for Header<'_> {
             debt: self.debt,
             id: self.id,
             gain: self.gain,
+            precise: self.precise,
             origin: self.origin,
             path: self.path,
             label: wiregen_runtime::IntoOwned::into_owned(self.label),
@@ -309,6 +311,12 @@ impl<'a> Codec<'a> for Header<'a> {
             r.note("msb_bits.gain", at, Value::F(v as f64));
             v
         };
+        let precise = {
+            let at = r.pos();
+            let v = f64::from_bits(r.bits(64u32, "precise")? as u64);
+            r.note("msb_bits.precise", at, Value::F(v));
+            v
+        };
         let origin = Point::read(r).map_err(|e| e.within("origin"))?;
         let path = {
             let n = {
@@ -354,6 +362,7 @@ impl<'a> Codec<'a> for Header<'a> {
             debt,
             id,
             gain,
+            precise,
             origin,
             path,
             label,
@@ -460,6 +469,10 @@ impl<'a> Codec<'a> for Header<'a> {
         {
             let v = &self.gain;
             w.bits((*v).to_bits() as u64, 32u32);
+        }
+        {
+            let v = &self.precise;
+            w.bits((*v).to_bits() as u64, 64u32);
         }
         {
             let v = &self.origin;

@@ -107,6 +107,20 @@ local function zigzag64(z)
   return value
 end
 
+-- The double whose IEEE 754 bits are `hi` (the high 32) and `lo` (the low 32), exactly: the
+-- 52-bit mantissa fits a Lua 5.2 number.
+local function f64_from_bits(hi, lo)
+  local sign = 1
+  if hi >= 2 ^ 31 then sign, hi = -1, hi - 2 ^ 31 end
+  local e, m = floor(hi / 2 ^ 20), (hi % 2 ^ 20) * 2 ^ 32 + lo
+  if e == 2047 then
+    if m == 0 then return sign * math.huge end
+    return 0 / 0
+  end
+  if e == 0 then return sign * m * 2 ^ -1074 end
+  return sign * (1 + m / 2 ^ 52) * 2 ^ (e - 1023)
+end
+
 -- Fields, by filter name.
 local F = {}
 F["wide_bits.tag"] = ProtoField.uint8("wide_bits.tag", "Tag", base.DEC, nil, nil, "")
@@ -116,6 +130,7 @@ F["wide_bits.id"] = ProtoField.uint64("wide_bits.id", "Id", base.DEC, nil, nil, 
 F["wide_bits.offset"] = ProtoField.int64("wide_bits.offset", "Offset", base.DEC, nil, nil, "")
 F["wide_bits.total"] = ProtoField.uint64("wide_bits.total", "Total", base.DEC, nil, nil, "")
 F["wide_bits.debt"] = ProtoField.int64("wide_bits.debt", "Debt", base.DEC, nil, nil, "")
+F["wide_bits.ratio"] = ProtoField.double("wide_bits.ratio", "Ratio", nil, "")
 F["wide_bits.pad"] = ProtoField.uint8("wide_bits.pad", "Pad", base.DEC, nil, nil, "")
 proto.fields = {
   F["wide_bits.tag"],
@@ -125,6 +140,7 @@ proto.fields = {
   F["wide_bits.offset"],
   F["wide_bits.total"],
   F["wide_bits.debt"],
+  F["wide_bits.ratio"],
   F["wide_bits.pad"],
 }
 
@@ -202,6 +218,12 @@ local function dissect_Sample(tvb, pinfo, tree, offset, limit)
   val = zigzag64(val)
   tree:add(F["wide_bits.debt"], bit_range(tvb, offset, n), val)
   offset = offset + n
+  -- ratio
+  if limit - offset < 64 then return truncated_bits(tree, tvb, offset, "ratio", 64, limit - offset) end
+  val = read_bits64(tvb, offset, 64, false)
+  val = f64_from_bits(val:higher(), val:lower())
+  tree:add(F["wide_bits.ratio"], bit_range(tvb, offset, 64), val)
+  offset = offset + 64
   -- pad
   if limit - offset < 5 then return truncated_bits(tree, tvb, offset, "pad", 5, limit - offset) end
   val = read_bits(tvb, offset, 5)

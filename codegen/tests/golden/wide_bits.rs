@@ -28,6 +28,7 @@ pub struct Sample {
     pub offset: i64,
     pub total: u64,
     pub debt: i64,
+    pub ratio: f64,
     #[cfg_attr(
         feature = "arbitrary",
         arbitrary(with = wiregen_runtime::arbitrary_support::unsigned::<u8, 5>)
@@ -90,6 +91,12 @@ impl<'a> Codec<'a> for Sample {
             r.note("wide_bits.debt", at, Value::I(v));
             v
         };
+        let ratio = {
+            let at = r.pos();
+            let v = f64::from_bits(r.bits(64u32, "ratio")? as u64);
+            r.note("wide_bits.ratio", at, Value::F(v));
+            v
+        };
         let pad = {
             let at = r.pos();
             let v = r.bits(5u32, "pad")? as u8;
@@ -104,6 +111,7 @@ impl<'a> Codec<'a> for Sample {
             offset,
             total,
             debt,
+            ratio,
             pad,
         })
     }
@@ -160,6 +168,10 @@ impl<'a> Codec<'a> for Sample {
         {
             let v = &self.debt;
             w.rabbit(((*v << 1) ^ (*v >> 63)) as u64, 64);
+        }
+        {
+            let v = &self.ratio;
+            w.bits((*v).to_bits() as u64, 64u32);
         }
         {
             let v = &self.pad;

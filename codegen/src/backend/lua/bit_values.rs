@@ -106,9 +106,15 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + 16");
             }
             Ty::Float { .. } => {
-                return Err(Unsupported(format!(
-                    "'{name}': only f32 is generated for bit streams in Lua yet"
-                )))
+                // f64: its 64 bits as a UInt64, then the double they are.
+                need(c, "64".into());
+                c.line(format!("val = {rb64}(tvb, offset, 64, false)"));
+                c.line("val = f64_from_bits(val:higher(), val:lower())");
+                c.line(format!(
+                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 64), val)"
+                ));
+                keep(c, target, "val");
+                c.line("offset = offset + 64");
             }
             Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
                 c.line(format!(
