@@ -162,7 +162,7 @@ fn a_limit_of_the_dissector_does_not_hold_back_the_rust() {
     assert!(out.contains("rs/demo.rs"), "the Rust is written: {out}");
     assert!(!lua.join("demo.lua").exists());
     assert!(
-        err.contains("44-lua-limits.yaml:15:30: 'stamp': an enum of 40 bits in a bit stream"),
+        err.contains("44-lua-limits.yaml:14:30: 'stamp': an enum of 40 bits in a bit stream"),
         "{err}"
     );
     let rust = std::fs::read_to_string(rs.join("demo.rs")).unwrap();

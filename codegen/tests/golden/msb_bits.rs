@@ -313,7 +313,7 @@ impl<'a> Codec<'a> for Header<'a> {
         };
         let precise = {
             let at = r.pos();
-            let v = f64::from_bits(r.bits(64u32, "precise")? as u64);
+            let v = f64::from_bits(r.bits(64u32, "precise")?);
             r.note("msb_bits.precise", at, Value::F(v));
             v
         };
@@ -472,7 +472,7 @@ impl<'a> Codec<'a> for Header<'a> {
         }
         {
             let v = &self.precise;
-            w.bits((*v).to_bits() as u64, 64u32);
+            w.bits((*v).to_bits(), 64u32);
         }
         {
             let v = &self.origin;

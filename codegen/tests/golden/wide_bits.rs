@@ -93,7 +93,7 @@ impl<'a> Codec<'a> for Sample {
         };
         let ratio = {
             let at = r.pos();
-            let v = f64::from_bits(r.bits(64u32, "ratio")? as u64);
+            let v = f64::from_bits(r.bits(64u32, "ratio")?);
             r.note("wide_bits.ratio", at, Value::F(v));
             v
         };
@@ -171,7 +171,7 @@ impl<'a> Codec<'a> for Sample {
         }
         {
             let v = &self.ratio;
-            w.bits((*v).to_bits() as u64, 64u32);
+            w.bits((*v).to_bits(), 64u32);
         }
         {
             let v = &self.pad;

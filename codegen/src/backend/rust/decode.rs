@@ -265,7 +265,8 @@ impl<'p> Gen<'p> {
                 let nt = note(quote! { Value::F(#v) });
                 if self.bits_at(sid, fi) {
                     let u = format_ident!("u{}", bits);
-                    quote! { { let at = r.pos(); let v = #t::from_bits(r.bits(#bits, #nm)? as #u); #nt v } }
+                    let raw = cast(quote! { r.bits(#bits, #nm)? }, &format_ident!("u64"), &u);
+                    quote! { { let at = r.pos(); let v = #t::from_bits(#raw); #nt v } }
                 } else {
                     quote! { { let at = r.pos(); let v = #t::#from(r.array::<#n>(#nm)?); #nt v } }
                 }

@@ -458,7 +458,9 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::Float { bits, .. } if self.bits_at(sid, fi) => {
-                quote! { w.bits(#v.to_bits() as u64, #bits); }
+                let u = format_ident!("u{}", bits);
+                let raw = cast(quote! { #v.to_bits() }, &u, &format_ident!("u64"));
+                quote! { w.bits(#raw, #bits); }
             }
             Ty::Float { endian, .. } => {
                 if *endian == Endian::Big {
