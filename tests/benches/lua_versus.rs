@@ -236,22 +236,6 @@ fn main() {
     let n = env_or("WIREGEN_BENCH_PACKETS", 100_000);
     let root = repo_root();
     let dir = std::env::temp_dir();
-    let modes = |fields: Vec<&'static str>| {
-        vec![
-            Mode {
-                name: "summary lines",
-                args: vec![],
-            },
-            Mode {
-                name: "full tree (-V)",
-                args: vec!["-V"],
-            },
-            Mode {
-                name: "fields (-T fields)",
-                args: fields,
-            },
-        ]
-    };
 
     let rtype_pcap = dir.join("wiregen-bench-lua-rtype.pcap");
     write_pcap(&rtype_pcap, &rtype_capture(n));
@@ -326,8 +310,9 @@ fn main() {
     startup(&root);
 }
 
-/// The three ways of reading the R-Type capture.
-fn rtype_modes() -> Vec<Mode> {
+/// The three ways of reading a capture: summary lines, the full tree and `fields` (those
+/// arguments).
+fn modes(fields: Vec<&'static str>) -> Vec<Mode> {
     vec![
         Mode {
             name: "summary lines",
@@ -339,16 +324,21 @@ fn rtype_modes() -> Vec<Mode> {
         },
         Mode {
             name: "fields (-T fields)",
-            args: vec![
-                "-T",
-                "fields",
-                "-e",
-                "rtype.sequence",
-                "-e",
-                "rtype.entity_state.entity_id",
-            ],
+            args: fields,
         },
     ]
+}
+
+/// The three ways of reading the R-Type capture.
+fn rtype_modes() -> Vec<Mode> {
+    modes(vec![
+        "-T",
+        "fields",
+        "-e",
+        "rtype.sequence",
+        "-e",
+        "rtype.entity_state.entity_id",
+    ])
 }
 
 /// tshark's start-up and one packet, with every generated dissector loaded and with none.
