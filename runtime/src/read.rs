@@ -196,14 +196,14 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
     pub fn take_z16(&mut self, field: &'static str) -> Result<&'a [u8], DecodeError> {
         let rest = &self.buf[self.pos..self.end];
-        let Some(units) = rest.chunks_exact(2).position(|u| u == [0, 0]) else {
+        let Some(n) = crate::text::nul16(rest) else {
             return Err(DecodeError::new(
                 field,
                 self.end,
                 DecodeErrorKind::NoTerminator,
             ));
         };
-        let b = self.take(2 * units, field)?;
+        let b = self.take(n, field)?;
         self.pos += 2;
         Ok(b)
     }
@@ -216,8 +216,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         field: &'static str,
     ) -> Result<&'a [u8], DecodeError> {
         let b = self.take(n, field)?;
-        let units = b.chunks_exact(2).position(|u| u == [0, 0]);
-        Ok(&b[..units.map_or(n, |u| 2 * u)])
+        Ok(&b[..crate::text::nul16(b).unwrap_or(n)])
     }
 
     /// A UTF-8 string NUL-padded to `n` bytes (C's `char[n]`): the text before the first NUL,

@@ -28,6 +28,14 @@ pub fn ascii<'a>(b: &'a [u8], at: usize, field: &'static str) -> Result<&'a str,
 
 /// Latin-1 text: every byte is the character of that code point.
 #[inline]
+/// Where the first NUL code unit of UTF-16 bytes is (two zero bytes at an even offset): its byte
+/// offset.
+pub(crate) fn nul16(b: &[u8]) -> Option<usize> {
+    b.chunks_exact(2)
+        .position(|u| u == [0, 0])
+        .map(|unit| 2 * unit)
+}
+
 pub fn latin1(b: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(b) {
         Ok(s) if b.is_ascii() => Cow::Borrowed(s),

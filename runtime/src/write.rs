@@ -174,18 +174,16 @@ impl<'o> Writer<'o> {
     }
 }
 
-/// Refuses a string with a NUL, which would end it early on the wire.
-/// UTF-16 text without a NUL code unit (zero bytes inside a code unit are part of the text).
+/// Refuses UTF-16 text with a NUL code unit, which would end it early on the wire (zero bytes
+/// inside a code unit are part of the text).
 fn no_nul16(s: &[u8], field: &'static str) -> Result<(), EncodeError> {
-    match s.chunks_exact(2).position(|u| u == [0, 0]) {
-        Some(unit) => Err(EncodeError::new(
-            field,
-            EncodeErrorKind::ContainsNul { at: 2 * unit },
-        )),
+    match crate::text::nul16(s) {
+        Some(at) => Err(EncodeError::new(field, EncodeErrorKind::ContainsNul { at })),
         None => Ok(()),
     }
 }
 
+/// Refuses a string with a NUL, which would end it early on the wire.
 fn no_nul(s: &[u8], field: &'static str) -> Result<(), EncodeError> {
     match s.iter().position(|&b| b == 0) {
         Some(at) => Err(EncodeError::new(field, EncodeErrorKind::ContainsNul { at })),

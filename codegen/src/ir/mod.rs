@@ -429,13 +429,9 @@ impl Protocol {
     pub fn filter_uses(&self) -> Vec<(StructId, String)> {
         let mut out: Vec<(StructId, String)> = Vec::new();
         for f in self.structs.iter().flat_map(|s| &s.fields) {
-            let ty = match &f.ty {
-                Ty::Array(e, _) => &**e,
-                ty => ty,
-            };
-            if let (Some(name), Ty::Struct(id, _)) = (&f.filter, ty) {
-                if !out.iter().any(|(i, n)| i == id && n == name) {
-                    out.push((*id, name.clone()));
+            if let (Some(name), Some(id)) = (&f.filter, f.ty.value_struct()) {
+                if !out.iter().any(|(i, n)| *i == id && n == name) {
+                    out.push((id, name.clone()));
                 }
             }
         }

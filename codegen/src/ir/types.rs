@@ -232,6 +232,19 @@ impl Ty {
         )
     }
 
+    /// The struct a value of this type is, or each element of an array of it is (what a
+    /// field's `filter:` names the fields of).
+    pub fn value_struct(&self) -> Option<StructId> {
+        match self {
+            Ty::Struct(id, _) => Some(*id),
+            Ty::Array(e, _) => match **e {
+                Ty::Struct(id, _) => Some(id),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The structs a value of this type holds directly (through arrays and every switch body).
     pub fn child_structs(&self, out: &mut Vec<StructId>) {
         match self {

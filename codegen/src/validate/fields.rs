@@ -329,12 +329,7 @@ impl<'f> Validator<'f> {
     fn filter_name(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty) -> Option<String> {
         let name = f.filter.as_ref()?;
         let at = format!("{fp}.filter");
-        let struct_typed = match ty {
-            Ty::Struct(..) => true,
-            Ty::Array(e, _) => matches!(**e, Ty::Struct(..)),
-            _ => false,
-        };
-        if !struct_typed {
+        if ty.value_struct().is_none() {
             self.error(
                 &at,
                 "'filter' names the fields of a struct-typed value",

@@ -9,14 +9,8 @@ impl<'f> Validator<'f> {
         let mut seen: Vec<(String, StructId)> = Vec::new();
         for s in structs {
             for (fi, f) in s.fields.iter().enumerate() {
-                let Some(name) = &f.filter else { continue };
-                let id = match &f.ty {
-                    Ty::Array(e, _) => match **e {
-                        Ty::Struct(id, _) => id,
-                        _ => continue,
-                    },
-                    Ty::Struct(id, _) => *id,
-                    _ => continue,
+                let (Some(name), Some(id)) = (&f.filter, f.ty.value_struct()) else {
+                    continue;
                 };
                 let at = format!("{}.filter", self.field_path(&s.name, fi));
                 let t = &structs[id];

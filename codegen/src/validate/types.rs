@@ -215,7 +215,7 @@ impl<'f> Validator<'f> {
     /// `strz`: NUL-terminated without a length, NUL-padded to a constant one (byte layouts).
     fn strz(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout) -> Ty {
         let tp = format!("{fp}.type");
-        let encoding = self.encoding(f, fp, layout, true);
+        let encoding = self.encoding(f, fp, layout);
         if layout != Layout::Bytes {
             self.error(
                 &tp,
@@ -283,9 +283,8 @@ impl<'f> Validator<'f> {
         }
     }
 
-    /// A string's `encoding` (UTF-8 unless it says otherwise; others in byte layouts only, and
-    /// a NUL-terminated string's one byte per NUL).
-    fn encoding(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout, nul: bool) -> Encoding {
+    /// A string's `encoding` (UTF-8 unless it says otherwise; others in byte layouts only).
+    fn encoding(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout) -> Encoding {
         let Some(name) = f.encoding.as_deref() else {
             return Encoding::Utf8;
         };
@@ -310,7 +309,6 @@ impl<'f> Validator<'f> {
                 Some("strings in bit streams are UTF-8".into()),
             );
         }
-        let _ = nul;
         e
     }
 
@@ -518,7 +516,7 @@ impl<'f> Validator<'f> {
                 Ty::Bits
             }
             TypeExpr::String => {
-                let encoding = self.encoding(f, fp, layout, false);
+                let encoding = self.encoding(f, fp, layout);
                 let len = self.len_of(sid, index, f, fp, endian, true);
                 Ty::Str(
                     len,

@@ -49,8 +49,9 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         state_readers: p.state_readers(),
         case_names: case_names(p),
     };
+    let uses = p.filter_uses();
     g.declare_fields()?;
-    g.declare_filtered_fields(&p.filter_uses());
+    g.declare_filtered_fields(&uses);
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
         let a = format!("{}.message_id", p.name);
         g.add_field(
@@ -58,7 +59,6 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
             format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
         );
     }
-    let uses = p.filter_uses();
     let mut structs = Vec::new();
     for id in g.order() {
         let code = g.struct_fn(id)?;

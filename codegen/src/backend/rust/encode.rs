@@ -417,16 +417,7 @@ impl<'p> Gen<'p> {
                     _ => None,
                 });
                 // The bytes an array's elements fill are known once they are written.
-                let bytes_check = bytes_checked.map(|e| {
-                    let ex = self.expr_top(e, Ctx::Encode);
-                    quote! {
-                        let expected: i128 = #ex;
-                        let actual = w.len() - #at;
-                        if expected != actual as i128 {
-                            return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
-                        }
-                    }
-                });
+                let bytes_check = bytes_checked.map(|e| self.size_check(e, quote! { #at }, nm));
                 quote! { #at_local #len_check #write #bytes_check #(#patches)* }
             }
         })
@@ -671,19 +662,28 @@ impl<'p> Gen<'p> {
                     && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
                         || !self.size_derived(sid, fi)) =>
             {
-                let ex = self.expr_top(e, Ctx::Encode);
+                let check = self.size_check(e, quote! { value_at }, nm);
                 quote! {
                     let value_at = w.len();
                     #inner
-                    let expected: i128 = #ex;
-                    let actual = w.len() - value_at;
-                    if expected != actual as i128 {
-                        return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
-                    }
+                    #check
                 }
             }
             _ => inner,
         })
+    }
+
+    /// Refuses a value whose bytes written since `start` are not the size expression `e` says
+    /// (the decoder reads exactly that many).
+    fn size_check(&self, e: &Expr, start: TokenStream, nm: &str) -> TokenStream {
+        let ex = self.expr_top(e, Ctx::Encode);
+        quote! {
+            let expected: i128 = #ex;
+            let actual = w.len() - #start;
+            if expected != actual as i128 {
+                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+            }
+        }
     }
 
     /// Whether another field of the struct is derived from field `fi`'s length or count.
