@@ -10,6 +10,7 @@ mod fields;
 mod filters;
 mod groups;
 mod limits;
+mod names;
 mod protocol;
 mod session;
 mod sizes;
@@ -480,6 +481,7 @@ impl<'f> Validator<'f> {
         proto.app_points = self.app_points(&proto);
         proto.application = self.application(&proto);
         proto.limits = self.limits(&proto);
+        self.check_names(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",

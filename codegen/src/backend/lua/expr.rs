@@ -5,14 +5,13 @@ use super::*;
 impl<'p> Gen<'p> {
     pub(crate) fn expr(&mut self, e: &Expr) -> String {
         let p = self.p;
+        // `v.a.b`, indexing by string where a name is a Lua keyword (`v["end"].b`).
         let path = |refs: &[FieldRef]| -> String {
-            format!(
-                "v.{}",
-                refs.iter()
-                    .map(|r| r.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(".")
-            )
+            let mut out = value_slot(&refs[0].name);
+            for r in &refs[1..] {
+                out += &value_slot(&r.name)[1..];
+            }
+            out
         };
         match e {
             Expr::Int(v) => v.to_string(),

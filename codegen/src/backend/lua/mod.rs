@@ -28,6 +28,21 @@ use self::{
 };
 use crate::ir::analysis::{case_names, needed_values};
 
+/// Lua's reserved words: a field of one of these names cannot be written `v.<name>`.
+const LUA_KEYWORDS: &[&str] = &[
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+];
+
+/// Where a struct's value of field `name` is kept: `v.name`, or `v["end"]` for a Lua keyword.
+pub(crate) fn value_slot(name: &str) -> String {
+    if LUA_KEYWORDS.contains(&name) {
+        format!("v[\"{name}\"]")
+    } else {
+        format!("v.{name}")
+    }
+}
+
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
@@ -231,7 +246,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 ));
             }
             let root = p.root();
-            let v = |i: usize| format!("v.{}", root.fields[i].name);
+            let v = |i: usize| value_slot(&root.fields[i].name);
             let when = r
                 .when
                 .as_ref()

@@ -24,7 +24,10 @@ impl<'p> Gen<'p> {
                 } else {
                     int_reader(n, signed, endian)
                 };
-                reads.push(format!("v.{} = tvb({offset}, {n}):{read}", f.name));
+                reads.push(format!(
+                    "{} = tvb({offset}, {n}):{read}",
+                    value_slot(&f.name)
+                ));
             }
             offset += n;
         }

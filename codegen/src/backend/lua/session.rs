@@ -98,7 +98,7 @@ impl<'p> Gen<'p> {
         let keys: String = j
             .key
             .iter()
-            .map(|k| format!(" .. \"|\" .. tostring(v.{})", s.fields[*k].name))
+            .map(|k| format!(" .. \"|\" .. tostring({})", value_slot(&s.fields[*k].name)))
             .collect();
         c.line(format!("local key = conv .. \"|\" .. side{keys}"));
         c.line(format!("local st = join_parts_{ji}[key]"));
@@ -106,7 +106,10 @@ impl<'p> Gen<'p> {
         c.line("st = { parts = {}, n = 0 }");
         c.line(format!("join_parts_{ji}[key] = st"));
         c.close("end");
-        c.line(format!("local seq = v.{}", s.fields[j.sequence].name));
+        c.line(format!(
+            "local seq = {}",
+            value_slot(&s.fields[j.sequence].name)
+        ));
         c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
         c.open("if st.n > 4096 then");
         c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
@@ -116,7 +119,7 @@ impl<'p> Gen<'p> {
         let raws: Vec<String> = j
             .streams
             .iter()
-            .map(|st| format!("v.{}_raw", s.fields[st.field].name))
+            .map(|st| value_slot(&format!("{}_raw", s.fields[st.field].name)))
             .collect();
         c.line(format!(
             "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",

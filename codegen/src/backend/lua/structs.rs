@@ -443,7 +443,7 @@ impl<'p> Gen<'p> {
         // Only values later code reads are kept in the struct's table.
         let kept = self.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
         let target = if kept {
-            format!("v.{}", f.name)
+            value_slot(&f.name)
         } else {
             String::new()
         };
@@ -469,7 +469,7 @@ impl<'p> Gen<'p> {
                 .find(|a| a.in_struct == sid && a.payload == fi)
                 .and_then(|a| a.id)
                 // A transport without ids hands every payload to the application under 0.
-                .map(|id| format!("v.{}", p.structs[sid].fields[id].name))
+                .map(|id| value_slot(&p.structs[sid].fields[id].name))
                 .unwrap_or_else(|| "0".into());
             if p.structs[sid].layout.is_bits() {
                 c.line(format!(

@@ -265,7 +265,9 @@ impl<'p> Gen<'p> {
                     add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
                     keep(c, target, "n -- bytes are kept as their length");
                     if self.raw.contains(&(sid, fi)) && !target.is_empty() {
-                        c.line(format!("{target}_raw = tvb:raw(offset, n)"));
+                        let raw =
+                            value_slot(&format!("{}_raw", self.p.structs[sid].fields[fi].name));
+                        c.line(format!("{raw} = tvb:raw(offset, n)"));
                     }
                 }
                 c.line("offset = offset + n");

@@ -1,0 +1,310 @@
+//! Pass: names in the forms the backends give them. A schema name is valid YAML and valid
+//! schema, but it also becomes a Rust item, variant, constant or local and a Lua table key:
+//! two names that differ in the schema may be one after case conversion (`V2`, `V_2`), and a
+//! name may be one the generated crate defines or imports itself (`Codec`, `Unknown`, a reader
+//! called `r`). Each is refused here, at its position and with a hint, so that an accepted
+//! schema always generates code that compiles. (Lua keywords need no refusal: the dissector
+//! indexes values by string where a name is one.)
+
+use super::*;
+use heck::ToSnakeCase;
+
+/// Items every generated crate imports from the runtime or the standard prelude, or defines
+/// whatever the schema holds: a schema type of one of these names would shadow or redefine it.
+const ALWAYS_TAKEN: &[&str] = &[
+    // wiregen_runtime (imported or re-exported by generated code)
+    "BitReader",
+    "BitString",
+    "BitWriter",
+    "Codec",
+    "Crc",
+    "DecodeError",
+    "DecodeErrorKind",
+    "EncodeError",
+    "EncodeErrorKind",
+    "FieldNote",
+    "GroupReader",
+    "GroupWriter",
+    "IntoOwned",
+    "MsbBitReader",
+    "MsbBitWriter",
+    "NoTrace",
+    "Notes",
+    "Reader",
+    "Trace",
+    "Value",
+    "Writer",
+    // std
+    "Cow",
+    // the crate's marker of the schema as a whole
+    "Protocol",
+    // the standard prelude, which generated code names unqualified
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "DoubleEndedIterator",
+    "Drop",
+    "Eq",
+    "Err",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "Hash",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Self",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+];
+
+/// Locals of the generated decoders that a field's local would shadow (the reader; the writer
+/// `w` only for the fields the encoder keeps a local of: see `check_names`), and the Rust
+/// keywords that cannot be raw identifiers.
+const TAKEN_FIELD_NAMES: &[(&str, &str)] = &[
+    ("r", "the decoders' reader"),
+    ("self", "a Rust keyword"),
+    ("super", "a Rust keyword"),
+    ("crate", "a Rust keyword"),
+];
+
+/// Associated items of a generated flag set that a bit's constant would redefine.
+const FLAG_SET_ITEMS: &[&str] = &["NAMES"];
+
+impl<'f> Validator<'f> {
+    /// Checks every name of `p` in its Rust form (and filter-name form where two could meet).
+    pub(crate) fn check_names(&mut self, p: &Protocol) {
+        self.check_type_names(p);
+        for e in &p.enums {
+            self.check_value_names(e);
+        }
+        for f in &p.flags {
+            self.check_bit_names(f);
+        }
+        for s in &p.structs {
+            for (fi, f) in s.fields.iter().enumerate() {
+                // The encoder computes derived, checksum and implied values into locals.
+                let encoder_local =
+                    !matches!(f.role, Role::Value | Role::Const(_) | Role::Reserved)
+                        || !f.implied.is_empty();
+                let writer = (encoder_local && f.name == "w").then_some("the encoders' writer");
+                let taken = TAKEN_FIELD_NAMES
+                    .iter()
+                    .find(|(n, _)| *n == f.name)
+                    .map(|(_, what)| *what)
+                    .or(writer);
+                if let Some(what) = taken {
+                    let at = format!("{}.name", self.field_path(&s.name, fi));
+                    self.error(
+                        &at,
+                        format!("field name '{}' is {what} in the generated Rust", f.name),
+                        Some(format!("rename it, e.g. '{}_value'", f.name)),
+                    );
+                }
+            }
+        }
+        if syn::parse_str::<syn::Ident>(&p.name).is_err()
+            || [
+                "std",
+                "core",
+                "alloc",
+                "wiregen_runtime",
+                "serde",
+                "arbitrary",
+            ]
+            .contains(&p.name.as_str())
+        {
+            self.error(
+                "protocol.name",
+                format!(
+                    "protocol name '{}' is a Rust keyword or a crate the generated crate uses",
+                    p.name
+                ),
+                Some(format!("e.g. '{}_proto'", p.name)),
+            );
+        }
+    }
+
+    /// Type names against what the generated crate defines: fixed items, items of the
+    /// constructs this schema uses, and the enums it makes of switches (`PacketPayload`).
+    fn check_type_names(&mut self, p: &Protocol) {
+        let mut generated: Vec<(String, String)> = ALWAYS_TAKEN
+            .iter()
+            .map(|n| {
+                (
+                    n.to_string(),
+                    "an item every generated crate imports or defines".into(),
+                )
+            })
+            .collect();
+        let mut construct = |names: &[&str], why: &str| {
+            for n in names {
+                generated.push((n.to_string(), why.to_string()));
+            }
+        };
+        if !p.opening.is_empty() {
+            construct(
+                &["Conversation", "Datagram"],
+                "defined for the conversation's opening",
+            );
+        }
+        if p.application.is_some() {
+            construct(
+                &["Message", "Received"],
+                "defined for an application's messages",
+            );
+        }
+        if !p.state.is_empty() {
+            construct(
+                &["State", "DecodeWith"],
+                "defined for the conversation state",
+            );
+        }
+        if p.reassembly.is_some() {
+            construct(&["Whole", "Reassembler"], "defined for reassembly");
+        }
+        for j in &p.joins {
+            let s = &p.structs[j.in_struct].name;
+            for suffix in ["Joined", "Joiner", "Part"] {
+                generated.push((
+                    format!("{s}{suffix}"),
+                    format!("defined for the joins of '{s}'"),
+                ));
+            }
+        }
+        for (sid, s) in p.structs.iter().enumerate() {
+            for (fi, f) in s.fields.iter().enumerate() {
+                if matches!(f.ty, Ty::Union(_)) {
+                    generated.push((
+                        crate::naming::union_type(p, sid, fi),
+                        format!("the enum of switch '{}.{}'", s.name, f.name),
+                    ));
+                }
+            }
+        }
+        let declared = p
+            .enums
+            .iter()
+            .map(|e| ("enums", &e.name))
+            .chain(p.flags.iter().map(|f| ("flags", &f.name)))
+            .chain(p.structs.iter().map(|s| ("types", &s.name)));
+        let mut snake: HashMap<String, String> = HashMap::new();
+        for (kind, name) in declared {
+            let at = format!("{kind}.{name}");
+            if let Some((_, why)) = generated.iter().find(|(n, _)| n == name) {
+                self.error_key(
+                    &at,
+                    format!("type name '{name}' is taken in the generated Rust: {why}"),
+                    Some(format!("rename it, e.g. '{name}Type'")),
+                );
+            }
+            if let Some(prev) = snake.insert(name.to_snake_case(), name.clone()) {
+                self.error_key(
+                    &at,
+                    format!(
+                        "type names '{prev}' and '{name}' make one filter name '{}'",
+                        name.to_snake_case()
+                    ),
+                    Some("rename one of them".into()),
+                );
+            }
+        }
+    }
+
+    /// An enum's values become variants (`ONE` → `One`): each must be an identifier, none
+    /// `Self`, no two alike, and none the `Unknown` an open enum keeps unnamed values in.
+    fn check_value_names(&mut self, e: &Enum) {
+        let mut seen: HashMap<String, String> = HashMap::new();
+        let names = e
+            .values
+            .iter()
+            .map(|v| &v.name)
+            .chain(e.ranges.iter().map(|r| &r.name));
+        for name in names {
+            let at = format!("enums.{}.values.{name}", e.name);
+            let variant = name.to_upper_camel_case();
+            let problem = if !variant.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                Some(format!(
+                    "value name '{name}' makes no Rust variant ('{variant}' is not an identifier)"
+                ))
+            } else if variant == "Self" {
+                Some(format!(
+                    "value name '{name}' makes the Rust variant 'Self', which is a keyword"
+                ))
+            } else if variant == "Unknown" && !e.closed {
+                Some(format!(
+                    "value name '{name}' makes the variant 'Unknown', which this open enum keeps \
+                     unnamed values in"
+                ))
+            } else {
+                seen.insert(variant.clone(), name.clone()).map(|prev| {
+                    format!("value names '{prev}' and '{name}' make one Rust variant '{variant}'")
+                })
+            };
+            if let Some(message) = problem {
+                self.error_key(
+                    &at,
+                    message,
+                    Some("rename it (value names are UPPER_SNAKE_CASE words)".into()),
+                );
+            }
+        }
+    }
+
+    /// A flag set's bits become constants (`fin` → `FIN`) and filter names (`proto.x.fin`).
+    fn check_bit_names(&mut self, f: &Flags) {
+        let mut consts: HashMap<String, String> = HashMap::new();
+        let mut filters: HashMap<String, String> = HashMap::new();
+        for b in &f.bits {
+            let at = format!("flags.{}.bits.{}", f.name, b.name);
+            let konst = b.name.to_uppercase();
+            let problem = if FLAG_SET_ITEMS.contains(&konst.as_str()) {
+                Some(format!(
+                    "bit name '{}' makes the constant '{konst}', which every flag set defines",
+                    b.name
+                ))
+            } else if let Some(prev) = consts.insert(konst.clone(), b.name.clone()) {
+                Some(format!(
+                    "bit names '{prev}' and '{}' make one Rust constant '{konst}'",
+                    b.name
+                ))
+            } else {
+                filters
+                    .insert(b.name.to_snake_case(), b.name.clone())
+                    .map(|prev| {
+                        format!(
+                            "bit names '{prev}' and '{}' make one filter name '{}'",
+                            b.name,
+                            b.name.to_snake_case()
+                        )
+                    })
+            };
+            if let Some(message) = problem {
+                self.error_key(&at, message, Some("rename it".into()));
+            }
+        }
+    }
+}
