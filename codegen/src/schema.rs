@@ -458,6 +458,8 @@ pub enum CompressionDef {
 #[serde(untagged)]
 pub enum ConstDef {
     Int(u64),
+    /// A negative number (refused by validation with its reason, not serde's message).
+    Negative(i64),
     Name(String),
 }
 

@@ -113,10 +113,29 @@ impl<'f> Validator<'f> {
                 continue;
             };
             let at = format!("{}.checksum", self.field_path(yp, i));
+            let groups: Vec<String> = self
+                .flattened
+                .groups
+                .get(name)
+                .map(|gs| gs.iter().map(|g| g.name.clone()).collect())
+                .unwrap_or_default();
             let mut find = |key: &str, name: &Option<String>| {
                 let name = name.as_ref()?;
                 let found = seen.get(name.as_str()).copied();
-                if found.is_none() {
+                if found.is_none() && groups.contains(name) {
+                    self.error(
+                        &format!("{at}.{key}"),
+                        format!(
+                            "'{name}' is a bit group: a checksum's range names fields, and the \
+                             group's are packed in it"
+                        ),
+                        Some(format!(
+                            "name a field before or after the group '{name}' (or leave '{key}' \
+                             out to cover from the type's {})",
+                            if key == "from" { "start" } else { "end" }
+                        )),
+                    );
+                } else if found.is_none() {
                     let hint = did_you_mean(name, t.fields.iter().map(|f| f.name.as_str()));
                     self.error(
                         &format!("{at}.{key}"),

@@ -526,6 +526,17 @@ impl<'f> Validator<'f> {
                     }
                 }
             }
+            (schema::ConstDef::Negative(v), _) => {
+                self.error(
+                    at,
+                    format!("constant {v} is negative: constants are written as their wire bits"),
+                    Some(format!(
+                        "make the field unsigned and write its {bits}-bit pattern, {:#x}",
+                        (*v as u64) & (u64::MAX >> (64 - bits.clamp(1, 64)))
+                    )),
+                );
+                None
+            }
             (schema::ConstDef::Name(n), None) => {
                 self.error(
                     at,

@@ -441,11 +441,7 @@ impl<'a> Codec<'a> for Message<'a> {
         }
         let no_note = self.note.is_none();
         w.put(&[no_note as u8]);
-        let shape = if self.radius.is_some() {
-            Shape::from_raw(1u8)
-        } else {
-            self.shape
-        };
+        let shape = if self.radius.is_some() { Shape::Circle } else { self.shape };
         {
             let v = &shape;
             w.put(&(*v).raw().to_le_bytes());

@@ -1086,7 +1086,7 @@ impl<'a> Codec<'a> for ConnectionAck {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let result = if self.protocol.is_some() {
-            ConnectResult::from_raw(0u8)
+            ConnectResult::Accepted
         } else {
             self.result
         };

@@ -164,11 +164,9 @@ impl<'p> Gen<'p> {
                     let m = lit_typed(m, &int_rust(&fl.repr));
                     quote! { #name(#current.bits() & !#m | if #cond { #m } else { 0 }) }
                 }
-                (ImpliedValue::Equals(v), Ty::Enum(id)) => {
-                    let en = &self.p.enums[*id];
-                    let name = ident(&en.name);
-                    let v = lit_typed(v, &int_rust(&en.repr));
-                    quote! { if #cond { #name::from_raw(#v) } else { #current } }
+                (ImpliedValue::Equals(v), ty @ Ty::Enum(_)) => {
+                    let v = self.tag_value_expr(ty, v);
+                    quote! { if #cond { #v } else { #current } }
                 }
                 (ImpliedValue::Equals(v), Ty::Int(it)) => {
                     let v = lit_typed(v, &int_rust(it));

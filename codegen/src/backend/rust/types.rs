@@ -466,16 +466,16 @@ impl<'p> Gen<'p> {
             let v = ident(&c.variant);
             let cd = doc(&c.doc);
             let carries_tag = tag_ty.is_some() && c.single().is_none();
-            let payload = match c.body {
+            // The payload's type, and the attribute its field carries (bytes serialize as hex).
+            let hex = quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] };
+            let (attr, payload) = match c.body {
                 CaseBody::Struct(id) => {
                     let n = ident(&p.structs[id].name);
                     let l = self.lifetime(id);
-                    Some(quote! { #n #l })
+                    (quote! {}, Some(quote! { #n #l }))
                 }
-                CaseBody::Bytes => Some(
-                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] Cow<'a, [u8]> },
-                ),
-                CaseBody::Empty => None,
+                CaseBody::Bytes => (hex, Some(quote! { Cow<'a, [u8]> })),
+                CaseBody::Empty => (quote! {}, None),
             };
             let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
                 let tn = ident(&tf.name);
@@ -492,9 +492,9 @@ impl<'p> Gen<'p> {
                 (false, false) => quote! { Self::#v => #name::#v, },
             });
             variants.push(match (carries_tag, payload) {
-                (true, Some(pl)) => quote! { #cd #v { #tag_decl, value: #pl }, },
+                (true, Some(pl)) => quote! { #cd #v { #tag_decl, #attr value: #pl }, },
                 (true, None) => quote! { #cd #v { #tag_decl }, },
-                (false, Some(pl)) => quote! { #cd #v(#pl), },
+                (false, Some(pl)) => quote! { #cd #v(#attr #pl), },
                 (false, None) => quote! { #cd #v, },
             });
             if let Some((_, tf, _)) = &tag_ty {
@@ -614,8 +614,15 @@ impl<'p> Gen<'p> {
                         let var = ident(&c.name.to_upper_camel_case());
                         quote! { #n::#var }
                     }
-                    None if e.closed => quote! { unreachable!() },
-                    None => quote! { #n::Unknown(#lit) },
+                    None => match e.ranges.iter().find(|r| (r.lo..=r.hi).contains(&v)) {
+                        Some(r) => {
+                            let var = ident(&r.name.to_upper_camel_case());
+                            let lit = lit_typed(v, &int_rust(&e.repr));
+                            quote! { #n::#var(#lit) }
+                        }
+                        None if e.closed => quote! { unreachable!() },
+                        None => quote! { #n::Unknown(#lit) },
+                    },
                 }
             }
             _ => quote! { #lit },
