@@ -13,16 +13,38 @@ impl<'p> Gen<'p> {
             }
             out
         };
+        // `read` of the value at `refs`, where every conditional field on the way is there;
+        // an absent one reads as `absent` (0, or false), as in the crate.
+        let through = |refs: &[FieldRef], absent: &str, read: String| -> String {
+            let guards: Vec<String> = (0..refs.len())
+                .filter(|&i| p.field(&refs[i]).condition.is_some())
+                .map(|i| path(&refs[..=i]))
+                .collect();
+            match guards.as_slice() {
+                [] => read,
+                [only] if *only == read => format!("({read} or {absent})"),
+                _ => format!("({} and {read} or {absent})", guards.join(" and ")),
+            }
+        };
         match e {
             Expr::Int(v) => v.to_string(),
             Expr::Bool(b) => b.to_string(),
-            Expr::Field(refs) => path(refs),
-            Expr::FlagBit(refs, mask) => format!("has_bit({}, {mask})", path(refs)),
+            Expr::Field(refs) => {
+                let absent = match p.field(refs.last().unwrap()).ty {
+                    Ty::Bool => "false",
+                    _ => "0",
+                };
+                through(refs, absent, path(refs))
+            }
+            Expr::FlagBit(refs, mask) => {
+                let bits = through(refs, "0", path(refs));
+                format!("has_bit({bits}, {mask})")
+            }
             Expr::MessageSize => "tvb:len()".into(),
             Expr::Remaining => "(limit - offset)".into(),
             Expr::Len(refs, _) => match &p.field(refs.last().unwrap()).ty {
-                Ty::Bytes(_) => path(refs),
-                _ => format!("#{}", path(refs)),
+                Ty::Bytes(_) => through(refs, "0", path(refs)),
+                _ => through(refs, "0", format!("#{}", path(refs))),
             },
             Expr::Item(t, i) => format!("list_item({}, {})", t + 1, self.expr(i)),
             Expr::Not(x) => format!("(not {})", self.expr(x)),

@@ -101,6 +101,16 @@ fn wire_len(ty: &Ty, v: TokenStream) -> TokenStream {
     }
 }
 
+/// The wire length of field `target`'s value `v`: 0 when the field is optional and absent.
+fn present_len(target: &Field, v: TokenStream) -> TokenStream {
+    if target.condition.is_some() {
+        let len = wire_len(&target.ty, quote! { x });
+        quote! { #v.as_ref().map_or(0, |x| #len) }
+    } else {
+        wire_len(&target.ty, v)
+    }
+}
+
 /// Whether field `fi`'s condition holds exactly when the field is present because the encoder
 /// wrote it so: a presence bit derived from it, or a flag bit implied by it and by nothing else.
 fn presence_follows(s: &Struct, fi: usize) -> bool {
@@ -297,7 +307,7 @@ impl<'p> Gen<'p> {
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
-                let size = size_value(wire_len(&target.ty, quote! { self.#tn }), *l, nm);
+                let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
                 quote! {
                     #at_local
                     let #local = fit(#size, #max, #nm)? as #rt;
@@ -322,7 +332,7 @@ impl<'p> Gen<'p> {
                     let n = lit_usize(it.bytes());
                     quote! { #at_local w.put(&[0u8; #n]); }
                 } else {
-                    let size = size_value(wire_len(&target.ty, quote! { self.#tn }), *l, nm);
+                    let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
                     quote! {
                         #at_local
                         let #local = fit(#size, #max, #nm)? as #rt;
@@ -384,16 +394,24 @@ impl<'p> Gen<'p> {
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
                     | Ty::Array(_, Len::Expr(e))
-                        if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
+                        if !sized_by_derived && !e.reads_position() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode);
-                        let len = wire_len(&f.ty, quote! { self.#local });
-                        quote! {
+                        let len = match f.condition {
+                            None => wire_len(&f.ty, quote! { self.#local }),
+                            // An optional value is checked when it is there.
+                            Some(_) => wire_len(&f.ty, quote! { v }),
+                        };
+                        let check = quote! {
                             let expected: i128 = #ex;
                             let actual = #len;
                             if expected != actual as i128 {
                                 return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
                             }
+                        };
+                        match f.condition {
+                            None => check,
+                            Some(_) => quote! { if let Some(v) = &self.#local { #check } },
                         }
                     }
                     _ => quote! {},

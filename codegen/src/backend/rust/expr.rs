@@ -108,7 +108,7 @@ impl<'p> Gen<'p> {
     pub(crate) fn tag_subject(&self, on: &Expr, ctx: Ctx) -> (TokenStream, TagKind) {
         if let Expr::Field(path) = on {
             let kind = TagKind::of(&self.p.field(path.last().unwrap()).ty);
-            if !matches!(kind, TagKind::Wide) {
+            if !matches!(kind, TagKind::Wide) && !self.through_optional(path) {
                 return (self.access(path, ctx), kind);
             }
         }
@@ -258,22 +258,28 @@ impl<'p> Gen<'p> {
             Expr::MessageSize => quote! { (r.message_len() as i128) },
             Expr::Remaining => quote! { (r.remaining() as i128) },
             Expr::Field(path) => {
-                let access = self.access(path, ctx);
-                match &self.p.field(path.last().unwrap()).ty {
-                    Ty::Bool => quote! { (#access) },
-                    Ty::Enum(_) => quote! { (#access.raw() as i128) },
-                    Ty::Flags(_) => quote! { (#access.bits() as i128) },
-                    _ => quote! { (#access as i128) },
-                }
+                let is_bool = matches!(self.p.field(path.last().unwrap()).ty, Ty::Bool);
+                let leaf = |x: TokenStream| match &self.p.field(path.last().unwrap()).ty {
+                    Ty::Bool => quote! { (#x) },
+                    Ty::Enum(_) => quote! { (#x.raw() as i128) },
+                    Ty::Flags(_) => quote! { (#x.bits() as i128) },
+                    _ => quote! { (#x as i128) },
+                };
+                let absent = if is_bool {
+                    quote! { false }
+                } else {
+                    quote! { 0 }
+                };
+                self.read_through(path, ctx, absent, leaf)
             }
             Expr::FlagBit(path, mask) => {
-                let access = self.access(path, ctx);
                 let m = lit_u64(*mask);
-                quote! { (#access.bits() & #m != 0) }
+                self.read_through(path, ctx, quote! { false }, |x| {
+                    quote! { (#x.bits() & #m != 0) }
+                })
             }
             Expr::Len(path, _) => {
-                let access = self.access(path, ctx);
-                quote! { (#access.len() as i128) }
+                self.read_through(path, ctx, quote! { 0 }, |x| quote! { (#x.len() as i128) })
             }
             Expr::Item(t, i) => {
                 let i = self.expr_top(i, ctx);
@@ -334,7 +340,7 @@ impl<'p> Gen<'p> {
         };
         match e {
             Expr::Not(x) => self.expr_top(x, ctx),
-            Expr::FlagBit(path, mask) => {
+            Expr::FlagBit(path, mask) if !self.through_optional(path) => {
                 let access = self.access(path, ctx);
                 let m = lit_u64(*mask);
                 quote! { #access.bits() & #m == 0 }
@@ -353,6 +359,85 @@ impl<'p> Gen<'p> {
     /// An expression used whole (an argument, a condition): without its outer parentheses.
     pub(crate) fn expr_top(&self, e: &Expr, ctx: Ctx) -> TokenStream {
         bare(self.expr(e, ctx))
+    }
+
+    /// Whether reading `path` passes through a conditional field (an `Option`).
+    pub(crate) fn through_optional(&self, path: &[FieldRef]) -> bool {
+        path.iter().any(|r| self.p.field(r).condition.is_some())
+    }
+
+    /// `leaf` of the value at `path`; where the path passes through a conditional field (an
+    /// `Option`), the rest is read inside it and an absent field reads as `absent` (0, false).
+    fn read_through(
+        &self,
+        path: &[FieldRef],
+        ctx: Ctx,
+        absent: TokenStream,
+        leaf: impl Fn(TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        if !self.through_optional(path) {
+            return leaf(self.access(path, ctx));
+        }
+        let first = self.access(&path[..1], ctx);
+        self.inside(first, &path[0], &path[1..], 0, &absent, &leaf)
+    }
+
+    /// [`Self::read_through`] from `cur`, the value of field `r` (an `Option` when `r` is
+    /// conditional), down `rest`.
+    fn inside(
+        &self,
+        cur: TokenStream,
+        r: &FieldRef,
+        rest: &[FieldRef],
+        depth: usize,
+        absent: &TokenStream,
+        leaf: &impl Fn(TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        let f = self.p.field(r);
+        if f.condition.is_none() {
+            return self.present(cur, rest, depth, absent, leaf);
+        }
+        let x = if depth == 0 {
+            format_ident!("x")
+        } else {
+            format_ident!("x{}", depth)
+        };
+        // A scalar is copied out of the `Option`, anything else read through a reference.
+        let copied = rest.is_empty()
+            && matches!(
+                f.ty,
+                Ty::Int(_)
+                    | Ty::Bool
+                    | Ty::Enum(_)
+                    | Ty::Flags(_)
+                    | Ty::VarInt(_)
+                    | Ty::Float { .. }
+            );
+        let pat = if copied {
+            quote! { &#x }
+        } else {
+            quote! { #x }
+        };
+        let inner = bare(self.present(quote! { #x }, rest, depth + 1, absent, leaf));
+        quote! { (#cur.as_ref().map_or(#absent, |#pat| #inner)) }
+    }
+
+    /// [`Self::read_through`] from `cur`, a value that is there, down `rest`.
+    fn present(
+        &self,
+        cur: TokenStream,
+        rest: &[FieldRef],
+        depth: usize,
+        absent: &TokenStream,
+        leaf: &impl Fn(TokenStream) -> TokenStream,
+    ) -> TokenStream {
+        match rest.split_first() {
+            None => leaf(cur),
+            Some((next, more)) => {
+                let n = ident(&next.name);
+                self.inside(quote! { #cur.#n }, next, more, depth, absent, leaf)
+            }
+        }
     }
 
     pub(crate) fn access(&self, path: &[FieldRef], ctx: Ctx) -> TokenStream {
