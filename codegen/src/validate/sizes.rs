@@ -94,3 +94,36 @@ impl<'f> Validator<'f> {
         }
     }
 }
+
+impl<'f> Validator<'f> {
+    /// A bit stream ends padded to a whole byte, so an array read to its end stops when fewer
+    /// than 8 bits are left: elements narrower than that could not be told from the padding.
+    pub(crate) fn check_bit_rest_arrays(&mut self, p: &Protocol) {
+        for s in p.structs.iter().filter(|s| s.layout.is_bits()) {
+            for (fi, f) in s.fields.iter().enumerate() {
+                let Ty::Array(elem, Len::Rest | Len::Natural) = &f.ty else {
+                    continue;
+                };
+                let bits = match &**elem {
+                    Ty::Int(it) => it.bits,
+                    Ty::Bool => 1,
+                    Ty::Enum(id) => p.enums[*id].repr.bits,
+                    Ty::Flags(id) => p.flags[*id].repr.bits,
+                    _ => continue,
+                };
+                if bits < 8 {
+                    let at = format!("{}.type", self.field_path(&s.name, fi));
+                    self.error(
+                        &at,
+                        format!(
+                            "'{}' is read to the end of a bit stream, whose last byte is padded: \
+                             elements of {bits} bits could not be told from the padding",
+                            f.name
+                        ),
+                        Some("give the array a 'count' or a 'prefix'".into()),
+                    );
+                }
+            }
+        }
+    }
+}

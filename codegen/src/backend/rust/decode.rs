@@ -473,6 +473,12 @@ impl<'p> Gen<'p> {
                     quote! { r.remaining() / #min }
                 };
                 match count {
+                    // A bit stream ends with fewer than 8 bits of padding, not an element.
+                    Len::Rest | Len::Natural if self.bits(sid) => quote! { {
+                        let mut v = Vec::with_capacity(r.remaining() / 8);
+                        while r.remaining() >= 8 { v.push(#item); }
+                        v
+                    } },
                     Len::Rest | Len::Natural => quote! { {
                         let mut v = Vec::with_capacity(#cap);
                         while r.remaining() > 0 { v.push(#item); }
