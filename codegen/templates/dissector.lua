@@ -395,7 +395,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return name .. " [malformed]" end
 {%- if a.bits %}
   -- Only the zero padding of the last byte may follow.
-  if limit - offset >= 8 or (limit > offset and read_bits(tvb, offset, limit - offset) ~= 0) then
+  if limit - offset >= 8 or (limit > offset and {{ a.bit_reader }}(tvb, offset, limit - offset) ~= 0) then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", limit - offset))
   end
 {%- else %}
@@ -427,7 +427,7 @@ local function dissect_message(tvb, pinfo, root)
   local offset{% if root_values_read %}, v{% endif %} = dissect_{{ root }}(tvb, pinfo, root, 0, size)
   if offset == nil then return "{{ title }} [malformed]" end
   -- Only the zero padding of the last byte may follow.
-  if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
+  if size - offset >= 8 or (size > offset and {{ root_bit_reader }}(tvb, offset, size - offset) ~= 0) then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
   end
 {%- else %}

@@ -68,17 +68,6 @@ local function bit_range(tvb, pos, w)
   return tvb(first, ceil8(pos + w) - first)
 end
 
--- The value of the `w`-bit field (w <= 32) at bit `pos` of an LSB-first stream: one read of the
--- bytes it touches.
-local function read_bits(tvb, pos, w)
-  local first = floor(pos / 8)
-  local shift = pos - first * 8
-  local n = ceil8(shift + w)
-  local raw
-  if n <= 4 then raw = tvb(first, n):le_uint() else raw = tvb(first, n):le_uint64():tonumber() end
-  return floor(raw / 2 ^ shift) % 2 ^ w
-end
-
 -- The same in an MSB-first stream: the bytes it touches read big-endian, the bits below the
 -- field shifted out.
 local function read_bits_msb(tvb, pos, w)
@@ -453,7 +442,7 @@ local function dissect_message(tvb, pinfo, root)
   local offset = dissect_Header(tvb, pinfo, root, 0, size)
   if offset == nil then return "MSB-first bits [malformed]" end
   -- Only the zero padding of the last byte may follow.
-  if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
+  if size - offset >= 8 or (size > offset and read_bits_msb(tvb, offset, size - offset) ~= 0) then
     root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
   end
   return "MSB-first bits"

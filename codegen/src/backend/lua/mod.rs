@@ -28,6 +28,14 @@ use self::{
 };
 use crate::ir::analysis::{case_names, needed_values};
 
+/// The Lua function reading bits of a stream of `layout` (its padding, at the end).
+fn bit_reader(layout: Layout) -> &'static str {
+    match layout {
+        Layout::MsbBits => "read_bits_msb",
+        _ => "read_bits",
+    }
+}
+
 /// Lua's reserved words: a field of one of these names cannot be written `v.<name>`.
 const LUA_KEYWORDS: &[&str] = &[
     "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
@@ -308,6 +316,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
         needs_bitops: g.needs_bitops,
         bits: p.structs.iter().any(|s| s.layout.is_bits()) || uses_varints(p),
         root_bits: p.root().layout.is_bits(),
+        root_bit_reader: bit_reader(p.root().layout),
         crcs,
         checksums,
         value_strings,
@@ -333,6 +342,7 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
                 .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
                 .collect(),
             bits: a.layout.is_bits(),
+            bit_reader: bit_reader(a.layout),
             own_id: a.own_id.map(|it| it.bytes()),
         }),
         has_joins: !p.joins.is_empty(),

@@ -16,6 +16,8 @@ pub(crate) struct Dissector {
     pub(crate) bits: bool,
     /// The root type is a bit stream (whole-message offsets are in bits).
     pub(crate) root_bits: bool,
+    /// The reader of the root stream's padding bits (`read_bits`, or `read_bits_msb`).
+    pub(crate) root_bit_reader: &'static str,
     pub(crate) crcs: Vec<ChecksumCode>,
     /// Checksums other than CRCs, after the code they share.
     pub(crate) checksums: Vec<ChecksumCode>,
@@ -103,6 +105,8 @@ pub(crate) struct AppDef {
     /// (message id, type name).
     pub(crate) messages: Vec<(u64, String)>,
     pub(crate) bits: bool,
+    /// The reader of the stream's padding bits (`read_bits`, or `read_bits_msb`).
+    pub(crate) bit_reader: &'static str,
     /// Bytes of the id the messages start with (the transport carries none).
     pub(crate) own_id: Option<usize>,
 }
