@@ -301,15 +301,10 @@ impl<'p> Gen<'p> {
                         c.line("offset = nxt");
                     }
                     CaseBody::Bytes => {
-                        add_bytes(
-                            c,
-                            tree,
-                            abbrev,
-                            &name,
-                            "bit_range(tvb, offset, limit - offset)",
-                            "limit - offset",
-                        );
-                        c.line("offset = limit");
+                        // Whole bytes to the end: what is left below 8 bits is the padding.
+                        c.line("n = floor((limit - offset) / 8)");
+                        add_bytes(c, tree, abbrev, &name, "bit_range(tvb, offset, 8 * n)", "n");
+                        c.line("offset = offset + 8 * n");
                     }
                     CaseBody::Empty => {}
                 };
