@@ -155,7 +155,8 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   n = 8
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "code", n, limit - offset) end
   val = tvb:raw(offset, n):match("^[^\0]*")
-  item = tree:add(F["encodings.code"], tvb(offset, n), tvb(offset, #val):string(ENC_ASCII))
+  item = tree:add_packet_field(F["encodings.code"], tvb(offset, #val), ENC_ASCII)
+  item:set_len(n)
   if val:find("[\128-\255]") ~= nil then item:add_proto_expert_info(E.invalid, "code: not ASCII") end
   offset = offset + n
   -- title
@@ -179,7 +180,8 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   for i = 1, n - 1, 2 do
     if val:byte(i) == 0 and val:byte(i + 1) == 0 then val = val:sub(1, i - 1) break end
   end
-  item = tree:add(F["encodings.badge"], tvb(offset, n), tvb(offset, #val):string(ENC_UTF_16 + ENC_BIG_ENDIAN))
+  item = tree:add_packet_field(F["encodings.badge"], tvb(offset, #val), ENC_UTF_16 + ENC_BIG_ENDIAN)
+  item:set_len(n)
   if #val % 2 == 1 then item:add_proto_expert_info(E.invalid, "badge: an odd byte count for UTF-16") end
   offset = offset + n
   return offset, v

@@ -230,12 +230,20 @@ impl<'p> Gen<'p> {
                     c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
                 }
                 let text = match encoding {
-                    Encoding::Utf8 => "val".to_string(),
-                    e => format!("tvb(offset, #val):string({})", lua_encoding(*e)),
+                    Encoding::Utf8 => {
+                        c.line(format!("item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
+                        "val".to_string()
+                    }
+                    e => {
+                        // Wireshark decodes the text (Wireshark 4.0's TvbRange:string cuts a
+                        // converted string to the byte count of its range); the item then covers
+                        // the padding too.
+                        let enc = lua_encoding(*e);
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, #val), {enc})"));
+                        c.line("item:set_len(n)");
+                        format!("tvb(offset, #val):string({enc})")
+                    }
                 };
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), {text})"
-                ));
                 if let Some((bad, what)) = invalid_text(*encoding, "val", "#val") {
                     c.line(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                 }
