@@ -31,11 +31,21 @@ fn field_refs(f: &Field, out: &mut HashSet<(StructId, usize)>) {
             refs(e, out);
         }
     }
-    match &f.ty {
-        Ty::Bytes(Len::Expr(e))
-        | Ty::Str(Len::Expr(e), _)
-        | Ty::Array(_, Len::Expr(e) | Len::Bytes(e))
-        | Ty::Struct(_, Some(Len::Expr(e))) => refs(e, out),
+    ty_refs(&f.ty, out);
+}
+
+/// The fields the sizes of a value of `ty` read (its elements' too: `element: { length: f }`).
+fn ty_refs(ty: &Ty, out: &mut HashSet<(StructId, usize)>) {
+    match ty {
+        Ty::Bytes(Len::Expr(e)) | Ty::Str(Len::Expr(e), _) | Ty::Struct(_, Some(Len::Expr(e))) => {
+            refs(e, out)
+        }
+        Ty::Array(elem, len) => {
+            if let Len::Expr(e) | Len::Bytes(e) = len {
+                refs(e, out);
+            }
+            ty_refs(elem, out);
+        }
         Ty::Union(u) => {
             refs(&u.on, out);
             if let Len::Expr(e) = &u.len {
