@@ -195,10 +195,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -302,7 +313,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.kind = val
   offset = offset + 8
-  if VS_EntityKind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_EntityKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- x: VarLong.
   val, n = read_leb128(tvb, offset, limit)
   if val == nil then return truncated_bits(tree, tvb, offset, "x", n + 8, limit - offset) end
@@ -363,14 +374,14 @@ local function dissect_message(tvb, pinfo, root)
     name = "Spawn"
     offset = dissect_Spawn(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, string.format("message id %s is not named by the schema", tostring(id)))
+    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Arena (a game on Riptide 2.1): unknown message " .. tostring(id)
   end
   root:append_text(": " .. name)
   if offset == nil then return name .. " [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if limit - offset >= 8 or (limit > offset and read_bits(tvb, offset, limit - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", limit - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", limit - offset))
   end
   return name
 end

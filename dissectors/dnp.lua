@@ -435,10 +435,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -471,7 +482,7 @@ local function utf8_valid(s)
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -579,7 +590,7 @@ local function state_set(pinfo, tree, t, key, list)
   bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
   if state_lists.count > MAX_KEYS then
     local evicted = bounded_evict(state_lists)
-    tree:add_proto_expert_info(E.evicted, string.format(
+    tree:add_proto_expert_info(E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
 end
@@ -637,7 +648,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   -- protocols: Supported protocols (only DNP1 exists).
   v.protocols = {}
   n = v.protocol_count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("protocols: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("protocols: impossible count %d", n)) return nil end
   local arr_protocols, arr_start_protocols, count_protocols = tree:add(tvb(offset, 0), "Protocols"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_protocols, tvb, offset, "protocols", 2, limit - offset) end
@@ -645,7 +656,7 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
     item = arr_protocols:add_le(F["dnp.connection_request.protocols"], range)
     val = range:le_uint()
     v.protocols[#v.protocols + 1] = val
-    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, string.format("protocols %d is not named by the schema", val)) end
+    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, fmt("protocols %d is not named by the schema", val)) end
     offset = offset + 2
   end
   arr_protocols:set_len(offset - arr_start_protocols)
@@ -664,7 +675,7 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.connection_ack.result"], range)
   val = range:le_uint()
   v.result = val
-  if VS_ConnectResult[val] == nil then item:add_proto_expert_info(E.unknown, string.format("result %d is not named by the schema", val)) end
+  if VS_ConnectResult[val] == nil then item:add_proto_expert_info(E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   -- protocol: The chosen protocol (only when accepted).
   if (v.result == 0) then
@@ -673,7 +684,7 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
     item = tree:add_le(F["dnp.connection_ack.protocol"], range)
     val = range:le_uint()
     v.protocol = val
-    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, string.format("protocol %d is not named by the schema", val)) end
+    if VS_ProtocolVersion[val] == nil then item:add_proto_expert_info(E.unknown, fmt("protocol %d is not named by the schema", val)) end
     offset = offset + 2
   end
   return offset, v
@@ -840,7 +851,7 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- text
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["dnp.string_value.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
@@ -861,7 +872,7 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- data
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n
@@ -1318,7 +1329,7 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.typed_value.type"], range)
   val = range:le_uint()
   v.type = val
-  if VS_ValueType[val] == nil then item:add_proto_expert_info(E.unknown, string.format("type %d is not named by the schema", val)) end
+  if VS_ValueType[val] == nil then item:add_proto_expert_info(E.unknown, fmt("type %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.type
@@ -1551,7 +1562,7 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
+    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -1588,7 +1599,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- message
   n = v.message_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
   if n == 0 then item:set_text("Message: <empty>") end
   offset = offset + n
@@ -1602,7 +1613,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   -- values
   v.values = {}
   n = v.value_count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
   local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
@@ -1638,7 +1649,7 @@ local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.reliable_ack.result"], range)
   val = range:le_uint()
   v.result = val
-  if VS_AckResult[val] == nil then item:add_proto_expert_info(E.unknown, string.format("result %d is not named by the schema", val)) end
+  if VS_AckResult[val] == nil then item:add_proto_expert_info(E.unknown, fmt("result %d is not named by the schema", val)) end
   offset = offset + 1
   return offset, v
 end
@@ -1897,7 +1908,7 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
+    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -1928,12 +1939,12 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   saved_values[1] = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link_id)
   if LISTS[1] == nil then
-    tree:add_proto_expert_info(E.no_state, string.format("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
+    tree:add_proto_expert_info(E.no_state, fmt("values: no link_types list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link_id)))
     known_values = false
   end
   if known_values then
     n = v.value_count
-    if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+    if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
     local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
@@ -1969,7 +1980,7 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- links
   n = v.link_count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("links: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("links: impossible count %d", n)) return nil end
   local arr_links, arr_start_links, count_links = tree:add(tvb(offset, 0), "Links"), offset, 0
   for _ = 1, n do
     count_links = count_links + 1
@@ -2037,7 +2048,7 @@ local function join_0(pinfo, tree, v)
   end
   local whole = frame_joins_0[pinfo.number]
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, string.format("LongReliableMessage joined from %d parts", whole.count))
+  tree:add_proto_expert_info(E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
   local sub
   if #whole.s1 > 0 then
@@ -2095,7 +2106,7 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   -- values
   v.values = {}
   n = v.value_count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
   local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: TypedValue")
@@ -2164,7 +2175,7 @@ local function join_1(pinfo, tree, v)
   end
   local whole = frame_joins_1[pinfo.number]
   if whole == nil then return end
-  tree:add_proto_expert_info(E.joined, string.format("LongLinkState joined from %d parts", whole.count))
+  tree:add_proto_expert_info(E.joined, fmt("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
   local sub, nxt, val
   if #whole.s1 > 0 then
@@ -2177,7 +2188,7 @@ local function join_1(pinfo, tree, v)
     sub = tree:add(wtvb(), string.format("Joined values_chunk: LinkValues (%d bytes)", wtvb:len()))
     nxt, val = dissect_LinkValues(wtvb, pinfo, sub, 0, wtvb:len())
     if nxt ~= nil then
-      if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
+      if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the joined values_chunk", wtvb:len() - nxt)) end
       -- Remember the link_types announced for this link_id.
       do
         local list = {}
@@ -2226,7 +2237,7 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- message_chunk
   n = v.message_chunk_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
   if n == 0 then item:set_text("Message chunk: <empty>") end
   v.message_chunk = n -- bytes are kept as their length
@@ -2256,7 +2267,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["dnp.code"], range)
   val = range:le_uint()
   v.code = val
-  if VS_CommandCode[val] == nil then item:add_proto_expert_info(E.unknown, string.format("code %d is not named by the schema", val)) end
+  if VS_CommandCode[val] == nil then item:add_proto_expert_info(E.unknown, fmt("code %d is not named by the schema", val)) end
   offset = offset + 1
   -- body
   local tag_body = v.code
@@ -2355,7 +2366,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Drag[en]gine Network Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_CommandCode, v.code, "Unknown (0x%02x)")
 end

@@ -89,10 +89,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -190,7 +201,7 @@ local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["dungeon.inventory.items.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
   local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
     sub = arr_items:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Items: Item")
@@ -227,13 +238,13 @@ local function dissect_message(tvb, pinfo, root)
     name = "Inventory"
     offset = dissect_Inventory(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, string.format("message id %s is not named by the schema", tostring(id)))
+    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Dungeon (a game on DNP): unknown message " .. tostring(id)
   end
   root:append_text(": " .. name)
   if offset == nil then return name .. " [malformed]" end
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", limit - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
   return name
 end

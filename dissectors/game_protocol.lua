@@ -334,17 +334,28 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -592,7 +603,7 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 0))
   v.kind = val
   offset = offset + 1
-  if VS_ObjectKind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_ObjectKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   -- breakable
   if limit - offset < 1 then return truncated_bits(tree, tvb, offset, "breakable", 1, limit - offset) end
   val = read_bits(tvb, offset, 1) == 1
@@ -714,7 +725,7 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body ~= 2 then
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -801,7 +812,7 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -891,7 +902,7 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   elseif tag_body ~= 1 then
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -942,7 +953,7 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -963,7 +974,7 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   -- body
   local tag_body = v.variant
   if not (tag_body == 0 or tag_body == 1) then
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -1072,7 +1083,7 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -1105,7 +1116,7 @@ local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -1165,7 +1176,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, string.format(
+  root:add_proto_expert_info(E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -1181,14 +1192,14 @@ local function reassemble(tvb, pinfo, root, v)
       -- Room for a new payload: the ones waiting too long go first, then the oldest.
       local oldest = bounded_oldest(pieces)
       while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
         oldest = bounded_oldest(pieces)
       end
       if pieces.count >= MAX_PENDING then
-        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
       end
       if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
           function(other) return other.conv ~= conv end)
       end
       st = { parts = {}, first = pinfo.number, conv = conv }
@@ -1202,7 +1213,7 @@ local function reassemble(tvb, pinfo, root, v)
     elseif earlier ~= piece then
       -- A retransmission repeats a piece; different bytes under the same index are reported
       -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, string.format(
+      root:add_proto_expert_info(E.reassembly, fmt(
         "piece %d again, with different bytes: the first one is kept", index))
     end
     if has_bit(v.flags, 4) then st.count = index + 1 end
@@ -1236,7 +1247,7 @@ local function reassemble(tvb, pinfo, root, v)
   end
   if nxt == nil then return " [" .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [" .. name .. "]"
 end
@@ -1259,7 +1270,7 @@ local function dissect_message(tvb, pinfo, root)
     local offset = entry[1](tvb, pinfo, root, 0, tvb:len())
     if offset == nil then return entry[2] .. " [malformed]" end
     if offset < tvb:len() then
-      root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", tvb:len() - offset))
+      root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
     end
     return entry[2]
   end
@@ -1270,7 +1281,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Game Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return flag_names(v.flags, FN_PacketFlags, "") .. " chunk=" .. int_text(v.chunk) .. " seq=" .. int_text(v.sequence) .. whole

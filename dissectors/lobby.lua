@@ -93,10 +93,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -145,7 +156,7 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- text
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["lobby.greeting.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
@@ -191,7 +202,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- rooms
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("rooms: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("rooms: impossible count %d", n)) return nil end
   local arr_rooms, arr_start_rooms, count_rooms = tree:add(tvb(offset, 0), "Rooms"), offset, n
   for _ = 1, n do
     sub = arr_rooms:add(tvb(offset, limit - offset < 6 and limit - offset or 6), "Rooms: Room")
@@ -213,7 +224,7 @@ local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- ready: Per player, 8 per byte.
   n = v.ready_count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("ready: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("ready: impossible count %d", n)) return nil end
   local packed = floor((n + 7) / 8)
   if limit - offset < packed then return truncated(tree, tvb, offset, "ready", packed, limit - offset) end
   local arr_ready = tree:add(tvb(offset, packed), string.format("Ready (%d)", n))
@@ -243,13 +254,13 @@ local function dissect_message(tvb, pinfo, root)
     name = "RoomList"
     offset = dissect_RoomList(tvb, pinfo, root, first, limit)
   else
-    root:add_proto_expert_info(E.unknown, string.format("message id %s is not named by the schema", tostring(id)))
+    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "Lobby (a game on Riptide 2.0): unknown message " .. tostring(id)
   end
   root:append_text(": " .. name)
   if offset == nil then return name .. " [malformed]" end
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", limit - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
   return name
 end

@@ -165,15 +165,26 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -347,7 +358,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["riptide_2_0.reject.reason"], range)
   val = range:le_uint()
   v.reason = val
-  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
+  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, with reason Custom.
   n = limit - offset
@@ -401,7 +412,7 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
+    tree:add_proto_expert_info(E.invalid, fmt("form: no case for tag %d", tag_form))
     return nil
   end
   return offset
@@ -418,7 +429,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["riptide_2_0.server_disconnect.reason"], range)
   val = range:le_uint()
   v.reason = val
-  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
+  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
   n = limit - offset
@@ -498,7 +509,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["riptide_2_0.header"], range)
   val = range:le_uint()
   v.header = val
-  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("header %d is not named by the schema", val)) end
+  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("header %d is not named by the schema", val)) end
   offset = offset + 1
   -- body: The layout of this kind of message.
   local tag_body = v.header
@@ -587,7 +598,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Riptide 2.0 [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
 end
@@ -636,7 +647,7 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   local item = root:add_le(F["riptide_2_0.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint()
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, string.format(
+    item:add_proto_expert_info(E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 2))
     tcp_infos[#tcp_infos + 1] = "Riptide 2.0 [framing lost]"
@@ -689,7 +700,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -701,11 +712,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end

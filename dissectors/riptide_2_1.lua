@@ -261,15 +261,26 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -436,7 +447,7 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
+  if VS_RejectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
   -- custom: Application data, with reason Custom.
   item = tree:add(F["riptide_2_1.reject.custom"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Custom", tvb, offset, limit)
@@ -496,7 +507,7 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("form: no case for tag %d", tag_form))
+    tree:add_proto_expert_info(E.invalid, fmt("form: no case for tag %d", tag_form))
     return nil
   end
   return offset
@@ -514,7 +525,7 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 7)) end
   v.reason = val
   offset = offset + 8
-  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, string.format("reason %d is not named by the schema", val)) end
+  if VS_DisconnectReason[val] == nil then item:add_proto_expert_info(E.unknown, fmt("reason %d is not named by the schema", val)) end
   if (v.reason == 80) then item:add_proto_expert_info(E.quirk, "Riptide 2.1 library bug: a stopping server sends the raw bytes 05 05, which read as reason 80; it means ServerStopped") end
   -- custom: Application data, when Kicked with data (and the padding).
   item = tree:add(F["riptide_2_1.server_disconnect.custom"], bit_range(tvb, offset, limit - offset))
@@ -626,7 +637,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item:append_text(string.format(" [bits %d-%d]", offset, offset + 3))
   v.header = val
   offset = offset + 4
-  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.invalid, string.format("header %d is not allowed", val)) end
+  if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.invalid, fmt("header %d is not allowed", val)) end
   -- body: The layout of this kind of message.
   local tag_body = v.header
   if tag_body == 0 then
@@ -696,7 +707,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -711,7 +722,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return "Riptide 2.1 [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and read_bits(tvb, offset, size - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
   return enum_name(VS_HeaderKind, v.header, "Unknown (0x%02x)")
 end
@@ -760,7 +771,7 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   local item = root:add_le(F["riptide_2_1.frame_length"], tvb(0, 4))
   local n = tvb(0, 4):le_int()
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, string.format(
+    item:add_proto_expert_info(E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 4))
     tcp_infos[#tcp_infos + 1] = "Riptide 2.1 [framing lost]"
@@ -813,7 +824,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -825,11 +836,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end

@@ -316,10 +316,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -378,7 +389,7 @@ local function flag_names(v, names, gap)
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 
 -- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
@@ -476,11 +487,11 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   v.username_len = val
   offset = offset + 1
   if v.username_len > 32 then
-    item:add_proto_expert_info(E.too_large, string.format("username_len: %d is above the maximum 32", v.username_len))
+    item:add_proto_expert_info(E.too_large, fmt("username_len: %d is above the maximum 32", v.username_len))
   end
   -- username: The player's name.
   n = v.username_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["rtype.req_login.username"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "username: not valid UTF-8") end
   offset = offset + n
@@ -589,7 +600,7 @@ local function verify_Packet_checksum(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
     item:add(F["rtype.checksum.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad checksum: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -612,7 +623,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xD1CE then
-    item:add_proto_expert_info(E.bad_const, string.format("magic: expected 0x%x, found 0x%x", 53710, v.magic))
+    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 53710, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
@@ -620,7 +631,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["rtype.command"], range)
   val = range:le_uint()
   v.command = val
-  if VS_Command[val] == nil then item:add_proto_expert_info(E.unknown, string.format("command %d is not named by the schema", val)) end
+  if VS_Command[val] == nil then item:add_proto_expert_info(E.unknown, fmt("command %d is not named by the schema", val)) end
   offset = offset + 1
   -- flags: Packet behaviour.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
@@ -684,7 +695,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
     item = tree:add(F["rtype.payload"], tvb(offset, n))
@@ -696,33 +707,33 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 2 then
       sub = tree:add(tvb(offset, n), "Payload: ResLogin")
       nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 3 then
       sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
       nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 16 then
       sub = tree:add(tvb(offset, n), "Payload: CInput")
       nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 17 then
       sub = tree:add(tvb(offset, n), "Payload: SEntityState")
       nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     elseif tag_payload == 255 then
-      if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+      if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
     else
       item = tree:add(F["rtype.payload"], tvb(offset, n))
       if n == 0 then item:set_text("Payload: <empty>") end
@@ -745,30 +756,30 @@ local function dissect_whole(tvb, pinfo, tree, v)
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
     nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqLogin; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ReqLogin; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 2 then
     sub = tree:add(tvb(offset, n), "Payload: ResLogin")
     nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ResLogin; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ResLogin; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 3 then
     sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
     nxt = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a ReqJoinRoom; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ReqJoinRoom; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 16 then
     sub = tree:add(tvb(offset, n), "Payload: CInput")
     nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a CInput; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a CInput; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 17 then
     sub = tree:add(tvb(offset, n), "Payload: SEntityState")
     nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a SEntityState; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a SEntityState; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
-    if n > 0 then tree:add_proto_expert_info(E.length, string.format("payload: %d bytes where none were expected", n)) end
+    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
   else
     item = tree:add(F["rtype.payload"], tvb(offset, n))
     if n == 0 then item:set_text("Payload: <empty>") end
@@ -802,7 +813,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, string.format(
+  root:add_proto_expert_info(E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -818,14 +829,14 @@ local function reassemble(tvb, pinfo, root, v)
       -- Room for a new payload: the ones waiting too long go first, then the oldest.
       local oldest = bounded_oldest(pieces)
       while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
         oldest = bounded_oldest(pieces)
       end
       if pieces.count >= MAX_PENDING then
-        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
       end
       if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
           function(other) return other.conv ~= conv end)
       end
       st = { parts = {}, first = pinfo.number, conv = conv }
@@ -839,11 +850,11 @@ local function reassemble(tvb, pinfo, root, v)
     elseif earlier ~= piece then
       -- A retransmission repeats a piece; different bytes under the same index are reported
       -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, string.format(
+      root:add_proto_expert_info(E.reassembly, fmt(
         "piece %d again, with different bytes: the first one is kept", index))
     end
-    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("piece %d of %d is out of range", index, v.fragment_count)) end
+    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
     st.count = v.fragment_count
     if st.count ~= nil then
       local list = {}
@@ -868,7 +879,7 @@ local function reassemble(tvb, pinfo, root, v)
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 end
@@ -891,7 +902,7 @@ local function dissect_message(tvb, pinfo, root)
     return "R-Type Protocol [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. int_text(v.sequence) .. " ack=" .. int_text(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole

@@ -172,10 +172,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -216,8 +227,8 @@ end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 {%- endif %}
@@ -277,7 +288,7 @@ local function flag_names(v, names, gap)
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 {%- include "lua/conversations.lua" %}
 {%- if has_joins %}
@@ -388,7 +399,7 @@ local function dissect_message(tvb, pinfo, root)
     offset = dissect_{{ t }}(tvb, pinfo, root, first, limit)
 {%- endfor %}
   else
-    root:add_proto_expert_info(E.unknown, string.format("message id %s is not named by the schema", tostring(id)))
+    root:add_proto_expert_info(E.unknown, fmt("message id %s is not named by the schema", tostring(id)))
     return "{{ title }}: unknown message " .. tostring(id)
   end
   root:append_text(": " .. name)
@@ -396,11 +407,11 @@ local function dissect_message(tvb, pinfo, root)
 {%- if a.bits %}
   -- Only the zero padding of the last byte may follow.
   if limit - offset >= 8 or (limit > offset and {{ a.bit_reader }}(tvb, offset, limit - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", limit - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", limit - offset))
   end
 {%- else %}
   if offset < limit then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", limit - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", limit - offset))
   end
 {%- endif %}
   return name
@@ -417,7 +428,7 @@ local function dissect_message(tvb, pinfo, root)
     local offset = entry[1](tvb, pinfo, root, 0, tvb:len())
     if offset == nil then return entry[2] .. " [malformed]" end
     if offset < tvb:len() then
-      root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", tvb:len() - offset))
+      root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", tvb:len() - offset))
     end
     return entry[2]
   end
@@ -428,7 +439,7 @@ local function dissect_message(tvb, pinfo, root)
   if offset == nil then return "{{ title }} [malformed]" end
   -- Only the zero padding of the last byte may follow.
   if size - offset >= 8 or (size > offset and {{ root_bit_reader }}(tvb, offset, size - offset) ~= 0) then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bits after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bits after the message", size - offset))
   end
 {%- else %}
   local size = tvb:len()
@@ -443,7 +454,7 @@ local function dissect_message(tvb, pinfo, root)
     return "{{ title }} [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
 {%- endif %}
 {%- if reassembly.is_some() %}

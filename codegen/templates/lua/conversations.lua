@@ -110,7 +110,7 @@ local function state_set(pinfo, tree, t, key, list)
   bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
   if state_lists.count > MAX_KEYS then
     local evicted = bounded_evict(state_lists)
-    tree:add_proto_expert_info(E.evicted, string.format(
+    tree:add_proto_expert_info(E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
 end

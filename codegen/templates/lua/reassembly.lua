@@ -25,7 +25,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, string.format(
+  root:add_proto_expert_info(E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -41,14 +41,14 @@ local function reassemble(tvb, pinfo, root, v)
       -- Room for a new payload: the ones waiting too long go first, then the oldest.
       local oldest = bounded_oldest(pieces)
       while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
         oldest = bounded_oldest(pieces)
       end
       if pieces.count >= MAX_PENDING then
-        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
       end
       if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
           function(other) return other.conv ~= conv end)
       end
       st = { parts = {}, first = pinfo.number, conv = conv }
@@ -62,7 +62,7 @@ local function reassemble(tvb, pinfo, root, v)
     elseif earlier ~= piece then
       -- A retransmission repeats a piece; different bytes under the same index are reported
       -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, string.format(
+      root:add_proto_expert_info(E.reassembly, fmt(
         "piece %d again, with different bytes: the first one is kept", index))
     end
     {{ r.count }}
@@ -90,7 +90,7 @@ local function reassemble(tvb, pinfo, root, v)
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 {%- else %}
@@ -109,7 +109,7 @@ local function reassemble(tvb, pinfo, root, v)
   end
   if nxt == nil then return " [" .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [" .. name .. "]"
 {%- endif %}

@@ -31,7 +31,7 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   local item = root:{{ f.add }}(F["{{ name }}.frame_length"], tvb(0, {{ f.size }}))
   local n = tvb(0, {{ f.size }}):{{ f.read }}
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, string.format(
+    item:add_proto_expert_info(E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - {{ f.size }}))
     tcp_infos[#tcp_infos + 1] = "{{ title }} [framing lost]"
@@ -84,7 +84,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -96,11 +96,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end

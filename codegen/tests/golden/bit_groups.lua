@@ -112,10 +112,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -131,7 +142,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- kind
   val = group_control % 16
   item = group_control_item:add(F["bit_groups.kind"], tvb(offset, 2))
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   v.kind = val
   -- length: Bytes of payload.
   val = floor(group_control / 16) % 4096
@@ -171,7 +182,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   v.count = val
   offset = offset + 4
   if v.count > 1000000 then
-    item:add_proto_expert_info(E.invalid, string.format("count: %s is not one the schema allows", tostring(v.count)))
+    item:add_proto_expert_info(E.invalid, fmt("count: %s is not one the schema allows", tostring(v.count)))
   end
   -- extra
   if v.has_extra then
@@ -181,7 +192,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   end
   -- payload
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["bit_groups.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n
@@ -198,7 +209,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Bit groups [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Bit groups"
 end

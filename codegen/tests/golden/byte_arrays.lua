@@ -153,10 +153,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -260,7 +271,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- players
   n = v.players_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
   local arr_players, count_players, outer_limit_players = tree:add(tvb(offset, n), "Players"), 0, limit
   limit = offset + n
   while offset < limit do
@@ -304,7 +315,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["byte_arrays.entries.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("entries: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entries: impossible count %d", n)) return nil end
   local arr_entries, arr_start_entries, count_entries = tree:add(tvb(offset, 0), "Entries"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_entries, tvb, offset, "entries length", 2, limit - offset) end
@@ -315,7 +326,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     sub = arr_entries:add(tvb(offset, n), "Entries: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("entries: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("entries: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
   arr_entries:set_len(offset - arr_start_entries)
@@ -328,19 +339,19 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   v.cell_size = val
   offset = offset + 1
   if v.cell_size ~= 4 then
-    item:add_proto_expert_info(E.invalid, string.format("cell_size: %s is not one the schema allows", tostring(v.cell_size)))
+    item:add_proto_expert_info(E.invalid, fmt("cell_size: %s is not one the schema allows", tostring(v.cell_size)))
   end
   -- cells
   n = 2
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("cells: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("cells: impossible count %d", n)) return nil end
   local arr_cells, arr_start_cells, count_cells = tree:add(tvb(offset, 0), "Cells"), offset, n
   for _ = 1, n do
     n = v.cell_size
-    if n < 0 or limit - offset < n then arr_cells:add_proto_expert_info(E.length, string.format("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
+    if n < 0 or limit - offset < n then arr_cells:add_proto_expert_info(E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
     sub = arr_cells:add(tvb(offset, n), "Cells: Cell")
     nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("cells: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("cells: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
   arr_cells:set_len(offset - arr_start_cells)
@@ -354,7 +365,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   sub = tree:add(tvb(offset, n), "Origin: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("origin: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("origin: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- home: A varint size prefix: written after the value, moved before it
   if limit - offset < 1 then return truncated(tree, tvb, offset, "home length", 1, limit - offset) end
@@ -370,7 +381,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   sub = tree:add(tvb(offset, n), "Home: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("home: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("home: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- notes
   local arr_notes, count_notes = tree:add(tvb(offset, limit - offset), "Notes"), 0
@@ -387,7 +398,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     sub = arr_notes:add(tvb(offset, n), "Notes: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("notes: %d bytes left unread", offset + n - nxt)) end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("notes: %d bytes left unread", offset + n - nxt)) end
     offset = offset + n
   end
   arr_notes:append_text(string.format(" (%d)", count_notes))
@@ -404,7 +415,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Byte-sized arrays [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Byte-sized arrays"
 end

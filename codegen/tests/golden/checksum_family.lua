@@ -218,10 +218,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -266,7 +277,7 @@ local function verify_Sums_total(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
     item:add(F["checksum_family.sums.total.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad total: stored 0x%04x, computed 0x%04x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad total: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -281,7 +292,7 @@ local function verify_Sums_wide(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
     item:add(F["checksum_family.sums.wide.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad wide: stored 0x%08x, computed 0x%08x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad wide: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -296,7 +307,7 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%02x]", computed))
     item:add(F["checksum_family.sums.parity.status"], tvb(at, 1), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad parity: stored 0x%02x, computed 0x%02x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad parity: stored 0x%02x, computed 0x%02x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -357,7 +368,7 @@ local function verify_Words_short(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
     item:add(F["checksum_family.words.short.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad short: stored 0x%04x, computed 0x%04x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad short: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -372,7 +383,7 @@ local function verify_Words_long(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
     item:add(F["checksum_family.words.long.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad long: stored 0x%08x, computed 0x%08x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad long: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -389,7 +400,7 @@ local function dissect_Words(tvb, pinfo, tree, offset, limit)
   tree:add(F["checksum_family.words.values.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
   local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_values, tvb, offset, "values", 2, limit - offset) end
@@ -426,7 +437,7 @@ local function verify_Frame_header_sum(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%02x]", computed))
     item:add(F["checksum_family.header_sum.status"], tvb(at, 1), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad header_sum: stored 0x%02x, computed 0x%02x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad header_sum: stored 0x%02x, computed 0x%02x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -443,7 +454,7 @@ local function verify_Frame_body_check(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%04x]", computed))
     item:add(F["checksum_family.body_check.status"], tvb(at, 2), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad body_check: stored 0x%04x, computed 0x%04x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad body_check: stored 0x%04x, computed 0x%04x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -460,7 +471,7 @@ local function verify_Frame_adler(tvb, start, stop, at, item)
   else
     item:append_text(string.format(" [incorrect, should be 0x%08x]", computed))
     item:add(F["checksum_family.adler.status"], tvb(at, 4), 0):set_generated()
-    item:add_proto_expert_info(E.bad_checksum, string.format("Bad adler: stored 0x%08x, computed 0x%08x", stored, computed))
+    item:add_proto_expert_info(E.bad_checksum, fmt("Bad adler: stored 0x%08x, computed 0x%08x", stored, computed))
     BAD_CHECKSUM = true
   end
 end
@@ -513,18 +524,18 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   start_body = offset
   -- body
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
   local tag_body = v.kind
   if tag_body == 1 then
     sub = tree:add(tvb(offset, n), "Body: Sums")
     nxt = dissect_Sums(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Sums; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   elseif tag_body == 2 then
     sub = tree:add(tvb(offset, n), "Body: Words")
     nxt = dissect_Words(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Words; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["checksum_family.body"], tvb(offset, n))
     if n == 0 then item:set_text("Body: <empty>") end
@@ -556,7 +567,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Checksum family [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Checksum family"
 end

@@ -134,10 +134,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.compressed }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -237,7 +248,7 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- entities
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("entities: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("entities: impossible count %d", n)) return nil end
   local arr_entities, arr_start_entities, count_entities = tree:add(tvb(offset, 0), "Entities"), offset, n
   for _ = 1, n do
     sub = arr_entities:add(tvb(offset, 0), "Entities: Entity")
@@ -291,21 +302,21 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- world
   n = v.world_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
   sub = tree:add(tvb(offset, n), string.format("World: World (zlib, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "World (zlib-decompressed)", "zlib") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, string.format("world: the %d bytes are not valid zlib data", n))
+      sub:add_proto_expert_info(E.compressed, fmt("world: the %d bytes are not valid zlib data", n))
       return nil
     end
     if plain:len() > 1048576 then
-      sub:add_proto_expert_info(E.compressed, string.format("world: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
+      sub:add_proto_expert_info(E.compressed, fmt("world: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
     nxt = dissect_World(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format("world: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("world: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   -- chat
@@ -321,16 +332,16 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Chat (deflate-decompressed)", "deflate") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, string.format("chat: the %d bytes are not valid deflate data", n))
+      sub:add_proto_expert_info(E.compressed, fmt("chat: the %d bytes are not valid deflate data", n))
       return nil
     end
     if plain:len() > 4096 then
-      sub:add_proto_expert_info(E.compressed, string.format("chat: decompresses to %d bytes, more than the 4096 allowed", plain:len()))
+      sub:add_proto_expert_info(E.compressed, fmt("chat: decompresses to %d bytes, more than the 4096 allowed", plain:len()))
       return nil
     end
     nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format("chat: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("chat: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   -- extra
@@ -340,16 +351,16 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Extra (gzip-decompressed)", "gzip") or nil
     if plain == nil then
-      sub:add_proto_expert_info(E.compressed, string.format("extra: the %d bytes are not valid gzip data", n))
+      sub:add_proto_expert_info(E.compressed, fmt("extra: the %d bytes are not valid gzip data", n))
       return nil
     end
     if plain:len() > 1048576 then
-      sub:add_proto_expert_info(E.compressed, string.format("extra: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
+      sub:add_proto_expert_info(E.compressed, fmt("extra: decompresses to %d bytes, more than the 1048576 allowed", plain:len()))
       return nil
     end
     nxt = dissect_Chat(plain, pinfo, sub, 0, plain:len())
     if nxt == nil then return nil end
-    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format("extra: %d decompressed bytes left unread", plain:len() - nxt)) end
+    if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt("extra: %d decompressed bytes left unread", plain:len() - nxt)) end
   end
   offset = offset + n
   return offset, v
@@ -365,7 +376,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Compression [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Compression"
 end

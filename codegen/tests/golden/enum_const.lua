@@ -83,10 +83,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -101,10 +112,10 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["enum_const.kind"], range)
   val = range:le_uint()
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   if v.kind ~= 0x1 then
-    item:add_proto_expert_info(E.bad_const, string.format("kind: expected 0x%x, found 0x%x", 1, v.kind))
+    item:add_proto_expert_info(E.bad_const, fmt("kind: expected 0x%x, found 0x%x", 1, v.kind))
   end
   -- version
   if limit - offset < 2 then return truncated(tree, tvb, offset, "version", 2, limit - offset) end
@@ -112,10 +123,10 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["enum_const.version"], range)
   val = range:le_uint()
   v.version = val
-  if VS_Version[val] == nil then item:add_proto_expert_info(E.unknown, string.format("version %d is not named by the schema", val)) end
+  if VS_Version[val] == nil then item:add_proto_expert_info(E.unknown, fmt("version %d is not named by the schema", val)) end
   offset = offset + 2
   if v.version ~= 0x2 then
-    item:add_proto_expert_info(E.bad_const, string.format("version: expected 0x%x, found 0x%x", 2, v.version))
+    item:add_proto_expert_info(E.bad_const, fmt("version: expected 0x%x, found 0x%x", 2, v.version))
   end
   -- extra
   if (v.version == 2) then
@@ -136,7 +147,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enum constants [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Enum constants"
 end

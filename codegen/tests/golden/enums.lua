@@ -81,15 +81,26 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 local function enum_name(vs, v, unknown)
-  return vs[v] or string.format(unknown, v)
+  return vs[v] or fmt(unknown, v)
 end
 
 -- The root's values as far as they were read (the Info column of a malformed message).
@@ -107,7 +118,7 @@ local function dissect_Both(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["enums.open"], range)
   val = range:le_uint()
   v.open = val
-  if VS_Open[val] == nil then item:add_proto_expert_info(E.unknown, string.format("open %d is not named by the schema", val)) end
+  if VS_Open[val] == nil then item:add_proto_expert_info(E.unknown, fmt("open %d is not named by the schema", val)) end
   offset = offset + 1
   -- closed
   if limit - offset < 2 then return truncated(tree, tvb, offset, "closed", 2, limit - offset) end
@@ -115,7 +126,7 @@ local function dissect_Both(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["enums.closed"], range)
   val = range:le_uint()
   v.closed = val
-  if VS_Closed[val] == nil then item:add_proto_expert_info(E.invalid, string.format("closed %d is not allowed", val)) end
+  if VS_Closed[val] == nil then item:add_proto_expert_info(E.invalid, fmt("closed %d is not allowed", val)) end
   offset = offset + 2
   return offset, v
 end
@@ -131,7 +142,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Enums [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return enum_name(VS_Open, v.open, "Unknown (0x%02x)")
 end

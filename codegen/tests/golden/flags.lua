@@ -84,10 +84,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -124,7 +135,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Flags [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Flags"
 end

@@ -85,10 +85,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -105,7 +116,7 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xCAFE then
-    item:add_proto_expert_info(E.bad_const, string.format("magic: expected 0x%x, found 0x%x", 51966, v.magic))
+    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 51966, v.magic))
   end
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
@@ -143,7 +154,7 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
   v.h = val
   offset = offset + 1
   if v.h > 9 then
-    item:add_proto_expert_info(E.too_large, string.format("h: %d is above the maximum 9", v.h))
+    item:add_proto_expert_info(E.too_large, fmt("h: %d is above the maximum 9", v.h))
   end
   return offset, v
 end
@@ -158,7 +169,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Integers [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Integers"
 end

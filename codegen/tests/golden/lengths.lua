@@ -91,10 +91,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -181,7 +192,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- items
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("items: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("items: impossible count %d", n)) return nil end
   local arr_items, arr_start_items, count_items = tree:add(tvb(offset, 0), "Items"), offset, n
   for _ = 1, n do
     sub = arr_items:add(tvb(offset, limit - offset < 2 and limit - offset or 2), "Items: Item")
@@ -196,7 +207,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   tree:add(F["lengths.words.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("words: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("words: impossible count %d", n)) return nil end
   local arr_words, arr_start_words, count_words = tree:add(tvb(offset, 0), "Words"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_words, tvb, offset, "words", 2, limit - offset) end
@@ -214,11 +225,11 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- inner
   n = v.inner_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
   sub = tree:add(tvb(offset, n), "Inner: Item")
   nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- rest
   local arr_rest, count_rest = tree:add(tvb(offset, limit - offset), "Rest"), 0
@@ -242,7 +253,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Lengths [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Lengths"
 end

@@ -159,17 +159,28 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
 -- Reports that `field` needs `need` bits where only `have` remain; ends this branch.
 local function truncated_bits(tree, tvb, pos, field, need, have)
-  local item = tree:add(tvb(floor(pos / 8), 0), string.format("[%s: needs %d bits, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
+  local item = tree:add(tvb(floor(pos / 8), 0), fmt("[%s: needs %d bits, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated at bit %d: needs %d bits, %d available", field, pos, need, have))
   return nil
 end
 
@@ -266,7 +277,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["announced.kind"], range)
   val = range:le_uint()
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- opts: Bits the user sets (URGENT) and bits the encoder sets.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "opts", 1, limit - offset) end
@@ -293,7 +304,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["announced.shape"], range)
   val = range:le_uint()
   v.shape = val
-  if VS_Shape[val] == nil then item:add_proto_expert_info(E.unknown, string.format("shape %d is not named by the schema", val)) end
+  if VS_Shape[val] == nil then item:add_proto_expert_info(E.unknown, fmt("shape %d is not named by the schema", val)) end
   offset = offset + 1
   -- mode
   if limit - offset < 1 then return truncated(tree, tvb, offset, "mode", 1, limit - offset) end
@@ -358,7 +369,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   elseif not (tag_body == 1 or tag_body == 3) then
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -374,7 +385,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Announced presence [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Announced presence"
 end

@@ -123,10 +123,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -297,7 +308,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- payload
   n = v.payload_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, string.format("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 1) then
     item = tree:add(F["reassembly.payload"], tvb(offset, n))
@@ -309,7 +320,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
       nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
       if nxt == nil then return nil end
       v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
     else
       item = tree:add(F["reassembly.payload"], tvb(offset, n))
       if n == 0 then item:set_text("Payload: <empty>") end
@@ -331,8 +342,8 @@ local function dissect_whole(tvb, pinfo, tree, v)
   if tag_payload == 1 then
     sub = tree:add(tvb(offset, n), "Payload: Hello")
     nxt = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes do not hold a Hello; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("payload: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a Hello; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["reassembly.payload"], tvb(offset, n))
     if n == 0 then item:set_text("Payload: <empty>") end
@@ -366,7 +377,7 @@ local function evict_piece(root, why, skip)
   conversation_released(st.conv)
   local held = 0
   for _ in pairs(st.parts) do held = held + 1 end
-  root:add_proto_expert_info(E.evicted, string.format(
+  root:add_proto_expert_info(E.evicted, fmt(
     "reassembly: the payload begun in frame %d (%d pieces held) is dropped %s; %d dropped so far",
     st.first, held, why, pieces.evicted))
 end
@@ -382,14 +393,14 @@ local function reassemble(tvb, pinfo, root, v)
       -- Room for a new payload: the ones waiting too long go first, then the oldest.
       local oldest = bounded_oldest(pieces)
       while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, string.format("after %d frames", MAX_AGE_FRAMES))
+        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
         oldest = bounded_oldest(pieces)
       end
       if pieces.count >= MAX_PENDING then
-        evict_piece(root, string.format("(%d payloads waiting)", MAX_PENDING))
+        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
       end
       if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, string.format("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
           function(other) return other.conv ~= conv end)
       end
       st = { parts = {}, first = pinfo.number, conv = conv }
@@ -403,11 +414,11 @@ local function reassemble(tvb, pinfo, root, v)
     elseif earlier ~= piece then
       -- A retransmission repeats a piece; different bytes under the same index are reported
       -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, string.format(
+      root:add_proto_expert_info(E.reassembly, fmt(
         "piece %d again, with different bytes: the first one is kept", index))
     end
-    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, string.format("piece %d of %d is out of range", index, v.fragment_count)) end
+    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
     st.count = v.fragment_count
     if st.count ~= nil then
       local list = {}
@@ -432,7 +443,7 @@ local function reassemble(tvb, pinfo, root, v)
   nxt = dissect_whole(wtvb, pinfo, sub, v)
   if nxt == nil then return " [reassembled " .. name .. ", malformed]" end
   if nxt < size then
-    sub:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the payload", size - nxt))
+    sub:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the payload", size - nxt))
   end
   return " [reassembled]"
 end
@@ -453,7 +464,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Reassembly [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
   return "Reassembly" .. whole

@@ -98,10 +98,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -146,7 +157,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- ids
   n = (v.last_index + 1)
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("ids: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("ids: impossible count %d", n)) return nil end
   local arr_ids, arr_start_ids, count_ids = tree:add(tvb(offset, 0), "Ids"), offset, n
   for _ = 1, n do
     if limit - offset < 2 then return truncated(arr_ids, tvb, offset, "ids", 2, limit - offset) end
@@ -168,7 +179,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   sub = tree:add(tvb(offset, n), "Block: Block")
   nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
-  if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("block: %d bytes left unread", offset + n - nxt)) end
+  if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("block: %d bytes left unread", offset + n - nxt)) end
   offset = offset + n
   -- free
   if limit - offset < 1 then return truncated(tree, tvb, offset, "free", 1, limit - offset) end
@@ -179,7 +190,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- slots
   n = (8 - v.free)
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("slots: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("slots: impossible count %d", n)) return nil end
   local arr_slots, arr_start_slots, count_slots = tree:add(tvb(offset, 0), "Slots"), offset, n
   for _ = 1, n do
     if limit - offset < 1 then return truncated(arr_slots, tvb, offset, "slots", 1, limit - offset) end
@@ -209,8 +220,8 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if tag_body == 1 then
     sub = tree:add(tvb(offset, n), "Body: Block")
     nxt = dissect_Block(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("body: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("body: %d bytes do not hold a Block; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("body: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["size_offsets.body"], tvb(offset, n))
     if n == 0 then item:set_text("Body: <empty>") end
@@ -233,7 +244,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Size offsets [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Size offsets"
 end

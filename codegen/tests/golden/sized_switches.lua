@@ -148,10 +148,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -239,8 +250,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if tag_inner == 1 then
     sub = tree:add(tvb(offset, n), "Inner: Inner")
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("inner: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("inner: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["sized_switches.inner"], tvb(offset, n))
     if n == 0 then item:set_text("Inner: <empty>") end
@@ -266,8 +277,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if tag_other == 1 then
     sub = tree:add(tvb(offset, n), "Other: Inner")
     nxt = dissect_Inner(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("other: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("other: %d bytes do not hold a Inner; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("other: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["sized_switches.other"], tvb(offset, n))
     if n == 0 then item:set_text("Other: <empty>") end
@@ -287,8 +298,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   if tag_fixed == 1 then
     sub = tree:add(tvb(offset, n), "Fixed: Pair")
     nxt = dissect_Pair(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, string.format("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format("fixed: %d bytes left unread", offset + n - nxt)) end
+    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("fixed: %d bytes do not hold a Pair; read on after them", n)) nxt = offset + n end
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("fixed: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["sized_switches.fixed"], tvb(offset, n))
     if n == 0 then item:set_text("Fixed: <empty>") end
@@ -307,7 +318,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Sized switches [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Sized switches"
 end

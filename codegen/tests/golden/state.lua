@@ -119,10 +119,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -231,7 +242,7 @@ local function state_set(pinfo, tree, t, key, list)
   bounded_set(state_lists, conv .. "|" .. t .. "|" .. tostring(key), list)
   if state_lists.count > MAX_KEYS then
     local evicted = bounded_evict(state_lists)
-    tree:add_proto_expert_info(E.evicted, string.format(
+    tree:add_proto_expert_info(E.evicted, fmt(
       "%d lists remembered: the oldest (%s) is forgotten; %d forgotten so far", MAX_KEYS, evicted, state_lists.evicted))
   end
 end
@@ -274,7 +285,7 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   item = tree:add_le(F["state.typed.kind"], range)
   val = range:le_uint()
   v.kind = val
-  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, string.format("kind %d is not named by the schema", val)) end
+  if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
   -- value
   local tag_value = v.kind
@@ -291,7 +302,7 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
+    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -319,7 +330,7 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   -- values
   v.values = {}
   n = v.count
-  if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+  if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
   local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, n
   for _ = 1, n do
     sub = arr_values:add(tvb(offset, 0), "Values: Typed")
@@ -368,7 +379,7 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("value: no case for tag %d", tag_value))
+    tree:add_proto_expert_info(E.invalid, fmt("value: no case for tag %d", tag_value))
     return nil
   end
   return offset, v
@@ -399,12 +410,12 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   saved_values[1] = LISTS[1]
   LISTS[1] = state_get(pinfo, 1, v.link)
   if LISTS[1] == nil then
-    tree:add_proto_expert_info(E.no_state, string.format("values: no kinds list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link)))
+    tree:add_proto_expert_info(E.no_state, fmt("values: no kinds list was announced for %s earlier in this direction; the rest is shown as bytes", tostring(v.link)))
     known_values = false
   end
   if known_values then
     n = v.count
-    if n < 0 then tree:add_proto_expert_info(E.length, string.format("values: impossible count %d", n)) return nil end
+    if n < 0 then tree:add_proto_expert_info(E.length, fmt("values: impossible count %d", n)) return nil end
     local arr_values, arr_start_values, count_values = tree:add(tvb(offset, 0), "Values"), offset, 0
     for _ = 1, n do
       count_values = count_values + 1
@@ -453,7 +464,7 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
     sub:set_len(nxt - offset)
     offset = nxt
   else
-    tree:add_proto_expert_info(E.invalid, string.format("body: no case for tag %d", tag_body))
+    tree:add_proto_expert_info(E.invalid, fmt("body: no case for tag %d", tag_body))
     return nil
   end
   return offset, v
@@ -475,7 +486,7 @@ local function dissect_message(tvb, pinfo, root)
     return "State [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "State"
 end

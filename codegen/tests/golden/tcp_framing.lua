@@ -90,10 +90,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -219,7 +230,7 @@ local function dissect_message(tvb, pinfo, root)
     return "TCP framing [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "TCP framing"
 end
@@ -268,7 +279,7 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   local item = root:add_le(F["tcp_framing.frame_length"], tvb(0, 2))
   local n = tvb(0, 2):le_uint()
   if impossible_length(n) then
-    item:add_proto_expert_info(E.length, string.format(
+    item:add_proto_expert_info(E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
       n, proto.prefs.max_tcp_message, tvb:len() - 2))
     tcp_infos[#tcp_infos + 1] = "TCP framing [framing lost]"
@@ -321,7 +332,7 @@ local function follow_tcp_stream(tvb, pinfo, tree)
       bounded_set(tcp_waiting, key, { frame = pinfo.number, have = have, missing = missing })
       if tcp_waiting.count > MAX_TCP_FOLLOWED then
         local _, old = bounded_evict(tcp_waiting)
-        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, string.format(
+        tree:add(proto, tvb()):add_proto_expert_info(E.evicted, fmt(
           "%d TCP streams wait for the rest of a message: the oldest (frame %d) is no longer followed, so its end is not checked",
           MAX_TCP_FOLLOWED, old.frame))
       end
@@ -333,11 +344,11 @@ local function follow_tcp_stream(tvb, pinfo, tree)
   -- (The FIN flag is looked up only for a segment that leaves a message incomplete.)
   local fin = missing > 0 and tcp_fin_f()
   if fin and fin.value then
-    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(pinfo.desegment_offset)):add_proto_expert_info(E.tcp, fmt(
       "the connection closes in the middle of a message: %d bytes of it here, %s never sent",
       tvb:len() - pinfo.desegment_offset, missing_text(missing)))
   elseif pinfo.visited and w and w.frame == pinfo.number then
-    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, string.format(
+    tree:add(proto, tvb(tvb:len() - w.have)):add_proto_expert_info(E.tcp, fmt(
       "the stream ends (connection closed or capture cut) in the middle of a message: %d bytes of it here, %s never arrived",
       w.have, missing_text(w.missing)))
   end

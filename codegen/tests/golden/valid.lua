@@ -75,10 +75,21 @@ local E = {
 }
 proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
 
+-- string.format for messages that show wire values: a %d or %x given a number Lua cannot
+-- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
+-- raising an error. Only a failed format pays for the fallback.
+local function fmt(pattern, ...)
+  local ok, text = pcall(string.format, pattern, ...)
+  if ok then return text end
+  local n, args = select("#", ...), { ... }
+  for i = 1, n do args[i] = tostring(args[i]) end
+  return string.format((pattern:gsub("%%[-0]?%d*[dx]", "%%s")), table.unpack(args, 1, n))
+end
+
 -- Reports that `field` needs `need` bytes where only `have` remain; ends this branch.
 local function truncated(tree, tvb, offset, field, need, have)
-  local item = tree:add(tvb(offset, 0), string.format("[%s: needs %d bytes, %d available]", field, need, have))
-  item:add_proto_expert_info(E.truncated, string.format("%s truncated: needs %d bytes, %d available", field, need, have))
+  local item = tree:add(tvb(offset, 0), fmt("[%s: needs %d bytes, %d available]", field, need, have))
+  item:add_proto_expert_info(E.truncated, fmt("%s truncated: needs %d bytes, %d available", field, need, have))
   return nil
 end
 
@@ -95,7 +106,7 @@ local function dissect_Settings(tvb, pinfo, tree, offset, limit)
   v.players = val
   offset = offset + 1
   if v.players < 1 or v.players > 8 then
-    item:add_proto_expert_info(E.invalid, string.format("players: %s is not one the schema allows", tostring(v.players)))
+    item:add_proto_expert_info(E.invalid, fmt("players: %s is not one the schema allows", tostring(v.players)))
   end
   -- tick_rate
   if limit - offset < 2 then return truncated(tree, tvb, offset, "tick_rate", 2, limit - offset) end
@@ -105,7 +116,7 @@ local function dissect_Settings(tvb, pinfo, tree, offset, limit)
   v.tick_rate = val
   offset = offset + 2
   if not (v.tick_rate == 20 or v.tick_rate == 30 or v.tick_rate == 60 or v.tick_rate == 128) then
-    item:add_proto_expert_info(E.invalid, string.format("tick_rate: %s is not one the schema allows", tostring(v.tick_rate)))
+    item:add_proto_expert_info(E.invalid, fmt("tick_rate: %s is not one the schema allows", tostring(v.tick_rate)))
   end
   -- offset
   if limit - offset < 2 then return truncated(tree, tvb, offset, "offset", 2, limit - offset) end
@@ -115,7 +126,7 @@ local function dissect_Settings(tvb, pinfo, tree, offset, limit)
   v.offset = val
   offset = offset + 2
   if v.offset < -100 then
-    item:add_proto_expert_info(E.invalid, string.format("offset: %s is not one the schema allows", tostring(v.offset)))
+    item:add_proto_expert_info(E.invalid, fmt("offset: %s is not one the schema allows", tostring(v.offset)))
   end
   -- bonus
   if (v.players > 4) then
@@ -126,7 +137,7 @@ local function dissect_Settings(tvb, pinfo, tree, offset, limit)
     v.bonus = val
     offset = offset + 1
     if not (v.bonus == 1 or v.bonus == 2 or v.bonus == 4) then
-      item:add_proto_expert_info(E.invalid, string.format("bonus: %s is not one the schema allows", tostring(v.bonus)))
+      item:add_proto_expert_info(E.invalid, fmt("bonus: %s is not one the schema allows", tostring(v.bonus)))
     end
   end
   return offset, v
@@ -142,7 +153,7 @@ local function dissect_message(tvb, pinfo, root)
     return "Valid values [malformed]"
   end
   if offset < size then
-    root:add_proto_expert_info(E.trailing, string.format("%d unexpected bytes after the message", size - offset))
+    root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   return "Valid values"
 end

@@ -309,7 +309,7 @@ impl<'p> Gen<'p> {
                     CaseBody::Empty => {}
                 };
                 let no_case = |c: &mut Code| {
-                    c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+                    c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
                     c.line("return nil");
                 };
                 case_chain(c, u, &name, &body, &no_case);

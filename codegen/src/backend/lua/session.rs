@@ -53,7 +53,7 @@ impl<'p> Gen<'p> {
             c.line(format!("LISTS[{n}] = state_get(pinfo, {n}, {k})"));
             c.open(format!("if LISTS[{n}] == nil then"));
             c.line(format!(
-                "tree:add_proto_expert_info(E.no_state, string.format(\"{}: no {} list was announced for %s earlier in this direction; the rest is shown as bytes\", tostring({k})))",
+                "tree:add_proto_expert_info(E.no_state, fmt(\"{}: no {} list was announced for %s earlier in this direction; the rest is shown as bytes\", tostring({k})))",
                 f.name, p.state[*t].name
             ));
             c.line(format!("known_{} = false", f.name));
@@ -167,7 +167,7 @@ impl<'p> Gen<'p> {
         c.line(format!("local whole = frame_joins_{ji}[pinfo.number]"));
         c.line("if whole == nil then return end");
         c.line(format!(
-            "tree:add_proto_expert_info(E.joined, string.format(\"{} joined from %d parts\", whole.count))",
+            "tree:add_proto_expert_info(E.joined, fmt(\"{} joined from %d parts\", whole.count))",
             s.name
         ));
         c.line(format!(
@@ -202,7 +202,7 @@ impl<'p> Gen<'p> {
                         "nxt, val = dissect_{wn}(wtvb, pinfo, sub, 0, wtvb:len())"
                     ));
                     c.open("if nxt ~= nil then");
-                    c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, string.format(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
+                    c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, fmt(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
                     for (t, table) in p.state.iter().enumerate() {
                         for r in table.records.iter().filter(|r| r.via == Some((ji, i))) {
                             record(p, c, t, r, "v", "val");

@@ -235,7 +235,7 @@ impl<'p> Gen<'p> {
             "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 0):set_generated()"
         ));
         c.line(format!(
-            "item:add_proto_expert_info(E.bad_checksum, string.format(\"Bad {}: stored 0x%0{digits}x, computed 0x%0{digits}x\", stored, computed))",
+            "item:add_proto_expert_info(E.bad_checksum, fmt(\"Bad {}: stored 0x%0{digits}x, computed 0x%0{digits}x\", stored, computed))",
             f.name
         ));
         c.line("BAD_CHECKSUM = true");
@@ -491,12 +491,12 @@ impl<'p> Gen<'p> {
         match (&f.role, f.max) {
             (Role::Const(k), _) => {
                 c.open(format!("if {target} ~= {k:#X} then").replace("0X", "0x"));
-                c.line(format!("item:add_proto_expert_info(E.bad_const, string.format(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+                c.line(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
                 c.close("end");
             }
             (_, Some(m)) => {
                 c.open(format!("if {target} > {m} then"));
-                c.line(format!("item:add_proto_expert_info(E.too_large, string.format(\"{}: %d is above the maximum {m}\", {target}))", f.name));
+                c.line(format!("item:add_proto_expert_info(E.too_large, fmt(\"{}: %d is above the maximum {m}\", {target}))", f.name));
                 c.close("end");
             }
             _ => {}
@@ -519,7 +519,7 @@ impl<'p> Gen<'p> {
                 }
             };
             c.open(format!("if {bad} then"));
-            c.line(format!("item:add_proto_expert_info(E.invalid, string.format(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
+            c.line(format!("item:add_proto_expert_info(E.invalid, fmt(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
             c.close("end");
         }
         if f.condition.is_some() {

@@ -129,7 +129,7 @@ impl<'p> Gen<'p> {
             CaseBody::Empty => {}
         };
         let no_case = |c: &mut Code| {
-            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
             c.line("return nil");
         };
         case_chain(c, u, &name, &body, &no_case);
@@ -168,14 +168,14 @@ impl<'p> Gen<'p> {
                     // disagrees with the type's layout) is noted over those bytes and what
                     // follows is still read. (A value later code reads cannot be skipped.)
                     let recover = format!(
-                        "sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
+                        "sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
                     );
                     call_struct_or(p, c, id, "offset", "offset + n", "", Some(&recover));
                 } else {
                     call_struct(p, c, id, "offset", "offset + n", target);
                 }
                 c.line(format!(
-                        "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                        "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
             }
             CaseBody::Bytes => {
@@ -184,7 +184,7 @@ impl<'p> Gen<'p> {
             }
             CaseBody::Empty => {
                 c.line(format!(
-                        "if n > 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes where none were expected\", n)) end"
+                        "if n > 0 then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes where none were expected\", n)) end"
                     ));
             }
         };
@@ -200,7 +200,7 @@ impl<'p> Gen<'p> {
             _ => false,
         };
         let no_case = |c: &mut Code| {
-            c.line(format!("{tree}:add_proto_expert_info(E.invalid, string.format(\"{name}: no case for tag %d\", tag_{name}))"));
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
         };
         case_chain(c, u, &name, &body, &no_case);
         if guarded {

@@ -231,7 +231,9 @@ impl<'p> Gen<'p> {
                 }
                 let text = match encoding {
                     Encoding::Utf8 => {
-                        c.line(format!("item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
+                        c.line(format!(
+                            "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                        ));
                         "val".to_string()
                     }
                     e => {
@@ -298,17 +300,17 @@ impl<'p> Gen<'p> {
                 c.open("do");
                 c.line(format!("local plain = n > 0 and uncompress(tvb(offset, n), \"{label} ({method}-decompressed)\", \"{method}\") or nil"));
                 c.open("if plain == nil then");
-                c.line(format!("sub:add_proto_expert_info(E.compressed, string.format(\"{name}: the %d bytes are not valid {method} data\", n))"));
+                c.line(format!("sub:add_proto_expert_info(E.compressed, fmt(\"{name}: the %d bytes are not valid {method} data\", n))"));
                 c.line("return nil");
                 c.close("end");
                 c.open(format!("if plain:len() > {max} then"));
-                c.line(format!("sub:add_proto_expert_info(E.compressed, string.format(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
+                c.line(format!("sub:add_proto_expert_info(E.compressed, fmt(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
                 c.line("return nil");
                 c.close("end");
                 let use_ = (*id, f.filter.as_deref());
                 structs::call_struct_in(p, c, use_, "plain", "0", "plain:len()", target, None);
                 c.line(format!(
-                    "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, string.format(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
+                    "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
                 ));
                 c.close("end");
                 c.line("offset = offset + n");
@@ -361,7 +363,7 @@ impl<'p> Gen<'p> {
                             target,
                         );
                         c.line(format!(
-                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, string.format(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                         ));
                         c.line("offset = offset + n");
                     }
@@ -512,7 +514,7 @@ impl<'p> Gen<'p> {
         }
         if is_count {
             c.line(format!(
-                "if n < 0 then {tree}:add_proto_expert_info(E.length, string.format(\"{name}: impossible count %d\", n)) return nil end"
+                "if n < 0 then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: impossible count %d\", n)) return nil end"
             ));
             return Ok(());
         }
@@ -524,7 +526,7 @@ impl<'p> Gen<'p> {
         };
         match source {
             Some(src) => c.line(format!(
-                "if n < 0 or limit - offset < n then {tree}:add_proto_expert_info(E.length, string.format(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
+                "if n < 0 or limit - offset < n then {tree}:add_proto_expert_info(E.length, fmt(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
             )),
             None => c.line(format!(
                 "if n < 0 or limit - offset < n then return truncated({tree}, tvb, offset, \"{name}\", n, limit - offset) end"
@@ -604,7 +606,7 @@ pub(crate) fn enum_check(c: &mut Code, e: &Enum, name: &str) {
         ("E.unknown", "is not named by the schema")
     };
     c.line(format!(
-        "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, string.format(\"{name} %d {what}\", val)) end",
+        "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, fmt(\"{name} %d {what}\", val)) end",
         e.name
     ));
 }
