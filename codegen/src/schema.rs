@@ -255,7 +255,7 @@ pub struct EnumDef {
 /// `NAME: 3` or `NAME: { value: 3, doc: "..." }`; in enums also a range of values,
 /// `NAME: "1..6"` or `NAME: { range: "1..6", doc: "..." }`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum NamedValue {
     Plain(u64),
     Range(String),
@@ -443,7 +443,7 @@ pub struct ElementDef {
 
 /// `compression: zlib`, or `{ method: zlib, max: 65536 }`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum CompressionDef {
     Method(String),
     Full {
@@ -455,7 +455,7 @@ pub enum CompressionDef {
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum ConstDef {
     Int(u64),
     /// A negative number (refused by validation with its reason, not serde's message).
@@ -465,7 +465,7 @@ pub enum ConstDef {
 
 /// `valid: { min: 1, max: 6 }` or `valid: [1, 2, 4, 8]`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum ValidDef {
     List(Vec<i64>),
     Range {
@@ -485,7 +485,7 @@ pub struct WarnDef {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum ExprOrInt {
     Int(u64),
     Expr(String),
@@ -493,7 +493,7 @@ pub enum ExprOrInt {
 
 /// `KEY: Type` or `KEY: { type: Type, name: Variant, doc: ... }`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum CaseDef {
     Type(String),
     Named {
@@ -535,7 +535,7 @@ pub struct SwitchDef {
 /// A checksum: a name (`crc32c`, `internet`), or `{ algorithm: name | crc: { width, poly,
 /// init, refin, refout, xorout }, from: field, to: field }`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum ChecksumDef {
     Named(String),
     Full(ChecksumSpec),

@@ -50,8 +50,18 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
             || message.contains("did not find expected ',' or ']'")
         {
             Some("a '{' or '[' on an earlier line is not closed".to_string())
+        } else if let Some(shapes) = untagged_shapes(&message) {
+            Some(shapes.to_string())
         } else {
             misspelt_key(&message)
+        };
+        // serde's "data did not match any variant of untagged enum NamedValue" names our types.
+        let message = match message.find("data did not match any variant of untagged enum") {
+            Some(i) => format!(
+                "{}this value has none of the shapes it may have",
+                &message[..i]
+            ),
+            None => message,
         };
         Diagnostics(vec![Diagnostic {
             file: path.to_string(),
@@ -60,6 +70,29 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
             message,
             hint,
         }])
+    })
+}
+
+/// The shapes a value of an untagged schema type may have, for serde's message about one that
+/// has none of them.
+fn untagged_shapes(message: &str) -> Option<&'static str> {
+    let name = message
+        .split("untagged enum ")
+        .nth(1)?
+        .split_whitespace()
+        .next()?;
+    Some(match name {
+        "NamedValue" => {
+            "a number, a range \"lo..hi\", or { value: N, doc: text }; quote a doc that holds \
+             a comma, a colon or a brace"
+        }
+        "ConstDef" => "a number, or the name of one of the enum's values",
+        "ValidDef" => "a list of numbers, or { min: N, max: N }",
+        "ExprOrInt" => "a number or an expression in quotes",
+        "CaseDef" => "a type name, 'bytes', 'empty', or { type: Name, name: Variant, doc: text }",
+        "ChecksumDef" => "an algorithm's name, or { algorithm: name, from: field, to: field }",
+        "CompressionDef" => "a method's name, or { method: name, max: N }",
+        _ => return None,
     })
 }
 

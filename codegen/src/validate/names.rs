@@ -197,7 +197,14 @@ impl<'f> Validator<'f> {
                     Some(format!("rename it, e.g. '{name}Type'")),
                 );
             }
-            if let Some(prev) = snake.insert(name.to_snake_case(), name.clone()) {
+            // Types' fields are filtered as `proto.<type in snake_case>.<field>`.
+            if kind != "types" {
+                continue;
+            }
+            if let Some(prev) = snake
+                .insert(name.to_snake_case(), name.clone())
+                .filter(|prev| prev != name)
+            {
                 self.error_key(
                     &at,
                     format!(
@@ -244,7 +251,7 @@ impl<'f> Validator<'f> {
                 self.error_key(
                     &at,
                     message,
-                    Some("rename it (value names are UPPER_SNAKE_CASE words)".into()),
+                    Some("rename it: value names are UPPER_SNAKE_CASE words, e.g. 'MODE_2'".into()),
                 );
             }
         }

@@ -22,7 +22,7 @@ pub enum HeaderKind {
     Heartbeat,
     /// End of the connection.
     Disconnect,
-    /// A notify message (delivery acknowledged
+    /// A notify message (delivery acknowledged, not retried).
     Notify,
     /// A reliable user message.
     Reliable,

@@ -27,7 +27,7 @@ pub enum Command {
     Ack,
     /// Client leaves (the RFC's REQ_JOIN_ROOM number).
     ReqLogout,
-    /// Keep-alive
+    /// Keep-alive, empty (the RFC's RES_ROOM_STATE number).
     Heartbeat,
     /// Moved from the RFC's 0x03 (never sent).
     ReqJoinRoom,
@@ -39,17 +39,17 @@ pub enum Command {
     ResLobbyList,
     /// Client creates a lobby.
     ReqCreateLobby,
-    /// Whether the lobby was created
+    /// Whether the lobby was created, and its game server.
     ResCreateLobby,
     /// Client joins a lobby.
     ReqJoinLobby,
-    /// Whether the client joined
+    /// Whether the client joined, and the game server's port.
     ResJoinLobby,
     /// Client leaves a lobby.
     ReqLeaveLobby,
     /// A lobby's player count changed.
     LobbyStateUpdate,
-    /// Named by the game build
+    /// Named by the game build, never sent.
     ServerAssignPlayerId,
     /// A value the schema does not name, kept as it was on the wire.
     Unknown(u8),

@@ -1,0 +1,624 @@
+//! Random valid wiregen schemas: the generator's own fuzzer. Each seed gives one schema mixing
+//! the constructs of `docs/schema.md` (integers of every width and byte order, bools, floats,
+//! open and closed enums with ranges, flag sets announcing optional fields, constants, `max`,
+//! bytes and strings by prefix, derived length, constant length and to the end, NUL-terminated
+//! and NUL-padded strings in four encodings, arrays by count, prefix and to the end, nested
+//! types, conditions over bools, enums and flag bits, switches with single, range, empty,
+//! bytes and default cases, checksums, varints, padding, and LSB- and MSB-first bit streams),
+//! written as a user would write it. `wiregen verify` then proves its crate and dissector agree.
+//!
+//! The schemas are valid by construction: a seed whose schema the validator refuses is a bug
+//! of this generator or of the validator, and is reported as such.
+
+mod rng;
+
+pub use rng::Rng;
+use std::fmt::Write;
+
+/// Field names: ordinary words, Lua keywords (`end`, `then`) and Rust keywords (`type`,
+/// `match`), which both backends must escape.
+const FIELD_WORDS: &[&str] = &[
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+    "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "end", "then", "type", "match",
+    "value", "data", "len", "count", "kind", "flags", "v", "n", "at", "raw", "x",
+];
+
+/// Enum value and flag bit names.
+const VALUE_WORDS: &[&str] = &[
+    "PING", "PONG", "HELLO", "BYE", "MOVE", "JUMP", "FIRE", "STOP", "JOIN", "LEAVE", "SYNC", "ACK",
+    "NACK", "DATA", "OPEN", "CLOSE", "V2", "MODE_A", "MODE_B", "_HIDDEN",
+];
+
+/// Type names (never one the generated crate defines).
+const TYPE_WORDS: &[&str] = &[
+    "Header", "Entity", "Vector", "Player", "Chunk", "Record", "Item", "Pose", "Stats", "Cell",
+];
+
+/// One random schema: the YAML text.
+pub fn schema(seed: u64) -> String {
+    Gen::new(seed).schema()
+}
+
+/// The layout of the protocol being generated.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Bytes,
+    Lsb,
+    Msb,
+}
+
+impl Layout {
+    fn bits(self) -> bool {
+        self != Layout::Bytes
+    }
+}
+
+struct EnumDef {
+    name: String,
+    /// Width in bits of its representation.
+    bits: u32,
+    values: Vec<(String, u64)>,
+    closed: bool,
+}
+
+struct FlagsDef {
+    name: String,
+    bits: Vec<(String, u64)>,
+}
+
+/// What a later field may refer to.
+#[derive(Clone)]
+enum Known {
+    /// An unconditional bool.
+    Bool,
+    /// An unconditional value of enum `i`.
+    Enum(usize),
+    /// An unconditional flag set `i`.
+    Flags(usize),
+}
+
+struct Gen {
+    rng: Rng,
+    seed: u64,
+    layout: Layout,
+    endian_big: bool,
+    enums: Vec<EnumDef>,
+    flags: Vec<FlagsDef>,
+    /// Helper types: name and YAML of their fields.
+    helpers: Vec<(String, String)>,
+}
+
+impl Gen {
+    fn new(seed: u64) -> Gen {
+        let mut rng = Rng::new(seed);
+        let layout = match rng.below(10) {
+            0 | 1 => Layout::Lsb,
+            2 => Layout::Msb,
+            _ => Layout::Bytes,
+        };
+        let endian_big = match layout {
+            Layout::Bytes => rng.chance(50),
+            Layout::Lsb => false,
+            Layout::Msb => true,
+        };
+        Gen {
+            rng,
+            seed,
+            layout,
+            endian_big,
+            enums: Vec::new(),
+            flags: Vec::new(),
+            helpers: Vec::new(),
+        }
+    }
+
+    fn schema(mut self) -> String {
+        for i in 0..self.rng.below(3) {
+            self.enum_def(i as usize);
+        }
+        if !self.layout.bits() {
+            for i in 0..self.rng.below(2) {
+                self.flags_def(i as usize);
+            }
+        }
+        let n_helpers = self.rng.below(3) as usize;
+        for i in 0..n_helpers {
+            let name = format!(
+                "{}{}",
+                TYPE_WORDS[(self.seed as usize + i) % TYPE_WORDS.len()],
+                i
+            );
+            let fields = self.helper_fields();
+            self.helpers.push((name, fields));
+        }
+        let root = self.root_fields();
+
+        let mut out = String::new();
+        let layout = match self.layout {
+            Layout::Bytes => String::new(),
+            Layout::Lsb => "\n  layout: lsb-bits".into(),
+            Layout::Msb => "\n  layout: msb-bits".into(),
+        };
+        let endian = if self.layout.bits() {
+            ""
+        } else if self.endian_big {
+            "\n  endian: big"
+        } else {
+            "\n  endian: little"
+        };
+        let port = 40000 + self.seed % 20000;
+        let _ = write!(
+            out,
+            "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
+             title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ udp: {{ \
+             ports: [{port}] }} }}\n",
+            seed = self.seed
+        );
+        if !self.enums.is_empty() {
+            out.push_str("enums:\n");
+            for e in &self.enums {
+                let values: Vec<String> = e
+                    .values
+                    .iter()
+                    .map(|(n, v)| {
+                        if n.starts_with("RANGE") {
+                            format!("{n}: \"{}..{}\"", v, v + 3)
+                        } else {
+                            format!("{n}: {v:#x}")
+                        }
+                    })
+                    .collect();
+                let closed = if e.closed { ", closed: true" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {}: {{ type: {}{closed}, values: {{ {} }} }}",
+                    e.name,
+                    self.int_name(e.bits),
+                    values.join(", ")
+                );
+            }
+        }
+        if !self.flags.is_empty() {
+            out.push_str("flags:\n");
+            for f in &self.flags {
+                let bits: Vec<String> =
+                    f.bits.iter().map(|(n, v)| format!("{n}: {v:#x}")).collect();
+                let _ = writeln!(
+                    out,
+                    "  {}: {{ type: u8, bits: {{ {} }} }}",
+                    f.name,
+                    bits.join(", ")
+                );
+            }
+        }
+        out.push_str("types:\n  Packet:\n    fields:\n");
+        out.push_str(&root);
+        for (name, fields) in &self.helpers {
+            let _ = write!(out, "  {name}:\n    fields:\n{fields}");
+        }
+        out
+    }
+
+    /// The name of an unsigned integer type of `bits` in this layout.
+    fn int_name(&self, bits: u32) -> String {
+        format!("u{bits}")
+    }
+
+    fn enum_def(&mut self, i: usize) {
+        let bits = if self.layout.bits() {
+            self.rng.range(2, 8) as u32
+        } else {
+            *self.rng.pick(&[8, 8, 16])
+        };
+        let max = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut values: Vec<(String, u64)> = Vec::new();
+        let mut taken: Vec<u64> = Vec::new();
+        let n = self.rng.range(1, 4);
+        let start = self.rng.below(VALUE_WORDS.len() as u64) as usize;
+        for k in 0..n as usize {
+            let name = VALUE_WORDS[(start + k) % VALUE_WORDS.len()].to_string();
+            let v = loop {
+                let v = self.rng.below(max.min(40) + 1);
+                if !taken.contains(&v) {
+                    break v;
+                }
+            };
+            taken.push(v);
+            values.push((name, v));
+        }
+        // A named range above the single values, where it fits.
+        if max >= 60 && self.rng.chance(30) {
+            values.push(("RANGE_HI".into(), 50));
+        }
+        let closed = self.rng.chance(30);
+        self.enums.push(EnumDef {
+            name: format!("Kind{i}"),
+            bits,
+            values,
+            closed,
+        });
+    }
+
+    fn flags_def(&mut self, i: usize) {
+        let n = self.rng.range(1, 4);
+        let start = self.rng.below(VALUE_WORDS.len() as u64) as usize;
+        let bits = (0..n as usize)
+            .map(|k| {
+                let name = VALUE_WORDS[(start + k) % VALUE_WORDS.len()].trim_start_matches('_');
+                (
+                    format!("F_{name}"),
+                    1u64 << (k * 2 + self.rng.below(2) as usize),
+                )
+            })
+            .collect();
+        self.flags.push(FlagsDef {
+            name: format!("Opts{i}"),
+            bits,
+        });
+    }
+
+    /// A scalar type for a field: (type text, extra keys).
+    fn scalar(&mut self) -> (String, String) {
+        if self.layout.bits() {
+            return match self.rng.below(10) {
+                0 => ("bool".into(), String::new()),
+                1 if !self.enums.is_empty() => {
+                    let e = self.rng.below(self.enums.len() as u64) as usize;
+                    (self.enums[e].name.clone(), String::new())
+                }
+                2 => {
+                    let bits = self.rng.range(2, 12);
+                    let max = (1u64 << bits) - 1;
+                    (
+                        format!("u{bits}"),
+                        format!(", max: {}", self.rng.range(1, max)),
+                    )
+                }
+                3 => (format!("i{}", self.rng.range(2, 16)), String::new()),
+                4 => ("leb128".into(), String::new()),
+                _ => (format!("u{}", self.rng.range(1, 32)), String::new()),
+            };
+        }
+        let suffix = |rng: &mut Rng| *rng.pick(&["", "", "le", "be"]);
+        match self.rng.below(12) {
+            0 => ("bool".into(), String::new()),
+            1 => (self.rng.pick(&["f32", "f64"]).to_string(), String::new()),
+            2 if !self.enums.is_empty() => {
+                let e = self.rng.below(self.enums.len() as u64) as usize;
+                (self.enums[e].name.clone(), String::new())
+            }
+            3 if !self.flags.is_empty() => {
+                let f = self.rng.below(self.flags.len() as u64) as usize;
+                (self.flags[f].name.clone(), String::new())
+            }
+            4 => ("leb128".into(), String::new()),
+            5 => ("zigzag".into(), String::new()),
+            6 => (
+                "u8".into(),
+                format!(
+                    ", valid: [{}, {}]",
+                    self.rng.below(100),
+                    100 + self.rng.below(100)
+                ),
+            ),
+            7 => {
+                let s = suffix(&mut self.rng);
+                (
+                    format!("u16{s}"),
+                    format!(", max: {}", self.rng.range(1, 60000)),
+                )
+            }
+            _ => {
+                let s = suffix(&mut self.rng);
+                let w = self
+                    .rng
+                    .pick(&["u8", "u16", "u24", "u32", "u64", "i8", "i16", "i32", "i64"]);
+                let s = if *w == "u8" || *w == "i8" { "" } else { s };
+                (format!("{w}{s}"), String::new())
+            }
+        }
+    }
+
+    /// The fields of a helper type: a few scalars and maybe a prefixed string.
+    fn helper_fields(&mut self) -> String {
+        let mut out = String::new();
+        let n = self.rng.range(1, 3);
+        for k in 0..n {
+            let (ty, extra) = self.scalar();
+            let _ = writeln!(
+                out,
+                "      - {{ name: \"{}\", type: {ty}{extra} }}",
+                FIELD_WORDS[k as usize]
+            );
+        }
+        if !self.layout.bits() && self.rng.chance(40) {
+            let _ = writeln!(
+                out,
+                "      - {{ name: \"label\", type: string, prefix: u8 }}"
+            );
+        }
+        out
+    }
+
+    fn root_fields(&mut self) -> String {
+        let mut out = String::new();
+        let mut known: Vec<(String, Known)> = Vec::new();
+        let mut used: Vec<String> = Vec::new();
+        let n = self.rng.range(2, 7);
+        let start = self.rng.below(FIELD_WORDS.len() as u64) as usize;
+        let fresh = |used: &mut Vec<String>, k: usize| -> String {
+            let base = FIELD_WORDS[(start + k) % FIELD_WORDS.len()];
+            let mut name = base.to_string();
+            let mut i = 2;
+            while used.contains(&name) {
+                name = format!("{base}_{i}");
+                i += 1;
+            }
+            used.push(name.clone());
+            name
+        };
+        if !self.layout.bits() && self.rng.chance(25) {
+            let _ = writeln!(
+                out,
+                "      - {{ name: \"magic\", type: u16, const: 0xD1CE }}"
+            );
+            used.push("magic".into());
+        }
+        for k in 0..n as usize {
+            let name = fresh(&mut used, k);
+            let cond = self.condition(&known);
+            match self.rng.below(11) {
+                // A scalar, remembered for conditions and switches.
+                0..=3 => {
+                    let (ty, extra) = self.scalar();
+                    let _ = writeln!(
+                        out,
+                        "      - {{ name: \"{name}\", type: {ty}{extra}{cond} }}"
+                    );
+                    if cond.is_empty() {
+                        if ty == "bool" {
+                            known.push((name, Known::Bool));
+                        } else if let Some(e) = self.enums.iter().position(|e| e.name == ty) {
+                            known.push((name, Known::Enum(e)));
+                        } else if let Some(f) = self.flags.iter().position(|f| f.name == ty) {
+                            known.push((name, Known::Flags(f)));
+                        }
+                    }
+                }
+                // Bytes or text with a derived length field just before.
+                4 => {
+                    let len = format!("{name}_len");
+                    let (lt, max) = if self.layout.bits() {
+                        ("u6", 63)
+                    } else {
+                        ("u8", 255)
+                    };
+                    let _ = max;
+                    let _ = writeln!(out, "      - {{ name: \"{len}\", type: {lt} }}");
+                    let ty = if self.layout.bits() {
+                        "bytes"
+                    } else {
+                        *self.rng.pick(&["bytes", "string"])
+                    };
+                    let _ = writeln!(
+                        out,
+                        "      - {{ name: \"{name}\", type: {ty}, length: \"{len}\"{cond} }}"
+                    );
+                }
+                // Prefixed or constant-length text (byte layouts: every encoding).
+                5 if !self.layout.bits() => {
+                    let line = match self.rng.below(6) {
+                        0 => format!(
+                            "type: string, prefix: {}",
+                            self.rng.pick(&["u8", "u16", "leb128"])
+                        ),
+                        1 => format!(
+                            "type: bytes, prefix: {}",
+                            self.rng.pick(&["u8", "u16le", "riptide_len"])
+                        ),
+                        2 => "type: strz".to_string(),
+                        3 => format!(
+                            "type: strz, length: {}, encoding: {}",
+                            2 * self.rng.range(1, 4),
+                            self.rng.pick(&["utf8", "latin1", "utf16le", "utf16be"])
+                        ),
+                        4 => format!(
+                            "type: string, prefix: u8, encoding: {}",
+                            self.rng.pick(&["latin1", "utf16le", "utf16be"])
+                        ),
+                        _ => format!("type: bytes, length: {}", self.rng.range(0, 4)),
+                    };
+                    let _ = writeln!(out, "      - {{ name: \"{name}\", {line}{cond} }}");
+                }
+                // Arrays: by a count field, by prefix, or of a constant count.
+                5 | 6 => {
+                    let elem = if !self.helpers.is_empty() && self.rng.chance(40) {
+                        let h = self.rng.below(self.helpers.len() as u64) as usize;
+                        self.helpers[h].0.clone()
+                    } else if self.layout.bits() {
+                        format!("u{}", self.rng.range(3, 12))
+                    } else {
+                        self.rng.pick(&["u8", "u16", "i32", "f32"]).to_string()
+                    };
+                    let how = if self.layout.bits() {
+                        self.rng.below(2)
+                    } else {
+                        self.rng.below(3)
+                    };
+                    match how {
+                        0 => {
+                            let count = format!("{name}_count");
+                            let ct = if self.layout.bits() { "u3" } else { "u8" };
+                            let _ = writeln!(out, "      - {{ name: \"{count}\", type: {ct} }}");
+                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", count: \"{count}\"{cond} }}");
+                        }
+                        1 => {
+                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", count: {}{cond} }}", self.rng.range(0, 3));
+                        }
+                        _ => {
+                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", prefix: u8{cond} }}");
+                        }
+                    }
+                }
+                // A nested type.
+                7 if !self.helpers.is_empty() => {
+                    let h = self.rng.below(self.helpers.len() as u64) as usize;
+                    let t = self.helpers[h].0.clone();
+                    let _ = writeln!(out, "      - {{ name: \"{name}\", type: {t}{cond} }}");
+                }
+                // A switch on an earlier enum or a tag of its own.
+                8 => {
+                    let line = self.switch(&name, &known, &mut out, false);
+                    out.push_str(&line);
+                }
+                // Padding or alignment after a byte.
+                9 if !self.layout.bits() => {
+                    let pad = if self.rng.chance(50) {
+                        "pad: 1"
+                    } else {
+                        "align: 4"
+                    };
+                    let _ = writeln!(out, "      - {{ name: \"{name}\", type: u8, {pad} }}");
+                }
+                _ => {
+                    let (ty, extra) = self.scalar();
+                    let _ = writeln!(
+                        out,
+                        "      - {{ name: \"{name}\", type: {ty}{extra}{cond} }}"
+                    );
+                }
+            }
+        }
+        // The end: a checksum, a switch with a bytes case, or data to the end.
+        match self.rng.below(5) {
+            0 if !self.layout.bits() => {
+                let (ty, algo) = *self.rng.pick(&[
+                    ("u8", "sum8"),
+                    ("u8", "xor8"),
+                    ("u16", "internet"),
+                    ("u16", "fletcher16"),
+                ]);
+                let _ = writeln!(
+                    out,
+                    "      - {{ name: \"check\", type: {ty}, checksum: {{ algorithm: {algo} }} }}"
+                );
+            }
+            1 => {
+                let name = fresh(&mut used, 99);
+                let line = self.switch(&name, &known, &mut out, true);
+                out.push_str(&line);
+            }
+            2 => {
+                let ty = if self.layout.bits() {
+                    "bytes"
+                } else {
+                    *self.rng.pick(&["bytes", "string", "\"u8[]\""])
+                };
+                let _ = writeln!(out, "      - {{ name: \"rest\", type: {ty} }}");
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// `, if: …` over an earlier field, or nothing.
+    fn condition(&mut self, known: &[(String, Known)]) -> String {
+        if known.is_empty() || !self.rng.chance(30) {
+            return String::new();
+        }
+        let (name, k) = known[self.rng.below(known.len() as u64) as usize].clone();
+        match k {
+            Known::Bool => {
+                if self.rng.chance(50) {
+                    format!(", if: \"{name}\"")
+                } else {
+                    format!(", if: \"!{name}\"")
+                }
+            }
+            Known::Enum(e) => {
+                let en = &self.enums[e];
+                let (v, _) = &en.values[self.rng.below(en.values.len() as u64) as usize];
+                if v.starts_with("RANGE") {
+                    return String::new();
+                }
+                let op = if self.rng.chance(70) { "==" } else { "!=" };
+                format!(", if: \"{name} {op} {}.{v}\"", en.name)
+            }
+            Known::Flags(f) => {
+                let fl = &self.flags[f];
+                let (b, _) = &fl.bits[self.rng.below(fl.bits.len() as u64) as usize];
+                format!(", if: \"{name}.{b}\"")
+            }
+        }
+    }
+
+    /// A switch field named `name`: on an earlier enum field, or on a tag written just before
+    /// it (into `out`). A `last` switch may have a bytes case (it runs to the end).
+    fn switch(
+        &mut self,
+        name: &str,
+        known: &[(String, Known)],
+        out: &mut String,
+        last: bool,
+    ) -> String {
+        let on_enum = known
+            .iter()
+            .filter_map(|(n, k)| match k {
+                Known::Enum(e) => Some((n.clone(), *e)),
+                _ => None,
+            })
+            .next();
+        let body = |rng: &mut Rng, helpers: &[(String, String)]| -> String {
+            match rng.below(4) {
+                0 | 1 if !helpers.is_empty() => {
+                    helpers[rng.below(helpers.len() as u64) as usize].0.clone()
+                }
+                2 if last => "bytes".into(),
+                _ => "empty".into(),
+            }
+        };
+        let mut cases: Vec<String> = Vec::new();
+        let on = match on_enum {
+            Some((field, e)) if self.rng.chance(60) => {
+                let values: Vec<String> = self.enums[e]
+                    .values
+                    .iter()
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                let n = self.rng.range(1, values.len() as u64) as usize;
+                for v in &values[..n] {
+                    cases.push(format!("{v}: {}", body(&mut self.rng, &self.helpers)));
+                }
+                field
+            }
+            _ => {
+                let tag = format!("{name}_tag");
+                let tt = if self.layout.bits() { "u4" } else { "u8" };
+                let _ = writeln!(out, "      - {{ name: \"{tag}\", type: {tt} }}");
+                let n = self.rng.range(1, 3);
+                for k in 0..n {
+                    cases.push(format!("{}: {}", k * 2, body(&mut self.rng, &self.helpers)));
+                }
+                if self.rng.chance(40) {
+                    cases.push(format!("\"8..11\": {}", body(&mut self.rng, &self.helpers)));
+                }
+                tag
+            }
+        };
+        let default = if self.rng.chance(30) {
+            let d = if last { "bytes" } else { "empty" };
+            format!(", default: {d}")
+        } else {
+            String::new()
+        };
+        format!(
+            "      - {{ name: \"{name}\", switch: {{ \"on\": \"{on}\", cases: {{ {} }}{default} }} }}\n",
+            cases.join(", ")
+        )
+    }
+}

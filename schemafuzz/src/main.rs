@@ -1,0 +1,146 @@
+//! `schemafuzz`: random schemas through `wiregen verify`.
+//!
+//! ```text
+//! schemafuzz [--seeds 1..20] [--messages 300] [--hostile 300] [--work-dir target/schemafuzz]
+//!            [--wiregen target/debug/wiregen]
+//! schemafuzz --print 7            # the schema of seed 7, to shrink by hand
+//! ```
+//!
+//! Each seed's schema is written to the work folder and verified; the summary counts the seeds
+//! that pass, the schemas the validator refused (a bug of the generator or of the validator:
+//! the schemas are valid by construction) and the failures (a crate that does not compile,
+//! a disagreement, a Lua error, a panic), and the exit status is non-zero on any failure or
+//! refusal. `schemafuzz.sh` runs it for hours.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+struct Args {
+    seeds: std::ops::Range<u64>,
+    messages: usize,
+    hostile: usize,
+    work_dir: PathBuf,
+    wiregen: PathBuf,
+    print: Option<u64>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args {
+        seeds: 1..21,
+        messages: 300,
+        hostile: 300,
+        work_dir: PathBuf::from("target/schemafuzz"),
+        wiregen: PathBuf::from("target/debug/wiregen"),
+        print: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--seeds" => {
+                let v = value()?;
+                let (lo, hi) = v.split_once("..").ok_or("--seeds takes lo..hi")?;
+                let parse = |s: &str| s.parse::<u64>().map_err(|e| format!("--seeds: {e}"));
+                a.seeds = parse(lo)?..parse(hi)?;
+            }
+            "--messages" => a.messages = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--hostile" => a.hostile = value()?.parse().map_err(|e| format!("{e}"))?,
+            "--work-dir" => a.work_dir = value()?.into(),
+            "--wiregen" => a.wiregen = value()?.into(),
+            "--print" => a.print = Some(value()?.parse().map_err(|e| format!("{e}"))?),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    Ok(a)
+}
+
+enum Outcome {
+    Ok,
+    Refused(String),
+    Failed(String),
+}
+
+fn main() -> ExitCode {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("schemafuzz: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(seed) = a.print {
+        print!("{}", wiregen_schemafuzz::schema(seed));
+        return ExitCode::SUCCESS;
+    }
+    if let Err(e) = std::fs::create_dir_all(&a.work_dir) {
+        eprintln!("schemafuzz: cannot create {}: {e}", a.work_dir.display());
+        return ExitCode::from(2);
+    }
+    let (mut ok, mut refused, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+    for seed in a.seeds.clone() {
+        let outcome = run(&a, seed);
+        match outcome {
+            Outcome::Ok => {
+                println!("seed {seed}: ok");
+                ok.push(seed);
+            }
+            Outcome::Refused(why) => {
+                println!("seed {seed}: REFUSED by the validator\n{why}");
+                refused.push(seed);
+            }
+            Outcome::Failed(why) => {
+                println!("seed {seed}: FAILED\n{why}");
+                failed.push(seed);
+            }
+        }
+    }
+    println!(
+        "schemafuzz: {} seeds: {} ok, {} refused by the validator {:?}, {} failed {:?}",
+        a.seeds.end - a.seeds.start,
+        ok.len(),
+        refused.len(),
+        refused,
+        failed.len(),
+        failed
+    );
+    if refused.is_empty() && failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Writes seed `seed`'s schema and verifies it.
+fn run(a: &Args, seed: u64) -> Outcome {
+    let path = a.work_dir.join(format!("seed-{seed}.yaml"));
+    if let Err(e) = std::fs::write(&path, wiregen_schemafuzz::schema(seed)) {
+        return Outcome::Failed(format!("cannot write {}: {e}", path.display()));
+    }
+    let out = Command::new(&a.wiregen)
+        .arg("verify")
+        .arg(&path)
+        .args(["--messages", &a.messages.to_string()])
+        .args(["--hostile", &a.hostile.to_string()])
+        .args(["--seed", &seed.to_string()])
+        .arg("--work-dir")
+        .arg(a.work_dir.join("verify"))
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => return Outcome::Failed(format!("cannot run {}: {e}", a.wiregen.display())),
+    };
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let tail: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = tail[tail.len().saturating_sub(12)..].join("\n");
+    if out.status.success() {
+        Outcome::Ok
+    } else if !text.contains("building the verifier")
+        && !text.contains("internal error")
+        && !text.contains("panicked")
+    {
+        Outcome::Refused(tail)
+    } else {
+        Outcome::Failed(tail)
+    }
+}
