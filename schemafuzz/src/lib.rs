@@ -64,6 +64,8 @@ struct EnumDef {
 
 struct FlagsDef {
     name: String,
+    /// Its integer type (`u8`, `u16be`, `u32le`).
+    ty: &'static str,
     bits: Vec<(String, u64)>,
 }
 
@@ -186,8 +188,9 @@ impl Gen {
                     f.bits.iter().map(|(n, v)| format!("{n}: {v:#x}")).collect();
                 let _ = writeln!(
                     out,
-                    "  {}: {{ type: u8, bits: {{ {} }} }}",
+                    "  {}: {{ type: {}, bits: {{ {} }} }}",
                     f.name,
+                    f.ty,
                     bits.join(", ")
                 );
             }
@@ -247,17 +250,20 @@ impl Gen {
     fn flags_def(&mut self, i: usize) {
         let n = self.rng.range(1, 4);
         let start = self.rng.below(VALUE_WORDS.len() as u64) as usize;
+        let (ty, width) = *self
+            .rng
+            .pick(&[("u8", 8), ("u16be", 16), ("u32le", 32), ("u16le", 16)]);
+        let spread = width / 4;
         let bits = (0..n as usize)
             .map(|k| {
                 let name = VALUE_WORDS[(start + k) % VALUE_WORDS.len()].trim_start_matches('_');
-                (
-                    format!("F_{name}"),
-                    1u64 << (k * 2 + self.rng.below(2) as usize),
-                )
+                let bit = k * spread + self.rng.below(spread as u64) as usize;
+                (format!("F_{name}"), 1u64 << bit)
             })
             .collect();
         self.flags.push(FlagsDef {
             name: format!("Opts{i}"),
+            ty,
             bits,
         });
     }
@@ -349,7 +355,7 @@ impl Gen {
         let mut out = String::new();
         let mut known: Vec<(String, Known)> = Vec::new();
         let mut used: Vec<String> = Vec::new();
-        let n = self.rng.range(2, 7);
+        let n = self.rng.range(2, 9);
         let start = self.rng.below(FIELD_WORDS.len() as u64) as usize;
         let fresh = |used: &mut Vec<String>, k: usize| -> String {
             let base = FIELD_WORDS[(start + k) % FIELD_WORDS.len()];
@@ -485,6 +491,12 @@ impl Gen {
                     };
                     let _ = writeln!(out, "      - {{ name: \"{name}\", type: u8, {pad} }}");
                 }
+                // Byte layouts: bit groups, reserved fields, framed and sized structs, framed
+                // elements, set_when, sizes by expression.
+                10 if !self.layout.bits() => {
+                    let line = self.byte_construct(&name, &known, &mut out);
+                    out.push_str(&line);
+                }
                 _ => {
                     let (ty, extra) = self.scalar();
                     let _ = writeln!(
@@ -493,6 +505,14 @@ impl Gen {
                     );
                 }
             }
+        }
+        // An optional field at the end of the message, present when bytes are left.
+        if !self.layout.bits() && self.rng.chance(15) {
+            let _ = writeln!(
+                out,
+                "      - {{ name: \"trailer\", type: u16, if: \"@remaining > 0\" }}"
+            );
+            return out;
         }
         // The end: a checksum, a switch with a bytes case, or data to the end.
         match self.rng.below(5) {
@@ -515,15 +535,76 @@ impl Gen {
             }
             2 => {
                 let ty = if self.layout.bits() {
-                    "bytes"
+                    *self.rng.pick(&["bytes", "\"u8[]\"", "\"u12[]\""])
                 } else {
-                    *self.rng.pick(&["bytes", "string", "\"u8[]\""])
+                    *self.rng.pick(&["bytes", "string", "\"u8[]\"", "\"u16[]\""])
                 };
                 let _ = writeln!(out, "      - {{ name: \"rest\", type: {ty} }}");
             }
             _ => {}
         }
         out
+    }
+
+    /// One of the byte-layout constructs: its YAML lines (a size field it needs is written to
+    /// `out` first).
+    fn byte_construct(&mut self, name: &str, known: &[(String, Known)], out: &mut String) -> String {
+        let helper = (!self.helpers.is_empty())
+            .then(|| self.helpers[self.rng.below(self.helpers.len() as u64) as usize].0.clone());
+        match (self.rng.below(8), helper) {
+            (0, _) => {
+                let (ty, a, b) =
+                    *self.rng.pick(&[("u8", 3, 5), ("u16", 4, 12), ("u16le", 1, 15), ("u32", 20, 12)]);
+                format!(
+                    "      - name: \"{name}\"\n        type: {ty}\n        fields: [{{ name: \"{name}_a\", type: u{a} }}, {{ name: \"{name}_b\", type: u{b} }}]\n"
+                )
+            }
+            (1, _) => {
+                let ty = self.rng.pick(&["u8", "u16"]);
+                format!("      - {{ name: \"{name}\", type: {ty}, reserved: true }}\n")
+            }
+            (2, Some(h)) => {
+                let prefix = self.rng.pick(&["u8", "u16be", "leb128"]);
+                format!("      - {{ name: \"{name}\", type: {h}, prefix: {prefix} }}\n")
+            }
+            (3, Some(h)) => {
+                let _ = writeln!(out, "      - {{ name: \"{name}_size\", type: u8 }}");
+                format!("      - {{ name: \"{name}\", type: {h}, length: \"{name}_size\" }}\n")
+            }
+            (4, Some(h)) => {
+                let framing = self.rng.pick(&["prefix: u8", "prefix: leb128"]);
+                format!(
+                    "      - {{ name: \"{name}\", type: \"{h}[]\", prefix: u8, element: {{ {framing} }} }}\n"
+                )
+            }
+            (5, _) if !self.flags.is_empty() => {
+                let on = known.iter().find_map(|(n, k)| match k {
+                    Known::Enum(e) => Some((n.clone(), *e)),
+                    _ => None,
+                });
+                let fl = &self.flags[self.rng.below(self.flags.len() as u64) as usize];
+                let value = on.and_then(|(field, e)| {
+                    let en = &self.enums[e];
+                    let (v, _) = en.values.iter().find(|(v, _)| !v.starts_with("RANGE"))?;
+                    Some(format!("{field} == {}.{v}", en.name))
+                });
+                match value {
+                    Some(cond) => format!(
+                        "      - {{ name: \"{name}\", type: {}, set_when: {{ {}: \"{cond}\" }} }}\n",
+                        fl.name, fl.bits[0].0
+                    ),
+                    None => format!("      - {{ name: \"{name}\", type: {} }}\n", fl.name),
+                }
+            }
+            (6, _) => {
+                let _ = writeln!(out, "      - {{ name: \"{name}_half\", type: u8 }}");
+                format!("      - {{ name: \"{name}\", type: \"u16[]\", count: \"{name}_half * 2\" }}\n")
+            }
+            _ => {
+                let _ = writeln!(out, "      - {{ name: \"{name}_n\", type: u8 }}");
+                format!("      - {{ name: \"{name}\", type: bytes, length: \"{name}_n + 2\" }}\n")
+            }
+        }
     }
 
     /// `, if: …` over an earlier field, or nothing.
@@ -573,13 +654,22 @@ impl Gen {
                 _ => None,
             })
             .next();
-        let body = |rng: &mut Rng, helpers: &[(String, String)]| -> String {
-            match rng.below(4) {
+        // A case body; a type already used by another case gets a variant name of its own.
+        let mut bodies: Vec<String> = Vec::new();
+        let mut body = |rng: &mut Rng, helpers: &[(String, String)]| -> String {
+            let b = match rng.below(4) {
                 0 | 1 if !helpers.is_empty() => {
                     helpers[rng.below(helpers.len() as u64) as usize].0.clone()
                 }
                 2 if last => "bytes".into(),
                 _ => "empty".into(),
+            };
+            bodies.push(b.clone());
+            let uses = bodies.iter().filter(|x| **x == b).count();
+            if uses > 1 {
+                format!("{{ type: {b}, name: Case{uses}{b} }}")
+            } else {
+                b
             }
         };
         let mut cases: Vec<String> = Vec::new();

@@ -103,6 +103,22 @@ impl<'f> Validator<'f> {
             }
         }
         self.imply_presence(sname, yp, fields, &mut derived);
+        // A bool that is the whole condition of several fields is not derived from any of
+        // them: the user sets it, and the encoder checks each field's presence against it.
+        let presence = |d: &Derive| matches!(d, Derive::PresenceOf(_) | Derive::AbsenceOf(_));
+        let shared: Vec<usize> = derived
+            .iter()
+            .filter(|(t, how, _)| {
+                presence(how)
+                    && derived
+                        .iter()
+                        .filter(|(t2, how2, _)| t2 == t && presence(how2))
+                        .count()
+                        > 1
+            })
+            .map(|(t, ..)| *t)
+            .collect();
+        derived.retain(|(t, how, _)| !(presence(how) && shared.contains(t)));
         for (target, how, by) in derived {
             let t = &fields[target];
             let fp = self.field_path(yp, target);
