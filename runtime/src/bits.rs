@@ -306,21 +306,12 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         Ok(saved)
     }
 
-    /// The end of a whole message: only zero padding may be left, the rest of the last byte, or
-    /// fewer than 16 bits: bytes realigned from a bit offset can end with a byte of padding alone
-    /// (52 bits of a Riptide 2.1 payload, 48 of them a message, realign to 7 bytes).
+    /// The end of a whole message: only the zero padding of its last byte may be left (fewer
+    /// than 8 bits); a whole byte more is trailing data, zero or not. (A payload realigned from
+    /// a bit offset knows its length in bits: see [`BitReader::with_bits`].)
     #[inline]
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         let end = self.buf.len() * 8;
-        let left = self.remaining();
-        if (8..16).contains(&left) {
-            let at = self.pos;
-            if self.bits(left as u32, "")? == 0 {
-                self.end = end;
-                return Ok(());
-            }
-            self.pos = at;
-        }
         self.unlimit(end, "")
     }
 

@@ -548,13 +548,25 @@ impl Gen {
 
     /// One of the byte-layout constructs: its YAML lines (a size field it needs is written to
     /// `out` first).
-    fn byte_construct(&mut self, name: &str, known: &[(String, Known)], out: &mut String) -> String {
-        let helper = (!self.helpers.is_empty())
-            .then(|| self.helpers[self.rng.below(self.helpers.len() as u64) as usize].0.clone());
+    fn byte_construct(
+        &mut self,
+        name: &str,
+        known: &[(String, Known)],
+        out: &mut String,
+    ) -> String {
+        let helper = (!self.helpers.is_empty()).then(|| {
+            self.helpers[self.rng.below(self.helpers.len() as u64) as usize]
+                .0
+                .clone()
+        });
         match (self.rng.below(8), helper) {
             (0, _) => {
-                let (ty, a, b) =
-                    *self.rng.pick(&[("u8", 3, 5), ("u16", 4, 12), ("u16le", 1, 15), ("u32", 20, 12)]);
+                let (ty, a, b) = *self.rng.pick(&[
+                    ("u8", 3, 5),
+                    ("u16", 4, 12),
+                    ("u16le", 1, 15),
+                    ("u32", 20, 12),
+                ]);
                 format!(
                     "      - name: \"{name}\"\n        type: {ty}\n        fields: [{{ name: \"{name}_a\", type: u{a} }}, {{ name: \"{name}_b\", type: u{b} }}]\n"
                 )
@@ -598,7 +610,9 @@ impl Gen {
             }
             (6, _) => {
                 let _ = writeln!(out, "      - {{ name: \"{name}_half\", type: u8 }}");
-                format!("      - {{ name: \"{name}\", type: \"u16[]\", count: \"{name}_half * 2\" }}\n")
+                format!(
+                    "      - {{ name: \"{name}\", type: \"u16[]\", count: \"{name}_half * 2\" }}\n"
+                )
             }
             _ => {
                 let _ = writeln!(out, "      - {{ name: \"{name}_n\", type: u8 }}");

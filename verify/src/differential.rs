@@ -176,8 +176,16 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     let opening = opening::<P>(&mut rng)?;
     let messages = valid_messages::<P>(opts.messages, &mut rng, report);
     if messages.is_empty() {
+        // The crate may have refused its own output: that is the finding, not the refusals.
+        let own = match report.disagreements.first() {
+            Some(first) => format!(
+                "; {} encoded messages did not decode back, the first: {first}",
+                report.disagreements.len()
+            ),
+            None => String::new(),
+        };
         return Err(format!(
-            "no arbitrary value of {} was accepted by the encoder in {} tries",
+            "no arbitrary value of {} was accepted by the encoder in {} tries{own}",
             std::any::type_name::<P::Root<'_>>(),
             report.tried
         ));

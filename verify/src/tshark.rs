@@ -114,11 +114,14 @@ impl Dissection {
             .collect()
     }
 
-    /// What tshark printed when a dissector failed to load, if one did.
+    /// What tshark printed when a dissector failed to load, if one did: "Lua: Error during
+    /// loading" (a runtime error at load time) or, from Wireshark 4.0, "Lua: syntax error".
     pub fn load_error(&self) -> Option<&str> {
-        self.stderr
-            .contains("Lua: Error")
-            .then(|| self.stderr.trim_end())
+        let failed = self.stderr.lines().any(|l| {
+            l.find("Lua: ")
+                .is_some_and(|i| l[i..].to_ascii_lowercase().contains("error"))
+        });
+        failed.then(|| self.stderr.trim_end())
     }
 }
 

@@ -1,7 +1,7 @@
 //! What wirecat does with the types of one protocol: list them, decode bytes as one, encode
 //! JSON as one. The type is chosen by name at run time and known to the code as a parameter.
 
-use wiregen_runtime::{Codec, SerdeProtocol, SerdeTypeVisitor, Type};
+use wiregen_runtime::{Codec, DecodeErrorKind, SerdeProtocol, SerdeTypeVisitor, Type};
 
 /// Something wirecat does with one protocol, whichever it is (see [`registry::run`]).
 pub trait Job {
@@ -87,9 +87,19 @@ impl OnType for Decode<'_> {
     where
         for<'a> T::Of<'a>: serde::Serialize + serde::Deserialize<'a>,
     {
-        T::Of::decode(self.bytes)
-            .map_err(|e| e.to_string())
-            .and_then(to_json)
+        match T::Of::decode(self.bytes) {
+            // Bytes realigned from a bit offset (a payload as the dissector shows it: 52 bits
+            // in 7 bytes) may end with a byte that is padding alone; one whole zero byte is
+            // taken for that, nothing more.
+            Err(e)
+                if matches!(e.kind, DecodeErrorKind::Trailing { bytes: 1 })
+                    && self.bytes.last() == Some(&0) =>
+            {
+                T::Of::decode(&self.bytes[..self.bytes.len() - 1]).map_err(|_| e.to_string())
+            }
+            v => v.map_err(|e| e.to_string()),
+        }
+        .and_then(to_json)
     }
 }
 
