@@ -28,6 +28,10 @@ cargo test --workspace "$@"
 cargo test --manifest-path examples/mygame/Cargo.toml --target-dir target "$@"
 # Its dissector proven against its crate, as the README tells a user (`wiregen verify`).
 (cd examples/mygame && cargo run -q --manifest-path ../../codegen/Cargo.toml -- verify schema/mygame.yaml)
+# Schemas nobody tuned: random schemas of fixed seeds through `wiregen verify` (a few minutes;
+# schemafuzz/run.sh runs it for hours).
+cargo build -q -p wiregen -p wiregen-schemafuzz
+target/debug/schemafuzz --seeds 1..17
 
 # Every tshark test again on the current Wireshark release (Lua 5.4), run as an unprivileged user
 # as 4.4 and later require (tests/tshark-current.sh builds a Debian testing root for it once).

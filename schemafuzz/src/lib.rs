@@ -271,8 +271,18 @@ impl Gen {
     /// A scalar type for a field: (type text, extra keys).
     fn scalar(&mut self) -> (String, String) {
         if self.layout.bits() {
-            return match self.rng.below(10) {
+            return match self.rng.below(14) {
                 0 => ("bool".into(), String::new()),
+                // Wide integers: UInt64/Int64 in the dissector, exact beyond 2^53.
+                10 => (format!("u{}", self.rng.range(33, 64)), String::new()),
+                11 => (format!("i{}", self.rng.range(33, 64)), String::new()),
+                12 if self.layout == Layout::Lsb => (
+                    self.rng
+                        .pick(&["rabbit_u16", "rabbit_u32", "rabbit_i32", "rabbit_u64"])
+                        .to_string(),
+                    String::new(),
+                ),
+                13 => (self.rng.pick(&["f32", "f64"]).to_string(), String::new()),
                 1 if !self.enums.is_empty() => {
                     let e = self.rng.below(self.enums.len() as u64) as usize;
                     (self.enums[e].name.clone(), String::new())
@@ -293,7 +303,10 @@ impl Gen {
         let suffix = |rng: &mut Rng| *rng.pick(&["", "", "le", "be"]);
         match self.rng.below(12) {
             0 => ("bool".into(), String::new()),
-            1 => (self.rng.pick(&["f32", "f64"]).to_string(), String::new()),
+            1 => (
+                self.rng.pick(&["f32", "f64", "f16"]).to_string(),
+                String::new(),
+            ),
             2 if !self.enums.is_empty() => {
                 let e = self.rng.below(self.enums.len() as u64) as usize;
                 (self.enums[e].name.clone(), String::new())
@@ -626,30 +639,43 @@ impl Gen {
         if known.is_empty() || !self.rng.chance(30) {
             return String::new();
         }
-        let (name, k) = known[self.rng.below(known.len() as u64) as usize].clone();
-        match k {
-            Known::Bool => {
-                if self.rng.chance(50) {
-                    format!(", if: \"{name}\"")
-                } else {
-                    format!(", if: \"!{name}\"")
-                }
+        // Sometimes two conditions at once (the encoder can only check such a one).
+        if known.len() >= 2 && self.rng.chance(25) {
+            let a = self.condition_on(known, 0);
+            let b = self.condition_on(known, known.len() - 1);
+            if let (Some(a), Some(b)) = (a, b) {
+                let op = if self.rng.chance(50) { "&&" } else { "||" };
+                return format!(", if: \"{a} {op} {b}\"");
             }
+        }
+        let k = self.rng.below(known.len() as u64) as usize;
+        match self.condition_on(known, k) {
+            Some(c) => format!(", if: \"{c}\""),
+            None => String::new(),
+        }
+    }
+
+    /// A condition over known field `k`.
+    fn condition_on(&mut self, known: &[(String, Known)], k: usize) -> Option<String> {
+        let (name, k) = known[k].clone();
+        Some(match k {
+            Known::Bool if self.rng.chance(50) => name,
+            Known::Bool => format!("!{name}"),
             Known::Enum(e) => {
                 let en = &self.enums[e];
                 let (v, _) = &en.values[self.rng.below(en.values.len() as u64) as usize];
                 if v.starts_with("RANGE") {
-                    return String::new();
+                    return None;
                 }
                 let op = if self.rng.chance(70) { "==" } else { "!=" };
-                format!(", if: \"{name} {op} {}.{v}\"", en.name)
+                format!("{name} {op} {}.{v}", en.name)
             }
             Known::Flags(f) => {
                 let fl = &self.flags[f];
                 let (b, _) = &fl.bits[self.rng.below(fl.bits.len() as u64) as usize];
-                format!(", if: \"{name}.{b}\"")
+                format!("{name}.{b}")
             }
-        }
+        })
     }
 
     /// A switch field named `name`: on an earlier enum field, or on a tag written just before
