@@ -429,6 +429,9 @@ pub struct FieldDef {
     /// (`skyfort.position.x` and `skyfort.velocity.x` for two `Vec3` fields).
     #[serde(default)]
     pub filter: Option<String>,
+    /// How the dissector shows an integer: `hex` (peer id 0xFFF) or `dec`.
+    #[serde(default)]
+    pub display: Option<DisplayDef>,
 }
 
 /// The framing of each element of an array (`element:`).
@@ -451,6 +454,14 @@ pub enum CompressionDef {
         #[serde(default)]
         max: Option<u64>,
     },
+}
+
+/// `display: hex | dec` on an integer field.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DisplayDef {
+    Dec,
+    Hex,
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.

@@ -133,7 +133,17 @@ fn run(a: &Args, seed: u64) -> Outcome {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     let tail: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = tail[tail.len().saturating_sub(12)..].join("\n");
-    if out.status.success() {
+    // The generated crate must compile without a warning (users deny them).
+    let warned = text
+        .lines()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0].starts_with("warning") && w[1].contains("crates/fuzz/src"));
+    if out.status.success() && warned {
+        Outcome::Failed(format!(
+            "the generated crate compiles with warnings:\n{text}"
+        ))
+    } else if out.status.success() {
         Outcome::Ok
     } else if !text.contains("building the verifier")
         && !text.contains("internal error")

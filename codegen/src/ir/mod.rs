@@ -253,6 +253,9 @@ pub struct Field {
     pub compression: Option<Compressed>,
     /// The filter names of this struct-typed value's fields: `proto.<filter>.<field>`.
     pub filter: Option<String>,
+    /// How the dissector shows an integer (`display: hex`); by default constants, checksums
+    /// and reserved fields in hex, other integers in decimal.
+    pub display: Option<crate::schema::DisplayDef>,
 }
 
 /// A compressed field: how, and the most bytes it may decompress to.

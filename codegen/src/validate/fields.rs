@@ -32,6 +32,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         element: None,
         compression: None,
         filter: None,
+        display: None,
     }
 }
 
@@ -305,6 +306,7 @@ impl<'f> Validator<'f> {
             }
         }
         let filter = self.filter_name(f, fp, &ty);
+        let display = self.display(f, fp, &ty);
         Field {
             name: f.name.clone(),
             doc: f.doc.clone(),
@@ -321,6 +323,37 @@ impl<'f> Validator<'f> {
             group: None,
             compression,
             filter,
+            display,
+        }
+    }
+
+    /// A field's `display`: on unsigned integers (or arrays of them); hex of a signed number
+    /// is not a display Wireshark has.
+    fn display(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty) -> Option<schema::DisplayDef> {
+        let d = f.display?;
+        let scalar = match ty {
+            Ty::Array(e, _) => e,
+            t => t,
+        };
+        let at = format!("{fp}.display");
+        match scalar {
+            Ty::Int(it) if it.signed && d == schema::DisplayDef::Hex => {
+                self.error(
+                    &at,
+                    "Wireshark shows signed integers in decimal only",
+                    Some("make the field unsigned, or drop 'display'".into()),
+                );
+                None
+            }
+            Ty::Int(_) | Ty::VarInt(VarInt::Leb128 | VarInt::RiptideLen) => Some(d),
+            _ => {
+                self.error(
+                    &at,
+                    "'display' applies to unsigned integer fields",
+                    Some("enums and flag sets show their names".into()),
+                );
+                None
+            }
         }
     }
 

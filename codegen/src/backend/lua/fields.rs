@@ -71,6 +71,7 @@ impl<'p> Gen<'p> {
                     &first_line(&f.doc),
                     &f.ty,
                     &f.role,
+                    f.display,
                 )?;
                 if !f.select.is_empty() {
                     let a = format!("{abbrev}.unknown");
@@ -107,10 +108,14 @@ impl<'p> Gen<'p> {
         doc: &str,
         ty: &Ty,
         role: &Role,
+        display: Option<DisplayDef>,
     ) -> Result<(), Unsupported> {
         let p = self.p;
         let doc = lua_escape(doc);
-        let hex = matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved);
+        let hex = match display {
+            Some(d) => d == DisplayDef::Hex,
+            None => matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved),
+        };
         let base = |it: &IntTy| int_base(it, hex);
         match ty {
             Ty::Int(it) => {
@@ -155,7 +160,8 @@ impl<'p> Gen<'p> {
             Ty::VarInt(VarInt::Leb128) => self.add_field(
                 abbrev.into(),
                 format!(
-                    "ProtoField.uint64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                    "ProtoField.uint64(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                    if hex { "base.HEX" } else { "base.DEC" }
                 ),
             ),
             Ty::VarInt(VarInt::ZigZag) => self.add_field(
@@ -167,7 +173,8 @@ impl<'p> Gen<'p> {
             Ty::VarInt(VarInt::RiptideLen) => self.add_field(
                 abbrev.into(),
                 format!(
-                    "ProtoField.uint16(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
+                    "ProtoField.uint16(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                    if hex { "base.HEX" } else { "base.DEC" }
                 ),
             ),
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => self.add_field(
@@ -276,7 +283,7 @@ impl<'p> Gen<'p> {
                     self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")"));
                 }
                 if !matches!(**elem, Ty::Struct(..)) {
-                    self.declare(layout, abbrev, label, &doc, elem, &Role::Value)?;
+                    self.declare(layout, abbrev, label, &doc, elem, &Role::Value, display)?;
                 }
                 if let Ty::Struct(_, Some(len)) = &**elem {
                     self.declare_size_prefix(

@@ -20,6 +20,7 @@ use super::{wrap, Output, Unsupported};
 use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;
+use crate::schema::DisplayDef;
 use askama::Template;
 use std::collections::HashSet;
 

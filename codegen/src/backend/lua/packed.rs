@@ -45,7 +45,13 @@ impl<'p> Gen<'p> {
                 Ty::Int(it) => format!(
                     "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask:#x}, \"{doc}\")",
                     container_field(&g.int, it.signed),
-                    int_base(it, matches!(f.role, Role::Const(_) | Role::Reserved))
+                    int_base(
+                        it,
+                        f.display
+                            .map_or(matches!(f.role, Role::Const(_) | Role::Reserved), |d| {
+                                d == DisplayDef::Hex
+                            })
+                    )
                 ),
                 Ty::Enum(id) => {
                     let e = &p.enums[*id];

@@ -274,7 +274,14 @@ impl<'p> Gen<'p> {
                 let r = &mut #group;
             }
         });
-        let close = (g.fields.end == fi + 1).then(|| quote! { let r = #group.into_inner(); });
+        // The byte reader back, unless nothing reads on: the group ends the type, which has no
+        // padding after its fields and no checksum to check over them.
+        let reads_on = fi + 1 < s.fields.len()
+            || s.padding.pad.is_some()
+            || s.padding.align.is_some()
+            || s.fields.iter().any(|f| matches!(f.role, Role::Checksum(_)));
+        let close =
+            (g.fields.end == fi + 1 && reads_on).then(|| quote! { let r = #group.into_inner(); });
         (quote! { #open }, quote! { #close })
     }
 
