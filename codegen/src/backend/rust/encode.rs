@@ -226,7 +226,11 @@ impl<'p> Gen<'p> {
             }
             _ => None,
         };
-        let measured = (sized_by_derived && encoded(fi)) || bytes_checked.is_some();
+        // A length patched in after the value (not one in a bit group, measured before it).
+        let patched = s.fields.iter().any(|d| {
+            matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi) && d.group.is_none()
+        });
+        let measured = (patched && encoded(fi)) || bytes_checked.is_some();
         let at_local = (matches!(f.role, Role::Checksum(_)) || patched_length(f) || measured)
             .then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
@@ -324,10 +328,26 @@ impl<'p> Gen<'p> {
                 let rt = int_rust(&it);
                 let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
                 let needs_encoding = target.ty.is_encoded();
-                if needs_encoding && self.bits_at(sid, fi) {
+                if needs_encoding && self.bits(sid) {
                     return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
                 }
-                if needs_encoding {
+                if needs_encoding && f.group.is_some() {
+                    // Packed in a bit group, the length is written with the group's integer,
+                    // before the value: the value is encoded once aside to measure it.
+                    let write_target = self.write_field(sid, *ti)?;
+                    let size = size_value(quote! { scratch.len() }, *l, nm);
+                    quote! {
+                        let #local = {
+                            let mut scratch = Vec::new();
+                            {
+                                let w = &mut Writer::new(&mut scratch);
+                                #write_target
+                            }
+                            fit(#size, #max, #nm)? as #rt
+                        };
+                        #put
+                    }
+                } else if needs_encoding {
                     // Known only once the target is written: reserve, then patch (see write of target).
                     let n = lit_usize(it.bytes());
                     quote! { #at_local w.put(&[0u8; #n]); }
@@ -418,7 +438,10 @@ impl<'p> Gen<'p> {
                 };
                 // Derived lengths that wait for this field's encoding are patched now.
                 let patches = s.fields.iter().filter_map(|d| match &d.role {
-                    Role::Derived(Derive::LengthOf(t, l)) if *t == fi && f.ty.is_encoded() => {
+                    // (One in a bit group was measured before: see its write.)
+                    Role::Derived(Derive::LengthOf(t, l))
+                        if *t == fi && f.ty.is_encoded() && d.group.is_none() =>
+                    {
                         let it = int_of(&d.ty)?;
                         let dat = format_ident!("{}_at", d.name);
                         let dn = d.name.as_str();
