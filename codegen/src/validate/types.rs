@@ -114,12 +114,16 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            let clash = out
-                .iter()
-                .map(|c| (c.name.as_str(), c.value, c.value))
-                .chain(ranges.iter().map(|r| (r.name.as_str(), r.lo, r.hi)))
-                .find(|(_, a, b)| lo <= *b && *a <= hi)
-                .map(|(n, ..)| n.to_string());
+            // A single value may be named inside a named range (PDL's tags inside a range: the
+            // single name wins); two single names of one value, or overlapping ranges, clash.
+            let clash = if lo == hi && !v.is_range() {
+                out.iter().find(|c| c.value == lo).map(|c| c.name.clone())
+            } else {
+                ranges
+                    .iter()
+                    .find(|r| lo <= r.hi && r.lo <= hi)
+                    .map(|r| r.name.clone())
+            };
             if let Some(prev) = clash {
                 let what = if lo == hi {
                     format!("value {lo}")

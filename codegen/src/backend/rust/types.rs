@@ -51,12 +51,28 @@ impl<'p> Gen<'p> {
             })
             .collect();
         let rnames: Vec<&str> = e.ranges.iter().map(|r| r.name.as_str()).collect();
+        // A range variant holds a value of its range that no single name takes (a named value
+        // inside a range decodes as its own variant).
+        let holds = e.ranges.iter().map(|r| {
+            let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+            let inside: Vec<Literal> = e
+                .values
+                .iter()
+                .filter(|v| (r.lo..=r.hi).contains(&v.value))
+                .map(|v| lit_u64(v.value))
+                .collect();
+            if inside.is_empty() {
+                quote! { (#lo..=#hi).contains(&v) }
+            } else {
+                quote! { (#lo..=#hi).contains(&v) && !matches!(v, #(#inside)|*) }
+            }
+        });
         let in_range = (!e.ranges.is_empty()).then(|| {
             quote! {
                 /// Whether a range variant holds a value of its range (the encoder refuses one
                 /// that does not: it would decode as another variant).
                 pub fn in_range(self) -> bool {
-                    match self { #( Self::#rvariants(v) => (#rpats).contains(&v), )* _ => true }
+                    match self { #( Self::#rvariants(v) => #holds, )* _ => true }
                 }
             }
         });
