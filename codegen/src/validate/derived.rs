@@ -123,7 +123,12 @@ impl<'f> Validator<'f> {
             let t = &fields[target];
             let fp = self.field_path(yp, target);
             let fits = match how {
-                Derive::PresenceOf(_) | Derive::AbsenceOf(_) => matches!(t.ty, Ty::Bool),
+                Derive::PresenceOf(_) | Derive::AbsenceOf(_) | Derive::TagOf(_)
+                    if matches!(t.ty, Ty::Bool) =>
+                {
+                    true
+                }
+                Derive::PresenceOf(_) | Derive::AbsenceOf(_) => false,
                 _ => matches!(t.ty, Ty::Int(_) | Ty::Enum(_) | Ty::VarInt(_)),
             };
             if !fits {

@@ -27,7 +27,15 @@ impl<'f> Validator<'f> {
         };
         self.in_tag = true;
         let before = self.diags.len();
-        let on = self.expr_of(&scope, &sw.on, ExprTy::Int);
+        // A bool field is a tag of two values: cases 'true' and 'false'.
+        let tag_bool = self.shapes[sid][..index]
+            .iter()
+            .any(|(n, shape)| *n == sw.on.trim() && matches!(shape, Shape::Bool));
+        let on = self.expr_of(
+            &scope,
+            &sw.on,
+            if tag_bool { ExprTy::Bool } else { ExprTy::Int },
+        );
         let on_failed = self.diags.len() > before;
         self.in_tag = false;
         // Case keys may name values of the tag's enum.
@@ -99,6 +107,19 @@ impl<'f> Validator<'f> {
             let cp = format!("{sp}.cases.{key}");
             let (values, variant) = if tag_unknown {
                 (vec![], key.to_upper_camel_case())
+            } else if tag_bool {
+                match key.as_str() {
+                    "true" => (vec![CaseValue::One(1)], "True".to_string()),
+                    "false" => (vec![CaseValue::One(0)], "False".to_string()),
+                    _ => {
+                        self.error_key(
+                            &cp,
+                            format!("case key '{key}' of a bool tag"),
+                            Some("a bool tag's cases are \"true\" and \"false\"".into()),
+                        );
+                        (vec![], key.to_upper_camel_case())
+                    }
+                }
             } else {
                 self.case_key(key, tag_enum, &cp)
             };

@@ -282,7 +282,7 @@ impl<'p> Gen<'p> {
                 if !matches!(u.len, Len::Rest | Len::Natural) {
                     return Err(Unsupported(format!("'{name}': switches with a length in bit streams are not generated for Lua yet")));
                 }
-                let tag = self.expr(&u.on);
+                let tag = self.tag_expr(&u.on);
                 c.line(format!("local tag_{name} = {tag}"));
                 let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
                     CaseBody::Struct(id) => {

@@ -79,4 +79,15 @@ impl<'p> Gen<'p> {
             }
         }
     }
+
+    /// A switch's tag as a number: a bool tag is 1 or 0 (cases `true` and `false`).
+    pub(crate) fn tag_expr(&mut self, on: &Expr) -> String {
+        let e = self.expr(on);
+        match on {
+            Expr::Field(refs) if matches!(self.p.field(refs.last().unwrap()).ty, Ty::Bool) => {
+                format!("({e} and 1 or 0)")
+            }
+            _ => e,
+        }
+    }
 }

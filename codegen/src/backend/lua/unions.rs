@@ -101,7 +101,7 @@ impl<'p> Gen<'p> {
             ));
         }
         let name = p.structs[sid].fields[fi].name.clone();
-        let tag = self.expr(&u.on);
+        let tag = self.tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
@@ -153,7 +153,7 @@ impl<'p> Gen<'p> {
             return self.union_natural(c, sid, fi, u, abbrev, tree, target);
         }
         self.length(c, sid, fi, &u.len, false, abbrev, tree)?;
-        let tag = self.expr(&u.on);
+        let tag = self.tag_expr(&u.on);
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);

@@ -62,6 +62,8 @@ pub(crate) fn varint_max(ty: &Ty) -> u64 {
 #[derive(Clone, Copy)]
 pub(crate) enum TagKind {
     Enum(EnumId),
+    /// A bool: cases `true` (1) and `false` (0).
+    Bool,
     Unsigned(u32),
     Wide,
 }
@@ -88,6 +90,7 @@ impl TagKind {
     pub(crate) fn of(ty: &Ty) -> TagKind {
         match ty {
             Ty::Enum(id) => TagKind::Enum(*id),
+            Ty::Bool => TagKind::Bool,
             Ty::Int(it) if !it.signed => TagKind::Unsigned(it.storage_bits()),
             _ => TagKind::Wide,
         }
@@ -98,7 +101,7 @@ impl TagKind {
         match self {
             TagKind::Enum(_) => quote! { #value.raw() as u64 },
             TagKind::Unsigned(64) => value,
-            TagKind::Unsigned(_) | TagKind::Wide => quote! { #value as u64 },
+            TagKind::Unsigned(_) | TagKind::Wide | TagKind::Bool => quote! { #value as u64 },
         }
     }
 }
@@ -120,6 +123,16 @@ impl<'p> Gen<'p> {
     pub(crate) fn tag_patterns(&self, kind: TagKind, values: &[CaseValue]) -> Vec<TokenStream> {
         let id = match kind {
             TagKind::Enum(id) => id,
+            TagKind::Bool => {
+                return within(values, 1)
+                    .iter()
+                    .map(|cv| match cv {
+                        CaseValue::One(0) => quote! { false },
+                        CaseValue::One(_) => quote! { true },
+                        CaseValue::Range(..) => quote! { _ },
+                    })
+                    .collect()
+            }
             TagKind::Unsigned(bits) => {
                 return within(values, bits).iter().map(case_pattern).collect()
             }
@@ -198,6 +211,7 @@ impl<'p> Gen<'p> {
                     && e.ranges.iter().all(|r| whole(r.lo, r.hi));
             }
             TagKind::Enum(id) => self.p.enums[id].repr.storage_bits(),
+            TagKind::Bool => 1,
             TagKind::Unsigned(bits) => bits,
             TagKind::Wide => return false,
         };

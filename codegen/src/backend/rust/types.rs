@@ -641,6 +641,10 @@ impl<'p> Gen<'p> {
                     },
                 }
             }
+            Ty::Bool => {
+                let b = v != 0;
+                quote! { #b }
+            }
             _ => quote! { #lit },
         }
     }
