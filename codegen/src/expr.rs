@@ -83,6 +83,8 @@ pub enum Expr {
     Item(String, Box<Expr>, usize),
     Unary(UnOp, Box<Expr>, usize),
     Binary(BinOp, Box<Expr>, Box<Expr>, usize),
+    /// `c ? a : b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>, usize),
 }
 
 impl Expr {
@@ -95,7 +97,8 @@ impl Expr {
             | Expr::Len(_, a)
             | Expr::Item(_, _, a)
             | Expr::Unary(_, _, a)
-            | Expr::Binary(_, _, _, a) => *a,
+            | Expr::Binary(_, _, _, a)
+            | Expr::Cond(_, _, _, a) => *a,
         }
     }
 
@@ -168,7 +171,7 @@ fn syntax_error(e: pest::error::Error<Rule>, what: &str, text: &str) -> SyntaxEr
 
 /// What can stand in an expression or a type, as a reader names it, in the order messages
 /// list them.
-const WORDS: [&str; 14] = [
+const WORDS: [&str; 15] = [
     "a field name",
     "a number",
     "true or false",
@@ -183,6 +186,7 @@ const WORDS: [&str; 14] = [
     "'[]'",
     "an operator (+ - * / % << >> & | == != < <= > >= && ||)",
     "the end",
+    "'?' or ':'",
 ];
 
 /// pest's expected rules as a reader would name them: "a field name, a number or '('".
@@ -209,6 +213,7 @@ fn expected_words(rules: &[Rule]) -> String {
             | Rule::varint_type => 10,
             Rule::array_suffix => 11,
             Rule::EOI => 13,
+            Rule::question | Rule::colon => 14,
             _ => 12,
         })
         .collect();
@@ -245,7 +250,28 @@ pub fn parse_expr(text: &str) -> Result<Expr, SyntaxError> {
     build(expr)
 }
 
+/// An `expr`: a chain of operators, then maybe `? a : b`.
 fn build(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
+    let mut inner = pair.into_inner();
+    let chain = build_chain(inner.next().unwrap())?;
+    match inner.next() {
+        None => Ok(chain),
+        Some(_question) => {
+            let at = chain.at();
+            let then = build(inner.next().unwrap())?;
+            let _colon = inner.next();
+            let otherwise = build(inner.next().unwrap())?;
+            Ok(Expr::Cond(
+                Box::new(chain),
+                Box::new(then),
+                Box::new(otherwise),
+                at,
+            ))
+        }
+    }
+}
+
+fn build_chain(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
     pratt()
         .map_primary(|p| {
             let at = p.as_span().start();

@@ -57,6 +57,12 @@ local function idiv(a, b)
   return floor(q)
 end
 
+-- `c ? a : b` of the schema's expressions (both already evaluated).
+local function pick(c, a, b)
+  if c then return a end
+  return b
+end
+
 local function irem(a, b)
   if b == 0 then return 0 end
   return a - idiv(a, b) * b

@@ -16,6 +16,11 @@ fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
             refs(a, out);
             refs(b, out);
         }
+        Expr::Cond(c, a, b) => {
+            refs(c, out);
+            refs(a, out);
+            refs(b, out);
+        }
         _ => {}
     }
 }

@@ -22,6 +22,8 @@ pub enum Expr {
     Not(Box<Expr>),
     Neg(Box<Expr>),
     Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
+    /// `c ? a : b` (both branches of one type).
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,7 @@ impl Expr {
             Expr::MessageSize | Expr::Remaining => true,
             Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.reads_position(),
             Expr::Binary(_, a, b) => a.reads_position() || b.reads_position(),
+            Expr::Cond(c, a, b) => c.reads_position() || a.reads_position() || b.reads_position(),
             _ => false,
         }
     }
@@ -92,6 +95,7 @@ impl Expr {
             Expr::Item(..) => true,
             Expr::Not(x) | Expr::Neg(x) => x.reads_state(),
             Expr::Binary(_, a, b) => a.reads_state() || b.reads_state(),
+            Expr::Cond(c, a, b) => c.reads_state() || a.reads_state() || b.reads_state(),
             _ => false,
         }
     }
@@ -102,6 +106,11 @@ impl Expr {
             Expr::Field(p) | Expr::FlagBit(p, _) | Expr::Len(p, _) => out.push(p[0].field),
             Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.local_fields(out),
             Expr::Binary(_, a, b) => {
+                a.local_fields(out);
+                b.local_fields(out);
+            }
+            Expr::Cond(c, a, b) => {
+                c.local_fields(out);
                 a.local_fields(out);
                 b.local_fields(out);
             }

@@ -136,6 +136,17 @@ impl<'f> Validator<'f> {
                 };
                 (Expr::Binary(*op, Box::new(a), Box::new(b)), ty)
             }
+            expr::Expr::Cond(c, a, b, at) => {
+                let (c2, tc) = self.check(scope, c);
+                self.want(scope, tc, ExprTy::Bool, *at, "'?'");
+                let (a2, ta) = self.check(scope, a);
+                let (b2, tb) = self.check(scope, b);
+                // Both branches of one type: that of the first that is not already wrong.
+                let ty = if ta == ExprTy::Error { tb } else { ta };
+                self.want(scope, ta, ty, a.at(), "'?:'");
+                self.want(scope, tb, ty, b.at(), "'?:'");
+                (Expr::Cond(Box::new(c2), Box::new(a2), Box::new(b2)), ty)
+            }
         }
     }
 

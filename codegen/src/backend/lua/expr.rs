@@ -47,6 +47,11 @@ impl<'p> Gen<'p> {
                 _ => through(refs, "0", format!("#{}", path(refs))),
             },
             Expr::Item(t, i) => format!("list_item({}, {})", t + 1, self.expr(i)),
+            // Both branches are evaluated (expressions have no effects; a branch that would
+            // fail, an absent field, reads as 0): `a and b or c` would be wrong for a false b.
+            Expr::Cond(c, a, b) => {
+                format!("pick({}, {}, {})", self.expr(c), self.expr(a), self.expr(b))
+            }
             Expr::Not(x) => format!("(not {})", self.expr(x)),
             Expr::Neg(x) => format!("(-{})", self.expr(x)),
             Expr::Binary(op, a, b) => {

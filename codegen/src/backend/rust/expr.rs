@@ -312,6 +312,11 @@ impl<'p> Gen<'p> {
                 let x = self.expr(x, ctx);
                 quote! { (#x.wrapping_neg()) }
             }
+            Expr::Cond(c, a, b) => {
+                let c = self.expr_top(c, ctx);
+                let (a, b) = (self.expr_top(a, ctx), self.expr_top(b, ctx));
+                quote! { (if #c { #a } else { #b }) }
+            }
             Expr::Binary(op, a, b) => {
                 let a = self.expr(a, ctx);
                 let b = self.expr(b, ctx);
