@@ -19,10 +19,18 @@ if ! rustc --version | grep -q nightly; then export RUSTC_BOOTSTRAP=1; fi
 cargo fuzz build -s none -O
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
+  seeds="seeds/$t"
+  if [ "$t" = schema ]; then
+    # The generator's target starts from every schema of the repository.
+    seeds="corpus/schema-seeds"
+    mkdir -p "$seeds"
+    cp ../codegen/tests/golden/*.yaml ../schema/*.yaml ../schema/examples/*.yaml \
+      ../tests/fixture/schema/*.yaml ../codegen/tests/regressions/*.yaml "$seeds/"
+  fi
   echo "fuzzing $t for ${seconds}s"
   log="corpus/$t.log"
   status=0
-  cargo fuzz run -s none -O "$t" "corpus/$t" "seeds/$t" -- \
+  cargo fuzz run -s none -O "$t" "corpus/$t" "$seeds" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1 || status=$?
   grep -E "^(Done|INFO: Seed)|panicked|ERROR|SUMMARY|left:|right:" "$log" || true
   if [ "$status" -ne 0 ]; then
