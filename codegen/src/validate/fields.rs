@@ -123,10 +123,24 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
-        if matches!(ty, Ty::Array(_, Len::Bytes(_))) && (layout != Layout::Bytes || f.packed) {
+        // In a bit stream, an array sized in bytes holds elements of whole bytes (their count
+        // is then its size over theirs; PDL's arrays with a size field at a bit offset).
+        let whole_bytes = |e: &Ty| match e {
+            Ty::Int(it) => it.bits % 8 == 0,
+            Ty::Float { .. } => true,
+            _ => false,
+        };
+        let bits_ok = matches!(&ty, Ty::Array(e, _) if whole_bytes(e)) && layout != Layout::Bytes;
+        if matches!(ty, Ty::Array(_, Len::Bytes(_)))
+            && ((layout != Layout::Bytes && !bits_ok) || f.packed)
+        {
             self.error(
                 &scope("length"),
-                "an array sized in bytes ('length') is for byte layouts and arrays that are not packed",
+                if f.packed {
+                    "an array sized in bytes ('length') cannot be packed"
+                } else {
+                    "in a bit stream, an array sized in bytes ('length') holds integers or floats of whole bytes"
+                },
                 Some("give the element count instead ('count')".into()),
             );
         }

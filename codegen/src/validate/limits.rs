@@ -162,8 +162,10 @@ impl<'f> Validator<'f> {
                 "a checksum in a bit stream".into(),
                 "checksums cover byte-aligned types",
             )),
+            // (An array of whole-byte elements is measured by its count: see fields.)
             Role::Derived(Derive::CountOf(ti, _) | Derive::LengthOf(ti, _))
-                if s.fields[ti].ty.is_encoded() =>
+                if s.fields[ti].ty.is_encoded()
+                    && !matches!(s.fields[ti].ty, Ty::Array(_, Len::Bytes(_))) =>
             {
                 out.push(rust(
                     "type",

@@ -181,11 +181,14 @@ impl<'p> Gen<'p> {
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
                 match len {
-                    // Validation keeps arrays sized in bytes out of bit streams.
-                    Len::Bytes(_) => {
-                        return Err(Unsupported(format!(
-                            "'{name}': arrays sized in bytes in bit streams"
-                        )))
+                    // Elements of whole bytes (validation) until that many bytes are read.
+                    Len::Bytes(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                        c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
+                        c.line(format!("local outer_limit_{name} = limit"));
+                        c.line("limit = offset + 8 * n");
+                        c.open("while offset < limit do");
                     }
                     Len::Expr(e) => {
                         let ex = self.expr(e);
@@ -251,11 +254,14 @@ impl<'p> Gen<'p> {
             Ty::Array(elem, count) => {
                 keep(c, target, "{}");
                 match count {
-                    // Validation keeps arrays sized in bytes out of bit streams.
-                    Len::Bytes(_) => {
-                        return Err(Unsupported(format!(
-                            "'{name}': arrays sized in bytes in bit streams"
-                        )))
+                    // Elements of whole bytes (validation) until that many bytes are read.
+                    Len::Bytes(e) => {
+                        let ex = self.expr(e);
+                        c.line(format!("n = {ex}"));
+                        c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
+                        c.line(format!("local outer_limit_{name} = limit"));
+                        c.line("limit = offset + 8 * n");
+                        c.open("while offset < limit do");
                     }
                     Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
                     Len::Expr(e) => {
@@ -277,6 +283,9 @@ impl<'p> Gen<'p> {
                 let item_target = item_of(target);
                 self.value_bits(c, sid, fi, elem, abbrev, tree, &item_target)?;
                 c.close("end");
+                if let Len::Bytes(_) = count {
+                    c.line(format!("limit = outer_limit_{name}"));
+                }
             }
             Ty::Union(u) => {
                 if !matches!(u.len, Len::Rest | Len::Natural) {

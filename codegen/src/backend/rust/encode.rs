@@ -227,11 +227,15 @@ impl<'p> Gen<'p> {
             _ => None,
         };
         // A length patched in after the value (not one in a bit group, measured before it).
-        let patched = s.fields.iter().any(|d| {
-            matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi) && d.group.is_none()
-        });
+        let patched = !self.bits(sid)
+            && s.fields.iter().any(|d| {
+                matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi)
+                    && d.group.is_none()
+            });
         let measured = (patched && encoded(fi)) || bytes_checked.is_some();
-        let at_local = (matches!(f.role, Role::Checksum(_)) || patched_length(f) || measured)
+        // (A length in a bit group or a bit stream is computed before, never patched.)
+        let patched_here = patched_length(f) && f.group.is_none() && !self.bits(sid);
+        let at_local = (matches!(f.role, Role::Checksum(_)) || patched_here || measured)
             .then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
             Role::Const(c) => {
@@ -328,10 +332,28 @@ impl<'p> Gen<'p> {
                 let rt = int_rust(&it);
                 let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
                 let needs_encoding = target.ty.is_encoded();
-                if needs_encoding && self.bits(sid) {
+                // In a bit stream, an array sized in bytes holds elements of whole bytes
+                // (validation): its size is their count times theirs.
+                let whole_elements = match &target.ty {
+                    Ty::Array(e, Len::Bytes(_)) if self.bits(sid) => p.fixed_size(e),
+                    _ => None,
+                };
+                if let Some(eb) = whole_elements {
+                    let eb = lit_usize(eb);
+                    let len = if target.condition.is_some() {
+                        quote! { self.#tn.as_ref().map_or(0, |x| x.len() * #eb) }
+                    } else {
+                        quote! { (self.#tn.len() * #eb) }
+                    };
+                    let size = size_value(len, *l, nm);
+                    quote! {
+                        #at_local
+                        let #local = fit(#size, #max, #nm)? as #rt;
+                        #put
+                    }
+                } else if needs_encoding && self.bits(sid) {
                     return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
-                }
-                if needs_encoding && f.group.is_some() {
+                } else if needs_encoding && f.group.is_some() {
                     // Packed in a bit group, the length is written with the group's integer,
                     // before the value: the value is encoded once aside to measure it.
                     let write_target = self.write_field(sid, *ti)?;
@@ -440,7 +462,10 @@ impl<'p> Gen<'p> {
                 let patches = s.fields.iter().filter_map(|d| match &d.role {
                     // (One in a bit group was measured before: see its write.)
                     Role::Derived(Derive::LengthOf(t, l))
-                        if *t == fi && f.ty.is_encoded() && d.group.is_none() =>
+                        if *t == fi
+                            && f.ty.is_encoded()
+                            && d.group.is_none()
+                            && !self.bits(sid) =>
                     {
                         let it = int_of(&d.ty)?;
                         let dat = format_ident!("{}_at", d.name);
@@ -456,7 +481,8 @@ impl<'p> Gen<'p> {
                     _ => None,
                 });
                 // The bytes an array's elements fill are known once they are written.
-                let bytes_check = bytes_checked.map(|e| self.size_check(e, quote! { #at }, nm));
+                let bytes_check =
+                    bytes_checked.map(|e| self.size_check(e, quote! { #at }, nm, self.bits(sid)));
                 quote! { #at_local #len_check #write #bytes_check #(#patches)* }
             }
         })
@@ -701,7 +727,7 @@ impl<'p> Gen<'p> {
                     && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
                         || !self.size_derived(sid, fi)) =>
             {
-                let check = self.size_check(e, quote! { value_at }, nm);
+                let check = self.size_check(e, quote! { value_at }, nm, false);
                 quote! {
                     let value_at = w.len();
                     #inner
@@ -714,11 +740,17 @@ impl<'p> Gen<'p> {
 
     /// Refuses a value whose bytes written since `start` are not the size expression `e` says
     /// (the decoder reads exactly that many).
-    fn size_check(&self, e: &Expr, start: TokenStream, nm: &str) -> TokenStream {
+    fn size_check(&self, e: &Expr, start: TokenStream, nm: &str, bits: bool) -> TokenStream {
         let ex = self.expr_top(e, Ctx::Encode);
+        // A bit writer counts bits (the elements are whole bytes there).
+        let written = if bits {
+            quote! { (w.len() - #start) / 8 }
+        } else {
+            quote! { w.len() - #start }
+        };
         quote! {
             let expected: i128 = #ex;
-            let actual = w.len() - #start;
+            let actual = #written;
             if expected != actual as i128 {
                 return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
             }
