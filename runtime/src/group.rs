@@ -47,7 +47,7 @@ impl<'r, 'a, T: Trace<'a>> GroupReader<'r, 'a, T> {
             self.next
         };
         self.next += n;
-        Ok((self.raw >> shift) & ((1u64 << n) - 1))
+        Ok((self.raw >> shift) & (u64::MAX >> (64 - n)))
     }
 
     /// Where the integer starts (a field's position).
@@ -103,7 +103,7 @@ impl GroupWriter {
             self.next
         };
         self.next += n;
-        self.raw |= (v & ((1u64 << n) - 1)) << shift;
+        self.raw |= (v & (u64::MAX >> (64 - n))) << shift;
     }
 
     /// The integer.

@@ -220,7 +220,7 @@ impl<'f> Validator<'f> {
                     bits,
                     signed: false,
                     endian: suffix,
-                })) if bits % 8 == 0 && (8..=32).contains(&bits) => {
+                })) if bits % 8 == 0 && (8..=64).contains(&bits) => {
                     let big = suffix
                         .as_deref()
                         .or(spec.endian.as_deref())
@@ -239,7 +239,7 @@ impl<'f> Validator<'f> {
                     self.error(
                         &format!("{at}.type"),
                         format!(
-                            "the bit group '{}' needs an unsigned integer of 1 to 4 whole bytes",
+                            "the bit group '{}' needs an unsigned integer of 1 to 8 whole bytes",
                             spec.name
                         ),
                         Some("e.g. 'type: u16be': its fields are that integer's bits".into()),

@@ -40,6 +40,21 @@ impl<'f> Validator<'f> {
                         ));
                     }
                 }
+                // A field of a group over 32 bits is taken out of a UInt64; a signed one over
+                // 32 bits would need an Int64 of it.
+                if let (Some(gi), Ty::Int(it)) = (f.group, &f.ty) {
+                    if it.signed && it.bits > 32 && s.groups[gi].int.bytes() > 4 {
+                        out.push(self.limit(
+                            Backend::Lua,
+                            &at("type"),
+                            format!(
+                                "'{}': a signed field of over 32 bits in a bit group",
+                                f.name
+                            ),
+                            "make it unsigned, or at most 32 bits",
+                        ));
+                    }
+                }
                 if let Role::Checksum(Checksum { algo: a, .. }) = f.role {
                     if !(8..=32).contains(&a.width()) {
                         out.push(self.limit(

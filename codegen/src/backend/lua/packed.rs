@@ -26,25 +26,49 @@ impl<'p> Gen<'p> {
                 lua_escape(&first_line(&g.doc))
             ),
         );
-        let width = g.int.bits;
+        // Fields of an integer wider than 32 bits are shown with the values the dissector takes
+        // out of it (a UInt64), not by mask: Wireshark 4.0 takes a mask as a Lua number only.
+        let wide = g.int.bytes() > 4;
+        let width = if wide {
+            "base.NONE".to_string()
+        } else {
+            g.int.bits.to_string()
+        };
         for fi in g.fields.clone() {
             let f = &s.fields[fi];
             let Some((_, shift, bits)) = p.packing(sid, fi) else {
                 continue;
             };
-            let mask = ((1u64 << bits) - 1) << shift;
+            let mask = if wide {
+                "nil".to_string()
+            } else {
+                format!("{:#x}", ((1u64 << bits) - 1) << shift)
+            };
+            // The integer type a field's ProtoField has: the group's (masked), or its own.
+            let own = |signed: bool, bits: u32| {
+                let int = if wide {
+                    IntTy {
+                        bits,
+                        signed,
+                        endian: g.int.endian,
+                    }
+                } else {
+                    g.int
+                };
+                container_field(&int, signed)
+            };
             let a = naming::abbrev(p, sid, fi);
             let label = naming::label(&f.name);
             let doc = lua_escape(&first_line(&f.doc));
             let ctor = match &f.ty {
                 Ty::Bool => {
                     format!(
-                        "ProtoField.bool(\"{a}\", \"{label}\", {width}, nil, {mask:#x}, \"{doc}\")"
+                        "ProtoField.bool(\"{a}\", \"{label}\", {width}, nil, {mask}, \"{doc}\")"
                     )
                 }
                 Ty::Int(it) => format!(
-                    "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask:#x}, \"{doc}\")",
-                    container_field(&g.int, it.signed),
+                    "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask}, \"{doc}\")",
+                    own(it.signed, it.bits),
                     int_base(
                         it,
                         f.display
@@ -61,27 +85,31 @@ impl<'p> Gen<'p> {
                         ("base.RANGE_STRING", format!("RS_{}", e.name))
                     };
                     format!(
-                        "ProtoField.{}(\"{a}\", \"{label}\", {base}, {names}, {mask:#x}, \"{doc}\")",
-                        container_field(&g.int, false)
+                        "ProtoField.{}(\"{a}\", \"{label}\", {base}, {names}, {mask}, \"{doc}\")",
+                        own(false, e.repr.bits)
                     )
                 }
                 Ty::Flags(id) => {
                     let fl = &p.flags[*id];
                     for b in &fl.bits {
                         let fa = naming::flag_abbrev(&a, &b.name);
+                        let bit_mask = if wide {
+                            "nil".to_string()
+                        } else {
+                            format!("{:#x}", b.value << shift)
+                        };
                         self.add_field(
                             fa.clone(),
                             format!(
-                                "ProtoField.bool(\"{fa}\", \"{}\", {width}, nil, {:#x}, \"{}\")",
+                                "ProtoField.bool(\"{fa}\", \"{}\", {width}, nil, {bit_mask}, \"{}\")",
                                 lua_escape(&b.name),
-                                b.value << shift,
                                 lua_escape(&first_line(&b.doc))
                             ),
                         );
                     }
                     format!(
-                        "ProtoField.{}(\"{a}\", \"{label}\", base.HEX, nil, {mask:#x}, \"{doc}\")",
-                        container_field(&g.int, false)
+                        "ProtoField.{}(\"{a}\", \"{label}\", base.HEX, nil, {mask}, \"{doc}\")",
+                        own(false, fl.repr.bits)
                     )
                 }
                 // Validation lets only those into a group.
@@ -105,10 +133,20 @@ impl<'p> Gen<'p> {
         let gi = p.structs[sid].fields[fi].group.unwrap_or(0);
         c.line(format!("-- {}: a bit group", g.name));
         c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{}\", {n}, limit - offset) end", g.name));
-        c.line(format!(
-            "local group_{} = tvb(offset, {n}):{}",
-            g.name,
+        // Wider than 32 bits: kept a UInt64, its fields taken out exactly.
+        let reader = if n > 4 {
+            let le = if g.int.endian == Endian::Little {
+                "le_"
+            } else {
+                ""
+            };
+            format!("{le}uint64()")
+        } else {
             int_reader(n, false, g.int.endian)
+        };
+        c.line(format!(
+            "local group_{} = tvb(offset, {n}):{reader}",
+            g.name
         ));
         c.line(format!(
             "local group_{}_item = {tree}:{}(F[\"{}\"], tvb(offset, {n}))",
@@ -151,7 +189,27 @@ impl<'p> Gen<'p> {
             || f.valid.is_some()
             || f.max.is_some()
             || !f.warnings.is_empty();
-        if read {
+        let wide = n > 4;
+        if wide {
+            // A UInt64's field: shifted and masked as a UInt64, a number where it is exact.
+            let mask = if bits > 53 {
+                format!("UInt64.fromhex(\"{:x}\")", u64::MAX >> (64 - bits))
+            } else {
+                format!("{:#x}", (1u64 << bits) - 1)
+            };
+            // A field over 32 bits has a 64-bit ProtoField, which takes the UInt64 itself.
+            let exact = if bits <= 32 { ":tonumber()" } else { "" };
+            c.line(format!("val = {raw}:rshift({shift}):band({mask}){exact}"));
+            match &f.ty {
+                Ty::Bool => c.line("val = val == 1"),
+                Ty::Int(it) if it.signed => c.line(format!(
+                    "if val >= {} then val = val - {} end",
+                    1u64 << (bits - 1),
+                    1u64 << bits
+                )),
+                _ => {}
+            }
+        } else if read {
             c.line(format!("val = {shifted} % {}", 1u64 << bits));
             match &f.ty {
                 Ty::Bool => c.line("val = val == 1"),
@@ -163,15 +221,31 @@ impl<'p> Gen<'p> {
                 _ => {}
             }
         }
-        c.line(format!(
-            "item = {group_item}:{add}(F[\"{abbrev}\"], tvb(offset, {n}))"
-        ));
+        if wide {
+            c.line(format!(
+                "item = {group_item}:add(F[\"{abbrev}\"], tvb(offset, {n}), val)"
+            ));
+            if (33..=53).contains(&bits) {
+                c.line("val = val:tonumber()");
+            }
+        } else {
+            c.line(format!(
+                "item = {group_item}:{add}(F[\"{abbrev}\"], tvb(offset, {n}))"
+            ));
+        }
         match &f.ty {
             Ty::Enum(id) => enum_check(c, &p.enums[*id], &f.name),
             Ty::Flags(id) => {
                 for b in &p.flags[*id].bits {
                     let fa = naming::flag_abbrev(abbrev, &b.name);
-                    c.line(format!("item:{add}(F[\"{fa}\"], tvb(offset, {n}))"));
+                    if wide {
+                        c.line(format!(
+                            "item:add(F[\"{fa}\"], tvb(offset, {n}), has_bit(val, {:#x}))",
+                            b.value
+                        ));
+                    } else {
+                        c.line(format!("item:{add}(F[\"{fa}\"], tvb(offset, {n}))"));
+                    }
                 }
             }
             _ => {}
