@@ -41,6 +41,8 @@ mode=${WIREGEN_CURRENT_WIRESHARK:-1}
 if [ "$mode" != 0 ]; then
   if current=$(tests/tshark-current.sh); then
     WIREGEN_TSHARK="$current" cargo test -p wiregen-tests "$@"
+    WIREGEN_TSHARK="$current" cargo test -p wiregen --test regressions "$@"
+    WIREGEN_TSHARK="$current" target/debug/schemafuzz --seeds 1..9
     (cd examples/mygame && WIREGEN_TSHARK="$current" \
       cargo run -q --manifest-path ../../codegen/Cargo.toml -- verify schema/mygame.yaml)
   elif [ "$mode" = required ]; then
