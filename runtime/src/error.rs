@@ -297,6 +297,14 @@ pub enum EncodeErrorKind {
     Unencodable { at: usize, encoding: &'static str },
     /// A value outside the schema's `valid` range or list.
     NotValid { value: i128 },
+    /// Part `part` of a split payload does not read as its position says (the first or the
+    /// last part of it, or neither): the template's fields that the join's `first`/`last`
+    /// expressions read do not agree with the number of parts.
+    PartMarker {
+        part: usize,
+        first: bool,
+        last: bool,
+    },
 }
 
 impl EncodeError {
@@ -363,6 +371,19 @@ impl fmt::Display for EncodeError {
             }
             EncodeErrorKind::NotValid { value } => {
                 write!(f, "value {value} is not one the schema allows")
+            }
+            EncodeErrorKind::PartMarker { part, first, last } => {
+                let should = match (first, last) {
+                    (true, true) => "the first and the last part",
+                    (true, false) => "the first part",
+                    (false, true) => "the last part",
+                    (false, false) => "neither the first nor the last part",
+                };
+                write!(
+                    f,
+                    "part {part} should read as {should}: give the template the fields the \
+                     join's first/last read (the number of parts, say)"
+                )
             }
         }
     }

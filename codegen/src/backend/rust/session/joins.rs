@@ -56,18 +56,17 @@ impl<'p> Gen<'p> {
                     });
                 }
             }
-            // The splitter sets the flag bits that mark the first and the last part.
-            let set_flag = |e: &Expr, on: TokenStream| {
-                self.set_flag_bit(sid, e, quote! { part }, on)
-                    .ok_or_else(|| {
-                        Unsupported(
-                        "a sequence join's 'first' and 'last' are flag bits (to split payloads)"
-                            .into(),
-                    )
-                    })
-            };
-            let set_first = set_flag(&j.first, quote! { i == 0 })?;
-            let set_last = set_flag(&j.last, quote! { i + 1 == count })?;
+            // The splitter sets the flag bits that mark the first and the last part; markers
+            // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
+            // fields the template gives, and each part is checked against its position.
+            let set_first = self
+                .set_flag_bit(sid, &j.first, quote! { part }, quote! { i == 0 })
+                .unwrap_or_default();
+            let set_last = self
+                .set_flag_bit(sid, &j.last, quote! { part }, quote! { i + 1 == count })
+                .unwrap_or_default();
+            let seq_nm_lit = seq_nm;
+            let parts_fn = format_ident!("{}_parts", snake);
             let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
             out.push(quote! {
                 #[doc = concat!(" Largest data (all streams together) `", stringify!(#split), "` puts in one part.")]
@@ -235,9 +234,18 @@ impl<'p> Gen<'p> {
                         #set_first
                         #set_last
                         #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
+                        let (first, last) = (i == 0, i + 1 == count);
+                        if part.is_first_part() != first || part.is_last_part() != last {
+                            return Err(EncodeError::new(#seq_nm_lit, EncodeErrorKind::PartMarker { part: i, first, last }));
+                        }
                         out.push(part);
                     }
                     Ok(out)
+                }
+
+                #[doc = concat!(" How many parts `", stringify!(#split), "` cuts `total` bytes of streams into.")]
+                pub fn #parts_fn(total: usize) -> usize {
+                    total.div_ceil(#part_size).max(1)
                 }
             });
         }

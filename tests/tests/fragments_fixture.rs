@@ -1,0 +1,116 @@
+//! ENet-style fragments (`tests/fixture/schema/fragments.yaml`): a join whose first and last
+//! parts are told by expressions (`fragment_number == 0`, `fragment_number == fragment_count -
+//! 1`), keyed by channel and start sequence number. The crate splits payloads and joins them
+//! again; the dissector joins the same frames into the same payloads, interleaved across two
+//! channels and out of order, in one pass and in two.
+
+use fragments::*;
+use std::borrow::Cow;
+use wiregen_tests::*;
+
+/// A template of a payload of `len` bytes on `channel` starting at sequence number `start`.
+fn template(channel: u8, start: u16, len: usize) -> SendFragment<'static> {
+    SendFragment {
+        channel_id: channel,
+        start_sequence_number: start,
+        fragment_count: send_fragment_parts(len) as u32,
+        fragment_number: 0,
+        total_length: len as u32,
+        fragment_offset: 0,
+        data: Cow::Borrowed(&[]),
+    }
+}
+
+fn payload(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+        .collect()
+}
+
+#[test]
+fn the_splitter_marks_parts_by_the_templates_fields() {
+    let data = payload(40, 1);
+    let parts = split_send_fragment(&template(0, 9, 40), 0, [&data]).unwrap();
+    assert_eq!(parts.len(), 3);
+    assert!(parts[0].is_first_part() && !parts[0].is_last_part());
+    assert!(parts[2].is_last_part() && !parts[2].is_first_part());
+    // A template whose count disagrees with the parts is refused, naming the part.
+    let mut wrong = template(0, 9, 40);
+    wrong.fragment_count = 2;
+    let e = split_send_fragment(&wrong, 0, [&data]).unwrap_err();
+    assert_eq!(e.field(), "fragment_number");
+    assert!(
+        e.to_string()
+            .contains("part 1 should read as neither the first nor the last part"),
+        "{e}"
+    );
+}
+
+#[test]
+fn crate_and_dissector_join_the_same_payloads() {
+    // Two payloads on two channels with the same start sequence number, their fragments
+    // interleaved, the second payload's out of order.
+    let a = payload(45, 7);
+    let b = payload(33, 9);
+    let parts_a = split_send_fragment(&template(0, 5, a.len()), 0, [&a]).unwrap();
+    let mut parts_b = split_send_fragment(&template(1, 5, b.len()), 0, [&b]).unwrap();
+    parts_b.reverse();
+    let mut order = Vec::new();
+    for i in 0..parts_a.len().max(parts_b.len()) {
+        order.extend(parts_a.get(i).cloned());
+        order.extend(parts_b.get(i).cloned());
+    }
+    let mut joiner = SendFragmentJoiner::new();
+    let mut joined_at = Vec::new();
+    let mut datagrams = Vec::new();
+    for (i, part) in order.iter().enumerate() {
+        let packet = Packet {
+            peer_id: 0xFFF,
+            sent_time: i as u16,
+            fragment: part.clone(),
+        };
+        datagrams.push(Datagram {
+            src_port: 40000,
+            dst_port: 17091,
+            payload: packet.encode().unwrap(),
+        });
+        if let Some(j) = joiner.push(part).unwrap() {
+            joined_at.push((i, j));
+        }
+    }
+    let crate_payloads: Vec<(usize, u8, Vec<u8>)> = joined_at
+        .iter()
+        .map(|(i, j)| (*i, j.channel_id, j.data.clone()))
+        .collect();
+    assert_eq!(
+        crate_payloads,
+        [(4, 0, a.clone()), (5, 1, b.clone())],
+        "the crate joins both payloads, each on the frame of its last missing part"
+    );
+    let pcap = std::env::temp_dir().join(format!("wiregen-fragments-{}.pcap", std::process::id()));
+    write_pcap(&pcap, &datagrams);
+    let lua = repo_root().join("tests/fixture/dissectors/fragments.lua");
+    for args in [&[][..], &["-2"][..]] {
+        let d = dissect(&pcap, &lua, args);
+        let mut shown = Vec::new();
+        for frame in 0..d.frames.len() {
+            for f in d.fields(frame, "fragments") {
+                if f.name == "fragments.send_fragment.data.joined" {
+                    shown.push((frame, hex_bytes(&f.value)));
+                }
+            }
+        }
+        let expected: Vec<(usize, Vec<u8>)> = crate_payloads
+            .iter()
+            .map(|(i, _, data)| (*i, data.clone()))
+            .collect();
+        assert_eq!(shown, expected, "tshark {args:?}");
+        // The peer id is shown in hex.
+        let peer = &d.fields(0, "fragments")[0];
+        assert_eq!(
+            (peer.name.as_str(), peer.show.as_str()),
+            ("fragments.peer_id", "0x0fff")
+        );
+    }
+    let _ = std::fs::remove_file(&pcap);
+}
