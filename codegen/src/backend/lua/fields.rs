@@ -70,8 +70,7 @@ impl<'p> Gen<'p> {
                     &naming::label(&f.name),
                     &first_line(&f.doc),
                     &f.ty,
-                    &f.role,
-                    f.display,
+                    (&f.role, f.display),
                 )?;
                 if !f.select.is_empty() {
                     let a = format!("{abbrev}.unknown");
@@ -100,6 +99,8 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
+    /// Declares the ProtoField(s) of a value of `ty`; `(role, display)` say how an integer is
+    /// shown (constants, checksums and reserved fields in hex unless `display` says otherwise).
     pub(crate) fn declare(
         &mut self,
         layout: Layout,
@@ -107,8 +108,7 @@ impl<'p> Gen<'p> {
         label: &str,
         doc: &str,
         ty: &Ty,
-        role: &Role,
-        display: Option<DisplayDef>,
+        (role, display): (&Role, Option<DisplayDef>),
     ) -> Result<(), Unsupported> {
         let p = self.p;
         let doc = lua_escape(doc);
@@ -283,7 +283,7 @@ impl<'p> Gen<'p> {
                     self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} count\", base.DEC, nil, nil, \"Number of {label}\")"));
                 }
                 if !matches!(**elem, Ty::Struct(..)) {
-                    self.declare(layout, abbrev, label, &doc, elem, &Role::Value, display)?;
+                    self.declare(layout, abbrev, label, &doc, elem, (&Role::Value, display))?;
                 }
                 if let Ty::Struct(_, Some(len)) = &**elem {
                     self.declare_size_prefix(
