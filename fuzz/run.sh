@@ -24,8 +24,10 @@ for t in "${targets[@]}"; do
     # The generator's target starts from every schema of the repository.
     seeds="corpus/schema-seeds"
     mkdir -p "$seeds"
-    cp ../codegen/tests/golden/*.yaml ../schema/*.yaml ../schema/examples/*.yaml \
-      ../tests/fixture/schema/*.yaml ../codegen/tests/regressions/*.yaml "$seeds/"
+    for dir in ../codegen/tests/golden ../schema ../schema/examples ../tests/fixture/schema \
+      ../codegen/tests/regressions; do
+      for f in "$dir"/*.yaml; do cp "$f" "$seeds/$(basename "$dir")-$(basename "$f")"; done
+    done
   fi
   echo "fuzzing $t for ${seconds}s"
   log="corpus/$t.log"

@@ -59,14 +59,28 @@ impl<'p> Gen<'p> {
             // The splitter sets the flag bits that mark the first and the last part; markers
             // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
             // fields the template gives, and each part is checked against its position.
-            let set_first = self
-                .set_flag_bit(sid, &j.first, quote! { part }, quote! { i == 0 })
-                .unwrap_or_default();
-            let set_last = self
-                .set_flag_bit(sid, &j.last, quote! { part }, quote! { i + 1 == count })
-                .unwrap_or_default();
-            let seq_nm_lit = seq_nm;
-            let parts_fn = format_ident!("{}_parts", snake);
+            let set_first = self.set_flag_bit(sid, &j.first, quote! { part }, quote! { i == 0 });
+            let set_last =
+                self.set_flag_bit(sid, &j.last, quote! { part }, quote! { i + 1 == count });
+            let (check, parts_fn) = if set_first.is_some() && set_last.is_some() {
+                (quote! {}, quote! {})
+            } else {
+                let parts = format_ident!("{}_parts", snake);
+                (
+                    quote! {
+                        let (first, last) = (i == 0, i + 1 == count);
+                        if part.is_first_part() != first || part.is_last_part() != last {
+                            return Err(EncodeError::new(#seq_nm, EncodeErrorKind::PartMarker { part: i, first, last }));
+                        }
+                    },
+                    quote! {
+                        #[doc = concat!(" How many parts `", stringify!(#split), "` cuts `total` bytes of streams into.")]
+                        pub fn #parts(total: usize) -> usize {
+                            total.div_ceil(#part_size).max(1)
+                        }
+                    },
+                )
+            };
             let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
             out.push(quote! {
                 #[doc = concat!(" Largest data (all streams together) `", stringify!(#split), "` puts in one part.")]
@@ -234,19 +248,13 @@ impl<'p> Gen<'p> {
                         #set_first
                         #set_last
                         #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
-                        let (first, last) = (i == 0, i + 1 == count);
-                        if part.is_first_part() != first || part.is_last_part() != last {
-                            return Err(EncodeError::new(#seq_nm_lit, EncodeErrorKind::PartMarker { part: i, first, last }));
-                        }
+                        #check
                         out.push(part);
                     }
                     Ok(out)
                 }
 
-                #[doc = concat!(" How many parts `", stringify!(#split), "` cuts `total` bytes of streams into.")]
-                pub fn #parts_fn(total: usize) -> usize {
-                    total.div_ceil(#part_size).max(1)
-                }
+                #parts_fn
             });
         }
         Ok(quote! { #(#out)* })
