@@ -37,7 +37,14 @@ const TYPE_WORDS: &[&str] = &[
 
 /// One random schema: the YAML text.
 pub fn schema(seed: u64) -> String {
-    Gen::new(seed).schema()
+    Gen::new(seed, None).schema()
+}
+
+/// One random schema, which may be an application on one of the transports in `schema_dir`
+/// (this repository's `schema/`: Riptide 2.1's bit-stream payloads, Riptide 2.0's and DNP's
+/// byte payloads), written to a file that names the transport by this absolute path.
+pub fn schema_with_transports(seed: u64, schema_dir: &std::path::Path) -> String {
+    Gen::new(seed, Some(schema_dir.to_path_buf())).schema()
 }
 
 /// The layout of the protocol being generated.
@@ -83,6 +90,8 @@ enum Known {
 struct Gen {
     rng: Rng,
     seed: u64,
+    /// An application's transport schema (absolute path), when this schema is one.
+    transport: Option<String>,
     layout: Layout,
     endian_big: bool,
     enums: Vec<EnumDef>,
@@ -92,13 +101,24 @@ struct Gen {
 }
 
 impl Gen {
-    fn new(seed: u64) -> Gen {
+    fn new(seed: u64, schema_dir: Option<std::path::PathBuf>) -> Gen {
         let mut rng = Rng::new(seed);
-        let layout = match rng.below(10) {
+        let mut layout = match rng.below(10) {
             0 | 1 => Layout::Lsb,
             2 => Layout::Msb,
             _ => Layout::Bytes,
         };
+        // One schema in five is an application: its messages in a transport's payloads, in
+        // the transport's bit order.
+        let transport = schema_dir.filter(|_| rng.chance(20)).map(|dir| {
+            let (file, l) = *rng.pick(&[
+                ("riptide-2.1.yaml", Layout::Lsb),
+                ("riptide-2.0.yaml", Layout::Bytes),
+                ("dnp.yaml", Layout::Bytes),
+            ]);
+            layout = l;
+            dir.join(file).display().to_string()
+        });
         let endian_big = match layout {
             Layout::Bytes => rng.chance(50),
             Layout::Lsb => false,
@@ -107,6 +127,7 @@ impl Gen {
         Gen {
             rng,
             seed,
+            transport,
             layout,
             endian_big,
             enums: Vec::new(),
@@ -134,7 +155,14 @@ impl Gen {
             let fields = self.helper_fields();
             self.helpers.push((name, fields));
         }
-        let root = self.root_fields();
+        // The root, or an application's messages (each to the end of its payload).
+        let messages: Vec<String> = if self.transport.is_some() {
+            (0..self.rng.range(1, 3))
+                .map(|_| self.root_fields())
+                .collect()
+        } else {
+            vec![self.root_fields()]
+        };
 
         let mut out = String::new();
         let layout = match self.layout {
@@ -150,13 +178,33 @@ impl Gen {
             "\n  endian: little"
         };
         let port = 40000 + self.seed % 20000;
-        let _ = write!(
-            out,
-            "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
-             title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ udp: {{ \
-             ports: [{port}] }} }}\n",
-            seed = self.seed
-        );
+        match &self.transport {
+            Some(path) => {
+                // An application keeps its transport's layout and byte order.
+                let ids: Vec<String> = (0..messages.len())
+                    .map(|i| format!("{}: Msg{i}", i + 1))
+                    .collect();
+                let _ = write!(
+                    out,
+                    "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
+                     title: \"Fuzz {seed}\"\n  application:\n    transport: \"{path}\"\n{id}    \
+                     messages: {{ {} }}\n",
+                    ids.join(", "),
+                    // A transport without message ids: the messages start with their own.
+                    id = if path.ends_with("dnp.yaml") { "    id: u8\n" } else { "" },
+                    seed = self.seed
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
+                     title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ udp: {{ \
+                     ports: [{port}] }} }}\n",
+                    seed = self.seed
+                );
+            }
+        }
         if !self.enums.is_empty() {
             out.push_str("enums:\n");
             for e in &self.enums {
@@ -195,8 +243,15 @@ impl Gen {
                 );
             }
         }
-        out.push_str("types:\n  Packet:\n    fields:\n");
-        out.push_str(&root);
+        out.push_str("types:\n");
+        for (i, fields) in messages.iter().enumerate() {
+            let name = if self.transport.is_some() {
+                format!("Msg{i}")
+            } else {
+                "Packet".to_string()
+            };
+            let _ = write!(out, "  {name}:\n    fields:\n{fields}");
+        }
         for (name, fields) in &self.helpers {
             let _ = write!(out, "  {name}:\n    fields:\n{fields}");
         }

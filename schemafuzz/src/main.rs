@@ -69,7 +69,11 @@ fn main() -> ExitCode {
         }
     };
     if let Some(seed) = a.print {
-        print!("{}", wiregen_schemafuzz::schema(seed));
+        let schema_dir = std::path::absolute("schema").unwrap_or_else(|_| "schema".into());
+        print!(
+            "{}",
+            wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
+        );
         return ExitCode::SUCCESS;
     }
     if let Err(e) = std::fs::create_dir_all(&a.work_dir) {
@@ -113,7 +117,14 @@ fn main() -> ExitCode {
 /// Writes seed `seed`'s schema and verifies it.
 fn run(a: &Args, seed: u64) -> Outcome {
     let path = a.work_dir.join(format!("seed-{seed}.yaml"));
-    if let Err(e) = std::fs::write(&path, wiregen_schemafuzz::schema(seed)) {
+    // Applications ride on this repository's transports, named by absolute path.
+    let schema_dir = std::path::absolute("schema").unwrap_or_else(|_| "schema".into());
+    let text = if schema_dir.join("riptide-2.1.yaml").is_file() {
+        wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
+    } else {
+        wiregen_schemafuzz::schema(seed)
+    };
+    if let Err(e) = std::fs::write(&path, text) {
         return Outcome::Failed(format!("cannot write {}: {e}", path.display()));
     }
     let out = Command::new(&a.wiregen)
