@@ -408,7 +408,7 @@ impl Protocol {
                 .chain(u.default)
                 .any(|b| match b {
                     CaseBody::Bytes => true,
-                    CaseBody::Struct(id) => self.borrows(id, seen),
+                    CaseBody::Struct(id) | CaseBody::Array(id) => self.borrows(id, seen),
                     CaseBody::Empty => false,
                 }),
             _ => false,

@@ -210,6 +210,8 @@ impl Case {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaseBody {
     Struct(StructId),
+    /// Values of a struct type until the end of the switch's scope (`Command[]`).
+    Array(StructId),
     Bytes,
     Empty,
 }
@@ -252,8 +254,8 @@ impl Ty {
             Ty::Array(e, _) => e.child_structs(out),
             Ty::Union(u) => out.extend(u.cases.iter().map(|c| c.body).chain(u.default).filter_map(
                 |b| match b {
-                    CaseBody::Struct(id) => Some(id),
-                    _ => None,
+                    CaseBody::Struct(id) | CaseBody::Array(id) => Some(id),
+                    CaseBody::Bytes | CaseBody::Empty => None,
                 },
             )),
             _ => {}

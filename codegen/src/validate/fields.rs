@@ -50,7 +50,7 @@ pub(crate) fn runs_to_end(ty: &Ty) -> bool {
                         .iter()
                         .map(|c| c.body)
                         .chain(u.default)
-                        .any(|b| b == CaseBody::Bytes))
+                        .any(|b| matches!(b, CaseBody::Bytes | CaseBody::Array(_))))
         }
         _ => false,
     }

@@ -516,6 +516,7 @@ impl<'f> Validator<'f> {
         proto.limits = self.limits(&proto);
         self.check_names(&proto);
         self.check_bit_rest_arrays(&proto);
+        self.check_endless_arrays(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "protocol.conversation",

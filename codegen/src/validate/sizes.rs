@@ -127,3 +127,87 @@ impl<'f> Validator<'f> {
         }
     }
 }
+
+impl<'f> Validator<'f> {
+    /// An array read to the end of its scope stops when no bytes are left: an element that can
+    /// be read from no bytes at all would be read forever. Such elements are refused there (a
+    /// switch case of an array too).
+    pub(crate) fn check_endless_arrays(&mut self, p: &Protocol) {
+        for s in &p.structs {
+            for (fi, f) in s.fields.iter().enumerate() {
+                let elem = match &f.ty {
+                    Ty::Array(e, Len::Rest | Len::Natural) => Some(&**e),
+                    _ => None,
+                };
+                let cases: Vec<StructId> = match &f.ty {
+                    Ty::Union(u) => u
+                        .cases
+                        .iter()
+                        .map(|c| c.body)
+                        .chain(u.default)
+                        .filter_map(|b| match b {
+                            CaseBody::Array(id) => Some(id),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let empty_elem = elem.is_some_and(|e| can_be_empty(p, e, &mut Vec::new()))
+                    || cases
+                        .iter()
+                        .any(|id| can_be_empty(p, &Ty::Struct(*id, None), &mut Vec::new()));
+                if empty_elem {
+                    let at = format!("{}.type", self.field_path(&s.name, fi));
+                    self.error(
+                        &at,
+                        format!(
+                            "'{}' is read to the end of its scope, but its elements can take no \
+                             bytes at all: it would never end",
+                            f.name
+                        ),
+                        Some("give the array a 'count' or a 'prefix', or its elements a field that is always there".into()),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether a value of `ty` can be read from no bytes (conservatively: a length or count
+/// given by an expression may be 0). `seen` stops at recursive types.
+fn can_be_empty(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> bool {
+    match ty {
+        Ty::Bytes(l) | Ty::Str(l, Text { nul: Nul::No, .. }) => {
+            !matches!(l, Len::Expr(Expr::Int(n)) if *n > 0)
+        }
+        Ty::Str(..) => false,
+        Ty::Array(e, Len::Expr(Expr::Int(n))) if *n > 0 => can_be_empty(p, e, seen),
+        Ty::Array(..) => true,
+        Ty::Bits => true,
+        Ty::Struct(id, _) => {
+            if seen.contains(id) {
+                return false;
+            }
+            seen.push(*id);
+            let s = &p.structs[*id];
+            let empty = s.padding.pad.is_none()
+                && s.fields.iter().all(|f| {
+                    f.condition.is_some() || f.group.is_none() && can_be_empty(p, &f.ty, seen)
+                });
+            seen.pop();
+            empty
+        }
+        Ty::Union(u) => {
+            u.cases
+                .iter()
+                .map(|c| c.body)
+                .chain(u.default)
+                .any(|b| match b {
+                    CaseBody::Struct(id) => can_be_empty(p, &Ty::Struct(id, None), seen),
+                    _ => true,
+                })
+                || u.default.is_none() && u.cases.is_empty()
+        }
+        _ => false,
+    }
+}

@@ -320,17 +320,22 @@ impl<'f> Validator<'f> {
             "empty" => CaseBody::Empty,
             name => match self.struct_ids.get(name) {
                 Some(id) => CaseBody::Struct(*id),
+                // Values of a type until the end of the switch (ENet's commands).
                 None if name.ends_with("[]") => {
                     let elem = name.trim_end_matches("[]");
-                    self.error(
-                        cp,
-                        format!("a case of an array ('{name}') is not supported yet"),
-                        Some(format!(
-                            "give the case a type holding the array, e.g. '{elem}List' with one field \
-                             '{{ name: items, type: \"{elem}[]\" }}'"
-                        )),
-                    );
-                    CaseBody::Empty
+                    match self.struct_ids.get(elem) {
+                        Some(id) => CaseBody::Array(*id),
+                        None => {
+                            let hint =
+                                did_you_mean(elem, self.struct_ids.keys().map(String::as_str));
+                            self.error(
+                                cp,
+                                format!("unknown type '{elem}' (a case's array holds a type of this schema)"),
+                                hint,
+                            );
+                            CaseBody::Empty
+                        }
+                    }
                 }
                 None => {
                     let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));

@@ -309,6 +309,28 @@ impl<'p> Gen<'p> {
                         keep(c, target, "val");
                         c.line("offset = nxt");
                     }
+                    // Values to the end, before the last byte's padding.
+                    CaseBody::Array(id) => {
+                        let t = &p.structs[id].name;
+                        c.line(format!(
+                            "local arr_{name} = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")",
+                            naming::label(&name)
+                        ));
+                        c.line(format!("local arr_start_{name} = floor(offset / 8)"));
+                        c.open("while offset < limit - 7 do");
+                        c.line(format!(
+                            "sub = arr_{name}:add(tvb(floor(offset / 8), 0), \"{t}\")"
+                        ));
+                        c.line(format!("nxt = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                        c.line("if nxt == nil then return nil end");
+                        c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                        c.line("offset = nxt");
+                        c.close("end");
+                        c.line(format!(
+                            "arr_{name}:set_len(ceil8(offset) - arr_start_{name})"
+                        ));
+                        keep(c, target, "{}");
+                    }
                     CaseBody::Bytes => {
                         // Whole bytes to the end: what is left below 8 bits is the padding.
                         c.line("n = floor((limit - offset) / 8)");

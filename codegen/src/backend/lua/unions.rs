@@ -114,6 +114,23 @@ impl<'p> Gen<'p> {
                 c.line("sub:set_len(nxt - offset)");
                 c.line("offset = nxt");
             }
+            // Values to the end of the datagram (or of the enclosing length).
+            CaseBody::Array(id) => {
+                c.line(format!(
+                    "local arr_{name} = {tree}:add(tvb(offset, limit - offset), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                c.open("while offset < limit do");
+                c.line(format!(
+                    "sub = arr_{name}:add(tvb(offset, 0), \"{}\")",
+                    p.structs[id].name
+                ));
+                call_struct(p, c, id, "offset", "limit", "");
+                c.line("sub:set_len(nxt - offset)");
+                c.line("offset = nxt");
+                c.close("end");
+                keep(c, target, "{}");
+            }
             CaseBody::Bytes => {
                 add_bytes(
                     c,
@@ -177,6 +194,25 @@ impl<'p> Gen<'p> {
                 c.line(format!(
                         "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
                     ));
+            }
+            // Values until the switch's length is read.
+            CaseBody::Array(id) => {
+                c.line(format!(
+                    "local arr_{name} = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
+                    naming::label(&name)
+                ));
+                c.line(format!("local stop_{name} = offset + n"));
+                c.line(format!("local at_{name} = offset"));
+                c.open(format!("while at_{name} < stop_{name} do"));
+                c.line(format!(
+                    "sub = arr_{name}:add(tvb(at_{name}, 0), \"{}\")",
+                    p.structs[id].name
+                ));
+                call_struct(p, c, id, &format!("at_{name}"), &format!("stop_{name}"), "");
+                c.line(format!("sub:set_len(nxt - at_{name})"));
+                c.line(format!("at_{name} = nxt"));
+                c.close("end");
+                keep(c, target, "{}");
             }
             CaseBody::Bytes => {
                 add_bytes(c, tree, abbrev, &name, "tvb(offset, n)", "n");

@@ -564,6 +564,17 @@ impl<'p> Gen<'p> {
         let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
             Ok(match b {
                 CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
+                // Values to the end of the switch (in a bit stream, before the last byte's
+                // padding).
+                CaseBody::Array(id) => {
+                    let item = self.read_struct_call(sid, id, nm)?;
+                    let more = if self.bits(sid) {
+                        quote! { r.remaining() >= 8 }
+                    } else {
+                        quote! { r.remaining() > 0 }
+                    };
+                    quote! { { let mut v = Vec::new(); while #more { v.push(#item); } v } }
+                }
                 CaseBody::Bytes => {
                     if self.bits(sid) {
                         quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(r.touched(at)))); v } }
@@ -607,7 +618,7 @@ impl<'p> Gen<'p> {
                 });
                 let data = match b {
                     CaseBody::Bytes => quote! { data: #inner },
-                    CaseBody::Struct(_) => quote! { value: #inner },
+                    CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value: #inner },
                     CaseBody::Empty => quote! {},
                 };
                 let other = ident(&u.default_variant);

@@ -19,6 +19,10 @@ impl<'p> Gen<'p> {
             let carries = tag.is_some() && c.single().is_none();
             let write = match c.body {
                 CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
+                CaseBody::Array(id) => {
+                    let item = self.write_struct_call(sid, id, quote! { item }, nm)?;
+                    quote! { for item in value.iter() { #item } }
+                }
                 CaseBody::Bytes => quote! { w.put(value); },
                 CaseBody::Empty => quote! {},
             };
@@ -109,11 +113,15 @@ impl<'p> Gen<'p> {
             let write = match b {
                 CaseBody::Bytes => quote! { w.put(data); },
                 CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
+                CaseBody::Array(id) => {
+                    let item = self.write_struct_call(sid, id, quote! { item }, nm)?;
+                    quote! { for item in value.iter() { #item } }
+                }
                 CaseBody::Empty => quote! {},
             };
             let bind = match b {
                 CaseBody::Bytes => quote! { data, },
-                CaseBody::Struct(_) => quote! { value, },
+                CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value, },
                 CaseBody::Empty => quote! {},
             };
             let other = ident(&u.default_variant);
@@ -121,7 +129,7 @@ impl<'p> Gen<'p> {
                 (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
                 (false, CaseBody::Empty) => quote! { #un::#other },
                 (false, CaseBody::Bytes) => quote! { #un::#other(data) },
-                (false, CaseBody::Struct(_)) => quote! { #un::#other(value) },
+                (false, CaseBody::Struct(_) | CaseBody::Array(_)) => quote! { #un::#other(value) },
             };
             arms.push(quote! { #binding => { #check #write } });
         }

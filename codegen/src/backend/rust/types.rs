@@ -459,7 +459,7 @@ impl<'p> Gen<'p> {
         let mut owned_arms = Vec::new();
         let borrows = |body: CaseBody| match body {
             CaseBody::Bytes => true,
-            CaseBody::Struct(id) => p.struct_borrows(id),
+            CaseBody::Struct(id) | CaseBody::Array(id) => p.struct_borrows(id),
             CaseBody::Empty => false,
         };
         let owned = |body: CaseBody, x: TokenStream| {
@@ -489,6 +489,11 @@ impl<'p> Gen<'p> {
                     let n = ident(&p.structs[id].name);
                     let l = self.lifetime(id);
                     (quote! {}, Some(quote! { #n #l }))
+                }
+                CaseBody::Array(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    (quote! {}, Some(quote! { Vec<#n #l> }))
                 }
                 CaseBody::Bytes => (hex, Some(quote! { Cow<'a, [u8]> })),
                 CaseBody::Empty => (quote! {}, None),
@@ -537,6 +542,11 @@ impl<'p> Gen<'p> {
                     let l = self.lifetime(id);
                     quote! { value: #n #l, }
                 }
+                CaseBody::Array(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    quote! { value: Vec<#n #l>, }
+                }
                 CaseBody::Empty => quote! {},
             };
             let what = match body {
@@ -554,6 +564,11 @@ impl<'p> Gen<'p> {
                     let l = self.lifetime(id);
                     Some(quote! { #n #l })
                 }
+                CaseBody::Array(id) => {
+                    let n = ident(&p.structs[id].name);
+                    let l = self.lifetime(id);
+                    Some(quote! { Vec<#n #l> })
+                }
                 CaseBody::Empty => None,
             };
             let value = owned(body, quote! { value });
@@ -567,7 +582,7 @@ impl<'p> Gen<'p> {
                     let data = owned_field(body, quote! { data });
                     quote! { Self::#other { #tn, data } => #name::#other { #tn, #data }, }
                 }
-                (Some(tn), CaseBody::Struct(_)) => {
+                (Some(tn), CaseBody::Struct(_) | CaseBody::Array(_)) => {
                     let value = owned_field(body, quote! { value });
                     quote! { Self::#other { #tn, value } => #name::#other { #tn, #value }, }
                 }
