@@ -751,18 +751,26 @@ impl Gen {
             .next();
         // A case body; a type already used by another case gets a variant name of its own.
         let mut bodies: Vec<String> = Vec::new();
+        let bytes_layout = !self.layout.bits();
         let mut body = |rng: &mut Rng, helpers: &[(String, String)]| -> String {
-            let b = match rng.below(4) {
+            let b = match rng.below(5) {
                 0 | 1 if !helpers.is_empty() => {
                     helpers[rng.below(helpers.len() as u64) as usize].0.clone()
                 }
                 2 if last => "bytes".into(),
+                // Values of a type to the end (the helpers always have a field; in a bit
+                // stream they could be narrower than the padding, which is refused).
+                3 if last && bytes_layout && !helpers.is_empty() => format!(
+                    "\"{}[]\"",
+                    helpers[rng.below(helpers.len() as u64) as usize].0
+                ),
                 _ => "empty".into(),
             };
             bodies.push(b.clone());
             let uses = bodies.iter().filter(|x| **x == b).count();
             if uses > 1 {
-                format!("{{ type: {b}, name: Case{uses}{b} }}")
+                let name = b.trim_matches('"').trim_end_matches("[]");
+                format!("{{ type: {b}, name: Case{uses}{name} }}")
             } else {
                 b
             }

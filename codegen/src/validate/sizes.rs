@@ -101,15 +101,23 @@ impl<'f> Validator<'f> {
     pub(crate) fn check_bit_rest_arrays(&mut self, p: &Protocol) {
         for s in p.structs.iter().filter(|s| s.layout.is_bits()) {
             for (fi, f) in s.fields.iter().enumerate() {
-                let Ty::Array(elem, Len::Rest | Len::Natural) = &f.ty else {
-                    continue;
-                };
-                let bits = match &**elem {
-                    Ty::Int(it) => it.bits,
-                    Ty::Bool => 1,
-                    Ty::Enum(id) => p.enums[*id].repr.bits,
-                    Ty::Flags(id) => p.flags[*id].repr.bits,
+                // The elements of an array to the end, or of a switch case of one.
+                let elems: Vec<Ty> = match &f.ty {
+                    Ty::Array(elem, Len::Rest | Len::Natural) => vec![(**elem).clone()],
+                    Ty::Union(u) if matches!(u.len, Len::Rest | Len::Natural) => u
+                        .cases
+                        .iter()
+                        .map(|c| c.body)
+                        .chain(u.default)
+                        .filter_map(|b| match b {
+                            CaseBody::Array(id) => Some(Ty::Struct(id, None)),
+                            _ => None,
+                        })
+                        .collect(),
                     _ => continue,
+                };
+                let Some(bits) = elems.iter().map(|e| min_bits(p, e, &mut Vec::new())).min() else {
+                    continue;
                 };
                 if bits < 8 {
                     let at = format!("{}.type", self.field_path(&s.name, fi));
@@ -209,5 +217,30 @@ fn can_be_empty(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> bool {
                 || u.default.is_none() && u.cases.is_empty()
         }
         _ => false,
+    }
+}
+
+/// The fewest bits a value of `ty` takes in a bit stream (a length read from the data counts
+/// as 0; `seen` stops at recursive types).
+fn min_bits(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> u32 {
+    match ty {
+        Ty::Int(it) => it.bits,
+        Ty::Bool => 1,
+        Ty::Float { bits, .. } => *bits,
+        Ty::Enum(id) => p.enums[*id].repr.bits,
+        Ty::Flags(id) => p.flags[*id].repr.bits,
+        Ty::VarInt(_) => 1,
+        Ty::Struct(id, _) if !seen.contains(id) => {
+            seen.push(*id);
+            let bits = p.structs[*id]
+                .fields
+                .iter()
+                .filter(|f| f.condition.is_none())
+                .map(|f| min_bits(p, &f.ty, seen))
+                .fold(0u32, u32::saturating_add);
+            seen.pop();
+            bits
+        }
+        _ => 0,
     }
 }
