@@ -78,3 +78,43 @@ pub fn label(name: &str) -> String {
 pub fn crate_name(p: &Protocol) -> String {
     p.name.clone()
 }
+
+/// What a generated crate or module re-exports from `wiregen-runtime` for its users.
+pub const REEXPORTED: &[&str] = &[
+    "BitString",
+    "Codec",
+    "DecodeError",
+    "DecodeErrorKind",
+    "EncodeError",
+    "EncodeErrorKind",
+    "FieldNote",
+    "IntoOwned",
+    "Value",
+];
+
+/// What generated code may import from `wiregen-runtime`.
+pub const RUNTIME_ITEMS: &[&str] = &[
+    "fit",
+    "size_from_len",
+    "BitReader",
+    "BitString",
+    "BitWriter",
+    "Codec",
+    "Checksum",
+    "Crc",
+    "DecodeError",
+    "DecodeErrorKind",
+    "EncodeError",
+    "EncodeErrorKind",
+    "FieldNote",
+    "GroupReader",
+    "GroupWriter",
+    "MsbBitReader",
+    "MsbBitWriter",
+    "NoTrace",
+    "Notes",
+    "Reader",
+    "Trace",
+    "Value",
+    "Writer",
+];

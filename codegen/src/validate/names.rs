@@ -9,52 +9,16 @@
 use super::*;
 use heck::ToSnakeCase;
 
-/// Items every generated crate imports from the runtime or the standard prelude, or defines
-/// whatever the schema holds: a schema type of one of these names would shadow or redefine it.
+/// Items every generated crate defines or names unqualified besides the runtime's
+/// ([`naming::RUNTIME_ITEMS`]): a schema type of one of these names would shadow or redefine it.
 const ALWAYS_TAKEN: &[&str] = &[
-    // wiregen_runtime (imported or re-exported by generated code)
-    "BitReader",
-    "BitString",
-    "BitWriter",
-    "Codec",
-    "Crc",
-    "DecodeError",
-    "DecodeErrorKind",
-    "EncodeError",
-    "EncodeErrorKind",
-    "FieldNote",
-    "GroupReader",
-    "GroupWriter",
-    "IntoOwned",
-    "MsbBitReader",
-    "MsbBitWriter",
-    "NoTrace",
-    "Notes",
-    "Reader",
-    "Trace",
-    "Value",
-    "Writer",
     // std
-    "Cow",
-    // the crate's marker of the schema as a whole
+    "Cow", // the crate's marker of the schema as a whole
     "Protocol",
     // names of the standard prelude that generated code uses unqualified (derives are macros,
     // in a namespace of their own)
-    "Box",
-    "Default",
-    "Err",
-    "From",
-    "Into",
-    "Iterator",
-    "None",
-    "Ok",
-    "Option",
-    "Result",
-    "Self",
-    "Some",
-    "String",
-    "TryFrom",
-    "Vec",
+    "Box", "Default", "Err", "From", "Into", "Iterator", "None", "Ok", "Option", "Result", "Self",
+    "Some", "String", "TryFrom", "Vec",
 ];
 
 /// Locals of the generated decoders that a field's local would shadow (the reader; the writer
@@ -129,6 +93,7 @@ impl<'f> Validator<'f> {
     fn check_type_names(&mut self, p: &Protocol) {
         let mut generated: Vec<(String, String)> = ALWAYS_TAKEN
             .iter()
+            .chain(crate::naming::RUNTIME_ITEMS)
             .map(|n| {
                 (
                     n.to_string(),

@@ -181,14 +181,11 @@ impl<'p> Gen<'p> {
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
                 match len {
-                    // Elements of whole bytes (validation) until that many bytes are read.
-                    Len::Bytes(e) => {
-                        let ex = self.expr(e);
-                        c.line(format!("n = {ex}"));
-                        c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
-                        c.line(format!("local outer_limit_{name} = limit"));
-                        c.line("limit = offset + 8 * n");
-                        c.open("while offset < limit do");
+                    // Only arrays are sized in bytes (`length:` on an array).
+                    Len::Bytes(_) => {
+                        return Err(Unsupported(format!(
+                            "'{name}': arrays sized in bytes in bit streams"
+                        )))
                     }
                     Len::Expr(e) => {
                         let ex = self.expr(e);

@@ -190,7 +190,7 @@ impl<'p> Gen<'p> {
             || f.max.is_some()
             || !f.warnings.is_empty();
         let wide = n > 4;
-        if wide {
+        let value = if wide {
             // A UInt64's field: shifted and masked as a UInt64, a number where it is exact.
             let mask = if bits > 53 {
                 format!("UInt64.fromhex(\"{:x}\")", u64::MAX >> (64 - bits))
@@ -199,18 +199,12 @@ impl<'p> Gen<'p> {
             };
             // A field over 32 bits has a 64-bit ProtoField, which takes the UInt64 itself.
             let exact = if bits <= 32 { ":tonumber()" } else { "" };
-            c.line(format!("val = {raw}:rshift({shift}):band({mask}){exact}"));
-            match &f.ty {
-                Ty::Bool => c.line("val = val == 1"),
-                Ty::Int(it) if it.signed => c.line(format!(
-                    "if val >= {} then val = val - {} end",
-                    1u64 << (bits - 1),
-                    1u64 << bits
-                )),
-                _ => {}
-            }
-        } else if read {
-            c.line(format!("val = {shifted} % {}", 1u64 << bits));
+            Some(format!("val = {raw}:rshift({shift}):band({mask}){exact}"))
+        } else {
+            read.then(|| format!("val = {shifted} % {}", 1u64 << bits))
+        };
+        if let Some(value) = value {
+            c.line(value);
             match &f.ty {
                 Ty::Bool => c.line("val = val == 1"),
                 Ty::Int(it) if it.signed => c.line(format!(

@@ -353,45 +353,7 @@ impl<'p> Gen<'p> {
     }
 }
 
-/// What a generated crate or module re-exports from `wiregen-runtime` for its users.
-const REEXPORTED: &[&str] = &[
-    "BitString",
-    "Codec",
-    "DecodeError",
-    "DecodeErrorKind",
-    "EncodeError",
-    "EncodeErrorKind",
-    "FieldNote",
-    "IntoOwned",
-    "Value",
-];
-
-/// What generated code may import from `wiregen-runtime`.
-const RUNTIME_ITEMS: &[&str] = &[
-    "fit",
-    "size_from_len",
-    "BitReader",
-    "BitString",
-    "BitWriter",
-    "Codec",
-    "Checksum",
-    "Crc",
-    "DecodeError",
-    "DecodeErrorKind",
-    "EncodeError",
-    "EncodeErrorKind",
-    "FieldNote",
-    "GroupReader",
-    "GroupWriter",
-    "MsbBitReader",
-    "MsbBitWriter",
-    "NoTrace",
-    "Notes",
-    "Reader",
-    "Trace",
-    "Value",
-    "Writer",
-];
+use crate::naming::{REEXPORTED, RUNTIME_ITEMS};
 
 /// The `use` items of `body`: exactly the runtime items it names (a crate of bit-stream types
 /// needs no byte reader, one without checksums no `Crc`) but those in `already`, and `Cow`.
