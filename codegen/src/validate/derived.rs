@@ -140,6 +140,9 @@ impl<'f> Validator<'f> {
             }
             match &t.role {
                 Role::Value => fields[target].role = Role::Derived(how),
+                // Two switches on one tag: the first derives it, the second is checked
+                // against it by the encoder.
+                Role::Derived(Derive::TagOf(_)) if matches!(how, Derive::TagOf(_)) => {}
                 Role::Derived(prev) => {
                     let prev_by = match prev {
                         Derive::LengthOf(j, _)

@@ -13,10 +13,45 @@ impl<'p> Gen<'p> {
     ) -> Result<TokenStream, Unsupported> {
         let un = ident(&naming::union_type(self.p, sid, fi));
         let tag = self.tag_field(sid, fi);
+        // A tag the encoder does not derive from this switch (another switch on the same field
+        // derives it, or the user sets it) must select the variant given: checked, so the
+        // bytes decode as that variant. (A tag read from the position is the data's own.)
+        let outside = |values: &[CaseValue], owned: bool| -> Option<TokenStream> {
+            if tag.is_some() || u.on.reads_position() || u.on.reads_state() {
+                return None;
+            }
+            let e = self.expr_top(&u.on, Ctx::Encode);
+            let bool_tag = matches!(&u.on, Expr::Field(p) if matches!(self.p.field(p.last().unwrap()).ty, Ty::Bool));
+            let x = if bool_tag {
+                quote! { (#e as i128) }
+            } else {
+                e
+            };
+            let pats: Vec<TokenStream> = values.iter().map(case_pattern).collect();
+            let wrong = if pats.is_empty() {
+                quote! { !owned }
+            } else if owned {
+                quote! { matches!(x, #(#pats)|*) }
+            } else {
+                quote! { !matches!(x, #(#pats)|*) }
+            };
+            let kind = if owned {
+                quote! { TagHasVariant }
+            } else {
+                quote! { TagOutsideCase }
+            };
+            Some(quote! {
+                let x: i128 = #x;
+                if #wrong {
+                    return Err(EncodeError::new(#nm, EncodeErrorKind::#kind { tag: x as u64 }));
+                }
+            })
+        };
         let mut arms = Vec::new();
         for c in &u.cases {
             let var = ident(&c.variant);
             let carries = tag.is_some() && c.single().is_none();
+            let tag_check = outside(&c.values, false);
             let write = match c.body {
                 CaseBody::Struct(id) => self.write_struct_call(sid, id, quote! { value }, nm)?,
                 CaseBody::Array(id) => {
@@ -65,9 +100,9 @@ impl<'p> Gen<'p> {
             };
             arms.push(match (carries, c.body) {
                 (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
-                (_, CaseBody::Empty) => quote! { #un::#var => {} },
+                (_, CaseBody::Empty) => quote! { #un::#var => { #tag_check } },
                 (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
-                (false, _) => quote! { #un::#var(value) => { #write } },
+                (false, _) => quote! { #un::#var(value) => { #tag_check #write } },
             });
         }
         if let Some(b) = u.default {
@@ -105,6 +140,12 @@ impl<'p> Gen<'p> {
                         return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
                     }
                 })
+            });
+            // A tag this switch does not derive: the same, on its value (no `unless`: there
+            // any tag goes).
+            let check = check.or_else(|| {
+                let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
+                u.unless.is_none().then(|| outside(&all, true)).flatten()
             });
             let tag_bind = tag.map(|(_, tf)| {
                 let tn = ident(&tf.name);
