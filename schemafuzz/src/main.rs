@@ -69,7 +69,9 @@ fn main() -> ExitCode {
         }
     };
     if let Some(seed) = a.print {
-        let schema_dir = std::path::absolute("schema").unwrap_or_else(|_| "schema".into());
+        let schema_dir = std::env::current_dir()
+            .map(|d| d.join("schema"))
+            .unwrap_or_else(|_| "schema".into());
         print!(
             "{}",
             wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
@@ -118,7 +120,9 @@ fn main() -> ExitCode {
 fn run(a: &Args, seed: u64) -> Outcome {
     let path = a.work_dir.join(format!("seed-{seed}.yaml"));
     // Applications ride on this repository's transports, named by absolute path.
-    let schema_dir = std::path::absolute("schema").unwrap_or_else(|_| "schema".into());
+    let schema_dir = std::env::current_dir()
+        .map(|d| d.join("schema"))
+        .unwrap_or_else(|_| "schema".into());
     let text = if schema_dir.join("riptide-2.1.yaml").is_file() {
         wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
     } else {
