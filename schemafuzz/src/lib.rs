@@ -40,6 +40,27 @@ pub fn schema(seed: u64) -> String {
     Gen::new(seed, None).schema()
 }
 
+/// The files of seed `seed`, the one to verify last: one schema (which may be an application
+/// on one of the transports in `schema_dir`), or one in six times a base schema and an
+/// extension of it (`extends:`: an enum value added, a type replaced, a type and a switch case
+/// added), each file named as it must be written (beside each other).
+pub fn schema_files(seed: u64, schema_dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut g = Gen::new(seed, Some(schema_dir.to_path_buf()));
+    if g.transport.is_some() || !g.rng.chance(17) {
+        return vec![(format!("seed-{seed}.yaml"), g.schema())];
+    }
+    let base_file = format!("seed-{seed}-base.yaml");
+    let mut ext = g.extension(&base_file);
+    let base = g
+        .schema()
+        .replacen("  name: fuzz\n", "  name: fuzz_base\n", 1);
+    // A case added to a switch of the base (on its own tag: keys 0, 2, 4 and 8..11 are taken).
+    if let Some(sw) = g.own_tag_switches.first() {
+        let _ = write!(ext, "cases:\n  Packet.{sw}:\n    6: Added\n");
+    }
+    vec![(base_file, base), (format!("seed-{seed}.yaml"), ext)]
+}
+
 /// One random schema, which may be an application on one of the transports in `schema_dir`
 /// (this repository's `schema/`: Riptide 2.1's bit-stream payloads, Riptide 2.0's and DNP's
 /// byte payloads), written to a file that names the transport by this absolute path.
@@ -98,6 +119,10 @@ struct Gen {
     flags: Vec<FlagsDef>,
     /// Helper types: name and YAML of their fields.
     helpers: Vec<(String, String)>,
+    /// Switches of the root on a tag of their own (an extension can add cases to them).
+    own_tag_switches: Vec<String>,
+    /// The enums, flag sets and helper types are drawn.
+    decided: bool,
 }
 
 impl Gen {
@@ -133,10 +158,52 @@ impl Gen {
             enums: Vec::new(),
             flags: Vec::new(),
             helpers: Vec::new(),
+            own_tag_switches: Vec::new(),
+            decided: false,
         }
     }
 
-    fn schema(mut self) -> String {
+    /// An extension of the schema this generator is about to write (call before `schema`:
+    /// it decides the enums, flag sets and helpers first).
+    fn extension(&mut self, base_file: &str) -> String {
+        let mut out = format!(
+            "# Random extension of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
+             title: \"Fuzz {seed} extended\"\n  extends: {base_file}\n",
+            seed = self.seed
+        );
+        // Decided here and reused by `schema`: the same enums and helpers.
+        self.decide_types();
+        if let Some(e) = self.enums.first() {
+            let max = (1u64 << e.bits.min(16)) - 1;
+            let free = (0..=max).rev().find(|v| {
+                !e.values
+                    .iter()
+                    .any(|(n, x)| *x == *v || (n.starts_with("RANGE") && (*x..=*x + 3).contains(v)))
+            });
+            if let Some(v) = free {
+                let _ = write!(
+                    out,
+                    "enums:\n  {}:\n    values:\n      ADDED: {v:#x}\n",
+                    e.name
+                );
+            }
+        }
+        out.push_str("types:\n");
+        if let Some((name, _)) = self.helpers.first().cloned() {
+            let fields = self.helper_fields();
+            let _ = write!(out, "  {name}:\n    fields:\n{fields}");
+        }
+        let fields = self.helper_fields();
+        let _ = write!(out, "  Added:\n    fields:\n{fields}");
+        out
+    }
+
+    /// The enums, flag sets and helper types (once).
+    fn decide_types(&mut self) {
+        if self.decided {
+            return;
+        }
+        self.decided = true;
         for i in 0..self.rng.below(3) {
             self.enum_def(i as usize);
         }
@@ -155,6 +222,10 @@ impl Gen {
             let fields = self.helper_fields();
             self.helpers.push((name, fields));
         }
+    }
+
+    fn schema(&mut self) -> String {
+        self.decide_types();
         // The root, or an application's messages (each to the end of its payload).
         let messages: Vec<String> = if self.transport.is_some() {
             (0..self.rng.range(1, 3))
@@ -799,6 +870,10 @@ impl Gen {
                 }
                 if self.rng.chance(40) {
                     cases.push(format!("\"8..11\": {}", body(&mut self.rng, &self.helpers)));
+                }
+                // Only the root's: cases are added to `Packet.<switch>`.
+                if self.transport.is_none() {
+                    self.own_tag_switches.push(name.to_string());
                 }
                 tag
             }

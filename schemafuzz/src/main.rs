@@ -72,10 +72,10 @@ fn main() -> ExitCode {
         let schema_dir = std::env::current_dir()
             .map(|d| d.join("schema"))
             .unwrap_or_else(|_| "schema".into());
-        print!(
-            "{}",
-            wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
-        );
+        for (name, text) in wiregen_schemafuzz::schema_files(seed, &schema_dir) {
+            println!("# ---- {name}");
+            print!("{text}");
+        }
         return ExitCode::SUCCESS;
     }
     if let Err(e) = std::fs::create_dir_all(&a.work_dir) {
@@ -118,18 +118,25 @@ fn main() -> ExitCode {
 
 /// Writes seed `seed`'s schema and verifies it.
 fn run(a: &Args, seed: u64) -> Outcome {
-    let path = a.work_dir.join(format!("seed-{seed}.yaml"));
-    // Applications ride on this repository's transports, named by absolute path.
+    // Applications ride on this repository's transports, named by absolute path; an
+    // extension is written beside its base.
     let schema_dir = std::env::current_dir()
         .map(|d| d.join("schema"))
         .unwrap_or_else(|_| "schema".into());
-    let text = if schema_dir.join("riptide-2.1.yaml").is_file() {
-        wiregen_schemafuzz::schema_with_transports(seed, &schema_dir)
+    let files = if schema_dir.join("riptide-2.1.yaml").is_file() {
+        wiregen_schemafuzz::schema_files(seed, &schema_dir)
     } else {
-        wiregen_schemafuzz::schema(seed)
+        vec![(
+            format!("seed-{seed}.yaml"),
+            wiregen_schemafuzz::schema(seed),
+        )]
     };
-    if let Err(e) = std::fs::write(&path, text) {
-        return Outcome::Failed(format!("cannot write {}: {e}", path.display()));
+    let mut path = a.work_dir.clone();
+    for (name, text) in &files {
+        path = a.work_dir.join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            return Outcome::Failed(format!("cannot write {}: {e}", path.display()));
+        }
     }
     let out = Command::new(&a.wiregen)
         .arg("verify")

@@ -1,4 +1,4 @@
-//! The generator's schemas are valid by construction and generate both outputs: 300 seeds
+//! The generator's schemas (and extensions) are valid by construction and generate both outputs: 300 seeds
 //! through validation and both backends (no compiler, no tshark: `schemafuzz` and `./test.sh`
 //! build and run what they generate).
 
@@ -12,12 +12,16 @@ fn every_seed_validates_and_generates_both_outputs() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schemafuzz-valid");
     std::fs::create_dir_all(&dir).unwrap();
     let mut problems = Vec::new();
-    let mut applications = 0;
+    let (mut applications, mut extensions) = (0, 0);
     for seed in 0..300 {
-        let text = wiregen_schemafuzz::schema_with_transports(seed, &schema_dir);
+        let files = wiregen_schemafuzz::schema_files(seed, &schema_dir);
+        for (name, text) in &files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let (name, text) = files.last().unwrap();
         applications += usize::from(text.contains("application:"));
-        let path = dir.join(format!("seed-{seed}.yaml"));
-        std::fs::write(&path, &text).unwrap();
+        extensions += usize::from(text.contains("extends:"));
+        let path = dir.join(name);
         match pipeline::load(&dir, &path) {
             Err(d) => problems.push(format!("seed {seed}: refused:\n{d}\n{text}")),
             Ok(p) => {
@@ -33,6 +37,10 @@ fn every_seed_validates_and_generates_both_outputs() {
     assert!(
         (30..=90).contains(&applications),
         "{applications} applications in 300 seeds"
+    );
+    assert!(
+        (20..=70).contains(&extensions),
+        "{extensions} extensions in 300 seeds"
     );
     // The same seed is the same schema.
     assert_eq!(wiregen_schemafuzz::schema(7), wiregen_schemafuzz::schema(7));
