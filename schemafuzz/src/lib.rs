@@ -698,7 +698,37 @@ impl Gen {
                 .0
                 .clone()
         });
-        match (self.rng.below(8), helper) {
+        match (self.rng.below(14), helper) {
+            // Bools packed 8 per byte.
+            (8, _) => {
+                let _ = writeln!(out, "      - {{ name: \"{name}_count\", type: u8 }}");
+                format!(
+                    "      - {{ name: \"{name}\", type: \"bool[]\", count: \"{name}_count\", packed: true }}\n"
+                )
+            }
+            // A compressed value.
+            (9, Some(h)) => {
+                let method = self.rng.pick(&["zlib", "deflate", "gzip"]);
+                format!(
+                    "      - {{ name: \"{name}\", type: {h}, prefix: u16, compression: {method} }}\n"
+                )
+            }
+            // A value whose fields have filter names of this use.
+            (10, Some(h)) => {
+                format!("      - {{ name: \"{name}\", type: {h}, filter: {name}_use }}\n")
+            }
+            // A known quirk: an expert warning where the value is odd.
+            (11, _) => format!(
+                "      - name: \"{name}\"\n        type: u8\n        warn:\n          - {{ if: \"{name} > 200\", message: \"a large {name}\" }}\n"
+            ),
+            // A CRC over the fields before it, with its own parameters.
+            (12, _) => {
+                let _ = writeln!(out, "      - {{ name: \"{name}_body\", type: u32 }}");
+                let (w, ty, poly) = *self.rng.pick(&[(16, "u16", "0x1021"), (32, "u32le", "0x04c11db7"), (8, "u8", "0x07")]);
+                format!(
+                    "      - {{ name: \"{name}\", type: {ty}, checksum: {{ crc: {{ width: {w}, poly: {poly}, refin: true, refout: true }}, from: \"{name}_body\", to: \"{name}_body\" }} }}\n"
+                )
+            }
             (0, _) => {
                 let (ty, a, b) = *self.rng.pick(&[
                     ("u8", 3, 5),
