@@ -416,6 +416,12 @@ impl<'p> Gen<'p> {
                 let n = self.read_len(sid, len.as_ref().unwrap_or(&Len::Rest), nm, abbrev)?;
                 let method = format_ident!("{}", c.method.variant());
                 let max = lit_usize(c.max as usize);
+                // A value that borrows from the plain bytes is copied out of them.
+                let owned = if self.p.struct_borrows(*id) {
+                    quote! { wiregen_runtime::IntoOwned::into_owned(v) }
+                } else {
+                    quote! { v }
+                };
                 // The plain bytes are decoded by a reader of their own (same notes, same
                 // conversation state); the value is then copied out of them.
                 quote! { {
@@ -434,7 +440,7 @@ impl<'p> Gen<'p> {
                         Ok(v)
                     })().map_err(|e: DecodeError| e.in_decompressed(at))?;
                     r.absorb(inner);
-                    wiregen_runtime::IntoOwned::into_owned(v)
+                    #owned
                 } }
             }
             Ty::Struct(id, len) => {
