@@ -66,6 +66,16 @@ impl<'f> Validator<'f> {
                 }
             }
         }
+        if wireshark_has(&p.name) {
+            self.error(
+                "protocol.name",
+                format!(
+                    "Wireshark has a protocol '{}' built in: a dissector of that name does not register",
+                    p.name
+                ),
+                Some(format!("name yours otherwise, e.g. '{}_game'", p.name)),
+            );
+        }
         if syn::parse_str::<syn::Ident>(&p.name).is_err()
             || [
                 "std",
@@ -255,4 +265,13 @@ impl<'f> Validator<'f> {
             }
         }
     }
+}
+
+/// Whether Wireshark registers a protocol of filter name `name` itself (the list in
+/// `wireshark_protocols.txt`, from `tshark -G protocols` of the versions tested).
+fn wireshark_has(name: &str) -> bool {
+    include_str!("wireshark_protocols.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| l == name)
 }
