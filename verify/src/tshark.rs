@@ -120,6 +120,8 @@ impl Dissection {
         let failed = self.stderr.lines().any(|l| {
             l.find("Lua: ")
                 .is_some_and(|i| l[i..].to_ascii_lowercase().contains("error"))
+                // A generated dissector says so when Wireshark refuses its name or title.
+                || l.contains("dissector cannot register")
         });
         failed.then(|| self.stderr.trim_end())
     }

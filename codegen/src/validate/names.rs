@@ -76,6 +76,16 @@ impl<'f> Validator<'f> {
                 Some(format!("name yours otherwise, e.g. '{}_game'", p.name)),
             );
         }
+        if wireshark_has_title(&p.title) {
+            self.error(
+                "protocol.title",
+                format!(
+                    "Wireshark has a protocol titled '{}' built in: a dissector of that title does not register",
+                    p.title
+                ),
+                Some(format!("title yours otherwise, e.g. '{} (game)'", p.title)),
+            );
+        }
         if syn::parse_str::<syn::Ident>(&p.name).is_err()
             || [
                 "std",
@@ -274,4 +284,13 @@ fn wireshark_has(name: &str) -> bool {
         .lines()
         .filter(|l| !l.starts_with('#'))
         .any(|l| l == name)
+}
+
+/// Whether Wireshark registers a protocol of description `title` itself
+/// (`wireshark_titles.txt`).
+fn wireshark_has_title(title: &str) -> bool {
+    include_str!("wireshark_titles.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| l == title)
 }
