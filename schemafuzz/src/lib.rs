@@ -321,7 +321,20 @@ impl Gen {
             } else {
                 "Packet".to_string()
             };
-            let _ = write!(out, "  {name}:\n    fields:\n{fields}");
+            // An Info-column summary of one or two of its fields (any type).
+            let names: Vec<&str> = fields
+                .lines()
+                .filter_map(|l| l.strip_prefix("      - { name: \""))
+                .filter_map(|l| l.split('"').next())
+                .collect();
+            let info = if names.is_empty() || !self.rng.chance(40) {
+                String::new()
+            } else {
+                let a = names[self.rng.below(names.len() as u64) as usize];
+                let b = names[self.rng.below(names.len() as u64) as usize];
+                format!("    info: \"{a}={{{a}}} {{{b}}}\"\n")
+            };
+            let _ = write!(out, "  {name}:\n{info}    fields:\n{fields}");
         }
         for (name, fields) in &self.helpers {
             let _ = write!(out, "  {name}:\n    fields:\n{fields}");
