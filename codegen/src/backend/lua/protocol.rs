@@ -69,7 +69,8 @@ impl<'p> Gen<'p> {
                 }
                 InfoPart::Field(i) => {
                     let f = &root.fields[*i];
-                    let value = format!("{v}.{}", f.name);
+                    // `v.name`, or `v["end"]` for a Lua keyword.
+                    let value = format!("{v}{}", &value_slot(&f.name)[1..]);
                     let shown = match &f.ty {
                         Ty::Enum(id) => {
                             let e = &p.enums[*id];
