@@ -883,7 +883,11 @@ impl Gen {
             bodies.push(b.clone());
             let uses = bodies.iter().filter(|x| **x == b).count();
             if uses > 1 {
-                let name = b.trim_matches('"').trim_end_matches("[]");
+                let elem = b.trim_matches('"');
+                let name = match elem.strip_suffix("[]") {
+                    Some(t) => format!("{t}List"),
+                    None => elem.to_string(),
+                };
                 format!("{{ type: {b}, name: Case{uses}{name} }}")
             } else {
                 b
