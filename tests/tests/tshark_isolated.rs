@@ -25,18 +25,31 @@ fn personal_folders_are_the_isolated_ones() {
     }
 }
 
-/// A schema whose protocol has the name of a dissector built into Wireshark ("presence") cannot
-/// register: the generated dissector says so in one line naming the protocol, instead of a bare
-/// `Proto_new` error, and tshark carries on.
+/// A schema whose protocol has the name of a dissector built into Wireshark ("presence") is
+/// refused at its name; one that a Wireshark newer than the list (or another plugin) has taken
+/// still cannot register, and the generated dissector says so in one line naming the protocol,
+/// instead of a bare `Proto_new` error, and tshark carries on. (The dissector is generated
+/// under a free name, then renamed, as a newer Wireshark would make it clash.)
 #[test]
 fn a_name_wireshark_already_has_is_reported_plainly() {
-    let src = "protocol: { name: presence, title: Presence test, root: P, transport: { udp: { ports: [7000] } } }
+    let schema = |name: &str| {
+        format!(
+            "protocol: {{ name: {name}, title: Presence test, root: P, transport: {{ udp: {{ ports: [7000] }} }} }}
 types:
   P:
     fields:
-      - { name: a, type: u8 }
-";
-    let p = wiregen::validate::load("presence.yaml", src).expect("valid schema");
+      - {{ name: a, type: u8 }}
+"
+        )
+    };
+    let refused = wiregen::validate::load("presence.yaml", &schema("presence")).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("Wireshark has a protocol 'presence' built in"),
+        "{refused}"
+    );
+    let p = wiregen::validate::load("presencx.yaml", &schema("presencx")).expect("valid schema");
     let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
     let (outputs, problems) = wiregen::pipeline::outputs(&p, &runtime);
     assert!(problems.0.is_empty());
@@ -47,7 +60,7 @@ types:
     let dir = std::env::temp_dir().join(format!("wiregen-clash-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("presence.lua");
-    std::fs::write(&path, &lua.contents).unwrap();
+    std::fs::write(&path, lua.contents.replace("presencx", "presence")).unwrap();
     let out = tshark_command()
         .args([
             "-X",
