@@ -9,7 +9,7 @@ impl<'p> Gen<'p> {
         let path = |refs: &[FieldRef]| -> String {
             let mut out = value_slot(&refs[0].name);
             for r in &refs[1..] {
-                out += &value_slot(&r.name)[1..];
+                out += &member(&r.name);
             }
             out
         };

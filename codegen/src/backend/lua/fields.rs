@@ -20,6 +20,15 @@ pub(crate) fn int_base(it: &IntTy, hex: bool) -> &'static str {
     }
 }
 
+/// Whether an integer is shown in hex: as `display` says, else constants, checksums and
+/// reserved fields.
+pub(crate) fn shows_hex(role: &Role, display: Option<DisplayDef>) -> bool {
+    match display {
+        Some(d) => d == DisplayDef::Hex,
+        None => matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved),
+    }
+}
+
 pub(crate) fn protofield_int(it: &IntTy) -> String {
     let bits = match it.bytes() {
         1 => 8,
@@ -112,10 +121,7 @@ impl<'p> Gen<'p> {
     ) -> Result<(), Unsupported> {
         let p = self.p;
         let doc = lua_escape(doc);
-        let hex = match display {
-            Some(d) => d == DisplayDef::Hex,
-            None => matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved),
-        };
+        let hex = shows_hex(role, display);
         let base = |it: &IntTy| int_base(it, hex);
         match ty {
             Ty::Int(it) => {

@@ -43,13 +43,18 @@ const LUA_KEYWORDS: &[&str] = &[
     "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
 ];
 
+/// How a table's member `name` is indexed: `.name`, or `["end"]` for a Lua keyword.
+pub(crate) fn member(name: &str) -> String {
+    if LUA_KEYWORDS.contains(&name) {
+        format!("[\"{name}\"]")
+    } else {
+        format!(".{name}")
+    }
+}
+
 /// Where a struct's value of field `name` is kept: `v.name`, or `v["end"]` for a Lua keyword.
 pub(crate) fn value_slot(name: &str) -> String {
-    if LUA_KEYWORDS.contains(&name) {
-        format!("v[\"{name}\"]")
-    } else {
-        format!("v.{name}")
-    }
+    format!("v{}", member(name))
 }
 
 pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {

@@ -69,13 +69,8 @@ impl<'p> Gen<'p> {
                 Ty::Int(it) => format!(
                     "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask}, \"{doc}\")",
                     own(it.signed, it.bits),
-                    int_base(
-                        it,
-                        f.display
-                            .map_or(matches!(f.role, Role::Const(_) | Role::Reserved), |d| {
-                                d == DisplayDef::Hex
-                            })
-                    )
+                    // (A group holds no checksum: validation.)
+                    int_base(it, shows_hex(&f.role, f.display))
                 ),
                 Ty::Enum(id) => {
                     let e = &p.enums[*id];

@@ -70,7 +70,7 @@ impl<'p> Gen<'p> {
                 InfoPart::Field(i) => {
                     let f = &root.fields[*i];
                     // `v.name`, or `v["end"]` for a Lua keyword.
-                    let value = format!("{v}{}", &value_slot(&f.name)[1..]);
+                    let value = format!("{v}{}", member(&f.name));
                     let shown = match &f.ty {
                         Ty::Enum(id) => {
                             let e = &p.enums[*id];

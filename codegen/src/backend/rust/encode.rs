@@ -340,12 +340,8 @@ impl<'p> Gen<'p> {
                 };
                 if let Some(eb) = whole_elements {
                     let eb = lit_usize(eb);
-                    let len = if target.condition.is_some() {
-                        quote! { self.#tn.as_ref().map_or(0, |x| x.len() * #eb) }
-                    } else {
-                        quote! { (self.#tn.len() * #eb) }
-                    };
-                    let size = size_value(len, *l, nm);
+                    let count = present_len(target, quote! { self.#tn });
+                    let size = size_value(quote! { (#count * #eb) }, *l, nm);
                     quote! {
                         #at_local
                         let #local = fit(#size, #max, #nm)? as #rt;
@@ -439,11 +435,12 @@ impl<'p> Gen<'p> {
                         if !sized_by_derived && !e.reads_position() =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode);
-                        let len = match f.condition {
-                            None => wire_len(&f.ty, quote! { self.#local }),
-                            // An optional value is checked when it is there.
-                            Some(_) => wire_len(&f.ty, quote! { v }),
+                        // An optional value is checked when it is there.
+                        let value = match f.condition {
+                            None => quote! { self.#local },
+                            Some(_) => quote! { v },
                         };
+                        let len = wire_len(&f.ty, value);
                         let check = quote! {
                             let expected: i128 = #ex;
                             let actual = #len;
