@@ -220,13 +220,13 @@ impl Builder {
             None => pipeline::runtime_dep_in(&rust_out),
         };
         for p in &protocols {
-            let rust = || {
+            let rust = |l: &crate::lower::Lowered| {
                 if self.crates {
                     let dir = rust_out.join(&p.name);
-                    rust::generate(p, &dir.display().to_string(), &runtime)
+                    rust::generate(p, l, &dir.display().to_string(), &runtime)
                 } else {
                     let path = rust_out.join(format!("{}.rs", p.name));
-                    let contents = rust::generate_module(p, self.options)?;
+                    let contents = rust::generate_module(p, l, self.options)?;
                     Ok(vec![Output {
                         path: path.display().to_string(),
                         contents,

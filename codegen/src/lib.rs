@@ -11,6 +11,7 @@ pub mod expr;
 pub mod extend;
 pub mod ir;
 pub mod locate;
+pub mod lower;
 pub mod naming;
 pub mod pipeline;
 pub mod schema;

@@ -4,6 +4,7 @@ use crate::backend::rust::RuntimeDep;
 use crate::backend::{self, Output};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Backend, Protocol};
+use crate::lower::{lower, Lowered};
 use crate::validate;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -110,7 +111,9 @@ pub fn path_dependency(path: &str) -> String {
 /// Every output file of one protocol that its backends can generate, and a diagnostic for each
 /// one they cannot (validation found the construct; see `validate/limits.rs`).
 pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics) {
-    let rust = || backend::rust::generate(p, &format!("{GENERATED_DIR}/{}", p.name), runtime);
+    let rust = |l: &Lowered| {
+        backend::rust::generate(p, l, &format!("{GENERATED_DIR}/{}", p.name), runtime)
+    };
     let lua = format!("{DISSECTOR_DIR}/{}.lua", p.name);
     generate(p, &rust, Some(&lua))
 }
@@ -120,7 +123,7 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
 /// output only), and so is a backend's refusal validation let through.
 pub(crate) fn generate(
     p: &Protocol,
-    rust: &dyn Fn() -> Result<Vec<Output>, backend::Unsupported>,
+    rust: &dyn Fn(&Lowered) -> Result<Vec<Output>, backend::Unsupported>,
     lua_path: Option<&str>,
 ) -> (Vec<Output>, Diagnostics) {
     let wanted = |b: Backend| b == Backend::Rust || lua_path.is_some();
@@ -146,14 +149,16 @@ pub(crate) fn generate(
         hint: Some("please report this schema".into()),
     }
     };
+    // Lowered once, rendered by each backend.
+    let lowered = lower(p);
     if p.generates(Backend::Rust) {
-        match rust() {
+        match rust(&lowered) {
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Rust, u)),
         }
     }
     if let Some(path) = lua_path.filter(|_| p.generates(Backend::Lua)) {
-        match backend::lua::generate(p, path) {
+        match backend::lua::generate(p, &lowered, path) {
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Lua, u)),
         }

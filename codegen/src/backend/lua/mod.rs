@@ -27,7 +27,8 @@ use std::collections::HashSet;
 use self::{
     checksum::*, code::*, fields::*, session::*, structs::*, template::*, unions::*, values::*,
 };
-use crate::ir::analysis::{case_names, needed_values};
+use crate::ir::analysis::case_names;
+use crate::lower::{Access, Lowered};
 
 /// The Lua function reading bits of a stream of `layout` (its padding, at the end).
 fn bit_reader(layout: Layout) -> &'static str {
@@ -57,7 +58,7 @@ pub(crate) fn value_slot(name: &str) -> String {
     format!("v{}", member(name))
 }
 
-pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
+pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Unsupported> {
     if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
     {
@@ -67,20 +68,19 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
     }
     let mut g = Gen {
         p,
+        l,
         fields: Vec::new(),
         needs_bitops: false,
-        needed: needed_values(p),
         raw: p
             .joins
             .iter()
             .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
             .collect(),
-        state_readers: p.state_readers(),
         case_names: case_names(p),
     };
-    let uses = p.filter_uses();
+    let uses = &l.filter_uses;
     g.declare_fields()?;
-    g.declare_filtered_fields(&uses);
+    g.declare_filtered_fields(uses);
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
         let a = format!("{}.message_id", p.name);
         g.add_field(
@@ -385,15 +385,14 @@ pub fn generate(p: &Protocol, path: &str) -> Result<Vec<Output>, Unsupported> {
 
 struct Gen<'p> {
     p: &'p Protocol,
+    /// The schema's lowering: each field's access, the shared facts (`needed`: the values the
+    /// dissector reads back; the others are only added to the tree, which saves Wireshark API
+    /// calls per field and packet).
+    l: &'p Lowered,
     fields: Vec<FieldDef>,
     needs_bitops: bool,
-    /// Fields whose value the dissector uses (expressions, Info column, checks); the others are
-    /// only added to the tree, which saves Wireshark API calls per field and packet.
-    needed: HashSet<(StructId, usize)>,
     /// Bytes fields whose data is kept (`v.<name>_raw`): pieces of joined payloads.
     raw: HashSet<(StructId, usize)>,
-    /// Structs whose values read conversation state.
-    state_readers: Vec<bool>,
     /// Switch tags shown with the name of the case they select.
     case_names: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
 }

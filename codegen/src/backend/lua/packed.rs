@@ -36,7 +36,10 @@ impl<'p> Gen<'p> {
         };
         for fi in g.fields.clone() {
             let f = &s.fields[fi];
-            let Some((_, shift, bits)) = p.packing(sid, fi) else {
+            let Access::Group {
+                shift, width: bits, ..
+            } = self.l.field(sid, fi).access
+            else {
                 continue;
             };
             let mask = if wide {
@@ -118,14 +121,14 @@ impl<'p> Gen<'p> {
     /// and added to `tree` (its fields go under it).
     pub(crate) fn open_group(&mut self, c: &mut Code, sid: StructId, fi: usize, tree: &str) {
         let p = self.p;
-        let Some((g, _, _)) = p.packing(sid, fi) else {
+        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
             return;
         };
+        let g = &p.structs[sid].groups[gi];
         if g.fields.start != fi {
             return;
         }
         let n = g.int.bytes();
-        let gi = p.structs[sid].fields[fi].group.unwrap_or(0);
         c.line(format!("-- {}: a bit group", g.name));
         c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{}\", {n}, limit - offset) end", g.name));
         // Wider than 32 bits: kept a UInt64, its fields taken out exactly.
@@ -162,9 +165,15 @@ impl<'p> Gen<'p> {
         target: &str,
     ) {
         let p = self.p;
-        let Some((g, shift, bits)) = p.packing(sid, fi) else {
+        let Access::Group {
+            group,
+            shift,
+            width: bits,
+        } = self.l.field(sid, fi).access
+        else {
             return;
         };
+        let g = &p.structs[sid].groups[group];
         let f = &p.structs[sid].fields[fi];
         let n = g.int.bytes();
         let (raw, group_item) = (

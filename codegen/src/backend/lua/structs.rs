@@ -181,11 +181,10 @@ impl<'p> Gen<'p> {
         let s = &p.structs[sid];
         let f = &s.fields[fi];
         let Role::Checksum(cs) = f.role else { return };
-        let n = p.fixed_size(&f.ty).unwrap_or(2);
-        let (signed, endian) = match &f.ty {
-            Ty::Int(it) => (it.signed, it.endian),
-            _ => (false, Endian::Big),
+        let Some(int) = self.l.field(sid, fi).checksum_int else {
+            return;
         };
+        let (n, signed, endian) = (int.bytes(), int.signed, int.endian);
         let abbrev = naming::abbrev(p, sid, fi);
         let digits = n * 2;
         let field_name = |fi: Option<usize>, default: &str| {
@@ -296,7 +295,7 @@ impl<'p> Gen<'p> {
         // the whole message).
         let keeps = is_root
             || (0..s.fields.len())
-                .any(|fi| self.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi)));
+                .any(|fi| self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi)));
         if keeps {
             c.line("local v = {}");
         }
@@ -441,7 +440,7 @@ impl<'p> Gen<'p> {
             c.line(format!("cs_at_{} = offset", f.name));
         }
         // Only values later code reads are kept in the struct's table.
-        let kept = self.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
+        let kept = self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
         let target = if kept {
             value_slot(&f.name)
         } else {

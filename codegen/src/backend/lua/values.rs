@@ -61,7 +61,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
-        let needed = self.needed.contains(&(sid, fi));
+        let needed = self.l.needed.contains(&(sid, fi));
         // `range` is made when the value is read or the range is used again (flag bits).
         let scalar_in = |c: &mut Code, n: usize, endian: Endian, read: String, reused: bool| {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
@@ -319,7 +319,7 @@ impl<'p> Gen<'p> {
                 let t = &p.structs[*id].name;
                 let label = format!("{}: {t}", naming::label(name));
                 match len {
-                    None | Some(Len::Natural) => match p.struct_fixed_size(*id) {
+                    None | Some(Len::Natural) => match self.l.structs[*id].fixed_size {
                         // Its size is known: the subtree gets it at once (one C call, no
                         // set_len), cut to the bytes left when the value is truncated.
                         Some(k) if k > 0 => {
@@ -399,7 +399,7 @@ impl<'p> Gen<'p> {
                 // to their end meanwhile (no element reads past them).
                 let in_bytes = matches!(count, Len::Bytes(_));
                 // An element without its state list takes the rest as bytes and ends the loop.
-                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.state_readers[id]);
+                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.l.state_readers[id]);
                 // A loop that runs `n` times to its end needs no counter.
                 let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {

@@ -26,7 +26,7 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|(_, sid)| {
                 let n = ident(&p.structs[*sid].name);
-                if p.struct_borrows(*sid) {
+                if self.l.borrows[*sid] {
                     quote! { #n<'a> }
                 } else {
                     quote! { #n }

@@ -107,9 +107,7 @@ fn doc_paragraphs(paragraphs: &[String]) -> TokenStream {
 impl<'p> Gen<'p> {
     /// Whether a message of the application borrows its input (so `Message` has a lifetime).
     pub(crate) fn messages_borrow(&self, a: &Application) -> bool {
-        a.messages
-            .iter()
-            .any(|(_, sid)| self.p.struct_borrows(*sid))
+        a.messages.iter().any(|(_, sid)| self.l.borrows[*sid])
     }
 
     /// `IntoOwned` for an application `Message` that borrows (so `receive` can hand out
@@ -121,7 +119,7 @@ impl<'p> Gen<'p> {
         }
         let arms = a.messages.iter().map(|(_, sid)| {
             let n = ident(&p.structs[*sid].name);
-            if p.struct_borrows(*sid) {
+            if self.l.borrows[*sid] {
                 quote! { Message::#n(m) => Message::#n(wiregen_runtime::IntoOwned::into_owned(m)), }
             } else {
                 quote! { Message::#n(m) => Message::#n(m), }

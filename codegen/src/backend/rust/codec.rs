@@ -161,9 +161,8 @@ impl<'p> Gen<'p> {
         };
         // Each checksum over the bytes written (its own still zero), one that covers another
         // after that one.
-        let order = crate::ir::analysis::checksum_order(&s.fields)
-            .map_err(|_| Unsupported("checksums that cover each other".into()))?;
-        let checksum_patches = order.into_iter().filter_map(|fi| {
+        let order = &self.l.structs[sid].checksum_order;
+        let checksum_patches = order.iter().copied().filter_map(|fi| {
             let f = &s.fields[fi];
             match (f.role.clone(), &f.ty) {
                 (Role::Checksum(c), Ty::Int(it)) => {
@@ -199,7 +198,7 @@ impl<'p> Gen<'p> {
                 }
             }
         });
-        let static_ty = if self.p.struct_borrows(sid) {
+        let static_ty = if self.l.borrows[sid] {
             quote! { #name<'static> }
         } else {
             quote! { #name }
@@ -253,7 +252,7 @@ impl<'p> Gen<'p> {
     /// are read (they read and note as in a bit stream), then the byte reader back.
     fn group_read(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
         let s = &self.p.structs[sid];
-        let Some(gi) = s.fields[fi].group else {
+        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];
@@ -290,7 +289,7 @@ impl<'p> Gen<'p> {
     /// written.
     fn group_write(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
         let s = &self.p.structs[sid];
-        let Some(gi) = s.fields[fi].group else {
+        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];

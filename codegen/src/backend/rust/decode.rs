@@ -146,13 +146,10 @@ impl<'p> Gen<'p> {
             quote! { { #(#sel)* let v = #value; #(#res)* v } }
         };
         // Where the field starts, for the checks above and a checksum's verification.
-        let at_needed = matches!(f.role, Role::Const(_) | Role::Checksum(_))
-            || f.max.is_some()
-            || f.valid.is_some();
-        let at_local = at_needed.then(|| quote! { let #at = r.pos(); });
+        let plan = self.l.field(sid, fi);
+        let at_local = plan.decode_start.then(|| quote! { let #at = r.pos(); });
         // A reserved value is read (and noted) but not kept, unless a later expression reads it.
-        let kept = f.role != Role::Reserved
-            || crate::ir::analysis::fields_read_by_expressions(self.p, sid).contains(&fi);
+        let kept = f.role != Role::Reserved || plan.read_by_expressions;
         let local = if kept {
             quote! { #local }
         } else {
@@ -417,7 +414,7 @@ impl<'p> Gen<'p> {
                 let method = format_ident!("{}", c.method.variant());
                 let max = lit_usize(c.max as usize);
                 // A value that borrows from the plain bytes is copied out of them.
-                let owned = if self.p.struct_borrows(*id) {
+                let owned = if self.l.borrows[*id] {
                     quote! { wiregen_runtime::IntoOwned::into_owned(v) }
                 } else {
                     quote! { v }

@@ -1,6 +1,7 @@
 //! Encoding: the statements that write each field, derived fields filled in.
 
 use super::*;
+use crate::lower::{Presence, SizeWrite};
 
 /// An array expression with the wire bytes of `v`, an expression of Rust type `from` (already
 /// range-checked).
@@ -111,21 +112,6 @@ fn present_len(target: &Field, v: TokenStream) -> TokenStream {
     }
 }
 
-/// Whether field `fi`'s condition holds exactly when the field is present because the encoder
-/// wrote it so: a presence bit derived from it, or a flag bit implied by it and by nothing else.
-fn presence_follows(s: &Struct, fi: usize) -> bool {
-    let by_this =
-        |w: &ImpliedWhen| matches!(w, ImpliedWhen::Present(i) | ImpliedWhen::Absent(i) if *i == fi);
-    s.fields.iter().any(|d| {
-        matches!(d.role, Role::Derived(Derive::PresenceOf(i) | Derive::AbsenceOf(i)) if i == fi)
-            || d.implied.iter().any(|imp| {
-                matches!(imp.value, ImpliedValue::Bit(_))
-                    && by_this(&imp.when)
-                    && d.implied.iter().filter(|o| o.value == imp.value).count() == 1
-            })
-    })
-}
-
 impl<'p> Gen<'p> {
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
     pub(crate) fn write_struct_call(
@@ -211,32 +197,8 @@ impl<'p> Gen<'p> {
             }
         };
         let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-        // Where the field starts: a checksum or a length of encoded data is patched there, and
-        // the length of encoded data is measured from its start.
-        let encoded = |i: usize| s.fields[i].ty.is_encoded();
-        let patched_length =
-            |d: &Field| matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if encoded(t));
-        // An array sized in bytes by an expression nothing derives is measured once written.
-        let sized_by_derived = self.size_derived(sid, fi);
-        let bytes_checked = match &f.ty {
-            Ty::Array(_, Len::Bytes(e))
-                if !sized_by_derived && f.condition.is_none() && !e.reads_position() =>
-            {
-                Some(e)
-            }
-            _ => None,
-        };
-        // A length patched in after the value (not one in a bit group, measured before it).
-        let patched = !self.bits(sid)
-            && s.fields.iter().any(|d| {
-                matches!(d.role, Role::Derived(Derive::LengthOf(t, _)) if t == fi)
-                    && d.group.is_none()
-            });
-        let measured = (patched && encoded(fi)) || bytes_checked.is_some();
-        // (A length in a bit group or a bit stream is computed before, never patched.)
-        let patched_here = patched_length(f) && f.group.is_none() && !self.bits(sid);
-        let at_local = (matches!(f.role, Role::Checksum(_)) || patched_here || measured)
-            .then(|| quote! { let #at = w.len(); });
+        let plan = &self.l.field(sid, fi).write;
+        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
             Role::Const(c) => {
                 let it = int_of(&f.ty).unwrap();
@@ -250,15 +212,19 @@ impl<'p> Gen<'p> {
                     }
                     _ => quote! { #c },
                 };
-                let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
-                    .contains(&fi)
+                let bind = self
+                    .l
+                    .field(sid, fi)
+                    .read_by_expressions
                     .then(|| quote! { let #local = #value; });
                 quote! { #at_local #bind #put }
             }
             Role::Reserved => {
                 // Bound only for the expressions of later fields that read it.
-                let bind = crate::ir::analysis::fields_read_by_expressions(p, sid)
-                    .contains(&fi)
+                let bind = self
+                    .l
+                    .field(sid, fi)
+                    .read_by_expressions
                     .then(|| quote! { let #local = 0; });
                 match &f.ty {
                     Ty::Int(it) => {
@@ -305,17 +271,12 @@ impl<'p> Gen<'p> {
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
                 if matches!(f.ty, Ty::VarInt(_)) =>
             {
-                let target = &s.fields[*ti];
-                let tn = ident(&target.name);
-                if target.ty.is_encoded() {
-                    return Err(Unsupported(format!(
-                        "'{nm}': varint lengths of encoded values are not generated yet"
-                    )));
-                }
+                // (A varint length of encoded data is a limit: validate/limits.rs.)
+                let tn = ident(&s.fields[*ti].name);
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
-                let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
+                let size = size_value(present_len(&s.fields[*ti], quote! { self.#tn }), *l, nm);
                 quote! {
                     #at_local
                     let #local = fit(#size, #max, #nm)? as #rt;
@@ -325,56 +286,60 @@ impl<'p> Gen<'p> {
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l)) => {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
-                let it = int_of(&f.ty).ok_or_else(|| {
-                    Unsupported(format!("derived field '{nm}' must be an integer"))
-                })?;
+                let Some(it) = int_of(&f.ty) else {
+                    return Err(Unsupported(format!(
+                        "derived field '{nm}' is not an integer"
+                    )));
+                };
                 let max = max_of(it);
                 let rt = int_rust(&it);
                 let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
-                let needs_encoding = target.ty.is_encoded();
-                // In a bit stream, an array sized in bytes holds elements of whole bytes
-                // (validation): its size is their count times theirs.
-                let whole_elements = match &target.ty {
-                    Ty::Array(e, Len::Bytes(_)) if self.bits(sid) => p.fixed_size(e),
-                    _ => None,
-                };
-                if let Some(eb) = whole_elements {
-                    let eb = lit_usize(eb);
-                    let count = present_len(target, quote! { self.#tn });
-                    let size = size_value(quote! { (#count * #eb) }, *l, nm);
-                    quote! {
-                        #at_local
-                        let #local = fit(#size, #max, #nm)? as #rt;
-                        #put
+                match plan.size {
+                    Some(SizeWrite::WholeElements(eb)) => {
+                        let eb = lit_usize(eb);
+                        let count = present_len(target, quote! { self.#tn });
+                        let size = size_value(quote! { (#count * #eb) }, *l, nm);
+                        quote! {
+                            #at_local
+                            let #local = fit(#size, #max, #nm)? as #rt;
+                            #put
+                        }
                     }
-                } else if needs_encoding && self.bits(sid) {
-                    return Err(Unsupported(format!("'{nm}': lengths of encoded values in bit-stream layouts are not generated yet")));
-                } else if needs_encoding && f.group.is_some() {
-                    // Packed in a bit group, the length is written with the group's integer,
-                    // before the value: the value is encoded once aside to measure it.
-                    let write_target = self.write_field(sid, *ti)?;
-                    let size = size_value(quote! { scratch.len() }, *l, nm);
-                    quote! {
-                        let #local = {
-                            let mut scratch = Vec::new();
-                            {
-                                let w = &mut Writer::new(&mut scratch);
-                                #write_target
-                            }
-                            fit(#size, #max, #nm)? as #rt
-                        };
-                        #put
+                    Some(SizeWrite::MeasuredAside) => {
+                        // Packed in a bit group, the length is written with the group's
+                        // integer, before the value: the value is encoded once aside.
+                        let write_target = self.write_field(sid, *ti)?;
+                        let size = size_value(quote! { scratch.len() }, *l, nm);
+                        quote! {
+                            let #local = {
+                                let mut scratch = Vec::new();
+                                {
+                                    let w = &mut Writer::new(&mut scratch);
+                                    #write_target
+                                }
+                                fit(#size, #max, #nm)? as #rt
+                            };
+                            #put
+                        }
                     }
-                } else if needs_encoding {
-                    // Known only once the target is written: reserve, then patch (see write of target).
-                    let n = lit_usize(it.bytes());
-                    quote! { #at_local w.put(&[0u8; #n]); }
-                } else {
-                    let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
-                    quote! {
-                        #at_local
-                        let #local = fit(#size, #max, #nm)? as #rt;
-                        #put
+                    Some(SizeWrite::Patched) if self.bits(sid) => {
+                        return Err(Unsupported(format!(
+                            "'{nm}': the length of encoded data in a bit stream"
+                        )))
+                    }
+                    Some(SizeWrite::Patched) => {
+                        // Known only once the target is written: reserved now, patched after
+                        // the target (see its write).
+                        let n = lit_usize(it.bytes());
+                        quote! { #at_local w.put(&[0u8; #n]); }
+                    }
+                    Some(SizeWrite::FromValue) | None => {
+                        let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
+                        quote! {
+                            #at_local
+                            let #local = fit(#size, #max, #nm)? as #rt;
+                            #put
+                        }
                     }
                 }
             }
@@ -401,18 +366,16 @@ impl<'p> Gen<'p> {
                     }
                     None => max_check,
                 };
-                let write = match &f.condition {
-                    None if !f.implied.is_empty() => {
+                let write = match (&f.condition, plan.presence) {
+                    (None, _) if !f.implied.is_empty() => {
                         let implied = self.implied(s, f)?;
                         quote! { #implied { let v = &#local; #max_check #body } }
                     }
-                    None => quote! { { let v = &self.#local; #max_check #body } },
-                    // Presence decided by the position (`@remaining > 0`), or announced by what
-                    // the encoder wrote from this very Option: the value says it.
-                    Some(c) if c.reads_position() || presence_follows(s, fi) => {
+                    (None, _) => quote! { { let v = &self.#local; #max_check #body } },
+                    (Some(_), Presence::FromValue | Presence::Always) => {
                         quote! { if let Some(v) = &self.#local { #max_check #body } }
                     }
-                    Some(c) => {
+                    (Some(c), Presence::Checked) => {
                         let cond = self.expr(c, Ctx::Encode);
                         quote! {
                             match (&self.#local, #cond) {
@@ -432,7 +395,7 @@ impl<'p> Gen<'p> {
                     Ty::Bytes(Len::Expr(e))
                     | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
                     | Ty::Array(_, Len::Expr(e))
-                        if !sized_by_derived && !e.reads_position() =>
+                        if plan.len_check =>
                     {
                         let ex = self.expr_top(e, Ctx::Encode);
                         // An optional value is checked when it is there.
@@ -456,30 +419,30 @@ impl<'p> Gen<'p> {
                     _ => quote! {},
                 };
                 // Derived lengths that wait for this field's encoding are patched now.
-                let patches = s.fields.iter().filter_map(|d| match &d.role {
-                    // (One in a bit group was measured before: see its write.)
-                    Role::Derived(Derive::LengthOf(t, l))
-                        if *t == fi
-                            && f.ty.is_encoded()
-                            && d.group.is_none()
-                            && !self.bits(sid) =>
-                    {
-                        let it = int_of(&d.ty)?;
-                        let dat = format_ident!("{}_at", d.name);
-                        let dn = d.name.as_str();
-                        let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-                        let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
-                        let size = size_value(quote! { (w.len() - #at) }, *l, dn);
-                        Some(quote! {
-                            let value = fit(#size, #max, #dn)?;
-                            w.patch(#dat, &#put);
-                        })
-                    }
-                    _ => None,
+                let patches = plan.patches.iter().filter_map(|&di| {
+                    let d = &s.fields[di];
+                    let (Role::Derived(Derive::LengthOf(_, l)), Some(it)) =
+                        (&d.role, int_of(&d.ty))
+                    else {
+                        return None;
+                    };
+                    let dat = format_ident!("{}_at", d.name);
+                    let dn = d.name.as_str();
+                    let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
+                    let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
+                    let size = size_value(quote! { (w.len() - #at) }, *l, dn);
+                    Some(quote! {
+                        let value = fit(#size, #max, #dn)?;
+                        w.patch(#dat, &#put);
+                    })
                 });
                 // The bytes an array's elements fill are known once they are written.
-                let bytes_check =
-                    bytes_checked.map(|e| self.size_check(e, quote! { #at }, nm, self.bits(sid)));
+                let bytes_check = match &f.ty {
+                    Ty::Array(_, Len::Bytes(e)) if plan.bytes_check => {
+                        Some(self.size_check(e, quote! { #at }, nm, self.bits(sid)))
+                    }
+                    _ => None,
+                };
                 quote! { #at_local #len_check #write #bytes_check #(#patches)* }
             }
         })
@@ -722,7 +685,7 @@ impl<'p> Gen<'p> {
                 if !self.bits(sid)
                     && !e.reads_position()
                     && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
-                        || !self.size_derived(sid, fi)) =>
+                        || !self.l.field(sid, fi).write.size_derived) =>
             {
                 let check = self.size_check(e, quote! { value_at }, nm, false);
                 quote! {
@@ -752,13 +715,6 @@ impl<'p> Gen<'p> {
                 return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
             }
         }
-    }
-
-    /// Whether another field of the struct is derived from field `fi`'s length or count.
-    fn size_derived(&self, sid: StructId, fi: usize) -> bool {
-        self.p.structs[sid].fields.iter().any(|d| {
-            matches!(d.role, Role::Derived(Derive::LengthOf(t, _) | Derive::CountOf(t, _)) if t == fi)
-        })
     }
 
     pub(crate) fn write_prefix(

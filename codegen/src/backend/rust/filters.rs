@@ -14,16 +14,16 @@ impl Gen<'_> {
     /// type note (`structs`: their code), so that every note the type makes is covered.
     pub(crate) fn filter_renames(&self, structs: &TokenStream) -> TokenStream {
         let p = self.p;
-        let fns = p.filter_uses().into_iter().map(|(id, filter)| {
+        let fns = self.l.filter_uses.iter().map(|&(id, ref filter)| {
             let own = format!("{}.", naming::type_abbrev(p, id));
-            let theirs = format!("{}.", naming::use_abbrev(p, &filter));
+            let theirs = format!("{}.", naming::use_abbrev(p, filter));
             let mut names = std::collections::BTreeSet::new();
             string_literals(structs, &own, &mut names);
             let arms = names.iter().map(|n| {
                 let to = n.replacen(&own, &theirs, 1);
                 quote! { #n => #to, }
             });
-            let name = rename_fn(p, id, &filter);
+            let name = rename_fn(p, id, filter);
             let doc = format!(
                 " Filter names of a `{}` read for a field with `filter: {filter}`.",
                 p.structs[id].name

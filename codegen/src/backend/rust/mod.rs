@@ -21,6 +21,7 @@ use super::{wrap, Output, Unsupported};
 use crate::expr::BinOp;
 use crate::ir::analysis::Reuse;
 use crate::ir::*;
+use crate::lower::{Access, Lowered};
 use crate::naming;
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -69,8 +70,12 @@ fn parse(tokens: TokenStream) -> Result<syn::File, Unsupported> {
 /// The Rust of one schema as one file, for `include!` into a module (see
 /// `wiregen_runtime::include_protocol!`): no inner attributes, the runtime items users need
 /// re-exported, other protocols (a base, a transport) named as sibling modules.
-pub fn generate_module(p: &Protocol, options: ModuleOptions) -> Result<String, Unsupported> {
-    let g = Gen::new(p, "", Packaging::Module);
+pub fn generate_module(
+    p: &Protocol,
+    l: &Lowered,
+    options: ModuleOptions,
+) -> Result<String, Unsupported> {
+    let g = Gen::new(p, l, "", Packaging::Module);
     let body = features_decided(g.body()?, options);
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
     // What users need is re-exported (and so imported) already.
@@ -126,8 +131,13 @@ fn features_decided(tokens: TokenStream, options: ModuleOptions) -> TokenStream 
     out.into_iter().collect()
 }
 
-pub fn generate(p: &Protocol, dir: &str, runtime: &RuntimeDep) -> Result<Vec<Output>, Unsupported> {
-    let g = Gen::new(p, &runtime.0, Packaging::Crate);
+pub fn generate(
+    p: &Protocol,
+    l: &Lowered,
+    dir: &str,
+    runtime: &RuntimeDep,
+) -> Result<Vec<Output>, Unsupported> {
+    let g = Gen::new(p, l, &runtime.0, Packaging::Crate);
     let file = parse(g.lib()?)?;
     let header = header(p);
     Ok(vec![
@@ -167,6 +177,8 @@ fn spaced(code: &str) -> String {
 
 struct Gen<'p> {
     p: &'p Protocol,
+    /// The schema's lowering: each field's access and write plan, the shared facts.
+    l: &'p Lowered,
     /// What an extension takes from its base crate.
     reuse: Reuse,
     /// A crate or a module.
@@ -262,9 +274,10 @@ fn lit_usize(v: usize) -> Literal {
 }
 
 impl<'p> Gen<'p> {
-    fn new(p: &'p Protocol, runtime_dep: &'p str, packaging: Packaging) -> Self {
+    fn new(p: &'p Protocol, l: &'p Lowered, runtime_dep: &'p str, packaging: Packaging) -> Self {
         Gen {
             p,
+            l,
             reuse: Reuse::of(p),
             packaging,
             runtime_dep,
@@ -280,7 +293,7 @@ impl<'p> Gen<'p> {
     /// Whether field `fi` of struct `sid` is read and written as bits: in a bit stream, or
     /// packed into a bit group (whose reader and writer stand in for the byte ones).
     fn bits_at(&self, sid: StructId, fi: usize) -> bool {
-        self.bits(sid) || self.p.structs[sid].fields[fi].group.is_some()
+        self.l.field(sid, fi).access.is_bits()
     }
 
     /// Every item of the schema's code.
@@ -333,7 +346,7 @@ impl<'p> Gen<'p> {
     /// A struct's type with an anonymous lifetime when it borrows (`Name<'_>`).
     fn ty_anon(&self, id: StructId) -> TokenStream {
         let n = ident(&self.p.structs[id].name);
-        if self.p.struct_borrows(id) {
+        if self.l.borrows[id] {
             quote! { #n<'_> }
         } else {
             quote! { #n }
@@ -341,7 +354,7 @@ impl<'p> Gen<'p> {
     }
 
     fn lifetime(&self, id: StructId) -> TokenStream {
-        if self.p.struct_borrows(id) {
+        if self.l.borrows[id] {
             quote! { <'a> }
         } else {
             quote! {}
@@ -349,7 +362,7 @@ impl<'p> Gen<'p> {
     }
 
     fn union_borrows(&self, u: &Union) -> bool {
-        self.p.union_borrows(u)
+        self.l.union_borrows(u)
     }
 }
 

@@ -117,7 +117,7 @@ impl<'p> Gen<'p> {
     /// `visitor.visit::<T>();` for struct `id` (its `'static` form when it borrows).
     pub(crate) fn visit_type(&self, id: StructId) -> TokenStream {
         let n = ident(&self.p.structs[id].name);
-        if self.p.struct_borrows(id) {
+        if self.l.borrows[id] {
             quote! { visitor.visit::<#n<'static>>(); }
         } else {
             quote! { visitor.visit::<#n>(); }

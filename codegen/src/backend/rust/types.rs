@@ -401,10 +401,10 @@ impl<'p> Gen<'p> {
             quote! { { #(#fields)* } }
         };
         let codec = self.codec_impl(sid)?;
-        let into_owned = self.p.struct_borrows(sid).then(|| {
+        let into_owned = self.l.borrows[sid].then(|| {
             let fields = s.value_fields().map(|(_, f)| {
                 let n = ident(&f.name);
-                if self.p.type_borrows(&f.ty) {
+                if self.l.type_borrows(&f.ty) {
                     quote! { #n: wiregen_runtime::IntoOwned::into_owned(self.#n) }
                 } else {
                     quote! { #n: self.#n }
@@ -459,7 +459,7 @@ impl<'p> Gen<'p> {
         let mut owned_arms = Vec::new();
         let borrows = |body: CaseBody| match body {
             CaseBody::Bytes => true,
-            CaseBody::Struct(id) | CaseBody::Array(id) => p.struct_borrows(id),
+            CaseBody::Struct(id) | CaseBody::Array(id) => self.l.borrows[id],
             CaseBody::Empty => false,
         };
         let owned = |body: CaseBody, x: TokenStream| {

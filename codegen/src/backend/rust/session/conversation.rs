@@ -6,8 +6,7 @@ impl<'p> Gen<'p> {
     /// `<'a>` when a `Datagram` (an opening datagram or the root) borrows from its input.
     pub(crate) fn datagram_lifetime(&self) -> TokenStream {
         let p = self.p;
-        let borrows =
-            p.struct_borrows(p.root) || p.opening.iter().any(|(_, id)| p.struct_borrows(*id));
+        let borrows = self.l.borrows[p.root] || p.opening.iter().any(|(_, id)| self.l.borrows[*id]);
         if borrows {
             quote! { <'a> }
         } else {
@@ -26,7 +25,7 @@ impl<'p> Gen<'p> {
         let lt = self.datagram_lifetime();
         let ty_of = |id: StructId| {
             let n = ident(&p.structs[id].name);
-            if p.struct_borrows(id) {
+            if self.l.borrows[id] {
                 quote! { #n<'a> }
             } else {
                 quote! { #n }

@@ -11,7 +11,7 @@ impl<'p> Gen<'p> {
             let sid = j.in_struct;
             let s = &p.structs[sid];
             let st = ident(&s.name);
-            let st_a = if p.struct_borrows(sid) {
+            let st_a = if self.l.borrows[sid] {
                 quote! { #st<'a> }
             } else {
                 quote! { #st }

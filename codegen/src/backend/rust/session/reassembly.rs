@@ -11,12 +11,12 @@ impl<'p> Gen<'p> {
         };
         let root = p.root();
         let rt = ident(&root.name);
-        let lt = if p.struct_borrows(p.root) {
+        let lt = if self.l.borrows[p.root] {
             quote! { <'_> }
         } else {
             quote! {}
         };
-        let lt_a = if p.struct_borrows(p.root) {
+        let lt_a = if self.l.borrows[p.root] {
             quote! { <'a> }
         } else {
             quote! {}
@@ -91,7 +91,7 @@ impl<'p> Gen<'p> {
             WholeType::ByDirection { client, server } => {
                 let ty = |id: StructId| {
                     let n = ident(&p.structs[id].name);
-                    let t = if p.struct_borrows(id) {
+                    let t = if self.l.borrows[id] {
                         quote! { #n<'_> }
                     } else {
                         quote! { #n }
@@ -123,12 +123,12 @@ impl<'p> Gen<'p> {
                 let tt = self.rust_ty(sid, 0, &tf.ty)?;
                 let field = ident(&root.fields[fi].name);
                 let un = ident(&naming::union_type(p, sid, fi));
-                let ult = if self.p.union_borrows(u) {
+                let ult = if self.l.union_borrows(u) {
                     quote! { <'_> }
                 } else {
                     quote! {}
                 };
-                let (impl_a, self_a) = if self.p.union_borrows(u) {
+                let (impl_a, self_a) = if self.l.union_borrows(u) {
                     (quote! { <'a> }, quote! { <'a> })
                 } else {
                     (quote! { <'a> }, quote! {})

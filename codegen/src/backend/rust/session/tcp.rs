@@ -9,7 +9,7 @@ impl<'p> Gen<'p> {
             return quote! {};
         };
         let root = ident(&self.p.root().name);
-        let lt = if self.p.struct_borrows(self.p.root) {
+        let lt = if self.l.borrows[self.p.root] {
             quote! { <'_> }
         } else {
             quote! {}

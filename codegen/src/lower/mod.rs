@@ -1,0 +1,180 @@
+//! The lowering: below the IR, what both backends need to know about every field and type,
+//! decided once.
+//!
+//! `lower(p)` runs once per schema after validation (`pipeline::generate`, the Builder) and the
+//! same [`Lowered`] goes to the Rust and the Lua backend, which render it. Per field: how it is
+//! reached ([`Access`]: bytes, a bit stream, bits of a bit group), the integer a checksum is
+//! stored in, whether its own type's expressions read it, and how an encoder writes it
+//! ([`WritePlan`]: its start kept for a patch, lengths patched after it, a derived size
+//! computed, measured aside or patched, presence taken from the value or checked). Per type and
+//! schema: which types borrow from the input, read conversation state, have one fixed size; the
+//! order checksums are computed in; which values the dissector reads back; the filter names
+//! fields give their values' fields. Model: pdl-compiler's `analyzer` + `backends/common/
+//! alignment.rs` (each field's offset and chunk, computed once for every backend).
+//!
+//! What a backend cannot generate is not decided here either: `validate/limits.rs` says it at the
+//! construct's position, and a backend meeting anything else reports an internal error.
+
+mod write;
+
+pub use write::{Presence, SizeWrite, WritePlan};
+
+use crate::ir::analysis::{checksum_order, fields_read_by_expressions, needed_values};
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// Everything the backends take from the lowering of one schema.
+#[derive(Debug, Clone)]
+pub struct Lowered {
+    /// One plan per struct, indexed like `Protocol::structs`.
+    pub structs: Vec<StructPlan>,
+    /// Whether values of each struct borrow from the input (hold bytes or strings).
+    pub borrows: Vec<bool>,
+    /// Whether decoding each struct reads conversation state (directly or through its fields).
+    pub state_readers: Vec<bool>,
+    /// Every field whose decoded value the dissector reads back (expressions, checks, Info
+    /// summaries, keys of state, joins and reassembly).
+    pub needed: HashSet<(StructId, usize)>,
+    /// Every (struct, filter name) a field gives its value's fields (`filter:`), once each, in
+    /// the order of the schema.
+    pub filter_uses: Vec<(StructId, String)>,
+}
+
+/// The lowering of one struct.
+#[derive(Debug, Clone)]
+pub struct StructPlan {
+    pub fields: Vec<FieldPlan>,
+    /// Its size in bytes when every value has the same (byte layout, every field present and of
+    /// a fixed size): read with one bounds check.
+    pub fixed_size: Option<usize>,
+    /// Its checksum fields in the order an encoder computes them (one covering another's bytes
+    /// after it).
+    pub checksum_order: Vec<usize>,
+}
+
+/// The lowering of one field.
+#[derive(Debug, Clone)]
+pub struct FieldPlan {
+    pub access: Access,
+    /// The integer a checksum is stored in (`None` for other fields).
+    pub checksum_int: Option<IntTy>,
+    /// Whether an expression of its own struct (a condition, a length, a switch tag) reads it:
+    /// a constant or reserved field is then bound by both coders, not only checked or skipped.
+    pub read_by_expressions: bool,
+    /// Whether the decoder keeps the field's start for the position of a check's error
+    /// (constants, checksums, `max`, `valid`).
+    pub decode_start: bool,
+    pub write: WritePlan,
+}
+
+/// How a field's bits are reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// From whole bytes of a byte layout.
+    Bytes,
+    /// From the bit stream of a bit layout (of the struct's bit order).
+    Stream,
+    /// Bits `[shift, shift + width)` of bit group `group`'s integer (a byte layout's group).
+    Group {
+        group: usize,
+        shift: u32,
+        width: u32,
+    },
+}
+
+impl Access {
+    /// Whether the field is read and written as bits (a bit reader or a group's stands in).
+    pub fn is_bits(self) -> bool {
+        self != Access::Bytes
+    }
+}
+
+impl Lowered {
+    pub fn field(&self, sid: StructId, fi: usize) -> &FieldPlan {
+        &self.structs[sid].fields[fi]
+    }
+
+    /// Whether values of this union borrow from the input (a bytes case, or a case's struct
+    /// that borrows).
+    pub fn union_borrows(&self, u: &Union) -> bool {
+        u.cases
+            .iter()
+            .map(|c| c.body)
+            .chain(u.default)
+            .any(|b| match b {
+                CaseBody::Bytes => true,
+                CaseBody::Struct(id) | CaseBody::Array(id) => self.borrows[id],
+                CaseBody::Empty => false,
+            })
+    }
+
+    /// Whether a value of `ty` borrows from the decoded input (has a lifetime).
+    pub fn type_borrows(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Bytes(_) | Ty::Str(..) | Ty::Bits => true,
+            Ty::Struct(id, _) => self.borrows[*id],
+            Ty::Array(elem, _) => self.type_borrows(elem),
+            Ty::Union(u) => self.union_borrows(u),
+            _ => false,
+        }
+    }
+}
+
+/// Lowers a validated schema.
+pub fn lower(p: &Protocol) -> Lowered {
+    let structs = p
+        .structs
+        .iter()
+        .enumerate()
+        .map(|(sid, s)| {
+            let read = fields_read_by_expressions(p, sid);
+            let fields = (0..s.fields.len())
+                .map(|fi| field_plan(p, sid, fi, read.contains(&fi)))
+                .collect();
+            // Validation refuses checksums that cover each other; were any left, they would
+            // still be computed (after the others).
+            let checksum_order = checksum_order(&s.fields).unwrap_or_else(|left| left);
+            StructPlan {
+                fields,
+                fixed_size: p.struct_fixed_size(sid),
+                checksum_order,
+            }
+        })
+        .collect();
+    Lowered {
+        structs,
+        borrows: (0..p.structs.len())
+            .map(|id| p.struct_borrows(id))
+            .collect(),
+        state_readers: p.state_readers(),
+        needed: needed_values(p),
+        filter_uses: p.filter_uses(),
+    }
+}
+
+fn field_plan(p: &Protocol, sid: StructId, fi: usize, read_by_expressions: bool) -> FieldPlan {
+    let s = &p.structs[sid];
+    let f = &s.fields[fi];
+    let access = match p.packing(sid, fi) {
+        Some((_, shift, width)) => Access::Group {
+            group: f.group.unwrap_or_default(),
+            shift,
+            width,
+        },
+        None if s.layout.is_bits() => Access::Stream,
+        None => Access::Bytes,
+    };
+    let checksum_int = match (&f.role, &f.ty) {
+        (Role::Checksum(_), Ty::Int(it)) => Some(*it),
+        _ => None,
+    };
+    FieldPlan {
+        access,
+        checksum_int,
+        read_by_expressions,
+        decode_start: matches!(f.role, Role::Const(_) | Role::Checksum(_))
+            || f.max.is_some()
+            || f.valid.is_some(),
+        write: write::plan(p, sid, fi),
+    }
+}
