@@ -123,7 +123,7 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
 /// output only), and so is a backend's refusal validation let through.
 pub(crate) fn generate(
     p: &Protocol,
-    rust: &dyn Fn(&Lowered) -> Result<Vec<Output>, backend::Unsupported>,
+    rust: &dyn Fn(&Lowered) -> Result<Vec<Output>, backend::Internal>,
     lua_path: Option<&str>,
 ) -> (Vec<Output>, Diagnostics) {
     let wanted = |b: Backend| b == Backend::Rust || lua_path.is_some();
@@ -136,7 +136,7 @@ pub(crate) fn generate(
             .collect(),
     );
     // What validation let through and a backend still refused is a bug of the generator.
-    let internal = |backend: Backend, u: backend::Unsupported| {
+    let internal = |backend: Backend, u: backend::Internal| {
         Diagnostic {
         file: p.source.clone(),
         line: 1,

@@ -12,9 +12,11 @@ pub struct Output {
     pub contents: String,
 }
 
-/// What a backend cannot express yet, reported like a schema error.
+/// A state of the IR a backend has no code for, though validation should have refused it: a
+/// bug of the generator, reported as "internal error" with the schema. What a backend cannot
+/// generate is said in one place only, `validate/limits.rs`, at the construct's position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unsupported(pub String);
+pub struct Internal(pub String);
 
 /// Words of `text` in lines of at most about 95 characters, for doc comments.
 pub(crate) fn wrap(text: &str) -> Vec<String> {

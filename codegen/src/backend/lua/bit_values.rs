@@ -15,7 +15,7 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         tree: &str,
         target: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let name = f.name.clone();
@@ -158,8 +158,8 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {
-                return Err(Unsupported(format!(
-                    "'{name}': this varint is not generated for Lua yet"
+                return Err(Internal(format!(
+                    "'{name}': this varint in a bit stream"
                 )))
             }
             Ty::Enum(id) => {
@@ -183,7 +183,7 @@ impl<'p> Gen<'p> {
                 match len {
                     // Only arrays are sized in bytes (`length:` on an array).
                     Len::Bytes(_) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{name}': arrays sized in bytes in bit streams"
                         )))
                     }
@@ -197,7 +197,7 @@ impl<'p> Gen<'p> {
                         c.line("n = val");
                     }
                     Len::VarPrefix(_) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{name}': a varint prefix in a bit stream"
                         )))
                     }
@@ -244,8 +244,8 @@ impl<'p> Gen<'p> {
                 c.line("offset = nxt");
             }
             Ty::Struct(..) => {
-                return Err(Unsupported(format!(
-                    "'{name}': structs with a length in bit streams are not generated for Lua yet"
+                return Err(Internal(format!(
+                    "'{name}': a struct with a length in a bit stream"
                 )))
             }
             Ty::Array(elem, count) => {
@@ -267,7 +267,7 @@ impl<'p> Gen<'p> {
                         c.open("for _ = 1, n do");
                     }
                     Len::VarPrefix(_) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{name}': a varint prefix in a bit stream"
                         )))
                     }
@@ -286,7 +286,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Union(u) => {
                 if !matches!(u.len, Len::Rest | Len::Natural) {
-                    return Err(Unsupported(format!("'{name}': switches with a length in bit streams are not generated for Lua yet")));
+                    return Err(Internal(format!("'{name}': a switch with a length in a bit stream")));
                 }
                 let tag = self.tag_expr(&u.on);
                 c.line(format!("local tag_{name} = {tag}"));

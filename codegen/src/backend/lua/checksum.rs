@@ -7,7 +7,7 @@ use super::*;
 /// The code defining the function of checksum `a`: a CRC taken from the factory the template
 /// defines (`wiregen_crc`: one table per algorithm and Lua state, shared by every dissector),
 /// any other written out.
-pub(crate) fn checksum_code(a: ChecksumAlgo) -> Result<String, Unsupported> {
+pub(crate) fn checksum_code(a: ChecksumAlgo) -> Result<String, Internal> {
     let func = checksum_func(a);
     let name = a.name();
     let body = |doc: &str, lines: &[&str]| {
@@ -27,8 +27,8 @@ pub(crate) fn checksum_code(a: ChecksumAlgo) -> Result<String, Unsupported> {
         ChecksumAlgo::Crc(crc) => {
             let (width, poly, init, refin, refout, xorout) = crc.crc_params();
             if !(8..=32).contains(&width) {
-                return Err(Unsupported(format!(
-                    "the Lua backend has no code for the {name} checksum yet"
+                return Err(Internal(format!(
+                    "the {name} checksum"
                 )));
             }
             format!(
@@ -131,7 +131,7 @@ const XOR: &str = r#"local bxor = math.type ~= nil and load("return function(a, 
 impl<'p> Gen<'p> {
     /// The code of every checksum the schema uses: CRCs (`crcs`, built by the template's
     /// factory) and the others (`checksums`, after what they share).
-    pub(crate) fn checksums(&self) -> Result<(Vec<ChecksumCode>, Vec<ChecksumCode>), Unsupported> {
+    pub(crate) fn checksums(&self) -> Result<(Vec<ChecksumCode>, Vec<ChecksumCode>), Internal> {
         let mut algos: Vec<ChecksumAlgo> = Vec::new();
         for s in &self.p.structs {
             for f in &s.fields {

@@ -47,7 +47,7 @@ impl<'p> Gen<'p> {
         }
     }
 
-    pub(crate) fn declare_fields(&mut self) -> Result<(), Unsupported> {
+    pub(crate) fn declare_fields(&mut self) -> Result<(), Internal> {
         let p = self.p;
         for (sid, s) in p.structs.iter().enumerate() {
             for gi in 0..s.groups.len() {
@@ -118,7 +118,7 @@ impl<'p> Gen<'p> {
         doc: &str,
         ty: &Ty,
         (role, display): (&Role, Option<DisplayDef>),
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         let doc = lua_escape(doc);
         let hex = shows_hex(role, display);
@@ -159,8 +159,8 @@ impl<'p> Gen<'p> {
                 ),
             ),
             Ty::Float { bits, .. } => {
-                return Err(Unsupported(format!(
-                    "the Lua backend does not support f{bits} yet"
+                return Err(Internal(format!(
+                    "a float of {bits} bits"
                 )))
             }
             Ty::VarInt(VarInt::Leb128) => self.add_field(

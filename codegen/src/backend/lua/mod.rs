@@ -16,7 +16,7 @@ mod template;
 mod unions;
 mod values;
 
-use super::{wrap, Output, Unsupported};
+use super::{wrap, Output, Internal};
 use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;
@@ -58,12 +58,12 @@ pub(crate) fn value_slot(name: &str) -> String {
     format!("v{}", member(name))
 }
 
-pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Unsupported> {
+pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Internal> {
     if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
     {
-        return Err(Unsupported(
-            "heuristics over bit-stream layouts are not generated yet".into(),
+        return Err(Internal(
+            "a heuristic over a bit-stream root".into(),
         ));
     }
     let mut g = Gen {
@@ -247,16 +247,16 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Un
         .iter()
         .any(|(_, id)| p.structs[*id].layout.is_bits())
     {
-        return Err(Unsupported(
-            "bit-stream opening datagrams are not generated yet".into(),
+        return Err(Internal(
+            "a bit-stream opening datagram".into(),
         ));
     }
     let reassembly = match &p.reassembly {
         None => None,
         Some(r) => {
             if p.root().layout.is_bits() {
-                return Err(Unsupported(
-                    "reassembly over bit-stream packets is not generated yet".into(),
+                return Err(Internal(
+                    "reassembly over bit-stream datagrams".into(),
                 ));
             }
             let root = p.root();
@@ -376,7 +376,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, Un
     };
     let text = d
         .render()
-        .map_err(|e| Unsupported(format!("internal: dissector template: {e}")))?;
+        .map_err(|e| Internal(format!("the dissector template: {e}")))?;
     Ok(vec![Output {
         path: path.to_string(),
         contents: drop_unused_definitions(&text),

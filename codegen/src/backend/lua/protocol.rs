@@ -3,7 +3,7 @@
 use super::*;
 
 impl<'p> Gen<'p> {
-    pub(crate) fn heuristic(&mut self, h: &Heuristic) -> Result<HeuristicDef, Unsupported> {
+    pub(crate) fn heuristic(&mut self, h: &Heuristic) -> Result<HeuristicDef, Internal> {
         let p = self.p;
         let root = p.root();
         let mut used = Vec::new();

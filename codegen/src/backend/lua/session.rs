@@ -41,7 +41,7 @@ impl<'p> Gen<'p> {
         fi: usize,
         abbrev: &str,
         target: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         c.line(format!("local saved_{} = {{}}", f.name));
@@ -78,7 +78,7 @@ impl<'p> Gen<'p> {
     /// `join_<k>`: collects the parts of join `ji` on the first pass (per conversation, direction
     /// and key, by sequence number); the frame whose part completes a run from a first part to a
     /// last one keeps the joined streams and shows them decoded.
-    pub(crate) fn join_fn(&mut self, c: &mut Code, ji: usize) -> Result<(), Unsupported> {
+    pub(crate) fn join_fn(&mut self, c: &mut Code, ji: usize) -> Result<(), Internal> {
         let p = self.p;
         let j = &p.joins[ji];
         let s = &p.structs[j.in_struct];

@@ -250,7 +250,7 @@ impl<'p> Gen<'p> {
         !self.p.structs[sid].info.is_empty() && (sid != self.p.root || self.p.application.is_some())
     }
 
-    pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Unsupported> {
+    pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Internal> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
         for (ji, j) in self.p.joins.iter().enumerate() {
@@ -394,10 +394,10 @@ impl<'p> Gen<'p> {
 
     /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
     /// the packet that completed it (its values `v`).
-    pub(crate) fn whole_fn(&mut self, fi: usize) -> Result<String, Unsupported> {
+    pub(crate) fn whole_fn(&mut self, fi: usize) -> Result<String, Internal> {
         let p = self.p;
         let Ty::Union(u) = &p.root().fields[fi].ty else {
-            return Err(Unsupported("'as' must name a switch".into()));
+            return Err(Internal("'as' must name a switch".into()));
         };
         let mut whole = (**u).clone();
         whole.len = Len::Rest;
@@ -424,7 +424,7 @@ impl<'p> Gen<'p> {
         c: &mut Code,
         sid: StructId,
         fi: usize,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);

@@ -93,11 +93,11 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         tree: &str,
         target: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         if u.unless.is_some() {
-            return Err(Unsupported(
-                "'unless' on a switch without a length is not generated for Lua yet".into(),
+            return Err(Internal(
+                "'unless' on a switch without a length".into(),
             ));
         }
         let name = p.structs[sid].fields[fi].name.clone();
@@ -163,7 +163,7 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         tree: &str,
         target: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let p = self.p;
         let name = p.structs[sid].fields[fi].name.clone();
         if matches!(u.len, Len::Natural) {

@@ -50,7 +50,7 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         tree: &str,
         target: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         if self.p.structs[sid].layout.is_bits() {
             return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
         }
@@ -135,11 +135,11 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {
-                return Err(Unsupported(
+                return Err(Internal(
                     "Rabbit varints belong to bit-stream layouts".into(),
                 ))
             }
-            Ty::Bits => return Err(Unsupported("'bits' belongs to bit-stream layouts".into())),
+            Ty::Bits => return Err(Internal("'bits' belongs to bit-stream layouts".into())),
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
                 let n = e.repr.bytes();
@@ -466,7 +466,7 @@ impl<'p> Gen<'p> {
         counts: bool,
         abbrev: &str,
         tree: &str,
-    ) -> Result<(), Unsupported> {
+    ) -> Result<(), Internal> {
         let f = &self.p.structs[sid].fields[fi];
         let name = &f.name;
         // An array's size in bytes is a length like any other.
@@ -502,7 +502,7 @@ impl<'p> Gen<'p> {
                 c.line("n = val");
             }
             Len::VarPrefix(_) => {
-                return Err(Unsupported(format!("'{name}': this varint as a prefix")))
+                return Err(Internal(format!("'{name}': this varint as a prefix")))
             }
             Len::Expr(e) | Len::Bytes(e) => {
                 let ex = self.expr(e);

@@ -5,7 +5,7 @@ use super::*;
 impl<'p> Gen<'p> {
     /// An application schema's `Message`: its messages by id, from and to the transport's
     /// payloads and message types.
-    pub(crate) fn application_module(&self) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn application_module(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         let Some(a) = &p.application else {
             return Ok(quote! {});

@@ -43,7 +43,7 @@ impl Gen<'_> {
         fi: usize,
         valid: &Valid,
         optional: bool,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let f = &self.p.structs[sid].fields[fi];
         let t = self.rust_ty(sid, fi, &f.ty)?;
         let pick = match valid {

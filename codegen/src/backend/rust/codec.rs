@@ -57,7 +57,7 @@ fn range_locals(s: &Struct, c: Checksum, end: TokenStream) -> (TokenStream, Toke
 }
 
 impl<'p> Gen<'p> {
-    pub(crate) fn codec_impl(&self, sid: StructId) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn codec_impl(&self, sid: StructId) -> Result<TokenStream, Internal> {
         let s = &self.p.structs[sid];
         let name = ident(&s.name);
         let lt = self.lifetime(sid);

@@ -55,7 +55,7 @@ impl<'p> Gen<'p> {
         sid: StructId,
         id: StructId,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let t = ident(&self.p.structs[id].name);
         let child_bits = self.p.structs[id].layout.is_bits();
         Ok(match (self.bits(sid), child_bits) {
@@ -66,8 +66,8 @@ impl<'p> Gen<'p> {
                 v.map_err(|e| e.within(#nm))?
             } },
             (true, false) => {
-                return Err(Unsupported(format!(
-                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                return Err(Internal(format!(
+                    "'{nm}': a byte-aligned type inside a bit stream"
                 )))
             }
             _ => quote! { #t::read(r).map_err(|e| e.within(#nm))? },
@@ -75,7 +75,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Statements that read field `fi` into a local of the same name.
-    pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
         let s = &self.p.structs[sid];
         let f = &s.fields[fi];
         let local = ident(&f.name);
@@ -131,8 +131,8 @@ impl<'p> Gen<'p> {
             value
         } else {
             if self.bits_at(sid, fi) {
-                return Err(Unsupported(format!(
-                    "'{nm}': state lists in bit streams are not generated yet"
+                return Err(Internal(format!(
+                    "'{nm}': a state list in a bit stream"
                 )));
             }
             let (mut sel, mut res) = (Vec::new(), Vec::new());
@@ -195,7 +195,7 @@ impl<'p> Gen<'p> {
         ty: &Ty,
         nm: &str,
         abbrev: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let read = self.read_ty_unnamed(sid, fi, ty, nm, abbrev)?;
         // A value of a field with `filter:` has its fields noted under the field's names.
         Ok(match (ty, &self.p.structs[sid].fields[fi].filter) {
@@ -214,7 +214,7 @@ impl<'p> Gen<'p> {
         ty: &Ty,
         nm: &str,
         abbrev: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let p = self.p;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
@@ -278,7 +278,7 @@ impl<'p> Gen<'p> {
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
                 if !self.bits_at(sid, fi) {
-                    return Err(Unsupported(
+                    return Err(Internal(
                         "Rabbit varints belong to bit-stream layouts".into(),
                     ));
                 }
@@ -297,7 +297,7 @@ impl<'p> Gen<'p> {
             }
             Ty::VarInt(VarInt::RiptideLen) => {
                 if self.bits_at(sid, fi) {
-                    return Err(Unsupported(
+                    return Err(Internal(
                         "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
                     ));
                 }
@@ -368,7 +368,7 @@ impl<'p> Gen<'p> {
                         )
                     }
                     (Nul::Padded, _) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{nm}': a NUL-padded string without a constant size"
                         )))
                     }
@@ -520,7 +520,7 @@ impl<'p> Gen<'p> {
         len: &Len,
         nm: &str,
         abbrev: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         Ok(match len {
             Len::Prefix(it) => {
                 let read = read_int(it, nm, self.bits(sid));
@@ -532,7 +532,7 @@ impl<'p> Gen<'p> {
                 let read = match v {
                     VarInt::Leb128 => quote! { r.leb128(#nm)? },
                     VarInt::RiptideLen => quote! { r.riptide_len(#nm)? as u64 },
-                    _ => return Err(Unsupported(format!("'{nm}': this varint as a prefix"))),
+                    _ => return Err(Internal(format!("'{nm}': this varint as a prefix"))),
                 };
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v as i128, #nm)? } }
             }
@@ -552,7 +552,7 @@ impl<'p> Gen<'p> {
         u: &Union,
         nm: &str,
         abbrev: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let p = self.p;
         let un = ident(&naming::union_type(p, sid, fi));
         let tag = self.tag_field(sid, fi);
@@ -564,7 +564,7 @@ impl<'p> Gen<'p> {
             .collect();
         let exhausted = self.tag_exhausted(kind, &all);
         let mut arms = Vec::new();
-        let body = |b: CaseBody| -> Result<TokenStream, Unsupported> {
+        let body = |b: CaseBody| -> Result<TokenStream, Internal> {
             Ok(match b {
                 CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
                 // Values to the end of the switch (in a bit stream, before the last byte's

@@ -120,15 +120,15 @@ impl<'p> Gen<'p> {
         id: StructId,
         v: TokenStream,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let child_bits = self.p.structs[id].layout.is_bits();
         Ok(match (self.bits(sid), child_bits) {
             (false, true) => {
                 quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }
             }
             (true, false) => {
-                return Err(Unsupported(format!(
-                    "'{nm}': byte-aligned types inside bit streams are not generated yet"
+                return Err(Internal(format!(
+                    "'{nm}': a byte-aligned type inside a bit stream"
                 )))
             }
             _ => quote! { #v.write(w).map_err(|e| e.within(#nm))?; },
@@ -137,7 +137,7 @@ impl<'p> Gen<'p> {
 
     /// `let field = …;` statements giving a user-set field the values the encoder implies (a
     /// flag bit from whether an optional field is present, a value from a `set_when`), in order.
-    fn implied(&self, s: &Struct, f: &Field) -> Result<TokenStream, Unsupported> {
+    fn implied(&self, s: &Struct, f: &Field) -> Result<TokenStream, Internal> {
         let local = ident(&f.name);
         let mut out = quote! {};
         let mut current = quote! { self.#local };
@@ -169,7 +169,7 @@ impl<'p> Gen<'p> {
                     quote! { if #cond { #v } else { #current } }
                 }
                 _ => {
-                    return Err(Unsupported(format!(
+                    return Err(Internal(format!(
                         "'{}': a value implied for this type",
                         f.name
                     )))
@@ -182,7 +182,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Statements that write field `fi` (computing it first when it is derived).
-    pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
         let p = self.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
@@ -237,15 +237,15 @@ impl<'p> Gen<'p> {
                         quote! { #at_local w.put(&[0u8; #n]); }
                     }
                     _ => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{nm}': a reserved field of this type"
                         )))
                     }
                 }
             }
             Role::Checksum(_) if self.bits_at(sid, fi) => {
-                return Err(Unsupported(
-                    "checksums in bit-stream layouts are not generated yet".into(),
+                return Err(Internal(
+                    "a checksum in a bit stream".into(),
                 ))
             }
             Role::Checksum(_) => {
@@ -287,7 +287,7 @@ impl<'p> Gen<'p> {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
                 let Some(it) = int_of(&f.ty) else {
-                    return Err(Unsupported(format!(
+                    return Err(Internal(format!(
                         "derived field '{nm}' is not an integer"
                     )));
                 };
@@ -323,7 +323,7 @@ impl<'p> Gen<'p> {
                         }
                     }
                     Some(SizeWrite::Patched) if self.bits(sid) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{nm}': the length of encoded data in a bit stream"
                         )))
                     }
@@ -456,7 +456,7 @@ impl<'p> Gen<'p> {
         ty: &Ty,
         v: TokenStream,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let p = self.p;
         Ok(match ty {
             Ty::Int(it) => write_int(it, v, nm, self.bits_at(sid, fi)),
@@ -511,7 +511,7 @@ impl<'p> Gen<'p> {
                 nm,
                 self.bits_at(sid, fi),
             ),
-            _ => return Err(Unsupported(format!("internal: '{nm}' is not a scalar"))),
+            _ => return Err(Internal(format!("'{nm}' is not a scalar"))),
         })
     }
 
@@ -523,7 +523,7 @@ impl<'p> Gen<'p> {
         ty: &Ty,
         v: TokenStream,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         Ok(match ty {
             Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::Enum(_) | Ty::Flags(_) => {
                 self.write_scalar(sid, fi, ty, quote! { (*#v) }, nm)?
@@ -579,7 +579,7 @@ impl<'p> Gen<'p> {
                         quote! { w.str_padded(data, #n, #nm)?; }
                     }
                     (Nul::Padded, _) => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{nm}': a NUL-padded string without a constant size"
                         )))
                     }
@@ -646,7 +646,7 @@ impl<'p> Gen<'p> {
         len: Option<&Len>,
         inner: TokenStream,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         Ok(match len {
             // A varint prefix's size depends on the length: written after the value
             // and moved before it. (Validation keeps varint prefixes out of bit streams.)
@@ -663,7 +663,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Some(Len::Prefix(_)) if self.bits(sid) => {
-                return Err(Unsupported(format!("'{nm}': length prefixes of structs and switches in bit-stream layouts are not generated yet")));
+                return Err(Internal(format!("'{nm}': a length prefix of a struct or switch in a bit stream")));
             }
             Some(Len::Prefix(it)) => {
                 let n = lit_usize(it.bytes());

@@ -10,7 +10,7 @@ impl<'p> Gen<'p> {
         u: &Union,
         v: TokenStream,
         nm: &str,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let un = ident(&naming::union_type(self.p, sid, fi));
         let tag = self.tag_field(sid, fi);
         // A tag the encoder does not derive from this switch (another switch on the same field

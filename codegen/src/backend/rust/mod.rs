@@ -17,7 +17,7 @@ mod protocol;
 mod session;
 mod types;
 
-use super::{wrap, Output, Unsupported};
+use super::{wrap, Output, Internal};
 use crate::expr::BinOp;
 use crate::ir::analysis::Reuse;
 use crate::ir::*;
@@ -62,9 +62,9 @@ fn header(p: &Protocol) -> String {
     )
 }
 
-fn parse(tokens: TokenStream) -> Result<syn::File, Unsupported> {
+fn parse(tokens: TokenStream) -> Result<syn::File, Internal> {
     syn::parse2(tokens)
-        .map_err(|e| Unsupported(format!("internal: generated Rust does not parse: {e}")))
+        .map_err(|e| Internal(format!("the generated Rust does not parse: {e}")))
 }
 
 /// The Rust of one schema as one file, for `include!` into a module (see
@@ -74,7 +74,7 @@ pub fn generate_module(
     p: &Protocol,
     l: &Lowered,
     options: ModuleOptions,
-) -> Result<String, Unsupported> {
+) -> Result<String, Internal> {
     let g = Gen::new(p, l, "", Packaging::Module);
     let body = features_decided(g.body()?, options);
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
@@ -136,7 +136,7 @@ pub fn generate(
     l: &Lowered,
     dir: &str,
     runtime: &RuntimeDep,
-) -> Result<Vec<Output>, Unsupported> {
+) -> Result<Vec<Output>, Internal> {
     let g = Gen::new(p, l, &runtime.0, Packaging::Crate);
     let file = parse(g.lib()?)?;
     let header = header(p);
@@ -297,7 +297,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Every item of the schema's code.
-    fn body(&self) -> Result<TokenStream, Unsupported> {
+    fn body(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         let enums = p.enums.iter().map(|e| self.enum_def(e));
         let flags = p.flags.iter().map(|f| self.flags_def(f));
@@ -331,7 +331,7 @@ impl<'p> Gen<'p> {
     }
 
     /// The crate form's codec.rs: the body, with exactly the runtime items it names imported.
-    fn lib(&self) -> Result<TokenStream, Unsupported> {
+    fn lib(&self) -> Result<TokenStream, Internal> {
         let body = self.body()?;
         let imports = imports(&body, &[]);
         Ok(quote! {

@@ -268,7 +268,7 @@ impl<'p> Gen<'p> {
         sid: StructId,
         fi: usize,
         ty: &Ty,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         Ok(match ty {
             Ty::Int(it) => {
                 let t = int_rust(it);
@@ -279,8 +279,8 @@ impl<'p> Gen<'p> {
             Ty::Float { bits: 64, .. } => quote! { f64 },
             Ty::Float { bits: 16, .. } => quote! { f32 },
             Ty::Float { bits, .. } => {
-                return Err(Unsupported(format!(
-                    "the Rust backend does not support f{bits} yet"
+                return Err(Internal(format!(
+                    "a float of {bits} bits"
                 )))
             }
             Ty::VarInt(VarInt::Leb128) => quote! { u64 },
@@ -330,7 +330,7 @@ impl<'p> Gen<'p> {
             .find(|(_, f)| f.role == Role::Derived(Derive::TagOf(fi)))
     }
 
-    pub(crate) fn struct_def(&self, sid: StructId) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn struct_def(&self, sid: StructId) -> Result<TokenStream, Internal> {
         let p = self.p;
         let s = &p.structs[sid];
         let name = ident(&s.name);
@@ -440,7 +440,7 @@ impl<'p> Gen<'p> {
         fi: usize,
         f: &Field,
         u: &Union,
-    ) -> Result<TokenStream, Unsupported> {
+    ) -> Result<TokenStream, Internal> {
         let p = self.p;
         let name = ident(&naming::union_type(p, sid, fi));
         let lt = if self.union_borrows(u) {

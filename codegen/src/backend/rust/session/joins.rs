@@ -4,7 +4,7 @@ use super::*;
 
 impl<'p> Gen<'p> {
     /// Per sequence join: the joined payload, a joiner, and a splitter.
-    pub(crate) fn joins_module(&self) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn joins_module(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         let mut out = Vec::new();
         for j in &p.joins {

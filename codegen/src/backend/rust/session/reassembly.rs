@@ -4,7 +4,7 @@ use super::*;
 
 impl<'p> Gen<'p> {
     /// Joining pieces of payloads carried by root packets, and cutting payloads into packets.
-    pub(crate) fn reassembly_module(&self) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn reassembly_module(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         let Some(r) = &p.reassembly else {
             return Ok(quote! {});
@@ -48,7 +48,7 @@ impl<'p> Gen<'p> {
                 )
             }
             _ => {
-                return Err(Unsupported(
+                return Err(Internal(
                     "a reassembly 'field' is bytes or a switch whose default is bytes".into(),
                 ))
             }
@@ -112,10 +112,10 @@ impl<'p> Gen<'p> {
             }
             WholeType::AsField(fi) => {
                 let Ty::Union(u) = &root.fields[fi].ty else {
-                    return Err(Unsupported("'as' must name a switch".into()));
+                    return Err(Internal("'as' must name a switch".into()));
                 };
                 let Some((_, tf)) = self.tag_field(sid, fi) else {
-                    return Err(Unsupported(
+                    return Err(Internal(
                         "'as' needs a switch whose tag is a field".into(),
                     ));
                 };

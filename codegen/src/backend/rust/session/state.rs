@@ -4,7 +4,7 @@ use super::*;
 
 impl<'p> Gen<'p> {
     /// `State`: the lists earlier messages announced, and how messages set them.
-    pub(crate) fn state_module(&self) -> Result<TokenStream, Unsupported> {
+    pub(crate) fn state_module(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         if p.state.is_empty() {
             return Ok(quote! {});
@@ -54,7 +54,7 @@ impl<'p> Gen<'p> {
                         quote! { #un.#tn() }
                     }
                     _ => {
-                        return Err(Unsupported(format!(
+                        return Err(Internal(format!(
                             "'{}' is not a value or a switch tag",
                             ef.name
                         )))
