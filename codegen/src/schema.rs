@@ -456,12 +456,14 @@ pub enum CompressionDef {
     },
 }
 
-/// `display: hex | dec` on an integer field.
+/// `display: hex | dec | bin` on an integer field.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum DisplayDef {
     Dec,
     Hex,
+    /// The bit pattern Wireshark draws for masked fields (`0000 0101 = Peer: 5`), in decimal.
+    Bin,
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.

@@ -477,7 +477,14 @@ impl Gen {
                     .rng
                     .pick(&["u8", "u16", "u24", "u32", "u64", "i8", "i16", "i32", "i64"]);
                 let s = if *w == "u8" || *w == "i8" { "" } else { s };
-                (format!("{w}{s}"), String::new())
+                // How the dissector shows it: every display an unsigned integer may have.
+                let display = match (w.starts_with('u'), self.rng.below(4)) {
+                    (true, 1) => ", display: hex",
+                    (true, 2) => ", display: dec",
+                    (true, 3) if *w != "u64" => ", display: bin",
+                    _ => "",
+                };
+                (format!("{w}{s}"), display.to_string())
             }
         }
     }

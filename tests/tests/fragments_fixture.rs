@@ -111,6 +111,12 @@ fn crate_and_dissector_join_the_same_payloads() {
             (peer.name.as_str(), peer.show.as_str()),
             ("fragments.peer_id", "0x0fff")
         );
+        // The sent time of frame 3 is drawn as bits (`display: bin`).
+        let sent = &d.fields(3, "fragments")[1];
+        assert_eq!(
+            (sent.name.as_str(), sent.showname.as_str()),
+            ("fragments.sent_time", "0000 0000 0000 0011 = Sent time: 3")
+        );
     }
     let _ = std::fs::remove_file(&pcap);
 }

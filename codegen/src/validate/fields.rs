@@ -320,7 +320,7 @@ impl<'f> Validator<'f> {
             }
         }
         let filter = self.filter_name(f, fp, &ty);
-        let display = self.display(f, fp, &ty);
+        let display = self.display(f, fp, &ty, layout);
         Field {
             name: f.name.clone(),
             doc: f.doc.clone(),
@@ -343,7 +343,13 @@ impl<'f> Validator<'f> {
 
     /// A field's `display`: on unsigned integers (or arrays of them); hex of a signed number
     /// is not a display Wireshark has.
-    fn display(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty) -> Option<schema::DisplayDef> {
+    fn display(
+        &mut self,
+        f: &schema::FieldDef,
+        fp: &str,
+        ty: &Ty,
+        layout: Layout,
+    ) -> Option<schema::DisplayDef> {
         let d = f.display?;
         let scalar = match ty {
             Ty::Array(e, _) => e,
@@ -356,6 +362,25 @@ impl<'f> Validator<'f> {
                     &at,
                     "Wireshark shows signed integers in decimal only",
                     Some("make the field unsigned, or drop 'display'".into()),
+                );
+                None
+            }
+            // Wireshark draws the bits of a masked field: the mask is the whole integer's (a
+            // Lua number in Wireshark 4.0: at most 32 bits here), over the bytes it is read
+            // from (not the bytes a bit-stream value straddles).
+            Ty::Int(it) if d == schema::DisplayDef::Bin && (it.bits > 32 || layout.is_bits()) => {
+                self.error(
+                    &at,
+                    "'display: bin' applies to integers of at most 32 bits in byte layouts",
+                    Some("use 'hex', or put the field in a bit group (its bits are drawn)".into()),
+                );
+                None
+            }
+            Ty::VarInt(_) if d == schema::DisplayDef::Bin => {
+                self.error(
+                    &at,
+                    "'display: bin' applies to fixed-width integers",
+                    Some("use 'hex' or 'dec' for a varint".into()),
                 );
                 None
             }

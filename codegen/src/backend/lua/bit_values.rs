@@ -158,9 +158,7 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::VarInt(_) => {
-                return Err(Internal(format!(
-                    "'{name}': this varint in a bit stream"
-                )))
+                return Err(Internal(format!("'{name}': this varint in a bit stream")))
             }
             Ty::Enum(id) => {
                 let e = &p.enums[*id];
@@ -286,7 +284,9 @@ impl<'p> Gen<'p> {
             }
             Ty::Union(u) => {
                 if !matches!(u.len, Len::Rest | Len::Natural) {
-                    return Err(Internal(format!("'{name}': a switch with a length in a bit stream")));
+                    return Err(Internal(format!(
+                        "'{name}': a switch with a length in a bit stream"
+                    )));
                 }
                 let tag = self.tag_expr(&u.on);
                 c.line(format!("local tag_{name} = {tag}"));

@@ -27,9 +27,7 @@ pub(crate) fn checksum_code(a: ChecksumAlgo) -> Result<String, Internal> {
         ChecksumAlgo::Crc(crc) => {
             let (width, poly, init, refin, refout, xorout) = crc.crc_params();
             if !(8..=32).contains(&width) {
-                return Err(Internal(format!(
-                    "the {name} checksum"
-                )));
+                return Err(Internal(format!("the {name} checksum")));
             }
             format!(
                 "-- {name}: width {width}, poly {poly:#x}, init {init:#x}, refin {refin}, refout {refout}, xorout {xorout:#x}.\n\

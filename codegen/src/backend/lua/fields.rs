@@ -125,10 +125,15 @@ impl<'p> Gen<'p> {
         let base = |it: &IntTy| int_base(it, hex);
         match ty {
             Ty::Int(it) => {
+                // `display: bin`: a mask of the whole integer, so Wireshark draws its bits.
+                let mask = match display {
+                    Some(DisplayDef::Bin) => format!("{:#x}", u64::MAX >> (64 - 8 * it.bytes())),
+                    _ => "nil".into(),
+                };
                 self.add_field(
                     abbrev.into(),
                     format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, {mask}, \"{doc}\")",
                         protofield_int(it),
                         base(it)
                     ),
@@ -158,11 +163,7 @@ impl<'p> Gen<'p> {
                     "ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")"
                 ),
             ),
-            Ty::Float { bits, .. } => {
-                return Err(Internal(format!(
-                    "a float of {bits} bits"
-                )))
-            }
+            Ty::Float { bits, .. } => return Err(Internal(format!("a float of {bits} bits"))),
             Ty::VarInt(VarInt::Leb128) => self.add_field(
                 abbrev.into(),
                 format!(

@@ -16,7 +16,7 @@ mod template;
 mod unions;
 mod values;
 
-use super::{wrap, Output, Internal};
+use super::{wrap, Internal, Output};
 use crate::expr::BinOp;
 use crate::ir::*;
 use crate::naming;
@@ -62,9 +62,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     if p.layout.is_bits()
         && (p.transport.udp_heuristic.is_some() || p.transport.tcp_heuristic.is_some())
     {
-        return Err(Internal(
-            "a heuristic over a bit-stream root".into(),
-        ));
+        return Err(Internal("a heuristic over a bit-stream root".into()));
     }
     let mut g = Gen {
         p,
@@ -247,17 +245,13 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         .iter()
         .any(|(_, id)| p.structs[*id].layout.is_bits())
     {
-        return Err(Internal(
-            "a bit-stream opening datagram".into(),
-        ));
+        return Err(Internal("a bit-stream opening datagram".into()));
     }
     let reassembly = match &p.reassembly {
         None => None,
         Some(r) => {
             if p.root().layout.is_bits() {
-                return Err(Internal(
-                    "reassembly over bit-stream datagrams".into(),
-                ));
+                return Err(Internal("reassembly over bit-stream datagrams".into()));
             }
             let root = p.root();
             let v = |i: usize| value_slot(&root.fields[i].name);

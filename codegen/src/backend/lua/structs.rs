@@ -419,12 +419,7 @@ impl<'p> Gen<'p> {
     }
 
     /// Code for one field of struct `sid`.
-    pub(crate) fn field(
-        &mut self,
-        c: &mut Code,
-        sid: StructId,
-        fi: usize,
-    ) -> Result<(), Internal> {
+    pub(crate) fn field(&mut self, c: &mut Code, sid: StructId, fi: usize) -> Result<(), Internal> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);

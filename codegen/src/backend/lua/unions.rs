@@ -96,9 +96,7 @@ impl<'p> Gen<'p> {
     ) -> Result<(), Internal> {
         let p = self.p;
         if u.unless.is_some() {
-            return Err(Internal(
-                "'unless' on a switch without a length".into(),
-            ));
+            return Err(Internal("'unless' on a switch without a length".into()));
         }
         let name = p.structs[sid].fields[fi].name.clone();
         let tag = self.tag_expr(&u.on);

@@ -131,9 +131,7 @@ impl<'p> Gen<'p> {
             value
         } else {
             if self.bits_at(sid, fi) {
-                return Err(Internal(format!(
-                    "'{nm}': a state list in a bit stream"
-                )));
+                return Err(Internal(format!("'{nm}': a state list in a bit stream")));
             }
             let (mut sel, mut res) = (Vec::new(), Vec::new());
             for (k, (t, key)) in f.select.iter().enumerate() {

@@ -236,17 +236,11 @@ impl<'p> Gen<'p> {
                         let n = lit_usize(*n as usize);
                         quote! { #at_local w.put(&[0u8; #n]); }
                     }
-                    _ => {
-                        return Err(Internal(format!(
-                            "'{nm}': a reserved field of this type"
-                        )))
-                    }
+                    _ => return Err(Internal(format!("'{nm}': a reserved field of this type"))),
                 }
             }
             Role::Checksum(_) if self.bits_at(sid, fi) => {
-                return Err(Internal(
-                    "a checksum in a bit stream".into(),
-                ))
+                return Err(Internal("a checksum in a bit stream".into()))
             }
             Role::Checksum(_) => {
                 let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
@@ -287,9 +281,7 @@ impl<'p> Gen<'p> {
                 let target = &s.fields[*ti];
                 let tn = ident(&target.name);
                 let Some(it) = int_of(&f.ty) else {
-                    return Err(Internal(format!(
-                        "derived field '{nm}' is not an integer"
-                    )));
+                    return Err(Internal(format!("derived field '{nm}' is not an integer")));
                 };
                 let max = max_of(it);
                 let rt = int_rust(&it);
@@ -663,7 +655,9 @@ impl<'p> Gen<'p> {
                 }
             }
             Some(Len::Prefix(_)) if self.bits(sid) => {
-                return Err(Internal(format!("'{nm}': a length prefix of a struct or switch in a bit stream")));
+                return Err(Internal(format!(
+                    "'{nm}': a length prefix of a struct or switch in a bit stream"
+                )));
             }
             Some(Len::Prefix(it)) => {
                 let n = lit_usize(it.bytes());

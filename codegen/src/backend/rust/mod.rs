@@ -17,7 +17,7 @@ mod protocol;
 mod session;
 mod types;
 
-use super::{wrap, Output, Internal};
+use super::{wrap, Internal, Output};
 use crate::expr::BinOp;
 use crate::ir::analysis::Reuse;
 use crate::ir::*;
@@ -63,8 +63,7 @@ fn header(p: &Protocol) -> String {
 }
 
 fn parse(tokens: TokenStream) -> Result<syn::File, Internal> {
-    syn::parse2(tokens)
-        .map_err(|e| Internal(format!("the generated Rust does not parse: {e}")))
+    syn::parse2(tokens).map_err(|e| Internal(format!("the generated Rust does not parse: {e}")))
 }
 
 /// The Rust of one schema as one file, for `include!` into a module (see

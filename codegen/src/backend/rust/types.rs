@@ -278,11 +278,7 @@ impl<'p> Gen<'p> {
             Ty::Float { bits: 32, .. } => quote! { f32 },
             Ty::Float { bits: 64, .. } => quote! { f64 },
             Ty::Float { bits: 16, .. } => quote! { f32 },
-            Ty::Float { bits, .. } => {
-                return Err(Internal(format!(
-                    "a float of {bits} bits"
-                )))
-            }
+            Ty::Float { bits, .. } => return Err(Internal(format!("a float of {bits} bits"))),
             Ty::VarInt(VarInt::Leb128) => quote! { u64 },
             Ty::VarInt(VarInt::ZigZag) => quote! { i64 },
             Ty::VarInt(VarInt::RiptideLen) => quote! { u16 },

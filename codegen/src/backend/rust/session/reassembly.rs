@@ -115,9 +115,7 @@ impl<'p> Gen<'p> {
                     return Err(Internal("'as' must name a switch".into()));
                 };
                 let Some((_, tf)) = self.tag_field(sid, fi) else {
-                    return Err(Internal(
-                        "'as' needs a switch whose tag is a field".into(),
-                    ));
+                    return Err(Internal("'as' needs a switch whose tag is a field".into()));
                 };
                 let tn = ident(&tf.name);
                 let tt = self.rust_ty(sid, 0, &tf.ty)?;
