@@ -51,12 +51,13 @@ impl<'p> Gen<'p> {
         tree: &str,
         target: &str,
     ) -> Result<(), Internal> {
-        if self.p.structs[sid].layout.is_bits() {
-            return self.value_bits(c, sid, fi, ty, abbrev, tree, target);
-        }
-        if self.p.structs[sid].fields[fi].group.is_some() {
-            self.value_packed(c, sid, fi, abbrev, target);
-            return Ok(());
+        match self.l.field(sid, fi).access {
+            Access::Stream => return self.value_bits(c, sid, fi, ty, abbrev, tree, target),
+            Access::Group { .. } => {
+                self.value_packed(c, sid, fi, abbrev, target);
+                return Ok(());
+            }
+            Access::Bytes => {}
         }
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
