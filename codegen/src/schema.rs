@@ -33,10 +33,10 @@ pub struct ProtocolDef {
     pub doc: Option<String>,
     /// Default byte order of multi-byte fields.
     #[serde(default)]
-    pub endian: Option<String>,
+    pub endian: Option<EndianDef>,
     /// `bytes` (byte-aligned) or `lsb-bits` (one LSB-first bit stream).
     #[serde(default)]
-    pub layout: Option<String>,
+    pub layout: Option<LayoutDef>,
     /// The type of one whole message (datagram or framed PDU); inherited by an extension.
     #[serde(default)]
     pub root: String,
@@ -326,7 +326,7 @@ pub struct TypeDef {
     pub info: Option<String>,
     /// This type's layout when it differs from the protocol's (`lsb-bits` inside byte packets).
     #[serde(default)]
-    pub layout: Option<String>,
+    pub layout: Option<LayoutDef>,
     /// Every value of this type takes exactly this many bytes: zeros after its fields.
     #[serde(default)]
     pub pad: Option<u64>,
@@ -347,7 +347,7 @@ pub struct FieldDef {
     pub ty: Option<String>,
     /// Byte order for this field, overriding the protocol's.
     #[serde(default)]
-    pub endian: Option<String>,
+    pub endian: Option<EndianDef>,
     /// Value the field must hold (a magic number); checked on decode, written on encode.
     #[serde(rename = "const", default)]
     pub constant: Option<ConstDef>,
@@ -414,7 +414,7 @@ pub struct FieldDef {
     /// PDL packs them) or `msb-bits` (the first field in the highest bits, as RFC diagrams draw
     /// them).
     #[serde(default)]
-    pub layout: Option<String>,
+    pub layout: Option<LayoutDef>,
     /// How each element of an array of structs is framed: `{ prefix: u16 }` (each preceded by
     /// its size in bytes) or `{ length: expr }` (each exactly that many bytes).
     #[serde(default)]
@@ -454,6 +454,44 @@ pub enum CompressionDef {
         #[serde(default)]
         max: Option<u64>,
     },
+}
+
+/// `endian: little | big` (or `le`, `be`, as type suffixes say it).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub enum EndianDef {
+    #[serde(rename = "little", alias = "le")]
+    Little,
+    #[serde(rename = "big", alias = "be")]
+    Big,
+}
+
+impl EndianDef {
+    pub fn ir(self) -> crate::ir::Endian {
+        match self {
+            EndianDef::Little => crate::ir::Endian::Little,
+            EndianDef::Big => crate::ir::Endian::Big,
+        }
+    }
+}
+
+/// `layout: bytes | lsb-bits | msb-bits` of a protocol or type; a bit group's packing
+/// (`lsb-bits` or `msb-bits`).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutDef {
+    Bytes,
+    LsbBits,
+    MsbBits,
+}
+
+impl LayoutDef {
+    pub fn ir(self) -> crate::ir::Layout {
+        match self {
+            LayoutDef::Bytes => crate::ir::Layout::Bytes,
+            LayoutDef::LsbBits => crate::ir::Layout::LsbBits,
+            LayoutDef::MsbBits => crate::ir::Layout::MsbBits,
+        }
+    }
 }
 
 /// `display: hex | dec | bin` on an integer field.

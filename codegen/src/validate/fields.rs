@@ -66,9 +66,7 @@ impl<'f> Validator<'f> {
         endian: Endian,
         layout: Layout,
     ) -> Field {
-        let endian = self
-            .endian(f.endian.as_deref(), &format!("{fp}.endian"))
-            .unwrap_or(endian);
+        let endian = f.endian.map_or(endian, schema::EndianDef::ir);
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         let mut role = Role::Value;
 

@@ -4,7 +4,7 @@
 //! kept beside, with the schema position of every field.
 
 use super::*;
-use crate::schema::FieldDef;
+use crate::schema::{EndianDef, FieldDef, LayoutDef};
 use std::collections::HashMap;
 
 /// One group as the schema wrote it.
@@ -14,8 +14,8 @@ pub(crate) struct GroupSpec {
     pub doc: Option<String>,
     /// The container's type (`u16be`) and packing (`msb-bits`).
     pub ty: Option<String>,
-    pub endian: Option<String>,
-    pub layout: Option<String>,
+    pub endian: Option<crate::schema::EndianDef>,
+    pub layout: Option<crate::schema::LayoutDef>,
     /// Schema path of the group field (`types.T.fields.2`).
     pub path: String,
     /// Its fields, as indexes of the enclosing type's fields after flattening.
@@ -141,8 +141,8 @@ impl<'f> Validator<'f> {
             .get(ty)?
             .iter()
             .find(|g| g.fields.contains(&i))?;
-        Some(match g.layout.as_deref() {
-            Some("msb-bits") => Layout::MsbBits,
+        Some(match g.layout {
+            Some(LayoutDef::MsbBits) => Layout::MsbBits,
             _ => Layout::LsbBits,
         })
     }
@@ -203,13 +203,13 @@ impl<'f> Validator<'f> {
                 );
                 continue;
             }
-            let high_first = match spec.layout.as_deref() {
-                None | Some("lsb-bits") => false,
-                Some("msb-bits") => true,
-                Some(other) => {
+            let high_first = match spec.layout {
+                None | Some(LayoutDef::LsbBits) => false,
+                Some(LayoutDef::MsbBits) => true,
+                Some(LayoutDef::Bytes) => {
                     self.error(
                         &format!("{at}.layout"),
-                        format!("unknown packing '{other}' for a bit group"),
+                        "a bit group packs bits: its layout is a bit order",
                         Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
                     );
                     false
@@ -221,10 +221,10 @@ impl<'f> Validator<'f> {
                     signed: false,
                     endian: suffix,
                 })) if bits % 8 == 0 && (8..=64).contains(&bits) => {
-                    let big = suffix
-                        .as_deref()
-                        .or(spec.endian.as_deref())
-                        .map(|e| matches!(e, "be" | "big"));
+                    let big = match suffix.as_deref() {
+                        Some(s) => Some(matches!(s, "be" | "big")),
+                        None => spec.endian.map(|e| e == EndianDef::Big),
+                    };
                     IntTy {
                         bits,
                         signed: false,

@@ -314,7 +314,7 @@ impl<'f> Validator<'f> {
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
             );
         }
-        let explicit_endian = self.endian(p.endian.as_deref(), "protocol.endian");
+        let explicit_endian = p.endian.map(schema::EndianDef::ir);
         // An application whose payload is the rest of a bit stream reads it in that stream's
         // bit order.
         let app_bits = self.transport.as_ref().and_then(|t| {
@@ -323,19 +323,9 @@ impl<'f> Validator<'f> {
                 .find(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
                 .map(|a| t.structs[a.in_struct].layout)
         });
-        let layout = match p.layout.as_deref() {
-            None if app_bits.is_some() => app_bits.unwrap_or(Layout::LsbBits),
-            None | Some("bytes") => Layout::Bytes,
-            Some("lsb-bits") => Layout::LsbBits,
-            Some("msb-bits") => Layout::MsbBits,
-            Some(other) => {
-                self.error(
-                    "protocol.layout",
-                    format!("unknown layout '{other}'"),
-                    Some("expected 'bytes', 'lsb-bits' or 'msb-bits'".into()),
-                );
-                Layout::Bytes
-            }
+        let layout = match p.layout {
+            None => app_bits.unwrap_or(Layout::Bytes),
+            Some(l) => l.ir(),
         };
         // A bit stream's numbers take its bit order.
         let stream = types::stream_order(layout);

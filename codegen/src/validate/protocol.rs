@@ -8,12 +8,7 @@ impl<'f> Validator<'f> {
     /// reached from streams of both orders, or declaring the other order, is refused (a stream
     /// cannot change its bit order in the middle).
     pub(crate) fn inherited_layouts(&mut self, default: Layout) -> Vec<Layout> {
-        let own = |t: &schema::TypeDef| match t.layout.as_deref() {
-            Some("lsb-bits") => Some(Layout::LsbBits),
-            Some("msb-bits") => Some(Layout::MsbBits),
-            Some("bytes") => Some(Layout::Bytes),
-            _ => None,
-        };
+        let own = |t: &schema::TypeDef| t.layout.map(schema::LayoutDef::ir);
         let mut layouts: Vec<Layout> = self
             .file
             .types

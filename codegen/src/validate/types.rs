@@ -356,20 +356,7 @@ impl<'f> Validator<'f> {
         layout: Layout,
     ) -> Struct {
         let yp = format!("types.{name}");
-        let layout = match t.layout.as_deref() {
-            None => layout,
-            Some("bytes") => Layout::Bytes,
-            Some("lsb-bits") => Layout::LsbBits,
-            Some("msb-bits") => Layout::MsbBits,
-            Some(other) => {
-                self.error(
-                    &format!("{yp}.layout"),
-                    format!("unknown layout '{other}'"),
-                    Some("expected 'bytes', 'lsb-bits' or 'msb-bits'".into()),
-                );
-                layout
-            }
-        };
+        let layout = t.layout.map_or(layout, schema::LayoutDef::ir);
         let mut fields: Vec<Field> = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
         // Fields packed into a bit group are read from its integer: of any width, in the
@@ -630,11 +617,7 @@ impl<'f> Validator<'f> {
             return explicit.unwrap_or(default);
         }
         // The field's `endian:` (already checked where the field is read).
-        let field_endian = match f.endian.as_deref() {
-            Some("big" | "be") => Some(Endian::Big),
-            Some("little" | "le") => Some(Endian::Little),
-            _ => None,
-        };
+        let field_endian = f.endian.map(schema::EndianDef::ir);
         let stream = stream_order(layout);
         if bits > 8
             && explicit
