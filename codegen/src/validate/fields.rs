@@ -8,7 +8,7 @@ pub(crate) fn clone_field(f: &schema::FieldDef) -> schema::FieldDef {
         name: f.name.clone(),
         doc: None,
         ty: None,
-        endian: f.endian.clone(),
+        endian: f.endian,
         constant: None,
         length: None,
         count: None,
