@@ -1997,19 +1997,21 @@ local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
 end
 
 -- Parts of one LongReliableMessage payload: consecutive number numbers (modulo 65535) from a first part to a last
--- one, per conversation and direction; joined on the first pass and kept by frame number.
+-- one, per conversation and direction; joined on the first pass and kept by the frame and
+-- the part that completed it (several payloads may complete in one frame).
 local join_parts_0 = {}
 local frame_joins_0 = {}
 local function join_0(pinfo, tree, v)
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side
+  local seq = v.number
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
   if not pinfo.visited then
-    local conv, side = conversation_key(pinfo)
-    local key = conv .. "|" .. side
     local st = join_parts_0[key]
     if st == nil then
       st = { parts = {}, n = 0 }
       join_parts_0[key] = st
     end
-    local seq = v.number
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
@@ -2043,10 +2045,10 @@ local function join_0(pinfo, tree, v)
         i = (i + 1) % 65535
       end
       whole.s1 = table.concat(whole.s1)
-      frame_joins_0[pinfo.number] = whole
+      frame_joins_0[here] = whole
     end
   end
-  local whole = frame_joins_0[pinfo.number]
+  local whole = frame_joins_0[here]
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
@@ -2122,19 +2124,21 @@ local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
 end
 
 -- Parts of one LongLinkState payload: consecutive number numbers (modulo 65535) from a first part to a last
--- one, per conversation and direction; joined on the first pass and kept by frame number.
+-- one, per conversation and direction; joined on the first pass and kept by the frame and
+-- the part that completed it (several payloads may complete in one frame).
 local join_parts_1 = {}
 local frame_joins_1 = {}
 local function join_1(pinfo, tree, v)
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
+  local seq = v.number
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
   if not pinfo.visited then
-    local conv, side = conversation_key(pinfo)
-    local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
     local st = join_parts_1[key]
     if st == nil then
       st = { parts = {}, n = 0 }
       join_parts_1[key] = st
     end
-    local seq = v.number
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
@@ -2170,10 +2174,10 @@ local function join_1(pinfo, tree, v)
       end
       whole.s1 = table.concat(whole.s1)
       whole.s2 = table.concat(whole.s2)
-      frame_joins_1[pinfo.number] = whole
+      frame_joins_1[here] = whole
     end
   end
-  local whole = frame_joins_1[pinfo.number]
+  local whole = frame_joins_1[here]
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, fmt("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)

@@ -2,7 +2,8 @@
 //! parts are told by expressions (`fragment_number == 0`, `fragment_number == fragment_count -
 //! 1`), keyed by channel and start sequence number. The crate splits payloads and joins them
 //! again; the dissector joins the same frames into the same payloads, interleaved across two
-//! channels and out of order, in one pass and in two.
+//! channels and out of order, several fragments per datagram (both payloads complete in one),
+//! in one pass and in two.
 
 use fragments::*;
 use std::borrow::Cow;
@@ -49,34 +50,48 @@ fn the_splitter_marks_parts_by_the_templates_fields() {
 #[test]
 fn crate_and_dissector_join_the_same_payloads() {
     // Two payloads on two channels with the same start sequence number, their fragments
-    // interleaved, the second payload's out of order.
+    // interleaved, the second payload's out of order; as ENet sends them, several commands per
+    // datagram (a ping, an acknowledgement, fragments of both payloads), so that both payloads
+    // complete in the same datagram.
     let a = payload(45, 7);
     let b = payload(33, 9);
     let parts_a = split_send_fragment(&template(0, 5, a.len()), 0, [&a]).unwrap();
     let mut parts_b = split_send_fragment(&template(1, 5, b.len()), 0, [&b]).unwrap();
     parts_b.reverse();
-    let mut order = Vec::new();
-    for i in 0..parts_a.len().max(parts_b.len()) {
-        order.extend(parts_a.get(i).cloned());
-        order.extend(parts_b.get(i).cloned());
-    }
+    assert_eq!((parts_a.len(), parts_b.len()), (3, 3));
+    // Datagram i carries fragment i of each payload (the last one carries both last parts).
     let mut joiner = SendFragmentJoiner::new();
     let mut joined_at = Vec::new();
     let mut datagrams = Vec::new();
-    for (i, part) in order.iter().enumerate() {
+    for i in 0..3 {
+        let mut commands = vec![Command {
+            body: if i == 1 {
+                CommandBody::Acknowledge(Acknowledge {
+                    received_reliable_sequence_number: 4,
+                    received_sent_time: 0x1234,
+                })
+            } else {
+                CommandBody::Ping
+            },
+        }];
+        for part in [&parts_a[i], &parts_b[i]] {
+            commands.push(Command {
+                body: CommandBody::SendFragment(part.clone()),
+            });
+            if let Some(j) = joiner.push(part).unwrap() {
+                joined_at.push((i, j));
+            }
+        }
         let packet = Packet {
             peer_id: 0xFFF,
             sent_time: i as u16,
-            fragment: part.clone(),
+            commands,
         };
         datagrams.push(Datagram {
             src_port: 40000,
             dst_port: 17091,
             payload: packet.encode().unwrap(),
         });
-        if let Some(j) = joiner.push(part).unwrap() {
-            joined_at.push((i, j));
-        }
     }
     let crate_payloads: Vec<(usize, u8, Vec<u8>)> = joined_at
         .iter()
@@ -84,8 +99,8 @@ fn crate_and_dissector_join_the_same_payloads() {
         .collect();
     assert_eq!(
         crate_payloads,
-        [(4, 0, a.clone()), (5, 1, b.clone())],
-        "the crate joins both payloads, each on the frame of its last missing part"
+        [(2, 0, a.clone()), (2, 1, b.clone())],
+        "the crate joins both payloads, on the datagram of their last missing parts"
     );
     let pcap = std::env::temp_dir().join(format!("wiregen-fragments-{}.pcap", std::process::id()));
     write_pcap(&pcap, &datagrams);
@@ -111,11 +126,11 @@ fn crate_and_dissector_join_the_same_payloads() {
             (peer.name.as_str(), peer.show.as_str()),
             ("fragments.peer_id", "0x0fff")
         );
-        // The sent time of frame 3 is drawn as bits (`display: bin`).
-        let sent = &d.fields(3, "fragments")[1];
+        // The sent time of frame 2 is drawn as bits (`display: bin`).
+        let sent = &d.fields(2, "fragments")[1];
         assert_eq!(
             (sent.name.as_str(), sent.showname.as_str()),
-            ("fragments.sent_time", "0000 0000 0000 0011 = Sent time: 3")
+            ("fragments.sent_time", "0000 0000 0000 0010 = Sent time: 2")
         );
     }
     let _ = std::fs::remove_file(&pcap);

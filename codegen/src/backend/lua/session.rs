@@ -89,11 +89,11 @@ impl<'p> Gen<'p> {
             "-- Parts of one {} payload: consecutive {} numbers (modulo {wrap}) from a first part to a last",
             s.name, s.fields[j.sequence].name
         ));
-        c.line("-- one, per conversation and direction; joined on the first pass and kept by frame number.");
+        c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
+        c.line("-- the part that completed it (several payloads may complete in one frame).");
         c.line(format!("local join_parts_{ji} = {{}}"));
         c.line(format!("local frame_joins_{ji} = {{}}"));
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
-        c.open("if not pinfo.visited then");
         c.line("local conv, side = conversation_key(pinfo)");
         let keys: String = j
             .key
@@ -101,15 +101,17 @@ impl<'p> Gen<'p> {
             .map(|k| format!(" .. \"|\" .. tostring({})", value_slot(&s.fields[*k].name)))
             .collect();
         c.line(format!("local key = conv .. \"|\" .. side{keys}"));
+        c.line(format!(
+            "local seq = {}",
+            value_slot(&s.fields[j.sequence].name)
+        ));
+        c.line("local here = pinfo.number .. \"|\" .. key .. \"|\" .. tostring(seq)");
+        c.open("if not pinfo.visited then");
         c.line(format!("local st = join_parts_{ji}[key]"));
         c.open("if st == nil then");
         c.line("st = { parts = {}, n = 0 }");
         c.line(format!("join_parts_{ji}[key] = st"));
         c.close("end");
-        c.line(format!(
-            "local seq = {}",
-            value_slot(&s.fields[j.sequence].name)
-        ));
         c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
         c.open("if st.n > 4096 then");
         c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
@@ -161,10 +163,10 @@ impl<'p> Gen<'p> {
         for i in 1..=j.streams.len() {
             c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
         }
-        c.line(format!("frame_joins_{ji}[pinfo.number] = whole"));
+        c.line(format!("frame_joins_{ji}[here] = whole"));
         c.close("end");
         c.close("end");
-        c.line(format!("local whole = frame_joins_{ji}[pinfo.number]"));
+        c.line(format!("local whole = frame_joins_{ji}[here]"));
         c.line("if whole == nil then return end");
         c.line(format!(
             "tree:add_proto_expert_info(E.joined, fmt(\"{} joined from %d parts\", whole.count))",
