@@ -1,0 +1,108 @@
+//! Arrays: counted, sized in bytes, to the end, and bools packed 8 per byte.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// An array (`Ty::Array`).
+    pub(super) fn value_array(
+        &mut self,
+        c: &mut Code,
+        at: Place<'_>,
+        ty: &Ty,
+    ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = &f.name;
+        match ty {
+            Ty::Array(_, count) if f.packed => {
+                // Bools 8 per byte, lowest bit first.
+                let label = naming::label(name);
+                self.length(c, sid, fi, count, true, abbrev, tree)?;
+                c.line("local packed = floor((n + 7) / 8)");
+                c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
+                c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
+                keep(c, target, "{}");
+                c.open("for i = 0, n - 1 do");
+                c.line("range = tvb(offset + floor(i / 8), 1)");
+                c.line("val = floor(range:uint() / 2 ^ (i % 8)) % 2 == 1");
+                c.line(format!("arr_{name}:add(F[\"{abbrev}\"], range, val)"));
+                if !target.is_empty() {
+                    c.line(format!("{target}[i + 1] = val"));
+                }
+                c.close("end");
+                c.line("offset = offset + packed");
+            }
+            Ty::Array(elem, count) => {
+                let label = naming::label(name);
+                keep(c, target, "{}");
+                let arr = format!("arr_{name}");
+                let arr_start = format!("arr_start_{name}");
+                // The label counts the elements read (the list itself is kept only when needed).
+                let count_of = format!("count_{name}");
+                let open_ended = matches!(count, Len::Rest | Len::Natural);
+                // Sized in bytes: elements until exactly that many are read, with `limit` moved
+                // to their end meanwhile (no element reads past them).
+                let in_bytes = matches!(count, Len::Bytes(_));
+                // An element without its state list takes the rest as bytes and ends the loop.
+                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.l.state_readers[id]);
+                // A loop that runs `n` times to its end needs no counter.
+                let counted = open_ended || may_stop || in_bytes;
+                if !open_ended {
+                    self.length(c, sid, fi, count, true, abbrev, tree)?;
+                }
+                let first_count = if counted { "0" } else { "n" };
+                // The limit an array sized in bytes moves is put back for what follows (nothing
+                // does after a last field, unless the struct is padded or aligned).
+                let s = &self.p.structs[sid];
+                let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
+                if in_bytes {
+                    if limit_read_after {
+                        c.line(format!("local {arr}, {count_of}, outer_limit_{name} = {tree}:add(tvb(offset, n), \"{label}\"), 0, limit"));
+                    } else {
+                        c.line(format!(
+                            "local {arr}, {count_of} = {tree}:add(tvb(offset, n), \"{label}\"), 0"
+                        ));
+                    }
+                    c.line("limit = offset + n");
+                } else if open_ended {
+                    // It runs to the end of its scope: its length is known before it is read.
+                    c.line(format!("local {arr}, {count_of} = {tree}:add(tvb(offset, limit - offset), \"{label}\"), 0"));
+                } else {
+                    c.line(format!("local {arr}, {arr_start}, {count_of} = {tree}:add(tvb(offset, 0), \"{label}\"), offset, {first_count}"));
+                }
+                c.open(if open_ended || in_bytes {
+                    "while offset < limit do"
+                } else {
+                    "for _ = 1, n do"
+                });
+                if counted {
+                    c.line(format!("{count_of} = {count_of} + 1"));
+                }
+                let item_target = item_of(target);
+                let elem_abbrev = naming::element_abbrev(elem, abbrev);
+                self.value(c, sid, fi, elem, &elem_abbrev, &arr, &item_target)?;
+                if may_stop {
+                    c.line("if REST_TAKEN then break end");
+                }
+                c.close("end");
+                if in_bytes && limit_read_after {
+                    c.line(format!("limit = outer_limit_{name}"));
+                } else if !open_ended && !in_bytes {
+                    c.line(format!("{arr}:set_len(offset - {arr_start})"));
+                }
+                c.line(format!(
+                    "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
+                ));
+            }
+            _ => return Err(Internal(format!("'{name}': not read by value_array"))),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! Values of a struct type: sized, self-delimiting or compressed.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// A value of a struct type (`Ty::Struct`), compressed or not.
+    pub(super) fn value_struct(
+        &mut self,
+        c: &mut Code,
+        at: Place<'_>,
+        ty: &Ty,
+    ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = &f.name;
+        match ty {
+            Ty::Struct(id, len) if f.compression.is_some() => {
+                let comp = f.compression.unwrap();
+                let (t, method, max) = (&p.structs[*id].name, comp.method.name(), comp.max);
+                let label = naming::label(name);
+                self.length(
+                    c,
+                    sid,
+                    fi,
+                    len.as_ref().unwrap_or(&Len::Rest),
+                    false,
+                    abbrev,
+                    tree,
+                )?;
+                c.line(format!("sub = {tree}:add(tvb(offset, n), string.format(\"{label}: {t} ({method}, %d bytes)\", n))"));
+                // Shown in a data source of its own, as Wireshark shows decompressed HTTP bodies.
+                c.open("do");
+                c.line(format!("local plain = n > 0 and uncompress(tvb(offset, n), \"{label} ({method}-decompressed)\", \"{method}\") or nil"));
+                c.open("if plain == nil then");
+                c.line(format!("sub:add_proto_expert_info(E.compressed, fmt(\"{name}: the %d bytes are not valid {method} data\", n))"));
+                c.line("return nil");
+                c.close("end");
+                c.open(format!("if plain:len() > {max} then"));
+                c.line(format!("sub:add_proto_expert_info(E.compressed, fmt(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
+                c.line("return nil");
+                c.close("end");
+                let use_ = (*id, f.filter.as_deref());
+                structs::call_struct_in(p, c, use_, "plain", "0", "plain:len()", target, None);
+                c.line(format!(
+                    "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
+                ));
+                c.close("end");
+                c.line("offset = offset + n");
+            }
+            Ty::Struct(id, len) => {
+                let t = &p.structs[*id].name;
+                let label = format!("{}: {t}", naming::label(name));
+                match len {
+                    None | Some(Len::Natural) => match self.l.structs[*id].fixed_size {
+                        // Its size is known: the subtree gets it at once (one C call, no
+                        // set_len), cut to the bytes left when the value is truncated.
+                        Some(k) if k > 0 => {
+                            c.line(format!("sub = {tree}:add(tvb(offset, limit - offset < {k} and limit - offset or {k}), \"{label}\")"));
+                            call_struct_as(
+                                p,
+                                c,
+                                *id,
+                                f.filter.as_deref(),
+                                "offset",
+                                "limit",
+                                target,
+                            );
+                            c.line("offset = nxt");
+                        }
+                        _ => {
+                            c.line(format!("sub = {tree}:add(tvb(offset, 0), \"{label}\")"));
+                            call_struct_as(
+                                p,
+                                c,
+                                *id,
+                                f.filter.as_deref(),
+                                "offset",
+                                "limit",
+                                target,
+                            );
+                            c.line("sub:set_len(nxt - offset)");
+                            c.line("offset = nxt");
+                        }
+                    },
+                    Some(len) => {
+                        self.length(c, sid, fi, len, false, abbrev, tree)?;
+                        c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
+                        call_struct_as(
+                            p,
+                            c,
+                            *id,
+                            f.filter.as_deref(),
+                            "offset",
+                            "offset + n",
+                            target,
+                        );
+                        c.line(format!(
+                            "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+                        ));
+                        c.line("offset = offset + n");
+                    }
+                }
+            }
+            _ => return Err(Internal(format!("'{name}': not read by value_struct"))),
+        }
+        Ok(())
+    }
+}

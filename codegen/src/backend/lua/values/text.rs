@@ -1,0 +1,140 @@
+//! Strings (NUL-terminated, NUL-padded, sized) and bytes.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// A string or bytes value (`Ty::Str`, `Ty::Bytes`).
+    pub(super) fn value_text(
+        &mut self,
+        c: &mut Code,
+        at: Place<'_>,
+        ty: &Ty,
+    ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let name = &f.name;
+        let needed = self.l.needed.contains(&(sid, fi));
+        match ty {
+            Ty::Str(
+                _,
+                Text {
+                    nul: Nul::Terminated,
+                    encoding,
+                },
+            ) => {
+                // The string and its NUL; none before the end is a malformed field.
+                let enc = lua_encoding(*encoding);
+                let unit = if matches!(encoding, Encoding::Utf16 { .. }) {
+                    // A NUL code unit: two zero bytes at an even offset.
+                    c.line("n = nil");
+                    c.line("val = tvb:raw(offset, limit - offset)");
+                    c.open("for i = 1, #val - 1, 2 do");
+                    c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end");
+                    c.close("end");
+                    2
+                } else {
+                    c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
+                    1
+                };
+                c.open("if n == nil then");
+                c.line(format!("item = {tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"));
+                c.line(format!(
+                    "item:add_proto_expert_info(E.truncated, \"{name}: no NUL before the end\")"
+                ));
+                c.line("return nil");
+                c.close("end");
+                c.line(format!(
+                    "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
+                ));
+                keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
+                let text = format!("n - {unit}");
+                if let Some((bad, what)) =
+                    invalid_text(*encoding, &format!("tvb:raw(offset, {text})"), &text)
+                {
+                    c.line(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                }
+                c.line("offset = offset + n");
+            }
+            Ty::Str(
+                len,
+                Text {
+                    nul: Nul::Padded,
+                    encoding,
+                },
+            ) => {
+                // The whole buffer is the item; the value is the bytes before the first NUL.
+                self.length(c, sid, fi, len, false, abbrev, tree)?;
+                if matches!(encoding, Encoding::Utf16 { .. }) {
+                    // Up to the first NUL code unit (two zero bytes at an even offset).
+                    c.line("val = tvb:raw(offset, n)");
+                    c.open("for i = 1, n - 1, 2 do");
+                    c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then val = val:sub(1, i - 1) break end");
+                    c.close("end");
+                } else {
+                    c.line("val = tvb:raw(offset, n):match(\"^[^\\0]*\")");
+                }
+                let text = match encoding {
+                    Encoding::Utf8 => {
+                        c.line(format!(
+                            "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
+                        ));
+                        "val".to_string()
+                    }
+                    e => {
+                        // Wireshark decodes the text (Wireshark 4.0's TvbRange:string cuts a
+                        // converted string to the byte count of its range); the item then covers
+                        // the padding too.
+                        let enc = lua_encoding(*e);
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, #val), {enc})"));
+                        c.line("item:set_len(n)");
+                        format!("tvb(offset, #val):string({enc})")
+                    }
+                };
+                if let Some((bad, what)) = invalid_text(*encoding, "val", "#val") {
+                    c.line(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                }
+                keep(c, target, &text);
+                c.line("offset = offset + n");
+            }
+            Ty::Bytes(len) | Ty::Str(len, _) => {
+                self.length(c, sid, fi, len, false, abbrev, tree)?;
+                if let Ty::Str(_, text) = ty {
+                    let enc = lua_encoding(text.encoding);
+                    if needed {
+                        c.line("range = tvb(offset, n)");
+                        c.line(format!(
+                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, {enc})"
+                        ));
+                        keep(c, target, &format!("range:string({enc})"));
+                    } else {
+                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"));
+                    }
+                    // The crate refuses what is not text; Wireshark would only show replacement marks.
+                    if let Some((bad, what)) =
+                        invalid_text(text.encoding, "tvb:raw(offset, n)", "n")
+                    {
+                        c.line(format!("if n > 0 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                    }
+                } else {
+                    add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
+                    keep(c, target, "n -- bytes are kept as their length");
+                    if self.raw.contains(&(sid, fi)) && !target.is_empty() {
+                        let raw =
+                            value_slot(&format!("{}_raw", self.p.structs[sid].fields[fi].name));
+                        c.line(format!("{raw} = tvb:raw(offset, n)"));
+                    }
+                }
+                c.line("offset = offset + n");
+            }
+            _ => return Err(Internal(format!("'{name}': not read by value_text"))),
+        }
+        Ok(())
+    }
+}
