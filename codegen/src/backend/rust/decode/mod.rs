@@ -1,0 +1,418 @@
+//! Decoding: the statements that read each field, and one small renderer per kind of value
+//! (`scalars`, `text`, `nested`, `arrays`).
+
+mod arrays;
+mod nested;
+mod scalars;
+mod text;
+
+use super::*;
+
+/// One value being read: the field it belongs to, its name (in errors) and its filter name (in
+/// the trace's notes).
+#[derive(Clone, Copy)]
+pub(crate) struct ReadAt<'a> {
+    pub sid: StructId,
+    pub fi: usize,
+    pub nm: &'a str,
+    pub abbrev: &'a str,
+}
+
+pub(crate) fn read_int(it: &IntTy, nm: &str, bits: bool) -> TokenStream {
+    let t = int_rust(it);
+    if bits {
+        let w = it.bits;
+        return if it.signed && w == 64 {
+            quote! { r.bits(#w, #nm)? as i64 }
+        } else if it.signed {
+            // Sign-extended from bit w - 1.
+            let shift = 64 - w;
+            narrow(
+                quote! { ((r.bits(#w, #nm)? << #shift) as i64) >> #shift },
+                &t,
+            )
+        } else {
+            cast(quote! { r.bits(#w, #nm)? }, &format_ident!("u64"), &t)
+        };
+    }
+    let n = it.bytes();
+    let big = it.endian == Endian::Big;
+    if it.is_native() {
+        let from = if big {
+            quote! { from_be_bytes }
+        } else {
+            quote! { from_le_bytes }
+        };
+        quote! { #t::#from(r.array::<#n>(#nm)?) }
+    } else if it.signed {
+        let shift = 64 - it.bits;
+        narrow(
+            quote! { ((r.uint(#n, #big, #nm)? << #shift) as i64) >> #shift },
+            &t,
+        )
+    } else {
+        cast(quote! { r.uint(#n, #big, #nm)? }, &format_ident!("u64"), &t)
+    }
+}
+
+/// An `i64` expression `wide` as Rust type `t` (cast only when `t` is narrower).
+fn narrow(wide: TokenStream, t: &Ident) -> TokenStream {
+    if t == "i64" {
+        wide
+    } else {
+        quote! { (#wide) as #t }
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Reading a value of struct `id` from the current reader `r`.
+    pub(crate) fn read_struct_call(
+        &self,
+        sid: StructId,
+        id: StructId,
+        nm: &str,
+    ) -> Result<TokenStream, Internal> {
+        let t = ident(&self.p.structs[id].name);
+        let child_bits = self.p.structs[id].layout.is_bits();
+        Ok(match (self.bits(sid), child_bits) {
+            (false, true) => quote! { {
+                let mut bits = r.bit_reader();
+                let v = #t::read(&mut bits);
+                r.resume(bits);
+                v.map_err(|e| e.within(#nm))?
+            } },
+            (true, false) => {
+                return Err(Internal(format!(
+                    "'{nm}': a byte-aligned type inside a bit stream"
+                )))
+            }
+            _ => quote! { #t::read(r).map_err(|e| e.within(#nm))? },
+        })
+    }
+
+    /// Statements that read field `fi` into a local of the same name.
+    pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
+        let s = &self.p.structs[sid];
+        let f = &s.fields[fi];
+        let local = ident(&f.name);
+        let nm = f.name.as_str();
+        let abbrev = naming::abbrev(self.p, sid, fi);
+        let at = format_ident!("{}_at", f.name);
+        let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
+        let check = match (&f.role, f.max) {
+            (Role::Const(c), _) => {
+                let c = lit_u64(*c);
+                let raw = match f.ty {
+                    Ty::Enum(_) => quote! { #local.raw() as u64 },
+                    _ => quote! { #local as u64 },
+                };
+                quote! {
+                    if #raw != #c {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #raw }));
+                    }
+                }
+            }
+            (_, Some(m)) => {
+                let m = lit_u64(m);
+                quote! {
+                    if #local as u64 > #m {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::TooLarge { value: #local as u64, max: #m }));
+                    }
+                }
+            }
+            _ => quote! {},
+        };
+        let check = match &f.valid {
+            Some(valid) => {
+                let bad = invalid_test(valid, quote! { x });
+                quote! {
+                    #check
+                    let x = #local as i128;
+                    if #bad {
+                        return Err(r.error(#nm, #at, DecodeErrorKind::NotValid { value: x }));
+                    }
+                }
+            }
+            None => check,
+        };
+        let note_index = match f.role {
+            Role::Checksum(_) => {
+                let idx = format_ident!("{}_note", f.name);
+                quote! { let #idx = r.notes_len(); }
+            }
+            _ => quote! {},
+        };
+        // Values typed by conversation state: select the lists by key first.
+        let value = if f.select.is_empty() {
+            value
+        } else {
+            if self.bits_at(sid, fi) {
+                return Err(Internal(format!("'{nm}': a state list in a bit stream")));
+            }
+            let (mut sel, mut res) = (Vec::new(), Vec::new());
+            for (k, (t, key)) in f.select.iter().enumerate() {
+                let saved = format_ident!("saved_{}", k);
+                let tl = lit_usize(*t);
+                let key = self.expr_top(key, Ctx::Decode);
+                sel.push(quote! { let #saved = r.select(#tl, (#key) as u64, #nm)?; });
+                res.push(quote! { r.restore(#tl, #saved); });
+            }
+            quote! { { #(#sel)* let v = #value; #(#res)* v } }
+        };
+        // Where the field starts, for the checks above and a checksum's verification.
+        let plan = self.l.field(sid, fi);
+        let at_local = plan.decode_start.then(|| quote! { let #at = r.pos(); });
+        // A reserved value is read (and noted) but not kept, unless a later expression reads it.
+        let kept = f.role != Role::Reserved || plan.read_by_expressions;
+        let local = if kept {
+            quote! { #local }
+        } else {
+            quote! { _ }
+        };
+        Ok(match &f.condition {
+            None => quote! {
+                #at_local
+                let #local = #value;
+                #note_index
+                #check
+            },
+            // Checked when present (constants, checksums and reserved fields are never
+            // conditional).
+            Some(c) if !check.is_empty() => {
+                let cond = self.expr_top(c, Ctx::Decode);
+                quote! {
+                    let #local = if #cond {
+                        #at_local
+                        let #local = #value;
+                        #check
+                        Some(#local)
+                    } else {
+                        None
+                    };
+                }
+            }
+            Some(c) => {
+                let cond = self.expr_top(c, Ctx::Decode);
+                quote! {
+                    #at_local
+                    let #local = if #cond { Some(#value) } else { None };
+                }
+            }
+        })
+    }
+
+    /// An expression reading one value of `ty` (and noting it for the trace).
+    pub(crate) fn read_ty(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Internal> {
+        let read = self.read_ty_unnamed(sid, fi, ty, nm, abbrev)?;
+        // A value of a field with `filter:` has its fields noted under the field's names.
+        Ok(match (ty, &self.p.structs[sid].fields[fi].filter) {
+            (Ty::Struct(id, _), Some(filter)) => {
+                let rename = super::filters::rename_fn(self.p, *id, filter);
+                quote! { { let first = r.notes_len(); let v = #read; r.rename_notes(first, #rename); v } }
+            }
+            _ => read,
+        })
+    }
+
+    /// An expression reading one value of `ty` (and noting it for the trace), by what the value
+    /// is.
+    fn read_ty_unnamed(
+        &self,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Internal> {
+        let at = ReadAt {
+            sid,
+            fi,
+            nm,
+            abbrev,
+        };
+        match ty {
+            Ty::Bytes(_) | Ty::Str(..) => self.read_text(at, ty),
+            Ty::Struct(..) => self.read_nested(at, ty),
+            Ty::Array(..) => self.read_array(at, ty),
+            Ty::Union(u) => self.read_union(sid, fi, u, nm, abbrev),
+            _ => self.read_scalar(at, ty),
+        }
+    }
+
+    pub(crate) fn read_len(
+        &self,
+        sid: StructId,
+        len: &Len,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Internal> {
+        Ok(match len {
+            Len::Prefix(it) => {
+                let read = read_int(it, nm, self.bits(sid));
+                let a = naming::prefix_abbrev(abbrev);
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v as i128, #nm)? } }
+            }
+            Len::VarPrefix(v) => {
+                let a = naming::prefix_abbrev(abbrev);
+                let read = match v {
+                    VarInt::Leb128 => quote! { r.leb128(#nm)? },
+                    VarInt::RiptideLen => quote! { r.riptide_len(#nm)? as u64 },
+                    _ => return Err(Internal(format!("'{nm}': this varint as a prefix"))),
+                };
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v as i128, #nm)? } }
+            }
+            Len::Expr(e) | Len::Bytes(e) => {
+                let e = self.expr_top(e, Ctx::Decode);
+                quote! { r.length(#e, #nm)? }
+            }
+            Len::Rest | Len::Natural if self.bits(sid) => quote! { r.remaining() / 8 },
+            Len::Rest | Len::Natural => quote! { r.remaining() },
+        })
+    }
+
+    pub(crate) fn read_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Internal> {
+        let p = self.p;
+        let un = ident(&naming::union_type(p, sid, fi));
+        let tag = self.tag_field(sid, fi);
+        let (on, kind) = self.tag_subject(&u.on, Ctx::Tag(nm));
+        let all: Vec<CaseValue> = u
+            .cases
+            .iter()
+            .flat_map(|c| c.values.iter().copied())
+            .collect();
+        let exhausted = self.tag_exhausted(kind, &all);
+        let mut arms = Vec::new();
+        let body = |b: CaseBody| -> Result<TokenStream, Internal> {
+            Ok(match b {
+                CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
+                // Values to the end of the switch (in a bit stream, before the last byte's
+                // padding).
+                CaseBody::Array(id) => {
+                    let item = self.read_struct_call(sid, id, nm)?;
+                    let more = if self.bits(sid) {
+                        quote! { r.remaining() >= 8 }
+                    } else {
+                        quote! { r.remaining() > 0 }
+                    };
+                    quote! { { let mut v = Vec::new(); while #more { v.push(#item); } v } }
+                }
+                CaseBody::Bytes => {
+                    if self.bits(sid) {
+                        quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(r.touched(at)))); v } }
+                    } else {
+                        quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(v))); Cow::Borrowed(v) } }
+                    }
+                }
+                CaseBody::Empty => quote! {},
+            })
+        };
+        for c in &u.cases {
+            let v = ident(&c.variant);
+            let pats = self.tag_patterns(kind, &c.values);
+            if pats.is_empty() {
+                // No value of the tag's type selects this case.
+                continue;
+            }
+            let b = body(c.body)?;
+            let carries = tag.is_some() && c.single().is_none();
+            let build = match (carries, c.body) {
+                (true, CaseBody::Empty) => {
+                    let tn = ident(&tag.unwrap().1.name);
+                    quote! { #un::#v { #tn } }
+                }
+                (true, _) => {
+                    let tn = ident(&tag.unwrap().1.name);
+                    quote! { #un::#v { #tn, value: #b } }
+                }
+                (false, CaseBody::Empty) => quote! { #un::#v },
+                (false, _) => quote! { #un::#v(#b) },
+            };
+            arms.push(quote! { #(#pats)|* => #build, });
+        }
+        let mut default_build = None;
+        match u.default {
+            Some(b) => {
+                let inner = body(b)?;
+                let tag_part = tag.map(|(_, tf)| {
+                    let tn = ident(&tf.name);
+                    quote! { #tn, }
+                });
+                let data = match b {
+                    CaseBody::Bytes => quote! { data: #inner },
+                    CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value: #inner },
+                    CaseBody::Empty => quote! {},
+                };
+                let other = ident(&u.default_variant);
+                let build = match (tag.is_some(), b) {
+                    (true, _) => quote! { #un::#other { #tag_part #data } },
+                    (false, CaseBody::Empty) => quote! { #un::#other },
+                    (false, _) => quote! { #un::#other(#inner) },
+                };
+                if !exhausted {
+                    arms.push(quote! { _ => #build, });
+                }
+                default_build = Some(build);
+            }
+            None if exhausted => {}
+            None => {
+                let value = kind.raw(quote! { other });
+                arms.push(quote! {
+                    other => return Err(r.error(#nm, r.pos(), DecodeErrorKind::UnknownValue { value: #value })),
+                });
+            }
+        }
+        // `unless` picks the default variant whatever the tag.
+        let matched = match (&u.unless, default_build) {
+            (Some(cond), Some(build)) => {
+                let cond = self.expr_top(cond, Ctx::Decode);
+                quote! { if #cond { #build } else { match #on { #(#arms)* } } }
+            }
+            _ => quote! { match #on { #(#arms)* } },
+        };
+        if matches!(u.len, Len::Natural) || (self.bits(sid) && matches!(u.len, Len::Rest)) {
+            // The scope already ends where the union does.
+            return Ok(matched);
+        }
+        let n = self.read_len(sid, &u.len, nm, abbrev)?;
+        Ok(quote! { {
+            let n = #n;
+            let saved = r.limit(n, #nm)?;
+            let v = #matched;
+            r.unlimit(saved, #nm)?;
+            v
+        } })
+    }
+
+    pub(crate) fn min_size(&self, ty: &Ty) -> usize {
+        match ty {
+            // A compressed field may take fewer bytes than its value's fields.
+            Ty::Struct(id, _) => self.p.structs[*id]
+                .fields
+                .iter()
+                .filter(|f| f.condition.is_none() && f.compression.is_none())
+                .map(|f| self.min_size(&f.ty))
+                .sum(),
+            Ty::Bytes(Len::Prefix(it))
+            | Ty::Str(Len::Prefix(it), _)
+            | Ty::Array(_, Len::Prefix(it)) => it.bytes(),
+            Ty::Bytes(Len::VarPrefix(_))
+            | Ty::Str(Len::VarPrefix(_), _)
+            | Ty::Array(_, Len::VarPrefix(_)) => 1,
+            other => self.p.fixed_size(other).unwrap_or(0),
+        }
+    }
+}

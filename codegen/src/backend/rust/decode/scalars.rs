@@ -1,0 +1,139 @@
+//! Reading numbers, bools, enums and flag sets (and raw bits of a bit stream).
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// A number, bool, enum, flag set or raw bits.
+    pub(super) fn read_scalar(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
+        let ReadAt {
+            sid,
+            fi,
+            nm,
+            abbrev,
+        } = at;
+        let p = self.p;
+        let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
+        Ok(match ty {
+            Ty::Int(it) => {
+                let read = read_int(it, nm, self.bits_at(sid, fi));
+                let t = int_rust(it);
+                let v = if it.signed {
+                    let v = cast(quote! { v }, &t, &format_ident!("i64"));
+                    quote! { Value::I(#v) }
+                } else {
+                    let v = cast(quote! { v }, &t, &format_ident!("u64"));
+                    quote! { Value::U(#v) }
+                };
+                let n = note(v);
+                quote! { { let at = r.pos(); let v = #read; #n v } }
+            }
+            Ty::Bool => {
+                let n = note(quote! { Value::Bool(v) });
+                if self.bits_at(sid, fi) {
+                    quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
+                } else {
+                    quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
+                }
+            }
+            Ty::Float { bits: 16, endian } => {
+                let nt = note(quote! { Value::F(v as f64) });
+                let raw = if self.bits_at(sid, fi) {
+                    quote! { r.bits(16, #nm)? as u16 }
+                } else if *endian == Endian::Big {
+                    quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
+                } else {
+                    quote! { u16::from_le_bytes(r.array::<2>(#nm)?) }
+                };
+                quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
+            }
+            Ty::Float { bits, endian } => {
+                let t = format_ident!("f{}", bits);
+                let n = lit_usize(*bits as usize / 8);
+                let from = if *endian == Endian::Big {
+                    quote! { from_be_bytes }
+                } else {
+                    quote! { from_le_bytes }
+                };
+                let v = cast(quote! { v }, &t, &format_ident!("f64"));
+                let nt = note(quote! { Value::F(#v) });
+                if self.bits_at(sid, fi) {
+                    let u = format_ident!("u{}", bits);
+                    let raw = cast(quote! { r.bits(#bits, #nm)? }, &format_ident!("u64"), &u);
+                    quote! { { let at = r.pos(); let v = #t::from_bits(#raw); #nt v } }
+                } else {
+                    quote! { { let at = r.pos(); let v = #t::#from(r.array::<#n>(#nm)?); #nt v } }
+                }
+            }
+            Ty::VarInt(VarInt::Leb128) => {
+                let n = note(quote! { Value::U(v) });
+                quote! { { let at = r.pos(); let v = r.leb128(#nm)?; #n v } }
+            }
+            Ty::VarInt(VarInt::ZigZag) => {
+                let n = note(quote! { Value::I(v) });
+                quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
+            }
+            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
+                if !self.bits_at(sid, fi) {
+                    return Err(Internal(
+                        "Rabbit varints belong to bit-stream layouts".into(),
+                    ));
+                }
+                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
+                if *signed {
+                    let v = cast(quote! { v }, &t, &format_ident!("i64"));
+                    let n = note(quote! { Value::I(#v) });
+                    quote! { { let at = r.pos(); let z = r.rabbit(#bits, #nm)?; let v = ((z >> 1) as #t) ^ -((z & 1) as #t); #n v } }
+                } else {
+                    let u64_t = format_ident!("u64");
+                    let v = cast(quote! { v }, &t, &u64_t);
+                    let n = note(quote! { Value::U(#v) });
+                    let read = cast(quote! { r.rabbit(#bits, #nm)? }, &u64_t, &t);
+                    quote! { { let at = r.pos(); let v = #read; #n v } }
+                }
+            }
+            Ty::VarInt(VarInt::RiptideLen) => {
+                if self.bits_at(sid, fi) {
+                    return Err(Internal(
+                        "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
+                    ));
+                }
+                let n = note(quote! { Value::U(v as u64) });
+                quote! { { let at = r.pos(); let v = r.riptide_len(#nm)?; #n v } }
+            }
+            Ty::Bits => {
+                let n = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
+                quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
+            }
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                let en = ident(&e.name);
+                let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
+                let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
+                let n = note(quote! { Value::U(#raw) });
+                if e.closed {
+                    quote! { {
+                        let at = r.pos();
+                        let raw = #read;
+                        #n
+                        #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
+                    } }
+                } else {
+                    quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
+                }
+            }
+            Ty::Flags(id) => {
+                let fl = &p.flags[*id];
+                let fname = ident(&fl.name);
+                let read = read_int(&fl.repr, nm, self.bits_at(sid, fi));
+                let bits = fl.bits.iter().map(|b| {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    let m = lit_u64(b.value);
+                    quote! { r.note(#a, at, Value::Bool(raw & #m != 0)); }
+                });
+                let wide = cast(quote! { raw }, &int_rust(&fl.repr), &format_ident!("u64"));
+                quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(#wide)); #(#bits)* #fname(raw) } }
+            }
+            _ => return Err(Internal(format!("'{nm}': not read by read_scalar"))),
+        })
+    }
+}
