@@ -1,4 +1,10 @@
-//! Encoding: the statements that write each field, derived fields filled in.
+//! Encoding: the statements that write each field, derived fields filled in; one small
+//! renderer per role (`slots`: what the encoder fills, `sizes`: derived lengths and counts,
+//! `values`: what the user sets).
+
+mod sizes;
+mod slots;
+mod values;
 
 use super::*;
 use crate::lower::{Presence, SizeWrite};
@@ -181,263 +187,22 @@ impl<'p> Gen<'p> {
         Ok(out)
     }
 
-    /// Statements that write field `fi` (computing it first when it is derived).
+    /// The integer a value of `ty` is written as (an integer's own, an enum's representation).
+    pub(crate) fn int_repr(&self, ty: &Ty) -> Option<IntTy> {
+        match ty {
+            Ty::Int(it) => Some(*it),
+            Ty::Enum(id) => Some(self.p.enums[*id].repr),
+            _ => None,
+        }
+    }
+
+    /// Statements that write field `fi` (computing it first when it is derived), by its role.
     pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let p = self.p;
-        let s = &p.structs[sid];
-        let f = &s.fields[fi];
-        let nm = f.name.as_str();
-        let local = ident(&f.name);
-        let at = format_ident!("{}_at", f.name);
-        let int_of = |ty: &Ty| -> Option<IntTy> {
-            match ty {
-                Ty::Int(it) => Some(*it),
-                Ty::Enum(id) => Some(p.enums[*id].repr),
-                _ => None,
-            }
-        };
-        let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-        let plan = &self.l.field(sid, fi).write;
-        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
-        Ok(match &f.role {
-            Role::Const(c) => {
-                let it = int_of(&f.ty).unwrap();
-                let typed = lit_typed(*c, &int_rust(&it));
-                let put = write_int(&it, quote! { #typed }, nm, self.bits_at(sid, fi));
-                // Bound only for the expressions of later fields that read it.
-                let value = match f.ty {
-                    Ty::Enum(id) => {
-                        let en = ident(&p.enums[id].name);
-                        quote! { #en::from_raw(#typed) }
-                    }
-                    _ => quote! { #c },
-                };
-                let bind = self
-                    .l
-                    .field(sid, fi)
-                    .read_by_expressions
-                    .then(|| quote! { let #local = #value; });
-                quote! { #at_local #bind #put }
-            }
-            Role::Reserved => {
-                // Bound only for the expressions of later fields that read it.
-                let bind = self
-                    .l
-                    .field(sid, fi)
-                    .read_by_expressions
-                    .then(|| quote! { let #local = 0; });
-                match &f.ty {
-                    Ty::Int(it) => {
-                        let typed = lit_typed(0, &int_rust(it));
-                        let put = write_int(it, quote! { #typed }, nm, self.bits_at(sid, fi));
-                        quote! { #at_local #bind #put }
-                    }
-                    Ty::Bytes(Len::Expr(Expr::Int(n))) => {
-                        let n = lit_usize(*n as usize);
-                        quote! { #at_local w.put(&[0u8; #n]); }
-                    }
-                    _ => return Err(Internal(format!("'{nm}': a reserved field of this type"))),
-                }
-            }
-            Role::Checksum(_) if self.bits_at(sid, fi) => {
-                return Err(Internal("a checksum in a bit stream".into()))
-            }
-            Role::Checksum(_) => {
-                let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
-                quote! { #at_local w.put(&[0u8; #n]); }
-            }
-            Role::Derived(Derive::TagOf(ui)) => {
-                let uf = ident(&s.fields[*ui].name);
-                let v = ident(&f.name);
-                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
-                quote! { #at_local let #local = self.#uf.#v(); #put }
-            }
-            Role::Derived(Derive::PresenceOf(ti)) => {
-                let tn = ident(&s.fields[*ti].name);
-                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
-                quote! { #at_local let #local = self.#tn.is_some(); #put }
-            }
-            Role::Derived(Derive::AbsenceOf(ti)) => {
-                let tn = ident(&s.fields[*ti].name);
-                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
-                quote! { #at_local let #local = self.#tn.is_none(); #put }
-            }
-            Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
-                if matches!(f.ty, Ty::VarInt(_)) =>
-            {
-                // (A varint length of encoded data is a limit: validate/limits.rs.)
-                let tn = ident(&s.fields[*ti].name);
-                let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
-                let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
-                let rt = self.rust_ty(sid, fi, &f.ty)?;
-                let size = size_value(present_len(&s.fields[*ti], quote! { self.#tn }), *l, nm);
-                quote! {
-                    #at_local
-                    let #local = fit(#size, #max, #nm)? as #rt;
-                    { let v = &#local; #put }
-                }
-            }
-            Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l)) => {
-                let target = &s.fields[*ti];
-                let tn = ident(&target.name);
-                let Some(it) = int_of(&f.ty) else {
-                    return Err(Internal(format!("derived field '{nm}' is not an integer")));
-                };
-                let max = max_of(it);
-                let rt = int_rust(&it);
-                let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
-                match plan.size {
-                    Some(SizeWrite::WholeElements(eb)) => {
-                        let eb = lit_usize(eb);
-                        let count = present_len(target, quote! { self.#tn });
-                        let size = size_value(quote! { (#count * #eb) }, *l, nm);
-                        quote! {
-                            #at_local
-                            let #local = fit(#size, #max, #nm)? as #rt;
-                            #put
-                        }
-                    }
-                    Some(SizeWrite::MeasuredAside) => {
-                        // Packed in a bit group, the length is written with the group's
-                        // integer, before the value: the value is encoded once aside.
-                        let write_target = self.write_field(sid, *ti)?;
-                        let size = size_value(quote! { scratch.len() }, *l, nm);
-                        quote! {
-                            let #local = {
-                                let mut scratch = Vec::new();
-                                {
-                                    let w = &mut Writer::new(&mut scratch);
-                                    #write_target
-                                }
-                                fit(#size, #max, #nm)? as #rt
-                            };
-                            #put
-                        }
-                    }
-                    Some(SizeWrite::Patched) if self.bits(sid) => {
-                        return Err(Internal(format!(
-                            "'{nm}': the length of encoded data in a bit stream"
-                        )))
-                    }
-                    Some(SizeWrite::Patched) => {
-                        // Known only once the target is written: reserved now, patched after
-                        // the target (see its write).
-                        let n = lit_usize(it.bytes());
-                        quote! { #at_local w.put(&[0u8; #n]); }
-                    }
-                    Some(SizeWrite::FromValue) | None => {
-                        let size = size_value(present_len(target, quote! { self.#tn }), *l, nm);
-                        quote! {
-                            #at_local
-                            let #local = fit(#size, #max, #nm)? as #rt;
-                            #put
-                        }
-                    }
-                }
-            }
-            Role::Value => {
-                let value = quote! { v };
-                let body = self.write_ty(sid, fi, &f.ty, value, nm)?;
-                let max_check = match f.max {
-                    Some(m) => {
-                        let m = lit_u64(m);
-                        quote! { fit(*v as u64, #m, #nm)?; }
-                    }
-                    None => quote! {},
-                };
-                let max_check = match &f.valid {
-                    Some(valid) => {
-                        let bad = invalid_test(valid, quote! { x });
-                        quote! {
-                            #max_check
-                            let x = *v as i128;
-                            if #bad {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: x }));
-                            }
-                        }
-                    }
-                    None => max_check,
-                };
-                let write = match (&f.condition, plan.presence) {
-                    (None, _) if !f.implied.is_empty() => {
-                        let implied = self.implied(s, f)?;
-                        quote! { #implied { let v = &#local; #max_check #body } }
-                    }
-                    (None, _) => quote! { { let v = &self.#local; #max_check #body } },
-                    (Some(_), Presence::FromValue | Presence::Always) => {
-                        quote! { if let Some(v) = &self.#local { #max_check #body } }
-                    }
-                    (Some(c), Presence::Checked) => {
-                        let cond = self.expr(c, Ctx::Encode);
-                        quote! {
-                            match (&self.#local, #cond) {
-                                (Some(v), true) => { #max_check #body }
-                                (None, false) => {}
-                                (Some(_), false) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: true })),
-                                (None, true) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: false })),
-                            }
-                        }
-                    }
-                };
-                // Lengths given by a non-trivial expression are checked against the data. One
-                // that reads the position (`@remaining - 2`) is the data's own length: what
-                // follows it is written after, and the decoder finds it the same way.
-                // A size that is derived from the data needs no check.
-                let len_check = match &f.ty {
-                    Ty::Bytes(Len::Expr(e))
-                    | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
-                    | Ty::Array(_, Len::Expr(e))
-                        if plan.len_check =>
-                    {
-                        let ex = self.expr_top(e, Ctx::Encode);
-                        // An optional value is checked when it is there.
-                        let value = match f.condition {
-                            None => quote! { self.#local },
-                            Some(_) => quote! { v },
-                        };
-                        let len = wire_len(&f.ty, value);
-                        let check = quote! {
-                            let expected: i128 = #ex;
-                            let actual = #len;
-                            if expected != actual as i128 {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
-                            }
-                        };
-                        match f.condition {
-                            None => check,
-                            Some(_) => quote! { if let Some(v) = &self.#local { #check } },
-                        }
-                    }
-                    _ => quote! {},
-                };
-                // Derived lengths that wait for this field's encoding are patched now.
-                let patches = plan.patches.iter().filter_map(|&di| {
-                    let d = &s.fields[di];
-                    let (Role::Derived(Derive::LengthOf(_, l)), Some(it)) =
-                        (&d.role, int_of(&d.ty))
-                    else {
-                        return None;
-                    };
-                    let dat = format_ident!("{}_at", d.name);
-                    let dn = d.name.as_str();
-                    let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-                    let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
-                    let size = size_value(quote! { (w.len() - #at) }, *l, dn);
-                    Some(quote! {
-                        let value = fit(#size, #max, #dn)?;
-                        w.patch(#dat, &#put);
-                    })
-                });
-                // The bytes an array's elements fill are known once they are written.
-                let bytes_check = match &f.ty {
-                    Ty::Array(_, Len::Bytes(e)) if plan.bytes_check => {
-                        Some(self.size_check(e, quote! { #at }, nm, self.bits(sid)))
-                    }
-                    _ => None,
-                };
-                quote! { #at_local #len_check #write #bytes_check #(#patches)* }
-            }
-        })
+        match &self.p.structs[sid].fields[fi].role {
+            Role::Value => self.write_value(sid, fi),
+            Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => self.write_size(sid, fi),
+            _ => self.write_slot(sid, fi),
+        }
     }
 
     /// Writes a scalar of type `ty` from the expression `v` (a value, not a reference).

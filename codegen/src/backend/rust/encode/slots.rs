@@ -1,0 +1,86 @@
+//! Writing the fields the encoder fills itself: constants, reserved zeros, checksum
+//! placeholders, tags and presence bits.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// A constant, reserved field, checksum (zeros now, computed once the struct is written), a
+    /// switch tag or a presence bit.
+    pub(super) fn write_slot(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let f = &s.fields[fi];
+        let nm = f.name.as_str();
+        let local = ident(&f.name);
+        let at = format_ident!("{}_at", f.name);
+        let plan = &self.l.field(sid, fi).write;
+        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
+        Ok(match &f.role {
+            Role::Const(c) => {
+                let Some(it) = self.int_repr(&f.ty) else {
+                    return Err(Internal(format!("constant '{nm}' is not an integer")));
+                };
+                let typed = lit_typed(*c, &int_rust(&it));
+                let put = write_int(&it, quote! { #typed }, nm, self.bits_at(sid, fi));
+                // Bound only for the expressions of later fields that read it.
+                let value = match f.ty {
+                    Ty::Enum(id) => {
+                        let en = ident(&p.enums[id].name);
+                        quote! { #en::from_raw(#typed) }
+                    }
+                    _ => quote! { #c },
+                };
+                let bind = self
+                    .l
+                    .field(sid, fi)
+                    .read_by_expressions
+                    .then(|| quote! { let #local = #value; });
+                quote! { #at_local #bind #put }
+            }
+            Role::Reserved => {
+                // Bound only for the expressions of later fields that read it.
+                let bind = self
+                    .l
+                    .field(sid, fi)
+                    .read_by_expressions
+                    .then(|| quote! { let #local = 0; });
+                match &f.ty {
+                    Ty::Int(it) => {
+                        let typed = lit_typed(0, &int_rust(it));
+                        let put = write_int(it, quote! { #typed }, nm, self.bits_at(sid, fi));
+                        quote! { #at_local #bind #put }
+                    }
+                    Ty::Bytes(Len::Expr(Expr::Int(n))) => {
+                        let n = lit_usize(*n as usize);
+                        quote! { #at_local w.put(&[0u8; #n]); }
+                    }
+                    _ => return Err(Internal(format!("'{nm}': a reserved field of this type"))),
+                }
+            }
+            Role::Checksum(_) if self.bits_at(sid, fi) => {
+                return Err(Internal("a checksum in a bit stream".into()))
+            }
+            Role::Checksum(_) => {
+                let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
+                quote! { #at_local w.put(&[0u8; #n]); }
+            }
+            Role::Derived(Derive::TagOf(ui)) => {
+                let uf = ident(&s.fields[*ui].name);
+                let v = ident(&f.name);
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#uf.#v(); #put }
+            }
+            Role::Derived(Derive::PresenceOf(ti)) => {
+                let tn = ident(&s.fields[*ti].name);
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#tn.is_some(); #put }
+            }
+            Role::Derived(Derive::AbsenceOf(ti)) => {
+                let tn = ident(&s.fields[*ti].name);
+                let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
+                quote! { #at_local let #local = self.#tn.is_none(); #put }
+            }
+            _ => return Err(Internal(format!("'{nm}': not written by write_slot"))),
+        })
+    }
+}
