@@ -50,6 +50,11 @@ pub struct StructPlan {
     /// Its checksum fields in the order an encoder computes them (one covering another's bytes
     /// after it).
     pub checksum_order: Vec<usize>,
+    /// The coders' local holding where a value of it starts (`start`; `start_` when a field is
+    /// named `start`: see [`fresh`]).
+    pub start: String,
+    /// The encoder's local holding where a padded field starts (`padded`, likewise).
+    pub padded: String,
 }
 
 /// The lowering of one field.
@@ -65,6 +70,36 @@ pub struct FieldPlan {
     /// (constants, checksums, `max`, `valid`).
     pub decode_start: bool,
     pub write: WritePlan,
+    /// The coders' locals of this field beside its own (which has the field's name).
+    pub locals: FieldLocals,
+}
+
+/// Locals the generated coders keep for one field, named after it (`kind_at`) unless a field of
+/// the struct has that name already (see [`fresh`]).
+#[derive(Debug, Clone)]
+pub struct FieldLocals {
+    /// Where the field starts (checks' error positions, patches, checksums).
+    pub at: String,
+    /// The index of a checksum's trace note (its status is inserted there).
+    pub note: String,
+    /// Where a checksum range named from this field starts.
+    pub range_start: String,
+    /// Where a checksum range named to this field ends.
+    pub range_end: String,
+    /// A bit group's reader or writer, and the byte writer it stands in for (on the group's
+    /// first field).
+    pub group: String,
+    pub outer: String,
+}
+
+/// `base`, or `base` followed by as many `_` as it takes to be no field's name: a local of the
+/// generated coders never shadows a field's local (a field named `start`, `kind_at`).
+pub fn fresh(base: String, s: &Struct) -> String {
+    let mut name = base;
+    while s.fields.iter().any(|f| f.name == name) {
+        name.push('_');
+    }
+    name
 }
 
 /// How a field's bits are reached.
@@ -138,6 +173,8 @@ pub fn lower(p: &Protocol) -> Lowered {
                 fields,
                 fixed_size: p.struct_fixed_size(sid),
                 checksum_order,
+                start: fresh("start".into(), s),
+                padded: fresh("padded".into(), s),
             }
         })
         .collect();
@@ -176,5 +213,21 @@ fn field_plan(p: &Protocol, sid: StructId, fi: usize, read_by_expressions: bool)
             || f.max.is_some()
             || f.valid.is_some(),
         write: write::plan(p, sid, fi),
+        locals: field_locals(s, fi),
+    }
+}
+
+fn field_locals(s: &Struct, fi: usize) -> FieldLocals {
+    let name = &s.fields[fi].name;
+    let group = s.fields[fi]
+        .group
+        .map_or(String::new(), |g| s.groups[g].name.clone());
+    FieldLocals {
+        at: fresh(format!("{name}_at"), s),
+        note: fresh(format!("{name}_note"), s),
+        range_start: fresh(format!("{name}_start"), s),
+        range_end: fresh(format!("{name}_end"), s),
+        group: fresh(format!("group_{group}"), s),
+        outer: fresh(format!("outer_{group}"), s),
     }
 }

@@ -1,6 +1,7 @@
 //! The `Codec` implementation of each struct: its reader and writer, checksums included.
 
 use super::*;
+use crate::lower::StructPlan;
 
 /// An expression computing checksum `algo` over the byte slices `parts`.
 pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStream {
@@ -26,34 +27,36 @@ pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStre
 
 /// Reading a value padded to `n` bytes: its limit before it, the padding after it (`field`
 /// names it when the bytes are missing).
-fn padded_read(n: Option<usize>, field: &str, pad_name: &str) -> (TokenStream, TokenStream) {
+fn padded_read(
+    n: Option<usize>,
+    field: &str,
+    pad_name: &str,
+    padded: &Ident,
+) -> (TokenStream, TokenStream) {
     match n {
         Some(n) => (
-            quote! { let padded = r.limit(#n, #field)?; },
-            quote! { r.pad(padded, #pad_name); },
+            quote! { let #padded = r.limit(#n, #field)?; },
+            quote! { r.pad(#padded, #pad_name); },
         ),
         None => (quote! {}, quote! {}),
     }
 }
 
-/// The locals holding where a checksum's range starts and ends (`start`, the struct's start,
-/// and `end`, the position after the last field, unless the checksum names fields).
-fn range_locals(s: &Struct, c: Checksum, end: TokenStream) -> (TokenStream, TokenStream) {
+/// The locals holding where a checksum's range starts and ends (the struct's start, and `end`,
+/// the position after the last field, unless the checksum names fields).
+fn range_locals(plan: &StructPlan, c: Checksum, end: TokenStream) -> (TokenStream, TokenStream) {
     let from = match c.from {
-        Some(fi) => {
-            let l = format_ident!("{}_start", s.fields[fi].name);
-            quote! { #l }
-        }
-        None => quote! { start },
+        Some(fi) => ident(&plan.fields[fi].locals.range_start),
+        None => ident(&plan.start),
     };
     let to = match c.to {
         Some(fi) => {
-            let l = format_ident!("{}_end", s.fields[fi].name);
+            let l = ident(&plan.fields[fi].locals.range_end);
             quote! { #l }
         }
         None => end,
     };
-    (from, to)
+    (quote! { #from }, to)
 }
 
 impl<'p> Gen<'p> {
@@ -65,14 +68,16 @@ impl<'p> Gen<'p> {
         let (rd, wr) = super::reader_writer(s.layout);
         // Where checksum ranges that name fields start and end.
         let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let plan = &self.l.structs[sid];
+        let start = ident(&plan.start);
         let bound = |fi: usize, pos: TokenStream| {
-            let name = &s.fields[fi].name;
+            let locals = &plan.fields[fi].locals;
             let start = starts.contains(&fi).then(|| {
-                let l = format_ident!("{name}_start");
+                let l = ident(&locals.range_start);
                 quote! { let #l = #pos; }
             });
             let end = ends.contains(&fi).then(|| {
-                let l = format_ident!("{name}_end");
+                let l = ident(&locals.range_end);
                 quote! { let #l = #pos; }
             });
             (start, end)
@@ -82,26 +87,27 @@ impl<'p> Gen<'p> {
         let mut reads = Vec::new();
         for fi in 0..s.fields.len() {
             let read = self.read_field(sid, fi)?;
-            let (start, end) = bound(fi, quote! { r.pos() });
+            let (range_start, range_end) = bound(fi, quote! { r.pos() });
             let Padding { pad, align } = s.fields[fi].padding;
             let nm = &s.fields[fi].name;
-            let align = align.map(|n| quote! { r.align(start, #n, #pad_name, #nm)?; });
-            let (limit, pad) = padded_read(pad, nm, &pad_name);
+            let align = align.map(|n| quote! { r.align(#start, #n, #pad_name, #nm)?; });
+            let (limit, pad) = padded_read(pad, nm, &pad_name, &ident(&plan.padded));
             let (open, close) = self.group_read(sid, fi);
-            reads.push(quote! { #open #align #start #limit #read #pad #end #close });
+            reads.push(quote! { #open #align #range_start #limit #read #pad #range_end #close });
         }
-        let (struct_limit, struct_pad) = padded_read(s.padding.pad, "padding", &pad_name);
+        let (struct_limit, struct_pad) =
+            padded_read(s.padding.pad, "padding", &pad_name, &ident(&plan.padded));
         let struct_align = s
             .padding
             .align
-            .map(|n| quote! { r.align(start, #n, #pad_name, "padding")?; });
+            .map(|n| quote! { r.align(#start, #n, #pad_name, "padding")?; });
         let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
             Role::Checksum(c) => {
                 let v = ident(&f.name);
-                let at = format_ident!("{}_at", f.name);
+                let at = ident(&plan.fields[fi].locals.at);
                 let nm = &f.name;
                 let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
-                let (from, to) = range_locals(s, c, quote! { r.pos() });
+                let (from, to) = range_locals(plan, c, quote! { r.pos() });
                 // Its own bytes count as zeros when the range covers them.
                 let parts = if c.covers(fi) {
                     quote! { &[r.slice(#from, #at), &[0u8; #n], r.slice(#at + #n, #to)] }
@@ -110,12 +116,14 @@ impl<'p> Gen<'p> {
                 };
                 let computed = checksum_call(c.algo, parts);
                 let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
-                let note_index = format_ident!("{}_note", f.name);
+                let note_index = ident(&plan.fields[fi].locals.note);
+                let computed_local = self.temp(sid, "computed");
+                let computed_init = field_init("computed", &computed_local);
                 Some((
                     quote! {
-                        let computed = #computed;
-                        if computed != #v as u64 {
-                            return Err(r.error(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, computed }));
+                        let #computed_local = #computed;
+                        if #computed_local != #v as u64 {
+                            return Err(r.error(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, #computed_init }));
                         }
                     },
                     quote! { r.insert_note(#note_index, #status, #at, #n, Value::U(1)); },
@@ -137,26 +145,27 @@ impl<'p> Gen<'p> {
         let mut writes = Vec::new();
         for fi in 0..s.fields.len() {
             let write = self.write_field(sid, fi)?;
-            let (start, end) = bound(fi, quote! { w.len() });
+            let (range_start, range_end) = bound(fi, quote! { w.len() });
             let Padding { pad, align } = s.fields[fi].padding;
             let nm = &s.fields[fi].name;
-            let align = align.map(|n| quote! { w.align(start, #n); });
+            let align = align.map(|n| quote! { w.align(#start, #n); });
+            let padded = ident(&plan.padded);
             let (from, pad) = match pad {
                 Some(n) => (
-                    Some(quote! { let padded = w.len(); }),
-                    Some(quote! { w.pad(padded, #n, #nm)?; }),
+                    Some(quote! { let #padded = w.len(); }),
+                    Some(quote! { w.pad(#padded, #n, #nm)?; }),
                 ),
                 None => (None, None),
             };
             let (open, close) = self.group_write(sid, fi);
-            writes.push(quote! { #open #align #start #from #write #pad #end #close });
+            writes.push(quote! { #open #align #range_start #from #write #pad #range_end #close });
         }
         let struct_padding = {
             let pad = s
                 .padding
                 .pad
-                .map(|n| quote! { w.pad(start, #n, "padding")?; });
-            let align = s.padding.align.map(|n| quote! { w.align(start, #n); });
+                .map(|n| quote! { w.pad(#start, #n, "padding")?; });
+            let align = s.padding.align.map(|n| quote! { w.align(#start, #n); });
             quote! { #pad #align }
         };
         // Each checksum over the bytes written (its own still zero), one that covers another
@@ -166,12 +175,13 @@ impl<'p> Gen<'p> {
             let f = &s.fields[fi];
             match (f.role.clone(), &f.ty) {
                 (Role::Checksum(c), Ty::Int(it)) => {
-                    let at = format_ident!("{}_at", f.name);
-                    let (from, to) = range_locals(s, c, quote! { w.len() });
+                    let at = ident(&plan.fields[fi].locals.at);
+                    let (from, to) = range_locals(plan, c, quote! { w.len() });
                     let computed = checksum_call(c.algo, quote! { &[&w.buf[#from..#to]] });
-                    let put = uint_bytes(quote! { value }, &format_ident!("u64"), it);
+                    let value = self.temp(sid, "value");
+                    let put = uint_bytes(quote! { #value }, &format_ident!("u64"), it);
                     Some(quote! {
-                        let value = #computed;
+                        let #value = #computed;
                         w.patch(#at, &#put);
                     })
                 }
@@ -186,9 +196,9 @@ impl<'p> Gen<'p> {
             .any(|f| matches!(f.role, Role::Checksum(c) if c.from.is_none()))
             || s.padding.align.is_some()
             || s.fields.iter().any(|f| f.padding.align.is_some());
-        let read_start = from_start.then(|| quote! { let start = r.pos(); });
+        let read_start = from_start.then(|| quote! { let #start = r.pos(); });
         let write_start =
-            (from_start || s.padding.pad.is_some()).then(|| quote! { let start = w.len(); });
+            (from_start || s.padding.pad.is_some()).then(|| quote! { let #start = w.len(); });
         // An extension notes the fields of the types it takes from its base crate under its own
         // names.
         let own_notes = (self.p.base.is_some() && self.reuse.any()).then(|| {
@@ -256,7 +266,7 @@ impl<'p> Gen<'p> {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];
-        let group = format_ident!("group_{}", g.name);
+        let group = ident(&self.l.field(sid, fi).locals.group);
         let open = (g.fields.start == fi).then(|| {
             let (nm, abbrev) = (&g.name, naming::group_abbrev(self.p, sid, gi));
             let read = super::decode::read_int(&g.int, nm, false);
@@ -293,8 +303,8 @@ impl<'p> Gen<'p> {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];
-        let group = format_ident!("group_{}", g.name);
-        let outer = format_ident!("outer_{}", g.name);
+        let locals = &self.l.field(sid, fi).locals;
+        let (group, outer) = (ident(&locals.group), ident(&locals.outer));
         let open = (g.fields.start == fi).then(|| {
             let (n, high) = (lit_usize(g.int.bytes()), g.high_first);
             quote! {

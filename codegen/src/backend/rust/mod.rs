@@ -259,6 +259,16 @@ fn key_copies(s: &Struct, keys: &[usize], holder: &str) -> Vec<TokenStream> {
         .collect()
 }
 
+/// `name: local` in a struct expression, or the shorthand `name` when the local has its name.
+fn field_init(name: &str, local: &Ident) -> TokenStream {
+    let n = format_ident!("{}", name);
+    if *local == name {
+        quote! { #n }
+    } else {
+        quote! { #n: #local }
+    }
+}
+
 /// An integer literal of Rust type `ty` (`53710u16`).
 fn lit_typed(v: u64, ty: &Ident) -> Literal {
     format!("{v}{ty}").parse().expect("an integer literal")
@@ -281,6 +291,12 @@ impl<'p> Gen<'p> {
             packaging,
             runtime_dep,
         }
+    }
+
+    /// A temporary of the coders of struct `sid` named `base`, unless a field's local has that
+    /// name (then `base_`: see [`crate::lower::fresh`]).
+    fn temp(&self, sid: StructId, base: &str) -> Ident {
+        ident(&crate::lower::fresh(base.into(), &self.p.structs[sid]))
     }
 
     /// Whether struct `sid` is a bit stream (its layout decides how all of its fields are read

@@ -97,7 +97,7 @@ impl<'p> Gen<'p> {
         let local = ident(&f.name);
         let nm = f.name.as_str();
         let abbrev = naming::abbrev(self.p, sid, fi);
-        let at = format_ident!("{}_at", f.name);
+        let at = ident(&self.l.field(sid, fi).locals.at);
         let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
         let check = match (&f.role, f.max) {
             (Role::Const(c), _) => {
@@ -124,12 +124,13 @@ impl<'p> Gen<'p> {
         };
         let check = match &f.valid {
             Some(valid) => {
-                let bad = invalid_test(valid, quote! { x });
+                let x = self.temp(sid, "x");
+                let bad = invalid_test(valid, quote! { #x });
                 quote! {
                     #check
-                    let x = #local as i128;
+                    let #x = #local as i128;
                     if #bad {
-                        return Err(r.error(#nm, #at, DecodeErrorKind::NotValid { value: x }));
+                        return Err(r.error(#nm, #at, DecodeErrorKind::NotValid { value: #x }));
                     }
                 }
             }
@@ -137,7 +138,7 @@ impl<'p> Gen<'p> {
         };
         let note_index = match f.role {
             Role::Checksum(_) => {
-                let idx = format_ident!("{}_note", f.name);
+                let idx = ident(&self.l.field(sid, fi).locals.note);
                 quote! { let #idx = r.notes_len(); }
             }
             _ => quote! {},

@@ -446,7 +446,7 @@ impl<'p> Gen<'p> {
                     && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
                         || !self.l.field(sid, fi).write.size_derived) =>
             {
-                let check = self.size_check(e, quote! { value_at }, nm, false);
+                let check = self.size_check(sid, e, quote! { value_at }, nm);
                 quote! {
                     let value_at = w.len();
                     #inner
@@ -459,7 +459,14 @@ impl<'p> Gen<'p> {
 
     /// Refuses a value whose bytes written since `start` are not the size expression `e` says
     /// (the decoder reads exactly that many).
-    fn size_check(&self, e: &Expr, start: TokenStream, nm: &str, bits: bool) -> TokenStream {
+    pub(crate) fn size_check(
+        &self,
+        sid: StructId,
+        e: &Expr,
+        start: TokenStream,
+        nm: &str,
+    ) -> TokenStream {
+        let bits = self.bits(sid);
         let ex = self.expr_top(e, Ctx::Encode);
         // A bit writer counts bits (the elements are whole bytes there).
         let written = if bits {
@@ -467,11 +474,16 @@ impl<'p> Gen<'p> {
         } else {
             quote! { w.len() - #start }
         };
+        let (expected, actual) = (self.temp(sid, "expected"), self.temp(sid, "actual"));
+        let (expected_init, actual_init) = (
+            field_init("expected", &expected),
+            field_init("actual", &actual),
+        );
         quote! {
-            let expected: i128 = #ex;
-            let actual = #written;
-            if expected != actual as i128 {
-                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+            let #expected: i128 = #ex;
+            let #actual = #written;
+            if #expected != #actual as i128 {
+                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { #expected_init, #actual_init }));
             }
         }
     }

@@ -12,7 +12,7 @@ impl<'p> Gen<'p> {
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let at = format_ident!("{}_at", f.name);
+        let at = ident(&self.l.field(sid, fi).locals.at);
         let plan = &self.l.field(sid, fi).write;
         let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {

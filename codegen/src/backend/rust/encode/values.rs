@@ -11,7 +11,7 @@ impl<'p> Gen<'p> {
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let at = format_ident!("{}_at", f.name);
+        let at = ident(&self.l.field(sid, fi).locals.at);
         let plan = &self.l.field(sid, fi).write;
         let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
         Ok(match &f.role {
@@ -27,12 +27,13 @@ impl<'p> Gen<'p> {
                 };
                 let max_check = match &f.valid {
                     Some(valid) => {
-                        let bad = invalid_test(valid, quote! { x });
+                        let x = self.temp(sid, "x");
+                        let bad = invalid_test(valid, quote! { #x });
                         quote! {
                             #max_check
-                            let x = *v as i128;
+                            let #x = *v as i128;
                             if #bad {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: x }));
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: #x }));
                             }
                         }
                     }
@@ -76,11 +77,17 @@ impl<'p> Gen<'p> {
                             Some(_) => quote! { v },
                         };
                         let len = wire_len(&f.ty, value);
+                        let (expected, actual) =
+                            (self.temp(sid, "expected"), self.temp(sid, "actual"));
+                        let (expected_init, actual_init) = (
+                            field_init("expected", &expected),
+                            field_init("actual", &actual),
+                        );
                         let check = quote! {
-                            let expected: i128 = #ex;
-                            let actual = #len;
-                            if expected != actual as i128 {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { expected, actual }));
+                            let #expected: i128 = #ex;
+                            let #actual = #len;
+                            if #expected != #actual as i128 {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { #expected_init, #actual_init }));
                             }
                         };
                         match f.condition {
@@ -98,20 +105,21 @@ impl<'p> Gen<'p> {
                     else {
                         return None;
                     };
-                    let dat = format_ident!("{}_at", d.name);
+                    let dat = ident(&self.l.field(sid, di).locals.at);
                     let dn = d.name.as_str();
                     let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
-                    let put = uint_bytes(quote! { value }, &format_ident!("u64"), &it);
+                    let value = self.temp(sid, "value");
+                    let put = uint_bytes(quote! { #value }, &format_ident!("u64"), &it);
                     let size = size_value(quote! { (w.len() - #at) }, *l, dn);
                     Some(quote! {
-                        let value = fit(#size, #max, #dn)?;
+                        let #value = fit(#size, #max, #dn)?;
                         w.patch(#dat, &#put);
                     })
                 });
                 // The bytes an array's elements fill are known once they are written.
                 let bytes_check = match &f.ty {
                     Ty::Array(_, Len::Bytes(e)) if plan.bytes_check => {
-                        Some(self.size_check(e, quote! { #at }, nm, self.bits(sid)))
+                        Some(self.size_check(sid, e, quote! { #at }, nm))
                     }
                     _ => None,
                 };
