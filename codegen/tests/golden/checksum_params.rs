@@ -258,11 +258,11 @@ impl<'a> Codec<'a> for Inner {
         }
         let check_at = w.len();
         w.put(&[0u8; 2]);
-        let value = {
+        let value_ = {
             static CRC: Crc = Crc::new(16u32, 0x3D65, 0x0, true, true, 0xFFFF);
             CRC.checksum(&[&w.buf[start..w.len()]])
         };
-        w.patch(check_at, &(value as u16).to_le_bytes());
+        w.patch(check_at, &(value_ as u16).to_le_bytes());
         Ok(())
     }
 }
