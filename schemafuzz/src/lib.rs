@@ -15,13 +15,15 @@ mod rng;
 pub use rng::Rng;
 use std::fmt::Write;
 
-/// Field names: ordinary words, Lua keywords (`end`, `then`) and Rust keywords (`type`,
-/// `match`), which both backends must escape.
+/// Field names: ordinary words, Lua keywords (`end`, `then`), Rust keywords (`type`,
+/// `match`), which both backends must escape, and names of the generated coders' own locals
+/// (`start`, `computed`, `alpha_at`), which must give way to the fields'.
 const FIELD_WORDS: &[&str] = &[
     "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
     "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
     "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "end", "then", "type", "match",
-    "value", "data", "len", "count", "kind", "flags", "v", "n", "at", "raw", "x",
+    "value", "data", "len", "count", "kind", "flags", "v", "n", "at", "raw", "x", "start",
+    "computed", "expected", "actual", "padded", "alpha_at", "check_note", "item", "bits",
 ];
 
 /// Enum value and flag bit names.
