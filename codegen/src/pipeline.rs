@@ -99,6 +99,10 @@ pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
 /// `wiregen-verify`).
 pub const WIREGEN_VERSION: &str = "0.1";
 
+/// The `rust-version` generated crates declare: the runtime's (the workspace's `rust-version`;
+/// clippy's `incompatible_msrv` holds generated code to it in CI).
+pub const GENERATED_RUST_VERSION: &str = "1.75";
+
 /// A manifest's dependency on one of wiregen's own crates at `path` (a checkout), keeping the
 /// version requirement for publishing; `/` separators on every platform.
 pub fn path_dependency(path: &str) -> String {
