@@ -115,7 +115,8 @@ impl Builder {
 
     /// Crates ([`Builder::crates`]) depend on the runtime crate in this folder, by its path as
     /// given. Default: the `runtime/` of a wiregen checkout in a folder above the output, else
-    /// the published version.
+    /// the one of the wiregen source this generator was built from when it is still there,
+    /// else the published version.
     pub fn runtime_path(mut self, dir: impl AsRef<Path>) -> Self {
         self.runtime_path = Some(dir.as_ref().to_path_buf());
         self

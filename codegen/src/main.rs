@@ -45,6 +45,11 @@ struct Targets {
     /// Write a crate per schema (Cargo.toml, src/) instead of one file.
     #[arg(long)]
     crates: bool,
+    /// With --crates: the `wiregen-runtime` crate the crates depend on by path (a checkout's
+    /// `runtime/`). By default: the runtime found in a folder above the output, else the one of
+    /// the wiregen source this binary was built from, else `wiregen-runtime = "0.1"`.
+    #[arg(long, requires = "crates")]
+    runtime_path: Option<PathBuf>,
     /// Derive serde's Serialize and Deserialize on every type (one-file form).
     #[arg(long)]
     serde: bool,
@@ -102,6 +107,11 @@ fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
             .serde(t.serde);
         if let Some(l) = lua_out {
             b = b.lua_out(l);
+        }
+        if let Some(runtime) = &t.runtime_path {
+            // The manifests are elsewhere: a path as typed (relative to here) would not hold.
+            let absolute = std::path::absolute(runtime).map_err(|e| e.to_string())?;
+            b = b.runtime_path(absolute);
         }
         Some(b)
     } else {

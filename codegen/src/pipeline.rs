@@ -74,9 +74,11 @@ pub fn runtime_dep(root: &Path) -> RuntimeDep {
     runtime_dep_in(&root.join(GENERATED_DIR))
 }
 
-/// How crates generated in `crates_dir` (one folder each) depend on `wiregen-runtime`: by path
-/// when the runtime crate is found in a folder above (this repository, or a checkout of it), and
-/// by version requirement otherwise (the published crate).
+/// How crates generated in `crates_dir` (one folder each) depend on `wiregen-runtime`: by
+/// relative path when the runtime crate is found in a folder above (this repository, or a
+/// checkout of it); else by absolute path to the runtime of the wiregen source this binary was
+/// built from, when it is still there (`cargo install --path codegen`: crates generated anywhere
+/// build at once); else by version requirement (the published crate).
 pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
     let absolute = crates_dir
         .canonicalize()
@@ -92,7 +94,19 @@ pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
             return RuntimeDep(path_dependency(&path));
         }
     }
-    RuntimeDep(format!("\"{WIREGEN_VERSION}\""))
+    match source_folder("runtime") {
+        Some(dir) => RuntimeDep(path_dependency(&dir.display().to_string())),
+        None => RuntimeDep(format!("\"{WIREGEN_VERSION}\"")),
+    }
+}
+
+/// A folder of the wiregen source this binary was built from (`runtime`, `verify`), when it is
+/// still there (a checkout, or `cargo install --path codegen`; not a crate from crates.io).
+pub fn source_folder(name: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.join(name);
+    let manifest = fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let wiregen_crate = manifest.contains(&format!("name = \"wiregen-{name}\""));
+    wiregen_crate.then(|| dir.canonicalize().unwrap_or(dir))
 }
 
 /// The version requirement generated manifests put on wiregen's own crates (`wiregen-runtime`,

@@ -60,7 +60,7 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .rust_out(&crates)
         .lua_out(&dissectors)
         .crates(true);
-    if let Some(runtime) = source_folder("runtime") {
+    if let Some(runtime) = pipeline::source_folder("runtime") {
         builder = builder.runtime_path(runtime);
     }
     let plan = builder.outputs().map_err(|e| e.to_string())?;
@@ -118,19 +118,12 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
     Ok(status.success())
 }
 
-/// A folder of the wiregen source this binary was built from (`runtime`, `verify`), when it is
-/// still there (a checkout, or `cargo install --path codegen`).
-fn source_folder(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.join(name);
-    dir.join("Cargo.toml").is_file().then_some(dir)
-}
-
 /// The verifier program of `protocol`: a binary crate depending on the generated crate and on
 /// `wiregen-verify`.
 fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, String> {
     // A generated crate's package and library are the protocol's name.
     let package = &protocol.name;
-    let verify_dep = match source_folder("verify") {
+    let verify_dep = match pipeline::source_folder("verify") {
         Some(dir) => pipeline::path_dependency(&dir.display().to_string()),
         None => format!("\"{}\"", pipeline::WIREGEN_VERSION),
     };

@@ -255,3 +255,62 @@ fn a_crate_is_named_as_its_protocol() {
     }
     assert!(seen >= 9, "{seen} crates");
 }
+
+/// Builds the crate in `dir` with its own target folder (outside this workspace).
+fn cargo_build(dir: &Path) -> (bool, String) {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--quiet"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_crate_generated_outside_the_repository_builds() {
+    // As a user would: `wiregen generate --crates` into a folder of theirs, then `cargo build`
+    // there. The crate finds the runtime of the wiregen source this binary was built from.
+    let dir = scratch("crates");
+    let schema = golden("integers.yaml");
+    let out = dir.join("gen");
+    let args = [
+        "generate",
+        schema.to_str().unwrap(),
+        "--rust-out",
+        out.to_str().unwrap(),
+        "--crates",
+    ];
+    let (ok, _, err) = wiregen(&args, &dir);
+    assert!(ok, "{err}");
+    let manifest = std::fs::read_to_string(out.join("integers/Cargo.toml")).unwrap();
+    assert!(manifest.contains("path = \""), "{manifest}");
+    // A user's own crate depending on the generated one.
+    let app = dir.join("app");
+    std::fs::create_dir_all(app.join("src")).unwrap();
+    std::fs::write(
+        app.join("Cargo.toml"),
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [dependencies]\nintegers = { path = \"../gen/integers\" }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        app.join("src/main.rs"),
+        "use integers::*;\nfn main() {\n    let bytes = [0u8; 64];\n    \
+         println!(\"{:?}\", Ints::decode(&bytes).map(|v| v.encode()));\n}\n",
+    )
+    .unwrap();
+    let (ok, err) = cargo_build(&app);
+    assert!(ok, "{err}");
+    // --runtime-path names another checkout's runtime explicitly (here: the same one).
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+    let mut args = args.to_vec();
+    args.extend(["--runtime-path", runtime.to_str().unwrap()]);
+    let (ok, _, err) = wiregen(&args, &dir);
+    assert!(ok, "{err}");
+    let manifest = std::fs::read_to_string(out.join("integers/Cargo.toml")).unwrap();
+    assert!(manifest.contains("runtime\" }"), "{manifest}");
+}

@@ -3,7 +3,7 @@
 
 use wiregen_runtime::{Codec, DecodeErrorKind, SerdeProtocol, SerdeTypeVisitor, Type};
 
-/// Something wirecat does with one protocol, whichever it is (see [`registry::run`]).
+/// Something wirecat does with one protocol, whichever it is (see [`Registry::run`](crate::cli::Registry::run)).
 pub trait Job {
     type Output;
     fn run<P: SerdeProtocol>(self) -> Self::Output;

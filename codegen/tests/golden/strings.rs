@@ -12,7 +12,7 @@ pub struct Login<'a> {
     pub version: u8,
     /// The player's name.
     pub user: Cow<'a, str>,
-    /// The map's name, a char[16].
+    /// The map's name, a char\[16\].
     pub map: Cow<'a, str>,
     pub motd: Cow<'a, str>,
     pub tail: u16,

@@ -193,10 +193,14 @@ fn ident(name: &str) -> Ident {
     }
 }
 
+/// A schema's `doc:` text as doc comments. It is plain text (the dissector shows it too):
+/// brackets are escaped so that rustdoc takes `char[16]` for text, not a link.
 fn doc(d: &Option<String>) -> TokenStream {
     match d {
         Some(text) => {
-            let lines = text.lines().map(|l| format!(" {l}"));
+            let lines = text
+                .lines()
+                .map(|l| format!(" {}", l.replace('[', "\\[").replace(']', "\\]")));
             quote! { #( #[doc = #lines] )* }
         }
         None => quote! {},

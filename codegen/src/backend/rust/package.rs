@@ -138,12 +138,23 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
                  //! filling in the fields each type's documentation lists (lengths, counts, tags,\n\
                  //! checksums).\n"
             ));
-            let stateful = if !p.state.is_empty() || !p.joins.is_empty() {
-                Some("messages that depend on earlier ones are decoded with a [`State`] kept per conversation")
+            let joiner = p
+                .joins
+                .first()
+                .map(|j| format!("{}Joiner", p.structs[j.in_struct].name));
+            let stateful = if !p.state.is_empty() {
+                Some("messages that depend on earlier ones are decoded with a [`State`] kept per conversation".to_string())
+            } else if let Some(joiner) = joiner {
+                Some(format!(
+                    "payloads cut into parts are joined again by a [`{joiner}`]"
+                ))
             } else if !p.opening.is_empty() {
-                Some("a conversation's first datagrams are told apart by their order: decode them with a [`Conversation`]")
+                Some("a conversation's first datagrams are told apart by their order: decode them with a [`Conversation`]".to_string())
             } else if p.reassembly.is_some() {
-                Some("payloads spread over several datagrams are joined by a [`Reassembler`]")
+                Some(
+                    "payloads spread over several datagrams are joined by a [`Reassembler`]"
+                        .to_string(),
+                )
             } else {
                 None
             };
