@@ -675,3 +675,11 @@ fn out_of_order_tcp_data_is_noted_unless_wireshark_reassembles_it() {
         assert!(tcp_frame_summary(&on, i).1.is_empty(), "frame {i}");
     }
 }
+
+#[test]
+fn enums_convert_to_and_from_their_integers_with_std_traits() {
+    // A closed enum (11 to 15 are invalid headers): TryFrom gives the raw value back as error.
+    assert_eq!(u8::from(HeaderKind::Welcome), 8);
+    assert_eq!(HeaderKind::try_from(7u8), Ok(HeaderKind::Reliable));
+    assert_eq!(HeaderKind::try_from(11u8), Err(11));
+}

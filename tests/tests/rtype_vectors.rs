@@ -459,3 +459,14 @@ fn fragments_keep_their_payload_as_bytes_whatever_the_command() {
     f.fragment_count = 2;
     assert_eq!(f.encode().unwrap_err().kind, EncodeErrorKind::NotDefault);
 }
+
+#[test]
+fn open_enums_convert_from_every_integer() {
+    use rtype::Command;
+    assert_eq!(u8::from(Command::ReqLogin), 0x01);
+    assert_eq!(Command::from(0x01u8), Command::ReqLogin);
+    // A value the schema does not name is kept, and converts back unchanged.
+    let unknown = Command::from(0xEEu8);
+    assert_eq!(unknown, Command::Unknown(0xEE));
+    assert_eq!(u8::from(unknown), 0xEE);
+}

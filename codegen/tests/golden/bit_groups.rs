@@ -60,6 +60,18 @@ impl Kind {
     ];
 }
 
+impl From<Kind> for u8 {
+    fn from(value: Kind) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Kind {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Kind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -43,6 +43,18 @@ impl Kind {
     const NAMES: &'static [(&'static str, u64)] = &[("HELLO", 1), ("BYE", 2)];
 }
 
+impl From<Kind> for u8 {
+    fn from(value: Kind) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Kind {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Kind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -98,6 +110,18 @@ impl Version {
     }
     #[allow(dead_code)]
     const NAMES: &'static [(&'static str, u64)] = &[("V1", 1), ("V2", 2)];
+}
+
+impl From<Version> for u16 {
+    fn from(value: Version) -> u16 {
+        value.raw()
+    }
+}
+
+impl From<u16> for Version {
+    fn from(raw: u16) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

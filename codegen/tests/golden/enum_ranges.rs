@@ -66,6 +66,18 @@ impl Weapon {
     const NAMES: &'static [(&'static str, u64)] = &[("NONE", 0), ("KNIFE", 32)];
 }
 
+impl From<Weapon> for u8 {
+    fn from(value: Weapon) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Weapon {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Weapon {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -138,6 +150,20 @@ impl Level {
     }
     #[allow(dead_code)]
     const NAMES: &'static [(&'static str, u64)] = &[("LOW", 0), ("HIGH", 10)];
+}
+
+impl From<Level> for u8 {
+    fn from(value: Level) -> u8 {
+        value.raw()
+    }
+}
+
+/// The named value for `raw`; the error is `raw` when the schema names no value.
+impl TryFrom<u8> for Level {
+    type Error = u8;
+    fn try_from(raw: u8) -> Result<Self, u8> {
+        Self::from_raw(raw).ok_or(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

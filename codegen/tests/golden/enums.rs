@@ -44,6 +44,18 @@ impl Open {
     const NAMES: &'static [(&'static str, u64)] = &[("ONE", 1), ("TWO", 2)];
 }
 
+impl From<Open> for u8 {
+    fn from(value: Open) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Open {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Open {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -95,6 +107,20 @@ impl Closed {
     }
     #[allow(dead_code)]
     const NAMES: &'static [(&'static str, u64)] = &[("LOW", 1), ("HIGH", 2)];
+}
+
+impl From<Closed> for u16 {
+    fn from(value: Closed) -> u16 {
+        value.raw()
+    }
+}
+
+/// The named value for `raw`; the error is `raw` when the schema names no value.
+impl TryFrom<u16> for Closed {
+    type Error = u16;
+    fn try_from(raw: u16) -> Result<Self, u16> {
+        Self::from_raw(raw).ok_or(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

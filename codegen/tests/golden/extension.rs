@@ -52,6 +52,18 @@ impl Open {
     ];
 }
 
+impl From<Open> for u8 {
+    fn from(value: Open) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Open {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Open {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -52,6 +52,18 @@ impl Kind {
     const NAMES: &'static [(&'static str, u64)] = &[("DATA", 291), ("ACK", 2748)];
 }
 
+impl From<Kind> for u16 {
+    fn from(value: Kind) -> u16 {
+        value.raw()
+    }
+}
+
+impl From<u16> for Kind {
+    fn from(raw: u16) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Kind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -53,6 +53,18 @@ impl EntityKind {
     ];
 }
 
+impl From<EntityKind> for u8 {
+    fn from(value: EntityKind) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for EntityKind {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for EntityKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -100,6 +100,18 @@ impl CommandCode {
     ];
 }
 
+impl From<CommandCode> for u8 {
+    fn from(value: CommandCode) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for CommandCode {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for CommandCode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -165,6 +177,18 @@ impl ConnectResult {
     ];
 }
 
+impl From<ConnectResult> for u8 {
+    fn from(value: ConnectResult) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for ConnectResult {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for ConnectResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -216,6 +240,18 @@ impl ProtocolVersion {
     }
     #[allow(dead_code)]
     const NAMES: &'static [(&'static str, u64)] = &[("DNP1", 0)];
+}
+
+impl From<ProtocolVersion> for u16 {
+    fn from(value: ProtocolVersion) -> u16 {
+        value.raw()
+    }
+}
+
+impl From<u16> for ProtocolVersion {
+    fn from(raw: u16) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -273,6 +309,18 @@ impl AckResult {
     }
     #[allow(dead_code)]
     const NAMES: &'static [(&'static str, u64)] = &[("Success", 0), ("Failed", 1)];
+}
+
+impl From<AckResult> for u8 {
+    fn from(value: AckResult) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for AckResult {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -514,6 +562,18 @@ impl ValueType {
         ("QuaternionF32", 36),
         ("QuaternionF64", 37),
     ];
+}
+
+impl From<ValueType> for u8 {
+    fn from(value: ValueType) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for ValueType {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

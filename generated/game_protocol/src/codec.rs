@@ -52,6 +52,18 @@ impl ObjectKind {
     const NAMES: &'static [(&'static str, u64)] = &[("TREE", 0), ("MUSHROOM", 1)];
 }
 
+impl From<ObjectKind> for u8 {
+    fn from(value: ObjectKind) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for ObjectKind {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for ObjectKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

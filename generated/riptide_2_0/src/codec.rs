@@ -105,6 +105,18 @@ impl HeaderKind {
     ];
 }
 
+impl From<HeaderKind> for u8 {
+    fn from(value: HeaderKind) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for HeaderKind {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for HeaderKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -183,6 +195,18 @@ impl RejectReason {
         ("Rejected", 4),
         ("Custom", 5),
     ];
+}
+
+impl From<RejectReason> for u8 {
+    fn from(value: RejectReason) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for RejectReason {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -268,6 +292,18 @@ impl DisconnectReason {
         ("ServerStopped", 5),
         ("Disconnected", 6),
     ];
+}
+
+impl From<DisconnectReason> for u8 {
+    fn from(value: DisconnectReason) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for DisconnectReason {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

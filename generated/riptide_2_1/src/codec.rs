@@ -108,6 +108,20 @@ impl HeaderKind {
     ];
 }
 
+impl From<HeaderKind> for u8 {
+    fn from(value: HeaderKind) -> u8 {
+        value.raw()
+    }
+}
+
+/// The named value for `raw`; the error is `raw` when the schema names no value.
+impl TryFrom<u8> for HeaderKind {
+    type Error = u8;
+    fn try_from(raw: u8) -> Result<Self, u8> {
+        Self::from_raw(raw).ok_or(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for HeaderKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -185,6 +199,18 @@ impl RejectReason {
         ("Rejected", 3),
         ("Custom", 4),
     ];
+}
+
+impl From<RejectReason> for u8 {
+    fn from(value: RejectReason) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for RejectReason {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -275,6 +301,18 @@ impl DisconnectReason {
         ("Disconnected", 6),
         ("PoorConnection", 7),
     ];
+}
+
+impl From<DisconnectReason> for u8 {
+    fn from(value: DisconnectReason) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for DisconnectReason {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

@@ -93,6 +93,18 @@ impl Command {
     ];
 }
 
+impl From<Command> for u8 {
+    fn from(value: Command) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Command {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -159,6 +159,18 @@ impl Command {
     ];
 }
 
+impl From<Command> for u8 {
+    fn from(value: Command) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for Command {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -229,6 +241,18 @@ impl DeltaOp {
         ("SET_COMPONENT", 2),
         ("REMOVE_COMPONENT", 3),
     ];
+}
+
+impl From<DeltaOp> for u8 {
+    fn from(value: DeltaOp) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for DeltaOp {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]
@@ -342,6 +366,18 @@ impl ComponentType {
     ];
 }
 
+impl From<ComponentType> for u8 {
+    fn from(value: ComponentType) -> u8 {
+        value.raw()
+    }
+}
+
+impl From<u8> for ComponentType {
+    fn from(raw: u8) -> Self {
+        Self::from_raw(raw)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for ComponentType {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -411,6 +447,18 @@ impl PatternKind {
         ("ZIG_ZAG", 2),
         ("DIVE", 3),
     ];
+}
+
+impl From<PatternKind> for i32 {
+    fn from(value: PatternKind) -> i32 {
+        value.raw()
+    }
+}
+
+impl From<i32> for PatternKind {
+    fn from(raw: i32) -> Self {
+        Self::from_raw(raw)
+    }
 }
 
 #[cfg(feature = "serde")]

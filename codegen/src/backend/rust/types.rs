@@ -129,6 +129,26 @@ impl<'p> Gen<'p> {
             quote! { Ok(Self::from_raw(raw)) }
         };
         let (derive_arbitrary, impl_arbitrary) = super::arbitrary::of_width(&name, &e.repr, pick);
+        // Conversions from and to the integer on the wire, as std's traits.
+        let from_int = if e.closed {
+            quote! {
+                /// The named value for `raw`; the error is `raw` when the schema names no value.
+                impl TryFrom<#raw> for #name {
+                    type Error = #raw;
+                    fn try_from(raw: #raw) -> Result<Self, #raw> {
+                        Self::from_raw(raw).ok_or(raw)
+                    }
+                }
+            }
+        } else {
+            quote! {
+                impl From<#raw> for #name {
+                    fn from(raw: #raw) -> Self {
+                        Self::from_raw(raw)
+                    }
+                }
+            }
+        };
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,6 +179,14 @@ impl<'p> Gen<'p> {
                 #[allow(dead_code)]
                 const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
             }
+
+            impl From<#name> for #raw {
+                fn from(value: #name) -> #raw {
+                    value.raw()
+                }
+            }
+
+            #from_int
 
             #[cfg(feature = "serde")]
             impl serde::Serialize for #name {
