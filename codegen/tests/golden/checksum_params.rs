@@ -7,6 +7,12 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// crc32c: width 32, poly 0x1EDC6F41, init 0xFFFFFFFF, refin true, refout true, xorout 0xFFFFFFFF.
+static CRC32C: Crc = Crc::new(32, 0x1EDC6F41, 0xFFFFFFFF, true, true, 0xFFFFFFFF);
+
+/// crc16-3d65-0-rr-ffff: width 16, poly 0x3D65, init 0x0, refin true, refout true, xorout 0xFFFF.
+static CRC16_3D65_0_RR_FFFF: Crc = Crc::new(16, 0x3D65, 0x0, true, true, 0xFFFF);
+
 /// Filled in by the encoder: `kind` (the kind of `body`), `crc` (its crc32c checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -111,19 +117,10 @@ impl<'a> Codec<'a> for Framed<'a> {
                 }
             }
         };
-        let computed = {
-            static CRC: Crc = Crc::new(
-                32u32,
-                0x1EDC6F41,
-                0xFFFFFFFF,
-                true,
-                true,
-                0xFFFFFFFF,
-            );
-            CRC.checksum(
+        let computed = CRC32C
+            .checksum(
                 &[r.slice(start, crc_at), &[0u8; 4], r.slice(crc_at + 4, r.pos())],
-            )
-        };
+            );
         if computed != crc as u64 {
             return Err(
                 r
@@ -167,17 +164,7 @@ impl<'a> Codec<'a> for Framed<'a> {
                 }
             }
         }
-        let value = {
-            static CRC: Crc = Crc::new(
-                32u32,
-                0x1EDC6F41,
-                0xFFFFFFFF,
-                true,
-                true,
-                0xFFFFFFFF,
-            );
-            CRC.checksum(&[&w.buf[start..w.len()]])
-        };
+        let value = CRC32C.checksum(&[&w.buf[start..w.len()]]);
         w.patch(crc_at, &(value as u32).to_le_bytes());
         Ok(())
     }
@@ -222,12 +209,10 @@ impl<'a> Codec<'a> for Inner {
             v
         };
         let check_note = r.notes_len();
-        let computed = {
-            static CRC: Crc = Crc::new(16u32, 0x3D65, 0x0, true, true, 0xFFFF);
-            CRC.checksum(
+        let computed = CRC16_3D65_0_RR_FFFF
+            .checksum(
                 &[r.slice(start, check_at), &[0u8; 2], r.slice(check_at + 2, r.pos())],
-            )
-        };
+            );
         if computed != check as u64 {
             return Err(
                 r
@@ -258,10 +243,7 @@ impl<'a> Codec<'a> for Inner {
         }
         let check_at = w.len();
         w.put(&[0u8; 2]);
-        let value_ = {
-            static CRC: Crc = Crc::new(16u32, 0x3D65, 0x0, true, true, 0xFFFF);
-            CRC.checksum(&[&w.buf[start..w.len()]])
-        };
+        let value_ = CRC16_3D65_0_RR_FFFF.checksum(&[&w.buf[start..w.len()]]);
         w.patch(check_at, &(value_ as u16).to_le_bytes());
         Ok(())
     }

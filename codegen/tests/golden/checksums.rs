@@ -6,6 +6,9 @@ use wiregen_runtime::{
 };
 use std::borrow::Cow;
 
+/// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
+static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
+
 /// Filled in by the encoder: `checksum` (its crc16-ccitt-false checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -61,16 +64,14 @@ impl<'a> Codec<'a> for Checked<'a> {
             r.note("checksums.data", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let computed = {
-            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            CRC.checksum(
+        let computed = CRC16_CCITT_FALSE
+            .checksum(
                 &[
                     r.slice(start, checksum_at),
                     &[0u8; 2],
                     r.slice(checksum_at + 2, r.pos()),
                 ],
-            )
-        };
+            );
         if computed != checksum as u64 {
             return Err(
                 r
@@ -106,10 +107,7 @@ impl<'a> Codec<'a> for Checked<'a> {
             let data: &[u8] = &v[..];
             w.put(data);
         }
-        let value = {
-            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            CRC.checksum(&[&w.buf[start..w.len()]])
-        };
+        let value = CRC16_CCITT_FALSE.checksum(&[&w.buf[start..w.len()]]);
         w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())
     }

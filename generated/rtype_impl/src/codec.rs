@@ -484,6 +484,9 @@ pub use rtype::PacketFlags;
 
 pub use rtype::InputMask;
 
+/// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
+static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
+
 /// One RTP datagram.
 ///
 /// Filled in by the encoder: `magic` (always 0xd1ce), `command` (the kind of `payload`),
@@ -823,16 +826,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "payload")?;
             v
         };
-        let computed = {
-            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            CRC.checksum(
+        let computed = CRC16_CCITT_FALSE
+            .checksum(
                 &[
                     r.slice(start, checksum_at),
                     &[0u8; 2],
                     r.slice(checksum_at + 2, r.pos()),
                 ],
-            )
-        };
+            );
         if computed != checksum as u64 {
             return Err(
                 r
@@ -965,10 +966,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
         w.patch(payload_size_at, &(value as u16).to_le_bytes());
-        let value = {
-            static CRC: Crc = Crc::new(16u32, 0x1021, 0xFFFF, false, false, 0x0);
-            CRC.checksum(&[&w.buf[start..w.len()]])
-        };
+        let value = CRC16_CCITT_FALSE.checksum(&[&w.buf[start..w.len()]]);
         w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())
     }

@@ -7,13 +7,8 @@ use crate::lower::StructPlan;
 pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStream {
     let variant = match algo {
         ChecksumAlgo::Crc(c) => {
-            let (width, poly, init, refin, refout, xorout) = c.crc_params();
-            let (poly, init, xorout) = (lit_hex(poly), lit_hex(init), lit_hex(xorout));
-            // The tables are built at compile time, once.
-            return quote! {{
-                static CRC: Crc = Crc::new(#width, #poly, #init, #refin, #refout, #xorout);
-                CRC.checksum(#parts)
-            }};
+            let crc = crc_static(c);
+            return quote! { #crc.checksum(#parts) };
         }
         ChecksumAlgo::Sum(width) => quote! { Sum(#width) },
         ChecksumAlgo::Xor8 => quote! { Xor8 },
@@ -23,6 +18,50 @@ pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStre
         ChecksumAlgo::Fletcher32 => quote! { Fletcher32 },
     };
     quote! { Checksum::#variant.checksum(#parts) }
+}
+
+/// The static of CRC `c` (`CRC16_CCITT_FALSE`, after its catalogue name).
+fn crc_static(c: CrcAlgo) -> Ident {
+    format_ident!("{}", c.name().to_shouty_snake_case())
+}
+
+impl<'p> Gen<'p> {
+    /// One static per CRC the crate's codecs compute, named after it, its tables built at
+    /// compile time.
+    pub(crate) fn crc_statics(&self) -> TokenStream {
+        let mut crcs: Vec<CrcAlgo> = Vec::new();
+        for (sid, s) in self.p.structs.iter().enumerate() {
+            // (A type taken from a base crate is coded there.)
+            if self.reuse.structs[sid] {
+                continue;
+            }
+            for f in &s.fields {
+                if let Role::Checksum(Checksum {
+                    algo: ChecksumAlgo::Crc(c),
+                    ..
+                }) = f.role
+                {
+                    if !crcs.contains(&c) {
+                        crcs.push(c);
+                    }
+                }
+            }
+        }
+        let statics = crcs.iter().map(|&c| {
+            let (width, poly, init, refin, refout, xorout) = c.crc_params();
+            let doc = format!(
+                " {}: width {width}, poly {poly:#X}, init {init:#X}, refin {refin}, refout {refout}, xorout {xorout:#X}.",
+                c.name()
+            );
+            let (poly, init, xorout) = (lit_hex(poly), lit_hex(init), lit_hex(xorout));
+            let (name, width) = (crc_static(c), Literal::u32_unsuffixed(width));
+            quote! {
+                #[doc = #doc]
+                static #name: Crc = Crc::new(#width, #poly, #init, #refin, #refout, #xorout);
+            }
+        });
+        quote! { #(#statics)* }
+    }
 }
 
 /// Reading a value padded to `n` bytes: its limit before it, the padding after it (`field`

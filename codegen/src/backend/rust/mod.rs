@@ -165,7 +165,8 @@ fn spaced(code: &str) -> String {
         let ends_item = line == "}"
             || (line.starts_with("pub use ")
                 || line.starts_with("use ")
-                || line.starts_with("mod "))
+                || line.starts_with("mod ")
+                || line.starts_with("static "))
                 && line.ends_with(';');
         if ends_item && lines.peek().is_some_and(|next| !next.is_empty()) {
             out.push('\n');
@@ -325,6 +326,7 @@ impl<'p> Gen<'p> {
             structs.push(self.struct_def(id)?);
         }
         let own_notes = self.own_notes();
+        let crcs = self.crc_statics();
         let renames = self.filter_renames(&quote! { #(#structs)* });
         let tcp = self.tcp_module();
         let conversation = self.conversation_module();
@@ -336,6 +338,7 @@ impl<'p> Gen<'p> {
         Ok(quote! {
             #(#enums)*
             #(#flags)*
+            #crcs
             #(#structs)*
             #own_notes
             #renames
