@@ -623,7 +623,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xD1CE then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 53710, v.magic))
+    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end

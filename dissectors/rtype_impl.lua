@@ -1307,7 +1307,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   val = range:le_uint()
   v.magic = val
   offset = offset + 2
-  if v.magic ~= 0xD1CE then
+  if v.magic ~= 53710 then
     item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 53710, v.magic))
   end
   -- command: Type of payload.

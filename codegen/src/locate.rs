@@ -21,6 +21,8 @@ pub struct Locations {
     values: HashMap<String, Pos>,
     /// Position of each mapping key, by the path of its value.
     keys: HashMap<String, Pos>,
+    /// The text of each scalar value as written (`0xD1CE`, where serde gives 53710), by path.
+    texts: HashMap<String, String>,
     /// Where to point when nothing on a path is in this file (what an extension inherited).
     pub fallback: Option<Pos>,
 }
@@ -36,6 +38,12 @@ impl Locations {
     /// Position of the value at `path`, or of the nearest enclosing node that has one.
     pub fn value(&self, path: &str) -> Pos {
         self.find(&self.values, path)
+    }
+
+    /// The scalar at `path` as the file writes it (`None` for a mapping or sequence, or a path
+    /// the file does not hold).
+    pub fn text(&self, path: &str) -> Option<&str> {
+        self.texts.get(path).map(String::as_str)
     }
 
     /// Position of the key naming the value at `path` (falls back to the value).
@@ -151,7 +159,10 @@ impl MarkedEventReceiver for Builder {
                         *key = Some(text);
                     }
                 } else {
-                    self.locs.values.insert(path, pos(mark, Some(style)));
+                    self.locs
+                        .values
+                        .insert(path.clone(), pos(mark, Some(style)));
+                    self.locs.texts.insert(path, text);
                     self.value_done();
                 }
             }
@@ -186,5 +197,7 @@ mod tests {
         assert_eq!(l.key("types.P"), Pos { line: 4, col: 3 });
         assert_eq!(l.value("types.P.fields.0.type"), Pos { line: 7, col: 16 });
         assert_eq!(l.value("types.P.fields.0.nope").line, 6);
+        assert_eq!(l.text("types.P.fields.0.type"), Some("u8"));
+        assert_eq!(l.text("types.P.fields"), None);
     }
 }

@@ -256,6 +256,21 @@ pub struct Field {
     /// How the dissector shows an integer (`display: hex`); by default constants, checksums
     /// and reserved fields in hex, other integers in decimal.
     pub display: Option<crate::schema::DisplayDef>,
+    /// A constant as the schema wrote it when it wrote it in hex (`0xD1CE`): the outputs write
+    /// it so too.
+    pub const_hex: Option<String>,
+}
+
+impl Field {
+    /// The field's constant as the outputs write it: in hex as the schema wrote it, else in
+    /// decimal (`None` when the field is not a constant).
+    pub fn const_literal(&self) -> Option<String> {
+        match (&self.role, &self.const_hex) {
+            (Role::Const(_), Some(hex)) => Some(hex.clone()),
+            (Role::Const(c), None) => Some(c.to_string()),
+            _ => None,
+        }
+    }
 }
 
 /// A compressed field: how, and the most bytes it may decompress to.

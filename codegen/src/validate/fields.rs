@@ -178,9 +178,23 @@ impl<'f> Validator<'f> {
             );
         }
 
+        let mut const_hex = None;
         if let Some(c) = &f.constant {
             if let Some(c) = self.constant(c, &ty, &scope("const")) {
                 role = Role::Const(c);
+                // Written in hex (`0xD1CE`): the outputs write it so.
+                const_hex = self
+                    .locs
+                    .text(&scope("const"))
+                    .filter(|t| {
+                        t.strip_prefix("0x")
+                            .or_else(|| t.strip_prefix("0X"))
+                            .is_some_and(|d| {
+                                !d.is_empty() && d.chars().all(|ch| ch.is_ascii_hexdigit())
+                            })
+                    })
+                    .filter(|t| u64::from_str_radix(&t[2..], 16) == Ok(c))
+                    .map(str::to_string);
             }
         }
         if let Some(def) = &f.checksum {
@@ -336,6 +350,7 @@ impl<'f> Validator<'f> {
             compression,
             filter,
             display,
+            const_hex,
         }
     }
 

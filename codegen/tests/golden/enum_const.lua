@@ -114,7 +114,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   v.kind = val
   if VS_Kind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 1
-  if v.kind ~= 0x1 then
+  if v.kind ~= 1 then
     item:add_proto_expert_info(E.bad_const, fmt("kind: expected 0x%x, found 0x%x", 1, v.kind))
   end
   -- version
@@ -125,7 +125,7 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   v.version = val
   if VS_Version[val] == nil then item:add_proto_expert_info(E.unknown, fmt("version %d is not named by the schema", val)) end
   offset = offset + 2
-  if v.version ~= 0x2 then
+  if v.version ~= 2 then
     item:add_proto_expert_info(E.bad_const, fmt("version: expected 0x%x, found 0x%x", 2, v.version))
   end
   -- extra

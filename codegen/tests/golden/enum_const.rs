@@ -143,7 +143,7 @@ impl<'de> serde::Deserialize<'de> for Version {
     }
 }
 
-/// Filled in by the encoder: `kind` (always 0x1), `version` (always 0x2).
+/// Filled in by the encoder: `kind` (always 1), `version` (always 2).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -170,7 +170,7 @@ impl<'a> Codec<'a> for Hello {
             r.note("enum_const.kind", at, Value::U(raw as u64));
             Kind::from_raw(raw)
         };
-        if kind.raw() as u64 != 1 {
+        if kind.raw() != 1 {
             return Err(
                 r
                     .error(
@@ -190,7 +190,7 @@ impl<'a> Codec<'a> for Hello {
             r.note("enum_const.version", at, Value::U(raw as u64));
             Version::from_raw(raw)
         };
-        if version.raw() as u64 != 2 {
+        if version.raw() != 2 {
             return Err(
                 r
                     .error(

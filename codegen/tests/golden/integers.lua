@@ -116,7 +116,7 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
   v.magic = val
   offset = offset + 2
   if v.magic ~= 0xCAFE then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 51966, v.magic))
+    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xCAFE, v.magic))
   end
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end

@@ -6,7 +6,7 @@ use wiregen_runtime::{
 };
 /// One of each.
 ///
-/// Filled in by the encoder: `magic` (always 0xcafe).
+/// Filled in by the encoder: `magic` (always 0xCAFE).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -44,14 +44,14 @@ impl<'a> Codec<'a> for Ints {
             r.note("integers.magic", at, Value::U(v as u64));
             v
         };
-        if magic as u64 != 51966 {
+        if magic != 0xCAFE {
             return Err(
                 r
                     .error(
                         "magic",
                         magic_at,
                         DecodeErrorKind::BadConst {
-                            expected: 51966,
+                            expected: 0xCAFE,
                             found: magic as u64,
                         },
                     ),
@@ -122,7 +122,7 @@ impl<'a> Codec<'a> for Ints {
         Ok(Self { a, b, c, d, e, f, g, h })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(&51966u16.to_be_bytes());
+        w.put(&0xCAFE_u16.to_be_bytes());
         {
             let v = &self.a;
             w.put(&(*v).to_be_bytes());

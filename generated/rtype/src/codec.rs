@@ -275,7 +275,7 @@ static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
 
 /// One RTP datagram.
 ///
-/// Filled in by the encoder: `magic` (always 0xd1ce), `command` (the kind of `payload`),
+/// Filled in by the encoder: `magic` (always 0xD1CE), `command` (the kind of `payload`),
 /// `payload_size` (the byte length of `payload`), `checksum` (its crc16-ccitt-false checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -394,14 +394,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("rtype.magic", at, Value::U(v as u64));
             v
         };
-        if magic as u64 != 53710 {
+        if magic != 0xD1CE {
             return Err(
                 r
                     .error(
                         "magic",
                         magic_at,
                         DecodeErrorKind::BadConst {
-                            expected: 53710,
+                            expected: 0xD1CE,
                             found: magic as u64,
                         },
                     ),
@@ -564,7 +564,7 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        w.put(&53710u16.to_le_bytes());
+        w.put(&0xD1CE_u16.to_le_bytes());
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let flags = PacketFlags(

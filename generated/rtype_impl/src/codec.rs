@@ -489,7 +489,7 @@ static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
 
 /// One RTP datagram.
 ///
-/// Filled in by the encoder: `magic` (always 0xd1ce), `command` (the kind of `payload`),
+/// Filled in by the encoder: `magic` (always 53710), `command` (the kind of `payload`),
 /// `payload_size` (the byte length of `payload`), `checksum` (its crc16-ccitt-false checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -655,7 +655,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note("rtype_impl.magic", at, Value::U(v as u64));
             v
         };
-        if magic as u64 != 53710 {
+        if magic != 53710 {
             return Err(
                 r
                     .error(

@@ -483,8 +483,10 @@ impl<'p> Gen<'p> {
             ));
         }
         match (&f.role, f.max) {
-            (Role::Const(k), _) => {
-                c.open(format!("if {target} ~= {k:#X} then").replace("0X", "0x"));
+            (Role::Const(_), _) => {
+                // As the schema wrote it.
+                let k = f.const_literal().unwrap_or_default();
+                c.open(format!("if {target} ~= {k} then"));
                 c.line(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
                 c.close("end");
             }

@@ -274,6 +274,31 @@ fn field_init(name: &str, local: &Ident) -> TokenStream {
     }
 }
 
+/// A constant field's value as the schema wrote it (`0xD1CE`, or decimal), untyped.
+fn const_lit(f: &Field, value: u64) -> TokenStream {
+    match &f.const_hex {
+        Some(hex) => hex.parse().unwrap_or_else(|_| lit_hex(value)),
+        None => {
+            let l = lit_u64(value);
+            quote! { #l }
+        }
+    }
+}
+
+/// A constant field's value of Rust type `ty`, as the schema wrote it (`0xD1CE_u16`, `5u8`).
+fn const_typed(f: &Field, value: u64, ty: &Ident) -> TokenStream {
+    match &f.const_hex {
+        Some(hex) => format!("{hex}_{ty}").parse().unwrap_or_else(|_| {
+            let l = lit_typed(value, ty);
+            quote! { #l }
+        }),
+        None => {
+            let l = lit_typed(value, ty);
+            quote! { #l }
+        }
+    }
+}
+
 /// An integer literal of Rust type `ty` (`53710u16`).
 fn lit_typed(v: u64, ty: &Ident) -> Literal {
     format!("{v}{ty}").parse().expect("an integer literal")

@@ -772,7 +772,7 @@ fn filled_doc(s: &Struct) -> TokenStream {
         .filter_map(|f| {
             let what = match f.role {
                 Role::Value => return None,
-                Role::Const(v) => format!("always {v:#x}"),
+                Role::Const(_) => format!("always {}", f.const_literal().unwrap_or_default()),
                 Role::Derived(Derive::LengthOf(i, l)) => format!(
                     "the byte length of `{}`{}",
                     name(i),

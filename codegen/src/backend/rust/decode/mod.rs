@@ -101,14 +101,15 @@ impl<'p> Gen<'p> {
         let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
         let check = match (&f.role, f.max) {
             (Role::Const(c), _) => {
-                let c = lit_u64(*c);
+                // Compared in the field's own type, written as the schema wrote it.
+                let c = const_lit(f, *c);
                 let raw = match f.ty {
-                    Ty::Enum(_) => quote! { #local.raw() as u64 },
-                    _ => quote! { #local as u64 },
+                    Ty::Enum(_) => quote! { #local.raw() },
+                    _ => quote! { #local },
                 };
                 quote! {
                     if #raw != #c {
-                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #raw }));
+                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #raw as u64 }));
                     }
                 }
             }

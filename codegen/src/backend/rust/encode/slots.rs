@@ -20,7 +20,7 @@ impl<'p> Gen<'p> {
                 let Some(it) = self.int_repr(&f.ty) else {
                     return Err(Internal(format!("constant '{nm}' is not an integer")));
                 };
-                let typed = lit_typed(*c, &int_rust(&it));
+                let typed = const_typed(f, *c, &int_rust(&it));
                 let put = write_int(&it, quote! { #typed }, nm, self.bits_at(sid, fi));
                 // Bound only for the expressions of later fields that read it.
                 let value = match f.ty {
