@@ -292,7 +292,12 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
 
     /// A length in bytes or elements from an expression value.
     #[inline]
-    pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
+    pub fn length(
+        &self,
+        value: impl Into<i128>,
+        field: &'static str,
+    ) -> Result<usize, DecodeError> {
+        let value = value.into();
         usize::try_from(value)
             .map_err(|_| DecodeError::at_bit(field, self.pos, DecodeErrorKind::BadLength { value }))
     }

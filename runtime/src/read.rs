@@ -236,7 +236,12 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
 
     /// A length in bytes or elements from an expression value.
     #[inline]
-    pub fn length(&self, value: i128, field: &'static str) -> Result<usize, DecodeError> {
+    pub fn length(
+        &self,
+        value: impl Into<i128>,
+        field: &'static str,
+    ) -> Result<usize, DecodeError> {
+        let value = value.into();
         usize::try_from(value)
             .map_err(|_| DecodeError::new(field, self.pos, DecodeErrorKind::BadLength { value }))
     }

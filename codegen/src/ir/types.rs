@@ -226,6 +226,11 @@ impl Ty {
         )
     }
 
+    /// Whether a value is a variable-length integer.
+    pub fn is_varint(&self) -> bool {
+        matches!(self, Ty::VarInt(_))
+    }
+
     /// Whether a value is one number, flag set or enum (copied, never cloned, by the backends).
     pub fn is_scalar(&self) -> bool {
         matches!(

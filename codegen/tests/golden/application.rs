@@ -42,14 +42,8 @@ impl<'a> Codec<'a> for Move {
         Ok(Self { x, jumping })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.jumping;
-            w.put(&[(*v) as u8]);
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&[self.jumping as u8]);
         Ok(())
     }
 }

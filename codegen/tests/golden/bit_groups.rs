@@ -329,7 +329,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             None
         };
         let payload = {
-            let n = r.length(length as i128, "payload")?;
+            let n = r.length(length, "payload")?;
             let at = r.pos();
             let v = r.take(n, "payload")?;
             r.note("bit_groups.payload", at, Value::Bytes(Cow::Borrowed(v)));
@@ -350,11 +350,8 @@ impl<'a> Codec<'a> for Frame<'a> {
         let mut group_control = GroupWriter::new(2, false);
         let outer_control = w;
         let w = &mut group_control;
-        {
-            let v = &self.kind;
-            let raw = fit((*v).raw() as u64, 15, "kind")?;
-            w.bits(raw, 4u32);
-        }
+        let raw = fit(self.kind.raw() as u64, 15, "kind")?;
+        w.bits(raw, 4u32);
         let length = fit(self.payload.len() as u64, 4095, "length")? as u16;
         let raw = fit(length as u64, 4095, "length")?;
         w.bits(raw, 12u32);
@@ -363,39 +360,33 @@ impl<'a> Codec<'a> for Frame<'a> {
         let mut group_status = GroupWriter::new(1, true);
         let outer_status = w;
         let w = &mut group_status;
-        {
-            let v = &self.urgent;
-            w.bits((*v) as u64, 1);
-        }
+        w.bits(self.urgent as u64, 1);
         let has_extra = self.extra.is_some();
         w.bits(has_extra as u64, 1);
-        {
-            let v = &self.level;
-            let x = (*v) as i64;
-            if x < -4i64 {
-                return Err(
-                    EncodeError::new(
-                        "level",
-                        EncodeErrorKind::TooSmall {
-                            value: x,
-                        },
-                    ),
-                );
-            }
-            if x > 3i64 {
-                return Err(
-                    EncodeError::new(
-                        "level",
-                        EncodeErrorKind::TooLarge {
-                            value: x as u64,
-                            max: 3i64 as u64,
-                        },
-                    ),
-                );
-            }
-            let raw = x as u64 & 7;
-            w.bits(raw, 3u32);
+        let x = self.level as i64;
+        if x < -4i64 {
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
+        if x > 3i64 {
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 3i64 as u64,
+                    },
+                ),
+            );
+        }
+        let raw = x as u64 & 7;
+        w.bits(raw, 3u32);
         let raw = fit(0u8 as u64, 7, "spare")?;
         w.bits(raw, 3u32);
         let w = outer_status;
@@ -403,16 +394,10 @@ impl<'a> Codec<'a> for Frame<'a> {
         let mut group_word = GroupWriter::new(4, false);
         let outer_word = w;
         let w = &mut group_word;
-        {
-            let v = &self.lane;
-            let raw = fit((*v) as u64, 31, "lane")?;
-            w.bits(raw, 5u32);
-        }
-        {
-            let v = &self.opts;
-            let raw = fit((*v).bits() as u64, 7, "opts")?;
-            w.bits(raw, 3u32);
-        }
+        let raw = fit(self.lane as u64, 31, "lane")?;
+        w.bits(raw, 5u32);
+        let raw = fit(self.opts.bits() as u64, 7, "opts")?;
+        w.bits(raw, 3u32);
         {
             let v = &self.count;
             let x = *v as i128;

@@ -84,7 +84,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             v
         };
         let players = {
-            let n = r.length(players_size as i128, "players")?;
+            let n = r.length(players_size, "players")?;
             let saved = r.limit(n, "players")?;
             let mut v = Vec::with_capacity(r.remaining() / 3);
             while r.remaining() > 0 {
@@ -132,7 +132,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("entries")?);
                 r.note("byte_arrays.entries.length", at, Value::U(v as u64));
-                r.length(v as i128, "entries")?
+                r.length(v, "entries")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
@@ -145,7 +145,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                             at,
                             Value::U(v as u64),
                         );
-                        r.length(v as i128, "entries")?
+                        r.length(v, "entries")?
                     };
                     let saved = r.limit(n, "entries")?;
                     let v = Entry::read(r).map_err(|e| e.within("entries"))?;
@@ -180,7 +180,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             let mut v = Vec::with_capacity(n.min(r.remaining() / 4));
             for _ in 0..n {
                 v.push({
-                    let n = r.length(cell_size as i128, "cells")?;
+                    let n = r.length(cell_size, "cells")?;
                     let saved = r.limit(n, "cells")?;
                     let v = Cell::read(r).map_err(|e| e.within("cells"))?;
                     r.unlimit(saved, "cells")?;
@@ -194,7 +194,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("origin")?);
                 r.note("byte_arrays.origin.length", at, Value::U(v as u64));
-                r.length(v as i128, "origin")?
+                r.length(v, "origin")?
             };
             let saved = r.limit(n, "origin")?;
             let v = Cell::read(r).map_err(|e| e.within("origin"))?;
@@ -206,7 +206,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 let at = r.pos();
                 let v = r.riptide_len("home")? as u64;
                 r.note("byte_arrays.home.length", at, Value::U(v));
-                r.length(v as i128, "home")?
+                r.length(v, "home")?
             };
             let saved = r.limit(n, "home")?;
             let v = Cell::read(r).map_err(|e| e.within("home"))?;
@@ -221,7 +221,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                         let at = r.pos();
                         let v = r.leb128("notes")?;
                         r.note("byte_arrays.notes.element.length", at, Value::U(v));
-                        r.length(v as i128, "notes")?
+                        r.length(v, "notes")?
                     };
                     let saved = r.limit(n, "notes")?;
                     let v = Entry::read(r).map_err(|e| e.within("notes"))?;
@@ -430,7 +430,7 @@ impl<'a> Codec<'a> for Player<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("name")?);
                 r.note("byte_arrays.player.name.length", at, Value::U(v as u64));
-                r.length(v as i128, "name")?
+                r.length(v, "name")?
             };
             let at = r.pos();
             let v = r.str(n, "name")?;
@@ -440,10 +440,7 @@ impl<'a> Codec<'a> for Player<'a> {
         Ok(Self { id, name })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.id.to_le_bytes());
         {
             let v = &self.name;
             let data: &[u8] = v.as_bytes();
@@ -507,10 +504,7 @@ impl<'a> Codec<'a> for Entry<'a> {
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.kind;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.kind.to_le_bytes());
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -559,14 +553,8 @@ impl<'a> Codec<'a> for Cell {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -617,12 +605,12 @@ impl<'a> Codec<'a> for Parts<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("parts")?);
                 r.note("byte_arrays.parts.parts.length", at, Value::U(v as u64));
-                r.length(v as i128, "parts")?
+                r.length(v, "parts")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
                 v.push({
-                    let n = r.length(part_size as i128, "parts")?;
+                    let n = r.length(part_size, "parts")?;
                     let saved = r.limit(n, "parts")?;
                     let v = Part::read(r).map_err(|e| e.within("parts"))?;
                     r.unlimit(saved, "parts")?;
@@ -634,10 +622,7 @@ impl<'a> Codec<'a> for Parts<'a> {
         Ok(Self { part_size, parts })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.part_size;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.part_size.to_le_bytes());
         {
             let v = &self.parts;
             let n = fit(v.len() as u64, 255, "parts")? as u8;
@@ -716,10 +701,7 @@ impl<'a> Codec<'a> for Part<'a> {
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.kind;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.kind.to_le_bytes());
         {
             let v = &self.data;
             let data: &[u8] = &v[..];

@@ -118,7 +118,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         let body_check_note = r.notes_len();
         let body_start = r.pos();
         let body = {
-            let n = r.length(length as i128, "body")?;
+            let n = r.length(length, "body")?;
             let saved = r.limit(n, "body")?;
             let v = match kind {
                 1 => FrameBody::Sums(Sums::read(r).map_err(|e| e.within("body"))?),
@@ -325,7 +325,7 @@ impl<'a> Codec<'a> for Sums<'a> {
                 let at = r.pos();
                 let v = u8::from_be_bytes(r.array::<1usize>("text")?);
                 r.note("checksum_family.sums.text.length", at, Value::U(v as u64));
-                r.length(v as i128, "text")?
+                r.length(v, "text")?
             };
             let at = r.pos();
             let v = r.str(n, "text")?;
@@ -427,10 +427,7 @@ impl<'a> Codec<'a> for Sums<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.a;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.a.to_be_bytes());
         {
             let v = &self.text;
             let data: &[u8] = v.as_bytes();
@@ -485,7 +482,7 @@ impl<'a> Codec<'a> for Words {
                 let at = r.pos();
                 let v = u8::from_be_bytes(r.array::<1usize>("values")?);
                 r.note("checksum_family.words.values.length", at, Value::U(v as u64));
-                r.length(v as i128, "values")?
+                r.length(v, "values")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {

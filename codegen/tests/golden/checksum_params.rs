@@ -237,10 +237,7 @@ impl<'a> Codec<'a> for Inner {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         let check_at = w.len();
         w.put(&[0u8; 2]);
         let value_ = CRC16_3D65_0_RR_FFFF.checksum(&[&w.buf[start..w.len()]]);

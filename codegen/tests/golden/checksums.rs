@@ -96,10 +96,7 @@ impl<'a> Codec<'a> for Checked<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.sequence;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.sequence.to_le_bytes());
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
         {

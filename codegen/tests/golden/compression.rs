@@ -55,7 +55,7 @@ impl<'a> Codec<'a> for Update<'a> {
             v
         };
         let world = {
-            let n = r.length(world_size as i128, "world")?;
+            let n = r.length(world_size, "world")?;
             let at = r.pos();
             let packed = r.take(n, "world")?;
             let plain = wiregen_runtime::compress::decompress(
@@ -91,7 +91,7 @@ impl<'a> Codec<'a> for Update<'a> {
                 let at = r.pos();
                 let v = r.leb128("chat")?;
                 r.note("compression.chat.length", at, Value::U(v));
-                r.length(v as i128, "chat")?
+                r.length(v, "chat")?
             };
             let at = r.pos();
             let packed = r.take(n, "chat")?;
@@ -158,10 +158,7 @@ impl<'a> Codec<'a> for Update<'a> {
         Ok(Self { tick, world, chat, extra })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.tick;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.tick.to_le_bytes());
         let world_size_at = w.len();
         w.put(&[0u8; 2]);
         let world_at = w.len();
@@ -260,7 +257,7 @@ impl<'a> Codec<'a> for World<'a> {
             v
         };
         let entities = {
-            let n = r.length(count as i128, "entities")?;
+            let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 7));
             for _ in 0..n {
                 v.push(Entity::read(r).map_err(|e| e.within("entities"))?);
@@ -336,7 +333,7 @@ impl<'a> Codec<'a> for Entity<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("name")?);
                 r.note("compression.entity.name.length", at, Value::U(v as u64));
-                r.length(v as i128, "name")?
+                r.length(v, "name")?
             };
             let at = r.pos();
             let v = r.str(n, "name")?;
@@ -346,14 +343,8 @@ impl<'a> Codec<'a> for Entity<'a> {
         Ok(Self { id, x, name })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.id.to_le_bytes());
+        w.put(&self.x.to_le_bytes());
         {
             let v = &self.name;
             let data: &[u8] = v.as_bytes();
@@ -406,7 +397,7 @@ impl<'a> Codec<'a> for Chat<'a> {
                 let at = r.pos();
                 let v = u16::from_le_bytes(r.array::<2usize>("text")?);
                 r.note("compression.chat.text.length", at, Value::U(v as u64));
-                r.length(v as i128, "text")?
+                r.length(v, "text")?
             };
             let at = r.pos();
             let v = r.str(n, "text")?;

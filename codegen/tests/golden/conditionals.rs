@@ -37,7 +37,7 @@ impl<'a> Codec<'a> for Cond {
             r.note("conditionals.enabled", at, Value::Bool(v));
             v
         };
-        let extra = if ((version as i128) >= 2i128) && (!(enabled)) {
+        let extra = if (version >= 2) && (!(enabled)) {
             Some({
                 let at = r.pos();
                 let v = u32::from_le_bytes(r.array::<4usize>("extra")?);
@@ -50,15 +50,9 @@ impl<'a> Codec<'a> for Cond {
         Ok(Self { version, enabled, extra })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.version;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.enabled;
-            w.put(&[(*v) as u8]);
-        }
-        match (&self.extra, (((self.version as i128) >= 2i128) && (!(self.enabled)))) {
+        w.put(&self.version.to_le_bytes());
+        w.put(&[self.enabled as u8]);
+        match (&self.extra, (self.version >= 2) && (!(self.enabled))) {
             (Some(v), true) => {
                 w.put(&(*v).to_le_bytes());
             }

@@ -33,10 +33,7 @@ impl<'a> Codec<'a> for Hello {
         Ok(Self { salt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.salt;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.salt.to_be_bytes());
         Ok(())
     }
 }
@@ -73,10 +70,7 @@ impl<'a> Codec<'a> for Welcome {
         Ok(Self { pepper })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.pepper;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.pepper.to_be_bytes());
         Ok(())
     }
 }
@@ -133,10 +127,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         Ok(Self { sequence, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.sequence;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.sequence.to_be_bytes());
         {
             let v = &self.data;
             let data: &[u8] = &v[..];

@@ -55,7 +55,7 @@ impl<'a> Codec<'a> for Profile<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("tag")?);
                 r.note("encodings.tag.length", at, Value::U(v as u64));
-                r.length(v as i128, "tag")?
+                r.length(v, "tag")?
             };
             let at = r.pos();
             let b = r.take(n, "tag")?;
@@ -70,7 +70,7 @@ impl<'a> Codec<'a> for Profile<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("city")?);
                 r.note("encodings.city.length", at, Value::U(v as u64));
-                r.length(v as i128, "city")?
+                r.length(v, "city")?
             };
             let at = r.pos();
             let b = r.take(n, "city")?;
@@ -99,7 +99,7 @@ impl<'a> Codec<'a> for Profile<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("motto")?);
                 r.note("encodings.motto.length", at, Value::U(v as u64));
-                r.length(v as i128, "motto")?
+                r.length(v, "motto")?
             };
             let at = r.pos();
             let b = r.take(n, "motto")?;

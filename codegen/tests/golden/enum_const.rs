@@ -203,7 +203,7 @@ impl<'a> Codec<'a> for Hello {
                     ),
             );
         }
-        let extra = if (version.raw() as i128) == 2i128 {
+        let extra = if version.raw() == 2 {
             Some({
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("extra")?);
@@ -219,7 +219,7 @@ impl<'a> Codec<'a> for Hello {
         w.put(&1u8.to_le_bytes());
         let version = Version::from_raw(2u16);
         w.put(&2u16.to_le_bytes());
-        match (&self.extra, ((version.raw() as i128) == 2i128)) {
+        match (&self.extra, version.raw() == 2) {
             (Some(v), true) => {
                 w.put(&(*v).to_le_bytes());
             }

@@ -337,20 +337,17 @@ impl<'a> Codec<'a> for Shot<'a> {
             );
         }
         w.put(&weapon.raw().to_le_bytes());
-        {
-            let v = &self.level;
-            if !(*v).in_range() {
-                return Err(
-                    EncodeError::new(
-                        "level",
-                        EncodeErrorKind::NotValid {
-                            value: (*v).raw() as i128,
-                        },
-                    ),
-                );
-            }
-            w.put(&(*v).raw().to_le_bytes());
+        if !self.level.in_range() {
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::NotValid {
+                        value: self.level.raw() as i128,
+                    },
+                ),
+            );
         }
+        w.put(&self.level.raw().to_le_bytes());
         {
             let v = &self.extra;
             match v {
@@ -432,10 +429,7 @@ impl<'a> Codec<'a> for Ammo {
         Ok(Self { rounds })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.rounds;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.rounds.to_le_bytes());
         Ok(())
     }
 }

@@ -130,14 +130,8 @@ impl<'a> Codec<'a> for Both {
         Ok(Self { open, closed })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.open;
-            w.put(&(*v).raw().to_le_bytes());
-        }
-        {
-            let v = &self.closed;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&self.open.raw().to_le_bytes());
+        w.put(&self.closed.raw().to_le_bytes());
         Ok(())
     }
 }

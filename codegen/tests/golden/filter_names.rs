@@ -107,7 +107,7 @@ impl<'a> Codec<'a> for Body {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("route")?);
                 r.note("filter_names.route.length", at, Value::U(v as u64));
-                r.length(v as i128, "route")?
+                r.length(v, "route")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 10));
             for _ in 0..n {
@@ -203,10 +203,7 @@ impl<'a> Codec<'a> for Aim {
             let v = &self.target;
             v.write(w).map_err(|e| e.within("target"))?;
         }
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.flags.bits().to_le_bytes());
         Ok(())
     }
 }
@@ -257,18 +254,9 @@ impl<'a> Codec<'a> for Vec3 {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }

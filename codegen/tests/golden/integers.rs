@@ -123,44 +123,23 @@ impl<'a> Codec<'a> for Ints {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&0xCAFE_u16.to_be_bytes());
-        {
-            let v = &self.a;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.b;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.c;
-            let raw = fit((*v) as u64, 16777215, "c")?;
-            w.put(
-                &{
-                    let le = raw.to_le_bytes();
-                    let mut b = [0u8; 3usize];
-                    for i in 0..3usize {
-                        b[i] = le[3usize - 1 - i];
-                    }
-                    b
-                },
-            );
-        }
-        {
-            let v = &self.d;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.e;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.f;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.g;
-            w.put(&[(*v) as u8]);
-        }
+        w.put(&self.a.to_be_bytes());
+        w.put(&self.b.to_le_bytes());
+        let raw = fit(self.c as u64, 16777215, "c")?;
+        w.put(
+            &{
+                let le = raw.to_le_bytes();
+                let mut b = [0u8; 3usize];
+                for i in 0..3usize {
+                    b[i] = le[3usize - 1 - i];
+                }
+                b
+            },
+        );
+        w.put(&self.d.to_be_bytes());
+        w.put(&self.e.to_be_bytes());
+        w.put(&self.f.to_le_bytes());
+        w.put(&[self.g as u8]);
         {
             let v = &self.h;
             fit(*v as u64, 9, "h")?;

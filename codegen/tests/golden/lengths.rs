@@ -55,7 +55,7 @@ impl<'a> Codec<'a> for Sized<'a> {
                 let at = r.pos();
                 let v = u8::from_be_bytes(r.array::<1usize>("name")?);
                 r.note("lengths.name.length", at, Value::U(v as u64));
-                r.length(v as i128, "name")?
+                r.length(v, "name")?
             };
             let at = r.pos();
             let v = r.str(n, "name")?;
@@ -67,7 +67,7 @@ impl<'a> Codec<'a> for Sized<'a> {
                 let at = r.pos();
                 let v = u16::from_le_bytes(r.array::<2usize>("note")?);
                 r.note("lengths.note.length", at, Value::U(v as u64));
-                r.length(v as i128, "note")?
+                r.length(v, "note")?
             };
             let at = r.pos();
             let v = r.take(n, "note")?;
@@ -94,7 +94,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             v
         };
         let items = {
-            let n = r.length(count as i128, "items")?;
+            let n = r.length(count, "items")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
                 v.push(Item::read(r).map_err(|e| e.within("items"))?);
@@ -106,7 +106,7 @@ impl<'a> Codec<'a> for Sized<'a> {
                 let at = r.pos();
                 let v = u8::from_be_bytes(r.array::<1usize>("words")?);
                 r.note("lengths.words.length", at, Value::U(v as u64));
-                r.length(v as i128, "words")?
+                r.length(v, "words")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
@@ -126,7 +126,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             v
         };
         let inner = {
-            let n = r.length(inner_len as i128, "inner")?;
+            let n = r.length(inner_len, "inner")?;
             let saved = r.limit(n, "inner")?;
             let v = Item::read(r).map_err(|e| e.within("inner"))?;
             r.unlimit(saved, "inner")?;
@@ -247,10 +247,7 @@ impl<'a> Codec<'a> for Item {
         Ok(Self { id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.id.to_be_bytes());
         Ok(())
     }
 }

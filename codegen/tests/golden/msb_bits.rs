@@ -335,7 +335,7 @@ impl<'a> Codec<'a> for Header<'a> {
                 let at = r.pos();
                 let v = r.bits(3u32, "path")? as u8;
                 r.note("msb_bits.path.length", at, Value::U(v as u64));
-                r.length(v as i128, "path")?
+                r.length(v, "path")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
@@ -348,7 +348,7 @@ impl<'a> Codec<'a> for Header<'a> {
                 let at = r.pos();
                 let v = r.bits(5u32, "label")? as u8;
                 r.note("msb_bits.label.length", at, Value::U(v as u64));
-                r.length(v as i128, "label")?
+                r.length(v, "label")?
             };
             let at = r.pos();
             let v = r.str(n, "label")?;
@@ -382,110 +382,71 @@ impl<'a> Codec<'a> for Header<'a> {
         })
     }
     fn write(&self, w: &mut MsbBitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.version;
-            let raw = fit((*v) as u64, 15, "version")?;
-            w.bits(raw, 4u32);
+        let raw = fit(self.version as u64, 15, "version")?;
+        w.bits(raw, 4u32);
+        let raw = fit(self.ihl as u64, 15, "ihl")?;
+        w.bits(raw, 4u32);
+        w.bits(self.total_length as u64, 16u32);
+        let raw = fit(self.frag.bits() as u64, 7, "frag")?;
+        w.bits(raw, 3u32);
+        let raw = fit(self.offset as u64, 8191, "offset")?;
+        w.bits(raw, 13u32);
+        let raw = fit(self.kind.raw() as u64, 4095, "kind")?;
+        w.bits(raw, 12u32);
+        let x = self.delta as i64;
+        if x < -16i64 {
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
-        {
-            let v = &self.ihl;
-            let raw = fit((*v) as u64, 15, "ihl")?;
-            w.bits(raw, 4u32);
+        if x > 15i64 {
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 15i64 as u64,
+                    },
+                ),
+            );
         }
-        {
-            let v = &self.total_length;
-            w.bits((*v) as u64, 16u32);
+        let raw = x as u64 & 31;
+        w.bits(raw, 5u32);
+        w.bits(self.urgent as u64, 1);
+        let raw = fit(self.stamp, 1099511627775, "stamp")?;
+        w.bits(raw, 40u32);
+        let x = self.debt;
+        if x < -4294967296i64 {
+            return Err(
+                EncodeError::new(
+                    "debt",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
-        {
-            let v = &self.frag;
-            let raw = fit((*v).bits() as u64, 7, "frag")?;
-            w.bits(raw, 3u32);
+        if x > 4294967295i64 {
+            return Err(
+                EncodeError::new(
+                    "debt",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 4294967295i64 as u64,
+                    },
+                ),
+            );
         }
-        {
-            let v = &self.offset;
-            let raw = fit((*v) as u64, 8191, "offset")?;
-            w.bits(raw, 13u32);
-        }
-        {
-            let v = &self.kind;
-            let raw = fit((*v).raw() as u64, 4095, "kind")?;
-            w.bits(raw, 12u32);
-        }
-        {
-            let v = &self.delta;
-            let x = (*v) as i64;
-            if x < -16i64 {
-                return Err(
-                    EncodeError::new(
-                        "delta",
-                        EncodeErrorKind::TooSmall {
-                            value: x,
-                        },
-                    ),
-                );
-            }
-            if x > 15i64 {
-                return Err(
-                    EncodeError::new(
-                        "delta",
-                        EncodeErrorKind::TooLarge {
-                            value: x as u64,
-                            max: 15i64 as u64,
-                        },
-                    ),
-                );
-            }
-            let raw = x as u64 & 31;
-            w.bits(raw, 5u32);
-        }
-        {
-            let v = &self.urgent;
-            w.bits((*v) as u64, 1);
-        }
-        {
-            let v = &self.stamp;
-            let raw = fit(*v, 1099511627775, "stamp")?;
-            w.bits(raw, 40u32);
-        }
-        {
-            let v = &self.debt;
-            let x = *v;
-            if x < -4294967296i64 {
-                return Err(
-                    EncodeError::new(
-                        "debt",
-                        EncodeErrorKind::TooSmall {
-                            value: x,
-                        },
-                    ),
-                );
-            }
-            if x > 4294967295i64 {
-                return Err(
-                    EncodeError::new(
-                        "debt",
-                        EncodeErrorKind::TooLarge {
-                            value: x as u64,
-                            max: 4294967295i64 as u64,
-                        },
-                    ),
-                );
-            }
-            let raw = x as u64 & 8589934591;
-            w.bits(raw, 33u32);
-        }
-        {
-            let v = &self.id;
-            w.bits(*v, 64u32);
-        }
-        {
-            let v = &self.gain;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
-        {
-            let v = &self.precise;
-            w.bits((*v).to_bits(), 64u32);
-        }
+        let raw = x as u64 & 8589934591;
+        w.bits(raw, 33u32);
+        w.bits(self.id, 64u32);
+        w.bits(self.gain.to_bits() as u64, 32u32);
+        w.bits(self.precise.to_bits(), 64u32);
         {
             let v = &self.origin;
             v.write(w).map_err(|e| e.within("origin"))?;
@@ -562,38 +523,32 @@ impl<'a> Codec<'a> for Point {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut MsbBitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            let x = (*v) as i64;
-            if x < -64i64 {
-                return Err(
-                    EncodeError::new(
-                        "x",
-                        EncodeErrorKind::TooSmall {
-                            value: x,
-                        },
-                    ),
-                );
-            }
-            if x > 63i64 {
-                return Err(
-                    EncodeError::new(
-                        "x",
-                        EncodeErrorKind::TooLarge {
-                            value: x as u64,
-                            max: 63i64 as u64,
-                        },
-                    ),
-                );
-            }
-            let raw = x as u64 & 127;
-            w.bits(raw, 7u32);
+        let x = self.x as i64;
+        if x < -64i64 {
+            return Err(
+                EncodeError::new(
+                    "x",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
-        {
-            let v = &self.y;
-            let raw = fit((*v) as u64, 511, "y")?;
-            w.bits(raw, 9u32);
+        if x > 63i64 {
+            return Err(
+                EncodeError::new(
+                    "x",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 63i64 as u64,
+                    },
+                ),
+            );
         }
+        let raw = x as u64 & 127;
+        w.bits(raw, 7u32);
+        let raw = fit(self.y as u64, 511, "y")?;
+        w.bits(raw, 9u32);
         Ok(())
     }
 }

@@ -74,7 +74,7 @@ impl<'a> Codec<'a> for Record<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("name")?);
                 r.note("padding.name.length", at, Value::U(v as u64));
-                r.length(v as i128, "name")?
+                r.length(v, "name")?
             };
             let at = r.pos();
             let v = r.str(n, "name")?;
@@ -100,7 +100,7 @@ impl<'a> Codec<'a> for Record<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("entries")?);
                 r.note("padding.entries.length", at, Value::U(v as u64));
-                r.length(v as i128, "entries")?
+                r.length(v, "entries")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
@@ -120,16 +120,10 @@ impl<'a> Codec<'a> for Record<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.kind;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.kind.to_le_bytes());
         w.put(&0u8.to_le_bytes());
         w.align(start, 4usize);
-        {
-            let v = &self.id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.id.to_le_bytes());
         let padded = w.len();
         {
             let v = &self.name;
@@ -206,11 +200,8 @@ impl<'a> Codec<'a> for Mode {
         Ok(Self { level })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.level;
-            let raw = fit((*v) as u64, 7, "level")?;
-            w.bits(raw, 3u32);
-        }
+        let raw = fit(self.level as u64, 7, "level")?;
+        w.bits(raw, 3u32);
         let raw = fit(0u8 as u64, 31, "unused")?;
         w.bits(raw, 5u32);
         Ok(())
@@ -259,14 +250,8 @@ impl<'a> Codec<'a> for Entry {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.code;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.code.to_le_bytes());
+        w.put(&self.value.to_le_bytes());
         w.pad(start, 8usize, "padding")?;
         Ok(())
     }
@@ -311,7 +296,7 @@ impl<'a> Codec<'a> for Tail<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("note")?);
                 r.note("padding.tail.note.length", at, Value::U(v as u64));
-                r.length(v as i128, "note")?
+                r.length(v, "note")?
             };
             let at = r.pos();
             let v = r.str(n, "note")?;

@@ -94,10 +94,7 @@ impl<'a> Codec<'a> for Framed<'a> {
             let data: &[u8] = &v[..];
             w.put(data);
         }
-        {
-            let v = &self.crc;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.crc.to_le_bytes());
         Ok(())
     }
 }
@@ -168,10 +165,7 @@ impl<'a> Codec<'a> for Tail<'a> {
         Ok(Self { kind, extra, all_but_head })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.kind;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.kind.to_le_bytes());
         if let Some(v) = &self.extra {
             w.put(&(*v).to_le_bytes());
         }

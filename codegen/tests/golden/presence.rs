@@ -367,7 +367,7 @@ impl<'a> Codec<'a> for Message<'a> {
                     let at = r.pos();
                     let v = u8::from_le_bytes(r.array::<1usize>("name")?);
                     r.note("announced.name.length", at, Value::U(v as u64));
-                    r.length(v as i128, "name")?
+                    r.length(v, "name")?
                 };
                 let at = r.pos();
                 let v = r.str(n, "name")?;
@@ -383,7 +383,7 @@ impl<'a> Codec<'a> for Message<'a> {
                     let at = r.pos();
                     let v = u8::from_le_bytes(r.array::<1usize>("note")?);
                     r.note("announced.note.length", at, Value::U(v as u64));
-                    r.length(v as i128, "note")?
+                    r.length(v, "note")?
                 };
                 let at = r.pos();
                 let v = r.str(n, "note")?;
@@ -393,7 +393,7 @@ impl<'a> Codec<'a> for Message<'a> {
         } else {
             None
         };
-        let radius = if (shape.raw() as i128) == 1i128 {
+        let radius = if shape.raw() == 1 {
             Some({
                 let at = r.pos();
                 let v = u16::from_le_bytes(r.array::<2usize>("radius")?);
@@ -403,7 +403,7 @@ impl<'a> Codec<'a> for Message<'a> {
         } else {
             None
         };
-        let extra = if (mode as i128) != 0i128 {
+        let extra = if mode != 0 {
             Some({
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("extra")?);
@@ -452,9 +452,7 @@ impl<'a> Codec<'a> for Message<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.body.kind();
         w.put(&kind.raw().to_le_bytes());
-        let opts = Opts(
-            self.opts.bits() & !4u8 | if (kind.raw() as i128) == 3i128 { 4u8 } else { 0 },
-        );
+        let opts = Opts(self.opts.bits() & !4u8 | if kind.raw() == 3 { 4u8 } else { 0 });
         let opts = Opts(
             opts.bits() & !1u8 | if self.target.is_some() { 1u8 } else { 0 },
         );
@@ -490,7 +488,7 @@ impl<'a> Codec<'a> for Message<'a> {
             w.put(&n.to_le_bytes());
             w.put(data);
         }
-        match (&self.radius, ((shape.raw() as i128) == 1i128)) {
+        match (&self.radius, shape.raw() == 1) {
             (Some(v), true) => {
                 w.put(&(*v).to_le_bytes());
             }
@@ -516,7 +514,7 @@ impl<'a> Codec<'a> for Message<'a> {
                 );
             }
         }
-        match (&self.extra, ((mode as i128) != 0i128)) {
+        match (&self.extra, mode != 0) {
             (Some(v), true) => {
                 w.put(&(*v).to_le_bytes());
             }
@@ -602,7 +600,7 @@ impl<'a> Codec<'a> for Data<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("payload")?);
                 r.note("announced.data.payload.length", at, Value::U(v as u64));
-                r.length(v as i128, "payload")?
+                r.length(v, "payload")?
             };
             let at = r.pos();
             let v = r.take(n, "payload")?;

@@ -188,7 +188,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             v
         };
         let payload = {
-            let n = r.length(payload_size as i128, "payload")?;
+            let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
             let v = if flags.bits() & 1 != 0 {
                 PacketPayload::Other {
@@ -236,24 +236,12 @@ impl<'a> Codec<'a> for Packet<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.flags.bits().to_le_bytes());
         let command = self.payload.command();
         w.put(&command.to_le_bytes());
-        {
-            let v = &self.fragment_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_index;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_count;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.fragment_id.to_le_bytes());
+        w.put(&self.fragment_index.to_le_bytes());
+        w.put(&self.fragment_count.to_le_bytes());
         let payload_size_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
@@ -326,7 +314,7 @@ impl<'a> Codec<'a> for Hello<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("name")?);
                 r.note("reassembly.hello.name.length", at, Value::U(v as u64));
-                r.length(v as i128, "name")?
+                r.length(v, "name")?
             };
             let at = r.pos();
             let v = r.str(n, "name")?;

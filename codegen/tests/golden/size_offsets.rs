@@ -289,10 +289,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             "body_len",
         )?;
         w.patch(body_len_at, &(value as u8).to_be_bytes());
-        {
-            let v = &self.trailer;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.trailer.to_be_bytes());
         Ok(())
     }
 }
@@ -336,14 +333,8 @@ impl<'a> Codec<'a> for Block {
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.a;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.b;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.a.to_be_bytes());
+        w.put(&self.b.to_be_bytes());
         Ok(())
     }
 }

@@ -179,7 +179,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 let at = r.pos();
                 let v = u16::from_le_bytes(r.array::<2usize>("inner")?);
                 r.note("sized_switches.inner.length", at, Value::U(v as u64));
-                r.length(v as i128, "inner")?
+                r.length(v, "inner")?
             };
             let saved = r.limit(n, "inner")?;
             let v = match kind {
@@ -214,7 +214,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 let at = r.pos();
                 let v = r.leb128("other")?;
                 r.note("sized_switches.other.length", at, Value::U(v));
-                r.length(v as i128, "other")?
+                r.length(v, "other")?
             };
             let saved = r.limit(n, "other")?;
             let v = match kind2 {
@@ -417,7 +417,7 @@ impl<'a> Codec<'a> for Inner<'a> {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("s")?);
                 r.note("sized_switches.inner.s.length", at, Value::U(v as u64));
-                r.length(v as i128, "s")?
+                r.length(v, "s")?
             };
             let at = r.pos();
             let v = r.str(n, "s")?;
@@ -427,10 +427,7 @@ impl<'a> Codec<'a> for Inner<'a> {
         Ok(Self { a, s })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.a;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.a.to_le_bytes());
         {
             let v = &self.s;
             let data: &[u8] = v.as_bytes();
@@ -481,14 +478,8 @@ impl<'a> Codec<'a> for Pair {
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.a;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.b;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.a.to_le_bytes());
+        w.put(&self.b.to_le_bytes());
         Ok(())
     }
 }

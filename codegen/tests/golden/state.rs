@@ -192,7 +192,7 @@ impl<'a> Codec<'a> for Announce {
             v
         };
         let values = {
-            let n = r.length(count as i128, "values")?;
+            let n = r.length(count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
                 v.push(Typed::read(r).map_err(|e| e.within("values"))?);
@@ -202,10 +202,7 @@ impl<'a> Codec<'a> for Announce {
         Ok(Self { link, values })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.link;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.link.to_le_bytes());
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
         {
@@ -334,10 +331,7 @@ impl<'a> Codec<'a> for Byte {
         Ok(Self { v })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.v;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.v.to_le_bytes());
         Ok(())
     }
 }
@@ -374,10 +368,7 @@ impl<'a> Codec<'a> for Word {
         Ok(Self { v })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.v;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.v.to_le_bytes());
         Ok(())
     }
 }
@@ -422,7 +413,7 @@ impl<'a> Codec<'a> for Update {
         let values = {
             let saved_0 = r.select(0, (link as i128) as u64, "values")?;
             let v = {
-                let n = r.length(count as i128, "values")?;
+                let n = r.length(count, "values")?;
                 let mut v = Vec::with_capacity(n.min(r.remaining()));
                 for _ in 0..n {
                     v.push(Indexed::read(r).map_err(|e| e.within("values"))?);
@@ -435,10 +426,7 @@ impl<'a> Codec<'a> for Update {
         Ok(Self { link, values })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.link;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.link.to_le_bytes());
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
         {
@@ -512,10 +500,7 @@ impl<'a> Codec<'a> for Indexed {
         Ok(Self { index, value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.index;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.index.to_le_bytes());
         {
             let v = &self.value;
             match v {

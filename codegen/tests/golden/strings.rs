@@ -83,10 +83,7 @@ impl<'a> Codec<'a> for Login<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.version;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.version.to_le_bytes());
         {
             let v = &self.user;
             let data: &[u8] = v.as_bytes();
@@ -102,10 +99,7 @@ impl<'a> Codec<'a> for Login<'a> {
             let data: &[u8] = v.as_bytes();
             w.strz(data, "motd")?;
         }
-        {
-            let v = &self.tail;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.tail.to_le_bytes());
         Ok(())
     }
 }

@@ -196,10 +196,7 @@ impl<'a> Codec<'a> for Pair {
         Ok(Self { a })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.a;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.a.to_le_bytes());
         Ok(())
     }
 }

@@ -54,10 +54,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         Ok(Self { message_id, payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.message_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.message_id.to_le_bytes());
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];

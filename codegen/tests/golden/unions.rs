@@ -267,14 +267,8 @@ impl<'a> Codec<'a> for Pair {
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.a;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.b;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.a.to_be_bytes());
+        w.put(&self.b.to_be_bytes());
         Ok(())
     }
 }

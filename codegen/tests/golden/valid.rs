@@ -117,7 +117,7 @@ impl<'a> Codec<'a> for Settings {
                     ),
             );
         }
-        let bonus = if (players as i128) > 4i128 {
+        let bonus = if players > 4 {
             let bonus_at = r.pos();
             let bonus = {
                 let at = r.pos();
@@ -195,7 +195,7 @@ impl<'a> Codec<'a> for Settings {
             }
             w.put(&(*v).to_le_bytes());
         }
-        match (&self.bonus, ((self.players as i128) > 4i128)) {
+        match (&self.bonus, self.players > 4) {
             (Some(v), true) => {
                 let x = *v as i128;
                 if !matches!(x, 1i128 | 2i128 | 4i128) {

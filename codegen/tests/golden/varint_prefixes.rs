@@ -46,7 +46,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 let at = r.pos();
                 let v = r.leb128("blob")?;
                 r.note("varint_prefixes.blob.length", at, Value::U(v));
-                r.length(v as i128, "blob")?
+                r.length(v, "blob")?
             };
             let at = r.pos();
             let v = r.take(n, "blob")?;
@@ -58,7 +58,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 let at = r.pos();
                 let v = r.riptide_len("title")? as u64;
                 r.note("varint_prefixes.title.length", at, Value::U(v));
-                r.length(v as i128, "title")?
+                r.length(v, "title")?
             };
             let at = r.pos();
             let v = r.str(n, "title")?;
@@ -70,7 +70,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 let at = r.pos();
                 let v = r.leb128("ids")?;
                 r.note("varint_prefixes.ids.length", at, Value::U(v));
-                r.length(v as i128, "ids")?
+                r.length(v, "ids")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
@@ -88,7 +88,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 let at = r.pos();
                 let v = r.riptide_len("points")? as u64;
                 r.note("varint_prefixes.points.length", at, Value::U(v));
-                r.length(v as i128, "points")?
+                r.length(v, "points")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
@@ -168,14 +168,8 @@ impl<'a> Codec<'a> for Point {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }

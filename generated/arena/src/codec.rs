@@ -128,18 +128,9 @@ impl<'a> Codec<'a> for PlayerMove {
         Ok(Self { x, y, jumping })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
-        {
-            let v = &self.y;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
-        {
-            let v = &self.jumping;
-            w.bits((*v) as u64, 1);
-        }
+        w.bits(self.x.to_bits() as u64, 32u32);
+        w.bits(self.y.to_bits() as u64, 32u32);
+        w.bits(self.jumping as u64, 1);
         Ok(())
     }
 }
@@ -332,10 +323,7 @@ impl<'a> Codec<'a> for Entity {
             let v = &self.id;
             w.leb128(*v);
         }
-        {
-            let v = &self.kind;
-            w.bits((*v).raw() as u64, 8u32);
-        }
+        w.bits(self.kind.raw() as u64, 8u32);
         {
             let v = &self.x;
             w.leb128(((*v << 1) ^ (*v >> 63)) as u64);

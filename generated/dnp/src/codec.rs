@@ -1072,7 +1072,7 @@ impl<'a> Codec<'a> for ConnectionRequest {
             v
         };
         let protocols = {
-            let n = r.length(protocol_count as i128, "protocols")?;
+            let n = r.length(protocol_count, "protocols")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
                 v.push({
@@ -1132,7 +1132,7 @@ impl<'a> Codec<'a> for ConnectionAck {
             r.note("dnp.connection_ack.result", at, Value::U(raw as u64));
             ConnectResult::from_raw(raw)
         };
-        let protocol = if (result.raw() as i128) == 0i128 {
+        let protocol = if result.raw() == 0 {
             Some({
                 let at = r.pos();
                 let raw = u16::from_le_bytes(r.array::<2usize>("protocol")?);
@@ -1154,7 +1154,7 @@ impl<'a> Codec<'a> for ConnectionAck {
             let v = &result;
             w.put(&(*v).raw().to_le_bytes());
         }
-        match (&self.protocol, ((result.raw() as i128) == 0i128)) {
+        match (&self.protocol, result.raw() == 0) {
             (Some(v), true) => {
                 w.put(&(*v).raw().to_le_bytes());
             }
@@ -1290,10 +1290,7 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
         Ok(Self { number, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.number;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.number.to_le_bytes());
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -1375,7 +1372,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
             v
         };
         let message = {
-            let n = r.length(message_len as i128, "message")?;
+            let n = r.length(message_len, "message")?;
             let at = r.pos();
             let v = r.take(n, "message")?;
             r.note("dnp.link_state.message", at, Value::Bytes(Cow::Borrowed(v)));
@@ -1388,7 +1385,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
             v
         };
         let values = {
-            let n = r.length(value_count as i128, "values")?;
+            let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
                 v.push(TypedValue::read(r).map_err(|e| e.within("values"))?);
@@ -1404,18 +1401,9 @@ impl<'a> Codec<'a> for LinkState<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.number;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.link_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.number.to_le_bytes());
+        w.put(&self.link_id.to_le_bytes());
+        w.put(&self.flags.bits().to_le_bytes());
         let message_len = fit(self.message.len() as u64, 65535, "message_len")? as u16;
         w.put(&message_len.to_le_bytes());
         {
@@ -1986,14 +1974,8 @@ impl<'a> Codec<'a> for ReliableAck {
         Ok(Self { number, result })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.number;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.result;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&self.number.to_le_bytes());
+        w.put(&self.result.raw().to_le_bytes());
         Ok(())
     }
 }
@@ -2030,10 +2012,7 @@ impl<'a> Codec<'a> for LinkId {
         Ok(Self { link_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.link_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.link_id.to_le_bytes());
         Ok(())
     }
 }
@@ -2081,7 +2060,7 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
             v
         };
         let links = {
-            let n = r.length(link_count as i128, "links")?;
+            let n = r.length(link_count, "links")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
                 v.push(LinkUpdateLink::read(r).map_err(|e| e.within("links"))?);
@@ -2155,7 +2134,7 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         let values = {
             let saved_0 = r.select(0, (link_id as i128) as u64, "values")?;
             let v = {
-                let n = r.length(value_count as i128, "values")?;
+                let n = r.length(value_count, "values")?;
                 let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
                 for _ in 0..n {
                     v.push(IndexedValue::read(r).map_err(|e| e.within("values"))?);
@@ -2168,10 +2147,7 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         Ok(Self { link_id, values })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.link_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.link_id.to_le_bytes());
         let value_count = fit(self.values.len() as u64, 255, "value_count")? as u8;
         w.put(&value_count.to_le_bytes());
         {
@@ -2531,10 +2507,7 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
         Ok(Self { index, value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.index;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.index.to_le_bytes());
         {
             let v = &self.value;
             match v {
@@ -2701,7 +2674,7 @@ impl<'a> Codec<'a> for LinkValues<'a> {
             v
         };
         let values = {
-            let n = r.length(value_count as i128, "values")?;
+            let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
                 v.push(TypedValue::read(r).map_err(|e| e.within("values"))?);
@@ -2797,14 +2770,8 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
         Ok(Self { number, flags, chunk })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.number;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.number.to_le_bytes());
+        w.put(&self.flags.bits().to_le_bytes());
         {
             let v = &self.chunk;
             let data: &[u8] = &v[..];
@@ -2887,7 +2854,7 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             v
         };
         let message_chunk = {
-            let n = r.length(message_chunk_len as i128, "message_chunk")?;
+            let n = r.length(message_chunk_len, "message_chunk")?;
             let at = r.pos();
             let v = r.take(n, "message_chunk")?;
             r.note(
@@ -2917,18 +2884,9 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.number;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.link_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.number.to_le_bytes());
+        w.put(&self.link_id.to_le_bytes());
+        w.put(&self.flags.bits().to_le_bytes());
         let message_chunk_len = fit(
             self.message_chunk.len() as u64,
             65535,
@@ -2981,10 +2939,7 @@ impl<'a> Codec<'a> for SInt8Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3021,10 +2976,7 @@ impl<'a> Codec<'a> for UInt8Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3061,10 +3013,7 @@ impl<'a> Codec<'a> for SInt16Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3101,10 +3050,7 @@ impl<'a> Codec<'a> for UInt16Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3141,10 +3087,7 @@ impl<'a> Codec<'a> for SInt32Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3181,10 +3124,7 @@ impl<'a> Codec<'a> for UInt32Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3221,10 +3161,7 @@ impl<'a> Codec<'a> for SInt64Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3261,10 +3198,7 @@ impl<'a> Codec<'a> for UInt64Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3303,25 +3237,22 @@ impl<'a> Codec<'a> for Float16Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "value",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
+        w.put(
+            &{
+                let x = self.value;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "value",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
         Ok(())
     }
 }
@@ -3358,10 +3289,7 @@ impl<'a> Codec<'a> for Float32Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3398,10 +3326,7 @@ impl<'a> Codec<'a> for Float64Value {
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -3447,7 +3372,7 @@ impl<'a> Codec<'a> for StringValue<'a> {
             v
         };
         let text = {
-            let n = r.length(length as i128, "text")?;
+            let n = r.length(length, "text")?;
             let at = r.pos();
             let v = r.str(n, "text")?;
             r.note("dnp.string_value.text", at, Value::Str(Cow::Borrowed(v)));
@@ -3509,7 +3434,7 @@ impl<'a> Codec<'a> for DataValue<'a> {
             v
         };
         let data = {
-            let n = r.length(length as i128, "data")?;
+            let n = r.length(length, "data")?;
             let at = r.pos();
             let v = r.take(n, "data")?;
             r.note("dnp.data_value.data", at, Value::Bytes(Cow::Borrowed(v)));
@@ -3568,14 +3493,8 @@ impl<'a> Codec<'a> for Point2S8Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3619,14 +3538,8 @@ impl<'a> Codec<'a> for Point2U8Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3670,14 +3583,8 @@ impl<'a> Codec<'a> for Point2S16Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3721,14 +3628,8 @@ impl<'a> Codec<'a> for Point2U16Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3772,14 +3673,8 @@ impl<'a> Codec<'a> for Point2S32Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3823,14 +3718,8 @@ impl<'a> Codec<'a> for Point2U32Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3874,14 +3763,8 @@ impl<'a> Codec<'a> for Point2S64Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3925,14 +3808,8 @@ impl<'a> Codec<'a> for Point2U64Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -3983,18 +3860,9 @@ impl<'a> Codec<'a> for Point3S8Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4045,18 +3913,9 @@ impl<'a> Codec<'a> for Point3U8Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4107,18 +3966,9 @@ impl<'a> Codec<'a> for Point3S16Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4169,18 +4019,9 @@ impl<'a> Codec<'a> for Point3U16Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4231,18 +4072,9 @@ impl<'a> Codec<'a> for Point3S32Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4293,18 +4125,9 @@ impl<'a> Codec<'a> for Point3U32Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4355,18 +4178,9 @@ impl<'a> Codec<'a> for Point3S64Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4417,18 +4231,9 @@ impl<'a> Codec<'a> for Point3U64Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4472,44 +4277,38 @@ impl<'a> Codec<'a> for Vector2F16Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "x",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.y;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "y",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
+        w.put(
+            &{
+                let x = self.x;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.y;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
         Ok(())
     }
 }
@@ -4553,14 +4352,8 @@ impl<'a> Codec<'a> for Vector2F32Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -4604,14 +4397,8 @@ impl<'a> Codec<'a> for Vector2F64Value {
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
         Ok(())
     }
 }
@@ -4662,63 +4449,54 @@ impl<'a> Codec<'a> for Vector3F16Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "x",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.y;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "y",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.z;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "z",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
+        w.put(
+            &{
+                let x = self.x;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.y;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.z;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "z",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
         Ok(())
     }
 }
@@ -4769,18 +4547,9 @@ impl<'a> Codec<'a> for Vector3F32Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4831,18 +4600,9 @@ impl<'a> Codec<'a> for Vector3F64Value {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
         Ok(())
     }
 }
@@ -4900,82 +4660,70 @@ impl<'a> Codec<'a> for QuaternionF16Value {
         Ok(Self { x, y, z, w })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "x",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.y;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "y",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.z;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "z",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
-        {
-            let v = &self.w;
-            w.put(
-                &{
-                    let x = *v;
-                    wiregen_runtime::f32_to_f16(x)
-                        .ok_or(
-                            EncodeError::new(
-                                "w",
-                                EncodeErrorKind::TooLarge {
-                                    value: x as u64,
-                                    max: 65504,
-                                },
-                            ),
-                        )?
-                }
-                    .to_le_bytes(),
-            );
-        }
+        w.put(
+            &{
+                let x = self.x;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.y;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.z;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "z",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
+        w.put(
+            &{
+                let x = self.w;
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "w",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
+            }
+                .to_le_bytes(),
+        );
         Ok(())
     }
 }
@@ -5033,22 +4781,10 @@ impl<'a> Codec<'a> for QuaternionF32Value {
         Ok(Self { x, y, z, w })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.w;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
+        w.put(&self.w.to_le_bytes());
         Ok(())
     }
 }
@@ -5106,22 +4842,10 @@ impl<'a> Codec<'a> for QuaternionF64Value {
         Ok(Self { x, y, z, w })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.w;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
+        w.put(&self.w.to_le_bytes());
         Ok(())
     }
 }

@@ -57,22 +57,10 @@ impl<'a> Codec<'a> for Move {
         Ok(Self { character, x, y, running })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.character;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.running;
-            w.put(&[(*v) as u8]);
-        }
+        w.put(&self.character.to_le_bytes());
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&[self.running as u8]);
         Ok(())
     }
 }
@@ -117,7 +105,7 @@ impl<'a> Codec<'a> for Say<'a> {
                 let at = r.pos();
                 let v = u16::from_le_bytes(r.array::<2usize>("text")?);
                 r.note("dungeon.say.text.length", at, Value::U(v as u64));
-                r.length(v as i128, "text")?
+                r.length(v, "text")?
             };
             let at = r.pos();
             let v = r.str(n, "text")?;
@@ -174,7 +162,7 @@ impl<'a> Codec<'a> for Inventory {
                 let at = r.pos();
                 let v = u8::from_le_bytes(r.array::<1usize>("items")?);
                 r.note("dungeon.inventory.items.length", at, Value::U(v as u64));
-                r.length(v as i128, "items")?
+                r.length(v, "items")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 6));
             for _ in 0..n {
@@ -185,10 +173,7 @@ impl<'a> Codec<'a> for Inventory {
         Ok(Self { character, items })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.character;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.character.to_le_bytes());
         {
             let v = &self.items;
             let n = fit(v.len() as u64, 255, "items")? as u8;
@@ -240,14 +225,8 @@ impl<'a> Codec<'a> for Item {
         Ok(Self { item_id, count })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.item_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.count;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.item_id.to_le_bytes());
+        w.put(&self.count.to_le_bytes());
         Ok(())
     }
 }

@@ -257,10 +257,7 @@ impl<'a> Codec<'a> for Init {
         Ok(Self { salt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.salt;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.salt.to_be_bytes());
         Ok(())
     }
 }
@@ -299,10 +296,7 @@ impl<'a> Codec<'a> for Challenge {
         Ok(Self { pepper })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.pepper;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.pepper.to_be_bytes());
         Ok(())
     }
 }
@@ -341,10 +335,7 @@ impl<'a> Codec<'a> for ChallengeResponse {
         Ok(Self { seasoning })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.seasoning;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.seasoning.to_be_bytes());
         Ok(())
     }
 }
@@ -430,18 +421,9 @@ impl<'a> Codec<'a> for Packet<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.flags;
-            w.put(&(*v).bits().to_be_bytes());
-        }
-        {
-            let v = &self.chunk;
-            w.put(&(*v).to_be_bytes());
-        }
-        {
-            let v = &self.sequence;
-            w.put(&(*v).to_be_bytes());
-        }
+        w.put(&self.flags.bits().to_be_bytes());
+        w.put(&self.chunk.to_be_bytes());
+        w.put(&self.sequence.to_be_bytes());
         {
             let v = &self.data;
             let data: &[u8] = &v[..];
@@ -735,10 +717,7 @@ impl<'a> Codec<'a> for GameOver {
         Ok(Self { won })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.won;
-            w.bits((*v) as u64, 1);
-        }
+        w.bits(self.won as u64, 1);
         Ok(())
     }
 }
@@ -1010,11 +989,8 @@ impl<'a> Codec<'a> for Object {
             let v = &self.position;
             v.write(w).map_err(|e| e.within("position"))?;
         }
-        {
-            let v = &self.kind;
-            let raw = fit((*v).raw() as u64, 1, "kind")?;
-            w.bits(raw, 1u32);
-        }
+        let raw = fit(self.kind.raw() as u64, 1, "kind")?;
+        w.bits(raw, 1u32);
         let breakable = self.durability.is_some();
         w.bits(breakable as u64, 1);
         if let Some(v) = &self.durability {
@@ -1139,10 +1115,7 @@ impl<'a> Codec<'a> for Player {
             let v = &self.position;
             v.write(w).map_err(|e| e.within("position"))?;
         }
-        {
-            let v = &self.movement;
-            w.bits((*v).bits() as u64, 8u32);
-        }
+        w.bits(self.movement.bits() as u64, 8u32);
         let is_holding = self.holding.is_some();
         w.bits(is_holding as u64, 1);
         if let Some(v) = &self.holding {
@@ -1215,18 +1188,9 @@ impl<'a> Codec<'a> for Point {
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
-        {
-            let v = &self.y;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
-        {
-            let v = &self.z;
-            w.bits((*v).to_bits() as u64, 32u32);
-        }
+        w.bits(self.x.to_bits() as u64, 32u32);
+        w.bits(self.y.to_bits() as u64, 32u32);
+        w.bits(self.z.to_bits() as u64, 32u32);
         Ok(())
     }
 }
@@ -1948,10 +1912,7 @@ impl<'a> Codec<'a> for Move {
         Ok(Self { direction })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.direction;
-            w.bits((*v).bits() as u64, 8u32);
-        }
+        w.bits(self.direction.bits() as u64, 8u32);
         Ok(())
     }
 }
@@ -2039,7 +2000,7 @@ pub const PIECE_SIZE: usize = 504;
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
-        (self.flags.bits() & 2 == 0) && ((self.data.len() as i128) > 0i128)
+        (self.flags.bits() & 2 == 0) && (!self.data.is_empty())
     }
     /// The piece this packet carries.
     pub fn piece(&self) -> Option<&[u8]> {

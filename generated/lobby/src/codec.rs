@@ -71,10 +71,7 @@ impl<'a> Codec<'a> for Greeting<'a> {
             let data: &[u8] = v.as_bytes();
             w.put(data);
         }
-        {
-            let v = &self.value;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.value.to_le_bytes());
         Ok(())
     }
 }
@@ -216,18 +213,9 @@ impl<'a> Codec<'a> for Room {
         Ok(Self { room_id, players, open })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.room_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.players;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.open;
-            w.put(&[(*v) as u8]);
-        }
+        w.put(&self.room_id.to_le_bytes());
+        w.put(&self.players.to_le_bytes());
+        w.put(&[self.open as u8]);
         Ok(())
     }
 }

@@ -621,10 +621,7 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         Ok(Self { message_id, payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.message_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.message_id.to_le_bytes());
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];
@@ -714,14 +711,8 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.sequence_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.message_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.sequence_id.to_le_bytes());
+        w.put(&self.message_id.to_le_bytes());
         {
             let v = &self.payload;
             let data: &[u8] = &v[..];
@@ -775,14 +766,8 @@ impl<'a> Codec<'a> for Ack {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.last_received_seq;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.acks_bitfield;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.last_received_seq.to_le_bytes());
+        w.put(&self.acks_bitfield.to_le_bytes());
         Ok(())
     }
 }
@@ -840,18 +825,9 @@ impl<'a> Codec<'a> for AckExtra {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.last_received_seq;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.acks_bitfield;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.for_seq;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.last_received_seq.to_le_bytes());
+        w.put(&self.acks_bitfield.to_le_bytes());
+        w.put(&self.for_seq.to_le_bytes());
         Ok(())
     }
 }
@@ -965,10 +941,7 @@ impl<'a> Codec<'a> for Reject<'a> {
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.reason;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&self.reason.raw().to_le_bytes());
         {
             let v = &self.custom;
             let data: &[u8] = &v[..];
@@ -1092,14 +1065,8 @@ impl<'a> Codec<'a> for ClientHeartbeat {
         Ok(Self { ping_id, rtt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.ping_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.rtt;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.ping_id.to_le_bytes());
+        w.put(&self.rtt.to_le_bytes());
         Ok(())
     }
 }
@@ -1136,10 +1103,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         Ok(Self { ping_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.ping_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.ping_id.to_le_bytes());
         Ok(())
     }
 }
@@ -1280,10 +1244,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.reason;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&self.reason.raw().to_le_bytes());
         {
             let v = &self.custom;
             let data: &[u8] = &v[..];
@@ -1334,14 +1295,8 @@ impl<'a> Codec<'a> for ClientId {
         Ok(Self { sequence_id, client_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.sequence_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.client_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.sequence_id.to_le_bytes());
+        w.put(&self.client_id.to_le_bytes());
         Ok(())
     }
 }

@@ -687,10 +687,7 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.sequence_id;
-            w.bits((*v) as u64, 16u32);
-        }
+        w.bits(self.sequence_id as u64, 16u32);
         {
             let v = &self.message_id;
             w.leb128(*v);
@@ -783,18 +780,9 @@ impl<'a> Codec<'a> for Notify<'a> {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.last_received_seq;
-            w.bits((*v) as u64, 16u32);
-        }
-        {
-            let v = &self.received_bits;
-            w.bits((*v) as u64, 8u32);
-        }
-        {
-            let v = &self.sequence_id;
-            w.bits((*v) as u64, 16u32);
-        }
+        w.bits(self.last_received_seq as u64, 16u32);
+        w.bits(self.received_bits as u64, 8u32);
+        w.bits(self.sequence_id as u64, 16u32);
         {
             let v = &self.payload;
             w.put_bits(v);
@@ -866,22 +854,10 @@ impl<'a> Codec<'a> for Ack {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.last_received_seq;
-            w.bits((*v) as u64, 16u32);
-        }
-        {
-            let v = &self.received_bits;
-            w.bits((*v) as u64, 16u32);
-        }
-        {
-            let v = &self.has_for_seq;
-            w.bits((*v) as u64, 1);
-        }
-        {
-            let v = &self.for_seq;
-            w.bits((*v) as u64, 16u32);
-        }
+        w.bits(self.last_received_seq as u64, 16u32);
+        w.bits(self.received_bits as u64, 16u32);
+        w.bits(self.has_for_seq as u64, 1);
+        w.bits(self.for_seq as u64, 16u32);
         Ok(())
     }
 }
@@ -998,10 +974,7 @@ impl<'a> Codec<'a> for Reject<'a> {
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.reason;
-            w.bits((*v).raw() as u64, 8u32);
-        }
+        w.bits(self.reason.raw() as u64, 8u32);
         {
             let v = &self.custom;
             w.put_bits(v);
@@ -1124,14 +1097,8 @@ impl<'a> Codec<'a> for ClientHeartbeat {
         Ok(Self { ping_id, rtt })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.ping_id;
-            w.bits((*v) as u64, 8u32);
-        }
-        {
-            let v = &self.rtt;
-            w.bits(((*v) as i64 as u64) & 65535, 16u32);
-        }
+        w.bits(self.ping_id as u64, 8u32);
+        w.bits((self.rtt as i64 as u64) & 65535, 16u32);
         Ok(())
     }
 }
@@ -1168,10 +1135,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         Ok(Self { ping_id })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.ping_id;
-            w.bits((*v) as u64, 8u32);
-        }
+        w.bits(self.ping_id as u64, 8u32);
         Ok(())
     }
 }
@@ -1310,10 +1274,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.reason;
-            w.bits((*v).raw() as u64, 8u32);
-        }
+        w.bits(self.reason.raw() as u64, 8u32);
         {
             let v = &self.custom;
             w.put_bits(v);
@@ -1364,14 +1325,8 @@ impl<'a> Codec<'a> for ClientId {
         Ok(Self { sequence_id, client_id })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.sequence_id;
-            w.bits((*v) as u64, 16u32);
-        }
-        {
-            let v = &self.client_id;
-            w.bits((*v) as u64, 16u32);
-        }
+        w.bits(self.sequence_id as u64, 16u32);
+        w.bits(self.client_id as u64, 16u32);
         Ok(())
     }
 }

@@ -468,7 +468,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         let checksum_note = r.notes_len();
         let payload = {
-            let n = r.length(payload_size as i128, "payload")?;
+            let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
             let v = if flags.bits() & 2 != 0 {
                 PacketPayload::Other {
@@ -568,33 +568,17 @@ impl<'a> Codec<'a> for Packet<'a> {
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let flags = PacketFlags(
-            self.flags.bits() & !4u8
-                | if (command.raw() as i128) == 255i128 { 4u8 } else { 0 },
+            self.flags.bits() & !4u8 | if command.raw() == 255 { 4u8 } else { 0 },
         );
         {
             let v = &flags;
             w.put(&(*v).bits().to_le_bytes());
         }
-        {
-            let v = &self.sequence;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.ack;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_index;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_count;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.sequence.to_le_bytes());
+        w.put(&self.ack.to_le_bytes());
+        w.put(&self.fragment_id.to_le_bytes());
+        w.put(&self.fragment_index.to_le_bytes());
+        w.put(&self.fragment_count.to_le_bytes());
         let payload_size_at = w.len();
         w.put(&[0u8; 2]);
         let checksum_at = w.len();
@@ -711,7 +695,7 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             );
         }
         let username = {
-            let n = r.length(username_len as i128, "username")?;
+            let n = r.length(username_len, "username")?;
             let at = r.pos();
             let v = r.str(n, "username")?;
             r.note("rtype.req_login.username", at, Value::Str(Cow::Borrowed(v)));
@@ -743,14 +727,8 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             let data: &[u8] = v.as_bytes();
             w.put(data);
         }
-        {
-            let v = &self.version;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.preferred_fragment_size;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.version.to_le_bytes());
+        w.put(&self.preferred_fragment_size.to_le_bytes());
         Ok(())
     }
 }
@@ -809,18 +787,9 @@ impl<'a> Codec<'a> for ResLogin {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.success;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.player_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.effective_fragment_size;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.success.to_le_bytes());
+        w.put(&self.player_id.to_le_bytes());
+        w.put(&self.effective_fragment_size.to_le_bytes());
         Ok(())
     }
 }
@@ -859,10 +828,7 @@ impl<'a> Codec<'a> for ReqJoinRoom {
         Ok(Self { room_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.room_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.room_id.to_le_bytes());
         Ok(())
     }
 }
@@ -906,10 +872,7 @@ impl<'a> Codec<'a> for CInput {
         Ok(Self { input_mask })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.input_mask;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.input_mask.bits().to_le_bytes());
         Ok(())
     }
 }
@@ -1017,22 +980,10 @@ impl<'a> Codec<'a> for EntityState {
         Ok(Self { entity_id, x, y, r#type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.entity_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.r#type;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.entity_id.to_le_bytes());
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.r#type.to_le_bytes());
         Ok(())
     }
 }

@@ -729,7 +729,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         let checksum_note = r.notes_len();
         let payload = {
-            let n = r.length(payload_size as i128, "payload")?;
+            let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
             let v = if flags.bits() & 2 != 0 {
                 PacketPayload::Other {
@@ -870,33 +870,17 @@ impl<'a> Codec<'a> for Packet<'a> {
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let flags = PacketFlags(
-            self.flags.bits() & !4u8
-                | if (command.raw() as i128) == 255i128 { 4u8 } else { 0 },
+            self.flags.bits() & !4u8 | if command.raw() == 255 { 4u8 } else { 0 },
         );
         {
             let v = &flags;
             w.put(&(*v).bits().to_le_bytes());
         }
-        {
-            let v = &self.sequence;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.ack;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_index;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.fragment_count;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.sequence.to_le_bytes());
+        w.put(&self.ack.to_le_bytes());
+        w.put(&self.fragment_id.to_le_bytes());
+        w.put(&self.fragment_index.to_le_bytes());
+        w.put(&self.fragment_count.to_le_bytes());
         let payload_size_at = w.len();
         w.put(&[0u8; 2]);
         let checksum_at = w.len();
@@ -1032,14 +1016,8 @@ impl<'a> Codec<'a> for CInput {
         Ok(Self { client_tick, input_mask })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.client_tick;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.input_mask;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&self.client_tick.to_le_bytes());
+        w.put(&self.input_mask.bits().to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1099,7 +1077,7 @@ impl<'a> Codec<'a> for SEntityState<'a> {
             v
         };
         let entries = {
-            let n = r.length(entry_count as i128, "entries")?;
+            let n = r.length(entry_count, "entries")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 5));
             for _ in 0..n {
                 v.push(DeltaEntry::read(r).map_err(|e| e.within("entries"))?);
@@ -1109,10 +1087,7 @@ impl<'a> Codec<'a> for SEntityState<'a> {
         Ok(Self { tick, entries })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.tick;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.tick.to_le_bytes());
         let entry_count = fit(self.entries.len() as u64, 4294967295, "entry_count")?
             as u32;
         w.put(&entry_count.to_le_bytes());
@@ -1165,10 +1140,7 @@ impl<'a> Codec<'a> for ReqLogout {
         Ok(Self { player_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.player_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.player_id.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1297,10 +1269,7 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let op = self.component.op();
         w.put(&op.raw().to_le_bytes());
-        {
-            let v = &self.entity_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.entity_id.to_le_bytes());
         {
             let v = &self.component;
             match v {
@@ -1445,7 +1414,7 @@ impl<'a> Codec<'a> for SetComponent<'a> {
             v
         };
         let data = {
-            let n = r.length(data_size as i128, "data")?;
+            let n = r.length(data_size, "data")?;
             let saved = r.limit(n, "data")?;
             let v = match component_type {
                 ComponentType::Bullet => SetComponentData::Bullet,
@@ -1620,10 +1589,7 @@ impl<'a> Codec<'a> for RemoveComponent {
         Ok(Self { component_type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.component_type;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&self.component_type.raw().to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1663,10 +1629,7 @@ impl<'a> Codec<'a> for Controllable {
         Ok(Self { speed })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.speed;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.speed.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1707,10 +1670,7 @@ impl<'a> Codec<'a> for Shooter {
         Ok(Self { timer })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.timer;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.timer.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1764,18 +1724,9 @@ impl<'a> Codec<'a> for Health {
         Ok(Self { hp, max_hp, changes })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.hp;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.max_hp;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.changes;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.hp.to_le_bytes());
+        w.put(&self.max_hp.to_le_bytes());
+        w.put(&self.changes.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1841,22 +1792,10 @@ impl<'a> Codec<'a> for Hitbox {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.width;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.height;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.offset_x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.offset_y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.width.to_le_bytes());
+        w.put(&self.height.to_le_bytes());
+        w.put(&self.offset_x.to_le_bytes());
+        w.put(&self.offset_y.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1903,14 +1842,8 @@ impl<'a> Codec<'a> for PlayerComponent {
         Ok(Self { id, shoot_cooldown })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.shoot_cooldown;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.id.to_le_bytes());
+        w.put(&self.shoot_cooldown.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1957,14 +1890,8 @@ impl<'a> Codec<'a> for Replicated {
         Ok(Self { tag, last_update_tick })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.tag;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.last_update_tick;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.tag.to_le_bytes());
+        w.put(&self.last_update_tick.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2046,30 +1973,12 @@ impl<'a> Codec<'a> for MovementPattern {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.kind;
-            w.put(&(*v).raw().to_le_bytes());
-        }
-        {
-            let v = &self.speed;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.amplitude;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.frequency;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.timer;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.base_y;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.kind.raw().to_le_bytes());
+        w.put(&self.speed.to_le_bytes());
+        w.put(&self.amplitude.to_le_bytes());
+        w.put(&self.frequency.to_le_bytes());
+        w.put(&self.timer.to_le_bytes());
+        w.put(&self.base_y.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2151,30 +2060,12 @@ impl<'a> Codec<'a> for Stats {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.score;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.dmg;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.kills;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.level;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.point_to_next_level;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.boss_active;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.score.to_le_bytes());
+        w.put(&self.dmg.to_le_bytes());
+        w.put(&self.kills.to_le_bytes());
+        w.put(&self.level.to_le_bytes());
+        w.put(&self.point_to_next_level.to_le_bytes());
+        w.put(&self.boss_active.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2214,10 +2105,7 @@ impl<'a> Codec<'a> for Tag {
         Ok(Self { id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.id.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2340,50 +2228,17 @@ impl<'a> Codec<'a> for Transform {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.z;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.origin_x;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.origin_y;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.rx;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.ry;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.rz;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.sx;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.sy;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.sz;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.x.to_le_bytes());
+        w.put(&self.y.to_le_bytes());
+        w.put(&self.z.to_le_bytes());
+        w.put(&self.origin_x.to_le_bytes());
+        w.put(&self.origin_y.to_le_bytes());
+        w.put(&self.rx.to_le_bytes());
+        w.put(&self.ry.to_le_bytes());
+        w.put(&self.rz.to_le_bytes());
+        w.put(&self.sx.to_le_bytes());
+        w.put(&self.sy.to_le_bytes());
+        w.put(&self.sz.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2448,7 +2303,7 @@ impl<'a> Codec<'a> for LobbyString<'a> {
             );
         }
         let text = {
-            let n = r.length(len as i128, "text")?;
+            let n = r.length(len, "text")?;
             let at = r.pos();
             let v = r.str(n, "text")?;
             r.note("rtype_impl.lobby_string.text", at, Value::Str(Cow::Borrowed(v)));
@@ -2532,7 +2387,7 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
             );
         }
         let lobbies = {
-            let n = r.length(count as i128, "lobbies")?;
+            let n = r.length(count, "lobbies")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 9));
             for _ in 0..n {
                 v.push(LobbyInfo::read(r).map_err(|e| e.within("lobbies"))?);
@@ -2633,26 +2488,14 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.lobby_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.lobby_id.to_le_bytes());
         {
             let v = &self.name;
             v.write(w).map_err(|e| e.within("name"))?;
         }
-        {
-            let v = &self.current_players;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.max_players;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.port;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.current_players.to_le_bytes());
+        w.put(&self.max_players.to_le_bytes());
+        w.put(&self.port.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2709,10 +2552,7 @@ impl<'a> Codec<'a> for ReqCreateLobby<'a> {
             let v = &self.name;
             v.write(w).map_err(|e| e.within("name"))?;
         }
-        {
-            let v = &self.max_players;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.max_players.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2788,18 +2628,9 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.success;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.lobby_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.port;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.success.to_le_bytes());
+        w.put(&self.lobby_id.to_le_bytes());
+        w.put(&self.port.to_le_bytes());
         {
             let v = &self.error_message;
             v.write(w).map_err(|e| e.within("error_message"))?;
@@ -2844,10 +2675,7 @@ impl<'a> Codec<'a> for LobbyRef {
         Ok(Self { lobby_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.lobby_id;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.lobby_id.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2914,14 +2742,8 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.success;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.port;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.success.to_le_bytes());
+        w.put(&self.port.to_le_bytes());
         {
             let v = &self.error_message;
             v.write(w).map_err(|e| e.within("error_message"))?;
@@ -2976,14 +2798,8 @@ impl<'a> Codec<'a> for LobbyStateUpdate {
         Ok(Self { lobby_id, current_players })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.lobby_id;
-            w.put(&(*v).to_le_bytes());
-        }
-        {
-            let v = &self.current_players;
-            w.put(&(*v).to_le_bytes());
-        }
+        w.put(&self.lobby_id.to_le_bytes());
+        w.put(&self.current_players.to_le_bytes());
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {

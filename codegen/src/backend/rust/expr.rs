@@ -317,6 +317,9 @@ impl<'p> Gen<'p> {
                 let (a, b) = (self.expr_top(a, ctx), self.expr_top(b, ctx));
                 quote! { (if #c { #a } else { #b }) }
             }
+            Expr::Binary(op, a, b) if self.native_comparison(op, a, b, ctx).is_some() => {
+                self.native_comparison(op, a, b, ctx).unwrap_or_default()
+            }
             Expr::Binary(op, a, b) => {
                 let a = self.expr(a, ctx);
                 let b = self.expr(b, ctx);
@@ -343,6 +346,87 @@ impl<'p> Gen<'p> {
                 }
             }
         }
+    }
+
+    /// A field read in its own Rust type, when `e` is one that needs no widening: an integer,
+    /// enum (its raw value) or flag set (its bits) not behind an optional field, or the length
+    /// of one (`usize`). With the range of values that type holds.
+    pub(crate) fn native_int(&self, e: &Expr, ctx: Ctx) -> Option<(TokenStream, (i128, i128))> {
+        let range = |signed: bool, bits: u32| {
+            if signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            }
+        };
+        match e {
+            Expr::Field(path) if !self.through_optional(path) => {
+                let x = self.access(path, ctx);
+                match &self.p.field(path.last()?).ty {
+                    Ty::Int(it) => Some((x, range(it.signed, it.storage_bits()))),
+                    Ty::Enum(id) => {
+                        let it = self.p.enums[*id].repr;
+                        Some((quote! { #x.raw() }, range(it.signed, it.storage_bits())))
+                    }
+                    Ty::Flags(id) => {
+                        let it = self.p.flags[*id].repr;
+                        Some((quote! { #x.bits() }, range(it.signed, it.storage_bits())))
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Len(path, _) if !self.through_optional(path) => {
+                let x = self.access(path, ctx);
+                Some((quote! { #x.len() }, (0, u32::MAX as i128)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `a op b` compared in the field's own type when one side is a field (see
+    /// [`Self::native_int`]) and the other a number that type holds: `kind.raw() == 255`
+    /// rather than `(kind.raw() as i128) == 255i128`, and `!data.is_empty()` for a length
+    /// above 0.
+    fn native_comparison(&self, op: &BinOp, a: &Expr, b: &Expr, ctx: Ctx) -> Option<TokenStream> {
+        use BinOp::*;
+        // With the field on the left (`0 < n` is `n > 0`).
+        let (field, v, op) = match (a, b) {
+            (Expr::Int(v), field) => {
+                let flipped = match op {
+                    Lt => Gt,
+                    Le => Ge,
+                    Gt => Lt,
+                    Ge => Le,
+                    other => *other,
+                };
+                (field, *v, flipped)
+            }
+            (field, Expr::Int(v)) => (field, *v, *op),
+            _ => return None,
+        };
+        let (x, (lo, hi)) = self.native_int(field, ctx)?;
+        if !(lo..=hi).contains(&(v as i128)) {
+            return None;
+        }
+        if let Expr::Len(path, _) = field {
+            let list = self.access(path, ctx);
+            match (op, v) {
+                (Gt | Ne, 0) | (Ge, 1) => return Some(quote! { (!#list.is_empty()) }),
+                (Eq | Le, 0) | (Lt, 1) => return Some(quote! { (#list.is_empty()) }),
+                _ => {}
+            }
+        }
+        let op = match op {
+            Eq => quote! { == },
+            Ne => quote! { != },
+            Lt => quote! { < },
+            Le => quote! { <= },
+            Gt => quote! { > },
+            Ge => quote! { >= },
+            _ => return None,
+        };
+        let v = Literal::u64_unsuffixed(v);
+        Some(quote! { (#x #op #v) })
     }
 
     /// The negation of condition `e`, without outer parentheses: comparisons and flag tests

@@ -259,7 +259,7 @@ impl<'p> Gen<'p> {
             Len::Prefix(it) => {
                 let read = read_int(it, nm, self.bits(sid));
                 let a = naming::prefix_abbrev(abbrev);
-                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v as i128, #nm)? } }
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v, #nm)? } }
             }
             Len::VarPrefix(v) => {
                 let a = naming::prefix_abbrev(abbrev);
@@ -268,10 +268,14 @@ impl<'p> Gen<'p> {
                     VarInt::RiptideLen => quote! { r.riptide_len(#nm)? as u64 },
                     _ => return Err(Internal(format!("'{nm}': this varint as a prefix"))),
                 };
-                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v as i128, #nm)? } }
+                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v, #nm)? } }
             }
             Len::Expr(e) | Len::Bytes(e) => {
-                let e = self.expr_top(e, Ctx::Decode);
+                // (A plain integer field is passed as it is: `length` takes any integer.)
+                let e = match self.native_int(e, Ctx::Decode) {
+                    Some((x, _)) => x,
+                    None => self.expr_top(e, Ctx::Decode),
+                };
                 quote! { r.length(#e, #nm)? }
             }
             Len::Rest | Len::Natural if self.bits(sid) => quote! { r.remaining() / 8 },

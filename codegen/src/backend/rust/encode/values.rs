@@ -44,12 +44,16 @@ impl<'p> Gen<'p> {
                         let implied = self.implied(s, f)?;
                         quote! { #implied { let v = &#local; #max_check #body } }
                     }
+                    // A number written as it is: from the field itself.
+                    (None, _) if f.ty.is_scalar() && max_check.is_empty() && !f.ty.is_varint() => {
+                        self.write_scalar(sid, fi, &f.ty, quote! { self.#local }, nm)?
+                    }
                     (None, _) => quote! { { let v = &self.#local; #max_check #body } },
                     (Some(_), Presence::FromValue | Presence::Always) => {
                         quote! { if let Some(v) = &self.#local { #max_check #body } }
                     }
                     (Some(c), Presence::Checked) => {
-                        let cond = self.expr(c, Ctx::Encode);
+                        let cond = self.expr_top(c, Ctx::Encode);
                         quote! {
                             match (&self.#local, #cond) {
                                 (Some(v), true) => { #max_check #body }
