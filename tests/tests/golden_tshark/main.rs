@@ -10,6 +10,7 @@ use wiregen_tests::*;
 mod bit_streams;
 mod checksums;
 mod compression;
+mod enet;
 mod fields;
 mod filter_names;
 mod strings;
