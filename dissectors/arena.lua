@@ -244,8 +244,11 @@ end
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
 local INFO_TAIL = ""
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- PlayerMove: A player's new position.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -272,7 +275,6 @@ local function dissect_PlayerMove(tvb, pinfo, tree, offset, limit)
 end
 
 -- Chat: A chat line.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -296,7 +298,6 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Entity
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -332,7 +333,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
 end
 
 -- Spawn: Entities appearing in the world.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Spawn(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   local v = {}

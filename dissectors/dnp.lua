@@ -633,8 +633,11 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- ConnectionRequest
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -665,7 +668,6 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
 end
 
 -- ConnectionAck
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -691,7 +693,6 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
 end
 
 -- UnreliableMessage
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
@@ -706,7 +707,6 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableMessage
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
   -- number: Reliable number (one counter per direction, wraps with % 65535).
@@ -725,7 +725,6 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- SInt8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
@@ -735,7 +734,6 @@ local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- UInt8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
@@ -745,7 +743,6 @@ local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- SInt16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
@@ -755,7 +752,6 @@ local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- UInt16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
@@ -765,7 +761,6 @@ local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- SInt32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
@@ -775,7 +770,6 @@ local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- UInt32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
@@ -785,7 +779,6 @@ local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- SInt64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
@@ -795,7 +788,6 @@ local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- UInt64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
@@ -805,7 +797,6 @@ local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Float16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- value
@@ -818,7 +809,6 @@ local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Float32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
@@ -828,7 +818,6 @@ local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Float64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
   -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
@@ -838,7 +827,6 @@ local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- StringValue
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -859,7 +847,6 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
 end
 
 -- DataValue
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -880,7 +867,6 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2S8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
@@ -894,7 +880,6 @@ local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2U8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
@@ -908,7 +893,6 @@ local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2S16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -922,7 +906,6 @@ local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2U16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -936,7 +919,6 @@ local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2S32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -950,7 +932,6 @@ local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2U32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -964,7 +945,6 @@ local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2S64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -978,7 +958,6 @@ local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point2U64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -992,7 +971,6 @@ local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3S8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
@@ -1010,7 +988,6 @@ local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3U8Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
@@ -1028,7 +1005,6 @@ local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3S16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -1046,7 +1022,6 @@ local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3U16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -1064,7 +1039,6 @@ local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3S32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -1082,7 +1056,6 @@ local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3U32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -1100,7 +1073,6 @@ local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3S64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -1118,7 +1090,6 @@ local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point3U64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -1136,7 +1107,6 @@ local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector2F16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1155,7 +1125,6 @@ local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector2F32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -1169,7 +1138,6 @@ local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector2F64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -1183,7 +1151,6 @@ local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector3F16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1208,7 +1175,6 @@ local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector3F32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -1226,7 +1192,6 @@ local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vector3F64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -1244,7 +1209,6 @@ local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- QuaternionF16Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1275,7 +1239,6 @@ local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- QuaternionF32Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -1297,7 +1260,6 @@ local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- QuaternionF64Value
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
@@ -1319,7 +1281,6 @@ local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
 end
 
 -- TypedValue: A type code and the value.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -1569,7 +1530,6 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkState: A link's state and its typed values.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
@@ -1635,7 +1595,6 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableAck
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -1655,7 +1614,6 @@ local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkId
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
@@ -1665,7 +1623,6 @@ local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
 end
 
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -1915,7 +1872,6 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkUpdateLink
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -1967,7 +1923,6 @@ local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkUpdate: New values of some links, by index and without types (the links' Link States gave them).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkUpdate(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -2061,7 +2016,6 @@ local function join_0(pinfo, tree, v)
 end
 
 -- LongReliableMessage
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -2094,7 +2048,6 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- LinkValues: The joined values chunks of a Long Link State.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LinkValues(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -2204,7 +2157,6 @@ local function join_1(pinfo, tree, v)
 end
 
 -- LongLinkState
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -2260,7 +2212,6 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
 end
 
 -- Command: One DNP datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -2366,7 +2317,10 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Command(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.code == nil and "?" or enum_name(VS_CommandCode, ROOT_VALUES.code, "Unknown (0x%02x)")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.code == nil and "?" or enum_name(VS_CommandCode, ROOT_VALUES.code, "Unknown (0x%02x)"))
+        .. " [malformed]"
+    end
     return "Drag[en]gine Network Protocol [malformed]"
   end
   if offset < size then

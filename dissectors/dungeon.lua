@@ -135,8 +135,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Move: A character moves.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- character
@@ -159,7 +162,6 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
 end
 
 -- Say: A chat line.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Say(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text: u16 byte count, then UTF-8.
@@ -175,7 +177,6 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
 end
 
 -- Item
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   -- item_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
@@ -189,7 +190,6 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
 end
 
 -- Inventory: A character's items.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   -- character

@@ -489,11 +489,14 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "REL" }, { 2, "ACK" }, { 4, "FIN" }, { 8, "END" } }
 
 -- Init: The client's first datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
   -- salt: Chosen at random by the client.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
@@ -503,7 +506,6 @@ local function dissect_Init(tvb, pinfo, tree, offset, limit)
 end
 
 -- Challenge: The server's first datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
   -- pepper: Chosen at random by the server.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
@@ -513,7 +515,6 @@ local function dissect_Challenge(tvb, pinfo, tree, offset, limit)
 end
 
 -- ChallengeResponse: The client's second datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
   -- seasoning: salt XOR pepper.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "seasoning", 4, limit - offset) end
@@ -523,7 +524,6 @@ local function dissect_ChallengeResponse(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet: Every datagram after the handshake: a header and a chunk (none for ACK and close).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -564,7 +564,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
 end
 
 -- Point
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   local val
   -- x
@@ -586,7 +585,6 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
 end
 
 -- Object
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Object(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
@@ -632,7 +630,6 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
 end
 
 -- Player
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
@@ -699,7 +696,6 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
 end
 
 -- EntityKind
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -732,7 +728,6 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
 end
 
 -- Entity
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- id
@@ -750,7 +745,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
 end
 
 -- Snapshot
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   local v = {}
@@ -773,7 +767,6 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
 end
 
 -- GameOver
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   local item, val
   -- won: 0: the client lost, 1: it won.
@@ -786,7 +779,6 @@ local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
 end
 
 -- EventKind
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -819,7 +811,6 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
 end
 
 -- Event
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Event(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- time: Tick of the event.
@@ -837,7 +828,6 @@ local function dissect_Event(tvb, pinfo, tree, offset, limit)
 end
 
 -- Error
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Error(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -858,7 +848,6 @@ local function dissect_Error(tvb, pinfo, tree, offset, limit)
 end
 
 -- Connect
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- player
@@ -876,7 +865,6 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResponseKind
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -909,7 +897,6 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
 end
 
 -- Response
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Response(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
@@ -927,7 +914,6 @@ local function dissect_Response(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerMessage: A message from the server (the reassembled payload of a sequence sent from port 8999).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -960,7 +946,6 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- RequestKind
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -981,7 +966,6 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
 end
 
 -- Request
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Request(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
@@ -999,7 +983,6 @@ local function dissect_Request(tvb, pinfo, tree, offset, limit)
 end
 
 -- Break
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Break(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -1021,7 +1004,6 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
 end
 
 -- Throw
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- target
@@ -1034,7 +1016,6 @@ local function dissect_Throw(tvb, pinfo, tree, offset, limit)
 end
 
 -- Move
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local item, val
   -- direction
@@ -1051,7 +1032,6 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
 end
 
 -- Action
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Action(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -1090,7 +1070,6 @@ local function dissect_Action(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientMessage: A message from the client (1-bit tag, per the notes; the payload of a sequence sent to port 8999).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientMessage(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -1277,14 +1256,25 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, "")) .. " chunk=" .. (ROOT_VALUES.chunk == nil and "?" or int_text(ROOT_VALUES.chunk)) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence)) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, ""))
+        .. " chunk="
+        .. (ROOT_VALUES.chunk == nil and "?" or int_text(ROOT_VALUES.chunk))
+        .. " seq="
+        .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence))
+        .. " [malformed]"
+    end
     return "Game Protocol [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return flag_names(v.flags, FN_PacketFlags, "") .. " chunk=" .. int_text(v.chunk) .. " seq=" .. int_text(v.sequence) .. whole
+  return flag_names(v.flags, FN_PacketFlags, "")
+    .. " chunk="
+    .. int_text(v.chunk)
+    .. " seq="
+    .. int_text(v.sequence) .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

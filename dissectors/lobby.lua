@@ -139,8 +139,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Greeting
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -168,7 +171,6 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
 end
 
 -- Room
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Room(tvb, pinfo, tree, offset, limit)
   -- room_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
@@ -186,7 +188,6 @@ local function dissect_Room(tvb, pinfo, tree, offset, limit)
 end
 
 -- RoomList
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}

@@ -279,8 +279,11 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- UserMessage: An unreliable user message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -303,7 +306,6 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- Ack: Acknowledges the last received sequence id and the 16 before it.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
@@ -317,7 +319,6 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
 end
 
 -- AckExtra: An Ack for a sequence id other than the last received one.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
@@ -335,7 +336,6 @@ local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
 end
 
 -- Connect: A connection attempt; empty from the server, it means "pending".
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item, n
   -- custom: Application connect data (may be empty).
@@ -348,7 +348,6 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Reject: Connection rejected.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -370,7 +369,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientHeartbeat
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
@@ -384,7 +382,6 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerHeartbeat
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
@@ -394,7 +391,6 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Heartbeat: Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
@@ -419,7 +415,6 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerDisconnect
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -441,7 +436,6 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Disconnect: From the client, the header byte alone; from the server, a reason.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
@@ -457,7 +451,6 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableUserMessage: A reliable user message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -484,7 +477,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
@@ -498,7 +490,6 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
 end
 
 -- Message: One Riptide 2.0 message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -594,7 +585,10 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Message(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.header == nil and "?" or enum_name(VS_HeaderKind, ROOT_VALUES.header, "Unknown (0x%02x)")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.header == nil and "?" or enum_name(VS_HeaderKind, ROOT_VALUES.header, "Unknown (0x%02x)"))
+        .. " [malformed]"
+    end
     return "Riptide 2.0 [malformed]"
   end
   if offset < size then

@@ -372,8 +372,11 @@ local function app_payload(tvb, pinfo, tree, id, first, last)
   end
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- UserMessage: An unreliable user message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -394,7 +397,6 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- Ack: Always 53 bits in 2.1.x.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   local item, val
   -- last_received_seq: Bits 4-19.
@@ -425,7 +427,6 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
 end
 
 -- Connect: A connection attempt.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item
   -- custom: Application connect data.
@@ -436,7 +437,6 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Reject: Connection rejected.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -456,7 +456,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientHeartbeat
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   -- ping_id
@@ -476,7 +475,6 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerHeartbeat
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   -- ping_id
@@ -489,7 +487,6 @@ local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Heartbeat: The client's carries its round-trip time (4 bytes); the server's reply only the ping id (2 bytes).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
@@ -514,7 +511,6 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
 end
 
 -- ServerDisconnect
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -535,7 +531,6 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Disconnect: From the client, the header alone (1 byte); from the server, a reason.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- form
@@ -551,7 +546,6 @@ local function dissect_Disconnect(tvb, pinfo, tree, offset, limit)
 end
 
 -- Notify: A notify message; no message id (the document wrongly adds one).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   local item, val
   -- last_received_seq: Bits 4-19.
@@ -580,7 +574,6 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReliableUserMessage: A reliable user message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -607,7 +600,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   local item, val
   -- sequence_id: Bits 4-19.
@@ -626,7 +618,6 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
 end
 
 -- Message: One Riptide 2.1 message.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}

@@ -471,11 +471,14 @@ local BAD_CHECKSUM = false
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
 
 -- ReqLogin: Client login request.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -507,7 +510,6 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLogin: Server answer to a login.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
@@ -525,7 +527,6 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReqJoinRoom: Client asks to join a room.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
   -- room_id: The room to join.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
@@ -535,7 +536,6 @@ local function dissect_ReqJoinRoom(tvb, pinfo, tree, offset, limit)
 end
 
 -- CInput: Client input state.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   local item, range
   -- input_mask: Buttons held.
@@ -552,7 +552,6 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
 end
 
 -- EntityState: One entity's position.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
   -- entity_id: Entity id.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
@@ -574,7 +573,6 @@ local function dissect_EntityState(tvb, pinfo, tree, offset, limit)
 end
 
 -- SEntityState: World update.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- entities: Entity records, back to back to the end of the payload.
@@ -608,7 +606,6 @@ end
 local cs_at_checksum, cs_item_checksum
 
 -- Packet: One RTP datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range
@@ -898,14 +895,27 @@ local function dissect_message(tvb, pinfo, root)
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or int_text(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
+        .. " seq="
+        .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence))
+        .. " ack="
+        .. (ROOT_VALUES.ack == nil and "?" or int_text(ROOT_VALUES.ack))
+        .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " "))
+        .. " [malformed]"
+    end
     return "R-Type Protocol [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. int_text(v.sequence) .. " ack=" .. int_text(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
+  return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
+    .. " seq="
+    .. int_text(v.sequence)
+    .. " ack="
+    .. int_text(v.ack)
+    .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

@@ -634,11 +634,14 @@ local BAD_CHECKSUM = false
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Flag names, for the Info column.
 local FN_PacketFlags = { { 1, "RELIABLE" }, { 2, "IS_FRAGMENT" }, { 4, "IS_ACK" }, { 8, "IS_ERROR" } }
 
 -- ReqLogin: Client login request.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -670,7 +673,6 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLogin: Server answer to a login.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
   -- success: 1 when the login was accepted.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
@@ -688,7 +690,6 @@ local function dissect_ResLogin(tvb, pinfo, tree, offset, limit)
 end
 
 -- CInput: Client input state, stamped with the client's tick.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   local item, range
   -- client_tick: The client's simulation tick.
@@ -709,7 +710,6 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
 end
 
 -- Controllable
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
   -- speed
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
@@ -719,7 +719,6 @@ local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
 end
 
 -- Shooter
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
   -- timer: Seconds until the next shot.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
@@ -729,7 +728,6 @@ local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
 end
 
 -- Health
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Health(tvb, pinfo, tree, offset, limit)
   -- hp
   if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
@@ -747,7 +745,6 @@ local function dissect_Health(tvb, pinfo, tree, offset, limit)
 end
 
 -- Hitbox
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
   -- width
   if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
@@ -769,7 +766,6 @@ local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
 end
 
 -- PlayerComponent
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
   -- id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
@@ -783,7 +779,6 @@ local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
 end
 
 -- Replicated
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
   -- tag
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
@@ -797,7 +792,6 @@ local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
 end
 
 -- MovementPattern
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -833,7 +827,6 @@ local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
 end
 
 -- Stats
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Stats(tvb, pinfo, tree, offset, limit)
   -- score
   if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
@@ -863,7 +856,6 @@ local function dissect_Stats(tvb, pinfo, tree, offset, limit)
 end
 
 -- Tag
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Tag(tvb, pinfo, tree, offset, limit)
   -- id
   if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
@@ -873,7 +865,6 @@ local function dissect_Tag(tvb, pinfo, tree, offset, limit)
 end
 
 -- Transform: Position, origin, rotation and scale (44 bytes).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Transform(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -923,7 +914,6 @@ local function dissect_Transform(tvb, pinfo, tree, offset, limit)
 end
 
 -- SetComponent
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
@@ -1009,7 +999,6 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
 end
 
 -- RemoveComponent
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -1025,7 +1014,6 @@ local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
 end
 
 -- DeltaEntry: One change to the world.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -1063,7 +1051,6 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
 end
 
 -- SEntityState: World delta since the last update.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -1095,7 +1082,6 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReqLogout: Client leaves the game.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
   -- player_id: The player leaving.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "player_id", 4, limit - offset) end
@@ -1105,7 +1091,6 @@ local function dissect_ReqLogout(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyString: A lobby string, its length first (at most 64 bytes of UTF-8).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -1129,7 +1114,6 @@ local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyInfo
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- lobby_id
@@ -1158,7 +1142,6 @@ local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResLobbyList: The lobbies.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
@@ -1189,7 +1172,6 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
 end
 
 -- ReqCreateLobby
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- name
@@ -1206,7 +1188,6 @@ local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResCreateLobby
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- success
@@ -1231,7 +1212,6 @@ local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
   -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
@@ -1241,7 +1221,6 @@ local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
 end
 
 -- ResJoinLobby
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- success
@@ -1262,7 +1241,6 @@ local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
 end
 
 -- LobbyStateUpdate
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
   -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
@@ -1293,7 +1271,6 @@ end
 local cs_at_checksum, cs_item_checksum
 
 -- Packet: One RTP datagram.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range
@@ -1668,14 +1645,27 @@ local function dissect_message(tvb, pinfo, root)
   local offset, v = dissect_Packet(tvb, pinfo, root, 0, size)
   if offset == nil then
     if cs_item_checksum ~= nil then verify_Packet_checksum(tvb, 0, size, cs_at_checksum, cs_item_checksum) end
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)")) .. " seq=" .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence)) .. " ack=" .. (ROOT_VALUES.ack == nil and "?" or int_text(ROOT_VALUES.ack)) .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " ")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.command == nil and "?" or enum_name(VS_Command, ROOT_VALUES.command, "Unknown (0x%02x)"))
+        .. " seq="
+        .. (ROOT_VALUES.sequence == nil and "?" or int_text(ROOT_VALUES.sequence))
+        .. " ack="
+        .. (ROOT_VALUES.ack == nil and "?" or int_text(ROOT_VALUES.ack))
+        .. (ROOT_VALUES.flags == nil and "" or flag_names(ROOT_VALUES.flags, FN_PacketFlags, " "))
+        .. " [malformed]"
+    end
     return "R-Type Protocol (game build) [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
   local whole = reassemble(tvb, pinfo, root, v)
-  return enum_name(VS_Command, v.command, "Unknown (0x%02x)") .. " seq=" .. int_text(v.sequence) .. " ack=" .. int_text(v.ack) .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
+  return enum_name(VS_Command, v.command, "Unknown (0x%02x)")
+    .. " seq="
+    .. int_text(v.sequence)
+    .. " ack="
+    .. int_text(v.ack)
+    .. flag_names(v.flags, FN_PacketFlags, " ") .. whole
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

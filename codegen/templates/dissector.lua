@@ -344,6 +344,10 @@ local BAD_CHECKSUM = false
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 {%- endif %}
+
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
 {% for s in structs %}
 {{ s }}
 {%- endfor %}
@@ -455,7 +459,10 @@ local function dissect_message(tvb, pinfo, root)
     {{ call }}
 {%- endfor %}
 {%- if !partial_info.is_empty() %}
-    if next(ROOT_VALUES) ~= nil then return {{ partial_info }} .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return {{ partial_info }}
+        .. " [malformed]"
+    end
 {%- endif %}
     return "{{ title }} [malformed]"
   end

@@ -175,8 +175,11 @@ local function truncated_bits(tree, tvb, pos, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Bits
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}

@@ -199,8 +199,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Player
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n
   -- id
@@ -220,7 +223,6 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
 end
 
 -- Entry
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   local item, n
   -- kind
@@ -237,7 +239,6 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
 end
 
 -- Cell
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Cell(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
@@ -251,7 +252,6 @@ local function dissect_Cell(tvb, pinfo, tree, offset, limit)
 end
 
 -- Roster
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -267,6 +267,10 @@ end
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Sums.total: verified over the whole Sums with its own bytes zeroed.
 local function verify_Sums_total(tvb, start, stop, at, item)
   local stored = tvb(at, 2):uint()
@@ -313,7 +317,6 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
 end
 
 -- Sums
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
@@ -389,7 +392,6 @@ local function verify_Words_long(tvb, start, stop, at, item)
 end
 
 -- Words
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Words(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
@@ -481,7 +483,6 @@ local cs_at_adler, cs_item_adler
 local start_kind, start_body, end_length, end_body
 
 -- Frame
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range

@@ -238,6 +238,10 @@ end
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Inner.check: verified over the whole Inner with its own bytes zeroed.
 local function verify_Inner_check(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
@@ -254,7 +258,6 @@ local function verify_Inner_check(tvb, start, stop, at, item)
 end
 
 -- Inner
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item
@@ -291,7 +294,6 @@ end
 local cs_at_crc, cs_item_crc
 
 -- Framed
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, sub, nxt, val, range

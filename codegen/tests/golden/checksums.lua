@@ -226,6 +226,10 @@ end
 -- Set when a checksum is wrong: the Info column says so.
 local BAD_CHECKSUM = false
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Checked.checksum: verified over the whole Checked with its own bytes zeroed.
 local function verify_Checked_checksum(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
@@ -244,7 +248,6 @@ end
 local cs_at_checksum, cs_item_checksum
 
 -- Checked
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n

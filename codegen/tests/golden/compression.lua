@@ -210,8 +210,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Entity
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n
   -- id
@@ -235,7 +238,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
 end
 
 -- World
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_World(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -263,7 +265,6 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
 end
 
 -- Chat
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text
@@ -285,7 +286,6 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
 end
 
 -- Update
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}

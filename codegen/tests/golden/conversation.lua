@@ -124,8 +124,11 @@ local function conversation_key(pinfo)
   return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Hello
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   -- salt
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
@@ -135,7 +138,6 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
 end
 
 -- Welcome
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
   -- pepper
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
@@ -145,7 +147,6 @@ local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}

@@ -121,8 +121,11 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Command
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -168,7 +171,6 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
 end
 
 -- Unreliable
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   local item, n
   -- unreliable_sequence_number
@@ -185,7 +187,6 @@ local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -211,7 +212,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- stamp
   val = group_header:rshift(16):band(0xffffffffffff)
   group_header_item:add(F["enet_constructs.stamp"], tvb(offset, 8), val)
-  val = val:tonumber()
   offset = offset + 8
   -- sent_time
   if v.has_time then

@@ -101,8 +101,11 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Hello
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}

@@ -137,8 +137,11 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Ammo
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
   -- rounds
   if limit - offset < 1 then return truncated(tree, tvb, offset, "rounds", 1, limit - offset) end
@@ -148,7 +151,6 @@ local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
 end
 
 -- Shot
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -198,13 +200,20 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Shot(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.weapon == nil and "?" or enum_name(VS_Weapon, ROOT_VALUES.weapon, "Unknown (0x%02x)")) .. " " .. (ROOT_VALUES.level == nil and "?" or enum_name(VS_Level, ROOT_VALUES.level, "Unknown (0x%02x)")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.weapon == nil and "?" or enum_name(VS_Weapon, ROOT_VALUES.weapon, "Unknown (0x%02x)"))
+        .. " "
+        .. (ROOT_VALUES.level == nil and "?" or enum_name(VS_Level, ROOT_VALUES.level, "Unknown (0x%02x)"))
+        .. " [malformed]"
+    end
     return "Enum ranges [malformed]"
   end
   if offset < size then
     root:add_proto_expert_info(E.trailing, fmt("%d unexpected bytes after the message", size - offset))
   end
-  return enum_name(VS_Weapon, v.weapon, "Unknown (0x%02x)") .. " " .. enum_name(VS_Level, v.level, "Unknown (0x%02x)")
+  return enum_name(VS_Weapon, v.weapon, "Unknown (0x%02x)")
+    .. " "
+    .. enum_name(VS_Level, v.level, "Unknown (0x%02x)")
 end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.

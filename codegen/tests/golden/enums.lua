@@ -106,8 +106,11 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Both
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Both(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -138,7 +141,10 @@ local function dissect_message(tvb, pinfo, root)
   local size = tvb:len()
   local offset, v = dissect_Both(tvb, pinfo, root, 0, size)
   if offset == nil then
-    if next(ROOT_VALUES) ~= nil then return (ROOT_VALUES.open == nil and "?" or enum_name(VS_Open, ROOT_VALUES.open, "Unknown (0x%02x)")) .. " [malformed]" end
+    if next(ROOT_VALUES) ~= nil then
+      return (ROOT_VALUES.open == nil and "?" or enum_name(VS_Open, ROOT_VALUES.open, "Unknown (0x%02x)"))
+        .. " [malformed]"
+    end
     return "Enums [malformed]"
   end
   if offset < size then

@@ -123,6 +123,10 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Vec3 of a field with 'filter: position': its fields are filter_names.position.*
 local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
   -- x
@@ -175,7 +179,6 @@ local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
 end
 
 -- Vec3
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
@@ -211,7 +214,6 @@ local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
 end
 
 -- Body
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Body(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   local v = {}

@@ -137,8 +137,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Item
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
@@ -148,7 +151,6 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
 end
 
 -- Sized
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -298,8 +298,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Point
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   local item, val
   -- x
@@ -319,7 +322,6 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
 end
 
 -- Header: An IPv4-like header, then wider fields at odd offsets.
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Header(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}

@@ -179,8 +179,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Mode
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   local item, val
   -- level
@@ -199,7 +202,6 @@ local function dissect_Mode(tvb, pinfo, tree, offset, limit)
 end
 
 -- Entry
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "padding", 8, limit - offset) end
   limit = offset + 8
@@ -217,7 +219,6 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
 end
 
 -- Tail
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
@@ -240,7 +241,6 @@ local function dissect_Tail(tvb, pinfo, tree, offset, limit)
 end
 
 -- Record
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Record(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt

@@ -212,8 +212,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Motion
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -251,7 +254,6 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
 end
 
 -- Data
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Data(tvb, pinfo, tree, offset, limit)
   local item, n
   -- payload
@@ -267,7 +269,6 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
 end
 
 -- Message
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

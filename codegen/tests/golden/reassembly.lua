@@ -242,8 +242,11 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Hello
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   local item, n
   -- name
@@ -259,7 +262,6 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -116,8 +116,11 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Block
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Block(tvb, pinfo, tree, offset, limit)
   -- a
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
@@ -131,7 +134,6 @@ local function dissect_Block(tvb, pinfo, tree, offset, limit)
 end
 
 -- Frame
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -194,8 +194,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Inner
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item, n
   -- a
@@ -215,7 +218,6 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
 end
 
 -- Pair
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
@@ -229,7 +231,6 @@ local function dissect_Pair(tvb, pinfo, tree, offset, limit)
 end
 
 -- Packet
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -254,8 +254,11 @@ local function list_item(t, i)
   return list[i + 1]
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Byte
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
   -- v
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
@@ -265,7 +268,6 @@ local function dissect_Byte(tvb, pinfo, tree, offset, limit)
 end
 
 -- Word
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
   -- v
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
@@ -275,7 +277,6 @@ local function dissect_Word(tvb, pinfo, tree, offset, limit)
 end
 
 -- Typed
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -309,7 +310,6 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
 end
 
 -- Announce
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -352,7 +352,6 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
 end
 
 -- Indexed
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -386,7 +385,6 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
 end
 
 -- Update
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -438,7 +436,6 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
 end
 
 -- Command
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}

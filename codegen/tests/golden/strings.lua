@@ -123,8 +123,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Login
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Login(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}

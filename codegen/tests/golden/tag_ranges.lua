@@ -91,8 +91,11 @@ local function truncated(tree, tvb, offset, field, need, have)
   return nil
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Pair
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
   -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
@@ -102,7 +105,6 @@ local function dissect_Pair(tvb, pinfo, tree, offset, limit)
 end
 
 -- Tagged
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

@@ -175,8 +175,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Point
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
@@ -190,7 +193,6 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
 end
 
 -- Bundle
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}

@@ -173,8 +173,11 @@ local function utf8_valid(s)
   return true
 end
 
+-- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
+-- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
+-- after reporting a problem (an expert item) on what it could read.
+
 -- Values
--- Returns the offset after the value and its fields, or nil after reporting a problem.
 local function dissect_Values(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}

@@ -165,12 +165,12 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         Some(h) => Some(g.heuristic(h)?),
         None => None,
     };
-    let info = g.info("v", false);
+    let info = g.info("v", false, "    ");
     let has_info_tail = (0..p.structs.len()).any(|sid| g.info_tail(sid));
     // Only a byte-aligned root summarises a malformed message and re-checks its checksums.
     let byte_root = !p.root().layout.is_bits();
     let partial_info = if byte_root {
-        g.info("ROOT_VALUES", true)
+        g.info("ROOT_VALUES", true, "        ")
     } else {
         String::new()
     };

@@ -223,7 +223,8 @@ impl<'p> Gen<'p> {
             c.line(format!(
                 "item = {group_item}:add(F[\"{abbrev}\"], tvb(offset, {n}), val)"
             ));
-            if (33..=53).contains(&bits) {
+            // A number for what reads it on (exact up to 2^53).
+            if (33..=53).contains(&bits) && read {
                 c.line("val = val:tonumber()");
             }
         } else {

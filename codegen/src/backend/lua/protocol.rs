@@ -42,12 +42,13 @@ impl<'p> Gen<'p> {
 
     /// The Info-column summary of the root's values in `v`, a Lua expression. `partial` makes it
     /// safe over a message that stopped early: a value not read shows as `?`.
-    pub(crate) fn info(&self, v: &str, partial: bool) -> String {
-        self.info_of(self.p.root, v, partial)
+    pub(crate) fn info(&self, v: &str, partial: bool, indent: &str) -> String {
+        self.info_of(self.p.root, v, partial, indent)
     }
 
-    /// The Info-column summary of a value of struct `sid` whose values are in `v`.
-    pub(crate) fn info_of(&self, sid: StructId, v: &str, partial: bool) -> String {
+    /// The Info-column summary of a value of struct `sid` whose values are in `v`: one part per
+    /// line (continued at `indent`) when one line would be long.
+    pub(crate) fn info_of(&self, sid: StructId, v: &str, partial: bool, indent: &str) -> String {
         let p = self.p;
         let root = &p.structs[sid];
         let mut parts: Vec<String> = Vec::new();
@@ -113,6 +114,11 @@ impl<'p> Gen<'p> {
                 }
             }
         }
-        parts.join(" .. ")
+        let line = parts.join(" .. ");
+        if line.len() > 80 {
+            parts.join(&format!("\n{indent}.. "))
+        } else {
+            line
+        }
     }
 }

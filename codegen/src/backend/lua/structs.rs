@@ -285,7 +285,6 @@ impl<'p> Gen<'p> {
         }
         let d = first_line(&s.doc);
         heading(&mut c, &s.name, &d);
-        c.line("-- Returns the offset after the value and its fields, or nil after reporting a problem.");
         c.open(format!(
             "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
             s.name
@@ -376,7 +375,7 @@ impl<'p> Gen<'p> {
         if self.info_tail(sid) {
             c.line(format!(
                 "INFO_TAIL = INFO_TAIL .. \" \" .. {}",
-                self.info_of(sid, "v", false)
+                self.info_of(sid, "v", false, "    ")
             ));
         }
         c.line(if keeps {
