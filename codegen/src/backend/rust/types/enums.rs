@@ -1,0 +1,240 @@
+//! Enums: the type, its raw values and names, conversions with std's traits, serde; a switch
+//! tag's value as a value of its field's type.
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    pub(crate) fn enum_def(&self, e: &Enum) -> TokenStream {
+        let name = ident(&e.name);
+        if let Some(base) = &self.base_crate() {
+            if self.reuse.enums[self
+                .p
+                .enums
+                .iter()
+                .position(|x| x.name == e.name)
+                .unwrap_or(0)]
+            {
+                return quote! { pub use #base::#name; };
+            }
+        }
+        let d = doc(&e.doc);
+        let raw = int_rust(&e.repr);
+        let variants: Vec<Ident> = e
+            .values
+            .iter()
+            .map(|v| ident(&v.name.to_upper_camel_case()))
+            .collect();
+        let docs = e.values.iter().map(|v| doc(&v.doc));
+        let values: Vec<Literal> = e.values.iter().map(|v| lit_u64(v.value)).collect();
+        let names: Vec<&str> = e.values.iter().map(|v| v.name.as_str()).collect();
+        // Named ranges: variants that carry their value.
+        let rvariants: Vec<Ident> = e
+            .ranges
+            .iter()
+            .map(|r| ident(&r.name.to_upper_camel_case()))
+            .collect();
+        let rdocs = e.ranges.iter().map(|r| {
+            let range = format!(" Values {}..={}.", r.lo, r.hi);
+            match &r.doc {
+                Some(d) => {
+                    let d = format!(" {d}");
+                    quote! { #[doc = #d] #[doc = ""] #[doc = #range] }
+                }
+                None => quote! { #[doc = #range] },
+            }
+        });
+        let rpats: Vec<TokenStream> = e
+            .ranges
+            .iter()
+            .map(|r| {
+                let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+                quote! { #lo..=#hi }
+            })
+            .collect();
+        let rnames: Vec<&str> = e.ranges.iter().map(|r| r.name.as_str()).collect();
+        // A range variant holds a value of its range that no single name takes (a named value
+        // inside a range decodes as its own variant).
+        let holds = e.ranges.iter().map(|r| {
+            let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+            let inside: Vec<Literal> = e
+                .values
+                .iter()
+                .filter(|v| (r.lo..=r.hi).contains(&v.value))
+                .map(|v| lit_u64(v.value))
+                .collect();
+            if inside.is_empty() {
+                quote! { (#lo..=#hi).contains(&v) }
+            } else {
+                quote! { (#lo..=#hi).contains(&v) && !matches!(v, #(#inside)|*) }
+            }
+        });
+        let in_range = (!e.ranges.is_empty()).then(|| {
+            quote! {
+                /// Whether a range variant holds a value of its range (the encoder refuses one
+                /// that does not: it would decode as another variant).
+                pub fn in_range(self) -> bool {
+                    match self { #( Self::#rvariants(v) => #holds, )* _ => true }
+                }
+            }
+        });
+        let (unknown_variant, from_raw, unknown_raw, unknown_name) = if e.closed {
+            (
+                quote! {},
+                quote! {
+                    /// The named value for `raw`, if the schema names it.
+                    pub const fn from_raw(raw: #raw) -> Option<Self> {
+                        match raw {
+                            #( #values => Some(Self::#variants), )*
+                            #( #rpats => Some(Self::#rvariants(raw)), )*
+                            _ => None
+                        }
+                    }
+                },
+                quote! {},
+                quote! {},
+            )
+        } else {
+            (
+                quote! {
+                    /// A value the schema does not name, kept as it was on the wire.
+                    Unknown(#raw),
+                },
+                quote! {
+                    /// The value for `raw`; unnamed values become [`Self::Unknown`].
+                    pub const fn from_raw(raw: #raw) -> Self {
+                        match raw {
+                            #( #values => Self::#variants, )*
+                            #( #rpats => Self::#rvariants(raw), )*
+                            other => Self::Unknown(other)
+                        }
+                    }
+                },
+                quote! { Self::Unknown(raw) => raw, },
+                quote! { Self::Unknown(_) => None, },
+            )
+        };
+        // A range's name does not say its value: such variants serialize as numbers.
+        let serde_name = if e.ranges.is_empty() {
+            quote! { self.name() }
+        } else {
+            quote! { match self { #( Self::#rvariants(_) => None, )* _ => self.name() } }
+        };
+        let serde_from = if e.closed {
+            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(#name)))) }
+        } else {
+            quote! { Ok(Self::from_raw(raw)) }
+        };
+        let pick = if e.closed {
+            quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
+        } else {
+            quote! { Ok(Self::from_raw(raw)) }
+        };
+        let (derive_arbitrary, impl_arbitrary) = super::arbitrary::of_width(&name, &e.repr, pick);
+        // Conversions from and to the integer on the wire, as std's traits.
+        let from_int = if e.closed {
+            quote! {
+                /// The named value for `raw`; the error is `raw` when the schema names no value.
+                impl TryFrom<#raw> for #name {
+                    type Error = #raw;
+                    fn try_from(raw: #raw) -> Result<Self, #raw> {
+                        Self::from_raw(raw).ok_or(raw)
+                    }
+                }
+            }
+        } else {
+            quote! {
+                impl From<#raw> for #name {
+                    fn from(raw: #raw) -> Self {
+                        Self::from_raw(raw)
+                    }
+                }
+            }
+        };
+        quote! {
+            #d
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            #derive_arbitrary
+            pub enum #name {
+                #( #docs #variants, )*
+                #( #rdocs #rvariants(#raw), )*
+                #unknown_variant
+            }
+
+            #impl_arbitrary
+
+            impl #name {
+                #from_raw
+
+                /// The value as it is on the wire.
+                pub const fn raw(self) -> #raw {
+                    match self { #( Self::#variants => #values, )* #( Self::#rvariants(v) => v, )* #unknown_raw }
+                }
+
+                /// The schema's name for this value.
+                pub const fn name(self) -> Option<&'static str> {
+                    match self { #( Self::#variants => Some(#names), )* #( Self::#rvariants(_) => Some(#rnames), )* #unknown_name }
+                }
+
+                #in_range
+
+                #[allow(dead_code)]
+                const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
+            }
+
+            impl From<#name> for #raw {
+                fn from(value: #name) -> #raw {
+                    value.raw()
+                }
+            }
+
+            #from_int
+
+            #[cfg(feature = "serde")]
+            impl serde::Serialize for #name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
+                }
+            }
+
+            #[cfg(feature = "serde")]
+            impl<'de> serde::Deserialize<'de> for #name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(#name))))?;
+                    #serde_from
+                }
+            }
+        }
+    }
+
+    /// A tag value as a value of the tag field's type.
+    pub(crate) fn tag_value_expr(&self, ty: &Ty, v: u64) -> TokenStream {
+        let lit = lit_u64(v);
+        match ty {
+            Ty::Enum(id) => {
+                let e = &self.p.enums[*id];
+                let n = ident(&e.name);
+                match e.values.iter().find(|c| c.value == v) {
+                    Some(c) => {
+                        let var = ident(&c.name.to_upper_camel_case());
+                        quote! { #n::#var }
+                    }
+                    None => match e.ranges.iter().find(|r| (r.lo..=r.hi).contains(&v)) {
+                        Some(r) => {
+                            let var = ident(&r.name.to_upper_camel_case());
+                            let lit = lit_typed(v, &int_rust(&e.repr));
+                            quote! { #n::#var(#lit) }
+                        }
+                        None if e.closed => quote! { unreachable!() },
+                        None => quote! { #n::Unknown(#lit) },
+                    },
+                }
+            }
+            Ty::Bool => {
+                let b = v != 0;
+                quote! { #b }
+            }
+            _ => quote! { #lit },
+        }
+    }
+}
