@@ -187,6 +187,15 @@ impl<'p> Gen<'p> {
         Ok(out)
     }
 
+    /// The local holding where field `fi` starts in the output, and its `let` when the
+    /// lowering keeps it (a checksum or length patched there, a size measured from there).
+    pub(crate) fn field_start(&self, sid: StructId, fi: usize) -> (Ident, Option<TokenStream>) {
+        let at = ident(&self.l.field(sid, fi).locals.at);
+        let keep = self.l.field(sid, fi).write.keeps_start;
+        let local = keep.then(|| quote! { let #at = w.len(); });
+        (at, local)
+    }
+
     /// The integer a value of `ty` is written as (an integer's own, an enum's representation).
     pub(crate) fn int_repr(&self, ty: &Ty) -> Option<IntTy> {
         match ty {
@@ -508,6 +517,12 @@ impl<'p> Gen<'p> {
             _ => quote! {},
         }
     }
+}
+
+/// The largest value derived size field `f` of integer `it` may hold: its `max`, within the
+/// integer's range.
+fn size_max(f: &Field, it: IntTy) -> Literal {
+    lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())))
 }
 
 /// The value of a size field from the size `len` (a `usize`, parenthesised when it is an

@@ -11,10 +11,9 @@ impl<'p> Gen<'p> {
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let at = ident(&self.l.field(sid, fi).locals.at);
-        let max_of = |it: IntTy| lit_u64(f.max.map_or(it.max_value(), |m| m.min(it.max_value())));
         let plan = &self.l.field(sid, fi).write;
-        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
+        let (_, at_local) = self.field_start(sid, fi);
+        let max_of = |it: IntTy| size_max(f, it);
         Ok(match &f.role {
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l))
                 if matches!(f.ty, Ty::VarInt(_)) =>

@@ -12,9 +12,7 @@ impl<'p> Gen<'p> {
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let at = ident(&self.l.field(sid, fi).locals.at);
-        let plan = &self.l.field(sid, fi).write;
-        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
+        let (_, at_local) = self.field_start(sid, fi);
         Ok(match &f.role {
             Role::Const(c) => {
                 let Some(it) = self.int_repr(&f.ty) else {

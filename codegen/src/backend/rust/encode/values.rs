@@ -11,9 +11,8 @@ impl<'p> Gen<'p> {
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let at = ident(&self.l.field(sid, fi).locals.at);
         let plan = &self.l.field(sid, fi).write;
-        let at_local = plan.keeps_start.then(|| quote! { let #at = w.len(); });
+        let (at, at_local) = self.field_start(sid, fi);
         Ok(match &f.role {
             Role::Value => {
                 let value = quote! { v };
@@ -111,7 +110,7 @@ impl<'p> Gen<'p> {
                     };
                     let dat = ident(&self.l.field(sid, di).locals.at);
                     let dn = d.name.as_str();
-                    let max = lit_u64(d.max.map_or(it.max_value(), |m| m.min(it.max_value())));
+                    let max = size_max(d, it);
                     let value = self.temp(sid, "value");
                     let put = uint_bytes(quote! { #value }, &format_ident!("u64"), &it);
                     let size = size_value(quote! { (w.len() - #at) }, *l, dn);
