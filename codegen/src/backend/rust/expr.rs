@@ -317,10 +317,10 @@ impl<'p> Gen<'p> {
                 let (a, b) = (self.expr_top(a, ctx), self.expr_top(b, ctx));
                 quote! { (if #c { #a } else { #b }) }
             }
-            Expr::Binary(op, a, b) if self.native_comparison(op, a, b, ctx).is_some() => {
-                self.native_comparison(op, a, b, ctx).unwrap_or_default()
-            }
             Expr::Binary(op, a, b) => {
+                if let Some(native) = self.native_comparison(op, a, b, ctx) {
+                    return native;
+                }
                 let a = self.expr(a, ctx);
                 let b = self.expr(b, ctx);
                 // A method's argument needs no parentheses of its own.
