@@ -405,29 +405,8 @@ impl Protocol {
             .any(|f| f.role == Role::Value && self.ty_borrows(&f.ty, seen))
     }
 
-    /// Whether a value of `ty` borrows from the decoded input (has a lifetime).
-    pub fn type_borrows(&self, ty: &Ty) -> bool {
-        let mut seen = vec![false; self.structs.len()];
-        self.ty_borrows(ty, &mut seen)
-    }
-
     fn ty_borrows(&self, ty: &Ty, seen: &mut [bool]) -> bool {
-        match ty {
-            Ty::Bytes(_) | Ty::Str(..) | Ty::Bits => true,
-            Ty::Struct(id, _) => self.borrows(*id, seen),
-            Ty::Array(elem, _) => self.ty_borrows(elem, seen),
-            Ty::Union(u) => u
-                .cases
-                .iter()
-                .map(|c| c.body)
-                .chain(u.default)
-                .any(|b| match b {
-                    CaseBody::Bytes => true,
-                    CaseBody::Struct(id) | CaseBody::Array(id) => self.borrows(id, seen),
-                    CaseBody::Empty => false,
-                }),
-            _ => false,
-        }
+        ty.borrows_with(&mut |id| self.borrows(id, seen))
     }
 
     /// Size in bytes of a fixed-size scalar in a byte layout.
@@ -487,12 +466,6 @@ impl Protocol {
             };
             sum.checked_add(n)
         })
-    }
-
-    /// Whether values of this union borrow from the input.
-    pub fn union_borrows(&self, u: &Union) -> bool {
-        let mut seen = vec![false; self.structs.len()];
-        self.ty_borrows(&Ty::Union(Box::new(u.clone())), &mut seen)
     }
 
     /// Structs whose decoding reads conversation state (directly or through their fields).

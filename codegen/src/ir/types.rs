@@ -226,6 +226,19 @@ impl Ty {
         )
     }
 
+    /// Whether a value of this type borrows from the decoded input (has a lifetime), given
+    /// whether values of each struct do: bytes and strings borrow, arrays and switches as what
+    /// they hold.
+    pub fn borrows_with(&self, struct_borrows: &mut impl FnMut(StructId) -> bool) -> bool {
+        match self {
+            Ty::Bytes(_) | Ty::Str(..) | Ty::Bits => true,
+            Ty::Struct(id, _) => struct_borrows(*id),
+            Ty::Array(elem, _) => elem.borrows_with(struct_borrows),
+            Ty::Union(u) => u.borrows_with(struct_borrows),
+            _ => false,
+        }
+    }
+
     /// Whether a value is a variable-length integer.
     pub fn is_varint(&self) -> bool {
         matches!(self, Ty::VarInt(_))
@@ -265,5 +278,21 @@ impl Ty {
             )),
             _ => {}
         }
+    }
+}
+
+impl Union {
+    /// Whether a value of this switch borrows from the decoded input: a bytes case, or a case
+    /// of a struct that does (see [`Ty::borrows_with`]).
+    pub fn borrows_with(&self, struct_borrows: &mut impl FnMut(StructId) -> bool) -> bool {
+        self.cases
+            .iter()
+            .map(|c| c.body)
+            .chain(self.default)
+            .any(|b| match b {
+                CaseBody::Bytes => true,
+                CaseBody::Struct(id) | CaseBody::Array(id) => struct_borrows(id),
+                CaseBody::Empty => false,
+            })
     }
 }

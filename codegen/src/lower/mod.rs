@@ -132,26 +132,12 @@ impl Lowered {
     /// Whether values of this union borrow from the input (a bytes case, or a case's struct
     /// that borrows).
     pub fn union_borrows(&self, u: &Union) -> bool {
-        u.cases
-            .iter()
-            .map(|c| c.body)
-            .chain(u.default)
-            .any(|b| match b {
-                CaseBody::Bytes => true,
-                CaseBody::Struct(id) | CaseBody::Array(id) => self.borrows[id],
-                CaseBody::Empty => false,
-            })
+        u.borrows_with(&mut |id| self.borrows[id])
     }
 
     /// Whether a value of `ty` borrows from the decoded input (has a lifetime).
     pub fn type_borrows(&self, ty: &Ty) -> bool {
-        match ty {
-            Ty::Bytes(_) | Ty::Str(..) | Ty::Bits => true,
-            Ty::Struct(id, _) => self.borrows[*id],
-            Ty::Array(elem, _) => self.type_borrows(elem),
-            Ty::Union(u) => self.union_borrows(u),
-            _ => false,
-        }
+        ty.borrows_with(&mut |id| self.borrows[id])
     }
 }
 
