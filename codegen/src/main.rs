@@ -157,6 +157,16 @@ fn write(files: &[Output]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Generated crates are laid out by rustfmt: without it every one of them differs.
+fn rustfmt_hint() {
+    if !wiregen::backend::rust::rustfmt_installed() {
+        eprintln!(
+            "hint: rustfmt is not installed, and generated crates are laid out by it \
+             (`rustup component add rustfmt`)"
+        );
+    }
+}
+
 fn check(files: &[Output]) -> ExitCode {
     let stale = pipeline::stale_files(std::path::Path::new(""), files);
     for problem in &stale {
@@ -170,6 +180,7 @@ fn check(files: &[Output]) -> ExitCode {
             "{} generated file(s) out of date: run `wiregen generate`",
             stale.len()
         );
+        rustfmt_hint();
         ExitCode::FAILURE
     }
 }
@@ -217,6 +228,7 @@ fn check_repository(root: &std::path::Path, g: pipeline::Generation) -> ExitCode
             "{} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit",
             problems.len()
         );
+        rustfmt_hint();
         ExitCode::FAILURE
     }
 }

@@ -28,6 +28,8 @@ pub mod compress;
 mod crc;
 mod error;
 mod f16;
+#[doc(hidden)]
+pub mod flags;
 mod group;
 mod owned;
 mod read;
@@ -55,6 +57,7 @@ pub use error::{
     EncodeErrorKind, PayloadStart,
 };
 pub use f16::{f16_to_f32, f32_to_f16};
+pub use flags::{FlagNames, Flags};
 pub use group::{GroupReader, GroupWriter};
 pub use owned::IntoOwned;
 pub use read::Reader;

@@ -6,6 +6,9 @@ use serde::ser::{SerializeSeq, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
+/// The serde the generated impls name (the calling crate need not depend on it).
+pub use serde;
+
 pub fn named<S: Serializer>(s: S, name: Option<&str>, raw: u64) -> Result<S::Ok, S::Error> {
     match name {
         Some(n) => s.serialize_str(n),

@@ -63,6 +63,8 @@ pub struct Flags {
 pub struct NamedConst {
     pub name: String,
     pub value: u64,
+    /// The value as the schema wrote it when that was hex (`0x0F`): the outputs write it so.
+    pub hex: Option<String>,
     pub doc: Option<String>,
 }
 

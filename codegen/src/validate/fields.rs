@@ -183,18 +183,7 @@ impl<'f> Validator<'f> {
             if let Some(c) = self.constant(c, &ty, &scope("const")) {
                 role = Role::Const(c);
                 // Written in hex (`0xD1CE`): the outputs write it so.
-                const_hex = self
-                    .locs
-                    .text(&scope("const"))
-                    .filter(|t| {
-                        t.strip_prefix("0x")
-                            .or_else(|| t.strip_prefix("0X"))
-                            .is_some_and(|d| {
-                                !d.is_empty() && d.chars().all(|ch| ch.is_ascii_hexdigit())
-                            })
-                    })
-                    .filter(|t| u64::from_str_radix(&t[2..], 16) == Ok(c))
-                    .map(str::to_string);
+                const_hex = self.hex_text(&scope("const"), c);
             }
         }
         if let Some(def) = &f.checksum {

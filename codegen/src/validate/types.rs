@@ -133,9 +133,13 @@ impl<'f> Validator<'f> {
                 self.error(&vp, format!("{what} is already named '{prev}'"), None);
             }
             if lo == hi && !v.is_range() {
+                let hex = self
+                    .hex_text(&vp, lo)
+                    .or_else(|| self.hex_text(&format!("{vp}.value"), lo));
                 out.push(NamedConst {
                     name: name.clone(),
                     value: lo,
+                    hex,
                     doc,
                 });
             } else {
@@ -148,6 +152,17 @@ impl<'f> Validator<'f> {
             }
         }
         (out, ranges)
+    }
+
+    /// The schema's text at `path` if it writes `value` in hex (`0xD1CE`): the outputs write
+    /// it so too.
+    pub(crate) fn hex_text(&self, path: &str, value: u64) -> Option<String> {
+        let text = self.locs.text(path)?;
+        let digits = text
+            .strip_prefix("0x")
+            .or_else(|| text.strip_prefix("0X"))?;
+        let hex = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_hexdigit());
+        (hex && u64::from_str_radix(digits, 16) == Ok(value)).then(|| text.to_string())
     }
 
     pub(crate) fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {

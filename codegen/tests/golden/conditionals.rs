@@ -4,6 +4,7 @@
 use wiregen_runtime::{
     Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -19,9 +20,7 @@ impl<'a> Codec<'a> for Cond {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -47,7 +46,11 @@ impl<'a> Codec<'a> for Cond {
         } else {
             None
         };
-        Ok(Self { version, enabled, extra })
+        Ok(Self {
+            version,
+            enabled,
+            extra,
+        })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.version.to_le_bytes());
@@ -58,24 +61,16 @@ impl<'a> Codec<'a> for Cond {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "extra",
+                    EncodeErrorKind::Presence { present: true },
+                ));
             }
             (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "extra",
+                    EncodeErrorKind::Presence { present: false },
+                ));
             }
         }
         Ok(())

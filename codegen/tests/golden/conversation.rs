@@ -18,9 +18,7 @@ impl<'a> Codec<'a> for Hello {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -55,9 +53,7 @@ impl<'a> Codec<'a> for Welcome {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -105,9 +101,7 @@ impl<'a> Codec<'a> for Packet<'a> {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {

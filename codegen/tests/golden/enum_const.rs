@@ -2,8 +2,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace,
-    Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -66,10 +65,9 @@ impl serde::Serialize for Kind {
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Kind)),
-            ))?;
+        let raw = u8::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
+        })?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -135,10 +133,9 @@ impl serde::Serialize for Version {
 impl<'de> serde::Deserialize<'de> for Version {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u16::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Version)),
-            ))?;
+        let raw = u16::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Version)))
+        })?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -157,9 +154,7 @@ impl<'a> Codec<'a> for Hello {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -171,17 +166,14 @@ impl<'a> Codec<'a> for Hello {
             Kind::from_raw(raw)
         };
         if kind.raw() != 1 {
-            return Err(
-                r
-                    .error(
-                        "kind",
-                        kind_at,
-                        DecodeErrorKind::BadConst {
-                            expected: 1,
-                            found: kind.raw() as u64,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "kind",
+                kind_at,
+                DecodeErrorKind::BadConst {
+                    expected: 1,
+                    found: kind.raw() as u64,
+                },
+            ));
         }
         let version_at = r.pos();
         let version = {
@@ -191,17 +183,14 @@ impl<'a> Codec<'a> for Hello {
             Version::from_raw(raw)
         };
         if version.raw() != 2 {
-            return Err(
-                r
-                    .error(
-                        "version",
-                        version_at,
-                        DecodeErrorKind::BadConst {
-                            expected: 2,
-                            found: version.raw() as u64,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "version",
+                version_at,
+                DecodeErrorKind::BadConst {
+                    expected: 2,
+                    found: version.raw() as u64,
+                },
+            ));
         }
         let extra = if version.raw() == 2 {
             Some({
@@ -225,24 +214,16 @@ impl<'a> Codec<'a> for Hello {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "extra",
+                    EncodeErrorKind::Presence { present: true },
+                ));
             }
             (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "extra",
+                    EncodeErrorKind::Presence { present: false },
+                ));
             }
         }
         Ok(())

@@ -67,10 +67,9 @@ impl serde::Serialize for Open {
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Open)),
-            ))?;
+        let raw = u8::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Open)))
+        })?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -134,14 +133,12 @@ impl serde::Serialize for Closed {
 impl<'de> serde::Deserialize<'de> for Closed {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u16::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Closed)),
-            ))?;
-        Self::from_raw(raw)
-            .ok_or_else(|| serde::de::Error::custom(
-                format!("{} is not a value of {}", raw, stringify!(Closed)),
-            ))
+        let raw = u16::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Closed)))
+        })?;
+        Self::from_raw(raw).ok_or_else(|| {
+            serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(Closed)))
+        })
     }
 }
 
@@ -159,9 +156,7 @@ impl<'a> Codec<'a> for Both {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -175,17 +170,13 @@ impl<'a> Codec<'a> for Both {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);
             r.note("enums.closed", at, Value::U(raw as u64));
-            Closed::from_raw(raw)
-                .ok_or_else(|| {
-                    r
-                        .error(
-                            "closed",
-                            at,
-                            DecodeErrorKind::UnknownValue {
-                                value: raw as u64,
-                            },
-                        )
-                })?
+            Closed::from_raw(raw).ok_or_else(|| {
+                r.error(
+                    "closed",
+                    at,
+                    DecodeErrorKind::UnknownValue { value: raw as u64 },
+                )
+            })?
         };
         Ok(Self { open, closed })
     }

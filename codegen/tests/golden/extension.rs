@@ -45,11 +45,7 @@ impl Open {
         }
     }
     #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("ONE", 1),
-        ("TWO", 2),
-        ("THREE", 3),
-    ];
+    const NAMES: &'static [(&'static str, u64)] = &[("ONE", 1), ("TWO", 2), ("THREE", 3)];
 }
 
 impl From<Open> for u8 {
@@ -75,10 +71,9 @@ impl serde::Serialize for Open {
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Open)),
-            ))?;
+        let raw = u8::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Open)))
+        })?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -99,9 +94,7 @@ impl<'a> Codec<'a> for Both {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -115,17 +108,13 @@ impl<'a> Codec<'a> for Both {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);
             r.note("extension.closed", at, Value::U(raw as u64));
-            Closed::from_raw(raw)
-                .ok_or_else(|| {
-                    r
-                        .error(
-                            "closed",
-                            at,
-                            DecodeErrorKind::UnknownValue {
-                                value: raw as u64,
-                            },
-                        )
-                })?
+            Closed::from_raw(raw).ok_or_else(|| {
+                r.error(
+                    "closed",
+                    at,
+                    DecodeErrorKind::UnknownValue { value: raw as u64 },
+                )
+            })?
         };
         Ok(Self { open, closed })
     }

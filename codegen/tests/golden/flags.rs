@@ -3,66 +3,12 @@
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub struct Opts(pub u16);
-impl Opts {
-    pub const HAS_LEVEL: Self = Self(1);
-    /// Wide values.
-    pub const WIDE: Self = Self(32768);
-    const NAMES: &'static [(&'static str, u64)] = &[("HAS_LEVEL", 1), ("WIDE", 32768)];
-    /// No bits set.
-    pub const fn empty() -> Self {
-        Self(0)
-    }
-    /// The bits as they are on the wire.
-    pub const fn bits(self) -> u16 {
-        self.0
-    }
-    /// Whether every bit of `other` is set.
-    pub const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-    /// The names of the set bits that the schema names.
-    pub fn names(self) -> impl Iterator<Item = &'static str> {
-        Self::NAMES.iter().filter(move |(_, m)| self.0 as u64 & m != 0).map(|(n, _)| *n)
-    }
-}
-
-impl std::ops::BitOr for Opts {
-    type Output = Self;
-    fn bitor(self, rhs: Self) -> Self {
-        Self(self.0 | rhs.0)
-    }
-}
-
-impl std::fmt::Debug for Opts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let known = Self::NAMES.iter().fold(0u64, |a, (_, m)| a | m);
-        let mut parts: Vec<String> = self.names().map(String::from).collect();
-        if self.0 as u64 & !known != 0 {
-            parts.push(format!("{:#x}", self.0 as u64 & ! known));
-        }
-        write!(f, "{}({})", stringify!(Opts), parts.join(" | "))
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Opts {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Opts {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
-        u16::try_from(wide)
-            .map(Self)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{:#x} does not fit {}", wide, stringify!(Opts)),
-            ))
+wiregen_runtime::flags! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct Opts(u16) {
+        const HAS_LEVEL = 0x0001;
+        /// Wide values.
+        const WIDE = 0x8000;
     }
 }
 
@@ -81,9 +27,7 @@ impl<'a> Codec<'a> for Flagged {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -108,9 +52,7 @@ impl<'a> Codec<'a> for Flagged {
         Ok(Self { opts, level })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let opts = Opts(
-            self.opts.bits() & !1u16 | if self.level.is_some() { 1u16 } else { 0 },
-        );
+        let opts = Opts(self.opts.bits() & !1u16 | if self.level.is_some() { 1u16 } else { 0 });
         {
             let v = &opts;
             w.put(&(*v).bits().to_be_bytes());

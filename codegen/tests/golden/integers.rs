@@ -4,6 +4,7 @@
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
+
 /// One of each.
 ///
 /// Filled in by the encoder: `magic` (always 0xCAFE).
@@ -31,9 +32,7 @@ impl<'a> Codec<'a> for Ints {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -45,17 +44,14 @@ impl<'a> Codec<'a> for Ints {
             v
         };
         if magic != 0xCAFE {
-            return Err(
-                r
-                    .error(
-                        "magic",
-                        magic_at,
-                        DecodeErrorKind::BadConst {
-                            expected: 0xCAFE,
-                            found: magic as u64,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "magic",
+                magic_at,
+                DecodeErrorKind::BadConst {
+                    expected: 0xCAFE,
+                    found: magic as u64,
+                },
+            ));
         }
         let a = {
             let at = r.pos();
@@ -107,35 +103,39 @@ impl<'a> Codec<'a> for Ints {
             v
         };
         if h as u64 > 9 {
-            return Err(
-                r
-                    .error(
-                        "h",
-                        h_at,
-                        DecodeErrorKind::TooLarge {
-                            value: h as u64,
-                            max: 9,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "h",
+                h_at,
+                DecodeErrorKind::TooLarge {
+                    value: h as u64,
+                    max: 9,
+                },
+            ));
         }
-        Ok(Self { a, b, c, d, e, f, g, h })
+        Ok(Self {
+            a,
+            b,
+            c,
+            d,
+            e,
+            f,
+            g,
+            h,
+        })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&0xCAFE_u16.to_be_bytes());
         w.put(&self.a.to_be_bytes());
         w.put(&self.b.to_le_bytes());
         let raw = fit(self.c as u64, 16777215, "c")?;
-        w.put(
-            &{
-                let le = raw.to_le_bytes();
-                let mut b = [0u8; 3usize];
-                for i in 0..3usize {
-                    b[i] = le[3usize - 1 - i];
-                }
-                b
-            },
-        );
+        w.put(&{
+            let le = raw.to_le_bytes();
+            let mut b = [0u8; 3usize];
+            for i in 0..3usize {
+                b[i] = le[3usize - 1 - i];
+            }
+            b
+        });
         w.put(&self.d.to_be_bytes());
         w.put(&self.e.to_be_bytes());
         w.put(&self.f.to_le_bytes());

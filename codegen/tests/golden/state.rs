@@ -2,8 +2,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace,
-    Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace, Value, Writer,
 };
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -66,10 +65,9 @@ impl serde::Serialize for Kind {
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(
-                format!("{} does not fit {}", wide, stringify!(Kind)),
-            ))?;
+        let raw = u8::try_from(wide).map_err(|_| {
+            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
+        })?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -106,9 +104,7 @@ impl<'a> Codec<'a> for Command {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -122,16 +118,13 @@ impl<'a> Codec<'a> for Command {
             1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
             2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
             other => {
-                return Err(
-                    r
-                        .error(
-                            "body",
-                            r.pos(),
-                            DecodeErrorKind::UnknownValue {
-                                value: other as u64,
-                            },
-                        ),
-                );
+                return Err(r.error(
+                    "body",
+                    r.pos(),
+                    DecodeErrorKind::UnknownValue {
+                        value: other as u64,
+                    },
+                ));
             }
         };
         Ok(Self { body })
@@ -173,9 +166,7 @@ impl<'a> Codec<'a> for Announce {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -251,9 +242,7 @@ impl<'a> Codec<'a> for Typed {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -267,16 +256,13 @@ impl<'a> Codec<'a> for Typed {
             Kind::Byte => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             Kind::Word => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
             other => {
-                return Err(
-                    r
-                        .error(
-                            "value",
-                            r.pos(),
-                            DecodeErrorKind::UnknownValue {
-                                value: other.raw() as u64,
-                            },
-                        ),
-                );
+                return Err(r.error(
+                    "value",
+                    r.pos(),
+                    DecodeErrorKind::UnknownValue {
+                        value: other.raw() as u64,
+                    },
+                ));
             }
         };
         Ok(Self { value })
@@ -316,9 +302,7 @@ impl<'a> Codec<'a> for Byte {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -353,9 +337,7 @@ impl<'a> Codec<'a> for Word {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -392,9 +374,7 @@ impl<'a> Codec<'a> for Update {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -465,9 +445,7 @@ impl<'a> Codec<'a> for Indexed {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -485,16 +463,13 @@ impl<'a> Codec<'a> for Indexed {
             0 => IndexedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             1 => IndexedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
             other => {
-                return Err(
-                    r
-                        .error(
-                            "value",
-                            r.pos(),
-                            DecodeErrorKind::UnknownValue {
-                                value: other as u64,
-                            },
-                        ),
-                );
+                return Err(r.error(
+                    "value",
+                    r.pos(),
+                    DecodeErrorKind::UnknownValue {
+                        value: other as u64,
+                    },
+                ));
             }
         };
         Ok(Self { index, value })

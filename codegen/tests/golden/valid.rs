@@ -2,9 +2,9 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace,
-    Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -51,9 +51,7 @@ impl<'a> Codec<'a> for Settings {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -66,16 +64,11 @@ impl<'a> Codec<'a> for Settings {
         };
         let x = players as i128;
         if !(1i128..=8i128).contains(&x) {
-            return Err(
-                r
-                    .error(
-                        "players",
-                        players_at,
-                        DecodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "players",
+                players_at,
+                DecodeErrorKind::NotValid { value: x },
+            ));
         }
         let tick_rate_at = r.pos();
         let tick_rate = {
@@ -86,16 +79,11 @@ impl<'a> Codec<'a> for Settings {
         };
         let x = tick_rate as i128;
         if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
-            return Err(
-                r
-                    .error(
-                        "tick_rate",
-                        tick_rate_at,
-                        DecodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-            );
+            return Err(r.error(
+                "tick_rate",
+                tick_rate_at,
+                DecodeErrorKind::NotValid { value: x },
+            ));
         }
         let offset_at = r.pos();
         let offset = {
@@ -106,16 +94,7 @@ impl<'a> Codec<'a> for Settings {
         };
         let x = offset as i128;
         if x < -100i128 {
-            return Err(
-                r
-                    .error(
-                        "offset",
-                        offset_at,
-                        DecodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-            );
+            return Err(r.error("offset", offset_at, DecodeErrorKind::NotValid { value: x }));
         }
         let bonus = if players > 4 {
             let bonus_at = r.pos();
@@ -127,16 +106,7 @@ impl<'a> Codec<'a> for Settings {
             };
             let x = bonus as i128;
             if !matches!(x, 1i128 | 2i128 | 4i128) {
-                return Err(
-                    r
-                        .error(
-                            "bonus",
-                            bonus_at,
-                            DecodeErrorKind::NotValid {
-                                value: x,
-                            },
-                        ),
-                );
+                return Err(r.error("bonus", bonus_at, DecodeErrorKind::NotValid { value: x }));
             }
             Some(bonus)
         } else {
@@ -154,14 +124,10 @@ impl<'a> Codec<'a> for Settings {
             let v = &self.players;
             let x = *v as i128;
             if !(1i128..=8i128).contains(&x) {
-                return Err(
-                    EncodeError::new(
-                        "players",
-                        EncodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "players",
+                    EncodeErrorKind::NotValid { value: x },
+                ));
             }
             w.put(&(*v).to_le_bytes());
         }
@@ -169,14 +135,10 @@ impl<'a> Codec<'a> for Settings {
             let v = &self.tick_rate;
             let x = *v as i128;
             if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
-                return Err(
-                    EncodeError::new(
-                        "tick_rate",
-                        EncodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "tick_rate",
+                    EncodeErrorKind::NotValid { value: x },
+                ));
             }
             w.put(&(*v).to_le_bytes());
         }
@@ -184,14 +146,10 @@ impl<'a> Codec<'a> for Settings {
             let v = &self.offset;
             let x = *v as i128;
             if x < -100i128 {
-                return Err(
-                    EncodeError::new(
-                        "offset",
-                        EncodeErrorKind::NotValid {
-                            value: x,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "offset",
+                    EncodeErrorKind::NotValid { value: x },
+                ));
             }
             w.put(&(*v).to_le_bytes());
         }
@@ -199,37 +157,25 @@ impl<'a> Codec<'a> for Settings {
             (Some(v), true) => {
                 let x = *v as i128;
                 if !matches!(x, 1i128 | 2i128 | 4i128) {
-                    return Err(
-                        EncodeError::new(
-                            "bonus",
-                            EncodeErrorKind::NotValid {
-                                value: x,
-                            },
-                        ),
-                    );
+                    return Err(EncodeError::new(
+                        "bonus",
+                        EncodeErrorKind::NotValid { value: x },
+                    ));
                 }
                 w.put(&(*v).to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(
-                    EncodeError::new(
-                        "bonus",
-                        EncodeErrorKind::Presence {
-                            present: true,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "bonus",
+                    EncodeErrorKind::Presence { present: true },
+                ));
             }
             (None, true) => {
-                return Err(
-                    EncodeError::new(
-                        "bonus",
-                        EncodeErrorKind::Presence {
-                            present: false,
-                        },
-                    ),
-                );
+                return Err(EncodeError::new(
+                    "bonus",
+                    EncodeErrorKind::Presence { present: false },
+                ));
             }
         }
         Ok(())

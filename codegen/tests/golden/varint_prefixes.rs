@@ -35,9 +35,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
@@ -96,7 +94,12 @@ impl<'a> Codec<'a> for Bundle<'a> {
             }
             v
         };
-        Ok(Self { blob, title, ids, points })
+        Ok(Self {
+            blob,
+            title,
+            ids,
+            points,
+        })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         {
@@ -147,9 +150,7 @@ impl<'a> Codec<'a> for Point {
     type Writer<'o> = Writer<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {

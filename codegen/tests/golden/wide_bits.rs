@@ -2,9 +2,9 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind, Trace,
-    Value,
+    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind, Trace, Value,
 };
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -42,9 +42,7 @@ impl<'a> Codec<'a> for Sample {
     type Writer<'o> = BitWriter<'o>;
     #[inline]
     fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(
-            0,
-        );
+        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         &HINT
     }
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
@@ -122,25 +120,19 @@ impl<'a> Codec<'a> for Sample {
         w.bits(raw, 40u32);
         let x = self.delta;
         if x < -4294967296i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooSmall {
-                        value: x,
-                    },
-                ),
-            );
+            return Err(EncodeError::new(
+                "delta",
+                EncodeErrorKind::TooSmall { value: x },
+            ));
         }
         if x > 4294967295i64 {
-            return Err(
-                EncodeError::new(
-                    "delta",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 4294967295i64 as u64,
-                    },
-                ),
-            );
+            return Err(EncodeError::new(
+                "delta",
+                EncodeErrorKind::TooLarge {
+                    value: x as u64,
+                    max: 4294967295i64 as u64,
+                },
+            ));
         }
         let raw = x as u64 & 8589934591;
         w.bits(raw, 33u32);

@@ -25,7 +25,6 @@
 
 #![forbid(unsafe_code)]
 
-#[rustfmt::skip]
 mod codec;
 
 pub use codec::*;

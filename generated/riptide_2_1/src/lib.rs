@@ -29,7 +29,6 @@
 
 #![forbid(unsafe_code)]
 
-#[rustfmt::skip]
 mod codec;
 
 pub use codec::*;

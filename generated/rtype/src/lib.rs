@@ -28,7 +28,6 @@
 
 #![forbid(unsafe_code)]
 
-#[rustfmt::skip]
 mod codec;
 
 pub use codec::*;

@@ -17,7 +17,7 @@ impl Gen<'_> {
         let name = ident(name);
         match self.packaging {
             Packaging::Crate => quote! { #name },
-            Packaging::Module => quote! { super::#name },
+            Packaging::Module(_) => quote! { super::#name },
         }
     }
 }

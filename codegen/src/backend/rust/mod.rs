@@ -12,6 +12,7 @@ mod encode_union;
 mod expr;
 mod extension;
 mod filters;
+mod format;
 mod package;
 mod protocol;
 mod session;
@@ -28,6 +29,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use self::{encode::*, expr::*};
+pub use format::rustfmt_installed;
 
 /// How a generated crate depends on `wiregen-runtime`: a Cargo dependency specification
 /// (`{ version = "0.1", path = "../../runtime" }`).
@@ -38,8 +40,9 @@ pub struct RuntimeDep(pub String);
 enum Packaging {
     /// A crate of its own (Cargo.toml, lib.rs, codec.rs), with `serde` and `arbitrary` features.
     Crate,
-    /// One file for `include!` into a module of the user's crate (`build.rs` and `OUT_DIR`).
-    Module,
+    /// One file for `include!` into a module of the user's crate (`build.rs` and `OUT_DIR`),
+    /// with the derives the options decide.
+    Module(ModuleOptions),
 }
 
 /// Options of the one-file module form: the user's crate has no `serde`/`arbitrary` features of
@@ -74,18 +77,37 @@ pub fn generate_module(
     l: &Lowered,
     options: ModuleOptions,
 ) -> Result<String, Internal> {
-    let g = Gen::new(p, l, "", Packaging::Module);
-    let body = features_decided(g.body()?, options);
+    let g = Gen::new(p, l, "", Packaging::Module(options));
+    let body = g.body()?;
+    let (enums, rest) = (
+        features_decided(body.enums, options),
+        features_decided(body.rest, options),
+    );
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
     // What users need is re-exported (and so imported) already.
-    let imports = imports(&body, REEXPORTED);
-    let file = parse(quote! {
+    let imports = imports(&quote! { #enums #rest }, REEXPORTED);
+    let head = parse(quote! {
         pub use wiregen_runtime::{#(#exported),*};
         #imports
 
-        #body
+        #enums
     })?;
-    Ok(header(p) + &spaced(&prettyplease::unparse(&file)))
+    Ok(header(p) + &body_text(&head, &body.flags, &parse(rest)?))
+}
+
+/// A file's text: `head`'s items, the flag sets (a renderer's own text: no formatter lays out
+/// a macro's body), then `rest`'s items.
+fn body_text(head: &syn::File, flags: &[String], rest: &syn::File) -> String {
+    let mut out = spaced(&prettyplease::unparse(head));
+    for f in flags {
+        out.push('\n');
+        out.push_str(f);
+    }
+    if !rest.items.is_empty() {
+        out.push('\n');
+        out.push_str(&spaced(&prettyplease::unparse(rest)));
+    }
+    out
 }
 
 /// `feature = "serde"` and `feature = "arbitrary"` in `cfg`/`cfg_attr`, replaced by `all()`
@@ -137,8 +159,17 @@ pub fn generate(
     runtime: &RuntimeDep,
 ) -> Result<Vec<Output>, Internal> {
     let g = Gen::new(p, l, &runtime.0, Packaging::Crate);
-    let file = parse(g.lib()?)?;
-    let header = header(p);
+    let body = g.body()?;
+    let (enums, rest) = (&body.enums, &body.rest);
+    let imports = imports(&quote! { #enums #rest }, &[]);
+    let head = parse(quote! {
+        //! Types, decoders and encoders of every schema type.
+
+        #imports
+
+        #enums
+    })?;
+    let codec = header(p) + &body_text(&head, &body.flags, &parse(rest.clone())?);
     Ok(vec![
         Output {
             path: format!("{dir}/Cargo.toml"),
@@ -150,7 +181,7 @@ pub fn generate(
         },
         Output {
             path: format!("{dir}/src/codec.rs"),
-            contents: header + &spaced(&prettyplease::unparse(&file)),
+            contents: format::rustfmt(codec),
         },
     ])
 }
@@ -173,6 +204,22 @@ fn spaced(code: &str) -> String {
         }
     }
     out
+}
+
+/// The items of a schema's code, in file order.
+struct Body {
+    enums: TokenStream,
+    /// The flag sets' `wiregen_runtime::flags!` invocations, as text.
+    flags: Vec<String>,
+    rest: TokenStream,
+}
+
+/// What a flag set is generated as.
+enum FlagsDef {
+    /// A `wiregen_runtime::flags!` invocation (text) and the items beside it.
+    Declared { text: String, items: TokenStream },
+    /// Items only (an extension's `pub use` of its base's set).
+    Items(TokenStream),
 }
 
 struct Gen<'p> {
@@ -342,10 +389,19 @@ impl<'p> Gen<'p> {
     }
 
     /// Every item of the schema's code.
-    fn body(&self) -> Result<TokenStream, Internal> {
+    fn body(&self) -> Result<Body, Internal> {
         let p = self.p;
         let enums = p.enums.iter().map(|e| self.enum_def(e));
-        let flags = p.flags.iter().map(|f| self.flags_def(f));
+        let (mut flags, mut flags_items) = (Vec::new(), Vec::new());
+        for f in &p.flags {
+            match self.flags_def(f) {
+                FlagsDef::Declared { text, items } => {
+                    flags.push(text);
+                    flags_items.push(items);
+                }
+                FlagsDef::Items(items) => flags_items.push(items),
+            }
+        }
         let mut structs = Vec::new();
         for id in 0..p.structs.len() {
             structs.push(self.struct_def(id)?);
@@ -360,9 +416,11 @@ impl<'p> Gen<'p> {
         let joins = self.joins_module()?;
         let application = self.application_module()?;
         let protocol = self.protocol_marker();
-        Ok(quote! {
-            #(#enums)*
-            #(#flags)*
+        Ok(Body {
+            enums: quote! { #(#enums)* },
+            flags,
+            rest: quote! {
+            #(#flags_items)*
             #crcs
             #(#structs)*
             #own_notes
@@ -374,19 +432,7 @@ impl<'p> Gen<'p> {
             #joins
             #application
             #protocol
-        })
-    }
-
-    /// The crate form's codec.rs: the body, with exactly the runtime items it names imported.
-    fn lib(&self) -> Result<TokenStream, Internal> {
-        let body = self.body()?;
-        let imports = imports(&body, &[]);
-        Ok(quote! {
-            //! Types, decoders and encoders of every schema type.
-
-            #imports
-
-            #body
+            },
         })
     }
 

@@ -57,9 +57,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
         )
     }
 
-    /// The crate root: documentation and module declarations only, so that it reads the same
-    /// after `cargo fmt`; the formatted-by-prettyplease code lives in `codec.rs`, which rustfmt
-    /// skips.
+    /// The crate root: documentation and module declarations; the code lives in `codec.rs`.
     pub(crate) fn lib_rs(&self) -> String {
         let p = self.p;
         // Brackets in prose ("Drag[en]gine") are text, not rustdoc links.
@@ -78,7 +76,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
         out.push_str(&self.usage_doc());
         out.push_str(
             "\n#![forbid(unsafe_code)]\n\n\
-             #[rustfmt::skip]\nmod codec;\n\n\
+             mod codec;\n\n\
              pub use codec::*;\npub use wiregen_runtime::{\n    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,\n    IntoOwned, Value,\n};\n",
         );
         out

@@ -25,7 +25,7 @@ impl<'p> Gen<'p> {
             .map(|v| ident(&v.name.to_upper_camel_case()))
             .collect();
         let docs = e.values.iter().map(|v| doc(&v.doc));
-        let values: Vec<Literal> = e.values.iter().map(|v| lit_u64(v.value)).collect();
+        let values: Vec<TokenStream> = e.values.iter().map(super::flags::named_lit).collect();
         let names: Vec<&str> = e.values.iter().map(|v| v.name.as_str()).collect();
         // Named ranges: variants that carry their value.
         let rvariants: Vec<Ident> = e

@@ -3,86 +3,67 @@
 use super::*;
 
 impl<'p> Gen<'p> {
-    pub(crate) fn flags_def(&self, f: &Flags) -> TokenStream {
+    pub(crate) fn flags_def(&self, f: &Flags) -> FlagsDef {
         let name = ident(&f.name);
         if let Some(base) = &self.base_crate() {
-            if self.reuse.flags[self
-                .p
-                .flags
-                .iter()
-                .position(|x| x.name == f.name)
-                .unwrap_or(0)]
-            {
-                return quote! { pub use #base::#name; };
+            let index = self.p.flags.iter().position(|x| x.name == f.name);
+            if self.reuse.flags[index.unwrap_or(0)] {
+                return FlagsDef::Items(quote! { pub use #base::#name; });
             }
         }
-        let d = doc(&f.doc);
-        let raw = int_rust(&f.repr);
-        let consts = f.bits.iter().map(|b| {
-            let c = ident(&b.name.to_uppercase());
-            let v = lit_u64(b.value);
-            let bd = doc(&b.doc);
-            quote! { #bd pub const #c: Self = Self(#v); }
-        });
-        let names: Vec<&str> = f.bits.iter().map(|b| b.name.as_str()).collect();
-        let values: Vec<Literal> = f.bits.iter().map(|b| lit_u64(b.value)).collect();
         let (derive_arbitrary, impl_arbitrary) =
             super::arbitrary::of_width(&name, &f.repr, quote! { Ok(Self(raw)) });
-        quote! {
-            #d
-            #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-            #derive_arbitrary
-            pub struct #name(pub #raw);
-
-            #impl_arbitrary
-
-            impl #name {
-                #(#consts)*
-
-                const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
-
-                /// No bits set.
-                pub const fn empty() -> Self { Self(0) }
-                /// The bits as they are on the wire.
-                pub const fn bits(self) -> #raw { self.0 }
-                /// Whether every bit of `other` is set.
-                pub const fn contains(self, other: Self) -> bool { self.0 & other.0 == other.0 }
-                /// The names of the set bits that the schema names.
-                pub fn names(self) -> impl Iterator<Item = &'static str> {
-                    Self::NAMES.iter().filter(move |(_, m)| self.0 as u64 & m != 0).map(|(n, _)| *n)
+        let mut text = String::from("wiregen_runtime::flags! {\n");
+        doc_lines(&mut text, "    ", &f.doc);
+        if !derive_arbitrary.is_empty() {
+            let attribute = match self.packaging {
+                Packaging::Crate => {
+                    Some("#[cfg_attr(feature = \"arbitrary\", derive(arbitrary::Arbitrary))]")
                 }
+                Packaging::Module(o) => o.arbitrary.then_some("#[derive(arbitrary::Arbitrary)]"),
+            };
+            if let Some(attribute) = attribute {
+                text += &format!("    {attribute}\n");
             }
+        }
+        text += &format!("    pub struct {name}({}) {{\n", int_rust(&f.repr));
+        for b in &f.bits {
+            doc_lines(&mut text, "        ", &b.doc);
+            let konst = b.name.to_uppercase();
+            // The schema's spelling when it is not the constant's (`fin` → `FIN`).
+            if konst != b.name {
+                text += &format!("        #[name = {:?}]\n", b.name);
+            }
+            text += &format!("        const {} = {};\n", ident(&konst), named_lit(b));
+        }
+        text += "    }\n}\n";
+        FlagsDef::Declared {
+            text,
+            items: impl_arbitrary,
+        }
+    }
+}
 
-            impl std::ops::BitOr for #name {
-                type Output = Self;
-                fn bitor(self, rhs: Self) -> Self { Self(self.0 | rhs.0) }
-            }
+/// A schema's `doc:` text as `///` lines indented by `indent` (the text form of [`doc`]).
+fn doc_lines(out: &mut String, indent: &str, d: &Option<String>) {
+    for line in d.iter().flat_map(|d| d.lines()) {
+        let line = line.replace('[', "\\[").replace(']', "\\]");
+        let line = line.trim_end();
+        if line.is_empty() {
+            out.push_str(&format!("{indent}///\n"));
+        } else {
+            out.push_str(&format!("{indent}/// {line}\n"));
+        }
+    }
+}
 
-            impl std::fmt::Debug for #name {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    let known = Self::NAMES.iter().fold(0u64, |a, (_, m)| a | m);
-                    let mut parts: Vec<String> = self.names().map(String::from).collect();
-                    if self.0 as u64 & !known != 0 {
-                        parts.push(format!("{:#x}", self.0 as u64 & !known));
-                    }
-                    write!(f, "{}({})", stringify!(#name), parts.join(" | "))
-                }
-            }
-
-            #[cfg(feature = "serde")]
-            impl serde::Serialize for #name {
-                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                    wiregen_runtime::serde_support::flags(s, self.0 as u64, Self::NAMES)
-                }
-            }
-
-            #[cfg(feature = "serde")]
-            impl<'de> serde::Deserialize<'de> for #name {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let wide = wiregen_runtime::serde_support::flags_from(d, Self::NAMES)?;
-                    #raw::try_from(wide).map(Self).map_err(|_| serde::de::Error::custom(format!("{:#x} does not fit {}", wide, stringify!(#name))))
-                }
-            }
+/// A named value as the schema wrote it (`0x0F`, or decimal).
+pub(crate) fn named_lit(c: &NamedConst) -> TokenStream {
+    match &c.hex {
+        Some(hex) => hex.parse().unwrap_or_else(|_| lit_hex(c.value)),
+        None => {
+            let l = lit_u64(c.value);
+            quote! { #l }
         }
     }
 }
