@@ -60,7 +60,7 @@ pub use f16::{f16_to_f32, f32_to_f16};
 pub use flags::{FlagNames, Flags};
 pub use group::{GroupReader, GroupWriter};
 pub use owned::IntoOwned;
-pub use read::Reader;
+pub use read::{Reader, WireInt};
 pub use reassembly::{Fragmented, Piece, PieceEnd, Reassembler};
 pub use state::{StateTables, MAX_STATE_KEYS};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};

@@ -150,6 +150,32 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         Ok(a)
     }
 
+    /// A little-endian integer of field `field`, noted under `abbrev`.
+    #[inline]
+    pub fn le<I: WireInt>(
+        &mut self,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<I, DecodeError> {
+        let at = self.pos;
+        let v = I::from_le(self, field)?;
+        self.note(abbrev, at, v.value());
+        Ok(v)
+    }
+
+    /// A big-endian integer of field `field`, noted under `abbrev`.
+    #[inline]
+    pub fn be<I: WireInt>(
+        &mut self,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<I, DecodeError> {
+        let at = self.pos;
+        let v = I::from_be(self, field)?;
+        self.note(abbrev, at, v.value());
+        Ok(v)
+    }
+
     /// An unsigned integer of `n` bytes (1..=8), for widths without a native type.
     #[inline]
     pub fn uint(&mut self, n: usize, big: bool, field: &'static str) -> Result<u64, DecodeError> {
@@ -386,6 +412,19 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         }
     }
 
+    /// Notes each bit of `masks` of the flag set `bits` just read (its `size_of::<I>()` bytes
+    /// end where the reader stands), true when set.
+    #[inline]
+    pub fn note_bits<I: Into<u64>>(&mut self, bits: I, masks: &[(&'static str, u64)]) {
+        if T::ON {
+            let len = std::mem::size_of::<I>();
+            let bits = bits.into();
+            for (abbrev, mask) in masks {
+                self.note_at(abbrev, self.pos - len, len, Value::Bool(bits & mask != 0));
+            }
+        }
+    }
+
     /// Notes a value made only when tracing (a converted string's copy): no work otherwise.
     #[inline]
     pub fn note_with(
@@ -479,4 +518,58 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     pub fn into_notes(self) -> Vec<FieldNote<'a>> {
         self.trace.into_notes()
     }
+}
+
+/// Rust's integer types as the wire has them ([`Reader::le`], [`Reader::be`]).
+pub trait WireInt: Copy + sealed::Sealed {
+    /// Reads one, little-endian.
+    fn from_le<'a, T: Trace<'a>>(
+        r: &mut Reader<'a, T>,
+        field: &'static str,
+    ) -> Result<Self, DecodeError>;
+    /// Reads one, big-endian.
+    fn from_be<'a, T: Trace<'a>>(
+        r: &mut Reader<'a, T>,
+        field: &'static str,
+    ) -> Result<Self, DecodeError>;
+    /// The value as the dissector shows it.
+    fn value(self) -> Value<'static>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! wire_ints {
+    ($($t:ty => $value:ident as $wide:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+
+        impl WireInt for $t {
+            #[inline]
+            fn from_le<'a, T: Trace<'a>>(
+                r: &mut Reader<'a, T>,
+                field: &'static str,
+            ) -> Result<Self, DecodeError> {
+                Ok(<$t>::from_le_bytes(r.array(field)?))
+            }
+
+            #[inline]
+            fn from_be<'a, T: Trace<'a>>(
+                r: &mut Reader<'a, T>,
+                field: &'static str,
+            ) -> Result<Self, DecodeError> {
+                Ok(<$t>::from_be_bytes(r.array(field)?))
+            }
+
+            #[inline]
+            fn value(self) -> Value<'static> {
+                Value::$value(self as $wide)
+            }
+        }
+    )*};
+}
+
+wire_ints! {
+    u8 => U as u64, u16 => U as u64, u32 => U as u64, u64 => U as u64,
+    i8 => I as i64, i16 => I as i64, i32 => I as i64, i64 => I as i64,
 }

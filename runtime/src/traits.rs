@@ -87,6 +87,10 @@ pub trait Codec<'a>: Sized {
     /// The schema's name of the type.
     const NAME: &'static str;
 
+    /// The size of every encoding of this type, when all have one (fixed-size fields only):
+    /// [`Codec::encode`] allocates exactly that.
+    const ENCODED_SIZE: Option<usize> = None;
+
     /// The reader of this type's layout ([`Reader`] or [`BitReader`]), keeping a trace `T`.
     #[doc(hidden)]
     type Reader<T: Trace<'a>>: Read<'a>;
@@ -148,6 +152,11 @@ pub trait Codec<'a>: Sized {
     /// it, and a buffer left with more than twice the room it needs is cut to size. Use
     /// [`Codec::encode_into`] with your own buffer to allocate nothing.
     fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        if let Some(size) = Self::ENCODED_SIZE {
+            let mut out = Vec::with_capacity(size);
+            self.encode_into(&mut out)?;
+            return Ok(out);
+        }
         let hint = Self::encoding_size_hint();
         // 16 bytes of slack: the bit writer appends whole words before cutting them back.
         let mut out = Vec::with_capacity(hint.load(Relaxed).min(MAX_HINT) + 16);
@@ -160,7 +169,8 @@ pub trait Codec<'a>: Sized {
     }
 
     /// Where [`Codec::encode`] keeps the size of this type's last encoding (a generated type
-    /// has its own; others share one).
+    /// of variable size has its own, declared by [`encoding_size_hint!`](crate::encoding_size_hint);
+    /// others share one).
     #[doc(hidden)]
     #[inline]
     fn encoding_size_hint() -> &'static AtomicUsize {
@@ -177,6 +187,21 @@ pub trait Codec<'a>: Sized {
         }
         result
     }
+}
+
+/// Gives a [`Codec`] impl its own [`Codec::encoding_size_hint`] (one per type: a generic
+/// static is not possible in Rust, so each impl declares it).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! encoding_size_hint {
+    () => {
+        #[inline]
+        fn encoding_size_hint() -> &'static ::std::sync::atomic::AtomicUsize {
+            static HINT: ::std::sync::atomic::AtomicUsize =
+                ::std::sync::atomic::AtomicUsize::new(0);
+            &HINT
+        }
+    };
 }
 
 /// [`Codec::encode`] starts with room for at most this many bytes, whatever the hint says.

@@ -48,11 +48,7 @@ impl<'a> Codec<'a> for Bits<'a> {
     const NAME: &'static str = "Bits";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let tiny = {
             let at = r.pos();
@@ -120,10 +116,7 @@ impl<'a> Codec<'a> for Bits<'a> {
         let raw = fit(self.odd as u64, 8191, "odd")?;
         w.bits(raw, 13u32);
         w.bits(self.wide as u64, 32u32);
-        {
-            let v = &self.rest;
-            w.put_bits(v);
-        }
+        w.put_bits(&self.rest);
         Ok(())
     }
 }

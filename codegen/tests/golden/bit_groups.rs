@@ -152,11 +152,7 @@ impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let mut group_control = {
             let at = r.pos();
@@ -245,12 +241,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         }
         let r = group_word.into_inner();
         let extra = if has_extra {
-            Some({
-                let at = r.pos();
-                let v = u16::from_be_bytes(r.array::<2usize>("extra")?);
-                r.note("bit_groups.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.be::<u16>("extra", "bit_groups.extra")?)
         } else {
             None
         };
@@ -318,28 +309,22 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.bits(raw, 5u32);
         let raw = fit(self.opts.bits() as u64, 7, "opts")?;
         w.bits(raw, 3u32);
-        {
-            let v = &self.count;
-            let x = *v as i128;
-            if x > 1000000i128 {
-                return Err(EncodeError::new(
-                    "count",
-                    EncodeErrorKind::NotValid { value: x },
-                ));
-            }
-            let raw = fit((*v) as u64, 16777215, "count")?;
-            w.bits(raw, 24u32);
+        let x = self.count as i128;
+        if x > 1000000i128 {
+            return Err(EncodeError::new(
+                "count",
+                EncodeErrorKind::NotValid { value: x },
+            ));
         }
+        let raw = fit(self.count as u64, 16777215, "count")?;
+        w.bits(raw, 24u32);
         let w = outer_word;
         w.put(&(group_word.raw() as u32).to_le_bytes());
-        if let Some(v) = &self.extra {
-            w.put(&(*v).to_be_bytes());
+        if let Some(v) = self.extra {
+            w.put(&v.to_be_bytes());
         }
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        w.put(data);
         Ok(())
     }
 }

@@ -63,24 +63,10 @@ impl<'a> Codec<'a> for Roster<'a> {
     const NAME: &'static str = "Roster";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let players_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("players_size")?);
-            r.note("byte_arrays.players_size", at, Value::U(v as u64));
-            v
-        };
-        let scores_words = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("scores_words")?);
-            r.note("byte_arrays.scores_words", at, Value::U(v as u64));
-            v
-        };
+        let players_size = r.le::<u16>("players_size", "byte_arrays.players_size")?;
+        let scores_words = r.le::<u8>("scores_words", "byte_arrays.scores_words")?;
         let players = {
             let n = r.length(players_size, "players")?;
             let saved = r.limit(n, "players")?;
@@ -99,12 +85,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             let saved = r.limit(n, "scores")?;
             let mut v = Vec::with_capacity(r.remaining() / 4);
             while r.remaining() > 0 {
-                v.push({
-                    let at = r.pos();
-                    let v = u32::from_le_bytes(r.array::<4usize>("scores")?);
-                    r.note("byte_arrays.scores", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.le::<u32>("scores", "byte_arrays.scores")?);
             }
             r.unlimit(saved, "scores")?;
             v
@@ -114,12 +95,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             let saved = r.limit(n, "flags")?;
             let mut v = Vec::with_capacity(r.remaining());
             while r.remaining() > 0 {
-                v.push({
-                    let at = r.pos();
-                    let v = u8::from_le_bytes(r.array::<1usize>("flags")?);
-                    r.note("byte_arrays.flags", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.le::<u8>("flags", "byte_arrays.flags")?);
             }
             r.unlimit(saved, "flags")?;
             v
@@ -149,12 +125,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             v
         };
         let cell_size_at = r.pos();
-        let cell_size = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("cell_size")?);
-            r.note("byte_arrays.cell_size", at, Value::U(v as u64));
-            v
-        };
+        let cell_size = r.le::<u8>("cell_size", "byte_arrays.cell_size")?;
         let x = cell_size as i128;
         if !matches!(x, 4i128) {
             return Err(r.error(
@@ -237,20 +208,14 @@ impl<'a> Codec<'a> for Roster<'a> {
         let scores_words_at = w.len();
         w.put(&[0u8; 1]);
         let players_at = w.len();
-        {
-            let v = &self.players;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("players"))?;
-            }
+        for item in self.players.iter() {
+            item.write(w).map_err(|e| e.within("players"))?;
         }
         let value = fit((w.len() - players_at) as u64, 65535, "players_size")?;
         w.patch(players_size_at, &(value as u16).to_le_bytes());
         let scores_at = w.len();
-        {
-            let v = &self.scores;
-            for item in v.iter() {
-                w.put(&(*item).to_le_bytes());
-            }
+        for &item in self.scores.iter() {
+            w.put(&item.to_le_bytes());
         }
         let value = fit(
             size_from_len(w.len() - scores_at, 4i64, -4i64, "scores_words")?,
@@ -259,11 +224,8 @@ impl<'a> Codec<'a> for Roster<'a> {
         )?;
         w.patch(scores_words_at, &(value as u8).to_le_bytes());
         let flags_at = w.len();
-        {
-            let v = &self.flags;
-            for item in v.iter() {
-                w.put(&(*item).to_le_bytes());
-            }
+        for &item in self.flags.iter() {
+            w.put(&item.to_le_bytes());
         }
         let expected: i128 = 2i128;
         let actual = w.len() - flags_at;
@@ -273,29 +235,23 @@ impl<'a> Codec<'a> for Roster<'a> {
                 EncodeErrorKind::LengthMismatch { expected, actual },
             ));
         }
-        {
-            let v = &self.entries;
-            let n = fit(v.len() as u64, 255, "entries")? as u8;
-            w.put(&n.to_le_bytes());
-            for item in v.iter() {
-                let len_at = w.len();
-                w.put(&[0u8; 2]);
-                item.write(w).map_err(|e| e.within("entries"))?;
-                let value = fit((w.len() - len_at - 2) as u64, 65535, "entries")?;
-                w.patch(len_at, &(value as u16).to_le_bytes());
-            }
+        let n = fit(self.entries.len() as u64, 255, "entries")? as u8;
+        w.put(&n.to_le_bytes());
+        for item in self.entries.iter() {
+            let len_at = w.len();
+            w.put(&[0u8; 2]);
+            item.write(w).map_err(|e| e.within("entries"))?;
+            let value = fit((w.len() - len_at - 2) as u64, 65535, "entries")?;
+            w.patch(len_at, &(value as u16).to_le_bytes());
         }
-        {
-            let v = &self.cell_size;
-            let x = *v as i128;
-            if !matches!(x, 4i128) {
-                return Err(EncodeError::new(
-                    "cell_size",
-                    EncodeErrorKind::NotValid { value: x },
-                ));
-            }
-            w.put(&(*v).to_le_bytes());
+        let x = self.cell_size as i128;
+        if !matches!(x, 4i128) {
+            return Err(EncodeError::new(
+                "cell_size",
+                EncodeErrorKind::NotValid { value: x },
+            ));
         }
+        w.put(&self.cell_size.to_le_bytes());
         let expected: i128 = 2i128;
         let actual = self.cells.len();
         if expected != actual as i128 {
@@ -304,47 +260,35 @@ impl<'a> Codec<'a> for Roster<'a> {
                 EncodeErrorKind::LengthMismatch { expected, actual },
             ));
         }
-        {
-            let v = &self.cells;
-            for item in v.iter() {
-                let value_at = w.len();
-                item.write(w).map_err(|e| e.within("cells"))?;
-                let expected: i128 = self.cell_size as i128;
-                let actual = w.len() - value_at;
-                if expected != actual as i128 {
-                    return Err(EncodeError::new(
-                        "cells",
-                        EncodeErrorKind::LengthMismatch { expected, actual },
-                    ));
-                }
+        for item in self.cells.iter() {
+            let value_at = w.len();
+            item.write(w).map_err(|e| e.within("cells"))?;
+            let expected: i128 = self.cell_size as i128;
+            let actual = w.len() - value_at;
+            if expected != actual as i128 {
+                return Err(EncodeError::new(
+                    "cells",
+                    EncodeErrorKind::LengthMismatch { expected, actual },
+                ));
             }
         }
-        {
-            let v = &self.origin;
-            let len_at = w.len();
-            w.put(&[0u8; 1]);
-            v.write(w).map_err(|e| e.within("origin"))?;
-            let value = fit((w.len() - len_at - 1) as u64, 255, "origin")?;
-            w.patch(len_at, &(value as u8).to_le_bytes());
-        }
-        {
-            let v = &self.home;
+        let len_at = w.len();
+        w.put(&[0u8; 1]);
+        self.origin.write(w).map_err(|e| e.within("origin"))?;
+        let value = fit((w.len() - len_at - 1) as u64, 255, "origin")?;
+        w.patch(len_at, &(value as u8).to_le_bytes());
+        let body_at = w.len();
+        self.home.write(w).map_err(|e| e.within("home"))?;
+        let n = (w.len() - body_at) as u64;
+        w.prefix_since(body_at, |w| w.riptide_len(n, "home"))?;
+        for item in self.notes.iter() {
             let body_at = w.len();
-            v.write(w).map_err(|e| e.within("home"))?;
+            item.write(w).map_err(|e| e.within("notes"))?;
             let n = (w.len() - body_at) as u64;
-            w.prefix_since(body_at, |w| w.riptide_len(n, "home"))?;
-        }
-        {
-            let v = &self.notes;
-            for item in v.iter() {
-                let body_at = w.len();
-                item.write(w).map_err(|e| e.within("notes"))?;
-                let n = (w.len() - body_at) as u64;
-                w.prefix_since(body_at, |w| {
-                    w.leb128(n);
-                    Ok(())
-                })?;
-            }
+            w.prefix_since(body_at, |w| {
+                w.leb128(n);
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -377,18 +321,9 @@ impl<'a> Codec<'a> for Player<'a> {
     const NAME: &'static str = "Player";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("id")?);
-            r.note("byte_arrays.player.id", at, Value::U(v as u64));
-            v
-        };
+        let id = r.le::<u16>("id", "byte_arrays.player.id")?;
         let name = {
             let n = {
                 let at = r.pos();
@@ -405,13 +340,10 @@ impl<'a> Codec<'a> for Player<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.id.to_le_bytes());
-        {
-            let v = &self.name;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "name")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.name.as_bytes();
+        let n = fit(data.len() as u64, 255, "name")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }
@@ -444,18 +376,9 @@ impl<'a> Codec<'a> for Entry<'a> {
     const NAME: &'static str = "Entry";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("byte_arrays.entry.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "byte_arrays.entry.kind")?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -467,11 +390,8 @@ impl<'a> Codec<'a> for Entry<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.kind.to_le_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -492,24 +412,10 @@ impl<'a> Codec<'a> for Cell {
     const NAME: &'static str = "Cell";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("byte_arrays.cell.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("byte_arrays.cell.y", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i16>("x", "byte_arrays.cell.x")?;
+        let y = r.le::<i16>("y", "byte_arrays.cell.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -546,18 +452,9 @@ impl<'a> Codec<'a> for Parts<'a> {
     const NAME: &'static str = "Parts";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let part_size = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("part_size")?);
-            r.note("byte_arrays.parts.part_size", at, Value::U(v as u64));
-            v
-        };
+        let part_size = r.le::<u8>("part_size", "byte_arrays.parts.part_size")?;
         let parts = {
             let n = {
                 let at = r.pos();
@@ -581,21 +478,18 @@ impl<'a> Codec<'a> for Parts<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.part_size.to_le_bytes());
-        {
-            let v = &self.parts;
-            let n = fit(v.len() as u64, 255, "parts")? as u8;
-            w.put(&n.to_le_bytes());
-            for item in v.iter() {
-                let value_at = w.len();
-                item.write(w).map_err(|e| e.within("parts"))?;
-                let expected: i128 = self.part_size as i128;
-                let actual = w.len() - value_at;
-                if expected != actual as i128 {
-                    return Err(EncodeError::new(
-                        "parts",
-                        EncodeErrorKind::LengthMismatch { expected, actual },
-                    ));
-                }
+        let n = fit(self.parts.len() as u64, 255, "parts")? as u8;
+        w.put(&n.to_le_bytes());
+        for item in self.parts.iter() {
+            let value_at = w.len();
+            item.write(w).map_err(|e| e.within("parts"))?;
+            let expected: i128 = self.part_size as i128;
+            let actual = w.len() - value_at;
+            if expected != actual as i128 {
+                return Err(EncodeError::new(
+                    "parts",
+                    EncodeErrorKind::LengthMismatch { expected, actual },
+                ));
             }
         }
         Ok(())
@@ -630,18 +524,9 @@ impl<'a> Codec<'a> for Part<'a> {
     const NAME: &'static str = "Part";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("byte_arrays.part.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "byte_arrays.part.kind")?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -653,11 +538,8 @@ impl<'a> Codec<'a> for Part<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.kind.to_le_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }

@@ -70,42 +70,18 @@ impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let kind_start = r.pos();
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("kind")?);
-            r.note("checksum_family.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.be::<u8>("kind", "checksum_family.kind")?;
         let header_sum_at = r.pos();
-        let header_sum = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("header_sum")?);
-            r.note("checksum_family.header_sum", at, Value::U(v as u64));
-            v
-        };
+        let header_sum = r.be::<u8>("header_sum", "checksum_family.header_sum")?;
         let header_sum_note = r.notes_len();
-        let length = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("length")?);
-            r.note("checksum_family.length", at, Value::U(v as u64));
-            v
-        };
+        let length = r.be::<u16>("length", "checksum_family.length")?;
         let length_end = r.pos();
         let body_check_at = r.pos();
-        let body_check = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("body_check")?);
-            r.note("checksum_family.body_check", at, Value::U(v as u64));
-            v
-        };
+        let body_check = r.be::<u16>("body_check", "checksum_family.body_check")?;
         let body_check_note = r.notes_len();
         let body_start = r.pos();
         let body = {
@@ -129,12 +105,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         };
         let body_end = r.pos();
         let adler_at = r.pos();
-        let adler = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("adler")?);
-            r.note("checksum_family.adler", at, Value::U(v as u64));
-            v
-        };
+        let adler = r.be::<u32>("adler", "checksum_family.adler")?;
         let adler_note = r.notes_len();
         let computed = Checksum::Sum(8u32).checksum(&[
             r.slice(kind_start, header_sum_at),
@@ -210,24 +181,21 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.put(&[0u8; 2]);
         let body_start = w.len();
         let body_at = w.len();
-        {
-            let v = &self.body;
-            match v {
-                FrameBody::Sums(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            FrameBody::Sums(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            FrameBody::Words(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            FrameBody::Other { kind, data, .. } => {
+                if matches!(*kind, 1..=2) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
+                    ));
                 }
-                FrameBody::Words(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                FrameBody::Other { kind, data, .. } => {
-                    if matches!(*kind, 1..=2) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit((w.len() - body_at) as u64, 65535, "length")?;
@@ -274,19 +242,10 @@ impl<'a> Codec<'a> for Sums<'a> {
     const NAME: &'static str = "Sums";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let a = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("a")?);
-            r.note("checksum_family.sums.a", at, Value::U(v as u64));
-            v
-        };
+        let a = r.be::<u16>("a", "checksum_family.sums.a")?;
         let text = {
             let n = {
                 let at = r.pos();
@@ -305,28 +264,13 @@ impl<'a> Codec<'a> for Sums<'a> {
         };
         let text_end = r.pos();
         let total_at = r.pos();
-        let total = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("total")?);
-            r.note("checksum_family.sums.total", at, Value::U(v as u64));
-            v
-        };
+        let total = r.be::<u16>("total", "checksum_family.sums.total")?;
         let total_note = r.notes_len();
         let wide_at = r.pos();
-        let wide = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("wide")?);
-            r.note("checksum_family.sums.wide", at, Value::U(v as u64));
-            v
-        };
+        let wide = r.be::<u32>("wide", "checksum_family.sums.wide")?;
         let wide_note = r.notes_len();
         let parity_at = r.pos();
-        let parity = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("parity")?);
-            r.note("checksum_family.sums.parity", at, Value::U(v as u64));
-            v
-        };
+        let parity = r.be::<u8>("parity", "checksum_family.sums.parity")?;
         let parity_note = r.notes_len();
         let computed = Checksum::Sum(16u32).checksum(&[
             r.slice(start, total_at),
@@ -391,13 +335,10 @@ impl<'a> Codec<'a> for Sums<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
         w.put(&self.a.to_be_bytes());
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "text")? as u8;
-            w.put(&n.to_be_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.text.as_bytes();
+        let n = fit(data.len() as u64, 255, "text")? as u8;
+        w.put(&n.to_be_bytes());
+        w.put(data);
         let text_end = w.len();
         let total_at = w.len();
         w.put(&[0u8; 2]);
@@ -431,11 +372,7 @@ impl<'a> Codec<'a> for Words {
     const NAME: &'static str = "Words";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let values = {
@@ -451,31 +388,16 @@ impl<'a> Codec<'a> for Words {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u16::from_be_bytes(r.array::<2usize>("values")?);
-                    r.note("checksum_family.words.values", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u16>("values", "checksum_family.words.values")?);
             }
             v
         };
         let values_end = r.pos();
         let short_at = r.pos();
-        let short = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("short")?);
-            r.note("checksum_family.words.short", at, Value::U(v as u64));
-            v
-        };
+        let short = r.le::<u16>("short", "checksum_family.words.short")?;
         let short_note = r.notes_len();
         let long_at = r.pos();
-        let long = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("long")?);
-            r.note("checksum_family.words.long", at, Value::U(v as u64));
-            v
-        };
+        let long = r.be::<u32>("long", "checksum_family.words.long")?;
         let long_note = r.notes_len();
         let computed = Checksum::Fletcher16.checksum(&[r.slice(start, values_end)]);
         if computed != short as u64 {
@@ -517,13 +439,10 @@ impl<'a> Codec<'a> for Words {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.values;
-            let n = fit(v.len() as u64, 255, "values")? as u8;
-            w.put(&n.to_be_bytes());
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        let n = fit(self.values.len() as u64, 255, "values")? as u8;
+        w.put(&n.to_be_bytes());
+        for &item in self.values.iter() {
+            w.put(&item.to_be_bytes());
         }
         let values_end = w.len();
         let short_at = w.len();

@@ -71,26 +71,12 @@ impl<'a> Codec<'a> for Framed<'a> {
     const NAME: &'static str = "Framed";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("checksum_params.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "checksum_params.kind")?;
         let crc_at = r.pos();
-        let crc = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("crc")?);
-            r.note("checksum_params.crc", at, Value::U(v as u64));
-            v
-        };
+        let crc = r.le::<u32>("crc", "checksum_params.crc")?;
         let crc_note = r.notes_len();
         let body = match kind {
             1 => FramedBody::Inner(Inner::read(r).map_err(|e| e.within("body"))?),
@@ -134,21 +120,18 @@ impl<'a> Codec<'a> for Framed<'a> {
         w.put(&kind.to_le_bytes());
         let crc_at = w.len();
         w.put(&[0u8; 4]);
-        {
-            let v = &self.body;
-            match v {
-                FramedBody::Inner(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            FramedBody::Inner(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            FramedBody::Other { kind, data, .. } => {
+                if matches!(*kind, 1) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
+                    ));
                 }
-                FramedBody::Other { kind, data, .. } => {
-                    if matches!(*kind, 1) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = CRC32C.checksum(&[&w.buf[start..w.len()]]);
@@ -173,26 +156,12 @@ impl<'a> Codec<'a> for Inner {
     const NAME: &'static str = "Inner";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let value = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("value")?);
-            r.note("checksum_params.inner.value", at, Value::U(v as u64));
-            v
-        };
+        let value = r.le::<u16>("value", "checksum_params.inner.value")?;
         let check_at = r.pos();
-        let check = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("check")?);
-            r.note("checksum_params.inner.check", at, Value::U(v as u64));
-            v
-        };
+        let check = r.le::<u16>("check", "checksum_params.inner.check")?;
         let check_note = r.notes_len();
         let computed = CRC16_3D65_0_RR_FFFF.checksum(&[
             r.slice(start, check_at),

@@ -34,26 +34,12 @@ impl<'a> Codec<'a> for Checked<'a> {
     const NAME: &'static str = "Checked";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let sequence = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
-            r.note("checksums.sequence", at, Value::U(v as u64));
-            v
-        };
+        let sequence = r.le::<u32>("sequence", "checksums.sequence")?;
         let checksum_at = r.pos();
-        let checksum = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("checksum")?);
-            r.note("checksums.checksum", at, Value::U(v as u64));
-            v
-        };
+        let checksum = r.le::<u16>("checksum", "checksums.checksum")?;
         let checksum_note = r.notes_len();
         let data = {
             let n = r.remaining();
@@ -91,11 +77,8 @@ impl<'a> Codec<'a> for Checked<'a> {
         w.put(&self.sequence.to_le_bytes());
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         let value = CRC16_CCITT_FALSE.checksum(&[&w.buf[start..w.len()]]);
         w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())

@@ -34,24 +34,10 @@ impl<'a> Codec<'a> for Update<'a> {
     const NAME: &'static str = "Update";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let tick = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("tick")?);
-            r.note("compression.tick", at, Value::U(v as u64));
-            v
-        };
-        let world_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("world_size")?);
-            r.note("compression.world_size", at, Value::U(v as u64));
-            v
-        };
+        let tick = r.le::<u32>("tick", "compression.tick")?;
+        let world_size = r.le::<u16>("world_size", "compression.world_size")?;
         let world = {
             let n = r.length(world_size, "world")?;
             let at = r.pos();
@@ -159,53 +145,44 @@ impl<'a> Codec<'a> for Update<'a> {
         let world_size_at = w.len();
         w.put(&[0u8; 2]);
         let world_at = w.len();
-        {
-            let v = &self.world;
-            let packed = {
-                let mut plain = Vec::new();
-                let w = &mut Writer::new(&mut plain);
-                v.write(w).map_err(|e| e.within("world"))?;
-                wiregen_runtime::compress::compress(
-                    wiregen_runtime::compress::Compression::Zlib,
-                    &plain,
-                )
-            };
-            w.put(&packed);
-        }
+        let packed = {
+            let mut plain = Vec::new();
+            let w = &mut Writer::new(&mut plain);
+            self.world.write(w).map_err(|e| e.within("world"))?;
+            wiregen_runtime::compress::compress(
+                wiregen_runtime::compress::Compression::Zlib,
+                &plain,
+            )
+        };
+        w.put(&packed);
         let value = fit((w.len() - world_at) as u64, 65535, "world_size")?;
         w.patch(world_size_at, &(value as u16).to_le_bytes());
-        {
-            let v = &self.chat;
-            let body_at = w.len();
-            let packed = {
-                let mut plain = Vec::new();
-                let w = &mut Writer::new(&mut plain);
-                v.write(w).map_err(|e| e.within("chat"))?;
-                wiregen_runtime::compress::compress(
-                    wiregen_runtime::compress::Compression::Deflate,
-                    &plain,
-                )
-            };
-            w.put(&packed);
-            let n = (w.len() - body_at) as u64;
-            w.prefix_since(body_at, |w| {
-                w.leb128(n);
-                Ok(())
-            })?;
-        }
-        {
-            let v = &self.extra;
-            let packed = {
-                let mut plain = Vec::new();
-                let w = &mut Writer::new(&mut plain);
-                v.write(w).map_err(|e| e.within("extra"))?;
-                wiregen_runtime::compress::compress(
-                    wiregen_runtime::compress::Compression::Gzip,
-                    &plain,
-                )
-            };
-            w.put(&packed);
-        }
+        let body_at = w.len();
+        let packed = {
+            let mut plain = Vec::new();
+            let w = &mut Writer::new(&mut plain);
+            self.chat.write(w).map_err(|e| e.within("chat"))?;
+            wiregen_runtime::compress::compress(
+                wiregen_runtime::compress::Compression::Deflate,
+                &plain,
+            )
+        };
+        w.put(&packed);
+        let n = (w.len() - body_at) as u64;
+        w.prefix_since(body_at, |w| {
+            w.leb128(n);
+            Ok(())
+        })?;
+        let packed = {
+            let mut plain = Vec::new();
+            let w = &mut Writer::new(&mut plain);
+            self.extra.write(w).map_err(|e| e.within("extra"))?;
+            wiregen_runtime::compress::compress(
+                wiregen_runtime::compress::Compression::Gzip,
+                &plain,
+            )
+        };
+        w.put(&packed);
         Ok(())
     }
 }
@@ -236,18 +213,9 @@ impl<'a> Codec<'a> for World<'a> {
     const NAME: &'static str = "World";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("count")?);
-            r.note("compression.world.count", at, Value::U(v as u64));
-            v
-        };
+        let count = r.le::<u8>("count", "compression.world.count")?;
         let entities = {
             let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 7));
@@ -261,11 +229,8 @@ impl<'a> Codec<'a> for World<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let count = fit(self.entities.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
-        {
-            let v = &self.entities;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entities"))?;
-            }
+        for item in self.entities.iter() {
+            item.write(w).map_err(|e| e.within("entities"))?;
         }
         Ok(())
     }
@@ -300,18 +265,9 @@ impl<'a> Codec<'a> for Entity<'a> {
     const NAME: &'static str = "Entity";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("id")?);
-            r.note("compression.entity.id", at, Value::U(v as u64));
-            v
-        };
+        let id = r.le::<u16>("id", "compression.entity.id")?;
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
@@ -335,13 +291,10 @@ impl<'a> Codec<'a> for Entity<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.id.to_le_bytes());
         w.put(&self.x.to_le_bytes());
-        {
-            let v = &self.name;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "name")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.name.as_bytes();
+        let n = fit(data.len() as u64, 255, "name")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }
@@ -374,11 +327,7 @@ impl<'a> Codec<'a> for Chat<'a> {
     const NAME: &'static str = "Chat";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let text = {
             let n = {
@@ -402,18 +351,12 @@ impl<'a> Codec<'a> for Chat<'a> {
         Ok(Self { text, blob })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 65535, "text")? as u16;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
-        {
-            let v = &self.blob;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = self.text.as_bytes();
+        let n = fit(data.len() as u64, 65535, "text")? as u16;
+        w.put(&n.to_le_bytes());
+        w.put(data);
+        let data: &[u8] = &self.blob[..];
+        w.put(data);
         Ok(())
     }
 }

@@ -18,18 +18,9 @@ impl<'a> Codec<'a> for Cond {
     const NAME: &'static str = "Cond";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let version = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("version")?);
-            r.note("conditionals.version", at, Value::U(v as u64));
-            v
-        };
+        let version = r.le::<u8>("version", "conditionals.version")?;
         let enabled = {
             let at = r.pos();
             let v = r.array::<1>("enabled")?[0] != 0;
@@ -37,12 +28,7 @@ impl<'a> Codec<'a> for Cond {
             v
         };
         let extra = if (version >= 2) && (!(enabled)) {
-            Some({
-                let at = r.pos();
-                let v = u32::from_le_bytes(r.array::<4usize>("extra")?);
-                r.note("conditionals.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u32>("extra", "conditionals.extra")?)
         } else {
             None
         };
@@ -55,9 +41,9 @@ impl<'a> Codec<'a> for Cond {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.version.to_le_bytes());
         w.put(&[self.enabled as u8]);
-        match (&self.extra, (self.version >= 2) && (!(self.enabled))) {
+        match (self.extra, (self.version >= 2) && (!(self.enabled))) {
             (Some(v), true) => {
-                w.put(&(*v).to_le_bytes());
+                w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {

@@ -16,18 +16,9 @@ impl<'a> Codec<'a> for Hello {
     const NAME: &'static str = "Hello";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let salt = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("salt")?);
-            r.note("conversation.hello.salt", at, Value::U(v as u64));
-            v
-        };
+        let salt = r.be::<u32>("salt", "conversation.hello.salt")?;
         Ok(Self { salt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -51,18 +42,9 @@ impl<'a> Codec<'a> for Welcome {
     const NAME: &'static str = "Welcome";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let pepper = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("pepper")?);
-            r.note("conversation.welcome.pepper", at, Value::U(v as u64));
-            v
-        };
+        let pepper = r.be::<u32>("pepper", "conversation.welcome.pepper")?;
         Ok(Self { pepper })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -99,18 +81,9 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let sequence = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("sequence")?);
-            r.note("conversation.sequence", at, Value::U(v as u64));
-            v
-        };
+        let sequence = r.be::<u16>("sequence", "conversation.sequence")?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -122,11 +95,8 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.sequence.to_be_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }

@@ -42,11 +42,7 @@ impl<'a> Codec<'a> for Profile<'a> {
     const NAME: &'static str = "Profile";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let tag = {
             let n = {
@@ -74,12 +70,7 @@ impl<'a> Codec<'a> for Profile<'a> {
             r.note_with("encodings.city", at, || Value::Str(v.clone()));
             v
         };
-        let units = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("units")?);
-            r.note("encodings.units", at, Value::U(v as u64));
-            v
-        };
+        let units = r.le::<u16>("units", "encodings.units")?;
         let name = {
             let n = r.length(2i128.wrapping_mul(units as i128), "name")?;
             let at = r.pos();
@@ -141,21 +132,15 @@ impl<'a> Codec<'a> for Profile<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.tag;
-            let data = wiregen_runtime::text::encode_ascii(v, "tag")?;
-            let n = fit(data.len() as u64, 255, "tag")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
-        {
-            let v = &self.city;
-            let data = wiregen_runtime::text::encode_latin1(v, "city")?;
-            let data: &[u8] = &data;
-            let n = fit(data.len() as u64, 255, "city")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data = wiregen_runtime::text::encode_ascii(&self.tag, "tag")?;
+        let n = fit(data.len() as u64, 255, "tag")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
+        let data = wiregen_runtime::text::encode_latin1(&self.city, "city")?;
+        let data: &[u8] = &data;
+        let n = fit(data.len() as u64, 255, "city")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         let units = fit(
             size_from_len(
                 wiregen_runtime::text::utf16_len(&self.name),
@@ -167,43 +152,25 @@ impl<'a> Codec<'a> for Profile<'a> {
             "units",
         )? as u16;
         w.put(&units.to_le_bytes());
-        {
-            let v = &self.name;
-            let data = wiregen_runtime::text::encode_utf16(v, false);
-            let data: &[u8] = &data;
-            w.put(data);
-        }
-        {
-            let v = &self.motto;
-            let data = wiregen_runtime::text::encode_utf16(v, true);
-            let data: &[u8] = &data;
-            let n = fit(data.len() as u64, 255, "motto")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
-        {
-            let v = &self.note;
-            let data = wiregen_runtime::text::encode_latin1(v, "note")?;
-            let data: &[u8] = &data;
-            w.strz(data, "note")?;
-        }
-        {
-            let v = &self.code;
-            let data = wiregen_runtime::text::encode_ascii(v, "code")?;
-            w.str_padded(data, 8, "code")?;
-        }
-        {
-            let v = &self.title;
-            let data = wiregen_runtime::text::encode_utf16(v, false);
-            let data: &[u8] = &data;
-            w.strz16(data, "title")?;
-        }
-        {
-            let v = &self.badge;
-            let data = wiregen_runtime::text::encode_utf16(v, true);
-            let data: &[u8] = &data;
-            w.str_padded16(data, 8, "badge")?;
-        }
+        let data = wiregen_runtime::text::encode_utf16(&self.name, false);
+        let data: &[u8] = &data;
+        w.put(data);
+        let data = wiregen_runtime::text::encode_utf16(&self.motto, true);
+        let data: &[u8] = &data;
+        let n = fit(data.len() as u64, 255, "motto")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
+        let data = wiregen_runtime::text::encode_latin1(&self.note, "note")?;
+        let data: &[u8] = &data;
+        w.strz(data, "note")?;
+        let data = wiregen_runtime::text::encode_ascii(&self.code, "code")?;
+        w.str_padded(data, 8, "code")?;
+        let data = wiregen_runtime::text::encode_utf16(&self.title, false);
+        let data: &[u8] = &data;
+        w.strz16(data, "title")?;
+        let data = wiregen_runtime::text::encode_utf16(&self.badge, true);
+        let data: &[u8] = &data;
+        w.str_padded16(data, 8, "badge")?;
         Ok(())
     }
 }

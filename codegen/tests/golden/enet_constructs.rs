@@ -83,11 +83,7 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let mut group_header = {
             let at = r.pos();
@@ -128,12 +124,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         let r = group_header.into_inner();
         let sent_time = if has_time {
-            Some({
-                let at = r.pos();
-                let v = u16::from_be_bytes(r.array::<2usize>("sent_time")?);
-                r.note("enet_constructs.sent_time", at, Value::U(v as u64));
-                v
-            })
+            Some(r.be::<u16>("sent_time", "enet_constructs.sent_time")?)
         } else {
             None
         };
@@ -177,22 +168,19 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.bits(raw, 48u32);
         let w = outer_header;
         w.put(&group_header.raw().to_be_bytes());
-        if let Some(v) = &self.sent_time {
-            w.put(&(*v).to_be_bytes());
+        if let Some(v) = self.sent_time {
+            w.put(&v.to_be_bytes());
         }
         let reliable = self.body.reliable();
         w.put(&[reliable as u8]);
-        {
-            let v = &self.body;
-            match v {
-                PacketBody::Commands(value) => {
-                    for item in value.iter() {
-                        item.write(w).map_err(|e| e.within("body"))?;
-                    }
+        match &self.body {
+            PacketBody::Commands(value) => {
+                for item in value.iter() {
+                    item.write(w).map_err(|e| e.within("body"))?;
                 }
-                PacketBody::Unreliable(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+            }
+            PacketBody::Unreliable(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -218,18 +206,9 @@ impl<'a> Codec<'a> for Command {
     const NAME: &'static str = "Command";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let channel_id = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("channel_id")?);
-            r.note("enet_constructs.command.channel_id", at, Value::U(v as u64));
-            v
-        };
+        let channel_id = r.be::<u8>("channel_id", "enet_constructs.command.channel_id")?;
         let wide = {
             let at = r.pos();
             let v = r.array::<1>("wide")?[0] != 0;
@@ -237,12 +216,7 @@ impl<'a> Codec<'a> for Command {
             v
         };
         let n_at = r.pos();
-        let n = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("n")?);
-            r.note("enet_constructs.command.n", at, Value::U(v as u64));
-            v
-        };
+        let n = r.be::<u8>("n", "enet_constructs.command.n")?;
         if n as u64 > 8 {
             return Err(r.error(
                 "n",
@@ -264,22 +238,12 @@ impl<'a> Codec<'a> for Command {
             )?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u16::from_be_bytes(r.array::<2usize>("items")?);
-                    r.note("enet_constructs.command.items", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u16>("items", "enet_constructs.command.items")?);
             }
             v
         };
         let extra = if if n > 4 { wide } else { n == 0 } {
-            Some({
-                let at = r.pos();
-                let v = u8::from_be_bytes(r.array::<1usize>("extra")?);
-                r.note("enet_constructs.command.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.be::<u8>("extra", "enet_constructs.command.extra")?)
         } else {
             None
         };
@@ -294,11 +258,8 @@ impl<'a> Codec<'a> for Command {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.channel_id.to_be_bytes());
         w.put(&[self.wide as u8]);
-        {
-            let v = &self.n;
-            fit(*v as u64, 8, "n")?;
-            w.put(&(*v).to_be_bytes());
-        }
+        fit(self.n as u64, 8, "n")?;
+        w.put(&self.n.to_be_bytes());
         let expected: i128 = if self.wide {
             (self.n as i128).wrapping_mul(2i128)
         } else {
@@ -311,18 +272,12 @@ impl<'a> Codec<'a> for Command {
                 EncodeErrorKind::LengthMismatch { expected, actual },
             ));
         }
-        {
-            let v = &self.items;
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        for &item in self.items.iter() {
+            w.put(&item.to_be_bytes());
         }
-        match (
-            &self.extra,
-            if self.n > 4 { self.wide } else { self.n == 0 },
-        ) {
+        match (self.extra, if self.n > 4 { self.wide } else { self.n == 0 }) {
             (Some(v), true) => {
-                w.put(&(*v).to_be_bytes());
+                w.put(&v.to_be_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
@@ -370,22 +325,12 @@ impl<'a> Codec<'a> for Unreliable<'a> {
     const NAME: &'static str = "Unreliable";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let unreliable_sequence_number = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("unreliable_sequence_number")?);
-            r.note(
-                "enet_constructs.unreliable.unreliable_sequence_number",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let unreliable_sequence_number = r.be::<u16>(
+            "unreliable_sequence_number",
+            "enet_constructs.unreliable.unreliable_sequence_number",
+        )?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -404,11 +349,8 @@ impl<'a> Codec<'a> for Unreliable<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.unreliable_sequence_number.to_be_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
 };
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -152,19 +152,10 @@ impl<'a> Codec<'a> for Hello {
     const NAME: &'static str = "Hello";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind_at = r.pos();
-        let kind = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("enum_const.kind", at, Value::U(raw as u64));
-            Kind::from_raw(raw)
-        };
+        let kind = Kind::from_raw(r.le::<u8>("kind", "enum_const.kind")?);
         if kind.raw() != 1 {
             return Err(r.error(
                 "kind",
@@ -176,12 +167,7 @@ impl<'a> Codec<'a> for Hello {
             ));
         }
         let version_at = r.pos();
-        let version = {
-            let at = r.pos();
-            let raw = u16::from_le_bytes(r.array::<2usize>("version")?);
-            r.note("enum_const.version", at, Value::U(raw as u64));
-            Version::from_raw(raw)
-        };
+        let version = Version::from_raw(r.le::<u16>("version", "enum_const.version")?);
         if version.raw() != 2 {
             return Err(r.error(
                 "version",
@@ -193,12 +179,7 @@ impl<'a> Codec<'a> for Hello {
             ));
         }
         let extra = if version.raw() == 2 {
-            Some({
-                let at = r.pos();
-                let v = u8::from_le_bytes(r.array::<1usize>("extra")?);
-                r.note("enum_const.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u8>("extra", "enum_const.extra")?)
         } else {
             None
         };
@@ -208,9 +189,9 @@ impl<'a> Codec<'a> for Hello {
         w.put(&1u8.to_le_bytes());
         let version = Version::from_raw(2u16);
         w.put(&2u16.to_le_bytes());
-        match (&self.extra, version.raw() == 2) {
+        match (self.extra, version.raw() == 2) {
             (Some(v), true) => {
-                w.put(&(*v).to_le_bytes());
+                w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {

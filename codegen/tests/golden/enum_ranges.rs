@@ -263,18 +263,9 @@ impl<'a> Codec<'a> for Shot<'a> {
     const NAME: &'static str = "Shot";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let weapon = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("weapon")?);
-            r.note("enum_ranges.weapon", at, Value::U(raw as u64));
-            Weapon::from_raw(raw)
-        };
+        let weapon = Weapon::from_raw(r.le::<u8>("weapon", "enum_ranges.weapon")?);
         let level = {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("level")?);
@@ -329,43 +320,40 @@ impl<'a> Codec<'a> for Shot<'a> {
             ));
         }
         w.put(&self.level.raw().to_le_bytes());
-        {
-            let v = &self.extra;
-            match v {
-                ShotExtra::Pistol { weapon, value } => {
-                    if !matches!(weapon, Weapon::Pistol(_)) {
-                        return Err(EncodeError::new(
-                            "extra",
-                            EncodeErrorKind::TagOutsideCase {
-                                tag: weapon.raw() as u64,
-                            },
-                        ));
-                    }
-                    value.write(w).map_err(|e| e.within("extra"))?;
+        match &self.extra {
+            ShotExtra::Pistol { weapon, value } => {
+                if !matches!(weapon, Weapon::Pistol(_)) {
+                    return Err(EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::TagOutsideCase {
+                            tag: weapon.raw() as u64,
+                        },
+                    ));
                 }
-                ShotExtra::Rifle { weapon, value } => {
-                    if !matches!(weapon, Weapon::Rifle(_)) {
-                        return Err(EncodeError::new(
-                            "extra",
-                            EncodeErrorKind::TagOutsideCase {
-                                tag: weapon.raw() as u64,
-                            },
-                        ));
-                    }
-                    value.write(w).map_err(|e| e.within("extra"))?;
+                value.write(w).map_err(|e| e.within("extra"))?;
+            }
+            ShotExtra::Rifle { weapon, value } => {
+                if !matches!(weapon, Weapon::Rifle(_)) {
+                    return Err(EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::TagOutsideCase {
+                            tag: weapon.raw() as u64,
+                        },
+                    ));
                 }
-                ShotExtra::Knife => {}
-                ShotExtra::Other { weapon, data, .. } => {
-                    if matches!(weapon.raw(), 1..= 6 | 16..= 32) {
-                        return Err(EncodeError::new(
-                            "extra",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: weapon.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
+                value.write(w).map_err(|e| e.within("extra"))?;
+            }
+            ShotExtra::Knife => {}
+            ShotExtra::Other { weapon, data, .. } => {
+                if matches!(weapon.raw(), 1..= 6 | 16..= 32) {
+                    return Err(EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: weapon.raw() as u64,
+                        },
+                    ));
                 }
+                w.put(data);
             }
         }
         Ok(())
@@ -387,18 +375,9 @@ impl<'a> Codec<'a> for Ammo {
     const NAME: &'static str = "Ammo";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let rounds = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("rounds")?);
-            r.note("enum_ranges.ammo.rounds", at, Value::U(v as u64));
-            v
-        };
+        let rounds = r.le::<u8>("rounds", "enum_ranges.ammo.rounds")?;
         Ok(Self { rounds })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -154,18 +154,9 @@ impl<'a> Codec<'a> for Both {
     const NAME: &'static str = "Both";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let open = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("open")?);
-            r.note("enums.open", at, Value::U(raw as u64));
-            Open::from_raw(raw)
-        };
+        let open = Open::from_raw(r.le::<u8>("open", "enums.open")?);
         let closed = {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);

@@ -26,11 +26,7 @@ impl<'a> Codec<'a> for Body {
     const NAME: &'static str = "Body";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let position = {
             let first = r.notes_len();
@@ -78,30 +74,15 @@ impl<'a> Codec<'a> for Body {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.position;
-            v.write(w).map_err(|e| e.within("position"))?;
+        self.position.write(w).map_err(|e| e.within("position"))?;
+        self.velocity.write(w).map_err(|e| e.within("velocity"))?;
+        self.spin.write(w).map_err(|e| e.within("spin"))?;
+        let n = fit(self.route.len() as u64, 255, "route")? as u8;
+        w.put(&n.to_le_bytes());
+        for item in self.route.iter() {
+            item.write(w).map_err(|e| e.within("route"))?;
         }
-        {
-            let v = &self.velocity;
-            v.write(w).map_err(|e| e.within("velocity"))?;
-        }
-        {
-            let v = &self.spin;
-            v.write(w).map_err(|e| e.within("spin"))?;
-        }
-        {
-            let v = &self.route;
-            let n = fit(v.len() as u64, 255, "route")? as u8;
-            w.put(&n.to_le_bytes());
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("route"))?;
-            }
-        }
-        {
-            let v = &self.look;
-            v.write(w).map_err(|e| e.within("look"))?;
-        }
+        self.look.write(w).map_err(|e| e.within("look"))?;
         Ok(())
     }
 }
@@ -122,36 +103,24 @@ impl<'a> Codec<'a> for Aim {
     const NAME: &'static str = "Aim";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(11);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let target = Vec3::read(r).map_err(|e| e.within("target"))?;
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("filter_names.aim.flags", at, Value::U(raw as u64));
-            r.note(
-                "filter_names.aim.flags.locked",
-                at,
-                Value::Bool(raw & 1 != 0),
+            let v = AimFlags(r.le::<u8>("flags", "filter_names.aim.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("filter_names.aim.flags.locked", 0x01),
+                    ("filter_names.aim.flags.zoomed", 0x02),
+                ],
             );
-            r.note(
-                "filter_names.aim.flags.zoomed",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            AimFlags(raw)
+            v
         };
         Ok(Self { target, flags })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.target;
-            v.write(w).map_err(|e| e.within("target"))?;
-        }
+        self.target.write(w).map_err(|e| e.within("target"))?;
         w.put(&self.flags.bits().to_le_bytes());
         Ok(())
     }
@@ -174,11 +143,7 @@ impl<'a> Codec<'a> for Vec3 {
     const NAME: &'static str = "Vec3";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(10);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -192,12 +157,7 @@ impl<'a> Codec<'a> for Vec3 {
             r.note("filter_names.vec3.y", at, Value::F(v as f64));
             v
         };
-        let z = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("z")?);
-            r.note("filter_names.vec3.z", at, Value::I(v as i64));
-            v
-        };
+        let z = r.le::<i16>("z", "filter_names.vec3.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

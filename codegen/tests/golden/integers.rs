@@ -30,19 +30,10 @@ impl<'a> Codec<'a> for Ints {
     const NAME: &'static str = "Ints";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(30);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let magic_at = r.pos();
-        let magic = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("magic")?);
-            r.note("integers.magic", at, Value::U(v as u64));
-            v
-        };
+        let magic = r.be::<u16>("magic", "integers.magic")?;
         if magic != 0xCAFE {
             return Err(r.error(
                 "magic",
@@ -53,30 +44,15 @@ impl<'a> Codec<'a> for Ints {
                 },
             ));
         }
-        let a = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("a")?);
-            r.note("integers.a", at, Value::U(v as u64));
-            v
-        };
-        let b = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("b")?);
-            r.note("integers.b", at, Value::I(v as i64));
-            v
-        };
+        let a = r.be::<u8>("a", "integers.a")?;
+        let b = r.le::<i16>("b", "integers.b")?;
         let c = {
             let at = r.pos();
             let v = r.uint(3usize, true, "c")? as u32;
             r.note("integers.c", at, Value::U(v as u64));
             v
         };
-        let d = {
-            let at = r.pos();
-            let v = i64::from_be_bytes(r.array::<8usize>("d")?);
-            r.note("integers.d", at, Value::I(v));
-            v
-        };
+        let d = r.be::<i64>("d", "integers.d")?;
         let e = {
             let at = r.pos();
             let v = f32::from_be_bytes(r.array::<4>("e")?);
@@ -96,12 +72,7 @@ impl<'a> Codec<'a> for Ints {
             v
         };
         let h_at = r.pos();
-        let h = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("h")?);
-            r.note("integers.h", at, Value::U(v as u64));
-            v
-        };
+        let h = r.be::<u8>("h", "integers.h")?;
         if h as u64 > 9 {
             return Err(r.error(
                 "h",
@@ -140,11 +111,8 @@ impl<'a> Codec<'a> for Ints {
         w.put(&self.e.to_be_bytes());
         w.put(&self.f.to_le_bytes());
         w.put(&[self.g as u8]);
-        {
-            let v = &self.h;
-            fit(*v as u64, 9, "h")?;
-            w.put(&(*v).to_be_bytes());
-        }
+        fit(self.h as u64, 9, "h")?;
+        w.put(&self.h.to_be_bytes());
         Ok(())
     }
 }

@@ -42,11 +42,7 @@ impl<'a> Codec<'a> for Sized<'a> {
     const NAME: &'static str = "Sized";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = {
             let n = {
@@ -72,12 +68,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.note("lengths.note", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let units = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("units")?);
-            r.note("lengths.units", at, Value::U(v as u64));
-            v
-        };
+        let units = r.be::<u8>("units", "lengths.units")?;
         let tail = {
             let n = r.length((units as i128).wrapping_mul(2i128), "tail")?;
             let at = r.pos();
@@ -85,12 +76,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             r.note("lengths.tail", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let count = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("count")?);
-            r.note("lengths.count", at, Value::U(v as u64));
-            v
-        };
+        let count = r.be::<u8>("count", "lengths.count")?;
         let items = {
             let n = r.length(count, "items")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
@@ -108,21 +94,11 @@ impl<'a> Codec<'a> for Sized<'a> {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u16::from_be_bytes(r.array::<2usize>("words")?);
-                    r.note("lengths.words", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u16>("words", "lengths.words")?);
             }
             v
         };
-        let inner_len = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("inner_len")?);
-            r.note("lengths.inner_len", at, Value::U(v as u64));
-            v
-        };
+        let inner_len = r.be::<u8>("inner_len", "lengths.inner_len")?;
         let inner = {
             let n = r.length(inner_len, "inner")?;
             let saved = r.limit(n, "inner")?;
@@ -133,12 +109,7 @@ impl<'a> Codec<'a> for Sized<'a> {
         let rest = {
             let mut v = Vec::with_capacity(r.remaining());
             while r.remaining() > 0 {
-                v.push({
-                    let at = r.pos();
-                    let v = u8::from_be_bytes(r.array::<1usize>("rest")?);
-                    r.note("lengths.rest", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u8>("rest", "lengths.rest")?);
             }
             v
         };
@@ -153,61 +124,40 @@ impl<'a> Codec<'a> for Sized<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.name;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "name")? as u8;
-            w.put(&n.to_be_bytes());
-            w.put(data);
-        }
-        {
-            let v = &self.note;
-            let data: &[u8] = &v[..];
-            let n = fit(data.len() as u64, 65535, "note")? as u16;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.name.as_bytes();
+        let n = fit(data.len() as u64, 255, "name")? as u8;
+        w.put(&n.to_be_bytes());
+        w.put(data);
+        let data: &[u8] = &self.note[..];
+        let n = fit(data.len() as u64, 65535, "note")? as u16;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         let units = fit(
             size_from_len(self.tail.len(), 2i64, 0i64, "units")?,
             255,
             "units",
         )? as u8;
         w.put(&units.to_be_bytes());
-        {
-            let v = &self.tail;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        let data: &[u8] = self.tail.as_bytes();
+        w.put(data);
         let count = fit(self.items.len() as u64, 255, "count")? as u8;
         w.put(&count.to_be_bytes());
-        {
-            let v = &self.items;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("items"))?;
-            }
+        for item in self.items.iter() {
+            item.write(w).map_err(|e| e.within("items"))?;
         }
-        {
-            let v = &self.words;
-            let n = fit(v.len() as u64, 255, "words")? as u8;
-            w.put(&n.to_be_bytes());
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        let n = fit(self.words.len() as u64, 255, "words")? as u8;
+        w.put(&n.to_be_bytes());
+        for &item in self.words.iter() {
+            w.put(&item.to_be_bytes());
         }
         let inner_len_at = w.len();
         w.put(&[0u8; 1]);
         let inner_at = w.len();
-        {
-            let v = &self.inner;
-            v.write(w).map_err(|e| e.within("inner"))?;
-        }
+        self.inner.write(w).map_err(|e| e.within("inner"))?;
         let value = fit((w.len() - inner_at) as u64, 255, "inner_len")?;
         w.patch(inner_len_at, &(value as u8).to_be_bytes());
-        {
-            let v = &self.rest;
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        for &item in self.rest.iter() {
+            w.put(&item.to_be_bytes());
         }
         Ok(())
     }
@@ -228,18 +178,9 @@ impl<'a> Codec<'a> for Item {
     const NAME: &'static str = "Item";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let id = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("id")?);
-            r.note("lengths.item.id", at, Value::U(v as u64));
-            v
-        };
+        let id = r.be::<u16>("id", "lengths.item.id")?;
         Ok(Self { id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

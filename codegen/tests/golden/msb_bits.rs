@@ -181,11 +181,7 @@ impl<'a> Codec<'a> for Header<'a> {
     const NAME: &'static str = "Header";
     type Reader<T: Trace<'a>> = MsbBitReader<'a, T>;
     type Writer<'o> = MsbBitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut MsbBitReader<'a, T>) -> Result<Self, DecodeError> {
         let version = {
             let at = r.pos();
@@ -378,31 +374,19 @@ impl<'a> Codec<'a> for Header<'a> {
         w.bits(self.id, 64u32);
         w.bits(self.gain.to_bits() as u64, 32u32);
         w.bits(self.precise.to_bits(), 64u32);
-        {
-            let v = &self.origin;
-            v.write(w).map_err(|e| e.within("origin"))?;
+        self.origin.write(w).map_err(|e| e.within("origin"))?;
+        let n = fit(self.path.len() as u64, 7, "path")? as u8;
+        let raw = fit(n as u64, 7, "path")?;
+        w.bits(raw, 3u32);
+        for item in self.path.iter() {
+            item.write(w).map_err(|e| e.within("path"))?;
         }
-        {
-            let v = &self.path;
-            let n = fit(v.len() as u64, 7, "path")? as u8;
-            let raw = fit(n as u64, 7, "path")?;
-            w.bits(raw, 3u32);
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("path"))?;
-            }
-        }
-        {
-            let v = &self.label;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 31, "label")? as u8;
-            let raw = fit(n as u64, 31, "label")?;
-            w.bits(raw, 5u32);
-            w.put(data);
-        }
-        {
-            let v = &self.rest;
-            w.put_bits(v);
-        }
+        let data: &[u8] = self.label.as_bytes();
+        let n = fit(data.len() as u64, 31, "label")? as u8;
+        let raw = fit(n as u64, 31, "label")?;
+        w.bits(raw, 5u32);
+        w.put(data);
+        w.put_bits(&self.rest);
         Ok(())
     }
 }
@@ -431,11 +415,7 @@ impl<'a> Codec<'a> for Point {
     const NAME: &'static str = "Point";
     type Reader<T: Trace<'a>> = MsbBitReader<'a, T>;
     type Writer<'o> = MsbBitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut MsbBitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();

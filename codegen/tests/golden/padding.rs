@@ -39,32 +39,13 @@ impl<'a> Codec<'a> for Record<'a> {
     const NAME: &'static str = "Record";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("padding.kind", at, Value::U(v as u64));
-            v
-        };
-        let _ = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("reserved")?);
-            r.note("padding.reserved", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "padding.kind")?;
+        let _ = r.le::<u8>("reserved", "padding.reserved")?;
         r.align(start, 4usize, "padding.padding", "id")?;
-        let id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("id")?);
-            r.note("padding.id", at, Value::U(v as u64));
-            v
-        };
+        let id = r.le::<u32>("id", "padding.id")?;
         let padded = r.limit(16usize, "name")?;
         let name = {
             let n = {
@@ -122,34 +103,22 @@ impl<'a> Codec<'a> for Record<'a> {
         w.align(start, 4usize);
         w.put(&self.id.to_le_bytes());
         let padded = w.len();
-        {
-            let v = &self.name;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "name")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.name.as_bytes();
+        let n = fit(data.len() as u64, 255, "name")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         w.pad(padded, 16usize, "name")?;
         w.put(&[0u8; 3]);
         {
-            let v = &self.mode;
-            {
-                let mut bits = BitWriter::new(&mut *w.buf);
-                v.write(&mut bits).map_err(|e| e.within("mode"))?;
-            }
+            let mut bits = BitWriter::new(&mut *w.buf);
+            self.mode.write(&mut bits).map_err(|e| e.within("mode"))?;
         }
-        {
-            let v = &self.entries;
-            let n = fit(v.len() as u64, 255, "entries")? as u8;
-            w.put(&n.to_le_bytes());
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entries"))?;
-            }
+        let n = fit(self.entries.len() as u64, 255, "entries")? as u8;
+        w.put(&n.to_le_bytes());
+        for item in self.entries.iter() {
+            item.write(w).map_err(|e| e.within("entries"))?;
         }
-        {
-            let v = &self.tail;
-            v.write(w).map_err(|e| e.within("tail"))?;
-        }
+        self.tail.write(w).map_err(|e| e.within("tail"))?;
         Ok(())
     }
 }
@@ -174,11 +143,7 @@ impl<'a> Codec<'a> for Mode {
     const NAME: &'static str = "Mode";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let level = {
             let at = r.pos();
@@ -219,25 +184,11 @@ impl<'a> Codec<'a> for Entry {
     const NAME: &'static str = "Entry";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let padded = r.limit(8usize, "padding")?;
-        let code = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("code")?);
-            r.note("padding.entry.code", at, Value::U(v as u64));
-            v
-        };
-        let value = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("value")?);
-            r.note("padding.entry.value", at, Value::U(v as u64));
-            v
-        };
+        let code = r.le::<u16>("code", "padding.entry.code")?;
+        let value = r.le::<u8>("value", "padding.entry.value")?;
         r.pad(padded, "padding.padding");
         Ok(Self { code, value })
     }
@@ -275,11 +226,7 @@ impl<'a> Codec<'a> for Tail<'a> {
     const NAME: &'static str = "Tail";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let note = {
@@ -299,13 +246,10 @@ impl<'a> Codec<'a> for Tail<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        {
-            let v = &self.note;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "note")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.note.as_bytes();
+        let n = fit(data.len() as u64, 255, "note")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         w.align(start, 4usize);
         Ok(())
     }

@@ -34,28 +34,14 @@ impl<'a> Codec<'a> for Framed<'a> {
     const NAME: &'static str = "Framed";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let array_size = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("array_size")?);
-            r.note("positions.array_size", at, Value::U(v as u64));
-            v
-        };
+        let array_size = r.le::<u8>("array_size", "positions.array_size")?;
         let items = {
             let n = r.length(16i128.wrapping_sub(array_size as i128), "items")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u8::from_le_bytes(r.array::<1usize>("items")?);
-                    r.note("positions.items", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.le::<u8>("items", "positions.items")?);
             }
             v
         };
@@ -66,12 +52,7 @@ impl<'a> Codec<'a> for Framed<'a> {
             r.note("positions.body", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let crc = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("crc")?);
-            r.note("positions.crc", at, Value::U(v as u64));
-            v
-        };
+        let crc = r.le::<u16>("crc", "positions.crc")?;
         Ok(Self { items, body, crc })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -81,17 +62,11 @@ impl<'a> Codec<'a> for Framed<'a> {
             "array_size",
         )? as u8;
         w.put(&array_size.to_le_bytes());
-        {
-            let v = &self.items;
-            for item in v.iter() {
-                w.put(&(*item).to_le_bytes());
-            }
+        for &item in self.items.iter() {
+            w.put(&item.to_le_bytes());
         }
-        {
-            let v = &self.body;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.body[..];
+        w.put(data);
         w.put(&self.crc.to_le_bytes());
         Ok(())
     }
@@ -128,25 +103,11 @@ impl<'a> Codec<'a> for Tail<'a> {
     const NAME: &'static str = "Tail";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("positions.tail.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "positions.tail.kind")?;
         let extra = if (r.remaining() as i128) >= 2i128 {
-            Some({
-                let at = r.pos();
-                let v = u16::from_le_bytes(r.array::<2usize>("extra")?);
-                r.note("positions.tail.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u16>("extra", "positions.tail.extra")?)
         } else {
             None
         };
@@ -172,14 +133,11 @@ impl<'a> Codec<'a> for Tail<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.kind.to_le_bytes());
-        if let Some(v) = &self.extra {
-            w.put(&(*v).to_le_bytes());
+        if let Some(v) = self.extra {
+            w.put(&v.to_le_bytes());
         }
-        {
-            let v = &self.all_but_head;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.all_but_head[..];
+        w.put(data);
         Ok(())
     }
 }

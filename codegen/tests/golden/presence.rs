@@ -238,27 +238,21 @@ impl<'a> Codec<'a> for Message<'a> {
     const NAME: &'static str = "Message";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("announced.kind", at, Value::U(raw as u64));
-            Kind::from_raw(raw)
-        };
+        let kind = Kind::from_raw(r.le::<u8>("kind", "announced.kind")?);
         let opts = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("opts")?);
-            r.note("announced.opts", at, Value::U(raw as u64));
-            r.note("announced.opts.has_target", at, Value::Bool(raw & 1 != 0));
-            r.note("announced.opts.no_name", at, Value::Bool(raw & 2 != 0));
-            r.note("announced.opts.is_ack", at, Value::Bool(raw & 4 != 0));
-            r.note("announced.opts.urgent", at, Value::Bool(raw & 128 != 0));
-            Opts(raw)
+            let v = Opts(r.le::<u8>("opts", "announced.opts")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("announced.opts.has_target", 0x01),
+                    ("announced.opts.no_name", 0x02),
+                    ("announced.opts.is_ack", 0x04),
+                    ("announced.opts.urgent", 0x80),
+                ],
+            );
+            v
         };
         let no_note = {
             let at = r.pos();
@@ -266,25 +260,10 @@ impl<'a> Codec<'a> for Message<'a> {
             r.note("announced.no_note", at, Value::Bool(v));
             v
         };
-        let shape = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("shape")?);
-            r.note("announced.shape", at, Value::U(raw as u64));
-            Shape::from_raw(raw)
-        };
-        let mode = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("mode")?);
-            r.note("announced.mode", at, Value::U(v as u64));
-            v
-        };
+        let shape = Shape::from_raw(r.le::<u8>("shape", "announced.shape")?);
+        let mode = r.le::<u8>("mode", "announced.mode")?;
         let target = if opts.bits() & 1 != 0 {
-            Some({
-                let at = r.pos();
-                let v = u32::from_le_bytes(r.array::<4usize>("target")?);
-                r.note("announced.target", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u32>("target", "announced.target")?)
         } else {
             None
         };
@@ -321,22 +300,12 @@ impl<'a> Codec<'a> for Message<'a> {
             None
         };
         let radius = if shape.raw() == 1 {
-            Some({
-                let at = r.pos();
-                let v = u16::from_le_bytes(r.array::<2usize>("radius")?);
-                r.note("announced.radius", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u16>("radius", "announced.radius")?)
         } else {
             None
         };
         let extra = if mode != 0 {
-            Some({
-                let at = r.pos();
-                let v = u8::from_le_bytes(r.array::<1usize>("extra")?);
-                r.note("announced.extra", at, Value::U(v as u64));
-                v
-            })
+            Some(r.le::<u8>("extra", "announced.extra")?)
         } else {
             None
         };
@@ -379,10 +348,7 @@ impl<'a> Codec<'a> for Message<'a> {
         let opts = Opts(self.opts.bits() & !4u8 | if kind.raw() == 3 { 4u8 } else { 0 });
         let opts = Opts(opts.bits() & !1u8 | if self.target.is_some() { 1u8 } else { 0 });
         let opts = Opts(opts.bits() & !2u8 | if self.name.is_none() { 2u8 } else { 0 });
-        {
-            let v = &opts;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&opts.bits().to_le_bytes());
         let no_note = self.note.is_none();
         w.put(&[no_note as u8]);
         let shape = if self.radius.is_some() {
@@ -390,17 +356,11 @@ impl<'a> Codec<'a> for Message<'a> {
         } else {
             self.shape
         };
-        {
-            let v = &shape;
-            w.put(&(*v).raw().to_le_bytes());
-        }
+        w.put(&shape.raw().to_le_bytes());
         let mode = if self.extra.is_none() { 0u8 } else { self.mode };
-        {
-            let v = &mode;
-            w.put(&(*v).to_le_bytes());
-        }
-        if let Some(v) = &self.target {
-            w.put(&(*v).to_le_bytes());
+        w.put(&mode.to_le_bytes());
+        if let Some(v) = self.target {
+            w.put(&v.to_le_bytes());
         }
         if let Some(v) = &self.name {
             let data: &[u8] = v.as_bytes();
@@ -414,9 +374,9 @@ impl<'a> Codec<'a> for Message<'a> {
             w.put(&n.to_le_bytes());
             w.put(data);
         }
-        match (&self.radius, shape.raw() == 1) {
+        match (self.radius, shape.raw() == 1) {
             (Some(v), true) => {
-                w.put(&(*v).to_le_bytes());
+                w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
@@ -432,9 +392,9 @@ impl<'a> Codec<'a> for Message<'a> {
                 ));
             }
         }
-        match (&self.extra, mode != 0) {
+        match (self.extra, mode != 0) {
             (Some(v), true) => {
-                w.put(&(*v).to_le_bytes());
+                w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
@@ -451,21 +411,17 @@ impl<'a> Codec<'a> for Message<'a> {
             }
         }
         {
-            let v = &self.motion;
-            {
-                let mut bits = BitWriter::new(&mut *w.buf);
-                v.write(&mut bits).map_err(|e| e.within("motion"))?;
-            }
+            let mut bits = BitWriter::new(&mut *w.buf);
+            self.motion
+                .write(&mut bits)
+                .map_err(|e| e.within("motion"))?;
         }
-        {
-            let v = &self.body;
-            match v {
-                MessageBody::Ping => {}
-                MessageBody::Data(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Ack => {}
+        match &self.body {
+            MessageBody::Ping => {}
+            MessageBody::Data(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
+            MessageBody::Ack => {}
         }
         Ok(())
     }
@@ -497,11 +453,7 @@ impl<'a> Codec<'a> for Data<'a> {
     const NAME: &'static str = "Data";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let payload = {
             let n = {
@@ -518,13 +470,10 @@ impl<'a> Codec<'a> for Data<'a> {
         Ok(Self { payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            let n = fit(data.len() as u64, 255, "payload")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        let n = fit(data.len() as u64, 255, "payload")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }
@@ -561,11 +510,7 @@ impl<'a> Codec<'a> for Motion {
     const NAME: &'static str = "Motion";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let has_speed = {
             let at = r.pos();
@@ -606,12 +551,12 @@ impl<'a> Codec<'a> for Motion {
         w.bits(has_speed as u64, 1);
         let idle = self.heading.is_none();
         w.bits(idle as u64, 1);
-        if let Some(v) = &self.speed {
-            let raw = fit((*v) as u64, 4095, "speed")?;
+        if let Some(v) = self.speed {
+            let raw = fit(v as u64, 4095, "speed")?;
             w.bits(raw, 12u32);
         }
-        if let Some(v) = &self.heading {
-            let raw = fit((*v) as u64, 1023, "heading")?;
+        if let Some(v) = self.heading {
+            let raw = fit(v as u64, 1023, "heading")?;
             w.bits(raw, 10u32);
         }
         Ok(())

@@ -82,49 +82,18 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("reassembly.flags", at, Value::U(raw as u64));
-            r.note("reassembly.flags.fragment", at, Value::Bool(raw & 1 != 0));
-            Flags(raw)
-        };
-        let command = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("command")?);
-            r.note("reassembly.command", at, Value::U(v as u64));
+            let v = Flags(r.le::<u8>("flags", "reassembly.flags")?);
+            r.note_bits(v.bits(), &[("reassembly.flags.fragment", 1)]);
             v
         };
-        let fragment_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
-            r.note("reassembly.fragment_id", at, Value::U(v as u64));
-            v
-        };
-        let fragment_index = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
-            r.note("reassembly.fragment_index", at, Value::U(v as u64));
-            v
-        };
-        let fragment_count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
-            r.note("reassembly.fragment_count", at, Value::U(v as u64));
-            v
-        };
-        let payload_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
-            r.note("reassembly.payload_size", at, Value::U(v as u64));
-            v
-        };
+        let command = r.le::<u8>("command", "reassembly.command")?;
+        let fragment_id = r.le::<u16>("fragment_id", "reassembly.fragment_id")?;
+        let fragment_index = r.le::<u8>("fragment_index", "reassembly.fragment_index")?;
+        let fragment_count = r.le::<u8>("fragment_count", "reassembly.fragment_count")?;
+        let payload_size = r.le::<u16>("payload_size", "reassembly.payload_size")?;
         let payload = {
             let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
@@ -173,26 +142,23 @@ impl<'a> Codec<'a> for Packet<'a> {
         let payload_size_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
-        {
-            let v = &self.payload;
-            if (self.flags.bits() & 1 != 0) && !matches!(v, PacketPayload::Other { .. }) {
-                return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        if (self.flags.bits() & 1 != 0) && !matches!(self.payload, PacketPayload::Other { .. }) {
+            return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        }
+        match &self.payload {
+            PacketPayload::Hello(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
             }
-            match v {
-                PacketPayload::Hello(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
+            PacketPayload::Other { command, data, .. } => {
+                if self.flags.bits() & 1 == 0 && matches!(*command, 1) {
+                    return Err(EncodeError::new(
+                        "payload",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: *command as u64,
+                        },
+                    ));
                 }
-                PacketPayload::Other { command, data, .. } => {
-                    if self.flags.bits() & 1 == 0 && matches!(*command, 1) {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: *command as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
@@ -226,11 +192,7 @@ impl<'a> Codec<'a> for Hello<'a> {
     const NAME: &'static str = "Hello";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = {
             let n = {
@@ -247,13 +209,10 @@ impl<'a> Codec<'a> for Hello<'a> {
         Ok(Self { name })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.name;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "name")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.name.as_bytes();
+        let n = fit(data.len() as u64, 255, "name")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }

@@ -80,18 +80,9 @@ impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let size = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("size")?);
-            r.note("size_offsets.size", at, Value::U(v as u64));
-            v
-        };
+        let size = r.be::<u16>("size", "size_offsets.size")?;
         let payload = {
             let n = r.length((size as i128).wrapping_sub(2i128), "payload")?;
             let at = r.pos();
@@ -99,31 +90,16 @@ impl<'a> Codec<'a> for Frame<'a> {
             r.note("size_offsets.payload", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let last_index = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("last_index")?);
-            r.note("size_offsets.last_index", at, Value::U(v as u64));
-            v
-        };
+        let last_index = r.be::<u8>("last_index", "size_offsets.last_index")?;
         let ids = {
             let n = r.length((last_index as i128).wrapping_add(1i128), "ids")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u16::from_be_bytes(r.array::<2usize>("ids")?);
-                    r.note("size_offsets.ids", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u16>("ids", "size_offsets.ids")?);
             }
             v
         };
-        let words = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("words")?);
-            r.note("size_offsets.words", at, Value::U(v as u64));
-            v
-        };
+        let words = r.be::<u8>("words", "size_offsets.words")?;
         let block = {
             let n = r.length(4i128.wrapping_mul(words as i128), "block")?;
             let saved = r.limit(n, "block")?;
@@ -131,37 +107,17 @@ impl<'a> Codec<'a> for Frame<'a> {
             r.unlimit(saved, "block")?;
             v
         };
-        let free = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("free")?);
-            r.note("size_offsets.free", at, Value::U(v as u64));
-            v
-        };
+        let free = r.be::<u8>("free", "size_offsets.free")?;
         let slots = {
             let n = r.length(8i128.wrapping_sub(free as i128), "slots")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u8::from_be_bytes(r.array::<1usize>("slots")?);
-                    r.note("size_offsets.slots", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.be::<u8>("slots", "size_offsets.slots")?);
             }
             v
         };
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("kind")?);
-            r.note("size_offsets.kind", at, Value::U(v as u64));
-            v
-        };
-        let body_len = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("body_len")?);
-            r.note("size_offsets.body_len", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.be::<u8>("kind", "size_offsets.kind")?;
+        let body_len = r.be::<u8>("body_len", "size_offsets.body_len")?;
         let body = {
             let n = r.length((body_len as i128).wrapping_sub(1i128), "body")?;
             let saved = r.limit(n, "body")?;
@@ -180,12 +136,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             r.unlimit(saved, "body")?;
             v
         };
-        let trailer = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("trailer")?);
-            r.note("size_offsets.trailer", at, Value::U(v as u64));
-            v
-        };
+        let trailer = r.be::<u8>("trailer", "size_offsets.trailer")?;
         Ok(Self {
             payload,
             ids,
@@ -202,30 +153,21 @@ impl<'a> Codec<'a> for Frame<'a> {
             "size",
         )? as u16;
         w.put(&size.to_be_bytes());
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        w.put(data);
         let last_index = fit(
             size_from_len(self.ids.len(), 1i64, 1i64, "last_index")?,
             255,
             "last_index",
         )? as u8;
         w.put(&last_index.to_be_bytes());
-        {
-            let v = &self.ids;
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        for &item in self.ids.iter() {
+            w.put(&item.to_be_bytes());
         }
         let words_at = w.len();
         w.put(&[0u8; 1]);
         let block_at = w.len();
-        {
-            let v = &self.block;
-            v.write(w).map_err(|e| e.within("block"))?;
-        }
+        self.block.write(w).map_err(|e| e.within("block"))?;
         let value = fit(
             size_from_len(w.len() - block_at, 4i64, 0i64, "words")?,
             255,
@@ -238,32 +180,26 @@ impl<'a> Codec<'a> for Frame<'a> {
             "free",
         )? as u8;
         w.put(&free.to_be_bytes());
-        {
-            let v = &self.slots;
-            for item in v.iter() {
-                w.put(&(*item).to_be_bytes());
-            }
+        for &item in self.slots.iter() {
+            w.put(&item.to_be_bytes());
         }
         let kind = self.body.kind();
         w.put(&kind.to_be_bytes());
         let body_len_at = w.len();
         w.put(&[0u8; 1]);
         let body_at = w.len();
-        {
-            let v = &self.body;
-            match v {
-                FrameBody::Block(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            FrameBody::Block(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            FrameBody::Other { kind, data, .. } => {
+                if matches!(*kind, 1) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
+                    ));
                 }
-                FrameBody::Other { kind, data, .. } => {
-                    if matches!(*kind, 1) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit(
@@ -293,24 +229,10 @@ impl<'a> Codec<'a> for Block {
     const NAME: &'static str = "Block";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let a = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("a")?);
-            r.note("size_offsets.block.a", at, Value::U(v as u64));
-            v
-        };
-        let b = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("b")?);
-            r.note("size_offsets.block.b", at, Value::U(v as u64));
-            v
-        };
+        let a = r.be::<u16>("a", "size_offsets.block.a")?;
+        let b = r.be::<u16>("b", "size_offsets.block.b")?;
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -141,18 +141,9 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("sized_switches.kind", at, Value::U(v as u64));
-            v
-        };
+        let kind = r.le::<u8>("kind", "sized_switches.kind")?;
         let inner = {
             let n = {
                 let at = r.pos();
@@ -176,12 +167,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "inner")?;
             v
         };
-        let kind2 = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind2")?);
-            r.note("sized_switches.kind2", at, Value::U(v as u64));
-            v
-        };
+        let kind2 = r.le::<u8>("kind2", "sized_switches.kind2")?;
         let other = {
             let n = {
                 let at = r.pos();
@@ -205,12 +191,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "other")?;
             v
         };
-        let kind3 = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("kind3")?);
-            r.note("sized_switches.kind3", at, Value::U(v as u64));
-            v
-        };
+        let kind3 = r.le::<u8>("kind3", "sized_switches.kind3")?;
         let fixed = {
             let n = r.length(3i128, "fixed")?;
             let saved = r.limit(n, "fixed")?;
@@ -238,79 +219,70 @@ impl<'a> Codec<'a> for Packet<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.inner.kind();
         w.put(&kind.to_le_bytes());
-        {
-            let v = &self.inner;
-            let len_at = w.len();
-            w.put(&[0u8; 2]);
-            match v {
-                PacketInner::Inner(value) => {
-                    value.write(w).map_err(|e| e.within("inner"))?;
-                }
-                PacketInner::Other { kind, data, .. } => {
-                    if matches!(*kind, 1) {
-                        return Err(EncodeError::new(
-                            "inner",
-                            EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+        let len_at = w.len();
+        w.put(&[0u8; 2]);
+        match &self.inner {
+            PacketInner::Inner(value) => {
+                value.write(w).map_err(|e| e.within("inner"))?;
             }
-            let value = fit((w.len() - len_at - 2) as u64, 65535, "inner")?;
-            w.patch(len_at, &(value as u16).to_le_bytes());
+            PacketInner::Other { kind, data, .. } => {
+                if matches!(*kind, 1) {
+                    return Err(EncodeError::new(
+                        "inner",
+                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
+                    ));
+                }
+                w.put(data);
+            }
         }
+        let value = fit((w.len() - len_at - 2) as u64, 65535, "inner")?;
+        w.patch(len_at, &(value as u16).to_le_bytes());
         let kind2 = self.other.kind2();
         w.put(&kind2.to_le_bytes());
-        {
-            let v = &self.other;
-            let body_at = w.len();
-            match v {
-                PacketOther::Inner(value) => {
-                    value.write(w).map_err(|e| e.within("other"))?;
-                }
-                PacketOther::Other { kind2, data, .. } => {
-                    if matches!(*kind2, 1) {
-                        return Err(EncodeError::new(
-                            "other",
-                            EncodeErrorKind::TagHasVariant { tag: *kind2 as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+        let body_at = w.len();
+        match &self.other {
+            PacketOther::Inner(value) => {
+                value.write(w).map_err(|e| e.within("other"))?;
             }
-            let n = (w.len() - body_at) as u64;
-            w.prefix_since(body_at, |w| {
-                w.leb128(n);
-                Ok(())
-            })?;
+            PacketOther::Other { kind2, data, .. } => {
+                if matches!(*kind2, 1) {
+                    return Err(EncodeError::new(
+                        "other",
+                        EncodeErrorKind::TagHasVariant { tag: *kind2 as u64 },
+                    ));
+                }
+                w.put(data);
+            }
         }
+        let n = (w.len() - body_at) as u64;
+        w.prefix_since(body_at, |w| {
+            w.leb128(n);
+            Ok(())
+        })?;
         let kind3 = self.fixed.kind3();
         w.put(&kind3.to_le_bytes());
-        {
-            let v = &self.fixed;
-            let value_at = w.len();
-            match v {
-                PacketFixed::Pair(value) => {
-                    value.write(w).map_err(|e| e.within("fixed"))?;
-                }
-                PacketFixed::Other { kind3, data, .. } => {
-                    if matches!(*kind3, 1) {
-                        return Err(EncodeError::new(
-                            "fixed",
-                            EncodeErrorKind::TagHasVariant { tag: *kind3 as u64 },
-                        ));
-                    }
-                    w.put(data);
-                }
+        let value_at = w.len();
+        match &self.fixed {
+            PacketFixed::Pair(value) => {
+                value.write(w).map_err(|e| e.within("fixed"))?;
             }
-            let expected: i128 = 3i128;
-            let actual = w.len() - value_at;
-            if expected != actual as i128 {
-                return Err(EncodeError::new(
-                    "fixed",
-                    EncodeErrorKind::LengthMismatch { expected, actual },
-                ));
+            PacketFixed::Other { kind3, data, .. } => {
+                if matches!(*kind3, 1) {
+                    return Err(EncodeError::new(
+                        "fixed",
+                        EncodeErrorKind::TagHasVariant { tag: *kind3 as u64 },
+                    ));
+                }
+                w.put(data);
             }
+        }
+        let expected: i128 = 3i128;
+        let actual = w.len() - value_at;
+        if expected != actual as i128 {
+            return Err(EncodeError::new(
+                "fixed",
+                EncodeErrorKind::LengthMismatch { expected, actual },
+            ));
         }
         Ok(())
     }
@@ -343,18 +315,9 @@ impl<'a> Codec<'a> for Inner<'a> {
     const NAME: &'static str = "Inner";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let a = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("a")?);
-            r.note("sized_switches.inner.a", at, Value::U(v as u64));
-            v
-        };
+        let a = r.le::<u8>("a", "sized_switches.inner.a")?;
         let s = {
             let n = {
                 let at = r.pos();
@@ -371,13 +334,10 @@ impl<'a> Codec<'a> for Inner<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.a.to_le_bytes());
-        {
-            let v = &self.s;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 255, "s")? as u8;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.s.as_bytes();
+        let n = fit(data.len() as u64, 255, "s")? as u8;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }
@@ -398,24 +358,10 @@ impl<'a> Codec<'a> for Pair {
     const NAME: &'static str = "Pair";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let a = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("a")?);
-            r.note("sized_switches.pair.a", at, Value::U(v as u64));
-            v
-        };
-        let b = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("b")?);
-            r.note("sized_switches.pair.b", at, Value::U(v as u64));
-            v
-        };
+        let a = r.le::<u8>("a", "sized_switches.pair.a")?;
+        let b = r.le::<u16>("b", "sized_switches.pair.b")?;
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -2,7 +2,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace, Writer,
 };
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -102,18 +102,9 @@ impl<'a> Codec<'a> for Command {
     const NAME: &'static str = "Command";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let code = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("code")?);
-            r.note("state.code", at, Value::U(v as u64));
-            v
-        };
+        let code = r.le::<u8>("code", "state.code")?;
         let body = match code {
             1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
             2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
@@ -132,15 +123,12 @@ impl<'a> Codec<'a> for Command {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let code = self.body.code();
         w.put(&code.to_le_bytes());
-        {
-            let v = &self.body;
-            match v {
-                CommandBody::Announce(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::Update(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            CommandBody::Announce(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::Update(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -164,24 +152,10 @@ impl<'a> Codec<'a> for Announce {
     const NAME: &'static str = "Announce";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let link = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link")?);
-            r.note("state.announce.link", at, Value::U(v as u64));
-            v
-        };
-        let count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("count")?);
-            r.note("state.announce.count", at, Value::U(v as u64));
-            v
-        };
+        let link = r.le::<u16>("link", "state.announce.link")?;
+        let count = r.le::<u8>("count", "state.announce.count")?;
         let values = {
             let n = r.length(count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -196,11 +170,8 @@ impl<'a> Codec<'a> for Announce {
         w.put(&self.link.to_le_bytes());
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
-        {
-            let v = &self.values;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("values"))?;
-            }
+        for item in self.values.iter() {
+            item.write(w).map_err(|e| e.within("values"))?;
         }
         Ok(())
     }
@@ -240,18 +211,9 @@ impl<'a> Codec<'a> for Typed {
     const NAME: &'static str = "Typed";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("kind")?);
-            r.note("state.typed.kind", at, Value::U(raw as u64));
-            Kind::from_raw(raw)
-        };
+        let kind = Kind::from_raw(r.le::<u8>("kind", "state.typed.kind")?);
         let value = match kind {
             Kind::Byte => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             Kind::Word => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
@@ -270,15 +232,12 @@ impl<'a> Codec<'a> for Typed {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.value.kind();
         w.put(&kind.raw().to_le_bytes());
-        {
-            let v = &self.value;
-            match v {
-                TypedValue::Byte(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValue::Word(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
+        match &self.value {
+            TypedValue::Byte(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValue::Word(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
             }
         }
         Ok(())
@@ -300,18 +259,9 @@ impl<'a> Codec<'a> for Byte {
     const NAME: &'static str = "Byte";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let v = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("v")?);
-            r.note("state.byte.v", at, Value::U(v as u64));
-            v
-        };
+        let v = r.le::<u8>("v", "state.byte.v")?;
         Ok(Self { v })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -335,18 +285,9 @@ impl<'a> Codec<'a> for Word {
     const NAME: &'static str = "Word";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let v = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("v")?);
-            r.note("state.word.v", at, Value::U(v as u64));
-            v
-        };
+        let v = r.le::<u16>("v", "state.word.v")?;
         Ok(Self { v })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -372,24 +313,10 @@ impl<'a> Codec<'a> for Update {
     const NAME: &'static str = "Update";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let link = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link")?);
-            r.note("state.update.link", at, Value::U(v as u64));
-            v
-        };
-        let count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("count")?);
-            r.note("state.update.count", at, Value::U(v as u64));
-            v
-        };
+        let link = r.le::<u16>("link", "state.update.link")?;
+        let count = r.le::<u8>("count", "state.update.count")?;
         let values = {
             let saved_0 = r.select(0, (link as i128) as u64, "values")?;
             let v = {
@@ -409,11 +336,8 @@ impl<'a> Codec<'a> for Update {
         w.put(&self.link.to_le_bytes());
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
-        {
-            let v = &self.values;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("values"))?;
-            }
+        for item in self.values.iter() {
+            item.write(w).map_err(|e| e.within("values"))?;
         }
         Ok(())
     }
@@ -443,18 +367,9 @@ impl<'a> Codec<'a> for Indexed {
     const NAME: &'static str = "Indexed";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let index = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("index")?);
-            r.note("state.indexed.index", at, Value::U(v as u64));
-            v
-        };
+        let index = r.le::<u8>("index", "state.indexed.index")?;
         let value = match {
             let i = index as i128;
             r.item(0, i, "value")?
@@ -476,15 +391,12 @@ impl<'a> Codec<'a> for Indexed {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
-        {
-            let v = &self.value;
-            match v {
-                IndexedValue::Byte(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValue::Word(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
+        match &self.value {
+            IndexedValue::Byte(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValue::Word(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
             }
         }
         Ok(())

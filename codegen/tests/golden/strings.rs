@@ -36,18 +36,9 @@ impl<'a> Codec<'a> for Login<'a> {
     const NAME: &'static str = "Login";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let version = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("version")?);
-            r.note("strings.version", at, Value::U(v as u64));
-            v
-        };
+        let version = r.le::<u8>("version", "strings.version")?;
         let user = {
             let at = r.pos();
             let v = r.strz("user")?;
@@ -66,12 +57,7 @@ impl<'a> Codec<'a> for Login<'a> {
             r.note("strings.motd", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let tail = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("tail")?);
-            r.note("strings.tail", at, Value::U(v as u64));
-            v
-        };
+        let tail = r.le::<u16>("tail", "strings.tail")?;
         Ok(Self {
             version,
             user,
@@ -82,21 +68,12 @@ impl<'a> Codec<'a> for Login<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.version.to_le_bytes());
-        {
-            let v = &self.user;
-            let data: &[u8] = v.as_bytes();
-            w.strz(data, "user")?;
-        }
-        {
-            let v = &self.map;
-            let data: &[u8] = v.as_bytes();
-            w.str_padded(data, 16, "map")?;
-        }
-        {
-            let v = &self.motd;
-            let data: &[u8] = v.as_bytes();
-            w.strz(data, "motd")?;
-        }
+        let data: &[u8] = self.user.as_bytes();
+        w.strz(data, "user")?;
+        let data: &[u8] = self.map.as_bytes();
+        w.str_padded(data, 16, "map")?;
+        let data: &[u8] = self.motd.as_bytes();
+        w.strz(data, "motd")?;
         w.put(&self.tail.to_le_bytes());
         Ok(())
     }

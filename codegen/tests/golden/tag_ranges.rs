@@ -73,18 +73,9 @@ impl<'a> Codec<'a> for Tagged<'a> {
     const NAME: &'static str = "Tagged";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let tag = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("tag")?);
-            r.note("tag_ranges.tag", at, Value::U(v as u64));
-            v
-        };
+        let tag = r.le::<u8>("tag", "tag_ranges.tag")?;
         let body = match tag {
             16..=31 => TaggedBody::Low {
                 tag,
@@ -109,36 +100,33 @@ impl<'a> Codec<'a> for Tagged<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let tag = self.body.tag();
         w.put(&tag.to_le_bytes());
-        {
-            let v = &self.body;
-            match v {
-                TaggedBody::Low { tag, value } => {
-                    if !matches!(tag, 16..=31) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
-                        ));
-                    }
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            TaggedBody::Low { tag, value } => {
+                if !matches!(tag, 16..=31) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
+                    ));
                 }
-                TaggedBody::High { tag, value } => {
-                    if !matches!(tag, 240..=255) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
-                        ));
-                    }
-                    value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            TaggedBody::High { tag, value } => {
+                if !matches!(tag, 240..=255) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
+                    ));
                 }
-                TaggedBody::Other { tag, data, .. } => {
-                    if matches!(* tag, 16..= 31 | 240..= 255) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant { tag: *tag as u64 },
-                        ));
-                    }
-                    w.put(data);
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            TaggedBody::Other { tag, data, .. } => {
+                if matches!(* tag, 16..= 31 | 240..= 255) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant { tag: *tag as u64 },
+                    ));
                 }
+                w.put(data);
             }
         }
         Ok(())
@@ -160,18 +148,9 @@ impl<'a> Codec<'a> for Pair {
     const NAME: &'static str = "Pair";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let a = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("a")?);
-            r.note("tag_ranges.pair.a", at, Value::U(v as u64));
-            v
-        };
+        let a = r.le::<u8>("a", "tag_ranges.pair.a")?;
         Ok(Self { a })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -30,18 +30,9 @@ impl<'a> Codec<'a> for Frame<'a> {
     const NAME: &'static str = "Frame";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let message_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
-            r.note("tcp_framing.message_id", at, Value::U(v as u64));
-            v
-        };
+        let message_id = r.le::<u16>("message_id", "tcp_framing.message_id")?;
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -56,11 +47,8 @@ impl<'a> Codec<'a> for Frame<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.message_id.to_le_bytes());
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        w.put(data);
         Ok(())
     }
 }

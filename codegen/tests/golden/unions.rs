@@ -141,18 +141,9 @@ impl<'a> Codec<'a> for Tagged<'a> {
     const NAME: &'static str = "Tagged";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let kind = {
-            let at = r.pos();
-            let raw = u8::from_be_bytes(r.array::<1usize>("kind")?);
-            r.note("unions.kind", at, Value::U(raw as u64));
-            Kind::from_raw(raw)
-        };
+        let kind = Kind::from_raw(r.be::<u8>("kind", "unions.kind")?);
         let body = match kind {
             Kind::Empty => TaggedBody::Empty,
             Kind::Pair => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
@@ -175,35 +166,32 @@ impl<'a> Codec<'a> for Tagged<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.body.kind();
         w.put(&kind.raw().to_be_bytes());
-        {
-            let v = &self.body;
-            match v {
-                TaggedBody::Empty => {}
-                TaggedBody::Pair(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            TaggedBody::Empty => {}
+            TaggedBody::Pair(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            TaggedBody::Range16To31 { kind, value } => {
+                if !matches!(kind, Kind::Unknown(16..=31)) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagOutsideCase {
+                            tag: kind.raw() as u64,
+                        },
+                    ));
                 }
-                TaggedBody::Range16To31 { kind, value } => {
-                    if !matches!(kind, Kind::Unknown(16..=31)) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagOutsideCase {
-                                tag: kind.raw() as u64,
-                            },
-                        ));
-                    }
-                    value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            TaggedBody::Other { kind, data, .. } => {
+                if matches!(kind.raw(), 0..= 1 | 16..= 31) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: kind.raw() as u64,
+                        },
+                    ));
                 }
-                TaggedBody::Other { kind, data, .. } => {
-                    if matches!(kind.raw(), 0..= 1 | 16..= 31) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: kind.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         Ok(())
@@ -226,24 +214,10 @@ impl<'a> Codec<'a> for Pair {
     const NAME: &'static str = "Pair";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let a = {
-            let at = r.pos();
-            let v = i8::from_be_bytes(r.array::<1usize>("a")?);
-            r.note("unions.pair.a", at, Value::I(v as i64));
-            v
-        };
-        let b = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("b")?);
-            r.note("unions.pair.b", at, Value::U(v as u64));
-            v
-        };
+        let a = r.be::<i8>("a", "unions.pair.a")?;
+        let b = r.be::<u16>("b", "unions.pair.b")?;
         Ok(Self { a, b })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -2,7 +2,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,19 +49,10 @@ impl<'a> Codec<'a> for Settings {
     const NAME: &'static str = "Settings";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let players_at = r.pos();
-        let players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("players")?);
-            r.note("valid.players", at, Value::U(v as u64));
-            v
-        };
+        let players = r.le::<u8>("players", "valid.players")?;
         let x = players as i128;
         if !(1i128..=8i128).contains(&x) {
             return Err(r.error(
@@ -71,12 +62,7 @@ impl<'a> Codec<'a> for Settings {
             ));
         }
         let tick_rate_at = r.pos();
-        let tick_rate = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("tick_rate")?);
-            r.note("valid.tick_rate", at, Value::U(v as u64));
-            v
-        };
+        let tick_rate = r.le::<u16>("tick_rate", "valid.tick_rate")?;
         let x = tick_rate as i128;
         if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
             return Err(r.error(
@@ -86,24 +72,14 @@ impl<'a> Codec<'a> for Settings {
             ));
         }
         let offset_at = r.pos();
-        let offset = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("offset")?);
-            r.note("valid.offset", at, Value::I(v as i64));
-            v
-        };
+        let offset = r.le::<i16>("offset", "valid.offset")?;
         let x = offset as i128;
         if x < -100i128 {
             return Err(r.error("offset", offset_at, DecodeErrorKind::NotValid { value: x }));
         }
         let bonus = if players > 4 {
             let bonus_at = r.pos();
-            let bonus = {
-                let at = r.pos();
-                let v = u8::from_le_bytes(r.array::<1usize>("bonus")?);
-                r.note("valid.bonus", at, Value::U(v as u64));
-                v
-            };
+            let bonus = r.le::<u8>("bonus", "valid.bonus")?;
             let x = bonus as i128;
             if !matches!(x, 1i128 | 2i128 | 4i128) {
                 return Err(r.error("bonus", bonus_at, DecodeErrorKind::NotValid { value: x }));
@@ -120,49 +96,40 @@ impl<'a> Codec<'a> for Settings {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.players;
-            let x = *v as i128;
-            if !(1i128..=8i128).contains(&x) {
-                return Err(EncodeError::new(
-                    "players",
-                    EncodeErrorKind::NotValid { value: x },
-                ));
-            }
-            w.put(&(*v).to_le_bytes());
+        let x = self.players as i128;
+        if !(1i128..=8i128).contains(&x) {
+            return Err(EncodeError::new(
+                "players",
+                EncodeErrorKind::NotValid { value: x },
+            ));
         }
-        {
-            let v = &self.tick_rate;
-            let x = *v as i128;
-            if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
-                return Err(EncodeError::new(
-                    "tick_rate",
-                    EncodeErrorKind::NotValid { value: x },
-                ));
-            }
-            w.put(&(*v).to_le_bytes());
+        w.put(&self.players.to_le_bytes());
+        let x = self.tick_rate as i128;
+        if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
+            return Err(EncodeError::new(
+                "tick_rate",
+                EncodeErrorKind::NotValid { value: x },
+            ));
         }
-        {
-            let v = &self.offset;
-            let x = *v as i128;
-            if x < -100i128 {
-                return Err(EncodeError::new(
-                    "offset",
-                    EncodeErrorKind::NotValid { value: x },
-                ));
-            }
-            w.put(&(*v).to_le_bytes());
+        w.put(&self.tick_rate.to_le_bytes());
+        let x = self.offset as i128;
+        if x < -100i128 {
+            return Err(EncodeError::new(
+                "offset",
+                EncodeErrorKind::NotValid { value: x },
+            ));
         }
-        match (&self.bonus, self.players > 4) {
+        w.put(&self.offset.to_le_bytes());
+        match (self.bonus, self.players > 4) {
             (Some(v), true) => {
-                let x = *v as i128;
+                let x = v as i128;
                 if !matches!(x, 1i128 | 2i128 | 4i128) {
                     return Err(EncodeError::new(
                         "bonus",
                         EncodeErrorKind::NotValid { value: x },
                     ));
                 }
-                w.put(&(*v).to_le_bytes());
+                w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {

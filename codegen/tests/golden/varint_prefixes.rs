@@ -33,11 +33,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
     const NAME: &'static str = "Bundle";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let blob = {
             let n = {
@@ -72,12 +68,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let v = u16::from_le_bytes(r.array::<2usize>("ids")?);
-                    r.note("varint_prefixes.ids", at, Value::U(v as u64));
-                    v
-                });
+                v.push(r.le::<u16>("ids", "varint_prefixes.ids")?);
             }
             v
         };
@@ -102,31 +93,19 @@ impl<'a> Codec<'a> for Bundle<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.blob;
-            let data: &[u8] = &v[..];
-            w.leb128(data.len() as u64);
-            w.put(data);
+        let data: &[u8] = &self.blob[..];
+        w.leb128(data.len() as u64);
+        w.put(data);
+        let data: &[u8] = self.title.as_bytes();
+        w.riptide_len(data.len() as u64, "title")?;
+        w.put(data);
+        w.leb128(self.ids.len() as u64);
+        for &item in self.ids.iter() {
+            w.put(&item.to_le_bytes());
         }
-        {
-            let v = &self.title;
-            let data: &[u8] = v.as_bytes();
-            w.riptide_len(data.len() as u64, "title")?;
-            w.put(data);
-        }
-        {
-            let v = &self.ids;
-            w.leb128(v.len() as u64);
-            for item in v.iter() {
-                w.put(&(*item).to_le_bytes());
-            }
-        }
-        {
-            let v = &self.points;
-            w.riptide_len(v.len() as u64, "points")?;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("points"))?;
-            }
+        w.riptide_len(self.points.len() as u64, "points")?;
+        for item in self.points.iter() {
+            item.write(w).map_err(|e| e.within("points"))?;
         }
         Ok(())
     }
@@ -148,24 +127,10 @@ impl<'a> Codec<'a> for Point {
     const NAME: &'static str = "Point";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("x")?);
-            r.note("varint_prefixes.point.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("y")?);
-            r.note("varint_prefixes.point.y", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i8>("x", "varint_prefixes.point.x")?;
+        let y = r.le::<i8>("y", "varint_prefixes.point.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

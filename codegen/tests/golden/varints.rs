@@ -30,11 +30,7 @@ impl<'a> Codec<'a> for Values<'a> {
     const NAME: &'static str = "Values";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let unsigned = {
             let at = r.pos();
@@ -69,24 +65,12 @@ impl<'a> Codec<'a> for Values<'a> {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.unsigned;
-            w.leb128(*v);
-        }
-        {
-            let v = &self.signed;
-            w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
-        }
+        w.leb128(self.unsigned);
+        w.leb128(((self.signed << 1) ^ (self.signed >> 63)) as u64);
         let text_len = fit(self.text.len() as u64, 32767, "text_len")? as u16;
-        {
-            let v = &text_len;
-            w.riptide_len(*v as u64, "text_len")?;
-        }
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        w.riptide_len(text_len as u64, "text_len")?;
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         Ok(())
     }
 }

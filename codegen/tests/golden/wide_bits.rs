@@ -40,11 +40,7 @@ impl<'a> Codec<'a> for Sample {
     const NAME: &'static str = "Sample";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let tag = {
             let at = r.pos();
@@ -138,14 +134,8 @@ impl<'a> Codec<'a> for Sample {
         w.bits(raw, 33u32);
         w.bits(self.id, 64u32);
         w.bits(self.offset as u64, 64);
-        {
-            let v = &self.total;
-            w.rabbit(*v, 64);
-        }
-        {
-            let v = &self.debt;
-            w.rabbit(((*v << 1) ^ (*v >> 63)) as u64, 64);
-        }
+        w.rabbit(self.total, 64);
+        w.rabbit(((self.debt << 1) ^ (self.debt >> 63)) as u64, 64);
         w.bits(self.ratio.to_bits(), 64u32);
         let raw = fit(self.pad as u64, 31, "pad")?;
         w.bits(raw, 5u32);

@@ -94,11 +94,7 @@ impl<'a> Codec<'a> for PlayerMove {
     const NAME: &'static str = "PlayerMove";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -157,11 +153,7 @@ impl<'a> Codec<'a> for Chat<'a> {
     const NAME: &'static str = "Chat";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
@@ -180,15 +172,9 @@ impl<'a> Codec<'a> for Chat<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let length = fit(self.text.len() as u64, 18446744073709551615, "length")? as u64;
-        {
-            let v = &length;
-            w.leb128(*v);
-        }
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        w.leb128(length);
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         Ok(())
     }
 }
@@ -211,11 +197,7 @@ impl<'a> Codec<'a> for Spawn {
     const NAME: &'static str = "Spawn";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
@@ -235,15 +217,9 @@ impl<'a> Codec<'a> for Spawn {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let count = fit(self.entities.len() as u64, 18446744073709551615, "count")? as u64;
-        {
-            let v = &count;
-            w.leb128(*v);
-        }
-        {
-            let v = &self.entities;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entities"))?;
-            }
+        w.leb128(count);
+        for item in self.entities.iter() {
+            item.write(w).map_err(|e| e.within("entities"))?;
         }
         Ok(())
     }
@@ -270,11 +246,7 @@ impl<'a> Codec<'a> for Entity {
     const NAME: &'static str = "Entity";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let id = {
             let at = r.pos();
@@ -305,19 +277,10 @@ impl<'a> Codec<'a> for Entity {
         Ok(Self { id, kind, x, y })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.leb128(*v);
-        }
+        w.leb128(self.id);
         w.bits(self.kind.raw() as u64, 8u32);
-        {
-            let v = &self.x;
-            w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
-        }
-        {
-            let v = &self.y;
-            w.leb128(((*v << 1) ^ (*v >> 63)) as u64);
-        }
+        w.leb128(((self.x << 1) ^ (self.x >> 63)) as u64);
+        w.leb128(((self.y << 1) ^ (self.y >> 63)) as u64);
         Ok(())
     }
 }

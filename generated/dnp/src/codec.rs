@@ -725,18 +725,9 @@ impl<'a> Codec<'a> for Command<'a> {
     const NAME: &'static str = "Command";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let code = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("code")?);
-            r.note("dnp.code", at, Value::U(raw as u64));
-            CommandCode::from_raw(raw)
-        };
+        let code = CommandCode::from_raw(r.le::<u8>("code", "dnp.code")?);
         let body = match code {
             CommandCode::ConnectionRequest => CommandBody::ConnectionRequest(
                 ConnectionRequest::read(r).map_err(|e| e.within("body"))?,
@@ -787,54 +778,51 @@ impl<'a> Codec<'a> for Command<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let code = self.body.code();
         w.put(&code.raw().to_le_bytes());
-        {
-            let v = &self.body;
-            match v {
-                CommandBody::ConnectionRequest(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            CommandBody::ConnectionRequest(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::ConnectionAck(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::ConnectionClose => {}
+            CommandBody::UnreliableMessage(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::ReliableMessage(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LinkState(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::ReliableAck(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LinkUp(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LinkDown(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LinkUpdate(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LongReliableMessage(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::LongLinkState(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            CommandBody::Other { code, data, .. } => {
+                if matches!(code.raw(), 0..=11) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: code.raw() as u64,
+                        },
+                    ));
                 }
-                CommandBody::ConnectionAck(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::ConnectionClose => {}
-                CommandBody::UnreliableMessage(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::ReliableMessage(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LinkState(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::ReliableAck(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LinkUp(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LinkDown(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LinkUpdate(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LongReliableMessage(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::LongLinkState(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                CommandBody::Other { code, data, .. } => {
-                    if matches!(code.raw(), 0..=11) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: code.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         Ok(())
@@ -858,32 +846,17 @@ impl<'a> Codec<'a> for ConnectionRequest {
     const NAME: &'static str = "ConnectionRequest";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let protocol_count = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("protocol_count")?);
-            r.note(
-                "dnp.connection_request.protocol_count",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let protocol_count =
+            r.le::<u16>("protocol_count", "dnp.connection_request.protocol_count")?;
         let protocols = {
             let n = r.length(protocol_count, "protocols")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push({
-                    let at = r.pos();
-                    let raw = u16::from_le_bytes(r.array::<2usize>("protocols")?);
-                    r.note("dnp.connection_request.protocols", at, Value::U(raw as u64));
-                    ProtocolVersion::from_raw(raw)
-                });
+                v.push(ProtocolVersion::from_raw(
+                    r.le::<u16>("protocols", "dnp.connection_request.protocols")?,
+                ));
             }
             v
         };
@@ -892,11 +865,8 @@ impl<'a> Codec<'a> for ConnectionRequest {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")? as u16;
         w.put(&protocol_count.to_le_bytes());
-        {
-            let v = &self.protocols;
-            for item in v.iter() {
-                w.put(&(*item).raw().to_le_bytes());
-            }
+        for &item in self.protocols.iter() {
+            w.put(&item.raw().to_le_bytes());
         }
         Ok(())
     }
@@ -920,25 +890,13 @@ impl<'a> Codec<'a> for ConnectionAck {
     const NAME: &'static str = "ConnectionAck";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let result = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("result")?);
-            r.note("dnp.connection_ack.result", at, Value::U(raw as u64));
-            ConnectResult::from_raw(raw)
-        };
+        let result = ConnectResult::from_raw(r.le::<u8>("result", "dnp.connection_ack.result")?);
         let protocol = if result.raw() == 0 {
-            Some({
-                let at = r.pos();
-                let raw = u16::from_le_bytes(r.array::<2usize>("protocol")?);
-                r.note("dnp.connection_ack.protocol", at, Value::U(raw as u64));
-                ProtocolVersion::from_raw(raw)
-            })
+            Some(ProtocolVersion::from_raw(
+                r.le::<u16>("protocol", "dnp.connection_ack.protocol")?,
+            ))
         } else {
             None
         };
@@ -950,13 +908,10 @@ impl<'a> Codec<'a> for ConnectionAck {
         } else {
             self.result
         };
-        {
-            let v = &result;
-            w.put(&(*v).raw().to_le_bytes());
-        }
-        match (&self.protocol, result.raw() == 0) {
+        w.put(&result.raw().to_le_bytes());
+        match (self.protocol, result.raw() == 0) {
             (Some(v), true) => {
-                w.put(&(*v).raw().to_le_bytes());
+                w.put(&v.raw().to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
@@ -1002,11 +957,7 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
     const NAME: &'static str = "UnreliableMessage";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let data = {
             let n = r.remaining();
@@ -1022,11 +973,8 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
         Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -1060,18 +1008,9 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
     const NAME: &'static str = "ReliableMessage";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let number = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("number")?);
-            r.note("dnp.reliable_message.number", at, Value::U(v as u64));
-            v
-        };
+        let number = r.le::<u16>("number", "dnp.reliable_message.number")?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -1087,11 +1026,8 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.number.to_le_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -1134,41 +1070,16 @@ impl<'a> Codec<'a> for LinkState<'a> {
     const NAME: &'static str = "LinkState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let number = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("number")?);
-            r.note("dnp.link_state.number", at, Value::U(v as u64));
-            v
-        };
-        let link_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
-            r.note("dnp.link_state.link_id", at, Value::U(v as u64));
-            v
-        };
+        let number = r.le::<u16>("number", "dnp.link_state.number")?;
+        let link_id = r.le::<u16>("link_id", "dnp.link_state.link_id")?;
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("dnp.link_state.flags", at, Value::U(raw as u64));
-            r.note(
-                "dnp.link_state.flags.read_only",
-                at,
-                Value::Bool(raw & 1 != 0),
-            );
-            LinkFlags(raw)
-        };
-        let message_len = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("message_len")?);
-            r.note("dnp.link_state.message_len", at, Value::U(v as u64));
+            let v = LinkFlags(r.le::<u8>("flags", "dnp.link_state.flags")?);
+            r.note_bits(v.bits(), &[("dnp.link_state.flags.read_only", 0x01)]);
             v
         };
+        let message_len = r.le::<u16>("message_len", "dnp.link_state.message_len")?;
         let message = {
             let n = r.length(message_len, "message")?;
             let at = r.pos();
@@ -1176,12 +1087,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
             r.note("dnp.link_state.message", at, Value::Bytes(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let value_count = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("value_count")?);
-            r.note("dnp.link_state.value_count", at, Value::U(v as u64));
-            v
-        };
+        let value_count = r.le::<u16>("value_count", "dnp.link_state.value_count")?;
         let values = {
             let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -1204,18 +1110,12 @@ impl<'a> Codec<'a> for LinkState<'a> {
         w.put(&self.flags.bits().to_le_bytes());
         let message_len = fit(self.message.len() as u64, 65535, "message_len")? as u16;
         w.put(&message_len.to_le_bytes());
-        {
-            let v = &self.message;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.message[..];
+        w.put(data);
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&value_count.to_le_bytes());
-        {
-            let v = &self.values;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("values"))?;
-            }
+        for item in self.values.iter() {
+            item.write(w).map_err(|e| e.within("values"))?;
         }
         Ok(())
     }
@@ -1389,18 +1289,9 @@ impl<'a> Codec<'a> for TypedValue<'a> {
     const NAME: &'static str = "TypedValue";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let r#type = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("type")?);
-            r.note("dnp.typed_value.type", at, Value::U(raw as u64));
-            ValueType::from_raw(raw)
-        };
+        let r#type = ValueType::from_raw(r.le::<u8>("type", "dnp.typed_value.type")?);
         let value = match r#type {
             ValueType::SInt8 => {
                 TypedValueValue::SInt8(SInt8Value::read(r).map_err(|e| e.within("value"))?)
@@ -1531,123 +1422,120 @@ impl<'a> Codec<'a> for TypedValue<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let r#type = self.value.r#type();
         w.put(&r#type.raw().to_le_bytes());
-        {
-            let v = &self.value;
-            match v {
-                TypedValueValue::SInt8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::UInt8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::SInt16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::UInt16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::SInt32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::UInt32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::SInt64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::UInt64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Float16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Float32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Float64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::String(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Data(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2S8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2U8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2S16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2U16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2S32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2U32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2S64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point2U64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3S8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3U8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3S16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3U16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3S32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3U32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3S64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Point3U64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector2F16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector2F32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector2F64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector3F16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector3F32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::Vector3F64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::QuaternionF16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::QuaternionF32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                TypedValueValue::QuaternionF64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
+        match &self.value {
+            TypedValueValue::SInt8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::UInt8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::SInt16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::UInt16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::SInt32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::UInt32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::SInt64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::UInt64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Float16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Float32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Float64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::String(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Data(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2S8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2U8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2S16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2U16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2S32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2U32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2S64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point2U64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3S8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3U8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3S16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3U16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3S32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3U32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3S64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Point3U64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector2F16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector2F32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector2F64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector3F16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector3F32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::Vector3F64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::QuaternionF16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::QuaternionF32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            TypedValueValue::QuaternionF64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
             }
         }
         Ok(())
@@ -1670,24 +1558,10 @@ impl<'a> Codec<'a> for ReliableAck {
     const NAME: &'static str = "ReliableAck";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let number = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("number")?);
-            r.note("dnp.reliable_ack.number", at, Value::U(v as u64));
-            v
-        };
-        let result = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("result")?);
-            r.note("dnp.reliable_ack.result", at, Value::U(raw as u64));
-            AckResult::from_raw(raw)
-        };
+        let number = r.le::<u16>("number", "dnp.reliable_ack.number")?;
+        let result = AckResult::from_raw(r.le::<u8>("result", "dnp.reliable_ack.result")?);
         Ok(Self { number, result })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1712,18 +1586,9 @@ impl<'a> Codec<'a> for LinkId {
     const NAME: &'static str = "LinkId";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let link_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
-            r.note("dnp.link_id.link_id", at, Value::U(v as u64));
-            v
-        };
+        let link_id = r.le::<u16>("link_id", "dnp.link_id.link_id")?;
         Ok(Self { link_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1760,18 +1625,9 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
     const NAME: &'static str = "LinkUpdate";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let link_count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("link_count")?);
-            r.note("dnp.link_update.link_count", at, Value::U(v as u64));
-            v
-        };
+        let link_count = r.le::<u8>("link_count", "dnp.link_update.link_count")?;
         let links = {
             let n = r.length(link_count, "links")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
@@ -1785,11 +1641,8 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
         w.put(&link_count.to_le_bytes());
-        {
-            let v = &self.links;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("links"))?;
-            }
+        for item in self.links.iter() {
+            item.write(w).map_err(|e| e.within("links"))?;
         }
         Ok(())
     }
@@ -1824,24 +1677,10 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
     const NAME: &'static str = "LinkUpdateLink";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let link_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
-            r.note("dnp.link_update_link.link_id", at, Value::U(v as u64));
-            v
-        };
-        let value_count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("value_count")?);
-            r.note("dnp.link_update_link.value_count", at, Value::U(v as u64));
-            v
-        };
+        let link_id = r.le::<u16>("link_id", "dnp.link_update_link.link_id")?;
+        let value_count = r.le::<u8>("value_count", "dnp.link_update_link.value_count")?;
         let values = {
             let saved_0 = r.select(0, (link_id as i128) as u64, "values")?;
             let v = {
@@ -1861,11 +1700,8 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         w.put(&self.link_id.to_le_bytes());
         let value_count = fit(self.values.len() as u64, 255, "value_count")? as u8;
         w.put(&value_count.to_le_bytes());
-        {
-            let v = &self.values;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("values"))?;
-            }
+        for item in self.values.iter() {
+            item.write(w).map_err(|e| e.within("values"))?;
         }
         Ok(())
     }
@@ -1993,18 +1829,9 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
     const NAME: &'static str = "IndexedValue";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let index = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("index")?);
-            r.note("dnp.indexed_value.index", at, Value::U(v as u64));
-            v
-        };
+        let index = r.le::<u16>("index", "dnp.indexed_value.index")?;
         let value = match {
             let i = index as i128;
             r.item(0, i, "value")?
@@ -2112,123 +1939,120 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
-        {
-            let v = &self.value;
-            match v {
-                IndexedValueValue::SInt8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::UInt8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::SInt16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::UInt16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::SInt32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::UInt32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::SInt64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::UInt64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Float16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Float32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Float64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::String(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Data(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2S8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2U8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2S16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2U16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2S32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2U32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2S64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point2U64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3S8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3U8(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3S16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3U16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3S32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3U32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3S64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Point3U64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector2F16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector2F32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector2F64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector3F16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector3F32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::Vector3F64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::QuaternionF16(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::QuaternionF32(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
-                IndexedValueValue::QuaternionF64(value) => {
-                    value.write(w).map_err(|e| e.within("value"))?;
-                }
+        match &self.value {
+            IndexedValueValue::SInt8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::UInt8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::SInt16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::UInt16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::SInt32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::UInt32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::SInt64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::UInt64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Float16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Float32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Float64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::String(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Data(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2S8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2U8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2S16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2U16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2S32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2U32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2S64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point2U64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3S8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3U8(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3S16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3U16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3S32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3U32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3S64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Point3U64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector2F16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector2F32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector2F64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector3F16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector3F32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::Vector3F64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::QuaternionF16(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::QuaternionF32(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
+            }
+            IndexedValueValue::QuaternionF64(value) => {
+                value.write(w).map_err(|e| e.within("value"))?;
             }
         }
         Ok(())
@@ -2263,18 +2087,9 @@ impl<'a> Codec<'a> for LinkValues<'a> {
     const NAME: &'static str = "LinkValues";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value_count = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("value_count")?);
-            r.note("dnp.link_values.value_count", at, Value::U(v as u64));
-            v
-        };
+        let value_count = r.le::<u16>("value_count", "dnp.link_values.value_count")?;
         let values = {
             let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -2288,11 +2103,8 @@ impl<'a> Codec<'a> for LinkValues<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&value_count.to_le_bytes());
-        {
-            let v = &self.values;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("values"))?;
-            }
+        for item in self.values.iter() {
+            item.write(w).map_err(|e| e.within("values"))?;
         }
         Ok(())
     }
@@ -2328,33 +2140,19 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
     const NAME: &'static str = "LongReliableMessage";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let number = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("number")?);
-            r.note("dnp.long_reliable_message.number", at, Value::U(v as u64));
-            v
-        };
+        let number = r.le::<u16>("number", "dnp.long_reliable_message.number")?;
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("dnp.long_reliable_message.flags", at, Value::U(raw as u64));
-            r.note(
-                "dnp.long_reliable_message.flags.first",
-                at,
-                Value::Bool(raw & 1 != 0),
+            let v = LongMessageFlags(r.le::<u8>("flags", "dnp.long_reliable_message.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("dnp.long_reliable_message.flags.first", 0x01),
+                    ("dnp.long_reliable_message.flags.last", 0x02),
+                ],
             );
-            r.note(
-                "dnp.long_reliable_message.flags.last",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            LongMessageFlags(raw)
+            v
         };
         let chunk = {
             let n = r.remaining();
@@ -2376,11 +2174,8 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.number.to_le_bytes());
         w.put(&self.flags.bits().to_le_bytes());
-        {
-            let v = &self.chunk;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.chunk[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -2422,55 +2217,24 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
     const NAME: &'static str = "LongLinkState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let number = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("number")?);
-            r.note("dnp.long_link_state.number", at, Value::U(v as u64));
-            v
-        };
-        let link_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("link_id")?);
-            r.note("dnp.long_link_state.link_id", at, Value::U(v as u64));
-            v
-        };
+        let number = r.le::<u16>("number", "dnp.long_link_state.number")?;
+        let link_id = r.le::<u16>("link_id", "dnp.long_link_state.link_id")?;
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("dnp.long_link_state.flags", at, Value::U(raw as u64));
-            r.note(
-                "dnp.long_link_state.flags.read_only",
-                at,
-                Value::Bool(raw & 1 != 0),
-            );
-            r.note(
-                "dnp.long_link_state.flags.first",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            r.note(
-                "dnp.long_link_state.flags.last",
-                at,
-                Value::Bool(raw & 4 != 0),
-            );
-            LongLinkStateFlags(raw)
-        };
-        let message_chunk_len = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("message_chunk_len")?);
-            r.note(
-                "dnp.long_link_state.message_chunk_len",
-                at,
-                Value::U(v as u64),
+            let v = LongLinkStateFlags(r.le::<u8>("flags", "dnp.long_link_state.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("dnp.long_link_state.flags.read_only", 0x01),
+                    ("dnp.long_link_state.flags.first", 0x02),
+                    ("dnp.long_link_state.flags.last", 0x04),
+                ],
             );
             v
         };
+        let message_chunk_len =
+            r.le::<u16>("message_chunk_len", "dnp.long_link_state.message_chunk_len")?;
         let message_chunk = {
             let n = r.length(message_chunk_len, "message_chunk")?;
             let at = r.pos();
@@ -2508,16 +2272,10 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
         let message_chunk_len =
             fit(self.message_chunk.len() as u64, 65535, "message_chunk_len")? as u16;
         w.put(&message_chunk_len.to_le_bytes());
-        {
-            let v = &self.message_chunk;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
-        {
-            let v = &self.values_chunk;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.message_chunk[..];
+        w.put(data);
+        let data: &[u8] = &self.values_chunk[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -2537,18 +2295,9 @@ impl<'a> Codec<'a> for SInt8Value {
     const NAME: &'static str = "SInt8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("value")?);
-            r.note("dnp.s_int8_value.value", at, Value::I(v as i64));
-            v
-        };
+        let value = r.le::<i8>("value", "dnp.s_int8_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2572,18 +2321,9 @@ impl<'a> Codec<'a> for UInt8Value {
     const NAME: &'static str = "UInt8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("value")?);
-            r.note("dnp.u_int8_value.value", at, Value::U(v as u64));
-            v
-        };
+        let value = r.le::<u8>("value", "dnp.u_int8_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2607,18 +2347,9 @@ impl<'a> Codec<'a> for SInt16Value {
     const NAME: &'static str = "SInt16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("value")?);
-            r.note("dnp.s_int16_value.value", at, Value::I(v as i64));
-            v
-        };
+        let value = r.le::<i16>("value", "dnp.s_int16_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2642,18 +2373,9 @@ impl<'a> Codec<'a> for UInt16Value {
     const NAME: &'static str = "UInt16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("value")?);
-            r.note("dnp.u_int16_value.value", at, Value::U(v as u64));
-            v
-        };
+        let value = r.le::<u16>("value", "dnp.u_int16_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2677,18 +2399,9 @@ impl<'a> Codec<'a> for SInt32Value {
     const NAME: &'static str = "SInt32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("value")?);
-            r.note("dnp.s_int32_value.value", at, Value::I(v as i64));
-            v
-        };
+        let value = r.le::<i32>("value", "dnp.s_int32_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2712,18 +2425,9 @@ impl<'a> Codec<'a> for UInt32Value {
     const NAME: &'static str = "UInt32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("value")?);
-            r.note("dnp.u_int32_value.value", at, Value::U(v as u64));
-            v
-        };
+        let value = r.le::<u32>("value", "dnp.u_int32_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2747,18 +2451,9 @@ impl<'a> Codec<'a> for SInt64Value {
     const NAME: &'static str = "SInt64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("value")?);
-            r.note("dnp.s_int64_value.value", at, Value::I(v));
-            v
-        };
+        let value = r.le::<i64>("value", "dnp.s_int64_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2782,18 +2477,9 @@ impl<'a> Codec<'a> for UInt64Value {
     const NAME: &'static str = "UInt64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("value")?);
-            r.note("dnp.u_int64_value.value", at, Value::U(v));
-            v
-        };
+        let value = r.le::<u64>("value", "dnp.u_int64_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2817,11 +2503,7 @@ impl<'a> Codec<'a> for Float16Value {
     const NAME: &'static str = "Float16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
@@ -2864,11 +2546,7 @@ impl<'a> Codec<'a> for Float32Value {
     const NAME: &'static str = "Float32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
@@ -2899,11 +2577,7 @@ impl<'a> Codec<'a> for Float64Value {
     const NAME: &'static str = "Float64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
@@ -2945,18 +2619,9 @@ impl<'a> Codec<'a> for StringValue<'a> {
     const NAME: &'static str = "StringValue";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let length = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("length")?);
-            r.note("dnp.string_value.length", at, Value::U(v as u64));
-            v
-        };
+        let length = r.le::<u16>("length", "dnp.string_value.length")?;
         let text = {
             let n = r.length(length, "text")?;
             let at = r.pos();
@@ -2969,11 +2634,8 @@ impl<'a> Codec<'a> for StringValue<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let length = fit(self.text.len() as u64, 65535, "length")? as u16;
         w.put(&length.to_le_bytes());
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         Ok(())
     }
 }
@@ -3005,18 +2667,9 @@ impl<'a> Codec<'a> for DataValue<'a> {
     const NAME: &'static str = "DataValue";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let length = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("length")?);
-            r.note("dnp.data_value.length", at, Value::U(v as u64));
-            v
-        };
+        let length = r.le::<u16>("length", "dnp.data_value.length")?;
         let data = {
             let n = r.length(length, "data")?;
             let at = r.pos();
@@ -3029,11 +2682,8 @@ impl<'a> Codec<'a> for DataValue<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let length = fit(self.data.len() as u64, 65535, "length")? as u16;
         w.put(&length.to_le_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -3054,24 +2704,10 @@ impl<'a> Codec<'a> for Point2S8Value {
     const NAME: &'static str = "Point2S8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("x")?);
-            r.note("dnp.point2_s8_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("y")?);
-            r.note("dnp.point2_s8_value.y", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i8>("x", "dnp.point2_s8_value.x")?;
+        let y = r.le::<i8>("y", "dnp.point2_s8_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3097,24 +2733,10 @@ impl<'a> Codec<'a> for Point2U8Value {
     const NAME: &'static str = "Point2U8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("x")?);
-            r.note("dnp.point2_u8_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("y")?);
-            r.note("dnp.point2_u8_value.y", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u8>("x", "dnp.point2_u8_value.x")?;
+        let y = r.le::<u8>("y", "dnp.point2_u8_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3140,24 +2762,10 @@ impl<'a> Codec<'a> for Point2S16Value {
     const NAME: &'static str = "Point2S16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("dnp.point2_s16_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("dnp.point2_s16_value.y", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i16>("x", "dnp.point2_s16_value.x")?;
+        let y = r.le::<i16>("y", "dnp.point2_s16_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3183,24 +2791,10 @@ impl<'a> Codec<'a> for Point2U16Value {
     const NAME: &'static str = "Point2U16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("dnp.point2_u16_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("dnp.point2_u16_value.y", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u16>("x", "dnp.point2_u16_value.x")?;
+        let y = r.le::<u16>("y", "dnp.point2_u16_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3226,24 +2820,10 @@ impl<'a> Codec<'a> for Point2S32Value {
     const NAME: &'static str = "Point2S32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("x")?);
-            r.note("dnp.point2_s32_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("y")?);
-            r.note("dnp.point2_s32_value.y", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i32>("x", "dnp.point2_s32_value.x")?;
+        let y = r.le::<i32>("y", "dnp.point2_s32_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3269,24 +2849,10 @@ impl<'a> Codec<'a> for Point2U32Value {
     const NAME: &'static str = "Point2U32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("x")?);
-            r.note("dnp.point2_u32_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("y")?);
-            r.note("dnp.point2_u32_value.y", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u32>("x", "dnp.point2_u32_value.x")?;
+        let y = r.le::<u32>("y", "dnp.point2_u32_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3312,24 +2878,10 @@ impl<'a> Codec<'a> for Point2S64Value {
     const NAME: &'static str = "Point2S64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(16);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("x")?);
-            r.note("dnp.point2_s64_value.x", at, Value::I(v));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("y")?);
-            r.note("dnp.point2_s64_value.y", at, Value::I(v));
-            v
-        };
+        let x = r.le::<i64>("x", "dnp.point2_s64_value.x")?;
+        let y = r.le::<i64>("y", "dnp.point2_s64_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3355,24 +2907,10 @@ impl<'a> Codec<'a> for Point2U64Value {
     const NAME: &'static str = "Point2U64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(16);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("x")?);
-            r.note("dnp.point2_u64_value.x", at, Value::U(v));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("y")?);
-            r.note("dnp.point2_u64_value.y", at, Value::U(v));
-            v
-        };
+        let x = r.le::<u64>("x", "dnp.point2_u64_value.x")?;
+        let y = r.le::<u64>("y", "dnp.point2_u64_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3399,30 +2937,11 @@ impl<'a> Codec<'a> for Point3S8Value {
     const NAME: &'static str = "Point3S8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("x")?);
-            r.note("dnp.point3_s8_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("y")?);
-            r.note("dnp.point3_s8_value.y", at, Value::I(v as i64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = i8::from_le_bytes(r.array::<1usize>("z")?);
-            r.note("dnp.point3_s8_value.z", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i8>("x", "dnp.point3_s8_value.x")?;
+        let y = r.le::<i8>("y", "dnp.point3_s8_value.y")?;
+        let z = r.le::<i8>("z", "dnp.point3_s8_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3450,30 +2969,11 @@ impl<'a> Codec<'a> for Point3U8Value {
     const NAME: &'static str = "Point3U8Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("x")?);
-            r.note("dnp.point3_u8_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("y")?);
-            r.note("dnp.point3_u8_value.y", at, Value::U(v as u64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("z")?);
-            r.note("dnp.point3_u8_value.z", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u8>("x", "dnp.point3_u8_value.x")?;
+        let y = r.le::<u8>("y", "dnp.point3_u8_value.y")?;
+        let z = r.le::<u8>("z", "dnp.point3_u8_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3501,30 +3001,11 @@ impl<'a> Codec<'a> for Point3S16Value {
     const NAME: &'static str = "Point3S16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("dnp.point3_s16_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("dnp.point3_s16_value.y", at, Value::I(v as i64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("z")?);
-            r.note("dnp.point3_s16_value.z", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i16>("x", "dnp.point3_s16_value.x")?;
+        let y = r.le::<i16>("y", "dnp.point3_s16_value.y")?;
+        let z = r.le::<i16>("z", "dnp.point3_s16_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3552,30 +3033,11 @@ impl<'a> Codec<'a> for Point3U16Value {
     const NAME: &'static str = "Point3U16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("dnp.point3_u16_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("dnp.point3_u16_value.y", at, Value::U(v as u64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("z")?);
-            r.note("dnp.point3_u16_value.z", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u16>("x", "dnp.point3_u16_value.x")?;
+        let y = r.le::<u16>("y", "dnp.point3_u16_value.y")?;
+        let z = r.le::<u16>("z", "dnp.point3_u16_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3603,30 +3065,11 @@ impl<'a> Codec<'a> for Point3S32Value {
     const NAME: &'static str = "Point3S32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("x")?);
-            r.note("dnp.point3_s32_value.x", at, Value::I(v as i64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("y")?);
-            r.note("dnp.point3_s32_value.y", at, Value::I(v as i64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("z")?);
-            r.note("dnp.point3_s32_value.z", at, Value::I(v as i64));
-            v
-        };
+        let x = r.le::<i32>("x", "dnp.point3_s32_value.x")?;
+        let y = r.le::<i32>("y", "dnp.point3_s32_value.y")?;
+        let z = r.le::<i32>("z", "dnp.point3_s32_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3654,30 +3097,11 @@ impl<'a> Codec<'a> for Point3U32Value {
     const NAME: &'static str = "Point3U32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("x")?);
-            r.note("dnp.point3_u32_value.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("y")?);
-            r.note("dnp.point3_u32_value.y", at, Value::U(v as u64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("z")?);
-            r.note("dnp.point3_u32_value.z", at, Value::U(v as u64));
-            v
-        };
+        let x = r.le::<u32>("x", "dnp.point3_u32_value.x")?;
+        let y = r.le::<u32>("y", "dnp.point3_u32_value.y")?;
+        let z = r.le::<u32>("z", "dnp.point3_u32_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3705,30 +3129,11 @@ impl<'a> Codec<'a> for Point3S64Value {
     const NAME: &'static str = "Point3S64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(24);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("x")?);
-            r.note("dnp.point3_s64_value.x", at, Value::I(v));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("y")?);
-            r.note("dnp.point3_s64_value.y", at, Value::I(v));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = i64::from_le_bytes(r.array::<8usize>("z")?);
-            r.note("dnp.point3_s64_value.z", at, Value::I(v));
-            v
-        };
+        let x = r.le::<i64>("x", "dnp.point3_s64_value.x")?;
+        let y = r.le::<i64>("y", "dnp.point3_s64_value.y")?;
+        let z = r.le::<i64>("z", "dnp.point3_s64_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3756,30 +3161,11 @@ impl<'a> Codec<'a> for Point3U64Value {
     const NAME: &'static str = "Point3U64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(24);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("x")?);
-            r.note("dnp.point3_u64_value.x", at, Value::U(v));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("y")?);
-            r.note("dnp.point3_u64_value.y", at, Value::U(v));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("z")?);
-            r.note("dnp.point3_u64_value.z", at, Value::U(v));
-            v
-        };
+        let x = r.le::<u64>("x", "dnp.point3_u64_value.x")?;
+        let y = r.le::<u64>("y", "dnp.point3_u64_value.y")?;
+        let z = r.le::<u64>("z", "dnp.point3_u64_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -3806,11 +3192,7 @@ impl<'a> Codec<'a> for Vector2F16Value {
     const NAME: &'static str = "Vector2F16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -3873,11 +3255,7 @@ impl<'a> Codec<'a> for Vector2F32Value {
     const NAME: &'static str = "Vector2F32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -3916,11 +3294,7 @@ impl<'a> Codec<'a> for Vector2F64Value {
     const NAME: &'static str = "Vector2F64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(16);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -3960,11 +3334,7 @@ impl<'a> Codec<'a> for Vector3F16Value {
     const NAME: &'static str = "Vector3F16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -4047,11 +3417,7 @@ impl<'a> Codec<'a> for Vector3F32Value {
     const NAME: &'static str = "Vector3F32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -4098,11 +3464,7 @@ impl<'a> Codec<'a> for Vector3F64Value {
     const NAME: &'static str = "Vector3F64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(24);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -4150,11 +3512,7 @@ impl<'a> Codec<'a> for QuaternionF16Value {
     const NAME: &'static str = "QuaternionF16Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -4257,11 +3615,7 @@ impl<'a> Codec<'a> for QuaternionF32Value {
     const NAME: &'static str = "QuaternionF32Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(16);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -4316,11 +3670,7 @@ impl<'a> Codec<'a> for QuaternionF64Value {
     const NAME: &'static str = "QuaternionF64Value";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(32);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();

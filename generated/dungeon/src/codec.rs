@@ -22,18 +22,9 @@ impl<'a> Codec<'a> for Move {
     const NAME: &'static str = "Move";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(11);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let character = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("character")?);
-            r.note("dungeon.move.character", at, Value::U(v as u64));
-            v
-        };
+        let character = r.le::<u16>("character", "dungeon.move.character")?;
         let x = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("x")?);
@@ -95,11 +86,7 @@ impl<'a> Codec<'a> for Say<'a> {
     const NAME: &'static str = "Say";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let text = {
             let n = {
@@ -116,13 +103,10 @@ impl<'a> Codec<'a> for Say<'a> {
         Ok(Self { text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            let n = fit(data.len() as u64, 65535, "text")? as u16;
-            w.put(&n.to_le_bytes());
-            w.put(data);
-        }
+        let data: &[u8] = self.text.as_bytes();
+        let n = fit(data.len() as u64, 65535, "text")? as u16;
+        w.put(&n.to_le_bytes());
+        w.put(data);
         Ok(())
     }
 }
@@ -144,18 +128,9 @@ impl<'a> Codec<'a> for Inventory {
     const NAME: &'static str = "Inventory";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let character = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("character")?);
-            r.note("dungeon.inventory.character", at, Value::U(v as u64));
-            v
-        };
+        let character = r.le::<u16>("character", "dungeon.inventory.character")?;
         let items = {
             let n = {
                 let at = r.pos();
@@ -173,13 +148,10 @@ impl<'a> Codec<'a> for Inventory {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.character.to_le_bytes());
-        {
-            let v = &self.items;
-            let n = fit(v.len() as u64, 255, "items")? as u8;
-            w.put(&n.to_le_bytes());
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("items"))?;
-            }
+        let n = fit(self.items.len() as u64, 255, "items")? as u8;
+        w.put(&n.to_le_bytes());
+        for item in self.items.iter() {
+            item.write(w).map_err(|e| e.within("items"))?;
         }
         Ok(())
     }
@@ -201,24 +173,10 @@ impl<'a> Codec<'a> for Item {
     const NAME: &'static str = "Item";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let item_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("item_id")?);
-            r.note("dungeon.item.item_id", at, Value::U(v as u64));
-            v
-        };
-        let count = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("count")?);
-            r.note("dungeon.item.count", at, Value::U(v as u64));
-            v
-        };
+        let item_id = r.le::<u32>("item_id", "dungeon.item.item_id")?;
+        let count = r.le::<u16>("count", "dungeon.item.count")?;
         Ok(Self { item_id, count })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

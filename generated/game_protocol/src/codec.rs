@@ -121,18 +121,9 @@ impl<'a> Codec<'a> for Init {
     const NAME: &'static str = "Init";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let salt = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("salt")?);
-            r.note("game_protocol.init.salt", at, Value::U(v as u64));
-            v
-        };
+        let salt = r.be::<u32>("salt", "game_protocol.init.salt")?;
         Ok(Self { salt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -158,18 +149,9 @@ impl<'a> Codec<'a> for Challenge {
     const NAME: &'static str = "Challenge";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let pepper = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("pepper")?);
-            r.note("game_protocol.challenge.pepper", at, Value::U(v as u64));
-            v
-        };
+        let pepper = r.be::<u32>("pepper", "game_protocol.challenge.pepper")?;
         Ok(Self { pepper })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -195,22 +177,9 @@ impl<'a> Codec<'a> for ChallengeResponse {
     const NAME: &'static str = "ChallengeResponse";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let seasoning = {
-            let at = r.pos();
-            let v = u32::from_be_bytes(r.array::<4usize>("seasoning")?);
-            r.note(
-                "game_protocol.challenge_response.seasoning",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let seasoning = r.be::<u32>("seasoning", "game_protocol.challenge_response.seasoning")?;
         Ok(Self { seasoning })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -255,34 +224,23 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_be_bytes(r.array::<1usize>("flags")?);
-            r.note("game_protocol.flags", at, Value::U(raw as u64));
-            r.note("game_protocol.flags.rel", at, Value::Bool(raw & 1 != 0));
-            r.note("game_protocol.flags.ack", at, Value::Bool(raw & 2 != 0));
-            r.note("game_protocol.flags.fin", at, Value::Bool(raw & 4 != 0));
-            r.note("game_protocol.flags.end", at, Value::Bool(raw & 8 != 0));
-            PacketFlags(raw)
-        };
-        let chunk = {
-            let at = r.pos();
-            let v = u8::from_be_bytes(r.array::<1usize>("chunk")?);
-            r.note("game_protocol.chunk", at, Value::U(v as u64));
+            let v = PacketFlags(r.be::<u8>("flags", "game_protocol.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("game_protocol.flags.rel", 0x01),
+                    ("game_protocol.flags.ack", 0x02),
+                    ("game_protocol.flags.fin", 0x04),
+                    ("game_protocol.flags.end", 0x08),
+                ],
+            );
             v
         };
-        let sequence = {
-            let at = r.pos();
-            let v = u16::from_be_bytes(r.array::<2usize>("sequence")?);
-            r.note("game_protocol.sequence", at, Value::U(v as u64));
-            v
-        };
+        let chunk = r.be::<u8>("chunk", "game_protocol.chunk")?;
+        let sequence = r.be::<u16>("sequence", "game_protocol.sequence")?;
         let data = {
             let n = r.remaining();
             let at = r.pos();
@@ -301,11 +259,8 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&self.flags.bits().to_be_bytes());
         w.put(&self.chunk.to_be_bytes());
         w.put(&self.sequence.to_be_bytes());
-        {
-            let v = &self.data;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.data[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -368,11 +323,7 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
     const NAME: &'static str = "ServerMessage";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -403,15 +354,12 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        {
-            let v = &self.body;
-            match v {
-                ServerMessageBody::Event(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                ServerMessageBody::Response(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            ServerMessageBody::Event(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            ServerMessageBody::Response(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -435,11 +383,7 @@ impl<'a> Codec<'a> for Event {
     const NAME: &'static str = "Event";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let time = {
             let at = r.pos();
@@ -451,14 +395,8 @@ impl<'a> Codec<'a> for Event {
         Ok(Self { time, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.time;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.kind;
-            v.write(w).map_err(|e| e.within("kind"))?;
-        }
+        w.rabbit(self.time as u64, 32u32);
+        self.kind.write(w).map_err(|e| e.within("kind"))?;
         Ok(())
     }
 }
@@ -497,11 +435,7 @@ impl<'a> Codec<'a> for EventKind {
     const NAME: &'static str = "EventKind";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -528,15 +462,12 @@ impl<'a> Codec<'a> for EventKind {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        {
-            let v = &self.body;
-            match v {
-                EventKindBody::Snapshot(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                EventKindBody::GameOver(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            EventKindBody::Snapshot(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            EventKindBody::GameOver(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -559,11 +490,7 @@ impl<'a> Codec<'a> for GameOver {
     const NAME: &'static str = "GameOver";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let won = {
             let at = r.pos();
@@ -595,11 +522,7 @@ impl<'a> Codec<'a> for Snapshot {
     const NAME: &'static str = "Snapshot";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
@@ -619,15 +542,9 @@ impl<'a> Codec<'a> for Snapshot {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let count = fit(self.entities.len() as u64, 4294967295, "count")? as u32;
-        {
-            let v = &count;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.entities;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entities"))?;
-            }
+        w.rabbit(count as u64, 32u32);
+        for item in self.entities.iter() {
+            item.write(w).map_err(|e| e.within("entities"))?;
         }
         Ok(())
     }
@@ -649,11 +566,7 @@ impl<'a> Codec<'a> for Entity {
     const NAME: &'static str = "Entity";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let id = {
             let at = r.pos();
@@ -665,14 +578,8 @@ impl<'a> Codec<'a> for Entity {
         Ok(Self { id, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.id;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.kind;
-            v.write(w).map_err(|e| e.within("kind"))?;
-        }
+        w.rabbit(self.id as u64, 32u32);
+        self.kind.write(w).map_err(|e| e.within("kind"))?;
         Ok(())
     }
 }
@@ -713,11 +620,7 @@ impl<'a> Codec<'a> for EntityKind {
     const NAME: &'static str = "EntityKind";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -745,17 +648,14 @@ impl<'a> Codec<'a> for EntityKind {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        {
-            let v = &self.body;
-            match v {
-                EntityKindBody::Object(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                EntityKindBody::Player(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                EntityKindBody::Dead => {}
+        match &self.body {
+            EntityKindBody::Object(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
+            EntityKindBody::Player(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            EntityKindBody::Dead => {}
         }
         Ok(())
     }
@@ -781,11 +681,7 @@ impl<'a> Codec<'a> for Object {
     const NAME: &'static str = "Object";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let position = Point::read(r).map_err(|e| e.within("position"))?;
         let kind = {
@@ -831,25 +727,16 @@ impl<'a> Codec<'a> for Object {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.position;
-            v.write(w).map_err(|e| e.within("position"))?;
-        }
+        self.position.write(w).map_err(|e| e.within("position"))?;
         let raw = fit(self.kind.raw() as u64, 1, "kind")?;
         w.bits(raw, 1u32);
         let breakable = self.durability.is_some();
         w.bits(breakable as u64, 1);
-        if let Some(v) = &self.durability {
-            w.bits((*v).to_bits() as u64, 32u32);
+        if let Some(v) = self.durability {
+            w.bits(v.to_bits() as u64, 32u32);
         }
-        {
-            let v = &self.health;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.max_health;
-            w.rabbit(*v as u64, 32u32);
-        }
+        w.rabbit(self.health as u64, 32u32);
+        w.rabbit(self.max_health as u64, 32u32);
         Ok(())
     }
 }
@@ -877,11 +764,7 @@ impl<'a> Codec<'a> for Player {
     const NAME: &'static str = "Player";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let position = Point::read(r).map_err(|e| e.within("position"))?;
         let movement = {
@@ -971,33 +854,21 @@ impl<'a> Codec<'a> for Player {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.position;
-            v.write(w).map_err(|e| e.within("position"))?;
-        }
+        self.position.write(w).map_err(|e| e.within("position"))?;
         w.bits(self.movement.bits() as u64, 8u32);
         let is_holding = self.holding.is_some();
         w.bits(is_holding as u64, 1);
-        if let Some(v) = &self.holding {
-            w.rabbit(*v as u64, 32u32);
+        if let Some(v) = self.holding {
+            w.rabbit(v as u64, 32u32);
         }
         let is_breaking = self.breaking.is_some();
         w.bits(is_breaking as u64, 1);
-        if let Some(v) = &self.breaking {
-            w.rabbit(*v as u64, 32u32);
+        if let Some(v) = self.breaking {
+            w.rabbit(v as u64, 32u32);
         }
-        {
-            let v = &self.owner;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.health;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.max_health;
-            w.rabbit(*v as u64, 32u32);
-        }
+        w.rabbit(self.owner as u64, 32u32);
+        w.rabbit(self.health as u64, 32u32);
+        w.rabbit(self.max_health as u64, 32u32);
         Ok(())
     }
 }
@@ -1019,11 +890,7 @@ impl<'a> Codec<'a> for Point {
     const NAME: &'static str = "Point";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -1080,11 +947,7 @@ impl<'a> Codec<'a> for Response<'a> {
     const NAME: &'static str = "Response";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let channel = {
             let at = r.pos();
@@ -1096,14 +959,8 @@ impl<'a> Codec<'a> for Response<'a> {
         Ok(Self { channel, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.channel;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.kind;
-            v.write(w).map_err(|e| e.within("kind"))?;
-        }
+        w.rabbit(self.channel as u64, 32u32);
+        self.kind.write(w).map_err(|e| e.within("kind"))?;
         Ok(())
     }
 }
@@ -1167,11 +1024,7 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
     const NAME: &'static str = "ResponseKind";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -1203,16 +1056,13 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        {
-            let v = &self.body;
-            match v {
-                ResponseKindBody::Error(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                ResponseKindBody::Pong => {}
-                ResponseKindBody::Connect(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            ResponseKindBody::Error(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            ResponseKindBody::Pong => {}
+            ResponseKindBody::Connect(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -1245,11 +1095,7 @@ impl<'a> Codec<'a> for Error<'a> {
     const NAME: &'static str = "Error";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
@@ -1268,15 +1114,9 @@ impl<'a> Codec<'a> for Error<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let length = fit(self.text.len() as u64, 4294967295, "length")? as u32;
-        {
-            let v = &length;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        w.rabbit(length as u64, 32u32);
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         Ok(())
     }
 }
@@ -1297,11 +1137,7 @@ impl<'a> Codec<'a> for Connect {
     const NAME: &'static str = "Connect";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let player = {
             let at = r.pos();
@@ -1313,14 +1149,8 @@ impl<'a> Codec<'a> for Connect {
         Ok(Self { player, snapshot })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.player;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.snapshot;
-            v.write(w).map_err(|e| e.within("snapshot"))?;
-        }
+        w.rabbit(self.player as u64, 32u32);
+        self.snapshot.write(w).map_err(|e| e.within("snapshot"))?;
         Ok(())
     }
 }
@@ -1361,11 +1191,7 @@ impl<'a> Codec<'a> for ClientMessage {
     const NAME: &'static str = "ClientMessage";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -1396,15 +1222,12 @@ impl<'a> Codec<'a> for ClientMessage {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        {
-            let v = &self.body;
-            match v {
-                ClientMessageBody::Request(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                ClientMessageBody::Action(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            ClientMessageBody::Request(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            ClientMessageBody::Action(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -1427,11 +1250,7 @@ impl<'a> Codec<'a> for Request {
     const NAME: &'static str = "Request";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let channel = {
             let at = r.pos();
@@ -1443,14 +1262,8 @@ impl<'a> Codec<'a> for Request {
         Ok(Self { channel, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.channel;
-            w.rabbit(*v as u64, 32u32);
-        }
-        {
-            let v = &self.kind;
-            v.write(w).map_err(|e| e.within("kind"))?;
-        }
+        w.rabbit(self.channel as u64, 32u32);
+        self.kind.write(w).map_err(|e| e.within("kind"))?;
         Ok(())
     }
 }
@@ -1489,11 +1302,7 @@ impl<'a> Codec<'a> for RequestKind {
     const NAME: &'static str = "RequestKind";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -1520,12 +1329,9 @@ impl<'a> Codec<'a> for RequestKind {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
-        {
-            let v = &self.body;
-            match v {
-                RequestKindBody::Ping => {}
-                RequestKindBody::Init => {}
-            }
+        match &self.body {
+            RequestKindBody::Ping => {}
+            RequestKindBody::Init => {}
         }
         Ok(())
     }
@@ -1567,11 +1373,7 @@ impl<'a> Codec<'a> for Action {
     const NAME: &'static str = "Action";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let variant = {
             let at = r.pos();
@@ -1599,18 +1401,15 @@ impl<'a> Codec<'a> for Action {
         let variant = self.body.variant();
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
-        {
-            let v = &self.body;
-            match v {
-                ActionBody::Break(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                ActionBody::Throw(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                ActionBody::Move(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            ActionBody::Break(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            ActionBody::Throw(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            ActionBody::Move(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -1633,11 +1432,7 @@ impl<'a> Codec<'a> for Break {
     const NAME: &'static str = "Break";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let is_breaking = {
             let at = r.pos();
@@ -1660,8 +1455,8 @@ impl<'a> Codec<'a> for Break {
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         let is_breaking = self.entity.is_some();
         w.bits(is_breaking as u64, 1);
-        if let Some(v) = &self.entity {
-            w.rabbit(*v as u64, 32u32);
+        if let Some(v) = self.entity {
+            w.rabbit(v as u64, 32u32);
         }
         Ok(())
     }
@@ -1682,20 +1477,13 @@ impl<'a> Codec<'a> for Throw {
     const NAME: &'static str = "Throw";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let target = Point::read(r).map_err(|e| e.within("target"))?;
         Ok(Self { target })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.target;
-            v.write(w).map_err(|e| e.within("target"))?;
-        }
+        self.target.write(w).map_err(|e| e.within("target"))?;
         Ok(())
     }
 }
@@ -1715,11 +1503,7 @@ impl<'a> Codec<'a> for Move {
     const NAME: &'static str = "Move";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let direction = {
             let at = r.pos();

@@ -31,11 +31,7 @@ impl<'a> Codec<'a> for Greeting<'a> {
     const NAME: &'static str = "Greeting";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = {
             let at = r.pos();
@@ -50,25 +46,14 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.text", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let value = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("value")?);
-            r.note("lobby.greeting.value", at, Value::U(v as u64));
-            v
-        };
+        let value = r.le::<u16>("value", "lobby.greeting.value")?;
         Ok(Self { text, value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let length = fit(self.text.len() as u64, 32767, "length")? as u16;
-        {
-            let v = &length;
-            w.riptide_len(*v as u64, "length")?;
-        }
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        w.riptide_len(length as u64, "length")?;
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
@@ -93,11 +78,7 @@ impl<'a> Codec<'a> for RoomList {
     const NAME: &'static str = "RoomList";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let count = {
             let at = r.pos();
@@ -133,29 +114,17 @@ impl<'a> Codec<'a> for RoomList {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let count = fit(self.rooms.len() as u64, 32767, "count")? as u16;
-        {
-            let v = &count;
-            w.riptide_len(*v as u64, "count")?;
-        }
-        {
-            let v = &self.rooms;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("rooms"))?;
-            }
+        w.riptide_len(count as u64, "count")?;
+        for item in self.rooms.iter() {
+            item.write(w).map_err(|e| e.within("rooms"))?;
         }
         let ready_count = fit(self.ready.len() as u64, 32767, "ready_count")? as u16;
-        {
-            let v = &ready_count;
-            w.riptide_len(*v as u64, "ready_count")?;
+        w.riptide_len(ready_count as u64, "ready_count")?;
+        let mut packed = vec![0u8; self.ready.len().div_ceil(8)];
+        for (i, b) in self.ready.iter().enumerate() {
+            packed[i / 8] |= u8::from(*b) << (i % 8);
         }
-        {
-            let v = &self.ready;
-            let mut packed = vec![0u8; v.len().div_ceil(8)];
-            for (i, b) in v.iter().enumerate() {
-                packed[i / 8] |= u8::from(*b) << (i % 8);
-            }
-            w.put(&packed);
-        }
+        w.put(&packed);
         Ok(())
     }
 }
@@ -178,24 +147,10 @@ impl<'a> Codec<'a> for Room {
     const NAME: &'static str = "Room";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let room_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("room_id")?);
-            r.note("lobby.room.room_id", at, Value::U(v as u64));
-            v
-        };
-        let players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("players")?);
-            r.note("lobby.room.players", at, Value::U(v as u64));
-            v
-        };
+        let room_id = r.le::<u32>("room_id", "lobby.room.room_id")?;
+        let players = r.le::<u8>("players", "lobby.room.players")?;
         let open = {
             let at = r.pos();
             let v = r.array::<1>("open")?[0] != 0;

@@ -432,18 +432,9 @@ impl<'a> Codec<'a> for Message<'a> {
     const NAME: &'static str = "Message";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let header = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("header")?);
-            r.note("riptide_2_0.header", at, Value::U(raw as u64));
-            HeaderKind::from_raw(raw)
-        };
+        let header = HeaderKind::from_raw(r.le::<u8>("header", "riptide_2_0.header")?);
         let body = match header {
             HeaderKind::Unreliable => {
                 MessageBody::Unreliable(UserMessage::read(r).map_err(|e| e.within("body"))?)
@@ -491,53 +482,50 @@ impl<'a> Codec<'a> for Message<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let header = self.body.header();
         w.put(&header.raw().to_le_bytes());
-        {
-            let v = &self.body;
-            match v {
-                MessageBody::Unreliable(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
+        match &self.body {
+            MessageBody::Unreliable(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Ack(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::AckExtra(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Connect(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Reject(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Heartbeat(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Disconnect(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Reliable(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Welcome(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::ClientConnected(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::ClientDisconnected(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Other { header, data, .. } => {
+                if matches!(header.raw(), 0..=10) {
+                    return Err(EncodeError::new(
+                        "body",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: header.raw() as u64,
+                        },
+                    ));
                 }
-                MessageBody::Ack(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::AckExtra(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Connect(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Reject(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Heartbeat(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Disconnect(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Reliable(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Welcome(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::ClientConnected(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::ClientDisconnected(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Other { header, data, .. } => {
-                    if matches!(header.raw(), 0..=10) {
-                        return Err(EncodeError::new(
-                            "body",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: header.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         Ok(())
@@ -575,22 +563,9 @@ impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let message_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
-            r.note(
-                "riptide_2_0.user_message.message_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let message_id = r.le::<u16>("message_id", "riptide_2_0.user_message.message_id")?;
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -609,11 +584,8 @@ impl<'a> Codec<'a> for UserMessage<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.message_id.to_le_bytes());
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -652,32 +624,14 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     const NAME: &'static str = "ReliableUserMessage";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let sequence_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("sequence_id")?);
-            r.note(
-                "riptide_2_0.reliable_user_message.sequence_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let message_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("message_id")?);
-            r.note(
-                "riptide_2_0.reliable_user_message.message_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let sequence_id = r.le::<u16>(
+            "sequence_id",
+            "riptide_2_0.reliable_user_message.sequence_id",
+        )?;
+        let message_id =
+            r.le::<u16>("message_id", "riptide_2_0.reliable_user_message.message_id")?;
         let payload = {
             let n = r.remaining();
             let at = r.pos();
@@ -698,11 +652,8 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.sequence_id.to_le_bytes());
         w.put(&self.message_id.to_le_bytes());
-        {
-            let v = &self.payload;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.payload[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -725,24 +676,11 @@ impl<'a> Codec<'a> for Ack {
     const NAME: &'static str = "Ack";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let last_received_seq = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("last_received_seq")?);
-            r.note("riptide_2_0.ack.last_received_seq", at, Value::U(v as u64));
-            v
-        };
-        let acks_bitfield = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("acks_bitfield")?);
-            r.note("riptide_2_0.ack.acks_bitfield", at, Value::U(v as u64));
-            v
-        };
+        let last_received_seq =
+            r.le::<u16>("last_received_seq", "riptide_2_0.ack.last_received_seq")?;
+        let acks_bitfield = r.le::<u16>("acks_bitfield", "riptide_2_0.ack.acks_bitfield")?;
         Ok(Self {
             last_received_seq,
             acks_bitfield,
@@ -775,38 +713,14 @@ impl<'a> Codec<'a> for AckExtra {
     const NAME: &'static str = "AckExtra";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let last_received_seq = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("last_received_seq")?);
-            r.note(
-                "riptide_2_0.ack_extra.last_received_seq",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let acks_bitfield = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("acks_bitfield")?);
-            r.note(
-                "riptide_2_0.ack_extra.acks_bitfield",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let for_seq = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("for_seq")?);
-            r.note("riptide_2_0.ack_extra.for_seq", at, Value::U(v as u64));
-            v
-        };
+        let last_received_seq = r.le::<u16>(
+            "last_received_seq",
+            "riptide_2_0.ack_extra.last_received_seq",
+        )?;
+        let acks_bitfield = r.le::<u16>("acks_bitfield", "riptide_2_0.ack_extra.acks_bitfield")?;
+        let for_seq = r.le::<u16>("for_seq", "riptide_2_0.ack_extra.for_seq")?;
         Ok(Self {
             last_received_seq,
             acks_bitfield,
@@ -849,11 +763,7 @@ impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let custom = {
             let n = r.remaining();
@@ -869,11 +779,8 @@ impl<'a> Codec<'a> for Connect<'a> {
         Ok(Self { custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.custom;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.custom[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -908,18 +815,9 @@ impl<'a> Codec<'a> for Reject<'a> {
     const NAME: &'static str = "Reject";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let reason = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("reason")?);
-            r.note("riptide_2_0.reject.reason", at, Value::U(raw as u64));
-            RejectReason::from_raw(raw)
-        };
+        let reason = RejectReason::from_raw(r.le::<u8>("reason", "riptide_2_0.reject.reason")?);
         let custom = {
             let n = r.remaining();
             let at = r.pos();
@@ -935,11 +833,8 @@ impl<'a> Codec<'a> for Reject<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.reason.raw().to_le_bytes());
-        {
-            let v = &self.custom;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.custom[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -968,11 +863,7 @@ impl<'a> Codec<'a> for Heartbeat {
     const NAME: &'static str = "Heartbeat";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             3 => HeartbeatForm::Client(ClientHeartbeat::read(r).map_err(|e| e.within("form"))?),
@@ -990,15 +881,12 @@ impl<'a> Codec<'a> for Heartbeat {
         Ok(Self { form })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.form;
-            match v {
-                HeartbeatForm::Client(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
-                HeartbeatForm::Server(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
+        match &self.form {
+            HeartbeatForm::Client(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
+            }
+            HeartbeatForm::Server(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
             }
         }
         Ok(())
@@ -1022,28 +910,10 @@ impl<'a> Codec<'a> for ClientHeartbeat {
     const NAME: &'static str = "ClientHeartbeat";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let ping_id = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("ping_id")?);
-            r.note(
-                "riptide_2_0.client_heartbeat.ping_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let rtt = {
-            let at = r.pos();
-            let v = i16::from_le_bytes(r.array::<2usize>("rtt")?);
-            r.note("riptide_2_0.client_heartbeat.rtt", at, Value::I(v as i64));
-            v
-        };
+        let ping_id = r.le::<u8>("ping_id", "riptide_2_0.client_heartbeat.ping_id")?;
+        let rtt = r.le::<i16>("rtt", "riptide_2_0.client_heartbeat.rtt")?;
         Ok(Self { ping_id, rtt })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1068,22 +938,9 @@ impl<'a> Codec<'a> for ServerHeartbeat {
     const NAME: &'static str = "ServerHeartbeat";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let ping_id = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("ping_id")?);
-            r.note(
-                "riptide_2_0.server_heartbeat.ping_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let ping_id = r.le::<u8>("ping_id", "riptide_2_0.server_heartbeat.ping_id")?;
         Ok(Self { ping_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1139,11 +996,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     const NAME: &'static str = "Disconnect";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             0 => DisconnectForm::Client,
@@ -1152,13 +1005,10 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         Ok(Self { form })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.form;
-            match v {
-                DisconnectForm::Client => {}
-                DisconnectForm::Server(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
+        match &self.form {
+            DisconnectForm::Client => {}
+            DisconnectForm::Server(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
             }
         }
         Ok(())
@@ -1194,22 +1044,11 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     const NAME: &'static str = "ServerDisconnect";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let reason = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("reason")?);
-            r.note(
-                "riptide_2_0.server_disconnect.reason",
-                at,
-                Value::U(raw as u64),
-            );
-            DisconnectReason::from_raw(raw)
-        };
+        let reason = DisconnectReason::from_raw(
+            r.le::<u8>("reason", "riptide_2_0.server_disconnect.reason")?,
+        );
         let custom = {
             let n = r.remaining();
             let at = r.pos();
@@ -1225,11 +1064,8 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.reason.raw().to_le_bytes());
-        {
-            let v = &self.custom;
-            let data: &[u8] = &v[..];
-            w.put(data);
-        }
+        let data: &[u8] = &self.custom[..];
+        w.put(data);
         Ok(())
     }
 }
@@ -1252,24 +1088,10 @@ impl<'a> Codec<'a> for ClientId {
     const NAME: &'static str = "ClientId";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let sequence_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("sequence_id")?);
-            r.note("riptide_2_0.client_id.sequence_id", at, Value::U(v as u64));
-            v
-        };
-        let client_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("client_id")?);
-            r.note("riptide_2_0.client_id.client_id", at, Value::U(v as u64));
-            v
-        };
+        let sequence_id = r.le::<u16>("sequence_id", "riptide_2_0.client_id.sequence_id")?;
+        let client_id = r.le::<u16>("client_id", "riptide_2_0.client_id.client_id")?;
         Ok(Self {
             sequence_id,
             client_id,

@@ -435,11 +435,7 @@ impl<'a> Codec<'a> for Message<'a> {
     const NAME: &'static str = "Message";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let header = {
             let at = r.pos();
@@ -492,42 +488,39 @@ impl<'a> Codec<'a> for Message<'a> {
         let header = self.body.header();
         let raw = fit(header.raw() as u64, 15, "header")?;
         w.bits(raw, 4u32);
-        {
-            let v = &self.body;
-            match v {
-                MessageBody::Unreliable(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Ack(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Connect(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Reject(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Heartbeat(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Disconnect(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Notify(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Reliable(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::Welcome(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::ClientConnected(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
-                MessageBody::ClientDisconnected(value) => {
-                    value.write(w).map_err(|e| e.within("body"))?;
-                }
+        match &self.body {
+            MessageBody::Unreliable(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Ack(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Connect(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Reject(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Heartbeat(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Disconnect(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Notify(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Reliable(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::Welcome(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::ClientConnected(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
+            }
+            MessageBody::ClientDisconnected(value) => {
+                value.write(w).map_err(|e| e.within("body"))?;
             }
         }
         Ok(())
@@ -564,11 +557,7 @@ impl<'a> Codec<'a> for UserMessage<'a> {
     const NAME: &'static str = "UserMessage";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = {
             let at = r.pos();
@@ -592,14 +581,8 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.message_id;
-            w.leb128(*v);
-        }
-        {
-            let v = &self.payload;
-            w.put_bits(v);
-        }
+        w.leb128(self.message_id);
+        w.put_bits(&self.payload);
         Ok(())
     }
 }
@@ -637,11 +620,7 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     const NAME: &'static str = "ReliableUserMessage";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();
@@ -681,14 +660,8 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.bits(self.sequence_id as u64, 16u32);
-        {
-            let v = &self.message_id;
-            w.leb128(*v);
-        }
-        {
-            let v = &self.payload;
-            w.put_bits(v);
-        }
+        w.leb128(self.message_id);
+        w.put_bits(&self.payload);
         Ok(())
     }
 }
@@ -729,11 +702,7 @@ impl<'a> Codec<'a> for Notify<'a> {
     const NAME: &'static str = "Notify";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
@@ -778,10 +747,7 @@ impl<'a> Codec<'a> for Notify<'a> {
         w.bits(self.last_received_seq as u64, 16u32);
         w.bits(self.received_bits as u64, 8u32);
         w.bits(self.sequence_id as u64, 16u32);
-        {
-            let v = &self.payload;
-            w.put_bits(v);
-        }
+        w.put_bits(&self.payload);
         Ok(())
     }
 }
@@ -809,11 +775,7 @@ impl<'a> Codec<'a> for Ack {
     const NAME: &'static str = "Ack";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let last_received_seq = {
             let at = r.pos();
@@ -882,11 +844,7 @@ impl<'a> Codec<'a> for Connect<'a> {
     const NAME: &'static str = "Connect";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let custom = {
             let at = r.pos();
@@ -901,10 +859,7 @@ impl<'a> Codec<'a> for Connect<'a> {
         Ok(Self { custom })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.custom;
-            w.put_bits(v);
-        }
+        w.put_bits(&self.custom);
         Ok(())
     }
 }
@@ -938,11 +893,7 @@ impl<'a> Codec<'a> for Reject<'a> {
     const NAME: &'static str = "Reject";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
@@ -964,10 +915,7 @@ impl<'a> Codec<'a> for Reject<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.bits(self.reason.raw() as u64, 8u32);
-        {
-            let v = &self.custom;
-            w.put_bits(v);
-        }
+        w.put_bits(&self.custom);
         Ok(())
     }
 }
@@ -996,11 +944,7 @@ impl<'a> Codec<'a> for Heartbeat {
     const NAME: &'static str = "Heartbeat";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             4 => HeartbeatForm::Client(ClientHeartbeat::read(r).map_err(|e| e.within("form"))?),
@@ -1018,15 +962,12 @@ impl<'a> Codec<'a> for Heartbeat {
         Ok(Self { form })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.form;
-            match v {
-                HeartbeatForm::Client(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
-                HeartbeatForm::Server(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
+        match &self.form {
+            HeartbeatForm::Client(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
+            }
+            HeartbeatForm::Server(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
             }
         }
         Ok(())
@@ -1050,11 +991,7 @@ impl<'a> Codec<'a> for ClientHeartbeat {
     const NAME: &'static str = "ClientHeartbeat";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
@@ -1096,11 +1033,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
     const NAME: &'static str = "ServerHeartbeat";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let ping_id = {
             let at = r.pos();
@@ -1167,11 +1100,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     const NAME: &'static str = "Disconnect";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             1 => DisconnectForm::Client,
@@ -1180,13 +1109,10 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         Ok(Self { form })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.form;
-            match v {
-                DisconnectForm::Client => {}
-                DisconnectForm::Server(value) => {
-                    value.write(w).map_err(|e| e.within("form"))?;
-                }
+        match &self.form {
+            DisconnectForm::Client => {}
+            DisconnectForm::Server(value) => {
+                value.write(w).map_err(|e| e.within("form"))?;
             }
         }
         Ok(())
@@ -1221,11 +1147,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     const NAME: &'static str = "ServerDisconnect";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let reason = {
             let at = r.pos();
@@ -1251,10 +1173,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.bits(self.reason.raw() as u64, 8u32);
-        {
-            let v = &self.custom;
-            w.put_bits(v);
-        }
+        w.put_bits(&self.custom);
         Ok(())
     }
 }
@@ -1278,11 +1197,7 @@ impl<'a> Codec<'a> for ClientId {
     const NAME: &'static str = "ClientId";
     type Reader<T: Trace<'a>> = BitReader<'a, T>;
     type Writer<'o> = BitWriter<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let sequence_id = {
             let at = r.pos();

@@ -253,20 +253,11 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
-        let magic = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("magic")?);
-            r.note("rtype.magic", at, Value::U(v as u64));
-            v
-        };
+        let magic = r.le::<u16>("magic", "rtype.magic")?;
         if magic != 0xD1CE {
             return Err(r.error(
                 "magic",
@@ -277,65 +268,28 @@ impl<'a> Codec<'a> for Packet<'a> {
                 },
             ));
         }
-        let command = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("command")?);
-            r.note("rtype.command", at, Value::U(raw as u64));
-            Command::from_raw(raw)
-        };
+        let command = Command::from_raw(r.le::<u8>("command", "rtype.command")?);
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("rtype.flags", at, Value::U(raw as u64));
-            r.note("rtype.flags.reliable", at, Value::Bool(raw & 1 != 0));
-            r.note("rtype.flags.is_fragment", at, Value::Bool(raw & 2 != 0));
-            r.note("rtype.flags.is_ack", at, Value::Bool(raw & 4 != 0));
-            r.note("rtype.flags.is_error", at, Value::Bool(raw & 8 != 0));
-            PacketFlags(raw)
-        };
-        let sequence = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
-            r.note("rtype.sequence", at, Value::U(v as u64));
+            let v = PacketFlags(r.le::<u8>("flags", "rtype.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("rtype.flags.reliable", 0x01),
+                    ("rtype.flags.is_fragment", 0x02),
+                    ("rtype.flags.is_ack", 0x04),
+                    ("rtype.flags.is_error", 0x08),
+                ],
+            );
             v
         };
-        let ack = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("ack")?);
-            r.note("rtype.ack", at, Value::U(v as u64));
-            v
-        };
-        let fragment_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
-            r.note("rtype.fragment_id", at, Value::U(v as u64));
-            v
-        };
-        let fragment_index = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
-            r.note("rtype.fragment_index", at, Value::U(v as u64));
-            v
-        };
-        let fragment_count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
-            r.note("rtype.fragment_count", at, Value::U(v as u64));
-            v
-        };
-        let payload_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
-            r.note("rtype.payload_size", at, Value::U(v as u64));
-            v
-        };
+        let sequence = r.le::<u32>("sequence", "rtype.sequence")?;
+        let ack = r.le::<u32>("ack", "rtype.ack")?;
+        let fragment_id = r.le::<u16>("fragment_id", "rtype.fragment_id")?;
+        let fragment_index = r.le::<u8>("fragment_index", "rtype.fragment_index")?;
+        let fragment_count = r.le::<u8>("fragment_count", "rtype.fragment_count")?;
+        let payload_size = r.le::<u16>("payload_size", "rtype.payload_size")?;
         let checksum_at = r.pos();
-        let checksum = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("checksum")?);
-            r.note("rtype.checksum", at, Value::U(v as u64));
-            v
-        };
+        let checksum = r.le::<u16>("checksum", "rtype.checksum")?;
         let checksum_note = r.notes_len();
         let payload = {
             let n = r.length(payload_size, "payload")?;
@@ -421,10 +375,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&command.raw().to_le_bytes());
         let flags =
             PacketFlags(self.flags.bits() & !4u8 | if command.raw() == 255 { 4u8 } else { 0 });
-        {
-            let v = &flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&flags.bits().to_le_bytes());
         w.put(&self.sequence.to_le_bytes());
         w.put(&self.ack.to_le_bytes());
         w.put(&self.fragment_id.to_le_bytes());
@@ -435,39 +386,36 @@ impl<'a> Codec<'a> for Packet<'a> {
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
-        {
-            let v = &self.payload;
-            if (flags.bits() & 2 != 0) && !matches!(v, PacketPayload::Other { .. }) {
-                return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        if (flags.bits() & 2 != 0) && !matches!(self.payload, PacketPayload::Other { .. }) {
+            return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        }
+        match &self.payload {
+            PacketPayload::ReqLogin(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
             }
-            match v {
-                PacketPayload::ReqLogin(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
+            PacketPayload::ResLogin(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ReqJoinRoom(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::CInput(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::SEntityState(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::Ack => {}
+            PacketPayload::Other { command, data, .. } => {
+                if flags.bits() & 2 == 0 && matches!(command.raw(), 1..= 3 | 16..= 17 | 255) {
+                    return Err(EncodeError::new(
+                        "payload",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: command.raw() as u64,
+                        },
+                    ));
                 }
-                PacketPayload::ResLogin(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ReqJoinRoom(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::CInput(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::SEntityState(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::Ack => {}
-                PacketPayload::Other { command, data, .. } => {
-                    if flags.bits() & 2 == 0 && matches!(command.raw(), 1..= 3 | 16..= 17 | 255) {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: command.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
@@ -513,19 +461,10 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
     const NAME: &'static str = "ReqLogin";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let username_len_at = r.pos();
-        let username_len = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("username_len")?);
-            r.note("rtype.req_login.username_len", at, Value::U(v as u64));
-            v
-        };
+        let username_len = r.le::<u8>("username_len", "rtype.req_login.username_len")?;
         if username_len as u64 > 32 {
             return Err(r.error(
                 "username_len",
@@ -543,22 +482,11 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             r.note("rtype.req_login.username", at, Value::Str(Cow::Borrowed(v)));
             Cow::Borrowed(v)
         };
-        let version = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("version")?);
-            r.note("rtype.req_login.version", at, Value::U(v as u64));
-            v
-        };
-        let preferred_fragment_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("preferred_fragment_size")?);
-            r.note(
-                "rtype.req_login.preferred_fragment_size",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let version = r.le::<u32>("version", "rtype.req_login.version")?;
+        let preferred_fragment_size = r.le::<u16>(
+            "preferred_fragment_size",
+            "rtype.req_login.preferred_fragment_size",
+        )?;
         Ok(Self {
             username,
             version,
@@ -568,11 +496,8 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let username_len = fit(self.username.len() as u64, 32, "username_len")? as u8;
         w.put(&username_len.to_le_bytes());
-        {
-            let v = &self.username;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        let data: &[u8] = self.username.as_bytes();
+        w.put(data);
         w.put(&self.version.to_le_bytes());
         w.put(&self.preferred_fragment_size.to_le_bytes());
         Ok(())
@@ -600,34 +525,14 @@ impl<'a> Codec<'a> for ResLogin {
     const NAME: &'static str = "ResLogin";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(7);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let success = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("success")?);
-            r.note("rtype.res_login.success", at, Value::U(v as u64));
-            v
-        };
-        let player_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("player_id")?);
-            r.note("rtype.res_login.player_id", at, Value::U(v as u64));
-            v
-        };
-        let effective_fragment_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("effective_fragment_size")?);
-            r.note(
-                "rtype.res_login.effective_fragment_size",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let success = r.le::<u8>("success", "rtype.res_login.success")?;
+        let player_id = r.le::<u32>("player_id", "rtype.res_login.player_id")?;
+        let effective_fragment_size = r.le::<u16>(
+            "effective_fragment_size",
+            "rtype.res_login.effective_fragment_size",
+        )?;
         Ok(Self {
             success,
             player_id,
@@ -659,18 +564,9 @@ impl<'a> Codec<'a> for ReqJoinRoom {
     const NAME: &'static str = "ReqJoinRoom";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let room_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("room_id")?);
-            r.note("rtype.req_join_room.room_id", at, Value::U(v as u64));
-            v
-        };
+        let room_id = r.le::<u32>("room_id", "rtype.req_join_room.room_id")?;
         Ok(Self { room_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -696,38 +592,21 @@ impl<'a> Codec<'a> for CInput {
     const NAME: &'static str = "CInput";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let input_mask = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("input_mask")?);
-            r.note("rtype.c_input.input_mask", at, Value::U(raw as u64));
-            r.note("rtype.c_input.input_mask.up", at, Value::Bool(raw & 1 != 0));
-            r.note(
-                "rtype.c_input.input_mask.down",
-                at,
-                Value::Bool(raw & 2 != 0),
+            let v = InputMask(r.le::<u8>("input_mask", "rtype.c_input.input_mask")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("rtype.c_input.input_mask.up", 0x01),
+                    ("rtype.c_input.input_mask.down", 0x02),
+                    ("rtype.c_input.input_mask.left", 0x04),
+                    ("rtype.c_input.input_mask.right", 0x08),
+                    ("rtype.c_input.input_mask.shoot", 0x10),
+                ],
             );
-            r.note(
-                "rtype.c_input.input_mask.left",
-                at,
-                Value::Bool(raw & 4 != 0),
-            );
-            r.note(
-                "rtype.c_input.input_mask.right",
-                at,
-                Value::Bool(raw & 8 != 0),
-            );
-            r.note(
-                "rtype.c_input.input_mask.shoot",
-                at,
-                Value::Bool(raw & 16 != 0),
-            );
-            InputMask(raw)
+            v
         };
         Ok(Self { input_mask })
     }
@@ -754,11 +633,7 @@ impl<'a> Codec<'a> for SEntityState {
     const NAME: &'static str = "SEntityState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let entities = {
             let mut v = Vec::with_capacity(r.remaining() / 9);
@@ -770,11 +645,8 @@ impl<'a> Codec<'a> for SEntityState {
         Ok(Self { entities })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.entities;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entities"))?;
-            }
+        for item in self.entities.iter() {
+            item.write(w).map_err(|e| e.within("entities"))?;
         }
         Ok(())
     }
@@ -803,36 +675,12 @@ impl<'a> Codec<'a> for EntityState {
     const NAME: &'static str = "EntityState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(9);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let entity_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("entity_id")?);
-            r.note("rtype.entity_state.entity_id", at, Value::U(v as u64));
-            v
-        };
-        let x = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("x")?);
-            r.note("rtype.entity_state.x", at, Value::U(v as u64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("y")?);
-            r.note("rtype.entity_state.y", at, Value::U(v as u64));
-            v
-        };
-        let r#type = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("type")?);
-            r.note("rtype.entity_state.type", at, Value::U(v as u64));
-            v
-        };
+        let entity_id = r.le::<u32>("entity_id", "rtype.entity_state.entity_id")?;
+        let x = r.le::<u16>("x", "rtype.entity_state.x")?;
+        let y = r.le::<u16>("y", "rtype.entity_state.y")?;
+        let r#type = r.le::<u8>("type", "rtype.entity_state.type")?;
         Ok(Self {
             entity_id,
             x,

@@ -620,20 +620,11 @@ impl<'a> Codec<'a> for Packet<'a> {
     const NAME: &'static str = "Packet";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let start = r.pos();
         let magic_at = r.pos();
-        let magic = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("magic")?);
-            r.note("rtype_impl.magic", at, Value::U(v as u64));
-            v
-        };
+        let magic = r.le::<u16>("magic", "rtype_impl.magic")?;
         if magic != 53710 {
             return Err(r.error(
                 "magic",
@@ -644,69 +635,28 @@ impl<'a> Codec<'a> for Packet<'a> {
                 },
             ));
         }
-        let command = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("command")?);
-            r.note("rtype_impl.command", at, Value::U(raw as u64));
-            Command::from_raw(raw)
-        };
+        let command = Command::from_raw(r.le::<u8>("command", "rtype_impl.command")?);
         let flags = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("flags")?);
-            r.note("rtype_impl.flags", at, Value::U(raw as u64));
-            r.note("rtype_impl.flags.reliable", at, Value::Bool(raw & 1 != 0));
-            r.note(
-                "rtype_impl.flags.is_fragment",
-                at,
-                Value::Bool(raw & 2 != 0),
+            let v = PacketFlags(r.le::<u8>("flags", "rtype_impl.flags")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("rtype_impl.flags.reliable", 1),
+                    ("rtype_impl.flags.is_fragment", 2),
+                    ("rtype_impl.flags.is_ack", 4),
+                    ("rtype_impl.flags.is_error", 8),
+                ],
             );
-            r.note("rtype_impl.flags.is_ack", at, Value::Bool(raw & 4 != 0));
-            r.note("rtype_impl.flags.is_error", at, Value::Bool(raw & 8 != 0));
-            PacketFlags(raw)
-        };
-        let sequence = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("sequence")?);
-            r.note("rtype_impl.sequence", at, Value::U(v as u64));
             v
         };
-        let ack = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("ack")?);
-            r.note("rtype_impl.ack", at, Value::U(v as u64));
-            v
-        };
-        let fragment_id = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("fragment_id")?);
-            r.note("rtype_impl.fragment_id", at, Value::U(v as u64));
-            v
-        };
-        let fragment_index = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_index")?);
-            r.note("rtype_impl.fragment_index", at, Value::U(v as u64));
-            v
-        };
-        let fragment_count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("fragment_count")?);
-            r.note("rtype_impl.fragment_count", at, Value::U(v as u64));
-            v
-        };
-        let payload_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("payload_size")?);
-            r.note("rtype_impl.payload_size", at, Value::U(v as u64));
-            v
-        };
+        let sequence = r.le::<u32>("sequence", "rtype_impl.sequence")?;
+        let ack = r.le::<u32>("ack", "rtype_impl.ack")?;
+        let fragment_id = r.le::<u16>("fragment_id", "rtype_impl.fragment_id")?;
+        let fragment_index = r.le::<u8>("fragment_index", "rtype_impl.fragment_index")?;
+        let fragment_count = r.le::<u8>("fragment_count", "rtype_impl.fragment_count")?;
+        let payload_size = r.le::<u16>("payload_size", "rtype_impl.payload_size")?;
         let checksum_at = r.pos();
-        let checksum = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("checksum")?);
-            r.note("rtype_impl.checksum", at, Value::U(v as u64));
-            v
-        };
+        let checksum = r.le::<u16>("checksum", "rtype_impl.checksum")?;
         let checksum_note = r.notes_len();
         let payload = {
             let n = r.length(payload_size, "payload")?;
@@ -815,10 +765,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&command.raw().to_le_bytes());
         let flags =
             PacketFlags(self.flags.bits() & !4u8 | if command.raw() == 255 { 4u8 } else { 0 });
-        {
-            let v = &flags;
-            w.put(&(*v).bits().to_le_bytes());
-        }
+        w.put(&flags.bits().to_le_bytes());
         w.put(&self.sequence.to_le_bytes());
         w.put(&self.ack.to_le_bytes());
         w.put(&self.fragment_id.to_le_bytes());
@@ -829,64 +776,61 @@ impl<'a> Codec<'a> for Packet<'a> {
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
-        {
-            let v = &self.payload;
-            if (flags.bits() & 2 != 0) && !matches!(v, PacketPayload::Other { .. }) {
-                return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        if (flags.bits() & 2 != 0) && !matches!(self.payload, PacketPayload::Other { .. }) {
+            return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
+        }
+        match &self.payload {
+            PacketPayload::ReqLogin(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
             }
-            match v {
-                PacketPayload::ReqLogin(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
+            PacketPayload::ResLogin(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::CInput(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::SEntityState(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::Ack => {}
+            PacketPayload::ReqLogout(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::Heartbeat => {}
+            PacketPayload::ReqLobbyList => {}
+            PacketPayload::ResLobbyList(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ReqCreateLobby(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ResCreateLobby(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ReqJoinLobby(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ResJoinLobby(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::ReqLeaveLobby(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::LobbyStateUpdate(value) => {
+                value.write(w).map_err(|e| e.within("payload"))?;
+            }
+            PacketPayload::Other { command, data, .. } => {
+                if flags.bits() & 2 == 0
+                    && matches!(command.raw(), 1..= 4 | 7..= 14 | 16..= 17 | 255)
+                {
+                    return Err(EncodeError::new(
+                        "payload",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: command.raw() as u64,
+                        },
+                    ));
                 }
-                PacketPayload::ResLogin(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::CInput(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::SEntityState(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::Ack => {}
-                PacketPayload::ReqLogout(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::Heartbeat => {}
-                PacketPayload::ReqLobbyList => {}
-                PacketPayload::ResLobbyList(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ReqCreateLobby(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ResCreateLobby(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ReqJoinLobby(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ResJoinLobby(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::ReqLeaveLobby(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::LobbyStateUpdate(value) => {
-                    value.write(w).map_err(|e| e.within("payload"))?;
-                }
-                PacketPayload::Other { command, data, .. } => {
-                    if flags.bits() & 2 == 0
-                        && matches!(command.raw(), 1..= 4 | 7..= 14 | 16..= 17 | 255)
-                    {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: command.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit((w.len() - payload_at) as u64, 65535, "payload_size")?;
@@ -925,48 +869,22 @@ impl<'a> Codec<'a> for CInput {
     const NAME: &'static str = "CInput";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(5);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let client_tick = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("client_tick")?);
-            r.note("rtype_impl.c_input.client_tick", at, Value::U(v as u64));
-            v
-        };
+        let client_tick = r.le::<u32>("client_tick", "rtype_impl.c_input.client_tick")?;
         let input_mask = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("input_mask")?);
-            r.note("rtype_impl.c_input.input_mask", at, Value::U(raw as u64));
-            r.note(
-                "rtype_impl.c_input.input_mask.up",
-                at,
-                Value::Bool(raw & 1 != 0),
+            let v = InputMask(r.le::<u8>("input_mask", "rtype_impl.c_input.input_mask")?);
+            r.note_bits(
+                v.bits(),
+                &[
+                    ("rtype_impl.c_input.input_mask.up", 1),
+                    ("rtype_impl.c_input.input_mask.down", 2),
+                    ("rtype_impl.c_input.input_mask.left", 4),
+                    ("rtype_impl.c_input.input_mask.right", 8),
+                    ("rtype_impl.c_input.input_mask.shoot", 16),
+                ],
             );
-            r.note(
-                "rtype_impl.c_input.input_mask.down",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            r.note(
-                "rtype_impl.c_input.input_mask.left",
-                at,
-                Value::Bool(raw & 4 != 0),
-            );
-            r.note(
-                "rtype_impl.c_input.input_mask.right",
-                at,
-                Value::Bool(raw & 8 != 0),
-            );
-            r.note(
-                "rtype_impl.c_input.input_mask.shoot",
-                at,
-                Value::Bool(raw & 16 != 0),
-            );
-            InputMask(raw)
+            v
         };
         Ok(Self {
             client_tick,
@@ -1014,28 +932,10 @@ impl<'a> Codec<'a> for SEntityState<'a> {
     const NAME: &'static str = "SEntityState";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let tick = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("tick")?);
-            r.note("rtype_impl.s_entity_state.tick", at, Value::U(v as u64));
-            v
-        };
-        let entry_count = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("entry_count")?);
-            r.note(
-                "rtype_impl.s_entity_state.entry_count",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let tick = r.le::<u32>("tick", "rtype_impl.s_entity_state.tick")?;
+        let entry_count = r.le::<u32>("entry_count", "rtype_impl.s_entity_state.entry_count")?;
         let entries = {
             let n = r.length(entry_count, "entries")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 5));
@@ -1050,11 +950,8 @@ impl<'a> Codec<'a> for SEntityState<'a> {
         w.put(&self.tick.to_le_bytes());
         let entry_count = fit(self.entries.len() as u64, 4294967295, "entry_count")? as u32;
         w.put(&entry_count.to_le_bytes());
-        {
-            let v = &self.entries;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("entries"))?;
-            }
+        for item in self.entries.iter() {
+            item.write(w).map_err(|e| e.within("entries"))?;
         }
         Ok(())
     }
@@ -1082,18 +979,9 @@ impl<'a> Codec<'a> for ReqLogout {
     const NAME: &'static str = "ReqLogout";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let player_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("player_id")?);
-            r.note("rtype_impl.req_logout.player_id", at, Value::U(v as u64));
-            v
-        };
+        let player_id = r.le::<u32>("player_id", "rtype_impl.req_logout.player_id")?;
         Ok(Self { player_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1173,24 +1061,10 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
     const NAME: &'static str = "DeltaEntry";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let op = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("op")?);
-            r.note("rtype_impl.delta_entry.op", at, Value::U(raw as u64));
-            DeltaOp::from_raw(raw)
-        };
-        let entity_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("entity_id")?);
-            r.note("rtype_impl.delta_entry.entity_id", at, Value::U(v as u64));
-            v
-        };
+        let op = DeltaOp::from_raw(r.le::<u8>("op", "rtype_impl.delta_entry.op")?);
+        let entity_id = r.le::<u32>("entity_id", "rtype_impl.delta_entry.entity_id")?;
         let component = match op {
             DeltaOp::AddEntity => DeltaEntryComponent::AddEntity,
             DeltaOp::RemoveEntity => DeltaEntryComponent::RemoveEntity,
@@ -1219,17 +1093,14 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
         let op = self.component.op();
         w.put(&op.raw().to_le_bytes());
         w.put(&self.entity_id.to_le_bytes());
-        {
-            let v = &self.component;
-            match v {
-                DeltaEntryComponent::AddEntity => {}
-                DeltaEntryComponent::RemoveEntity => {}
-                DeltaEntryComponent::SetComponent(value) => {
-                    value.write(w).map_err(|e| e.within("component"))?;
-                }
-                DeltaEntryComponent::RemoveComponent(value) => {
-                    value.write(w).map_err(|e| e.within("component"))?;
-                }
+        match &self.component {
+            DeltaEntryComponent::AddEntity => {}
+            DeltaEntryComponent::RemoveEntity => {}
+            DeltaEntryComponent::SetComponent(value) => {
+                value.write(w).map_err(|e| e.within("component"))?;
+            }
+            DeltaEntryComponent::RemoveComponent(value) => {
+                value.write(w).map_err(|e| e.within("component"))?;
             }
         }
         Ok(())
@@ -1340,28 +1211,12 @@ impl<'a> Codec<'a> for SetComponent<'a> {
     const NAME: &'static str = "SetComponent";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let component_type = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("component_type")?);
-            r.note(
-                "rtype_impl.set_component.component_type",
-                at,
-                Value::U(raw as u64),
-            );
-            ComponentType::from_raw(raw)
-        };
-        let data_size = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("data_size")?);
-            r.note("rtype_impl.set_component.data_size", at, Value::U(v as u64));
-            v
-        };
+        let component_type = ComponentType::from_raw(
+            r.le::<u8>("component_type", "rtype_impl.set_component.component_type")?,
+        );
+        let data_size = r.le::<u16>("data_size", "rtype_impl.set_component.data_size")?;
         let data = {
             let n = r.length(data_size, "data")?;
             let saved = r.limit(n, "data")?;
@@ -1423,56 +1278,53 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         let data_size_at = w.len();
         w.put(&[0u8; 2]);
         let data_at = w.len();
-        {
-            let v = &self.data;
-            match v {
-                SetComponentData::Bullet => {}
-                SetComponentData::Controllable(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
+        match &self.data {
+            SetComponentData::Bullet => {}
+            SetComponentData::Controllable(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Enemy => {}
+            SetComponentData::Shooter(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Health(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Hitbox(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Player(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Replicated(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::MovementPattern(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Stats(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Tag(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Transform(value) => {
+                value.write(w).map_err(|e| e.within("data"))?;
+            }
+            SetComponentData::Other {
+                component_type,
+                data,
+                ..
+            } => {
+                if matches!(component_type.raw(), 0..=11) {
+                    return Err(EncodeError::new(
+                        "data",
+                        EncodeErrorKind::TagHasVariant {
+                            tag: component_type.raw() as u64,
+                        },
+                    ));
                 }
-                SetComponentData::Enemy => {}
-                SetComponentData::Shooter(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Health(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Hitbox(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Player(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Replicated(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::MovementPattern(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Stats(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Tag(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Transform(value) => {
-                    value.write(w).map_err(|e| e.within("data"))?;
-                }
-                SetComponentData::Other {
-                    component_type,
-                    data,
-                    ..
-                } => {
-                    if matches!(component_type.raw(), 0..=11) {
-                        return Err(EncodeError::new(
-                            "data",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: component_type.raw() as u64,
-                            },
-                        ));
-                    }
-                    w.put(data);
-                }
+                w.put(data);
             }
         }
         let value = fit((w.len() - data_at) as u64, 65535, "data_size")?;
@@ -1499,22 +1351,12 @@ impl<'a> Codec<'a> for RemoveComponent {
     const NAME: &'static str = "RemoveComponent";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let component_type = {
-            let at = r.pos();
-            let raw = u8::from_le_bytes(r.array::<1usize>("component_type")?);
-            r.note(
-                "rtype_impl.remove_component.component_type",
-                at,
-                Value::U(raw as u64),
-            );
-            ComponentType::from_raw(raw)
-        };
+        let component_type = ComponentType::from_raw(r.le::<u8>(
+            "component_type",
+            "rtype_impl.remove_component.component_type",
+        )?);
         Ok(Self { component_type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1541,11 +1383,7 @@ impl<'a> Codec<'a> for Controllable {
     const NAME: &'static str = "Controllable";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let speed = {
             let at = r.pos();
@@ -1580,11 +1418,7 @@ impl<'a> Codec<'a> for Shooter {
     const NAME: &'static str = "Shooter";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let timer = {
             let at = r.pos();
@@ -1620,30 +1454,11 @@ impl<'a> Codec<'a> for Health {
     const NAME: &'static str = "Health";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let hp = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("hp")?);
-            r.note("rtype_impl.health.hp", at, Value::I(v as i64));
-            v
-        };
-        let max_hp = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("max_hp")?);
-            r.note("rtype_impl.health.max_hp", at, Value::I(v as i64));
-            v
-        };
-        let changes = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("changes")?);
-            r.note("rtype_impl.health.changes", at, Value::I(v as i64));
-            v
-        };
+        let hp = r.le::<i32>("hp", "rtype_impl.health.hp")?;
+        let max_hp = r.le::<i32>("max_hp", "rtype_impl.health.max_hp")?;
+        let changes = r.le::<i32>("changes", "rtype_impl.health.changes")?;
         Ok(Self {
             hp,
             max_hp,
@@ -1679,11 +1494,7 @@ impl<'a> Codec<'a> for Hitbox {
     const NAME: &'static str = "Hitbox";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(16);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let width = {
             let at = r.pos();
@@ -1744,18 +1555,9 @@ impl<'a> Codec<'a> for PlayerComponent {
     const NAME: &'static str = "PlayerComponent";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(5);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let id = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("id")?);
-            r.note("rtype_impl.player_component.id", at, Value::U(v as u64));
-            v
-        };
+        let id = r.le::<u8>("id", "rtype_impl.player_component.id")?;
         let shoot_cooldown = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("shoot_cooldown")?);
@@ -1794,24 +1596,11 @@ impl<'a> Codec<'a> for Replicated {
     const NAME: &'static str = "Replicated";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let tag = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("tag")?);
-            r.note("rtype_impl.replicated.tag", at, Value::U(v as u64));
-            v
-        };
-        let last_update_tick = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("last_update_tick")?);
-            r.note("rtype_impl.replicated.last_update_tick", at, Value::U(v));
-            v
-        };
+        let tag = r.le::<u32>("tag", "rtype_impl.replicated.tag")?;
+        let last_update_tick =
+            r.le::<u64>("last_update_tick", "rtype_impl.replicated.last_update_tick")?;
         Ok(Self {
             tag,
             last_update_tick,
@@ -1847,11 +1636,7 @@ impl<'a> Codec<'a> for MovementPattern {
     const NAME: &'static str = "MovementPattern";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(24);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = {
             let at = r.pos();
@@ -1940,52 +1725,17 @@ impl<'a> Codec<'a> for Stats {
     const NAME: &'static str = "Stats";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(21);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let score = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("score")?);
-            r.note("rtype_impl.stats.score", at, Value::I(v as i64));
-            v
-        };
-        let dmg = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("dmg")?);
-            r.note("rtype_impl.stats.dmg", at, Value::I(v as i64));
-            v
-        };
-        let kills = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("kills")?);
-            r.note("rtype_impl.stats.kills", at, Value::I(v as i64));
-            v
-        };
-        let level = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("level")?);
-            r.note("rtype_impl.stats.level", at, Value::I(v as i64));
-            v
-        };
-        let point_to_next_level = {
-            let at = r.pos();
-            let v = i32::from_le_bytes(r.array::<4usize>("point_to_next_level")?);
-            r.note(
-                "rtype_impl.stats.point_to_next_level",
-                at,
-                Value::I(v as i64),
-            );
-            v
-        };
-        let boss_active = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("boss_active")?);
-            r.note("rtype_impl.stats.boss_active", at, Value::U(v as u64));
-            v
-        };
+        let score = r.le::<i32>("score", "rtype_impl.stats.score")?;
+        let dmg = r.le::<i32>("dmg", "rtype_impl.stats.dmg")?;
+        let kills = r.le::<i32>("kills", "rtype_impl.stats.kills")?;
+        let level = r.le::<i32>("level", "rtype_impl.stats.level")?;
+        let point_to_next_level = r.le::<i32>(
+            "point_to_next_level",
+            "rtype_impl.stats.point_to_next_level",
+        )?;
+        let boss_active = r.le::<u8>("boss_active", "rtype_impl.stats.boss_active")?;
         Ok(Self {
             score,
             dmg,
@@ -2024,18 +1774,9 @@ impl<'a> Codec<'a> for Tag {
     const NAME: &'static str = "Tag";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let id = {
-            let at = r.pos();
-            let v = u64::from_le_bytes(r.array::<8usize>("id")?);
-            r.note("rtype_impl.tag.id", at, Value::U(v));
-            v
-        };
+        let id = r.le::<u64>("id", "rtype_impl.tag.id")?;
         Ok(Self { id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2073,11 +1814,7 @@ impl<'a> Codec<'a> for Transform {
     const NAME: &'static str = "Transform";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(44);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let x = {
             let at = r.pos();
@@ -2206,19 +1943,10 @@ impl<'a> Codec<'a> for LobbyString<'a> {
     const NAME: &'static str = "LobbyString";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let len_at = r.pos();
-        let len = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("len")?);
-            r.note("rtype_impl.lobby_string.len", at, Value::U(v as u64));
-            v
-        };
+        let len = r.le::<u8>("len", "rtype_impl.lobby_string.len")?;
         if len as u64 > 64 {
             return Err(r.error(
                 "len",
@@ -2245,11 +1973,8 @@ impl<'a> Codec<'a> for LobbyString<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let len = fit(self.text.len() as u64, 64, "len")? as u8;
         w.put(&len.to_le_bytes());
-        {
-            let v = &self.text;
-            let data: &[u8] = v.as_bytes();
-            w.put(data);
-        }
+        let data: &[u8] = self.text.as_bytes();
+        w.put(data);
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2289,19 +2014,10 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
     const NAME: &'static str = "ResLobbyList";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let count_at = r.pos();
-        let count = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("count")?);
-            r.note("rtype_impl.res_lobby_list.count", at, Value::U(v as u64));
-            v
-        };
+        let count = r.le::<u8>("count", "rtype_impl.res_lobby_list.count")?;
         if count as u64 > 32 {
             return Err(r.error(
                 "count",
@@ -2325,11 +2041,8 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let count = fit(self.lobbies.len() as u64, 32, "count")? as u8;
         w.put(&count.to_le_bytes());
-        {
-            let v = &self.lobbies;
-            for item in v.iter() {
-                item.write(w).map_err(|e| e.within("lobbies"))?;
-            }
+        for item in self.lobbies.iter() {
+            item.write(w).map_err(|e| e.within("lobbies"))?;
         }
         Ok(())
     }
@@ -2372,41 +2085,14 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     const NAME: &'static str = "LobbyInfo";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let lobby_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
-            r.note("rtype_impl.lobby_info.lobby_id", at, Value::U(v as u64));
-            v
-        };
+        let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_info.lobby_id")?;
         let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
-        let current_players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("current_players")?);
-            r.note(
-                "rtype_impl.lobby_info.current_players",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let max_players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("max_players")?);
-            r.note("rtype_impl.lobby_info.max_players", at, Value::U(v as u64));
-            v
-        };
-        let port = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
-            r.note("rtype_impl.lobby_info.port", at, Value::U(v as u64));
-            v
-        };
+        let current_players =
+            r.le::<u8>("current_players", "rtype_impl.lobby_info.current_players")?;
+        let max_players = r.le::<u8>("max_players", "rtype_impl.lobby_info.max_players")?;
+        let port = r.le::<u16>("port", "rtype_impl.lobby_info.port")?;
         Ok(Self {
             lobby_id,
             name,
@@ -2417,10 +2103,7 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.lobby_id.to_le_bytes());
-        {
-            let v = &self.name;
-            v.write(w).map_err(|e| e.within("name"))?;
-        }
+        self.name.write(w).map_err(|e| e.within("name"))?;
         w.put(&self.current_players.to_le_bytes());
         w.put(&self.max_players.to_le_bytes());
         w.put(&self.port.to_le_bytes());
@@ -2458,30 +2141,14 @@ impl<'a> Codec<'a> for ReqCreateLobby<'a> {
     const NAME: &'static str = "ReqCreateLobby";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
-        let max_players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("max_players")?);
-            r.note(
-                "rtype_impl.req_create_lobby.max_players",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let max_players = r.le::<u8>("max_players", "rtype_impl.req_create_lobby.max_players")?;
         Ok(Self { name, max_players })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        {
-            let v = &self.name;
-            v.write(w).map_err(|e| e.within("name"))?;
-        }
+        self.name.write(w).map_err(|e| e.within("name"))?;
         w.put(&self.max_players.to_le_bytes());
         Ok(())
     }
@@ -2523,38 +2190,11 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
     const NAME: &'static str = "ResCreateLobby";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let success = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("success")?);
-            r.note(
-                "rtype_impl.res_create_lobby.success",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let lobby_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
-            r.note(
-                "rtype_impl.res_create_lobby.lobby_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let port = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
-            r.note("rtype_impl.res_create_lobby.port", at, Value::U(v as u64));
-            v
-        };
+        let success = r.le::<u8>("success", "rtype_impl.res_create_lobby.success")?;
+        let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.res_create_lobby.lobby_id")?;
+        let port = r.le::<u16>("port", "rtype_impl.res_create_lobby.port")?;
         let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
         Ok(Self {
             success,
@@ -2567,10 +2207,9 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.lobby_id.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        {
-            let v = &self.error_message;
-            v.write(w).map_err(|e| e.within("error_message"))?;
-        }
+        self.error_message
+            .write(w)
+            .map_err(|e| e.within("error_message"))?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2594,18 +2233,9 @@ impl<'a> Codec<'a> for LobbyRef {
     const NAME: &'static str = "LobbyRef";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let lobby_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
-            r.note("rtype_impl.lobby_ref.lobby_id", at, Value::U(v as u64));
-            v
-        };
+        let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_ref.lobby_id")?;
         Ok(Self { lobby_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2648,24 +2278,10 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     const NAME: &'static str = "ResJoinLobby";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let success = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("success")?);
-            r.note("rtype_impl.res_join_lobby.success", at, Value::U(v as u64));
-            v
-        };
-        let port = {
-            let at = r.pos();
-            let v = u16::from_le_bytes(r.array::<2usize>("port")?);
-            r.note("rtype_impl.res_join_lobby.port", at, Value::U(v as u64));
-            v
-        };
+        let success = r.le::<u8>("success", "rtype_impl.res_join_lobby.success")?;
+        let port = r.le::<u16>("port", "rtype_impl.res_join_lobby.port")?;
         let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
         Ok(Self {
             success,
@@ -2676,10 +2292,9 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        {
-            let v = &self.error_message;
-            v.write(w).map_err(|e| e.within("error_message"))?;
-        }
+        self.error_message
+            .write(w)
+            .map_err(|e| e.within("error_message"))?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2703,32 +2318,13 @@ impl<'a> Codec<'a> for LobbyStateUpdate {
     const NAME: &'static str = "LobbyStateUpdate";
     type Reader<T: Trace<'a>> = Reader<'a, T>;
     type Writer<'o> = Writer<'o>;
-    #[inline]
-    fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-        static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        &HINT
-    }
+    const ENCODED_SIZE: Option<usize> = Some(5);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let lobby_id = {
-            let at = r.pos();
-            let v = u32::from_le_bytes(r.array::<4usize>("lobby_id")?);
-            r.note(
-                "rtype_impl.lobby_state_update.lobby_id",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
-        let current_players = {
-            let at = r.pos();
-            let v = u8::from_le_bytes(r.array::<1usize>("current_players")?);
-            r.note(
-                "rtype_impl.lobby_state_update.current_players",
-                at,
-                Value::U(v as u64),
-            );
-            v
-        };
+        let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_state_update.lobby_id")?;
+        let current_players = r.le::<u8>(
+            "current_players",
+            "rtype_impl.lobby_state_update.current_players",
+        )?;
         Ok(Self {
             lobby_id,
             current_players,

@@ -253,17 +253,21 @@ impl<'p> Gen<'p> {
             quote! { #name }
         };
         let type_name = &s.name;
+        // A fixed size is allocated exactly; other sizes are remembered from the last encoding.
+        let size = match self.l.structs[sid].fixed_size {
+            Some(n) => {
+                let n = lit_usize(n);
+                quote! { const ENCODED_SIZE: Option<usize> = Some(#n); }
+            }
+            None => quote! { wiregen_runtime::encoding_size_hint!(); },
+        };
         Ok(quote! {
             impl #impl_lt Codec<#in_lt> for #name #lt {
                 const NAME: &'static str = #type_name;
                 type Reader<T: Trace<#in_lt>> = #rd<#in_lt, T>;
                 type Writer<'o> = #wr<'o>;
 
-                #[inline]
-                fn encoding_size_hint() -> &'static std::sync::atomic::AtomicUsize {
-                    static HINT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-                    &HINT
-                }
+                #size
 
                 fn read<T: Trace<#in_lt>>(r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
                     #read_start

@@ -8,9 +8,10 @@ impl<'p> Gen<'p> {
         sid: StructId,
         fi: usize,
         u: &Union,
-        v: TokenStream,
+        place: &Place,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
+        let (v, borrowed) = (place.value(), place.borrowed());
         let un = ident(&naming::union_type(self.p, sid, fi));
         let tag = self.tag_field(sid, fi);
         // A tag the encoder does not derive from this switch (another switch on the same field
@@ -186,6 +187,6 @@ impl<'p> Gen<'p> {
             }
             _ => quote! {},
         };
-        Ok(quote! { #guard match #v { #(#arms)* } })
+        Ok(quote! { #guard match #borrowed { #(#arms)* } })
     }
 }

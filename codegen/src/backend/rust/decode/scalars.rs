@@ -1,6 +1,7 @@
 //! Reading numbers, bools, enums and flag sets (and raw bits of a bit stream).
 
 use super::*;
+use crate::backend::rust::types::named_lit;
 
 impl<'p> Gen<'p> {
     /// A number, bool, enum, flag set or raw bits.
@@ -14,6 +15,10 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
+            Ty::Int(it) if it.is_native() && !self.bits_at(sid, fi) => {
+                let (t, read) = (int_rust(it), endian_read(it));
+                quote! { r.#read::<#t>(#nm, #abbrev)? }
+            }
             Ty::Int(it) => {
                 let read = read_int(it, nm, self.bits_at(sid, fi));
                 let t = int_rust(it);
@@ -117,9 +122,30 @@ impl<'p> Gen<'p> {
                         #n
                         #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
                     } }
+                } else if e.repr.is_native() && !e.repr.signed && !self.bits_at(sid, fi) {
+                    let (t, read) = (int_rust(&e.repr), endian_read(&e.repr));
+                    quote! { #en::from_raw(r.#read::<#t>(#nm, #abbrev)?) }
                 } else {
                     quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
                 }
+            }
+            Ty::Flags(id)
+                if p.flags[*id].repr.is_native()
+                    && !p.flags[*id].repr.signed
+                    && !self.bits_at(sid, fi) =>
+            {
+                let fl = &p.flags[*id];
+                let (fname, t, read) = (ident(&fl.name), int_rust(&fl.repr), endian_read(&fl.repr));
+                let masks = fl.bits.iter().map(|b| {
+                    let a = naming::flag_abbrev(abbrev, &b.name);
+                    let m = named_lit(b);
+                    quote! { (#a, #m) }
+                });
+                quote! { {
+                    let v = #fname(r.#read::<#t>(#nm, #abbrev)?);
+                    r.note_bits(v.bits(), &[#(#masks),*]);
+                    v
+                } }
             }
             Ty::Flags(id) => {
                 let fl = &p.flags[*id];
@@ -135,5 +161,14 @@ impl<'p> Gen<'p> {
             }
             _ => return Err(Internal(format!("'{nm}': not read by read_scalar"))),
         })
+    }
+}
+
+/// The reader's method for a native integer of `it`'s byte order (`le` or `be`).
+fn endian_read(it: &IntTy) -> Ident {
+    if it.endian == Endian::Big {
+        format_ident!("be")
+    } else {
+        format_ident!("le")
     }
 }

@@ -118,6 +118,40 @@ fn present_len(target: &Field, v: TokenStream) -> TokenStream {
     }
 }
 
+/// A value to write: a place holding it (`self.sequence`, a local, a copy bound by a pattern)
+/// or a reference to it bound by a pattern (`if let Some(v) = &self.name`). Methods apply to
+/// either; a number is written from its value, a function borrows.
+#[derive(Clone)]
+pub(crate) enum Place {
+    Value(TokenStream),
+    Ref(TokenStream),
+}
+
+impl Place {
+    /// The value itself (for a number) or the place (for a method call).
+    pub(crate) fn value(&self) -> TokenStream {
+        match self {
+            Place::Value(v) | Place::Ref(v) => v.clone(),
+        }
+    }
+
+    /// A number's value (dereferenced when bound by reference).
+    pub(crate) fn number(&self) -> TokenStream {
+        match self {
+            Place::Value(v) => v.clone(),
+            Place::Ref(v) => quote! { (*#v) },
+        }
+    }
+
+    /// A reference to the value.
+    pub(crate) fn borrowed(&self) -> TokenStream {
+        match self {
+            Place::Value(v) => quote! { &#v },
+            Place::Ref(v) => v.clone(),
+        }
+    }
+}
+
 impl<'p> Gen<'p> {
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
     pub(crate) fn write_struct_call(
@@ -281,54 +315,63 @@ impl<'p> Gen<'p> {
         })
     }
 
-    /// Statements writing `v` (a reference to a value of `ty`).
+    /// Statements writing `v`, a value of `ty` (see [`Place`]).
     pub(crate) fn write_ty(
         &self,
         sid: StructId,
         fi: usize,
         ty: &Ty,
-        v: TokenStream,
+        place: Place,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
+        let v = if ty.is_scalar() || ty.is_varint() {
+            place.number()
+        } else {
+            place.value()
+        };
         Ok(match ty {
             Ty::Int(_) | Ty::Bool | Ty::Float { .. } | Ty::Enum(_) | Ty::Flags(_) => {
-                self.write_scalar(sid, fi, ty, quote! { (*#v) }, nm)?
+                self.write_scalar(sid, fi, ty, v, nm)?
             }
-            Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(*#v); },
-            Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((*#v << 1) ^ (*#v >> 63)) as u64); },
+            Ty::VarInt(VarInt::Leb128) => quote! { w.leb128(#v); },
+            Ty::VarInt(VarInt::ZigZag) => quote! { w.leb128(((#v << 1) ^ (#v >> 63)) as u64); },
             Ty::VarInt(VarInt::Rabbit {
                 bits: 64,
                 signed: false,
-            }) => quote! { w.rabbit(*#v, 64); },
+            }) => quote! { w.rabbit(#v, 64); },
             Ty::VarInt(VarInt::Rabbit {
                 bits,
                 signed: false,
-            }) => quote! { w.rabbit(*#v as u64, #bits); },
+            }) => quote! { w.rabbit(#v as u64, #bits); },
             Ty::VarInt(VarInt::Rabbit { bits, signed: true }) => {
                 if *bits == 64 {
-                    quote! { w.rabbit(((*#v << 1) ^ (*#v >> 63)) as u64, 64); }
+                    quote! { w.rabbit(((#v << 1) ^ (#v >> 63)) as u64, 64); }
                 } else {
                     let shift = bits - 1;
                     let mask = lit_u64((1u64 << bits) - 1);
-                    quote! { w.rabbit((((*#v as i64) << 1) ^ ((*#v as i64) >> #shift)) as u64 & #mask, #bits); }
+                    quote! { w.rabbit((((#v as i64) << 1) ^ ((#v as i64) >> #shift)) as u64 & #mask, #bits); }
                 }
             }
-            Ty::VarInt(VarInt::RiptideLen) => quote! { w.riptide_len(*#v as u64, #nm)?; },
-            Ty::Bits => quote! { w.put_bits(#v); },
+            Ty::VarInt(VarInt::RiptideLen) => quote! { w.riptide_len(#v as u64, #nm)?; },
+            Ty::Bits => {
+                let b = place.borrowed();
+                quote! { w.put_bits(#b); }
+            }
             Ty::Str(len, text) => {
                 // The text's bytes in its encoding (refusing characters it has not), then its
                 // NUL, its padding or its length prefix.
+                let b = place.borrowed();
                 let bytes = match text.encoding {
                     Encoding::Utf8 => quote! { let data: &[u8] = #v.as_bytes(); },
                     Encoding::Ascii => {
-                        quote! { let data = wiregen_runtime::text::encode_ascii(#v, #nm)?; }
+                        quote! { let data = wiregen_runtime::text::encode_ascii(#b, #nm)?; }
                     }
                     Encoding::Latin1 => quote! {
-                        let data = wiregen_runtime::text::encode_latin1(#v, #nm)?;
+                        let data = wiregen_runtime::text::encode_latin1(#b, #nm)?;
                         let data: &[u8] = &data;
                     },
                     Encoding::Utf16 { big } => quote! {
-                        let data = wiregen_runtime::text::encode_utf16(#v, #big);
+                        let data = wiregen_runtime::text::encode_utf16(#b, #big);
                         let data: &[u8] = &data;
                     },
                 };
@@ -393,11 +436,17 @@ impl<'p> Gen<'p> {
             }
             Ty::Array(elem, count) => {
                 let prefix = self.write_prefix(sid, count, quote! { #v.len() }, nm);
-                let item = self.write_ty(sid, fi, elem, quote! { item }, nm)?;
-                quote! { #prefix for item in #v.iter() { #item } }
+                // Numbers are copied out of the array, others borrowed.
+                let (pattern, item) = if elem.is_scalar() || elem.is_varint() {
+                    (quote! { &item }, Place::Value(quote! { item }))
+                } else {
+                    (quote! { item }, Place::Ref(quote! { item }))
+                };
+                let item = self.write_ty(sid, fi, elem, item, nm)?;
+                quote! { #prefix for #pattern in #v.iter() { #item } }
             }
             Ty::Union(u) => {
-                let inner = self.write_union(sid, fi, u, v, nm)?;
+                let inner = self.write_union(sid, fi, u, &place, nm)?;
                 self.write_sized(sid, fi, Some(&u.len), inner, nm)?
             }
         })

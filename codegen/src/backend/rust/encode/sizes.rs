@@ -21,13 +21,13 @@ impl<'p> Gen<'p> {
                 // (A varint length of encoded data is a limit: validate/limits.rs.)
                 let tn = ident(&s.fields[*ti].name);
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
-                let put = self.write_ty(sid, fi, &f.ty, quote! { v }, nm)?;
+                let put = self.write_ty(sid, fi, &f.ty, Place::Value(quote! { #local }), nm)?;
                 let rt = self.rust_ty(sid, fi, &f.ty)?;
                 let size = size_value(present_len(&s.fields[*ti], quote! { self.#tn }), *l, nm);
                 quote! {
                     #at_local
                     let #local = fit(#size, #max, #nm)? as #rt;
-                    { let v = &#local; #put }
+                    #put
                 }
             }
             Role::Derived(Derive::CountOf(ti, l) | Derive::LengthOf(ti, l)) => {

@@ -15,47 +15,63 @@ impl<'p> Gen<'p> {
         let (at, at_local) = self.field_start(sid, fi);
         Ok(match &f.role {
             Role::Value => {
-                let value = quote! { v };
-                let body = self.write_ty(sid, fi, &f.ty, value, nm)?;
-                let max_check = match f.max {
-                    Some(m) => {
-                        let m = lit_u64(m);
-                        quote! { fit(*v as u64, #m, #nm)?; }
-                    }
-                    None => quote! {},
+                // Numbers are written from their values (an optional one copied out of its
+                // `Option`), others through a reference.
+                let number = f.ty.is_scalar() || f.ty.is_varint();
+                let (bound, borrow) = if number {
+                    (Place::Value(quote! { v }), quote! {})
+                } else {
+                    (Place::Ref(quote! { v }), quote! { & })
                 };
-                let max_check = match &f.valid {
-                    Some(valid) => {
+                // The checks of a value before it is written, on `v`.
+                let checks = |v: &TokenStream| -> TokenStream {
+                    let max = f.max.map(|m| {
+                        let m = lit_u64(m);
+                        quote! { fit(#v as u64, #m, #nm)?; }
+                    });
+                    let valid = f.valid.as_ref().map(|valid| {
                         let x = self.temp(sid, "x");
                         let bad = invalid_test(valid, quote! { #x });
                         quote! {
-                            #max_check
-                            let #x = *v as i128;
+                            let #x = #v as i128;
                             if #bad {
                                 return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: #x }));
                             }
                         }
-                    }
-                    None => max_check,
+                    });
+                    quote! { #max #valid }
                 };
                 let write = match (&f.condition, plan.presence) {
-                    (None, _) if !f.implied.is_empty() => {
-                        let implied = self.implied(s, f)?;
-                        quote! { #implied { let v = &#local; #max_check #body } }
+                    (None, _) => {
+                        let implied = (!f.implied.is_empty())
+                            .then(|| self.implied(s, f))
+                            .transpose()?;
+                        // Implied values are locals; the others are the struct's fields.
+                        let place = if implied.is_some() {
+                            quote! { #local }
+                        } else {
+                            quote! { self.#local }
+                        };
+                        let checks = checks(&place);
+                        let body = self.write_ty(sid, fi, &f.ty, Place::Value(place), nm)?;
+                        quote! { #implied #checks #body }
                     }
-                    // A number written as it is: from the field itself.
-                    (None, _) if f.ty.is_scalar() && max_check.is_empty() && !f.ty.is_varint() => {
-                        self.write_scalar(sid, fi, &f.ty, quote! { self.#local }, nm)?
-                    }
-                    (None, _) => quote! { { let v = &self.#local; #max_check #body } },
                     (Some(_), Presence::FromValue | Presence::Always) => {
-                        quote! { if let Some(v) = &self.#local { #max_check #body } }
+                        let (checks, body) = (
+                            checks(&bound.number()),
+                            self.write_ty(sid, fi, &f.ty, bound.clone(), nm)?,
+                        );
+                        quote! { if let Some(v) = #borrow self.#local { #checks #body } }
                     }
                     (Some(c), Presence::Checked) => {
+                        let (checks, body) = (
+                            checks(&bound.number()),
+                            self.write_ty(sid, fi, &f.ty, bound.clone(), nm)?,
+                        );
                         let cond = self.expr_top(c, Ctx::Encode);
                         quote! {
-                            match (&self.#local, #cond) {
-                                (Some(v), true) => { #max_check #body }
+                            match (#borrow self.#local, #cond) {
+                                (Some(v), true) => { #checks #body }
                                 (None, false) => {}
                                 (Some(_), false) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: true })),
                                 (None, true) => return Err(EncodeError::new(#nm, EncodeErrorKind::Presence { present: false })),

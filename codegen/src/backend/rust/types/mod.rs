@@ -5,6 +5,8 @@ mod enums;
 mod flags;
 mod unions;
 
+pub(crate) use flags::named_lit;
+
 use super::*;
 
 impl<'p> Gen<'p> {
