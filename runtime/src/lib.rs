@@ -35,6 +35,7 @@ mod owned;
 mod read;
 mod reassembly;
 mod state;
+pub mod tcp;
 #[doc(hidden)]
 pub mod text;
 mod trace;

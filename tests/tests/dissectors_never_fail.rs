@@ -112,8 +112,8 @@ fn decoders_never_panic_on_arbitrary_bytes() {
         let _ = rtype::Packet::dissect(&b);
         let _ = riptide_2_0::Message::decode(&b);
         let _ = riptide_2_1::Message::dissect(&b);
-        let _ = riptide_2_1::tcp::Frames::new(&b).count();
-        let _ = riptide_2_0::tcp::Frames::new(&b).count();
+        let _ = riptide_2_1::tcp::frames(&b).count();
+        let _ = riptide_2_0::tcp::frames(&b).count();
         let _ = features::Message::dissect(&b);
         let _ = bitfeatures::Frame::dissect(&b);
         let _ = game_protocol::ClientMessage::decode(&b);

@@ -210,7 +210,7 @@ fn tcp_framing_helpers() {
     assert_eq!(stream, hex("05 00 08 01 00 07 00"));
     stream.extend(tcp::encode(&b).unwrap());
     stream.extend(hex("09 00 07")); // the start of a third message
-    let mut frames = tcp::Frames::new(&stream);
+    let mut frames = tcp::frames(&stream);
     assert_eq!(Message::decode(frames.next().unwrap().unwrap()).unwrap(), a);
     assert_eq!(Message::decode(frames.next().unwrap().unwrap()).unwrap(), b);
     assert!(frames.next().is_none());

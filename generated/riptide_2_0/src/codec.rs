@@ -3,8 +3,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value,
-    Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
 
 /// The header byte (2.0 values).
@@ -1111,90 +1110,33 @@ impl wiregen_runtime::Type for ClientId {
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), not counting the prefix.
 pub mod tcp {
     use super::*;
+    pub use wiregen_runtime::tcp::{Frames, Framing};
+    /// This protocol's framing: the prefix, and the largest message it may announce
+    /// (the schema's `max_message`).
+    pub const FRAMING: Framing = Framing::new(2, false, false, MAX_MESSAGE);
     /// Bytes of the length prefix.
     pub const PREFIX_LEN: usize = 2;
-    /// The largest message a prefix may announce (the schema's `max_message`): a
-    /// larger one means the stream is out of step, and [`next_frame`] refuses it
-    /// instead of waiting for bytes that will never come.
+    /// The largest message a prefix may announce: a larger one means the stream is
+    /// out of step, and [`next_frame`] refuses it.
     pub const MAX_MESSAGE: usize = 65535;
     /// Appends an encoded message with its length prefix.
     pub fn frame_into(message: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let n = fit(message.len() as u64, MAX_MESSAGE as u64, "frame_length")?;
-        out.extend_from_slice(&(n as u16).to_le_bytes());
-        out.extend_from_slice(message);
-        Ok(())
+        FRAMING.frame_into(message, out)
     }
     /// Encodes `message` with its length prefix.
     pub fn encode(message: &Message<'_>) -> Result<Vec<u8>, EncodeError> {
         let body = message.encode()?;
         let mut out = Vec::with_capacity(PREFIX_LEN + body.len());
-        frame_into(&body, &mut out)?;
+        FRAMING.frame_into(&body, &mut out)?;
         Ok(out)
     }
-    /// The first complete frame of `stream`: the message bytes and how many bytes the
-    /// frame takes, or `None` while more bytes are needed. A negative prefix, or one
-    /// over [`MAX_MESSAGE`], is an error at once: the stream is out of step.
-    #[allow(clippy::unnecessary_fallible_conversions)]
+    /// The first complete frame of `stream` (see [`Framing::next_frame`]).
     pub fn next_frame(stream: &[u8]) -> Result<Option<(&[u8], usize)>, DecodeError> {
-        if stream.len() < PREFIX_LEN {
-            return Ok(None);
-        }
-        let mut prefix = [0u8; PREFIX_LEN];
-        prefix.copy_from_slice(&stream[..PREFIX_LEN]);
-        let declared = u16::from_le_bytes(prefix);
-        let n = usize::try_from(declared).map_err(|_| {
-            DecodeError::new(
-                "frame_length",
-                0,
-                DecodeErrorKind::BadLength {
-                    value: declared as i128,
-                },
-            )
-        })?;
-        if stream.len() - PREFIX_LEN < n {
-            return Ok(None);
-        }
-        Ok(Some((&stream[PREFIX_LEN..PREFIX_LEN + n], PREFIX_LEN + n)))
+        FRAMING.next_frame(stream)
     }
-    /// The complete frames of a stream buffer, in order; [`Frames::rest`] is the
-    /// incomplete tail to keep until more bytes arrive.
-    pub struct Frames<'s> {
-        stream: &'s [u8],
-        pos: usize,
-        failed: bool,
-    }
-    impl<'s> Frames<'s> {
-        pub fn new(stream: &'s [u8]) -> Self {
-            Frames {
-                stream,
-                pos: 0,
-                failed: false,
-            }
-        }
-        /// Bytes not yet returned as a frame.
-        pub fn rest(&self) -> &'s [u8] {
-            &self.stream[self.pos..]
-        }
-    }
-    impl<'s> Iterator for Frames<'s> {
-        type Item = Result<&'s [u8], DecodeError>;
-        fn next(&mut self) -> Option<Self::Item> {
-            if self.failed {
-                return None;
-            }
-            match next_frame(&self.stream[self.pos..]) {
-                Ok(Some((message, used))) => {
-                    self.pos += used;
-                    Some(Ok(message))
-                }
-                Ok(None) => None,
-                Err(mut e) => {
-                    self.failed = true;
-                    e.offset += self.pos;
-                    Some(Err(e))
-                }
-            }
-        }
+    /// The complete frames of a stream buffer, in order (see [`Framing::frames`]).
+    pub fn frames(stream: &[u8]) -> Frames<'_> {
+        FRAMING.frames(stream)
     }
 }
 
