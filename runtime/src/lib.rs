@@ -31,6 +31,7 @@ mod f16;
 #[doc(hidden)]
 pub mod flags;
 mod group;
+mod join;
 mod owned;
 mod read;
 mod reassembly;
@@ -60,6 +61,7 @@ pub use error::{
 pub use f16::{f16_to_f32, f32_to_f16};
 pub use flags::{FlagNames, Flags};
 pub use group::{GroupReader, GroupWriter};
+pub use join::{Joined, SequenceJoiner};
 pub use owned::IntoOwned;
 pub use read::{Reader, WireInt};
 pub use reassembly::{Fragmented, Piece, PieceEnd, Reassembler};

@@ -18,12 +18,17 @@ pub struct Output {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Internal(pub String);
 
-/// Words of `text` in lines of at most about 95 characters, for doc comments.
+/// Characters of doc text per line: with `    /// ` before it, a line stays within rustfmt's
+/// 100 columns.
+pub(crate) const DOC_WIDTH: usize = 88;
+
+/// Words of `text` in lines of at most [`DOC_WIDTH`] characters (a longer word has a line of
+/// its own), for doc comments.
 pub(crate) fn wrap(text: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
-        if !cur.is_empty() && cur.len() + word.len() > 95 {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > DOC_WIDTH {
             lines.push(std::mem::take(&mut cur));
         }
         if !cur.is_empty() {

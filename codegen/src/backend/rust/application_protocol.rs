@@ -79,11 +79,11 @@ impl<'p> Gen<'p> {
             },
         );
         let transport_name = &a.transport;
-        let received_doc = format!(
-            " A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
-        );
+        let received_doc = doc_prose(&format!(
+            "A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
+        ));
         quote! {
-            #[doc = #received_doc]
+            #received_doc
             #[derive(Debug, Clone, PartialEq)]
             #[cfg_attr(feature = "serde", derive(serde::Serialize))]
             pub struct Received #lt {

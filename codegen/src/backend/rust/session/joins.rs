@@ -20,7 +20,6 @@ impl<'p> Gen<'p> {
             let snake = s.name.to_snake_case();
             let jn = format_ident!("{}Joined", s.name);
             let joiner = format_ident!("{}Joiner", s.name);
-            let part_ty = format_ident!("{}Part", s.name);
             let split = format_ident!("split_{}", snake);
             let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
             let size = lit_usize(j.piece_size);
@@ -50,8 +49,9 @@ impl<'p> Gen<'p> {
                     let m = format_ident!("decode_{}", s.fields[x.field].name);
                     let wt = self.ty_anon(w);
                     let wn = ident(&p.structs[w].name);
+                    let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
                     decoders.push(quote! {
-                        #[doc = concat!(" Decodes the joined `", stringify!(#f), "` as `", stringify!(#wn), "`.")]
+                        #doc
                         pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
                     });
                 }
@@ -66,6 +66,9 @@ impl<'p> Gen<'p> {
                 (quote! {}, quote! {})
             } else {
                 let parts = format_ident!("{}_parts", snake);
+                let doc = doc_prose(&format!(
+                    "How many parts [`{split}`] cuts `total` bytes of streams into."
+                ));
                 (
                     quote! {
                         let (first, last) = (i == 0, i + 1 == count);
@@ -74,16 +77,37 @@ impl<'p> Gen<'p> {
                         }
                     },
                     quote! {
-                        #[doc = concat!(" How many parts `", stringify!(#split), "` cuts `total` bytes of streams into.")]
+                        #doc
                         pub fn #parts(total: usize) -> usize {
                             total.div_ceil(#part_size).max(1)
                         }
                     },
                 )
             };
+            let key_ty = quote! { (#(#key_types,)*) };
             let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
+            let split_doc = format!(
+                "Cuts payload streams into [`{st}`] parts carrying at most [`{part_size}`] bytes \
+                 each (earlier streams first): copies of `template` numbered on from \
+                 `first_number`, the first and the last marked."
+            );
+            let (size_doc, joined_doc, joiner_doc) = (
+                format!("Largest data (all streams together) [`{split}`] puts in one part."),
+                format!("A payload joined from [`{st}`] parts."),
+                format!(
+                    "Joins the parts of [`{st}`] payloads sent in one direction of a conversation \
+                     (keep one joiner per direction); its limits and counters are the \
+                     [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
+                ),
+            );
+            let (size_doc, joined_doc, joiner_doc, split_doc) = (
+                doc_prose(&size_doc),
+                doc_prose(&joined_doc),
+                doc_prose(&joiner_doc),
+                doc_prose(&split_doc),
+            );
             out.push(quote! {
-                #[doc = concat!(" Largest data (all streams together) `", stringify!(#split), "` puts in one part.")]
+                #size_doc
                 pub const #part_size: usize = #size;
 
                 impl #st_anon {
@@ -93,7 +117,7 @@ impl<'p> Gen<'p> {
                     pub fn is_last_part(&self) -> bool { #last }
                 }
 
-                #[doc = concat!(" A payload joined from `", stringify!(#st), "` parts.")]
+                #joined_doc
                 #[derive(Debug, Clone, PartialEq, Eq)]
                 pub struct #jn {
                     #( pub #key_names: #key_types, )*
@@ -108,127 +132,47 @@ impl<'p> Gen<'p> {
                     #(#decoders)*
                 }
 
-                #[doc = concat!(" Joins the parts of `", stringify!(#st), "` payloads sent in one direction of a conversation (keep")]
-                /// one joiner per direction): parts may arrive in any order; a payload is complete when
-                /// every sequence number from a first part to a last one has arrived. Limits bound what
-                /// a peer can make it hold: past `max_parts` parts or `max_len` bytes the part that
-                /// came first is dropped to make room (counted by `evicted()`), so parts that never
-                /// complete a payload cannot stop later payloads from being joined.
+                #joiner_doc
                 #[derive(Debug)]
-                pub struct #joiner {
-                    parts: std::collections::HashMap<(#(#key_types,)* u64,), #part_ty>,
-                    held: usize,
-                    /// Parts waiting at once.
-                    pub max_parts: usize,
-                    /// Bytes waiting at once.
-                    pub max_len: usize,
-                    pushes: u64,
-                    evicted: u64,
-                }
-
-                #[derive(Debug)]
-                struct #part_ty {
-                    first: bool,
-                    last: bool,
-                    data: [Vec<u8>; #n_streams],
-                    /// When it came (in pushes).
-                    since: u64,
-                }
+                pub struct #joiner(wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>);
 
                 impl Default for #joiner {
                     fn default() -> Self {
-                        #joiner { parts: Default::default(), held: 0, max_parts: 4096, max_len: 16 << 20, pushes: 0, evicted: 0 }
+                        Self::new()
                     }
                 }
 
                 impl #joiner {
                     pub fn new() -> Self {
-                        Self::default()
+                        Self(wiregen_runtime::SequenceJoiner::new(#wrap))
                     }
 
                     /// Adds a part; returns the payload when this part completes one.
                     pub fn push(&mut self, part: &#st_anon) -> Result<Option<#jn>, DecodeError> {
-                        let seq = part.#seq as u64 % #wrap;
-                        let at = |s: u64| (#(#key_copies,)* s,);
+                        let key = (#(#key_copies,)*);
                         let data = [#(part.#streams.to_vec()),*];
-                        let len: usize = data.iter().map(Vec::len).sum();
-                        if len > self.max_len {
-                            return Err(DecodeError::new(#seq_nm, 0, DecodeErrorKind::TooLarge { value: len as u64, max: self.max_len as u64 }));
-                        }
-                        if let Some(old) = self.parts.remove(&at(seq)) {
-                            self.held -= old.data.iter().map(Vec::len).sum::<usize>();
-                        }
-                        // Full: the parts that came first make room (a linear scan, only when full).
-                        while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len {
-                            let Some(oldest) = self.parts.iter().min_by_key(|(_, p)| p.since).map(|(k, _)| *k) else { break };
-                            if let Some(old) = self.parts.remove(&oldest) {
-                                self.held -= old.data.iter().map(Vec::len).sum::<usize>();
-                                self.evicted += 1;
-                            }
-                        }
-                        self.pushes += 1;
-                        let new = #part_ty { first: part.is_first_part(), last: part.is_last_part(), data, since: self.pushes };
-                        self.parts.insert(at(seq), new);
-                        self.held += len;
-                        // Back to the first part, then on to the last, every number in between present.
-                        let (mut a, mut steps) = (seq, 0);
-                        loop {
-                            match self.parts.get(&at(a)) {
-                                None => return Ok(None),
-                                Some(p) if p.first => break,
-                                _ => {}
-                            }
-                            a = (a + #wrap - 1) % #wrap;
-                            steps += 1;
-                            if steps > self.parts.len() { return Ok(None); }
-                        }
-                        let (mut b, mut steps) = (seq, 0);
-                        loop {
-                            match self.parts.get(&at(b)) {
-                                None => return Ok(None),
-                                Some(p) if p.first && b != a => return Ok(None),
-                                Some(p) if p.last => break,
-                                _ => {}
-                            }
-                            b = (b + 1) % #wrap;
-                            steps += 1;
-                            if steps > self.parts.len() { return Ok(None); }
-                        }
-                        let mut streams: [Vec<u8>; #n_streams] = Default::default();
-                        let (mut i, mut parts) = (a, 0);
-                        loop {
-                            if let Some(p) = self.parts.remove(&at(i)) {
-                                for (k, d) in p.data.into_iter().enumerate() {
-                                    self.held -= d.len();
-                                    streams[k].extend_from_slice(&d);
-                                }
-                            }
-                            parts += 1;
-                            if i == b { break; }
-                            i = (i + 1) % #wrap;
-                        }
-                        Ok(Some(#jn {
-                            #( #key_names: #key_copies, )*
-                            first: a as #seq_ty,
-                            parts,
-                            #( #streams: std::mem::take(&mut streams[#idx]), )*
+                        let (first, last) = (part.is_first_part(), part.is_last_part());
+                        let joined = self.0.push(key, part.#seq as u64, first, last, data, #seq_nm)?;
+                        Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*] }| {
+                            #jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }
                         }))
-                    }
-
-                    /// Parts waiting for the rest of their payload.
-                    pub fn pending(&self) -> usize {
-                        self.parts.len()
-                    }
-
-                    /// Parts dropped so far to stay within the limits.
-                    pub fn evicted(&self) -> u64 {
-                        self.evicted
                     }
                 }
 
-                #[doc = concat!(" Cuts payload streams into `", stringify!(#st), "` parts carrying at most")]
-                #[doc = concat!(" [`", stringify!(#part_size), "`] bytes each (earlier streams first): copies of `template`")]
-                /// numbered on from `first_number`, the first and the last marked.
+                impl std::ops::Deref for #joiner {
+                    type Target = wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>;
+                    fn deref(&self) -> &Self::Target {
+                        &self.0
+                    }
+                }
+
+                impl std::ops::DerefMut for #joiner {
+                    fn deref_mut(&mut self) -> &mut Self::Target {
+                        &mut self.0
+                    }
+                }
+
+                #split_doc
                 pub fn #split<'a>(template: &#st_a, first_number: #seq_ty, streams: [&[u8]; #n_streams]) -> Result<Vec<#st_a>, EncodeError> {
                     let total: usize = streams.iter().map(|s| s.len()).sum();
                     let count = total.div_ceil(#part_size).max(1);

@@ -14,7 +14,7 @@ impl<'p> Gen<'p> {
         let (derive_arbitrary, impl_arbitrary) =
             super::arbitrary::of_width(&name, &f.repr, quote! { Ok(Self(raw)) });
         let mut text = String::from("wiregen_runtime::flags! {\n");
-        doc_lines(&mut text, "    ", &f.doc);
+        doc_comments(&mut text, "    ", &f.doc);
         if !derive_arbitrary.is_empty() {
             let attribute = match self.packaging {
                 Packaging::Crate => {
@@ -28,7 +28,7 @@ impl<'p> Gen<'p> {
         }
         text += &format!("    pub struct {name}({}) {{\n", int_rust(&f.repr));
         for b in &f.bits {
-            doc_lines(&mut text, "        ", &b.doc);
+            doc_comments(&mut text, "        ", &b.doc);
             let konst = b.name.to_uppercase();
             // The schema's spelling when it is not the constant's (`fin` → `FIN`).
             if konst != b.name {
@@ -45,10 +45,8 @@ impl<'p> Gen<'p> {
 }
 
 /// A schema's `doc:` text as `///` lines indented by `indent` (the text form of [`doc`]).
-fn doc_lines(out: &mut String, indent: &str, d: &Option<String>) {
-    for line in d.iter().flat_map(|d| d.lines()) {
-        let line = line.replace('[', "\\[").replace(']', "\\]");
-        let line = line.trim_end();
+fn doc_comments(out: &mut String, indent: &str, d: &Option<String>) {
+    for line in d.iter().flat_map(|d| super::super::doc_lines(d, true)) {
         if line.is_empty() {
             out.push_str(&format!("{indent}///\n"));
         } else {

@@ -1,0 +1,226 @@
+//! Payloads sent in parts numbered in sequence (DNP's long messages, ENet's fragments): a
+//! [`SequenceJoiner`] holds the parts until one payload's are all there.
+
+use crate::{DecodeError, DecodeErrorKind};
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Joins payloads sent in parts, one joiner per direction of a conversation.
+///
+/// Each part has a key (which payloads its number counts: `()` when one counter numbers all),
+/// a sequence number that wraps at `wrap`, whether it is the first and the last part of its
+/// payload, and `S` byte streams (most protocols send one). Parts may arrive in any order; a
+/// payload is complete when every number from a first part to a last one has arrived, and its
+/// streams are the parts' concatenated.
+///
+/// Limits bound what a peer can make it hold: past [`max_parts`](Self::max_parts) parts or
+/// [`max_len`](Self::max_len) bytes the part that came first is dropped to make room (counted
+/// by [`evicted`](Self::evicted)), so parts that never complete a payload cannot stop later
+/// payloads from being joined.
+///
+/// ```
+/// use wiregen_runtime::SequenceJoiner;
+/// let mut j = SequenceJoiner::<(), 1>::new(65536);
+/// assert!(j.push((), 7, false, true, [b"lo".to_vec()], "seq")?.is_none());
+/// let joined = j.push((), 6, true, false, [b"hel".to_vec()], "seq")?.unwrap();
+/// assert_eq!((joined.first, joined.parts), (6, 2));
+/// assert_eq!(joined.streams, [b"hello".to_vec()]);
+/// # Ok::<(), wiregen_runtime::DecodeError>(())
+/// ```
+#[derive(Debug)]
+pub struct SequenceJoiner<K, const S: usize> {
+    parts: HashMap<(K, u64), Part<S>>,
+    /// Bytes the parts hold.
+    held: usize,
+    /// Parts waiting at once (4096 unless set).
+    pub max_parts: usize,
+    /// Bytes waiting at once (16 MiB unless set).
+    pub max_len: usize,
+    wrap: u64,
+    pushes: u64,
+    evicted: u64,
+}
+
+#[derive(Debug)]
+struct Part<const S: usize> {
+    first: bool,
+    last: bool,
+    data: [Vec<u8>; S],
+    /// When it came (in pushes).
+    since: u64,
+}
+
+impl<const S: usize> Part<S> {
+    fn len(&self) -> usize {
+        self.data.iter().map(Vec::len).sum()
+    }
+}
+
+/// A payload a [`SequenceJoiner`] joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Joined<K, const S: usize> {
+    /// The key its parts had.
+    pub key: K,
+    /// The sequence number of its first part.
+    pub first: u64,
+    /// How many parts it was joined from.
+    pub parts: usize,
+    /// Its streams.
+    pub streams: [Vec<u8>; S],
+}
+
+impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
+    /// A joiner of parts numbered modulo `wrap` (65536 for a `u16` counter).
+    pub fn new(wrap: u64) -> Self {
+        SequenceJoiner {
+            parts: HashMap::new(),
+            held: 0,
+            max_parts: 4096,
+            max_len: 16 << 20,
+            wrap: wrap.max(1),
+            pushes: 0,
+            evicted: 0,
+        }
+    }
+
+    /// Adds a part; returns the payload when this part completes one. A part larger than
+    /// [`max_len`](Self::max_len) on its own is an error naming `field` (its sequence number's
+    /// field); a part numbered like one waiting replaces it.
+    pub fn push(
+        &mut self,
+        key: K,
+        seq: u64,
+        first: bool,
+        last: bool,
+        data: [Vec<u8>; S],
+        field: &'static str,
+    ) -> Result<Option<Joined<K, S>>, DecodeError> {
+        let (seq, wrap) = (seq % self.wrap, self.wrap);
+        let new = Part {
+            first,
+            last,
+            data,
+            since: self.pushes + 1,
+        };
+        let len = new.len();
+        if len > self.max_len {
+            let kind = DecodeErrorKind::TooLarge {
+                value: len as u64,
+                max: self.max_len as u64,
+            };
+            return Err(DecodeError::new(field, 0, kind));
+        }
+        if let Some(old) = self.parts.remove(&(key.clone(), seq)) {
+            self.held -= old.len();
+        }
+        // Full: the parts that came first make room (a linear scan, only when full).
+        while self.parts.len() >= self.max_parts.max(1) || self.held + len > self.max_len {
+            let oldest = self.parts.iter().min_by_key(|(_, p)| p.since);
+            let Some(oldest) = oldest.map(|(k, _)| k.clone()) else {
+                break;
+            };
+            if let Some(old) = self.parts.remove(&oldest) {
+                self.held -= old.len();
+                self.evicted += 1;
+            }
+        }
+        self.pushes += 1;
+        self.parts.insert((key.clone(), seq), new);
+        self.held += len;
+        // Back to the first part, then on to the last, every number in between present.
+        let at = |s: u64| (key.clone(), s);
+        let (mut a, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(a)) {
+                None => return Ok(None),
+                Some(p) if p.first => break,
+                _ => {}
+            }
+            a = (a + wrap - 1) % wrap;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let (mut b, mut steps) = (seq, 0);
+        loop {
+            match self.parts.get(&at(b)) {
+                None => return Ok(None),
+                Some(p) if p.first && b != a => return Ok(None),
+                Some(p) if p.last => break,
+                _ => {}
+            }
+            b = (b + 1) % wrap;
+            steps += 1;
+            if steps > self.parts.len() {
+                return Ok(None);
+            }
+        }
+        let mut streams: [Vec<u8>; S] = std::array::from_fn(|_| Vec::new());
+        let (mut i, mut parts) = (a, 0);
+        loop {
+            if let Some(p) = self.parts.remove(&at(i)) {
+                self.held -= p.len();
+                for (stream, d) in streams.iter_mut().zip(p.data) {
+                    stream.extend_from_slice(&d);
+                }
+            }
+            parts += 1;
+            if i == b {
+                break;
+            }
+            i = (i + 1) % wrap;
+        }
+        Ok(Some(Joined {
+            key,
+            first: a,
+            parts,
+            streams,
+        }))
+    }
+
+    /// Parts waiting for the rest of their payload.
+    pub fn pending(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// Parts dropped so far to stay within the limits.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_wrap_and_keys_keep_payloads_apart() {
+        let mut j = SequenceJoiner::<u8, 1>::new(4);
+        assert!(j.push(1, 3, true, false, [vec![1]], "n").unwrap().is_none());
+        assert!(j.push(2, 0, true, true, [vec![9]], "n").unwrap().is_some());
+        let done = j.push(1, 4, false, true, [vec![2]], "n").unwrap().unwrap();
+        assert_eq!((done.key, done.first, done.parts), (1, 3, 2));
+        assert_eq!(done.streams, [vec![1, 2]]);
+        assert_eq!(j.pending(), 0);
+    }
+
+    #[test]
+    fn the_oldest_part_makes_room() {
+        let mut j = SequenceJoiner::<(), 2>::new(100);
+        j.max_parts = 2;
+        j.push((), 10, true, false, [vec![1], vec![]], "n").unwrap();
+        j.push((), 20, true, false, [vec![2], vec![]], "n").unwrap();
+        j.push((), 30, true, false, [vec![3], vec![]], "n").unwrap();
+        assert_eq!((j.pending(), j.evicted()), (2, 1));
+        assert!(j
+            .push((), 11, false, true, [vec![], vec![]], "n")
+            .unwrap()
+            .is_none());
+        j.max_len = 1;
+        let e = j
+            .push((), 40, true, true, [vec![1], vec![2]], "n")
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::TooLarge { value: 2, max: 1 });
+    }
+}
