@@ -106,17 +106,12 @@ impl<'a> Message {
             out
         })
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(tcp_framing), "::", stringify!(Frame),
-        "` carries."
-    )]
+    /// Decodes the message a [`tcp_framing::Frame`] carries.
     pub fn from_frame(m: &'a tcp_framing::Frame<'_>) -> Result<Self, DecodeError> {
         Self::decode(m.message_id as u64, &m.payload[..])
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(tcp_framing), "::",
-        stringify!(Frame), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`tcp_framing::Frame`]; its other fields are left as they
+    /// are.
     pub fn fill_frame(&self, m: &mut tcp_framing::Frame<'_>) -> Result<(), EncodeError> {
         m.message_id = fit(self.id(), u16::MAX as u64, "message_id")? as u16;
         let payload = self.encode()?;

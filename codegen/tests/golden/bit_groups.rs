@@ -53,8 +53,6 @@ impl Kind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("DATA", 1), ("ACK", 2), ("CLOSE", 15)];
 }
 
 impl From<Kind> for u8 {
@@ -79,10 +77,10 @@ impl serde::Serialize for Kind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("DATA", 1), ("ACK", 2), ("CLOSE", 15)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
         Ok(Self::from_raw(raw))
     }
 }

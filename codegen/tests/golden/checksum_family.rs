@@ -46,8 +46,8 @@ impl<'a> FrameBody<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> u8 {
         match self {
-            Self::Sums { .. } => 1,
-            Self::Words { .. } => 2,
+            Self::Sums(_) => 1,
+            Self::Words(_) => 2,
             Self::Other { kind, .. } => *kind,
         }
     }

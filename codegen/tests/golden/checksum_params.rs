@@ -49,7 +49,7 @@ impl<'a> FramedBody<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> u8 {
         match self {
-            Self::Inner { .. } => 1,
+            Self::Inner(_) => 1,
             Self::Other { kind, .. } => *kind,
         }
     }

@@ -107,7 +107,7 @@ impl wiregen_runtime::Type for Packet<'static> {
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a
-#[doc = concat!(" `", stringify!(Packet), "`.")]
+/// [`Packet`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Datagram<'a> {

@@ -62,8 +62,8 @@ impl<'a> PacketBody<'a> {
     /// The `reliable` this variant is sent with.
     pub fn reliable(&self) -> bool {
         match self {
-            Self::Commands { .. } => true,
-            Self::Unreliable { .. } => false,
+            Self::Commands(_) => true,
+            Self::Unreliable(_) => false,
         }
     }
 }

@@ -39,8 +39,6 @@ impl Kind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("HELLO", 1), ("BYE", 2)];
 }
 
 impl From<Kind> for u8 {
@@ -65,10 +63,10 @@ impl serde::Serialize for Kind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("HELLO", 1), ("BYE", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -107,8 +105,6 @@ impl Version {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("V1", 1), ("V2", 2)];
 }
 
 impl From<Version> for u16 {
@@ -133,10 +129,10 @@ impl serde::Serialize for Version {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Version {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u16::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Version)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("V1", 1), ("V2", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u16::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Version")))?;
         Ok(Self::from_raw(raw))
     }
 }

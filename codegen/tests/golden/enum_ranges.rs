@@ -62,8 +62,6 @@ impl Weapon {
             _ => true,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("NONE", 0), ("KNIFE", 0x20)];
 }
 
 impl From<Weapon> for u8 {
@@ -96,10 +94,10 @@ impl serde::Serialize for Weapon {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Weapon {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Weapon)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("NONE", 0), ("KNIFE", 0x20)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Weapon")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -147,8 +145,6 @@ impl Level {
             _ => true,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("LOW", 0), ("HIGH", 10)];
 }
 
 impl From<Level> for u8 {
@@ -182,13 +178,12 @@ impl serde::Serialize for Level {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Level {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Level)))
-        })?;
-        Self::from_raw(raw).ok_or_else(|| {
-            serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(Level)))
-        })
+        const NAMES: &[(&str, u64)] = &[("LOW", 0), ("HIGH", 10)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Level")))?;
+        Self::from_raw(raw)
+            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of Level")))
     }
 }
 
@@ -239,7 +234,7 @@ impl<'a> ShotExtra<'a> {
         match self {
             Self::Pistol { weapon, .. } => *weapon,
             Self::Rifle { weapon, .. } => *weapon,
-            Self::Knife { .. } => Weapon::Knife,
+            Self::Knife => Weapon::Knife,
             Self::Other { weapon, .. } => *weapon,
         }
     }

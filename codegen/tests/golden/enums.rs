@@ -41,8 +41,6 @@ impl Open {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("ONE", 1), ("TWO", 2)];
 }
 
 impl From<Open> for u8 {
@@ -67,10 +65,10 @@ impl serde::Serialize for Open {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Open)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("ONE", 1), ("TWO", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Open")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -105,8 +103,6 @@ impl Closed {
             Self::High => Some("HIGH"),
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("LOW", 1), ("HIGH", 2)];
 }
 
 impl From<Closed> for u16 {
@@ -133,13 +129,12 @@ impl serde::Serialize for Closed {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Closed {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u16::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Closed)))
-        })?;
-        Self::from_raw(raw).ok_or_else(|| {
-            serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(Closed)))
-        })
+        const NAMES: &[(&str, u64)] = &[("LOW", 1), ("HIGH", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u16::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Closed")))?;
+        Self::from_raw(raw)
+            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of Closed")))
     }
 }
 

@@ -45,8 +45,6 @@ impl Open {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("ONE", 1), ("TWO", 2), ("THREE", 3)];
 }
 
 impl From<Open> for u8 {
@@ -71,10 +69,10 @@ impl serde::Serialize for Open {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Open)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("ONE", 1), ("TWO", 2), ("THREE", 3)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Open")))?;
         Ok(Self::from_raw(raw))
     }
 }

@@ -46,8 +46,6 @@ impl Kind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("PING", 1), ("DATA", 2), ("ACK", 3)];
 }
 
 impl From<Kind> for u8 {
@@ -72,10 +70,10 @@ impl serde::Serialize for Kind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("PING", 1), ("DATA", 2), ("ACK", 3)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -118,8 +116,6 @@ impl Shape {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("NONE", 0), ("CIRCLE", 1), ("BOX", 2)];
 }
 
 impl From<Shape> for u8 {
@@ -144,10 +140,10 @@ impl serde::Serialize for Shape {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Shape)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("NONE", 0), ("CIRCLE", 1), ("BOX", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Shape")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -218,9 +214,9 @@ impl<'a> MessageBody<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> Kind {
         match self {
-            Self::Ping { .. } => Kind::Ping,
-            Self::Data { .. } => Kind::Data,
-            Self::Ack { .. } => Kind::Ack,
+            Self::Ping => Kind::Ping,
+            Self::Data(_) => Kind::Data,
+            Self::Ack => Kind::Ack,
         }
     }
 }

@@ -58,7 +58,7 @@ impl<'a> PacketPayload<'a> {
     /// The `command` this variant is sent with.
     pub fn command(&self) -> u8 {
         match self {
-            Self::Hello { .. } => 1,
+            Self::Hello(_) => 1,
             Self::Other { command, .. } => *command,
         }
     }
@@ -261,14 +261,10 @@ pub fn chunk<'a>(
     let mut out = Vec::with_capacity(count);
     for (i, data) in pieces.into_iter().enumerate() {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, stringify!(fragment_index))?;
+        let raw = fit(i as u64, u8::MAX as u64, "fragment_index")?;
         packet.fragment_index = raw as u8;
         packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags = Flags(if true {
-            packet.flags.0 | 1
-        } else {
-            packet.flags.0 & !1
-        });
+        packet.flags.insert(Flags::FRAGMENT);
         packet.payload = PacketPayload::Other {
             command: template.payload.command(),
             data: Cow::Owned(data.to_vec()),

@@ -58,7 +58,7 @@ impl<'a> FrameBody<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> u8 {
         match self {
-            Self::Block { .. } => 1,
+            Self::Block(_) => 1,
             Self::Other { kind, .. } => *kind,
         }
     }

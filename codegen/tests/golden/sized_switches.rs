@@ -47,7 +47,7 @@ impl<'a> PacketInner<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> u8 {
         match self {
-            Self::Inner { .. } => 1,
+            Self::Inner(_) => 1,
             Self::Other { kind, .. } => *kind,
         }
     }
@@ -83,7 +83,7 @@ impl<'a> PacketOther<'a> {
     /// The `kind2` this variant is sent with.
     pub fn kind2(&self) -> u8 {
         match self {
-            Self::Inner { .. } => 1,
+            Self::Inner(_) => 1,
             Self::Other { kind2, .. } => *kind2,
         }
     }
@@ -119,7 +119,7 @@ impl<'a> PacketFixed<'a> {
     /// The `kind3` this variant is sent with.
     pub fn kind3(&self) -> u8 {
         match self {
-            Self::Pair { .. } => 1,
+            Self::Pair(_) => 1,
             Self::Other { kind3, .. } => *kind3,
         }
     }

@@ -39,8 +39,6 @@ impl Kind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("BYTE", 0), ("WORD", 1)];
 }
 
 impl From<Kind> for u8 {
@@ -65,10 +63,10 @@ impl serde::Serialize for Kind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("BYTE", 0), ("WORD", 1)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -93,8 +91,8 @@ impl CommandBody {
     /// The `code` this variant is sent with.
     pub fn code(&self) -> u8 {
         match self {
-            Self::Announce { .. } => 1,
-            Self::Update { .. } => 2,
+            Self::Announce(_) => 1,
+            Self::Update(_) => 2,
         }
     }
 }
@@ -202,8 +200,8 @@ impl TypedValue {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> Kind {
         match self {
-            Self::Byte { .. } => Kind::Byte,
-            Self::Word { .. } => Kind::Word,
+            Self::Byte(_) => Kind::Byte,
+            Self::Word(_) => Kind::Word,
         }
     }
 }
@@ -442,9 +440,7 @@ impl State {
         let list: std::rc::Rc<[u64]> = list.iter().map(|v| v.raw() as u64).collect();
         std::rc::Rc::make_mut(&mut self.tables).set(0, key, list);
     }
-    #[doc = concat!(
-        " Remembers the `", "kinds", "` list a `", stringify!(Announce), "` announces."
-    )]
+    /// Remembers the `kinds` list a [`Announce`] announces.
     pub fn record_announce(&mut self, v: &Announce) {
         let key = v.link as u64;
         let holder = v;

@@ -41,8 +41,6 @@ impl Kind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("EMPTY", 0), ("PAIR", 1)];
 }
 
 impl From<Kind> for u8 {
@@ -67,10 +65,10 @@ impl serde::Serialize for Kind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Kind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("EMPTY", 0), ("PAIR", 1)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -115,8 +113,8 @@ impl<'a> TaggedBody<'a> {
     /// The `kind` this variant is sent with.
     pub fn kind(&self) -> Kind {
         match self {
-            Self::Empty { .. } => Kind::Empty,
-            Self::Pair { .. } => Kind::Pair,
+            Self::Empty => Kind::Empty,
+            Self::Pair(_) => Kind::Pair,
             Self::Range16To31 { kind, .. } => *kind,
             Self::Other { kind, .. } => *kind,
         }

@@ -46,8 +46,6 @@ impl EntityKind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("Player", 0), ("Monster", 1), ("Pickup", 2)];
 }
 
 impl From<EntityKind> for u8 {
@@ -72,10 +70,10 @@ impl serde::Serialize for EntityKind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for EntityKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(EntityKind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("Player", 0), ("Monster", 1), ("Pickup", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit EntityKind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -360,17 +358,12 @@ impl<'a> Message<'a> {
             }
         })
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(riptide_2_1), "::",
-        stringify!(UserMessage), "` carries."
-    )]
+    /// Decodes the message a [`riptide_2_1::UserMessage`] carries.
     pub fn from_user_message(m: &'a riptide_2_1::UserMessage<'_>) -> Result<Self, DecodeError> {
         Self::decode(m.message_id, &m.payload)
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(riptide_2_1), "::",
-        stringify!(UserMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`riptide_2_1::UserMessage`]; its other fields are left
+    /// as they are.
     pub fn fill_user_message(
         &self,
         m: &mut riptide_2_1::UserMessage<'_>,
@@ -380,19 +373,14 @@ impl<'a> Message<'a> {
         m.payload = payload;
         Ok(())
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(riptide_2_1), "::",
-        stringify!(ReliableUserMessage), "` carries."
-    )]
+    /// Decodes the message a [`riptide_2_1::ReliableUserMessage`] carries.
     pub fn from_reliable_user_message(
         m: &'a riptide_2_1::ReliableUserMessage<'_>,
     ) -> Result<Self, DecodeError> {
         Self::decode(m.message_id, &m.payload)
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(riptide_2_1), "::",
-        stringify!(ReliableUserMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`riptide_2_1::ReliableUserMessage`]; its other fields
+    /// are left as they are.
     pub fn fill_reliable_user_message(
         &self,
         m: &mut riptide_2_1::ReliableUserMessage<'_>,

@@ -84,21 +84,6 @@ impl CommandCode {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("ConnectionRequest", 0),
-        ("ConnectionAck", 1),
-        ("ConnectionClose", 2),
-        ("UnreliableMessage", 3),
-        ("ReliableMessage", 4),
-        ("LinkState", 5),
-        ("ReliableAck", 6),
-        ("LinkUp", 7),
-        ("LinkDown", 8),
-        ("LinkUpdate", 9),
-        ("LongReliableMessage", 10),
-        ("LongLinkState", 11),
-    ];
 }
 
 impl From<CommandCode> for u8 {
@@ -123,10 +108,23 @@ impl serde::Serialize for CommandCode {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for CommandCode {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(CommandCode)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("ConnectionRequest", 0),
+            ("ConnectionAck", 1),
+            ("ConnectionClose", 2),
+            ("UnreliableMessage", 3),
+            ("ReliableMessage", 4),
+            ("LinkState", 5),
+            ("ReliableAck", 6),
+            ("LinkUp", 7),
+            ("LinkDown", 8),
+            ("LinkUpdate", 9),
+            ("LongReliableMessage", 10),
+            ("LongLinkState", 11),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit CommandCode")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -169,9 +167,6 @@ impl ConnectResult {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] =
-        &[("Accepted", 0), ("Rejected", 1), ("NoCommonProtocol", 2)];
 }
 
 impl From<ConnectResult> for u8 {
@@ -196,14 +191,10 @@ impl serde::Serialize for ConnectResult {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ConnectResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(ConnectResult)
-            ))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("Accepted", 0), ("Rejected", 1), ("NoCommonProtocol", 2)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ConnectResult")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -238,8 +229,6 @@ impl ProtocolVersion {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("DNP1", 0)];
 }
 
 impl From<ProtocolVersion> for u16 {
@@ -264,13 +253,10 @@ impl serde::Serialize for ProtocolVersion {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ProtocolVersion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        const NAMES: &[(&str, u64)] = &[("DNP1", 0)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
         let raw = u16::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(ProtocolVersion)
-            ))
+            serde::de::Error::custom(format!("{wide} does not fit ProtocolVersion"))
         })?;
         Ok(Self::from_raw(raw))
     }
@@ -310,8 +296,6 @@ impl AckResult {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("Success", 0), ("Failed", 1)];
 }
 
 impl From<AckResult> for u8 {
@@ -336,10 +320,10 @@ impl serde::Serialize for AckResult {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for AckResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(AckResult)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("Success", 0), ("Failed", 1)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit AckResult")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -523,47 +507,6 @@ impl ValueType {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("SInt8", 0),
-        ("UInt8", 1),
-        ("SInt16", 2),
-        ("UInt16", 3),
-        ("SInt32", 4),
-        ("UInt32", 5),
-        ("SInt64", 6),
-        ("UInt64", 7),
-        ("Float16", 8),
-        ("Float32", 9),
-        ("Float64", 10),
-        ("String", 11),
-        ("Data", 12),
-        ("Point2S8", 13),
-        ("Point2U8", 14),
-        ("Point2S16", 15),
-        ("Point2U16", 16),
-        ("Point2S32", 17),
-        ("Point2U32", 18),
-        ("Point2S64", 19),
-        ("Point2U64", 20),
-        ("Point3S8", 21),
-        ("Point3U8", 22),
-        ("Point3S16", 23),
-        ("Point3U16", 24),
-        ("Point3S32", 25),
-        ("Point3U32", 26),
-        ("Point3S64", 27),
-        ("Point3U64", 28),
-        ("Vector2F16", 29),
-        ("Vector2F32", 30),
-        ("Vector2F64", 31),
-        ("Vector3F16", 32),
-        ("Vector3F32", 33),
-        ("Vector3F64", 34),
-        ("QuaternionF16", 35),
-        ("QuaternionF32", 36),
-        ("QuaternionF64", 37),
-    ];
 }
 
 impl From<ValueType> for u8 {
@@ -588,10 +531,49 @@ impl serde::Serialize for ValueType {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ValueType {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(ValueType)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("SInt8", 0),
+            ("UInt8", 1),
+            ("SInt16", 2),
+            ("UInt16", 3),
+            ("SInt32", 4),
+            ("UInt32", 5),
+            ("SInt64", 6),
+            ("UInt64", 7),
+            ("Float16", 8),
+            ("Float32", 9),
+            ("Float64", 10),
+            ("String", 11),
+            ("Data", 12),
+            ("Point2S8", 13),
+            ("Point2U8", 14),
+            ("Point2S16", 15),
+            ("Point2U16", 16),
+            ("Point2S32", 17),
+            ("Point2U32", 18),
+            ("Point2S64", 19),
+            ("Point2U64", 20),
+            ("Point3S8", 21),
+            ("Point3U8", 22),
+            ("Point3S16", 23),
+            ("Point3U16", 24),
+            ("Point3S32", 25),
+            ("Point3U32", 26),
+            ("Point3S64", 27),
+            ("Point3U64", 28),
+            ("Vector2F16", 29),
+            ("Vector2F32", 30),
+            ("Vector2F64", 31),
+            ("Vector3F16", 32),
+            ("Vector3F32", 33),
+            ("Vector3F64", 34),
+            ("QuaternionF16", 35),
+            ("QuaternionF32", 36),
+            ("QuaternionF64", 37),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ValueType")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -669,18 +651,18 @@ impl<'a> CommandBody<'a> {
     /// The `code` this variant is sent with.
     pub fn code(&self) -> CommandCode {
         match self {
-            Self::ConnectionRequest { .. } => CommandCode::ConnectionRequest,
-            Self::ConnectionAck { .. } => CommandCode::ConnectionAck,
-            Self::ConnectionClose { .. } => CommandCode::ConnectionClose,
-            Self::UnreliableMessage { .. } => CommandCode::UnreliableMessage,
-            Self::ReliableMessage { .. } => CommandCode::ReliableMessage,
-            Self::LinkState { .. } => CommandCode::LinkState,
-            Self::ReliableAck { .. } => CommandCode::ReliableAck,
-            Self::LinkUp { .. } => CommandCode::LinkUp,
-            Self::LinkDown { .. } => CommandCode::LinkDown,
-            Self::LinkUpdate { .. } => CommandCode::LinkUpdate,
-            Self::LongReliableMessage { .. } => CommandCode::LongReliableMessage,
-            Self::LongLinkState { .. } => CommandCode::LongLinkState,
+            Self::ConnectionRequest(_) => CommandCode::ConnectionRequest,
+            Self::ConnectionAck(_) => CommandCode::ConnectionAck,
+            Self::ConnectionClose => CommandCode::ConnectionClose,
+            Self::UnreliableMessage(_) => CommandCode::UnreliableMessage,
+            Self::ReliableMessage(_) => CommandCode::ReliableMessage,
+            Self::LinkState(_) => CommandCode::LinkState,
+            Self::ReliableAck(_) => CommandCode::ReliableAck,
+            Self::LinkUp(_) => CommandCode::LinkUp,
+            Self::LinkDown(_) => CommandCode::LinkDown,
+            Self::LinkUpdate(_) => CommandCode::LinkUpdate,
+            Self::LongReliableMessage(_) => CommandCode::LongReliableMessage,
+            Self::LongLinkState(_) => CommandCode::LongLinkState,
             Self::Other { code, .. } => *code,
         }
     }
@@ -1194,44 +1176,44 @@ impl<'a> TypedValueValue<'a> {
     /// The `type` this variant is sent with.
     pub fn r#type(&self) -> ValueType {
         match self {
-            Self::SInt8 { .. } => ValueType::SInt8,
-            Self::UInt8 { .. } => ValueType::UInt8,
-            Self::SInt16 { .. } => ValueType::SInt16,
-            Self::UInt16 { .. } => ValueType::UInt16,
-            Self::SInt32 { .. } => ValueType::SInt32,
-            Self::UInt32 { .. } => ValueType::UInt32,
-            Self::SInt64 { .. } => ValueType::SInt64,
-            Self::UInt64 { .. } => ValueType::UInt64,
-            Self::Float16 { .. } => ValueType::Float16,
-            Self::Float32 { .. } => ValueType::Float32,
-            Self::Float64 { .. } => ValueType::Float64,
-            Self::String { .. } => ValueType::String,
-            Self::Data { .. } => ValueType::Data,
-            Self::Point2S8 { .. } => ValueType::Point2S8,
-            Self::Point2U8 { .. } => ValueType::Point2U8,
-            Self::Point2S16 { .. } => ValueType::Point2S16,
-            Self::Point2U16 { .. } => ValueType::Point2U16,
-            Self::Point2S32 { .. } => ValueType::Point2S32,
-            Self::Point2U32 { .. } => ValueType::Point2U32,
-            Self::Point2S64 { .. } => ValueType::Point2S64,
-            Self::Point2U64 { .. } => ValueType::Point2U64,
-            Self::Point3S8 { .. } => ValueType::Point3S8,
-            Self::Point3U8 { .. } => ValueType::Point3U8,
-            Self::Point3S16 { .. } => ValueType::Point3S16,
-            Self::Point3U16 { .. } => ValueType::Point3U16,
-            Self::Point3S32 { .. } => ValueType::Point3S32,
-            Self::Point3U32 { .. } => ValueType::Point3U32,
-            Self::Point3S64 { .. } => ValueType::Point3S64,
-            Self::Point3U64 { .. } => ValueType::Point3U64,
-            Self::Vector2F16 { .. } => ValueType::Vector2F16,
-            Self::Vector2F32 { .. } => ValueType::Vector2F32,
-            Self::Vector2F64 { .. } => ValueType::Vector2F64,
-            Self::Vector3F16 { .. } => ValueType::Vector3F16,
-            Self::Vector3F32 { .. } => ValueType::Vector3F32,
-            Self::Vector3F64 { .. } => ValueType::Vector3F64,
-            Self::QuaternionF16 { .. } => ValueType::QuaternionF16,
-            Self::QuaternionF32 { .. } => ValueType::QuaternionF32,
-            Self::QuaternionF64 { .. } => ValueType::QuaternionF64,
+            Self::SInt8(_) => ValueType::SInt8,
+            Self::UInt8(_) => ValueType::UInt8,
+            Self::SInt16(_) => ValueType::SInt16,
+            Self::UInt16(_) => ValueType::UInt16,
+            Self::SInt32(_) => ValueType::SInt32,
+            Self::UInt32(_) => ValueType::UInt32,
+            Self::SInt64(_) => ValueType::SInt64,
+            Self::UInt64(_) => ValueType::UInt64,
+            Self::Float16(_) => ValueType::Float16,
+            Self::Float32(_) => ValueType::Float32,
+            Self::Float64(_) => ValueType::Float64,
+            Self::String(_) => ValueType::String,
+            Self::Data(_) => ValueType::Data,
+            Self::Point2S8(_) => ValueType::Point2S8,
+            Self::Point2U8(_) => ValueType::Point2U8,
+            Self::Point2S16(_) => ValueType::Point2S16,
+            Self::Point2U16(_) => ValueType::Point2U16,
+            Self::Point2S32(_) => ValueType::Point2S32,
+            Self::Point2U32(_) => ValueType::Point2U32,
+            Self::Point2S64(_) => ValueType::Point2S64,
+            Self::Point2U64(_) => ValueType::Point2U64,
+            Self::Point3S8(_) => ValueType::Point3S8,
+            Self::Point3U8(_) => ValueType::Point3U8,
+            Self::Point3S16(_) => ValueType::Point3S16,
+            Self::Point3U16(_) => ValueType::Point3U16,
+            Self::Point3S32(_) => ValueType::Point3S32,
+            Self::Point3U32(_) => ValueType::Point3U32,
+            Self::Point3S64(_) => ValueType::Point3S64,
+            Self::Point3U64(_) => ValueType::Point3U64,
+            Self::Vector2F16(_) => ValueType::Vector2F16,
+            Self::Vector2F32(_) => ValueType::Vector2F32,
+            Self::Vector2F64(_) => ValueType::Vector2F64,
+            Self::Vector3F16(_) => ValueType::Vector3F16,
+            Self::Vector3F32(_) => ValueType::Vector3F32,
+            Self::Vector3F64(_) => ValueType::Vector3F64,
+            Self::QuaternionF16(_) => ValueType::QuaternionF16,
+            Self::QuaternionF32(_) => ValueType::QuaternionF32,
+            Self::QuaternionF64(_) => ValueType::QuaternionF64,
         }
     }
 }
@@ -3749,10 +3731,7 @@ impl State {
         let list: std::rc::Rc<[u64]> = list.iter().map(|v| v.raw() as u64).collect();
         std::rc::Rc::make_mut(&mut self.tables).set(0, key, list);
     }
-    #[doc = concat!(
-        " Remembers the `", "link_types", "` list a `", stringify!(LinkState < '_ >),
-        "` announces."
-    )]
+    /// Remembers the `link_types` list a [`LinkState`] announces.
     pub fn record_link_state(&mut self, v: &LinkState<'_>) {
         let key = v.link_id as u64;
         let holder = v;
@@ -3909,16 +3888,8 @@ pub fn split_long_reliable_message<'a>(
             room -= take;
         }
         part.number = ((first_number as u64 + i as u64) % 65535) as u16;
-        part.flags = LongMessageFlags(if i == 0 {
-            part.flags.0 | 1
-        } else {
-            part.flags.0 & !1
-        });
-        part.flags = LongMessageFlags(if i + 1 == count {
-            part.flags.0 | 2
-        } else {
-            part.flags.0 & !2
-        });
+        part.flags.set(LongMessageFlags::FIRST, i == 0);
+        part.flags.set(LongMessageFlags::LAST, i + 1 == count);
         part.chunk = Cow::Owned(pieces[0].to_vec());
         out.push(part);
     }
@@ -4038,16 +4009,8 @@ pub fn split_long_link_state<'a>(
             room -= take;
         }
         part.number = ((first_number as u64 + i as u64) % 65535) as u16;
-        part.flags = LongLinkStateFlags(if i == 0 {
-            part.flags.0 | 2
-        } else {
-            part.flags.0 & !2
-        });
-        part.flags = LongLinkStateFlags(if i + 1 == count {
-            part.flags.0 | 4
-        } else {
-            part.flags.0 & !4
-        });
+        part.flags.set(LongLinkStateFlags::FIRST, i == 0);
+        part.flags.set(LongLinkStateFlags::LAST, i + 1 == count);
         part.message_chunk = Cow::Owned(pieces[0].to_vec());
         part.values_chunk = Cow::Owned(pieces[1].to_vec());
         out.push(part);

@@ -263,17 +263,12 @@ impl<'a> Message<'a> {
             out
         })
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(dnp), "::", stringify!(UnreliableMessage),
-        "` carries."
-    )]
+    /// Decodes the message a [`dnp::UnreliableMessage`] carries.
     pub fn from_unreliable_message(m: &'a dnp::UnreliableMessage<'_>) -> Result<Self, DecodeError> {
         Self::decode(&m.data[..])
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(dnp), "::",
-        stringify!(UnreliableMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`dnp::UnreliableMessage`]; its other fields are left as
+    /// they are.
     pub fn fill_unreliable_message(
         &self,
         m: &mut dnp::UnreliableMessage<'_>,
@@ -282,17 +277,12 @@ impl<'a> Message<'a> {
         m.data = Cow::Owned(payload);
         Ok(())
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(dnp), "::", stringify!(ReliableMessage),
-        "` carries."
-    )]
+    /// Decodes the message a [`dnp::ReliableMessage`] carries.
     pub fn from_reliable_message(m: &'a dnp::ReliableMessage<'_>) -> Result<Self, DecodeError> {
         Self::decode(&m.data[..])
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(dnp), "::",
-        stringify!(ReliableMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`dnp::ReliableMessage`]; its other fields are left as
+    /// they are.
     pub fn fill_reliable_message(
         &self,
         m: &mut dnp::ReliableMessage<'_>,

@@ -49,8 +49,6 @@ impl ObjectKind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[("TREE", 0), ("MUSHROOM", 1)];
 }
 
 impl From<ObjectKind> for u8 {
@@ -75,10 +73,10 @@ impl serde::Serialize for ObjectKind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ObjectKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(ObjectKind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("TREE", 0), ("MUSHROOM", 1)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ObjectKind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -302,8 +300,8 @@ impl<'a> ServerMessageBody<'a> {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Event { .. } => 0,
-            Self::Response { .. } => 1,
+            Self::Event(_) => 0,
+            Self::Response(_) => 1,
         }
     }
 }
@@ -426,8 +424,8 @@ impl EventKindBody {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Snapshot { .. } => 0,
-            Self::GameOver { .. } => 1,
+            Self::Snapshot(_) => 0,
+            Self::GameOver(_) => 1,
         }
     }
 }
@@ -610,9 +608,9 @@ impl EntityKindBody {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Object { .. } => 0,
-            Self::Player { .. } => 1,
-            Self::Dead { .. } => 2,
+            Self::Object(_) => 0,
+            Self::Player(_) => 1,
+            Self::Dead => 2,
         }
     }
 }
@@ -1001,9 +999,9 @@ impl<'a> ResponseKindBody<'a> {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Error { .. } => 0,
-            Self::Pong { .. } => 1,
-            Self::Connect { .. } => 2,
+            Self::Error(_) => 0,
+            Self::Pong => 1,
+            Self::Connect(_) => 2,
         }
     }
 }
@@ -1183,8 +1181,8 @@ impl ClientMessageBody {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Request { .. } => 0,
-            Self::Action { .. } => 1,
+            Self::Request(_) => 0,
+            Self::Action(_) => 1,
         }
     }
 }
@@ -1294,8 +1292,8 @@ impl RequestKindBody {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Ping { .. } => 0,
-            Self::Init { .. } => 1,
+            Self::Ping => 0,
+            Self::Init => 1,
         }
     }
 }
@@ -1364,9 +1362,9 @@ impl ActionBody {
     /// The `variant` this variant is sent with.
     pub fn variant(&self) -> u8 {
         match self {
-            Self::Break { .. } => 0,
-            Self::Throw { .. } => 1,
-            Self::Move { .. } => 2,
+            Self::Break(_) => 0,
+            Self::Throw(_) => 1,
+            Self::Move(_) => 2,
         }
     }
 }
@@ -1546,7 +1544,7 @@ impl wiregen_runtime::Type for Move {
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a
-#[doc = concat!(" `", stringify!(Packet), "`.")]
+/// [`Packet`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Datagram<'a> {
@@ -1659,13 +1657,9 @@ pub fn chunk<'a>(
     let mut out = Vec::with_capacity(count);
     for (i, data) in pieces.into_iter().enumerate() {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, stringify!(chunk))?;
+        let raw = fit(i as u64, u8::MAX as u64, "chunk")?;
         packet.chunk = raw as u8;
-        packet.flags = PacketFlags(if i + 1 == count {
-            packet.flags.0 | 4
-        } else {
-            packet.flags.0 & !4
-        });
+        packet.flags.set(PacketFlags::FIN, i + 1 == count);
         packet.data = Cow::Owned(data.to_vec());
         out.push(packet);
     }
@@ -1680,15 +1674,11 @@ pub struct Whole {
 }
 
 impl Whole {
-    #[doc = concat!(
-        " Decodes a payload the client sent as `", stringify!(ClientMessage), "`."
-    )]
+    /// Decodes a payload the client sent as [`ClientMessage`].
     pub fn client_message(&self) -> Result<ClientMessage, DecodeError> {
         ClientMessage::decode(&self.data)
     }
-    #[doc = concat!(
-        " Decodes a payload the server sent as `", stringify!(ServerMessage), "`."
-    )]
+    /// Decodes a payload the server sent as [`ServerMessage`].
     pub fn server_message(&self) -> Result<ServerMessage<'_>, DecodeError> {
         ServerMessage::decode(&self.data)
     }

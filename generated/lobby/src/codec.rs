@@ -239,17 +239,12 @@ impl<'a> Message<'a> {
             out
         })
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(riptide_2_0), "::",
-        stringify!(UserMessage), "` carries."
-    )]
+    /// Decodes the message a [`riptide_2_0::UserMessage`] carries.
     pub fn from_user_message(m: &'a riptide_2_0::UserMessage<'_>) -> Result<Self, DecodeError> {
         Self::decode(m.message_id as u64, &m.payload[..])
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(riptide_2_0), "::",
-        stringify!(UserMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`riptide_2_0::UserMessage`]; its other fields are left
+    /// as they are.
     pub fn fill_user_message(
         &self,
         m: &mut riptide_2_0::UserMessage<'_>,
@@ -259,19 +254,14 @@ impl<'a> Message<'a> {
         m.payload = Cow::Owned(payload);
         Ok(())
     }
-    #[doc = concat!(
-        " Decodes the message a `", stringify!(riptide_2_0), "::",
-        stringify!(ReliableUserMessage), "` carries."
-    )]
+    /// Decodes the message a [`riptide_2_0::ReliableUserMessage`] carries.
     pub fn from_reliable_user_message(
         m: &'a riptide_2_0::ReliableUserMessage<'_>,
     ) -> Result<Self, DecodeError> {
         Self::decode(m.message_id as u64, &m.payload[..])
     }
-    #[doc = concat!(
-        " Sets the message (and id) of a `", stringify!(riptide_2_0), "::",
-        stringify!(ReliableUserMessage), "`; its other fields are left as they are."
-    )]
+    /// Sets the message (and id) of a [`riptide_2_0::ReliableUserMessage`]; its other fields
+    /// are left as they are.
     pub fn fill_reliable_user_message(
         &self,
         m: &mut riptide_2_0::ReliableUserMessage<'_>,

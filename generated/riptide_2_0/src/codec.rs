@@ -89,20 +89,6 @@ impl HeaderKind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("Unreliable", 0),
-        ("Ack", 1),
-        ("AckExtra", 2),
-        ("Connect", 3),
-        ("Reject", 4),
-        ("Heartbeat", 5),
-        ("Disconnect", 6),
-        ("Reliable", 7),
-        ("Welcome", 8),
-        ("ClientConnected", 9),
-        ("ClientDisconnected", 10),
-    ];
 }
 
 impl From<HeaderKind> for u8 {
@@ -127,10 +113,22 @@ impl serde::Serialize for HeaderKind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for HeaderKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(HeaderKind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("Unreliable", 0),
+            ("Ack", 1),
+            ("AckExtra", 2),
+            ("Connect", 3),
+            ("Reject", 4),
+            ("Heartbeat", 5),
+            ("Disconnect", 6),
+            ("Reliable", 7),
+            ("Welcome", 8),
+            ("ClientConnected", 9),
+            ("ClientDisconnected", 10),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit HeaderKind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -185,15 +183,6 @@ impl RejectReason {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("NoConnection", 0),
-        ("AlreadyConnected", 1),
-        ("Pending", 2),
-        ("ServerFull", 3),
-        ("Rejected", 4),
-        ("Custom", 5),
-    ];
 }
 
 impl From<RejectReason> for u8 {
@@ -218,14 +207,17 @@ impl serde::Serialize for RejectReason {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for RejectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(RejectReason)
-            ))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("NoConnection", 0),
+            ("AlreadyConnected", 1),
+            ("Pending", 2),
+            ("ServerFull", 3),
+            ("Rejected", 4),
+            ("Custom", 5),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit RejectReason")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -284,16 +276,6 @@ impl DisconnectReason {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("NeverConnected", 0),
-        ("ConnectionRejected", 1),
-        ("TransportError", 2),
-        ("TimedOut", 3),
-        ("Kicked", 4),
-        ("ServerStopped", 5),
-        ("Disconnected", 6),
-    ];
 }
 
 impl From<DisconnectReason> for u8 {
@@ -318,13 +300,18 @@ impl serde::Serialize for DisconnectReason {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DisconnectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        const NAMES: &[(&str, u64)] = &[
+            ("NeverConnected", 0),
+            ("ConnectionRejected", 1),
+            ("TransportError", 2),
+            ("TimedOut", 3),
+            ("Kicked", 4),
+            ("ServerStopped", 5),
+            ("Disconnected", 6),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
         let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(DisconnectReason)
-            ))
+            serde::de::Error::custom(format!("{wide} does not fit DisconnectReason"))
         })?;
         Ok(Self::from_raw(raw))
     }
@@ -379,17 +366,17 @@ impl<'a> MessageBody<'a> {
     /// The `header` this variant is sent with.
     pub fn header(&self) -> HeaderKind {
         match self {
-            Self::Unreliable { .. } => HeaderKind::Unreliable,
-            Self::Ack { .. } => HeaderKind::Ack,
-            Self::AckExtra { .. } => HeaderKind::AckExtra,
-            Self::Connect { .. } => HeaderKind::Connect,
-            Self::Reject { .. } => HeaderKind::Reject,
-            Self::Heartbeat { .. } => HeaderKind::Heartbeat,
-            Self::Disconnect { .. } => HeaderKind::Disconnect,
-            Self::Reliable { .. } => HeaderKind::Reliable,
-            Self::Welcome { .. } => HeaderKind::Welcome,
-            Self::ClientConnected { .. } => HeaderKind::ClientConnected,
-            Self::ClientDisconnected { .. } => HeaderKind::ClientDisconnected,
+            Self::Unreliable(_) => HeaderKind::Unreliable,
+            Self::Ack(_) => HeaderKind::Ack,
+            Self::AckExtra(_) => HeaderKind::AckExtra,
+            Self::Connect(_) => HeaderKind::Connect,
+            Self::Reject(_) => HeaderKind::Reject,
+            Self::Heartbeat(_) => HeaderKind::Heartbeat,
+            Self::Disconnect(_) => HeaderKind::Disconnect,
+            Self::Reliable(_) => HeaderKind::Reliable,
+            Self::Welcome(_) => HeaderKind::Welcome,
+            Self::ClientConnected(_) => HeaderKind::ClientConnected,
+            Self::ClientDisconnected(_) => HeaderKind::ClientDisconnected,
             Self::Other { header, .. } => *header,
         }
     }

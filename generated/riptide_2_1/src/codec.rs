@@ -93,20 +93,6 @@ impl HeaderKind {
             Self::ClientDisconnected => Some("ClientDisconnected"),
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("Unreliable", 0),
-        ("Ack", 1),
-        ("Connect", 2),
-        ("Reject", 3),
-        ("Heartbeat", 4),
-        ("Disconnect", 5),
-        ("Notify", 6),
-        ("Reliable", 7),
-        ("Welcome", 8),
-        ("ClientConnected", 9),
-        ("ClientDisconnected", 10),
-    ];
 }
 
 impl From<HeaderKind> for u8 {
@@ -133,17 +119,24 @@ impl serde::Serialize for HeaderKind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for HeaderKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(HeaderKind)))
-        })?;
-        Self::from_raw(raw).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "{} is not a value of {}",
-                raw,
-                stringify!(HeaderKind)
-            ))
-        })
+        const NAMES: &[(&str, u64)] = &[
+            ("Unreliable", 0),
+            ("Ack", 1),
+            ("Connect", 2),
+            ("Reject", 3),
+            ("Heartbeat", 4),
+            ("Disconnect", 5),
+            ("Notify", 6),
+            ("Reliable", 7),
+            ("Welcome", 8),
+            ("ClientConnected", 9),
+            ("ClientDisconnected", 10),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit HeaderKind")))?;
+        Self::from_raw(raw)
+            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of HeaderKind")))
     }
 }
 
@@ -194,14 +187,6 @@ impl RejectReason {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("NoConnection", 0),
-        ("AlreadyConnected", 1),
-        ("ServerFull", 2),
-        ("Rejected", 3),
-        ("Custom", 4),
-    ];
 }
 
 impl From<RejectReason> for u8 {
@@ -226,14 +211,16 @@ impl serde::Serialize for RejectReason {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for RejectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(RejectReason)
-            ))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("NoConnection", 0),
+            ("AlreadyConnected", 1),
+            ("ServerFull", 2),
+            ("Rejected", 3),
+            ("Custom", 4),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit RejectReason")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -296,17 +283,6 @@ impl DisconnectReason {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("NeverConnected", 0),
-        ("ConnectionRejected", 1),
-        ("TransportError", 2),
-        ("TimedOut", 3),
-        ("Kicked", 4),
-        ("ServerStopped", 5),
-        ("Disconnected", 6),
-        ("PoorConnection", 7),
-    ];
 }
 
 impl From<DisconnectReason> for u8 {
@@ -331,13 +307,19 @@ impl serde::Serialize for DisconnectReason {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DisconnectReason {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
+        const NAMES: &[(&str, u64)] = &[
+            ("NeverConnected", 0),
+            ("ConnectionRejected", 1),
+            ("TransportError", 2),
+            ("TimedOut", 3),
+            ("Kicked", 4),
+            ("ServerStopped", 5),
+            ("Disconnected", 6),
+            ("PoorConnection", 7),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
         let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(DisconnectReason)
-            ))
+            serde::de::Error::custom(format!("{wide} does not fit DisconnectReason"))
         })?;
         Ok(Self::from_raw(raw))
     }
@@ -386,17 +368,17 @@ impl<'a> MessageBody<'a> {
     /// The `header` this variant is sent with.
     pub fn header(&self) -> HeaderKind {
         match self {
-            Self::Unreliable { .. } => HeaderKind::Unreliable,
-            Self::Ack { .. } => HeaderKind::Ack,
-            Self::Connect { .. } => HeaderKind::Connect,
-            Self::Reject { .. } => HeaderKind::Reject,
-            Self::Heartbeat { .. } => HeaderKind::Heartbeat,
-            Self::Disconnect { .. } => HeaderKind::Disconnect,
-            Self::Notify { .. } => HeaderKind::Notify,
-            Self::Reliable { .. } => HeaderKind::Reliable,
-            Self::Welcome { .. } => HeaderKind::Welcome,
-            Self::ClientConnected { .. } => HeaderKind::ClientConnected,
-            Self::ClientDisconnected { .. } => HeaderKind::ClientDisconnected,
+            Self::Unreliable(_) => HeaderKind::Unreliable,
+            Self::Ack(_) => HeaderKind::Ack,
+            Self::Connect(_) => HeaderKind::Connect,
+            Self::Reject(_) => HeaderKind::Reject,
+            Self::Heartbeat(_) => HeaderKind::Heartbeat,
+            Self::Disconnect(_) => HeaderKind::Disconnect,
+            Self::Notify(_) => HeaderKind::Notify,
+            Self::Reliable(_) => HeaderKind::Reliable,
+            Self::Welcome(_) => HeaderKind::Welcome,
+            Self::ClientConnected(_) => HeaderKind::ClientConnected,
+            Self::ClientDisconnected(_) => HeaderKind::ClientDisconnected,
         }
     }
 }

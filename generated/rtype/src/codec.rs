@@ -80,18 +80,6 @@ impl Command {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("REQ_LOGIN", 0x01),
-        ("RES_LOGIN", 0x02),
-        ("REQ_JOIN_ROOM", 0x03),
-        ("RES_ROOM_STATE", 0x04),
-        ("C_INPUT", 0x10),
-        ("S_ENTITY_STATE", 0x11),
-        ("S_PLAYER_DEATH", 0x20),
-        ("S_SCORE_UPDATE", 0x21),
-        ("ACK", 0xFF),
-    ];
 }
 
 impl From<Command> for u8 {
@@ -116,10 +104,20 @@ impl serde::Serialize for Command {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Command {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Command)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("REQ_LOGIN", 0x01),
+            ("RES_LOGIN", 0x02),
+            ("REQ_JOIN_ROOM", 0x03),
+            ("RES_ROOM_STATE", 0x04),
+            ("C_INPUT", 0x10),
+            ("S_ENTITY_STATE", 0x11),
+            ("S_PLAYER_DEATH", 0x20),
+            ("S_SCORE_UPDATE", 0x21),
+            ("ACK", 0xFF),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Command")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -222,12 +220,12 @@ impl<'a> PacketPayload<'a> {
     /// The `command` this variant is sent with.
     pub fn command(&self) -> Command {
         match self {
-            Self::ReqLogin { .. } => Command::ReqLogin,
-            Self::ResLogin { .. } => Command::ResLogin,
-            Self::ReqJoinRoom { .. } => Command::ReqJoinRoom,
-            Self::CInput { .. } => Command::CInput,
-            Self::SEntityState { .. } => Command::SEntityState,
-            Self::Ack { .. } => Command::Ack,
+            Self::ReqLogin(_) => Command::ReqLogin,
+            Self::ResLogin(_) => Command::ResLogin,
+            Self::ReqJoinRoom(_) => Command::ReqJoinRoom,
+            Self::CInput(_) => Command::CInput,
+            Self::SEntityState(_) => Command::SEntityState,
+            Self::Ack => Command::Ack,
             Self::Other { command, .. } => *command,
         }
     }
@@ -745,15 +743,11 @@ pub fn chunk<'a>(
     let mut out = Vec::with_capacity(count);
     for (i, data) in pieces.into_iter().enumerate() {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, stringify!(fragment_index))?;
+        let raw = fit(i as u64, u8::MAX as u64, "fragment_index")?;
         packet.fragment_index = raw as u8;
         packet.sequence = template.sequence.wrapping_add(i as u32);
         packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags = PacketFlags(if true {
-            packet.flags.0 | 2
-        } else {
-            packet.flags.0 & !2
-        });
+        packet.flags.insert(PacketFlags::IS_FRAGMENT);
         packet.payload = PacketPayload::Other {
             command: template.payload.command(),
             data: Cow::Owned(data.to_vec()),

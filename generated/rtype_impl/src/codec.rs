@@ -135,29 +135,6 @@ impl Command {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("REQ_LOGIN", 1),
-        ("RES_LOGIN", 2),
-        ("C_INPUT", 16),
-        ("S_ENTITY_STATE", 17),
-        ("S_PLAYER_DEATH", 32),
-        ("S_SCORE_UPDATE", 33),
-        ("ACK", 255),
-        ("REQ_LOGOUT", 0x03),
-        ("HEARTBEAT", 0x04),
-        ("REQ_JOIN_ROOM", 0x05),
-        ("RES_ROOM_STATE", 0x06),
-        ("REQ_LOBBY_LIST", 0x07),
-        ("RES_LOBBY_LIST", 0x08),
-        ("REQ_CREATE_LOBBY", 0x09),
-        ("RES_CREATE_LOBBY", 0x0A),
-        ("REQ_JOIN_LOBBY", 0x0B),
-        ("RES_JOIN_LOBBY", 0x0C),
-        ("REQ_LEAVE_LOBBY", 0x0D),
-        ("LOBBY_STATE_UPDATE", 0x0E),
-        ("SERVER_ASSIGN_PLAYER_ID", 0x12),
-    ];
 }
 
 impl From<Command> for u8 {
@@ -182,10 +159,31 @@ impl serde::Serialize for Command {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Command {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(Command)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("REQ_LOGIN", 1),
+            ("RES_LOGIN", 2),
+            ("C_INPUT", 16),
+            ("S_ENTITY_STATE", 17),
+            ("S_PLAYER_DEATH", 32),
+            ("S_SCORE_UPDATE", 33),
+            ("ACK", 255),
+            ("REQ_LOGOUT", 0x03),
+            ("HEARTBEAT", 0x04),
+            ("REQ_JOIN_ROOM", 0x05),
+            ("RES_ROOM_STATE", 0x06),
+            ("REQ_LOBBY_LIST", 0x07),
+            ("RES_LOBBY_LIST", 0x08),
+            ("REQ_CREATE_LOBBY", 0x09),
+            ("RES_CREATE_LOBBY", 0x0A),
+            ("REQ_JOIN_LOBBY", 0x0B),
+            ("RES_JOIN_LOBBY", 0x0C),
+            ("REQ_LEAVE_LOBBY", 0x0D),
+            ("LOBBY_STATE_UPDATE", 0x0E),
+            ("SERVER_ASSIGN_PLAYER_ID", 0x12),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Command")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -234,13 +232,6 @@ impl DeltaOp {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("ADD_ENTITY", 0),
-        ("REMOVE_ENTITY", 1),
-        ("SET_COMPONENT", 2),
-        ("REMOVE_COMPONENT", 3),
-    ];
 }
 
 impl From<DeltaOp> for u8 {
@@ -265,10 +256,15 @@ impl serde::Serialize for DeltaOp {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DeltaOp {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(DeltaOp)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("ADD_ENTITY", 0),
+            ("REMOVE_ENTITY", 1),
+            ("SET_COMPONENT", 2),
+            ("REMOVE_COMPONENT", 3),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit DeltaOp")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -348,21 +344,6 @@ impl ComponentType {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] = &[
-        ("BULLET", 0),
-        ("CONTROLLABLE", 1),
-        ("ENEMY", 2),
-        ("SHOOTER", 3),
-        ("HEALTH", 4),
-        ("HITBOX", 5),
-        ("PLAYER", 6),
-        ("REPLICATED", 7),
-        ("MOVEMENT_PATTERN", 8),
-        ("STATS", 9),
-        ("TAG", 10),
-        ("TRANSFORM", 11),
-    ];
 }
 
 impl From<ComponentType> for u8 {
@@ -387,14 +368,23 @@ impl serde::Serialize for ComponentType {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ComponentType {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!(
-                "{} does not fit {}",
-                wide,
-                stringify!(ComponentType)
-            ))
-        })?;
+        const NAMES: &[(&str, u64)] = &[
+            ("BULLET", 0),
+            ("CONTROLLABLE", 1),
+            ("ENEMY", 2),
+            ("SHOOTER", 3),
+            ("HEALTH", 4),
+            ("HITBOX", 5),
+            ("PLAYER", 6),
+            ("REPLICATED", 7),
+            ("MOVEMENT_PATTERN", 8),
+            ("STATS", 9),
+            ("TAG", 10),
+            ("TRANSFORM", 11),
+        ];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = u8::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ComponentType")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -442,9 +432,6 @@ impl PatternKind {
             Self::Unknown(_) => None,
         }
     }
-    #[allow(dead_code)]
-    const NAMES: &'static [(&'static str, u64)] =
-        &[("STRAIGHT", 0), ("SINE", 1), ("ZIG_ZAG", 2), ("DIVE", 3)];
 }
 
 impl From<PatternKind> for i32 {
@@ -469,10 +456,10 @@ impl serde::Serialize for PatternKind {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for PatternKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-        let raw = i32::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(PatternKind)))
-        })?;
+        const NAMES: &[(&str, u64)] = &[("STRAIGHT", 0), ("SINE", 1), ("ZIG_ZAG", 2), ("DIVE", 3)];
+        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+        let raw = i32::try_from(wide)
+            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit PatternKind")))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -561,21 +548,21 @@ impl<'a> PacketPayload<'a> {
     /// The `command` this variant is sent with.
     pub fn command(&self) -> Command {
         match self {
-            Self::ReqLogin { .. } => Command::ReqLogin,
-            Self::ResLogin { .. } => Command::ResLogin,
-            Self::CInput { .. } => Command::CInput,
-            Self::SEntityState { .. } => Command::SEntityState,
-            Self::Ack { .. } => Command::Ack,
-            Self::ReqLogout { .. } => Command::ReqLogout,
-            Self::Heartbeat { .. } => Command::Heartbeat,
-            Self::ReqLobbyList { .. } => Command::ReqLobbyList,
-            Self::ResLobbyList { .. } => Command::ResLobbyList,
-            Self::ReqCreateLobby { .. } => Command::ReqCreateLobby,
-            Self::ResCreateLobby { .. } => Command::ResCreateLobby,
-            Self::ReqJoinLobby { .. } => Command::ReqJoinLobby,
-            Self::ResJoinLobby { .. } => Command::ResJoinLobby,
-            Self::ReqLeaveLobby { .. } => Command::ReqLeaveLobby,
-            Self::LobbyStateUpdate { .. } => Command::LobbyStateUpdate,
+            Self::ReqLogin(_) => Command::ReqLogin,
+            Self::ResLogin(_) => Command::ResLogin,
+            Self::CInput(_) => Command::CInput,
+            Self::SEntityState(_) => Command::SEntityState,
+            Self::Ack => Command::Ack,
+            Self::ReqLogout(_) => Command::ReqLogout,
+            Self::Heartbeat => Command::Heartbeat,
+            Self::ReqLobbyList => Command::ReqLobbyList,
+            Self::ResLobbyList(_) => Command::ResLobbyList,
+            Self::ReqCreateLobby(_) => Command::ReqCreateLobby,
+            Self::ResCreateLobby(_) => Command::ResCreateLobby,
+            Self::ReqJoinLobby(_) => Command::ReqJoinLobby,
+            Self::ResJoinLobby(_) => Command::ResJoinLobby,
+            Self::ReqLeaveLobby(_) => Command::ReqLeaveLobby,
+            Self::LobbyStateUpdate(_) => Command::LobbyStateUpdate,
             Self::Other { command, .. } => *command,
         }
     }
@@ -1039,10 +1026,10 @@ impl<'a> DeltaEntryComponent<'a> {
     /// The `op` this variant is sent with.
     pub fn op(&self) -> DeltaOp {
         match self {
-            Self::AddEntity { .. } => DeltaOp::AddEntity,
-            Self::RemoveEntity { .. } => DeltaOp::RemoveEntity,
-            Self::SetComponent { .. } => DeltaOp::SetComponent,
-            Self::RemoveComponent { .. } => DeltaOp::RemoveComponent,
+            Self::AddEntity => DeltaOp::AddEntity,
+            Self::RemoveEntity => DeltaOp::RemoveEntity,
+            Self::SetComponent(_) => DeltaOp::SetComponent,
+            Self::RemoveComponent(_) => DeltaOp::RemoveComponent,
         }
     }
 }
@@ -1167,18 +1154,18 @@ impl<'a> SetComponentData<'a> {
     /// The `component_type` this variant is sent with.
     pub fn component_type(&self) -> ComponentType {
         match self {
-            Self::Bullet { .. } => ComponentType::Bullet,
-            Self::Controllable { .. } => ComponentType::Controllable,
-            Self::Enemy { .. } => ComponentType::Enemy,
-            Self::Shooter { .. } => ComponentType::Shooter,
-            Self::Health { .. } => ComponentType::Health,
-            Self::Hitbox { .. } => ComponentType::Hitbox,
-            Self::Player { .. } => ComponentType::Player,
-            Self::Replicated { .. } => ComponentType::Replicated,
-            Self::MovementPattern { .. } => ComponentType::MovementPattern,
-            Self::Stats { .. } => ComponentType::Stats,
-            Self::Tag { .. } => ComponentType::Tag,
-            Self::Transform { .. } => ComponentType::Transform,
+            Self::Bullet => ComponentType::Bullet,
+            Self::Controllable(_) => ComponentType::Controllable,
+            Self::Enemy => ComponentType::Enemy,
+            Self::Shooter(_) => ComponentType::Shooter,
+            Self::Health(_) => ComponentType::Health,
+            Self::Hitbox(_) => ComponentType::Hitbox,
+            Self::Player(_) => ComponentType::Player,
+            Self::Replicated(_) => ComponentType::Replicated,
+            Self::MovementPattern(_) => ComponentType::MovementPattern,
+            Self::Stats(_) => ComponentType::Stats,
+            Self::Tag(_) => ComponentType::Tag,
+            Self::Transform(_) => ComponentType::Transform,
             Self::Other { component_type, .. } => *component_type,
         }
     }
@@ -2433,15 +2420,11 @@ pub fn chunk<'a>(
     let mut out = Vec::with_capacity(count);
     for (i, data) in pieces.into_iter().enumerate() {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, stringify!(fragment_index))?;
+        let raw = fit(i as u64, u8::MAX as u64, "fragment_index")?;
         packet.fragment_index = raw as u8;
         packet.sequence = template.sequence.wrapping_add(i as u32);
         packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags = PacketFlags(if true {
-            packet.flags.0 | 2
-        } else {
-            packet.flags.0 & !2
-        });
+        packet.flags.insert(PacketFlags::IS_FRAGMENT);
         packet.payload = PacketPayload::Other {
             command: template.payload.command(),
             data: Cow::Owned(data.to_vec()),

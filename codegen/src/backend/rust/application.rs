@@ -94,13 +94,19 @@ impl<'p> Gen<'p> {
                 ),
                 None => (quote! { Self::decode(#payload_ref) }, quote! {}),
             };
+            let (from_doc, fill_doc) = (
+                doc_prose(&format!("Decodes the message a [`{t}::{pn}`] carries.")),
+                doc_prose(&format!(
+                    "Sets the message (and id) of a [`{t}::{pn}`]; its other fields are left as they are."
+                )),
+            );
             points.push(quote! {
-                #[doc = concat!(" Decodes the message a `", stringify!(#t), "::", stringify!(#pn), "` carries.")]
+                #from_doc
                 pub fn #from(m: #pt_in) -> Result<Self, DecodeError> {
                     #decode_call
                 }
 
-                #[doc = concat!(" Sets the message (and id) of a `", stringify!(#t), "::", stringify!(#pn), "`; its other fields are left as they are.")]
+                #fill_doc
                 pub fn #fill(&self, m: #pt_mut) -> Result<(), EncodeError> {
                     #set_id
                     let payload = self.encode()?;

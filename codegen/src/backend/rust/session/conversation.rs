@@ -65,9 +65,12 @@ impl<'p> Gen<'p> {
         };
         let client = side_arms(Side::Client);
         let server = side_arms(Side::Server);
+        let datagram_doc = doc_prose(&format!(
+            "One datagram of a conversation: an opening datagram (told apart by its order) or a \
+             [`{root}`]."
+        ));
         quote! {
-            /// One datagram of a conversation: an opening datagram (told apart by its order) or a
-            #[doc = concat!(" `", stringify!(#root), "`.")]
+            #datagram_doc
             #[derive(Debug, Clone, PartialEq)]
             #[cfg_attr(feature = "serde", derive(serde::Serialize))]
             pub enum Datagram #lt {

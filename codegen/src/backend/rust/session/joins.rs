@@ -59,9 +59,14 @@ impl<'p> Gen<'p> {
             // The splitter sets the flag bits that mark the first and the last part; markers
             // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
             // fields the template gives, and each part is checked against its position.
-            let set_first = self.set_flag_bit(sid, &j.first, quote! { part }, quote! { i == 0 });
-            let set_last =
-                self.set_flag_bit(sid, &j.last, quote! { part }, quote! { i + 1 == count });
+            let set_first =
+                self.set_flag_bit(sid, &j.first, quote! { part }, Some(quote! { i == 0 }));
+            let set_last = self.set_flag_bit(
+                sid,
+                &j.last,
+                quote! { part },
+                Some(quote! { i + 1 == count }),
+            );
             let (check, parts_fn) = if set_first.is_some() && set_last.is_some() {
                 (quote! {}, quote! {})
             } else {

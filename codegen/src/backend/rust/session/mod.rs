@@ -16,7 +16,7 @@ impl<'p> Gen<'p> {
         sid: StructId,
         e: &Expr,
         var: TokenStream,
-        on: TokenStream,
+        on: Option<TokenStream>,
     ) -> Option<TokenStream> {
         let Expr::FlagBit(path, mask) = e else {
             return None;
@@ -28,10 +28,22 @@ impl<'p> Gen<'p> {
         let Ty::Flags(id) = &self.p.structs[sid].fields[path[0].field].ty else {
             return None;
         };
-        let fty = ident(&self.p.flags[*id].name);
-        let m = lit_u64(*mask);
-        Some(
-            quote! { #var.#flags = #fty(if #on { #var.#flags.0 | #m } else { #var.#flags.0 & !#m }); },
-        )
+        let fl = &self.p.flags[*id];
+        let fty = ident(&fl.name);
+        // The bit by its constant's name when the schema names it, else by its mask.
+        let bit = match fl.bits.iter().find(|b| b.value == *mask) {
+            Some(b) => {
+                let c = ident(&b.name.to_uppercase());
+                quote! { #fty::#c }
+            }
+            None => {
+                let m = lit_hex(*mask);
+                quote! { #fty(#m) }
+            }
+        };
+        Some(match on {
+            None => quote! { #var.#flags.insert(#bit); },
+            Some(on) => quote! { #var.#flags.set(#bit, #on); },
+        })
     }
 }

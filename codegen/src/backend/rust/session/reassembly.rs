@@ -99,16 +99,18 @@ impl<'p> Gen<'p> {
                     (n, t)
                 };
                 let ((c, ct), (sv, st)) = (ty(client), ty(server));
-                (
-                    quote! {},
-                    quote! {},
+                (quote! {}, quote! {}, {
+                    let client_doc =
+                        doc_prose(&format!("Decodes a payload the client sent as [`{c}`]."));
+                    let server_doc =
+                        doc_prose(&format!("Decodes a payload the server sent as [`{sv}`]."));
                     quote! {
-                        #[doc = concat!(" Decodes a payload the client sent as `", stringify!(#c), "`.")]
+                        #client_doc
                         pub fn client_message(&self) -> Result<#ct, DecodeError> { #c::decode(&self.data) }
-                        #[doc = concat!(" Decodes a payload the server sent as `", stringify!(#sv), "`.")]
+                        #server_doc
                         pub fn server_message(&self) -> Result<#st, DecodeError> { #sv::decode(&self.data) }
-                    },
-                )
+                    }
+                })
             }
             WholeType::AsField(fi) => {
                 let Ty::Union(u) = &root.fields[fi].ty else {
@@ -170,9 +172,10 @@ impl<'p> Gen<'p> {
             }
         };
         // The chunker sets the index, the piece and what marks the pieces (a flag bit).
-        let set_flag = |e: &Expr, on: TokenStream| self.set_flag_bit(sid, e, quote! { packet }, on);
+        let set_flag =
+            |e: &Expr, on: Option<TokenStream>| self.set_flag_bit(sid, e, quote! { packet }, on);
         let end_set = match &r.end {
-            PieceEnd::Last(e) => set_flag(e, quote! { i + 1 == count }),
+            PieceEnd::Last(e) => set_flag(e, Some(quote! { i + 1 == count })),
             PieceEnd::Count(f) => {
                 let cf = ident(&root.fields[*f].name);
                 let ct = self.rust_ty(sid, *f, &root.fields[*f].ty)?;
@@ -183,7 +186,7 @@ impl<'p> Gen<'p> {
         // A `when` that is one flag bit is set on every piece; any other is left to the template.
         let when_set = match &r.when {
             None => Some(quote! {}),
-            Some(w) => set_flag(w, quote! { true }).or(Some(quote! {})),
+            Some(w) => set_flag(w, None).or(Some(quote! {})),
         };
         let piece_put = match &piece_set {
             None => quote! { packet.#piece = Cow::Owned(data.to_vec()); },
@@ -233,7 +236,7 @@ impl<'p> Gen<'p> {
                     let mut out = Vec::with_capacity(count);
                     for (i, data) in pieces.into_iter().enumerate() {
                         let mut packet = template.clone();
-                        let raw = fit(i as u64, #index_ty::MAX as u64, stringify!(#index))?;
+                        let raw = fit(i as u64, #index_ty::MAX as u64, #index_name)?;
                         packet.#index = raw as #index_ty;
                         #number_set
                         #end_set

@@ -71,8 +71,12 @@ impl<'p> Gen<'p> {
                         let f = format_ident!("record_{}", in_snake);
                         let ty = self.ty_anon(r.in_struct);
                         let tn = &table.name;
+                        let doc = doc_prose(&format!(
+                            "Remembers the `{tn}` list a [`{}`] announces.",
+                            self.p.structs[r.in_struct].name
+                        ));
                         records.push(quote! {
-                            #[doc = concat!(" Remembers the `", #tn, "` list a `", stringify!(#ty), "` announces.")]
+                            #doc
                             pub fn #f(&mut self, v: &#ty) {
                                 let key = v.#key as u64;
                                 let holder = v;

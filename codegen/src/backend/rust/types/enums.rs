@@ -119,8 +119,10 @@ impl<'p> Gen<'p> {
         } else {
             quote! { match self { #( Self::#rvariants(_) => None, )* _ => self.name() } }
         };
+        let too_wide = format!("{{wide}} does not fit {}", e.name);
         let serde_from = if e.closed {
-            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!("{} is not a value of {}", raw, stringify!(#name)))) }
+            let message = format!("{{raw}} is not a value of {}", e.name);
+            quote! { Self::from_raw(raw).ok_or_else(|| serde::de::Error::custom(format!(#message))) }
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
@@ -177,8 +179,6 @@ impl<'p> Gen<'p> {
 
                 #in_range
 
-                #[allow(dead_code)]
-                const NAMES: &'static [(&'static str, u64)] = &[ #( (#names, #values), )* ];
             }
 
             impl From<#name> for #raw {
@@ -199,8 +199,9 @@ impl<'p> Gen<'p> {
             #[cfg(feature = "serde")]
             impl<'de> serde::Deserialize<'de> for #name {
                 fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let wide = wiregen_runtime::serde_support::raw_from_name(d, Self::NAMES)?;
-                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!("{} does not fit {}", wide, stringify!(#name))))?;
+                    const NAMES: &[(&str, u64)] = &[ #( (#names, #values), )* ];
+                    let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!(#too_wide)))?;
                     #serde_from
                 }
             }

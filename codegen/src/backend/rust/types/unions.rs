@@ -81,7 +81,7 @@ impl<'p> Gen<'p> {
                 (false, true) => quote! { Self::#v(value) => #name::#v(#value), },
                 (false, false) => quote! { Self::#v => #name::#v, },
             });
-            variants.push(match (carries_tag, payload) {
+            variants.push(match (carries_tag, payload.clone()) {
                 (true, Some(pl)) => quote! { #cd #v { #tag_decl, #attr value: #pl }, },
                 (true, None) => quote! { #cd #v { #tag_decl }, },
                 (false, Some(pl)) => quote! { #cd #v(#attr #pl), },
@@ -93,7 +93,11 @@ impl<'p> Gen<'p> {
                     quote! { Self::#v { #tn, .. } => *#tn, }
                 } else {
                     let val = self.tag_value_expr(&tf.ty, c.single().unwrap_or(0));
-                    quote! { Self::#v { .. } => #val, }
+                    if payload.is_some() {
+                        quote! { Self::#v(_) => #val, }
+                    } else {
+                        quote! { Self::#v => #val, }
+                    }
                 });
             }
         }
