@@ -698,7 +698,6 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   -- data
   local app_first = offset
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.unreliable_message.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n
@@ -716,7 +715,6 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   -- data
   local app_first = offset
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["dnp.reliable_message.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n
@@ -839,7 +837,7 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- text
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of text, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["dnp.string_value.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
@@ -859,7 +857,7 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- data
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of data, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.data_value.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n
@@ -1559,7 +1557,7 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- message
   n = v.message_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_len says %d bytes of message, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.link_state.message"], tvb(offset, n))
   if n == 0 then item:set_text("Message: <empty>") end
   offset = offset + n
@@ -2037,7 +2035,6 @@ local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- chunk
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
   item = tree:add(F["dnp.long_reliable_message.chunk"], tvb(offset, n))
   if n == 0 then item:set_text("Chunk: <empty>") end
   v.chunk = n -- bytes are kept as their length
@@ -2193,7 +2190,7 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- message_chunk
   n = v.message_chunk_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("message_chunk_len says %d bytes of message_chunk, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["dnp.long_link_state.message_chunk"], tvb(offset, n))
   if n == 0 then item:set_text("Message chunk: <empty>") end
   v.message_chunk = n -- bytes are kept as their length
@@ -2201,7 +2198,6 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- values_chunk: After reassembly: value_count u16 and typed values.
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "values_chunk", n, limit - offset) end
   item = tree:add(F["dnp.long_link_state.values_chunk"], tvb(offset, n))
   if n == 0 then item:set_text("Values chunk: <empty>") end
   v.values_chunk = n -- bytes are kept as their length

@@ -169,7 +169,7 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["dungeon.say.text.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
   item = tree:add_packet_field(F["dungeon.say.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n

@@ -555,7 +555,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- data: Up to 504 bytes of the sequence's payload.
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["game_protocol.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   v.data = n -- bytes are kept as their length

@@ -298,7 +298,6 @@ local function dissect_UserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.user_message.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n
@@ -341,7 +340,6 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local item, n
   -- custom: Application connect data (may be empty).
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.connect.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
   offset = offset + n
@@ -362,7 +360,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- custom: Application data, with reason Custom.
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.reject.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
   offset = offset + n
@@ -429,7 +426,6 @@ local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- custom: Application data, when Kicked with data.
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "custom", n, limit - offset) end
   item = tree:add(F["riptide_2_0.server_disconnect.custom"], tvb(offset, n))
   if n == 0 then item:set_text("Custom: <empty>") end
   offset = offset + n
@@ -469,7 +465,6 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   -- payload: User data (described by an application schema).
   local app_first = offset
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["riptide_2_0.reliable_user_message.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n

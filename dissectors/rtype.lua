@@ -494,7 +494,7 @@ local function dissect_ReqLogin(tvb, pinfo, tree, offset, limit)
   end
   -- username: The player's name.
   n = v.username_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("username_len says %d bytes of username, %d remain", n, limit - offset)) return nil end
   item = tree:add_packet_field(F["rtype.req_login.username"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "username: not valid UTF-8") end
   offset = offset + n
@@ -588,6 +588,50 @@ local function dissect_SEntityState(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
+-- reassembled payload).
+local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
+  local item, sub, nxt, val
+  if tag_payload == 1 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
+    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 2 then
+    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
+    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 3 then
+    sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
+    nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 16 then
+    sub = tree:add(tvb(offset, n), "Payload: CInput")
+    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 17 then
+    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
+    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  elseif tag_payload == 255 then
+    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
+  else
+    item = tree:add(F["rtype.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
+    v.payload = n
+  end
+  return offset + n
+end
+
 -- Packet.checksum: verified over the whole Packet with its own bytes zeroed.
 local function verify_Packet_checksum(tvb, start, stop, at, item)
   local stored = tvb(at, 2):le_uint()
@@ -608,7 +652,7 @@ local cs_at_checksum, cs_item_checksum
 -- Packet: One RTP datagram.
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local start = offset
-  local item, n, sub, nxt, val, range
+  local item, n, val, range
   local v = {}
   ROOT_VALUES = v
   cs_item_checksum = nil
@@ -692,50 +736,14 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   cs_item_checksum = item
   -- payload: The command's payload; commands without a defined layout, and fragments (IS_FRAGMENT), keep it as bytes.
   n = v.payload_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 2) then
     item = tree:add(F["rtype.payload"], tvb(offset, n))
     if n == 0 then item:set_text("Payload: <empty>") end
     v.payload = n
   else
-    if tag_payload == 1 then
-      sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-      nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    elseif tag_payload == 2 then
-      sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-      nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    elseif tag_payload == 3 then
-      sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
-      nxt, val = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    elseif tag_payload == 16 then
-      sub = tree:add(tvb(offset, n), "Payload: CInput")
-      nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    elseif tag_payload == 17 then
-      sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-      nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    elseif tag_payload == 255 then
-      if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
-    else
-      item = tree:add(F["rtype.payload"], tvb(offset, n))
-      if n == 0 then item:set_text("Payload: <empty>") end
-      v.payload = n
-    end
+    if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
   end
   offset = offset + n
   verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
@@ -745,44 +753,7 @@ end
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
-  local offset, limit = 0, tvb:len()
-  local item, n, sub, nxt
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  local tag_payload = v.command
-  if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-    nxt = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ReqLogin; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 2 then
-    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-    nxt = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ResLogin; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 3 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqJoinRoom")
-    nxt = dissect_ReqJoinRoom(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a ReqJoinRoom; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 16 then
-    sub = tree:add(tvb(offset, n), "Payload: CInput")
-    nxt = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a CInput; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 17 then
-    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-    nxt = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a SEntityState; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 255 then
-    if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
-  else
-    item = tree:add(F["rtype.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
-  end
-  offset = offset + n
-  return offset
+  return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
 

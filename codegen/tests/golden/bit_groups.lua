@@ -195,7 +195,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   end
   -- payload
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   item = tree:add(F["bit_groups.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n

@@ -215,7 +215,7 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["byte_arrays.player.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
   item = tree:add_packet_field(F["byte_arrays.player.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n
@@ -231,7 +231,6 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- data
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["byte_arrays.entry.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n
@@ -271,7 +270,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- players
   n = v.players_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("players_size says %d bytes of players, %d remain", n, limit - offset)) return nil end
   local arr_players, count_players, outer_limit_players = tree:add(tvb(offset, n), "Players"), 0, limit
   limit = offset + n
   while offset < limit do
@@ -322,7 +321,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     arr_entries:add_le(F["byte_arrays.entries.element.length"], tvb(offset, 2))
     n = tvb(offset, 2):le_uint()
     offset = offset + 2
-    if n < 0 or limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
+    if limit - offset < n then return truncated(arr_entries, tvb, offset, "entries", n, limit - offset) end
     sub = arr_entries:add(tvb(offset, n), "Entries: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
@@ -347,7 +346,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   local arr_cells, arr_start_cells, count_cells = tree:add(tvb(offset, 0), "Cells"), offset, n
   for _ = 1, n do
     n = v.cell_size
-    if n < 0 or limit - offset < n then arr_cells:add_proto_expert_info(E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
+    if limit - offset < n then arr_cells:add_proto_expert_info(E.length, fmt("cell_size says %d bytes of cells, %d remain", n, limit - offset)) return nil end
     sub = arr_cells:add(tvb(offset, n), "Cells: Cell")
     nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
@@ -361,7 +360,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["byte_arrays.origin.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "origin", n, limit - offset) end
   sub = tree:add(tvb(offset, n), "Origin: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
@@ -377,7 +376,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   tree:add(F["byte_arrays.home.length"], tvb(offset, n), val)
   offset = offset + n
   n = val
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "home", n, limit - offset) end
   sub = tree:add(tvb(offset, n), "Home: Cell")
   nxt = dissect_Cell(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end
@@ -394,7 +393,7 @@ local function dissect_Roster(tvb, pinfo, tree, offset, limit)
     arr_notes:add(F["byte_arrays.notes.element.length"], tvb(offset, n), val)
     offset = offset + n
     n = val:tonumber()
-    if n < 0 or limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
+    if limit - offset < n then return truncated(arr_notes, tvb, offset, "notes", n, limit - offset) end
     sub = arr_notes:add(tvb(offset, n), "Notes: Entry")
     nxt = dissect_Entry(tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end

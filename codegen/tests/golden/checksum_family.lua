@@ -332,7 +332,7 @@ local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   tree:add(F["checksum_family.sums.text.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
   item = tree:add_packet_field(F["checksum_family.sums.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
@@ -525,7 +525,7 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   start_body = offset
   -- body
   n = v.length
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("length says %d bytes of body, %d remain", n, limit - offset)) return nil end
   local tag_body = v.kind
   if tag_body == 1 then
     sub = tree:add(tvb(offset, n), "Body: Sums")

@@ -265,7 +265,6 @@ local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   cs_item_checksum = item
   -- data
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["checksums.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n

@@ -230,7 +230,7 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["compression.entity.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
   item = tree:add_packet_field(F["compression.entity.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n
@@ -272,13 +272,12 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["compression.chat.text.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "text", n, limit - offset) end
   item = tree:add_packet_field(F["compression.chat.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
   -- blob
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "blob", n, limit - offset) end
   item = tree:add(F["compression.chat.blob"], tvb(offset, n))
   if n == 0 then item:set_text("Blob: <empty>") end
   offset = offset + n
@@ -302,7 +301,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- world
   n = v.world_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("world_size says %d bytes of world, %d remain", n, limit - offset)) return nil end
   sub = tree:add(tvb(offset, n), string.format("World: World (zlib, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "World (zlib-decompressed)", "zlib") or nil
@@ -327,7 +326,7 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   tree:add(F["compression.chat.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chat", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "chat", n, limit - offset) end
   sub = tree:add(tvb(offset, n), string.format("Chat: Chat (deflate, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Chat (deflate-decompressed)", "deflate") or nil
@@ -346,7 +345,6 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   offset = offset + n
   -- extra
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "extra", n, limit - offset) end
   sub = tree:add(tvb(offset, n), string.format("Extra: Chat (gzip, %d bytes)", n))
   do
     local plain = n > 0 and uncompress(tvb(offset, n), "Extra (gzip-decompressed)", "gzip") or nil

@@ -156,7 +156,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- data
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "data", n, limit - offset) end
   item = tree:add(F["conversation.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
   offset = offset + n

@@ -122,7 +122,7 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["encodings.tag.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "tag", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "tag", n, limit - offset) end
   item = tree:add_packet_field(F["encodings.tag"], tvb(offset, n), ENC_ASCII)
   if n > 0 and tvb:raw(offset, n):find("[\128-\255]") ~= nil then item:add_proto_expert_info(E.invalid, "tag: not ASCII") end
   offset = offset + n
@@ -131,7 +131,7 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["encodings.city.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "city", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "city", n, limit - offset) end
   tree:add_packet_field(F["encodings.city"], tvb(offset, n), ENC_ISO_8859_1)
   offset = offset + n
   -- units: Length of name in UTF-16 code units.
@@ -152,7 +152,7 @@ local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["encodings.motto.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "motto", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "motto", n, limit - offset) end
   item = tree:add_packet_field(F["encodings.motto"], tvb(offset, n), ENC_UTF_16 + ENC_BIG_ENDIAN)
   if n > 0 and n % 2 == 1 then item:add_proto_expert_info(E.invalid, "motto: an odd byte count for UTF-16") end
   offset = offset + n

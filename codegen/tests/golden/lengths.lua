@@ -159,7 +159,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   tree:add(F["lengths.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
   item = tree:add_packet_field(F["lengths.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n
@@ -168,7 +168,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["lengths.note.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
   item = tree:add(F["lengths.note"], tvb(offset, n))
   if n == 0 then item:set_text("Note: <empty>") end
   offset = offset + n
@@ -227,7 +227,7 @@ local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- inner
   n = v.inner_len
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("inner_len says %d bytes of inner, %d remain", n, limit - offset)) return nil end
   sub = tree:add(tvb(offset, n), "Inner: Item")
   nxt = dissect_Item(tvb, pinfo, sub, offset, offset + n)
   if nxt == nil then return nil end

@@ -227,7 +227,7 @@ local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["padding.tail.note.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
   item = tree:add_packet_field(F["padding.tail.note"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "note: not valid UTF-8") end
   offset = offset + n
@@ -271,7 +271,7 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["padding.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
   item = tree:add_packet_field(F["padding.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n

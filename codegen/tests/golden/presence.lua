@@ -261,7 +261,7 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["announced.data.payload.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["announced.data.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n
@@ -326,7 +326,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     tree:add_le(F["announced.name.length"], tvb(offset, 1))
     n = tvb(offset, 1):le_uint()
     offset = offset + 1
-    if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+    if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
     item = tree:add_packet_field(F["announced.name"], tvb(offset, n), ENC_UTF_8)
     if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
     offset = offset + n
@@ -337,7 +337,7 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
     tree:add_le(F["announced.note.length"], tvb(offset, 1))
     n = tvb(offset, 1):le_uint()
     offset = offset + 1
-    if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
+    if limit - offset < n then return truncated(tree, tvb, offset, "note", n, limit - offset) end
     item = tree:add_packet_field(F["announced.note"], tvb(offset, n), ENC_UTF_8)
     if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "note: not valid UTF-8") end
     offset = offset + n

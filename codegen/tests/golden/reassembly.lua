@@ -254,16 +254,34 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["reassembly.hello.name.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "name", n, limit - offset) end
   item = tree:add_packet_field(F["reassembly.hello.name"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "name: not valid UTF-8") end
   offset = offset + n
   return offset
 end
 
+-- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
+-- reassembled payload).
+local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
+  local item, sub, nxt, val
+  if tag_payload == 1 then
+    sub = tree:add(tvb(offset, n), "Payload: Hello")
+    nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
+    if nxt == nil then return nil end
+    v.payload = val
+    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
+  else
+    item = tree:add(F["reassembly.payload"], tvb(offset, n))
+    if n == 0 then item:set_text("Payload: <empty>") end
+    v.payload = n
+  end
+  return offset + n
+end
+
 -- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
-  local item, n, sub, nxt, val, range
+  local item, n, val, range
   local v = {}
   -- flags
   if limit - offset < 1 then return truncated(tree, tvb, offset, "flags", 1, limit - offset) end
@@ -310,24 +328,14 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- payload
   n = v.payload_size
-  if n < 0 or limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
+  if limit - offset < n then tree:add_proto_expert_info(E.length, fmt("payload_size says %d bytes of payload, %d remain", n, limit - offset)) return nil end
   local tag_payload = v.command
   if has_bit(v.flags, 1) then
     item = tree:add(F["reassembly.payload"], tvb(offset, n))
     if n == 0 then item:set_text("Payload: <empty>") end
     v.payload = n
   else
-    if tag_payload == 1 then
-      sub = tree:add(tvb(offset, n), "Payload: Hello")
-      nxt, val = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
-      if nxt == nil then return nil end
-      v.payload = val
-      if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-    else
-      item = tree:add(F["reassembly.payload"], tvb(offset, n))
-      if n == 0 then item:set_text("Payload: <empty>") end
-      v.payload = n
-    end
+    if dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v) == nil then return nil end
   end
   offset = offset + n
   return offset, v
@@ -336,22 +344,7 @@ end
 -- A reassembled payload, decoded like the switch of one whole message, by the tag of the
 -- packet that completed it.
 local function dissect_whole(tvb, pinfo, tree, v)
-  local offset, limit = 0, tvb:len()
-  local item, n, sub, nxt
-  n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
-  local tag_payload = v.command
-  if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: Hello")
-    nxt = dissect_Hello(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes do not hold a Hello; read on after them", n)) nxt = offset + n end
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  else
-    item = tree:add(F["reassembly.payload"], tvb(offset, n))
-    if n == 0 then item:set_text("Payload: <empty>") end
-  end
-  offset = offset + n
-  return offset
+  return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
 

@@ -210,7 +210,7 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["sized_switches.inner.s.length"], tvb(offset, 1))
   n = tvb(offset, 1):le_uint()
   offset = offset + 1
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "s", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "s", n, limit - offset) end
   item = tree:add_packet_field(F["sized_switches.inner.s"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "s: not valid UTF-8") end
   offset = offset + n
@@ -246,7 +246,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   tree:add_le(F["sized_switches.inner.length"], tvb(offset, 2))
   n = tvb(offset, 2):le_uint()
   offset = offset + 2
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "inner", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "inner", n, limit - offset) end
   local tag_inner = v.kind
   if tag_inner == 1 then
     sub = tree:add(tvb(offset, n), "Inner: Inner")
@@ -273,7 +273,7 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   tree:add(F["sized_switches.other.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "other", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "other", n, limit - offset) end
   local tag_other = v.kind2
   if tag_other == 1 then
     sub = tree:add(tvb(offset, n), "Other: Inner")

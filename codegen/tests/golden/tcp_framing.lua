@@ -215,7 +215,6 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   -- payload
   local app_first = offset
   n = limit - offset
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "payload", n, limit - offset) end
   item = tree:add(F["tcp_framing.payload"], tvb(offset, n))
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n

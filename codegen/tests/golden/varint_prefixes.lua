@@ -204,7 +204,7 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   tree:add(F["varint_prefixes.blob.length"], tvb(offset, n), val)
   offset = offset + n
   n = val:tonumber()
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "blob", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "blob", n, limit - offset) end
   item = tree:add(F["varint_prefixes.blob"], tvb(offset, n))
   if n == 0 then item:set_text("Blob: <empty>") end
   offset = offset + n
@@ -218,7 +218,7 @@ local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   tree:add(F["varint_prefixes.title.length"], tvb(offset, n), val)
   offset = offset + n
   n = val
-  if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "title", n, limit - offset) end
+  if limit - offset < n then return truncated(tree, tvb, offset, "title", n, limit - offset) end
   item = tree:add_packet_field(F["varint_prefixes.title"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "title: not valid UTF-8") end
   offset = offset + n

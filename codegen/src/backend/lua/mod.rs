@@ -75,6 +75,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
             .collect(),
         case_names: case_names(p),
+        shared_switch: shared_switch(p),
     };
     let uses = &l.filter_uses;
     g.declare_fields()?;
@@ -88,6 +89,9 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     }
     let mut structs = Vec::new();
     for id in g.order() {
+        if let Some((sid, fi)) = g.shared_switch.filter(|(sid, _)| *sid == id) {
+            structs.push(g.switch_fn(sid, fi)?);
+        }
         let code = g.struct_fn(id)?;
         for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
             structs.push(filtered_struct_fn(p, &code, id, filter));
@@ -389,6 +393,28 @@ struct Gen<'p> {
     raw: HashSet<(StructId, usize)>,
     /// Switch tags shown with the name of the case they select.
     case_names: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
+    /// The root's switch that reassembled payloads are decoded with as well: a function of its
+    /// own (see [`Gen::switch_fn`]), called by the root's and by `dissect_whole`.
+    shared_switch: Option<(StructId, usize)>,
+}
+
+/// The root's switch field a reassembled whole is decoded with (`as:` naming it), when it has a
+/// length and is read as a plain field: then one function serves the packet and the whole.
+fn shared_switch(p: &Protocol) -> Option<(StructId, usize)> {
+    let Some(Reassembly {
+        whole: WholeType::AsField(fi),
+        ..
+    }) = &p.reassembly
+    else {
+        return None;
+    };
+    let f = &p.root().fields[*fi];
+    match &f.ty {
+        Ty::Union(u) if !matches!(u.len, Len::Natural) && f.select.is_empty() => {
+            Some((p.root, *fi))
+        }
+        _ => None,
+    }
 }
 
 /// The filter-name prefix of struct `id`'s own fields, and the one a `filter:` use gives them.

@@ -398,13 +398,23 @@ impl<'p> Gen<'p> {
         let Ty::Union(u) = &p.root().fields[fi].ty else {
             return Err(Internal("'as' must name a switch".into()));
         };
-        let mut whole = (**u).clone();
-        whole.len = Len::Rest;
-        whole.unless = None;
         let mut c = Code::new(0);
         c.line("-- A reassembled payload, decoded like the switch of one whole message, by the tag of the");
         c.line("-- packet that completed it.");
         c.open("local function dissect_whole(tvb, pinfo, tree, v)");
+        if let Some((sid, fi)) = self.shared_switch {
+            // The packet's own switch (its values are not kept).
+            let f = super::unions::switch_fn_name(p, sid, fi);
+            let tag = self.tag_expr(&u.on);
+            c.line(format!(
+                "return {f}(tvb, pinfo, tree, 0, tvb:len(), {tag}, {{}})"
+            ));
+            c.close("end");
+            return Ok(c.lines.join("\n") + "\n");
+        }
+        let mut whole = (**u).clone();
+        whole.len = Len::Rest;
+        whole.unless = None;
         c.line("local offset, limit = 0, tvb:len()");
         let locals = c.lines.len();
         let abbrev = naming::abbrev(p, p.root, fi);

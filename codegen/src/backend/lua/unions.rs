@@ -172,75 +172,154 @@ impl<'p> Gen<'p> {
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
-        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            CaseBody::Struct(id) => {
+        let cases = |c: &mut Code| {
+            if self.shared_switch == Some((sid, fi)) {
+                let f = switch_fn_name(p, sid, fi);
                 c.line(format!(
-                    "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
-                    naming::label(&name)
+                    "if {f}(tvb, pinfo, {tree}, offset, n, tag_{name}, v) == nil then return nil end"
                 ));
-                if target.is_empty() {
-                    // The length is known, so a case its bytes do not hold (a size field that
-                    // disagrees with the type's layout) is noted over those bytes and what
-                    // follows is still read. (A value later code reads cannot be skipped.)
-                    let recover = format!(
-                        "sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
-                    );
-                    call_struct_or(p, c, id, "offset", "offset + n", "", Some(&recover));
-                } else {
-                    call_struct(p, c, id, "offset", "offset + n", target);
-                }
-                c.line(format!(
-                        "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
-                    ));
-            }
-            // Values until the switch's length is read.
-            CaseBody::Array(id) => {
-                c.line(format!(
-                    "local arr_{name} = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
-                    naming::label(&name)
-                ));
-                c.line(format!("local stop_{name} = offset + n"));
-                c.line(format!("local at_{name} = offset"));
-                c.open(format!("while at_{name} < stop_{name} do"));
-                c.line(format!(
-                    "sub = arr_{name}:add(tvb(at_{name}, 0), \"{}\")",
-                    p.structs[id].name
-                ));
-                call_struct(p, c, id, &format!("at_{name}"), &format!("stop_{name}"), "");
-                c.line(format!("sub:set_len(nxt - at_{name})"));
-                c.line(format!("at_{name} = nxt"));
-                c.close("end");
-                keep(c, target, "{}");
-            }
-            CaseBody::Bytes => {
-                add_bytes(c, tree, abbrev, &name, "tvb(offset, n)", "n");
-                keep(c, target, "n");
-            }
-            CaseBody::Empty => {
-                c.line(format!(
-                        "if n > 0 then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes where none were expected\", n)) end"
-                    ));
+            } else {
+                let body = |c: &mut Code, b: CaseBody, variant: &str| {
+                    case_body(p, c, &name, b, variant, abbrev, tree, target)
+                };
+                case_chain(c, u, &name, &body, &|c: &mut Code| no_case(c, &name, tree));
             }
         };
         // `unless` chooses the default variant whatever the tag.
-        let guarded = match (&unless, u.default) {
+        match (&unless, u.default) {
             (Some(cond), Some(b)) => {
                 c.open(format!("if {cond} then"));
-                body(c, b, &u.default_variant);
+                case_body(p, c, &name, b, &u.default_variant, abbrev, tree, target);
                 c.depth -= 1;
                 c.open("else");
-                true
+                cases(c);
+                c.close("end");
             }
-            _ => false,
-        };
-        let no_case = |c: &mut Code| {
-            c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
-        };
-        case_chain(c, u, &name, &body, &no_case);
-        if guarded {
-            c.close("end");
+            _ => cases(c),
         }
         c.line("offset = offset + n");
         Ok(())
+    }
+}
+
+/// The name of the function of a shared switch (see [`Gen::switch_fn`]).
+pub(crate) fn switch_fn_name(p: &Protocol, sid: StructId, fi: usize) -> String {
+    format!(
+        "dissect_{}_{}",
+        p.structs[sid].name, p.structs[sid].fields[fi].name
+    )
+}
+
+/// The expert info of a tag no case takes (a switch without a default).
+fn no_case(c: &mut Code, name: &str, tree: &str) {
+    c.line(format!(
+        "{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"
+    ));
+}
+
+/// One case of a switch with a length `n` at `offset`: its variant's fields, or its bytes.
+#[allow(clippy::too_many_arguments)]
+fn case_body(
+    p: &Protocol,
+    c: &mut Code,
+    name: &str,
+    b: CaseBody,
+    variant: &str,
+    abbrev: &str,
+    tree: &str,
+    target: &str,
+) {
+    match b {
+        CaseBody::Struct(id) => {
+            c.line(format!(
+                "sub = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
+                naming::label(name)
+            ));
+            if target.is_empty() {
+                // The length is known, so a case its bytes do not hold (a size field that
+                // disagrees with the type's layout) is noted over those bytes and what follows
+                // is still read. (A value later code reads cannot be skipped.)
+                let recover = format!(
+                    "sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes do not hold a {variant}; read on after them\", n)) nxt = offset + n"
+                );
+                call_struct_or(p, c, id, "offset", "offset + n", "", Some(&recover));
+            } else {
+                call_struct(p, c, id, "offset", "offset + n", target);
+            }
+            c.line(format!(
+                "if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes left unread\", offset + n - nxt)) end"
+            ));
+        }
+        // Values until the switch's length is read.
+        CaseBody::Array(id) => {
+            c.line(format!(
+                "local arr_{name} = {tree}:add(tvb(offset, n), \"{}: {variant}\")",
+                naming::label(name)
+            ));
+            c.line(format!("local stop_{name} = offset + n"));
+            c.line(format!("local at_{name} = offset"));
+            c.open(format!("while at_{name} < stop_{name} do"));
+            c.line(format!(
+                "sub = arr_{name}:add(tvb(at_{name}, 0), \"{}\")",
+                p.structs[id].name
+            ));
+            call_struct(p, c, id, &format!("at_{name}"), &format!("stop_{name}"), "");
+            c.line(format!("sub:set_len(nxt - at_{name})"));
+            c.line(format!("at_{name} = nxt"));
+            c.close("end");
+            keep(c, target, "{}");
+        }
+        CaseBody::Bytes => {
+            add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
+            keep(c, target, "n");
+        }
+        CaseBody::Empty => {
+            c.line(format!(
+                "if n > 0 then {tree}:add_proto_expert_info(E.length, fmt(\"{name}: %d bytes where none were expected\", n)) end"
+            ));
+        }
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// The cases of the root's switch `fi` as a function of their own, for the packet and for
+    /// a reassembled payload (`dissect_whole`): given the `n` bytes at `offset` and the tag,
+    /// it returns where the switch ends, or nil when a value later code reads could not be
+    /// read. Its `unless` stays with the packet (a reassembled payload has none).
+    pub(crate) fn switch_fn(&mut self, sid: StructId, fi: usize) -> Result<String, Internal> {
+        let p = self.p;
+        let f = &p.structs[sid].fields[fi];
+        let Ty::Union(u) = &f.ty else {
+            return Err(Internal("'as' must name a switch".into()));
+        };
+        let name = f.name.as_str();
+        let abbrev = naming::abbrev(p, sid, fi);
+        let kept = self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
+        let target = if kept {
+            value_slot(name)
+        } else {
+            String::new()
+        };
+        let mut c = Code::new(0);
+        c.line(format!(
+            "-- {name}: the case tag_{name} picks, in the n bytes at offset (of a packet, or of a"
+        ));
+        c.line("-- reassembled payload).");
+        c.open(format!(
+            "local function {}(tvb, pinfo, tree, offset, n, tag_{name}, v)",
+            switch_fn_name(p, sid, fi)
+        ));
+        let locals = c.lines.len();
+        let body = |c: &mut Code, b: CaseBody, variant: &str| {
+            case_body(p, c, name, b, variant, &abbrev, "tree", &target)
+        };
+        case_chain(&mut c, u, name, &body, &|c: &mut Code| {
+            no_case(c, name, "tree")
+        });
+        c.line("return offset + n");
+        c.close("end");
+        c.drop_unread_items(locals);
+        c.declare_used(locals, &["item", "sub", "nxt", "val", "range"]);
+        Ok(c.lines.join("\n") + "\n")
     }
 }

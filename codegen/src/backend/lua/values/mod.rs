@@ -157,6 +157,21 @@ impl<'p> Gen<'p> {
             ));
             return Ok(());
         }
+        // The rest of the scope always fits; a length that cannot be negative is not asked.
+        let negative = match len {
+            Len::Rest | Len::Natural => return Ok(()),
+            Len::Prefix(it) => it.signed,
+            Len::VarPrefix(_) => false,
+            Len::Expr(Expr::Field(path)) | Len::Bytes(Expr::Field(path)) => {
+                !matches!(&self.p.field(path.last().unwrap_or(&path[0])).ty, Ty::Int(it) if !it.signed)
+            }
+            Len::Expr(_) | Len::Bytes(_) => true,
+        };
+        let short = if negative {
+            "n < 0 or limit - offset < n"
+        } else {
+            "limit - offset < n"
+        };
         let source = match len {
             Len::Expr(Expr::Field(path)) | Len::Bytes(Expr::Field(path)) if path.len() == 1 => {
                 Some(path[0].name.clone())
@@ -165,10 +180,10 @@ impl<'p> Gen<'p> {
         };
         match source {
             Some(src) => c.line(format!(
-                "if n < 0 or limit - offset < n then {tree}:add_proto_expert_info(E.length, fmt(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
+                "if {short} then {tree}:add_proto_expert_info(E.length, fmt(\"{src} says %d bytes of {name}, %d remain\", n, limit - offset)) return nil end"
             )),
             None => c.line(format!(
-                "if n < 0 or limit - offset < n then return truncated({tree}, tvb, offset, \"{name}\", n, limit - offset) end"
+                "if {short} then return truncated({tree}, tvb, offset, \"{name}\", n, limit - offset) end"
             )),
         }
         Ok(())
