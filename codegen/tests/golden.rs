@@ -1,9 +1,14 @@
 //! Golden snippets: one small schema per construct in `tests/golden/`, with the Rust (`.rs`, the
 //! generated `codec.rs`) and Lua (`.lua`) it generates committed beside it. A change to the
-//! generator shows, in review, exactly what it changes in the output.
+//! generator shows, in review, exactly what it changes in the output. One test per snippet; a
+//! difference is shown as a unified diff.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p wiregen --test golden` rewrites the committed outputs.
 
+mod common;
+
+use common::Failure;
+use datatest_stable::Utf8Path;
 use std::path::{Path, PathBuf};
 use wiregen::pipeline;
 
@@ -35,49 +40,34 @@ fn snippet_outputs(schema: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn generated_code_matches_the_golden_snippets() {
-    let dir = golden_dir();
+/// The committed outputs of one snippet schema are what it generates.
+fn snippet(schema: &Utf8Path) -> datatest_stable::Result<()> {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema.as_std_path());
     let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v != "0");
-    let mut schemas: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    schemas.sort();
-    assert!(schemas.len() >= 15, "{} golden schemas", schemas.len());
-    let mut differ = Vec::new();
-    for schema in &schemas {
-        let outputs = snippet_outputs(schema);
-        assert_eq!(outputs.len(), 2, "{}: a .rs and a .lua", schema.display());
-        for (name, text) in outputs {
-            let path = dir.join(&name);
-            if update {
-                std::fs::write(&path, &text).unwrap();
-                continue;
-            }
-            match std::fs::read_to_string(&path) {
-                Ok(committed) if committed == text => {}
-                Ok(committed) => {
-                    let line = committed
-                        .lines()
-                        .zip(text.lines())
-                        .position(|(a, b)| a != b)
-                        .map_or(committed.lines().count().min(text.lines().count()), |i| i);
-                    differ.push(format!(
-                        "{name}: differs from line {} (committed: {:?}, generated: {:?})",
-                        line + 1,
-                        committed.lines().nth(line).unwrap_or("<end>"),
-                        text.lines().nth(line).unwrap_or("<end>")
-                    ));
-                }
-                Err(_) => differ.push(format!("{name}: missing")),
-            }
+    let outputs = snippet_outputs(&schema);
+    assert_eq!(outputs.len(), 2, "{}: a .rs and a .lua", schema.display());
+    let mut differ = String::new();
+    for (name, text) in outputs {
+        let path = golden_dir().join(&name);
+        if update {
+            std::fs::write(&path, &text)?;
+            continue;
         }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        let (old, new) = (format!("{name} (committed)"), format!("{name} (generated)"));
+        differ += &common::diff(&committed, &text, &old, &new).unwrap_or_default();
     }
-    assert!(
-        differ.is_empty(),
-        "golden snippets differ (run `UPDATE_GOLDEN=1 cargo test -p wiregen --test golden` and review the diff):\n{}",
-        differ.join("\n")
-    );
+    if differ.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure(format!(
+            "the snippet's outputs differ (run `UPDATE_GOLDEN=1 cargo test -p wiregen --test golden` \
+             and review the diff):\n{differ}"
+        ))
+        .into())
+    }
+}
+
+datatest_stable::harness! {
+    { test = snippet, root = "tests/golden", pattern = r"^[^/]+\.yaml$" },
 }
