@@ -36,6 +36,7 @@ pub struct Builder {
 /// One file generation wrote or found unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Written {
+    /// The file.
     pub path: PathBuf,
     /// False when the file already held exactly this text (it is not touched, so cargo does not
     /// rebuild what includes it).
@@ -45,7 +46,9 @@ pub struct Written {
 /// Why generation failed: schema errors (each `file:line:col: message (hint)`), or a file that
 /// could not be read or written.
 pub enum Error {
+    /// The schemas' mistakes, each at its position.
     Schema(Diagnostics),
+    /// A file that could not be read or written.
     Io(PathBuf, std::io::Error),
     /// No Rust output folder given and no `OUT_DIR` (not running as a build script).
     NoRustOut,
@@ -74,6 +77,7 @@ impl fmt::Debug for Error {
 impl std::error::Error for Error {}
 
 impl Builder {
+    /// A builder of no schemas yet, writing Rust into `OUT_DIR` and no Lua.
     pub fn new() -> Self {
         Self::default()
     }
@@ -272,6 +276,7 @@ pub struct Plan {
 /// A protocol a named schema describes.
 #[derive(Debug, Clone)]
 pub struct PlannedProtocol {
+    /// Its schema file.
     pub schema: PathBuf,
     /// `protocol.name`: its crate's folder, its dissector's file name, its filter prefix.
     pub name: String,

@@ -2,12 +2,18 @@
 
 use std::fmt;
 
+/// One mistake in a schema, shown as `file:line:column: message (hint)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The schema file, as given.
     pub file: String,
+    /// 1-based line of the construct.
     pub line: usize,
+    /// 1-based column of the construct.
     pub col: usize,
+    /// What is wrong.
     pub message: String,
+    /// What to write instead, when there is something to say.
     pub hint: Option<String>,
 }
 

@@ -91,7 +91,7 @@ fn main() -> ExitCode {
 /// What a command generates: this repository's whole layout, or a configured set of files.
 enum Generated {
     Repository(pipeline::Generation),
-    Files(wiregen::builder::Plan),
+    Files(wiregen::internal::Plan),
 }
 
 fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
@@ -125,7 +125,7 @@ fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
 
 /// Runs `command` on the files of `plan`; what a backend cannot generate yet is reported too
 /// (the rest is still written or checked), and makes the command fail.
-fn with_limits(plan: &wiregen::builder::Plan, command: fn(&[Output]) -> ExitCode) -> ExitCode {
+fn with_limits(plan: &wiregen::internal::Plan, command: fn(&[Output]) -> ExitCode) -> ExitCode {
     eprint!("{}", plan.not_generated);
     match command(&plan.outputs) {
         _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
@@ -142,7 +142,7 @@ fn fail(e: &str) -> ExitCode {
 fn write(files: &[Output]) -> ExitCode {
     let mut changed = 0;
     for o in files {
-        match wiregen::builder::write_if_changed(o) {
+        match wiregen::internal::write_if_changed(o) {
             Ok(w) if w.changed => {
                 println!("wrote {}", o.path);
                 changed += 1;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use wiregen::builder::{write_if_changed, PlannedProtocol};
+use wiregen::internal::{write_if_changed, PlannedProtocol};
 use wiregen::{pipeline, Builder};
 
 #[derive(clap::Args)]

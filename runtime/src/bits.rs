@@ -19,8 +19,10 @@ use crate::serde_support;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct BitString<'a> {
+    /// The bytes holding the bits (the last one padded).
     #[cfg_attr(feature = "serde", serde(with = "serde_support::hex"))]
     pub bytes: std::borrow::Cow<'a, [u8]>,
+    /// How many bits there are.
     pub bits: usize,
 }
 
@@ -38,6 +40,7 @@ impl BitString<'_> {
 
 /// Reads fields of any width at any bit position of a bit stream (LSB-first unless `MSB`).
 /// `T` keeps the fields read (see [`Trace`]: nothing when decoding).
+#[doc(hidden)]
 pub struct BitReader<'a, T = NoTrace, const MSB: bool = false> {
     pub(crate) buf: &'a [u8],
     /// Position and end, in bits.
@@ -47,9 +50,11 @@ pub struct BitReader<'a, T = NoTrace, const MSB: bool = false> {
 }
 
 /// A reader of an MSB-first bit stream.
+#[doc(hidden)]
 pub type MsbBitReader<'a, T = NoTrace> = BitReader<'a, T, true>;
 
 /// A writer of an MSB-first bit stream.
+#[doc(hidden)]
 pub type MsbBitWriter<'o> = BitWriter<'o, true>;
 
 impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
@@ -418,6 +423,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
 
 /// Appends fields at any bit position (LSB-first unless `MSB`); the last byte is padded with
 /// zero bits.
+#[doc(hidden)]
 pub struct BitWriter<'o, const MSB: bool = false> {
     pub buf: &'o mut Vec<u8>,
     /// Bits written since the start of `buf` (the first bit written lands at `base`).

@@ -29,6 +29,8 @@ const fn reflect(v: u64, width: u32) -> u64 {
 }
 
 impl Crc {
+    /// A CRC of `width` bits with the catalogue's parameters (the names of the CRC RevEng
+    /// catalogue: `poly`, `init`, `refin`, `refout`, `xorout`).
     pub const fn new(
         width: u32,
         poly: u64,

@@ -36,6 +36,7 @@ impl fmt::Debug for DecodeError {
 pub enum PayloadStart {
     /// A bit position (bit n is bit n % 8 of byte n / 8).
     Bit(usize),
+    /// A byte position.
     Byte(usize),
 }
 
@@ -48,6 +49,7 @@ pub struct DecodeErrorInfo {
     pub offset: usize,
     /// In bit-stream layouts, the exact bit offset (bit n is bit n % 8 of byte n / 8).
     pub bit: Option<usize>,
+    /// Why.
     pub kind: DecodeErrorKind,
     /// The schema type being decoded as a whole (`Chat`), so an error past its end says what
     /// the bytes were read as: decoding with the wrong type reads as such.
@@ -58,46 +60,98 @@ pub struct DecodeErrorInfo {
     pub decompressed_from: Option<usize>,
 }
 
+/// Why decoding failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeErrorKind {
     /// The field needs more bytes than the input (or its enclosing length) holds.
-    Truncated { needed: usize, available: usize },
+    Truncated {
+        /// Bytes (bits, in a bit stream) the field needs.
+        needed: usize,
+        /// Bytes (bits) there are.
+        available: usize,
+    },
     /// A constant (magic number) has another value.
-    BadConst { expected: u64, found: u64 },
+    BadConst {
+        /// The schema's value.
+        expected: u64,
+        /// The value on the wire.
+        found: u64,
+    },
     /// The stored checksum does not match the data.
-    BadChecksum { stored: u64, computed: u64 },
+    BadChecksum {
+        /// The checksum on the wire.
+        stored: u64,
+        /// The checksum of the data.
+        computed: u64,
+    },
     /// A value is larger than the schema allows.
-    TooLarge { value: u64, max: u64 },
+    TooLarge {
+        /// The value.
+        value: u64,
+        /// The largest value allowed.
+        max: u64,
+    },
     /// A length or count expression evaluated to a negative or huge number.
-    BadLength { value: i128 },
+    BadLength {
+        /// What the expression gave.
+        value: i128,
+    },
     /// Bytes are left over after a field with a declared length, or after the message.
-    Trailing { bytes: usize },
+    Trailing {
+        /// How many bytes are left over.
+        bytes: usize,
+    },
     /// A closed enum or a union without default met a value the schema does not name.
-    UnknownValue { value: u64 },
+    UnknownValue {
+        /// The value on the wire.
+        value: u64,
+    },
     /// A string field holds bytes that are not UTF-8.
     InvalidUtf8,
     /// The value's type comes from a list announced earlier in the conversation, and there is
     /// no list for this key (or the list has no item at this index).
-    NoState { key: u64 },
+    NoState {
+        /// The key the list would be announced under.
+        key: u64,
+    },
     /// A variable-length integer runs past 64 bits.
     Overlong,
     /// A value's type comes from a list announced earlier, and the list has no item `index`.
-    NotInList { index: u64 },
+    NotInList {
+        /// The index on the wire.
+        index: u64,
+    },
     /// A piece of a payload came again with other bytes: the first one is kept.
-    ConflictingPiece { index: u64 },
+    ConflictingPiece {
+        /// The piece's index.
+        index: u64,
+    },
     /// A NUL-terminated string runs to the end of its scope without its NUL.
     NoTerminator,
     /// A string field holds bytes that are not text in its encoding (ASCII, UTF-16).
-    InvalidText { encoding: &'static str },
+    InvalidText {
+        /// The field's encoding.
+        encoding: &'static str,
+    },
     /// A value outside the schema's `valid` range or list.
-    NotValid { value: i128 },
+    NotValid {
+        /// The value.
+        value: i128,
+    },
     /// A compressed field's bytes are not valid data of its method (`zlib`, `deflate`, `gzip`).
-    BadCompressed { method: &'static str },
+    BadCompressed {
+        /// The compression method.
+        method: &'static str,
+    },
     /// A compressed field decompresses to more than the schema allows (a decompression bomb).
-    Inflated { max: usize },
+    Inflated {
+        /// The most bytes allowed.
+        max: usize,
+    },
 }
 
 impl DecodeError {
+    /// An error of field `field` at byte `offset`.
     #[cold]
     #[inline(never)]
     pub fn new(field: &'static str, offset: usize, kind: DecodeErrorKind) -> Self {
@@ -111,6 +165,7 @@ impl DecodeError {
         }))
     }
 
+    /// An error of field `field` at bit `bit` of a bit stream.
     #[cold]
     #[inline(never)]
     pub fn at_bit(field: &'static str, bit: usize, kind: DecodeErrorKind) -> Self {
@@ -270,44 +325,88 @@ impl std::error::Error for DecodeError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError {
     path: Vec<&'static str>,
+    /// Why.
     pub kind: EncodeErrorKind,
 }
 
+/// Why a value could not be encoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EncodeErrorKind {
     /// The value does not fit the field (or a derived length or count does not fit its field).
-    TooLarge { value: u64, max: u64 },
+    TooLarge {
+        /// The value.
+        value: u64,
+        /// The largest value allowed.
+        max: u64,
+    },
     /// A negative value in an unsigned field, or one below the signed minimum.
-    TooSmall { value: i64 },
+    TooSmall {
+        /// The value.
+        value: i64,
+    },
     /// An optional field is present (or absent) against its schema condition.
-    Presence { present: bool },
+    Presence {
+        /// Whether the value is present.
+        present: bool,
+    },
     /// A length or count expression disagrees with the data.
-    LengthMismatch { expected: i128, actual: usize },
+    LengthMismatch {
+        /// What the length or count expression gives.
+        expected: i128,
+        /// The data's length or count.
+        actual: usize,
+    },
     /// A value padded to `size` bytes takes `actual` bytes.
-    TooLong { size: usize, actual: usize },
+    TooLong {
+        /// The padded size.
+        size: usize,
+        /// The value's bytes.
+        actual: usize,
+    },
     /// A catch-all union variant carries a tag that has a variant of its own.
-    TagHasVariant { tag: u64 },
+    TagHasVariant {
+        /// The tag.
+        tag: u64,
+    },
     /// A range variant carries a tag outside its range.
-    TagOutsideCase { tag: u64 },
+    TagOutsideCase {
+        /// The tag.
+        tag: u64,
+    },
     /// The switch's `unless` condition holds, so only its default variant can be written.
     NotDefault,
     /// A NUL-terminated or NUL-padded string holds a NUL at byte `at`: it would end there.
-    ContainsNul { at: usize },
+    ContainsNul {
+        /// The NUL's byte offset in the text.
+        at: usize,
+    },
     /// The character at byte `at` of the text does not exist in the field's encoding.
-    Unencodable { at: usize, encoding: &'static str },
+    Unencodable {
+        /// The character's byte offset in the text.
+        at: usize,
+        /// The field's encoding.
+        encoding: &'static str,
+    },
     /// A value outside the schema's `valid` range or list.
-    NotValid { value: i128 },
+    NotValid {
+        /// The value.
+        value: i128,
+    },
     /// Part `part` of a split payload does not read as its position says (the first or the
     /// last part of it, or neither): the template's fields that the join's `first`/`last`
     /// expressions read do not agree with the number of parts.
     PartMarker {
+        /// The part's index.
         part: usize,
+        /// Whether it should read as the first part.
         first: bool,
+        /// Whether it should read as the last part.
         last: bool,
     },
 }
 
 impl EncodeError {
+    /// An error of field `field`.
     #[inline]
     pub fn new(field: &'static str, kind: EncodeErrorKind) -> Self {
         EncodeError {
@@ -316,6 +415,7 @@ impl EncodeError {
         }
     }
 
+    /// The same error, inside field `field` of the enclosing value.
     #[inline]
     pub fn within(mut self, field: &'static str) -> Self {
         self.path.push(field);

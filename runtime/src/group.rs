@@ -7,6 +7,7 @@ use crate::{DecodeError, DecodeErrorKind, Reader, Trace, Value};
 /// The fields of one integer, read in order from its lowest bit (or its highest, `high_first`).
 /// It stands in for the byte reader while they are read: positions are the integer's, and
 /// every field is noted over the integer's bytes (the dissector shows it there with a mask).
+#[doc(hidden)]
 pub struct GroupReader<'r, 'a, T> {
     r: &'r mut Reader<'a, T>,
     raw: u64,
@@ -75,6 +76,7 @@ impl<'r, 'a, T: Trace<'a>> GroupReader<'r, 'a, T> {
 }
 
 /// Collects the fields of one integer, in order from its lowest bit (or its highest).
+#[doc(hidden)]
 pub struct GroupWriter {
     raw: u64,
     width: u32,

@@ -12,13 +12,28 @@
 //! - [`Fragmented`]: a protocol whose packets carry pieces of larger payloads; any such protocol
 //!   is joined by one [`Reassembler`].
 //!
-//! ```ignore
-//! use wiregen_runtime::Codec;
-//! let bytes = rtype::Packet { /* … */ }.encode()?;
-//! let back = rtype::Packet::decode(&bytes)?;
+//! Code generic over any generated type, through [`Codec`] (a generated crate's types
+//! implement it; see its documentation for its own):
+//!
+//! ```
+//! use wiregen_runtime::{Codec, DecodeError};
+//!
+//! /// Decodes one message of any generated type, re-encodes it, and says whether the bytes
+//! /// came back the same (they do unless the input had a non-canonical encoding).
+//! fn round_trips<'a, C: Codec<'a>>(bytes: &'a [u8]) -> Result<bool, Box<dyn std::error::Error>> {
+//!     let message = C::decode(bytes)?;
+//!     Ok(message.encode()? == bytes)
+//! }
+//!
+//! /// Where and why a datagram is not a `C`.
+//! fn why_not<'a, C: Codec<'a>>(bytes: &'a [u8]) -> Option<String> {
+//!     let e: DecodeError = C::decode(bytes).err()?;
+//!     Some(format!("{} at byte {}: {}", e.field(), e.offset, e))
+//! }
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod bits;
 mod checksum;

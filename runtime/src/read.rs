@@ -29,6 +29,7 @@ pub(crate) fn leb128(
 
 /// Reads fields from a byte slice, within a movable end limit; `T` keeps the fields read (see
 /// [`Trace`]: nothing when decoding).
+#[doc(hidden)]
 pub struct Reader<'a, T = NoTrace> {
     buf: &'a [u8],
     pos: usize,

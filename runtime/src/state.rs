@@ -12,6 +12,7 @@ pub const MAX_STATE_KEYS: usize = 65_536;
 /// ever new keys cannot make it grow without bound.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateTables {
+    /// Per table, the list announced under each key.
     pub tables: Vec<HashMap<u64, Rc<[u64]>>>,
     /// Per table, its keys in the order they were first announced.
     order: Vec<VecDeque<u64>>,
@@ -33,6 +34,7 @@ impl Default for StateTables {
 }
 
 impl StateTables {
+    /// The list table `t` holds under `key`.
     #[inline]
     pub fn get(&self, t: usize, key: u64) -> Option<&Rc<[u64]>> {
         self.tables.get(t)?.get(&key)

@@ -5,8 +5,11 @@
 pub struct FieldNote<'a> {
     /// Wireshark field abbreviation, e.g. `rtype.sequence`.
     pub abbrev: &'static str,
+    /// Byte offset of its first byte.
     pub offset: usize,
+    /// Bytes it covers (the bytes holding it, in a bit stream).
     pub len: usize,
+    /// Its value as the dissector shows it.
     pub value: Value<'a>,
     /// 0 for a field of the message's bytes; n for one of the n-th buffer decompressed from
     /// them (the dissector shows those in a data source of their own), `offset` counting from
@@ -14,11 +17,16 @@ pub struct FieldNote<'a> {
     pub source: u16,
 }
 
+/// A field's value as the dissector shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value<'a> {
+    /// An unsigned integer (enums and flag sets by their number).
     U(u64),
+    /// A signed integer.
     I(i64),
+    /// A floating-point number.
     F(f64),
+    /// A bool (a flag bit too).
     Bool(bool),
     /// Borrowed from the input, or owned when it came out of decompressed bytes.
     Bytes(std::borrow::Cow<'a, [u8]>),

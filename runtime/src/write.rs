@@ -3,6 +3,7 @@
 use crate::{EncodeError, EncodeErrorKind};
 
 /// Appends fields to a byte vector; derived fields are patched in place afterwards.
+#[doc(hidden)]
 pub struct Writer<'o> {
     pub buf: &'o mut Vec<u8>,
 }

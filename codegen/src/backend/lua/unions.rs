@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// The case chain of a switch on `tag_<name>`: `if tag == a or (tag >= lo and tag <= hi) then
-/// <body> elseif ... else <default> end`; `no_case` is emitted when there is no default.
+/// The case chain of a switch on `tag_<name>`:
+/// `if tag == a or (tag >= lo and tag <= hi) then <body> elseif ... else <default> end`;
+/// `no_case` is emitted when there is no default.
 pub(crate) fn case_chain(
     c: &mut Code,
     u: &Union,
