@@ -173,11 +173,10 @@ impl<'p> Gen<'p> {
         };
         let datagrams = self.application_datagrams(a);
         let into_owned = self.application_into_owned(a);
+        let derives = self.features().data_derives();
         Ok(quote! {
             /// A message of this application, by the message id the transport carries.
-            #[derive(Debug, Clone, PartialEq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            #derives
             pub enum Message #lt {
                 #( #variants(#types), )*
             }

@@ -70,7 +70,7 @@ impl<'p> Gen<'p> {
                 }
             }
         };
-        let feature_impls = Self::feature_protocol_impls(
+        let feature_impls = self.feature_protocol_impls(
             &types,
             arbitrary_message,
             quote! {
@@ -82,10 +82,13 @@ impl<'p> Gen<'p> {
         let received_doc = doc_prose(&format!(
             "A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
         ));
+        let serialize = self
+            .features()
+            .attr("serde", quote! { derive(serde::Serialize) });
         quote! {
             #received_doc
             #[derive(Debug, Clone, PartialEq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+            #serialize
             pub struct Received #lt {
                 pub transport: #root_ty,
                 pub message: Option<#message_ty>,

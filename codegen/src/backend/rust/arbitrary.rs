@@ -8,26 +8,29 @@ use super::*;
 /// (an expression of `raw` giving `arbitrary::Result<Self>`); the others derive it. The derive
 /// attribute and the impl, to place beside the type.
 pub(crate) fn of_width(
+    features: Features,
     name: &Ident,
     repr: &IntTy,
     from_raw: TokenStream,
 ) -> (TokenStream, TokenStream) {
     if repr.is_native() {
         return (
-            quote! { #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))] },
+            features.attr("arbitrary", quote! { derive(arbitrary::Arbitrary) }),
             quote! {},
         );
     }
     let (raw, bits) = (int_rust(repr), Literal::u32_unsuffixed(repr.bits));
-    let imp = quote! {
-        #[cfg(feature = "arbitrary")]
-        impl<'u> arbitrary::Arbitrary<'u> for #name {
-            fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-                let raw = wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u)?;
-                #from_raw
+    let imp = features.items(
+        "arbitrary",
+        &[quote! {
+            impl<'u> arbitrary::Arbitrary<'u> for #name {
+                fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+                    let raw = wiregen_runtime::arbitrary_support::unsigned::<#raw, #bits>(u)?;
+                    #from_raw
+                }
             }
-        }
-    };
+        }],
+    );
     (quote! {}, imp)
 }
 
@@ -58,7 +61,7 @@ impl Gen<'_> {
                 let (lo, hi) = (Literal::i64_unsuffixed(*lo), Literal::i64_unsuffixed(*hi));
                 quote! { u.int_in_range(#lo..=#hi) }
             }
-            Valid::Range { .. } => return Ok(arbitrary_in_range(&f.ty, optional)),
+            Valid::Range { .. } => return Ok(arbitrary_in_range(self.features(), &f.ty, optional)),
         };
         let value = if optional {
             quote! { Ok(if u.arbitrary()? { Some(#pick?) } else { None }) }
@@ -70,16 +73,22 @@ impl Gen<'_> {
         } else {
             t
         };
-        Ok(quote! {
-            #[cfg_attr(feature = "arbitrary", arbitrary(with = |u: &mut arbitrary::Unstructured| -> arbitrary::Result<#ty> { #value }))]
-        })
+        Ok(self.features().attr(
+            "arbitrary",
+            quote! { arbitrary(with = |u: &mut arbitrary::Unstructured| -> arbitrary::Result<#ty> { #value }) },
+        ))
     }
 }
 
 /// Random arrays the encoder accepts: as many elements as a constant fixes (`count: 3`, or
 /// `length: 12` over 4-byte elements), and elements of a narrow integer type (`u12[]`) in its
 /// range. Other arrays derive their values.
-pub(crate) fn arbitrary_array(p: &Protocol, sid: StructId, fi: usize) -> TokenStream {
+pub(crate) fn arbitrary_array(
+    features: Features,
+    p: &Protocol,
+    sid: StructId,
+    fi: usize,
+) -> TokenStream {
     let s = &p.structs[sid];
     let Ty::Array(elem, count) = &s.fields[fi].ty else {
         return quote! {};
@@ -136,12 +145,13 @@ pub(crate) fn arbitrary_array(p: &Protocol, sid: StructId, fi: usize) -> TokenSt
         }
         _ => quote! { vec_of::<_, #min, #max> },
     };
-    quote! {
-        #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f))]
-    }
+    features.attr(
+        "arbitrary",
+        quote! { arbitrary(with = wiregen_runtime::arbitrary_support::#f) },
+    )
 }
 
-pub(crate) fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
+pub(crate) fn arbitrary_in_range(features: Features, ty: &Ty, optional: bool) -> TokenStream {
     let (t, bits, signed) = match ty {
         Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),
         Ty::VarInt(VarInt::RiptideLen) => (format_ident!("u16"), 15, false),
@@ -155,7 +165,8 @@ pub(crate) fn arbitrary_in_range(ty: &Ty, optional: bool) -> TokenStream {
     };
     let f = format_ident!("{f}");
     let bits = Literal::u32_unsuffixed(bits);
-    quote! {
-        #[cfg_attr(feature = "arbitrary", arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #bits>))]
-    }
+    features.attr(
+        "arbitrary",
+        quote! { arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #bits>) },
+    )
 }

@@ -79,10 +79,7 @@ pub fn generate_module(
 ) -> Result<String, Internal> {
     let g = Gen::new(p, l, "", Packaging::Module(options));
     let body = g.body()?;
-    let (enums, rest) = (
-        features_decided(body.enums, options),
-        features_decided(body.rest, options),
-    );
+    let (enums, rest) = (body.enums, body.rest);
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
     // What users need is re-exported (and so imported) already.
     let imports = imports(&quote! { #enums #rest }, REEXPORTED);
@@ -110,46 +107,64 @@ fn body_text(head: &syn::File, flags: &[String], rest: &syn::File) -> String {
     out
 }
 
-/// `feature = "serde"` and `feature = "arbitrary"` in `cfg`/`cfg_attr`, replaced by `all()`
-/// (always) or `any()` (never) as the options say.
-fn features_decided(tokens: TokenStream, options: ModuleOptions) -> TokenStream {
-    use proc_macro2::{Group, TokenTree};
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
-    let mut i = 0;
-    while i < trees.len() {
-        let feature = match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
-            (TokenTree::Ident(f), Some(TokenTree::Punct(eq)), Some(TokenTree::Literal(l)))
-                if f == "feature" && eq.as_char() == '=' =>
-            {
-                match l.to_string().as_str() {
-                    "\"serde\"" => Some(options.serde),
-                    "\"arbitrary\"" => Some(options.arbitrary),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        if let Some(on) = feature {
-            out.extend(if on {
-                quote! { all() }
-            } else {
-                quote! { any() }
-            });
-            i += 3;
-            continue;
+/// How the code's optional parts (serde, arbitrary) are switched on: by the crate's features,
+/// or once, for a module, by its options. Every renderer asks this, so no output holds the
+/// other packaging's attributes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Features {
+    /// `#[cfg(feature = …)]` and `#[cfg_attr(feature = …, …)]`.
+    Crate,
+    /// On or off as the options say.
+    Module(ModuleOptions),
+}
+
+impl Features {
+    fn decided(self, feature: &str) -> Option<bool> {
+        match self {
+            Features::Crate => None,
+            Features::Module(o) => Some(match feature {
+                "serde" => o.serde,
+                _ => o.arbitrary,
+            }),
         }
-        match &trees[i] {
-            TokenTree::Group(g) => {
-                let mut inner = Group::new(g.delimiter(), features_decided(g.stream(), options));
-                inner.set_span(g.span());
-                out.push(TokenTree::Group(inner));
-            }
-            t => out.push(t.clone()),
-        }
-        i += 1;
     }
-    out.into_iter().collect()
+
+    /// `#[cfg_attr(feature = "…", attr)]`; in a module `#[attr]`, or nothing when it is off.
+    pub(crate) fn attr(self, feature: &str, attr: TokenStream) -> TokenStream {
+        match self.decided(feature) {
+            None => quote! { #[cfg_attr(feature = #feature, #attr)] },
+            Some(true) => quote! { #[#attr] },
+            Some(false) => quote! {},
+        }
+    }
+
+    /// `items`, each under `#[cfg(feature = "…")]`; in a module the items, or nothing when it
+    /// is off.
+    pub(crate) fn items(self, feature: &str, items: &[TokenStream]) -> TokenStream {
+        match self.decided(feature) {
+            None => quote! { #( #[cfg(feature = #feature)] #items )* },
+            Some(true) => quote! { #(#items)* },
+            Some(false) => quote! {},
+        }
+    }
+
+    /// The derives of a data type: `Debug, Clone, PartialEq`, serde's, arbitrary's.
+    pub(crate) fn data_derives(self) -> TokenStream {
+        let serde = self.attr(
+            "serde",
+            quote! { derive(serde::Serialize, serde::Deserialize) },
+        );
+        let arbitrary = self.attr("arbitrary", quote! { derive(arbitrary::Arbitrary) });
+        quote! { #[derive(Debug, Clone, PartialEq)] #serde #arbitrary }
+    }
+
+    /// Bytes serialize as a hex string.
+    pub(crate) fn serde_hex(self) -> TokenStream {
+        self.attr(
+            "serde",
+            quote! { serde(with = "wiregen_runtime::serde_support::hex") },
+        )
+    }
 }
 
 pub fn generate(
@@ -476,6 +491,14 @@ impl<'p> Gen<'p> {
             quote! { <'a> }
         } else {
             quote! {}
+        }
+    }
+
+    /// How this output switches serde and arbitrary.
+    fn features(&self) -> Features {
+        match self.packaging {
+            Packaging::Crate => Features::Crate,
+            Packaging::Module(o) => Features::Module(o),
         }
     }
 

@@ -78,7 +78,7 @@ impl<'p> Gen<'p> {
                 Ok(Some(datagrams))
             }
         };
-        let feature_impls = Self::feature_protocol_impls(
+        let feature_impls = self.feature_protocol_impls(
             &types,
             quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode()) },
             opening,
@@ -127,12 +127,14 @@ impl<'p> Gen<'p> {
     /// The `SerdeProtocol` and `ArbitraryProtocol` impls (behind the crate's features) of a
     /// protocol whose types `types` visits and whose arbitrary datagrams the bodies build.
     pub(crate) fn feature_protocol_impls(
+        &self,
         types: &[TokenStream],
         arbitrary_message: TokenStream,
         arbitrary_opening: TokenStream,
     ) -> TokenStream {
-        quote! {
-            #[cfg(feature = "serde")]
+        let serde = self.features().items(
+            "serde",
+            &[quote! {
             impl wiregen_runtime::SerdeProtocol for Protocol {
                 fn each_serde_type<V: wiregen_runtime::SerdeTypeVisitor>(visitor: &mut V) {
                     #(#types)*
@@ -142,8 +144,11 @@ impl<'p> Gen<'p> {
                     serde::Serialize::serialize(datagram, serializer)
                 }
             }
-
-            #[cfg(feature = "arbitrary")]
+            }],
+        );
+        let arbitrary = self.features().items(
+            "arbitrary",
+            &[quote! {
             impl wiregen_runtime::ArbitraryProtocol for Protocol {
                 fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
                     #arbitrary_message
@@ -153,6 +158,11 @@ impl<'p> Gen<'p> {
                     #arbitrary_opening
                 }
             }
+            }],
+        );
+        quote! {
+            #serde
+            #arbitrary
         }
     }
 }

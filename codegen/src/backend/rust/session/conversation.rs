@@ -69,10 +69,13 @@ impl<'p> Gen<'p> {
             "One datagram of a conversation: an opening datagram (told apart by its order) or a \
              [`{root}`]."
         ));
+        let serialize = self
+            .features()
+            .attr("serde", quote! { derive(serde::Serialize) });
         quote! {
             #datagram_doc
             #[derive(Debug, Clone, PartialEq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+            #serialize
             pub enum Datagram #lt {
                 #(#variants)*
                 /// Every datagram after the opening.

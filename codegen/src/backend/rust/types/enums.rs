@@ -131,7 +131,8 @@ impl<'p> Gen<'p> {
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
-        let (derive_arbitrary, impl_arbitrary) = super::arbitrary::of_width(&name, &e.repr, pick);
+        let (derive_arbitrary, impl_arbitrary) =
+            super::arbitrary::of_width(self.features(), &name, &e.repr, pick);
         // Conversions from and to the integer on the wire, as std's traits.
         let from_int = if e.closed {
             quote! {
@@ -152,6 +153,28 @@ impl<'p> Gen<'p> {
                 }
             }
         };
+        let serde = self.features().items(
+            "serde",
+            &[
+                quote! {
+            impl serde::Serialize for #name {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
+                }
+            }
+                },
+                quote! {
+            impl<'de> serde::Deserialize<'de> for #name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    const NAMES: &[(&str, u64)] = &[ #( (#names, #values), )* ];
+                    let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
+                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!(#too_wide)))?;
+                    #serde_from
+                }
+            }
+                },
+            ],
+        );
         quote! {
             #d
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -189,22 +212,7 @@ impl<'p> Gen<'p> {
 
             #from_int
 
-            #[cfg(feature = "serde")]
-            impl serde::Serialize for #name {
-                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                    wiregen_runtime::serde_support::named(s, #serde_name, self.raw() as u64)
-                }
-            }
-
-            #[cfg(feature = "serde")]
-            impl<'de> serde::Deserialize<'de> for #name {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    const NAMES: &[(&str, u64)] = &[ #( (#names, #values), )* ];
-                    let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-                    let raw = #raw::try_from(wide).map_err(|_| serde::de::Error::custom(format!(#too_wide)))?;
-                    #serde_from
-                }
-            }
+            #serde
         }
     }
 

@@ -12,7 +12,7 @@ impl<'p> Gen<'p> {
             }
         }
         let (derive_arbitrary, impl_arbitrary) =
-            super::arbitrary::of_width(&name, &f.repr, quote! { Ok(Self(raw)) });
+            super::arbitrary::of_width(self.features(), &name, &f.repr, quote! { Ok(Self(raw)) });
         let mut text = String::from("wiregen_runtime::flags! {\n");
         doc_comments(&mut text, "    ", &f.doc);
         if !derive_arbitrary.is_empty() {

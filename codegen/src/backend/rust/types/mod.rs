@@ -7,6 +7,7 @@ mod unions;
 
 pub(crate) use flags::named_lit;
 
+use super::arbitrary::{arbitrary_array, arbitrary_in_range};
 use super::*;
 
 impl<'p> Gen<'p> {
@@ -111,33 +112,27 @@ impl<'p> Gen<'p> {
                 None => fd,
             };
             let serde_attr = match &f.ty {
-                Ty::Bytes(_) if f.condition.is_none() => {
-                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] }
-                }
+                Ty::Bytes(_) if f.condition.is_none() => self.features().serde_hex(),
                 _ => quote! {},
             };
             let arbitrary_attr = match &f.valid {
                 Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
                 None if f.condition.is_none() => {
-                    let in_range = super::arbitrary::arbitrary_in_range(&f.ty, false);
+                    let in_range = arbitrary_in_range(self.features(), &f.ty, false);
                     if in_range.is_empty() {
-                        super::arbitrary::arbitrary_array(self.p, sid, fi)
+                        arbitrary_array(self.features(), self.p, sid, fi)
                     } else {
                         in_range
                     }
                 }
-                None => super::arbitrary::arbitrary_in_range(&f.ty, true),
+                None => arbitrary_in_range(self.features(), &f.ty, true),
             };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
                 unions.push(self.union_def(sid, fi, f, u)?);
             }
         }
-        let derives = quote! {
-            #[derive(Debug, Clone, PartialEq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-        };
+        let derives = self.features().data_derives();
         let body = if fields.is_empty() {
             quote! { {} }
         } else {

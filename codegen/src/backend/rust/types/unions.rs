@@ -52,7 +52,7 @@ impl<'p> Gen<'p> {
             let cd = doc(&c.doc);
             let carries_tag = tag_ty.is_some() && c.single().is_none();
             // The payload's type, and the attribute its field carries (bytes serialize as hex).
-            let hex = quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] };
+            let hex = self.features().serde_hex();
             let (attr, payload) = match c.body {
                 CaseBody::Struct(id) => {
                     let n = ident(&p.structs[id].name);
@@ -108,7 +108,8 @@ impl<'p> Gen<'p> {
             });
             let data = match body {
                 CaseBody::Bytes => {
-                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] data: Cow<'a, [u8]>, }
+                    let hex = self.features().serde_hex();
+                    quote! { #hex data: Cow<'a, [u8]>, }
                 }
                 CaseBody::Struct(id) => {
                     let n = ident(&p.structs[id].name);
@@ -129,9 +130,10 @@ impl<'p> Gen<'p> {
             let other = ident(&u.default_variant);
             // Without a tag to carry, the default reads like any other case: `Name(T)`.
             let untagged = match body {
-                CaseBody::Bytes => Some(
-                    quote! { #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))] Cow<'a, [u8]> },
-                ),
+                CaseBody::Bytes => {
+                    let hex = self.features().serde_hex();
+                    Some(quote! { #hex Cow<'a, [u8]> })
+                }
                 CaseBody::Struct(id) => {
                     let n = ident(&p.structs[id].name);
                     let l = self.lifetime(id);
@@ -193,11 +195,10 @@ impl<'p> Gen<'p> {
                 }
             }
         });
+        let derives = self.features().data_derives();
         Ok(quote! {
             #fd
-            #[derive(Debug, Clone, PartialEq)]
-            #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-            #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+            #derives
             pub enum #name #lt {
                 #(#variants)*
             }
