@@ -152,7 +152,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     }
 
     /// A little-endian integer of field `field`, noted under `abbrev`.
-    #[inline]
+    #[inline(always)]
     pub fn le<I: WireInt>(
         &mut self,
         field: &'static str,
@@ -165,7 +165,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     }
 
     /// A big-endian integer of field `field`, noted under `abbrev`.
-    #[inline]
+    #[inline(always)]
     pub fn be<I: WireInt>(
         &mut self,
         field: &'static str,
@@ -546,7 +546,7 @@ macro_rules! wire_ints {
         impl sealed::Sealed for $t {}
 
         impl WireInt for $t {
-            #[inline]
+            #[inline(always)]
             fn from_le<'a, T: Trace<'a>>(
                 r: &mut Reader<'a, T>,
                 field: &'static str,
@@ -554,7 +554,7 @@ macro_rules! wire_ints {
                 Ok(<$t>::from_le_bytes(r.array(field)?))
             }
 
-            #[inline]
+            #[inline(always)]
             fn from_be<'a, T: Trace<'a>>(
                 r: &mut Reader<'a, T>,
                 field: &'static str,
