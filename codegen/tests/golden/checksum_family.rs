@@ -190,7 +190,7 @@ impl<'a> Codec<'a> for Frame<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             FrameBody::Other { kind, data, .. } => {
-                if matches!(*kind, 1..=2) {
+                if let 1..=2 = *kind {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant { tag: *kind as u64 },

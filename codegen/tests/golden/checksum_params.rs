@@ -126,7 +126,7 @@ impl<'a> Codec<'a> for Framed<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             FramedBody::Other { kind, data, .. } => {
-                if matches!(*kind, 1) {
+                if let 1 = *kind {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant { tag: *kind as u64 },

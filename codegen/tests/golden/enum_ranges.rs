@@ -341,7 +341,7 @@ impl<'a> Codec<'a> for Shot<'a> {
             }
             ShotExtra::Knife => {}
             ShotExtra::Other { weapon, data, .. } => {
-                if matches!(weapon.raw(), 1..= 6 | 16..= 32) {
+                if let 1..=6 | 16..=32 = weapon.raw() {
                     return Err(EncodeError::new(
                         "extra",
                         EncodeErrorKind::TagHasVariant {

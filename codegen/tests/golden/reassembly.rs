@@ -151,13 +151,15 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("payload"))?;
             }
             PacketPayload::Other { command, data, .. } => {
-                if self.flags.bits() & 1 == 0 && matches!(*command, 1) {
-                    return Err(EncodeError::new(
-                        "payload",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: *command as u64,
-                        },
-                    ));
+                if self.flags.bits() & 1 == 0 {
+                    if let 1 = *command {
+                        return Err(EncodeError::new(
+                            "payload",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *command as u64,
+                            },
+                        ));
+                    }
                 }
                 w.put(data);
             }

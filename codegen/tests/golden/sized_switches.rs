@@ -227,7 +227,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("inner"))?;
             }
             PacketInner::Other { kind, data, .. } => {
-                if matches!(*kind, 1) {
+                if let 1 = *kind {
                     return Err(EncodeError::new(
                         "inner",
                         EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
@@ -246,7 +246,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("other"))?;
             }
             PacketOther::Other { kind2, data, .. } => {
-                if matches!(*kind2, 1) {
+                if let 1 = *kind2 {
                     return Err(EncodeError::new(
                         "other",
                         EncodeErrorKind::TagHasVariant { tag: *kind2 as u64 },
@@ -268,7 +268,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("fixed"))?;
             }
             PacketFixed::Other { kind3, data, .. } => {
-                if matches!(*kind3, 1) {
+                if let 1 = *kind3 {
                     return Err(EncodeError::new(
                         "fixed",
                         EncodeErrorKind::TagHasVariant { tag: *kind3 as u64 },

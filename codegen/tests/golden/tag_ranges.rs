@@ -121,7 +121,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::Other { tag, data, .. } => {
-                if matches!(* tag, 16..= 31 | 240..= 255) {
+                if let 16..=31 | 240..=255 = *tag {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant { tag: *tag as u64 },

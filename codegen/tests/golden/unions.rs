@@ -182,7 +182,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::Other { kind, data, .. } => {
-                if matches!(kind.raw(), 0..= 1 | 16..= 31) {
+                if let 0..=1 | 16..=31 = kind.raw() {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant {

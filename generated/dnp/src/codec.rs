@@ -797,7 +797,7 @@ impl<'a> Codec<'a> for Command<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             CommandBody::Other { code, data, .. } => {
-                if matches!(code.raw(), 0..=11) {
+                if let 0..=11 = code.raw() {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant {

@@ -504,7 +504,7 @@ impl<'a> Codec<'a> for Message<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             MessageBody::Other { header, data, .. } => {
-                if matches!(header.raw(), 0..=10) {
+                if let 0..=10 = header.raw() {
                     return Err(EncodeError::new(
                         "body",
                         EncodeErrorKind::TagHasVariant {

@@ -409,13 +409,15 @@ impl<'a> Codec<'a> for Packet<'a> {
             }
             PacketPayload::Ack => {}
             PacketPayload::Other { command, data, .. } => {
-                if flags.bits() & 2 == 0 && matches!(command.raw(), 1..= 3 | 16..= 17 | 255) {
-                    return Err(EncodeError::new(
-                        "payload",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: command.raw() as u64,
-                        },
-                    ));
+                if flags.bits() & 2 == 0 {
+                    if let 1..=3 | 16..=17 | 255 = command.raw() {
+                        return Err(EncodeError::new(
+                            "payload",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: command.raw() as u64,
+                            },
+                        ));
+                    }
                 }
                 w.put(data);
             }

@@ -811,15 +811,15 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("payload"))?;
             }
             PacketPayload::Other { command, data, .. } => {
-                if flags.bits() & 2 == 0
-                    && matches!(command.raw(), 1..= 4 | 7..= 14 | 16..= 17 | 255)
-                {
-                    return Err(EncodeError::new(
-                        "payload",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: command.raw() as u64,
-                        },
-                    ));
+                if flags.bits() & 2 == 0 {
+                    if let 1..=4 | 7..=14 | 16..=17 | 255 = command.raw() {
+                        return Err(EncodeError::new(
+                            "payload",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: command.raw() as u64,
+                            },
+                        ));
+                    }
                 }
                 w.put(data);
             }
@@ -1307,7 +1307,7 @@ impl<'a> Codec<'a> for SetComponent<'a> {
                 data,
                 ..
             } => {
-                if matches!(component_type.raw(), 0..=11) {
+                if let 0..=11 = component_type.raw() {
                     return Err(EncodeError::new(
                         "data",
                         EncodeErrorKind::TagHasVariant {

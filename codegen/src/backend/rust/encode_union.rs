@@ -128,18 +128,19 @@ impl<'p> Gen<'p> {
                 if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
                     return None;
                 }
-                let owned = quote! { matches!(#number, #(#pats)|*) };
-                let when = match &u.unless {
-                    Some(cond) => {
-                        let not = self.negated(cond, Ctx::Encode);
-                        quote! { #not && #owned }
-                    }
-                    None => owned,
-                };
-                Some(quote! {
-                    if #when {
+                // `if let` rather than `matches!`: a range pattern inside a macro is left as
+                // the token printer spaced it (`1..= 3`), outside one rustfmt lays it out.
+                let refuse = quote! {
+                    if let #(#pats)|* = #number {
                         return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
                     }
+                };
+                Some(match &u.unless {
+                    Some(cond) => {
+                        let not = self.negated(cond, Ctx::Encode);
+                        quote! { if #not { #refuse } }
+                    }
+                    None => refuse,
                 })
             });
             // A tag this switch does not derive: the same, on its value (no `unless`: there
