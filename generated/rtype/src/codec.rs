@@ -261,14 +261,11 @@ impl<'a> Codec<'a> for Packet<'a> {
         let magic_at = r.pos();
         let magic = r.le::<u16>("magic", "rtype.magic")?;
         if magic != 0xD1CE {
-            return Err(r.error(
-                "magic",
-                magic_at,
-                DecodeErrorKind::BadConst {
-                    expected: 0xD1CE,
-                    found: magic as u64,
-                },
-            ));
+            let kind = DecodeErrorKind::BadConst {
+                expected: 0xD1CE,
+                found: magic as u64,
+            };
+            return Err(r.error("magic", magic_at, kind));
         }
         let command = Command::from_raw(r.le::<u8>("command", "rtype.command")?);
         let flags = {
@@ -344,14 +341,11 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.slice(checksum_at + 2, r.pos()),
         ]);
         if computed != checksum as u64 {
-            return Err(r.error(
-                "checksum",
-                checksum_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: checksum as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: checksum as u64,
+                computed,
+            };
+            return Err(r.error("checksum", checksum_at, kind));
         }
         r.insert_note(
             checksum_note,
@@ -470,14 +464,11 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
         let username_len_at = r.pos();
         let username_len = r.le::<u8>("username_len", "rtype.req_login.username_len")?;
         if username_len as u64 > 32 {
-            return Err(r.error(
-                "username_len",
-                username_len_at,
-                DecodeErrorKind::TooLarge {
-                    value: username_len as u64,
-                    max: 32,
-                },
-            ));
+            let kind = DecodeErrorKind::TooLarge {
+                value: username_len as u64,
+                max: 32,
+            };
+            return Err(r.error("username_len", username_len_at, kind));
         }
         let username = {
             let n = r.length(username_len, "username")?;

@@ -617,14 +617,11 @@ impl<'a> Codec<'a> for Packet<'a> {
         let magic_at = r.pos();
         let magic = r.le::<u16>("magic", "rtype_impl.magic")?;
         if magic != 53710 {
-            return Err(r.error(
-                "magic",
-                magic_at,
-                DecodeErrorKind::BadConst {
-                    expected: 53710,
-                    found: magic as u64,
-                },
-            ));
+            let kind = DecodeErrorKind::BadConst {
+                expected: 53710,
+                found: magic as u64,
+            };
+            return Err(r.error("magic", magic_at, kind));
         }
         let command = Command::from_raw(r.le::<u8>("command", "rtype_impl.command")?);
         let flags = {
@@ -723,14 +720,11 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.slice(checksum_at + 2, r.pos()),
         ]);
         if computed != checksum as u64 {
-            return Err(r.error(
-                "checksum",
-                checksum_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: checksum as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: checksum as u64,
+                computed,
+            };
+            return Err(r.error("checksum", checksum_at, kind));
         }
         r.insert_note(
             checksum_note,
@@ -1939,14 +1933,11 @@ impl<'a> Codec<'a> for LobbyString<'a> {
         let len_at = r.pos();
         let len = r.le::<u8>("len", "rtype_impl.lobby_string.len")?;
         if len as u64 > 64 {
-            return Err(r.error(
-                "len",
-                len_at,
-                DecodeErrorKind::TooLarge {
-                    value: len as u64,
-                    max: 64,
-                },
-            ));
+            let kind = DecodeErrorKind::TooLarge {
+                value: len as u64,
+                max: 64,
+            };
+            return Err(r.error("len", len_at, kind));
         }
         let text = {
             let n = r.length(len, "text")?;
@@ -2010,14 +2001,11 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
         let count_at = r.pos();
         let count = r.le::<u8>("count", "rtype_impl.res_lobby_list.count")?;
         if count as u64 > 32 {
-            return Err(r.error(
-                "count",
-                count_at,
-                DecodeErrorKind::TooLarge {
-                    value: count as u64,
-                    max: 32,
-                },
-            ));
+            let kind = DecodeErrorKind::TooLarge {
+                value: count as u64,
+                max: 32,
+            };
+            return Err(r.error("count", count_at, kind));
         }
         let lobbies = {
             let n = r.length(count, "lobbies")?;

@@ -162,7 +162,8 @@ impl<'p> Gen<'p> {
                     quote! {
                         let #computed_local = #computed;
                         if #computed_local != #v as u64 {
-                            return Err(r.error(#nm, #at, DecodeErrorKind::BadChecksum { stored: #v as u64, #computed_init }));
+                            let kind = DecodeErrorKind::BadChecksum { stored: #v as u64, #computed_init };
+                            return Err(r.error(#nm, #at, kind));
                         }
                     },
                     quote! { r.insert_note(#note_index, #status, #at, #n, Value::U(1)); },

@@ -109,7 +109,8 @@ impl<'p> Gen<'p> {
                 };
                 quote! {
                     if #raw != #c {
-                        return Err(r.error(#nm, #at, DecodeErrorKind::BadConst { expected: #c, found: #raw as u64 }));
+                        let kind = DecodeErrorKind::BadConst { expected: #c, found: #raw as u64 };
+                        return Err(r.error(#nm, #at, kind));
                     }
                 }
             }
@@ -117,7 +118,8 @@ impl<'p> Gen<'p> {
                 let m = lit_u64(m);
                 quote! {
                     if #local as u64 > #m {
-                        return Err(r.error(#nm, #at, DecodeErrorKind::TooLarge { value: #local as u64, max: #m }));
+                        let kind = DecodeErrorKind::TooLarge { value: #local as u64, max: #m };
+                        return Err(r.error(#nm, #at, kind));
                     }
                 }
             }
