@@ -217,3 +217,6 @@ fn field_locals(s: &Struct, fi: usize) -> FieldLocals {
         outer: fresh(format!("outer_{group}"), s),
     }
 }
+
+#[cfg(test)]
+mod tests;
