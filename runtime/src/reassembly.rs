@@ -2,7 +2,7 @@
 //! schema declares `reassembly`. The generated crate says where a packet's piece is
 //! ([`Fragmented`]); [`Reassembler`] keeps the pieces, within limits.
 
-use crate::{DecodeError, DecodeErrorKind};
+use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::Hash;
@@ -221,6 +221,37 @@ impl<F: Fragmented> Reassembler<F> {
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
+}
+
+/// Cuts `payload` into pieces of at most `piece_size` bytes (an empty payload is one empty
+/// piece) and makes a packet of each with `packet(index, count, piece)`: a generated `chunk`
+/// sets the index, the markers and the piece on a copy of its template.
+///
+/// ```
+/// let packets = wiregen_runtime::split(b"hello", 2, |i, count, piece| {
+///     Ok(format!("{}/{count}:{}", i + 1, String::from_utf8_lossy(piece)))
+/// })?;
+/// assert_eq!(packets, ["1/3:he", "2/3:ll", "3/3:o"]);
+/// # Ok::<(), wiregen_runtime::EncodeError>(())
+/// ```
+pub fn split<P>(
+    payload: &[u8],
+    piece_size: usize,
+    mut packet: impl FnMut(usize, usize, &[u8]) -> Result<P, EncodeError>,
+) -> Result<Vec<P>, EncodeError> {
+    if piece_size == 0 {
+        let kind = EncodeErrorKind::TooSmall { value: 0 };
+        return Err(EncodeError::new("piece_size", kind));
+    }
+    let count = payload.len().div_ceil(piece_size).max(1);
+    if payload.is_empty() {
+        return Ok(vec![packet(0, 1, &[])?]);
+    }
+    payload
+        .chunks(piece_size)
+        .enumerate()
+        .map(|(i, piece)| packet(i, count, piece))
+        .collect()
 }
 
 #[cfg(test)]

@@ -114,36 +114,27 @@ impl<'a> Codec<'a> for Frame<'a> {
             r.slice(header_sum_at + 1, length_end),
         ]);
         if computed != header_sum as u64 {
-            return Err(r.error(
-                "header_sum",
-                header_sum_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: header_sum as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: header_sum as u64,
+                computed,
+            };
+            return Err(r.error("header_sum", header_sum_at, kind));
         }
         let computed = Checksum::Internet.checksum(&[r.slice(body_start, body_end)]);
         if computed != body_check as u64 {
-            return Err(r.error(
-                "body_check",
-                body_check_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: body_check as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: body_check as u64,
+                computed,
+            };
+            return Err(r.error("body_check", body_check_at, kind));
         }
         let computed = Checksum::Adler32.checksum(&[r.slice(start, body_end)]);
         if computed != adler as u64 {
-            return Err(r.error(
-                "adler",
-                adler_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: adler as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: adler as u64,
+                computed,
+            };
+            return Err(r.error("adler", adler_at, kind));
         }
         r.insert_note(
             adler_note,
@@ -279,36 +270,27 @@ impl<'a> Codec<'a> for Sums<'a> {
             r.slice(total_at + 2, r.pos()),
         ]);
         if computed != total as u64 {
-            return Err(r.error(
-                "total",
-                total_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: total as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: total as u64,
+                computed,
+            };
+            return Err(r.error("total", total_at, kind));
         }
         let computed = Checksum::Sum(32u32).checksum(&[r.slice(start, text_end)]);
         if computed != wide as u64 {
-            return Err(r.error(
-                "wide",
-                wide_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: wide as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: wide as u64,
+                computed,
+            };
+            return Err(r.error("wide", wide_at, kind));
         }
         let computed = Checksum::Xor8.checksum(&[r.slice(start, text_end)]);
         if computed != parity as u64 {
-            return Err(r.error(
-                "parity",
-                parity_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: parity as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: parity as u64,
+                computed,
+            };
+            return Err(r.error("parity", parity_at, kind));
         }
         r.insert_note(
             parity_note,
@@ -403,25 +385,19 @@ impl<'a> Codec<'a> for Words {
         let long_note = r.notes_len();
         let computed = Checksum::Fletcher16.checksum(&[r.slice(start, values_end)]);
         if computed != short as u64 {
-            return Err(r.error(
-                "short",
-                short_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: short as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: short as u64,
+                computed,
+            };
+            return Err(r.error("short", short_at, kind));
         }
         let computed = Checksum::Fletcher32.checksum(&[r.slice(start, values_end)]);
         if computed != long as u64 {
-            return Err(r.error(
-                "long",
-                long_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: long as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: long as u64,
+                computed,
+            };
+            return Err(r.error("long", long_at, kind));
         }
         r.insert_note(
             long_note,

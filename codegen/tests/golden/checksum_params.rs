@@ -97,14 +97,11 @@ impl<'a> Codec<'a> for Framed<'a> {
             r.slice(crc_at + 4, r.pos()),
         ]);
         if computed != crc as u64 {
-            return Err(r.error(
-                "crc",
-                crc_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: crc as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: crc as u64,
+                computed,
+            };
+            return Err(r.error("crc", crc_at, kind));
         }
         r.insert_note(
             crc_note,
@@ -170,14 +167,11 @@ impl<'a> Codec<'a> for Inner {
             r.slice(check_at + 2, r.pos()),
         ]);
         if computed != check as u64 {
-            return Err(r.error(
-                "check",
-                check_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: check as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: check as u64,
+                computed,
+            };
+            return Err(r.error("check", check_at, kind));
         }
         r.insert_note(
             check_note,

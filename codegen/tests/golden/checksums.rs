@@ -55,14 +55,11 @@ impl<'a> Codec<'a> for Checked<'a> {
             r.slice(checksum_at + 2, r.pos()),
         ]);
         if computed != checksum as u64 {
-            return Err(r.error(
-                "checksum",
-                checksum_at,
-                DecodeErrorKind::BadChecksum {
-                    stored: checksum as u64,
-                    computed,
-                },
-            ));
+            let kind = DecodeErrorKind::BadChecksum {
+                stored: checksum as u64,
+                computed,
+            };
+            return Err(r.error("checksum", checksum_at, kind));
         }
         r.insert_note(
             checksum_note,

@@ -219,14 +219,11 @@ impl<'a> Codec<'a> for Command {
         let n_at = r.pos();
         let n = r.be::<u8>("n", "enet_constructs.command.n")?;
         if n as u64 > 8 {
-            return Err(r.error(
-                "n",
-                n_at,
-                DecodeErrorKind::TooLarge {
-                    value: n as u64,
-                    max: 8,
-                },
-            ));
+            let kind = DecodeErrorKind::TooLarge {
+                value: n as u64,
+                max: 8,
+            };
+            return Err(r.error("n", n_at, kind));
         }
         let items = {
             let n = r.length(

@@ -154,26 +154,20 @@ impl<'a> Codec<'a> for Hello {
         let kind_at = r.pos();
         let kind = Kind::from_raw(r.le::<u8>("kind", "enum_const.kind")?);
         if kind.raw() != 1 {
-            return Err(r.error(
-                "kind",
-                kind_at,
-                DecodeErrorKind::BadConst {
-                    expected: 1,
-                    found: kind.raw() as u64,
-                },
-            ));
+            let kind = DecodeErrorKind::BadConst {
+                expected: 1,
+                found: kind.raw() as u64,
+            };
+            return Err(r.error("kind", kind_at, kind));
         }
         let version_at = r.pos();
         let version = Version::from_raw(r.le::<u16>("version", "enum_const.version")?);
         if version.raw() != 2 {
-            return Err(r.error(
-                "version",
-                version_at,
-                DecodeErrorKind::BadConst {
-                    expected: 2,
-                    found: version.raw() as u64,
-                },
-            ));
+            let kind = DecodeErrorKind::BadConst {
+                expected: 2,
+                found: version.raw() as u64,
+            };
+            return Err(r.error("version", version_at, kind));
         }
         let extra = if version.raw() == 2 {
             Some(r.le::<u8>("extra", "enum_const.extra")?)

@@ -36,14 +36,11 @@ impl<'a> Codec<'a> for Ints {
         let magic_at = r.pos();
         let magic = r.be::<u16>("magic", "integers.magic")?;
         if magic != 0xCAFE {
-            return Err(r.error(
-                "magic",
-                magic_at,
-                DecodeErrorKind::BadConst {
-                    expected: 0xCAFE,
-                    found: magic as u64,
-                },
-            ));
+            let kind = DecodeErrorKind::BadConst {
+                expected: 0xCAFE,
+                found: magic as u64,
+            };
+            return Err(r.error("magic", magic_at, kind));
         }
         let a = r.be::<u8>("a", "integers.a")?;
         let b = r.le::<i16>("b", "integers.b")?;
@@ -75,14 +72,11 @@ impl<'a> Codec<'a> for Ints {
         let h_at = r.pos();
         let h = r.be::<u8>("h", "integers.h")?;
         if h as u64 > 9 {
-            return Err(r.error(
-                "h",
-                h_at,
-                DecodeErrorKind::TooLarge {
-                    value: h as u64,
-                    max: 9,
-                },
-            ));
+            let kind = DecodeErrorKind::TooLarge {
+                value: h as u64,
+                max: 9,
+            };
+            return Err(r.error("h", h_at, kind));
         }
         Ok(Self {
             a,

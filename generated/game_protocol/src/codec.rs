@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    Reader, Trace, Value, Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace,
+    Value, Writer,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1642,28 +1642,13 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    if piece_size == 0 {
-        return Err(EncodeError::new(
-            "piece_size",
-            EncodeErrorKind::TooSmall { value: 0 },
-        ));
-    }
-    let pieces: Vec<&[u8]> = if payload.is_empty() {
-        vec![&[][..]]
-    } else {
-        payload.chunks(piece_size).collect()
-    };
-    let count = pieces.len();
-    let mut out = Vec::with_capacity(count);
-    for (i, data) in pieces.into_iter().enumerate() {
+    wiregen_runtime::split(payload, piece_size, |i, count, data| {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, "chunk")?;
-        packet.chunk = raw as u8;
+        packet.chunk = fit(i as u64, u8::MAX as u64, "chunk")? as u8;
         packet.flags.set(PacketFlags::FIN, i + 1 == count);
         packet.data = Cow::Owned(data.to_vec());
-        out.push(packet);
-    }
-    Ok(out)
+        Ok(packet)
+    })
 }
 
 /// A payload joined from its pieces, and which side sent it.

@@ -721,23 +721,9 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    if piece_size == 0 {
-        return Err(EncodeError::new(
-            "piece_size",
-            EncodeErrorKind::TooSmall { value: 0 },
-        ));
-    }
-    let pieces: Vec<&[u8]> = if payload.is_empty() {
-        vec![&[][..]]
-    } else {
-        payload.chunks(piece_size).collect()
-    };
-    let count = pieces.len();
-    let mut out = Vec::with_capacity(count);
-    for (i, data) in pieces.into_iter().enumerate() {
+    wiregen_runtime::split(payload, piece_size, |i, count, data| {
         let mut packet = template.clone();
-        let raw = fit(i as u64, u8::MAX as u64, "fragment_index")?;
-        packet.fragment_index = raw as u8;
+        packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")? as u8;
         packet.sequence = template.sequence.wrapping_add(i as u32);
         packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
         packet.flags.insert(PacketFlags::IS_FRAGMENT);
@@ -745,9 +731,8 @@ pub fn chunk<'a>(
             command: template.payload.command(),
             data: Cow::Owned(data.to_vec()),
         };
-        out.push(packet);
-    }
-    Ok(out)
+        Ok(packet)
+    })
 }
 
 impl<'a> PacketPayload<'a> {

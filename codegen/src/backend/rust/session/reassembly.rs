@@ -228,23 +228,15 @@ impl<'p> Gen<'p> {
                 /// what marks the pieces, and the piece set.
                 #( #[doc = #number_doc] )*
                 pub fn chunk<'a>(template: &#rt #lt_a, payload: &[u8], piece_size: usize) -> Result<Vec<#rt #lt_a>, EncodeError> {
-                    if piece_size == 0 {
-                        return Err(EncodeError::new("piece_size", EncodeErrorKind::TooSmall { value: 0 }));
-                    }
-                    let pieces: Vec<&[u8]> = if payload.is_empty() { vec![&[][..]] } else { payload.chunks(piece_size).collect() };
-                    let count = pieces.len();
-                    let mut out = Vec::with_capacity(count);
-                    for (i, data) in pieces.into_iter().enumerate() {
+                    wiregen_runtime::split(payload, piece_size, |i, count, data| {
                         let mut packet = template.clone();
-                        let raw = fit(i as u64, #index_ty::MAX as u64, #index_name)?;
-                        packet.#index = raw as #index_ty;
+                        packet.#index = fit(i as u64, #index_ty::MAX as u64, #index_name)? as #index_ty;
                         #number_set
                         #end_set
                         #when_set
                         #piece_put
-                        out.push(packet);
-                    }
-                    Ok(out)
+                        Ok(packet)
+                    })
                 }
             },
             _ => quote! {},
