@@ -223,8 +223,6 @@ impl<'a> Message {
     }
 }
 
-#[allow(dead_code)]
-fn message_lifetime(_: Message) {}
 /// A `tcp_framing` datagram as this application reads it: the transport's message, and the
 /// game message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]

@@ -475,8 +475,6 @@ impl wiregen_runtime::IntoOwned for Message<'_> {
     }
 }
 
-#[allow(dead_code)]
-fn message_lifetime(_: Message<'_>) {}
 /// A `dnp` datagram as this application reads it: the transport's message, and the game
 /// message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]

@@ -469,8 +469,6 @@ impl wiregen_runtime::IntoOwned for Message<'_> {
     }
 }
 
-#[allow(dead_code)]
-fn message_lifetime(_: Message<'_>) {}
 /// A `riptide_2_0` datagram as this application reads it: the transport's message, and the
 /// game message it carries (`None`: one of the transport's own).
 #[derive(Debug, Clone, PartialEq)]

@@ -11,10 +11,10 @@ impl<'p> Gen<'p> {
             return Ok(quote! {});
         };
         let t = self.other_protocol(&a.transport);
-        let (lt, lt_anon) = if self.messages_borrow(a) {
-            (quote! { <'a> }, quote! { <'_> })
+        let lt = if self.messages_borrow(a) {
+            quote! { <'a> }
         } else {
-            (quote! {}, quote! {})
+            quote! {}
         };
         let variants: Vec<Ident> = a
             .messages
@@ -215,9 +215,6 @@ impl<'p> Gen<'p> {
             }
 
             #into_owned
-
-            #[allow(dead_code)]
-            fn message_lifetime(_: Message #lt_anon) {}
         })
     }
 }
