@@ -22,6 +22,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 tshark --version | head -1
+# Generated crates are laid out by rustfmt: the freshness tests compare against its layout.
+command -v rustfmt >/dev/null 2>&1 || rustup component add rustfmt
 
 cargo test --workspace "$@"
 # A game crate outside the workspace, built the way the README tells a user (build.rs + include).
