@@ -144,7 +144,6 @@ impl Conversation {
         Self::default()
     }
     /// Decodes the next datagram; `from_client` when it was sent to the server's port.
-    #[allow(clippy::single_match)]
     pub fn decode<'a>(
         &mut self,
         from_client: bool,
@@ -157,18 +156,11 @@ impl Conversation {
         };
         let k = *count;
         *count += 1;
-        if from_client {
-            match k {
-                0 => return Ok(Datagram::Hello(Hello::decode(bytes)?)),
-                _ => {}
-            }
-        } else {
-            match k {
-                0 => return Ok(Datagram::Welcome(Welcome::decode(bytes)?)),
-                _ => {}
-            }
-        }
-        Ok(Datagram::Packet(Packet::decode(bytes)?))
+        Ok(match (from_client, k) {
+            (true, 0) => Datagram::Hello(Hello::decode(bytes)?),
+            (false, 0) => Datagram::Welcome(Welcome::decode(bytes)?),
+            _ => Datagram::Packet(Packet::decode(bytes)?),
+        })
     }
 }
 

@@ -1584,7 +1584,6 @@ impl Conversation {
         Self::default()
     }
     /// Decodes the next datagram; `from_client` when it was sent to the server's port.
-    #[allow(clippy::single_match)]
     pub fn decode<'a>(
         &mut self,
         from_client: bool,
@@ -1597,23 +1596,12 @@ impl Conversation {
         };
         let k = *count;
         *count += 1;
-        if from_client {
-            match k {
-                0 => return Ok(Datagram::Init(Init::decode(bytes)?)),
-                1 => {
-                    return Ok(Datagram::ChallengeResponse(ChallengeResponse::decode(
-                        bytes,
-                    )?));
-                }
-                _ => {}
-            }
-        } else {
-            match k {
-                0 => return Ok(Datagram::Challenge(Challenge::decode(bytes)?)),
-                _ => {}
-            }
-        }
-        Ok(Datagram::Packet(Packet::decode(bytes)?))
+        Ok(match (from_client, k) {
+            (true, 0) => Datagram::Init(Init::decode(bytes)?),
+            (true, 1) => Datagram::ChallengeResponse(ChallengeResponse::decode(bytes)?),
+            (false, 0) => Datagram::Challenge(Challenge::decode(bytes)?),
+            _ => Datagram::Packet(Packet::decode(bytes)?),
+        })
     }
 }
 

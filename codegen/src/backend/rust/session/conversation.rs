@@ -58,7 +58,8 @@ impl<'p> Gen<'p> {
                 .map(|(k, (_, id))| {
                     let v = ident(&p.structs[*id].name);
                     let k = lit_usize(k);
-                    quote! { #k => return Ok(Datagram::#v(#v::decode(bytes)?)), }
+                    let client = side == Side::Client;
+                    quote! { (#client, #k) => Datagram::#v(#v::decode(bytes)?), }
                 })
                 .collect();
             steps
@@ -107,23 +108,15 @@ impl<'p> Gen<'p> {
                 }
 
                 /// Decodes the next datagram; `from_client` when it was sent to the server's port.
-                #[allow(clippy::single_match)] // one arm per opening datagram of that side
                 pub fn decode<'a>(&mut self, from_client: bool, bytes: &'a [u8]) -> Result<Datagram #lt, DecodeError> {
                     let count = if from_client { &mut self.from_client } else { &mut self.from_server };
                     let k = *count;
                     *count += 1;
-                    if from_client {
-                        match k {
-                            #(#client)*
-                            _ => {}
-                        }
-                    } else {
-                        match k {
-                            #(#server)*
-                            _ => {}
-                        }
-                    }
-                    Ok(Datagram::#root(#root::decode(bytes)?))
+                    Ok(match (from_client, k) {
+                        #(#client)*
+                        #(#server)*
+                        _ => Datagram::#root(#root::decode(bytes)?),
+                    })
                 }
             }
         }
