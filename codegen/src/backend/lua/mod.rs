@@ -398,6 +398,23 @@ struct Gen<'p> {
     shared_switch: Option<(StructId, usize)>,
 }
 
+impl Gen<'_> {
+    /// Whether field `fi` of struct `sid` is kept in its struct's values table: later code
+    /// reads it, or its bytes are a piece of a joined payload.
+    fn kept(&self, sid: StructId, fi: usize) -> bool {
+        self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi))
+    }
+
+    /// Where field `fi` of struct `sid` is kept (`v.<name>`), or "" when it is not.
+    fn value_target(&self, sid: StructId, fi: usize) -> String {
+        if self.kept(sid, fi) {
+            value_slot(&self.p.structs[sid].fields[fi].name)
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// The root's switch field a reassembled whole is decoded with (`as:` naming it), when it has a
 /// length and is read as a plain field: then one function serves the packet and the whole.
 fn shared_switch(p: &Protocol) -> Option<(StructId, usize)> {

@@ -292,9 +292,7 @@ impl<'p> Gen<'p> {
         let locals = c.lines.len();
         // A table of the values read, when later code reads one of them (or the caller keeps
         // the whole message).
-        let keeps = is_root
-            || (0..s.fields.len())
-                .any(|fi| self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi)));
+        let keeps = is_root || (0..s.fields.len()).any(|fi| self.kept(sid, fi));
         if keeps {
             c.line("local v = {}");
         }
@@ -444,12 +442,7 @@ impl<'p> Gen<'p> {
             c.line(format!("cs_at_{} = offset", f.name));
         }
         // Only values later code reads are kept in the struct's table.
-        let kept = self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
-        let target = if kept {
-            value_slot(&f.name)
-        } else {
-            String::new()
-        };
+        let target = self.value_target(sid, fi);
         let app_payload = p
             .app_points
             .iter()

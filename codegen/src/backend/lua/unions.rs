@@ -295,12 +295,7 @@ impl<'p> Gen<'p> {
         };
         let name = f.name.as_str();
         let abbrev = naming::abbrev(p, sid, fi);
-        let kept = self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi));
-        let target = if kept {
-            value_slot(name)
-        } else {
-            String::new()
-        };
+        let target = self.value_target(sid, fi);
         let mut c = Code::new(0);
         c.line(format!(
             "-- {name}: the case tag_{name} picks, in the n bytes at offset (of a packet, or of a"
