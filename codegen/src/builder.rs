@@ -15,7 +15,7 @@
 //! ```
 
 use crate::backend::rust::{self, ModuleOptions};
-use crate::backend::Output;
+use crate::backend::{self, Output};
 use crate::diag::Diagnostics;
 use crate::ir::{Backend, Protocol};
 use crate::pipeline;
@@ -26,11 +26,17 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default)]
 pub struct Builder {
     schemas: Vec<PathBuf>,
+    schema_dirs: Vec<PathBuf>,
     rust_out: Option<PathBuf>,
     lua_out: Option<PathBuf>,
     crates: bool,
     runtime_path: Option<PathBuf>,
     options: ModuleOptions,
+    keep_going: bool,
+    prune: bool,
+    wirecat: Option<PathBuf>,
+    fuzz: Option<PathBuf>,
+    base: Option<PathBuf>,
 }
 
 /// One file generation wrote or found unchanged.
@@ -52,6 +58,8 @@ pub enum Error {
     Io(PathBuf, std::io::Error),
     /// No Rust output folder given and no `OUT_DIR` (not running as a build script).
     NoRustOut,
+    /// A `wiregen.toml` that cannot be read as one.
+    Config(String),
 }
 
 impl fmt::Display for Error {
@@ -63,6 +71,7 @@ impl fmt::Display for Error {
                 f,
                 "no Rust output folder: call rust_out(), or run as a build script (OUT_DIR)"
             ),
+            Error::Config(message) => write!(f, "{message}"),
         }
     }
 }
@@ -82,6 +91,14 @@ impl Builder {
         Self::default()
     }
 
+    /// The builder `root/wiregen.toml` describes (its paths relative to `root`), or `None` when
+    /// there is no such file. Its keys are the methods of this type: `schemas`, `schema_dirs`,
+    /// `rust_out`, `lua_out`, `crates`, `serde`, `arbitrary`, `keep_going`, `prune`, `wirecat`,
+    /// `fuzz`.
+    pub fn from_config(root: impl AsRef<Path>) -> Result<Option<Self>, Error> {
+        crate::config::builder(root.as_ref())
+    }
+
     /// Adds a schema file (any path). A schema it extends or rides on (`extends`,
     /// `application.transport`) is found relative to it and generated alongside.
     pub fn schema(mut self, path: impl AsRef<Path>) -> Self {
@@ -96,6 +113,12 @@ impl Builder {
         self
     }
 
+    /// Adds every schema (`*.yaml`, `*.yml`) directly in `dir`, in the order of their names.
+    pub fn schema_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.schema_dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Where the Rust goes (default: `OUT_DIR`): one `<protocol>.rs` per schema, for
     /// `wiregen_runtime::include_protocol!`, or a crate folder per schema with
     /// [`Builder::crates`].
@@ -107,6 +130,20 @@ impl Builder {
     /// Where the dissectors go (`<protocol>.lua`); none are written without it.
     pub fn lua_out(mut self, dir: impl AsRef<Path>) -> Self {
         self.lua_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The folder the dissectors go to, if any (under [`Builder::base`]).
+    pub fn lua_dir(&self) -> Option<PathBuf> {
+        let base = self.base.clone().unwrap_or_default();
+        self.lua_out.as_ref().map(|l| base.join(l))
+    }
+
+    /// The folder the other paths given are relative to (default: the current one), as a
+    /// `wiregen.toml`'s paths are relative to its folder. Messages and generated comments show
+    /// paths as given (`schema/game.yaml`, not `../game/schema/game.yaml`).
+    pub fn base(mut self, dir: impl AsRef<Path>) -> Self {
+        self.base = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -139,6 +176,37 @@ impl Builder {
         self
     }
 
+    /// Goes on past a schema with errors: the other schemas' outputs are still generated (and
+    /// written by [`Builder::compile`], which then fails with every error). Default: the first
+    /// error stops everything, nothing is written.
+    pub fn keep_going(mut self, on: bool) -> Self {
+        self.keep_going = on;
+        self
+    }
+
+    /// The Rust and Lua output folders belong to wiregen: a file in them that no schema
+    /// generates any more (a schema renamed or removed) is listed in [`Plan::orphans`] and
+    /// removed by [`Builder::compile`] (`target/` folders excepted). Default: off.
+    pub fn prune(mut self, on: bool) -> Self {
+        self.prune = on;
+        self
+    }
+
+    /// Writes the registry of a wirecat crate in `dir` (`Cargo.toml`, `src/registry.rs`) that
+    /// links every generated crate ([`Builder::crates`]), so its binary reads all the
+    /// protocols. The crate's own `src/main.rs` and `src/lib.rs` are not generated.
+    pub fn wirecat(mut self, dir: impl AsRef<Path>) -> Self {
+        self.wirecat = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes a cargo-fuzz crate in `dir` (`Cargo.toml`, `fuzz_targets/<protocol>.rs`): one
+    /// target per generated crate ([`Builder::crates`]) and one for the generator itself.
+    pub fn fuzz(mut self, dir: impl AsRef<Path>) -> Self {
+        self.fuzz = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Generates every output. In a build script it also tells cargo to rerun when a schema
     /// (or a schema it builds on) changes.
     ///
@@ -158,6 +226,12 @@ impl Builder {
             .iter()
             .map(write_if_changed)
             .collect::<Result<Vec<_>, _>>()?;
+        if !plan.errors.0.is_empty() {
+            let mut all = plan.errors;
+            all.0.extend(plan.not_generated.0);
+            return Err(Error::Schema(all));
+        }
+        plan.remove_orphans()?;
         if plan.rust_blocked {
             return Err(Error::Schema(plan.not_generated));
         }
@@ -180,19 +254,25 @@ impl Builder {
             (None, Some(out)) => PathBuf::from(out),
             (None, None) => return Err(Error::NoRustOut),
         };
+        // Files are read and written at `base`; messages and generated text show paths as given.
+        let base = self.base.clone().unwrap_or_default();
+        let mut schemas: Vec<PathBuf> = self.schemas.iter().map(|s| base.join(s)).collect();
+        for dir in &self.schema_dirs {
+            schemas.extend(schemas_in(&base.join(dir))?);
+        }
         let mut protocols: Vec<Protocol> = Vec::new();
         let mut named: Vec<PlannedProtocol> = Vec::new();
         let mut read: Vec<PathBuf> = Vec::new();
         let mut errors = Diagnostics::default();
-        // Each named schema, then what it builds on (found while loading it).
-        let mut queue: Vec<PathBuf> = self.schemas.clone();
-        while let Some(file) = queue.pop() {
+        // Each named schema in order, then what they build on (found while loading them).
+        let mut queue: std::collections::VecDeque<PathBuf> = schemas.iter().cloned().collect();
+        while let Some(file) = queue.pop_front() {
             if read.contains(&file) {
                 continue;
             }
-            match load_recording(&file) {
+            match pipeline::load_recording(&file, Some(&base)) {
                 Ok((p, files)) => {
-                    if self.schemas.contains(&file) {
+                    if schemas.contains(&file) {
                         named.push(PlannedProtocol {
                             schema: file.clone(),
                             name: p.name.clone(),
@@ -215,14 +295,15 @@ impl Builder {
                 }
             }
         }
-        if !errors.0.is_empty() {
+        if !errors.0.is_empty() && !self.keep_going {
             return Err(Error::Schema(errors));
         }
         let mut out = Vec::new();
+        let mut crates: Vec<&Protocol> = Vec::new();
         let mut not_generated = Diagnostics::default();
         let runtime = match &self.runtime_path {
             Some(dir) => rust::RuntimeDep(pipeline::path_dependency(&dir.display().to_string())),
-            None => pipeline::runtime_dep_in(&rust_out),
+            None => pipeline::runtime_dep_in(&base.join(&rust_out)),
         };
         for p in &protocols {
             let rust = |l: &crate::lower::Lowered| {
@@ -243,16 +324,59 @@ impl Builder {
                 .as_ref()
                 .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
             let (o, problems) = pipeline::generate(p, &rust, lua.as_deref());
+            if o.iter().any(|f| f.path.ends_with("Cargo.toml")) {
+                crates.push(p);
+            }
             out.extend(o);
             not_generated.0.extend(problems.0);
         }
-        named.reverse();
+        // What ties the crates together: paths from those folders to the crates.
+        // wiregen's own crates by path when their source is at hand, else by version.
+        let wiregen_crate = |folder: Option<PathBuf>, from: &Path| match folder {
+            Some(f) => format!("path = \"{}\"", relative(&f, from)),
+            None => format!("version = \"{}\"", pipeline::WIREGEN_VERSION),
+        };
+        if let Some(dir) = &self.wirecat {
+            let runtime = self
+                .runtime_path
+                .clone()
+                .or_else(|| pipeline::source_folder("runtime"));
+            out.extend(backend::wirecat::generate(
+                &crates,
+                dir,
+                &relative(&base.join(&rust_out), &base.join(dir)),
+                &wiregen_crate(runtime, &base.join(dir)),
+            ));
+        }
+        if let Some(dir) = &self.fuzz {
+            let generator = Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+                .filter(|d| d.join("src/builder.rs").is_file());
+            out.extend(backend::fuzz::generate(
+                &crates,
+                dir,
+                &relative(&base.join(&rust_out), &base.join(dir)),
+                &wiregen_crate(generator, &base.join(dir)),
+            ));
+        }
+        for o in &mut out {
+            o.path = base.join(&o.path).display().to_string();
+        }
+        let orphans = if self.prune && errors.0.is_empty() {
+            let mut owned = vec![base.join(&rust_out)];
+            owned.extend(self.lua_out.as_ref().map(|l| base.join(l)));
+            orphans(&owned, &out)
+        } else {
+            // A schema with errors produced nothing: its committed files are not orphans.
+            Vec::new()
+        };
         Ok(Plan {
             outputs: out,
             protocols: named,
             read,
             rust_blocked: protocols.iter().any(|p| !p.generates(Backend::Rust)),
             not_generated,
+            errors,
+            orphans,
         })
     }
 }
@@ -271,6 +395,82 @@ pub struct Plan {
     pub not_generated: Diagnostics,
     /// Whether some schema's Rust is among what is missing.
     pub rust_blocked: bool,
+    /// With [`Builder::keep_going`], the schemas' errors (those schemas have no outputs).
+    pub errors: Diagnostics,
+    /// With [`Builder::prune`], the files in the output folders no schema generates.
+    pub orphans: Vec<PathBuf>,
+}
+
+impl Plan {
+    /// Removes the [`Plan::orphans`]; gives what it removed.
+    pub fn remove_orphans(&self) -> Result<&[PathBuf], Error> {
+        for path in &self.orphans {
+            std::fs::remove_file(path).map_err(|e| Error::Io(path.clone(), e))?;
+        }
+        Ok(&self.orphans)
+    }
+}
+
+/// Every schema file directly in `dir`, by name.
+fn schemas_in(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+    let is_schema = |p: &PathBuf| p.extension().is_some_and(|x| x == "yaml" || x == "yml");
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_schema(p))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Files under the `owned` folders that none of `outputs` is (`target/` folders left alone).
+fn orphans(owned: &[PathBuf], outputs: &[Output]) -> Vec<PathBuf> {
+    fn collect(dir: &Path, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    collect(&path, found);
+                }
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for dir in owned {
+        collect(dir, &mut found);
+    }
+    found.retain(|f| !outputs.iter().any(|o| Path::new(&o.path) == f));
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The path of `to` as seen from the folder `from`, `/`-separated (`../generated`): both are
+/// made absolute first.
+fn relative(to: &Path, from: &Path) -> String {
+    let absolute = |p: &Path| {
+        p.canonicalize()
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (to, from) = (absolute(to), absolute(from));
+    let (to, from): (Vec<_>, Vec<_>) = (to.components().collect(), from.components().collect());
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// A protocol a named schema describes.
@@ -285,23 +485,6 @@ pub struct PlannedProtocol {
     /// An application on a transport without message ids: its dissector reads payloads only
     /// where its preferences say (`<name>.udp_ports`, `<name>.every_payload`).
     pub claims_by_preference: bool,
-}
-
-/// Loads a schema from any path (shown as given), and every file it read: itself and the
-/// schemas it extends or rides on.
-fn load_recording(file: &Path) -> Result<(Protocol, Vec<PathBuf>), Diagnostics> {
-    let read = std::cell::RefCell::new(vec![file.to_path_buf()]);
-    let display = file.display().to_string();
-    let source = std::fs::read_to_string(file).map_err(|e| pipeline::unreadable(&display, e))?;
-    let resolve = |name: &str| -> Result<(String, String), String> {
-        let path = file.parent().unwrap_or(Path::new(".")).join(name);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-        read.borrow_mut().push(path.clone());
-        Ok((path.display().to_string(), text))
-    };
-    let p = crate::validate::load_with(&display, &source, &resolve)?;
-    Ok((p, read.into_inner()))
 }
 
 /// Writes `o` unless the file already holds exactly its text.

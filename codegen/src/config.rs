@@ -1,57 +1,86 @@
-//! `wiregen.toml`: a user's repository names its schemas and where their outputs go, so that a
-//! bare `wiregen generate` (or `check`) there does the right thing.
+//! `wiregen.toml`: a repository names its schemas and where their outputs go, so that a bare
+//! `wiregen generate` (or `check`) there does the right thing. This repository has one too.
 //!
 //! ```toml
-//! schemas = ["schema/mygame.yaml"]
+//! schemas = ["schema/mygame.yaml"]   # files, and/or every *.yaml of folders:
+//! schema_dirs = ["schema"]
 //! rust_out = "src/generated"   # one <protocol>.rs per schema (or a crate each: crates = true)
 //! lua_out = "dissectors"
+//! crates = false
+//! keep_going = false           # one schema's errors do not hold back the others' outputs
+//! prune = false                # rust_out and lua_out are wiregen's: remove what no schema makes
+//! wirecat = "wirecat"          # write the registry of a wirecat crate linking the crates
+//! fuzz = "fuzz"                # write cargo-fuzz targets for the crates
 //! ```
 
+use crate::builder::{Builder, Error};
 use serde::Deserialize;
-use std::path::Path;
-use wiregen::Builder;
+use std::path::{Path, PathBuf};
 
+/// The file's name, in the folder it describes.
 pub const FILE: &str = "wiregen.toml";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Config {
+struct Config {
+    #[serde(default)]
     schemas: Vec<String>,
+    #[serde(default)]
+    schema_dirs: Vec<String>,
     rust_out: String,
-    /// Where the dissectors go, relative to the file.
-    pub lua_out: Option<String>,
+    lua_out: Option<String>,
     #[serde(default)]
     crates: bool,
     #[serde(default)]
     serde: bool,
     #[serde(default)]
     arbitrary: bool,
+    #[serde(default)]
+    keep_going: bool,
+    #[serde(default)]
+    prune: bool,
+    wirecat: Option<String>,
+    fuzz: Option<String>,
 }
 
-/// `root/wiregen.toml`, or `None` without one.
-pub fn load(root: &Path) -> Result<Option<Config>, String> {
+/// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
+pub fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     let path = root.join(FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    toml::from_str(&text)
-        .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
-pub fn builder(root: &Path) -> Result<Option<Builder>, String> {
-    let Some(c) = load(root)? else {
-        return Ok(None);
-    };
+    let c: Config =
+        toml::from_str(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+    if c.schemas.is_empty() && c.schema_dirs.is_empty() {
+        return Err(Error::Config(format!(
+            "{}: name the schemas (schemas = [...] or schema_dirs = [...])",
+            path.display()
+        )));
+    }
+    let at = PathBuf::from;
     let mut b = Builder::new()
-        .schemas(c.schemas.iter().map(|s| root.join(s)))
-        .rust_out(root.join(&c.rust_out))
+        .schemas(&c.schemas)
+        .rust_out(at(&c.rust_out))
         .crates(c.crates)
         .serde(c.serde)
-        .arbitrary(c.arbitrary);
+        .arbitrary(c.arbitrary)
+        .keep_going(c.keep_going)
+        .prune(c.prune);
+    // Paths as the file writes them when it is here (`generated/x`, not `./generated/x`).
+    if root != Path::new(".") {
+        b = b.base(root);
+    }
+    for dir in &c.schema_dirs {
+        b = b.schema_dir(at(dir));
+    }
     if let Some(l) = &c.lua_out {
-        b = b.lua_out(root.join(l));
+        b = b.lua_out(at(l));
+    }
+    if let Some(w) = &c.wirecat {
+        b = b.wirecat(at(w));
+    }
+    if let Some(f) = &c.fuzz {
+        b = b.fuzz(at(f));
     }
     Ok(Some(b))
 }

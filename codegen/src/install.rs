@@ -109,13 +109,15 @@ fn dissectors(root: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>, S
             .map_err(|e| format!("{}: {e}", p.display()))
     };
     if files.is_empty() {
-        let folder =
-            match crate::config::load(root)? {
-                Some(c) => root.join(c.lua_out.ok_or_else(|| {
-                    format!("{}: no lua_out to install from", crate::config::FILE)
-                })?),
-                None => root.join("dissectors"),
-            };
+        let folder = match Builder::from_config(root).map_err(|e| e.to_string())? {
+            Some(b) => b.lua_dir().ok_or_else(|| {
+                format!(
+                    "{}: no lua_out to install from",
+                    wiregen::internal::CONFIG_FILE
+                )
+            })?,
+            None => root.join("dissectors"),
+        };
         let mut all: Vec<PathBuf> = std::fs::read_dir(&folder)
             .map_err(|e| format!("{}: {e}", folder.display()))?
             .flatten()

@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 mod builder;
+mod config;
 pub mod diag;
 
 pub use builder::{Builder, Error, Written};
@@ -79,6 +80,7 @@ pub mod extend;
 pub mod internal {
     //! The builder's parts that the `wiregen` command shares.
     pub use crate::builder::{write_if_changed, Plan, PlannedProtocol};
+    pub use crate::config::FILE as CONFIG_FILE;
 }
 #[doc(hidden)]
 pub mod ir;

@@ -3,14 +3,14 @@
 //! are fresh, install dissectors into Wireshark, and verify that a schema's crate and dissector
 //! agree.
 
-mod config;
 mod install;
 mod verify;
 
 use clap::{Parser, Subcommand};
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wiregen::backend::Output;
+use wiregen::internal::Plan;
 use wiregen::{pipeline, Builder};
 
 #[derive(Parser)]
@@ -20,11 +20,11 @@ use wiregen::{pipeline, Builder};
     about = "YAML wire-format schemas → Rust codecs and Wireshark Lua dissectors",
     long_about = "YAML wire-format schemas → Rust codecs and Wireshark Lua dissectors.\n\n\
         Without schema arguments, `generate` and `check` read `wiregen.toml` in --root (schemas, \
-        rust_out, lua_out, crates, serde, arbitrary), or, when there is none, use this \
-        repository's layout (schema/ → generated/ and dissectors/)."
+        schema_dirs, rust_out, lua_out, crates, serde, arbitrary, keep_going, prune, wirecat, \
+        fuzz; see `wiregen::Builder`)."
 )]
 struct Cli {
-    /// The folder holding `wiregen.toml` (or `schema/`, `generated/`, `dissectors/`).
+    /// The folder holding `wiregen.toml`.
     #[arg(long, default_value = ".", global = true)]
     root: PathBuf,
     #[command(subcommand)]
@@ -33,7 +33,7 @@ struct Cli {
 
 #[derive(clap::Args, Default)]
 struct Targets {
-    /// Schema files (any path); none: wiregen.toml or the repository layout.
+    /// Schema files (any path); none: those wiregen.toml names.
     schemas: Vec<PathBuf>,
     /// Where the Rust goes: one `<protocol>.rs` per schema for
     /// `wiregen_runtime::include_protocol!`, or a crate folder per schema with --crates.
@@ -73,14 +73,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Generate(Targets::default())) {
-        Command::Generate(t) => match outputs(&cli.root, &t) {
-            Ok(Generated::Repository(g)) => generate_repository(&cli.root, g),
-            Ok(Generated::Files(plan)) => with_limits(&plan, write),
+        Command::Generate(t) => match plan(&cli.root, &t) {
+            Ok(plan) => with_problems(&plan, generate),
             Err(e) => fail(&e),
         },
-        Command::Check(t) => match outputs(&cli.root, &t) {
-            Ok(Generated::Repository(g)) => check_repository(&cli.root, g),
-            Ok(Generated::Files(plan)) => with_limits(&plan, check),
+        Command::Check(t) => match plan(&cli.root, &t) {
+            Ok(plan) => with_problems(&plan, check),
             Err(e) => fail(&e),
         },
         Command::Install(args) => install::run(&cli.root, &args),
@@ -88,13 +86,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// What a command generates: this repository's whole layout, or a configured set of files.
-enum Generated {
-    Repository(pipeline::Generation),
-    Files(wiregen::internal::Plan),
-}
-
-fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
+/// What a command generates: the schemas named on the command line, or those `wiregen.toml`
+/// names.
+fn plan(root: &Path, t: &Targets) -> Result<Plan, String> {
     let builder = if !t.schemas.is_empty() {
         let lua_out = t.lua_out.clone();
         let rust_out = t.rust_out.clone().ok_or_else(|| {
@@ -113,22 +107,29 @@ fn outputs(root: &std::path::Path, t: &Targets) -> Result<Generated, String> {
             let absolute = std::path::absolute(runtime).map_err(|e| e.to_string())?;
             b = b.runtime_path(absolute);
         }
-        Some(b)
+        b
     } else {
-        config::builder(root)?
+        Builder::from_config(root)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "no {} in {}: name schema files (with --rust-out DIR), or write one \
+                     (docs/your-game.md)",
+                    wiregen::internal::CONFIG_FILE,
+                    root.display()
+                )
+            })?
     };
-    match builder {
-        Some(b) => b.outputs().map(Generated::Files).map_err(|e| e.to_string()),
-        None => pipeline::all_outputs(root).map(Generated::Repository),
-    }
+    builder.outputs().map_err(|e| e.to_string())
 }
 
-/// Runs `command` on the files of `plan`; what a backend cannot generate yet is reported too
-/// (the rest is still written or checked), and makes the command fail.
-fn with_limits(plan: &wiregen::internal::Plan, command: fn(&[Output]) -> ExitCode) -> ExitCode {
-    eprint!("{}", plan.not_generated);
-    match command(&plan.outputs) {
-        _ if !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
+/// Runs `command` on `plan`; schema errors (with `keep_going`) and what a backend cannot
+/// generate yet are reported too (the rest is still written or checked), and make the command
+/// fail.
+fn with_problems(plan: &Plan, command: fn(&Plan) -> ExitCode) -> ExitCode {
+    eprint!("{}{}", plan.errors, plan.not_generated);
+    match command(plan) {
+        _ if !plan.errors.0.is_empty() || !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
         code => code,
     }
 }
@@ -138,8 +139,9 @@ fn fail(e: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Writes what changed and says so, file by file, or that nothing changed.
-fn write(files: &[Output]) -> ExitCode {
+/// Writes what changed and removes orphans, saying so file by file, or that nothing changed.
+fn generate(plan: &Plan) -> ExitCode {
+    let files = &plan.outputs;
     let mut changed = 0;
     for o in files {
         match wiregen::internal::write_if_changed(o) {
@@ -150,6 +152,15 @@ fn write(files: &[Output]) -> ExitCode {
             Ok(_) => {}
             Err(e) => return fail(&e.to_string()),
         }
+    }
+    match plan.remove_orphans() {
+        Ok(removed) => {
+            for path in removed {
+                println!("removed {} (no schema generates it)", path.display());
+                changed += 1;
+            }
+        }
+        Err(e) => return fail(&e.to_string()),
     }
     if changed == 0 {
         println!("nothing changed ({} files up to date)", files.len());
@@ -167,8 +178,16 @@ fn rustfmt_hint() {
     }
 }
 
-fn check(files: &[Output]) -> ExitCode {
-    let stale = pipeline::stale_files(std::path::Path::new(""), files);
+/// Says which files differ from what the schemas generate, are missing, or are orphans.
+fn check(plan: &Plan) -> ExitCode {
+    let files = &plan.outputs;
+    let mut stale = pipeline::stale_files(Path::new(""), files);
+    for orphan in &plan.orphans {
+        stale.push(format!(
+            "orphan: {} (no schema generates it)",
+            orphan.display()
+        ));
+    }
     for problem in &stale {
         eprintln!("{problem}");
     }
@@ -179,54 +198,6 @@ fn check(files: &[Output]) -> ExitCode {
         eprintln!(
             "{} generated file(s) out of date: run `wiregen generate`",
             stale.len()
-        );
-        rustfmt_hint();
-        ExitCode::FAILURE
-    }
-}
-
-fn generate_repository(root: &std::path::Path, g: pipeline::Generation) -> ExitCode {
-    // Schema errors and backend limits: reported, and the command fails, but what could be
-    // generated still is (one schema's mistake does not hold back the other outputs).
-    eprint!("{}", g.errors);
-    let failed = !g.errors.0.is_empty();
-    let files: Vec<Output> = g
-        .outputs
-        .iter()
-        .map(|o| Output {
-            path: root.join(&o.path).display().to_string(),
-            contents: o.contents.clone(),
-        })
-        .collect();
-    let written = write(&files);
-    if failed {
-        // A schema that failed produced nothing: its committed files are not orphans.
-        return ExitCode::FAILURE;
-    }
-    for orphan in pipeline::orphans(root, &g.outputs) {
-        let _ = std::fs::remove_file(root.join(&orphan));
-        println!("removed {orphan} (no schema produces it)");
-    }
-    written
-}
-
-fn check_repository(root: &std::path::Path, g: pipeline::Generation) -> ExitCode {
-    eprint!("{}", g.errors);
-    if !g.errors.0.is_empty() {
-        // Outputs of a schema with errors cannot be compared: fix the schema first.
-        return ExitCode::FAILURE;
-    }
-    let problems = pipeline::stale(root, &g.outputs);
-    for problem in &problems {
-        eprintln!("{problem}");
-    }
-    if problems.is_empty() {
-        println!("all {} generated files are up to date", g.outputs.len());
-        ExitCode::SUCCESS
-    } else {
-        eprintln!(
-            "{} generated file(s) out of date: run `cargo run -p wiregen -- generate` and commit",
-            problems.len()
         );
         rustfmt_hint();
         ExitCode::FAILURE

@@ -9,31 +9,10 @@ use crate::validate;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Where the outputs of a repository go, relative to its root.
-pub const SCHEMA_DIR: &str = "schema";
+/// Where the outputs of a repository go, relative to its root (this repository's
+/// `wiregen.toml`; [`outputs`] writes these paths).
 pub const GENERATED_DIR: &str = "generated";
 pub const DISSECTOR_DIR: &str = "dissectors";
-
-/// Every `*.yaml` schema under `root/schema`, sorted.
-pub fn schema_files(root: &Path) -> Result<Vec<PathBuf>, String> {
-    let dir = root.join(SCHEMA_DIR);
-    let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let is_schema = |p: &PathBuf| p.extension().is_some_and(|x| x == "yaml" || x == "yml");
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(is_schema)
-        .collect();
-    // Application schemas on top of the transports: `schema/examples/`.
-    if let Ok(examples) = fs::read_dir(dir.join("examples")) {
-        files.extend(
-            examples
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(is_schema),
-        );
-    }
-    files.sort();
-    Ok(files)
-}
 
 /// A schema file that cannot be read, as a diagnostic of that file.
 pub(crate) fn unreadable(display: &str, e: std::io::Error) -> Diagnostics {
@@ -46,27 +25,36 @@ pub(crate) fn unreadable(display: &str, e: std::io::Error) -> Diagnostics {
     }])
 }
 
-/// Loads and validates one schema; `display` is the path used in messages.
+/// Loads and validates one schema, shown in messages relative to `root`.
 pub fn load(root: &Path, file: &Path) -> Result<Protocol, Diagnostics> {
-    let display = file
-        .strip_prefix(root)
-        .unwrap_or(file)
-        .display()
-        .to_string();
+    load_recording(file, Some(root)).map(|(p, _)| p)
+}
+
+/// Loads and validates one schema, and gives every file it read: itself and the schemas it
+/// extends or rides on (found relative to it). Paths are shown relative to `root` when given,
+/// else as they are.
+pub fn load_recording(
+    file: &Path,
+    root: Option<&Path>,
+) -> Result<(Protocol, Vec<PathBuf>), Diagnostics> {
+    let shown = |p: &Path| {
+        root.and_then(|r| p.strip_prefix(r).ok())
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let read = std::cell::RefCell::new(vec![file.to_path_buf()]);
+    let display = shown(file);
     let source = fs::read_to_string(file).map_err(|e| unreadable(&display, e))?;
-    // A base schema is read relative to the file that extends it.
     let resolve = |name: &str| -> Result<(String, String), String> {
-        let path = file.parent().unwrap_or(root).join(name);
+        let path = file.parent().unwrap_or(Path::new(".")).join(name);
         let text = fs::read_to_string(&path)
             .map_err(|e| format!("cannot read the base schema '{name}': {e}"))?;
-        let shown = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
-        Ok((shown, text))
+        read.borrow_mut().push(path.clone());
+        Ok((shown(&path), text))
     };
-    validate::load_with(&display, &source, &resolve)
+    let p = validate::load_with(&display, &source, &resolve)?;
+    Ok((p, read.into_inner()))
 }
 
 /// How crates generated under `root` depend on `wiregen-runtime` (see [`runtime_dep_in`]).
@@ -184,60 +172,6 @@ pub(crate) fn generate(
     (out, problems)
 }
 
-/// What generating every schema of a repository gives: the files, and every schema error and
-/// backend limit (empty when all is well). Files are given even when some schema has errors,
-/// so one schema's mistake does not hold back the others' outputs.
-pub struct Generation {
-    pub outputs: Vec<Output>,
-    pub errors: Diagnostics,
-}
-
-/// Every output of every schema, plus the files that tie them together (the wirecat registry,
-/// the fuzz targets: only of protocols whose crate is generated).
-pub fn all_outputs(root: &Path) -> Result<Generation, String> {
-    let mut protocols = Vec::new();
-    let mut errors = Diagnostics::default();
-    for file in schema_files(root)? {
-        match load(root, &file) {
-            Ok(p) => protocols.push(p),
-            Err(d) => errors.0.extend(d.0),
-        }
-    }
-    let mut files = Vec::new();
-    let runtime = runtime_dep(root);
-    let mut crates = Vec::new();
-    for p in protocols {
-        let (o, problems) = outputs(&p, &runtime);
-        let crate_written = o.iter().any(|f| f.path.ends_with("/Cargo.toml"));
-        files.extend(o);
-        errors.0.extend(problems.0);
-        if crate_written {
-            crates.push(p);
-        }
-    }
-    // wirecat links the crates of the main repository only (not of test fixtures).
-    if root.join("wirecat/src/main.rs").is_file() {
-        files.extend(backend::wirecat::generate(&crates));
-    }
-    if root.join("fuzz").is_dir() {
-        files.extend(backend::fuzz::generate(&crates));
-    }
-    Ok(Generation {
-        outputs: files,
-        errors,
-    })
-}
-
-/// What `wiregen check` reports: every committed output that is stale, missing or orphaned
-/// (one line each); empty when all are fresh.
-pub fn stale(root: &Path, outputs: &[Output]) -> Vec<String> {
-    let mut problems = stale_files(root, outputs);
-    for orphan in orphans(root, outputs) {
-        problems.push(format!("orphan: {orphan} (no schema generates it)"));
-    }
-    problems
-}
-
 /// Each of `outputs` (paths relative to `root`) that is missing or differs on disk, one line each.
 pub fn stale_files(root: &Path, outputs: &[Output]) -> Vec<String> {
     let mut problems = Vec::new();
@@ -252,29 +186,4 @@ pub fn stale_files(root: &Path, outputs: &[Output]) -> Vec<String> {
         }
     }
     problems
-}
-
-/// Files under the generated folders that no schema produces any more.
-pub fn orphans(root: &Path, outputs: &[Output]) -> Vec<String> {
-    let mut found = Vec::new();
-    for dir in [GENERATED_DIR, DISSECTOR_DIR] {
-        collect(root, &root.join(dir), &mut found);
-    }
-    found.retain(|f| !outputs.iter().any(|o| &o.path == f) && !f.contains("/target/"));
-    found.sort();
-    found
-}
-
-fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let path = e.path();
-        if path.is_dir() {
-            collect(root, &path, out);
-        } else if let Ok(rel) = path.strip_prefix(root) {
-            out.push(rel.display().to_string());
-        }
-    }
 }

@@ -1,21 +1,31 @@
 //! `wiregen check` from `cargo test`: every committed generated file (crates, dissectors,
 //! wirecat's registry, fuzz targets) is what the schemas generate now, for this repository and
-//! for the fixture root.
+//! for the fixture root (each described by its `wiregen.toml`), and no file in their output
+//! folders is an orphan.
 
 use std::path::Path;
 use wiregen::pipeline;
 
 fn check(root: &Path) {
-    let generation = pipeline::all_outputs(root).unwrap_or_else(|e| panic!("{e}"));
+    let plan = wiregen::Builder::from_config(root)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("{}: no wiregen.toml", root.display()))
+        .outputs()
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        generation.errors.0.is_empty(),
-        "{}: every schema generates both outputs:\n{}",
+        plan.errors.0.is_empty() && plan.not_generated.0.is_empty(),
+        "{}: every schema generates both outputs:\n{}{}",
         root.display(),
-        generation.errors
+        plan.errors,
+        plan.not_generated
     );
-    let outputs = generation.outputs;
-    assert!(!outputs.is_empty(), "{}: no outputs", root.display());
-    let problems = pipeline::stale(root, &outputs);
+    assert!(!plan.outputs.is_empty(), "{}: no outputs", root.display());
+    let mut problems = pipeline::stale_files(Path::new(""), &plan.outputs);
+    problems.extend(
+        plan.orphans
+            .iter()
+            .map(|o| format!("orphan: {}", o.display())),
+    );
     assert!(
         problems.is_empty(),
         "{}: run `cargo run -p wiregen -- generate` (and `--root tests/fixture generate`) and commit:\n{}",

@@ -91,6 +91,42 @@ fn a_wiregen_toml_names_schemas_and_outputs() {
 }
 
 #[test]
+fn keep_going_writes_the_good_schemas_and_prune_removes_orphans() {
+    let dir = scratch("keep-going");
+    std::fs::create_dir_all(dir.join("schema")).unwrap();
+    std::fs::copy(golden("flags.yaml"), dir.join("schema/a.yaml")).unwrap();
+    std::fs::write(dir.join("schema/b.yaml"), "protocol: {name: b\n").unwrap();
+    std::fs::write(
+        dir.join("wiregen.toml"),
+        "schema_dirs = [\"schema\"]\nrust_out = \"gen\"\ncrates = true\nlua_out = \"lua\"\n\
+         keep_going = true\nprune = true\n",
+    )
+    .unwrap();
+    let (ok, out, err) = wiregen(&["generate"], &dir);
+    // b.yaml's mistake is reported at its position, and a.yaml's outputs are written anyway.
+    assert!(!ok && err.contains("schema/b.yaml:"), "{err}");
+    assert!(out.contains("gen/flags/Cargo.toml"), "{out}");
+    assert!(dir.join("gen/flags/src/codec.rs").is_file() && dir.join("lua/flags.lua").is_file());
+    // With every schema right, a file no schema makes is an orphan: check names it,
+    // generate removes it.
+    std::fs::remove_file(dir.join("schema/b.yaml")).unwrap();
+    std::fs::write(dir.join("lua/old.lua"), "-- a renamed protocol's dissector").unwrap();
+    let (ok, _, err) = wiregen(&["check"], &dir);
+    assert!(
+        !ok && err.contains("orphan:") && err.contains("old.lua"),
+        "{err}"
+    );
+    let (ok, out, err) = wiregen(&["generate"], &dir);
+    assert!(
+        ok && out.contains("removed") && out.contains("old.lua"),
+        "{out}{err}"
+    );
+    assert!(!dir.join("lua/old.lua").exists());
+    let (ok, out, err) = wiregen(&["check"], &dir);
+    assert!(ok, "{out}{err}");
+}
+
+#[test]
 fn install_replaces_an_older_copy_of_the_same_protocol() {
     let dir = scratch("install");
     let plugins = dir.join("plugins");

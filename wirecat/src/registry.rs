@@ -8,27 +8,27 @@ pub struct All;
 impl wirecat::Registry for All {
     const NAMES: &'static [&'static str] = &[
         "dnp",
-        "arena",
-        "dungeon",
-        "lobby",
         "game_protocol",
         "riptide_2_0",
         "riptide_2_1",
         "rtype_impl",
         "rtype",
+        "arena",
+        "dungeon",
+        "lobby",
     ];
 
     fn run<J: Job>(name: &str, job: J) -> Option<J::Output> {
         Some(match name {
             "dnp" => job.run::<dnp::Protocol>(),
-            "arena" => job.run::<arena::Protocol>(),
-            "dungeon" => job.run::<dungeon::Protocol>(),
-            "lobby" => job.run::<lobby::Protocol>(),
             "game_protocol" => job.run::<game_protocol::Protocol>(),
             "riptide_2_0" => job.run::<riptide_2_0::Protocol>(),
             "riptide_2_1" => job.run::<riptide_2_1::Protocol>(),
             "rtype_impl" => job.run::<rtype_impl::Protocol>(),
             "rtype" => job.run::<rtype::Protocol>(),
+            "arena" => job.run::<arena::Protocol>(),
+            "dungeon" => job.run::<dungeon::Protocol>(),
+            "lobby" => job.run::<lobby::Protocol>(),
             _ => return None,
         })
     }

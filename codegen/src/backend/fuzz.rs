@@ -4,6 +4,7 @@
 use super::Output;
 use crate::ir::{Protocol, StructId, WholeType};
 use crate::naming;
+use std::path::Path;
 
 /// The types a peer can make a decoder read directly: the root, the opening datagrams, and the
 /// payloads joined from pieces.
@@ -27,7 +28,14 @@ fn top_level(p: &Protocol) -> Vec<StructId> {
     out
 }
 
-pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
+/// The cargo-fuzz crate in `dir`: `to_crates` is the generated crates' folder as seen from
+/// `dir`, `generator` the manifest's `wiregen` location (`path = "../codegen"`).
+pub fn generate(
+    protocols: &[&Protocol],
+    dir: &Path,
+    to_crates: &str,
+    generator: &str,
+) -> Vec<Output> {
     let mut deps = String::new();
     let mut bins = String::new();
     let mut out = Vec::new();
@@ -35,7 +43,7 @@ pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
         let krate = naming::crate_name(p);
         let module = p.name.clone();
         deps.push_str(&format!(
-            "{krate} = {{ path = \"../generated/{}\", features = [\"arbitrary\"] }}\n",
+            "{krate} = {{ path = \"{to_crates}/{}\", features = [\"arbitrary\"] }}\n",
             p.name
         ));
         bins.push_str(&format!(
@@ -123,7 +131,10 @@ fuzz_target!(|data: &[u8]| {{
             src = p.source,
         );
         out.push(Output {
-            path: format!("fuzz/fuzz_targets/{module}.rs"),
+            path: dir
+                .join(format!("fuzz_targets/{module}.rs"))
+                .display()
+                .to_string(),
             contents: target,
         });
     }
@@ -132,7 +143,7 @@ fuzz_target!(|data: &[u8]| {{
         "\n[[bin]]\nname = \"schema\"\npath = \"fuzz_targets/schema.rs\"\ntest = false\ndoc = false\nbench = false\n",
     );
     out.push(Output {
-        path: "fuzz/fuzz_targets/schema.rs".into(),
+        path: dir.join("fuzz_targets/schema.rs").display().to_string(),
         contents: SCHEMA_TARGET.into(),
     });
     let cargo = format!(
@@ -150,7 +161,7 @@ cargo-fuzz = true
 [dependencies]
 libfuzzer-sys = "0.4"
 arbitrary = "1"
-wiregen = {{ path = "../codegen" }}
+wiregen = {{ {generator} }}
 {deps}
 # Not part of the main workspace: built by cargo fuzz with its own flags.
 [workspace]
@@ -160,7 +171,7 @@ members = ["."]
     out.insert(
         0,
         Output {
-            path: "fuzz/Cargo.toml".into(),
+            path: dir.join("Cargo.toml").display().to_string(),
             contents: cargo,
         },
     );

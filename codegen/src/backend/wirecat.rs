@@ -4,15 +4,23 @@
 use super::Output;
 use crate::ir::Protocol;
 use crate::naming;
+use std::path::Path;
 
-pub fn generate(protocols: &[Protocol]) -> Vec<Output> {
+/// The registry of the wirecat crate in `dir`: `to_crates` is the generated crates' folder as
+/// seen from `dir`, `runtime` the manifest's `wiregen-runtime` location (`path = "../runtime"`).
+pub fn generate(
+    protocols: &[&Protocol],
+    dir: &Path,
+    to_crates: &str,
+    runtime: &str,
+) -> Vec<Output> {
     let mut deps = String::new();
     let mut features = String::new();
     let mut names = String::new();
     let mut arms = String::new();
     for p in protocols {
         deps.push_str(&format!(
-            "{} = {{ path = \"../generated/{}\", features = [\"serde\"], optional = true }}\n",
+            "{} = {{ path = \"{to_crates}/{}\", features = [\"serde\"], optional = true }}\n",
             naming::crate_name(p),
             p.name
         ));
@@ -53,7 +61,7 @@ etherparse = "0.21"
 pcap-file = "2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
-wiregen-runtime = {{ path = "../runtime", features = ["serde"] }}
+wiregen-runtime = {{ {runtime}, features = ["serde"] }}
 
 # The protocols the repository's wirecat binary links.
 {deps}"#
@@ -80,11 +88,11 @@ impl wirecat::Registry for All {{
     );
     vec![
         Output {
-            path: "wirecat/Cargo.toml".into(),
+            path: dir.join("Cargo.toml").display().to_string(),
             contents: cargo,
         },
         Output {
-            path: "wirecat/src/registry.rs".into(),
+            path: dir.join("src/registry.rs").display().to_string(),
             contents: registry,
         },
     ]
