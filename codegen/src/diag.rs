@@ -2,9 +2,13 @@
 
 use std::fmt;
 
-/// One mistake in a schema, shown as `file:line:column: message (hint)`.
+/// One mistake in a schema, shown as `file:line:column: error[CODE]: message (hint)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// What kind of mistake it is, stable across releases whatever the wording
+    /// (`docs/diagnostics.md`): `E…` a schema error, `L…` a construct one backend cannot
+    /// generate yet, `I…` an internal error of the generator.
+    pub code: &'static str,
     /// The schema file, as given.
     pub file: String,
     /// 1-based line of the construct.
@@ -21,8 +25,8 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.col, self.message
+            "{}:{}:{}: error[{}]: {}",
+            self.file, self.line, self.col, self.code, self.message
         )?;
         if let Some(h) = &self.hint {
             write!(f, " ({h})")?;

@@ -17,6 +17,7 @@ pub const DISSECTOR_DIR: &str = "dissectors";
 /// A schema file that cannot be read, as a diagnostic of that file.
 pub(crate) fn unreadable(display: &str, e: std::io::Error) -> Diagnostics {
     Diagnostics(vec![Diagnostic {
+        code: "E0005",
         file: display.to_string(),
         line: 1,
         col: 1,
@@ -144,6 +145,7 @@ pub(crate) fn generate(
     // What validation let through and a backend still refused is a bug of the generator.
     let internal = |backend: Backend, u: backend::Internal| {
         Diagnostic {
+        code: "I0001",
         file: p.source.clone(),
         line: 1,
         col: 1,

@@ -175,7 +175,7 @@ fn a_schema_error_in_generate_is_reported_at_its_position() {
     );
     assert!(!ok);
     assert!(
-        err.contains("bad.yaml:5:26: a 7-bit integer in a byte-aligned layout"),
+        err.contains("bad.yaml:5:26: error[E0221]: a 7-bit integer in a byte-aligned layout"),
         "{err}"
     );
 }
@@ -198,7 +198,9 @@ fn a_limit_of_the_dissector_does_not_hold_back_the_rust() {
     assert!(out.contains("rs/demo.rs"), "the Rust is written: {out}");
     assert!(!lua.join("demo.lua").exists());
     assert!(
-        err.contains("44-lua-limits.yaml:14:30: 'stamp': an enum of 40 bits in a bit stream"),
+        err.contains(
+            "44-lua-limits.yaml:14:30: error[L0108]: 'stamp': an enum of 40 bits in a bit stream"
+        ),
         "{err}"
     );
     let rust = std::fs::read_to_string(rs.join("demo.rs")).unwrap();

@@ -1,4 +1,4 @@
-//! Schema mistakes are reported as `file:line:column: message (hint)`, never as panics.
+//! Schema mistakes are reported as `file:line:column: error[CODE]: message (hint)`, never as panics.
 
 use wiregen::validate;
 
@@ -55,7 +55,7 @@ fn misspelt_field_in_an_expression() {
     let src = BASE.replace("length: payload_size", "length: paylod_size");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:19:17: unknown field 'paylod_size' (did you mean 'payload_size'?)"
+        "schema/demo.yaml:19:17: error[E0510]: unknown field 'paylod_size' (did you mean 'payload_size'?)"
     );
 }
 
@@ -69,7 +69,7 @@ fn field_used_before_it_is_read() {
         );
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:19:17: unknown field 'later' ('later' comes later; only earlier fields can be used here)"
+        "schema/demo.yaml:19:17: error[E0510]: unknown field 'later' ('later' comes later; only earlier fields can be used here)"
     );
 }
 
@@ -78,12 +78,12 @@ fn unknown_type_with_suggestion() {
     let src = BASE.replace("A: Body", "A: Bodi");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:23:16: unknown type 'Bodi' (did you mean 'Body'?)"
+        "schema/demo.yaml:23:16: error[E0416]: unknown type 'Bodi' (did you mean 'Body'?)"
     );
     let src = BASE.replace("type: Kind", "type: Kinf");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:15:15: unknown type 'Kinf' (did you mean 'Kind'?)"
+        "schema/demo.yaml:15:15: error[E0232]: unknown type 'Kinf' (did you mean 'Kind'?)"
     );
 }
 
@@ -92,7 +92,7 @@ fn unknown_case_value() {
     let src = BASE.replace("A: Body", "C: Body");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:23:13: 'C' is not a value of enum 'Kind' (did you mean 'A'?)"
+        "schema/demo.yaml:23:13: error[E0413]: 'C' is not a value of enum 'Kind' (did you mean 'A'?)"
     );
 }
 
@@ -104,7 +104,7 @@ fn duplicate_field() {
     );
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:29:15: duplicate field 'x' in type 'Body'"
+        "schema/demo.yaml:29:15: error[E0218]: duplicate field 'x' in type 'Body'"
     );
 }
 
@@ -116,8 +116,9 @@ fn type_cycle() {
     );
     let e = errors(&src);
     assert!(
-        e.iter()
-            .any(|e| e.starts_with("schema/demo.yaml:12:3: type cycle: Packet → Body → Packet")),
+        e.iter().any(|e| e.starts_with(
+            "schema/demo.yaml:12:3: error[E1101]: type cycle: Packet → Body → Packet"
+        )),
         "{e:#?}"
     );
 }
@@ -125,18 +126,17 @@ fn type_cycle() {
 #[test]
 fn bad_widths_and_constants() {
     let src = BASE.replace("type: u32", "type: u65");
-    assert!(
-        one_error(&src).starts_with("schema/demo.yaml:28:15: integer width 65 is outside 1..64")
-    );
+    assert!(one_error(&src)
+        .starts_with("schema/demo.yaml:28:15: error[E0220]: integer width 65 is outside 1..64"));
     let src = BASE.replace("type: u32", "type: u12");
-    assert_eq!(one_error(&src), "schema/demo.yaml:28:15: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits')");
+    assert_eq!(one_error(&src), "schema/demo.yaml:28:15: error[E0221]: a 12-bit integer in a byte-aligned layout (use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits')");
     let src = BASE.replace(
         "        type: u32\n",
         "        type: u8\n        const: 256\n",
     );
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:29:16: constant 0x100 does not fit in 8 bits"
+        "schema/demo.yaml:29:16: error[E0336]: constant 0x100 does not fit in 8 bits"
     );
 }
 
@@ -151,7 +151,7 @@ fn expression_syntax_and_types() {
     let src = BASE.replace("length: payload_size", "length: payload_size == 3");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:19:17: 'payload_size == 3' is a condition where an integer is needed"
+        "schema/demo.yaml:19:17: error[E0501]: 'payload_size == 3' is a condition where an integer is needed"
     );
 }
 
@@ -160,11 +160,16 @@ fn unknown_keys_and_bad_yaml() {
     let src = BASE.replace("        type: u32\n", "        typ: u32\n");
     let e = one_error(&src);
     assert!(
-        e.starts_with("schema/demo.yaml:28:9: types.Body.fields[0]: unknown field `typ`"),
+        e.starts_with(
+            "schema/demo.yaml:28:9: error[E0001]: types.Body.fields[0]: unknown field `typ`"
+        ),
         "{e}"
     );
     let e = one_error("protocol: [");
-    assert!(e.starts_with("schema/demo.yaml:1:"), "{e}");
+    assert!(
+        e.starts_with("schema/demo.yaml:1:") && e.contains("error[E0001]"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -173,7 +178,7 @@ fn unknown_checksum_algorithm() {
         "        type: u32\n",
         "        type: u16\n        checksum: crc16-ccitt-flase\n",
     );
-    assert_eq!(one_error(&src), "schema/demo.yaml:29:19: unknown checksum algorithm 'crc16-ccitt-flase' (did you mean 'crc16-ccitt-false'?)");
+    assert_eq!(one_error(&src), "schema/demo.yaml:29:19: error[E1001]: unknown checksum algorithm 'crc16-ccitt-flase' (did you mean 'crc16-ccitt-false'?)");
 }
 
 #[test]
@@ -209,21 +214,21 @@ fn state_tables_and_list_items() {
     assert_eq!(
         e,
         vec![
-            "schema/demo.yaml:44:55: unknown state table 'kind' (did you mean 'kinds'?)",
-            "schema/demo.yaml:50:16: 'kind' is not a state table (did you mean 'kinds'?)",
+            "schema/demo.yaml:44:55: error[E0319]: unknown state table 'kind' (did you mean 'kinds'?)",
+            "schema/demo.yaml:50:16: error[E0505]: 'kind' is not a state table (did you mean 'kinds'?)",
         ]
     );
     // A list item anywhere but a switch tag.
     let src = with_state(update).replace("count: 1, state", "count: \"kinds[0]\", state");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:44:44: 'kinds[...]' can only be a switch's tag (a list item chooses the layout of a value: 'switch: { on: ... }')"
+        "schema/demo.yaml:44:44: error[E0504]: 'kinds[...]' can only be a switch's tag (a list item chooses the layout of a value: 'switch: { on: ... }')"
     );
     // A record whose items are not of the table's enum.
     let src = with_state(update).replace("items: entries.kind", "items: entries.knd");
     assert_eq!(
         one_error(&src),
-        "schema/demo.yaml:9:43: 'knd' is not a field of 'Entry' (did you mean 'kind'?)"
+        "schema/demo.yaml:9:43: error[E0710]: 'knd' is not a field of 'Entry' (did you mean 'kind'?)"
     );
 }
 
@@ -236,8 +241,8 @@ fn sequence_reassembly_mistakes() {
     assert_eq!(
         errors(&src),
         vec![
-            "schema/demo.yaml:6:30: 'kind' must be a bytes field",
-            "schema/demo.yaml:6:47: 'payload_sise' is not a field of 'Packet' (did you mean 'payload_size'?)",
+            "schema/demo.yaml:6:30: error[E0804]: 'kind' must be a bytes field",
+            "schema/demo.yaml:6:47: error[E0710]: 'payload_sise' is not a field of 'Packet' (did you mean 'payload_size'?)",
         ]
     );
 }
@@ -269,6 +274,6 @@ enums:
     let problems: Vec<String> = problems.0.iter().map(|d| d.to_string()).collect();
     assert_eq!(
         problems,
-        ["schema/demo.yaml:5:30: 'stamp': an enum of 40 bits in a bit stream: not generated for Lua yet, so the Lua dissector is not written (at most 32 bits per enum or flag set in bit streams; integers may have up to 64)"]
+        ["schema/demo.yaml:5:30: error[L0108]: 'stamp': an enum of 40 bits in a bit stream: not generated for Lua yet, so the Lua dissector is not written (at most 32 bits per enum or flag set in bit streams; integers may have up to 64)"]
     );
 }

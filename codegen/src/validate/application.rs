@@ -21,6 +21,7 @@ impl<'f> Validator<'f> {
                         Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
                     ) {
                         self.error(
+                            "E0901",
                             &format!("{yp}.id"),
                             format!("'{name}' must be an unsigned integer"),
                             None,
@@ -38,6 +39,7 @@ impl<'f> Validator<'f> {
                 Ty::Bits | Ty::Bytes(Len::Rest)
             ) {
                 self.error(
+                    "E0902",
                     &format!("{yp}.payload"),
                     format!("'{}' must be bytes or bits running to the end", a.payload),
                     None,
@@ -57,6 +59,7 @@ impl<'f> Validator<'f> {
         let t = self.transport.clone()?;
         if t.app_points.is_empty() {
             self.error(
+                "E0903",
                 "protocol.application.transport",
                 format!(
                     "the transport '{}' declares no 'applications' to plug into",
@@ -81,6 +84,7 @@ impl<'f> Validator<'f> {
             .map_or(Layout::Bytes, |p| t.structs[p.in_struct].layout);
         if payload != proto.layout {
             self.error(
+                "E0904",
                 "protocol.layout",
                 format!(
                     "an application's layout follows its transport's payloads ({})",
@@ -118,6 +122,7 @@ impl<'f> Validator<'f> {
                 let it = self.int_ty(text, "protocol.application.id", Endian::Little);
                 if it.is_some_and(|it| it.signed || it.bits % 8 != 0 || it.bits > 32) {
                     self.error(
+                        "E0905",
                         "protocol.application.id",
                         "the message id is an unsigned integer of 1 to 4 bytes",
                         None,
@@ -126,7 +131,7 @@ impl<'f> Validator<'f> {
                 it
             }
             (None, false) => {
-                self.error(
+                self.error("E0906",
                     "protocol.application",
                     format!("'{}' carries no message id: say the type of the one your messages start with", t.name),
                     Some("e.g. 'id: u8'".into()),
@@ -135,6 +140,7 @@ impl<'f> Validator<'f> {
             }
             (Some(_), true) => {
                 self.error(
+                    "E0907",
                     "protocol.application.id",
                     format!("'{}' carries the message id itself", t.name),
                     Some("remove 'id'".into()),

@@ -31,12 +31,17 @@ impl<'f> Validator<'f> {
                     } else {
                         at.to_string()
                     };
-                    self.error(&at, format!("unknown checksum algorithm '{name}'"), hint);
+                    self.error(
+                        "E1001",
+                        &at,
+                        format!("unknown checksum algorithm '{name}'"),
+                        hint,
+                    );
                 }
                 found
             }
             (Some(_), Some(_)) | (None, None) => {
-                self.error(
+                self.error("E1002",
                     at,
                     "a checksum names its 'algorithm' or gives a 'crc', one of the two",
                     Some("e.g. { algorithm: internet, from: header } or { crc: { width: 16, poly: 0x1021 } }".into()),
@@ -54,6 +59,7 @@ impl<'f> Validator<'f> {
                 let w = crc.width;
                 if !(5..=64).contains(&w) {
                     self.error(
+                        "E1003",
                         &format!("{at}.crc.width"),
                         format!("a CRC of {w} bits"),
                         Some("CRCs of 5 to 64 bits are generated".into()),
@@ -69,6 +75,7 @@ impl<'f> Validator<'f> {
                 ] {
                     if v > max {
                         self.error(
+                            "E1004",
                             &format!("{at}.crc.{key}"),
                             format!("{key} {v:#x} does not fit in the CRC's {w} bits"),
                             None,
@@ -77,7 +84,7 @@ impl<'f> Validator<'f> {
                     }
                 }
                 if crc.poly & 1 == 0 {
-                    self.error(
+                    self.error("E1005",
                         &format!("{at}.crc.poly"),
                         format!("poly {:#x} is even", crc.poly),
                         Some("give the polynomial in normal form without its top bit, e.g. 0x04c11db7 for CRC-32".into()),
@@ -124,6 +131,7 @@ impl<'f> Validator<'f> {
                 let found = seen.get(name.as_str()).copied();
                 if found.is_none() && groups.contains(name) {
                     self.error(
+                        "E1006",
                         &format!("{at}.{key}"),
                         format!(
                             "'{name}' is a bit group: a checksum's range names fields, and the \
@@ -138,6 +146,7 @@ impl<'f> Validator<'f> {
                 } else if found.is_none() {
                     let hint = did_you_mean(name, t.fields.iter().map(|f| f.name.as_str()));
                     self.error(
+                        "E1007",
                         &format!("{at}.{key}"),
                         format!(
                             "the checksum covers field '{name}', which this type does not have"
@@ -156,7 +165,7 @@ impl<'f> Validator<'f> {
                     continue;
                 };
                 let (member, group) = (t.fields[k].name.clone(), group.name.clone());
-                self.error(
+                self.error("E1008",
                     &format!("{at}.{key}"),
                     format!("the checksum's range cannot {} at '{member}': it is packed in the bit group '{group}', with no bytes of its own", if key == "from" { "start" } else { "end" }),
                     Some(format!("name a field before or after the group '{group}'")),
@@ -166,6 +175,7 @@ impl<'f> Validator<'f> {
             if let (Some(a), Some(b)) = (from, to) {
                 if a > b {
                     self.error(
+                        "E1009",
                         &format!("{at}.to"),
                         format!(
                             "the checksum's range ends at '{}', before it starts at '{}'",
@@ -188,6 +198,7 @@ impl<'f> Validator<'f> {
         if let Err(cycle) = crate::ir::analysis::checksum_order(fields) {
             let names: Vec<&str> = cycle.iter().map(|&i| fields[i].name.as_str()).collect();
             self.error(
+                "E1010",
                 &format!("{}.checksum", self.field_path(yp, cycle[0])),
                 format!(
                     "checksums {} cover each other: none can be computed first",

@@ -42,6 +42,7 @@ impl<'f> Validator<'f> {
                     .map(|i| structs[*i].name.as_str())
                     .collect();
                 self.error_key(
+                    "E1101",
                     &format!("types.{}", structs[cycle[0]].name),
                     format!("type cycle: {}", names.join(" → ")),
                     Some("a type cannot contain itself".into()),

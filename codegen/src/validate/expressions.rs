@@ -17,6 +17,7 @@ impl<'f> Validator<'f> {
                         ("a condition", "an integer")
                     };
                     self.expr_error(
+                        "E0501",
                         scope,
                         0,
                         format!("'{text}' is {got} where {exp} is needed"),
@@ -26,7 +27,7 @@ impl<'f> Validator<'f> {
                 e
             }
             Err(e) => {
-                self.expr_error(scope, e.at, e.message, None);
+                self.expr_error("E0502", scope, e.at, e.message, None);
                 Expr::Int(0)
             }
         }
@@ -34,6 +35,7 @@ impl<'f> Validator<'f> {
 
     pub(crate) fn expr_error(
         &mut self,
+        code: &'static str,
         scope: &Scope,
         at: usize,
         message: String,
@@ -42,9 +44,9 @@ impl<'f> Validator<'f> {
         let p = self.locs.value(scope.yaml_path);
         if self.locs.inherited(scope.yaml_path) {
             let message = self.inherited(scope.yaml_path, message);
-            self.error_at(p.line, p.col, message, hint);
+            self.error_at(code, p.line, p.col, message, hint);
         } else {
-            self.error_at(p.line, p.col + at, message, hint);
+            self.error_at(code, p.line, p.col + at, message, hint);
         }
     }
 
@@ -57,6 +59,7 @@ impl<'f> Validator<'f> {
                 "remaining" => (Expr::Remaining, ExprTy::Int),
                 _ => {
                     self.expr_error(
+                        "E0503",
                         scope,
                         *at,
                         format!("unknown built-in '@{name}'"),
@@ -71,6 +74,7 @@ impl<'f> Validator<'f> {
                 self.want(scope, ty, ExprTy::Int, index.at(), "a list index");
                 if !self.in_tag {
                     self.expr_error(
+                        "E0504",
                         scope,
                         *at,
                         format!("'{table}[...]' can only be a switch's tag"),
@@ -85,6 +89,7 @@ impl<'f> Validator<'f> {
                     None => {
                         let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
                         self.expr_error(
+                            "E0505",
                             scope,
                             *at,
                             format!("'{table}' is not a state table"),
@@ -97,7 +102,7 @@ impl<'f> Validator<'f> {
             expr::Expr::Len(inner, at) => match &**inner {
                 expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
                 _ => {
-                    self.expr_error(scope, *at, "len() takes a field".into(), None);
+                    self.expr_error("E0506", scope, *at, "len() takes a field".into(), None);
                     (Expr::Int(0), ExprTy::Error)
                 }
             },
@@ -157,7 +162,7 @@ impl<'f> Validator<'f> {
             } else {
                 "integers"
             };
-            self.expr_error(scope, at, format!("{what} takes {w}"), None);
+            self.expr_error("E0507", scope, at, format!("{what} takes {w}"), None);
         }
     }
 
@@ -176,7 +181,7 @@ impl<'f> Validator<'f> {
                 let en = self.file.enums.get_index(*e).unwrap().1;
                 return match en.values.get(&path[1]) {
                     Some(v) if v.is_range() => {
-                        self.expr_error(
+                        self.expr_error("E0508",
                             scope,
                             at,
                             format!("'{}' names a range of values of enum '{}', not one value", path[1], path[0]),
@@ -188,6 +193,7 @@ impl<'f> Validator<'f> {
                     None => {
                         let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
                         self.expr_error(
+                            "E0509",
                             scope,
                             at,
                             format!("'{}' is not a value of enum '{}'", path[1], path[0]),
@@ -214,7 +220,7 @@ impl<'f> Validator<'f> {
                 } else {
                     did_you_mean(seg, fields.iter().take(visible).map(|(n, _)| n.as_str()))
                 };
-                self.expr_error(scope, col, format!("unknown field '{seg}'"), hint);
+                self.expr_error("E0510", scope, col, format!("unknown field '{seg}'"), hint);
                 return fail;
             };
             refs.push(FieldRef {
@@ -228,7 +234,7 @@ impl<'f> Validator<'f> {
                 return match shape {
                     Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
                     Shape::Opaque if in_len => {
-                        self.expr_error(
+                        self.expr_error("E0511",
                             scope,
                             at,
                             format!("len({seg}): the text's length is not its length on the wire (a NUL-terminated string, or text in another encoding than UTF-8)"),
@@ -238,6 +244,7 @@ impl<'f> Validator<'f> {
                     }
                     _ if in_len => {
                         self.expr_error(
+                            "E0512",
                             scope,
                             at,
                             format!(
@@ -248,7 +255,7 @@ impl<'f> Validator<'f> {
                         fail
                     }
                     Shape::Opaque => {
-                        self.expr_error(
+                        self.expr_error("E0513",
                             scope,
                             at,
                             format!("'{seg}' is a NUL-terminated string or text in another encoding than UTF-8: neither a number nor a length"),
@@ -258,6 +265,7 @@ impl<'f> Validator<'f> {
                     }
                     Shape::Seq | Shape::Union | Shape::Struct(_) => {
                         self.expr_error(
+                            "E0514",
                             scope,
                             at,
                             format!("'{seg}' is not a number"),
@@ -279,7 +287,13 @@ impl<'f> Validator<'f> {
                     let fl = self.file.flags.get_index(fid).unwrap();
                     let bit = &path[depth + 1];
                     if depth + 2 != path.len() {
-                        self.expr_error(scope, col, "a flag bit has no fields".into(), None);
+                        self.expr_error(
+                            "E0515",
+                            scope,
+                            col,
+                            "a flag bit has no fields".into(),
+                            None,
+                        );
                         return fail;
                     }
                     return match fl.1.bits.get(bit) {
@@ -287,6 +301,7 @@ impl<'f> Validator<'f> {
                         None => {
                             let hint = did_you_mean(bit, fl.1.bits.keys().map(String::as_str));
                             self.expr_error(
+                                "E0516",
                                 scope,
                                 col,
                                 format!("'{bit}' is not a flag of '{}'", fl.0),
@@ -297,7 +312,7 @@ impl<'f> Validator<'f> {
                     };
                 }
                 _ => {
-                    self.expr_error(scope, col, format!("'{seg}' has no fields"), None);
+                    self.expr_error("E0517", scope, col, format!("'{seg}' has no fields"), None);
                     return fail;
                 }
             }

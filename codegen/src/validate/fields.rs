@@ -73,6 +73,7 @@ impl<'f> Validator<'f> {
         let ty = if let Some(sw) = &f.switch {
             if f.ty.is_some() {
                 self.error(
+                    "E0301",
                     &scope("type"),
                     "a field has either a 'type' or a 'switch', not both",
                     None,
@@ -91,6 +92,7 @@ impl<'f> Validator<'f> {
                 Err(e) => {
                     let p = self.locs.value(&scope("type"));
                     self.error_at(
+                        "E0302",
                         p.line,
                         p.col + e.at,
                         e.message,
@@ -101,6 +103,7 @@ impl<'f> Validator<'f> {
             }
         } else {
             self.error(
+                "E0303",
                 fp,
                 format!("field '{}' has no 'type'", f.name),
                 Some("add e.g. 'type: u8'".into()),
@@ -116,6 +119,7 @@ impl<'f> Validator<'f> {
             )
         {
             self.error(
+                "E0304",
                 &scope("length"),
                 "'length' applies to bytes, string, struct, switch and array fields",
                 None,
@@ -132,7 +136,7 @@ impl<'f> Validator<'f> {
         if matches!(ty, Ty::Array(_, Len::Bytes(_)))
             && ((layout != Layout::Bytes && !bits_ok) || f.packed)
         {
-            self.error(
+            self.error("E0305",
                 &scope("length"),
                 if f.packed {
                     "an array sized in bytes ('length') cannot be packed"
@@ -151,6 +155,7 @@ impl<'f> Validator<'f> {
         .is_some_and(|l| matches!(l, Len::VarPrefix(_)));
         if var_prefixed && layout != Layout::Bytes {
             self.error(
+                "E0306",
                 &scope("prefix"),
                 "a varint prefix in a bit-stream layout",
                 Some("use an integer prefix ('prefix: u8') in bit streams".into()),
@@ -158,6 +163,7 @@ impl<'f> Validator<'f> {
         }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
             self.error(
+                "E0307",
                 &scope("encoding"),
                 "'encoding' applies to 'string' and 'strz' fields",
                 None,
@@ -165,6 +171,7 @@ impl<'f> Validator<'f> {
         }
         if f.count.is_some() && !matches!(ty, Ty::Array(..)) {
             self.error(
+                "E0308",
                 &scope("count"),
                 "'count' applies to array fields ('T[]')",
                 None,
@@ -172,6 +179,7 @@ impl<'f> Validator<'f> {
         }
         if f.element.is_some() && !matches!(ty, Ty::Array(..)) {
             self.error(
+                "E0309",
                 &scope("element"),
                 "'element' frames the elements of an array of structs ('T[]')",
                 None,
@@ -199,6 +207,7 @@ impl<'f> Validator<'f> {
                         })
                     }
                     _ => self.error(
+                        "E0310",
                         &scope("type"),
                         format!("the {} checksum is stored in a u{width} field", algo.name()),
                         Some(format!("type: u{width}")),
@@ -209,7 +218,7 @@ impl<'f> Validator<'f> {
         if f.reserved {
             let fixed_bytes = matches!(&ty, Ty::Bytes(Len::Expr(Expr::Int(_))));
             if role != Role::Value {
-                self.error(
+                self.error("E0311",
                     &scope("reserved"),
                     "a reserved field is written as zero: it cannot also be a constant or a checksum",
                     None,
@@ -218,6 +227,7 @@ impl<'f> Validator<'f> {
                 role = Role::Reserved;
             } else {
                 self.error(
+                    "E0312",
                     &scope("reserved"),
                     "reserved fields are integers, or bytes of a constant length in byte layouts",
                     Some("e.g. 'type: u16' or 'type: bytes' with 'length: 3'".into()),
@@ -234,6 +244,7 @@ impl<'f> Validator<'f> {
         });
         if condition.is_some() && role != Role::Value {
             self.error(
+                "E0313",
                 &scope("if"),
                 "constants, checksums and reserved fields cannot be conditional",
                 None,
@@ -245,11 +256,17 @@ impl<'f> Validator<'f> {
             .and_then(|v| self.valid(v, &ty, &scope("valid")));
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
-                self.error(&scope("max"), "'max' applies to integer fields", None);
+                self.error(
+                    "E0314",
+                    &scope("max"),
+                    "'max' applies to integer fields",
+                    None,
+                );
             }
             if let Ty::Int(it) = &ty {
                 if m > it.max_value() {
                     self.error(
+                        "E0315",
                         &scope("max"),
                         format!("max {m} does not fit in {} bits", it.bits),
                         None,
@@ -259,6 +276,7 @@ impl<'f> Validator<'f> {
         }
         if f.optional {
             self.error(
+                "E0316",
                 &scope("optional"),
                 "presence-bit optional fields are not supported yet",
                 Some("use 'if' with an explicit flag field".into()),
@@ -286,6 +304,7 @@ impl<'f> Validator<'f> {
                 || !matches!(&ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
         {
             self.error(
+                "E0317",
                 &scope("packed"),
                 "'packed' applies to bool[] in byte layouts",
                 Some("in bit streams every bool is one bit already".into()),
@@ -294,6 +313,7 @@ impl<'f> Validator<'f> {
         let padding = self.padding(fp, f.pad, f.align, layout);
         if padding.any() && f.condition.is_some() {
             self.error(
+                "E0318",
                 &scope("if"),
                 "a padded or aligned field cannot be conditional",
                 Some("put the field and its padding in a type of their own".into()),
@@ -316,7 +336,7 @@ impl<'f> Validator<'f> {
                 }
                 None => {
                     let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
-                    self.error_key(&sp, format!("unknown state table '{table}'"), hint);
+                    self.error_key("E0319", &sp, format!("unknown state table '{table}'"), hint);
                 }
             }
         }
@@ -361,6 +381,7 @@ impl<'f> Validator<'f> {
         match scalar {
             Ty::Int(it) if it.signed && d == schema::DisplayDef::Hex => {
                 self.error(
+                    "E0320",
                     &at,
                     "Wireshark shows signed integers in decimal only",
                     Some("make the field unsigned, or drop 'display'".into()),
@@ -372,6 +393,7 @@ impl<'f> Validator<'f> {
             // from (not the bytes a bit-stream value straddles).
             Ty::Int(it) if d == schema::DisplayDef::Bin && (it.bits > 32 || layout.is_bits()) => {
                 self.error(
+                    "E0321",
                     &at,
                     "'display: bin' applies to integers of at most 32 bits in byte layouts",
                     Some("use 'hex', or put the field in a bit group (its bits are drawn)".into()),
@@ -380,6 +402,7 @@ impl<'f> Validator<'f> {
             }
             Ty::VarInt(_) if d == schema::DisplayDef::Bin => {
                 self.error(
+                    "E0322",
                     &at,
                     "'display: bin' applies to fixed-width integers",
                     Some("use 'hex' or 'dec' for a varint".into()),
@@ -389,6 +412,7 @@ impl<'f> Validator<'f> {
             Ty::Int(_) | Ty::VarInt(VarInt::Leb128 | VarInt::RiptideLen) => Some(d),
             _ => {
                 self.error(
+                    "E0323",
                     &at,
                     "'display' applies to unsigned integer fields",
                     Some("enums and flag sets show their names".into()),
@@ -405,6 +429,7 @@ impl<'f> Validator<'f> {
         let at = format!("{fp}.filter");
         if ty.value_struct().is_none() {
             self.error(
+                "E0324",
                 &at,
                 "'filter' names the fields of a struct-typed value",
                 Some(
@@ -419,6 +444,7 @@ impl<'f> Validator<'f> {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !ok {
             self.error(
+                "E0325",
                 &at,
                 format!("'{name}' is not a filter name part"),
                 Some(
@@ -466,16 +492,27 @@ impl<'f> Validator<'f> {
                 did_you_mean(method, Compression::ALL.iter().map(|(n, _)| *n))
                     .or(Some("one of zlib, deflate, gzip".into()))
             };
-            self.error(&method_at, format!("unknown compression '{method}'"), hint);
+            self.error(
+                "E0326",
+                &method_at,
+                format!("unknown compression '{method}'"),
+                hint,
+            );
             return (ty, None);
         };
         let max = match max {
             Some(0) => {
-                self.error(&format!("{at}.max"), "'max' must be at least 1", None);
+                self.error(
+                    "E0327",
+                    &format!("{at}.max"),
+                    "'max' must be at least 1",
+                    None,
+                );
                 1
             }
             Some(m) if m > u64::from(u32::MAX) => {
                 self.error(
+                    "E0328",
                     &format!("{at}.max"),
                     "'max' is the most bytes one field decompresses to: at most 4 GiB",
                     None,
@@ -487,6 +524,7 @@ impl<'f> Validator<'f> {
         };
         if layout != Layout::Bytes {
             self.error(
+                "E0329",
                 &at,
                 "compressed fields are for byte layouts",
                 Some(
@@ -500,6 +538,7 @@ impl<'f> Validator<'f> {
             Ty::Struct(..) => ty,
             other => {
                 self.error(
+                    "E0330",
                     &at,
                     "'compression' applies to fields of a struct type",
                     Some("put the compressed fields in a type of their own".into()),
@@ -513,12 +552,13 @@ impl<'f> Validator<'f> {
     /// A field's `valid`: a list of values or a range with at least one end, on an integer.
     fn valid(&mut self, v: &schema::ValidDef, ty: &Ty, at: &str) -> Option<Valid> {
         if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
-            self.error(at, "'valid' applies to integer fields", None);
+            self.error("E0331", at, "'valid' applies to integer fields", None);
             return None;
         }
         Some(match v {
             schema::ValidDef::List(l) if l.is_empty() => {
                 self.error(
+                    "E0332",
                     at,
                     "an empty list of valid values",
                     Some("list the values the field may hold".into()),
@@ -530,14 +570,19 @@ impl<'f> Validator<'f> {
                 min: Some(lo),
                 max: Some(hi),
             } if lo > hi => {
-                self.error(at, format!("min {lo} is above max {hi}"), None);
+                self.error("E0333", at, format!("min {lo} is above max {hi}"), None);
                 return None;
             }
             schema::ValidDef::Range {
                 min: None,
                 max: None,
             } => {
-                self.error(at, "'valid' needs a 'min', a 'max' or a list", None);
+                self.error(
+                    "E0334",
+                    at,
+                    "'valid' needs a 'min', a 'max' or a list",
+                    None,
+                );
                 return None;
             }
             schema::ValidDef::Range { min, max } => Valid::Range {
@@ -567,7 +612,12 @@ impl<'f> Validator<'f> {
                 (bits, max, Some((name.clone(), def)))
             }
             _ => {
-                self.error(at, "only integer and enum fields can be constants", None);
+                self.error(
+                    "E0335",
+                    at,
+                    "only integer and enum fields can be constants",
+                    None,
+                );
                 return None;
             }
         };
@@ -575,6 +625,7 @@ impl<'f> Validator<'f> {
             (schema::ConstDef::Int(v), _) if *v <= max => Some(*v),
             (schema::ConstDef::Int(v), _) => {
                 self.error(
+                    "E0336",
                     at,
                     format!("constant {v:#x} does not fit in {bits} bits"),
                     None,
@@ -586,6 +637,7 @@ impl<'f> Validator<'f> {
                 match def.values.get(bare) {
                     Some(v) if v.is_range() => {
                         self.error(
+                            "E0337",
                             at,
                             format!("'{bare}' names a range of values of '{en}', not one value"),
                             Some("give the value's number".into()),
@@ -595,13 +647,19 @@ impl<'f> Validator<'f> {
                     Some(v) => Some(v.value()),
                     None => {
                         let hint = did_you_mean(bare, def.values.keys().map(String::as_str));
-                        self.error(at, format!("'{bare}' is not a value of enum '{en}'"), hint);
+                        self.error(
+                            "E0338",
+                            at,
+                            format!("'{bare}' is not a value of enum '{en}'"),
+                            hint,
+                        );
                         None
                     }
                 }
             }
             (schema::ConstDef::Negative(v), _) => {
                 self.error(
+                    "E0339",
                     at,
                     format!("constant {v} is negative: constants are written as their wire bits"),
                     Some(format!(
@@ -613,6 +671,7 @@ impl<'f> Validator<'f> {
             }
             (schema::ConstDef::Name(n), None) => {
                 self.error(
+                    "E0340",
                     at,
                     format!("constant '{n}' is a name, but the field is an integer"),
                     Some("write the number".into()),
@@ -635,12 +694,14 @@ impl<'f> Validator<'f> {
             let Some(v) = v else { continue };
             if layout != Layout::Bytes {
                 self.error(
+                    "E0341",
                     &format!("{at}.{key}"),
                     format!("'{key}' in a bit-stream layout"),
                     Some("padding and alignment are whole bytes: use them in byte layouts".into()),
                 );
             } else if v == 0 || v > u32::MAX as u64 {
                 self.error(
+                    "E0342",
                     &format!("{at}.{key}"),
                     format!("'{key}: {v}'"),
                     Some("a size of 1 or more bytes".into()),
@@ -661,7 +722,7 @@ impl<'f> Validator<'f> {
                 parts.push(InfoPart::Text(rest[..open].to_string()));
             }
             let Some(close) = rest[open..].find('}') else {
-                self.error(&format!("{yp}.info"), "unclosed '{' in info", None);
+                self.error("E0343", &format!("{yp}.info"), "unclosed '{' in info", None);
                 return parts;
             };
             let name = &rest[open + 1..open + close];
@@ -670,6 +731,7 @@ impl<'f> Validator<'f> {
                 None => {
                     let hint = did_you_mean(name, fields.iter().map(|f| f.name.as_str()));
                     self.error(
+                        "E0344",
                         &format!("{yp}.info"),
                         format!("unknown field '{name}' in info"),
                         hint,

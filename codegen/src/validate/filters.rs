@@ -16,6 +16,7 @@ impl<'f> Validator<'f> {
                 let t = &structs[id];
                 if let Some(other) = structs.iter().find(|o| o.name.to_snake_case() == *name) {
                     self.error(
+                        "E1301",
                         &at,
                         format!(
                             "'{name}' is the filter name of type '{}' already",
@@ -33,12 +34,14 @@ impl<'f> Validator<'f> {
                     rf.name == *name && shown
                 }) {
                     self.error(
+                        "E1302",
                         &at,
                         format!("'{name}' is a field of the root type: its filter name is taken"),
                         Some("choose another name".into()),
                     );
                 } else if let Some((_, prev)) = seen.iter().find(|(n, i)| n == name && *i != id) {
                     self.error(
+                        "E1303",
                         &at,
                         format!(
                             "'{name}' already names the fields of a '{}' value, not of a '{}'",
@@ -48,6 +51,7 @@ impl<'f> Validator<'f> {
                     );
                 } else if id == root {
                     self.error(
+                        "E1304",
                         &at,
                         "the root type's fields have filter names of their own (proto.<field>)",
                         None,
@@ -58,6 +62,7 @@ impl<'f> Validator<'f> {
                     .any(|tf| matches!(tf.role, Role::Checksum(_)))
                 {
                     self.error(
+                        "E1305",
                         &at,
                         format!(
                             "'{}' has a checksum: its fields keep their type's filter names",

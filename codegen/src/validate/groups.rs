@@ -170,6 +170,7 @@ impl<'f> Validator<'f> {
             let at = &spec.path;
             if !is_snake_ident(&spec.name) {
                 self.error(
+                    "E1401",
                     &format!("{at}.name"),
                     format!("field name '{}' is not snake_case", spec.name),
                     None,
@@ -177,6 +178,7 @@ impl<'f> Validator<'f> {
             }
             if fields.iter().any(|f| f.name == spec.name) {
                 self.error(
+                    "E1402",
                     &format!("{at}.name"),
                     format!(
                         "the bit group '{}' has the name of a field of '{name}'",
@@ -187,13 +189,14 @@ impl<'f> Validator<'f> {
             }
             for key in &spec.stray_keys {
                 self.error(
+                    "E1403",
                     &format!("{at}.{key}"),
                     format!("'{key}' on a bit group: the group only holds its fields"),
                     Some("put it on one of the group's fields".into()),
                 );
             }
             if layout.is_bits() {
-                self.error(
+                self.error("E1404",
                     &format!("{at}.fields"),
                     format!(
                         "a bit group in the {} type '{name}': a bit stream packs its fields already",
@@ -207,7 +210,7 @@ impl<'f> Validator<'f> {
                 None | Some(LayoutDef::LsbBits) => false,
                 Some(LayoutDef::MsbBits) => true,
                 Some(LayoutDef::Bytes) => {
-                    self.error(
+                    self.error("E1405",
                         &format!("{at}.layout"),
                         "a bit group packs bits: its layout is a bit order",
                         Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
@@ -237,6 +240,7 @@ impl<'f> Validator<'f> {
                 }
                 _ => {
                     self.error(
+                        "E1406",
                         &format!("{at}.type"),
                         format!(
                             "the bit group '{}' needs an unsigned integer of 1 to 8 whole bytes",
@@ -261,7 +265,7 @@ impl<'f> Validator<'f> {
                 };
                 if width == 0 {
                     packable = false;
-                    self.error(
+                    self.error("E1407",
                         &format!("{fp}.type"),
                         format!(
                             "'{}' in a bit group: only integers, bools, enums and flag sets are packed into one",
@@ -295,6 +299,7 @@ impl<'f> Validator<'f> {
                 for (bad, key, why) in extra {
                     if bad {
                         self.error(
+                            "E1408",
                             &format!("{fp}.{key}"),
                             format!("'{key}' on '{}': {why}", f.name),
                             Some("move the field out of the group".into()),
@@ -313,6 +318,7 @@ impl<'f> Validator<'f> {
                     "use a wider integer, or move fields out of the group".to_string()
                 };
                 self.error(
+                    "E1409",
                     &format!("{at}.fields"),
                     format!(
                         "the fields of bit group '{}' take {total} bits of its {}",

@@ -19,6 +19,7 @@ impl<'f> Validator<'f> {
                 } else if let Ty::Union(u) = &f.ty {
                     if u.unless.is_some() && matches!(u.len, Len::Natural) {
                         out.push(self.limit(
+                            "L0101",
                             Backend::Lua,
                             &at("switch.unless"),
                             format!("'{}': 'unless' on a switch without a length", f.name),
@@ -30,6 +31,7 @@ impl<'f> Validator<'f> {
                     let encoded = s.fields[ti].ty.is_encoded();
                     if encoded && matches!(f.ty, Ty::VarInt(_)) {
                         out.push(self.limit(
+                            "L0102",
                             Backend::Rust,
                             &at("type"),
                             format!(
@@ -45,6 +47,7 @@ impl<'f> Validator<'f> {
                 if let (Some(gi), Ty::Int(it)) = (f.group, &f.ty) {
                     if it.signed && it.bits > 32 && s.groups[gi].int.bytes() > 4 {
                         out.push(self.limit(
+                            "L0103",
                             Backend::Lua,
                             &at("type"),
                             format!(
@@ -58,6 +61,7 @@ impl<'f> Validator<'f> {
                 if let Role::Checksum(Checksum { algo: a, .. }) = f.role {
                     if !(8..=32).contains(&a.width()) {
                         out.push(self.limit(
+                            "L0104",
                             Backend::Lua,
                             &at("checksum"),
                             format!("'{}': the {} checksum", f.name, a.name()),
@@ -75,6 +79,7 @@ impl<'f> Validator<'f> {
             ] {
                 if h.is_some() {
                     out.push(self.limit(
+                        "L0105",
                         Backend::Lua,
                         &format!("protocol.transport.heuristic.{proto}"),
                         "a heuristic over a bit-stream root".into(),
@@ -84,6 +89,7 @@ impl<'f> Validator<'f> {
             }
             if p.reassembly.is_some() {
                 out.push(self.limit(
+                    "L0106",
                     Backend::Lua,
                     "protocol.reassembly",
                     "reassembly over bit-stream datagrams".into(),
@@ -94,6 +100,7 @@ impl<'f> Validator<'f> {
         for (k, (_, id)) in p.opening.iter().enumerate() {
             if p.structs[*id].layout.is_bits() {
                 out.push(self.limit(
+                    "L0107",
                     Backend::Lua,
                     &format!("protocol.conversation.opening.{k}.type"),
                     format!("'{}': a bit-stream opening datagram", p.structs[*id].name),
@@ -106,26 +113,30 @@ impl<'f> Validator<'f> {
 
     /// Limits of one value of a bit-stream type (array elements included).
     fn bit_type_limits(&self, p: &Protocol, name: &str, ty: &Ty, yp: &str, out: &mut Vec<Limit>) {
-        let lua = |what: String, hint: &str| {
-            self.limit(Backend::Lua, yp, format!("'{name}': {what}"), hint)
+        let lua = |code: &'static str, what: String, hint: &str| {
+            self.limit(code, Backend::Lua, yp, format!("'{name}': {what}"), hint)
         };
         let wide = |it: &IntTy| it.bits > 32;
         match ty {
             Ty::Enum(id) if wide(&p.enums[*id].repr) => out.push(lua(
+                "L0108",
                 format!("an enum of {} bits in a bit stream", p.enums[*id].repr.bits),
                 "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
             )),
             Ty::Flags(id) if wide(&p.flags[*id].repr) => out.push(lua(
+                "L0109",
                 format!("flags of {} bits in a bit stream", p.flags[*id].repr.bits),
                 "at most 32 bits per enum or flag set in bit streams; integers may have up to 64",
             )),
             Ty::Struct(_, Some(len)) => {
                 out.push(lua(
+                    "L0110",
                     "a struct with a length in a bit stream".into(),
                     "let the struct delimit itself, without a length or prefix",
                 ));
                 if matches!(len, Len::Prefix(_)) {
                     out.push(self.limit(
+                        "L0111",
                         Backend::Rust,
                         yp,
                         format!("'{name}': a length prefix of a struct in a bit stream"),
@@ -135,11 +146,13 @@ impl<'f> Validator<'f> {
             }
             Ty::Union(u) if !matches!(u.len, Len::Rest | Len::Natural) => {
                 out.push(lua(
+                    "L0112",
                     "a switch with a length in a bit stream".into(),
                     "let the switch run to the end or delimit itself",
                 ));
                 if matches!(u.len, Len::Prefix(_)) {
                     out.push(self.limit(
+                        "L0113",
                         Backend::Rust,
                         yp,
                         format!("'{name}': a length prefix of a switch in a bit stream"),
@@ -163,8 +176,9 @@ impl<'f> Validator<'f> {
     ) {
         let s = &p.structs[sid];
         let f = &s.fields[fi];
-        let rust = |key: &str, what: String, hint: &str| {
+        let rust = |code: &'static str, key: &str, what: String, hint: &str| {
             self.limit(
+                code,
                 Backend::Rust,
                 &format!("{fp}.{key}"),
                 format!("'{}': {what}", f.name),
@@ -173,6 +187,7 @@ impl<'f> Validator<'f> {
         };
         match f.role {
             Role::Checksum(_) => out.push(rust(
+                "L0114",
                 "checksum",
                 "a checksum in a bit stream".into(),
                 "checksums cover byte-aligned types",
@@ -183,6 +198,7 @@ impl<'f> Validator<'f> {
                     && !matches!(s.fields[ti].ty, Ty::Array(_, Len::Bytes(_))) =>
             {
                 out.push(rust(
+                    "L0115",
                     "type",
                     format!(
                         "the length of '{}' (encoded) in a bit stream",
@@ -195,6 +211,7 @@ impl<'f> Validator<'f> {
         }
         if !f.select.is_empty() {
             out.push(rust(
+                "L0116",
                 "type",
                 "values typed by conversation state in a bit stream".into(),
                 "state lists are read in byte-aligned types",
@@ -203,7 +220,14 @@ impl<'f> Validator<'f> {
     }
 
     /// A limit of `backend` at the value of `yaml_path`.
-    fn limit(&self, backend: Backend, yaml_path: &str, what: String, hint: &str) -> Limit {
+    fn limit(
+        &self,
+        code: &'static str,
+        backend: Backend,
+        yaml_path: &str,
+        what: String,
+        hint: &str,
+    ) -> Limit {
         let pos = self.locs.value(yaml_path);
         let output = match backend {
             Backend::Rust => "the Rust crate",
@@ -212,6 +236,7 @@ impl<'f> Validator<'f> {
         Limit {
             backend,
             diagnostic: Diagnostic {
+                code,
                 file: self.path.clone(),
                 line: pos.line,
                 col: pos.col,

@@ -64,6 +64,7 @@ fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
             None => message,
         };
         Diagnostics(vec![Diagnostic {
+            code: "E0001",
             file: path.to_string(),
             line,
             col,
@@ -129,8 +130,9 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
         None => (file, None),
         Some(name) => {
             let at = locs.value("protocol.extends");
-            let fail = |message: String, hint: Option<String>| {
+            let fail = |code: &'static str, message: String, hint: Option<String>| {
                 Diagnostics(vec![Diagnostic {
+                    code,
                     file: path.to_string(),
                     line: at.line,
                     col: at.col,
@@ -140,6 +142,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             };
             let (base_path, base_source) = resolve(&name).map_err(|e| {
                 fail(
+                    "E0002",
                     e,
                     Some("a path relative to this schema, e.g. 'rtype.yaml'".into()),
                 )
@@ -149,6 +152,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             let base_file = parse(&base_path, &base_source)?;
             if base_file.protocol.extends.is_some() {
                 return Err(fail(
+                    "E0003",
                     format!("'{name}' extends another schema itself"),
                     Some("extend the schema it extends, or merge the two".into()),
                 ));
@@ -172,6 +176,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             let at = locs.value("protocol.application.transport");
             let fail = |message: String| {
                 Diagnostics(vec![Diagnostic {
+                    code: "E0004",
                     file: path.to_string(),
                     line: at.line,
                     col: at.col,
@@ -266,16 +271,30 @@ enum ExprTy {
 }
 
 impl<'f> Validator<'f> {
-    fn error(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
+    /// Reports a mistake at the value of `yaml_path`, under its stable `code` (`docs/diagnostics.md`).
+    fn error(
+        &mut self,
+        code: &'static str,
+        yaml_path: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
         let p = self.locs.value(yaml_path);
         let message = self.inherited(yaml_path, message.into());
-        self.error_at(p.line, p.col, message, hint);
+        self.error_at(code, p.line, p.col, message, hint);
     }
 
-    fn error_key(&mut self, yaml_path: &str, message: impl Into<String>, hint: Option<String>) {
+    /// Reports a mistake at the key naming the value of `yaml_path`.
+    fn error_key(
+        &mut self,
+        code: &'static str,
+        yaml_path: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
         let p = self.locs.key(yaml_path);
         let message = self.inherited(yaml_path, message.into());
-        self.error_at(p.line, p.col, message, hint);
+        self.error_at(code, p.line, p.col, message, hint);
     }
 
     /// A mistake in what an extension inherited is reported at its `extends`, saying where in
@@ -291,12 +310,14 @@ impl<'f> Validator<'f> {
 
     fn error_at(
         &mut self,
+        code: &'static str,
         line: usize,
         col: usize,
         message: impl Into<String>,
         hint: Option<String>,
     ) {
         self.diags.push(Diagnostic {
+            code,
             file: self.path.clone(),
             line,
             col,
@@ -309,6 +330,7 @@ impl<'f> Validator<'f> {
         let p = &self.file.protocol;
         if !is_snake_ident(&p.name) {
             self.error(
+                "E0101",
                 "protocol.name",
                 format!("protocol name '{}' is not a lower-case identifier", p.name),
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
@@ -333,6 +355,7 @@ impl<'f> Validator<'f> {
         if layout.is_bits() && endian != stream.endian {
             let drop = stream.other;
             self.error(
+                "E0102",
                 "protocol.endian",
                 format!(
                     "a {drop}-endian protocol in 'layout: {}': bit streams are read \
@@ -360,6 +383,7 @@ impl<'f> Validator<'f> {
                 let yp = format!("{kind}.{name}");
                 if !is_camel_ident(name) {
                     self.error_key(
+                        "E0103",
                         &yp,
                         format!("type name '{name}' is not UpperCamelCase"),
                         Some(format!("e.g. '{}'", name.to_upper_camel_case())),
@@ -367,6 +391,7 @@ impl<'f> Validator<'f> {
                 }
                 if let Some(prev) = taken.insert(name.clone(), kind.to_string()) {
                     self.error_key(
+                        "E0104",
                         &yp,
                         format!("duplicate type name '{name}' (already declared in '{prev}')"),
                         None,
@@ -398,6 +423,7 @@ impl<'f> Validator<'f> {
             if items.is_none() {
                 let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
                 self.error(
+                    "E0105",
                     &format!("protocol.state.{name}.items"),
                     format!("'{}' is not an enum", t.items),
                     hint,
@@ -440,6 +466,7 @@ impl<'f> Validator<'f> {
         };
         if root_name.is_empty() {
             self.error(
+                "E0106",
                 "protocol",
                 "the protocol needs a 'root' type",
                 Some("the type of one whole message, e.g. 'root: Packet'".into()),
@@ -447,6 +474,7 @@ impl<'f> Validator<'f> {
         }
         for target in self.file.cases.keys() {
             self.error_key(
+                "E0107",
                 &format!("cases.{target}"),
                 format!("'{target}' is not a switch field of the base schema"),
                 Some("write 'Type.field', e.g. 'Packet.payload'".into()),
@@ -458,6 +486,7 @@ impl<'f> Validator<'f> {
             None => {
                 let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
                 self.error(
+                    "E0108",
                     "protocol.root",
                     format!("unknown root type '{root_name}'"),
                     hint,
@@ -467,6 +496,7 @@ impl<'f> Validator<'f> {
         };
         if self.file.types.is_empty() {
             self.error(
+                "E0109",
                 "types",
                 "a schema needs at least one type under 'types'",
                 None,
@@ -509,6 +539,7 @@ impl<'f> Validator<'f> {
         self.check_endless_arrays(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
+                "E0110",
                 "protocol.conversation",
                 "an opening needs the server's UDP ports",
                 Some("add transport.udp.ports".into()),

@@ -59,6 +59,7 @@ impl<'f> Validator<'f> {
                 if let Some(what) = taken {
                     let at = format!("{}.name", self.field_path(&s.name, fi));
                     self.error(
+                        "E0601",
                         &at,
                         format!("field name '{}' is {what} in the generated Rust", f.name),
                         Some(format!("rename it, e.g. '{}_value'", f.name)),
@@ -67,7 +68,7 @@ impl<'f> Validator<'f> {
             }
         }
         if wireshark_has(&p.name) {
-            self.error(
+            self.error("E0602",
                 "protocol.name",
                 format!(
                     "Wireshark has a protocol '{}' built in: a dissector of that name does not register",
@@ -77,7 +78,7 @@ impl<'f> Validator<'f> {
             );
         }
         if wireshark_has_title(&p.title) {
-            self.error(
+            self.error("E0603",
                 "protocol.title",
                 format!(
                     "Wireshark has a protocol titled '{}' built in: a dissector of that title does not register",
@@ -98,6 +99,7 @@ impl<'f> Validator<'f> {
             .contains(&p.name.as_str())
         {
             self.error(
+                "E0604",
                 "protocol.name",
                 format!(
                     "protocol name '{}' is a Rust keyword or a crate the generated crate uses",
@@ -177,6 +179,7 @@ impl<'f> Validator<'f> {
             let at = format!("{kind}.{name}");
             if let Some((_, why)) = generated.iter().find(|(n, _)| n == name) {
                 self.error_key(
+                    "E0605",
                     &at,
                     format!("type name '{name}' is taken in the generated Rust: {why}"),
                     Some(format!("rename it, e.g. '{name}Type'")),
@@ -191,6 +194,7 @@ impl<'f> Validator<'f> {
                 .filter(|prev| prev != name)
             {
                 self.error_key(
+                    "E0606",
                     &at,
                     format!(
                         "type names '{prev}' and '{name}' make one filter name '{}'",
@@ -234,6 +238,7 @@ impl<'f> Validator<'f> {
             };
             if let Some(message) = problem {
                 self.error_key(
+                    "E0607",
                     &at,
                     message,
                     Some("rename it: value names are UPPER_SNAKE_CASE words, e.g. 'MODE_2'".into()),
@@ -271,7 +276,7 @@ impl<'f> Validator<'f> {
                     })
             };
             if let Some(message) = problem {
-                self.error_key(&at, message, Some("rename it".into()));
+                self.error_key("E0608", &at, message, Some("rename it".into()));
             }
         }
     }

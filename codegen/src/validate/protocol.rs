@@ -63,6 +63,7 @@ impl<'f> Validator<'f> {
         }
         for (at, msg) in clashes {
             self.error(
+                "E0701",
                 &at,
                 format!("{msg}: a bit stream keeps one bit order"),
                 Some("use one bit order for the types of one stream, or copy the type".into()),
@@ -86,7 +87,7 @@ impl<'f> Validator<'f> {
             _ => false,
         };
         if !piece_ok {
-            self.error(&format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
+            self.error("E0702", &format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
         }
         let index = field_of(self, &r.index, "index")?;
         let mut key = Vec::new();
@@ -106,6 +107,7 @@ impl<'f> Validator<'f> {
             (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
             _ => {
                 self.error(
+                    "E0703",
                     yp,
                     "reassembly needs exactly one of 'last' and 'count'",
                     None,
@@ -128,11 +130,12 @@ impl<'f> Validator<'f> {
                     self.struct_ids.get(sv).copied(),
                 );
                 if client.is_none() || server.is_none() {
-                    self.error(yp, "unknown whole type for client or server", None);
+                    self.error("E0704", yp, "unknown whole type for client or server", None);
                     return None;
                 }
                 if proto.transport.udp_ports.is_empty() {
                     self.error(
+                        "E0705",
                         yp,
                         "reassembly by direction needs the server's UDP ports",
                         Some("add transport.udp.ports".into()),
@@ -146,12 +149,18 @@ impl<'f> Validator<'f> {
             (None, None, Some(f)) => {
                 let fi = field_of(self, f, "as")?;
                 if !matches!(root.fields[fi].ty, Ty::Union(_)) {
-                    self.error(&format!("{yp}.as"), format!("'{f}' is not a switch"), None);
+                    self.error(
+                        "E0706",
+                        &format!("{yp}.as"),
+                        format!("'{f}' is not a switch"),
+                        None,
+                    );
                 }
                 WholeType::AsField(fi)
             }
             _ => {
                 self.error(
+                    "E0707",
                     yp,
                     "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
                     None,
@@ -164,6 +173,7 @@ impl<'f> Validator<'f> {
                 let fi = field_of(self, name, "numbered")?;
                 if !matches!(root.fields[fi].ty, Ty::Int(it) if !it.signed) {
                     self.error(
+                        "E0708",
                         &format!("{yp}.numbered"),
                         format!("'{name}' must be an unsigned integer field"),
                         None,
@@ -175,6 +185,7 @@ impl<'f> Validator<'f> {
         };
         if r.piece_size == 0 {
             self.error(
+                "E0709",
                 &format!("{yp}.piece_size"),
                 "piece_size must be at least 1",
                 None,
@@ -217,7 +228,12 @@ impl<'f> Validator<'f> {
         let found = s.fields.iter().position(|f| f.name == name);
         if found.is_none() {
             let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
-            self.error(yp, format!("'{name}' is not a field of {label}"), hint);
+            self.error(
+                "E0710",
+                yp,
+                format!("'{name}' is not a field of {label}"),
+                hint,
+            );
         }
         found
     }
@@ -226,7 +242,7 @@ impl<'f> Validator<'f> {
         let found = self.struct_ids.get(name).copied();
         if found.is_none() {
             let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
-            self.error(yp, format!("unknown type '{name}'"), hint);
+            self.error("E0711", yp, format!("unknown type '{name}'"), hint);
         }
         found
     }
@@ -243,6 +259,7 @@ impl<'f> Validator<'f> {
                 "server" => Side::Server,
                 other => {
                     self.error(
+                        "E0712",
                         &format!("{yp}.from"),
                         format!("unknown side '{other}'"),
                         Some("expected 'client' or 'server'".into()),
@@ -265,6 +282,7 @@ impl<'f> Validator<'f> {
         let Some(prefix) = prefix else {
             if tcp.max_message.is_some() {
                 self.error(
+                    "E0713",
                     yp,
                     "'max_message' bounds a length prefix, and this transport has none",
                     Some("add 'length_prefix' (e.g. u16le) or remove 'max_message'".into()),
@@ -274,11 +292,12 @@ impl<'f> Validator<'f> {
         };
         match tcp.max_message {
             Some(0) => {
-                self.error(yp, "'max_message' must be at least 1", None);
+                self.error("E0714", yp, "'max_message' must be at least 1", None);
                 0
             }
             Some(n) if n > prefix.max_value() => {
                 self.error(
+                    "E0715",
                     yp,
                     format!(
                         "'max_message' {n} is more than the length prefix can announce ({})",

@@ -12,6 +12,7 @@ impl<'f> Validator<'f> {
             };
             if proto.structs[sid].layout != Layout::Bytes {
                 self.error(
+                    "E0801",
                     &format!("{yp}.in"),
                     "parts in bit-stream types are not supported yet",
                     None,
@@ -19,6 +20,7 @@ impl<'f> Validator<'f> {
             }
             if j.fields.is_empty() {
                 self.error(
+                    "E0802",
                     &format!("{yp}.fields"),
                     "name at least one bytes field",
                     None,
@@ -26,6 +28,7 @@ impl<'f> Validator<'f> {
             }
             if !j.as_types.is_empty() && j.as_types.len() != j.fields.len() {
                 self.error(
+                    "E0803",
                     &format!("{yp}.as"),
                     format!(
                         "'as' gives {} types for {} fields",
@@ -42,7 +45,12 @@ impl<'f> Validator<'f> {
                     continue;
                 };
                 if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
-                    self.error(&fp, format!("'{name}' must be a bytes field"), None);
+                    self.error(
+                        "E0804",
+                        &fp,
+                        format!("'{name}' must be a bytes field"),
+                        None,
+                    );
                 }
                 let whole = match j.as_types.get(i).map(String::as_str) {
                     None | Some("bytes") => None,
@@ -51,6 +59,7 @@ impl<'f> Validator<'f> {
                 if let Some(w) = whole {
                     if proto.structs[w].layout != Layout::Bytes {
                         self.error(
+                            "E0805",
                             &format!("{yp}.as.{i}"),
                             "a joined stream decodes as a byte-aligned type",
                             None,
@@ -72,6 +81,7 @@ impl<'f> Validator<'f> {
                 Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
                 _ => {
                     self.error(
+                        "E0806",
                         &format!("{yp}.sequence"),
                         format!("'{}' must be an unsigned integer", j.sequence),
                         None,
@@ -82,6 +92,7 @@ impl<'f> Validator<'f> {
             let wrap = j.wrap.unwrap_or(range);
             if wrap < 2 || wrap > range {
                 self.error(
+                    "E0807",
                     &format!("{yp}.wrap"),
                     format!("wrap {wrap} is outside 2..={range} (the sequence field's range)"),
                     None,
@@ -100,6 +111,7 @@ impl<'f> Validator<'f> {
             let last = cond(self, &j.last, "last");
             if j.piece_size == 0 {
                 self.error(
+                    "E0808",
                     &format!("{yp}.piece_size"),
                     "piece_size must be at least 1",
                     None,
@@ -137,6 +149,7 @@ impl<'f> Validator<'f> {
                 };
                 if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
                     self.error(
+                        "E0809",
                         &format!("{rp}.key"),
                         format!("key '{}' must be an integer field", r.key),
                         None,
@@ -160,6 +173,7 @@ impl<'f> Validator<'f> {
                                         rest = &steps[1..];
                                     }
                                     None => self.error(
+                                        "E0810",
                                         &ip,
                                         format!("the joined stream '{first}' stays bytes"),
                                         None,
@@ -171,6 +185,7 @@ impl<'f> Validator<'f> {
                 }
                 let [list, item] = rest else {
                     self.error(
+                        "E0811",
                         &ip,
                         format!(
                             "'{}' should be an array field and its elements' field",
@@ -192,6 +207,7 @@ impl<'f> Validator<'f> {
                 };
                 let Some(elem) = elem else {
                     self.error(
+                        "E0812",
                         &ip,
                         format!(
                             "'{}' is not an array of a type with fields",
@@ -206,6 +222,7 @@ impl<'f> Validator<'f> {
                 };
                 if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
                     self.error(
+                        "E0813",
                         &ip,
                         format!(
                             "'{}' is not of the table's enum '{}'",

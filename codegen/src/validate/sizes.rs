@@ -17,6 +17,7 @@ impl<'f> Validator<'f> {
     ) -> Len {
         if f.length.is_some() && f.prefix.is_some() {
             self.error(
+                "E1501",
                 &format!("{fp}.prefix"),
                 "a field has either a 'length' or a 'prefix', not both",
                 None,
@@ -55,6 +56,7 @@ impl<'f> Validator<'f> {
         if let Some(p) = &f.prefix {
             if f.count.is_some() {
                 self.error(
+                    "E1502",
                     &format!("{fp}.prefix"),
                     "a field has either a 'count' or a 'prefix', not both",
                     None,
@@ -65,6 +67,7 @@ impl<'f> Validator<'f> {
         if let Some(l) = &f.length {
             if f.count.is_some() {
                 self.error(
+                    "E1503",
                     &format!("{fp}.length"),
                     "an array has either a 'count' (elements) or a 'length' (bytes), not both",
                     None,
@@ -122,6 +125,7 @@ impl<'f> Validator<'f> {
                 if bits < 8 {
                     let at = format!("{}.type", self.field_path(&s.name, fi));
                     self.error(
+                        "E1504",
                         &at,
                         format!(
                             "'{}' is read to the end of a bit stream, whose last byte is padded: \
@@ -166,7 +170,7 @@ impl<'f> Validator<'f> {
                         .any(|id| can_be_empty(p, &Ty::Struct(*id, None), &mut Vec::new()));
                 if empty_elem {
                     let at = format!("{}.type", self.field_path(&s.name, fi));
-                    self.error(
+                    self.error("E1505",
                         &at,
                         format!(
                             "'{}' is read to the end of its scope, but its elements can take no \

@@ -26,6 +26,7 @@ impl<'f> Validator<'f> {
             Some("big" | "be") => Some(Endian::Big),
             Some(other) => {
                 self.error(
+                    "E0201",
                     yp,
                     format!("unknown byte order '{other}'"),
                     Some("expected 'little' or 'big'".into()),
@@ -52,6 +53,7 @@ impl<'f> Validator<'f> {
             }
             _ => {
                 self.error(
+                    "E0202",
                     yp,
                     format!("'{text}' is not an integer type"),
                     Some("expected u1..u64 or i1..i64, e.g. 'u8' or 'u16be'".into()),
@@ -74,6 +76,7 @@ impl<'f> Validator<'f> {
             let vp = format!("{yp}.{name}");
             if !is_value_ident(name) {
                 self.error_key(
+                    "E0203",
                     &vp,
                     format!("'{name}' is not a valid value name"),
                     Some("use letters, digits and '_'".into()),
@@ -88,13 +91,14 @@ impl<'f> Validator<'f> {
                         _ => None,
                     };
                     if !ranges_ok {
-                        self.error(&vp, "a flag is one bit, not a range", None);
+                        self.error("E0204", &vp, "a flag is one bit, not a range", None);
                         continue;
                     }
                     match crate::schema::parse_range(r) {
                         Some((lo, hi)) if lo < hi => (lo, hi, doc),
                         _ => {
                             self.error(
+                                "E0205",
                                 &vp,
                                 format!("'{r}' is not a range"),
                                 Some(
@@ -109,6 +113,7 @@ impl<'f> Validator<'f> {
             };
             if hi > repr.max_value() {
                 self.error(
+                    "E0206",
                     &vp,
                     format!("value {hi} does not fit in {} bits", repr.bits),
                     None,
@@ -130,7 +135,12 @@ impl<'f> Validator<'f> {
                 } else {
                     format!("range {lo}..{hi}")
                 };
-                self.error(&vp, format!("{what} is already named '{prev}'"), None);
+                self.error(
+                    "E0207",
+                    &vp,
+                    format!("{what} is already named '{prev}'"),
+                    None,
+                );
             }
             if lo == hi && !v.is_range() {
                 let hex = self
@@ -169,6 +179,7 @@ impl<'f> Validator<'f> {
         let yp = format!("enums.{name}");
         if e.repr.is_empty() {
             self.error_key(
+                "E0208",
                 &yp,
                 format!("enum '{name}' needs a 'type'"),
                 Some("its integer type, e.g. 'type: u8'".into()),
@@ -197,6 +208,7 @@ impl<'f> Validator<'f> {
         let yp = format!("flags.{name}");
         if f.repr.is_empty() {
             self.error_key(
+                "E0209",
                 &yp,
                 format!("flags '{name}' needs a 'type'"),
                 Some("its integer type, e.g. 'type: u8'".into()),
@@ -214,6 +226,7 @@ impl<'f> Validator<'f> {
         for b in &bits {
             if b.value == 0 || !b.value.is_power_of_two() {
                 self.error(
+                    "E0210",
                     &format!("{yp}.bits.{}", b.name),
                     format!(
                         "flag '{}' has mask {:#x}, which is not a single bit",
@@ -237,6 +250,7 @@ impl<'f> Validator<'f> {
         let encoding = self.encoding(f, fp, layout);
         if layout != Layout::Bytes {
             self.error(
+                "E0211",
                 &tp,
                 "'strz' in a bit-stream layout",
                 Some("NUL-terminated strings are byte-aligned: use them in byte layouts".into()),
@@ -244,6 +258,7 @@ impl<'f> Validator<'f> {
         }
         if f.prefix.is_some() {
             self.error(
+                "E0212",
                 &format!("{fp}.prefix"),
                 "a 'strz' ends at its NUL or is padded to a constant length; it takes no prefix",
                 Some("use 'type: string' with a prefix".into()),
@@ -261,6 +276,7 @@ impl<'f> Validator<'f> {
                 if *n % 2 == 1 && matches!(encoding, Encoding::Utf16 { .. }) =>
             {
                 self.error(
+                    "E0213",
                     &format!("{fp}.length"),
                     format!(
                         "a NUL-padded UTF-16 'strz' of {n} bytes: UTF-16 code units are 2 bytes"
@@ -286,7 +302,7 @@ impl<'f> Validator<'f> {
                 },
             ),
             Some(_) => {
-                self.error(
+                self.error("E0214",
                     &format!("{fp}.length"),
                     "a NUL-padded 'strz' needs a constant length of 1 or more bytes (C's char[32] is 'length: 32')",
                     Some("a string whose length is given by another field is 'type: string'".into()),
@@ -318,11 +334,12 @@ impl<'f> Validator<'f> {
         let Some(e) = all.into_iter().find(|e| e.name() == name) else {
             let hint = did_you_mean(name, all.iter().map(|e| e.name()))
                 .or_else(|| Some("one of utf8, ascii, latin1, utf16le, utf16be".into()));
-            self.error(&at, format!("unknown encoding '{name}'"), hint);
+            self.error("E0215", &at, format!("unknown encoding '{name}'"), hint);
             return Encoding::Utf8;
         };
         if e != Encoding::Utf8 && layout != Layout::Bytes {
             self.error(
+                "E0216",
                 &at,
                 format!("'{name}' text in a bit-stream layout"),
                 Some("strings in bit streams are UTF-8".into()),
@@ -383,6 +400,7 @@ impl<'f> Validator<'f> {
             let fp = self.field_path(name, i);
             if !is_snake_ident(&f.name) {
                 self.error(
+                    "E0217",
                     &format!("{fp}.name"),
                     format!("field name '{}' is not snake_case", f.name),
                     None,
@@ -390,6 +408,7 @@ impl<'f> Validator<'f> {
             }
             if seen.insert(&f.name, i).is_some() {
                 self.error(
+                    "E0218",
                     &format!("{fp}.name"),
                     format!("duplicate field '{}' in type '{name}'", f.name),
                     None,
@@ -402,6 +421,7 @@ impl<'f> Validator<'f> {
         for (i, f) in fields.iter().enumerate() {
             if i + 1 < fields.len() && runs_to_end(&f.ty) {
                 self.error(
+                    "E0219",
                     &self.field_path(name, i),
                     format!(
                         "field '{}' runs to the end of '{name}' but is not its last field",
@@ -446,9 +466,14 @@ impl<'f> Validator<'f> {
                 endian: e,
             } => {
                 if !(1..=64).contains(bits) {
-                    self.error(&tp, format!("integer width {bits} is outside 1..64"), None);
-                } else if layout == Layout::Bytes && bits % 8 != 0 {
                     self.error(
+                        "E0220",
+                        &tp,
+                        format!("integer width {bits} is outside 1..64"),
+                        None,
+                    );
+                } else if layout == Layout::Bytes && bits % 8 != 0 {
+                    self.error("E0221",
                         &tp,
                         format!("a {bits}-bit integer in a byte-aligned layout"),
                         Some(
@@ -485,16 +510,19 @@ impl<'f> Validator<'f> {
                 };
                 match (v, layout) {
                     (VarInt::Rabbit { .. }, Layout::Bytes) => self.error(
+                        "E0222",
                         &tp,
                         format!("'{name}' is bit-packed: it belongs to bit-stream types"),
                         Some("give the type or the protocol 'layout: lsb-bits'".into()),
                     ),
                     (VarInt::Rabbit { .. }, Layout::MsbBits) => self.error(
+                        "E0223",
                         &tp,
                         format!("'{name}' is Riptide's LSB-first encoding"),
                         Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
                     ),
                     (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.error(
+                        "E0224",
                         &tp,
                         "'riptide_len' is a byte-aligned length (Riptide 2.0)",
                         Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
@@ -507,6 +535,7 @@ impl<'f> Validator<'f> {
             TypeExpr::Bits => {
                 if !layout.is_bits() {
                     self.error(
+                        "E0225",
                         &tp,
                         "'bits' is the rest of a bit stream",
                         Some("use 'bytes' in a byte-aligned layout".into()),
@@ -514,6 +543,7 @@ impl<'f> Validator<'f> {
                 }
                 if f.length.is_some() || f.prefix.is_some() {
                     self.error(
+                        "E0226",
                         &tp,
                         "a 'bits' field runs to the end of its scope; it takes no length",
                         None,
@@ -535,7 +565,12 @@ impl<'f> Validator<'f> {
             TypeExpr::StrZ => self.strz(f, fp, layout),
             TypeExpr::Array(elem) => {
                 if matches!(**elem, TypeExpr::Array(_)) {
-                    self.error(&tp, "arrays of arrays need a named element type", None);
+                    self.error(
+                        "E0227",
+                        &tp,
+                        "arrays of arrays need a named element type",
+                        None,
+                    );
                 }
                 let elem_ty = self.ty(
                     sid,
@@ -552,7 +587,7 @@ impl<'f> Validator<'f> {
                     layout,
                 );
                 if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
-                    self.error(&tp, "arrays of bytes or strings need a named element type that gives each a length", None);
+                    self.error("E0228", &tp, "arrays of bytes or strings need a named element type that gives each a length", None);
                 }
                 let elem_ty = match (&f.element, elem_ty) {
                     (Some(e), Ty::Struct(id, None)) => {
@@ -560,12 +595,13 @@ impl<'f> Validator<'f> {
                         let ep = format!("{fp}.element");
                         if e.length.is_none() && e.prefix.is_none() {
                             self.error(
+                                "E0229",
                                 &ep,
                                 "'element' needs a 'length' or a 'prefix'",
                                 Some("e.g. 'element: { prefix: u16 }'".into()),
                             );
                         } else if layout != Layout::Bytes {
-                            self.error(&ep, "element sizes are for byte layouts", None);
+                            self.error("E0230", &ep, "element sizes are for byte layouts", None);
                         }
                         let framing = schema::FieldDef {
                             length: e.length.clone(),
@@ -577,6 +613,7 @@ impl<'f> Validator<'f> {
                     }
                     (Some(_), other) => {
                         self.error(
+                            "E0231",
                             &format!("{fp}.element"),
                             "'element' frames the elements of an array of structs",
                             None,
@@ -608,7 +645,7 @@ impl<'f> Validator<'f> {
                         .chain(self.struct_ids.keys())
                         .map(String::as_str);
                     let hint = did_you_mean(n, names);
-                    self.error(&tp, format!("unknown type '{n}'"), hint);
+                    self.error("E0232", &tp, format!("unknown type '{n}'"), hint);
                     Ty::Bool
                 }
             }
@@ -646,6 +683,7 @@ impl<'f> Validator<'f> {
             };
             let asked = stream.other;
             self.error(
+                "E0233",
                 &at,
                 format!(
                     "'{}': a {asked}-endian {bits}-bit number in an {} type: this bit stream is \
@@ -679,6 +717,7 @@ impl<'f> Validator<'f> {
                 let stream = stream_order(s.layout);
                 if repr.bits > 8 && repr.endian != stream.endian {
                     self.error(
+                        "E0234",
                         &format!("{}.type", self.field_path(&s.name, fi)),
                         format!(
                             "'{}': {what} '{name}' is a {}-endian {}-bit number, and this \

@@ -60,6 +60,7 @@ impl<'f> Validator<'f> {
         let tag_unknown = on_failed || matches!(tag_shape, Some(Shape::Unknown));
         if sw.tag_bits.is_some() {
             self.error(
+                "E0401",
                 &format!("{sp}.tag_bits"),
                 "unions that write their own tag bits are not supported yet",
                 None,
@@ -83,6 +84,7 @@ impl<'f> Validator<'f> {
                 Some(other) if other.cases_from.is_none() => {
                     if !sw.cases.is_empty() || sw.default.is_some() {
                         self.error(
+                            "E0402",
                             &format!("{sp}.cases_from"),
                             "a switch has either 'cases' or 'cases_from'",
                             None,
@@ -91,6 +93,7 @@ impl<'f> Validator<'f> {
                     sw = other;
                 }
                 _ => self.error(
+                    "E0403",
                     &format!("{sp}.cases_from"),
                     format!("'{from}' does not name a switch field with its own cases"),
                     Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
@@ -113,6 +116,7 @@ impl<'f> Validator<'f> {
                     "false" => (vec![CaseValue::One(0)], "False".to_string()),
                     _ => {
                         self.error_key(
+                            "E0404",
                             &cp,
                             format!("case key '{key}' of a bool tag"),
                             Some("a bool tag's cases are \"true\" and \"false\"".into()),
@@ -128,6 +132,7 @@ impl<'f> Validator<'f> {
                 (Some(n), _) => {
                     if !is_camel_ident(&n) {
                         self.error(
+                            "E0405",
                             &format!("{cp}.name"),
                             format!("variant name '{n}' is not UpperCamelCase"),
                             None,
@@ -142,6 +147,7 @@ impl<'f> Validator<'f> {
             };
             if cases.iter().any(|c| c.variant == variant) {
                 self.error_key(
+                    "E0406",
                     &cp,
                     format!("two cases make a variant named '{variant}'"),
                     None,
@@ -152,7 +158,7 @@ impl<'f> Validator<'f> {
                     CaseValue::One(x) | CaseValue::Range(_, x) => *x,
                 });
                 if let Some(big) = top.filter(|x| x > max).max() {
-                    self.error_key(
+                    self.error_key("E0407",
                         &cp,
                         format!("case '{key}' ({big}) can never match: the tag is a {ty}, at most {max}"),
                         Some("remove the case, or give the tag a wider type".into()),
@@ -163,6 +169,7 @@ impl<'f> Validator<'f> {
                 for c in &cases {
                     if c.values.iter().any(|w| overlaps(*v, *w)) {
                         self.error_key(
+                            "E0408",
                             &cp,
                             format!("case '{key}' overlaps case '{}'", c.variant),
                             None,
@@ -187,6 +194,7 @@ impl<'f> Validator<'f> {
                 let name = name.clone().unwrap_or_else(|| "Other".into());
                 if !is_camel_ident(&name) {
                     self.error(
+                        "E0409",
                         &format!("{sp}.default.name"),
                         format!("variant name '{name}' is not UpperCamelCase"),
                         None,
@@ -197,6 +205,7 @@ impl<'f> Validator<'f> {
         };
         if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
             self.error(
+                "E0410",
                 &format!("{sp}.default"),
                 format!("the default variant's name '{default_variant}' is taken by a case"),
                 None,
@@ -212,6 +221,7 @@ impl<'f> Validator<'f> {
         });
         if unless.is_some() && default.is_none() {
             self.error(
+                "E0411",
                 &format!("{sp}.unless"),
                 "'unless' chooses the default variant; this switch has none",
                 Some("add a 'default'".into()),
@@ -271,7 +281,7 @@ impl<'f> Validator<'f> {
         if let Some((lo, hi)) = key.split_once("..") {
             if let (Some(lo), Some(hi)) = (parse_int(lo), parse_int(hi)) {
                 if lo > hi {
-                    self.error_key(cp, format!("empty range {key}"), None);
+                    self.error_key("E0412", cp, format!("empty range {key}"), None);
                 }
                 return (vec![CaseValue::Range(lo, hi)], format!("Range{lo}To{hi}"));
             }
@@ -298,6 +308,7 @@ impl<'f> Validator<'f> {
                 None => {
                     let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));
                     self.error_key(
+                        "E0413",
                         cp,
                         format!("'{key}' is not a value of enum '{}'", en.0),
                         hint,
@@ -306,6 +317,7 @@ impl<'f> Validator<'f> {
             }
         } else {
             self.error_key(
+                "E0414",
                 cp,
                 format!("case key '{key}' is not an integer or range"),
                 Some("enum value names work when 'on' is an enum field".into()),
@@ -328,7 +340,7 @@ impl<'f> Validator<'f> {
                         None => {
                             let hint =
                                 did_you_mean(elem, self.struct_ids.keys().map(String::as_str));
-                            self.error(
+                            self.error("E0415",
                                 cp,
                                 format!("unknown type '{elem}' (a case's array holds a type of this schema)"),
                                 hint,
@@ -340,6 +352,7 @@ impl<'f> Validator<'f> {
                 None => {
                     let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
                     self.error(
+                        "E0416",
                         cp,
                         format!("unknown type '{name}'"),
                         hint.or(Some("a case holds a type name, 'bytes' or 'empty'".into())),
