@@ -28,7 +28,7 @@ impl<'a> Codec<'a> for Cond {
             r.note("conditionals.enabled", at, Value::Bool(v));
             v
         };
-        let extra = if (version >= 2) && (!(enabled)) {
+        let extra = if version >= 2 && !enabled {
             Some(r.le::<u32>("extra", "conditionals.extra")?)
         } else {
             None
@@ -42,7 +42,7 @@ impl<'a> Codec<'a> for Cond {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.version.to_le_bytes());
         w.put(&[self.enabled as u8]);
-        match (self.extra, (self.version >= 2) && (!(self.enabled))) {
+        match (self.extra, self.version >= 2 && !self.enabled) {
             (Some(v), true) => {
                 w.put(&v.to_le_bytes());
             }

@@ -169,7 +169,7 @@ impl<'a> Codec<'a> for Hello {
             };
             return Err(r.error("version", version_at, kind));
         }
-        let extra = if version.raw() == 2 {
+        let extra = if version == Version::V2 {
             Some(r.le::<u8>("extra", "enum_const.extra")?)
         } else {
             None
@@ -180,7 +180,7 @@ impl<'a> Codec<'a> for Hello {
         w.put(&1u8.to_le_bytes());
         let version = Version::from_raw(2u16);
         w.put(&2u16.to_le_bytes());
-        match (self.extra, version.raw() == 2) {
+        match (self.extra, version == Version::V2) {
             (Some(v), true) => {
                 w.put(&v.to_le_bytes());
             }

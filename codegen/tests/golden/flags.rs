@@ -39,7 +39,7 @@ impl<'a> Codec<'a> for Flagged {
             );
             v
         };
-        let level = if opts.bits() & 1 != 0 {
+        let level = if opts.contains(Opts::HAS_LEVEL) {
             Some(r.be::<u8>("level", "flags.level")?)
         } else {
             None
@@ -47,7 +47,8 @@ impl<'a> Codec<'a> for Flagged {
         Ok(Self { opts, level })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let opts = Opts(self.opts.bits() & !1u16 | if self.level.is_some() { 1u16 } else { 0 });
+        let mut opts = self.opts;
+        opts.set(Opts::HAS_LEVEL, self.level.is_some());
         w.put(&opts.bits().to_be_bytes());
         if let Some(v) = self.level {
             w.put(&v.to_be_bytes());

@@ -107,7 +107,7 @@ impl<'a> Codec<'a> for Tail<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = r.le::<u8>("kind", "positions.tail.kind")?;
-        let extra = if (r.remaining() as i128) >= 2i128 {
+        let extra = if r.remaining() as i128 >= 2i128 {
             Some(r.le::<u16>("extra", "positions.tail.extra")?)
         } else {
             None

@@ -260,12 +260,12 @@ impl<'a> Codec<'a> for Message<'a> {
         };
         let shape = Shape::from_raw(r.le::<u8>("shape", "announced.shape")?);
         let mode = r.le::<u8>("mode", "announced.mode")?;
-        let target = if opts.bits() & 1 != 0 {
+        let target = if opts.contains(Opts::HAS_TARGET) {
             Some(r.le::<u32>("target", "announced.target")?)
         } else {
             None
         };
-        let name = if opts.bits() & 2 == 0 {
+        let name = if !opts.contains(Opts::NO_NAME) {
             Some({
                 let n = {
                     let at = r.pos();
@@ -281,7 +281,7 @@ impl<'a> Codec<'a> for Message<'a> {
         } else {
             None
         };
-        let note = if !(no_note) {
+        let note = if !no_note {
             Some({
                 let n = {
                     let at = r.pos();
@@ -297,7 +297,7 @@ impl<'a> Codec<'a> for Message<'a> {
         } else {
             None
         };
-        let radius = if shape.raw() == 1 {
+        let radius = if shape == Shape::Circle {
             Some(r.le::<u16>("radius", "announced.radius")?)
         } else {
             None
@@ -343,19 +343,22 @@ impl<'a> Codec<'a> for Message<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.body.kind();
         w.put(&kind.raw().to_le_bytes());
-        let opts = Opts(self.opts.bits() & !4u8 | if kind.raw() == 3 { 4u8 } else { 0 });
-        let opts = Opts(opts.bits() & !1u8 | if self.target.is_some() { 1u8 } else { 0 });
-        let opts = Opts(opts.bits() & !2u8 | if self.name.is_none() { 2u8 } else { 0 });
+        let mut opts = self.opts;
+        opts.set(Opts::IS_ACK, kind == Kind::Ack);
+        opts.set(Opts::HAS_TARGET, self.target.is_some());
+        opts.set(Opts::NO_NAME, self.name.is_none());
         w.put(&opts.bits().to_le_bytes());
         let no_note = self.note.is_none();
         w.put(&[no_note as u8]);
-        let shape = if self.radius.is_some() {
-            Shape::Circle
-        } else {
-            self.shape
-        };
+        let mut shape = self.shape;
+        if self.radius.is_some() {
+            shape = Shape::Circle;
+        }
         w.put(&shape.raw().to_le_bytes());
-        let mode = if self.extra.is_none() { 0u8 } else { self.mode };
+        let mut mode = self.mode;
+        if self.extra.is_none() {
+            mode = 0u8;
+        }
         w.put(&mode.to_le_bytes());
         if let Some(v) = self.target {
             w.put(&v.to_le_bytes());
@@ -372,7 +375,7 @@ impl<'a> Codec<'a> for Message<'a> {
             w.put(&n.to_le_bytes());
             w.put(data);
         }
-        match (self.radius, shape.raw() == 1) {
+        match (self.radius, shape == Shape::Circle) {
             (Some(v), true) => {
                 w.put(&v.to_le_bytes());
             }
@@ -532,7 +535,7 @@ impl<'a> Codec<'a> for Motion {
         } else {
             None
         };
-        let heading = if !(idle) {
+        let heading = if !idle {
             Some({
                 let at = r.pos();
                 let v = r.bits(10u32, "heading")? as u16;

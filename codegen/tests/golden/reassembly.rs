@@ -98,7 +98,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let payload = {
             let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
-            let v = if flags.bits() & 1 != 0 {
+            let v = if flags.contains(Flags::FRAGMENT) {
                 PacketPayload::Other {
                     command,
                     data: {
@@ -143,7 +143,9 @@ impl<'a> Codec<'a> for Packet<'a> {
         let payload_size_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
-        if (self.flags.bits() & 1 != 0) && !matches!(self.payload, PacketPayload::Other { .. }) {
+        if self.flags.contains(Flags::FRAGMENT)
+            && !matches!(self.payload, PacketPayload::Other { .. })
+        {
             return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
         }
         match &self.payload {
@@ -151,7 +153,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("payload"))?;
             }
             PacketPayload::Other { command, data, .. } => {
-                if self.flags.bits() & 1 == 0 {
+                if !self.flags.contains(Flags::FRAGMENT) {
                     if let 1 = *command {
                         return Err(EncodeError::new(
                             "payload",
@@ -229,7 +231,7 @@ pub const PIECE_SIZE: usize = 100;
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
-        self.flags.bits() & 1 != 0
+        self.flags.contains(Flags::FRAGMENT)
     }
     /// The piece this packet carries.
     pub fn piece(&self) -> Option<&[u8]> {

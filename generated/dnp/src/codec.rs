@@ -876,7 +876,7 @@ impl<'a> Codec<'a> for ConnectionAck {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let result = ConnectResult::from_raw(r.le::<u8>("result", "dnp.connection_ack.result")?);
-        let protocol = if result.raw() == 0 {
+        let protocol = if result == ConnectResult::Accepted {
             Some(ProtocolVersion::from_raw(
                 r.le::<u16>("protocol", "dnp.connection_ack.protocol")?,
             ))
@@ -886,13 +886,12 @@ impl<'a> Codec<'a> for ConnectionAck {
         Ok(Self { result, protocol })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let result = if self.protocol.is_some() {
-            ConnectResult::Accepted
-        } else {
-            self.result
-        };
+        let mut result = self.result;
+        if self.protocol.is_some() {
+            result = ConnectResult::Accepted;
+        }
         w.put(&result.raw().to_le_bytes());
-        match (self.protocol, result.raw() == 0) {
+        match (self.protocol, result == ConnectResult::Accepted) {
             (Some(v), true) => {
                 w.put(&v.raw().to_le_bytes());
             }
@@ -3790,11 +3789,11 @@ pub const LONG_RELIABLE_MESSAGE_PART_SIZE: usize = 1357;
 impl LongReliableMessage<'_> {
     /// Whether this is the first part of a payload.
     pub fn is_first_part(&self) -> bool {
-        self.flags.bits() & 1 != 0
+        self.flags.contains(LongMessageFlags::FIRST)
     }
     /// Whether this is the last part of a payload.
     pub fn is_last_part(&self) -> bool {
-        self.flags.bits() & 2 != 0
+        self.flags.contains(LongMessageFlags::LAST)
     }
 }
 
@@ -3901,11 +3900,11 @@ pub const LONG_LINK_STATE_PART_SIZE: usize = 1357;
 impl LongLinkState<'_> {
     /// Whether this is the first part of a payload.
     pub fn is_first_part(&self) -> bool {
-        self.flags.bits() & 2 != 0
+        self.flags.contains(LongLinkStateFlags::FIRST)
     }
     /// Whether this is the last part of a payload.
     pub fn is_last_part(&self) -> bool {
-        self.flags.bits() & 4 != 0
+        self.flags.contains(LongLinkStateFlags::LAST)
     }
 }
 

@@ -1610,7 +1610,7 @@ pub const PIECE_SIZE: usize = 504;
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
-        (self.flags.bits() & 2 == 0) && (!self.data.is_empty())
+        !self.flags.contains(PacketFlags::ACK) && !self.data.is_empty()
     }
     /// The piece this packet carries.
     pub fn piece(&self) -> Option<&[u8]> {
@@ -1618,7 +1618,7 @@ impl Packet<'_> {
     }
     /// Whether this packet carries the last piece of its payload.
     pub fn is_last_piece(&self) -> bool {
-        self.flags.bits() & 4 != 0
+        self.flags.contains(PacketFlags::FIN)
     }
 }
 

@@ -649,7 +649,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let payload = {
             let n = r.length(payload_size, "payload")?;
             let saved = r.limit(n, "payload")?;
-            let v = if flags.bits() & 2 != 0 {
+            let v = if flags.contains(PacketFlags::IS_FRAGMENT) {
                 PacketPayload::Other {
                     command,
                     data: {
@@ -748,8 +748,8 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&53710u16.to_le_bytes());
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
-        let flags =
-            PacketFlags(self.flags.bits() & !4u8 | if command.raw() == 255 { 4u8 } else { 0 });
+        let mut flags = self.flags;
+        flags.set(PacketFlags::IS_ACK, command == Command::Ack);
         w.put(&flags.bits().to_le_bytes());
         w.put(&self.sequence.to_le_bytes());
         w.put(&self.ack.to_le_bytes());
@@ -761,7 +761,9 @@ impl<'a> Codec<'a> for Packet<'a> {
         let checksum_at = w.len();
         w.put(&[0u8; 2]);
         let payload_at = w.len();
-        if (flags.bits() & 2 != 0) && !matches!(self.payload, PacketPayload::Other { .. }) {
+        if flags.contains(PacketFlags::IS_FRAGMENT)
+            && !matches!(self.payload, PacketPayload::Other { .. })
+        {
             return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
         }
         match &self.payload {
@@ -805,7 +807,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                 value.write(w).map_err(|e| e.within("payload"))?;
             }
             PacketPayload::Other { command, data, .. } => {
-                if flags.bits() & 2 == 0 {
+                if !flags.contains(PacketFlags::IS_FRAGMENT) {
                     if let 1..=4 | 7..=14 | 16..=17 | 255 = command.raw() {
                         return Err(EncodeError::new(
                             "payload",
@@ -2373,7 +2375,7 @@ pub const PIECE_SIZE: usize = 1004;
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
-        self.flags.bits() & 2 != 0
+        self.flags.contains(PacketFlags::IS_FRAGMENT)
     }
     /// The piece this packet carries.
     pub fn piece(&self) -> Option<&[u8]> {

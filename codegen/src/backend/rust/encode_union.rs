@@ -178,10 +178,14 @@ impl<'p> Gen<'p> {
         }
         let guard = match (&u.unless, u.default) {
             (Some(cond), Some(_)) if !cond.reads_position() => {
-                let cond = self.expr_top(cond, Ctx::Encode);
+                // `&&` binds tighter than `||` only.
+                let cond = match cond {
+                    Expr::Binary(BinOp::Or, ..) => self.expr(cond, Ctx::Encode),
+                    _ => self.expr_top(cond, Ctx::Encode),
+                };
                 let other = ident(&u.default_variant);
                 quote! {
-                    if (#cond) && !matches!(#v, #un::#other { .. }) {
+                    if #cond && !matches!(#v, #un::#other { .. }) {
                         return Err(EncodeError::new(#nm, EncodeErrorKind::NotDefault));
                     }
                 }

@@ -286,12 +286,9 @@ impl<'p> Gen<'p> {
                 };
                 self.read_through(path, ctx, absent, leaf)
             }
-            Expr::FlagBit(path, mask) => {
-                let m = lit_u64(*mask);
-                self.read_through(path, ctx, quote! { false }, |x| {
-                    quote! { (#x.bits() & #m != 0) }
-                })
-            }
+            Expr::FlagBit(path, mask) => self.read_through(path, ctx, quote! { false }, |x| {
+                self.has_flag(path, *mask, x)
+            }),
             Expr::Len(path, _) => {
                 self.read_through(path, ctx, quote! { 0 }, |x| quote! { (#x.len() as i128) })
             }
@@ -325,6 +322,11 @@ impl<'p> Gen<'p> {
                 let b = self.expr(b, ctx);
                 // A method's argument needs no parentheses of its own.
                 let arg = bare(b.clone());
+                // Operands that bind tighter than the operator lose their parentheses.
+                let (a, b) = match binding(op) {
+                    Some(own) => (loosen(a, own), loosen(b, own)),
+                    None => (a, b),
+                };
                 match op {
                     BinOp::Or => quote! { (#a || #b) },
                     BinOp::And => quote! { (#a && #b) },
@@ -408,6 +410,24 @@ impl<'p> Gen<'p> {
         if !(lo..=hi).contains(&(v as i128)) {
             return None;
         }
+        // An enum against one of its values: by name (`command == Command::Ack`).
+        if let (Expr::Field(path), Eq | Ne) = (field, op) {
+            let leaf = path
+                .last()
+                .map(|r| &self.p.structs[r.struct_id].fields[r.field].ty);
+            if let Some(ty @ Ty::Enum(id)) = leaf {
+                let e = &self.p.enums[*id];
+                if e.values.iter().any(|c| c.value == v) {
+                    let (access, value) = (self.access(path, ctx), self.tag_value_expr(ty, v));
+                    let op = if op == Eq {
+                        quote! { == }
+                    } else {
+                        quote! { != }
+                    };
+                    return Some(quote! { (#access #op #value) });
+                }
+            }
+        }
         if let Expr::Len(path, _) = field {
             let list = self.access(path, ctx);
             match (op, v) {
@@ -444,16 +464,16 @@ impl<'p> Gen<'p> {
         match e {
             Expr::Not(x) => self.expr_top(x, ctx),
             Expr::FlagBit(path, mask) if !self.through_optional(path) => {
-                let access = self.access(path, ctx);
-                let m = lit_u64(*mask);
-                quote! { #access.bits() & #m == 0 }
+                let has = self.has_flag(path, *mask, self.access(path, ctx));
+                quote! { !#has }
             }
             Expr::Binary(op, a, b) if inverse(op).is_some() => {
                 let (a, b, op) = (self.expr(a, ctx), self.expr(b, ctx), inverse(op));
                 quote! { #a #op #b }
             }
             _ => {
-                let x = self.expr(e, ctx);
+                // `!enabled`, `!(a || b)`.
+                let x = loosen(self.expr(e, ctx), (9, false));
                 quote! { !#x }
             }
         }
@@ -598,4 +618,72 @@ pub(crate) fn invalid_test(valid: &Valid, x: TokenStream) -> TokenStream {
             quote! { !matches!(#x, #(#values)|*) }
         }
     }
+}
+
+/// How tightly Rust binds the operator `op` renders as (higher binds tighter); `None` for
+/// those rendered as method calls. `&&`, `||`, `|` and `&` are associative: an operand of the
+/// same operator needs no parentheses; comparisons do not chain.
+fn binding(op: &BinOp) -> Option<(u8, bool)> {
+    use BinOp::*;
+    Some(match op {
+        Or => (1, true),
+        And => (2, true),
+        Eq | Ne | Lt | Le | Gt | Ge => (3, false),
+        BitOr => (4, true),
+        BitAnd => (6, true),
+        _ => return None,
+    })
+}
+
+/// `t` without its outer parentheses when what is inside binds tighter than an operator of
+/// binding `own` (or as tightly, for an associative one).
+fn loosen(t: TokenStream, (own, associative): (u8, bool)) -> TokenStream {
+    let inner = bare(t.clone());
+    let tight = precedence(&inner);
+    if tight > own || (associative && tight == own) {
+        inner
+    } else {
+        t
+    }
+}
+
+/// How tightly the expression `t` binds: its loosest operator outside any group (10 for an
+/// atom, a path or a method call; 9 for a unary `!` or `-`; 0 for an `if`).
+fn precedence(t: &TokenStream) -> u8 {
+    use proc_macro2::{Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = t.clone().into_iter().collect();
+    let mut loosest = 10;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            TokenTree::Ident(id) if id == "if" || id == "match" => return 0,
+            TokenTree::Ident(id) if id == "as" => loosest = loosest.min(8),
+            TokenTree::Punct(p) => {
+                let next = match tokens.get(i + 1) {
+                    Some(TokenTree::Punct(n)) if p.spacing() == Spacing::Joint => Some(n.as_char()),
+                    _ => None,
+                };
+                let (level, width) = match (p.as_char(), next) {
+                    ('|', Some('|')) => (1, 2),
+                    ('&', Some('&')) => (2, 2),
+                    ('=' | '!' | '<' | '>', Some('=')) => (3, 2),
+                    ('<', Some('<')) | ('>', Some('>')) => (7, 2),
+                    ('<' | '>', _) => (3, 1),
+                    ('|', _) => (4, 1),
+                    ('^', _) => (5, 1),
+                    ('&', _) if i > 0 => (6, 1),
+                    ('!' | '-' | '&' | '*', _) if i == 0 => (9, 1),
+                    ('+' | '-', _) => (7, 1),
+                    ('*' | '/' | '%', _) => (8, 1),
+                    _ => (10, 1),
+                };
+                loosest = loosest.min(level);
+                i += width;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    loosest
 }

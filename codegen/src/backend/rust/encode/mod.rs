@@ -179,8 +179,7 @@ impl<'p> Gen<'p> {
     /// flag bit from whether an optional field is present, a value from a `set_when`), in order.
     fn implied(&self, s: &Struct, f: &Field) -> Result<TokenStream, Internal> {
         let local = ident(&f.name);
-        let mut out = quote! {};
-        let mut current = quote! { self.#local };
+        let mut out = quote! { let mut #local = self.#local; };
         for imp in &f.implied {
             let cond = match &imp.when {
                 ImpliedWhen::Present(i) => {
@@ -193,20 +192,18 @@ impl<'p> Gen<'p> {
                 }
                 ImpliedWhen::Holds(e, _) => self.expr_top(e, Ctx::Encode),
             };
-            let value = match (imp.value, &f.ty) {
+            let set = match (imp.value, &f.ty) {
                 (ImpliedValue::Bit(m), Ty::Flags(id)) => {
-                    let fl = &self.p.flags[*id];
-                    let name = ident(&fl.name);
-                    let m = lit_typed(m, &int_rust(&fl.repr));
-                    quote! { #name(#current.bits() & !#m | if #cond { #m } else { 0 }) }
+                    let bit = self.flag_const(&self.p.flags[*id], m);
+                    quote! { #local.set(#bit, #cond); }
                 }
                 (ImpliedValue::Equals(v), ty @ Ty::Enum(_)) => {
                     let v = self.tag_value_expr(ty, v);
-                    quote! { if #cond { #v } else { #current } }
+                    quote! { if #cond { #local = #v; } }
                 }
                 (ImpliedValue::Equals(v), Ty::Int(it)) => {
                     let v = lit_typed(v, &int_rust(it));
-                    quote! { if #cond { #v } else { #current } }
+                    quote! { if #cond { #local = #v; } }
                 }
                 _ => {
                     return Err(Internal(format!(
@@ -215,8 +212,7 @@ impl<'p> Gen<'p> {
                     )))
                 }
             };
-            out = quote! { #out let #local = #value; };
-            current = quote! { #local };
+            out = quote! { #out #set };
         }
         Ok(out)
     }

@@ -28,19 +28,7 @@ impl<'p> Gen<'p> {
         let Ty::Flags(id) = &self.p.structs[sid].fields[path[0].field].ty else {
             return None;
         };
-        let fl = &self.p.flags[*id];
-        let fty = ident(&fl.name);
-        // The bit by its constant's name when the schema names it, else by its mask.
-        let bit = match fl.bits.iter().find(|b| b.value == *mask) {
-            Some(b) => {
-                let c = ident(&b.name.to_uppercase());
-                quote! { #fty::#c }
-            }
-            None => {
-                let m = lit_hex(*mask);
-                quote! { #fty(#m) }
-            }
-        };
+        let bit = self.flag_const(&self.p.flags[*id], *mask);
         Some(match on {
             None => quote! { #var.#flags.insert(#bit); },
             Some(on) => quote! { #var.#flags.set(#bit, #on); },

@@ -55,6 +55,46 @@ fn doc_comments(out: &mut String, indent: &str, d: &Option<String>) {
     }
 }
 
+impl<'p> Gen<'p> {
+    /// The flag bit `mask` of flag set `fl`: its constant when the schema names one
+    /// (`PacketFlags::IS_ACK`), else the set of that mask (`PacketFlags(0x40)`).
+    pub(crate) fn flag_const(&self, fl: &Flags, mask: u64) -> TokenStream {
+        let fty = ident(&fl.name);
+        match fl.bits.iter().find(|b| b.value == mask) {
+            Some(b) => {
+                let c = ident(&b.name.to_uppercase());
+                quote! { #fty::#c }
+            }
+            None => {
+                let m = lit_hex(mask);
+                quote! { #fty(#m) }
+            }
+        }
+    }
+
+    /// Whether the flag set `x` (a field at the end of `path`) has the bit `mask`:
+    /// `x.contains(PacketFlags::IS_FRAGMENT)` (`intersects` for a mask of several bits).
+    pub(crate) fn has_flag(&self, path: &[FieldRef], mask: u64, x: TokenStream) -> TokenStream {
+        let leaf = path
+            .last()
+            .map(|r| &self.p.structs[r.struct_id].fields[r.field].ty);
+        match leaf {
+            Some(Ty::Flags(id)) => {
+                let bit = self.flag_const(&self.p.flags[*id], mask);
+                if mask.count_ones() == 1 {
+                    quote! { #x.contains(#bit) }
+                } else {
+                    quote! { #x.intersects(#bit) }
+                }
+            }
+            _ => {
+                let m = lit_u64(mask);
+                quote! { (#x.bits() & #m != 0) }
+            }
+        }
+    }
+}
+
 /// A named value as the schema wrote it (`0x0F`, or decimal).
 pub(crate) fn named_lit(c: &NamedConst) -> TokenStream {
     match &c.hex {
