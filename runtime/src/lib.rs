@@ -41,6 +41,7 @@ mod checksum;
 #[doc(hidden)]
 pub mod compress;
 mod crc;
+mod enums;
 mod error;
 mod f16;
 #[doc(hidden)]
@@ -69,6 +70,7 @@ pub mod arbitrary_support;
 pub use bits::{BitReader, BitString, BitWriter, MsbBitReader, MsbBitWriter};
 pub use checksum::Checksum;
 pub use crc::Crc;
+pub use enums::Enumeration;
 pub use error::{
     fit, size_from_len, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError,
     EncodeErrorKind, PayloadStart,

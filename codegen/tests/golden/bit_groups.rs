@@ -8,80 +8,12 @@ use wiregen_runtime::{
     GroupWriter, Reader, Trace, Value, Writer,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Data,
-    Ack,
-    Close,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-#[cfg(feature = "arbitrary")]
-impl<'u> arbitrary::Arbitrary<'u> for Kind {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>(u)?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-impl Kind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::Data,
-            2 => Self::Ack,
-            15 => Self::Close,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Data => 1,
-            Self::Ack => 2,
-            Self::Close => 15,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Data => Some("DATA"),
-            Self::Ack => Some("ACK"),
-            Self::Close => Some("CLOSE"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Kind> for u8 {
-    fn from(value: Kind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Kind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Kind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("DATA", 1), ("ACK", 2), ("CLOSE", 15)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    pub enum Kind: u8 {
+        Data = 1 as "DATA",
+        Ack = 2 as "ACK",
+        Close = 15 as "CLOSE",
+        _ => Unknown,
     }
 }
 
@@ -90,6 +22,14 @@ wiregen_runtime::flags! {
         const FAST = 1;
         const SAFE = 2;
         const LAST = 4;
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for Kind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>(u)?;
+        Ok(Self::from_raw(raw))
     }
 }
 

@@ -5,135 +5,22 @@
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
 };
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Kind {
-    Hello,
-    Bye,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
 
-impl Kind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::Hello,
-            2 => Self::Bye,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Hello => 1,
-            Self::Bye => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Hello => Some("HELLO"),
-            Self::Bye => Some("BYE"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Kind: u8 {
+        Hello = 1 as "HELLO",
+        Bye = 2 as "BYE",
+        _ => Unknown,
     }
 }
 
-impl From<Kind> for u8 {
-    fn from(value: Kind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Kind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Kind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("HELLO", 1), ("BYE", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Version {
-    V1,
-    V2,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u16),
-}
-
-impl Version {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u16) -> Self {
-        match raw {
-            1 => Self::V1,
-            2 => Self::V2,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u16 {
-        match self {
-            Self::V1 => 1,
-            Self::V2 => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::V1 => Some("V1"),
-            Self::V2 => Some("V2"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Version> for u16 {
-    fn from(value: Version) -> u16 {
-        value.raw()
-    }
-}
-
-impl From<u16> for Version {
-    fn from(raw: u16) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Version {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Version {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("V1", 1), ("V2", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u16::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Version")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Version: u16 {
+        V1 = 1 as "V1",
+        V2 = 2 as "V2",
+        _ => Unknown,
     }
 }
 

@@ -5,136 +5,23 @@
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-/// Unknown values are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Open {
-    One,
-    /// The second.
-    Two,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
 
-impl Open {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::One,
-            2 => Self::Two,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::One => 1,
-            Self::Two => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::One => Some("ONE"),
-            Self::Two => Some("TWO"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    /// Unknown values are kept.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Open: u8 {
+        One = 1 as "ONE",
+        /// The second.
+        Two = 2 as "TWO",
+        _ => Unknown,
     }
 }
 
-impl From<Open> for u8 {
-    fn from(value: Open) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Open {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Open {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Open {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("ONE", 1), ("TWO", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Open")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Closed {
-    Low,
-    High,
-}
-
-impl Closed {
-    /// The named value for `raw`, if the schema names it.
-    pub const fn from_raw(raw: u16) -> Option<Self> {
-        match raw {
-            1 => Some(Self::Low),
-            2 => Some(Self::High),
-            _ => None,
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u16 {
-        match self {
-            Self::Low => 1,
-            Self::High => 2,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Low => Some("LOW"),
-            Self::High => Some("HIGH"),
-        }
-    }
-}
-
-impl From<Closed> for u16 {
-    fn from(value: Closed) -> u16 {
-        value.raw()
-    }
-}
-
-/// The named value for `raw`; the error is `raw` when the schema names no value.
-impl TryFrom<u16> for Closed {
-    type Error = u16;
-    fn try_from(raw: u16) -> Result<Self, u16> {
-        Self::from_raw(raw).ok_or(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Closed {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Closed {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("LOW", 1), ("HIGH", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u16::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Closed")))?;
-        Self::from_raw(raw)
-            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of Closed")))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Closed: u16 {
+        Low = 1 as "LOW",
+        High = 2 as "HIGH",
     }
 }
 

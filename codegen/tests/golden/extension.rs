@@ -2,82 +2,22 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+pub use enums::Closed;
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
-/// Unknown values are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Open {
-    One,
-    /// The second.
-    Two,
-    Three,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
 
-impl Open {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::One,
-            2 => Self::Two,
-            3 => Self::Three,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::One => 1,
-            Self::Two => 2,
-            Self::Three => 3,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::One => Some("ONE"),
-            Self::Two => Some("TWO"),
-            Self::Three => Some("THREE"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    /// Unknown values are kept.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Open: u8 {
+        One = 1 as "ONE",
+        /// The second.
+        Two = 2 as "TWO",
+        Three = 3 as "THREE",
+        _ => Unknown,
     }
 }
-
-impl From<Open> for u8 {
-    fn from(value: Open) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Open {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Open {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Open {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("ONE", 1), ("TWO", 2), ("THREE", 3)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Open")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-pub use enums::Closed;
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -8,76 +8,11 @@ use wiregen_runtime::{
     Trace, Value,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Data,
-    Ack,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u16),
-}
-
-#[cfg(feature = "arbitrary")]
-impl<'u> arbitrary::Arbitrary<'u> for Kind {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        let raw = wiregen_runtime::arbitrary_support::unsigned::<u16, 12>(u)?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-impl Kind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u16) -> Self {
-        match raw {
-            0x123 => Self::Data,
-            0xABC => Self::Ack,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u16 {
-        match self {
-            Self::Data => 0x123,
-            Self::Ack => 0xABC,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Data => Some("DATA"),
-            Self::Ack => Some("ACK"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Kind> for u16 {
-    fn from(value: Kind) -> u16 {
-        value.raw()
-    }
-}
-
-impl From<u16> for Kind {
-    fn from(raw: u16) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Kind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("DATA", 0x123), ("ACK", 0xABC)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u16::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    pub enum Kind: u16 {
+        Data = 0x123 as "DATA",
+        Ack = 0xABC as "ACK",
+        _ => Unknown,
     }
 }
 
@@ -86,6 +21,14 @@ wiregen_runtime::flags! {
         const RESERVED = 4;
         const DONT = 2;
         const MORE = 1;
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for Kind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u16, 12>(u)?;
+        Ok(Self::from_raw(raw))
     }
 }
 

@@ -8,143 +8,23 @@ use wiregen_runtime::{
     Reader, Trace, Value, Writer,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Kind {
-    Ping,
-    Data,
-    Ack,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl Kind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::Ping,
-            2 => Self::Data,
-            3 => Self::Ack,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Ping => 1,
-            Self::Data => 2,
-            Self::Ack => 3,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Ping => Some("PING"),
-            Self::Data => Some("DATA"),
-            Self::Ack => Some("ACK"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Kind: u8 {
+        Ping = 1 as "PING",
+        Data = 2 as "DATA",
+        Ack = 3 as "ACK",
+        _ => Unknown,
     }
 }
 
-impl From<Kind> for u8 {
-    fn from(value: Kind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Kind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Kind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("PING", 1), ("DATA", 2), ("ACK", 3)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Shape {
-    None,
-    Circle,
-    Box,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl Shape {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::None,
-            1 => Self::Circle,
-            2 => Self::Box,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::None => 0,
-            Self::Circle => 1,
-            Self::Box => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::None => Some("NONE"),
-            Self::Circle => Some("CIRCLE"),
-            Self::Box => Some("BOX"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Shape> for u8 {
-    fn from(value: Shape) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Shape {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Shape {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Shape {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("NONE", 0), ("CIRCLE", 1), ("BOX", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Shape")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Shape: u8 {
+        None = 0 as "NONE",
+        Circle = 1 as "CIRCLE",
+        Box = 2 as "BOX",
+        _ => Unknown,
     }
 }
 

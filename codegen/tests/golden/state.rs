@@ -5,69 +5,13 @@
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace, Writer,
 };
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Kind {
-    Byte,
-    Word,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
 
-impl Kind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Byte,
-            1 => Self::Word,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Byte => 0,
-            Self::Word => 1,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Byte => Some("BYTE"),
-            Self::Word => Some("WORD"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Kind> for u8 {
-    fn from(value: Kind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Kind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Kind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Kind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("BYTE", 0), ("WORD", 1)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Kind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Kind: u8 {
+        Byte = 0 as "BYTE",
+        Word = 1 as "WORD",
+        _ => Unknown,
     }
 }
 

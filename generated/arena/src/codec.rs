@@ -8,73 +8,13 @@ use wiregen_runtime::{
     FieldNote, NoTrace, Notes, Trace, Value,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum EntityKind {
-    Player,
-    Monster,
-    Pickup,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl EntityKind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Player,
-            1 => Self::Monster,
-            2 => Self::Pickup,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Player => 0,
-            Self::Monster => 1,
-            Self::Pickup => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Player => Some("Player"),
-            Self::Monster => Some("Monster"),
-            Self::Pickup => Some("Pickup"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<EntityKind> for u8 {
-    fn from(value: EntityKind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for EntityKind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for EntityKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for EntityKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("Player", 0), ("Monster", 1), ("Pickup", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit EntityKind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum EntityKind: u8 {
+        Player = 0 as "Player",
+        Monster = 1 as "Monster",
+        Pickup = 2 as "Pickup",
+        _ => Unknown,
     }
 }
 

@@ -8,573 +8,97 @@ use wiregen_runtime::{
     Trace, Value, Writer,
 };
 
-/// Byte 0 of every datagram.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum CommandCode {
-    ConnectionRequest,
-    ConnectionAck,
-    ConnectionClose,
-    UnreliableMessage,
-    ReliableMessage,
-    LinkState,
-    /// Acknowledges commands 4, 5, 10 and 11 (the document's Link Acknowledge).
-    ReliableAck,
-    LinkUp,
-    LinkDown,
-    LinkUpdate,
-    LongReliableMessage,
-    LongLinkState,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl CommandCode {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::ConnectionRequest,
-            1 => Self::ConnectionAck,
-            2 => Self::ConnectionClose,
-            3 => Self::UnreliableMessage,
-            4 => Self::ReliableMessage,
-            5 => Self::LinkState,
-            6 => Self::ReliableAck,
-            7 => Self::LinkUp,
-            8 => Self::LinkDown,
-            9 => Self::LinkUpdate,
-            10 => Self::LongReliableMessage,
-            11 => Self::LongLinkState,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::ConnectionRequest => 0,
-            Self::ConnectionAck => 1,
-            Self::ConnectionClose => 2,
-            Self::UnreliableMessage => 3,
-            Self::ReliableMessage => 4,
-            Self::LinkState => 5,
-            Self::ReliableAck => 6,
-            Self::LinkUp => 7,
-            Self::LinkDown => 8,
-            Self::LinkUpdate => 9,
-            Self::LongReliableMessage => 10,
-            Self::LongLinkState => 11,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::ConnectionRequest => Some("ConnectionRequest"),
-            Self::ConnectionAck => Some("ConnectionAck"),
-            Self::ConnectionClose => Some("ConnectionClose"),
-            Self::UnreliableMessage => Some("UnreliableMessage"),
-            Self::ReliableMessage => Some("ReliableMessage"),
-            Self::LinkState => Some("LinkState"),
-            Self::ReliableAck => Some("ReliableAck"),
-            Self::LinkUp => Some("LinkUp"),
-            Self::LinkDown => Some("LinkDown"),
-            Self::LinkUpdate => Some("LinkUpdate"),
-            Self::LongReliableMessage => Some("LongReliableMessage"),
-            Self::LongLinkState => Some("LongLinkState"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    /// Byte 0 of every datagram.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum CommandCode: u8 {
+        ConnectionRequest = 0 as "ConnectionRequest",
+        ConnectionAck = 1 as "ConnectionAck",
+        ConnectionClose = 2 as "ConnectionClose",
+        UnreliableMessage = 3 as "UnreliableMessage",
+        ReliableMessage = 4 as "ReliableMessage",
+        LinkState = 5 as "LinkState",
+        /// Acknowledges commands 4, 5, 10 and 11 (the document's Link Acknowledge).
+        ReliableAck = 6 as "ReliableAck",
+        LinkUp = 7 as "LinkUp",
+        LinkDown = 8 as "LinkDown",
+        LinkUpdate = 9 as "LinkUpdate",
+        LongReliableMessage = 10 as "LongReliableMessage",
+        LongLinkState = 11 as "LongLinkState",
+        _ => Unknown,
     }
 }
 
-impl From<CommandCode> for u8 {
-    fn from(value: CommandCode) -> u8 {
-        value.raw()
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum ConnectResult: u8 {
+        Accepted = 0 as "Accepted",
+        Rejected = 1 as "Rejected",
+        NoCommonProtocol = 2 as "NoCommonProtocol",
+        _ => Unknown,
     }
 }
 
-impl From<u8> for CommandCode {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum ProtocolVersion: u16 {
+        Dnp1 = 0 as "DNP1",
+        _ => Unknown,
     }
 }
 
-#[cfg(feature = "serde")]
-impl serde::Serialize for CommandCode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum AckResult: u8 {
+        Success = 0 as "Success",
+        Failed = 1 as "Failed",
+        _ => Unknown,
     }
 }
 
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for CommandCode {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("ConnectionRequest", 0),
-            ("ConnectionAck", 1),
-            ("ConnectionClose", 2),
-            ("UnreliableMessage", 3),
-            ("ReliableMessage", 4),
-            ("LinkState", 5),
-            ("ReliableAck", 6),
-            ("LinkUp", 7),
-            ("LinkDown", 8),
-            ("LinkUpdate", 9),
-            ("LongReliableMessage", 10),
-            ("LongLinkState", 11),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit CommandCode")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum ConnectResult {
-    Accepted,
-    Rejected,
-    NoCommonProtocol,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl ConnectResult {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Accepted,
-            1 => Self::Rejected,
-            2 => Self::NoCommonProtocol,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Accepted => 0,
-            Self::Rejected => 1,
-            Self::NoCommonProtocol => 2,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Accepted => Some("Accepted"),
-            Self::Rejected => Some("Rejected"),
-            Self::NoCommonProtocol => Some("NoCommonProtocol"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<ConnectResult> for u8 {
-    fn from(value: ConnectResult) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for ConnectResult {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for ConnectResult {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ConnectResult {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("Accepted", 0), ("Rejected", 1), ("NoCommonProtocol", 2)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ConnectResult")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum ProtocolVersion {
-    Dnp1,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u16),
-}
-
-impl ProtocolVersion {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u16) -> Self {
-        match raw {
-            0 => Self::Dnp1,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u16 {
-        match self {
-            Self::Dnp1 => 0,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Dnp1 => Some("DNP1"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<ProtocolVersion> for u16 {
-    fn from(value: ProtocolVersion) -> u16 {
-        value.raw()
-    }
-}
-
-impl From<u16> for ProtocolVersion {
-    fn from(raw: u16) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for ProtocolVersion {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ProtocolVersion {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("DNP1", 0)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u16::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{wide} does not fit ProtocolVersion"))
-        })?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum AckResult {
-    Success,
-    Failed,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl AckResult {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Success,
-            1 => Self::Failed,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Success => 0,
-            Self::Failed => 1,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Success => Some("Success"),
-            Self::Failed => Some("Failed"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<AckResult> for u8 {
-    fn from(value: AckResult) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for AckResult {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for AckResult {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AckResult {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("Success", 0), ("Failed", 1)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit AckResult")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-/// The type code before each value of a Link State.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum ValueType {
-    SInt8,
-    UInt8,
-    SInt16,
-    UInt16,
-    SInt32,
-    UInt32,
-    SInt64,
-    UInt64,
-    Float16,
-    Float32,
-    Float64,
-    String,
-    Data,
-    Point2S8,
-    Point2U8,
-    Point2S16,
-    Point2U16,
-    Point2S32,
-    Point2U32,
-    Point2S64,
-    Point2U64,
-    Point3S8,
-    Point3U8,
-    Point3S16,
-    Point3U16,
-    Point3S32,
-    Point3U32,
-    Point3S64,
-    Point3U64,
-    Vector2F16,
-    Vector2F32,
-    Vector2F64,
-    Vector3F16,
-    Vector3F32,
-    Vector3F64,
-    QuaternionF16,
-    QuaternionF32,
-    QuaternionF64,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl ValueType {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::SInt8,
-            1 => Self::UInt8,
-            2 => Self::SInt16,
-            3 => Self::UInt16,
-            4 => Self::SInt32,
-            5 => Self::UInt32,
-            6 => Self::SInt64,
-            7 => Self::UInt64,
-            8 => Self::Float16,
-            9 => Self::Float32,
-            10 => Self::Float64,
-            11 => Self::String,
-            12 => Self::Data,
-            13 => Self::Point2S8,
-            14 => Self::Point2U8,
-            15 => Self::Point2S16,
-            16 => Self::Point2U16,
-            17 => Self::Point2S32,
-            18 => Self::Point2U32,
-            19 => Self::Point2S64,
-            20 => Self::Point2U64,
-            21 => Self::Point3S8,
-            22 => Self::Point3U8,
-            23 => Self::Point3S16,
-            24 => Self::Point3U16,
-            25 => Self::Point3S32,
-            26 => Self::Point3U32,
-            27 => Self::Point3S64,
-            28 => Self::Point3U64,
-            29 => Self::Vector2F16,
-            30 => Self::Vector2F32,
-            31 => Self::Vector2F64,
-            32 => Self::Vector3F16,
-            33 => Self::Vector3F32,
-            34 => Self::Vector3F64,
-            35 => Self::QuaternionF16,
-            36 => Self::QuaternionF32,
-            37 => Self::QuaternionF64,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::SInt8 => 0,
-            Self::UInt8 => 1,
-            Self::SInt16 => 2,
-            Self::UInt16 => 3,
-            Self::SInt32 => 4,
-            Self::UInt32 => 5,
-            Self::SInt64 => 6,
-            Self::UInt64 => 7,
-            Self::Float16 => 8,
-            Self::Float32 => 9,
-            Self::Float64 => 10,
-            Self::String => 11,
-            Self::Data => 12,
-            Self::Point2S8 => 13,
-            Self::Point2U8 => 14,
-            Self::Point2S16 => 15,
-            Self::Point2U16 => 16,
-            Self::Point2S32 => 17,
-            Self::Point2U32 => 18,
-            Self::Point2S64 => 19,
-            Self::Point2U64 => 20,
-            Self::Point3S8 => 21,
-            Self::Point3U8 => 22,
-            Self::Point3S16 => 23,
-            Self::Point3U16 => 24,
-            Self::Point3S32 => 25,
-            Self::Point3U32 => 26,
-            Self::Point3S64 => 27,
-            Self::Point3U64 => 28,
-            Self::Vector2F16 => 29,
-            Self::Vector2F32 => 30,
-            Self::Vector2F64 => 31,
-            Self::Vector3F16 => 32,
-            Self::Vector3F32 => 33,
-            Self::Vector3F64 => 34,
-            Self::QuaternionF16 => 35,
-            Self::QuaternionF32 => 36,
-            Self::QuaternionF64 => 37,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::SInt8 => Some("SInt8"),
-            Self::UInt8 => Some("UInt8"),
-            Self::SInt16 => Some("SInt16"),
-            Self::UInt16 => Some("UInt16"),
-            Self::SInt32 => Some("SInt32"),
-            Self::UInt32 => Some("UInt32"),
-            Self::SInt64 => Some("SInt64"),
-            Self::UInt64 => Some("UInt64"),
-            Self::Float16 => Some("Float16"),
-            Self::Float32 => Some("Float32"),
-            Self::Float64 => Some("Float64"),
-            Self::String => Some("String"),
-            Self::Data => Some("Data"),
-            Self::Point2S8 => Some("Point2S8"),
-            Self::Point2U8 => Some("Point2U8"),
-            Self::Point2S16 => Some("Point2S16"),
-            Self::Point2U16 => Some("Point2U16"),
-            Self::Point2S32 => Some("Point2S32"),
-            Self::Point2U32 => Some("Point2U32"),
-            Self::Point2S64 => Some("Point2S64"),
-            Self::Point2U64 => Some("Point2U64"),
-            Self::Point3S8 => Some("Point3S8"),
-            Self::Point3U8 => Some("Point3U8"),
-            Self::Point3S16 => Some("Point3S16"),
-            Self::Point3U16 => Some("Point3U16"),
-            Self::Point3S32 => Some("Point3S32"),
-            Self::Point3U32 => Some("Point3U32"),
-            Self::Point3S64 => Some("Point3S64"),
-            Self::Point3U64 => Some("Point3U64"),
-            Self::Vector2F16 => Some("Vector2F16"),
-            Self::Vector2F32 => Some("Vector2F32"),
-            Self::Vector2F64 => Some("Vector2F64"),
-            Self::Vector3F16 => Some("Vector3F16"),
-            Self::Vector3F32 => Some("Vector3F32"),
-            Self::Vector3F64 => Some("Vector3F64"),
-            Self::QuaternionF16 => Some("QuaternionF16"),
-            Self::QuaternionF32 => Some("QuaternionF32"),
-            Self::QuaternionF64 => Some("QuaternionF64"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<ValueType> for u8 {
-    fn from(value: ValueType) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for ValueType {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for ValueType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ValueType {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("SInt8", 0),
-            ("UInt8", 1),
-            ("SInt16", 2),
-            ("UInt16", 3),
-            ("SInt32", 4),
-            ("UInt32", 5),
-            ("SInt64", 6),
-            ("UInt64", 7),
-            ("Float16", 8),
-            ("Float32", 9),
-            ("Float64", 10),
-            ("String", 11),
-            ("Data", 12),
-            ("Point2S8", 13),
-            ("Point2U8", 14),
-            ("Point2S16", 15),
-            ("Point2U16", 16),
-            ("Point2S32", 17),
-            ("Point2U32", 18),
-            ("Point2S64", 19),
-            ("Point2U64", 20),
-            ("Point3S8", 21),
-            ("Point3U8", 22),
-            ("Point3S16", 23),
-            ("Point3U16", 24),
-            ("Point3S32", 25),
-            ("Point3U32", 26),
-            ("Point3S64", 27),
-            ("Point3U64", 28),
-            ("Vector2F16", 29),
-            ("Vector2F32", 30),
-            ("Vector2F64", 31),
-            ("Vector3F16", 32),
-            ("Vector3F32", 33),
-            ("Vector3F64", 34),
-            ("QuaternionF16", 35),
-            ("QuaternionF32", 36),
-            ("QuaternionF64", 37),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ValueType")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    /// The type code before each value of a Link State.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum ValueType: u8 {
+        SInt8 = 0 as "SInt8",
+        UInt8 = 1 as "UInt8",
+        SInt16 = 2 as "SInt16",
+        UInt16 = 3 as "UInt16",
+        SInt32 = 4 as "SInt32",
+        UInt32 = 5 as "UInt32",
+        SInt64 = 6 as "SInt64",
+        UInt64 = 7 as "UInt64",
+        Float16 = 8 as "Float16",
+        Float32 = 9 as "Float32",
+        Float64 = 10 as "Float64",
+        String = 11 as "String",
+        Data = 12 as "Data",
+        Point2S8 = 13 as "Point2S8",
+        Point2U8 = 14 as "Point2U8",
+        Point2S16 = 15 as "Point2S16",
+        Point2U16 = 16 as "Point2U16",
+        Point2S32 = 17 as "Point2S32",
+        Point2U32 = 18 as "Point2U32",
+        Point2S64 = 19 as "Point2S64",
+        Point2U64 = 20 as "Point2U64",
+        Point3S8 = 21 as "Point3S8",
+        Point3U8 = 22 as "Point3U8",
+        Point3S16 = 23 as "Point3S16",
+        Point3U16 = 24 as "Point3U16",
+        Point3S32 = 25 as "Point3S32",
+        Point3U32 = 26 as "Point3U32",
+        Point3S64 = 27 as "Point3S64",
+        Point3U64 = 28 as "Point3U64",
+        Vector2F16 = 29 as "Vector2F16",
+        Vector2F32 = 30 as "Vector2F32",
+        Vector2F64 = 31 as "Vector2F64",
+        Vector3F16 = 32 as "Vector3F16",
+        Vector3F32 = 33 as "Vector3F32",
+        Vector3F64 = 34 as "Vector3F64",
+        QuaternionF16 = 35 as "QuaternionF16",
+        QuaternionF32 = 36 as "QuaternionF32",
+        QuaternionF64 = 37 as "QuaternionF64",
+        _ => Unknown,
     }
 }
 

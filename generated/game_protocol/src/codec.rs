@@ -8,76 +8,11 @@ use wiregen_runtime::{
     Value, Writer,
 };
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ObjectKind {
-    Tree,
-    Mushroom,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-#[cfg(feature = "arbitrary")]
-impl<'u> arbitrary::Arbitrary<'u> for ObjectKind {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 1>(u)?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-impl ObjectKind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Tree,
-            1 => Self::Mushroom,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Tree => 0,
-            Self::Mushroom => 1,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Tree => Some("TREE"),
-            Self::Mushroom => Some("MUSHROOM"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<ObjectKind> for u8 {
-    fn from(value: ObjectKind) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for ObjectKind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for ObjectKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ObjectKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("TREE", 0), ("MUSHROOM", 1)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ObjectKind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    pub enum ObjectKind: u8 {
+        Tree = 0 as "TREE",
+        Mushroom = 1 as "MUSHROOM",
+        _ => Unknown,
     }
 }
 
@@ -104,6 +39,14 @@ wiregen_runtime::flags! {
         const WEST = 2;
         const SOUTH = 4;
         const EAST = 8;
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for ObjectKind {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 1>(u)?;
+        Ok(Self::from_raw(raw))
     }
 }
 

@@ -7,313 +7,60 @@ use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
 
-/// The header byte (2.0 values).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum HeaderKind {
-    /// An unreliable user message.
-    Unreliable,
-    /// Acknowledges reliable messages.
-    Ack,
-    /// Acknowledges a sequence id other than the last received one.
-    AckExtra,
-    /// Connection attempt (or, empty from the server: pending).
-    Connect,
-    /// Connection rejected.
-    Reject,
-    /// Keep-alive and round-trip measurement.
-    Heartbeat,
-    /// End of the connection.
-    Disconnect,
-    /// A reliable user message.
-    Reliable,
-    /// The server accepts a client and gives its id.
-    Welcome,
-    /// Another client connected.
-    ClientConnected,
-    /// Another client disconnected.
-    ClientDisconnected,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl HeaderKind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Unreliable,
-            1 => Self::Ack,
-            2 => Self::AckExtra,
-            3 => Self::Connect,
-            4 => Self::Reject,
-            5 => Self::Heartbeat,
-            6 => Self::Disconnect,
-            7 => Self::Reliable,
-            8 => Self::Welcome,
-            9 => Self::ClientConnected,
-            10 => Self::ClientDisconnected,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Unreliable => 0,
-            Self::Ack => 1,
-            Self::AckExtra => 2,
-            Self::Connect => 3,
-            Self::Reject => 4,
-            Self::Heartbeat => 5,
-            Self::Disconnect => 6,
-            Self::Reliable => 7,
-            Self::Welcome => 8,
-            Self::ClientConnected => 9,
-            Self::ClientDisconnected => 10,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Unreliable => Some("Unreliable"),
-            Self::Ack => Some("Ack"),
-            Self::AckExtra => Some("AckExtra"),
-            Self::Connect => Some("Connect"),
-            Self::Reject => Some("Reject"),
-            Self::Heartbeat => Some("Heartbeat"),
-            Self::Disconnect => Some("Disconnect"),
-            Self::Reliable => Some("Reliable"),
-            Self::Welcome => Some("Welcome"),
-            Self::ClientConnected => Some("ClientConnected"),
-            Self::ClientDisconnected => Some("ClientDisconnected"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    /// The header byte (2.0 values).
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum HeaderKind: u8 {
+        /// An unreliable user message.
+        Unreliable = 0 as "Unreliable",
+        /// Acknowledges reliable messages.
+        Ack = 1 as "Ack",
+        /// Acknowledges a sequence id other than the last received one.
+        AckExtra = 2 as "AckExtra",
+        /// Connection attempt (or, empty from the server: pending).
+        Connect = 3 as "Connect",
+        /// Connection rejected.
+        Reject = 4 as "Reject",
+        /// Keep-alive and round-trip measurement.
+        Heartbeat = 5 as "Heartbeat",
+        /// End of the connection.
+        Disconnect = 6 as "Disconnect",
+        /// A reliable user message.
+        Reliable = 7 as "Reliable",
+        /// The server accepts a client and gives its id.
+        Welcome = 8 as "Welcome",
+        /// Another client connected.
+        ClientConnected = 9 as "ClientConnected",
+        /// Another client disconnected.
+        ClientDisconnected = 10 as "ClientDisconnected",
+        _ => Unknown,
     }
 }
 
-impl From<HeaderKind> for u8 {
-    fn from(value: HeaderKind) -> u8 {
-        value.raw()
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum RejectReason: u8 {
+        NoConnection = 0 as "NoConnection",
+        AlreadyConnected = 1 as "AlreadyConnected",
+        Pending = 2 as "Pending",
+        ServerFull = 3 as "ServerFull",
+        Rejected = 4 as "Rejected",
+        Custom = 5 as "Custom",
+        _ => Unknown,
     }
 }
 
-impl From<u8> for HeaderKind {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for HeaderKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for HeaderKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("Unreliable", 0),
-            ("Ack", 1),
-            ("AckExtra", 2),
-            ("Connect", 3),
-            ("Reject", 4),
-            ("Heartbeat", 5),
-            ("Disconnect", 6),
-            ("Reliable", 7),
-            ("Welcome", 8),
-            ("ClientConnected", 9),
-            ("ClientDisconnected", 10),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit HeaderKind")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum RejectReason {
-    NoConnection,
-    AlreadyConnected,
-    Pending,
-    ServerFull,
-    Rejected,
-    Custom,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl RejectReason {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::NoConnection,
-            1 => Self::AlreadyConnected,
-            2 => Self::Pending,
-            3 => Self::ServerFull,
-            4 => Self::Rejected,
-            5 => Self::Custom,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::NoConnection => 0,
-            Self::AlreadyConnected => 1,
-            Self::Pending => 2,
-            Self::ServerFull => 3,
-            Self::Rejected => 4,
-            Self::Custom => 5,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::NoConnection => Some("NoConnection"),
-            Self::AlreadyConnected => Some("AlreadyConnected"),
-            Self::Pending => Some("Pending"),
-            Self::ServerFull => Some("ServerFull"),
-            Self::Rejected => Some("Rejected"),
-            Self::Custom => Some("Custom"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<RejectReason> for u8 {
-    fn from(value: RejectReason) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for RejectReason {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for RejectReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for RejectReason {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("NoConnection", 0),
-            ("AlreadyConnected", 1),
-            ("Pending", 2),
-            ("ServerFull", 3),
-            ("Rejected", 4),
-            ("Custom", 5),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit RejectReason")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum DisconnectReason {
-    NeverConnected,
-    ConnectionRejected,
-    TransportError,
-    TimedOut,
-    Kicked,
-    ServerStopped,
-    Disconnected,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl DisconnectReason {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::NeverConnected,
-            1 => Self::ConnectionRejected,
-            2 => Self::TransportError,
-            3 => Self::TimedOut,
-            4 => Self::Kicked,
-            5 => Self::ServerStopped,
-            6 => Self::Disconnected,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::NeverConnected => 0,
-            Self::ConnectionRejected => 1,
-            Self::TransportError => 2,
-            Self::TimedOut => 3,
-            Self::Kicked => 4,
-            Self::ServerStopped => 5,
-            Self::Disconnected => 6,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::NeverConnected => Some("NeverConnected"),
-            Self::ConnectionRejected => Some("ConnectionRejected"),
-            Self::TransportError => Some("TransportError"),
-            Self::TimedOut => Some("TimedOut"),
-            Self::Kicked => Some("Kicked"),
-            Self::ServerStopped => Some("ServerStopped"),
-            Self::Disconnected => Some("Disconnected"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<DisconnectReason> for u8 {
-    fn from(value: DisconnectReason) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for DisconnectReason {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for DisconnectReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for DisconnectReason {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("NeverConnected", 0),
-            ("ConnectionRejected", 1),
-            ("TransportError", 2),
-            ("TimedOut", 3),
-            ("Kicked", 4),
-            ("ServerStopped", 5),
-            ("Disconnected", 6),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{wide} does not fit DisconnectReason"))
-        })?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum DisconnectReason: u8 {
+        NeverConnected = 0 as "NeverConnected",
+        ConnectionRejected = 1 as "ConnectionRejected",
+        TransportError = 2 as "TransportError",
+        TimedOut = 3 as "TimedOut",
+        Kicked = 4 as "Kicked",
+        ServerStopped = 5 as "ServerStopped",
+        Disconnected = 6 as "Disconnected",
+        _ => Unknown,
     }
 }
 

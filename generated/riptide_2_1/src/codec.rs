@@ -8,31 +8,60 @@ use wiregen_runtime::{
     Value,
 };
 
-/// The 4-bit header (2.1 values; 11 to 15 are invalid).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HeaderKind {
-    /// An unreliable user message.
-    Unreliable,
-    /// Acknowledges reliable messages.
-    Ack,
-    /// Connection attempt.
-    Connect,
-    /// Connection rejected.
-    Reject,
-    /// Keep-alive and round-trip measurement.
-    Heartbeat,
-    /// End of the connection.
-    Disconnect,
-    /// A notify message (delivery acknowledged, not retried).
-    Notify,
-    /// A reliable user message.
-    Reliable,
-    /// The server accepts a client and gives its id.
-    Welcome,
-    /// Another client connected.
-    ClientConnected,
-    /// Another client disconnected.
-    ClientDisconnected,
+wiregen_runtime::enumeration! {
+    /// The 4-bit header (2.1 values; 11 to 15 are invalid).
+    pub enum HeaderKind: u8 {
+        /// An unreliable user message.
+        Unreliable = 0 as "Unreliable",
+        /// Acknowledges reliable messages.
+        Ack = 1 as "Ack",
+        /// Connection attempt.
+        Connect = 2 as "Connect",
+        /// Connection rejected.
+        Reject = 3 as "Reject",
+        /// Keep-alive and round-trip measurement.
+        Heartbeat = 4 as "Heartbeat",
+        /// End of the connection.
+        Disconnect = 5 as "Disconnect",
+        /// A notify message (delivery acknowledged, not retried).
+        Notify = 6 as "Notify",
+        /// A reliable user message.
+        Reliable = 7 as "Reliable",
+        /// The server accepts a client and gives its id.
+        Welcome = 8 as "Welcome",
+        /// Another client connected.
+        ClientConnected = 9 as "ClientConnected",
+        /// Another client disconnected.
+        ClientDisconnected = 10 as "ClientDisconnected",
+    }
+}
+
+wiregen_runtime::enumeration! {
+    /// Pending is gone in 2.1.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum RejectReason: u8 {
+        NoConnection = 0 as "NoConnection",
+        AlreadyConnected = 1 as "AlreadyConnected",
+        ServerFull = 2 as "ServerFull",
+        Rejected = 3 as "Rejected",
+        Custom = 4 as "Custom",
+        _ => Unknown,
+    }
+}
+
+wiregen_runtime::enumeration! {
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum DisconnectReason: u8 {
+        NeverConnected = 0 as "NeverConnected",
+        ConnectionRejected = 1 as "ConnectionRejected",
+        TransportError = 2 as "TransportError",
+        TimedOut = 3 as "TimedOut",
+        Kicked = 4 as "Kicked",
+        ServerStopped = 5 as "ServerStopped",
+        Disconnected = 6 as "Disconnected",
+        PoorConnection = 7 as "PoorConnection",
+        _ => Unknown,
+    }
 }
 
 #[cfg(feature = "arbitrary")]
@@ -40,288 +69,6 @@ impl<'u> arbitrary::Arbitrary<'u> for HeaderKind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
         let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>(u)?;
         Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat)
-    }
-}
-
-impl HeaderKind {
-    /// The named value for `raw`, if the schema names it.
-    pub const fn from_raw(raw: u8) -> Option<Self> {
-        match raw {
-            0 => Some(Self::Unreliable),
-            1 => Some(Self::Ack),
-            2 => Some(Self::Connect),
-            3 => Some(Self::Reject),
-            4 => Some(Self::Heartbeat),
-            5 => Some(Self::Disconnect),
-            6 => Some(Self::Notify),
-            7 => Some(Self::Reliable),
-            8 => Some(Self::Welcome),
-            9 => Some(Self::ClientConnected),
-            10 => Some(Self::ClientDisconnected),
-            _ => None,
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Unreliable => 0,
-            Self::Ack => 1,
-            Self::Connect => 2,
-            Self::Reject => 3,
-            Self::Heartbeat => 4,
-            Self::Disconnect => 5,
-            Self::Notify => 6,
-            Self::Reliable => 7,
-            Self::Welcome => 8,
-            Self::ClientConnected => 9,
-            Self::ClientDisconnected => 10,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Unreliable => Some("Unreliable"),
-            Self::Ack => Some("Ack"),
-            Self::Connect => Some("Connect"),
-            Self::Reject => Some("Reject"),
-            Self::Heartbeat => Some("Heartbeat"),
-            Self::Disconnect => Some("Disconnect"),
-            Self::Notify => Some("Notify"),
-            Self::Reliable => Some("Reliable"),
-            Self::Welcome => Some("Welcome"),
-            Self::ClientConnected => Some("ClientConnected"),
-            Self::ClientDisconnected => Some("ClientDisconnected"),
-        }
-    }
-}
-
-impl From<HeaderKind> for u8 {
-    fn from(value: HeaderKind) -> u8 {
-        value.raw()
-    }
-}
-
-/// The named value for `raw`; the error is `raw` when the schema names no value.
-impl TryFrom<u8> for HeaderKind {
-    type Error = u8;
-    fn try_from(raw: u8) -> Result<Self, u8> {
-        Self::from_raw(raw).ok_or(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for HeaderKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for HeaderKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("Unreliable", 0),
-            ("Ack", 1),
-            ("Connect", 2),
-            ("Reject", 3),
-            ("Heartbeat", 4),
-            ("Disconnect", 5),
-            ("Notify", 6),
-            ("Reliable", 7),
-            ("Welcome", 8),
-            ("ClientConnected", 9),
-            ("ClientDisconnected", 10),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit HeaderKind")))?;
-        Self::from_raw(raw)
-            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of HeaderKind")))
-    }
-}
-
-/// Pending is gone in 2.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum RejectReason {
-    NoConnection,
-    AlreadyConnected,
-    ServerFull,
-    Rejected,
-    Custom,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl RejectReason {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::NoConnection,
-            1 => Self::AlreadyConnected,
-            2 => Self::ServerFull,
-            3 => Self::Rejected,
-            4 => Self::Custom,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::NoConnection => 0,
-            Self::AlreadyConnected => 1,
-            Self::ServerFull => 2,
-            Self::Rejected => 3,
-            Self::Custom => 4,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::NoConnection => Some("NoConnection"),
-            Self::AlreadyConnected => Some("AlreadyConnected"),
-            Self::ServerFull => Some("ServerFull"),
-            Self::Rejected => Some("Rejected"),
-            Self::Custom => Some("Custom"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<RejectReason> for u8 {
-    fn from(value: RejectReason) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for RejectReason {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for RejectReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for RejectReason {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("NoConnection", 0),
-            ("AlreadyConnected", 1),
-            ("ServerFull", 2),
-            ("Rejected", 3),
-            ("Custom", 4),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit RejectReason")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum DisconnectReason {
-    NeverConnected,
-    ConnectionRejected,
-    TransportError,
-    TimedOut,
-    Kicked,
-    ServerStopped,
-    Disconnected,
-    PoorConnection,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl DisconnectReason {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::NeverConnected,
-            1 => Self::ConnectionRejected,
-            2 => Self::TransportError,
-            3 => Self::TimedOut,
-            4 => Self::Kicked,
-            5 => Self::ServerStopped,
-            6 => Self::Disconnected,
-            7 => Self::PoorConnection,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::NeverConnected => 0,
-            Self::ConnectionRejected => 1,
-            Self::TransportError => 2,
-            Self::TimedOut => 3,
-            Self::Kicked => 4,
-            Self::ServerStopped => 5,
-            Self::Disconnected => 6,
-            Self::PoorConnection => 7,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::NeverConnected => Some("NeverConnected"),
-            Self::ConnectionRejected => Some("ConnectionRejected"),
-            Self::TransportError => Some("TransportError"),
-            Self::TimedOut => Some("TimedOut"),
-            Self::Kicked => Some("Kicked"),
-            Self::ServerStopped => Some("ServerStopped"),
-            Self::Disconnected => Some("Disconnected"),
-            Self::PoorConnection => Some("PoorConnection"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<DisconnectReason> for u8 {
-    fn from(value: DisconnectReason) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for DisconnectReason {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for DisconnectReason {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for DisconnectReason {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("NeverConnected", 0),
-            ("ConnectionRejected", 1),
-            ("TransportError", 2),
-            ("TimedOut", 3),
-            ("Kicked", 4),
-            ("ServerStopped", 5),
-            ("Disconnected", 6),
-            ("PoorConnection", 7),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide).map_err(|_| {
-            serde::de::Error::custom(format!("{wide} does not fit DisconnectReason"))
-        })?;
-        Ok(Self::from_raw(raw))
     }
 }
 

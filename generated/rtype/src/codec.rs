@@ -8,117 +8,29 @@ use wiregen_runtime::{
     Trace, Value, Writer,
 };
 
-/// What the payload holds (the RFC's normative command table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Command {
-    /// Client requests connection.
-    ReqLogin,
-    /// Server response to a login.
-    ResLogin,
-    /// Client joins a lobby.
-    ReqJoinRoom,
-    /// Room info.
-    ResRoomState,
-    /// Client input state.
-    CInput,
-    /// World update.
-    SEntityState,
-    /// Notification of entity destruction.
-    SPlayerDeath,
-    /// Global score change.
-    SScoreUpdate,
-    /// Explicit acknowledgment (sent with IS_ACK).
-    Ack,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl Command {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0x01 => Self::ReqLogin,
-            0x02 => Self::ResLogin,
-            0x03 => Self::ReqJoinRoom,
-            0x04 => Self::ResRoomState,
-            0x10 => Self::CInput,
-            0x11 => Self::SEntityState,
-            0x20 => Self::SPlayerDeath,
-            0x21 => Self::SScoreUpdate,
-            0xFF => Self::Ack,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::ReqLogin => 0x01,
-            Self::ResLogin => 0x02,
-            Self::ReqJoinRoom => 0x03,
-            Self::ResRoomState => 0x04,
-            Self::CInput => 0x10,
-            Self::SEntityState => 0x11,
-            Self::SPlayerDeath => 0x20,
-            Self::SScoreUpdate => 0x21,
-            Self::Ack => 0xFF,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::ReqLogin => Some("REQ_LOGIN"),
-            Self::ResLogin => Some("RES_LOGIN"),
-            Self::ReqJoinRoom => Some("REQ_JOIN_ROOM"),
-            Self::ResRoomState => Some("RES_ROOM_STATE"),
-            Self::CInput => Some("C_INPUT"),
-            Self::SEntityState => Some("S_ENTITY_STATE"),
-            Self::SPlayerDeath => Some("S_PLAYER_DEATH"),
-            Self::SScoreUpdate => Some("S_SCORE_UPDATE"),
-            Self::Ack => Some("ACK"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<Command> for u8 {
-    fn from(value: Command) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for Command {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Command {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Command {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("REQ_LOGIN", 0x01),
-            ("RES_LOGIN", 0x02),
-            ("REQ_JOIN_ROOM", 0x03),
-            ("RES_ROOM_STATE", 0x04),
-            ("C_INPUT", 0x10),
-            ("S_ENTITY_STATE", 0x11),
-            ("S_PLAYER_DEATH", 0x20),
-            ("S_SCORE_UPDATE", 0x21),
-            ("ACK", 0xFF),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Command")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    /// What the payload holds (the RFC's normative command table).
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Command: u8 {
+        /// Client requests connection.
+        ReqLogin = 0x01 as "REQ_LOGIN",
+        /// Server response to a login.
+        ResLogin = 0x02 as "RES_LOGIN",
+        /// Client joins a lobby.
+        ReqJoinRoom = 0x03 as "REQ_JOIN_ROOM",
+        /// Room info.
+        ResRoomState = 0x04 as "RES_ROOM_STATE",
+        /// Client input state.
+        CInput = 0x10 as "C_INPUT",
+        /// World update.
+        SEntityState = 0x11 as "S_ENTITY_STATE",
+        /// Notification of entity destruction.
+        SPlayerDeath = 0x20 as "S_PLAYER_DEATH",
+        /// Global score change.
+        SScoreUpdate = 0x21 as "S_SCORE_UPDATE",
+        /// Explicit acknowledgment (sent with IS_ACK).
+        Ack = 0xFF as "ACK",
+        _ => Unknown,
     }
 }
 

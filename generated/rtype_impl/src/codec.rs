@@ -8,459 +8,96 @@ use wiregen_runtime::{
     NoTrace, Reader, Trace, Value, Writer,
 };
 
-/// What the payload holds (the RFC's normative command table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum Command {
-    /// Client requests connection.
-    ReqLogin,
-    /// Server response to a login.
-    ResLogin,
-    /// Client input state.
-    CInput,
-    /// World update.
-    SEntityState,
-    /// Notification of entity destruction.
-    SPlayerDeath,
-    /// Global score change.
-    SScoreUpdate,
-    /// Explicit acknowledgment (sent with IS_ACK).
-    Ack,
-    /// Client leaves (the RFC's REQ_JOIN_ROOM number).
-    ReqLogout,
-    /// Keep-alive, empty (the RFC's RES_ROOM_STATE number).
-    Heartbeat,
-    /// Moved from the RFC's 0x03 (never sent).
-    ReqJoinRoom,
-    /// Moved from the RFC's 0x04 (never sent).
-    ResRoomState,
-    /// Client asks for the lobbies (empty).
-    ReqLobbyList,
-    /// The lobbies (a long list is sent as fragments).
-    ResLobbyList,
-    /// Client creates a lobby.
-    ReqCreateLobby,
-    /// Whether the lobby was created, and its game server.
-    ResCreateLobby,
-    /// Client joins a lobby.
-    ReqJoinLobby,
-    /// Whether the client joined, and the game server's port.
-    ResJoinLobby,
-    /// Client leaves a lobby.
-    ReqLeaveLobby,
-    /// A lobby's player count changed.
-    LobbyStateUpdate,
-    /// Named by the game build, never sent.
-    ServerAssignPlayerId,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl Command {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            1 => Self::ReqLogin,
-            2 => Self::ResLogin,
-            16 => Self::CInput,
-            17 => Self::SEntityState,
-            32 => Self::SPlayerDeath,
-            33 => Self::SScoreUpdate,
-            255 => Self::Ack,
-            0x03 => Self::ReqLogout,
-            0x04 => Self::Heartbeat,
-            0x05 => Self::ReqJoinRoom,
-            0x06 => Self::ResRoomState,
-            0x07 => Self::ReqLobbyList,
-            0x08 => Self::ResLobbyList,
-            0x09 => Self::ReqCreateLobby,
-            0x0A => Self::ResCreateLobby,
-            0x0B => Self::ReqJoinLobby,
-            0x0C => Self::ResJoinLobby,
-            0x0D => Self::ReqLeaveLobby,
-            0x0E => Self::LobbyStateUpdate,
-            0x12 => Self::ServerAssignPlayerId,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::ReqLogin => 1,
-            Self::ResLogin => 2,
-            Self::CInput => 16,
-            Self::SEntityState => 17,
-            Self::SPlayerDeath => 32,
-            Self::SScoreUpdate => 33,
-            Self::Ack => 255,
-            Self::ReqLogout => 0x03,
-            Self::Heartbeat => 0x04,
-            Self::ReqJoinRoom => 0x05,
-            Self::ResRoomState => 0x06,
-            Self::ReqLobbyList => 0x07,
-            Self::ResLobbyList => 0x08,
-            Self::ReqCreateLobby => 0x09,
-            Self::ResCreateLobby => 0x0A,
-            Self::ReqJoinLobby => 0x0B,
-            Self::ResJoinLobby => 0x0C,
-            Self::ReqLeaveLobby => 0x0D,
-            Self::LobbyStateUpdate => 0x0E,
-            Self::ServerAssignPlayerId => 0x12,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::ReqLogin => Some("REQ_LOGIN"),
-            Self::ResLogin => Some("RES_LOGIN"),
-            Self::CInput => Some("C_INPUT"),
-            Self::SEntityState => Some("S_ENTITY_STATE"),
-            Self::SPlayerDeath => Some("S_PLAYER_DEATH"),
-            Self::SScoreUpdate => Some("S_SCORE_UPDATE"),
-            Self::Ack => Some("ACK"),
-            Self::ReqLogout => Some("REQ_LOGOUT"),
-            Self::Heartbeat => Some("HEARTBEAT"),
-            Self::ReqJoinRoom => Some("REQ_JOIN_ROOM"),
-            Self::ResRoomState => Some("RES_ROOM_STATE"),
-            Self::ReqLobbyList => Some("REQ_LOBBY_LIST"),
-            Self::ResLobbyList => Some("RES_LOBBY_LIST"),
-            Self::ReqCreateLobby => Some("REQ_CREATE_LOBBY"),
-            Self::ResCreateLobby => Some("RES_CREATE_LOBBY"),
-            Self::ReqJoinLobby => Some("REQ_JOIN_LOBBY"),
-            Self::ResJoinLobby => Some("RES_JOIN_LOBBY"),
-            Self::ReqLeaveLobby => Some("REQ_LEAVE_LOBBY"),
-            Self::LobbyStateUpdate => Some("LOBBY_STATE_UPDATE"),
-            Self::ServerAssignPlayerId => Some("SERVER_ASSIGN_PLAYER_ID"),
-            Self::Unknown(_) => None,
-        }
+wiregen_runtime::enumeration! {
+    /// What the payload holds (the RFC's normative command table).
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum Command: u8 {
+        /// Client requests connection.
+        ReqLogin = 1 as "REQ_LOGIN",
+        /// Server response to a login.
+        ResLogin = 2 as "RES_LOGIN",
+        /// Client input state.
+        CInput = 16 as "C_INPUT",
+        /// World update.
+        SEntityState = 17 as "S_ENTITY_STATE",
+        /// Notification of entity destruction.
+        SPlayerDeath = 32 as "S_PLAYER_DEATH",
+        /// Global score change.
+        SScoreUpdate = 33 as "S_SCORE_UPDATE",
+        /// Explicit acknowledgment (sent with IS_ACK).
+        Ack = 255 as "ACK",
+        /// Client leaves (the RFC's REQ_JOIN_ROOM number).
+        ReqLogout = 0x03 as "REQ_LOGOUT",
+        /// Keep-alive, empty (the RFC's RES_ROOM_STATE number).
+        Heartbeat = 0x04 as "HEARTBEAT",
+        /// Moved from the RFC's 0x03 (never sent).
+        ReqJoinRoom = 0x05 as "REQ_JOIN_ROOM",
+        /// Moved from the RFC's 0x04 (never sent).
+        ResRoomState = 0x06 as "RES_ROOM_STATE",
+        /// Client asks for the lobbies (empty).
+        ReqLobbyList = 0x07 as "REQ_LOBBY_LIST",
+        /// The lobbies (a long list is sent as fragments).
+        ResLobbyList = 0x08 as "RES_LOBBY_LIST",
+        /// Client creates a lobby.
+        ReqCreateLobby = 0x09 as "REQ_CREATE_LOBBY",
+        /// Whether the lobby was created, and its game server.
+        ResCreateLobby = 0x0A as "RES_CREATE_LOBBY",
+        /// Client joins a lobby.
+        ReqJoinLobby = 0x0B as "REQ_JOIN_LOBBY",
+        /// Whether the client joined, and the game server's port.
+        ResJoinLobby = 0x0C as "RES_JOIN_LOBBY",
+        /// Client leaves a lobby.
+        ReqLeaveLobby = 0x0D as "REQ_LEAVE_LOBBY",
+        /// A lobby's player count changed.
+        LobbyStateUpdate = 0x0E as "LOBBY_STATE_UPDATE",
+        /// Named by the game build, never sent.
+        ServerAssignPlayerId = 0x12 as "SERVER_ASSIGN_PLAYER_ID",
+        _ => Unknown,
     }
 }
 
-impl From<Command> for u8 {
-    fn from(value: Command) -> u8 {
-        value.raw()
+wiregen_runtime::enumeration! {
+    /// What one world-delta entry does.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum DeltaOp: u8 {
+        AddEntity = 0 as "ADD_ENTITY",
+        RemoveEntity = 1 as "REMOVE_ENTITY",
+        /// Add or update a component.
+        SetComponent = 2 as "SET_COMPONENT",
+        RemoveComponent = 3 as "REMOVE_COMPONENT",
+        _ => Unknown,
     }
 }
 
-impl From<u8> for Command {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
+wiregen_runtime::enumeration! {
+    /// The game's ECS components (WIRE-NOTES §5).
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum ComponentType: u8 {
+        Bullet = 0 as "BULLET",
+        Controllable = 1 as "CONTROLLABLE",
+        Enemy = 2 as "ENEMY",
+        Shooter = 3 as "SHOOTER",
+        Health = 4 as "HEALTH",
+        Hitbox = 5 as "HITBOX",
+        Player = 6 as "PLAYER",
+        Replicated = 7 as "REPLICATED",
+        MovementPattern = 8 as "MOVEMENT_PATTERN",
+        Stats = 9 as "STATS",
+        Tag = 10 as "TAG",
+        Transform = 11 as "TRANSFORM",
+        _ => Unknown,
     }
 }
 
-#[cfg(feature = "serde")]
-impl serde::Serialize for Command {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Command {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("REQ_LOGIN", 1),
-            ("RES_LOGIN", 2),
-            ("C_INPUT", 16),
-            ("S_ENTITY_STATE", 17),
-            ("S_PLAYER_DEATH", 32),
-            ("S_SCORE_UPDATE", 33),
-            ("ACK", 255),
-            ("REQ_LOGOUT", 0x03),
-            ("HEARTBEAT", 0x04),
-            ("REQ_JOIN_ROOM", 0x05),
-            ("RES_ROOM_STATE", 0x06),
-            ("REQ_LOBBY_LIST", 0x07),
-            ("RES_LOBBY_LIST", 0x08),
-            ("REQ_CREATE_LOBBY", 0x09),
-            ("RES_CREATE_LOBBY", 0x0A),
-            ("REQ_JOIN_LOBBY", 0x0B),
-            ("RES_JOIN_LOBBY", 0x0C),
-            ("REQ_LEAVE_LOBBY", 0x0D),
-            ("LOBBY_STATE_UPDATE", 0x0E),
-            ("SERVER_ASSIGN_PLAYER_ID", 0x12),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Command")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-/// What one world-delta entry does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum DeltaOp {
-    AddEntity,
-    RemoveEntity,
-    /// Add or update a component.
-    SetComponent,
-    RemoveComponent,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl DeltaOp {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::AddEntity,
-            1 => Self::RemoveEntity,
-            2 => Self::SetComponent,
-            3 => Self::RemoveComponent,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::AddEntity => 0,
-            Self::RemoveEntity => 1,
-            Self::SetComponent => 2,
-            Self::RemoveComponent => 3,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::AddEntity => Some("ADD_ENTITY"),
-            Self::RemoveEntity => Some("REMOVE_ENTITY"),
-            Self::SetComponent => Some("SET_COMPONENT"),
-            Self::RemoveComponent => Some("REMOVE_COMPONENT"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<DeltaOp> for u8 {
-    fn from(value: DeltaOp) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for DeltaOp {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for DeltaOp {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for DeltaOp {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("ADD_ENTITY", 0),
-            ("REMOVE_ENTITY", 1),
-            ("SET_COMPONENT", 2),
-            ("REMOVE_COMPONENT", 3),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit DeltaOp")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-/// The game's ECS components (WIRE-NOTES §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum ComponentType {
-    Bullet,
-    Controllable,
-    Enemy,
-    Shooter,
-    Health,
-    Hitbox,
-    Player,
-    Replicated,
-    MovementPattern,
-    Stats,
-    Tag,
-    Transform,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(u8),
-}
-
-impl ComponentType {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: u8) -> Self {
-        match raw {
-            0 => Self::Bullet,
-            1 => Self::Controllable,
-            2 => Self::Enemy,
-            3 => Self::Shooter,
-            4 => Self::Health,
-            5 => Self::Hitbox,
-            6 => Self::Player,
-            7 => Self::Replicated,
-            8 => Self::MovementPattern,
-            9 => Self::Stats,
-            10 => Self::Tag,
-            11 => Self::Transform,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Self::Bullet => 0,
-            Self::Controllable => 1,
-            Self::Enemy => 2,
-            Self::Shooter => 3,
-            Self::Health => 4,
-            Self::Hitbox => 5,
-            Self::Player => 6,
-            Self::Replicated => 7,
-            Self::MovementPattern => 8,
-            Self::Stats => 9,
-            Self::Tag => 10,
-            Self::Transform => 11,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Bullet => Some("BULLET"),
-            Self::Controllable => Some("CONTROLLABLE"),
-            Self::Enemy => Some("ENEMY"),
-            Self::Shooter => Some("SHOOTER"),
-            Self::Health => Some("HEALTH"),
-            Self::Hitbox => Some("HITBOX"),
-            Self::Player => Some("PLAYER"),
-            Self::Replicated => Some("REPLICATED"),
-            Self::MovementPattern => Some("MOVEMENT_PATTERN"),
-            Self::Stats => Some("STATS"),
-            Self::Tag => Some("TAG"),
-            Self::Transform => Some("TRANSFORM"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<ComponentType> for u8 {
-    fn from(value: ComponentType) -> u8 {
-        value.raw()
-    }
-}
-
-impl From<u8> for ComponentType {
-    fn from(raw: u8) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for ComponentType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ComponentType {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[
-            ("BULLET", 0),
-            ("CONTROLLABLE", 1),
-            ("ENEMY", 2),
-            ("SHOOTER", 3),
-            ("HEALTH", 4),
-            ("HITBOX", 5),
-            ("PLAYER", 6),
-            ("REPLICATED", 7),
-            ("MOVEMENT_PATTERN", 8),
-            ("STATS", 9),
-            ("TAG", 10),
-            ("TRANSFORM", 11),
-        ];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit ComponentType")))?;
-        Ok(Self::from_raw(raw))
-    }
-}
-
-/// How an enemy moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum PatternKind {
-    Straight,
-    Sine,
-    ZigZag,
-    Dive,
-    /// A value the schema does not name, kept as it was on the wire.
-    Unknown(i32),
-}
-
-impl PatternKind {
-    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-    pub const fn from_raw(raw: i32) -> Self {
-        match raw {
-            0 => Self::Straight,
-            1 => Self::Sine,
-            2 => Self::ZigZag,
-            3 => Self::Dive,
-            other => Self::Unknown(other),
-        }
-    }
-    /// The value as it is on the wire.
-    pub const fn raw(self) -> i32 {
-        match self {
-            Self::Straight => 0,
-            Self::Sine => 1,
-            Self::ZigZag => 2,
-            Self::Dive => 3,
-            Self::Unknown(raw) => raw,
-        }
-    }
-    /// The schema's name for this value.
-    pub const fn name(self) -> Option<&'static str> {
-        match self {
-            Self::Straight => Some("STRAIGHT"),
-            Self::Sine => Some("SINE"),
-            Self::ZigZag => Some("ZIG_ZAG"),
-            Self::Dive => Some("DIVE"),
-            Self::Unknown(_) => None,
-        }
-    }
-}
-
-impl From<PatternKind> for i32 {
-    fn from(value: PatternKind) -> i32 {
-        value.raw()
-    }
-}
-
-impl From<i32> for PatternKind {
-    fn from(raw: i32) -> Self {
-        Self::from_raw(raw)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for PatternKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        wiregen_runtime::serde_support::named(s, self.name(), self.raw() as u64)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for PatternKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const NAMES: &[(&str, u64)] = &[("STRAIGHT", 0), ("SINE", 1), ("ZIG_ZAG", 2), ("DIVE", 3)];
-        let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
-        let raw = i32::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit PatternKind")))?;
-        Ok(Self::from_raw(raw))
+wiregen_runtime::enumeration! {
+    /// How an enemy moves.
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub enum PatternKind: i32 {
+        Straight = 0 as "STRAIGHT",
+        Sine = 1 as "SINE",
+        ZigZag = 2 as "ZIG_ZAG",
+        Dive = 3 as "DIVE",
+        _ => Unknown,
     }
 }
 

@@ -89,14 +89,14 @@ pub fn generate_module(
 
         #enums
     })?;
-    Ok(header(p) + &body_text(&head, &body.flags, &parse(rest)?))
+    Ok(header(p) + &body_text(&head, &body.declared, &parse(rest)?))
 }
 
-/// A file's text: `head`'s items, the flag sets (a renderer's own text: no formatter lays out
-/// a macro's body), then `rest`'s items.
-fn body_text(head: &syn::File, flags: &[String], rest: &syn::File) -> String {
+/// A file's text: `head`'s items, the enums and flag sets (a renderer's own text: no formatter
+/// lays out a macro's body), then `rest`'s items.
+fn body_text(head: &syn::File, declared: &[String], rest: &syn::File) -> String {
     let mut out = spaced(&prettyplease::unparse(head));
-    for f in flags {
+    for f in declared {
         out.push('\n');
         out.push_str(f);
     }
@@ -184,7 +184,7 @@ pub fn generate(
 
         #enums
     })?;
-    let codec = header(p) + &body_text(&head, &body.flags, &parse(rest.clone())?);
+    let codec = header(p) + &body_text(&head, &body.declared, &parse(rest.clone())?);
     Ok(vec![
         Output {
             path: format!("{dir}/Cargo.toml"),
@@ -223,17 +223,18 @@ fn spaced(code: &str) -> String {
 
 /// The items of a schema's code, in file order.
 struct Body {
+    /// Enums written out as items (those with ranges, an extension's `pub use`).
     enums: TokenStream,
-    /// The flag sets' `wiregen_runtime::flags!` invocations, as text.
-    flags: Vec<String>,
+    /// The `wiregen_runtime::enumeration!` and `flags!` invocations, as text.
+    declared: Vec<String>,
     rest: TokenStream,
 }
 
-/// What a flag set is generated as.
-enum FlagsDef {
-    /// A `wiregen_runtime::flags!` invocation (text) and the items beside it.
-    Declared { text: String, items: TokenStream },
-    /// Items only (an extension's `pub use` of its base's set).
+/// What an enum or a flag set is generated as.
+enum Declared {
+    /// A runtime macro's invocation (text) and the items beside it.
+    Macro { text: String, items: TokenStream },
+    /// Items only (an enum with ranges; an extension's `pub use` of its base's type).
     Items(TokenStream),
 }
 
@@ -431,15 +432,23 @@ impl<'p> Gen<'p> {
     /// Every item of the schema's code.
     fn body(&self) -> Result<Body, Internal> {
         let p = self.p;
-        let enums = p.enums.iter().map(|e| self.enum_def(e));
-        let (mut flags, mut flags_items) = (Vec::new(), Vec::new());
+        let (mut enums, mut declared, mut beside) = (Vec::new(), Vec::new(), Vec::new());
+        for e in &p.enums {
+            match self.enum_def(e) {
+                Declared::Macro { text, items } => {
+                    declared.push(text);
+                    beside.push(items);
+                }
+                Declared::Items(items) => enums.push(items),
+            }
+        }
         for f in &p.flags {
             match self.flags_def(f) {
-                FlagsDef::Declared { text, items } => {
-                    flags.push(text);
-                    flags_items.push(items);
+                Declared::Macro { text, items } => {
+                    declared.push(text);
+                    beside.push(items);
                 }
-                FlagsDef::Items(items) => flags_items.push(items),
+                Declared::Items(items) => beside.push(items),
             }
         }
         let mut structs = Vec::new();
@@ -458,9 +467,9 @@ impl<'p> Gen<'p> {
         let protocol = self.protocol_marker();
         Ok(Body {
             enums: quote! { #(#enums)* },
-            flags,
+            declared,
             rest: quote! {
-            #(#flags_items)*
+            #(#beside)*
             #crcs
             #(#structs)*
             #own_notes

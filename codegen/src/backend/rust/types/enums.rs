@@ -4,19 +4,53 @@
 use super::*;
 
 impl<'p> Gen<'p> {
-    pub(crate) fn enum_def(&self, e: &Enum) -> TokenStream {
+    pub(crate) fn enum_def(&self, e: &Enum) -> Declared {
         let name = ident(&e.name);
         if let Some(base) = &self.base_crate() {
-            if self.reuse.enums[self
-                .p
-                .enums
-                .iter()
-                .position(|x| x.name == e.name)
-                .unwrap_or(0)]
-            {
-                return quote! { pub use #base::#name; };
+            let index = self.p.enums.iter().position(|x| x.name == e.name);
+            if self.reuse.enums[index.unwrap_or(0)] {
+                return Declared::Items(quote! { pub use #base::#name; });
             }
         }
+        if e.ranges.is_empty() {
+            return self.enum_macro(e);
+        }
+        Declared::Items(self.enum_with_ranges(e))
+    }
+
+    /// An enum of single values: one `wiregen_runtime::enumeration!`.
+    fn enum_macro(&self, e: &Enum) -> Declared {
+        let name = ident(&e.name);
+        let pick = if e.closed {
+            quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
+        } else {
+            quote! { Ok(Self::from_raw(raw)) }
+        };
+        let (derive_arbitrary, impl_arbitrary) =
+            super::arbitrary::of_width(self.features(), &name, &e.repr, pick);
+        let mut text = String::from("wiregen_runtime::enumeration! {\n");
+        super::flags::doc_comments(&mut text, "    ", &e.doc);
+        self.arbitrary_attribute(&mut text, !derive_arbitrary.is_empty());
+        text += &format!("    pub enum {name}: {} {{\n", int_rust(&e.repr));
+        for v in &e.values {
+            super::flags::doc_comments(&mut text, "        ", &v.doc);
+            let variant = ident(&v.name.to_upper_camel_case());
+            let value = super::flags::named_lit(v);
+            text += &format!("        {variant} = {value} as {:?},\n", v.name);
+        }
+        if !e.closed {
+            text += "        _ => Unknown,\n";
+        }
+        text += "    }\n}\n";
+        Declared::Macro {
+            text,
+            items: impl_arbitrary,
+        }
+    }
+
+    /// An enum with ranges (variants that carry their value), written out.
+    fn enum_with_ranges(&self, e: &Enum) -> TokenStream {
+        let name = ident(&e.name);
         let d = doc(&e.doc);
         let raw = int_rust(&e.repr);
         let variants: Vec<Ident> = e

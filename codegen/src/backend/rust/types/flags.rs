@@ -3,29 +3,19 @@
 use super::*;
 
 impl<'p> Gen<'p> {
-    pub(crate) fn flags_def(&self, f: &Flags) -> FlagsDef {
+    pub(crate) fn flags_def(&self, f: &Flags) -> Declared {
         let name = ident(&f.name);
         if let Some(base) = &self.base_crate() {
             let index = self.p.flags.iter().position(|x| x.name == f.name);
             if self.reuse.flags[index.unwrap_or(0)] {
-                return FlagsDef::Items(quote! { pub use #base::#name; });
+                return Declared::Items(quote! { pub use #base::#name; });
             }
         }
         let (derive_arbitrary, impl_arbitrary) =
             super::arbitrary::of_width(self.features(), &name, &f.repr, quote! { Ok(Self(raw)) });
         let mut text = String::from("wiregen_runtime::flags! {\n");
         doc_comments(&mut text, "    ", &f.doc);
-        if !derive_arbitrary.is_empty() {
-            let attribute = match self.packaging {
-                Packaging::Crate => {
-                    Some("#[cfg_attr(feature = \"arbitrary\", derive(arbitrary::Arbitrary))]")
-                }
-                Packaging::Module(o) => o.arbitrary.then_some("#[derive(arbitrary::Arbitrary)]"),
-            };
-            if let Some(attribute) = attribute {
-                text += &format!("    {attribute}\n");
-            }
-        }
+        self.arbitrary_attribute(&mut text, !derive_arbitrary.is_empty());
         text += &format!("    pub struct {name}({}) {{\n", int_rust(&f.repr));
         for b in &f.bits {
             doc_comments(&mut text, "        ", &b.doc);
@@ -37,15 +27,31 @@ impl<'p> Gen<'p> {
             text += &format!("        const {} = {};\n", ident(&konst), named_lit(b));
         }
         text += "    }\n}\n";
-        FlagsDef::Declared {
+        Declared::Macro {
             text,
             items: impl_arbitrary,
+        }
+    }
+
+    /// The `derive(arbitrary::Arbitrary)` line of a macro-declared type, when it derives it.
+    pub(crate) fn arbitrary_attribute(&self, text: &mut String, derives: bool) {
+        if !derives {
+            return;
+        }
+        let attribute = match self.packaging {
+            Packaging::Crate => {
+                Some("#[cfg_attr(feature = \"arbitrary\", derive(arbitrary::Arbitrary))]")
+            }
+            Packaging::Module(o) => o.arbitrary.then_some("#[derive(arbitrary::Arbitrary)]"),
+        };
+        if let Some(attribute) = attribute {
+            text.push_str(&format!("    {attribute}\n"));
         }
     }
 }
 
 /// A schema's `doc:` text as `///` lines indented by `indent` (the text form of [`doc`]).
-fn doc_comments(out: &mut String, indent: &str, d: &Option<String>) {
+pub(crate) fn doc_comments(out: &mut String, indent: &str, d: &Option<String>) {
     for line in d.iter().flat_map(|d| super::super::doc_lines(d, true)) {
         if line.is_empty() {
             out.push_str(&format!("{indent}///\n"));
