@@ -3,6 +3,7 @@
 use crate::{
     BitReader, DecodeError, DecodeErrorKind, FieldNote, NoTrace, StateTables, Trace, Value,
 };
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// Reads fields from a byte slice, within a movable end limit; optionally notes every field.
@@ -149,6 +150,34 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N, field)?);
         Ok(a)
+    }
+
+    /// `n` bytes of field `field`, noted under `abbrev`.
+    #[inline(always)]
+    pub fn bytes_field(
+        &mut self,
+        n: usize,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<&'a [u8], DecodeError> {
+        let at = self.pos;
+        let v = self.take(n, field)?;
+        self.note(abbrev, at, Value::Bytes(Cow::Borrowed(v)));
+        Ok(v)
+    }
+
+    /// A UTF-8 string of `n` bytes of field `field`, noted under `abbrev`.
+    #[inline(always)]
+    pub fn str_field(
+        &mut self,
+        n: usize,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<&'a str, DecodeError> {
+        let at = self.pos;
+        let v = self.str(n, field)?;
+        self.note(abbrev, at, Value::Str(Cow::Borrowed(v)));
+        Ok(v)
     }
 
     /// A little-endian integer of field `field`, noted under `abbrev`.

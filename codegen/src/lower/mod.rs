@@ -38,6 +38,10 @@ pub struct Lowered {
     /// Every (struct, filter name) a field gives its value's fields (`filter:`), once each, in
     /// the order of the schema.
     pub filter_uses: Vec<(StructId, String)>,
+    /// The root's switch field a reassembled whole is decoded with (`as:` naming it), when it
+    /// has a length and is read as a plain field: both coders read the packet's switch and the
+    /// whole with one function.
+    pub shared_switch: Option<(StructId, usize)>,
 }
 
 /// The lowering of one struct.
@@ -172,6 +176,25 @@ pub fn lower(p: &Protocol) -> Lowered {
         state_readers: p.state_readers(),
         needed: needed_values(p),
         filter_uses: p.filter_uses(),
+        shared_switch: shared_switch(p),
+    }
+}
+
+/// See [`Lowered::shared_switch`].
+fn shared_switch(p: &Protocol) -> Option<(StructId, usize)> {
+    let Some(Reassembly {
+        whole: WholeType::AsField(fi),
+        ..
+    }) = &p.reassembly
+    else {
+        return None;
+    };
+    let f = &p.root().fields[*fi];
+    match &f.ty {
+        Ty::Union(u) if !matches!(u.len, Len::Natural) && f.select.is_empty() => {
+            Some((p.root, *fi))
+        }
+        _ => None,
     }
 }
 

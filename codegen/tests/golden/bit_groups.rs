@@ -184,13 +184,11 @@ impl<'a> Codec<'a> for Frame<'a> {
         } else {
             None
         };
-        let payload = {
-            let n = r.length(length, "payload")?;
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note("bit_groups.payload", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let payload = Cow::Borrowed(r.bytes_field(
+            r.length(length, "payload")?,
+            "payload",
+            "bit_groups.payload",
+        )?);
         Ok(Self {
             kind,
             urgent,

@@ -332,10 +332,7 @@ impl<'a> Codec<'a> for Player<'a> {
                 r.note("byte_arrays.player.name.length", at, Value::U(v as u64));
                 r.length(v, "name")?
             };
-            let at = r.pos();
-            let v = r.str(n, "name")?;
-            r.note("byte_arrays.player.name", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "name", "byte_arrays.player.name")?)
         };
         Ok(Self { id, name })
     }
@@ -380,13 +377,7 @@ impl<'a> Codec<'a> for Entry<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = r.le::<u8>("kind", "byte_arrays.entry.kind")?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("byte_arrays.entry.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "byte_arrays.entry.data")?);
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -528,13 +519,7 @@ impl<'a> Codec<'a> for Part<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = r.le::<u8>("kind", "byte_arrays.part.kind")?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("byte_arrays.part.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "byte_arrays.part.data")?);
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -93,12 +93,11 @@ impl<'a> Codec<'a> for Frame<'a> {
                 2 => FrameBody::Words(Words::read(r).map_err(|e| e.within("body"))?),
                 _ => FrameBody::Other {
                     kind,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "body")?;
-                        r.note("checksum_family.body", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "body",
+                        "checksum_family.body",
+                    )?),
                 },
             };
             r.unlimit(saved, "body")?;
@@ -245,14 +244,7 @@ impl<'a> Codec<'a> for Sums<'a> {
                 r.note("checksum_family.sums.text.length", at, Value::U(v as u64));
                 r.length(v, "text")?
             };
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note(
-                "checksum_family.sums.text",
-                at,
-                Value::Str(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "text", "checksum_family.sums.text")?)
         };
         let text_end = r.pos();
         let total_at = r.pos();

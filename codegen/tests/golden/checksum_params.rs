@@ -83,12 +83,11 @@ impl<'a> Codec<'a> for Framed<'a> {
             1 => FramedBody::Inner(Inner::read(r).map_err(|e| e.within("body"))?),
             _ => FramedBody::Other {
                 kind,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "body")?;
-                    r.note("checksum_params.body", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(
+                    r.remaining(),
+                    "body",
+                    "checksum_params.body",
+                )?),
             },
         };
         let computed = CRC32C.checksum(&[

@@ -42,13 +42,7 @@ impl<'a> Codec<'a> for Checked<'a> {
         let checksum_at = r.pos();
         let checksum = r.le::<u16>("checksum", "checksums.checksum")?;
         let checksum_note = r.notes_len();
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("checksums.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "checksums.data")?);
         let computed = CRC16_CCITT_FALSE.checksum(&[
             r.slice(start, checksum_at),
             &[0u8; 2],

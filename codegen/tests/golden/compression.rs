@@ -282,10 +282,7 @@ impl<'a> Codec<'a> for Entity<'a> {
                 r.note("compression.entity.name.length", at, Value::U(v as u64));
                 r.length(v, "name")?
             };
-            let at = r.pos();
-            let v = r.str(n, "name")?;
-            r.note("compression.entity.name", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "name", "compression.entity.name")?)
         };
         Ok(Self { id, x, name })
     }
@@ -337,18 +334,9 @@ impl<'a> Codec<'a> for Chat<'a> {
                 r.note("compression.chat.text.length", at, Value::U(v as u64));
                 r.length(v, "text")?
             };
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note("compression.chat.text", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "text", "compression.chat.text")?)
         };
-        let blob = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "blob")?;
-            r.note("compression.chat.blob", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let blob = Cow::Borrowed(r.bytes_field(r.remaining(), "blob", "compression.chat.blob")?);
         Ok(Self { text, blob })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

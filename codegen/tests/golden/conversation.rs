@@ -2,7 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
 
 use std::borrow::Cow;
 
@@ -85,13 +85,7 @@ impl<'a> Codec<'a> for Packet<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let sequence = r.be::<u16>("sequence", "conversation.sequence")?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("conversation.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "conversation.data")?);
         Ok(Self { sequence, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

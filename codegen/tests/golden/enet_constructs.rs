@@ -329,17 +329,11 @@ impl<'a> Codec<'a> for Unreliable<'a> {
             "unreliable_sequence_number",
             "enet_constructs.unreliable.unreliable_sequence_number",
         )?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note(
-                "enet_constructs.unreliable.data",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "data",
+            "enet_constructs.unreliable.data",
+        )?);
         Ok(Self {
             unreliable_sequence_number,
             data,

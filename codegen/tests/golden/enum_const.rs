@@ -67,7 +67,7 @@ impl<'a> Codec<'a> for Hello {
         w.put(&1u8.to_le_bytes());
         let version = Version::from_raw(2u16);
         w.put(&2u16.to_le_bytes());
-        match (self.extra, version == Version::V2) {
+        match (self.extra, version.raw() == Version::V2.raw()) {
             (Some(v), true) => {
                 w.put(&v.to_le_bytes());
             }

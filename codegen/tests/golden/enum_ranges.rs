@@ -286,12 +286,7 @@ impl<'a> Codec<'a> for Shot<'a> {
             Weapon::Knife => ShotExtra::Knife,
             _ => ShotExtra::Other {
                 weapon,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "extra")?;
-                    r.note("enum_ranges.extra", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "extra", "enum_ranges.extra")?),
             },
         };
         Ok(Self { level, extra })

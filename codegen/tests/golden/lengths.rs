@@ -53,10 +53,7 @@ impl<'a> Codec<'a> for Sized<'a> {
                 r.note("lengths.name.length", at, Value::U(v as u64));
                 r.length(v, "name")?
             };
-            let at = r.pos();
-            let v = r.str(n, "name")?;
-            r.note("lengths.name", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "name", "lengths.name")?)
         };
         let note = {
             let n = {
@@ -65,19 +62,14 @@ impl<'a> Codec<'a> for Sized<'a> {
                 r.note("lengths.note.length", at, Value::U(v as u64));
                 r.length(v, "note")?
             };
-            let at = r.pos();
-            let v = r.take(n, "note")?;
-            r.note("lengths.note", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.bytes_field(n, "note", "lengths.note")?)
         };
         let units = r.be::<u8>("units", "lengths.units")?;
-        let tail = {
-            let n = r.length((units as i128).wrapping_mul(2i128), "tail")?;
-            let at = r.pos();
-            let v = r.str(n, "tail")?;
-            r.note("lengths.tail", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let tail = Cow::Borrowed(r.str_field(
+            r.length((units as i128).wrapping_mul(2i128), "tail")?,
+            "tail",
+            "lengths.tail",
+        )?);
         let count = r.be::<u8>("count", "lengths.count")?;
         let items = {
             let n = r.length(count, "items")?;

@@ -55,19 +55,11 @@ impl<'a> Codec<'a> for Record<'a> {
                 r.note("padding.name.length", at, Value::U(v as u64));
                 r.length(v, "name")?
             };
-            let at = r.pos();
-            let v = r.str(n, "name")?;
-            r.note("padding.name", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "name", "padding.name")?)
         };
         r.pad(padded, "padding.padding");
-        let _ = {
-            let n = r.length(3i128, "spare")?;
-            let at = r.pos();
-            let v = r.take(n, "spare")?;
-            r.note("padding.spare", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let _ =
+            Cow::Borrowed(r.bytes_field(r.length(3i128, "spare")?, "spare", "padding.spare")?);
         let mode = {
             let mut bits = r.bit_reader();
             let v = Mode::read(&mut bits);
@@ -237,10 +229,7 @@ impl<'a> Codec<'a> for Tail<'a> {
                 r.note("padding.tail.note.length", at, Value::U(v as u64));
                 r.length(v, "note")?
             };
-            let at = r.pos();
-            let v = r.str(n, "note")?;
-            r.note("padding.tail.note", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "note", "padding.tail.note")?)
         };
         r.align(start, 4usize, "padding.padding", "padding")?;
         Ok(Self { note })

@@ -3,9 +3,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
-};
+use wiregen_runtime::{fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Writer};
 
 /// Filled in by the encoder: `array_size` (the element count of `items`; that count is `16
 /// - array_size`).
@@ -46,13 +44,11 @@ impl<'a> Codec<'a> for Framed<'a> {
             }
             v
         };
-        let body = {
-            let n = r.length((r.remaining() as i128).wrapping_sub(2i128), "body")?;
-            let at = r.pos();
-            let v = r.take(n, "body")?;
-            r.note("positions.body", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let body = Cow::Borrowed(r.bytes_field(
+            r.length((r.remaining() as i128).wrapping_sub(2i128), "body")?,
+            "body",
+            "positions.body",
+        )?);
         let crc = r.le::<u16>("crc", "positions.crc")?;
         Ok(Self { items, body, crc })
     }
@@ -112,20 +108,14 @@ impl<'a> Codec<'a> for Tail<'a> {
         } else {
             None
         };
-        let all_but_head = {
-            let n = r.length(
+        let all_but_head = Cow::Borrowed(r.bytes_field(
+            r.length(
                 (r.message_len() as i128).wrapping_sub(3i128),
                 "all_but_head",
-            )?;
-            let at = r.pos();
-            let v = r.take(n, "all_but_head")?;
-            r.note(
-                "positions.tail.all_but_head",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+            )?,
+            "all_but_head",
+            "positions.tail.all_but_head",
+        )?);
         Ok(Self {
             kind,
             extra,

@@ -153,10 +153,7 @@ impl<'a> Codec<'a> for Message<'a> {
                     r.note("announced.name.length", at, Value::U(v as u64));
                     r.length(v, "name")?
                 };
-                let at = r.pos();
-                let v = r.str(n, "name")?;
-                r.note("announced.name", at, Value::Str(Cow::Borrowed(v)));
-                Cow::Borrowed(v)
+                Cow::Borrowed(r.str_field(n, "name", "announced.name")?)
             })
         } else {
             None
@@ -169,10 +166,7 @@ impl<'a> Codec<'a> for Message<'a> {
                     r.note("announced.note.length", at, Value::U(v as u64));
                     r.length(v, "note")?
                 };
-                let at = r.pos();
-                let v = r.str(n, "note")?;
-                r.note("announced.note", at, Value::Str(Cow::Borrowed(v)));
-                Cow::Borrowed(v)
+                Cow::Borrowed(r.str_field(n, "note", "announced.note")?)
             })
         } else {
             None
@@ -224,7 +218,7 @@ impl<'a> Codec<'a> for Message<'a> {
         let kind = self.body.kind();
         w.put(&kind.raw().to_le_bytes());
         let mut opts = self.opts;
-        opts.set(Opts::IS_ACK, kind == Kind::Ack);
+        opts.set(Opts::IS_ACK, kind.raw() == Kind::Ack.raw());
         opts.set(Opts::HAS_TARGET, self.target.is_some());
         opts.set(Opts::NO_NAME, self.name.is_none());
         w.put(&opts.bits().to_le_bytes());
@@ -255,7 +249,7 @@ impl<'a> Codec<'a> for Message<'a> {
             w.put(&n.to_le_bytes());
             w.put(data);
         }
-        match (self.radius, shape == Shape::Circle) {
+        match (self.radius, shape.raw() == Shape::Circle.raw()) {
             (Some(v), true) => {
                 w.put(&v.to_le_bytes());
             }
@@ -343,10 +337,7 @@ impl<'a> Codec<'a> for Data<'a> {
                 r.note("announced.data.payload.length", at, Value::U(v as u64));
                 r.length(v, "payload")?
             };
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note("announced.data.payload", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.bytes_field(n, "payload", "announced.data.payload")?)
         };
         Ok(Self { payload })
     }

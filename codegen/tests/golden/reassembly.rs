@@ -101,26 +101,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(Flags::FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "payload")?;
-                        r.note("reassembly.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "payload",
+                        "reassembly.payload",
+                    )?),
                 }
             } else {
-                match command {
-                    1 => PacketPayload::Hello(Hello::read(r).map_err(|e| e.within("payload"))?),
-                    _ => PacketPayload::Other {
-                        command,
-                        data: {
-                            let at = r.pos();
-                            let v = r.take(r.remaining(), "payload")?;
-                            r.note("reassembly.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                            Cow::Borrowed(v)
-                        },
-                    },
-                }
+                PacketPayload::read_as(r, command)?
             };
             r.unlimit(saved, "payload")?;
             v
@@ -206,10 +194,7 @@ impl<'a> Codec<'a> for Hello<'a> {
                 r.note("reassembly.hello.name.length", at, Value::U(v as u64));
                 r.length(v, "name")?
             };
-            let at = r.pos();
-            let v = r.str(n, "name")?;
-            r.note("reassembly.hello.name", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "name", "reassembly.hello.name")?)
         };
         Ok(Self { name })
     }
@@ -266,22 +251,24 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: u8, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::<NoTrace>::new(data);
-        let r = &mut reader;
-        let v = match command {
+        let mut r = Reader::<NoTrace>::new(data);
+        let v = Self::read_as(&mut r, command)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Reads a value of this switch (to the end of `r`) with the tag given.
+    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: u8) -> Result<Self, DecodeError> {
+        Ok(match command {
             1 => PacketPayload::Hello(Hello::read(r).map_err(|e| e.within("payload"))?),
             _ => PacketPayload::Other {
                 command,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "payload")?;
-                    r.note("reassembly.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(
+                    r.remaining(),
+                    "payload",
+                    "reassembly.payload",
+                )?),
             },
-        };
-        r.finish()?;
-        Ok(v)
+        })
     }
 }
 

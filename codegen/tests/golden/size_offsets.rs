@@ -4,8 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value,
-    Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
 };
 
 /// Filled in by the encoder: `size` (the byte length of `payload`; that length is `size -
@@ -84,13 +83,11 @@ impl<'a> Codec<'a> for Frame<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let size = r.be::<u16>("size", "size_offsets.size")?;
-        let payload = {
-            let n = r.length((size as i128).wrapping_sub(2i128), "payload")?;
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note("size_offsets.payload", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let payload = Cow::Borrowed(r.bytes_field(
+            r.length((size as i128).wrapping_sub(2i128), "payload")?,
+            "payload",
+            "size_offsets.payload",
+        )?);
         let last_index = r.be::<u8>("last_index", "size_offsets.last_index")?;
         let ids = {
             let n = r.length((last_index as i128).wrapping_add(1i128), "ids")?;
@@ -126,12 +123,11 @@ impl<'a> Codec<'a> for Frame<'a> {
                 1 => FrameBody::Block(Block::read(r).map_err(|e| e.within("body"))?),
                 _ => FrameBody::Other {
                     kind,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "body")?;
-                        r.note("size_offsets.body", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "body",
+                        "size_offsets.body",
+                    )?),
                 },
             };
             r.unlimit(saved, "body")?;

@@ -157,12 +157,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                 1 => PacketInner::Inner(Inner::read(r).map_err(|e| e.within("inner"))?),
                 _ => PacketInner::Other {
                     kind,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "inner")?;
-                        r.note("sized_switches.inner", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "inner",
+                        "sized_switches.inner",
+                    )?),
                 },
             };
             r.unlimit(saved, "inner")?;
@@ -181,12 +180,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                 1 => PacketOther::Inner(Inner::read(r).map_err(|e| e.within("other"))?),
                 _ => PacketOther::Other {
                     kind2,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "other")?;
-                        r.note("sized_switches.other", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "other",
+                        "sized_switches.other",
+                    )?),
                 },
             };
             r.unlimit(saved, "other")?;
@@ -200,12 +198,11 @@ impl<'a> Codec<'a> for Packet<'a> {
                 1 => PacketFixed::Pair(Pair::read(r).map_err(|e| e.within("fixed"))?),
                 _ => PacketFixed::Other {
                     kind3,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "fixed")?;
-                        r.note("sized_switches.fixed", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "fixed",
+                        "sized_switches.fixed",
+                    )?),
                 },
             };
             r.unlimit(saved, "fixed")?;
@@ -326,10 +323,7 @@ impl<'a> Codec<'a> for Inner<'a> {
                 r.note("sized_switches.inner.s.length", at, Value::U(v as u64));
                 r.length(v, "s")?
             };
-            let at = r.pos();
-            let v = r.str(n, "s")?;
-            r.note("sized_switches.inner.s", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "s", "sized_switches.inner.s")?)
         };
         Ok(Self { a, s })
     }

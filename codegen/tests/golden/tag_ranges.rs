@@ -3,9 +3,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
-};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Writer};
 
 /// Filled in by the encoder: `tag` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
@@ -88,12 +86,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
             },
             _ => TaggedBody::Other {
                 tag,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "body")?;
-                    r.note("tag_ranges.body", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "tag_ranges.body")?),
             },
         };
         Ok(Self { body })

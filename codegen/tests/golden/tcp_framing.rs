@@ -2,7 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
 
 use std::borrow::Cow;
 
@@ -33,13 +33,8 @@ impl<'a> Codec<'a> for Frame<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = r.le::<u16>("message_id", "tcp_framing.message_id")?;
-        let payload = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note("tcp_framing.payload", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let payload =
+            Cow::Borrowed(r.bytes_field(r.remaining(), "payload", "tcp_framing.payload")?);
         Ok(Self {
             message_id,
             payload,

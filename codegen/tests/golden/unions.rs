@@ -3,9 +3,7 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
-};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Writer};
 
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -95,12 +93,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
             },
             _ => TaggedBody::Other {
                 kind,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "body")?;
-                    r.note("unions.body", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "unions.body")?),
             },
         };
         Ok(Self { body })

@@ -43,10 +43,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 r.note("varint_prefixes.blob.length", at, Value::U(v));
                 r.length(v, "blob")?
             };
-            let at = r.pos();
-            let v = r.take(n, "blob")?;
-            r.note("varint_prefixes.blob", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.bytes_field(n, "blob", "varint_prefixes.blob")?)
         };
         let title = {
             let n = {
@@ -55,10 +52,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
                 r.note("varint_prefixes.title.length", at, Value::U(v));
                 r.length(v, "title")?
             };
-            let at = r.pos();
-            let v = r.str(n, "title")?;
-            r.note("varint_prefixes.title", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "title", "varint_prefixes.title")?)
         };
         let ids = {
             let n = {

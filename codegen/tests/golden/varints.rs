@@ -52,13 +52,11 @@ impl<'a> Codec<'a> for Values<'a> {
             r.note("varints.text_len", at, Value::U(v as u64));
             v
         };
-        let text = {
-            let n = r.length(text_len as i128, "text")?;
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note("varints.text", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let text = Cow::Borrowed(r.str_field(
+            r.length(text_len as i128, "text")?,
+            "text",
+            "varints.text",
+        )?);
         Ok(Self {
             unsigned,
             signed,

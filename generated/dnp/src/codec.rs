@@ -272,12 +272,7 @@ impl<'a> Codec<'a> for Command<'a> {
             }
             _ => CommandBody::Other {
                 code,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "body")?;
-                    r.note("dnp.body", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "dnp.body")?),
             },
         };
         Ok(Self { body })
@@ -415,7 +410,7 @@ impl<'a> Codec<'a> for ConnectionAck {
             result = ConnectResult::Accepted;
         }
         w.put(&result.raw().to_le_bytes());
-        match (self.protocol, result == ConnectResult::Accepted) {
+        match (self.protocol, result.raw() == ConnectResult::Accepted.raw()) {
             (Some(v), true) => {
                 w.put(&v.raw().to_le_bytes());
             }
@@ -465,17 +460,8 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note(
-                "dnp.unreliable_message.data",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let data =
+            Cow::Borrowed(r.bytes_field(r.remaining(), "data", "dnp.unreliable_message.data")?);
         Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -517,17 +503,8 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = r.le::<u16>("number", "dnp.reliable_message.number")?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note(
-                "dnp.reliable_message.data",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let data =
+            Cow::Borrowed(r.bytes_field(r.remaining(), "data", "dnp.reliable_message.data")?);
         Ok(Self { number, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -586,13 +563,11 @@ impl<'a> Codec<'a> for LinkState<'a> {
             v
         };
         let message_len = r.le::<u16>("message_len", "dnp.link_state.message_len")?;
-        let message = {
-            let n = r.length(message_len, "message")?;
-            let at = r.pos();
-            let v = r.take(n, "message")?;
-            r.note("dnp.link_state.message", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let message = Cow::Borrowed(r.bytes_field(
+            r.length(message_len, "message")?,
+            "message",
+            "dnp.link_state.message",
+        )?);
         let value_count = r.le::<u16>("value_count", "dnp.link_state.value_count")?;
         let values = {
             let n = r.length(value_count, "values")?;
@@ -1660,17 +1635,11 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
             );
             v
         };
-        let chunk = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "chunk")?;
-            r.note(
-                "dnp.long_reliable_message.chunk",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let chunk = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "chunk",
+            "dnp.long_reliable_message.chunk",
+        )?);
         Ok(Self {
             number,
             flags,
@@ -1741,28 +1710,16 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
         };
         let message_chunk_len =
             r.le::<u16>("message_chunk_len", "dnp.long_link_state.message_chunk_len")?;
-        let message_chunk = {
-            let n = r.length(message_chunk_len, "message_chunk")?;
-            let at = r.pos();
-            let v = r.take(n, "message_chunk")?;
-            r.note(
-                "dnp.long_link_state.message_chunk",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
-        let values_chunk = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "values_chunk")?;
-            r.note(
-                "dnp.long_link_state.values_chunk",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let message_chunk = Cow::Borrowed(r.bytes_field(
+            r.length(message_chunk_len, "message_chunk")?,
+            "message_chunk",
+            "dnp.long_link_state.message_chunk",
+        )?);
+        let values_chunk = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "values_chunk",
+            "dnp.long_link_state.values_chunk",
+        )?);
         Ok(Self {
             number,
             link_id,
@@ -2128,13 +2085,11 @@ impl<'a> Codec<'a> for StringValue<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = r.le::<u16>("length", "dnp.string_value.length")?;
-        let text = {
-            let n = r.length(length, "text")?;
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note("dnp.string_value.text", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let text = Cow::Borrowed(r.str_field(
+            r.length(length, "text")?,
+            "text",
+            "dnp.string_value.text",
+        )?);
         Ok(Self { text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2176,13 +2131,11 @@ impl<'a> Codec<'a> for DataValue<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = r.le::<u16>("length", "dnp.data_value.length")?;
-        let data = {
-            let n = r.length(length, "data")?;
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("dnp.data_value.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(
+            r.length(length, "data")?,
+            "data",
+            "dnp.data_value.data",
+        )?);
         Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

@@ -96,10 +96,7 @@ impl<'a> Codec<'a> for Say<'a> {
                 r.note("dungeon.say.text.length", at, Value::U(v as u64));
                 r.length(v, "text")?
             };
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note("dungeon.say.text", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
+            Cow::Borrowed(r.str_field(n, "text", "dungeon.say.text")?)
         };
         Ok(Self { text })
     }

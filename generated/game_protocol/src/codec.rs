@@ -183,13 +183,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         let chunk = r.be::<u8>("chunk", "game_protocol.chunk")?;
         let sequence = r.be::<u16>("sequence", "game_protocol.sequence")?;
-        let data = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "data")?;
-            r.note("game_protocol.data", at, Value::Bytes(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "game_protocol.data")?);
         Ok(Self {
             flags,
             chunk,

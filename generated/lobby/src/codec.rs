@@ -40,13 +40,11 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.length", at, Value::U(v as u64));
             v
         };
-        let text = {
-            let n = r.length(length as i128, "text")?;
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note("lobby.greeting.text", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let text = Cow::Borrowed(r.str_field(
+            r.length(length as i128, "text")?,
+            "text",
+            "lobby.greeting.text",
+        )?);
         let value = r.le::<u16>("value", "lobby.greeting.value")?;
         Ok(Self { text, value })
     }

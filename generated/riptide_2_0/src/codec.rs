@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -203,12 +203,7 @@ impl<'a> Codec<'a> for Message<'a> {
             }
             _ => MessageBody::Other {
                 header,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "body")?;
-                    r.note("riptide_2_0.body", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "riptide_2_0.body")?),
             },
         };
         Ok(Self { body })
@@ -300,17 +295,11 @@ impl<'a> Codec<'a> for UserMessage<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = r.le::<u16>("message_id", "riptide_2_0.user_message.message_id")?;
-        let payload = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note(
-                "riptide_2_0.user_message.payload",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let payload = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "payload",
+            "riptide_2_0.user_message.payload",
+        )?);
         Ok(Self {
             message_id,
             payload,
@@ -366,17 +355,11 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
         )?;
         let message_id =
             r.le::<u16>("message_id", "riptide_2_0.reliable_user_message.message_id")?;
-        let payload = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "payload")?;
-            r.note(
-                "riptide_2_0.reliable_user_message.payload",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let payload = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "payload",
+            "riptide_2_0.reliable_user_message.payload",
+        )?);
         Ok(Self {
             sequence_id,
             message_id,
@@ -499,17 +482,8 @@ impl<'a> Codec<'a> for Connect<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let custom = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "custom")?;
-            r.note(
-                "riptide_2_0.connect.custom",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let custom =
+            Cow::Borrowed(r.bytes_field(r.remaining(), "custom", "riptide_2_0.connect.custom")?);
         Ok(Self { custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -552,17 +526,8 @@ impl<'a> Codec<'a> for Reject<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let reason = RejectReason::from_raw(r.le::<u8>("reason", "riptide_2_0.reject.reason")?);
-        let custom = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "custom")?;
-            r.note(
-                "riptide_2_0.reject.custom",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let custom =
+            Cow::Borrowed(r.bytes_field(r.remaining(), "custom", "riptide_2_0.reject.custom")?);
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -784,17 +749,11 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         let reason = DisconnectReason::from_raw(
             r.le::<u8>("reason", "riptide_2_0.server_disconnect.reason")?,
         );
-        let custom = {
-            let n = r.remaining();
-            let at = r.pos();
-            let v = r.take(n, "custom")?;
-            r.note(
-                "riptide_2_0.server_disconnect.custom",
-                at,
-                Value::Bytes(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let custom = Cow::Borrowed(r.bytes_field(
+            r.remaining(),
+            "custom",
+            "riptide_2_0.server_disconnect.custom",
+        )?);
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {

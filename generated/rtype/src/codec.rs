@@ -208,41 +208,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(PacketFlags::IS_FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "payload",
+                        "rtype.payload",
+                    )?),
                 }
             } else {
-                match command {
-                    Command::ReqLogin => {
-                        PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::ResLogin => {
-                        PacketPayload::ResLogin(ResLogin::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::ReqJoinRoom => PacketPayload::ReqJoinRoom(
-                        ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::CInput => {
-                        PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::SEntityState => PacketPayload::SEntityState(
-                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::Ack => PacketPayload::Ack,
-                    _ => PacketPayload::Other {
-                        command,
-                        data: {
-                            let at = r.pos();
-                            let v = r.take(r.remaining(), "payload")?;
-                            r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                            Cow::Borrowed(v)
-                        },
-                    },
-                }
+                PacketPayload::read_as(r, command)?
             };
             r.unlimit(saved, "payload")?;
             v
@@ -282,7 +255,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let mut flags = self.flags;
-        flags.set(PacketFlags::IS_ACK, command == Command::Ack);
+        flags.set(PacketFlags::IS_ACK, command.raw() == Command::Ack.raw());
         w.put(&flags.bits().to_le_bytes());
         w.put(&self.sequence.to_le_bytes());
         w.put(&self.ack.to_le_bytes());
@@ -384,13 +357,11 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             };
             return Err(r.error("username_len", username_len_at, kind));
         }
-        let username = {
-            let n = r.length(username_len, "username")?;
-            let at = r.pos();
-            let v = r.str(n, "username")?;
-            r.note("rtype.req_login.username", at, Value::Str(Cow::Borrowed(v)));
-            Cow::Borrowed(v)
-        };
+        let username = Cow::Borrowed(r.str_field(
+            r.length(username_len, "username")?,
+            "username",
+            "rtype.req_login.username",
+        )?);
         let version = r.le::<u32>("version", "rtype.req_login.version")?;
         let preferred_fragment_size = r.le::<u16>(
             "preferred_fragment_size",
@@ -652,9 +623,14 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::<NoTrace>::new(data);
-        let r = &mut reader;
-        let v = match command {
+        let mut r = Reader::<NoTrace>::new(data);
+        let v = Self::read_as(&mut r, command)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Reads a value of this switch (to the end of `r`) with the tag given.
+    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: Command) -> Result<Self, DecodeError> {
+        Ok(match command {
             Command::ReqLogin => {
                 PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
             }
@@ -673,16 +649,9 @@ impl<'a> PacketPayload<'a> {
             Command::Ack => PacketPayload::Ack,
             _ => PacketPayload::Other {
                 command,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "payload")?;
-                    r.note("rtype.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(r.remaining(), "payload", "rtype.payload")?),
             },
-        };
-        r.finish()?;
-        Ok(v)
+        })
     }
 }
 

@@ -289,64 +289,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(PacketFlags::IS_FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "payload")?;
-                        r.note("rtype_impl.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "payload",
+                        "rtype_impl.payload",
+                    )?),
                 }
             } else {
-                match command {
-                    Command::ReqLogin => {
-                        PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::ResLogin => {
-                        PacketPayload::ResLogin(ResLogin::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::CInput => {
-                        PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
-                    }
-                    Command::SEntityState => PacketPayload::SEntityState(
-                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::Ack => PacketPayload::Ack,
-                    Command::ReqLogout => PacketPayload::ReqLogout(
-                        ReqLogout::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::Heartbeat => PacketPayload::Heartbeat,
-                    Command::ReqLobbyList => PacketPayload::ReqLobbyList,
-                    Command::ResLobbyList => PacketPayload::ResLobbyList(
-                        ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::ReqCreateLobby => PacketPayload::ReqCreateLobby(
-                        ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::ResCreateLobby => PacketPayload::ResCreateLobby(
-                        ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::ReqJoinLobby => PacketPayload::ReqJoinLobby(
-                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::ResJoinLobby => PacketPayload::ResJoinLobby(
-                        ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::ReqLeaveLobby => PacketPayload::ReqLeaveLobby(
-                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    Command::LobbyStateUpdate => PacketPayload::LobbyStateUpdate(
-                        LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
-                    ),
-                    _ => PacketPayload::Other {
-                        command,
-                        data: {
-                            let at = r.pos();
-                            let v = r.take(r.remaining(), "payload")?;
-                            r.note("rtype_impl.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                            Cow::Borrowed(v)
-                        },
-                    },
-                }
+                PacketPayload::read_as(r, command)?
             };
             r.unlimit(saved, "payload")?;
             v
@@ -386,7 +336,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let mut flags = self.flags;
-        flags.set(PacketFlags::IS_ACK, command == Command::Ack);
+        flags.set(PacketFlags::IS_ACK, command.raw() == Command::Ack.raw());
         w.put(&flags.bits().to_le_bytes());
         w.put(&self.sequence.to_le_bytes());
         w.put(&self.ack.to_le_bytes());
@@ -879,16 +829,11 @@ impl<'a> Codec<'a> for SetComponent<'a> {
                 }
                 _ => SetComponentData::Other {
                     component_type,
-                    data: {
-                        let at = r.pos();
-                        let v = r.take(r.remaining(), "data")?;
-                        r.note(
-                            "rtype_impl.set_component.data",
-                            at,
-                            Value::Bytes(Cow::Borrowed(v)),
-                        );
-                        Cow::Borrowed(v)
-                    },
+                    data: Cow::Borrowed(r.bytes_field(
+                        r.remaining(),
+                        "data",
+                        "rtype_impl.set_component.data",
+                    )?),
                 },
             };
             r.unlimit(saved, "data")?;
@@ -1578,17 +1523,11 @@ impl<'a> Codec<'a> for LobbyString<'a> {
             };
             return Err(r.error("len", len_at, kind));
         }
-        let text = {
-            let n = r.length(len, "text")?;
-            let at = r.pos();
-            let v = r.str(n, "text")?;
-            r.note(
-                "rtype_impl.lobby_string.text",
-                at,
-                Value::Str(Cow::Borrowed(v)),
-            );
-            Cow::Borrowed(v)
-        };
+        let text = Cow::Borrowed(r.str_field(
+            r.length(len, "text")?,
+            "text",
+            "rtype_impl.lobby_string.text",
+        )?);
         Ok(Self { text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2049,9 +1988,14 @@ pub fn chunk<'a>(
 impl<'a> PacketPayload<'a> {
     /// Decodes a value of this switch from `data` (all of it) with the tag given.
     pub fn decode_as(command: Command, data: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut reader = Reader::<NoTrace>::new(data);
-        let r = &mut reader;
-        let v = match command {
+        let mut r = Reader::<NoTrace>::new(data);
+        let v = Self::read_as(&mut r, command)?;
+        r.finish()?;
+        Ok(v)
+    }
+    /// Reads a value of this switch (to the end of `r`) with the tag given.
+    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: Command) -> Result<Self, DecodeError> {
+        Ok(match command {
             Command::ReqLogin => {
                 PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
             }
@@ -2093,16 +2037,13 @@ impl<'a> PacketPayload<'a> {
             ),
             _ => PacketPayload::Other {
                 command,
-                data: {
-                    let at = r.pos();
-                    let v = r.take(r.remaining(), "payload")?;
-                    r.note("rtype_impl.payload", at, Value::Bytes(Cow::Borrowed(v)));
-                    Cow::Borrowed(v)
-                },
+                data: Cow::Borrowed(r.bytes_field(
+                    r.remaining(),
+                    "payload",
+                    "rtype_impl.payload",
+                )?),
             },
-        };
-        r.finish()?;
-        Ok(v)
+        })
     }
 }
 

@@ -214,6 +214,23 @@ fn presence_announced_by_flags_bools_and_values_follows_the_option() {
         )
     );
 
+    // An unknown value with a named value's raw is that value on the wire: `Unknown(1)` is
+    // written as a circle, which needs its radius (the decoder would read one).
+    let e = Message {
+        shape: Shape::Unknown(1),
+        radius: None,
+        ..written.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "radius".into(),
+            EncodeErrorKind::Presence { present: false }
+        )
+    );
+
     verify_protocol::<Protocol>(&["codegen/tests/golden/presence.lua"], &[], 0x9121);
 
     // IS_ACK on a PING, and an ACK without it: read as they are, and the dissector says so.

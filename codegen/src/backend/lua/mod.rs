@@ -75,7 +75,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
             .collect(),
         case_names: case_names(p),
-        shared_switch: shared_switch(p),
+        shared_switch: l.shared_switch,
     };
     let uses = &l.filter_uses;
     g.declare_fields()?;
@@ -412,25 +412,6 @@ impl Gen<'_> {
         } else {
             String::new()
         }
-    }
-}
-
-/// The root's switch field a reassembled whole is decoded with (`as:` naming it), when it has a
-/// length and is read as a plain field: then one function serves the packet and the whole.
-fn shared_switch(p: &Protocol) -> Option<(StructId, usize)> {
-    let Some(Reassembly {
-        whole: WholeType::AsField(fi),
-        ..
-    }) = &p.reassembly
-    else {
-        return None;
-    };
-    let f = &p.root().fields[*fi];
-    match &f.ty {
-        Ty::Union(u) if !matches!(u.len, Len::Natural) && f.select.is_empty() => {
-            Some((p.root, *fi))
-        }
-        _ => None,
     }
 }
 

@@ -410,7 +410,10 @@ impl<'p> Gen<'p> {
         if !(lo..=hi).contains(&(v as i128)) {
             return None;
         }
-        // An enum against one of its values: by name (`command == Command::Ack`).
+        // An enum against one of its values, by name: `command == Command::Ack` where the
+        // decoder read it; where a value to encode is tested, by raw value (`kind.raw() ==
+        // Kind::Ack.raw()`): it may be an `Unknown(raw)` with a named value's raw, and it is
+        // written as its raw.
         if let (Expr::Field(path), Eq | Ne) = (field, op) {
             let leaf = path
                 .last()
@@ -418,13 +421,19 @@ impl<'p> Gen<'p> {
             if let Some(ty @ Ty::Enum(id)) = leaf {
                 let e = &self.p.enums[*id];
                 if e.values.iter().any(|c| c.value == v) {
-                    let (access, value) = (self.access(path, ctx), self.tag_value_expr(ty, v));
+                    let value = self.tag_value_expr(ty, v);
                     let op = if op == Eq {
                         quote! { == }
                     } else {
                         quote! { != }
                     };
-                    return Some(quote! { (#access #op #value) });
+                    return Some(match ctx {
+                        Ctx::Decode | Ctx::Tag(_) => {
+                            let access = self.access(path, ctx);
+                            quote! { (#access #op #value) }
+                        }
+                        Ctx::Encode | Ctx::Value => quote! { (#x #op #value.raw()) },
+                    });
                 }
             }
         }

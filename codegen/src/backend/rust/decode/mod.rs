@@ -285,14 +285,16 @@ impl<'p> Gen<'p> {
         })
     }
 
-    pub(crate) fn read_union(
+    /// The `match` on a switch's tag giving its value, and how its default variant is built
+    /// (for `unless`).
+    pub(crate) fn switch_match(
         &self,
         sid: StructId,
         fi: usize,
         u: &Union,
         nm: &str,
         abbrev: &str,
-    ) -> Result<TokenStream, Internal> {
+    ) -> Result<(TokenStream, Option<TokenStream>), Internal> {
         let p = self.p;
         let un = ident(&naming::union_type(p, sid, fi));
         let tag = self.tag_field(sid, fi);
@@ -322,7 +324,7 @@ impl<'p> Gen<'p> {
                     if self.bits(sid) {
                         quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(r.touched(at)))); v } }
                     } else {
-                        quote! { { let at = r.pos(); let v = r.take(r.remaining(), #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(v))); Cow::Borrowed(v) } }
+                        quote! { Cow::Borrowed(r.bytes_field(r.remaining(), #nm, #abbrev)?) }
                     }
                 }
                 CaseBody::Empty => quote! {},
@@ -383,13 +385,34 @@ impl<'p> Gen<'p> {
                 });
             }
         }
+        Ok((quote! { match #on { #(#arms)* } }, default_build))
+    }
+
+    /// Reads switch field `fi` of struct `sid`: its tag's `match` (or the function the packet
+    /// shares with a reassembled whole: see `Lowered::shared_switch`), within its length.
+    pub(crate) fn read_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        nm: &str,
+        abbrev: &str,
+    ) -> Result<TokenStream, Internal> {
+        let (mut switch, default_build) = self.switch_match(sid, fi, u, nm, abbrev)?;
+        if self.l.shared_switch == Some((sid, fi)) {
+            if let Some((_, tag)) = self.tag_field(sid, fi) {
+                let un = ident(&naming::union_type(self.p, sid, fi));
+                let tn = ident(&tag.name);
+                switch = quote! { #un::read_as(r, #tn)? };
+            }
+        }
         // `unless` picks the default variant whatever the tag.
         let matched = match (&u.unless, default_build) {
             (Some(cond), Some(build)) => {
                 let cond = self.expr_top(cond, Ctx::Decode);
-                quote! { if #cond { #build } else { match #on { #(#arms)* } } }
+                quote! { if #cond { #build } else { #switch } }
             }
-            _ => quote! { match #on { #(#arms)* } },
+            _ => switch,
         };
         if matches!(u.len, Len::Natural) || (self.bits(sid) && matches!(u.len, Len::Rest)) {
             // The scope already ends where the union does.

@@ -19,8 +19,7 @@ impl<'p> Gen<'p> {
                     let nt = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
                 } else {
-                    let nt = note(quote! { Value::Bytes(Cow::Borrowed(v)) });
-                    quote! { { let n = #n; let at = r.pos(); let v = r.take(n, #nm)?; #nt Cow::Borrowed(v) } }
+                    self.read_borrowed(len, n, quote! { bytes_field }, nm, abbrev)
                 }
             }
             Ty::Str(len, text) if *text != Text::UTF8 => {
@@ -79,11 +78,28 @@ impl<'p> Gen<'p> {
                     let nt = note(quote! { Value::Str(v.clone()) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt v } }
                 } else {
-                    let nt = note(quote! { Value::Str(Cow::Borrowed(v)) });
-                    quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt Cow::Borrowed(v) } }
+                    self.read_borrowed(len, n, quote! { str_field }, nm, abbrev)
                 }
             }
             _ => return Err(Internal(format!("'{nm}': not read by read_text"))),
         })
+    }
+
+    /// `Cow::Borrowed(r.bytes_field(n, …)?)` (or `str_field`), its length `n` read first
+    /// when reading it reads a prefix.
+    fn read_borrowed(
+        &self,
+        len: &Len,
+        n: TokenStream,
+        method: TokenStream,
+        nm: &str,
+        abbrev: &str,
+    ) -> TokenStream {
+        match len {
+            Len::Prefix(_) | Len::VarPrefix(_) => {
+                quote! { { let n = #n; Cow::Borrowed(r.#method(n, #nm, #abbrev)?) } }
+            }
+            _ => quote! { Cow::Borrowed(r.#method(#n, #nm, #abbrev)?) },
+        }
     }
 }

@@ -137,27 +137,43 @@ impl<'p> Gen<'p> {
                 let mut whole = (**u).clone();
                 whole.len = Len::Natural;
                 whole.unless = None;
-                let read = self.read_union(
-                    sid,
-                    fi,
-                    &whole,
-                    &root.fields[fi].name,
-                    &naming::abbrev(p, sid, fi),
-                )?;
+                let (nm, abbrev) = (&root.fields[fi].name, naming::abbrev(p, sid, fi));
                 let rd = if self.bits(sid) {
                     quote! { BitReader }
                 } else {
                     quote! { Reader }
                 };
-                decode_as = quote! {
-                    impl #impl_a #un #self_a {
-                        /// Decodes a value of this switch from `data` (all of it) with the tag given.
-                        pub fn decode_as(#tn: #tt, data: &'a [u8]) -> Result<Self, DecodeError> {
-                            let mut reader = #rd::<NoTrace>::new(data);
-                            let r = &mut reader;
-                            let v = #read;
-                            r.finish()?;
-                            Ok(v)
+                decode_as = if self.l.shared_switch == Some((sid, fi)) {
+                    // One function reads the packet's switch and the whole.
+                    let (matched, _) = self.switch_match(sid, fi, &whole, nm, &abbrev)?;
+                    quote! {
+                        impl #impl_a #un #self_a {
+                            /// Decodes a value of this switch from `data` (all of it) with the tag given.
+                            pub fn decode_as(#tn: #tt, data: &'a [u8]) -> Result<Self, DecodeError> {
+                                let mut r = #rd::<NoTrace>::new(data);
+                                let v = Self::read_as(&mut r, #tn)?;
+                                r.finish()?;
+                                Ok(v)
+                            }
+
+                            /// Reads a value of this switch (to the end of `r`) with the tag given.
+                            fn read_as<T: Trace<'a>>(r: &mut #rd<'a, T>, #tn: #tt) -> Result<Self, DecodeError> {
+                                Ok(#matched)
+                            }
+                        }
+                    }
+                } else {
+                    let read = self.read_union(sid, fi, &whole, nm, &abbrev)?;
+                    quote! {
+                        impl #impl_a #un #self_a {
+                            /// Decodes a value of this switch from `data` (all of it) with the tag given.
+                            pub fn decode_as(#tn: #tt, data: &'a [u8]) -> Result<Self, DecodeError> {
+                                let mut reader = #rd::<NoTrace>::new(data);
+                                let r = &mut reader;
+                                let v = #read;
+                                r.finish()?;
+                                Ok(v)
+                            }
                         }
                     }
                 };
