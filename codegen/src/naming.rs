@@ -109,6 +109,7 @@ pub const RUNTIME_ITEMS: &[&str] = &[
     "FieldNote",
     "GroupReader",
     "GroupWriter",
+    "IntoOwned",
     "MsbBitReader",
     "MsbBitWriter",
     "NoTrace",

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind, Trace,
-    Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind,
+    IntoOwned, Trace, Value,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +31,7 @@ pub struct Bits<'a> {
     pub rest: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Bits<'_> {
+impl IntoOwned for Bits<'_> {
     type Owned = Bits<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Bits<'static> {
@@ -40,7 +40,7 @@ impl wiregen_runtime::IntoOwned for Bits<'_> {
             signed: self.signed,
             odd: self.odd,
             wide: self.wide,
-            rest: wiregen_runtime::IntoOwned::into_owned(self.rest),
+            rest: IntoOwned::into_owned(self.rest),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, GroupReader,
-    GroupWriter, Reader, Trace, Value, Writer,
+    GroupWriter, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -70,7 +70,7 @@ pub struct Frame<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Frame<'_> {
+impl IntoOwned for Frame<'_> {
     type Owned = Frame<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Frame<'static> {
@@ -82,7 +82,7 @@ impl wiregen_runtime::IntoOwned for Frame<'_> {
             opts: self.opts,
             count: self.count,
             extra: self.extra,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }

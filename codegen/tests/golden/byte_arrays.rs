@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader,
-    Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
+    IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `players_size` (the byte length of `players`), `scores_words`
@@ -42,20 +42,20 @@ pub struct Roster<'a> {
     pub notes: Vec<Entry<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for Roster<'_> {
+impl IntoOwned for Roster<'_> {
     type Owned = Roster<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Roster<'static> {
         Roster {
-            players: wiregen_runtime::IntoOwned::into_owned(self.players),
+            players: IntoOwned::into_owned(self.players),
             scores: self.scores,
             flags: self.flags,
-            entries: wiregen_runtime::IntoOwned::into_owned(self.entries),
+            entries: IntoOwned::into_owned(self.entries),
             cell_size: self.cell_size,
             cells: self.cells,
             origin: self.origin,
             home: self.home,
-            notes: wiregen_runtime::IntoOwned::into_owned(self.notes),
+            notes: IntoOwned::into_owned(self.notes),
         }
     }
 }
@@ -307,13 +307,13 @@ pub struct Player<'a> {
     pub name: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Player<'_> {
+impl IntoOwned for Player<'_> {
     type Owned = Player<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Player<'static> {
         Player {
             id: self.id,
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
         }
     }
 }
@@ -359,13 +359,13 @@ pub struct Entry<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Entry<'_> {
+impl IntoOwned for Entry<'_> {
     type Owned = Entry<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Entry<'static> {
         Entry {
             kind: self.kind,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }
@@ -429,13 +429,13 @@ pub struct Parts<'a> {
     pub parts: Vec<Part<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for Parts<'_> {
+impl IntoOwned for Parts<'_> {
     type Owned = Parts<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Parts<'static> {
         Parts {
             part_size: self.part_size,
-            parts: wiregen_runtime::IntoOwned::into_owned(self.parts),
+            parts: IntoOwned::into_owned(self.parts),
         }
     }
 }
@@ -501,13 +501,13 @@ pub struct Part<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Part<'_> {
+impl IntoOwned for Part<'_> {
     type Owned = Part<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Part<'static> {
         Part {
             kind: self.kind,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Checksum, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader,
-    Trace, Value, Writer,
+    fit, Checksum, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
+    Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `body`), `header_sum` (its sum8 checksum),
@@ -18,12 +18,12 @@ pub struct Frame<'a> {
     pub body: FrameBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Frame<'_> {
+impl IntoOwned for Frame<'_> {
     type Owned = Frame<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Frame<'static> {
         Frame {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -53,15 +53,15 @@ impl<'a> FrameBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for FrameBody<'_> {
+impl IntoOwned for FrameBody<'_> {
     type Owned = FrameBody<'static>;
     fn into_owned(self) -> FrameBody<'static> {
         match self {
-            Self::Sums(value) => FrameBody::Sums(wiregen_runtime::IntoOwned::into_owned(value)),
+            Self::Sums(value) => FrameBody::Sums(IntoOwned::into_owned(value)),
             Self::Words(value) => FrameBody::Words(value),
             Self::Other { kind, data } => FrameBody::Other {
                 kind,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -218,13 +218,13 @@ pub struct Sums<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Sums<'_> {
+impl IntoOwned for Sums<'_> {
     type Owned = Sums<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Sums<'static> {
         Sums {
             a: self.a,
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }

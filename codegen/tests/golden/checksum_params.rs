@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value,
-    Writer,
+    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
+    Trace, Value, Writer,
 };
 
 /// crc32c: width 32, poly 0x1EDC6F41, init 0xFFFFFFFF, refin true, refout true, xorout 0xFFFFFFFF.
@@ -22,12 +22,12 @@ pub struct Framed<'a> {
     pub body: FramedBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Framed<'_> {
+impl IntoOwned for Framed<'_> {
     type Owned = Framed<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Framed<'static> {
         Framed {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -55,14 +55,14 @@ impl<'a> FramedBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for FramedBody<'_> {
+impl IntoOwned for FramedBody<'_> {
     type Owned = FramedBody<'static>;
     fn into_owned(self) -> FramedBody<'static> {
         match self {
             Self::Inner(value) => FramedBody::Inner(value),
             Self::Other { kind, data } => FramedBody::Other {
                 kind,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }

@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
+    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
@@ -20,13 +20,13 @@ pub struct Checked<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Checked<'_> {
+impl IntoOwned for Checked<'_> {
     type Owned = Checked<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Checked<'static> {
         Checked {
             sequence: self.sequence,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `world_size` (the byte length of `world`).
@@ -18,15 +18,15 @@ pub struct Update<'a> {
     pub extra: Chat<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Update<'_> {
+impl IntoOwned for Update<'_> {
     type Owned = Update<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Update<'static> {
         Update {
             tick: self.tick,
-            world: wiregen_runtime::IntoOwned::into_owned(self.world),
-            chat: wiregen_runtime::IntoOwned::into_owned(self.chat),
-            extra: wiregen_runtime::IntoOwned::into_owned(self.extra),
+            world: IntoOwned::into_owned(self.world),
+            chat: IntoOwned::into_owned(self.chat),
+            extra: IntoOwned::into_owned(self.extra),
         }
     }
 }
@@ -67,7 +67,7 @@ impl<'a> Codec<'a> for Update<'a> {
             })()
             .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
-            wiregen_runtime::IntoOwned::into_owned(v)
+            IntoOwned::into_owned(v)
         };
         let chat = {
             let n = {
@@ -102,7 +102,7 @@ impl<'a> Codec<'a> for Update<'a> {
             })()
             .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
-            wiregen_runtime::IntoOwned::into_owned(v)
+            IntoOwned::into_owned(v)
         };
         let extra = {
             let n = r.remaining();
@@ -132,7 +132,7 @@ impl<'a> Codec<'a> for Update<'a> {
             })()
             .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
-            wiregen_runtime::IntoOwned::into_owned(v)
+            IntoOwned::into_owned(v)
         };
         Ok(Self {
             tick,
@@ -200,12 +200,12 @@ pub struct World<'a> {
     pub entities: Vec<Entity<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for World<'_> {
+impl IntoOwned for World<'_> {
     type Owned = World<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> World<'static> {
         World {
-            entities: wiregen_runtime::IntoOwned::into_owned(self.entities),
+            entities: IntoOwned::into_owned(self.entities),
         }
     }
 }
@@ -250,14 +250,14 @@ pub struct Entity<'a> {
     pub name: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Entity<'_> {
+impl IntoOwned for Entity<'_> {
     type Owned = Entity<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Entity<'static> {
         Entity {
             id: self.id,
             x: self.x,
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
         }
     }
 }
@@ -310,13 +310,13 @@ pub struct Chat<'a> {
     pub blob: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Chat<'_> {
+impl IntoOwned for Chat<'_> {
     type Owned = Chat<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Chat<'static> {
         Chat {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
-            blob: wiregen_runtime::IntoOwned::into_owned(self.blob),
+            text: IntoOwned::into_owned(self.text),
+            blob: IntoOwned::into_owned(self.blob),
         }
     }
 }

@@ -2,7 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 use std::borrow::Cow;
 
@@ -67,13 +67,13 @@ pub struct Packet<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
         Packet {
             sequence: self.sequence,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `units` (the byte length of `name`; that length is `2 *
@@ -23,19 +23,19 @@ pub struct Profile<'a> {
     pub badge: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Profile<'_> {
+impl IntoOwned for Profile<'_> {
     type Owned = Profile<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Profile<'static> {
         Profile {
-            tag: wiregen_runtime::IntoOwned::into_owned(self.tag),
-            city: wiregen_runtime::IntoOwned::into_owned(self.city),
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
-            motto: wiregen_runtime::IntoOwned::into_owned(self.motto),
-            note: wiregen_runtime::IntoOwned::into_owned(self.note),
-            code: wiregen_runtime::IntoOwned::into_owned(self.code),
-            title: wiregen_runtime::IntoOwned::into_owned(self.title),
-            badge: wiregen_runtime::IntoOwned::into_owned(self.badge),
+            tag: IntoOwned::into_owned(self.tag),
+            city: IntoOwned::into_owned(self.city),
+            name: IntoOwned::into_owned(self.name),
+            motto: IntoOwned::into_owned(self.motto),
+            note: IntoOwned::into_owned(self.note),
+            code: IntoOwned::into_owned(self.code),
+            title: IntoOwned::into_owned(self.title),
+            badge: IntoOwned::into_owned(self.badge),
         }
     }
 }

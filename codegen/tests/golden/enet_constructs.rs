@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, GroupReader,
-    GroupWriter, Reader, Trace, Value, Writer,
+    GroupWriter, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `has_time` (whether `sent_time` is present), `reliable` (the
@@ -35,7 +35,7 @@ pub struct Packet<'a> {
     pub body: PacketBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
@@ -45,7 +45,7 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
             compressed: self.compressed,
             stamp: self.stamp,
             sent_time: self.sent_time,
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -68,14 +68,12 @@ impl<'a> PacketBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketBody<'_> {
+impl IntoOwned for PacketBody<'_> {
     type Owned = PacketBody<'static>;
     fn into_owned(self) -> PacketBody<'static> {
         match self {
             Self::Commands(value) => PacketBody::Commands(value),
-            Self::Unreliable(value) => {
-                PacketBody::Unreliable(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Unreliable(value) => PacketBody::Unreliable(IntoOwned::into_owned(value)),
         }
     }
 }
@@ -308,13 +306,13 @@ pub struct Unreliable<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Unreliable<'_> {
+impl IntoOwned for Unreliable<'_> {
     type Owned = Unreliable<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Unreliable<'static> {
         Unreliable {
             unreliable_sequence_number: self.unreliable_sequence_number,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
+    Value, Writer,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -196,13 +197,13 @@ pub struct Shot<'a> {
     pub extra: ShotExtra<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Shot<'_> {
+impl IntoOwned for Shot<'_> {
     type Owned = Shot<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Shot<'static> {
         Shot {
             level: self.level,
-            extra: wiregen_runtime::IntoOwned::into_owned(self.extra),
+            extra: IntoOwned::into_owned(self.extra),
         }
     }
 }
@@ -240,7 +241,7 @@ impl<'a> ShotExtra<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for ShotExtra<'_> {
+impl IntoOwned for ShotExtra<'_> {
     type Owned = ShotExtra<'static>;
     fn into_owned(self) -> ShotExtra<'static> {
         match self {
@@ -249,7 +250,7 @@ impl wiregen_runtime::IntoOwned for ShotExtra<'_> {
             Self::Knife => ShotExtra::Knife,
             Self::Other { weapon, data } => ShotExtra::Other {
                 weapon,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }

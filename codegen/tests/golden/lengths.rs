@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `units` (the byte length of `tail`; that length is `2 *
@@ -24,14 +24,14 @@ pub struct Sized<'a> {
     pub rest: Vec<u8>,
 }
 
-impl wiregen_runtime::IntoOwned for Sized<'_> {
+impl IntoOwned for Sized<'_> {
     type Owned = Sized<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Sized<'static> {
         Sized {
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
-            note: wiregen_runtime::IntoOwned::into_owned(self.note),
-            tail: wiregen_runtime::IntoOwned::into_owned(self.tail),
+            name: IntoOwned::into_owned(self.name),
+            note: IntoOwned::into_owned(self.note),
+            tail: IntoOwned::into_owned(self.tail),
             items: self.items,
             words: self.words,
             inner: self.inner,

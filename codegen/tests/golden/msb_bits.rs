@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitString, Codec, DecodeError, EncodeError, EncodeErrorKind, MsbBitReader, MsbBitWriter,
-    Trace, Value,
+    fit, BitString, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, MsbBitReader,
+    MsbBitWriter, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -93,7 +93,7 @@ pub struct Header<'a> {
     pub rest: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Header<'_> {
+impl IntoOwned for Header<'_> {
     type Owned = Header<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Header<'static> {
@@ -113,8 +113,8 @@ impl wiregen_runtime::IntoOwned for Header<'_> {
             precise: self.precise,
             origin: self.origin,
             path: self.path,
-            label: wiregen_runtime::IntoOwned::into_owned(self.label),
-            rest: wiregen_runtime::IntoOwned::into_owned(self.rest),
+            label: IntoOwned::into_owned(self.label),
+            rest: IntoOwned::into_owned(self.rest),
         }
     }
 }

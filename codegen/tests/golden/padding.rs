@@ -4,7 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value,
+    Writer,
 };
 
 /// Filled in by the encoder: `reserved` (reserved, written as zero), `spare` (reserved,
@@ -21,17 +22,17 @@ pub struct Record<'a> {
     pub tail: Tail<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Record<'_> {
+impl IntoOwned for Record<'_> {
     type Owned = Record<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Record<'static> {
         Record {
             kind: self.kind,
             id: self.id,
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
             mode: self.mode,
             entries: self.entries,
-            tail: wiregen_runtime::IntoOwned::into_owned(self.tail),
+            tail: IntoOwned::into_owned(self.tail),
         }
     }
 }
@@ -205,12 +206,12 @@ pub struct Tail<'a> {
     pub note: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Tail<'_> {
+impl IntoOwned for Tail<'_> {
     type Owned = Tail<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Tail<'static> {
         Tail {
-            note: wiregen_runtime::IntoOwned::into_owned(self.note),
+            note: IntoOwned::into_owned(self.note),
         }
     }
 }

@@ -3,7 +3,9 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{fit, size_from_len, Codec, DecodeError, EncodeError, Reader, Trace, Writer};
+use wiregen_runtime::{
+    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer,
+};
 
 /// Filled in by the encoder: `array_size` (the element count of `items`; that count is `16
 /// - array_size`).
@@ -17,13 +19,13 @@ pub struct Framed<'a> {
     pub crc: u16,
 }
 
-impl wiregen_runtime::IntoOwned for Framed<'_> {
+impl IntoOwned for Framed<'_> {
     type Owned = Framed<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Framed<'static> {
         Framed {
             items: self.items,
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
             crc: self.crc,
         }
     }
@@ -84,14 +86,14 @@ pub struct Tail<'a> {
     pub all_but_head: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Tail<'_> {
+impl IntoOwned for Tail<'_> {
     type Owned = Tail<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Tail<'static> {
         Tail {
             kind: self.kind,
             extra: self.extra,
-            all_but_head: wiregen_runtime::IntoOwned::into_owned(self.all_but_head),
+            all_but_head: IntoOwned::into_owned(self.all_but_head),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    Reader, Trace, Value, Writer,
+    IntoOwned, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -62,7 +62,7 @@ pub struct Message<'a> {
     pub body: MessageBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Message<'static> {
@@ -71,12 +71,12 @@ impl wiregen_runtime::IntoOwned for Message<'_> {
             shape: self.shape,
             mode: self.mode,
             target: self.target,
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
-            note: wiregen_runtime::IntoOwned::into_owned(self.note),
+            name: IntoOwned::into_owned(self.name),
+            note: IntoOwned::into_owned(self.note),
             radius: self.radius,
             extra: self.extra,
             motion: self.motion,
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -101,12 +101,12 @@ impl<'a> MessageBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for MessageBody<'_> {
+impl IntoOwned for MessageBody<'_> {
     type Owned = MessageBody<'static>;
     fn into_owned(self) -> MessageBody<'static> {
         match self {
             Self::Ping => MessageBody::Ping,
-            Self::Data(value) => MessageBody::Data(wiregen_runtime::IntoOwned::into_owned(value)),
+            Self::Data(value) => MessageBody::Data(IntoOwned::into_owned(value)),
             Self::Ack => MessageBody::Ack,
         }
     }
@@ -314,12 +314,12 @@ pub struct Data<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Data<'_> {
+impl IntoOwned for Data<'_> {
     type Owned = Data<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Data<'static> {
         Data {
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, NoTrace, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, NoTrace, Reader, Trace,
+    Value, Writer,
 };
 
 wiregen_runtime::flags! {
@@ -27,7 +28,7 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
@@ -36,7 +37,7 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
             fragment_id: self.fragment_id,
             fragment_index: self.fragment_index,
             fragment_count: self.fragment_count,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -64,16 +65,14 @@ impl<'a> PacketPayload<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+impl IntoOwned for PacketPayload<'_> {
     type Owned = PacketPayload<'static>;
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
-            Self::Hello(value) => {
-                PacketPayload::Hello(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Hello(value) => PacketPayload::Hello(IntoOwned::into_owned(value)),
             Self::Other { command, data } => PacketPayload::Other {
                 command,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -171,12 +170,12 @@ pub struct Hello<'a> {
     pub name: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Hello<'_> {
+impl IntoOwned for Hello<'_> {
     type Owned = Hello<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Hello<'static> {
         Hello {
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
+    Writer,
 };
 
 /// Filled in by the encoder: `size` (the byte length of `payload`; that length is `size -
@@ -25,16 +26,16 @@ pub struct Frame<'a> {
     pub trailer: u8,
 }
 
-impl wiregen_runtime::IntoOwned for Frame<'_> {
+impl IntoOwned for Frame<'_> {
     type Owned = Frame<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Frame<'static> {
         Frame {
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
             ids: self.ids,
             block: self.block,
             slots: self.slots,
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
             trailer: self.trailer,
         }
     }
@@ -63,14 +64,14 @@ impl<'a> FrameBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for FrameBody<'_> {
+impl IntoOwned for FrameBody<'_> {
     type Owned = FrameBody<'static>;
     fn into_owned(self) -> FrameBody<'static> {
         match self {
             Self::Block(value) => FrameBody::Block(value),
             Self::Other { kind, data } => FrameBody::Other {
                 kind,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }

@@ -4,7 +4,7 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `inner`), `kind2` (the kind of `other`),
@@ -18,14 +18,14 @@ pub struct Packet<'a> {
     pub fixed: PacketFixed<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
         Packet {
-            inner: wiregen_runtime::IntoOwned::into_owned(self.inner),
-            other: wiregen_runtime::IntoOwned::into_owned(self.other),
-            fixed: wiregen_runtime::IntoOwned::into_owned(self.fixed),
+            inner: IntoOwned::into_owned(self.inner),
+            other: IntoOwned::into_owned(self.other),
+            fixed: IntoOwned::into_owned(self.fixed),
         }
     }
 }
@@ -53,14 +53,14 @@ impl<'a> PacketInner<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketInner<'_> {
+impl IntoOwned for PacketInner<'_> {
     type Owned = PacketInner<'static>;
     fn into_owned(self) -> PacketInner<'static> {
         match self {
-            Self::Inner(value) => PacketInner::Inner(wiregen_runtime::IntoOwned::into_owned(value)),
+            Self::Inner(value) => PacketInner::Inner(IntoOwned::into_owned(value)),
             Self::Other { kind, data } => PacketInner::Other {
                 kind,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -89,14 +89,14 @@ impl<'a> PacketOther<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketOther<'_> {
+impl IntoOwned for PacketOther<'_> {
     type Owned = PacketOther<'static>;
     fn into_owned(self) -> PacketOther<'static> {
         match self {
-            Self::Inner(value) => PacketOther::Inner(wiregen_runtime::IntoOwned::into_owned(value)),
+            Self::Inner(value) => PacketOther::Inner(IntoOwned::into_owned(value)),
             Self::Other { kind2, data } => PacketOther::Other {
                 kind2,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -125,14 +125,14 @@ impl<'a> PacketFixed<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketFixed<'_> {
+impl IntoOwned for PacketFixed<'_> {
     type Owned = PacketFixed<'static>;
     fn into_owned(self) -> PacketFixed<'static> {
         match self {
             Self::Pair(value) => PacketFixed::Pair(value),
             Self::Other { kind3, data } => PacketFixed::Other {
                 kind3,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -298,13 +298,13 @@ pub struct Inner<'a> {
     pub s: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Inner<'_> {
+impl IntoOwned for Inner<'_> {
     type Owned = Inner<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Inner<'static> {
         Inner {
             a: self.a,
-            s: wiregen_runtime::IntoOwned::into_owned(self.s),
+            s: IntoOwned::into_owned(self.s),
         }
     }
 }

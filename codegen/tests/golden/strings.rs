@@ -2,9 +2,8 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
-
 use std::borrow::Cow;
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -19,15 +18,15 @@ pub struct Login<'a> {
     pub tail: u16,
 }
 
-impl wiregen_runtime::IntoOwned for Login<'_> {
+impl IntoOwned for Login<'_> {
     type Owned = Login<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Login<'static> {
         Login {
             version: self.version,
-            user: wiregen_runtime::IntoOwned::into_owned(self.user),
-            map: wiregen_runtime::IntoOwned::into_owned(self.map),
-            motd: wiregen_runtime::IntoOwned::into_owned(self.motd),
+            user: IntoOwned::into_owned(self.user),
+            map: IntoOwned::into_owned(self.map),
+            motd: IntoOwned::into_owned(self.motd),
             tail: self.tail,
         }
     }

@@ -2,7 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 use std::borrow::Cow;
 
@@ -15,13 +15,13 @@ pub struct Frame<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Frame<'_> {
+impl IntoOwned for Frame<'_> {
     type Owned = Frame<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Frame<'static> {
         Frame {
             message_id: self.message_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }

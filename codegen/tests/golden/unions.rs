@@ -3,7 +3,9 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Writer};
+use wiregen_runtime::{
+    Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Writer,
+};
 
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -22,12 +24,12 @@ pub struct Tagged<'a> {
     pub body: TaggedBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Tagged<'_> {
+impl IntoOwned for Tagged<'_> {
     type Owned = Tagged<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Tagged<'static> {
         Tagged {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -62,7 +64,7 @@ impl<'a> TaggedBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for TaggedBody<'_> {
+impl IntoOwned for TaggedBody<'_> {
     type Owned = TaggedBody<'static>;
     fn into_owned(self) -> TaggedBody<'static> {
         match self {
@@ -71,7 +73,7 @@ impl wiregen_runtime::IntoOwned for TaggedBody<'_> {
             Self::Range16To31 { kind, value } => TaggedBody::Range16To31 { kind, value },
             Self::Other { kind, data } => TaggedBody::Other {
                 kind,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }

@@ -2,9 +2,8 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
-
 use std::borrow::Cow;
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -17,13 +16,13 @@ pub struct Bundle<'a> {
     pub points: Vec<Point>,
 }
 
-impl wiregen_runtime::IntoOwned for Bundle<'_> {
+impl IntoOwned for Bundle<'_> {
     type Owned = Bundle<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Bundle<'static> {
         Bundle {
-            blob: wiregen_runtime::IntoOwned::into_owned(self.blob),
-            title: wiregen_runtime::IntoOwned::into_owned(self.title),
+            blob: IntoOwned::into_owned(self.blob),
+            title: IntoOwned::into_owned(self.title),
             ids: self.ids,
             points: self.points,
         }

@@ -3,7 +3,9 @@
 
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
-use wiregen_runtime::{fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
+use wiregen_runtime::{
+    fit, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+};
 
 /// Filled in by the encoder: `text_len` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
@@ -15,14 +17,14 @@ pub struct Values<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Values<'_> {
+impl IntoOwned for Values<'_> {
     type Owned = Values<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Values<'static> {
         Values {
             unsigned: self.unsigned,
             signed: self.signed,
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    FieldNote, NoTrace, Notes, Trace, Value,
+    FieldNote, IntoOwned, NoTrace, Notes, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -78,12 +78,12 @@ pub struct Chat<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Chat<'_> {
+impl IntoOwned for Chat<'_> {
     type Owned = Chat<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Chat<'static> {
         Chat {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }
@@ -344,7 +344,7 @@ impl<'a> Message<'a> {
             } => {
                 let at = datagram.len() * 8 - m.payload.bits;
                 Message::decode(m.message_id, &m.payload)
-                    .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
                         e.in_payload(
                             &["body", "payload"],
@@ -358,7 +358,7 @@ impl<'a> Message<'a> {
             } => {
                 let at = datagram.len() * 8 - m.payload.bits;
                 Message::decode(m.message_id, &m.payload)
-                    .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
+                    .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
                         e.in_payload(
                             &["body", "payload"],
@@ -505,13 +505,13 @@ impl<'a> Message<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this message borrows from its input.
     fn into_owned(self) -> Message<'static> {
         match self {
             Message::PlayerMove(m) => Message::PlayerMove(m),
-            Message::Chat(m) => Message::Chat(wiregen_runtime::IntoOwned::into_owned(m)),
+            Message::Chat(m) => Message::Chat(IntoOwned::into_owned(m)),
             Message::Spawn(m) => Message::Spawn(m),
         }
     }
@@ -548,8 +548,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message = Message::from_transport_at(&transport, bytes.len())?
-            .map(wiregen_runtime::IntoOwned::into_owned);
+        let message =
+            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.

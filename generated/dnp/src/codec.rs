@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, Reader,
-    Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, IntoOwned,
+    Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -137,12 +137,12 @@ pub struct Command<'a> {
     pub body: CommandBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Command<'_> {
+impl IntoOwned for Command<'_> {
     type Owned = Command<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Command<'static> {
         Command {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -192,7 +192,7 @@ impl<'a> CommandBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for CommandBody<'_> {
+impl IntoOwned for CommandBody<'_> {
     type Owned = CommandBody<'static>;
     fn into_owned(self) -> CommandBody<'static> {
         match self {
@@ -200,29 +200,23 @@ impl wiregen_runtime::IntoOwned for CommandBody<'_> {
             Self::ConnectionAck(value) => CommandBody::ConnectionAck(value),
             Self::ConnectionClose => CommandBody::ConnectionClose,
             Self::UnreliableMessage(value) => {
-                CommandBody::UnreliableMessage(wiregen_runtime::IntoOwned::into_owned(value))
+                CommandBody::UnreliableMessage(IntoOwned::into_owned(value))
             }
             Self::ReliableMessage(value) => {
-                CommandBody::ReliableMessage(wiregen_runtime::IntoOwned::into_owned(value))
+                CommandBody::ReliableMessage(IntoOwned::into_owned(value))
             }
-            Self::LinkState(value) => {
-                CommandBody::LinkState(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::LinkState(value) => CommandBody::LinkState(IntoOwned::into_owned(value)),
             Self::ReliableAck(value) => CommandBody::ReliableAck(value),
             Self::LinkUp(value) => CommandBody::LinkUp(value),
             Self::LinkDown(value) => CommandBody::LinkDown(value),
-            Self::LinkUpdate(value) => {
-                CommandBody::LinkUpdate(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::LinkUpdate(value) => CommandBody::LinkUpdate(IntoOwned::into_owned(value)),
             Self::LongReliableMessage(value) => {
-                CommandBody::LongReliableMessage(wiregen_runtime::IntoOwned::into_owned(value))
+                CommandBody::LongReliableMessage(IntoOwned::into_owned(value))
             }
-            Self::LongLinkState(value) => {
-                CommandBody::LongLinkState(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::LongLinkState(value) => CommandBody::LongLinkState(IntoOwned::into_owned(value)),
             Self::Other { code, data } => CommandBody::Other {
                 code,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -444,12 +438,12 @@ pub struct UnreliableMessage<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for UnreliableMessage<'_> {
+impl IntoOwned for UnreliableMessage<'_> {
     type Owned = UnreliableMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> UnreliableMessage<'static> {
         UnreliableMessage {
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }
@@ -485,13 +479,13 @@ pub struct ReliableMessage<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for ReliableMessage<'_> {
+impl IntoOwned for ReliableMessage<'_> {
     type Owned = ReliableMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ReliableMessage<'static> {
         ReliableMessage {
             number: self.number,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }
@@ -535,7 +529,7 @@ pub struct LinkState<'a> {
     pub values: Vec<TypedValue<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for LinkState<'_> {
+impl IntoOwned for LinkState<'_> {
     type Owned = LinkState<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LinkState<'static> {
@@ -543,8 +537,8 @@ impl wiregen_runtime::IntoOwned for LinkState<'_> {
             number: self.number,
             link_id: self.link_id,
             flags: self.flags,
-            message: wiregen_runtime::IntoOwned::into_owned(self.message),
-            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+            message: IntoOwned::into_owned(self.message),
+            values: IntoOwned::into_owned(self.values),
         }
     }
 }
@@ -616,12 +610,12 @@ pub struct TypedValue<'a> {
     pub value: TypedValueValue<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for TypedValue<'_> {
+impl IntoOwned for TypedValue<'_> {
     type Owned = TypedValue<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> TypedValue<'static> {
         TypedValue {
-            value: wiregen_runtime::IntoOwned::into_owned(self.value),
+            value: IntoOwned::into_owned(self.value),
         }
     }
 }
@@ -716,7 +710,7 @@ impl<'a> TypedValueValue<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for TypedValueValue<'_> {
+impl IntoOwned for TypedValueValue<'_> {
     type Owned = TypedValueValue<'static>;
     fn into_owned(self) -> TypedValueValue<'static> {
         match self {
@@ -731,12 +725,8 @@ impl wiregen_runtime::IntoOwned for TypedValueValue<'_> {
             Self::Float16(value) => TypedValueValue::Float16(value),
             Self::Float32(value) => TypedValueValue::Float32(value),
             Self::Float64(value) => TypedValueValue::Float64(value),
-            Self::String(value) => {
-                TypedValueValue::String(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Data(value) => {
-                TypedValueValue::Data(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::String(value) => TypedValueValue::String(IntoOwned::into_owned(value)),
+            Self::Data(value) => TypedValueValue::Data(IntoOwned::into_owned(value)),
             Self::Point2S8(value) => TypedValueValue::Point2S8(value),
             Self::Point2U8(value) => TypedValueValue::Point2U8(value),
             Self::Point2S16(value) => TypedValueValue::Point2S16(value),
@@ -1092,12 +1082,12 @@ pub struct LinkUpdate<'a> {
     pub links: Vec<LinkUpdateLink<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for LinkUpdate<'_> {
+impl IntoOwned for LinkUpdate<'_> {
     type Owned = LinkUpdate<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LinkUpdate<'static> {
         LinkUpdate {
-            links: wiregen_runtime::IntoOwned::into_owned(self.links),
+            links: IntoOwned::into_owned(self.links),
         }
     }
 }
@@ -1143,13 +1133,13 @@ pub struct LinkUpdateLink<'a> {
     pub values: Vec<IndexedValue<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for LinkUpdateLink<'_> {
+impl IntoOwned for LinkUpdateLink<'_> {
     type Owned = LinkUpdateLink<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LinkUpdateLink<'static> {
         LinkUpdateLink {
             link_id: self.link_id,
-            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+            values: IntoOwned::into_owned(self.values),
         }
     }
 }
@@ -1201,13 +1191,13 @@ pub struct IndexedValue<'a> {
     pub value: IndexedValueValue<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for IndexedValue<'_> {
+impl IntoOwned for IndexedValue<'_> {
     type Owned = IndexedValue<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> IndexedValue<'static> {
         IndexedValue {
             index: self.index,
-            value: wiregen_runtime::IntoOwned::into_owned(self.value),
+            value: IntoOwned::into_owned(self.value),
         }
     }
 }
@@ -1256,7 +1246,7 @@ pub enum IndexedValueValue<'a> {
     QuaternionF64(QuaternionF64Value),
 }
 
-impl wiregen_runtime::IntoOwned for IndexedValueValue<'_> {
+impl IntoOwned for IndexedValueValue<'_> {
     type Owned = IndexedValueValue<'static>;
     fn into_owned(self) -> IndexedValueValue<'static> {
         match self {
@@ -1271,12 +1261,8 @@ impl wiregen_runtime::IntoOwned for IndexedValueValue<'_> {
             Self::Float16(value) => IndexedValueValue::Float16(value),
             Self::Float32(value) => IndexedValueValue::Float32(value),
             Self::Float64(value) => IndexedValueValue::Float64(value),
-            Self::String(value) => {
-                IndexedValueValue::String(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Data(value) => {
-                IndexedValueValue::Data(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::String(value) => IndexedValueValue::String(IntoOwned::into_owned(value)),
+            Self::Data(value) => IndexedValueValue::Data(IntoOwned::into_owned(value)),
             Self::Point2S8(value) => IndexedValueValue::Point2S8(value),
             Self::Point2U8(value) => IndexedValueValue::Point2U8(value),
             Self::Point2S16(value) => IndexedValueValue::Point2S16(value),
@@ -1554,12 +1540,12 @@ pub struct LinkValues<'a> {
     pub values: Vec<TypedValue<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for LinkValues<'_> {
+impl IntoOwned for LinkValues<'_> {
     type Owned = LinkValues<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LinkValues<'static> {
         LinkValues {
-            values: wiregen_runtime::IntoOwned::into_owned(self.values),
+            values: IntoOwned::into_owned(self.values),
         }
     }
 }
@@ -1605,14 +1591,14 @@ pub struct LongReliableMessage<'a> {
     pub chunk: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for LongReliableMessage<'_> {
+impl IntoOwned for LongReliableMessage<'_> {
     type Owned = LongReliableMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LongReliableMessage<'static> {
         LongReliableMessage {
             number: self.number,
             flags: self.flags,
-            chunk: wiregen_runtime::IntoOwned::into_owned(self.chunk),
+            chunk: IntoOwned::into_owned(self.chunk),
         }
     }
 }
@@ -1674,7 +1660,7 @@ pub struct LongLinkState<'a> {
     pub values_chunk: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for LongLinkState<'_> {
+impl IntoOwned for LongLinkState<'_> {
     type Owned = LongLinkState<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LongLinkState<'static> {
@@ -1682,8 +1668,8 @@ impl wiregen_runtime::IntoOwned for LongLinkState<'_> {
             number: self.number,
             link_id: self.link_id,
             flags: self.flags,
-            message_chunk: wiregen_runtime::IntoOwned::into_owned(self.message_chunk),
-            values_chunk: wiregen_runtime::IntoOwned::into_owned(self.values_chunk),
+            message_chunk: IntoOwned::into_owned(self.message_chunk),
+            values_chunk: IntoOwned::into_owned(self.values_chunk),
         }
     }
 }
@@ -2068,12 +2054,12 @@ pub struct StringValue<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for StringValue<'_> {
+impl IntoOwned for StringValue<'_> {
     type Owned = StringValue<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> StringValue<'static> {
         StringValue {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }
@@ -2114,12 +2100,12 @@ pub struct DataValue<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for DataValue<'_> {
+impl IntoOwned for DataValue<'_> {
     type Owned = DataValue<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> DataValue<'static> {
         DataValue {
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }

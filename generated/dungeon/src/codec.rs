@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes, Reader,
-    Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
 
 /// A character moves.
@@ -73,12 +73,12 @@ pub struct Say<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Say<'_> {
+impl IntoOwned for Say<'_> {
     type Owned = Say<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Say<'static> {
         Say {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }
@@ -303,9 +303,7 @@ impl<'a> Message<'a> {
                 let at = datagram.len() - m.data.len();
                 match m.data {
                     Cow::Borrowed(b) => Self::decode(b).map(Some),
-                    Cow::Owned(v) => {
-                        Message::decode(&v).map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
-                    }
+                    Cow::Owned(v) => Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x))),
                 }
                 .map_err(|e| {
                     e.in_payload(
@@ -321,9 +319,7 @@ impl<'a> Message<'a> {
                 let at = datagram.len() - m.data.len();
                 match m.data {
                     Cow::Borrowed(b) => Self::decode(b).map(Some),
-                    Cow::Owned(v) => {
-                        Message::decode(&v).map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x)))
-                    }
+                    Cow::Owned(v) => Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x))),
                 }
                 .map_err(|e| {
                     e.in_payload(
@@ -460,13 +456,13 @@ impl<'a> Message<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this message borrows from its input.
     fn into_owned(self) -> Message<'static> {
         match self {
             Message::Move(m) => Message::Move(m),
-            Message::Say(m) => Message::Say(wiregen_runtime::IntoOwned::into_owned(m)),
+            Message::Say(m) => Message::Say(IntoOwned::into_owned(m)),
             Message::Inventory(m) => Message::Inventory(m),
         }
     }
@@ -502,8 +498,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message = Message::from_transport_at(&transport, bytes.len())?
-            .map(wiregen_runtime::IntoOwned::into_owned);
+        let message =
+            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace,
-    Value, Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader,
+    Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -149,7 +149,7 @@ pub struct Packet<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
@@ -157,7 +157,7 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
             flags: self.flags,
             chunk: self.chunk,
             sequence: self.sequence,
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }
@@ -215,12 +215,12 @@ pub struct ServerMessage<'a> {
     pub body: ServerMessageBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ServerMessage<'_> {
+impl IntoOwned for ServerMessage<'_> {
     type Owned = ServerMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ServerMessage<'static> {
         ServerMessage {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -243,14 +243,12 @@ impl<'a> ServerMessageBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for ServerMessageBody<'_> {
+impl IntoOwned for ServerMessageBody<'_> {
     type Owned = ServerMessageBody<'static>;
     fn into_owned(self) -> ServerMessageBody<'static> {
         match self {
             Self::Event(value) => ServerMessageBody::Event(value),
-            Self::Response(value) => {
-                ServerMessageBody::Response(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Response(value) => ServerMessageBody::Response(IntoOwned::into_owned(value)),
         }
     }
 }
@@ -868,13 +866,13 @@ pub struct Response<'a> {
     pub kind: ResponseKind<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Response<'_> {
+impl IntoOwned for Response<'_> {
     type Owned = Response<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Response<'static> {
         Response {
             channel: self.channel,
-            kind: wiregen_runtime::IntoOwned::into_owned(self.kind),
+            kind: IntoOwned::into_owned(self.kind),
         }
     }
 }
@@ -913,12 +911,12 @@ pub struct ResponseKind<'a> {
     pub body: ResponseKindBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ResponseKind<'_> {
+impl IntoOwned for ResponseKind<'_> {
     type Owned = ResponseKind<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ResponseKind<'static> {
         ResponseKind {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -943,13 +941,11 @@ impl<'a> ResponseKindBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for ResponseKindBody<'_> {
+impl IntoOwned for ResponseKindBody<'_> {
     type Owned = ResponseKindBody<'static>;
     fn into_owned(self) -> ResponseKindBody<'static> {
         match self {
-            Self::Error(value) => {
-                ResponseKindBody::Error(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Error(value) => ResponseKindBody::Error(IntoOwned::into_owned(value)),
             Self::Pong => ResponseKindBody::Pong,
             Self::Connect(value) => ResponseKindBody::Connect(value),
         }
@@ -1017,12 +1013,12 @@ pub struct Error<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for Error<'_> {
+impl IntoOwned for Error<'_> {
     type Owned = Error<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Error<'static> {
         Error {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes, Reader,
-    Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `length` (the byte length of `text`).
@@ -17,12 +17,12 @@ pub struct Greeting<'a> {
     pub value: u16,
 }
 
-impl wiregen_runtime::IntoOwned for Greeting<'_> {
+impl IntoOwned for Greeting<'_> {
     type Owned = Greeting<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Greeting<'static> {
         Greeting {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
             value: self.value,
         }
     }
@@ -285,7 +285,7 @@ impl<'a> Message<'a> {
                 match m.payload {
                     Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
                     Cow::Owned(v) => Message::decode(m.message_id as u64, &v)
-                        .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x))),
+                        .map(|x| Some(IntoOwned::into_owned(x))),
                 }
                 .map_err(|e| {
                     e.in_payload(
@@ -302,7 +302,7 @@ impl<'a> Message<'a> {
                 match m.payload {
                     Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
                     Cow::Owned(v) => Message::decode(m.message_id as u64, &v)
-                        .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x))),
+                        .map(|x| Some(IntoOwned::into_owned(x))),
                 }
                 .map_err(|e| {
                     e.in_payload(
@@ -456,12 +456,12 @@ impl<'a> Message<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this message borrows from its input.
     fn into_owned(self) -> Message<'static> {
         match self {
-            Message::Greeting(m) => Message::Greeting(wiregen_runtime::IntoOwned::into_owned(m)),
+            Message::Greeting(m) => Message::Greeting(IntoOwned::into_owned(m)),
             Message::RoomList(m) => Message::RoomList(m),
         }
     }
@@ -498,8 +498,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message = Message::from_transport_at(&transport, bytes.len())?
-            .map(wiregen_runtime::IntoOwned::into_owned);
+        let message =
+            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.

@@ -4,7 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
+    Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -75,12 +76,12 @@ pub struct Message<'a> {
     pub body: MessageBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Message<'static> {
         Message {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -129,34 +130,24 @@ impl<'a> MessageBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for MessageBody<'_> {
+impl IntoOwned for MessageBody<'_> {
     type Owned = MessageBody<'static>;
     fn into_owned(self) -> MessageBody<'static> {
         match self {
-            Self::Unreliable(value) => {
-                MessageBody::Unreliable(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Unreliable(value) => MessageBody::Unreliable(IntoOwned::into_owned(value)),
             Self::Ack(value) => MessageBody::Ack(value),
             Self::AckExtra(value) => MessageBody::AckExtra(value),
-            Self::Connect(value) => {
-                MessageBody::Connect(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Reject(value) => {
-                MessageBody::Reject(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Connect(value) => MessageBody::Connect(IntoOwned::into_owned(value)),
+            Self::Reject(value) => MessageBody::Reject(IntoOwned::into_owned(value)),
             Self::Heartbeat(value) => MessageBody::Heartbeat(value),
-            Self::Disconnect(value) => {
-                MessageBody::Disconnect(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Reliable(value) => {
-                MessageBody::Reliable(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Disconnect(value) => MessageBody::Disconnect(IntoOwned::into_owned(value)),
+            Self::Reliable(value) => MessageBody::Reliable(IntoOwned::into_owned(value)),
             Self::Welcome(value) => MessageBody::Welcome(value),
             Self::ClientConnected(value) => MessageBody::ClientConnected(value),
             Self::ClientDisconnected(value) => MessageBody::ClientDisconnected(value),
             Self::Other { header, data } => MessageBody::Other {
                 header,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -277,13 +268,13 @@ pub struct UserMessage<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for UserMessage<'_> {
+impl IntoOwned for UserMessage<'_> {
     type Owned = UserMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> UserMessage<'static> {
         UserMessage {
             message_id: self.message_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -331,14 +322,14 @@ pub struct ReliableUserMessage<'a> {
     pub payload: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
+impl IntoOwned for ReliableUserMessage<'_> {
     type Owned = ReliableUserMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ReliableUserMessage<'static> {
         ReliableUserMessage {
             sequence_id: self.sequence_id,
             message_id: self.message_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -466,12 +457,12 @@ pub struct Connect<'a> {
     pub custom: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Connect<'_> {
+impl IntoOwned for Connect<'_> {
     type Owned = Connect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Connect<'static> {
         Connect {
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }
@@ -508,13 +499,13 @@ pub struct Reject<'a> {
     pub custom: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for Reject<'_> {
+impl IntoOwned for Reject<'_> {
     type Owned = Reject<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Reject<'static> {
         Reject {
             reason: self.reason,
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }
@@ -661,12 +652,12 @@ pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Disconnect<'_> {
+impl IntoOwned for Disconnect<'_> {
     type Owned = Disconnect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Disconnect<'static> {
         Disconnect {
-            form: wiregen_runtime::IntoOwned::into_owned(self.form),
+            form: IntoOwned::into_owned(self.form),
         }
     }
 }
@@ -680,14 +671,12 @@ pub enum DisconnectForm<'a> {
     Server(ServerDisconnect<'a>),
 }
 
-impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
+impl IntoOwned for DisconnectForm<'_> {
     type Owned = DisconnectForm<'static>;
     fn into_owned(self) -> DisconnectForm<'static> {
         match self {
             Self::Client => DisconnectForm::Client,
-            Self::Server(value) => {
-                DisconnectForm::Server(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Server(value) => DisconnectForm::Server(IntoOwned::into_owned(value)),
         }
     }
 }
@@ -729,13 +718,13 @@ pub struct ServerDisconnect<'a> {
     pub custom: Cow<'a, [u8]>,
 }
 
-impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
+impl IntoOwned for ServerDisconnect<'_> {
     type Owned = ServerDisconnect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ServerDisconnect<'static> {
         ServerDisconnect {
             reason: self.reason,
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, Trace,
-    Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    IntoOwned, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -83,12 +83,12 @@ pub struct Message<'a> {
     pub body: MessageBody<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Message<'_> {
+impl IntoOwned for Message<'_> {
     type Owned = Message<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Message<'static> {
         Message {
-            body: wiregen_runtime::IntoOwned::into_owned(self.body),
+            body: IntoOwned::into_owned(self.body),
         }
     }
 }
@@ -130,30 +130,18 @@ impl<'a> MessageBody<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for MessageBody<'_> {
+impl IntoOwned for MessageBody<'_> {
     type Owned = MessageBody<'static>;
     fn into_owned(self) -> MessageBody<'static> {
         match self {
-            Self::Unreliable(value) => {
-                MessageBody::Unreliable(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Unreliable(value) => MessageBody::Unreliable(IntoOwned::into_owned(value)),
             Self::Ack(value) => MessageBody::Ack(value),
-            Self::Connect(value) => {
-                MessageBody::Connect(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Reject(value) => {
-                MessageBody::Reject(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Connect(value) => MessageBody::Connect(IntoOwned::into_owned(value)),
+            Self::Reject(value) => MessageBody::Reject(IntoOwned::into_owned(value)),
             Self::Heartbeat(value) => MessageBody::Heartbeat(value),
-            Self::Disconnect(value) => {
-                MessageBody::Disconnect(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Notify(value) => {
-                MessageBody::Notify(wiregen_runtime::IntoOwned::into_owned(value))
-            }
-            Self::Reliable(value) => {
-                MessageBody::Reliable(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Disconnect(value) => MessageBody::Disconnect(IntoOwned::into_owned(value)),
+            Self::Notify(value) => MessageBody::Notify(IntoOwned::into_owned(value)),
+            Self::Reliable(value) => MessageBody::Reliable(IntoOwned::into_owned(value)),
             Self::Welcome(value) => MessageBody::Welcome(value),
             Self::ClientConnected(value) => MessageBody::ClientConnected(value),
             Self::ClientDisconnected(value) => MessageBody::ClientDisconnected(value),
@@ -272,13 +260,13 @@ pub struct UserMessage<'a> {
     pub payload: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for UserMessage<'_> {
+impl IntoOwned for UserMessage<'_> {
     type Owned = UserMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> UserMessage<'static> {
         UserMessage {
             message_id: self.message_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -334,14 +322,14 @@ pub struct ReliableUserMessage<'a> {
     pub payload: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ReliableUserMessage<'_> {
+impl IntoOwned for ReliableUserMessage<'_> {
     type Owned = ReliableUserMessage<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ReliableUserMessage<'static> {
         ReliableUserMessage {
             sequence_id: self.sequence_id,
             message_id: self.message_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -415,7 +403,7 @@ pub struct Notify<'a> {
     pub payload: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Notify<'_> {
+impl IntoOwned for Notify<'_> {
     type Owned = Notify<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Notify<'static> {
@@ -423,7 +411,7 @@ impl wiregen_runtime::IntoOwned for Notify<'_> {
             last_received_seq: self.last_received_seq,
             received_bits: self.received_bits,
             sequence_id: self.sequence_id,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -561,12 +549,12 @@ pub struct Connect<'a> {
     pub custom: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Connect<'_> {
+impl IntoOwned for Connect<'_> {
     type Owned = Connect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Connect<'static> {
         Connect {
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }
@@ -609,13 +597,13 @@ pub struct Reject<'a> {
     pub custom: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Reject<'_> {
+impl IntoOwned for Reject<'_> {
     type Owned = Reject<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Reject<'static> {
         Reject {
             reason: self.reason,
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }
@@ -797,12 +785,12 @@ pub struct Disconnect<'a> {
     pub form: DisconnectForm<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Disconnect<'_> {
+impl IntoOwned for Disconnect<'_> {
     type Owned = Disconnect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Disconnect<'static> {
         Disconnect {
-            form: wiregen_runtime::IntoOwned::into_owned(self.form),
+            form: IntoOwned::into_owned(self.form),
         }
     }
 }
@@ -816,14 +804,12 @@ pub enum DisconnectForm<'a> {
     Server(ServerDisconnect<'a>),
 }
 
-impl wiregen_runtime::IntoOwned for DisconnectForm<'_> {
+impl IntoOwned for DisconnectForm<'_> {
     type Owned = DisconnectForm<'static>;
     fn into_owned(self) -> DisconnectForm<'static> {
         match self {
             Self::Client => DisconnectForm::Client,
-            Self::Server(value) => {
-                DisconnectForm::Server(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::Server(value) => DisconnectForm::Server(IntoOwned::into_owned(value)),
         }
     }
 }
@@ -864,13 +850,13 @@ pub struct ServerDisconnect<'a> {
     pub custom: BitString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ServerDisconnect<'_> {
+impl IntoOwned for ServerDisconnect<'_> {
     type Owned = ServerDisconnect<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ServerDisconnect<'static> {
         ServerDisconnect {
             reason: self.reason,
-            custom: wiregen_runtime::IntoOwned::into_owned(self.custom),
+            custom: IntoOwned::into_owned(self.custom),
         }
     }
 }

@@ -4,8 +4,8 @@
 //! Types, decoders and encoders of every schema type.
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, NoTrace, Reader,
-    Trace, Value, Writer,
+    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
+    NoTrace, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -92,7 +92,7 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
@@ -103,7 +103,7 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
             fragment_id: self.fragment_id,
             fragment_index: self.fragment_index,
             fragment_count: self.fragment_count,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -143,13 +143,11 @@ impl<'a> PacketPayload<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+impl IntoOwned for PacketPayload<'_> {
     type Owned = PacketPayload<'static>;
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
-            Self::ReqLogin(value) => {
-                PacketPayload::ReqLogin(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::ReqLogin(value) => PacketPayload::ReqLogin(IntoOwned::into_owned(value)),
             Self::ResLogin(value) => PacketPayload::ResLogin(value),
             Self::ReqJoinRoom(value) => PacketPayload::ReqJoinRoom(value),
             Self::CInput(value) => PacketPayload::CInput(value),
@@ -157,7 +155,7 @@ impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
             Self::Ack => PacketPayload::Ack,
             Self::Other { command, data } => PacketPayload::Other {
                 command,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -330,12 +328,12 @@ pub struct ReqLogin<'a> {
     pub preferred_fragment_size: u16,
 }
 
-impl wiregen_runtime::IntoOwned for ReqLogin<'_> {
+impl IntoOwned for ReqLogin<'_> {
     type Owned = ReqLogin<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ReqLogin<'static> {
         ReqLogin {
-            username: wiregen_runtime::IntoOwned::into_owned(self.username),
+            username: IntoOwned::into_owned(self.username),
             version: self.version,
             preferred_fragment_size: self.preferred_fragment_size,
         }

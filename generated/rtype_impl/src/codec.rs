@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
-    NoTrace, Reader, Trace, Value, Writer,
+    IntoOwned, NoTrace, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -136,7 +136,7 @@ pub struct Packet<'a> {
     pub payload: PacketPayload<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for Packet<'_> {
+impl IntoOwned for Packet<'_> {
     type Owned = Packet<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> Packet<'static> {
@@ -147,7 +147,7 @@ impl wiregen_runtime::IntoOwned for Packet<'_> {
             fragment_id: self.fragment_id,
             fragment_index: self.fragment_index,
             fragment_count: self.fragment_count,
-            payload: wiregen_runtime::IntoOwned::into_owned(self.payload),
+            payload: IntoOwned::into_owned(self.payload),
         }
     }
 }
@@ -205,40 +205,32 @@ impl<'a> PacketPayload<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for PacketPayload<'_> {
+impl IntoOwned for PacketPayload<'_> {
     type Owned = PacketPayload<'static>;
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
-            Self::ReqLogin(value) => {
-                PacketPayload::ReqLogin(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::ReqLogin(value) => PacketPayload::ReqLogin(IntoOwned::into_owned(value)),
             Self::ResLogin(value) => PacketPayload::ResLogin(value),
             Self::CInput(value) => PacketPayload::CInput(value),
-            Self::SEntityState(value) => {
-                PacketPayload::SEntityState(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::SEntityState(value) => PacketPayload::SEntityState(IntoOwned::into_owned(value)),
             Self::Ack => PacketPayload::Ack,
             Self::ReqLogout(value) => PacketPayload::ReqLogout(value),
             Self::Heartbeat => PacketPayload::Heartbeat,
             Self::ReqLobbyList => PacketPayload::ReqLobbyList,
-            Self::ResLobbyList(value) => {
-                PacketPayload::ResLobbyList(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::ResLobbyList(value) => PacketPayload::ResLobbyList(IntoOwned::into_owned(value)),
             Self::ReqCreateLobby(value) => {
-                PacketPayload::ReqCreateLobby(wiregen_runtime::IntoOwned::into_owned(value))
+                PacketPayload::ReqCreateLobby(IntoOwned::into_owned(value))
             }
             Self::ResCreateLobby(value) => {
-                PacketPayload::ResCreateLobby(wiregen_runtime::IntoOwned::into_owned(value))
+                PacketPayload::ResCreateLobby(IntoOwned::into_owned(value))
             }
             Self::ReqJoinLobby(value) => PacketPayload::ReqJoinLobby(value),
-            Self::ResJoinLobby(value) => {
-                PacketPayload::ResJoinLobby(wiregen_runtime::IntoOwned::into_owned(value))
-            }
+            Self::ResJoinLobby(value) => PacketPayload::ResJoinLobby(IntoOwned::into_owned(value)),
             Self::ReqLeaveLobby(value) => PacketPayload::ReqLeaveLobby(value),
             Self::LobbyStateUpdate(value) => PacketPayload::LobbyStateUpdate(value),
             Self::Other { command, data } => PacketPayload::Other {
                 command,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -491,13 +483,13 @@ pub struct SEntityState<'a> {
     pub entries: Vec<DeltaEntry<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for SEntityState<'_> {
+impl IntoOwned for SEntityState<'_> {
     type Owned = SEntityState<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> SEntityState<'static> {
         SEntityState {
             tick: self.tick,
-            entries: wiregen_runtime::IntoOwned::into_owned(self.entries),
+            entries: IntoOwned::into_owned(self.entries),
         }
     }
 }
@@ -583,13 +575,13 @@ pub struct DeltaEntry<'a> {
     pub component: DeltaEntryComponent<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for DeltaEntry<'_> {
+impl IntoOwned for DeltaEntry<'_> {
     type Owned = DeltaEntry<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> DeltaEntry<'static> {
         DeltaEntry {
             entity_id: self.entity_id,
-            component: wiregen_runtime::IntoOwned::into_owned(self.component),
+            component: IntoOwned::into_owned(self.component),
         }
     }
 }
@@ -617,14 +609,14 @@ impl<'a> DeltaEntryComponent<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for DeltaEntryComponent<'_> {
+impl IntoOwned for DeltaEntryComponent<'_> {
     type Owned = DeltaEntryComponent<'static>;
     fn into_owned(self) -> DeltaEntryComponent<'static> {
         match self {
             Self::AddEntity => DeltaEntryComponent::AddEntity,
             Self::RemoveEntity => DeltaEntryComponent::RemoveEntity,
             Self::SetComponent(value) => {
-                DeltaEntryComponent::SetComponent(wiregen_runtime::IntoOwned::into_owned(value))
+                DeltaEntryComponent::SetComponent(IntoOwned::into_owned(value))
             }
             Self::RemoveComponent(value) => DeltaEntryComponent::RemoveComponent(value),
         }
@@ -698,12 +690,12 @@ pub struct SetComponent<'a> {
     pub data: SetComponentData<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for SetComponent<'_> {
+impl IntoOwned for SetComponent<'_> {
     type Owned = SetComponent<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> SetComponent<'static> {
         SetComponent {
-            data: wiregen_runtime::IntoOwned::into_owned(self.data),
+            data: IntoOwned::into_owned(self.data),
         }
     }
 }
@@ -754,7 +746,7 @@ impl<'a> SetComponentData<'a> {
     }
 }
 
-impl wiregen_runtime::IntoOwned for SetComponentData<'_> {
+impl IntoOwned for SetComponentData<'_> {
     type Owned = SetComponentData<'static>;
     fn into_owned(self) -> SetComponentData<'static> {
         match self {
@@ -775,7 +767,7 @@ impl wiregen_runtime::IntoOwned for SetComponentData<'_> {
                 data,
             } => SetComponentData::Other {
                 component_type,
-                data: wiregen_runtime::IntoOwned::into_owned(data),
+                data: IntoOwned::into_owned(data),
             },
         }
     }
@@ -1498,12 +1490,12 @@ pub struct LobbyString<'a> {
     pub text: Cow<'a, str>,
 }
 
-impl wiregen_runtime::IntoOwned for LobbyString<'_> {
+impl IntoOwned for LobbyString<'_> {
     type Owned = LobbyString<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LobbyString<'static> {
         LobbyString {
-            text: wiregen_runtime::IntoOwned::into_owned(self.text),
+            text: IntoOwned::into_owned(self.text),
         }
     }
 }
@@ -1560,12 +1552,12 @@ pub struct ResLobbyList<'a> {
     pub lobbies: Vec<LobbyInfo<'a>>,
 }
 
-impl wiregen_runtime::IntoOwned for ResLobbyList<'_> {
+impl IntoOwned for ResLobbyList<'_> {
     type Owned = ResLobbyList<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ResLobbyList<'static> {
         ResLobbyList {
-            lobbies: wiregen_runtime::IntoOwned::into_owned(self.lobbies),
+            lobbies: IntoOwned::into_owned(self.lobbies),
         }
     }
 }
@@ -1624,13 +1616,13 @@ pub struct LobbyInfo<'a> {
     pub port: u16,
 }
 
-impl wiregen_runtime::IntoOwned for LobbyInfo<'_> {
+impl IntoOwned for LobbyInfo<'_> {
     type Owned = LobbyInfo<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> LobbyInfo<'static> {
         LobbyInfo {
             lobby_id: self.lobby_id,
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
             current_players: self.current_players,
             max_players: self.max_players,
             port: self.port,
@@ -1683,12 +1675,12 @@ pub struct ReqCreateLobby<'a> {
     pub max_players: u8,
 }
 
-impl wiregen_runtime::IntoOwned for ReqCreateLobby<'_> {
+impl IntoOwned for ReqCreateLobby<'_> {
     type Owned = ReqCreateLobby<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ReqCreateLobby<'static> {
         ReqCreateLobby {
-            name: wiregen_runtime::IntoOwned::into_owned(self.name),
+            name: IntoOwned::into_owned(self.name),
             max_players: self.max_players,
         }
     }
@@ -1730,7 +1722,7 @@ pub struct ResCreateLobby<'a> {
     pub error_message: LobbyString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ResCreateLobby<'_> {
+impl IntoOwned for ResCreateLobby<'_> {
     type Owned = ResCreateLobby<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ResCreateLobby<'static> {
@@ -1738,7 +1730,7 @@ impl wiregen_runtime::IntoOwned for ResCreateLobby<'_> {
             success: self.success,
             lobby_id: self.lobby_id,
             port: self.port,
-            error_message: wiregen_runtime::IntoOwned::into_owned(self.error_message),
+            error_message: IntoOwned::into_owned(self.error_message),
         }
     }
 }
@@ -1819,14 +1811,14 @@ pub struct ResJoinLobby<'a> {
     pub error_message: LobbyString<'a>,
 }
 
-impl wiregen_runtime::IntoOwned for ResJoinLobby<'_> {
+impl IntoOwned for ResJoinLobby<'_> {
     type Owned = ResJoinLobby<'static>;
     /// Copies the strings and bytes this value borrows from its input.
     fn into_owned(self) -> ResJoinLobby<'static> {
         ResJoinLobby {
             success: self.success,
             port: self.port,
-            error_message: wiregen_runtime::IntoOwned::into_owned(self.error_message),
+            error_message: IntoOwned::into_owned(self.error_message),
         }
     }
 }

@@ -120,13 +120,13 @@ impl<'p> Gen<'p> {
         let arms = a.messages.iter().map(|(_, sid)| {
             let n = ident(&p.structs[*sid].name);
             if self.l.borrows[*sid] {
-                quote! { Message::#n(m) => Message::#n(wiregen_runtime::IntoOwned::into_owned(m)), }
+                quote! { Message::#n(m) => Message::#n(IntoOwned::into_owned(m)), }
             } else {
                 quote! { Message::#n(m) => Message::#n(m), }
             }
         });
         quote! {
-            impl wiregen_runtime::IntoOwned for Message<'_> {
+            impl IntoOwned for Message<'_> {
                 type Owned = Message<'static>;
                 /// Copies the strings and bytes this message borrows from its input.
                 fn into_owned(self) -> Message<'static> {
@@ -159,7 +159,7 @@ impl<'p> Gen<'p> {
                 quote! { #read, }
             });
             let keep = if owned {
-                quote! { .map(|x| Some(wiregen_runtime::IntoOwned::into_owned(x))) }
+                quote! { .map(|x| Some(IntoOwned::into_owned(x))) }
             } else {
                 quote! { .map(Some) }
             };

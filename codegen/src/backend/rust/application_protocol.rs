@@ -20,7 +20,7 @@ impl<'p> Gen<'p> {
         let (message_ty, keep) = if self.messages_borrow(a) {
             (
                 quote! { Message<'static> },
-                quote! { .map(wiregen_runtime::IntoOwned::into_owned) },
+                quote! { .map(IntoOwned::into_owned) },
             )
         } else {
             (quote! { Message }, quote! {})

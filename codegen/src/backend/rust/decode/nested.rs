@@ -20,7 +20,7 @@ impl<'p> Gen<'p> {
                 let max = lit_usize(c.max as usize);
                 // A value that borrows from the plain bytes is copied out of them.
                 let owned = if self.l.borrows[*id] {
-                    quote! { wiregen_runtime::IntoOwned::into_owned(v) }
+                    quote! { IntoOwned::into_owned(v) }
                 } else {
                     quote! { v }
                 };

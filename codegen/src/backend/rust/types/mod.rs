@@ -143,13 +143,13 @@ impl<'p> Gen<'p> {
             let fields = s.value_fields().map(|(_, f)| {
                 let n = ident(&f.name);
                 if self.l.type_borrows(&f.ty) {
-                    quote! { #n: wiregen_runtime::IntoOwned::into_owned(self.#n) }
+                    quote! { #n: IntoOwned::into_owned(self.#n) }
                 } else {
                     quote! { #n: self.#n }
                 }
             });
             quote! {
-                impl wiregen_runtime::IntoOwned for #name<'_> {
+                impl IntoOwned for #name<'_> {
                     type Owned = #name<'static>;
                     /// Copies the strings and bytes this value borrows from its input.
                     fn into_owned(self) -> #name<'static> {

@@ -33,7 +33,7 @@ impl<'p> Gen<'p> {
         };
         let owned = |body: CaseBody, x: TokenStream| {
             if borrows(body) {
-                quote! { wiregen_runtime::IntoOwned::into_owned(#x) }
+                quote! { IntoOwned::into_owned(#x) }
             } else {
                 x
             }
@@ -41,7 +41,7 @@ impl<'p> Gen<'p> {
         // A named field of a variant: `value`, or `value: IntoOwned::into_owned(value)`.
         let owned_field = |body: CaseBody, name: TokenStream| {
             if borrows(body) {
-                quote! { #name: wiregen_runtime::IntoOwned::into_owned(#name) }
+                quote! { #name: IntoOwned::into_owned(#name) }
             } else {
                 name
             }
@@ -187,7 +187,7 @@ impl<'p> Gen<'p> {
         });
         let into_owned = self.union_borrows(u).then(|| {
             quote! {
-                impl wiregen_runtime::IntoOwned for #name<'_> {
+                impl IntoOwned for #name<'_> {
                     type Owned = #name<'static>;
                     fn into_owned(self) -> #name<'static> {
                         match self { #(#owned_arms)* }
