@@ -49,8 +49,8 @@ impl<'p> Gen<'p> {
                     1u128 << it.bits
                 ));
             }
-            c.line(format!(
-                "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)",
+            c.item(format!(
+                "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, {}), val)",
                 it.bits
             ));
             // Where the field starts and ends when that is not a byte boundary.
@@ -59,9 +59,9 @@ impl<'p> Gen<'p> {
                 it.bits - 1
             );
             if !it.bits.is_multiple_of(8) {
-                c.line(span);
+                c.read_item(span);
             } else {
-                c.line(format!("if offset % 8 ~= 0 then {span} end"));
+                c.read_item(format!("if offset % 8 ~= 0 then {span} end"));
             }
             // Expressions read numbers (exact up to 2^53).
             keep(
@@ -80,18 +80,18 @@ impl<'p> Gen<'p> {
             Ty::Bool => {
                 need(c, "1".into());
                 c.line(format!("val = {rb}(tvb, offset, 1) == 1"));
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 1), val)"
                 ));
-                c.line("item:append_text(string.format(\" [bit %d]\", offset))");
+                c.read_item("item:append_text(string.format(\" [bit %d]\", offset))");
                 keep(c, target, "val");
                 c.line("offset = offset + 1");
             }
             Ty::Float { bits: 32, .. } => {
                 need(c, "32".into());
                 c.line(format!("val = f32_from_bits({rb}(tvb, offset, 32))"));
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 32), val)"
                 ));
                 keep(c, target, "val");
                 c.line("offset = offset + 32");
@@ -99,8 +99,8 @@ impl<'p> Gen<'p> {
             Ty::Float { bits: 16, .. } => {
                 need(c, "16".into());
                 c.line(format!("val = f16_from_bits({rb}(tvb, offset, 16))"));
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 16), val)"
                 ));
                 keep(c, target, "val");
                 c.line("offset = offset + 16");
@@ -110,8 +110,8 @@ impl<'p> Gen<'p> {
                 need(c, "64".into());
                 c.line(format!("val = {rb64}(tvb, offset, 64, false)"));
                 c.line("val = f64_from_bits(val:higher(), val:lower())");
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 64), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 64), val)"
                 ));
                 keep(c, target, "val");
                 c.line("offset = offset + 64");
@@ -126,8 +126,8 @@ impl<'p> Gen<'p> {
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
                     c.line("val = zigzag64(val)");
                 }
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
                 keep(c, target, "val:tonumber()");
                 c.line("offset = offset + n");
@@ -151,8 +151,8 @@ impl<'p> Gen<'p> {
                 } else if *signed {
                     c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
                 }
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
                 ));
                 keep(c, target, if wide { "val:tonumber()" } else { "val" });
                 c.line("offset = offset + n");
@@ -171,7 +171,7 @@ impl<'p> Gen<'p> {
                 let w = fl.repr.bits;
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
-                    c.line(format!(
+                    c.read_item(format!(
                         "item:add(F[\"{a}\"], bit_range(tvb, offset - {w}, {w}), has_bit(val, {}))",
                         b.value
                     ));
@@ -203,11 +203,11 @@ impl<'p> Gen<'p> {
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
                 if matches!(ty, Ty::Str(..)) {
                     c.line(format!("val = {}(tvb, offset, n)", order("read_bit_bytes")));
-                    c.line(format!(
-                        "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
+                    c.item(format!(
+                        "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, 8 * n), val)"
                     ));
                     keep(c, target, "val");
-                    c.line(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
+                    c.read_item(format!("if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, \"{name}: not valid UTF-8\") end"));
                 } else {
                     add_bytes(c, tree, abbrev, &name, "bit_range(tvb, offset, 8 * n)", "n");
                     keep(c, target, "n");
@@ -215,10 +215,10 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + 8 * n");
             }
             Ty::Bits => {
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
+                c.item(format!(
+                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, limit - offset))"
                 ));
-                c.line(format!(
+                c.read_item(format!(
                     "{}(item, \"{}\", tvb, offset, limit)",
                     order("label_bit_string"),
                     naming::label(&name)

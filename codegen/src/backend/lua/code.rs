@@ -1,9 +1,20 @@
 //! Lines of Lua with indentation, and text helpers.
 
-/// Lines of Lua with indentation.
+/// The scratch locals generated functions share, in the order a function declares them.
+pub(crate) const SCRATCH: [&str; 6] = ["item", "n", "sub", "nxt", "val", "range"];
+
+/// Lines of Lua with indentation, and what they hold that the function around them declares:
+/// the scratch locals their statements assign, and the tree items no line has read yet.
 pub(crate) struct Code {
     pub(crate) lines: Vec<String>,
     pub(crate) depth: usize,
+    /// Which of [`SCRATCH`] a statement assigns (a scratch local is always assigned before it
+    /// is read).
+    assigned: [bool; SCRATCH.len()],
+    /// The `item = …` lines ([`Code::item`]) no line has read since ([`Code::read_item`]).
+    unread_items: Vec<usize>,
+    /// Whether a line reads where the struct started (`start`: alignment, checksum ranges).
+    pub(crate) reads_start: bool,
 }
 
 impl Code {
@@ -11,58 +22,116 @@ impl Code {
         Code {
             lines: Vec::new(),
             depth,
+            assigned: [false; SCRATCH.len()],
+            unread_items: Vec::new(),
+            reads_start: false,
         }
     }
+
+    /// A statement; one that assigns scratch locals (`nxt, val = …`) notes them.
     pub(crate) fn line(&mut self, s: impl AsRef<str>) {
-        self.lines
-            .push(format!("{}{}", "  ".repeat(self.depth), s.as_ref()));
+        let s = s.as_ref();
+        if let Some((targets, _)) = s.split_once(" = ") {
+            for name in targets.split(", ") {
+                if let Some(k) = SCRATCH.iter().position(|&x| x == name) {
+                    self.assigned[k] = true;
+                }
+            }
+        }
+        self.lines.push(format!("{}{}", "  ".repeat(self.depth), s));
     }
+
     pub(crate) fn open(&mut self, s: impl AsRef<str>) {
         self.line(s);
         self.depth += 1;
     }
+
     pub(crate) fn close(&mut self, s: impl AsRef<str>) {
         self.depth -= 1;
         self.line(s);
     }
 
-    /// Inserts, at line `at`, `local` declarations of those `names` that the lines after it
-    /// mention: a function's scratch variables are declared once, and only when used.
-    pub(crate) fn declare_used(&mut self, at: usize, names: &[&str]) {
-        let used: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| self.lines[at..].iter().any(|l| mentions(l, n)))
-            .collect();
-        if !used.is_empty() {
-            let indent = self.lines.get(at).map_or(String::new(), |l| {
-                l[..l.len() - l.trim_start().len()].to_string()
-            });
-            self.lines
-                .insert(at, format!("{indent}local {}", used.join(", ")));
+    /// A tree item added by `expr` (`tree:add(…)`), kept in `item` when a later line of its
+    /// field reads it ([`Code::read_item`]); see [`Code::forget_items`].
+    pub(crate) fn item(&mut self, expr: impl AsRef<str>) {
+        self.unread_items.push(self.lines.len());
+        self.lines.push(format!(
+            "{}item = {}",
+            "  ".repeat(self.depth),
+            expr.as_ref()
+        ));
+    }
+
+    /// A statement that reads the last tree item added (`item:append_text(…)`): the items
+    /// not read yet are kept in `item`, which the function then declares.
+    pub(crate) fn read_item(&mut self, s: impl AsRef<str>) {
+        if !self.unread_items.is_empty() {
+            self.unread_items.clear();
+            self.assigned[0] = true;
+        }
+        self.line(s);
+    }
+
+    /// Ends a field: the items it added and never read are added without keeping them
+    /// (`tree:add(…)`, not `item = tree:add(…)`).
+    pub(crate) fn forget_items(&mut self) {
+        for i in std::mem::take(&mut self.unread_items) {
+            let line = &mut self.lines[i];
+            let indent = line.len() - line.trim_start().len();
+            line.replace_range(indent..indent + "item = ".len(), "");
         }
     }
 
-    /// Drops `item = ` from the assignments after line `from` whose value no later line reads.
-    /// Sound for one field's lines: every field assigns `item` before it reads it, so a later
-    /// field never reads an earlier field's item.
-    pub(crate) fn drop_unread_items(&mut self, from: usize) {
-        for i in from..self.lines.len() {
-            let line = &self.lines[i];
-            let body = line.trim_start();
-            if !body.starts_with("item = ") {
-                continue;
-            }
-            let read_later = self.lines[i + 1..].iter().any(|l| {
-                let b = l.trim_start();
-                let rest = b.strip_prefix("item = ").unwrap_or(b);
-                mentions(rest, "item")
-            });
-            if !read_later {
-                let indent = line.len() - body.len();
-                self.lines[i] = format!("{}{}", &line[..indent], &body["item = ".len()..]);
-            }
+    /// Appends `other`'s lines (a branch written apart), with what they hold, each line
+    /// `dedent` levels less indented.
+    pub(crate) fn append(&mut self, other: Code, dedent: usize) {
+        let offset = self.lines.len();
+        self.unread_items
+            .extend(other.unread_items.iter().map(|i| i + offset));
+        for (mine, theirs) in self.assigned.iter_mut().zip(other.assigned) {
+            *mine |= theirs;
         }
+        self.reads_start |= other.reads_start;
+        self.lines.extend(
+            other
+                .lines
+                .into_iter()
+                .map(|l| l[(2 * dedent).min(l.len() - l.trim_start().len())..].to_string()),
+        );
+    }
+
+    /// Starts recording what the lines of a new function hold (what the lines before it
+    /// held is another function's).
+    pub(crate) fn start_function(&mut self) {
+        self.assigned = [false; SCRATCH.len()];
+        self.unread_items.clear();
+        self.reads_start = false;
+    }
+
+    /// The locals a function declares at its top for its lines (`local start = offset`, then
+    /// `local item, n, …` without those in `except`, its parameters), indented one level; each
+    /// tree item no line read is added without being kept first.
+    pub(crate) fn locals(&mut self, except: &[&str]) -> Vec<String> {
+        self.forget_items();
+        let mut out = Vec::new();
+        if self.reads_start {
+            out.push("  local start = offset".to_string());
+        }
+        out.extend(self.declaration(except).map(|d| format!("  {d}")));
+        self.start_function();
+        out
+    }
+
+    /// `local item, n, …`: the scratch locals the lines assign but those in `except` (the
+    /// function's parameters), or `None`.
+    fn declaration(&self, except: &[&str]) -> Option<String> {
+        let used: Vec<&str> = SCRATCH
+            .iter()
+            .zip(self.assigned)
+            .filter(|(name, on)| *on && !except.contains(name))
+            .map(|(name, _)| *name)
+            .collect();
+        (!used.is_empty()).then(|| format!("local {}", used.join(", ")))
     }
 }
 

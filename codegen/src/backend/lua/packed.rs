@@ -220,16 +220,16 @@ impl<'p> Gen<'p> {
             }
         }
         if wide {
-            c.line(format!(
-                "item = {group_item}:add(F[\"{abbrev}\"], tvb(offset, {n}), val)"
+            c.item(format!(
+                "{group_item}:add(F[\"{abbrev}\"], tvb(offset, {n}), val)"
             ));
             // A number for what reads it on (exact up to 2^53).
             if (33..=53).contains(&bits) && read {
                 c.line("val = val:tonumber()");
             }
         } else {
-            c.line(format!(
-                "item = {group_item}:{add}(F[\"{abbrev}\"], tvb(offset, {n}))"
+            c.item(format!(
+                "{group_item}:{add}(F[\"{abbrev}\"], tvb(offset, {n}))"
             ));
         }
         match &f.ty {
@@ -238,12 +238,12 @@ impl<'p> Gen<'p> {
                 for b in &p.flags[*id].bits {
                     let fa = naming::flag_abbrev(abbrev, &b.name);
                     if wide {
-                        c.line(format!(
+                        c.read_item(format!(
                             "item:add(F[\"{fa}\"], tvb(offset, {n}), has_bit(val, {:#x}))",
                             b.value
                         ));
                     } else {
-                        c.line(format!("item:{add}(F[\"{fa}\"], tvb(offset, {n}))"));
+                        c.read_item(format!("item:{add}(F[\"{fa}\"], tvb(offset, {n}))"));
                     }
                 }
             }

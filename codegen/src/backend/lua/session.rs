@@ -177,6 +177,7 @@ impl<'p> Gen<'p> {
             s.name
         ));
         let locals = c.lines.len();
+        c.start_function();
         for (i, st) in j.streams.iter().enumerate() {
             let f = &s.fields[st.field];
             let k = i + 1;
@@ -216,7 +217,8 @@ impl<'p> Gen<'p> {
             c.close("end");
         }
         c.close("end");
-        c.declare_used(locals, &["item", "n", "sub", "nxt", "val"]);
+        let declared = c.locals(&[]);
+        c.lines.splice(locals..locals, declared);
         c.line("");
         Ok(())
     }

@@ -115,6 +115,7 @@ pub(crate) fn call_struct_in(
 /// Zero bytes up to a multiple of `n` from the struct's start, shown as padding (`what` names
 /// them when they are missing).
 fn align_code(c: &mut Code, p: &Protocol, n: usize, what: &str) {
+    c.reads_start = true;
     c.line(format!("n = ({n} - (offset - start) % {n}) % {n}"));
     c.open("if n > 0 then");
     c.line(format!(
@@ -221,19 +222,19 @@ impl<'p> Gen<'p> {
             checksum_func(cs.algo)
         ));
         c.open("if computed == stored then");
-        c.line("item:append_text(\" [correct]\")");
-        c.line(format!(
+        c.read_item("item:append_text(\" [correct]\")");
+        c.read_item(format!(
             "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 1):set_generated()"
         ));
         c.close("else");
         c.depth += 1;
-        c.line(format!(
+        c.read_item(format!(
             "item:append_text(string.format(\" [incorrect, should be 0x%0{digits}x]\", computed))"
         ));
-        c.line(format!(
+        c.read_item(format!(
             "item:add(F[\"{abbrev}.status\"], tvb(at, {n}), 0):set_generated()"
         ));
-        c.line(format!(
+        c.read_item(format!(
             "item:add_proto_expert_info(E.bad_checksum, fmt(\"Bad {}: stored 0x%0{digits}x, computed 0x%0{digits}x\", stored, computed))",
             f.name
         ));
@@ -290,6 +291,7 @@ impl<'p> Gen<'p> {
             s.name
         ));
         let locals = c.lines.len();
+        c.start_function();
         // A table of the values read, when later code reads one of them (or the caller keeps
         // the whole message).
         let keeps = is_root || (0..s.fields.len()).any(|fi| self.kept(sid, fi));
@@ -349,6 +351,7 @@ impl<'p> Gen<'p> {
             let f = &s.fields[fi];
             let Role::Checksum(cs) = f.role else { continue };
             let (from, to) = range_bounds(s, cs, "start", "offset");
+            c.reads_start |= from == "start" || to == "start";
             let call = verify_call(&s.name, &f.name, &from, &to);
             if f.condition.is_some() {
                 c.line(format!("if cs_item_{} ~= nil then {call} end", f.name));
@@ -382,10 +385,8 @@ impl<'p> Gen<'p> {
             "return offset"
         });
         c.close("end");
-        c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
-        if c.lines[locals..].iter().any(|l| mentions(l, "start")) {
-            c.lines.insert(locals, "  local start = offset".into());
-        }
+        let declared = c.locals(&[]);
+        c.lines.splice(locals..locals, declared);
         Ok(c.lines.join("\n") + "\n")
     }
 
@@ -415,13 +416,14 @@ impl<'p> Gen<'p> {
         whole.unless = None;
         c.line("local offset, limit = 0, tvb:len()");
         let locals = c.lines.len();
+        c.start_function();
         let abbrev = naming::abbrev(p, p.root, fi);
         // No target: the whole's values are not kept.
         self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "")?;
         c.line("return offset");
         c.close("end");
-        c.drop_unread_items(locals);
-        c.declare_used(locals, &["item", "n", "sub", "nxt", "val", "range"]);
+        let declared = c.locals(&[]);
+        c.lines.splice(locals..locals, declared);
         Ok(c.lines.join("\n") + "\n")
     }
 
@@ -431,7 +433,6 @@ impl<'p> Gen<'p> {
         let f = &p.structs[sid].fields[fi];
         let abbrev = naming::abbrev(p, sid, fi);
         let d = first_line(&f.doc);
-        let first = c.lines.len();
         self.open_group(c, sid, fi, "tree");
         heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
@@ -456,7 +457,7 @@ impl<'p> Gen<'p> {
             self.selecting(c, sid, fi, &abbrev, &target)?;
         }
         if let Role::Checksum(_) = f.role {
-            c.line(format!("cs_item_{} = item", f.name));
+            c.read_item(format!("cs_item_{} = item", f.name));
         }
         if app_payload {
             let id = p
@@ -479,7 +480,7 @@ impl<'p> Gen<'p> {
         }
         for (cond, message) in &f.warnings {
             let e = self.expr(cond);
-            c.line(format!(
+            c.read_item(format!(
                 "if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end",
                 lua_escape(message)
             ));
@@ -489,12 +490,12 @@ impl<'p> Gen<'p> {
                 // As the schema wrote it.
                 let k = f.const_literal().unwrap_or_default();
                 c.open(format!("if {target} ~= {k} then"));
-                c.line(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
+                c.read_item(format!("item:add_proto_expert_info(E.bad_const, fmt(\"{}: expected 0x%x, found 0x%x\", {k}, {target}))", f.name));
                 c.close("end");
             }
             (_, Some(m)) => {
                 c.open(format!("if {target} > {m} then"));
-                c.line(format!("item:add_proto_expert_info(E.too_large, fmt(\"{}: %d is above the maximum {m}\", {target}))", f.name));
+                c.read_item(format!("item:add_proto_expert_info(E.too_large, fmt(\"{}: %d is above the maximum {m}\", {target}))", f.name));
                 c.close("end");
             }
             _ => {}
@@ -517,13 +518,13 @@ impl<'p> Gen<'p> {
                 }
             };
             c.open(format!("if {bad} then"));
-            c.line(format!("item:add_proto_expert_info(E.invalid, fmt(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
+            c.read_item(format!("item:add_proto_expert_info(E.invalid, fmt(\"{}: %s is not one the schema allows\", tostring({target})))", f.name));
             c.close("end");
         }
         if f.condition.is_some() {
             c.close("end");
         }
-        c.drop_unread_items(first);
+        c.forget_items();
         Ok(())
     }
 }

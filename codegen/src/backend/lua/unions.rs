@@ -17,9 +17,9 @@ pub(crate) fn case_chain(
     let branch = |emit: &dyn Fn(&mut Code)| {
         let mut b = Code::new(c.depth + 1);
         emit(&mut b);
-        b.lines
+        b
     };
-    let mut chain: Vec<(String, Vec<String>)> = Vec::new();
+    let mut chain: Vec<(String, Code)> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
     for case in &u.cases {
         let conds: Vec<String> = case
@@ -31,7 +31,7 @@ pub(crate) fn case_chain(
             })
             .collect();
         let lines = branch(&|b| body(b, case.body, &case.variant));
-        if lines.is_empty() {
+        if lines.lines.is_empty() {
             silent.extend(conds);
         } else {
             chain.push((conds.join(" or "), lines));
@@ -44,13 +44,13 @@ pub(crate) fn case_chain(
     let mut keyword = "if";
     for (cond, lines) in chain {
         c.line(format!("{keyword} {cond} then"));
-        c.lines.extend(lines);
+        c.append(lines, 0);
         keyword = "elseif";
     }
-    if !tail.is_empty() {
+    if !tail.lines.is_empty() {
         match (keyword, silent.is_empty()) {
             ("if", true) => {
-                c.lines.extend(tail.into_iter().map(|l| l[2..].to_string()));
+                c.append(tail, 1);
                 return;
             }
             (_, true) => c.line("else"),
@@ -65,7 +65,7 @@ pub(crate) fn case_chain(
                 c.line(format!("{keyword} {cond} then"));
             }
         }
-        c.lines.extend(tail);
+        c.append(tail, 0);
         keyword = "elseif";
     }
     if keyword == "elseif" {
@@ -306,6 +306,7 @@ impl<'p> Gen<'p> {
             switch_fn_name(p, sid, fi)
         ));
         let locals = c.lines.len();
+        c.start_function();
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
             case_body(p, c, name, b, variant, &abbrev, "tree", &target)
         };
@@ -314,8 +315,9 @@ impl<'p> Gen<'p> {
         });
         c.line("return offset + n");
         c.close("end");
-        c.drop_unread_items(locals);
-        c.declare_used(locals, &["item", "sub", "nxt", "val", "range"]);
+        // (`n` is a parameter.)
+        let declared = c.locals(&["n"]);
+        c.lines.splice(locals..locals, declared);
         Ok(c.lines.join("\n") + "\n")
     }
 }

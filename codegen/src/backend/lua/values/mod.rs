@@ -259,7 +259,7 @@ pub(crate) fn enum_check(c: &mut Code, e: &Enum, name: &str) {
     } else {
         ("E.unknown", "is not named by the schema")
     };
-    c.line(format!(
+    c.read_item(format!(
         "if VS_{}[val] == nil then item:add_proto_expert_info({expert}, fmt(\"{name} %d {what}\", val)) end",
         e.name
     ));
@@ -275,8 +275,8 @@ pub(crate) fn add_bytes(
     range: &str,
     len: &str,
 ) {
-    c.line(format!("item = {tree}:add(F[\"{abbrev}\"], {range})"));
-    c.line(format!(
+    c.item(format!("{tree}:add(F[\"{abbrev}\"], {range})"));
+    c.read_item(format!(
         "if {len} == 0 then item:set_text(\"{}: <empty>\") end",
         naming::label(name)
     ));

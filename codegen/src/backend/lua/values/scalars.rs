@@ -26,17 +26,14 @@ impl<'p> Gen<'p> {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));
             if needed || reused {
                 c.line(format!("range = tvb(offset, {n})"));
-                c.line(format!(
-                    "item = {tree}:{}(F[\"{abbrev}\"], range)",
-                    add_fn(endian)
-                ));
+                c.item(format!("{tree}:{}(F[\"{abbrev}\"], range)", add_fn(endian)));
                 if needed {
                     c.line(format!("val = range:{read}"));
                     keep(c, target, "val");
                 }
             } else {
-                c.line(format!(
-                    "item = {tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
+                c.item(format!(
+                    "{tree}:{}(F[\"{abbrev}\"], tvb(offset, {n}))",
                     add_fn(endian)
                 ));
             }
@@ -64,7 +61,7 @@ impl<'p> Gen<'p> {
                 c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
                 c.line("range = tvb(offset, 2)");
                 c.line(format!("val = f16_from_bits(range:{le}uint())"));
-                c.line(format!("item = {tree}:add(F[\"{abbrev}\"], range, val)"));
+                c.item(format!("{tree}:add(F[\"{abbrev}\"], range, val)"));
                 keep(c, target, "val");
                 c.line("offset = offset + 2");
             }
@@ -79,17 +76,13 @@ impl<'p> Gen<'p> {
                 if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
                     c.line("val = zigzag64(val)");
                 }
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
-                ));
+                c.item(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
                 keep(c, target, "val:tonumber()");
                 c.line("offset = offset + n");
             }
             Ty::VarInt(VarInt::RiptideLen) => {
                 riptide_len_lines(c, tree, name);
-                c.line(format!(
-                    "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
-                ));
+                c.item(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
                 keep(c, target, "val");
                 c.line("offset = offset + n");
             }
@@ -123,7 +116,7 @@ impl<'p> Gen<'p> {
                 );
                 for b in &fl.bits {
                     let a = naming::flag_abbrev(abbrev, &b.name);
-                    c.line(format!(
+                    c.read_item(format!(
                         "item:{}(F[\"{a}\"], range)",
                         add_fn(fl.repr.endian)
                     ));

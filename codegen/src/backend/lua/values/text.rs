@@ -44,21 +44,23 @@ impl<'p> Gen<'p> {
                     1
                 };
                 c.open("if n == nil then");
-                c.line(format!("item = {tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"));
-                c.line(format!(
+                c.item(format!(
+                    "{tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"
+                ));
+                c.read_item(format!(
                     "item:add_proto_expert_info(E.truncated, \"{name}: no NUL before the end\")"
                 ));
                 c.line("return nil");
                 c.close("end");
-                c.line(format!(
-                    "item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
+                c.item(format!(
+                    "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
                 ));
                 keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
                 let text = format!("n - {unit}");
                 if let Some((bad, what)) =
                     invalid_text(*encoding, &format!("tvb:raw(offset, {text})"), &text)
                 {
-                    c.line(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                    c.read_item(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                 }
                 c.line("offset = offset + n");
             }
@@ -82,9 +84,7 @@ impl<'p> Gen<'p> {
                 }
                 let text = match encoding {
                     Encoding::Utf8 => {
-                        c.line(format!(
-                            "item = {tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"
-                        ));
+                        c.item(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
                         "val".to_string()
                     }
                     e => {
@@ -92,13 +92,15 @@ impl<'p> Gen<'p> {
                         // converted string to the byte count of its range); the item then covers
                         // the padding too.
                         let enc = lua_encoding(*e);
-                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, #val), {enc})"));
-                        c.line("item:set_len(n)");
+                        c.item(format!(
+                            "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, #val), {enc})"
+                        ));
+                        c.read_item("item:set_len(n)");
                         format!("tvb(offset, #val):string({enc})")
                     }
                 };
                 if let Some((bad, what)) = invalid_text(*encoding, "val", "#val") {
-                    c.line(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                    c.read_item(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                 }
                 keep(c, target, &text);
                 c.line("offset = offset + n");
@@ -109,18 +111,20 @@ impl<'p> Gen<'p> {
                     let enc = lua_encoding(text.encoding);
                     if needed {
                         c.line("range = tvb(offset, n)");
-                        c.line(format!(
-                            "item = {tree}:add_packet_field(F[\"{abbrev}\"], range, {enc})"
+                        c.item(format!(
+                            "{tree}:add_packet_field(F[\"{abbrev}\"], range, {enc})"
                         ));
                         keep(c, target, &format!("range:string({enc})"));
                     } else {
-                        c.line(format!("item = {tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"));
+                        c.item(format!(
+                            "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
+                        ));
                     }
                     // The crate refuses what is not text; Wireshark would only show replacement marks.
                     if let Some((bad, what)) =
                         invalid_text(text.encoding, "tvb:raw(offset, n)", "n")
                     {
-                        c.line(format!("if n > 0 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+                        c.read_item(format!("if n > 0 and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                     }
                 } else {
                     add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
