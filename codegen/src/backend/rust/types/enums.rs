@@ -18,16 +18,21 @@ impl<'p> Gen<'p> {
         Declared::Items(self.enum_with_ranges(e))
     }
 
-    /// An enum of single values: one `wiregen_runtime::enumeration!`.
-    fn enum_macro(&self, e: &Enum) -> Declared {
-        let name = ident(&e.name);
+    /// The enum's `arbitrary` derive, or its impl when its width is not its Rust type's: only
+    /// values `from_raw` accepts.
+    fn enum_arbitrary(&self, e: &Enum) -> (TokenStream, TokenStream) {
         let pick = if e.closed {
             quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
-        let (derive_arbitrary, impl_arbitrary) =
-            super::arbitrary::of_width(self.features(), &name, &e.repr, pick);
+        super::arbitrary::of_width(self.features(), &ident(&e.name), &e.repr, pick)
+    }
+
+    /// An enum of single values: one `wiregen_runtime::enumeration!`.
+    fn enum_macro(&self, e: &Enum) -> Declared {
+        let name = ident(&e.name);
+        let (derive_arbitrary, impl_arbitrary) = self.enum_arbitrary(e);
         let mut text = String::from("wiregen_runtime::enumeration! {\n");
         super::flags::doc_comments(&mut text, "    ", &e.doc);
         self.arbitrary_attribute(&mut text, !derive_arbitrary.is_empty());
@@ -160,13 +165,7 @@ impl<'p> Gen<'p> {
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
-        let pick = if e.closed {
-            quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
-        } else {
-            quote! { Ok(Self::from_raw(raw)) }
-        };
-        let (derive_arbitrary, impl_arbitrary) =
-            super::arbitrary::of_width(self.features(), &name, &e.repr, pick);
+        let (derive_arbitrary, impl_arbitrary) = self.enum_arbitrary(e);
         // Conversions from and to the integer on the wire, as std's traits.
         let from_int = if e.closed {
             quote! {
