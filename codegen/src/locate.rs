@@ -1,7 +1,7 @@
 //! Where each value of a YAML document sits in its file, so that errors found long after serde
 //! has thrown the positions away can still point at `file:line:column`.
 //!
-//! serde_yaml keeps no positions for valid documents, so the file is read a second time with
+//! serde (serde_norway) keeps no positions for valid documents, so the file is read a second time with
 //! yaml-rust2's event parser and every node is recorded under its path (`types.Packet.fields.3.type`).
 
 use std::collections::HashMap;
@@ -30,7 +30,7 @@ pub struct Locations {
 impl Locations {
     pub fn index(source: &str) -> Locations {
         let mut b = Builder::default();
-        // A document serde_yaml accepted parses here too; a failure only costs positions.
+        // A document serde_norway accepted parses here too; a failure only costs positions.
         let _ = Parser::new_from_str(source).load(&mut b, false);
         b.locs
     }

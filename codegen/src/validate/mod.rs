@@ -29,13 +29,13 @@ use self::{fields::*, types::*};
 
 /// Parses one schema file (YAML shape only).
 fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
-    serde_yaml::from_str(source).map_err(|e| {
+    serde_norway::from_str(source).map_err(|e| {
         let (line, col) = e
             .location()
             .map(|l| (l.line(), l.column()))
             .unwrap_or((1, 1));
         let message = e.to_string();
-        // serde_yaml appends " at line X column Y"; the prefix already says where.
+        // serde_norway appends " at line X column Y"; the prefix already says where.
         let message = match message.find(" at line ") {
             Some(i) => message[..i].to_string(),
             None => message,
