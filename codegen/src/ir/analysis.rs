@@ -267,6 +267,50 @@ impl Reuse {
     }
 }
 
+/// Whether every value of `p`'s root holds a value at the end of one of `routes` (a `match` on
+/// them needs no catch-all): some route ends at the root itself, or through one field of it
+/// every variant (or the one struct) leads on to a value the rest of the routes cover. Exact
+/// for such paths: where no single field is covered, one uncovered value per field together
+/// make a root no route matches.
+pub fn routes_cover_root(p: &Protocol, routes: &[&[RouteStep]]) -> bool {
+    fn covers(p: &Protocol, sid: StructId, routes: &[&[RouteStep]]) -> bool {
+        if routes.iter().any(|r| r.is_empty()) {
+            return true;
+        }
+        let s = &p.structs[sid];
+        s.fields.iter().any(|f| {
+            let through: Vec<&[RouteStep]> = routes
+                .iter()
+                .filter(|r| r[0].struct_name == s.name && r[0].field == f.name)
+                .copied()
+                .collect();
+            if through.is_empty() {
+                return false;
+            }
+            let rest = |variant: Option<&str>| -> Vec<&[RouteStep]> {
+                through
+                    .iter()
+                    .filter(|r| r[0].variant.as_ref().map(|(_, v)| v.as_str()) == variant)
+                    .map(|r| &r[1..])
+                    .collect()
+            };
+            match &f.ty {
+                Ty::Struct(to, _) => covers(p, *to, &rest(None)),
+                Ty::Union(u) => {
+                    let case = |variant: &str, body: CaseBody| match body {
+                        CaseBody::Struct(to) => covers(p, to, &rest(Some(variant))),
+                        _ => false,
+                    };
+                    u.cases.iter().all(|c| case(&c.variant, c.body))
+                        && u.default.is_none_or(|d| case(&u.default_variant, d))
+                }
+                _ => false,
+            }
+        })
+    }
+    covers(p, p.root, routes)
+}
+
 /// Every plain path from `p`'s root down to a value of struct `target`: through struct fields
 /// and switch variants the user sets, none of them optional (a receiver matches on it, a sender
 /// builds it).

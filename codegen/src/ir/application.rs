@@ -28,6 +28,9 @@ pub struct Application {
     /// The transport types carrying messages: (type, id field, payload field, id is a u64 varint
     /// else its Rust integer type).
     pub points: Vec<PointInfo>,
+    /// Whether every datagram of the transport carries a message (the points' routes cover its
+    /// root: a `match` on them has no catch-all).
+    pub every_datagram_carries: bool,
     pub messages: Vec<(u64, StructId)>,
     /// The id the application writes first in each message, when the transport carries none.
     pub own_id: Option<IntTy>,

@@ -93,7 +93,7 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
-        let points = t
+        let points: Vec<PointInfo> = t
             .app_points
             .iter()
             .map(|p| {
@@ -149,7 +149,13 @@ impl<'f> Validator<'f> {
             }
             (None, true) => None,
         };
+        let routes: Vec<&[RouteStep]> = points
+            .iter()
+            .flat_map(|p| p.routes.iter().map(Vec::as_slice))
+            .collect();
+        let every_datagram_carries = crate::ir::analysis::routes_cover_root(&t, &routes);
         Some(Application {
+            every_datagram_carries,
             transport: t.name.clone(),
             transport_crate: t.name.clone(),
             transport_root: t.root().name.clone(),

@@ -125,20 +125,13 @@ impl<'a> Message {
     /// Decoding is stateless; a game that keeps the transport's state decodes datagrams itself
     /// and calls [`Self::from_transport`].
     pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
-        match <tcp_framing::Frame as Codec>::decode(datagram)? {
-            m => {
-                let at = datagram.len() - m.payload.len();
-                match m.payload {
-                    Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
-                    Cow::Owned(v) => Message::decode(m.message_id as u64, &v).map(Some),
-                }
-                .map_err(|e| {
-                    e.in_payload(&["payload"], Some(wiregen_runtime::PayloadStart::Byte(at)))
-                })
-            }
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
+        let m = <tcp_framing::Frame as Codec>::decode(datagram)?;
+        let at = datagram.len() - m.payload.len();
+        match m.payload {
+            Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
+            Cow::Owned(v) => Message::decode(m.message_id as u64, &v).map(Some),
         }
+        .map_err(|e| e.in_payload(&["payload"], Some(wiregen_runtime::PayloadStart::Byte(at))))
     }
     /// The game message a decoded `tcp_framing` datagram carries, if any (`Ok(None)`: it
     /// carries none). An error's position counts from the payload's start ([`Self::receive`]
@@ -160,17 +153,13 @@ impl<'a> Message {
         datagram: &'a tcp_framing::Frame<'_>,
         datagram_len: Option<usize>,
     ) -> Result<Option<Self>, DecodeError> {
-        match datagram {
-            m => Self::from_frame(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["payload"],
-                    datagram_len
-                        .map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
-                )
-            }),
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
-        }
+        let m = datagram;
+        Self::from_frame(m).map(Some).map_err(|e| {
+            e.in_payload(
+                &["payload"],
+                datagram_len.map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
+            )
+        })
     }
     /// Puts this message (and its id) in a `tcp_framing` datagram that carries one, its other
     /// fields left as they are; `Ok(false)` when `datagram` carries none.
@@ -178,14 +167,9 @@ impl<'a> Message {
         &self,
         datagram: &mut tcp_framing::Frame<'_>,
     ) -> Result<bool, EncodeError> {
-        match datagram {
-            m => {
-                self.fill_frame(m)?;
-                Ok(true)
-            }
-            #[allow(unreachable_patterns)]
-            _ => Ok(false),
-        }
+        let m = datagram;
+        self.fill_frame(m)?;
+        Ok(true)
     }
     /// Decodes like [`Self::receive`] and also returns every field of both layers, the
     /// `tcp_framing` datagram's and the game message's, as the two dissectors show them
@@ -198,17 +182,14 @@ impl<'a> Message {
             Ok(transport) => transport,
             Err(e) => return (Err(e), notes),
         };
-        let (message, more) = match &transport {
-            m => {
-                let (message, notes) = Self::dissect_at(
-                    m.message_id as u64,
-                    datagram,
-                    datagram.len() - m.payload.len(),
-                );
-                (message.map_err(|e| e.in_payload(&["payload"], None)), notes)
-            }
-            #[allow(unreachable_patterns)]
-            _ => return (Ok(None), notes),
+        let (message, more) = {
+            let m = &transport;
+            let (message, notes) = Self::dissect_at(
+                m.message_id as u64,
+                datagram,
+                datagram.len() - m.payload.len(),
+            );
+            (message.map_err(|e| e.in_payload(&["payload"], None)), notes)
         };
         notes.extend(more);
         (message.map(Some), notes)

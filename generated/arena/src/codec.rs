@@ -366,7 +366,6 @@ impl<'a> Message<'a> {
                         )
                     })
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -411,7 +410,6 @@ impl<'a> Message<'a> {
                         .map(|len| wiregen_runtime::PayloadStart::Bit(len * 8 - m.payload.bits)),
                 )
             }),
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -436,7 +434,6 @@ impl<'a> Message<'a> {
                 self.fill_reliable_user_message(m)?;
                 Ok(true)
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(false),
         }
     }
@@ -474,7 +471,6 @@ impl<'a> Message<'a> {
                     notes,
                 )
             }
-            #[allow(unreachable_patterns)]
             _ => return (Ok(None), notes),
         };
         notes.extend(more);

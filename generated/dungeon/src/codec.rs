@@ -328,7 +328,6 @@ impl<'a> Message<'a> {
                     )
                 })
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -369,7 +368,6 @@ impl<'a> Message<'a> {
                     datagram_len.map(|len| wiregen_runtime::PayloadStart::Byte(len - m.data.len())),
                 )
             }),
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -391,7 +389,6 @@ impl<'a> Message<'a> {
                 self.fill_reliable_message(m)?;
                 Ok(true)
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(false),
         }
     }
@@ -427,7 +424,6 @@ impl<'a> Message<'a> {
                     notes,
                 )
             }
-            #[allow(unreachable_patterns)]
             _ => return (Ok(None), notes),
         };
         notes.extend(more);

@@ -311,7 +311,6 @@ impl<'a> Message<'a> {
                     )
                 })
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -356,7 +355,6 @@ impl<'a> Message<'a> {
                         .map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
                 )
             }),
-            #[allow(unreachable_patterns)]
             _ => Ok(None),
         }
     }
@@ -381,7 +379,6 @@ impl<'a> Message<'a> {
                 self.fill_reliable_user_message(m)?;
                 Ok(true)
             }
-            #[allow(unreachable_patterns)]
             _ => Ok(false),
         }
     }
@@ -425,7 +422,6 @@ impl<'a> Message<'a> {
                     notes,
                 )
             }
-            #[allow(unreachable_patterns)]
             _ => return (Ok(None), notes),
         };
         notes.extend(more);

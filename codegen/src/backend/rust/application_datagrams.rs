@@ -32,6 +32,19 @@ fn route_pattern(t: &TokenStream, route: &[RouteStep]) -> TokenStream {
     route_nest(t, route, quote! { m }, quote! { , .. })
 }
 
+/// The statements of a `{ … }` block, or `t` as it is.
+fn unbraced(t: TokenStream) -> TokenStream {
+    let mut it = t.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Brace =>
+        {
+            g.stream()
+        }
+        _ => t,
+    }
+}
+
 /// The path a doc comment shows: `Message.body: Unreliable(UserMessage)`.
 fn route_doc(route: &[RouteStep], point: &str) -> String {
     let mut text = point.to_string();
@@ -201,24 +214,29 @@ impl<'p> Gen<'p> {
                     .map(|step| step.field.as_str())
                     .chain([pt.payload_field.as_str()]);
                 let path = quote! { &[#(#path),*] };
-                by_ref.push(quote! {
-                    #pat => Self::#from(m).map(Some).map_err(|e| {
-                        e.in_payload(#path, datagram_len.map(|len| #at_len))
-                    }),
-                });
-                by_value.push(quote! {
-                    #pat => {
+                by_ref.push((
+                    pat.clone(),
+                    quote! {
+                        Self::#from(m).map(Some).map_err(|e| {
+                            e.in_payload(#path, datagram_len.map(|len| #at_len))
+                        })
+                    },
+                ));
+                by_value.push((
+                    pat.clone(),
+                    quote! { {
                         let at = #at;
                         #take.map_err(|e| e.in_payload(#path, Some(#start)))
-                    }
-                });
-                by_mut.push(quote! { #pat => { self.#fill(m)?; Ok(true) } });
-                dissect.push(quote! {
-                    #pat => {
+                    } },
+                ));
+                by_mut.push((pat.clone(), quote! { { self.#fill(m)?; Ok(true) } }));
+                dissect.push((
+                    pat,
+                    quote! { {
                         let (message, notes) = Self::dissect_at(#id_arg datagram, #at);
                         (message.map_err(|e| e.in_payload(#path, None)), notes)
-                    }
-                });
+                    } },
+                ));
             }
             if let Some(sender) = self.application_sender(a, pt, &t) {
                 senders.push(sender);
@@ -227,9 +245,36 @@ impl<'p> Gen<'p> {
         if by_ref.is_empty() {
             return quote! { #(#senders)* };
         }
-        let catch_all = quote! {
-            #[allow(unreachable_patterns)]
-            _ => Ok(None),
+        // A match on the routes, with a catch-all for datagrams that carry no message (acks,
+        // heartbeats) when the transport has any; where the root itself is the point, a `let`.
+        let every = a.every_datagram_carries;
+        let routes =
+            |subject: TokenStream, arms: &[(TokenStream, TokenStream)], none: TokenStream| {
+                if let [(pat, body)] = arms {
+                    if pat.to_string() == "m" {
+                        let body = unbraced(body.clone());
+                        return quote! { let m = #subject; #body };
+                    }
+                }
+                let arms = arms.iter().map(|(pat, body)| quote! { #pat => #body, });
+                let catch_all = (!every).then(|| quote! { _ => #none, });
+                quote! { match #subject { #(#arms)* #catch_all } }
+            };
+        let receive = routes(
+            quote! { <#t::#root as Codec>::decode(datagram)? },
+            &by_value,
+            quote! { Ok(None) },
+        );
+        let carried = routes(quote! { datagram }, &by_ref, quote! { Ok(None) });
+        let fill = routes(quote! { datagram }, &by_mut, quote! { Ok(false) });
+        let dissected = match routes(
+            quote! { &transport },
+            &dissect,
+            quote! { return (Ok(None), notes) },
+        ) {
+            // A `let` is a block's statement here.
+            m if every && dissect.len() == 1 => quote! { { #m } },
+            m => m,
         };
         let transport = &a.transport;
         let receive_doc = doc_paragraphs(&[
@@ -256,10 +301,7 @@ impl<'p> Gen<'p> {
         quote! {
             #receive_doc
             pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
-                match <#t::#root as Codec>::decode(datagram)? {
-                    #(#by_value)*
-                    #catch_all
-                }
+                #receive
             }
 
             #from_doc
@@ -273,19 +315,12 @@ impl<'p> Gen<'p> {
             }
 
             fn carried(datagram: #root_ref, datagram_len: Option<usize>) -> Result<Option<Self>, DecodeError> {
-                match datagram {
-                    #(#by_ref)*
-                    #catch_all
-                }
+                #carried
             }
 
             #fill_doc
             pub fn fill_transport(&self, datagram: #root_mut) -> Result<bool, EncodeError> {
-                match datagram {
-                    #(#by_mut)*
-                    #[allow(unreachable_patterns)]
-                    _ => Ok(false),
-                }
+                #fill
             }
 
             #dissect_doc
@@ -295,11 +330,7 @@ impl<'p> Gen<'p> {
                     Ok(transport) => transport,
                     Err(e) => return (Err(e), notes),
                 };
-                let (message, more) = match &transport {
-                    #(#dissect)*
-                    #[allow(unreachable_patterns)]
-                    _ => return (Ok(None), notes),
-                };
+                let (message, more) = #dissected;
                 notes.extend(more);
                 (message.map(Some), notes)
             }
