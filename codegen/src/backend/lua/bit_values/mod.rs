@@ -1,0 +1,94 @@
+//! Reading a value of a bit stream (LSB-first or MSB-first): one renderer per kind of value
+//! (`numbers`, `text`, `nested`, `arrays`), over what they share ([`BitRead`]).
+
+mod arrays;
+mod nested;
+mod numbers;
+mod text;
+
+use super::*;
+
+/// What reading one value of a bit stream needs: its field, where its item goes, where its value
+/// is kept, and the stream's bit order.
+pub(crate) struct BitRead<'a> {
+    pub(crate) sid: StructId,
+    pub(crate) fi: usize,
+    /// The field's name, as truncation and expert messages say it.
+    pub(crate) name: String,
+    pub(crate) abbrev: &'a str,
+    pub(crate) tree: &'a str,
+    pub(crate) target: &'a str,
+    /// Whether the stream is MSB-first (the template's readers end in `_msb`).
+    pub(crate) msb: bool,
+}
+
+impl BitRead<'_> {
+    /// The template's reader `base` of this stream's bit order.
+    pub(crate) fn reader(&self, base: &str) -> String {
+        if self.msb {
+            format!("{base}_msb")
+        } else {
+            base.to_string()
+        }
+    }
+
+    /// Returns a truncation when fewer than `bits` bits are left.
+    pub(crate) fn need(&self, c: &mut Code, bits: &str) {
+        let (tree, name) = (self.tree, &self.name);
+        c.line(format!("if limit - offset < {bits} then return truncated_bits({tree}, tvb, offset, \"{name}\", {bits}, limit - offset) end"));
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
+    /// the bytes it touches with its decoded value.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn value_bits(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        fi: usize,
+        ty: &Ty,
+        abbrev: &str,
+        tree: &str,
+        target: &str,
+    ) -> Result<(), Internal> {
+        let p = self.p;
+        let at = BitRead {
+            sid,
+            fi,
+            name: p.structs[sid].fields[fi].name.clone(),
+            abbrev,
+            tree,
+            target,
+            msb: p.structs[sid].layout == Layout::MsbBits,
+        };
+        match ty {
+            Ty::Int(it) => at.int(c, it, abbrev),
+            Ty::Bool => at.bool(c),
+            Ty::Float { bits, .. } => at.float(c, *bits),
+            Ty::VarInt(v) => at.varint(c, v)?,
+            Ty::Enum(id) => {
+                let e = &p.enums[*id];
+                at.int(c, &e.repr, abbrev);
+                enum_check(c, e, &at.name);
+            }
+            Ty::Flags(id) => at.flags(c, &p.flags[*id]),
+            Ty::Bytes(len) | Ty::Str(len, _) => {
+                let text = matches!(ty, Ty::Str(..));
+                self.bit_text(c, &at, len, text)?
+            }
+            Ty::Bits => at.bit_string(c),
+            Ty::Struct(id, None | Some(Len::Natural)) => at.nested(c, &p.structs[*id].name),
+            Ty::Struct(..) => {
+                return Err(Internal(format!(
+                    "'{}': a struct with a length in a bit stream",
+                    at.name
+                )))
+            }
+            Ty::Array(elem, count) => self.bit_array(c, &at, elem, count)?,
+            Ty::Union(u) => self.bit_union(c, &at, u)?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,85 @@
+//! Structs and switches inside a bit stream: a subtree over the bytes they touch.
+
+use super::*;
+
+impl BitRead<'_> {
+    /// A value of struct `t` that delimits itself, in a subtree labelled `label`.
+    fn struct_in(&self, c: &mut Code, t: &str, label: &str) {
+        let (tree, target) = (self.tree, self.target);
+        c.line(format!(
+            "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {label}\")",
+            naming::label(&self.name)
+        ));
+        c.line(format!(
+            "{} = dissect_{t}(tvb, pinfo, sub, offset, limit)",
+            results(target)
+        ));
+        c.line("if nxt == nil then return nil end");
+        c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+        keep(c, target, "val");
+        c.line("offset = nxt");
+    }
+
+    /// A value of struct `t` that delimits itself.
+    pub(crate) fn nested(&self, c: &mut Code, t: &str) {
+        self.struct_in(c, t, t);
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// A switch to the end of the stream's scope: the case its tag picks.
+    pub(crate) fn bit_union(
+        &mut self,
+        c: &mut Code,
+        at: &BitRead<'_>,
+        u: &Union,
+    ) -> Result<(), Internal> {
+        let p = self.p;
+        let (tree, abbrev, target, name) = (at.tree, at.abbrev, at.target, &at.name);
+        if !matches!(u.len, Len::Rest | Len::Natural) {
+            return Err(Internal(format!(
+                "'{name}': a switch with a length in a bit stream"
+            )));
+        }
+        let tag = self.tag_expr(&u.on);
+        c.line(format!("local tag_{name} = {tag}"));
+        let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
+            CaseBody::Struct(id) => at.struct_in(c, &p.structs[id].name, variant),
+            // Values to the end, before the last byte's padding.
+            CaseBody::Array(id) => {
+                let t = &p.structs[id].name;
+                c.line(format!(
+                    "local arr_{name} = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {variant}\")",
+                    naming::label(name)
+                ));
+                c.line(format!("local arr_start_{name} = floor(offset / 8)"));
+                c.open("while offset < limit - 7 do");
+                c.line(format!(
+                    "sub = arr_{name}:add(tvb(floor(offset / 8), 0), \"{t}\")"
+                ));
+                c.line(format!("nxt = dissect_{t}(tvb, pinfo, sub, offset, limit)"));
+                c.line("if nxt == nil then return nil end");
+                c.line("sub:set_len(ceil8(nxt) - floor(offset / 8))");
+                c.line("offset = nxt");
+                c.close("end");
+                c.line(format!(
+                    "arr_{name}:set_len(ceil8(offset) - arr_start_{name})"
+                ));
+                keep(c, target, "{}");
+            }
+            CaseBody::Bytes => {
+                // Whole bytes to the end: what is left below 8 bits is the padding.
+                c.line("n = floor((limit - offset) / 8)");
+                add_bytes(c, tree, abbrev, name, "bit_range(tvb, offset, 8 * n)", "n");
+                c.line("offset = offset + 8 * n");
+            }
+            CaseBody::Empty => {}
+        };
+        let no_case = |c: &mut Code| {
+            c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
+            c.line("return nil");
+        };
+        case_chain(c, u, name, &body, &no_case);
+        Ok(())
+    }
+}
