@@ -68,9 +68,81 @@ impl<'f> Validator<'f> {
     ) -> Field {
         let endian = f.endian.map_or(endian, schema::EndianDef::ir);
         let scope = |suffix: &str| format!("{fp}.{suffix}");
-        let mut role = Role::Value;
+        let ty = self.field_type(sid, index, f, fp, endian, layout);
+        let (ty, compression) = self.compression(f, fp, layout, ty);
+        self.check_modifiers(f, fp, &ty, layout);
+        let (role, const_hex) = self.field_role(f, fp, &ty, layout);
+        let condition = f.condition.as_ref().map(|c| {
+            let s = Scope {
+                struct_id: sid,
+                visible: index,
+                yaml_path: &scope("if"),
+            };
+            self.expr_of(&s, c, ExprTy::Bool)
+        });
+        if condition.is_some() && role != Role::Value {
+            self.error(
+                "E0313",
+                &scope("if"),
+                "constants, checksums and reserved fields cannot be conditional",
+                None,
+            );
+        }
+        let valid = f
+            .valid
+            .as_ref()
+            .and_then(|v| self.valid(v, &ty, &scope("valid")));
+        self.check_max(f, fp, &ty);
+        let warnings = self.warnings(sid, index, f, fp);
+        self.check_packed(f, fp, &ty, layout);
+        let padding = self.padding(fp, f.pad, f.align, layout);
+        if padding.any() && f.condition.is_some() {
+            self.error(
+                "E0318",
+                &scope("if"),
+                "a padded or aligned field cannot be conditional",
+                Some("put the field and its padding in a type of their own".into()),
+            );
+        }
+        let (implied, set_when_warnings) = self.set_when(sid, index, f, fp, &ty);
+        let mut warnings: Vec<(Expr, String)> = warnings;
+        warnings.extend(set_when_warnings);
+        let select = self.state_select(sid, index, f, fp);
+        let filter = self.filter_name(f, fp, &ty);
+        let display = self.display(f, fp, &ty, layout);
+        Field {
+            name: f.name.clone(),
+            doc: f.doc.clone(),
+            ty,
+            condition,
+            role,
+            max: f.max,
+            valid,
+            warnings,
+            select,
+            packed: f.packed,
+            padding,
+            implied,
+            group: None,
+            compression,
+            filter,
+            display,
+            const_hex,
+        }
+    }
 
-        let ty = if let Some(sw) = &f.switch {
+    /// The field's type: its switch, or its `type:` parsed and resolved.
+    fn field_type(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+        endian: Endian,
+        layout: Layout,
+    ) -> Ty {
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
+        if let Some(sw) = &f.switch {
             if f.ty.is_some() {
                 self.error(
                     "E0301",
@@ -109,9 +181,13 @@ impl<'f> Validator<'f> {
                 Some("add e.g. 'type: u8'".into()),
             );
             Ty::Bool
-        };
+        }
+    }
 
-        let (ty, compression) = self.compression(f, fp, layout, ty);
+    /// The keys that apply to some types only (`length`, `prefix`, `encoding`, `count`,
+    /// `element`), on the types they apply to.
+    fn check_modifiers(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty, layout: Layout) {
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
         if f.length.is_some()
             && !matches!(
                 ty,
@@ -132,7 +208,7 @@ impl<'f> Validator<'f> {
             Ty::Float { .. } => true,
             _ => false,
         };
-        let bits_ok = matches!(&ty, Ty::Array(e, _) if whole_bytes(e)) && layout != Layout::Bytes;
+        let bits_ok = matches!(ty, Ty::Array(e, _) if whole_bytes(e)) && layout != Layout::Bytes;
         if matches!(ty, Ty::Array(_, Len::Bytes(_)))
             && ((layout != Layout::Bytes && !bits_ok) || f.packed)
         {
@@ -146,7 +222,7 @@ impl<'f> Validator<'f> {
                 Some("give the element count instead ('count')".into()),
             );
         }
-        let var_prefixed = match &ty {
+        let var_prefixed = match ty {
             Ty::Bytes(l) | Ty::Str(l, _) | Ty::Array(_, l) => Some(l),
             Ty::Struct(_, Some(l)) => Some(l),
             Ty::Union(u) => Some(&u.len),
@@ -185,10 +261,22 @@ impl<'f> Validator<'f> {
                 None,
             );
         }
+    }
 
+    /// What the encoder does with the field: a value, a constant (with its hex spelling), a
+    /// checksum (its range resolved later) or a reserved zero.
+    fn field_role(
+        &mut self,
+        f: &schema::FieldDef,
+        fp: &str,
+        ty: &Ty,
+        layout: Layout,
+    ) -> (Role, Option<String>) {
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
+        let mut role = Role::Value;
         let mut const_hex = None;
         if let Some(c) = &f.constant {
-            if let Some(c) = self.constant(c, &ty, &scope("const")) {
+            if let Some(c) = self.constant(c, ty, &scope("const")) {
                 role = Role::Const(c);
                 // Written in hex (`0xD1CE`): the outputs write it so.
                 const_hex = self.hex_text(&scope("const"), c);
@@ -197,7 +285,7 @@ impl<'f> Validator<'f> {
         if let Some(def) = &f.checksum {
             if let Some(algo) = self.checksum_algo(def, &scope("checksum")) {
                 let width = algo.width();
-                match &ty {
+                match ty {
                     // Its range is resolved once every field of the struct is known.
                     Ty::Int(it) if it.bits == width && !it.signed => {
                         role = Role::Checksum(Checksum {
@@ -216,7 +304,7 @@ impl<'f> Validator<'f> {
             }
         }
         if f.reserved {
-            let fixed_bytes = matches!(&ty, Ty::Bytes(Len::Expr(Expr::Int(_))));
+            let fixed_bytes = matches!(ty, Ty::Bytes(Len::Expr(Expr::Int(_))));
             if role != Role::Value {
                 self.error("E0311",
                     &scope("reserved"),
@@ -234,26 +322,12 @@ impl<'f> Validator<'f> {
                 );
             }
         }
-        let condition = f.condition.as_ref().map(|c| {
-            let s = Scope {
-                struct_id: sid,
-                visible: index,
-                yaml_path: &scope("if"),
-            };
-            self.expr_of(&s, c, ExprTy::Bool)
-        });
-        if condition.is_some() && role != Role::Value {
-            self.error(
-                "E0313",
-                &scope("if"),
-                "constants, checksums and reserved fields cannot be conditional",
-                None,
-            );
-        }
-        let valid = f
-            .valid
-            .as_ref()
-            .and_then(|v| self.valid(v, &ty, &scope("valid")));
+        (role, const_hex)
+    }
+
+    /// `max` on an integer that can hold it; `optional` (not supported yet).
+    fn check_max(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty) {
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
                 self.error(
@@ -263,7 +337,7 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            if let Ty::Int(it) = &ty {
+            if let Ty::Int(it) = ty {
                 if m > it.max_value() {
                     self.error(
                         "E0315",
@@ -282,9 +356,17 @@ impl<'f> Validator<'f> {
                 Some("use 'if' with an explicit flag field".into()),
             );
         }
-        // A warning sees the earlier fields and this one.
-        let warnings = f
-            .warn
+    }
+
+    /// The field's `warn:` conditions (they see the earlier fields and this one) and messages.
+    fn warnings(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+    ) -> Vec<(Expr, String)> {
+        f.warn
             .iter()
             .enumerate()
             .map(|(k, w)| {
@@ -298,10 +380,15 @@ impl<'f> Validator<'f> {
                     w.message.clone(),
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    /// `packed` on a bool array in a byte layout.
+    fn check_packed(&mut self, f: &schema::FieldDef, fp: &str, ty: &Ty, layout: Layout) {
+        let scope = |suffix: &str| format!("{fp}.{suffix}");
         if f.packed
             && (layout != Layout::Bytes
-                || !matches!(&ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
+                || !matches!(ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
         {
             self.error(
                 "E0317",
@@ -310,18 +397,16 @@ impl<'f> Validator<'f> {
                 Some("in bit streams every bool is one bit already".into()),
             );
         }
-        let padding = self.padding(fp, f.pad, f.align, layout);
-        if padding.any() && f.condition.is_some() {
-            self.error(
-                "E0318",
-                &scope("if"),
-                "a padded or aligned field cannot be conditional",
-                Some("put the field and its padding in a type of their own".into()),
-            );
-        }
-        let (implied, set_when_warnings) = self.set_when(sid, index, f, fp, &ty);
-        let mut warnings: Vec<(Expr, String)> = warnings;
-        warnings.extend(set_when_warnings);
+    }
+
+    /// The state tables the field's value is typed by (`state:`), with their keys.
+    fn state_select(
+        &mut self,
+        sid: StructId,
+        index: usize,
+        f: &schema::FieldDef,
+        fp: &str,
+    ) -> Vec<(usize, Expr)> {
         let mut select = Vec::new();
         for (table, key) in &f.state {
             let sp = format!("{fp}.state.{table}");
@@ -340,27 +425,7 @@ impl<'f> Validator<'f> {
                 }
             }
         }
-        let filter = self.filter_name(f, fp, &ty);
-        let display = self.display(f, fp, &ty, layout);
-        Field {
-            name: f.name.clone(),
-            doc: f.doc.clone(),
-            ty,
-            condition,
-            role,
-            max: f.max,
-            valid,
-            warnings,
-            select,
-            packed: f.packed,
-            padding,
-            implied,
-            group: None,
-            compression,
-            filter,
-            display,
-            const_hex,
-        }
+        select
     }
 
     /// A field's `display`: on unsigned integers (or arrays of them); hex of a signed number
