@@ -47,45 +47,11 @@ impl<'p> Gen<'p> {
         }
     }
 
+    /// Every field of every type, then the padding and joined payloads.
     pub(crate) fn declare_fields(&mut self) -> Result<(), Internal> {
         let p = self.p;
-        for (sid, s) in p.structs.iter().enumerate() {
-            for gi in 0..s.groups.len() {
-                self.declare_group(sid, gi);
-            }
-            for (fi, f) in s.fields.iter().enumerate() {
-                let abbrev = naming::abbrev(p, sid, fi);
-                if f.group.is_some() {
-                    continue;
-                }
-                if let (Some(_), Ty::Int(it)) = (self.case_names.get(&(sid, fi)), &f.ty) {
-                    // A switch's tag shows the name of the case it selects.
-                    self.add_field(
-                        abbrev.clone(),
-                        format!(
-                            "ProtoField.{}(\"{abbrev}\", \"{}\", base.DEC, {}, nil, \"{}\")",
-                            protofield_int(it),
-                            naming::label(&f.name),
-                            case_names_var(p, sid, fi),
-                            lua_escape(&first_line(&f.doc))
-                        ),
-                    );
-                    continue;
-                }
-                // A field's declaration depends on the layout of the type holding it.
-                self.declare(
-                    s.layout,
-                    &abbrev,
-                    &naming::label(&f.name),
-                    &first_line(&f.doc),
-                    &f.ty,
-                    (&f.role, f.display),
-                )?;
-                if !f.select.is_empty() {
-                    let a = format!("{abbrev}.unknown");
-                    self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"{} (types unknown)\", base.NONE, \"Bytes that need a list announced earlier in the conversation\")", naming::label(&f.name)));
-                }
-            }
+        for sid in 0..p.structs.len() {
+            self.declare_struct(sid)?;
         }
         let padded = p
             .structs
@@ -98,12 +64,79 @@ impl<'p> Gen<'p> {
                 format!("ProtoField.bytes(\"{a}\", \"Padding\", base.NONE, \"Bytes that pad or align a value (ignored)\")"),
             );
         }
-        for j in &p.joins {
+        for sid in 0..p.structs.len() {
+            self.declare_joined(sid);
+        }
+        Ok(())
+    }
+
+    /// The fields of struct `sid`: its bit groups, then each field (with its flag bits, length
+    /// prefix, status, …).
+    fn declare_struct(&mut self, sid: StructId) -> Result<(), Internal> {
+        let p = self.p;
+        let s = &p.structs[sid];
+        for gi in 0..s.groups.len() {
+            self.declare_group(sid, gi);
+        }
+        for (fi, f) in s.fields.iter().enumerate() {
+            let abbrev = self.abbrev(sid, fi);
+            if f.group.is_some() {
+                continue;
+            }
+            if let (Some(_), Ty::Int(it)) = (self.case_names.get(&(sid, fi)), &f.ty) {
+                // A switch's tag shows the name of the case it selects.
+                self.add_field(
+                    abbrev.clone(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"{}\", base.DEC, {}, nil, \"{}\")",
+                        protofield_int(it),
+                        naming::label(&f.name),
+                        case_names_var(p, sid, fi),
+                        lua_escape(&first_line(&f.doc))
+                    ),
+                );
+                continue;
+            }
+            // A field's declaration depends on the layout of the type holding it.
+            self.declare(
+                s.layout,
+                &abbrev,
+                &naming::label(&f.name),
+                &first_line(&f.doc),
+                &f.ty,
+                (&f.role, f.display),
+            )?;
+            if !f.select.is_empty() {
+                let a = format!("{abbrev}.unknown");
+                self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"{} (types unknown)\", base.NONE, \"Bytes that need a list announced earlier in the conversation\")", naming::label(&f.name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The joined payloads of the joins in struct `sid` (pieces kept as bytes).
+    fn declare_joined(&mut self, sid: StructId) {
+        let p = self.p;
+        for j in p.joins.iter().filter(|j| j.in_struct == sid) {
             for st in j.streams.iter().filter(|st| st.whole.is_none()) {
                 let f = &p.structs[j.in_struct].fields[st.field];
-                let a = format!("{}.joined", naming::abbrev(p, j.in_struct, st.field));
+                let a = format!("{}.joined", self.abbrev(j.in_struct, st.field));
                 self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"Joined {}\", base.NONE, \"The {} of every part, joined\")", naming::label(&f.name), f.name));
             }
+        }
+    }
+
+    /// The fields of every `filter:` use: its type's own, under the use's filter names.
+    pub(crate) fn declare_filtered_fields(
+        &mut self,
+        uses: &[(StructId, String)],
+    ) -> Result<(), Internal> {
+        for (id, filter) in uses {
+            self.filter = Some((*id, filter.clone()));
+            let declared = self.declare_struct(*id);
+            self.declare_joined(*id);
+            self.filter = None;
+            declared?;
         }
         Ok(())
     }

@@ -76,10 +76,11 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             .collect(),
         case_names: case_names(p),
         shared_switch: l.shared_switch,
+        filter: None,
     };
     let uses = &l.filter_uses;
     g.declare_fields()?;
-    g.declare_filtered_fields(uses);
+    g.declare_filtered_fields(uses)?;
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
         let a = format!("{}.message_id", p.name);
         g.add_field(
@@ -87,83 +88,11 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
         );
     }
-    let mut structs = Vec::new();
-    for id in g.order() {
-        if let Some((sid, fi)) = g.shared_switch.filter(|(sid, _)| *sid == id) {
-            structs.push(g.switch_fn(sid, fi)?);
-        }
-        let code = g.struct_fn(id)?;
-        for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
-            structs.push(filtered_struct_fn(p, &code, id, filter));
-        }
-        structs.push(code);
-    }
-    if let Some(Reassembly {
-        whole: WholeType::AsField(fi),
-        ..
-    }) = &p.reassembly
-    {
-        structs.push(g.whole_fn(*fi)?);
-    }
+    let mut structs = g.functions()?;
     let (crcs, checksums) = g.checksums()?;
-    let mut value_strings: Vec<ValueString> = p
-        .enums
-        .iter()
-        .map(|e| ValueString {
-            var: format!("VS_{}", e.name),
-            entries: e
-                .values
-                .iter()
-                .map(|v| (v.value.to_string(), lua_escape(&v.name)))
-                .collect(),
-            ranges: if e.ranges.is_empty() {
-                Vec::new()
-            } else {
-                e.values
-                    .iter()
-                    .map(|v| (v.value, v.value, lua_escape(&v.name)))
-                    .chain(e.ranges.iter().map(|r| (r.lo, r.hi, lua_escape(&r.name))))
-                    .collect()
-            },
-        })
-        .collect();
-    let mut tags: Vec<_> = g.case_names.iter().collect();
-    tags.sort();
-    value_strings.extend(tags.into_iter().map(|(&(sid, fi), names)| {
-        ValueString {
-            var: case_names_var(p, sid, fi),
-            entries: names
-                .iter()
-                .map(|(v, name)| (v.to_string(), lua_escape(name)))
-                .collect(),
-            ranges: Vec::new(),
-        }
-    }));
-    value_strings.push(ValueString {
-        var: "VS_CHECKSUM_STATUS".into(),
-        entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
-        ranges: Vec::new(),
-    });
-    let flag_lists: Vec<String> = p
-        .flags
-        .iter()
-        .map(|f| {
-            let items: Vec<String> = f
-                .bits
-                .iter()
-                .map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name)))
-                .collect();
-            format!("local FN_{} = {{ {} }}", f.name, items.join(", "))
-        })
-        .collect();
-    if !flag_lists.is_empty() {
-        structs.insert(
-            0,
-            format!(
-                "-- Flag names, for the Info column.\n{}\n",
-                flag_lists.join("\n")
-            ),
-        );
+    let value_strings = value_strings(p, &g.case_names);
+    if let Some(names) = flag_names(p) {
+        structs.insert(0, names);
     }
     let udp_heuristic = match &p.transport.udp_heuristic {
         Some(h) => Some(g.heuristic(h)?),
@@ -381,6 +310,75 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     }])
 }
 
+/// The value strings of the dissector: each enum's names (and ranges), each switch's case
+/// names by tag, the checksum status.
+fn value_strings(
+    p: &Protocol,
+    case_names: &std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
+) -> Vec<ValueString> {
+    let mut value_strings: Vec<ValueString> = p
+        .enums
+        .iter()
+        .map(|e| ValueString {
+            var: format!("VS_{}", e.name),
+            entries: e
+                .values
+                .iter()
+                .map(|v| (v.value.to_string(), lua_escape(&v.name)))
+                .collect(),
+            ranges: if e.ranges.is_empty() {
+                Vec::new()
+            } else {
+                e.values
+                    .iter()
+                    .map(|v| (v.value, v.value, lua_escape(&v.name)))
+                    .chain(e.ranges.iter().map(|r| (r.lo, r.hi, lua_escape(&r.name))))
+                    .collect()
+            },
+        })
+        .collect();
+    let mut tags: Vec<_> = case_names.iter().collect();
+    tags.sort();
+    value_strings.extend(tags.into_iter().map(|(&(sid, fi), names)| {
+        ValueString {
+            var: case_names_var(p, sid, fi),
+            entries: names
+                .iter()
+                .map(|(v, name)| (v.to_string(), lua_escape(name)))
+                .collect(),
+            ranges: Vec::new(),
+        }
+    }));
+    value_strings.push(ValueString {
+        var: "VS_CHECKSUM_STATUS".into(),
+        entries: vec![("0".into(), "Bad".into()), ("1".into(), "Good".into())],
+        ranges: Vec::new(),
+    });
+    value_strings
+}
+
+/// Each flag set's bit names, for the Info column (`local FN_Flags = { … }`), if any.
+fn flag_names(p: &Protocol) -> Option<String> {
+    let flag_lists: Vec<String> = p
+        .flags
+        .iter()
+        .map(|f| {
+            let items: Vec<String> = f
+                .bits
+                .iter()
+                .map(|b| format!("{{ {}, \"{}\" }}", b.value, lua_escape(&b.name)))
+                .collect();
+            format!("local FN_{} = {{ {} }}", f.name, items.join(", "))
+        })
+        .collect();
+    (!flag_lists.is_empty()).then(|| {
+        format!(
+            "-- Flag names, for the Info column.\n{}\n",
+            flag_lists.join("\n")
+        )
+    })
+}
+
 struct Gen<'p> {
     p: &'p Protocol,
     /// The schema's lowering: each field's access, the shared facts (`needed`: the values the
@@ -396,9 +394,61 @@ struct Gen<'p> {
     /// The root's switch that reassembled payloads are decoded with as well: a function of its
     /// own (see [`Gen::switch_fn`]), called by the root's and by `dissect_whole`.
     shared_switch: Option<(StructId, usize)>,
+    /// While a struct's function is rendered for the fields of a `filter:` use: the struct,
+    /// and the use's filter name (its fields' filter names are `<protocol>.<filter>.<field>`).
+    filter: Option<(StructId, String)>,
 }
 
 impl Gen<'_> {
+    /// Every struct's dissecting function in dependency order (with its copies under the
+    /// filter names other fields give it, and the switch it shares with a reassembled whole),
+    /// then `dissect_whole`.
+    fn functions(&mut self) -> Result<Vec<String>, Internal> {
+        let (p, uses) = (self.p, &self.l.filter_uses);
+        let mut structs = Vec::new();
+        for id in self.order() {
+            if let Some((sid, fi)) = self.shared_switch.filter(|(sid, _)| *sid == id) {
+                structs.push(self.switch_fn(sid, fi)?);
+            }
+            for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
+                structs.push(self.filtered_fn(id, filter)?);
+            }
+            structs.push(self.struct_fn(id)?);
+        }
+        if let Some(Reassembly {
+            whole: WholeType::AsField(fi),
+            ..
+        }) = &p.reassembly
+        {
+            structs.push(self.whole_fn(*fi)?);
+        }
+        Ok(structs)
+    }
+}
+
+impl Gen<'_> {
+    /// The filter name of field `fi` of struct `sid` (under a `filter:` use's name while one's
+    /// function is rendered: see [`Gen::filter`]).
+    pub(crate) fn abbrev(&self, sid: StructId, fi: usize) -> String {
+        self.member_abbrev(sid, &self.p.structs[sid].fields[fi].name)
+            .unwrap_or_else(|| naming::abbrev(self.p, sid, fi))
+    }
+
+    /// The filter name of bit group `gi` of struct `sid`, likewise.
+    pub(crate) fn group_abbrev(&self, sid: StructId, gi: usize) -> String {
+        self.member_abbrev(sid, &self.p.structs[sid].groups[gi].name)
+            .unwrap_or_else(|| naming::group_abbrev(self.p, sid, gi))
+    }
+
+    fn member_abbrev(&self, sid: StructId, name: &str) -> Option<String> {
+        match &self.filter {
+            Some((id, filter)) if *id == sid => {
+                Some(format!("{}.{name}", naming::use_abbrev(self.p, filter)))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether field `fi` of struct `sid` is kept in its struct's values table: later code
     /// reads it, or its bytes are a piece of a joined payload.
     fn kept(&self, sid: StructId, fi: usize) -> bool {
@@ -411,52 +461,6 @@ impl Gen<'_> {
             value_slot(&self.p.structs[sid].fields[fi].name)
         } else {
             String::new()
-        }
-    }
-}
-
-/// The filter-name prefix of struct `id`'s own fields, and the one a `filter:` use gives them.
-fn filter_prefixes(p: &Protocol, id: StructId, filter: &str) -> (String, String) {
-    (
-        format!("\"{}.", naming::type_abbrev(p, id)),
-        format!("\"{}.", naming::use_abbrev(p, filter)),
-    )
-}
-
-/// A copy of struct `id`'s function (`code`, as generated) for the fields of one `filter:`
-/// use: the same reading, its fields under the use's filter names. Placed before the type's
-/// own function, which may keep join and checksum helpers it does not need.
-fn filtered_struct_fn(p: &Protocol, code: &str, id: StructId, filter: &str) -> String {
-    let own_fn = structs::struct_fn_name(p, id, None);
-    let start = code.find(&format!("local function {own_fn}(")).unwrap_or(0);
-    let (own, theirs) = filter_prefixes(p, id, filter);
-    let body = code[start..]
-        .replacen(&own_fn, &structs::struct_fn_name(p, id, Some(filter)), 1)
-        .replace(&own, &theirs);
-    format!(
-        "-- {} of a field with 'filter: {filter}': its fields are {}.{filter}.*\n{body}",
-        p.structs[id].name, p.name
-    )
-}
-
-impl Gen<'_> {
-    /// The fields of every `filter:` use: a copy of each of its type's own, renamed.
-    fn declare_filtered_fields(&mut self, uses: &[(StructId, String)]) {
-        let p = self.p;
-        for (id, filter) in uses {
-            let (own, theirs) = filter_prefixes(p, *id, filter);
-            let copies: Vec<(String, String)> = self
-                .fields
-                .iter()
-                .filter(|f| format!("\"{}", f.abbrev).starts_with(&own))
-                .map(|f| {
-                    let abbrev = format!("\"{}", f.abbrev).replacen(&own, &theirs, 1);
-                    (abbrev[1..].to_string(), f.ctor.replace(&own, &theirs))
-                })
-                .collect();
-            for (abbrev, ctor) in copies {
-                self.add_field(abbrev, ctor);
-            }
         }
     }
 }

@@ -16,7 +16,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let s = &p.structs[sid];
         let g = &s.groups[gi];
-        let a = naming::group_abbrev(p, sid, gi);
+        let a = self.group_abbrev(sid, gi);
         self.add_field(
             a.clone(),
             format!(
@@ -60,7 +60,7 @@ impl<'p> Gen<'p> {
                 };
                 container_field(&int, signed)
             };
-            let a = naming::abbrev(p, sid, fi);
+            let a = self.abbrev(sid, fi);
             let label = naming::label(&f.name);
             let doc = lua_escape(&first_line(&f.doc));
             let ctor = match &f.ty {
@@ -150,7 +150,7 @@ impl<'p> Gen<'p> {
             "local group_{}_item = {tree}:{}(F[\"{}\"], tvb(offset, {n}))",
             g.name,
             add_fn(g.int.endian),
-            naming::group_abbrev(p, sid, gi)
+            self.group_abbrev(sid, gi)
         ));
     }
 

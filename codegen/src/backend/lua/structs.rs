@@ -64,6 +64,16 @@ pub(crate) fn call_struct_as(
 }
 
 /// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
+/// The locals of a struct's checksum range bounds that are fields (`start_x`, `end_y`).
+fn bound_names(s: &Struct) -> Vec<String> {
+    let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+    starts
+        .iter()
+        .map(|&fi| format!("start_{}", s.fields[fi].name))
+        .chain(ends.iter().map(|&fi| format!("end_{}", s.fields[fi].name)))
+        .collect()
+}
+
 pub(crate) fn struct_fn_name(p: &Protocol, id: StructId, filter: Option<&str>) -> String {
     match filter {
         Some(f) => format!("dissect_{}_as_{f}", p.structs[id].name),
@@ -251,6 +261,8 @@ impl<'p> Gen<'p> {
         !self.p.structs[sid].info.is_empty() && (sid != self.p.root || self.p.application.is_some())
     }
 
+    /// Struct `sid`'s dissecting function, after the helpers it calls (its joins' and
+    /// checksums' functions, the root's checksum locals).
     pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Internal> {
         let s = &self.p.structs[sid];
         let mut c = Code::new(0);
@@ -263,13 +275,7 @@ impl<'p> Gen<'p> {
         let checksums: Vec<usize> = (0..s.fields.len())
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
-        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
-        // The locals of the range bounds that are fields.
-        let bound_names: Vec<String> = starts
-            .iter()
-            .map(|&fi| format!("start_{}", s.fields[fi].name))
-            .chain(ends.iter().map(|&fi| format!("end_{}", s.fields[fi].name)))
-            .collect();
+        let bound_names = bound_names(s);
         for &fi in &checksums {
             self.verify_fn(&mut c, sid, fi);
             if is_root {
@@ -284,11 +290,43 @@ impl<'p> Gen<'p> {
             c.line(format!("local {}", bound_names.join(", ")));
             c.line("");
         }
-        let d = first_line(&s.doc);
-        heading(&mut c, &s.name, &d);
+        self.function(&mut c, sid)?;
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// A copy of struct `id`'s function for the fields of one `filter:` use: the same reading,
+    /// its fields under the use's filter names. Placed before the type's own function, whose
+    /// join and checksum helpers it calls.
+    pub(crate) fn filtered_fn(&mut self, id: StructId, filter: &str) -> Result<String, Internal> {
+        let mut c = Code::new(0);
+        self.filter = Some((id, filter.to_string()));
+        let function = self.function(&mut c, id);
+        self.filter = None;
+        function?;
+        Ok(c.lines.join("\n") + "\n")
+    }
+
+    /// The function that dissects a value of struct `sid` (under the filter names of
+    /// [`Gen::filter`], when it is set for `sid`).
+    fn function(&mut self, c: &mut Code, sid: StructId) -> Result<(), Internal> {
+        let s = &self.p.structs[sid];
+        let is_root = sid == self.p.root;
+        let checksums: Vec<usize> = (0..s.fields.len())
+            .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
+            .collect();
+        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let bound_names = bound_names(s);
+        let filter = self.filter.as_ref().map(|(_, f)| f.clone());
+        match &filter {
+            Some(f) => c.line(format!(
+                "-- {} of a field with 'filter: {f}': its fields are {}.{f}.*",
+                s.name, self.p.name
+            )),
+            None => heading(c, &s.name, &first_line(&s.doc)),
+        }
         c.open(format!(
-            "local function dissect_{}(tvb, pinfo, tree, offset, limit)",
-            s.name
+            "local function {}(tvb, pinfo, tree, offset, limit)",
+            struct_fn_name(self.p, sid, filter.as_deref())
         ));
         let locals = c.lines.len();
         c.start_function();
@@ -319,33 +357,33 @@ impl<'p> Gen<'p> {
         }
         // A padded struct reads its fields within its size (the caller's limit is its own).
         if let Some(n) = s.padding.pad {
-            pad_start(&mut c, n, "padding", "");
+            pad_start(c, n, "padding", "");
         }
         for fi in 0..s.fields.len() {
             let f = &s.fields[fi];
             if let Some(n) = f.padding.align {
-                align_code(&mut c, self.p, n, &f.name);
+                align_code(c, self.p, n, &f.name);
             }
             if starts.contains(&fi) {
                 c.line(format!("{local}start_{} = offset", f.name));
             }
             let outer = format!("outer_{}", f.name);
             if let Some(n) = f.padding.pad {
-                pad_start(&mut c, n, &f.name, &outer);
+                pad_start(c, n, &f.name, &outer);
             }
-            self.field(&mut c, sid, fi)?;
+            self.field(c, sid, fi)?;
             if f.padding.pad.is_some() {
-                pad_end(&mut c, self.p, &outer);
+                pad_end(c, self.p, &outer);
             }
             if ends.contains(&fi) {
                 c.line(format!("{local}end_{} = offset", f.name));
             }
         }
         if s.padding.pad.is_some() {
-            pad_end(&mut c, self.p, "");
+            pad_end(c, self.p, "");
         }
         if let Some(n) = s.padding.align {
-            align_code(&mut c, self.p, n, "padding");
+            align_code(c, self.p, n, "padding");
         }
         for &fi in &checksums {
             let f = &s.fields[fi];
@@ -365,7 +403,7 @@ impl<'p> Gen<'p> {
                 .iter()
                 .filter(|r| r.in_struct == sid && r.via.is_none())
             {
-                record(self.p, &mut c, t, r, "v", "v");
+                record(self.p, c, t, r, "v", "v");
             }
         }
         for (ji, j) in self.p.joins.iter().enumerate() {
@@ -387,7 +425,7 @@ impl<'p> Gen<'p> {
         c.close("end");
         let declared = c.locals(&[]);
         c.lines.splice(locals..locals, declared);
-        Ok(c.lines.join("\n") + "\n")
+        Ok(())
     }
 
     /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
@@ -431,7 +469,7 @@ impl<'p> Gen<'p> {
     pub(crate) fn field(&mut self, c: &mut Code, sid: StructId, fi: usize) -> Result<(), Internal> {
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
-        let abbrev = naming::abbrev(p, sid, fi);
+        let abbrev = self.abbrev(sid, fi);
         let d = first_line(&f.doc);
         self.open_group(c, sid, fi, "tree");
         heading(c, &f.name, &d);
