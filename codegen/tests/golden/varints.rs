@@ -54,11 +54,8 @@ impl<'a> Codec<'a> for Values<'a> {
             r.note("varints.text_len", at, Value::U(v as u64));
             v
         };
-        let text = Cow::Borrowed(r.str_field(
-            r.length(text_len as i128, "text")?,
-            "text",
-            "varints.text",
-        )?);
+        let text =
+            Cow::Borrowed(r.str_field(r.length(text_len, "text")?, "text", "varints.text")?);
         Ok(Self {
             unsigned,
             signed,

@@ -465,7 +465,7 @@ impl<'a> Codec<'a> for Snapshot {
             v
         };
         let entities = {
-            let n = r.length(count as i128, "entities")?;
+            let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
                 v.push(Entity::read(r).map_err(|e| e.within("entities"))?);
@@ -1036,7 +1036,7 @@ impl<'a> Codec<'a> for Error<'a> {
             v
         };
         let text = {
-            let n = r.length(length as i128, "text")?;
+            let n = r.length(length, "text")?;
             let at = r.pos();
             let v = r.str(n, "text")?;
             r.note("game_protocol.error.text", at, Value::Str(v.clone()));

@@ -40,11 +40,8 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.length", at, Value::U(v as u64));
             v
         };
-        let text = Cow::Borrowed(r.str_field(
-            r.length(length as i128, "text")?,
-            "text",
-            "lobby.greeting.text",
-        )?);
+        let text =
+            Cow::Borrowed(r.str_field(r.length(length, "text")?, "text", "lobby.greeting.text")?);
         let value = r.le::<u16>("value", "lobby.greeting.value")?;
         Ok(Self { text, value })
     }
@@ -86,7 +83,7 @@ impl<'a> Codec<'a> for RoomList {
             v
         };
         let rooms = {
-            let n = r.length(count as i128, "rooms")?;
+            let n = r.length(count, "rooms")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 6));
             for _ in 0..n {
                 v.push(Room::read(r).map_err(|e| e.within("rooms"))?);
@@ -100,7 +97,7 @@ impl<'a> Codec<'a> for RoomList {
             v
         };
         let ready = {
-            let n = r.length(ready_count as i128, "ready")?;
+            let n = r.length(ready_count, "ready")?;
             let at = r.pos();
             let bytes = r.take(n.div_ceil(8), "ready")?;
             let v: Vec<bool> = (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 != 0).collect();

@@ -374,6 +374,11 @@ impl<'p> Gen<'p> {
                         let it = self.p.flags[*id].repr;
                         Some((quote! { #x.bits() }, range(it.signed, it.storage_bits())))
                     }
+                    // As their Rust types (`types/mod.rs`) hold them.
+                    Ty::VarInt(VarInt::Leb128) => Some((x, range(false, 64))),
+                    Ty::VarInt(VarInt::ZigZag) => Some((x, range(true, 64))),
+                    Ty::VarInt(VarInt::RiptideLen) => Some((x, range(false, 16))),
+                    Ty::VarInt(VarInt::Rabbit { bits, signed }) => Some((x, range(*signed, *bits))),
                     _ => None,
                 }
             }
