@@ -112,3 +112,52 @@ fn the_coders_locals_never_shadow_a_field() {
     assert_eq!(field(&p, &l, "Frame", "sum").locals.at, "sum_at");
     assert!(field(&p, &l, "Frame", "magic").decode_start);
 }
+
+fn as_slices(routes: &[Vec<RouteStep>]) -> Vec<&[RouteStep]> {
+    routes.iter().map(Vec::as_slice).collect()
+}
+
+/// `routes_cover_root`: whether a `match` on the ways a root holds some types needs a
+/// catch-all (application crates over a transport).
+#[test]
+fn routes_cover_the_root_only_when_every_variant_leads_to_a_target() {
+    use crate::ir::analysis::{routes_cover_root, routes_to};
+    let (p, _) = lowered(
+        "  Frame:\n    fields:\n\
+         \x20     - { name: kind, type: u8 }\n\
+         \x20     - { name: body, switch: { on: kind, cases: { 1: Data, 2: Ping, 3: empty } } }\n\
+         \x20 Data:\n    fields:\n\
+         \x20     - { name: x, type: u8 }\n\
+         \x20 Ping:\n    fields:\n\
+         \x20     - { name: id, type: u16 }\n",
+    );
+    let id = |name: &str| p.structs.iter().position(|s| s.name == name).unwrap();
+    let (data, ping) = (routes_to(&p, id("Data")), routes_to(&p, id("Ping")));
+    let slices = |routes: &[&Vec<Vec<RouteStep>>]| -> Vec<Vec<RouteStep>> {
+        routes.iter().flat_map(|r| r.iter().cloned()).collect()
+    };
+    let both = slices(&[&data, &ping]);
+    // Kind 3 carries nothing: Data and Ping together still leave it to a catch-all.
+    assert!(!routes_cover_root(&p, &as_slices(&data)));
+    assert!(!routes_cover_root(&p, &as_slices(&both)));
+    // The root itself is a target: every datagram is one.
+    let root = routes_to(&p, p.root);
+    assert!(root.len() == 1 && root[0].is_empty());
+    assert!(routes_cover_root(&p, &as_slices(&root)));
+
+    let (p, _) = lowered(
+        "  Frame:\n    fields:\n\
+         \x20     - { name: kind, type: u8 }\n\
+         \x20     - { name: body, switch: { on: kind, cases: { 1: Data }, default: Ping } }\n\
+         \x20 Data:\n    fields:\n\
+         \x20     - { name: x, type: u8 }\n\
+         \x20 Ping:\n    fields:\n\
+         \x20     - { name: id, type: u16 }\n",
+    );
+    let id = |name: &str| p.structs.iter().position(|s| s.name == name).unwrap();
+    let data = routes_to(&p, id("Data"));
+    let both = slices(&[&data, &routes_to(&p, id("Ping"))]);
+    // Every case and the default lead to a target.
+    assert!(!routes_cover_root(&p, &as_slices(&data)));
+    assert!(routes_cover_root(&p, &as_slices(&both)));
+}
