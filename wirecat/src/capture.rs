@@ -1,12 +1,14 @@
-//! Reading captures: the UDP datagrams of a pcap or pcapng file, numbered as Wireshark numbers
-//! its frames (every packet of the file counts, from 1).
+//! Reading captures as a stream: the UDP datagrams of a pcap or pcapng file, one at a time,
+//! numbered as Wireshark numbers its frames (every packet of the file counts, from 1). Memory
+//! stays that of one packet whatever the size of the file.
 
+use std::io::{BufRead, BufReader, Read};
 use std::net::{IpAddr, SocketAddr};
 
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 use pcap_file::pcap::PcapReader;
 use pcap_file::pcapng::{Block, PcapNgReader};
-use pcap_file::DataLink;
+use pcap_file::{DataLink, PcapError};
 
 /// One UDP datagram of a capture.
 #[derive(Debug, Clone)]
@@ -18,65 +20,139 @@ pub struct Datagram {
     pub payload: Vec<u8>,
 }
 
-/// What a capture holds: its UDP datagrams, and how many frames were something else (or could
-/// not be read: an IP fragment, an unknown link type), so nothing is dropped silently.
-#[derive(Debug, Default)]
-pub struct Capture {
-    pub datagrams: Vec<Datagram>,
+/// What a capture held besides its UDP datagrams: how many frames, and how many were something
+/// else (or could not be read: an IP fragment, an unknown link type), so nothing is dropped
+/// silently.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
     pub frames: u64,
     pub not_udp: u64,
 }
 
-/// Reads a pcap or pcapng capture (told apart by its first bytes).
-pub fn read(bytes: &[u8]) -> Result<Capture, String> {
-    let mut capture = Capture::default();
-    if bytes.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
-        let mut reader = PcapNgReader::new(bytes).map_err(|e| format!("pcapng: {e}"))?;
-        let mut links: Vec<DataLink> = Vec::new();
-        while let Some(block) = reader.next_block() {
-            let block =
-                block.map_err(|e| format!("pcapng, after frame {}: {e}", capture.frames))?;
-            match block {
-                Block::SectionHeader(_) => links.clear(),
-                Block::InterfaceDescription(idb) => links.push(idb.linktype),
-                Block::EnhancedPacket(epb) => {
-                    let link = links.get(epb.interface_id as usize).copied();
-                    capture.add(link, &epb.data);
-                }
-                Block::SimplePacket(spb) => capture.add(links.first().copied(), &spb.data),
-                Block::Packet(pb) => {
-                    let link = links.get(pb.interface_id as usize).copied();
-                    capture.add(link, &pb.data);
-                }
-                _ => {}
-            }
-        }
-    } else {
-        let mut reader =
-            PcapReader::new(bytes).map_err(|e| format!("not a pcap or pcapng capture: {e}"))?;
-        let link = reader.header().datalink;
-        while let Some(packet) = reader.next_packet() {
-            let packet =
-                packet.map_err(|e| format!("pcap, after frame {}: {e}", capture.frames))?;
-            capture.add(Some(link), &packet.data);
-        }
-    }
-    Ok(capture)
+/// The UDP datagrams of a capture, read from `R` as they are needed.
+pub struct Datagrams<R: Read> {
+    packets: Packets<R>,
+    counts: Counts,
 }
 
-impl Capture {
-    fn add(&mut self, link: Option<DataLink>, data: &[u8]) {
-        self.frames += 1;
+enum Packets<R: Read> {
+    Pcap(PcapReader<BufReader<R>>),
+    PcapNg {
+        reader: PcapNgReader<BufReader<R>>,
+        /// The link type of each interface of the current section.
+        links: Vec<DataLink>,
+    },
+}
+
+/// Opens a pcap or pcapng capture (told apart by its first bytes) for reading.
+pub fn datagrams<R: Read>(source: R) -> Result<Datagrams<R>, String> {
+    let mut source = BufReader::with_capacity(1 << 16, source);
+    let magic = source.fill_buf().map_err(|e| e.to_string())?;
+    let packets = if magic.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
+        Packets::PcapNg {
+            reader: PcapNgReader::new(source).map_err(|e| format!("pcapng: {e}"))?,
+            links: Vec::new(),
+        }
+    } else {
+        Packets::Pcap(
+            PcapReader::new(source).map_err(|e| format!("not a pcap or pcapng capture: {e}"))?,
+        )
+    };
+    Ok(Datagrams {
+        packets,
+        counts: Counts::default(),
+    })
+}
+
+impl<R: Read> Datagrams<R> {
+    /// The frames read so far, and those that were not UDP.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// One frame more: `Some(datagram)` for a UDP one.
+    fn add(counts: &mut Counts, link: Option<DataLink>, data: &[u8]) -> Option<Datagram> {
+        counts.frames += 1;
         match udp_of(link, data) {
-            Some((src, dst, payload)) => self.datagrams.push(Datagram {
-                frame: self.frames,
+            Some((src, dst, payload)) => Some(Datagram {
+                frame: counts.frames,
                 src,
                 dst,
                 payload: payload.to_vec(),
             }),
-            None => self.not_udp += 1,
+            None => {
+                counts.not_udp += 1;
+                None
+            }
         }
     }
+}
+
+impl<R: Read> Iterator for Datagrams<R> {
+    type Item = Result<Datagram, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let counts = &mut self.counts;
+        loop {
+            let datagram = match &mut self.packets {
+                Packets::Pcap(reader) => {
+                    let link = reader.header().datalink;
+                    match reader.next_packet()? {
+                        Ok(packet) => Self::add(counts, Some(link), &packet.data),
+                        Err(e) => {
+                            return Some(Err(format!("pcap, after frame {}: {e}", counts.frames)))
+                        }
+                    }
+                }
+                Packets::PcapNg { reader, links } => {
+                    let block = match reader.next_block()? {
+                        Ok(block) => block,
+                        Err(e) => return Some(Err(failure("pcapng", counts, e))),
+                    };
+                    match block {
+                        Block::SectionHeader(_) => {
+                            links.clear();
+                            None
+                        }
+                        Block::InterfaceDescription(idb) => {
+                            links.push(idb.linktype);
+                            None
+                        }
+                        Block::EnhancedPacket(epb) => {
+                            let link = links.get(epb.interface_id as usize).copied();
+                            Self::add(counts, link, &epb.data)
+                        }
+                        Block::SimplePacket(spb) => {
+                            Self::add(counts, links.first().copied(), &spb.data)
+                        }
+                        Block::Packet(pb) => {
+                            let link = links.get(pb.interface_id as usize).copied();
+                            Self::add(counts, link, &pb.data)
+                        }
+                        _ => None,
+                    }
+                }
+            };
+            if let Some(d) = datagram {
+                return Some(Ok(d));
+            }
+        }
+    }
+}
+
+/// Why reading stopped, after the frames read so far.
+fn failure(format: &str, counts: &Counts, e: PcapError) -> String {
+    let why = match &e {
+        PcapError::IncompleteBuffer => {
+            "the file ends in the middle of a record (cut short?)".to_string()
+        }
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "the file ends in the middle of a record (cut short?)".to_string()
+        }
+        PcapError::IoError(io) => io.to_string(),
+        other => other.to_string(),
+    };
+    format!("{format}, after frame {}: {why}", counts.frames)
 }
 
 /// The addresses and payload of a UDP packet (not an IP fragment) on link type `link`.

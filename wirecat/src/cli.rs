@@ -1,7 +1,7 @@
 //! The command line: one protocol's (`run::<P>()`) or every linked protocol's (`run_many`),
 //! the same subcommands either way.
 
-use std::io::Read as _;
+use std::io::{Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -202,17 +202,16 @@ impl Job for Exec {
     }
 }
 
-fn load(a: &CaptureArgs) -> Result<capture::Capture, String> {
-    let bytes = if a.capture.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| format!("standard input: {e}"))?;
-        b
+/// The capture's UDP datagrams, read as they are needed (`-`: standard input).
+fn open(a: &CaptureArgs) -> Result<capture::Datagrams<Box<dyn Read>>, String> {
+    let source: Box<dyn Read> = if a.capture.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::read(&a.capture).map_err(|e| format!("{}: {e}", a.capture.display()))?
+        let file =
+            std::fs::File::open(&a.capture).map_err(|e| format!("{}: {e}", a.capture.display()))?;
+        Box::new(file)
     };
-    capture::read(&bytes).map_err(|e| format!("{}: {e}", a.capture.display()))
+    capture::datagrams(source).map_err(|e| format!("{}: {e}", a.capture.display()))
 }
 
 fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Vec<u16>, String> {
@@ -240,19 +239,22 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
 }
 
 fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let capture = load(a)?;
-    let placed = session::placed(&capture.datagrams, &ports::<P>(a)?);
+    let ports = ports::<P>(a)?;
     let mut conversations = Conversations::<P>::default();
     let mut all_ok = true;
-    for p in &placed {
-        let d = p.datagram;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for d in open(a)? {
+        let Ok(p) = session::place(d?, &ports) else {
+            continue;
+        };
+        let d = &p.datagram;
         let mut line = serde_json::json!({
             "frame": d.frame,
             "from": if p.from_client { "client" } else { "server" },
             "src": d.src.to_string(),
             "dst": d.dst.to_string(),
         });
-        match conversations.decode(p) {
+        match conversations.decode(&p) {
             Ok(v) => {
                 line["value"] = serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?
             }
@@ -262,24 +264,51 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
                 line["bytes"] = to_hex(&d.payload).into();
             }
         }
-        println!("{line}");
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    if conversations.evicted() > 0 {
+        eprintln!(
+            "wirecat: {} conversations were forgotten to keep at most {} (their later datagrams were read without their earlier state)",
+            conversations.evicted(),
+            session::CONVERSATIONS
+        );
     }
     Ok(all_ok)
 }
 
 fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let capture = load(a)?;
-    let placed = session::placed(&capture.datagrams, &ports::<P>(a)?);
-    let (failures, total) = session::check::<P>(&placed);
-    for f in &failures {
-        println!("frame {}: {}", f.frame, f.problem);
+    let ports = ports::<P>(a)?;
+    let mut conversations = Conversations::<P>::default();
+    let (mut total, mut failed, mut elsewhere) = (0usize, 0usize, 0u64);
+    let mut datagrams = open(a)?;
+    for d in datagrams.by_ref() {
+        let p = match session::place(d?, &ports) {
+            Ok(p) => p,
+            Err(_) => {
+                elsewhere += 1;
+                continue;
+            }
+        };
+        total += 1;
+        if let Some(f) = session::check::<P>(&mut conversations, &p) {
+            failed += 1;
+            println!("frame {}: {}", f.frame, f.problem);
+        }
     }
+    let counts = datagrams.counts();
     println!(
-        "{}/{total} datagrams ok ({} frames in the capture, {} UDP datagrams elsewhere, {} not UDP)",
-        total - failures.len(),
-        capture.frames,
-        capture.datagrams.len() - total,
-        capture.not_udp
+        "{}/{total} datagrams ok ({} frames in the capture, {elsewhere} UDP datagrams elsewhere, {} not UDP)",
+        total - failed,
+        counts.frames,
+        counts.not_udp
     );
-    Ok(failures.is_empty() && total > 0)
+    if conversations.evicted() > 0 {
+        println!(
+            "{} conversations were forgotten to keep at most {} (their later datagrams were checked without their earlier state)",
+            conversations.evicted(),
+            session::CONVERSATIONS
+        );
+    }
+    Ok(failed == 0 && total > 0)
 }

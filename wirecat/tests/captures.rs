@@ -136,3 +136,38 @@ fn an_application_reads_its_messages_inside_the_transport() {
         "{out}"
     );
 }
+
+/// A capture is read as a stream: from standard input as from a file, with the same counts;
+/// one cut short ends in an error naming the last whole frame, after what it did read.
+#[test]
+fn a_capture_streams_from_standard_input_and_a_cut_one_says_where() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let bytes = std::fs::read(capture("riptide21-udp.pcap")).unwrap();
+    let run = |input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wirecat"))
+            .args(["check", "riptide_2_1", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (ok, out, err) = run(&bytes);
+    assert!(ok, "{out}{err}");
+    assert!(out.starts_with("93/93 datagrams ok (93 frames"), "{out}");
+    // Cut in the middle of its last block (after the 93 packets).
+    let (ok, _, err) = run(&bytes[..bytes.len() - 5]);
+    assert!(!ok);
+    assert!(
+        err.contains("pcapng, after frame 93: the file ends in the middle of a record"),
+        "{err}"
+    );
+}
