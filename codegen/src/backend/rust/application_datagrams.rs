@@ -32,19 +32,6 @@ fn route_pattern(t: &TokenStream, route: &[RouteStep]) -> TokenStream {
     route_nest(t, route, quote! { m }, quote! { , .. })
 }
 
-/// The statements of a `{ … }` block, or `t` as it is.
-fn unbraced(t: TokenStream) -> TokenStream {
-    let mut it = t.clone().into_iter();
-    match (it.next(), it.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Brace =>
-        {
-            g.stream()
-        }
-        _ => t,
-    }
-}
-
 /// The path a doc comment shows: `Message.body: Unreliable(UserMessage)`.
 fn route_doc(route: &[RouteStep], point: &str) -> String {
     let mut text = point.to_string();
@@ -252,7 +239,7 @@ impl<'p> Gen<'p> {
             |subject: TokenStream, arms: &[(TokenStream, TokenStream)], none: TokenStream| {
                 if let [(pat, body)] = arms {
                     if pat.to_string() == "m" {
-                        let body = unbraced(body.clone());
+                        let body = ungrouped(body.clone(), proc_macro2::Delimiter::Brace);
                         return quote! { let m = #subject; #body };
                     }
                 }

@@ -321,13 +321,14 @@ fn cast_receiver(v: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
 
 /// `t` without its outer parentheses, for a place that needs none (an argument, a `let`).
 fn bare(t: TokenStream) -> TokenStream {
+    ungrouped(t, proc_macro2::Delimiter::Parenthesis)
+}
+
+/// What `t` holds inside its delimiters when it is one group delimited so, else `t`.
+fn ungrouped(t: TokenStream, delimiter: proc_macro2::Delimiter) -> TokenStream {
     let mut it = t.clone().into_iter();
     match (it.next(), it.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
-        {
-            g.stream()
-        }
+        (Some(proc_macro2::TokenTree::Group(g)), None) if g.delimiter() == delimiter => g.stream(),
         _ => t,
     }
 }
