@@ -1,11 +1,12 @@
-//! Reading captures as a stream: the UDP datagrams of a pcap or pcapng file, one at a time,
-//! numbered as Wireshark numbers its frames (every packet of the file counts, from 1). Memory
-//! stays that of one packet whatever the size of the file.
+//! Reading captures as a stream: the UDP datagrams of a pcap or pcapng file (gzip-compressed or
+//! not), one at a time, numbered as Wireshark numbers its frames (every packet of the file
+//! counts, from 1). Memory stays that of one packet whatever the size of the file.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::{IpAddr, SocketAddr};
 
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+use flate2::read::MultiGzDecoder;
 use pcap_file::pcap::PcapReader;
 use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::{DataLink, PcapError};
@@ -31,7 +32,7 @@ pub struct Counts {
 
 /// The UDP datagrams of a capture, read from `R` as they are needed.
 pub struct Datagrams<R: Read> {
-    packets: Packets<R>,
+    packets: Packets<Unzipped<R>>,
     counts: Counts,
 }
 
@@ -44,10 +45,36 @@ enum Packets<R: Read> {
     },
 }
 
-/// Opens a pcap or pcapng capture (told apart by its first bytes) for reading.
+/// A capture's bytes: as they are, or gunzipped (`.pcap.gz`, told by gzip's magic).
+pub enum Unzipped<R: Read> {
+    Plain(BufReader<R>),
+    Gzip(MultiGzDecoder<BufReader<R>>),
+}
+
+impl<R: Read> Read for Unzipped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Unzipped::Plain(r) => r.read(buf),
+            Unzipped::Gzip(r) => r.read(buf),
+        }
+    }
+}
+
+/// Opens a pcap or pcapng capture, gzip-compressed or not (told apart by their first bytes),
+/// for reading.
 pub fn datagrams<R: Read>(source: R) -> Result<Datagrams<R>, String> {
-    let mut source = BufReader::with_capacity(1 << 16, source);
-    let magic = source.fill_buf().map_err(|e| e.to_string())?;
+    let mut raw = BufReader::with_capacity(1 << 16, source);
+    let gzip = raw
+        .fill_buf()
+        .map_err(|e| e.to_string())?
+        .starts_with(&[0x1f, 0x8b]);
+    let unzipped = if gzip {
+        Unzipped::Gzip(MultiGzDecoder::new(raw))
+    } else {
+        Unzipped::Plain(raw)
+    };
+    let mut source = BufReader::with_capacity(1 << 16, unzipped);
+    let magic = source.fill_buf().map_err(|e| format!("gzip: {e}"))?;
     let packets = if magic.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
         Packets::PcapNg {
             reader: PcapNgReader::new(source).map_err(|e| format!("pcapng: {e}"))?,

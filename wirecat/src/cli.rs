@@ -2,6 +2,10 @@
 //! the same subcommands either way.
 
 use std::io::{Read, Write as _};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -202,16 +206,72 @@ impl Job for Exec {
     }
 }
 
-/// The capture's UDP datagrams, read as they are needed (`-`: standard input).
-fn open(a: &CaptureArgs) -> Result<capture::Datagrams<Box<dyn Read>>, String> {
-    let source: Box<dyn Read> = if a.capture.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
+/// The capture's UDP datagrams, read as they are needed (`-`: standard input), and a progress
+/// bar of the file's bytes read (drawn on a terminal only).
+fn open(a: &CaptureArgs) -> Result<(capture::Datagrams<Box<dyn Read>>, Progress), String> {
+    let read = Arc::new(AtomicU64::new(0));
+    let (source, bar): (Box<dyn Read>, _) = if a.capture.as_os_str() == "-" {
+        (Box::new(std::io::stdin().lock()), None)
     } else {
         let file =
             std::fs::File::open(&a.capture).map_err(|e| format!("{}: {e}", a.capture.display()))?;
-        Box::new(file)
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let bar = ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {eta}")
+                .map_err(|e| e.to_string())?,
+        );
+        let counted = Counted {
+            inner: file,
+            read: Arc::clone(&read),
+        };
+        (Box::new(counted), Some(bar))
     };
-    capture::datagrams(source).map_err(|e| format!("{}: {e}", a.capture.display()))
+    let datagrams =
+        capture::datagrams(source).map_err(|e| format!("{}: {e}", a.capture.display()))?;
+    Ok((datagrams, Progress { bar, read, seen: 0 }))
+}
+
+/// A reader that counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// How far into the file a long run is, on the terminal (quiet when stderr is not one).
+struct Progress {
+    bar: Option<ProgressBar>,
+    read: Arc<AtomicU64>,
+    seen: u64,
+}
+
+impl Progress {
+    /// One datagram more: the bar moves every few thousand.
+    fn tick(&mut self) {
+        self.seen += 1;
+        if self.seen & 0xFFF == 0 {
+            if let Some(bar) = &self.bar {
+                bar.set_position(self.read.load(Ordering::Relaxed));
+            }
+        }
+    }
+}
+
+/// The bar is cleared when the run ends, however it ends.
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Vec<u16>, String> {
@@ -243,7 +303,9 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let mut conversations = Conversations::<P>::default();
     let mut all_ok = true;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for d in open(a)? {
+    let (datagrams, mut progress) = open(a)?;
+    for d in datagrams {
+        progress.tick();
         let Ok(p) = session::place(d?, &ports) else {
             continue;
         };
@@ -267,6 +329,7 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }
     out.flush().map_err(|e| e.to_string())?;
+    drop(progress);
     if conversations.evicted() > 0 {
         eprintln!(
             "wirecat: {} conversations were forgotten to keep at most {} (their later datagrams were read without their earlier state)",
@@ -281,8 +344,9 @@ fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let ports = ports::<P>(a)?;
     let mut conversations = Conversations::<P>::default();
     let (mut total, mut failed, mut elsewhere) = (0usize, 0usize, 0u64);
-    let mut datagrams = open(a)?;
+    let (mut datagrams, mut progress) = open(a)?;
     for d in datagrams.by_ref() {
+        progress.tick();
         let p = match session::place(d?, &ports) {
             Ok(p) => p,
             Err(_) => {
@@ -296,6 +360,7 @@ fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
             println!("frame {}: {}", f.frame, f.problem);
         }
     }
+    drop(progress);
     let counts = datagrams.counts();
     println!(
         "{}/{total} datagrams ok ({} frames in the capture, {elsewhere} UDP datagrams elsewhere, {} not UDP)",

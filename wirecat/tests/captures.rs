@@ -171,3 +171,26 @@ fn a_capture_streams_from_standard_input_and_a_cut_one_says_where() {
         "{err}"
     );
 }
+
+/// A gzip-compressed capture (`.pcap.gz`) is read as it is: the same datagrams, the same counts.
+#[test]
+fn a_gzip_compressed_capture_reads_like_the_plain_one() {
+    use std::io::Write;
+    let bytes = std::fs::read(capture("dnp.pcap")).unwrap();
+    let dir = std::env::temp_dir().join(format!("wirecat-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = dir.join("dnp.pcap.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), Default::default());
+    encoder.write_all(&bytes).unwrap();
+    encoder.finish().unwrap();
+    let (ok, out, err) = wirecat(&["check", "dnp", gz.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .starts_with("35/35 datagrams ok (35 frames"),
+        "{out}"
+    );
+}

@@ -58,6 +58,8 @@ repository = [
 [dependencies]
 clap = {{ version = "4", features = ["derive"] }}
 etherparse = "0.21"
+flate2 = "1"
+indicatif = "0.18"
 pcap-file = "2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
