@@ -6,6 +6,7 @@ mod checksums;
 mod cycles;
 mod derived;
 mod expressions;
+mod field_values;
 mod fields;
 mod filters;
 mod groups;
