@@ -248,6 +248,14 @@ pub trait Protocol {
     /// one of them is from a client. Empty when the protocol is not on UDP.
     const UDP_PORTS: &'static [u16];
 
+    /// The TCP ports the schema's server listens on (`transport.tcp.ports`). Empty when the
+    /// protocol is not on TCP.
+    const TCP_PORTS: &'static [u16] = &[];
+
+    /// How messages follow one another on a TCP stream (`transport.tcp.length_prefix`): each
+    /// framed message is read as a datagram. `None` when the protocol is not on TCP.
+    const TCP_FRAMING: Option<crate::tcp::Framing> = None;
+
     /// Decodes the next datagram of a conversation, keeping what later datagrams need.
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

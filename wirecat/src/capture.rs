@@ -1,47 +1,70 @@
-//! Reading captures as a stream: the UDP datagrams of a pcap or pcapng file (gzip-compressed or
-//! not), one at a time, numbered as Wireshark numbers its frames (every packet of the file
-//! counts, from 1). Memory stays that of one packet whatever the size of the file.
+//! Reading captures as a stream: the UDP datagrams and TCP segments of a pcap or pcapng file
+//! (gzip-compressed or not), one at a time, numbered as Wireshark numbers its frames (every
+//! packet of the file counts, from 1). Memory stays that of one packet whatever the size of the
+//! file.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
 
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 use flate2::read::MultiGzDecoder;
 use pcap_file::pcap::PcapReader;
+use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::{DataLink, PcapError};
 
-/// One UDP datagram of a capture.
+/// One UDP datagram or TCP segment of a capture.
 #[derive(Debug, Clone)]
-pub struct Datagram {
+pub struct Packet {
     /// Wireshark's frame number.
     pub frame: u64,
+    /// When it was captured (since the Unix epoch).
+    pub time: Duration,
     pub src: SocketAddr,
     pub dst: SocketAddr,
+    pub transport: Transport,
     pub payload: Vec<u8>,
 }
 
-/// What a capture held besides its UDP datagrams: how many frames, and how many were something
-/// else (or could not be read: an IP fragment, an unknown link type), so nothing is dropped
+/// Which transport carried a packet, and for TCP what places its bytes in the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Udp,
+    Tcp(Tcp),
+}
+
+/// What a TCP segment's header says about its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tcp {
+    /// The sequence number of its first byte (of the SYN itself when `syn`).
+    pub seq: u32,
+    pub syn: bool,
+    pub fin: bool,
+    pub rst: bool,
+}
+
+/// What a capture held besides UDP and TCP: how many frames, and how many were something else
+/// (or could not be read: an IP fragment, an unknown link type), so nothing is dropped
 /// silently.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Counts {
     pub frames: u64,
-    pub not_udp: u64,
+    pub other: u64,
 }
 
-/// The UDP datagrams of a capture, read from `R` as they are needed.
-pub struct Datagrams<R: Read> {
-    packets: Packets<Unzipped<R>>,
+/// The UDP datagrams and TCP segments of a capture, read from `R` as they are needed.
+pub struct Packets<R: Read> {
+    reader: Reader<Unzipped<R>>,
     counts: Counts,
 }
 
-enum Packets<R: Read> {
+enum Reader<R: Read> {
     Pcap(PcapReader<BufReader<R>>),
     PcapNg {
         reader: PcapNgReader<BufReader<R>>,
-        /// The link type of each interface of the current section.
-        links: Vec<DataLink>,
+        /// The link type and time resolution of each interface of the current section.
+        links: Vec<(DataLink, Resolution)>,
     },
 }
 
@@ -62,7 +85,7 @@ impl<R: Read> Read for Unzipped<R> {
 
 /// Opens a pcap or pcapng capture, gzip-compressed or not (told apart by their first bytes),
 /// for reading.
-pub fn datagrams<R: Read>(source: R) -> Result<Datagrams<R>, String> {
+pub fn packets<R: Read>(source: R) -> Result<Packets<R>, String> {
     let mut raw = BufReader::with_capacity(1 << 16, source);
     let gzip = raw
         .fill_buf()
@@ -75,63 +98,70 @@ pub fn datagrams<R: Read>(source: R) -> Result<Datagrams<R>, String> {
     };
     let mut source = BufReader::with_capacity(1 << 16, unzipped);
     let magic = source.fill_buf().map_err(|e| format!("gzip: {e}"))?;
-    let packets = if magic.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
-        Packets::PcapNg {
+    let reader = if magic.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a]) {
+        Reader::PcapNg {
             reader: PcapNgReader::new(source).map_err(|e| format!("pcapng: {e}"))?,
             links: Vec::new(),
         }
     } else {
-        Packets::Pcap(
+        Reader::Pcap(
             PcapReader::new(source).map_err(|e| format!("not a pcap or pcapng capture: {e}"))?,
         )
     };
-    Ok(Datagrams {
-        packets,
+    Ok(Packets {
+        reader,
         counts: Counts::default(),
     })
 }
 
-impl<R: Read> Datagrams<R> {
-    /// The frames read so far, and those that were not UDP.
+impl<R: Read> Packets<R> {
+    /// The frames read so far, and those that were neither UDP nor TCP.
     pub fn counts(&self) -> Counts {
         self.counts
     }
 
-    /// One frame more: `Some(datagram)` for a UDP one.
-    fn add(counts: &mut Counts, link: Option<DataLink>, data: &[u8]) -> Option<Datagram> {
+    /// One frame more: `Some(packet)` for a UDP or TCP one.
+    fn add(
+        counts: &mut Counts,
+        link: Option<DataLink>,
+        time: Duration,
+        data: &[u8],
+    ) -> Option<Packet> {
         counts.frames += 1;
-        match udp_of(link, data) {
-            Some((src, dst, payload)) => Some(Datagram {
+        match transport_of(link, data) {
+            Some((src, dst, transport, payload)) => Some(Packet {
                 frame: counts.frames,
+                time,
                 src,
                 dst,
+                transport,
                 payload: payload.to_vec(),
             }),
             None => {
-                counts.not_udp += 1;
+                counts.other += 1;
                 None
             }
         }
     }
 }
 
-impl<R: Read> Iterator for Datagrams<R> {
-    type Item = Result<Datagram, String>;
+impl<R: Read> Iterator for Packets<R> {
+    type Item = Result<Packet, String>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let counts = &mut self.counts;
         loop {
-            let datagram = match &mut self.packets {
-                Packets::Pcap(reader) => {
+            let packet = match &mut self.reader {
+                Reader::Pcap(reader) => {
                     let link = reader.header().datalink;
                     match reader.next_packet()? {
-                        Ok(packet) => Self::add(counts, Some(link), &packet.data),
+                        Ok(packet) => Self::add(counts, Some(link), packet.timestamp, &packet.data),
                         Err(e) => {
                             return Some(Err(format!("pcap, after frame {}: {e}", counts.frames)))
                         }
                     }
                 }
-                Packets::PcapNg { reader, links } => {
+                Reader::PcapNg { reader, links } => {
                     let block = match reader.next_block()? {
                         Ok(block) => block,
                         Err(e) => return Some(Err(failure("pcapng", counts, e))),
@@ -142,28 +172,77 @@ impl<R: Read> Iterator for Datagrams<R> {
                             None
                         }
                         Block::InterfaceDescription(idb) => {
-                            links.push(idb.linktype);
+                            links.push((idb.linktype, Resolution::of(&idb.options)));
                             None
                         }
                         Block::EnhancedPacket(epb) => {
-                            let link = links.get(epb.interface_id as usize).copied();
-                            Self::add(counts, link, &epb.data)
+                            let (link, time) = match links.get(epb.interface_id as usize) {
+                                // pcap-file reads the raw count of units as nanoseconds.
+                                Some((link, r)) => {
+                                    (Some(*link), r.time(epb.timestamp.as_nanos() as u64))
+                                }
+                                None => (None, Duration::ZERO),
+                            };
+                            Self::add(counts, link, time, &epb.data)
                         }
+                        // A simple packet block has no time: it reads as the epoch.
                         Block::SimplePacket(spb) => {
-                            Self::add(counts, links.first().copied(), &spb.data)
+                            let link = links.first().map(|(link, _)| *link);
+                            Self::add(counts, link, Duration::ZERO, &spb.data)
                         }
                         Block::Packet(pb) => {
-                            let link = links.get(pb.interface_id as usize).copied();
-                            Self::add(counts, link, &pb.data)
+                            let (link, time) = match links.get(pb.interface_id as usize) {
+                                Some((link, r)) => (Some(*link), r.time(pb.timestamp)),
+                                None => (None, Duration::ZERO),
+                            };
+                            Self::add(counts, link, time, &pb.data)
                         }
                         _ => None,
                     }
                 }
             };
-            if let Some(d) = datagram {
-                return Some(Ok(d));
+            if let Some(p) = packet {
+                return Some(Ok(p));
             }
         }
+    }
+}
+
+/// An interface's unit of time (pcapng's `if_tsresol`: a power of ten or of two of a second;
+/// microseconds when absent).
+#[derive(Debug, Clone, Copy)]
+enum Resolution {
+    /// 10^-n s.
+    Decimal(u32),
+    /// 2^-n s.
+    Binary(u32),
+}
+
+impl Resolution {
+    fn of(options: &[InterfaceDescriptionOption]) -> Self {
+        options
+            .iter()
+            .find_map(|o| match o {
+                InterfaceDescriptionOption::IfTsResol(r) if r & 0x80 == 0 => {
+                    Some(Resolution::Decimal(u32::from(*r)))
+                }
+                InterfaceDescriptionOption::IfTsResol(r) => {
+                    Some(Resolution::Binary(u32::from(r & 0x7f)))
+                }
+                _ => None,
+            })
+            .unwrap_or(Resolution::Decimal(6))
+    }
+
+    /// `units` of this resolution since the epoch.
+    fn time(self, units: u64) -> Duration {
+        let units = u128::from(units);
+        let nanos = match self {
+            Resolution::Decimal(n) if n <= 9 => units * 10u128.pow(9 - n),
+            Resolution::Decimal(n) => units / 10u128.pow((n - 9).min(38)),
+            Resolution::Binary(n) => (units * 1_000_000_000) >> n.min(127),
+        };
+        Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 }
 
@@ -182,8 +261,12 @@ fn failure(format: &str, counts: &Counts, e: PcapError) -> String {
     format!("{format}, after frame {}: {why}", counts.frames)
 }
 
-/// The addresses and payload of a UDP packet (not an IP fragment) on link type `link`.
-fn udp_of(link: Option<DataLink>, data: &[u8]) -> Option<(SocketAddr, SocketAddr, &[u8])> {
+/// The addresses, transport and payload of a UDP or TCP packet (not an IP fragment) on link
+/// type `link`.
+fn transport_of(
+    link: Option<DataLink>,
+    data: &[u8],
+) -> Option<(SocketAddr, SocketAddr, Transport, &[u8])> {
     let sliced = match link? {
         DataLink::ETHERNET => SlicedPacket::from_ethernet(data),
         DataLink::LINUX_SLL => SlicedPacket::from_linux_sll(data),
@@ -208,7 +291,19 @@ fn udp_of(link: Option<DataLink>, data: &[u8]) -> Option<(SocketAddr, SocketAddr
         TransportSlice::Udp(udp) => Some((
             SocketAddr::new(src, udp.source_port()),
             SocketAddr::new(dst, udp.destination_port()),
+            Transport::Udp,
             udp.payload(),
+        )),
+        TransportSlice::Tcp(tcp) => Some((
+            SocketAddr::new(src, tcp.source_port()),
+            SocketAddr::new(dst, tcp.destination_port()),
+            Transport::Tcp(Tcp {
+                seq: tcp.sequence_number(),
+                syn: tcp.syn(),
+                fin: tcp.fin(),
+                rst: tcp.rst(),
+            }),
+            tcp.payload(),
         )),
         _ => None,
     }

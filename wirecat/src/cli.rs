@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use wiregen_runtime::SerdeProtocol;
 
-use crate::session::{self, Conversations};
+use crate::reading::{self, Tally};
+use crate::session::{self, Event, Key, Ports};
 use crate::types::{Decode, Encode, Job, List};
 use crate::{capture, parse_hex, to_hex};
 
@@ -52,6 +53,9 @@ struct CaptureArgs {
     /// The server's UDP port (repeat for several; default: the schema's ports).
     #[arg(short, long = "port", value_name = "PORT")]
     ports: Vec<u16>,
+    /// The server's TCP port (repeat for several; default: the schema's ports).
+    #[arg(long = "tcp-port", value_name = "PORT")]
+    tcp_ports: Vec<u16>,
 }
 
 #[derive(Subcommand)]
@@ -60,11 +64,13 @@ enum Command {
     Decode(DecodeArgs),
     /// Encodes messages given as JSON; prints one hex line each.
     Encode(EncodeArgs),
-    /// Reads a capture's datagrams of the protocol, with conversation state: one JSON line
-    /// each (frame, direction, endpoints, and the value or the error).
+    /// Reads a capture's messages of the protocol (UDP datagrams, framed messages of TCP
+    /// streams), with conversation state: one JSON line each (frame, direction, endpoints, and
+    /// the value or the error; TCP notes as `note`).
     Read(CaptureArgs),
-    /// Checks that every datagram of the protocol in a capture decodes (with conversation
-    /// state) and encodes back to the same bytes; exits non-zero unless all do.
+    /// Checks that every message of the protocol in a capture decodes (with conversation
+    /// state) and encodes back to the same bytes, and that TCP streams read whole; exits
+    /// non-zero unless all do.
     Check(CaptureArgs),
     /// Lists the protocol's types.
     Types,
@@ -206,9 +212,9 @@ impl Job for Exec {
     }
 }
 
-/// The capture's UDP datagrams, read as they are needed (`-`: standard input), and a progress
-/// bar of the file's bytes read (drawn on a terminal only).
-fn open(a: &CaptureArgs) -> Result<(capture::Datagrams<Box<dyn Read>>, Progress), String> {
+/// The capture's packets, read as they are needed (`-`: standard input), and a progress bar of
+/// the file's bytes read (drawn on a terminal only).
+fn open(a: &CaptureArgs) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, bar): (Box<dyn Read>, _) = if a.capture.as_os_str() == "-" {
         (Box::new(std::io::stdin().lock()), None)
@@ -227,9 +233,8 @@ fn open(a: &CaptureArgs) -> Result<(capture::Datagrams<Box<dyn Read>>, Progress)
         };
         (Box::new(counted), Some(bar))
     };
-    let datagrams =
-        capture::datagrams(source).map_err(|e| format!("{}: {e}", a.capture.display()))?;
-    Ok((datagrams, Progress { bar, read, seen: 0 }))
+    let packets = capture::packets(source).map_err(|e| format!("{}: {e}", a.capture.display()))?;
+    Ok((packets, Progress { bar, read, seen: 0 }))
 }
 
 /// A reader that counts the bytes read through it.
@@ -254,7 +259,7 @@ struct Progress {
 }
 
 impl Progress {
-    /// One datagram more: the bar moves every few thousand.
+    /// One packet more: the bar moves every few thousand.
     fn tick(&mut self) {
         self.seen += 1;
         if self.seen & 0xFFF == 0 {
@@ -274,15 +279,28 @@ impl Drop for Progress {
     }
 }
 
-fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Vec<u16>, String> {
-    let ports = if a.ports.is_empty() {
-        P::UDP_PORTS.to_vec()
-    } else {
-        a.ports.clone()
+/// The server's ports: those given, else the schema's.
+fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Ports, String> {
+    let or_schema = |given: &[u16], schema: &[u16]| {
+        if given.is_empty() {
+            schema.to_vec()
+        } else {
+            given.to_vec()
+        }
     };
-    if ports.is_empty() {
+    let ports = Ports {
+        udp: or_schema(&a.ports, P::UDP_PORTS),
+        tcp: or_schema(&a.tcp_ports, P::TCP_PORTS),
+    };
+    if !ports.tcp.is_empty() && P::TCP_FRAMING.is_none() {
         return Err(format!(
-            "{} has no UDP ports in its schema: name the server's with --port",
+            "{} is not framed on TCP in its schema (transport.tcp.length_prefix): its messages cannot be found in a TCP stream",
+            P::NAME
+        ));
+    }
+    if ports.udp.is_empty() && ports.tcp.is_empty() {
+        return Err(format!(
+            "{} has no ports in its schema: name the server's with --port (UDP) or --tcp-port",
             P::NAME
         ));
     }
@@ -300,80 +318,128 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
 
 fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let ports = ports::<P>(a)?;
-    let mut conversations = Conversations::<P>::default();
     let mut all_ok = true;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let (datagrams, mut progress) = open(a)?;
-    for d in datagrams {
-        progress.tick();
-        let Ok(p) = session::place(d?, &ports) else {
-            continue;
-        };
-        let d = &p.datagram;
-        let mut line = serde_json::json!({
-            "frame": d.frame,
-            "from": if p.from_client { "client" } else { "server" },
-            "src": d.src.to_string(),
-            "dst": d.dst.to_string(),
-        });
-        match conversations.decode(&p) {
-            Ok(v) => {
-                line["value"] = serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?
-            }
-            Err(e) => {
-                all_ok = false;
-                line["error"] = e.to_string().into();
-                line["bytes"] = to_hex(&d.payload).into();
-            }
-        }
-        writeln!(out, "{line}").map_err(|e| e.to_string())?;
-    }
+    let (packets, mut progress) = open(a)?;
+    let tally = reading::each_event::<P, _>(
+        packets,
+        &ports,
+        || progress.tick(),
+        |conversations, event| {
+            let line = match event {
+                Event::Message(m) => {
+                    let mut line = endpoints(m.frame, m.from_client, &m.key);
+                    if m.first_frame != m.frame {
+                        line["first_frame"] = m.first_frame.into();
+                    }
+                    match conversations.decode(&m) {
+                        Ok(v) => {
+                            line["value"] =
+                                serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?
+                        }
+                        Err(e) => {
+                            all_ok = false;
+                            line["error"] = e.to_string().into();
+                            line["bytes"] = to_hex(&m.bytes).into();
+                        }
+                    }
+                    line
+                }
+                Event::Note {
+                    frame,
+                    from_client,
+                    key,
+                    note,
+                } => {
+                    all_ok &= !note.loses_bytes();
+                    let mut line = endpoints(frame, from_client, &key);
+                    line["note"] = note.to_string().into();
+                    line
+                }
+            };
+            writeln!(out, "{line}").map_err(|e| e.to_string())
+        },
+    )?;
     out.flush().map_err(|e| e.to_string())?;
     drop(progress);
-    if conversations.evicted() > 0 {
+    if tally.evicted > 0 {
         eprintln!(
-            "wirecat: {} conversations were forgotten to keep at most {} (their later datagrams were read without their earlier state)",
-            conversations.evicted(),
+            "wirecat: {} conversations were forgotten to keep at most {} (their later messages were read without their earlier state)",
+            tally.evicted,
             session::CONVERSATIONS
         );
     }
     Ok(all_ok)
 }
 
+/// A JSON line's frame, direction and endpoints.
+fn endpoints(frame: u64, from_client: bool, key: &Key) -> serde_json::Value {
+    let (src, dst) = if from_client {
+        (key.client, key.server)
+    } else {
+        (key.server, key.client)
+    };
+    let mut line = serde_json::json!({
+        "frame": frame,
+        "from": if from_client { "client" } else { "server" },
+        "src": src.to_string(),
+        "dst": dst.to_string(),
+    });
+    if key.tcp {
+        line["transport"] = "tcp".into();
+    }
+    line
+}
+
 fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let ports = ports::<P>(a)?;
-    let mut conversations = Conversations::<P>::default();
-    let (mut total, mut failed, mut elsewhere) = (0usize, 0usize, 0u64);
-    let (mut datagrams, mut progress) = open(a)?;
-    for d in datagrams.by_ref() {
-        progress.tick();
-        let p = match session::place(d?, &ports) {
-            Ok(p) => p,
-            Err(_) => {
-                elsewhere += 1;
-                continue;
-            }
-        };
-        total += 1;
-        if let Some(f) = session::check::<P>(&mut conversations, &p) {
-            failed += 1;
-            println!("frame {}: {}", f.frame, f.problem);
-        }
-    }
+    let (packets, mut progress) = open(a)?;
+    let (t, failed) = reading::check::<P, _>(
+        packets,
+        &ports,
+        || progress.tick(),
+        |f| println!("frame {}: {}", f.frame, f.problem),
+    )?;
     drop(progress);
-    let counts = datagrams.counts();
-    println!(
-        "{}/{total} datagrams ok ({} frames in the capture, {elsewhere} UDP datagrams elsewhere, {} not UDP)",
-        total - failed,
-        counts.frames,
-        counts.not_udp
-    );
-    if conversations.evicted() > 0 {
+    println!("{}", summary(&t, failed, !ports.tcp.is_empty()));
+    if t.evicted > 0 {
         println!(
-            "{} conversations were forgotten to keep at most {} (their later datagrams were checked without their earlier state)",
-            conversations.evicted(),
+            "{} conversations were forgotten to keep at most {} (their later messages were checked without their earlier state)",
+            t.evicted,
             session::CONVERSATIONS
         );
     }
-    Ok(failed == 0 && total > 0)
+    Ok(failed == 0 && t.messages > 0)
+}
+
+/// `check`'s last line: how many messages were right, and what else the capture held.
+fn summary(t: &Tally, failed: u64, tcp: bool) -> String {
+    if !tcp {
+        return format!(
+            "{}/{} datagrams ok ({} frames in the capture, {} UDP datagrams elsewhere, {} not UDP)",
+            t.messages.saturating_sub(failed),
+            t.messages,
+            t.frames,
+            t.udp_elsewhere,
+            t.other + t.tcp_segments + t.tcp_elsewhere
+        );
+    }
+    let mut line = format!(
+        "{}/{} messages ok ({} UDP datagrams, {} TCP segments; {} frames in the capture, {} UDP datagrams and {} TCP segments elsewhere, {} neither UDP nor TCP)",
+        t.messages.saturating_sub(failed - t.unread),
+        t.messages,
+        t.udp,
+        t.tcp_segments,
+        t.frames,
+        t.udp_elsewhere,
+        t.tcp_elsewhere,
+        t.other
+    );
+    if t.retransmissions + t.out_of_order + t.unread > 0 {
+        line += &format!(
+            "\nTCP: {} retransmitted segments skipped, {} put back in order, {} places where bytes went unread",
+            t.retransmissions, t.out_of_order, t.unread
+        );
+    }
+    line
 }

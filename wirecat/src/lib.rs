@@ -14,7 +14,9 @@
 
 pub mod capture;
 mod cli;
+pub mod reading;
 pub mod session;
+pub mod stream;
 mod types;
 
 pub use cli::{run, run_many, Registry};

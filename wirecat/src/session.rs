@@ -1,50 +1,127 @@
-//! A capture's datagrams read as one protocol: told apart by port, grouped into conversations
-//! (client endpoint, server endpoint) whose state each datagram's decoding keeps. Conversations
-//! are kept up to a limit: past it the least recently used one is forgotten, and counted.
+//! A capture's packets read as one protocol: told apart by port, grouped into conversations
+//! (client endpoint, server endpoint, transport) whose state each message's decoding keeps. A
+//! UDP datagram is one message; a TCP connection's bytes are put in order and cut into the
+//! protocol's framed messages ([`crate::stream`]). Conversations are kept up to a limit: past
+//! it the least recently used one is forgotten, and counted.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::time::Duration;
 
+use wiregen_runtime::tcp::Framing;
 use wiregen_runtime::Protocol;
 
-use crate::capture::Datagram;
+use crate::capture::{Packet, Transport};
+use crate::stream::{self, Piece, Stream};
 
-/// A datagram of the protocol: which side sent it, and the conversation it belongs to.
-pub struct Placed {
-    pub datagram: Datagram,
-    pub from_client: bool,
-    /// (client, server) endpoints.
-    pub conversation: (SocketAddr, SocketAddr),
+/// A conversation: its two endpoints, and whether it is a TCP connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub client: SocketAddr,
+    pub server: SocketAddr,
+    pub tcp: bool,
 }
 
-/// `d` placed in its conversation when it goes to or comes from one of `ports` (the
-/// server's); else it is given back.
-pub fn place(d: Datagram, ports: &[u16]) -> Result<Placed, Datagram> {
-    let (from_client, conversation) = if ports.contains(&d.dst.port()) {
-        (true, (d.src, d.dst))
-    } else if ports.contains(&d.src.port()) {
-        (false, (d.dst, d.src))
+/// The server's ports, per transport.
+#[derive(Debug, Clone, Default)]
+pub struct Ports {
+    pub udp: Vec<u16>,
+    pub tcp: Vec<u16>,
+}
+
+/// A packet of the protocol: which side sent it, and the conversation it belongs to.
+pub struct Placed {
+    pub packet: Packet,
+    pub from_client: bool,
+    pub key: Key,
+}
+
+/// `p` placed in its conversation when it goes to or comes from one of the server's ports of
+/// its transport; else it is given back.
+pub fn place(p: Packet, ports: &Ports) -> Result<Placed, Packet> {
+    let (tcp, ports) = match p.transport {
+        Transport::Udp => (false, &ports.udp),
+        Transport::Tcp(_) => (true, &ports.tcp),
+    };
+    let (from_client, client, server) = if ports.contains(&p.dst.port()) {
+        (true, p.src, p.dst)
+    } else if ports.contains(&p.src.port()) {
+        (false, p.dst, p.src)
     } else {
-        return Err(d);
+        return Err(p);
     };
     Ok(Placed {
-        datagram: d,
+        key: Key {
+            client,
+            server,
+            tcp,
+        },
+        packet: p,
         from_client,
-        conversation,
     })
+}
+
+/// One message of the protocol: a UDP datagram, or a framed message of a TCP stream.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The frame its first byte came in (TCP: a message may span segments).
+    pub first_frame: u64,
+    /// The frame that completed it.
+    pub frame: u64,
+    /// When that frame was captured.
+    pub time: Duration,
+    pub from_client: bool,
+    pub key: Key,
+    pub bytes: Vec<u8>,
+}
+
+/// What reading a packet gave.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Message(Message),
+    /// Something a TCP stream's reading found (see [`stream::Note`]).
+    Note {
+        frame: u64,
+        from_client: bool,
+        key: Key,
+        note: stream::Note,
+    },
 }
 
 /// How many conversations are kept at once by default.
 pub const CONVERSATIONS: usize = 1 << 16;
 
-/// Every conversation's state, created on its first datagram; at most `limit` of them.
+/// What one conversation keeps: the protocol's state, and each direction's TCP stream.
+struct Conversation<P: Protocol> {
+    state: P::Conversation,
+    /// From the client, from the server.
+    streams: [Stream; 2],
+    /// When it was last used (its key in `recency`).
+    used: u64,
+    /// When its last packet was captured.
+    last_time: Duration,
+}
+
+impl<P: Protocol> Default for Conversation<P> {
+    fn default() -> Self {
+        Conversation {
+            state: P::Conversation::default(),
+            streams: Default::default(),
+            used: 0,
+            last_time: Duration::ZERO,
+        }
+    }
+}
+
+/// Every conversation's state, created on its first packet; at most `limit` of them.
 pub struct Conversations<P: Protocol> {
-    states: HashMap<(SocketAddr, SocketAddr), (P::Conversation, u64)>,
-    /// The conversations by when they were last used (the key of `states`' second part).
-    recency: BTreeMap<u64, (SocketAddr, SocketAddr)>,
+    states: HashMap<Key, Conversation<P>>,
+    /// The conversations by when they were last used.
+    recency: BTreeMap<u64, Key>,
     clock: u64,
     limit: usize,
     evicted: u64,
+    pieces: Vec<Piece>,
 }
 
 impl<P: Protocol> Default for Conversations<P> {
@@ -62,35 +139,124 @@ impl<P: Protocol> Conversations<P> {
             clock: 0,
             limit: limit.max(1),
             evicted: 0,
+            pieces: Vec::new(),
         }
     }
 
-    /// How many conversations were forgotten to stay within the limit (their later datagrams
+    /// How many conversations were forgotten to stay within the limit (their later messages
     /// were read without their earlier state).
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
 
-    /// Decodes a datagram in its conversation.
-    pub fn decode<'a>(
-        &mut self,
-        placed: &'a Placed,
-    ) -> Result<P::Datagram<'a>, wiregen_runtime::DecodeError> {
+    /// The conversation `key`, made the most recently used (created, forgetting the least
+    /// recently used one past the limit, when new).
+    fn touch(&mut self, key: Key) -> &mut Conversation<P> {
         self.clock += 1;
-        let key = placed.conversation;
         if !self.states.contains_key(&key) && self.states.len() >= self.limit {
             if let Some((_, oldest)) = self.recency.pop_first() {
                 self.states.remove(&oldest);
                 self.evicted += 1;
             }
         }
-        let (state, used) = self.states.entry(key).or_default();
-        if *used != 0 {
-            self.recency.remove(used);
+        let conversation = self.states.entry(key).or_default();
+        if conversation.used != 0 {
+            self.recency.remove(&conversation.used);
         }
-        *used = self.clock;
+        conversation.used = self.clock;
         self.recency.insert(self.clock, key);
-        P::decode_datagram(state, placed.from_client, &placed.datagram.payload)
+        conversation
+    }
+
+    /// Reads one packet of the protocol: a UDP datagram is a message; a TCP segment gives the
+    /// messages it completes, and notes. Appends them to `out`.
+    pub fn push(&mut self, placed: Placed, out: &mut Vec<Event>) {
+        let Placed {
+            packet,
+            from_client,
+            key,
+        } = placed;
+        let Transport::Tcp(tcp) = packet.transport else {
+            out.push(Event::Message(Message {
+                first_frame: packet.frame,
+                frame: packet.frame,
+                time: packet.time,
+                from_client,
+                key,
+                bytes: packet.payload,
+            }));
+            return;
+        };
+        let framing = Self::framing();
+        let mut pieces = std::mem::take(&mut self.pieces);
+        let conversation = self.touch(key);
+        conversation.last_time = packet.time;
+        let stream = &mut conversation.streams[usize::from(!from_client)];
+        stream.push(&framing, packet.frame, tcp, &packet.payload, &mut pieces);
+        Self::events(pieces.drain(..), packet.time, from_client, key, out);
+        self.pieces = pieces;
+    }
+
+    /// The end of the capture: what every TCP stream left unread is said (conversations are
+    /// kept, so a capture read in parts goes on).
+    pub fn finish(&mut self, out: &mut Vec<Event>) {
+        let framing = Self::framing();
+        let mut pieces = Vec::new();
+        let mut keys: Vec<(u64, Key)> = self.states.iter().map(|(k, c)| (c.used, *k)).collect();
+        keys.sort_by_key(|(used, _)| *used);
+        for (_, key) in keys {
+            let Some(conversation) = self.states.get_mut(&key) else {
+                continue;
+            };
+            let time = conversation.last_time;
+            for (i, stream) in conversation.streams.iter_mut().enumerate() {
+                stream.end(&framing, &mut pieces);
+                Self::events(pieces.drain(..), time, i == 0, key, out);
+            }
+        }
+    }
+
+    /// The protocol's TCP framing (placed TCP packets come only from a protocol that has one).
+    fn framing() -> Framing {
+        P::TCP_FRAMING.unwrap_or(Framing::new(4, false, false, 0))
+    }
+
+    fn events(
+        pieces: impl Iterator<Item = Piece>,
+        time: Duration,
+        from_client: bool,
+        key: Key,
+        out: &mut Vec<Event>,
+    ) {
+        out.extend(pieces.map(|piece| match piece {
+            Piece::Message {
+                first_frame,
+                frame,
+                bytes,
+            } => Event::Message(Message {
+                first_frame,
+                frame,
+                time,
+                from_client,
+                key,
+                bytes,
+            }),
+            Piece::Note { frame, note } => Event::Note {
+                frame,
+                from_client,
+                key,
+                note,
+            },
+        }));
+    }
+
+    /// Decodes a message in its conversation.
+    pub fn decode<'a>(
+        &mut self,
+        message: &'a Message,
+    ) -> Result<P::Datagram<'a>, wiregen_runtime::DecodeError> {
+        let state = &mut self.touch(message.key).state;
+        P::decode_datagram(state, message.from_client, &message.bytes)
     }
 }
 
@@ -101,11 +267,11 @@ pub struct Failure {
     pub problem: String,
 }
 
-/// Decodes a datagram of the protocol (in its conversation) and encodes it back: what does
-/// not round-trip.
-pub fn check<P: Protocol>(conversations: &mut Conversations<P>, p: &Placed) -> Option<Failure> {
-    let bytes = &p.datagram.payload;
-    let problem = match conversations.decode(p) {
+/// Decodes a message of the protocol (in its conversation) and encodes it back: what does not
+/// round-trip.
+pub fn check<P: Protocol>(conversations: &mut Conversations<P>, m: &Message) -> Option<Failure> {
+    let bytes = &m.bytes;
+    let problem = match conversations.decode(m) {
         Err(e) => Some(format!("does not decode: {e}")),
         Ok(value) => match P::encode_datagram(&value) {
             Err(e) => Some(format!("decodes, but does not encode back: {e}")),
@@ -114,7 +280,7 @@ pub fn check<P: Protocol>(conversations: &mut Conversations<P>, p: &Placed) -> O
         },
     }?;
     Some(Failure {
-        frame: p.datagram.frame,
+        frame: m.frame,
         problem: format!("{problem}\n    bytes: {}", crate::to_hex(bytes)),
     })
 }
@@ -137,16 +303,27 @@ fn first_difference(was: &[u8], again: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn datagram(client_port: u16) -> Placed {
+    fn datagram(client_port: u16) -> Message {
         let client: SocketAddr = format!("10.0.0.1:{client_port}").parse().unwrap();
         let server: SocketAddr = "10.0.0.2:8080".parse().unwrap();
-        let d = Datagram {
+        let p = Packet {
             frame: 1,
+            time: Duration::ZERO,
             src: client,
             dst: server,
+            transport: Transport::Udp,
             payload: vec![0xCE, 0xD1],
         };
-        place(d, &[8080]).ok().unwrap()
+        let ports = Ports {
+            udp: vec![8080],
+            tcp: vec![],
+        };
+        let mut out = Vec::new();
+        Conversations::<rtype::Protocol>::default().push(place(p, &ports).ok().unwrap(), &mut out);
+        match out.pop() {
+            Some(Event::Message(m)) => m,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -160,8 +337,8 @@ mod tests {
         // b is the least recently used: c takes its place.
         let _ = conversations.decode(&c);
         assert_eq!(conversations.evicted(), 1);
-        assert!(conversations.states.contains_key(&a.conversation));
-        assert!(!conversations.states.contains_key(&b.conversation));
+        assert!(conversations.states.contains_key(&a.key));
+        assert!(!conversations.states.contains_key(&b.key));
         let _ = conversations.decode(&b);
         assert_eq!(conversations.evicted(), 2);
         assert_eq!(conversations.states.len(), 2);

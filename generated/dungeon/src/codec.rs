@@ -484,6 +484,9 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = <dnp::Protocol as wiregen_runtime::Protocol>::Conversation;
     type Datagram<'a> = Received<'a>;
     const UDP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+    const TCP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
+        <dnp::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,

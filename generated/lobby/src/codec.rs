@@ -481,6 +481,10 @@ impl wiregen_runtime::Protocol for Protocol {
     type Datagram<'a> = Received<'a>;
     const UDP_PORTS: &'static [u16] =
         <riptide_2_0::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+    const TCP_PORTS: &'static [u16] =
+        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
+        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,

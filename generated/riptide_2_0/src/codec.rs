@@ -836,6 +836,8 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = ();
     type Datagram<'a> = Message<'a>;
     const UDP_PORTS: &'static [u16] = &[7777];
+    const TCP_PORTS: &'static [u16] = &[7777];
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,

@@ -106,6 +106,8 @@ impl<'p> Gen<'p> {
                 type Conversation = #transport_protocol::Conversation;
                 type Datagram<'a> = Received #lt;
                 const UDP_PORTS: &'static [u16] = #transport_protocol::UDP_PORTS;
+                const TCP_PORTS: &'static [u16] = #transport_protocol::TCP_PORTS;
+                const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = #transport_protocol::TCP_FRAMING;
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     let transport = #transport_protocol::decode_datagram(conversation, from_client, bytes)?;

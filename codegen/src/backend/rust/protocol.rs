@@ -51,6 +51,19 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|x| Literal::u16_unsuffixed(*x))
             .collect();
+        let tcp = if p.transport.tcp_length_prefix.is_some() {
+            let tcp_ports = p
+                .transport
+                .tcp_ports
+                .iter()
+                .map(|x| Literal::u16_unsuffixed(*x));
+            quote! {
+                const TCP_PORTS: &'static [u16] = &[#(#tcp_ports),*];
+                const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
+            }
+        } else {
+            quote! {}
+        };
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
         let opening: Vec<TokenStream> = p
             .opening
@@ -96,6 +109,7 @@ impl<'p> Gen<'p> {
                 type Conversation = #conversation;
                 type Datagram<'a> = #datagram;
                 const UDP_PORTS: &'static [u16] = &[#(#ports),*];
+                #tcp
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     #decode
