@@ -263,6 +263,27 @@ pub trait Protocol {
         bytes: &'a [u8],
     ) -> Result<Self::Datagram<'a>, DecodeError>;
 
+    /// What one conversation keeps to join payloads cut into pieces (fragments, chunks, long
+    /// messages' parts): the crate's `Joins`, or `()` when the schema joins nothing.
+    type Joins: Default;
+
+    /// A payload joined from pieces (the crate's `Joined`, whose `decode` reads it as the
+    /// dissector shows it), or `std::convert::Infallible` when the schema joins nothing.
+    type Joined;
+
+    /// Joins the piece a decoded datagram carries, if it carries one; returns the payload it
+    /// completes, once it is known to decode. A joined payload that announces state (DNP's Long
+    /// Link State) is recorded in `conversation`, as the dissector records it.
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Self::Joins,
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Option<Self::Joined>, DecodeError> {
+        let _ = (conversation, joins, from_client, datagram);
+        Ok(None)
+    }
+
     /// Encodes a datagram as [`Protocol::decode_datagram`] returns it: a datagram that decoded
     /// encodes back to its bytes (what `wirecat check` proves on captures).
     fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError>;
@@ -298,6 +319,12 @@ pub trait SerdeProtocol: Protocol {
     /// Serializes a datagram as [`Protocol::decode_datagram`] returns it.
     fn serialize_datagram<S: serde::Serializer>(
         datagram: &Self::Datagram<'_>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>;
+
+    /// Serializes a joined payload decoded, as the dissector shows it ([`Protocol::join`]).
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
         serializer: S,
     ) -> Result<S::Ok, S::Error>;
 }

@@ -316,6 +316,15 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
     }
 }
 
+/// A joined payload as JSON, decoded through the protocol's serializer.
+struct Joined<'v, P: SerdeProtocol>(&'v P::Joined);
+
+impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P::serialize_joined(self.0, s)
+    }
+}
+
 fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let ports = ports::<P>(a)?;
     let mut all_ok = true;
@@ -335,7 +344,18 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
                     match conversations.decode(&m) {
                         Ok(v) => {
                             line["value"] =
-                                serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?
+                                serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?;
+                            match conversations.join(&m, &v) {
+                                Ok(None) => {}
+                                Ok(Some(joined)) => {
+                                    line["joined"] = serde_json::to_value(Joined::<P>(&joined))
+                                        .map_err(|e| e.to_string())?
+                                }
+                                Err(e) => {
+                                    all_ok = false;
+                                    line["error"] = format!("the payload it completes: {e}").into();
+                                }
+                            }
                         }
                         Err(e) => {
                             all_ok = false;

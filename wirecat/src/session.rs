@@ -91,9 +91,11 @@ pub enum Event {
 /// How many conversations are kept at once by default.
 pub const CONVERSATIONS: usize = 1 << 16;
 
-/// What one conversation keeps: the protocol's state, and each direction's TCP stream.
+/// What one conversation keeps: the protocol's state, the pieces of payloads being joined, and
+/// each direction's TCP stream.
 struct Conversation<P: Protocol> {
     state: P::Conversation,
+    joins: P::Joins,
     /// From the client, from the server.
     streams: [Stream; 2],
     /// When it was last used (its key in `recency`).
@@ -106,6 +108,7 @@ impl<P: Protocol> Default for Conversation<P> {
     fn default() -> Self {
         Conversation {
             state: P::Conversation::default(),
+            joins: P::Joins::default(),
             streams: Default::default(),
             used: 0,
             last_time: Duration::ZERO,
@@ -258,6 +261,17 @@ impl<P: Protocol> Conversations<P> {
         let state = &mut self.touch(message.key).state;
         P::decode_datagram(state, message.from_client, &message.bytes)
     }
+
+    /// Joins the piece a decoded message carries (see [`Protocol::join`]): the payload it
+    /// completes, if any.
+    pub fn join(
+        &mut self,
+        message: &Message,
+        datagram: &P::Datagram<'_>,
+    ) -> Result<Option<P::Joined>, wiregen_runtime::DecodeError> {
+        let c = self.touch(message.key);
+        P::join(&mut c.state, &mut c.joins, message.from_client, datagram)
+    }
 }
 
 /// What `check` found in one datagram that does not round-trip.
@@ -267,8 +281,8 @@ pub struct Failure {
     pub problem: String,
 }
 
-/// Decodes a message of the protocol (in its conversation) and encodes it back: what does not
-/// round-trip.
+/// Decodes a message of the protocol (in its conversation), encodes it back and joins the
+/// piece it carries: what does not round-trip, or completes a payload that does not decode.
 pub fn check<P: Protocol>(conversations: &mut Conversations<P>, m: &Message) -> Option<Failure> {
     let bytes = &m.bytes;
     let problem = match conversations.decode(m) {
@@ -276,7 +290,10 @@ pub fn check<P: Protocol>(conversations: &mut Conversations<P>, m: &Message) -> 
         Ok(value) => match P::encode_datagram(&value) {
             Err(e) => Some(format!("decodes, but does not encode back: {e}")),
             Ok(again) if &again != bytes => Some(first_difference(bytes, &again)),
-            Ok(_) => None,
+            Ok(_) => conversations
+                .join(m, &value)
+                .err()
+                .map(|e| format!("decodes, but the payload it completes does not: {e}")),
         },
     }?;
     Some(Failure {

@@ -203,3 +203,38 @@ fn a_gzip_compressed_capture_reads_like_the_plain_one() {
         "{out}"
     );
 }
+
+/// A DNP Long Link State that is both its first and last part (the example): `read`
+/// shows the joined values decoded (the value 1.5), not only the part's bytes.
+#[test]
+fn read_shows_a_joined_long_link_state_decoded() {
+    use pcap_file::pcap::{PcapPacket, PcapWriter};
+    let payload = wirecat::parse_hex("0b070006000701006e02000107090000c03f").unwrap();
+    let mut frame = Vec::new();
+    etherparse::PacketBuilder::ethernet2([0; 6], [0; 6])
+        .ipv4([127, 0, 0, 1], [127, 0, 0, 1], 64)
+        .udp(50000, 3413)
+        .write(&mut frame, &payload)
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("wirecat-lls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("long-link-state.pcap");
+    let mut writer = PcapWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+    let time = std::time::Duration::from_secs(1);
+    writer
+        .write_packet(&PcapPacket::new(time, frame.len() as u32, &frame))
+        .unwrap();
+    drop(writer);
+    let (ok, out, err) = wirecat(&["read", "dnp", path.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    let line: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let joined = &line["joined"]["LongLinkState"];
+    assert_eq!(
+        (&joined["link_id"], &joined["parts"]),
+        (&6.into(), &1.into()),
+        "{line}"
+    );
+    let values = &joined["values_chunk"]["values"];
+    assert_eq!(values[0]["value"]["UInt8"]["value"], 7, "{line}");
+    assert_eq!(values[1]["value"]["Float32"]["value"], 1.5, "{line}");
+}

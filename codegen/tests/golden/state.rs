@@ -433,6 +433,8 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = State;
     type Datagram<'a> = Command;
     const UDP_PORTS: &'static [u16] = &[9112];
+    type Joins = ();
+    type Joined = std::convert::Infallible;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -473,6 +475,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        _: S,
+    ) -> Result<S::Ok, S::Error> {
+        match *joined {}
     }
 }
 

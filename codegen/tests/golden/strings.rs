@@ -94,6 +94,8 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = ();
     type Datagram<'a> = Login<'a>;
     const UDP_PORTS: &'static [u16] = &[9122];
+    type Joins = ();
+    type Joined = std::convert::Infallible;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -120,6 +122,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        _: S,
+    ) -> Result<S::Ok, S::Error> {
+        match *joined {}
     }
 }
 

@@ -159,6 +159,8 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = ();
     type Datagram<'a> = Sample;
     const UDP_PORTS: &'static [u16] = &[9127];
+    type Joins = ();
+    type Joined = std::convert::Infallible;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -185,6 +187,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        _: S,
+    ) -> Result<S::Ok, S::Error> {
+        match *joined {}
     }
 }
 

@@ -3480,6 +3480,71 @@ pub fn split_long_link_state<'a>(
     Ok(out)
 }
 
+/// What one conversation keeps to join payloads cut into pieces: fed every decoded
+/// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
+#[derive(Debug, Default)]
+pub struct Joins {
+    /// [`LongReliableMessage`] parts, per direction (from the client, from the server).
+    pub long_reliable_message: [LongReliableMessageJoiner; 2],
+    /// [`LongLinkState`] parts, per direction (from the client, from the server).
+    pub long_link_state: [LongLinkStateJoiner; 2],
+}
+
+/// A payload joined from pieces by [`Joins`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Joined {
+    /// A [`LongReliableMessage`] payload joined from parts.
+    LongReliableMessage(LongReliableMessageJoined),
+    /// A [`LongLinkState`] payload joined from parts.
+    LongLinkState(LongLinkStateJoined),
+}
+
+/// A joined payload decoded, as the dissector shows it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum JoinedMessage<'j> {
+    /// A [`LongReliableMessage`] payload joined from parts.
+    LongReliableMessage {
+        /// Sequence number of the first part.
+        first: u16,
+        /// How many parts it was joined from.
+        parts: usize,
+        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        chunk: Cow<'j, [u8]>,
+    },
+    /// A [`LongLinkState`] payload joined from parts.
+    LongLinkState {
+        link_id: u16,
+        /// Sequence number of the first part.
+        first: u16,
+        /// How many parts it was joined from.
+        parts: usize,
+        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        message_chunk: Cow<'j, [u8]>,
+        values_chunk: LinkValues<'j>,
+    },
+}
+
+impl Joined {
+    /// Decodes the joined payload.
+    pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
+        Ok(match self {
+            Joined::LongReliableMessage(j) => JoinedMessage::LongReliableMessage {
+                first: j.first,
+                parts: j.parts,
+                chunk: Cow::Borrowed(&j.chunk),
+            },
+            Joined::LongLinkState(j) => JoinedMessage::LongLinkState {
+                link_id: j.link_id,
+                first: j.first,
+                parts: j.parts,
+                message_chunk: Cow::Borrowed(&j.message_chunk),
+                values_chunk: j.decode_values_chunk()?,
+            },
+        })
+    }
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -3491,6 +3556,32 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = State;
     type Datagram<'a> = Command<'a>;
     const UDP_PORTS: &'static [u16] = &[3413];
+    type Joins = Joins;
+    type Joined = Joined;
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Joins,
+        from_client: bool,
+        message: &Self::Datagram<'_>,
+    ) -> Result<Option<Joined>, DecodeError> {
+        let direction = usize::from(!from_client);
+        if let CommandBody::LongReliableMessage(part) = &message.body {
+            if let Some(joined) = joins.long_reliable_message[direction].push(part)? {
+                let joined = Joined::LongReliableMessage(joined);
+                joined.decode().map_err(|e| e.within("joined"))?;
+                return Ok(Some(joined));
+            }
+        }
+        if let CommandBody::LongLinkState(part) = &message.body {
+            if let Some(joined) = joins.long_link_state[direction].push(part)? {
+                conversation.record_joined_long_link_state(&joined)?;
+                let joined = Joined::LongLinkState(joined);
+                joined.decode().map_err(|e| e.within("joined"))?;
+                return Ok(Some(joined));
+            }
+        }
+        Ok(None)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -3623,6 +3714,13 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let message = joined.decode().map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&message, serializer)
     }
 }
 

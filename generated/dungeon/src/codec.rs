@@ -487,6 +487,22 @@ impl wiregen_runtime::Protocol for Protocol {
     const TCP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
     const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
         <dnp::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    type Joins = <dnp::Protocol as wiregen_runtime::Protocol>::Joins;
+    type Joined = <dnp::Protocol as wiregen_runtime::Protocol>::Joined;
+    /// The transport joins its pieces.
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Self::Joins,
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Option<Self::Joined>, DecodeError> {
+        <dnp::Protocol as wiregen_runtime::Protocol>::join(
+            conversation,
+            joins,
+            from_client,
+            &datagram.transport,
+        )
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -534,6 +550,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        <dnp::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
     }
 }
 

@@ -485,6 +485,22 @@ impl wiregen_runtime::Protocol for Protocol {
         <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
     const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
         <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    type Joins = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Joins;
+    type Joined = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Joined;
+    /// The transport joins its pieces.
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Self::Joins,
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Option<Self::Joined>, DecodeError> {
+        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::join(
+            conversation,
+            joins,
+            from_client,
+            &datagram.transport,
+        )
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -530,6 +546,14 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        <riptide_2_0::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(
+            joined, serializer,
+        )
     }
 }
 

@@ -992,6 +992,8 @@ impl wiregen_runtime::Protocol for Protocol {
     const UDP_PORTS: &'static [u16] = &[7777];
     const TCP_PORTS: &'static [u16] = &[7777];
     const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
+    type Joins = ();
+    type Joined = std::convert::Infallible;
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -1042,6 +1044,12 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        _: S,
+    ) -> Result<S::Ok, S::Error> {
+        match *joined {}
     }
 }
 

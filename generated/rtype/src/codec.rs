@@ -701,6 +701,38 @@ impl wiregen_runtime::Fragmented for Protocol {
     }
 }
 
+/// What one conversation keeps to join payloads cut into pieces: fed every decoded
+/// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
+#[derive(Debug, Default)]
+pub struct Joins {
+    /// Pieces of payloads, per direction and key.
+    pub reassembler: Reassembler,
+}
+
+/// A payload joined from pieces by [`Joins`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Joined {
+    /// A payload joined by the reassembler.
+    Whole(Whole),
+}
+
+/// A joined payload decoded, as the dissector shows it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum JoinedMessage<'j> {
+    /// A payload joined by the reassembler, read with the packets' switch.
+    Whole(PacketPayload<'j>),
+}
+
+impl Joined {
+    /// Decodes the joined payload.
+    pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
+        Ok(match self {
+            Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
+        })
+    }
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -712,6 +744,22 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = ();
     type Datagram<'a> = Packet<'a>;
     const UDP_PORTS: &'static [u16] = &[8080];
+    type Joins = Joins;
+    type Joined = Joined;
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Joins,
+        from_client: bool,
+        message: &Self::Datagram<'_>,
+    ) -> Result<Option<Joined>, DecodeError> {
+        let _ = conversation;
+        if let Some(whole) = joins.reassembler.push(from_client, message)? {
+            let joined = Joined::Whole(whole);
+            joined.decode().map_err(|e| e.within("joined"))?;
+            return Ok(Some(joined));
+        }
+        Ok(None)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -750,6 +798,13 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(datagram, serializer)
+    }
+    fn serialize_joined<S: serde::Serializer>(
+        joined: &Self::Joined,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let message = joined.decode().map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&message, serializer)
     }
 }
 

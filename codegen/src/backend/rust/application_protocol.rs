@@ -72,6 +72,11 @@ impl<'p> Gen<'p> {
         };
         let feature_impls = self.feature_protocol_impls(
             &types,
+            quote! {
+                fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
+                    <#t::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
+                }
+            },
             arbitrary_message,
             quote! {
                 let _ = u;
@@ -108,6 +113,13 @@ impl<'p> Gen<'p> {
                 const UDP_PORTS: &'static [u16] = #transport_protocol::UDP_PORTS;
                 const TCP_PORTS: &'static [u16] = #transport_protocol::TCP_PORTS;
                 const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = #transport_protocol::TCP_FRAMING;
+                type Joins = #transport_protocol::Joins;
+                type Joined = #transport_protocol::Joined;
+
+                /// The transport joins its pieces.
+                fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>) -> Result<Option<Self::Joined>, DecodeError> {
+                    #transport_protocol::join(conversation, joins, from_client, &datagram.transport)
+                }
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     let transport = #transport_protocol::decode_datagram(conversation, from_client, bytes)?;

@@ -465,7 +465,7 @@ impl<'p> Gen<'p> {
         let state = self.state_module()?;
         let joins = self.joins_module()?;
         let application = self.application_module()?;
-        let protocol = self.protocol_marker();
+        let protocol = self.protocol_marker()?;
         Ok(Body {
             enums: quote! { #(#enums)* },
             declared,

@@ -1,15 +1,21 @@
 //! The `Protocol` marker: the schema as a whole, for tools generic over protocols.
 
+use super::session::JoinItems;
 use super::*;
 
 impl<'p> Gen<'p> {
     /// `Protocol`: the schema as a whole (root, conversation, every type), so tools can take any
     /// generated protocol as a type parameter.
-    pub(crate) fn protocol_marker(&self) -> TokenStream {
+    pub(crate) fn protocol_marker(&self) -> Result<TokenStream, Internal> {
         let p = self.p;
         if let Some(a) = &p.application {
-            return self.application_protocol_marker(a);
+            return Ok(self.application_protocol_marker(a));
         }
+        let JoinItems {
+            module: join_items,
+            protocol: join,
+            serialize: serialize_joined,
+        } = self.join_items()?;
         let (name, title) = (&p.name, &p.title);
         let root = ident(&p.root().name);
         let root_lt = self.lifetime(p.root);
@@ -93,10 +99,13 @@ impl<'p> Gen<'p> {
         };
         let feature_impls = self.feature_protocol_impls(
             &types,
+            serialize_joined,
             quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode()) },
             opening,
         );
-        quote! {
+        Ok(quote! {
+            #join_items
+
             /// The schema as a whole, for tools that take any generated protocol as a type
             /// parameter (see [`wiregen_runtime::Protocol`]).
             #[derive(Debug, Clone, Copy, Default)]
@@ -110,6 +119,7 @@ impl<'p> Gen<'p> {
                 type Datagram<'a> = #datagram;
                 const UDP_PORTS: &'static [u16] = &[#(#ports),*];
                 #tcp
+                #join
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     #decode
@@ -125,7 +135,7 @@ impl<'p> Gen<'p> {
             }
 
             #feature_impls
-        }
+        })
     }
 
     /// `visitor.visit::<T>();` for struct `id` (its `'static` form when it borrows).
@@ -143,6 +153,7 @@ impl<'p> Gen<'p> {
     pub(crate) fn feature_protocol_impls(
         &self,
         types: &[TokenStream],
+        serialize_joined: TokenStream,
         arbitrary_message: TokenStream,
         arbitrary_opening: TokenStream,
     ) -> TokenStream {
@@ -157,6 +168,8 @@ impl<'p> Gen<'p> {
                 fn serialize_datagram<S: serde::Serializer>(datagram: &Self::Datagram<'_>, serializer: S) -> Result<S::Ok, S::Error> {
                     serde::Serialize::serialize(datagram, serializer)
                 }
+
+                #serialize_joined
             }
             }],
         );

@@ -1,10 +1,13 @@
 //! What spans more than one message: conversation state, joins, openings, reassembly, TCP framing.
 
 mod conversation;
+mod joined;
 mod joins;
 mod reassembly;
 mod state;
 mod tcp;
+
+pub(crate) use joined::JoinItems;
 
 use super::*;
 

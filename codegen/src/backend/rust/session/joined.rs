@@ -1,0 +1,362 @@
+//! Joining as a conversation does it: `Joins` (the reassembler and every sequence joiner of one
+//! conversation), `Joined` (a payload they complete), `JoinedMessage` (it decoded, as the
+//! dissector shows it) and `Protocol::join`, which feeds a decoded datagram to them.
+
+use super::*;
+
+/// What joining adds to a crate: its items, and its part of the `Protocol` and `SerdeProtocol`
+/// impls.
+pub(crate) struct JoinItems {
+    pub module: TokenStream,
+    pub protocol: TokenStream,
+    pub serialize: TokenStream,
+}
+
+/// One way a payload is joined: the variants it adds and how a datagram feeds it.
+struct Way {
+    /// The `Joins` field and its type.
+    field: TokenStream,
+    /// The `Joined` variant.
+    joined: TokenStream,
+    /// The `JoinedMessage` variant(s).
+    message: TokenStream,
+    /// The `decode` arm(s).
+    decode: TokenStream,
+    /// The statements of `join` (`message` is the root datagram, `direction` 0 from the client).
+    feed: TokenStream,
+    /// Whether its `JoinedMessage` variants borrow from the joined bytes.
+    borrows: bool,
+    /// Whether `feed` records what the payload announces in the conversation's state.
+    records: bool,
+}
+
+impl<'p> Gen<'p> {
+    pub(crate) fn join_items(&self) -> Result<JoinItems, Internal> {
+        let mut ways = Vec::new();
+        if let Some(r) = &self.p.reassembly {
+            ways.push(self.reassembly_way(r)?);
+        }
+        for j in &self.p.joins {
+            if let Some(way) = self.sequence_way(j)? {
+                ways.push(way);
+            }
+        }
+        if ways.is_empty() {
+            return Ok(JoinItems {
+                module: quote! {},
+                protocol: quote! {
+                    type Joins = ();
+                    type Joined = std::convert::Infallible;
+                },
+                serialize: quote! {
+                    fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, _: S) -> Result<S::Ok, S::Error> {
+                        match *joined {}
+                    }
+                },
+            });
+        }
+        let (lt, lt_anon) = if ways.iter().any(|w| w.borrows) {
+            (quote! { <'j> }, quote! { <'_> })
+        } else {
+            (quote! {}, quote! {})
+        };
+        let fields = ways.iter().map(|w| &w.field);
+        let joined = ways.iter().map(|w| &w.joined);
+        let messages = ways.iter().map(|w| &w.message);
+        let decodes = ways.iter().map(|w| &w.decode);
+        let feeds = ways.iter().map(|w| &w.feed);
+        let serde = self
+            .features()
+            .attr("serde", quote! { derive(serde::Serialize) });
+        let root = self.p.root();
+        // The root datagram is `message`: the parameter itself, or the opening's last variant.
+        let (param, take_root) = if self.p.opening.is_empty() {
+            (quote! { message }, quote! {})
+        } else {
+            let v = ident(&root.name);
+            (
+                quote! { datagram },
+                quote! {
+                    let Datagram::#v(message) = datagram else {
+                        return Ok(None);
+                    };
+                },
+            )
+        };
+        let direction = if self.p.joins.is_empty() {
+            quote! {}
+        } else {
+            quote! { let direction = usize::from(!from_client); }
+        };
+        let records = ways.iter().any(|w| w.records);
+        let unused = if records {
+            quote! {}
+        } else {
+            quote! { let _ = conversation; }
+        };
+        let module = quote! {
+            /// What one conversation keeps to join payloads cut into pieces: fed every decoded
+            /// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
+            #[derive(Debug, Default)]
+            pub struct Joins {
+                #(#fields)*
+            }
+
+            /// A payload joined from pieces by [`Joins`].
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum Joined {
+                #(#joined)*
+            }
+
+            /// A joined payload decoded, as the dissector shows it.
+            #[derive(Debug, Clone, PartialEq)]
+            #serde
+            pub enum JoinedMessage #lt {
+                #(#messages)*
+            }
+
+            impl Joined {
+                /// Decodes the joined payload.
+                pub fn decode(&self) -> Result<JoinedMessage #lt_anon, DecodeError> {
+                    Ok(match self {
+                        #(#decodes)*
+                    })
+                }
+            }
+        };
+        Ok(JoinItems {
+            module,
+            protocol: quote! {
+                type Joins = Joins;
+                type Joined = Joined;
+
+                fn join(conversation: &mut Self::Conversation, joins: &mut Joins, from_client: bool, #param: &Self::Datagram<'_>) -> Result<Option<Joined>, DecodeError> {
+                    #unused
+                    #take_root
+                    #direction
+                    #(#feeds)*
+                    Ok(None)
+                }
+            },
+            serialize: quote! {
+                fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
+                    let message = joined.decode().map_err(serde::ser::Error::custom)?;
+                    serde::Serialize::serialize(&message, serializer)
+                }
+            },
+        })
+    }
+}
+
+impl<'p> Gen<'p> {
+    /// The reassembler's way: pieces of the root's payloads.
+    fn reassembly_way(&self, r: &Reassembly) -> Result<Way, Internal> {
+        let p = self.p;
+        let lifetime = |id: StructId| {
+            let n = ident(&p.structs[id].name);
+            if self.l.borrows[id] {
+                quote! { #n<'j> }
+            } else {
+                quote! { #n }
+            }
+        };
+        let (message, decode, borrows) = match r.whole {
+            WholeType::AsField(fi) => {
+                let Ty::Union(u) = &p.root().fields[fi].ty else {
+                    return Err(Internal("'as' must name a switch".into()));
+                };
+                let un = ident(&naming::union_type(p, p.root, fi));
+                let borrows = self.l.union_borrows(u);
+                let ty = if borrows {
+                    quote! { #un<'j> }
+                } else {
+                    quote! { #un }
+                };
+                (
+                    quote! {
+                        /// A payload joined by the reassembler, read with the packets' switch.
+                        Whole(#ty),
+                    },
+                    quote! { Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?), },
+                    borrows,
+                )
+            }
+            WholeType::ByDirection { client, server } => {
+                let (ct, st) = (lifetime(client), lifetime(server));
+                (
+                    quote! {
+                        /// A payload the client sent, joined by the reassembler.
+                        WholeFromClient(#ct),
+                        /// A payload the server sent, joined by the reassembler.
+                        WholeFromServer(#st),
+                    },
+                    quote! {
+                        Joined::Whole(whole) if whole.from_client => JoinedMessage::WholeFromClient(whole.client_message()?),
+                        Joined::Whole(whole) => JoinedMessage::WholeFromServer(whole.server_message()?),
+                    },
+                    self.l.borrows[client] || self.l.borrows[server],
+                )
+            }
+        };
+        Ok(Way {
+            field: quote! {
+                /// Pieces of payloads, per direction and key.
+                pub reassembler: Reassembler,
+            },
+            joined: quote! {
+                /// A payload joined by the reassembler.
+                Whole(Whole),
+            },
+            message,
+            decode,
+            feed: quote! {
+                if let Some(whole) = joins.reassembler.push(from_client, message)? {
+                    let joined = Joined::Whole(whole);
+                    joined.decode().map_err(|e| e.within("joined"))?;
+                    return Ok(Some(joined));
+                }
+            },
+            borrows,
+            records: false,
+        })
+    }
+
+    /// A sequence join's way: parts of `j.in_struct`, wherever the root carries one (itself, or
+    /// a case of one of its switches); `None` when the root carries none that way (its joiner
+    /// is then the crate user's to feed).
+    fn sequence_way(&self, j: &Join) -> Result<Option<Way>, Internal> {
+        let p = self.p;
+        let sid = j.in_struct;
+        let s = &p.structs[sid];
+        let carriers = self.root_carriers(sid);
+        if carriers.is_empty() {
+            return Ok(None);
+        }
+        let name = ident(&s.name);
+        let field = ident(&s.name.to_snake_case());
+        let joiner = format_ident!("{}Joiner", s.name);
+        let jn = format_ident!("{}Joined", s.name);
+        let part_doc = doc_prose(&format!(
+            "[`{}`] parts, per direction (from the client, from the server).",
+            s.name
+        ));
+        let joined_doc = doc_prose(&format!("A [`{}`] payload joined from parts.", s.name));
+        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
+        let mut fields = Vec::new();
+        let mut values = Vec::new();
+        for k in &j.key {
+            let f = ident(&s.fields[*k].name);
+            let t = self.rust_ty(sid, *k, &s.fields[*k].ty)?;
+            fields.push(quote! { #f: #t, });
+            values.push(quote! { #f: j.#f, });
+        }
+        fields.push(quote! {
+            /// Sequence number of the first part.
+            first: #seq_ty,
+            /// How many parts it was joined from.
+            parts: usize,
+        });
+        values.push(quote! { first: j.first, parts: j.parts, });
+        let mut borrows = false;
+        for x in &j.streams {
+            let f = ident(&s.fields[x.field].name);
+            match x.whole {
+                Some(w) => {
+                    let n = ident(&p.structs[w].name);
+                    let m = format_ident!("decode_{}", s.fields[x.field].name);
+                    borrows |= self.l.borrows[w];
+                    let t = if self.l.borrows[w] {
+                        quote! { #n<'j> }
+                    } else {
+                        quote! { #n }
+                    };
+                    fields.push(quote! { #f: #t, });
+                    values.push(quote! { #f: j.#m()?, });
+                }
+                None => {
+                    borrows = true;
+                    let hex = self.features().serde_hex();
+                    fields.push(quote! { #hex #f: Cow<'j, [u8]>, });
+                    values.push(quote! { #f: Cow::Borrowed(&j.#f), });
+                }
+            }
+        }
+        // What the joined payload announces (DNP's Long Link State: the types of its values).
+        let record: Vec<TokenStream> = p
+            .state
+            .iter()
+            .flat_map(|t| &t.records)
+            .filter(|r| r.via.is_some_and(|(ji, _)| std::ptr::eq(&p.joins[ji], j)))
+            .map(|r| {
+                let f = format_ident!(
+                    "record_joined_{}",
+                    p.structs[r.in_struct].name.to_snake_case()
+                );
+                quote! { conversation.#f(&joined)?; }
+            })
+            .collect();
+        let records = !record.is_empty() && p.opening.is_empty();
+        let record = if records {
+            quote! { #(#record)* }
+        } else {
+            quote! {}
+        };
+        let feeds = carriers.iter().map(|(pattern, on)| {
+            let body = quote! {
+                if let Some(joined) = joins.#field[direction].push(part)? {
+                    #record
+                    let joined = Joined::#name(joined);
+                    joined.decode().map_err(|e| e.within("joined"))?;
+                    return Ok(Some(joined));
+                }
+            };
+            match pattern {
+                None => quote! { { let part = message; #body } },
+                Some(pattern) => quote! { if let #pattern = &message.#on { #body } },
+            }
+        });
+        Ok(Some(Way {
+            field: quote! {
+                #part_doc
+                pub #field: [#joiner; 2],
+            },
+            joined: quote! {
+                #joined_doc
+                #name(#jn),
+            },
+            message: quote! {
+                #joined_doc
+                #name { #(#fields)* },
+            },
+            decode: quote! { Joined::#name(j) => JoinedMessage::#name { #(#values)* }, },
+            feed: quote! { #(#feeds)* },
+            borrows,
+            records,
+        }))
+    }
+
+    /// Where a root datagram carries a value of struct `sid`, bound as `part`: the root itself
+    /// (`None`), or a case of one of its switches (the pattern and the switch field).
+    pub(crate) fn root_carriers(&self, sid: StructId) -> Vec<(Option<TokenStream>, Ident)> {
+        let p = self.p;
+        let mut out = Vec::new();
+        if sid == p.root {
+            out.push((None, ident(&p.root().name)));
+        }
+        for (fi, rf) in p.root().fields.iter().enumerate() {
+            let Ty::Union(u) = &rf.ty else { continue };
+            let un = ident(&naming::union_type(p, p.root, fi));
+            let carries_tag = self.tag_field(p.root, fi).is_some();
+            for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(sid)) {
+                let var = ident(&c.variant);
+                let pat = if carries_tag && c.single().is_none() {
+                    quote! { #un::#var { value: part, .. } }
+                } else {
+                    quote! { #un::#var(part) }
+                };
+                out.push((Some(pat), ident(&rf.name)));
+            }
+        }
+        out
+    }
+}
