@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the repository on a fresh machine: installs what is missing (tshark, Lua
-# 5.2 and 5.4, luacheck, from the OS packages), then `cargo test` over the whole workspace, then
-# the tshark tests again on the current Wireshark release.
+# 5.2 and 5.4, luacheck, Python, from the OS packages; DuckDB from PyPI), then `cargo test` over
+# the whole workspace, then the tshark tests again on the current Wireshark release.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,6 +13,10 @@ command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 command -v lua5.2 >/dev/null 2>&1 || missing+=(lua5.2)
 command -v lua5.4 >/dev/null 2>&1 || missing+=(lua5.4)
 command -v luacheck >/dev/null 2>&1 || missing+=(lua-check)
+# DuckDB queries wirecat's Parquet export (wirecat/tests/export.rs): its Python package, in a
+# virtual environment under target/ (Debian's Python needs python3-venv for one).
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]} from the OS packages" >&2
   SUDO=""
@@ -22,6 +26,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 tshark --version | head -1
+if ! target/duckdb-venv/bin/python3 -c 'import duckdb' >/dev/null 2>&1; then
+  echo "test.sh: installing duckdb (PyPI) in target/duckdb-venv" >&2
+  python3 -m venv target/duckdb-venv
+  target/duckdb-venv/bin/pip install -q duckdb
+fi
 # Generated crates are laid out by rustfmt: the freshness tests compare against its layout.
 command -v rustfmt >/dev/null 2>&1 || rustup component add rustfmt
 

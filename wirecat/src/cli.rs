@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -48,14 +48,34 @@ struct EncodeArgs {
 
 #[derive(Args)]
 struct CaptureArgs {
-    /// A pcap or pcapng file, or `-` for standard input.
+    /// A pcap or pcapng file (gzip-compressed or not), or `-` for standard input.
     capture: PathBuf,
+    #[command(flatten)]
+    ports: PortArgs,
+}
+
+#[derive(Args)]
+struct PortArgs {
     /// The server's UDP port (repeat for several; default: the schema's ports).
     #[arg(short, long = "port", value_name = "PORT")]
-    ports: Vec<u16>,
+    udp: Vec<u16>,
     /// The server's TCP port (repeat for several; default: the schema's ports).
     #[arg(long = "tcp-port", value_name = "PORT")]
-    tcp_ports: Vec<u16>,
+    tcp: Vec<u16>,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// pcap or pcapng files (gzip-compressed or not); each is read twice, so not standard input.
+    #[arg(required = true, value_name = "CAPTURE")]
+    captures: Vec<PathBuf>,
+    #[command(flatten)]
+    ports: PortArgs,
+    /// The Parquet file to write; with several captures, a directory holding one
+    /// `capture=<file name>/part-0.parquet` per capture (Hive-style partitions, as Spark, Trino
+    /// and DuckDB read a directory).
+    #[arg(short, long, value_name = "PATH")]
+    output: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -72,6 +92,10 @@ enum Command {
     /// state) and encodes back to the same bytes, and that TCP streams read whole; exits
     /// non-zero unless all do.
     Check(CaptureArgs),
+    /// Writes a capture's messages as Parquet: one row per message (frame, time, endpoints,
+    /// direction, transport, size, message type) with the decoded message and any payload it
+    /// completes as typed nested columns.
+    Export(ExportArgs),
     /// Lists the protocol's types.
     Types,
 }
@@ -127,6 +151,12 @@ enum ManyCommand {
         #[command(flatten)]
         args: CaptureArgs,
     },
+    /// Writes a capture's messages as Parquet (one row per message, typed columns).
+    Export {
+        protocol: String,
+        #[command(flatten)]
+        args: ExportArgs,
+    },
 }
 
 /// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
@@ -150,6 +180,7 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Encode { protocol, args } => (protocol, Command::Encode(args)),
         ManyCommand::Read { protocol, args } => (protocol, Command::Read(args)),
         ManyCommand::Check { protocol, args } => (protocol, Command::Check(args)),
+        ManyCommand::Export { protocol, args } => (protocol, Command::Export(args)),
     };
     let outcome = R::run(&protocol, Exec(command)).unwrap_or_else(|| {
         Err(format!(
@@ -208,19 +239,19 @@ impl Job for Exec {
             }
             Command::Read(a) => read::<P>(&a),
             Command::Check(a) => check::<P>(&a),
+            Command::Export(a) => export::<P>(&a),
         }
     }
 }
 
 /// The capture's packets, read as they are needed (`-`: standard input), and a progress bar of
 /// the file's bytes read (drawn on a terminal only).
-fn open(a: &CaptureArgs) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
+fn open(path: &Path) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
     let read = Arc::new(AtomicU64::new(0));
-    let (source, bar): (Box<dyn Read>, _) = if a.capture.as_os_str() == "-" {
+    let (source, bar): (Box<dyn Read>, _) = if path.as_os_str() == "-" {
         (Box::new(std::io::stdin().lock()), None)
     } else {
-        let file =
-            std::fs::File::open(&a.capture).map_err(|e| format!("{}: {e}", a.capture.display()))?;
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let bar = ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr());
         bar.set_style(
@@ -233,7 +264,7 @@ fn open(a: &CaptureArgs) -> Result<(capture::Packets<Box<dyn Read>>, Progress), 
         };
         (Box::new(counted), Some(bar))
     };
-    let packets = capture::packets(source).map_err(|e| format!("{}: {e}", a.capture.display()))?;
+    let packets = capture::packets(source).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((packets, Progress { bar, read, seen: 0 }))
 }
 
@@ -280,7 +311,7 @@ impl Drop for Progress {
 }
 
 /// The server's ports: those given, else the schema's.
-fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Ports, String> {
+fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
     let or_schema = |given: &[u16], schema: &[u16]| {
         if given.is_empty() {
             schema.to_vec()
@@ -289,8 +320,8 @@ fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Ports, String> {
         }
     };
     let ports = Ports {
-        udp: or_schema(&a.ports, P::UDP_PORTS),
-        tcp: or_schema(&a.tcp_ports, P::TCP_PORTS),
+        udp: or_schema(&a.udp, P::UDP_PORTS),
+        tcp: or_schema(&a.tcp, P::TCP_PORTS),
     };
     if !ports.tcp.is_empty() && P::TCP_FRAMING.is_none() {
         return Err(format!(
@@ -308,7 +339,7 @@ fn ports<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Ports, String> {
 }
 
 /// A datagram as JSON through the protocol's serializer.
-struct AsJson<'v, 'a, P: SerdeProtocol>(&'v P::Datagram<'a>);
+pub(crate) struct AsJson<'v, 'a, P: SerdeProtocol>(pub(crate) &'v P::Datagram<'a>);
 
 impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -317,7 +348,7 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
 }
 
 /// A joined payload as JSON, decoded through the protocol's serializer.
-struct Joined<'v, P: SerdeProtocol>(&'v P::Joined);
+pub(crate) struct Joined<'v, P: SerdeProtocol>(pub(crate) &'v P::Joined);
 
 impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -326,10 +357,10 @@ impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
 }
 
 fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let ports = ports::<P>(a)?;
+    let ports = ports::<P>(&a.ports)?;
     let mut all_ok = true;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let (packets, mut progress) = open(a)?;
+    let (packets, mut progress) = open(&a.capture)?;
     let tally = reading::each_event::<P, _>(
         packets,
         &ports,
@@ -412,8 +443,8 @@ fn endpoints(frame: u64, from_client: bool, key: &Key) -> serde_json::Value {
 }
 
 fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let ports = ports::<P>(a)?;
-    let (packets, mut progress) = open(a)?;
+    let ports = ports::<P>(&a.ports)?;
+    let (packets, mut progress) = open(&a.capture)?;
     let (t, failed) = reading::check::<P, _>(
         packets,
         &ports,
@@ -462,4 +493,56 @@ fn summary(t: &Tally, failed: u64, tcp: bool) -> String {
         );
     }
     line
+}
+
+fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
+    let ports = ports::<P>(&a.ports)?;
+    let partitioned = a.captures.len() > 1;
+    let mut all_ok = true;
+    for capture in &a.captures {
+        if capture.as_os_str() == "-" {
+            return Err("export reads a capture twice: give a file, not standard input".into());
+        }
+        let out = if partitioned {
+            let name = capture.file_name().unwrap_or_default().to_string_lossy();
+            let dir = a.output.join(format!("capture={name}"));
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            dir.join("part-0.parquet")
+        } else {
+            a.output.clone()
+        };
+        // Each pass has its own progress bar.
+        let progress = std::cell::RefCell::new(None::<Progress>);
+        let (t, rows) = crate::export::export::<P, _>(
+            || {
+                let (packets, bar) = open(capture)?;
+                *progress.borrow_mut() = Some(bar);
+                Ok(packets)
+            },
+            &ports,
+            &out,
+            || {
+                if let Some(bar) = progress.borrow_mut().as_mut() {
+                    bar.tick()
+                }
+            },
+        )?;
+        drop(progress);
+        println!(
+            "{}: {rows} messages of {} frames written to {}{}",
+            capture.display(),
+            t.frames,
+            out.display(),
+            if t.unread > 0 {
+                format!(
+                    " ({} places in TCP streams where bytes went unread)",
+                    t.unread
+                )
+            } else {
+                String::new()
+            }
+        );
+        all_ok &= t.unread == 0;
+    }
+    Ok(all_ok)
 }

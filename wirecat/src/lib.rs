@@ -14,8 +14,10 @@
 
 pub mod capture;
 mod cli;
+pub mod export;
 pub mod reading;
 pub mod session;
+mod shape;
 pub mod stream;
 mod types;
 

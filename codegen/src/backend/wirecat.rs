@@ -56,10 +56,15 @@ repository = [
 {features}]
 
 [dependencies]
+# `export`: Arrow record batches built from the messages' JSON, written as Parquet.
+arrow-array = "57"
+arrow-json = "57"
+arrow-schema = "57"
 clap = {{ version = "4", features = ["derive"] }}
 etherparse = "0.21"
 flate2 = "1"
 indicatif = "0.18"
+parquet = {{ version = "57", default-features = false, features = ["arrow", "snap"] }}
 pcap-file = "2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
