@@ -25,7 +25,7 @@ use crate::session::{Conversations, Event, Message, Ports};
 use crate::shape::Shape;
 
 /// Rows per Arrow record batch (and Parquet row group page).
-const BATCH: usize = 8192;
+const BATCH: usize = 2048;
 
 /// One message as JSON (its fixed columns, `value`, `joined`, `error`), or `None` for a note.
 fn row<P: SerdeProtocol>(conversations: &mut Conversations<P>, event: Event) -> Option<Value> {
@@ -145,8 +145,10 @@ pub fn export<P: SerdeProtocol, R: Read>(
     let schema = Arc::new(schema(&value, &joined));
     // Pass 2: the rows, a batch at a time.
     let file = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    // Row groups of a few batches: the writer holds one in memory.
     let properties = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
+        .set_max_row_group_size(32 * BATCH)
         .build();
     let mut writer = ArrowWriter::try_new(file, Arc::clone(&schema), Some(properties))
         .map_err(|e| e.to_string())?;
@@ -167,8 +169,8 @@ pub fn export<P: SerdeProtocol, R: Read>(
     };
     let tally = reading::each_event::<P, R>(open()?, ports, &mut tick, |c, event| {
         if let Some(mut row) = row::<P>(c, event) {
-            row["value"] = value.fit(&row["value"]);
-            row["joined"] = joined.fit(&row["joined"]);
+            row["value"] = value.fit(row["value"].take());
+            row["joined"] = joined.fit(row["joined"].take());
             rows.push(row);
             if rows.len() == BATCH {
                 flush(&mut rows)?;

@@ -123,25 +123,25 @@ impl Shape {
 
     /// `v` made to fit the column's type: unit variants as `{"Name": true}`, what fits nowhere
     /// as its JSON text.
-    pub fn fit(&self, v: &Value) -> Value {
+    pub fn fit(&self, v: Value) -> Value {
         match (self, v) {
             (_, Value::Null) => Value::Null,
-            (Shape::Null | Shape::Text | Shape::Str(_), Value::String(_)) => v.clone(),
-            (Shape::Null | Shape::Text | Shape::Str(_), _) => Value::String(v.to_string()),
-            (Shape::Struct(fields), _) if fields.is_empty() => Value::String(v.to_string()),
-            (Shape::Bool, Value::Bool(_)) => v.clone(),
-            (Shape::Int | Shape::UInt | Shape::Float, Value::Number(_)) => v.clone(),
+            (Shape::Null | Shape::Text | Shape::Str(_), v @ Value::String(_)) => v,
+            (Shape::Null | Shape::Text | Shape::Str(_), v) => Value::String(v.to_string()),
+            (Shape::Struct(fields), v) if fields.is_empty() => Value::String(v.to_string()),
+            (Shape::Bool, v @ Value::Bool(_)) => v,
+            (Shape::Int | Shape::UInt | Shape::Float, v @ Value::Number(_)) => v,
             (Shape::List(e), Value::Array(items)) => {
-                Value::Array(items.iter().map(|i| e.fit(i)).collect())
+                Value::Array(items.into_iter().map(|i| e.fit(i)).collect())
             }
-            (Shape::Struct(fields), Value::Object(o)) => Value::Object(
+            (Shape::Struct(fields), Value::Object(mut o)) => Value::Object(
                 fields
                     .iter()
-                    .filter_map(|(n, s)| Some((n.clone(), s.fit(o.get(n)?))))
+                    .filter_map(|(n, s)| Some((n.clone(), s.fit(o.remove(n)?))))
                     .collect(),
             ),
             (Shape::Struct(_), Value::String(s)) => {
-                Value::Object(Map::from_iter([(s.clone(), Value::Bool(true))]))
+                Value::Object(Map::from_iter([(s, Value::Bool(true))]))
             }
             _ => Value::Null,
         }
@@ -173,8 +173,8 @@ mod tests {
             let mut names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
             names.sort();
             assert_eq!(names, ["AddEntity", "SetComponent"]);
-            assert_eq!(s.fit(&unit), json!({"AddEntity": true}));
-            assert_eq!(s.fit(&data), json!({"SetComponent": {"x": 1.5}}));
+            assert_eq!(s.fit(unit.clone()), json!({"AddEntity": true}));
+            assert_eq!(s.fit(data.clone()), json!({"SetComponent": {"x": 1.5}}));
         }
     }
 
@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(learnt(&[json!(1), json!(0.5)]), Shape::Float);
         let s = learnt(&[json!(1), json!([1])]);
         assert_eq!(s, Shape::Text);
-        assert_eq!(s.fit(&json!([1])), json!("[1]"));
+        assert_eq!(s.fit(json!([1])), json!("[1]"));
         assert_eq!(s.data_type(), DataType::Utf8);
     }
 
