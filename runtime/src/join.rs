@@ -46,6 +46,8 @@ struct Part<const S: usize> {
     first: bool,
     last: bool,
     data: [Vec<u8>; S],
+    /// The caller's tag of the packet it came in.
+    tag: u64,
     /// When it came (in pushes).
     since: u64,
 }
@@ -67,6 +69,8 @@ pub struct Joined<K, const S: usize> {
     pub parts: usize,
     /// Its streams.
     pub streams: [Vec<u8>; S],
+    /// The tags its parts were pushed with ([`SequenceJoiner::push_tagged`]), in order.
+    pub tags: Vec<u64>,
 }
 
 impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
@@ -95,11 +99,28 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         data: [Vec<u8>; S],
         field: &'static str,
     ) -> Result<Option<Joined<K, S>>, DecodeError> {
+        self.push_tagged(key, seq, first, last, data, field, 0)
+    }
+
+    /// [`push`](Self::push), with a tag of the caller's for the packet (a capture's frame
+    /// number), given back in [`Joined::tags`].
+    #[allow(clippy::too_many_arguments)] // push's, and the tag
+    pub fn push_tagged(
+        &mut self,
+        key: K,
+        seq: u64,
+        first: bool,
+        last: bool,
+        data: [Vec<u8>; S],
+        field: &'static str,
+        tag: u64,
+    ) -> Result<Option<Joined<K, S>>, DecodeError> {
         let (seq, wrap) = (seq % self.wrap, self.wrap);
         let new = Part {
             first,
             last,
             data,
+            tag,
             since: self.pushes + 1,
         };
         let len = new.len();
@@ -158,9 +179,11 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         }
         let mut streams: [Vec<u8>; S] = std::array::from_fn(|_| Vec::new());
         let (mut i, mut parts) = (a, 0);
+        let mut tags = Vec::new();
         loop {
             if let Some(p) = self.parts.remove(&at(i)) {
                 self.held -= p.len();
+                tags.push(p.tag);
                 for (stream, d) in streams.iter_mut().zip(p.data) {
                     stream.extend_from_slice(&d);
                 }
@@ -176,6 +199,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             first: a,
             parts,
             streams,
+            tags,
         }))
     }
 

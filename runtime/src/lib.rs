@@ -81,7 +81,7 @@ pub use group::{GroupReader, GroupWriter};
 pub use join::{Joined, SequenceJoiner};
 pub use owned::IntoOwned;
 pub use read::{Reader, WireInt};
-pub use reassembly::{split, Fragmented, Piece, PieceEnd, Reassembler};
+pub use reassembly::{split, Fragmented, Piece, PieceEnd, Reassembler, Tagged};
 pub use state::{StateTables, MAX_STATE_KEYS};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 #[cfg(feature = "arbitrary")]

@@ -7,6 +7,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::Hash;
 
+/// A payload joined from pieces, with the tags of the packets they came in (in the payload's
+/// order): what [`Reassembler::push_tagged`] and a protocol's `join` give.
+pub type Tagged<T> = (T, Vec<u64>);
+
 /// How a piece says where its payload ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PieceEnd {
@@ -72,7 +76,8 @@ pub struct Reassembler<F: Fragmented> {
 
 #[derive(Debug, Default)]
 struct Pending {
-    parts: BTreeMap<usize, Vec<u8>>,
+    /// Each piece's bytes, and the tag of the packet it came in.
+    parts: BTreeMap<usize, (Vec<u8>, u64)>,
     count: Option<usize>,
     len: usize,
     /// When its first piece came (in pushes).
@@ -117,17 +122,35 @@ impl<F: Fragmented> Reassembler<F> {
         from_client: bool,
         packet: &F::Packet<'_>,
     ) -> Result<Option<F::Whole>, DecodeError> {
+        Ok(self
+            .push_tagged(from_client, packet, 0)?
+            .map(|(whole, _)| whole))
+    }
+
+    /// [`push`](Self::push), with a tag of the caller's for the packet (a capture's frame
+    /// number): a completed payload comes with the tags of the packets its pieces came in, in
+    /// the payload's order.
+    pub fn push_tagged(
+        &mut self,
+        from_client: bool,
+        packet: &F::Packet<'_>,
+        tag: u64,
+    ) -> Result<Option<Tagged<F::Whole>>, DecodeError> {
         let Some(piece) = F::piece(from_client, packet) else {
             return Ok(None);
         };
-        let Some(data) = self.join(piece)? else {
+        let Some((data, tags)) = self.join(piece, tag)? else {
             return Ok(None);
         };
-        Ok(Some(F::whole(from_client, data, packet)))
+        Ok(Some((F::whole(from_client, data, packet), tags)))
     }
 
-    /// Adds one piece; returns the payload's bytes when it completes one.
-    fn join(&mut self, piece: Piece<'_, F::Key>) -> Result<Option<Vec<u8>>, DecodeError> {
+    /// Adds one piece; returns the payload's bytes (and its pieces' tags) when it completes one.
+    fn join(
+        &mut self,
+        piece: Piece<'_, F::Key>,
+        tag: u64,
+    ) -> Result<Option<Tagged<Vec<u8>>>, DecodeError> {
         let Piece {
             key,
             index,
@@ -154,7 +177,7 @@ impl<F: Fragmented> Reassembler<F> {
         });
         match entry.parts.get(&index) {
             // A retransmission: nothing new.
-            Some(old) if old.as_slice() == data => return Ok(None),
+            Some((old, _)) if old.as_slice() == data => return Ok(None),
             Some(_) => {
                 return Err(DecodeError::new(
                     F::INDEX_FIELD,
@@ -166,7 +189,7 @@ impl<F: Fragmented> Reassembler<F> {
             }
             None => {}
         }
-        entry.parts.insert(index, data.to_vec());
+        entry.parts.insert(index, (data.to_vec(), tag));
         entry.len += data.len();
         if entry.len > self.max_len {
             let len = entry.len;
@@ -206,10 +229,12 @@ impl<F: Fragmented> Reassembler<F> {
         let entry = self.pending.remove(&key).unwrap_or_default();
         let n = entry.count.unwrap_or(0);
         let mut data = Vec::with_capacity(entry.len);
-        for (_, part) in entry.parts.into_iter().take_while(|(i, _)| *i < n) {
+        let mut tags = Vec::with_capacity(n);
+        for (_, (part, tag)) in entry.parts.into_iter().take_while(|(i, _)| *i < n) {
             data.extend_from_slice(&part);
+            tags.push(tag);
         }
-        Ok(Some(data))
+        Ok(Some((data, tags)))
     }
 
     /// Payloads still waiting for pieces.

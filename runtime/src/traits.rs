@@ -272,15 +272,18 @@ pub trait Protocol {
     type Joined;
 
     /// Joins the piece a decoded datagram carries, if it carries one; returns the payload it
-    /// completes, once it is known to decode. A joined payload that announces state (DNP's Long
-    /// Link State) is recorded in `conversation`, as the dissector records it.
+    /// completes, once it is known to decode, with the `tag`s (numbers of the caller's, such as
+    /// a capture's frame numbers) of the datagrams its pieces came in, in the payload's order. A
+    /// joined payload that announces state (DNP's Long Link State) is recorded in
+    /// `conversation`, as the dissector records it.
     fn join(
         conversation: &mut Self::Conversation,
         joins: &mut Self::Joins,
         from_client: bool,
         datagram: &Self::Datagram<'_>,
-    ) -> Result<Option<Self::Joined>, DecodeError> {
-        let _ = (conversation, joins, from_client, datagram);
+        tag: u64,
+    ) -> Result<Option<crate::Tagged<Self::Joined>>, DecodeError> {
+        let _ = (conversation, joins, from_client, datagram, tag);
         Ok(None)
     }
 

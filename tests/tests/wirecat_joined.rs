@@ -9,8 +9,9 @@ use wirecat::session::{Event, Ports};
 use wiregen_runtime::Protocol;
 use wiregen_tests::{info_column, repo_root};
 
-/// Every payload `P` joins in capture `file` (its server on `ports`): (frame, payload).
-fn joined<P: Protocol>(file: &str, ports: &[u16]) -> Vec<(u64, P::Joined)> {
+/// Every payload `P` joins in capture `file` (its server on `ports`): (frame, payload, the frames
+/// of its pieces).
+fn joined<P: Protocol>(file: &str, ports: &[u16]) -> Vec<(u64, P::Joined, Vec<u64>)> {
     let f = std::fs::File::open(repo_root().join("tests/captures").join(file)).unwrap();
     let ports = Ports {
         udp: ports.to_vec(),
@@ -26,11 +27,11 @@ fn joined<P: Protocol>(file: &str, ports: &[u16]) -> Vec<(u64, P::Joined)> {
                 let datagram = c
                     .decode(&m)
                     .map_err(|e| format!("frame {}: {e}", m.frame))?;
-                if let Some(j) = c
+                if let Some((j, pieces)) = c
                     .join(&m, &datagram)
                     .map_err(|e| format!("frame {}: {e}", m.frame))?
                 {
-                    out.push((m.frame, j));
+                    out.push((m.frame, j, pieces));
                 }
             }
             Ok(())
@@ -51,8 +52,14 @@ fn marked(file: &str, lua: &str, extra: &[&str], marker: &str) -> Vec<u64> {
         .collect()
 }
 
-fn frames<J>(joined: &[(u64, J)]) -> Vec<u64> {
-    joined.iter().map(|(f, _)| *f).collect()
+fn frames<J>(joined: &[(u64, J, Vec<u64>)]) -> Vec<u64> {
+    // Each payload's pieces came in order (these captures are loopback), the last in the frame
+    // that completed it.
+    for (frame, _, pieces) in joined {
+        assert!(pieces.windows(2).all(|w| w[0] < w[1]), "{pieces:?}");
+        assert_eq!(pieces.last(), Some(frame));
+    }
+    joined.iter().map(|(f, _, _)| *f).collect()
 }
 
 #[test]
@@ -65,9 +72,10 @@ fn rtype_game_build_joins_its_fragmented_entity_state_where_the_dissector_does()
         marked("rtype.pcap", lua, &ports, "[reassembled]")
     );
     // The 3037-byte S_ENTITY_STATE in 4 fragments (the captures' README), its tick 1001.
-    let [(21, whole)] = &joined[..] else {
+    let [(21, whole, pieces)] = &joined[..] else {
         panic!("{joined:?}")
     };
+    assert_eq!(pieces.len(), 4, "{pieces:?}");
     let rtype_impl::Joined::Whole(w) = whole;
     assert_eq!(w.data.len(), 3037);
     let rtype_impl::JoinedMessage::Whole(rtype_impl::PacketPayload::SEntityState(state)) =
@@ -89,8 +97,11 @@ fn dnp_joins_its_long_messages_where_the_dissector_does() {
     // The 3000- and 4000-byte long messages in parts (the captures' README).
     let sizes: Vec<(u64, usize, usize)> = joined
         .iter()
-        .map(|(frame, j)| match j {
-            dnp::Joined::LongReliableMessage(m) => (*frame, m.parts, m.chunk.len()),
+        .map(|(frame, j, pieces)| match j {
+            dnp::Joined::LongReliableMessage(m) => {
+                assert_eq!(pieces.len(), m.parts);
+                (*frame, m.parts, m.chunk.len())
+            }
             other => panic!("{other:?}"),
         })
         .collect();
@@ -106,7 +117,8 @@ fn game_protocol_joins_its_chunks_where_the_dissector_does() {
     shown.sort();
     assert_eq!(frames(&joined), shown);
     // The 6145-byte Connect response in 13 chunks (the captures' README), completed in frame 18.
-    let connect = joined.iter().find(|(frame, _)| *frame == 18).unwrap();
+    let connect = joined.iter().find(|(frame, _, _)| *frame == 18).unwrap();
     let game_protocol::Joined::Whole(whole) = &connect.1;
     assert_eq!((whole.from_client, whole.data.len()), (false, 6145));
+    assert_eq!(connect.2.len(), 13, "{:?}", connect.2);
 }

@@ -378,9 +378,10 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
                                 serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?;
                             match conversations.join(&m, &v) {
                                 Ok(None) => {}
-                                Ok(Some(joined)) => {
+                                Ok(Some((joined, frames))) => {
                                     line["joined"] = serde_json::to_value(Joined::<P>(&joined))
-                                        .map_err(|e| e.to_string())?
+                                        .map_err(|e| e.to_string())?;
+                                    line["joined_from"] = frames.into();
                                 }
                                 Err(e) => {
                                     all_ok = false;

@@ -40,10 +40,11 @@ fn row<P: SerdeProtocol>(conversations: &mut Conversations<P>, event: Event) -> 
             row["message"] = message_type(&value).into();
             row["value"] = value;
             match conversations.join(&m, &datagram) {
-                Ok(Some(joined)) => {
+                Ok(Some((joined, frames))) => {
                     let joined = serde_json::to_value(crate::cli::Joined::<P>(&joined))
                         .unwrap_or_else(|e| json!(e.to_string()));
                     row["joined_message"] = message_type(&joined).into();
+                    row["joined_from"] = frames.into();
                     row["joined"] = joined;
                 }
                 Ok(None) => {}
@@ -119,6 +120,11 @@ fn schema(value: &Shape, joined: &Shape) -> Schema {
         Field::new("bytes", DataType::UInt32, false),
         Field::new("message", DataType::Utf8, true),
         Field::new("joined_message", DataType::Utf8, true),
+        Field::new(
+            "joined_from",
+            DataType::List(Arc::new(Field::new("item", DataType::UInt64, true))),
+            true,
+        ),
         Field::new("value", value.data_type(), true),
         Field::new("joined", joined.data_type(), true),
         Field::new("error", DataType::Utf8, true),

@@ -263,14 +263,20 @@ impl<P: Protocol> Conversations<P> {
     }
 
     /// Joins the piece a decoded message carries (see [`Protocol::join`]): the payload it
-    /// completes, if any.
+    /// completes, if any, and the frames its pieces came in.
     pub fn join(
         &mut self,
         message: &Message,
         datagram: &P::Datagram<'_>,
-    ) -> Result<Option<P::Joined>, wiregen_runtime::DecodeError> {
+    ) -> Result<Option<wiregen_runtime::Tagged<P::Joined>>, wiregen_runtime::DecodeError> {
         let c = self.touch(message.key);
-        P::join(&mut c.state, &mut c.joins, message.from_client, datagram)
+        P::join(
+            &mut c.state,
+            &mut c.joins,
+            message.from_client,
+            datagram,
+            message.frame,
+        )
     }
 }
 

@@ -234,6 +234,7 @@ fn read_shows_a_joined_long_link_state_decoded() {
         (&6.into(), &1.into()),
         "{line}"
     );
+    assert_eq!(line["joined_from"], serde_json::json!([1]), "{line}");
     let values = &joined["values_chunk"]["values"];
     assert_eq!(values[0]["value"]["UInt8"]["value"], 7, "{line}");
     assert_eq!(values[1]["value"]["Float32"]["value"], 1.5, "{line}");

@@ -88,14 +88,14 @@ fn duckdb_reads_bytes_per_message_type_and_typed_fields() {
     // Link Update's values read with the types its Link State announced (WIRE-NOTES §3).
     let joined = duckdb(&format!(
         "SELECT frame, joined_message, joined.LongReliableMessage.parts, \
-         length(joined.LongReliableMessage.chunk) // 2 FROM '{file}' \
-         WHERE joined IS NOT NULL ORDER BY frame"
+         length(joined.LongReliableMessage.chunk) // 2, len(joined_from), joined_from[-1] \
+         FROM '{file}' WHERE joined IS NOT NULL ORDER BY frame"
     ));
     assert_eq!(
         joined,
         [
-            "24|LongReliableMessage|3|3000",
-            "31|LongReliableMessage|3|4000"
+            "24|LongReliableMessage|3|3000|3|24",
+            "31|LongReliableMessage|3|4000|3|31"
         ]
     );
     let update = duckdb(&format!(

@@ -546,12 +546,14 @@ impl wiregen_runtime::Protocol for Protocol {
         joins: &mut Self::Joins,
         from_client: bool,
         datagram: &Self::Datagram<'_>,
-    ) -> Result<Option<Self::Joined>, DecodeError> {
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
         <riptide_2_1::Protocol as wiregen_runtime::Protocol>::join(
             conversation,
             joins,
             from_client,
             &datagram.transport,
+            tag,
         )
     }
     fn decode_datagram<'a>(

@@ -3291,24 +3291,37 @@ impl LongReliableMessageJoiner {
         &mut self,
         part: &LongReliableMessage<'_>,
     ) -> Result<Option<LongReliableMessageJoined>, DecodeError> {
+        Ok(self.push_tagged(part, 0)?.map(|(joined, _)| joined))
+    }
+    /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
+    /// frame number): a payload comes with the tags of its parts, in order.
+    pub fn push_tagged(
+        &mut self,
+        part: &LongReliableMessage<'_>,
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<LongReliableMessageJoined>>, DecodeError> {
         let key = ();
         let data = [part.chunk.to_vec()];
         let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined = self
-            .0
-            .push(key, part.number as u64, first, last, data, "number")?;
+        let joined =
+            self.0
+                .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
         Ok(joined.map(
             |wiregen_runtime::Joined {
                  key: (),
                  first,
                  parts,
                  streams: [chunk],
+                 tags,
              }| {
-                LongReliableMessageJoined {
-                    first: first as u16,
-                    parts,
-                    chunk,
-                }
+                (
+                    LongReliableMessageJoined {
+                        first: first as u16,
+                        parts,
+                        chunk,
+                    },
+                    tags,
+                )
             },
         ))
     }
@@ -3410,26 +3423,39 @@ impl LongLinkStateJoiner {
         &mut self,
         part: &LongLinkState<'_>,
     ) -> Result<Option<LongLinkStateJoined>, DecodeError> {
+        Ok(self.push_tagged(part, 0)?.map(|(joined, _)| joined))
+    }
+    /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
+    /// frame number): a payload comes with the tags of its parts, in order.
+    pub fn push_tagged(
+        &mut self,
+        part: &LongLinkState<'_>,
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<LongLinkStateJoined>>, DecodeError> {
         let key = (part.link_id,);
         let data = [part.message_chunk.to_vec(), part.values_chunk.to_vec()];
         let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined = self
-            .0
-            .push(key, part.number as u64, first, last, data, "number")?;
+        let joined =
+            self.0
+                .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
         Ok(joined.map(
             |wiregen_runtime::Joined {
                  key: (link_id,),
                  first,
                  parts,
                  streams: [message_chunk, values_chunk],
+                 tags,
              }| {
-                LongLinkStateJoined {
-                    link_id,
-                    first: first as u16,
-                    parts,
-                    message_chunk,
-                    values_chunk,
-                }
+                (
+                    LongLinkStateJoined {
+                        link_id,
+                        first: first as u16,
+                        parts,
+                        message_chunk,
+                        values_chunk,
+                    },
+                    tags,
+                )
             },
         ))
     }
@@ -3563,21 +3589,24 @@ impl wiregen_runtime::Protocol for Protocol {
         joins: &mut Joins,
         from_client: bool,
         message: &Self::Datagram<'_>,
-    ) -> Result<Option<Joined>, DecodeError> {
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let direction = usize::from(!from_client);
         if let CommandBody::LongReliableMessage(part) = &message.body {
-            if let Some(joined) = joins.long_reliable_message[direction].push(part)? {
+            if let Some((joined, tags)) =
+                joins.long_reliable_message[direction].push_tagged(part, tag)?
+            {
                 let joined = Joined::LongReliableMessage(joined);
                 joined.decode().map_err(|e| e.within("joined"))?;
-                return Ok(Some(joined));
+                return Ok(Some((joined, tags)));
             }
         }
         if let CommandBody::LongLinkState(part) = &message.body {
-            if let Some(joined) = joins.long_link_state[direction].push(part)? {
+            if let Some((joined, tags)) = joins.long_link_state[direction].push_tagged(part, tag)? {
                 conversation.record_joined_long_link_state(&joined)?;
                 let joined = Joined::LongLinkState(joined);
                 joined.decode().map_err(|e| e.within("joined"))?;
-                return Ok(Some(joined));
+                return Ok(Some((joined, tags)));
             }
         }
         Ok(None)

@@ -2137,12 +2137,13 @@ impl wiregen_runtime::Protocol for Protocol {
         joins: &mut Joins,
         from_client: bool,
         message: &Self::Datagram<'_>,
-    ) -> Result<Option<Joined>, DecodeError> {
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let _ = conversation;
-        if let Some(whole) = joins.reassembler.push(from_client, message)? {
+        if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
             let joined = Joined::Whole(whole);
             joined.decode().map_err(|e| e.within("joined"))?;
-            return Ok(Some(joined));
+            return Ok(Some((joined, tags)));
         }
         Ok(None)
     }

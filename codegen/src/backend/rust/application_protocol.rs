@@ -117,8 +117,8 @@ impl<'p> Gen<'p> {
                 type Joined = #transport_protocol::Joined;
 
                 /// The transport joins its pieces.
-                fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>) -> Result<Option<Self::Joined>, DecodeError> {
-                    #transport_protocol::join(conversation, joins, from_client, &datagram.transport)
+                fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>, tag: u64) -> Result<Option<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
+                    #transport_protocol::join(conversation, joins, from_client, &datagram.transport, tag)
                 }
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {

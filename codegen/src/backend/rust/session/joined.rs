@@ -130,7 +130,7 @@ impl<'p> Gen<'p> {
                 type Joins = Joins;
                 type Joined = Joined;
 
-                fn join(conversation: &mut Self::Conversation, joins: &mut Joins, from_client: bool, #param: &Self::Datagram<'_>) -> Result<Option<Joined>, DecodeError> {
+                fn join(conversation: &mut Self::Conversation, joins: &mut Joins, from_client: bool, #param: &Self::Datagram<'_>, tag: u64) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
                     #unused
                     #take_root
                     #direction
@@ -210,10 +210,10 @@ impl<'p> Gen<'p> {
             message,
             decode,
             feed: quote! {
-                if let Some(whole) = joins.reassembler.push(from_client, message)? {
+                if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
                     let joined = Joined::Whole(whole);
                     joined.decode().map_err(|e| e.within("joined"))?;
-                    return Ok(Some(joined));
+                    return Ok(Some((joined, tags)));
                 }
             },
             borrows,
@@ -303,11 +303,11 @@ impl<'p> Gen<'p> {
         };
         let feeds = carriers.iter().map(|(pattern, on)| {
             let body = quote! {
-                if let Some(joined) = joins.#field[direction].push(part)? {
+                if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, tag)? {
                     #record
                     let joined = Joined::#name(joined);
                     joined.decode().map_err(|e| e.within("joined"))?;
-                    return Ok(Some(joined));
+                    return Ok(Some((joined, tags)));
                 }
             };
             match pattern {

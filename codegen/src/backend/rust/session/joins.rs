@@ -154,12 +154,18 @@ impl<'p> Gen<'p> {
 
                     /// Adds a part; returns the payload when this part completes one.
                     pub fn push(&mut self, part: &#st_anon) -> Result<Option<#jn>, DecodeError> {
+                        Ok(self.push_tagged(part, 0)?.map(|(joined, _)| joined))
+                    }
+
+                    /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
+                    /// frame number): a payload comes with the tags of its parts, in order.
+                    pub fn push_tagged(&mut self, part: &#st_anon, tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
                         let key = (#(#key_copies,)*);
                         let data = [#(part.#streams.to_vec()),*];
                         let (first, last) = (part.is_first_part(), part.is_last_part());
-                        let joined = self.0.push(key, part.#seq as u64, first, last, data, #seq_nm)?;
-                        Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*] }| {
-                            #jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }
+                        let joined = self.0.push_tagged(key, part.#seq as u64, first, last, data, #seq_nm, tag)?;
+                        Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*], tags }| {
+                            (#jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }, tags)
                         }))
                     }
                 }
