@@ -228,7 +228,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
-        let carriers = self.root_carriers(sid);
+        let carriers = self.root_carriers(sid, &format_ident!("part"));
         if carriers.is_empty() {
             return Ok(None);
         }
@@ -335,9 +335,13 @@ impl<'p> Gen<'p> {
         }))
     }
 
-    /// Where a root datagram carries a value of struct `sid`, bound as `part`: the root itself
+    /// Where a root datagram carries a value of struct `sid`, bound as `bind`: the root itself
     /// (`None`), or a case of one of its switches (the pattern and the switch field).
-    pub(crate) fn root_carriers(&self, sid: StructId) -> Vec<(Option<TokenStream>, Ident)> {
+    pub(crate) fn root_carriers(
+        &self,
+        sid: StructId,
+        bind: &Ident,
+    ) -> Vec<(Option<TokenStream>, Ident)> {
         let p = self.p;
         let mut out = Vec::new();
         if sid == p.root {
@@ -350,9 +354,14 @@ impl<'p> Gen<'p> {
             for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(sid)) {
                 let var = ident(&c.variant);
                 let pat = if carries_tag && c.single().is_none() {
-                    quote! { #un::#var { value: part, .. } }
+                    // The variant's `value` field (shorthand when bound under its own name).
+                    if bind == "value" {
+                        quote! { #un::#var { value, .. } }
+                    } else {
+                        quote! { #un::#var { value: #bind, .. } }
+                    }
                 } else {
-                    quote! { #un::#var(part) }
+                    quote! { #un::#var(#bind) }
                 };
                 out.push((Some(pat), ident(&rf.name)));
             }

@@ -83,29 +83,14 @@ impl<'p> Gen<'p> {
                                 #set_items
                             }
                         });
-                        if r.in_struct == p.root {
-                            dispatch.push(quote! { self.#f(message); });
-                        }
-                        for (fi, rf) in p.root().fields.iter().enumerate() {
-                            let Ty::Union(u) = &rf.ty else { continue };
-                            let un = ident(&naming::union_type(p, p.root, fi));
-                            let field = ident(&rf.name);
-                            let carries_tag = self.tag_field(p.root, fi).is_some();
-                            for c in u
-                                .cases
-                                .iter()
-                                .filter(|c| c.body == CaseBody::Struct(r.in_struct))
-                            {
-                                let var = ident(&c.variant);
-                                let pat = if carries_tag && c.single().is_none() {
-                                    quote! { #un::#var { value, .. } }
-                                } else {
-                                    quote! { #un::#var(value) }
-                                };
-                                dispatch.push(
-                                    quote! { if let #pat = &message.#field { self.#f(value); } },
-                                );
-                            }
+                        for (pat, field) in self.root_carriers(r.in_struct, &format_ident!("value"))
+                        {
+                            dispatch.push(match pat {
+                                None => quote! { self.#f(message); },
+                                Some(pat) => {
+                                    quote! { if let #pat = &message.#field { self.#f(value); } }
+                                }
+                            });
                         }
                     }
                     Some((ji, si)) => {
