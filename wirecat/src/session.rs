@@ -91,6 +91,10 @@ pub enum Event {
 /// How many conversations are kept at once by default.
 pub const CONVERSATIONS: usize = 1 << 16;
 
+/// The most bytes all TCP streams hold at once (each also has its own bounds, see
+/// [`crate::stream`]); past it the least recently used conversations are forgotten.
+pub const TCP_BYTES: usize = 64 << 20;
+
 /// What one conversation keeps: the protocol's state, the pieces of payloads being joined, and
 /// each direction's TCP stream.
 struct Conversation<P: Protocol> {
@@ -124,6 +128,9 @@ pub struct Conversations<P: Protocol> {
     clock: u64,
     limit: usize,
     evicted: u64,
+    /// Bytes every TCP stream holds, together, and the most they may.
+    tcp_bytes: usize,
+    tcp_limit: usize,
     pieces: Vec<Piece>,
 }
 
@@ -136,12 +143,20 @@ impl<P: Protocol> Default for Conversations<P> {
 impl<P: Protocol> Conversations<P> {
     /// Keeps at most `limit` conversations (at least one).
     pub fn with_limit(limit: usize) -> Self {
+        Self::with_limits(limit, TCP_BYTES)
+    }
+
+    /// Keeps at most `limit` conversations (at least one), their TCP streams holding at most
+    /// `tcp_bytes` together.
+    pub fn with_limits(limit: usize, tcp_bytes: usize) -> Self {
         Conversations {
+            tcp_limit: tcp_bytes,
             states: HashMap::new(),
             recency: BTreeMap::new(),
             clock: 0,
             limit: limit.max(1),
             evicted: 0,
+            tcp_bytes: 0,
             pieces: Vec::new(),
         }
     }
@@ -152,16 +167,9 @@ impl<P: Protocol> Conversations<P> {
         self.evicted
     }
 
-    /// The conversation `key`, made the most recently used (created, forgetting the least
-    /// recently used one past the limit, when new).
+    /// The conversation `key`, made the most recently used (created when new).
     fn touch(&mut self, key: Key) -> &mut Conversation<P> {
         self.clock += 1;
-        if !self.states.contains_key(&key) && self.states.len() >= self.limit {
-            if let Some((_, oldest)) = self.recency.pop_first() {
-                self.states.remove(&oldest);
-                self.evicted += 1;
-            }
-        }
         let conversation = self.states.entry(key).or_default();
         if conversation.used != 0 {
             self.recency.remove(&conversation.used);
@@ -179,6 +187,9 @@ impl<P: Protocol> Conversations<P> {
             from_client,
             key,
         } = placed;
+        if !self.states.contains_key(&key) && self.states.len() >= self.limit {
+            self.forget_oldest(out);
+        }
         let Transport::Tcp(tcp) = packet.transport else {
             out.push(Event::Message(Message {
                 first_frame: packet.frame,
@@ -195,9 +206,43 @@ impl<P: Protocol> Conversations<P> {
         let conversation = self.touch(key);
         conversation.last_time = packet.time;
         let stream = &mut conversation.streams[usize::from(!from_client)];
+        let before = stream.buffered();
         stream.push(&framing, packet.frame, tcp, &packet.payload, &mut pieces);
+        let after = stream.buffered();
+        self.tcp_bytes = self.tcp_bytes + after - before;
         Self::events(pieces.drain(..), packet.time, from_client, key, out);
         self.pieces = pieces;
+        // Every stream is bounded; so is what all of them hold together.
+        while self.tcp_bytes > self.tcp_limit && self.states.len() > 1 {
+            self.forget_oldest(out);
+        }
+    }
+
+    /// Forgets the least recently used conversation (counted); what its TCP streams held
+    /// unread is said, as at their end.
+    fn forget_oldest(&mut self, out: &mut Vec<Event>) {
+        let Some((_, oldest)) = self.recency.pop_first() else {
+            return;
+        };
+        let Some(mut conversation) = self.states.remove(&oldest) else {
+            return;
+        };
+        self.evicted += 1;
+        let framing = Self::framing();
+        let mut pieces = Vec::new();
+        for (i, stream) in conversation.streams.iter_mut().enumerate() {
+            self.tcp_bytes -= stream.buffered();
+            stream.end(&framing, &mut pieces);
+            // Messages after a gap are read as at the end; the conversation's state is gone, so
+            // they are decoded without it.
+            Self::events(
+                pieces.drain(..),
+                conversation.last_time,
+                i == 0,
+                oldest,
+                out,
+            );
+        }
     }
 
     /// The end of the capture: what every TCP stream left unread is said (conversations are
@@ -326,7 +371,7 @@ fn first_difference(was: &[u8], again: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    fn datagram(client_port: u16) -> Message {
+    fn datagram(client_port: u16) -> Placed {
         let client: SocketAddr = format!("10.0.0.1:{client_port}").parse().unwrap();
         let server: SocketAddr = "10.0.0.2:8080".parse().unwrap();
         let p = Packet {
@@ -341,30 +386,72 @@ mod tests {
             udp: vec![8080],
             tcp: vec![],
         };
-        let mut out = Vec::new();
-        Conversations::<rtype::Protocol>::default().push(place(p, &ports).ok().unwrap(), &mut out);
-        match out.pop() {
-            Some(Event::Message(m)) => m,
-            other => panic!("{other:?}"),
-        }
+        place(p, &ports).ok().unwrap()
     }
 
     #[test]
     fn past_the_limit_the_least_recently_used_conversation_is_forgotten_and_counted() {
         let mut conversations = Conversations::<rtype::Protocol>::with_limit(2);
-        let (a, b, c) = (datagram(1000), datagram(1001), datagram(1002));
-        let _ = conversations.decode(&a);
-        let _ = conversations.decode(&b);
-        let _ = conversations.decode(&a);
+        let mut out = Vec::new();
+        let mut read = |conversations: &mut Conversations<_>, port| {
+            conversations.push(datagram(port), &mut out);
+            let Some(Event::Message(m)) = out.pop() else {
+                panic!("a datagram is a message")
+            };
+            let _ = conversations.decode(&m);
+            m.key
+        };
+        let a = read(&mut conversations, 1000);
+        let b = read(&mut conversations, 1001);
+        read(&mut conversations, 1000);
         assert_eq!(conversations.evicted(), 0);
         // b is the least recently used: c takes its place.
-        let _ = conversations.decode(&c);
+        read(&mut conversations, 1002);
         assert_eq!(conversations.evicted(), 1);
-        assert!(conversations.states.contains_key(&a.key));
-        assert!(!conversations.states.contains_key(&b.key));
-        let _ = conversations.decode(&b);
+        assert!(conversations.states.contains_key(&a));
+        assert!(!conversations.states.contains_key(&b));
+        read(&mut conversations, 1001);
         assert_eq!(conversations.evicted(), 2);
         assert_eq!(conversations.states.len(), 2);
         assert_eq!(conversations.recency.len(), 2);
+    }
+
+    #[test]
+    fn past_the_tcp_byte_limit_the_least_recently_used_stream_is_forgotten_and_said() {
+        let mut conversations = Conversations::<riptide_2_1::Protocol>::with_limits(16, 1000);
+        let ports = Ports {
+            udp: vec![],
+            tcp: vec![7777],
+        };
+        let mut out = Vec::new();
+        // Two connections, each 600 bytes into a message of 2000 (a 4-byte length prefix).
+        for (frame, port) in [(1, 50001), (2, 50002)] {
+            let mut payload = 2000i32.to_le_bytes().to_vec();
+            payload.resize(600, 0);
+            let p = Packet {
+                frame,
+                time: Duration::ZERO,
+                src: format!("10.0.0.1:{port}").parse().unwrap(),
+                dst: "10.0.0.2:7777".parse().unwrap(),
+                transport: Transport::Tcp(crate::capture::Tcp {
+                    seq: 1,
+                    syn: false,
+                    fin: false,
+                    rst: false,
+                }),
+                payload,
+            };
+            conversations.push(place(p, &ports).ok().unwrap(), &mut out);
+        }
+        assert_eq!(conversations.evicted(), 1);
+        assert_eq!(conversations.tcp_bytes, 600);
+        let [Event::Note {
+            frame, note, key, ..
+        }] = &out[..]
+        else {
+            panic!("{out:?}")
+        };
+        assert_eq!(*note, stream::Note::Unfinished { bytes: 600 });
+        assert_eq!((*frame, key.client.port()), (1, 50001));
     }
 }

@@ -133,6 +133,11 @@ impl Stream {
         }
     }
 
+    /// Bytes it holds: read and not yet a whole message, or waiting for the bytes before them.
+    pub fn buffered(&self) -> usize {
+        self.pending.len() + self.early_bytes
+    }
+
     /// The end of the stream: the messages after any gap are read, and what is left unread is
     /// said.
     pub fn end(&mut self, framing: &Framing, out: &mut Vec<Piece>) {
