@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod analysis;
 mod bits;
 mod checksum;
 #[cfg(feature = "zlib")]
