@@ -2,7 +2,7 @@
 //! (DuckDB, Polars, Spark, Trino). Fixed columns say where each message was (frame, time,
 //! endpoints, direction, transport, size, message type, the joined payload's type); `value` is
 //! the decoded message and `joined` the payload it completed, as typed nested columns
-//! ([`crate::shape`]). The capture is
+//! (see the `shape` module). The capture is
 //! read twice, streaming both times: once to learn the columns' types, once to write the rows
 //! in batches, so memory stays that of one batch whatever the size of the capture.
 
