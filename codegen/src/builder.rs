@@ -331,31 +331,43 @@ impl Builder {
             not_generated.0.extend(problems.0);
         }
         // What ties the crates together: paths from those folders to the crates.
-        // wiregen's own crates by path when their source is at hand, else by version.
-        let wiregen_crate = |folder: Option<PathBuf>, from: &Path| match folder {
-            Some(f) => format!("path = \"{}\"", relative(&f, from)),
-            None => format!("version = \"{}\"", pipeline::WIREGEN_VERSION),
+        // wiregen's own crates by path when their source is at hand (in the checkout the
+        // outputs are in, as generated crates find the runtime; else the source this binary was
+        // built from), else by version.
+        let wiregen_crate = |given: Option<PathBuf>, folder: &str, package: &str, from: &Path| {
+            let beside = || pipeline::folder_above(from, folder, package);
+            let source = || {
+                let built_from = match folder {
+                    "codegen" => Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+                        .filter(|d| d.join("src/builder.rs").is_file()),
+                    _ => pipeline::source_folder(folder),
+                };
+                built_from.map(|f| relative(&f, from))
+            };
+            match given
+                .map(|f| relative(&f, from))
+                .or_else(beside)
+                .or_else(source)
+            {
+                Some(path) => format!("path = \"{path}\""),
+                None => format!("version = \"{}\"", pipeline::WIREGEN_VERSION),
+            }
         };
         if let Some(dir) = &self.wirecat {
-            let runtime = self
-                .runtime_path
-                .clone()
-                .or_else(|| pipeline::source_folder("runtime"));
+            let runtime = self.runtime_path.clone();
             out.extend(backend::wirecat::generate(
                 &crates,
                 dir,
                 &relative(&base.join(&rust_out), &base.join(dir)),
-                &wiregen_crate(runtime, &base.join(dir)),
+                &wiregen_crate(runtime, "runtime", "wiregen-runtime", &base.join(dir)),
             ));
         }
         if let Some(dir) = &self.fuzz {
-            let generator = Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-                .filter(|d| d.join("src/builder.rs").is_file());
             out.extend(backend::fuzz::generate(
                 &crates,
                 dir,
                 &relative(&base.join(&rust_out), &base.join(dir)),
-                &wiregen_crate(generator, &base.join(dir)),
+                &wiregen_crate(None, "codegen", "wiregen", &base.join(dir)),
             ));
         }
         for o in &mut out {

@@ -69,24 +69,30 @@ pub fn runtime_dep(root: &Path) -> RuntimeDep {
 /// built from, when it is still there (`cargo install --path codegen`: crates generated anywhere
 /// build at once); else by version requirement (the published crate).
 pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
-    let absolute = crates_dir
-        .canonicalize()
-        .or_else(|_| std::path::absolute(crates_dir))
-        .unwrap_or_else(|_| crates_dir.to_path_buf());
-    for (ups, dir) in absolute.ancestors().enumerate() {
-        let manifest = dir.join("runtime/Cargo.toml");
-        let is_runtime =
-            fs::read_to_string(&manifest).is_ok_and(|m| m.contains("name = \"wiregen-runtime\""));
-        if is_runtime {
-            // From `<crates_dir>/<crate>` up to `crates_dir`, then up to `dir`.
-            let path = "../".repeat(1 + ups) + "runtime";
-            return RuntimeDep(path_dependency(&path));
-        }
+    if let Some(path) = folder_above(crates_dir, "runtime", "wiregen-runtime") {
+        // From `<crates_dir>/<crate>` up to `crates_dir` first.
+        return RuntimeDep(path_dependency(&format!("../{path}")));
     }
     match source_folder("runtime") {
         Some(dir) => RuntimeDep(path_dependency(&dir.display().to_string())),
         None => RuntimeDep(format!("\"{WIREGEN_VERSION}\"")),
     }
+}
+
+/// The relative path from `dir` to the wiregen crate `package` in folder `folder` of `dir` or a
+/// folder above it (`../runtime`): the checkout the outputs are written in, whichever checkout
+/// the wiregen binary was built from. Counted up from `dir` itself, so a symbolic link on the
+/// way reads the same; `dir` need not exist yet.
+pub fn folder_above(dir: &Path, folder: &str, package: &str) -> Option<String> {
+    let absolute = dir
+        .canonicalize()
+        .or_else(|_| std::path::absolute(dir))
+        .unwrap_or_else(|_| dir.to_path_buf());
+    let ups = absolute.ancestors().position(|above| {
+        fs::read_to_string(above.join(folder).join("Cargo.toml"))
+            .is_ok_and(|m| m.contains(&format!("name = \"{package}\"")))
+    })?;
+    Some("../".repeat(ups) + folder)
 }
 
 /// A folder of the wiregen source this binary was built from (`runtime`, `verify`), when it is

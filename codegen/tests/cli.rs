@@ -126,6 +126,55 @@ fn keep_going_writes_the_good_schemas_and_prune_removes_orphans() {
     assert!(ok, "{out}{err}");
 }
 
+/// A checkout's own wiregen crates are what its wirecat and fuzz manifests point at, whichever
+/// checkout the wiregen binary was built from, and through a symbolic link as without: the same
+/// files whoever runs `check` (a stop hook's binary once found this repository's stale).
+#[cfg(unix)]
+#[test]
+fn wirecat_and_fuzz_manifests_point_at_the_checkout_they_are_in() {
+    let dir = scratch("checkout");
+    let real = dir.join("real");
+    std::fs::create_dir_all(real.join("schema")).unwrap();
+    std::fs::create_dir_all(real.join("runtime")).unwrap();
+    std::fs::create_dir_all(real.join("codegen")).unwrap();
+    std::fs::write(
+        real.join("runtime/Cargo.toml"),
+        "[package]\nname = \"wiregen-runtime\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        real.join("codegen/Cargo.toml"),
+        "[package]\nname = \"wiregen\"\n",
+    )
+    .unwrap();
+    std::fs::copy(golden("flags.yaml"), real.join("schema/flags.yaml")).unwrap();
+    std::fs::write(
+        real.join("wiregen.toml"),
+        "schema_dirs = [\"schema\"]\nrust_out = \"gen\"\ncrates = true\n\
+         wirecat = \"wirecat\"\nfuzz = \"fuzz\"\n",
+    )
+    .unwrap();
+    let linked = dir.join("linked");
+    let _ = std::fs::remove_file(&linked);
+    std::os::unix::fs::symlink(&real, &linked).unwrap();
+    let (ok, out, err) = wiregen(&["generate"], &linked);
+    assert!(ok, "{out}{err}");
+    let read = |f: &str| std::fs::read_to_string(real.join(f)).unwrap();
+    assert!(
+        read("wirecat/Cargo.toml").contains("wiregen-runtime = { path = \"../runtime\""),
+        "{}",
+        read("wirecat/Cargo.toml")
+    );
+    assert!(
+        read("fuzz/Cargo.toml").contains("wiregen = { path = \"../codegen\" }"),
+        "{}",
+        read("fuzz/Cargo.toml")
+    );
+    assert!(read("gen/flags/Cargo.toml").contains("path = \"../../runtime\""));
+    let (ok, out, err) = wiregen(&["check"], &real);
+    assert!(ok, "{out}{err}");
+}
+
 #[test]
 fn install_replaces_an_older_copy_of_the_same_protocol() {
     let dir = scratch("install");
