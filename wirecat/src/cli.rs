@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use wiregen_runtime::SerdeProtocol;
 
 use crate::reading::{self, Tally};
-use crate::session::{self, Event, Key, Ports};
+use crate::session::{self, Conversations, Event, Key, Message, Ports};
 use crate::types::{Decode, Encode, Job, List};
 use crate::{capture, parse_hex, to_hex};
 
@@ -339,7 +339,7 @@ fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
 }
 
 /// A datagram as JSON through the protocol's serializer.
-pub(crate) struct AsJson<'v, 'a, P: SerdeProtocol>(pub(crate) &'v P::Datagram<'a>);
+struct AsJson<'v, 'a, P: SerdeProtocol>(&'v P::Datagram<'a>);
 
 impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -348,7 +348,7 @@ impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
 }
 
 /// A joined payload as JSON, decoded through the protocol's serializer.
-pub(crate) struct Joined<'v, P: SerdeProtocol>(pub(crate) &'v P::Joined);
+struct Joined<'v, P: SerdeProtocol>(&'v P::Joined);
 
 impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -372,29 +372,11 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
                     if m.first_frame != m.frame {
                         line["first_frame"] = m.first_frame.into();
                     }
-                    match conversations.decode(&m) {
-                        Ok(v) => {
-                            line["value"] =
-                                serde_json::to_value(AsJson::<P>(&v)).map_err(|e| e.to_string())?;
-                            match conversations.join(&m, &v) {
-                                Ok(None) => {}
-                                Ok(Some((joined, frames))) => {
-                                    line["joined"] = serde_json::to_value(Joined::<P>(&joined))
-                                        .map_err(|e| e.to_string())?;
-                                    line["joined_from"] = frames.into();
-                                }
-                                Err(e) => {
-                                    all_ok = false;
-                                    line["error"] = format!("the payload it completes: {e}").into();
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            all_ok = false;
-                            line["error"] = e.to_string().into();
-                            line["bytes"] = to_hex(&m.bytes).into();
-                        }
+                    let read = decode_into(conversations, &m, &mut line)?;
+                    if read == HowFar::NotDecoded {
+                        line["bytes"] = to_hex(&m.bytes).into();
                     }
+                    all_ok &= read == HowFar::Whole;
                     line
                 }
                 Event::Note {
@@ -424,13 +406,49 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     Ok(all_ok)
 }
 
+/// How far a message read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HowFar {
+    /// Decoded, and what it completes (if anything) joined and decoded.
+    Whole,
+    NotDecoded,
+    /// Decoded, but the payload it completes does not decode.
+    NotJoined,
+}
+
+/// Decodes `m` in its conversation and joins the piece it carries, setting `line`'s `value`,
+/// `joined` and `joined_from`, or `error` where it stops (`read` and `export` alike).
+pub(crate) fn decode_into<P: SerdeProtocol>(
+    conversations: &mut Conversations<P>,
+    m: &Message,
+    line: &mut serde_json::Value,
+) -> Result<HowFar, String> {
+    let datagram = match conversations.decode(m) {
+        Ok(datagram) => datagram,
+        Err(e) => {
+            line["error"] = e.to_string().into();
+            return Ok(HowFar::NotDecoded);
+        }
+    };
+    line["value"] = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
+    match conversations.join(m, &datagram) {
+        Ok(None) => {}
+        Ok(Some((joined, frames))) => {
+            line["joined"] =
+                serde_json::to_value(Joined::<P>(&joined)).map_err(|e| e.to_string())?;
+            line["joined_from"] = frames.into();
+        }
+        Err(e) => {
+            line["error"] = format!("the payload it completes: {e}").into();
+            return Ok(HowFar::NotJoined);
+        }
+    }
+    Ok(HowFar::Whole)
+}
+
 /// A JSON line's frame, direction and endpoints.
 fn endpoints(frame: u64, from_client: bool, key: &Key) -> serde_json::Value {
-    let (src, dst) = if from_client {
-        (key.client, key.server)
-    } else {
-        (key.server, key.client)
-    };
+    let (src, dst) = key.endpoints(from_client);
     let mut line = serde_json::json!({
         "frame": frame,
         "from": if from_client { "client" } else { "server" },

@@ -21,49 +21,22 @@ use wiregen_runtime::SerdeProtocol;
 
 use crate::capture::Packets;
 use crate::reading::{self, Tally};
-use crate::session::{Conversations, Event, Message, Ports};
+use crate::session::{Conversations, Event, Ports};
 use crate::shape::Shape;
 
 /// Rows per Arrow record batch (and Parquet row group page).
 const BATCH: usize = 2048;
 
 /// One message as JSON (its fixed columns, `value`, `joined`, `error`), or `None` for a note.
-fn row<P: SerdeProtocol>(conversations: &mut Conversations<P>, event: Event) -> Option<Value> {
+fn row<P: SerdeProtocol>(
+    conversations: &mut Conversations<P>,
+    event: Event,
+) -> Result<Option<Value>, String> {
     let Event::Message(m) = event else {
-        return None;
+        return Ok(None);
     };
-    let mut row = place(&m);
-    match conversations.decode(&m) {
-        Ok(datagram) => {
-            let value = serde_json::to_value(crate::cli::AsJson::<P>(&datagram))
-                .unwrap_or_else(|e| json!(e.to_string()));
-            row["message"] = message_type(&value).into();
-            row["value"] = value;
-            match conversations.join(&m, &datagram) {
-                Ok(Some((joined, frames))) => {
-                    let joined = serde_json::to_value(crate::cli::Joined::<P>(&joined))
-                        .unwrap_or_else(|e| json!(e.to_string()));
-                    row["joined_message"] = message_type(&joined).into();
-                    row["joined_from"] = frames.into();
-                    row["joined"] = joined;
-                }
-                Ok(None) => {}
-                Err(e) => row["error"] = format!("the payload it completes: {e}").into(),
-            }
-        }
-        Err(e) => row["error"] = e.to_string().into(),
-    }
-    Some(row)
-}
-
-/// The fixed columns of a message.
-fn place(m: &Message) -> Value {
-    let (src, dst) = if m.from_client {
-        (m.key.client, m.key.server)
-    } else {
-        (m.key.server, m.key.client)
-    };
-    json!({
+    let (src, dst) = m.key.endpoints(m.from_client);
+    let mut row = json!({
         "frame": m.frame,
         "time": m.time.as_micros() as i64,
         "src": src.to_string(),
@@ -71,7 +44,15 @@ fn place(m: &Message) -> Value {
         "from": if m.from_client { "client" } else { "server" },
         "transport": if m.key.tcp { "tcp" } else { "udp" },
         "bytes": m.bytes.len(),
-    })
+    });
+    crate::cli::decode_into(conversations, &m, &mut row)?;
+    if !row["value"].is_null() {
+        row["message"] = message_type(&row["value"]).into();
+    }
+    if !row["joined"].is_null() {
+        row["joined_message"] = message_type(&row["joined"]).into();
+    }
+    Ok(Some(row))
 }
 
 /// The message's type: the variant names down the value (`"LongLinkState"`,
@@ -142,7 +123,7 @@ pub fn export<P: SerdeProtocol, R: Read>(
     // Pass 1: the columns' types.
     let (mut value, mut joined) = (Shape::Null, Shape::Null);
     reading::each_event::<P, R>(open()?, ports, &mut tick, |c, event| {
-        if let Some(row) = row::<P>(c, event) {
+        if let Some(row) = row::<P>(c, event)? {
             value.learn(&row["value"]);
             joined.learn(&row["joined"]);
         }
@@ -174,7 +155,7 @@ pub fn export<P: SerdeProtocol, R: Read>(
         Ok(())
     };
     let tally = reading::each_event::<P, R>(open()?, ports, &mut tick, |c, event| {
-        if let Some(mut row) = row::<P>(c, event) {
+        if let Some(mut row) = row::<P>(c, event)? {
             row["value"] = value.fit(row["value"].take());
             row["joined"] = joined.fit(row["joined"].take());
             rows.push(row);

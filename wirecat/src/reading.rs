@@ -47,8 +47,9 @@ pub fn each_event<P: Protocol, R: Read>(
     let mut events = Vec::new();
     for packet in packets.by_ref() {
         tick();
-        let tcp = matches!(packet.as_ref().map(|p| p.transport), Ok(Transport::Tcp(_)));
-        match session::place(packet?, ports) {
+        let packet = packet?;
+        let tcp = matches!(packet.transport, Transport::Tcp(_));
+        match session::place(packet, ports) {
             Ok(placed) => {
                 *if tcp {
                     &mut tally.tcp_segments

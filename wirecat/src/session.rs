@@ -22,6 +22,17 @@ pub struct Key {
     pub tcp: bool,
 }
 
+impl Key {
+    /// (source, destination) of a packet of this conversation sent by the client or not.
+    pub fn endpoints(&self, from_client: bool) -> (SocketAddr, SocketAddr) {
+        if from_client {
+            (self.client, self.server)
+        } else {
+            (self.server, self.client)
+        }
+    }
+}
+
 /// The server's ports, per transport.
 #[derive(Debug, Clone, Default)]
 pub struct Ports {
