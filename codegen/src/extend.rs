@@ -95,6 +95,9 @@ pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
     if !ep.state.is_empty() {
         bp.state = ep.state;
     }
+    if ep.reliability.is_some() {
+        bp.reliability = ep.reliability;
+    }
     if !ep.applications.is_empty() {
         bp.applications = ep.applications;
     }

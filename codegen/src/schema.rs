@@ -61,6 +61,9 @@ pub struct ProtocolDef {
     /// Lists remembered per conversation and direction, by key, from earlier messages.
     #[serde(default)]
     pub state: IndexMap<String, StateDef>,
+    /// What the wire says about delivery: sequence numbers, acks, pings (netcode analysis).
+    #[serde(default)]
+    pub reliability: Option<ReliabilityDef>,
     /// In a transport: where application schemas plug their messages in.
     #[serde(default)]
     pub applications: Vec<AppPointDef>,
@@ -121,6 +124,88 @@ pub struct JoinDef {
     /// What each joined stream is: `bytes` or a type name (default: bytes).
     #[serde(default, rename = "as")]
     pub as_types: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReliabilityDef {
+    /// Fields numbering the datagrams a side sends.
+    #[serde(default)]
+    pub sequence: Vec<SequenceDef>,
+    /// Fields acknowledging the other side's numbers.
+    #[serde(default)]
+    pub ack: Vec<AckDef>,
+    /// Fields carrying a ping id a reply (`pong`) echoes: a round trip.
+    #[serde(default)]
+    pub ping: Vec<PingDef>,
+    #[serde(default)]
+    pub pong: Vec<PingDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SequenceDef {
+    /// The type whose values carry the number.
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its unsigned integer field holding the number.
+    pub field: String,
+    /// Numbers count modulo this (default: the field's range).
+    #[serde(default)]
+    pub wrap: Option<u64>,
+    /// Numberings apart (default `main`): acks name the one they ack.
+    #[serde(default)]
+    pub channel: Option<String>,
+    /// Condition: this value carries a number (default: always).
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Whether the sender resends it until acked: `true`, `false` or a condition.
+    #[serde(default)]
+    pub reliable: Option<BoolOrExpr>,
+    /// A field giving the part of the number's payload (payloads cut into parts that share it).
+    #[serde(default)]
+    pub part: Option<String>,
+    /// With `part`: condition, this is the number's last part.
+    #[serde(default)]
+    pub last: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckDef {
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its field holding the acknowledged number.
+    pub field: String,
+    #[serde(default)]
+    pub channel: Option<String>,
+    #[serde(default)]
+    pub when: Option<String>,
+    /// The field giving the acknowledged part, for numberings with parts.
+    #[serde(default)]
+    pub part: Option<String>,
+    /// A bitfield acking the numbers before: bit k acks `field - 1 - k`.
+    #[serde(default)]
+    pub bits: Option<String>,
+    /// Whether it acks every number up to `field` too.
+    #[serde(default)]
+    pub cumulative: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PingDef {
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its integer field holding the ping id.
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum BoolOrExpr {
+    Bool(bool),
+    Expr(String),
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,28 +1,117 @@
 //! Netcode analysis, as Wireshark's `tcp.analysis` does it for TCP, for any protocol that
 //! numbers its datagrams: which were lost, duplicated, reordered or resent, which frame acked
 //! which, and round-trip times. Protocol-agnostic: a protocol says what each datagram carries
-//! ([`Facts`]: its sequence number, whether it is resent until acked, what it acks, a ping id),
-//! and an [`Analyzer`] per conversation gives each datagram its [`Verdict`]. Every table is
-//! bounded: past its limit the oldest entry is forgotten and counted.
+//! ([`Facts`]: its place in a numbered sequence, whether it is resent until acked, what it acks,
+//! a ping id) and an [`Analyzer`] per conversation gives each datagram its [`Verdict`]. The
+//! generated dissector computes the same verdicts on its first pass. Every table is bounded:
+//! past [`WINDOW`] entries the lowest numbers are forgotten, and counted.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
 
-/// Sequence numbers, acked sends and pings remembered per direction by default.
+/// Sequence numbers, sends waiting for their ack and pings remembered per channel and direction.
 pub const WINDOW: usize = 4096;
+
+/// Where a datagram sits in its sender's numbering: a number, and for protocols that cut one
+/// number's payload into parts, the part's index (0 otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The numbering it belongs to (a protocol may keep several, e.g. reliable and notify).
+    pub channel: u8,
+    /// The number on the wire (it wraps at the channel's `wrap`).
+    pub number: u64,
+    /// The part of that number's payload (0 when payloads are not cut).
+    pub part: u64,
+}
+
+/// The datagram's own place, and what the sender promises about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Numbered {
+    /// Its number (and part).
+    pub place: Place,
+    /// Whether the sender resends it until acked (a repeat is then a retransmission, not a
+    /// duplicate, and an ack of it gives a round trip).
+    pub reliable: bool,
+    /// Whether this is its number's last part (always, when payloads are not cut).
+    pub last_part: bool,
+}
+
+/// An acknowledgement of the other direction's datagram at `place`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ack {
+    /// The number (and part) it acks.
+    pub place: Place,
+    /// Whether it acks every number up to `place` too (a cumulative ack).
+    pub cumulative: bool,
+}
 
 /// What one datagram carries that the analysis reads (nothing, by default).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
-    /// Its sequence number, on the wire (wrapping at [`Analyzer::new`]'s `wrap`).
-    pub sequence: Option<u64>,
-    /// Whether the sender resends it until acked (a repeat is then a retransmission, not a
-    /// duplicate).
-    pub reliable: bool,
-    /// The other direction's sequence numbers it acknowledges.
-    pub acks: Vec<u64>,
+    /// Its own number, when it has one.
+    pub sequence: Option<Numbered>,
+    /// The other direction's numbers it acks.
+    pub acks: Vec<Ack>,
     /// A ping id it carries: a request (`reply == false`) or the reply echoing it.
     pub ping: Option<Ping>,
+}
+
+impl Facts {
+    /// Sets the datagram's own number (and part) in `channel`.
+    pub fn numbered(
+        &mut self,
+        channel: u8,
+        number: u64,
+        part: u64,
+        reliable: bool,
+        last_part: bool,
+    ) {
+        self.sequence = Some(Numbered {
+            place: Place {
+                channel,
+                number,
+                part,
+            },
+            reliable,
+            last_part,
+        });
+    }
+
+    /// Adds an ack of the other direction's `number` (and part) in `channel`.
+    pub fn ack(&mut self, channel: u8, number: u64, part: u64, cumulative: bool) {
+        self.acks.push(Ack {
+            place: Place {
+                channel,
+                number,
+                part,
+            },
+            cumulative,
+        });
+    }
+
+    /// Sets the ping id it carries: a request, or the `reply` echoing it.
+    pub fn ping(&mut self, id: u64, reply: bool) {
+        self.ping = Some(Ping { id, reply });
+    }
+
+    /// Adds the acks a bitfield gives: bit `k` of `bits` acks `number - 1 - k` (wrapping at
+    /// `wrap`), as Riptide's and ENet-style ack fields do.
+    pub fn ack_bits(&mut self, channel: u8, number: u64, bits: u64, width: u32, wrap: u64) {
+        for k in 0..u64::from(width.min(64)) {
+            if bits >> k & 1 == 1 {
+                let back = (k + 1) % wrap.max(1);
+                let number = (number % wrap.max(1) + wrap - back) % wrap.max(1);
+                self.acks.push(Ack {
+                    place: Place {
+                        channel,
+                        number,
+                        part: 0,
+                    },
+                    cumulative: false,
+                });
+            }
+        }
+    }
 }
 
 /// A ping id, sent or echoed.
@@ -34,66 +123,55 @@ pub struct Ping {
     pub reply: bool,
 }
 
+/// A frame of the other direction an ack acknowledges for the first time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Acked {
+    /// The acked (or answered) frame.
+    pub frame: u64,
+    /// From that frame to the ack.
+    pub rtt: Duration,
+}
+
 /// What the analysis says of one datagram.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Verdict {
-    /// Sequence numbers skipped just before this one (datagrams lost, or yet to come).
+    /// Datagrams skipped just before this one (lost, or yet to come: a later out-of-order
+    /// datagram fills the gap). Where a number's payload is cut into parts, a number whose last
+    /// part never came counts as one.
     pub lost: u64,
-    /// An earlier frame with the same sequence number: this is its retransmission (reliable)
-    /// or duplicate (not).
+    /// An earlier frame with the same place: this is its retransmission (reliable) or duplicate
+    /// (not).
     pub repeat_of: Option<u64>,
     /// Whether the repeat is of a reliable datagram (a retransmission).
     pub retransmission: bool,
-    /// It came after a higher sequence number: the gap it fills was not a loss.
+    /// It came after a higher place: it fills a gap an earlier datagram reported.
     pub out_of_order: bool,
-    /// The frames of the other direction it acknowledges first, each with the round trip
-    /// from that frame to this one.
-    pub acked: Vec<(u64, Duration)>,
+    /// The frames of the other direction it acknowledges first, each with its round trip.
+    pub acked: Vec<Acked>,
     /// The round trip of a ping this datagram answers: the request's frame and the time.
-    pub ping: Option<(u64, Duration)>,
+    pub ping: Option<Acked>,
 }
 
-/// One direction's sequence numbers.
-#[derive(Debug)]
-struct Sequences {
-    /// The highest sequence number so far, unwrapped to 64 bits.
-    highest: Option<u64>,
-    /// Recent sequence numbers (unwrapped) and the frame each first came in, oldest first.
-    seen: HashMap<u64, u64>,
-    order: VecDeque<u64>,
-    /// Numbers skipped and not (yet) come.
-    missing: HashMap<u64, ()>,
-    missing_order: VecDeque<u64>,
-}
+/// A place unwrapped to 64 bits, ordered by number then part.
+type Key = (u64, u64);
 
-impl Sequences {
-    fn new() -> Self {
-        Sequences {
-            highest: None,
-            seen: HashMap::new(),
-            order: VecDeque::new(),
-            missing: HashMap::new(),
-            missing_order: VecDeque::new(),
-        }
-    }
-}
-
-/// Sends waiting for their ack, per direction: the sequence number (unwrapped) and its frame
-/// and time.
+/// One direction of one channel.
 #[derive(Debug, Default)]
-struct Sends {
-    waiting: HashMap<u64, (u64, Duration)>,
-    order: VecDeque<u64>,
+struct Direction {
+    /// The highest place so far, and whether it was its number's last part.
+    highest: Option<(Key, bool)>,
+    /// Places seen (within the window) and the frame each first came in.
+    seen: BTreeMap<Key, u64>,
+    /// Reliable sends not yet acked: their frame and time.
+    waiting: BTreeMap<Key, (u64, Duration)>,
 }
 
 /// The analysis of one conversation, both directions.
 #[derive(Debug)]
 pub struct Analyzer {
-    wrap: u64,
+    /// Each channel's wrap, and its directions (from the client, from the server).
+    channels: Vec<(u64, [Direction; 2])>,
     window: usize,
-    /// From the client, from the server.
-    sequences: [Sequences; 2],
-    sends: [Sends; 2],
     /// Pings waiting for their reply, per direction of the request.
     pings: [HashMap<u64, (u64, Duration)>; 2],
     ping_order: [VecDeque<u64>; 2],
@@ -101,19 +179,20 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    /// An analyzer of sequence numbers counting modulo `wrap` (65,536 for a `u16`), keeping
+    /// An analyzer of channels whose numbers count modulo `wraps` (65,536 for a `u16`), keeping
     /// [`WINDOW`] of each table.
-    pub fn new(wrap: u64) -> Self {
-        Self::with_window(wrap, WINDOW)
+    pub fn new(wraps: &[u64]) -> Self {
+        Self::with_window(wraps, WINDOW)
     }
 
-    /// An analyzer keeping `window` sequence numbers, sends and pings per direction.
-    pub fn with_window(wrap: u64, window: usize) -> Self {
+    /// An analyzer keeping `window` places, sends and pings per channel and direction.
+    pub fn with_window(wraps: &[u64], window: usize) -> Self {
         Analyzer {
-            wrap: wrap.max(2),
+            channels: wraps
+                .iter()
+                .map(|w| (*w.max(&2), Default::default()))
+                .collect(),
             window: window.max(1),
-            sequences: [Sequences::new(), Sequences::new()],
-            sends: Default::default(),
             pings: Default::default(),
             ping_order: Default::default(),
             forgotten: 0,
@@ -126,12 +205,6 @@ impl Analyzer {
         self.forgotten
     }
 
-    /// Sequence numbers skipped in direction `from_client` and still missing: the datagrams
-    /// lost so far (within the window).
-    pub fn missing(&self, from_client: bool) -> usize {
-        self.sequences[usize::from(!from_client)].missing.len()
-    }
-
     /// Reads one datagram (frame `frame`, captured at `time`) of direction `from_client`.
     pub fn observe(
         &mut self,
@@ -142,17 +215,11 @@ impl Analyzer {
     ) -> Verdict {
         let side = usize::from(!from_client);
         let mut verdict = Verdict::default();
-        if let Some(raw) = facts.sequence {
-            let seq = self.sequence(side, raw % self.wrap, frame, &mut verdict);
-            if facts.reliable && verdict.repeat_of.is_none() {
-                self.remember_send(side, seq, frame, time);
-            }
-            verdict.retransmission = verdict.repeat_of.is_some() && facts.reliable;
+        if let Some(n) = facts.sequence {
+            self.numbered(side, n, frame, time, &mut verdict);
         }
-        for &ack in &facts.acks {
-            if let Some(acked) = self.ack(1 - side, ack % self.wrap, time) {
-                verdict.acked.push(acked);
-            }
+        for ack in &facts.acks {
+            self.ack(1 - side, ack, time, &mut verdict.acked);
         }
         if let Some(ping) = facts.ping {
             verdict.ping = self.ping(side, ping, frame, time);
@@ -160,98 +227,99 @@ impl Analyzer {
         verdict
     }
 
-    /// `raw` unwrapped to the 64-bit number nearest `near`.
-    fn unwrap(&self, raw: u64, near: u64) -> u64 {
-        let base = near - near % self.wrap;
-        [base.wrapping_sub(self.wrap), base, base + self.wrap]
-            .into_iter()
-            .map(|b| b.wrapping_add(raw))
-            .filter(|c| *c < u64::MAX / 2)
-            .min_by_key(|c| c.abs_diff(near))
-            .unwrap_or(raw)
-    }
-
-    fn sequence(&mut self, side: usize, raw: u64, frame: u64, verdict: &mut Verdict) -> u64 {
-        let window = self.window;
-        let highest = self.sequences[side].highest;
-        // The first number seen is placed one wrap up, so numbers just below it unwrap too.
-        let seq = match highest {
-            None => raw + self.wrap,
-            Some(h) => self.unwrap(raw, h),
-        };
-        let s = &mut self.sequences[side];
-        if let Some(&first) = s.seen.get(&seq) {
-            verdict.repeat_of = Some(first);
-            return seq;
-        }
-        match s.highest {
-            Some(h) if seq > h + 1 => {
-                verdict.lost = seq - h - 1;
-                // The numbers skipped (at most a window of them is remembered).
-                for m in seq.saturating_sub(window as u64).max(h + 1)..seq {
-                    s.missing.insert(m, ());
-                    s.missing_order.push_back(m);
-                }
-            }
-            Some(h) if seq < h => {
-                s.missing.remove(&seq);
-                verdict.out_of_order = true;
-            }
-            _ => {}
-        }
-        s.highest = Some(s.highest.map_or(seq, |h| h.max(seq)));
-        s.seen.insert(seq, frame);
-        s.order.push_back(seq);
-        let mut forgotten = 0;
-        while s.order.len() > window {
-            if let Some(old) = s.order.pop_front() {
-                s.seen.remove(&old);
-                forgotten += 1;
-            }
-        }
-        while s.missing_order.len() > window {
-            if let Some(old) = s.missing_order.pop_front() {
-                if s.missing.remove(&old).is_some() {
-                    forgotten += 1;
-                }
-            }
-        }
-        self.forgotten += forgotten;
-        seq
-    }
-
-    fn remember_send(&mut self, side: usize, seq: u64, frame: u64, time: Duration) {
-        let sends = &mut self.sends[side];
-        sends.waiting.insert(seq, (frame, time));
-        sends.order.push_back(seq);
-        while sends.order.len() > self.window {
-            if let Some(old) = sends.order.pop_front() {
-                if sends.waiting.remove(&old).is_some() {
-                    self.forgotten += 1;
-                }
-            }
-        }
-    }
-
-    /// An ack, in the direction opposite `side`'s sends, of `raw`: the frame it acks first and
-    /// the round trip.
-    fn ack(&mut self, side: usize, raw: u64, time: Duration) -> Option<(u64, Duration)> {
-        let near = self.sequences[side].highest?;
-        let seq = self.unwrap(raw, near);
-        let (frame, sent) = self.sends[side].waiting.remove(&seq)?;
-        Some((frame, time.saturating_sub(sent)))
-    }
-
-    fn ping(
+    fn numbered(
         &mut self,
         side: usize,
-        ping: Ping,
+        n: Numbered,
         frame: u64,
         time: Duration,
-    ) -> Option<(u64, Duration)> {
+        verdict: &mut Verdict,
+    ) {
+        let window = self.window;
+        let Some((wrap, dirs)) = self.channels.get_mut(usize::from(n.place.channel)) else {
+            return;
+        };
+        let wrap = *wrap;
+        let d = &mut dirs[side];
+        // The first number seen is placed one wrap up, so numbers just below it unwrap too.
+        let number = match d.highest {
+            None => n.place.number % wrap + wrap,
+            Some(((h, _), _)) => unwrap(n.place.number % wrap, h, wrap),
+        };
+        let key = (number, n.place.part);
+        if let Some(&first) = d.seen.get(&key) {
+            verdict.repeat_of = Some(first);
+            verdict.retransmission = n.reliable;
+            return;
+        }
+        match d.highest {
+            Some((high, _)) if key < high => verdict.out_of_order = true,
+            Some(((h, hp), closed)) => {
+                verdict.lost = if number == h {
+                    key.1 - hp - 1
+                } else {
+                    u64::from(!closed) + (number - h - 1) + key.1
+                };
+            }
+            None => {}
+        }
+        if d.highest.map_or(true, |(high, _)| key > high) {
+            d.highest = Some((key, n.last_part));
+        }
+        d.seen.insert(key, frame);
+        if n.reliable {
+            d.waiting.insert(key, (frame, time));
+        }
+        for table in [&mut d.seen as &mut dyn Bounded, &mut d.waiting] {
+            while table.len() > window {
+                table.pop_lowest();
+                self.forgotten += 1;
+            }
+        }
+    }
+
+    /// An ack of direction `side`'s sends: the frames it acks first, with their round trips.
+    fn ack(&mut self, side: usize, ack: &Ack, time: Duration, out: &mut Vec<Acked>) {
+        let Some((wrap, dirs)) = self.channels.get_mut(usize::from(ack.place.channel)) else {
+            return;
+        };
+        let d = &mut dirs[side];
+        let Some(((near, _), _)) = d.highest else {
+            return;
+        };
+        let key = (
+            unwrap(ack.place.number % *wrap, near, *wrap),
+            ack.place.part,
+        );
+        let acked: Vec<Key> = if ack.cumulative {
+            d.waiting
+                .range(..=(key.0, u64::MAX))
+                .map(|(k, _)| *k)
+                .collect()
+        } else {
+            d.waiting
+                .get_key_value(&key)
+                .map(|(k, _)| *k)
+                .into_iter()
+                .collect()
+        };
+        for k in acked {
+            if let Some((frame, sent)) = d.waiting.remove(&k) {
+                out.push(Acked {
+                    frame,
+                    rtt: time.saturating_sub(sent),
+                });
+            }
+        }
+    }
+
+    fn ping(&mut self, side: usize, ping: Ping, frame: u64, time: Duration) -> Option<Acked> {
         if ping.reply {
-            let (f, sent) = self.pings[1 - side].remove(&ping.id)?;
-            return Some((f, time.saturating_sub(sent)));
+            let (frame, sent) = self.pings[1 - side].remove(&ping.id)?;
+            return Some(Acked {
+                frame,
+                rtt: time.saturating_sub(sent),
+            });
         }
         if self.pings[side].insert(ping.id, (frame, time)).is_none() {
             self.ping_order[side].push_back(ping.id);
@@ -264,6 +332,32 @@ impl Analyzer {
             }
         }
         None
+    }
+}
+
+/// `raw` (already reduced modulo `wrap`) unwrapped to the 64-bit number nearest `near`.
+fn unwrap(raw: u64, near: u64, wrap: u64) -> u64 {
+    let base = near - near % wrap;
+    [base.wrapping_sub(wrap), base, base + wrap]
+        .into_iter()
+        .map(|b| b.wrapping_add(raw))
+        .filter(|c| *c < u64::MAX / 2)
+        .min_by_key(|c| c.abs_diff(near))
+        .unwrap_or(raw)
+}
+
+/// A table that forgets its lowest key first.
+trait Bounded {
+    fn len(&self) -> usize;
+    fn pop_lowest(&mut self);
+}
+
+impl<V> Bounded for BTreeMap<Key, V> {
+    fn len(&self) -> usize {
+        BTreeMap::len(self)
+    }
+    fn pop_lowest(&mut self) {
+        self.pop_first();
     }
 }
 

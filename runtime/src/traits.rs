@@ -287,6 +287,21 @@ pub trait Protocol {
         Ok(None)
     }
 
+    /// The numberings the schema's `reliability` declares (`main` unless it names others), by
+    /// channel index: empty when the schema declares none.
+    const CHANNELS: &'static [&'static str] = &[];
+
+    /// Each channel's wrap (its numbers count modulo this), for
+    /// [`Analyzer::new`](crate::analysis::Analyzer::new).
+    const CHANNEL_WRAPS: &'static [u64] = &[];
+
+    /// What a decoded datagram tells the netcode analysis: its sequence number, what it acks, a
+    /// ping id (the schema's `reliability`; nothing when it declares none).
+    fn facts(datagram: &Self::Datagram<'_>) -> crate::analysis::Facts {
+        let _ = datagram;
+        crate::analysis::Facts::default()
+    }
+
     /// Encodes a datagram as [`Protocol::decode_datagram`] returns it: a datagram that decoded
     /// encodes back to its bytes (what `wirecat check` proves on captures).
     fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError>;

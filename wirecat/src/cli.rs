@@ -47,15 +47,15 @@ struct EncodeArgs {
 }
 
 #[derive(Args)]
-struct CaptureArgs {
+pub(crate) struct CaptureArgs {
     /// A pcap or pcapng file (gzip-compressed or not), or `-` for standard input.
-    capture: PathBuf,
+    pub capture: PathBuf,
     #[command(flatten)]
-    ports: PortArgs,
+    pub ports: PortArgs,
 }
 
 #[derive(Args)]
-struct PortArgs {
+pub(crate) struct PortArgs {
     /// The server's UDP port (repeat for several; default: the schema's ports).
     #[arg(short, long = "port", value_name = "PORT")]
     udp: Vec<u16>,
@@ -78,6 +78,22 @@ struct ExportArgs {
     output: PathBuf,
 }
 
+#[derive(Args)]
+pub(crate) struct StatsArgs {
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+    /// Prints the whole as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Prints each frame's verdict (lost, duplicate, retransmission, out of order, acks, round
+    /// trips) as a JSON line, as the dissector's `<proto>.analysis.*` fields show it.
+    #[arg(long)]
+    pub frames: bool,
+    /// Also draws round trips and bandwidth over time as an SVG picture.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Decodes messages given as hex; prints one JSON line each.
@@ -96,6 +112,9 @@ enum Command {
     /// direction, transport, size, message type) with the decoded message and any payload it
     /// completes as typed nested columns.
     Export(ExportArgs),
+    /// Netcode analysis: per conversation and direction, datagrams, bytes, loss, duplicates,
+    /// retransmissions, reordering and round trips; bytes per message type and per field.
+    Stats(StatsArgs),
     /// Lists the protocol's types.
     Types,
 }
@@ -157,6 +176,12 @@ enum ManyCommand {
         #[command(flatten)]
         args: ExportArgs,
     },
+    /// Netcode analysis: loss, duplicates, retransmissions, round trips, bandwidth.
+    Stats {
+        protocol: String,
+        #[command(flatten)]
+        args: StatsArgs,
+    },
 }
 
 /// The command line of one protocol's wirecat: `fn main() -> ExitCode { wirecat::run::<P>() }`.
@@ -181,6 +206,7 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Read { protocol, args } => (protocol, Command::Read(args)),
         ManyCommand::Check { protocol, args } => (protocol, Command::Check(args)),
         ManyCommand::Export { protocol, args } => (protocol, Command::Export(args)),
+        ManyCommand::Stats { protocol, args } => (protocol, Command::Stats(args)),
     };
     let outcome = R::run(&protocol, Exec(command)).unwrap_or_else(|| {
         Err(format!(
@@ -240,13 +266,14 @@ impl Job for Exec {
             Command::Read(a) => read::<P>(&a),
             Command::Check(a) => check::<P>(&a),
             Command::Export(a) => export::<P>(&a),
+            Command::Stats(a) => crate::stats_cli::stats::<P>(&a),
         }
     }
 }
 
 /// The capture's packets, read as they are needed (`-`: standard input), and a progress bar of
 /// the file's bytes read (drawn on a terminal only).
-fn open(path: &Path) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
+pub(crate) fn open(path: &Path) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, bar): (Box<dyn Read>, _) = if path.as_os_str() == "-" {
         (Box::new(std::io::stdin().lock()), None)
@@ -283,7 +310,7 @@ impl<R: Read> Read for Counted<R> {
 }
 
 /// How far into the file a long run is, on the terminal (quiet when stderr is not one).
-struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     read: Arc<AtomicU64>,
     seen: u64,
@@ -291,7 +318,7 @@ struct Progress {
 
 impl Progress {
     /// One packet more: the bar moves every few thousand.
-    fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         self.seen += 1;
         if self.seen & 0xFFF == 0 {
             if let Some(bar) = &self.bar {
@@ -311,7 +338,7 @@ impl Drop for Progress {
 }
 
 /// The server's ports: those given, else the schema's.
-fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
+pub(crate) fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
     let or_schema = |given: &[u16], schema: &[u16]| {
         if given.is_empty() {
             schema.to_vec()
@@ -339,7 +366,7 @@ fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
 }
 
 /// A datagram as JSON through the protocol's serializer.
-struct AsJson<'v, 'a, P: SerdeProtocol>(&'v P::Datagram<'a>);
+pub(crate) struct AsJson<'v, 'a, P: SerdeProtocol>(pub &'v P::Datagram<'a>);
 
 impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

@@ -57,7 +57,7 @@ fn row<P: SerdeProtocol>(
 
 /// The message's type: the variant names down the value (`"LongLinkState"`,
 /// `"Packet.SEntityState"`), from serde's externally tagged enums.
-fn message_type(v: &Value) -> String {
+pub(crate) fn message_type(v: &Value) -> String {
     let mut names = Vec::new();
     let mut at = v;
     while let Value::Object(o) = at {

@@ -18,6 +18,8 @@ pub mod export;
 pub mod reading;
 pub mod session;
 mod shape;
+pub mod stats;
+mod stats_cli;
 pub mod stream;
 mod types;
 

@@ -15,7 +15,7 @@ use crate::capture::{Packet, Transport};
 use crate::stream::{self, Piece, Stream};
 
 /// A conversation: its two endpoints, and whether it is a TCP connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key {
     pub client: SocketAddr,
     pub server: SocketAddr,
@@ -117,6 +117,8 @@ struct Conversation<P: Protocol> {
     used: u64,
     /// When its last packet was captured.
     last_time: Duration,
+    /// The netcode analysis of its datagrams (`stats`).
+    analyzer: wiregen_runtime::analysis::Analyzer,
 }
 
 impl<P: Protocol> Default for Conversation<P> {
@@ -127,6 +129,7 @@ impl<P: Protocol> Default for Conversation<P> {
             streams: Default::default(),
             used: 0,
             last_time: Duration::ZERO,
+            analyzer: wiregen_runtime::analysis::Analyzer::new(P::CHANNEL_WRAPS),
         }
     }
 }
@@ -316,6 +319,19 @@ impl<P: Protocol> Conversations<P> {
     ) -> Result<P::Datagram<'a>, wiregen_runtime::DecodeError> {
         let state = &mut self.touch(message.key).state;
         P::decode_datagram(state, message.from_client, &message.bytes)
+    }
+
+    /// The netcode analysis of a decoded message, in its conversation: what it says of the
+    /// schema's sequence numbers, acks and pings (see [`wiregen_runtime::analysis`]).
+    pub fn analyze(
+        &mut self,
+        message: &Message,
+        datagram: &P::Datagram<'_>,
+    ) -> wiregen_runtime::analysis::Verdict {
+        let facts = P::facts(datagram);
+        let c = self.touch(message.key);
+        c.analyzer
+            .observe(message.frame, message.time, message.from_client, &facts)
     }
 
     /// Joins the piece a decoded message carries (see [`Protocol::join`]): the payload it

@@ -5,12 +5,14 @@ pub mod analysis;
 mod application;
 mod checksum;
 mod expr;
+mod reliability;
 mod session;
 mod types;
 
 pub use application::*;
 pub use checksum::{Checksum, ChecksumAlgo, CrcAlgo};
 pub use expr::*;
+pub use reliability::*;
 pub use session::*;
 pub use types::*;
 
@@ -69,6 +71,8 @@ pub struct Protocol {
     pub joins: Vec<Join>,
     /// Lists remembered per conversation and direction from earlier messages.
     pub state: Vec<StateTable>,
+    /// Sequence numbers, acks and pings the netcode analysis reads (none: no analysis).
+    pub reliability: Option<Reliability>,
     /// The schema this one extends.
     pub base: Option<Base>,
     /// Where application schemas plug in (a transport).

@@ -13,6 +13,7 @@ mod groups;
 mod limits;
 mod names;
 mod protocol;
+mod reliability;
 mod session;
 mod sizes;
 mod types;
@@ -518,6 +519,7 @@ impl<'f> Validator<'f> {
             reassembly: None,
             joins: Vec::new(),
             state: Vec::new(),
+            reliability: None,
             base: None,
             app_points: Vec::new(),
             application: None,
@@ -534,6 +536,7 @@ impl<'f> Validator<'f> {
         proto.state = self.state(&proto);
         proto.app_points = self.app_points(&proto);
         proto.application = self.application(&proto);
+        proto.reliability = self.reliability(&proto);
         proto.limits = self.limits(&proto);
         self.check_names(&proto);
         self.check_bit_rest_arrays(&proto);

@@ -540,6 +540,14 @@ impl wiregen_runtime::Protocol for Protocol {
         <riptide_2_1::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::Joined;
+    const CHANNELS: &'static [&'static str] =
+        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] =
+        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    /// The transport numbers and acks its datagrams.
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
+    }
     /// The transport joins its pieces.
     fn join(
         conversation: &mut Self::Conversation,

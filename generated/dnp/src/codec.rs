@@ -3506,6 +3506,43 @@ pub fn split_long_link_state<'a>(
     Ok(out)
 }
 
+impl ReliableMessage<'_> {
+    /// Adds what this `ReliableMessage` tells the netcode analysis (the schema's
+    /// `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.number), 0, true, true);
+    }
+}
+
+impl LinkState<'_> {
+    /// Adds what this `LinkState` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.number), 0, true, true);
+    }
+}
+
+impl LongReliableMessage<'_> {
+    /// Adds what this `LongReliableMessage` tells the netcode analysis (the schema's
+    /// `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.number), 0, true, true);
+    }
+}
+
+impl LongLinkState<'_> {
+    /// Adds what this `LongLinkState` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.number), 0, true, true);
+    }
+}
+
+impl ReliableAck {
+    /// Adds what this `ReliableAck` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.ack(0, u64::from(self.number), 0, false);
+    }
+}
+
 /// What one conversation keeps to join payloads cut into pieces: fed every decoded
 /// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
 #[derive(Debug, Default)]
@@ -3610,6 +3647,28 @@ impl wiregen_runtime::Protocol for Protocol {
             }
         }
         Ok(None)
+    }
+    const CHANNELS: &'static [&'static str] = &["main"];
+    const CHANNEL_WRAPS: &'static [u64] = &[65535];
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        let mut facts = wiregen_runtime::analysis::Facts::default();
+        let message = datagram;
+        if let CommandBody::ReliableMessage(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let CommandBody::LinkState(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let CommandBody::LongReliableMessage(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let CommandBody::LongLinkState(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let CommandBody::ReliableAck(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        facts
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

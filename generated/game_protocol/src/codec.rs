@@ -1618,6 +1618,24 @@ impl wiregen_runtime::Fragmented for Protocol {
     }
 }
 
+impl Packet<'_> {
+    /// Adds what this `Packet` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        if !self.flags.contains(PacketFlags::ACK) && !self.data.is_empty() {
+            facts.numbered(
+                0,
+                u64::from(self.sequence),
+                u64::from(self.chunk),
+                self.flags.contains(PacketFlags::REL),
+                self.flags.contains(PacketFlags::FIN),
+            );
+        }
+        if self.flags.contains(PacketFlags::ACK) {
+            facts.ack(0, u64::from(self.sequence), u64::from(self.chunk), false);
+        }
+    }
+}
+
 /// What one conversation keeps to join payloads cut into pieces: fed every decoded
 /// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
 #[derive(Debug, Default)]
@@ -1685,6 +1703,16 @@ impl wiregen_runtime::Protocol for Protocol {
             return Ok(Some((joined, tags)));
         }
         Ok(None)
+    }
+    const CHANNELS: &'static [&'static str] = &["main"];
+    const CHANNEL_WRAPS: &'static [u64] = &[65536];
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        let mut facts = wiregen_runtime::analysis::Facts::default();
+        let Datagram::Packet(message) = datagram else {
+            return facts;
+        };
+        message.add_facts(&mut facts);
+        facts
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

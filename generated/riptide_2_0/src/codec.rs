@@ -825,6 +825,58 @@ pub mod tcp {
     }
 }
 
+impl ReliableUserMessage<'_> {
+    /// Adds what this `ReliableUserMessage` tells the netcode analysis (the schema's
+    /// `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
+    }
+}
+
+impl ClientId {
+    /// Adds what this `ClientId` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.numbered(0, u64::from(self.sequence_id), 0, true, true);
+    }
+}
+
+impl Ack {
+    /// Adds what this `Ack` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.ack(0, u64::from(self.last_received_seq), 0, false);
+        facts.ack_bits(
+            0,
+            u64::from(self.last_received_seq),
+            u64::from(self.acks_bitfield),
+            16,
+            65536,
+        );
+    }
+}
+
+impl AckExtra {
+    /// Adds what this `AckExtra` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.ack(0, u64::from(self.for_seq), 0, false);
+    }
+}
+
+impl ClientHeartbeat {
+    /// Adds what this `ClientHeartbeat` tells the netcode analysis (the schema's
+    /// `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.ping(u64::from(self.ping_id), false);
+    }
+}
+
+impl ServerHeartbeat {
+    /// Adds what this `ServerHeartbeat` tells the netcode analysis (the schema's
+    /// `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        facts.ping(u64::from(self.ping_id), true);
+    }
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -840,6 +892,41 @@ impl wiregen_runtime::Protocol for Protocol {
     const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
     type Joins = ();
     type Joined = std::convert::Infallible;
+    const CHANNELS: &'static [&'static str] = &["main"];
+    const CHANNEL_WRAPS: &'static [u64] = &[65536];
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        let mut facts = wiregen_runtime::analysis::Facts::default();
+        let message = datagram;
+        if let MessageBody::Reliable(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::Welcome(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::ClientConnected(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::ClientDisconnected(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::Ack(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::AckExtra(v0) = &message.body {
+            v0.add_facts(&mut facts);
+        }
+        if let MessageBody::Heartbeat(v0) = &message.body {
+            if let HeartbeatForm::Client(v1) = &v0.form {
+                v1.add_facts(&mut facts);
+            }
+        }
+        if let MessageBody::Heartbeat(v0) = &message.body {
+            if let HeartbeatForm::Server(v1) = &v0.form {
+                v1.add_facts(&mut facts);
+            }
+        }
+        facts
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,

@@ -2087,6 +2087,16 @@ impl wiregen_runtime::Fragmented for Protocol {
     }
 }
 
+impl Packet<'_> {
+    /// Adds what this `Packet` tells the netcode analysis (the schema's `reliability`).
+    pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
+        if self.flags.contains(PacketFlags::RELIABLE) {
+            facts.numbered(0, u64::from(self.sequence), 0, true, true);
+        }
+        facts.ack(0, u64::from(self.ack), 0, true);
+    }
+}
+
 /// What one conversation keeps to join payloads cut into pieces: fed every decoded
 /// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
 #[derive(Debug, Default)]
@@ -2146,6 +2156,14 @@ impl wiregen_runtime::Protocol for Protocol {
             return Ok(Some((joined, tags)));
         }
         Ok(None)
+    }
+    const CHANNELS: &'static [&'static str] = &["main"];
+    const CHANNEL_WRAPS: &'static [u64] = &[4294967296];
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        let mut facts = wiregen_runtime::analysis::Facts::default();
+        let message = datagram;
+        message.add_facts(&mut facts);
+        facts
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

@@ -116,6 +116,14 @@ impl<'p> Gen<'p> {
                 type Joins = #transport_protocol::Joins;
                 type Joined = #transport_protocol::Joined;
 
+                const CHANNELS: &'static [&'static str] = #transport_protocol::CHANNELS;
+                const CHANNEL_WRAPS: &'static [u64] = #transport_protocol::CHANNEL_WRAPS;
+
+                /// The transport numbers and acks its datagrams.
+                fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+                    #transport_protocol::facts(&datagram.transport)
+                }
+
                 /// The transport joins its pieces.
                 fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>, tag: u64) -> Result<Option<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
                     #transport_protocol::join(conversation, joins, from_client, &datagram.transport, tag)

@@ -464,6 +464,7 @@ impl<'p> Gen<'p> {
         let reassembly = self.reassembly_module()?;
         let state = self.state_module()?;
         let joins = self.joins_module()?;
+        let facts = self.facts_module();
         let application = self.application_module()?;
         let protocol = self.protocol_marker()?;
         Ok(Body {
@@ -480,6 +481,7 @@ impl<'p> Gen<'p> {
             #reassembly
             #state
             #joins
+            #facts
             #application
             #protocol
             },

@@ -70,6 +70,7 @@ impl<'p> Gen<'p> {
         } else {
             quote! {}
         };
+        let facts = self.facts_protocol();
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
         let opening: Vec<TokenStream> = p
             .opening
@@ -120,6 +121,7 @@ impl<'p> Gen<'p> {
                 const UDP_PORTS: &'static [u16] = &[#(#ports),*];
                 #tcp
                 #join
+                #facts
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     #decode

@@ -1,6 +1,7 @@
 //! What spans more than one message: conversation state, joins, openings, reassembly, TCP framing.
 
 mod conversation;
+mod facts;
 mod joined;
 mod joins;
 mod reassembly;

@@ -1,0 +1,298 @@
+//! Pass: reliability. Sequence numbers, acks and pings: fields that exist, are plain unsigned
+//! integers, sit in types the root holds in one place only, and numberings that agree.
+
+use super::*;
+use crate::schema::{BoolOrExpr, ReliabilityDef};
+
+impl<'f> Validator<'f> {
+    pub(crate) fn reliability(&mut self, proto: &Protocol) -> Option<Reliability> {
+        let def: &ReliabilityDef = self.file.protocol.reliability.as_ref()?;
+        if proto.application.is_some() {
+            self.error(
+                "E1601",
+                "protocol.reliability",
+                "an application schema rides on its transport's numbering",
+                Some("declare reliability in the transport's schema".into()),
+            );
+            return None;
+        }
+        let mut out = Reliability::default();
+        for (k, d) in def.sequence.iter().enumerate() {
+            let yp = format!("protocol.reliability.sequence.{k}");
+            let Some((sid, field, range)) =
+                self.number_field(proto, &d.in_type, &d.field, &yp, "field")
+            else {
+                continue;
+            };
+            let wrap = d.wrap.unwrap_or(range);
+            if wrap < 2 || wrap > range {
+                self.error(
+                    "E1602",
+                    &format!("{yp}.wrap"),
+                    format!("wrap {wrap} is outside 2..={range} (the field's range)"),
+                    None,
+                );
+            }
+            let channel = self.channel(&mut out, d.channel.as_deref(), Some(wrap), &yp);
+            let when = d
+                .when
+                .as_ref()
+                .map(|w| self.condition(proto, sid, w, &yp, "when"));
+            let reliable = match &d.reliable {
+                None | Some(BoolOrExpr::Bool(false)) => Reliable::Never,
+                Some(BoolOrExpr::Bool(true)) => Reliable::Always,
+                Some(BoolOrExpr::Expr(e)) => {
+                    Reliable::When(self.condition(proto, sid, e, &yp, "reliable"))
+                }
+            };
+            let part = match (&d.part, &d.last) {
+                (Some(part), Some(last)) => {
+                    let part_yp = format!("{yp}.part");
+                    let fi = self.plain_uint(proto, sid, part, &part_yp);
+                    let last = self.condition(proto, sid, last, &yp, "last");
+                    fi.map(|(fi, _)| (fi, last))
+                }
+                (None, None) => None,
+                _ => {
+                    self.error(
+                        "E1603",
+                        &yp,
+                        "'part' and 'last' go together",
+                        Some("name the part field and the condition of the last part".into()),
+                    );
+                    None
+                }
+            };
+            out.sequences.push(SequenceRule {
+                in_struct: sid,
+                field,
+                channel,
+                when,
+                reliable,
+                part,
+            });
+        }
+        for (k, d) in def.ack.iter().enumerate() {
+            let yp = format!("protocol.reliability.ack.{k}");
+            let Some((sid, field, _)) =
+                self.number_field(proto, &d.in_type, &d.field, &yp, "field")
+            else {
+                continue;
+            };
+            let channel = self.channel(&mut out, d.channel.as_deref(), None, &yp);
+            let when = d
+                .when
+                .as_ref()
+                .map(|w| self.condition(proto, sid, w, &yp, "when"));
+            let part = d.part.as_ref().and_then(|part| {
+                self.plain_uint(proto, sid, part, &format!("{yp}.part"))
+                    .map(|(fi, _)| fi)
+            });
+            let channel_parts = out
+                .sequences
+                .iter()
+                .any(|s| s.channel == channel && s.part.is_some());
+            if part.is_some() != channel_parts && (d.part.is_some() || channel_parts) {
+                self.error(
+                    "E1604",
+                    &yp,
+                    if channel_parts {
+                        "its numbering has parts: name the acked part too"
+                    } else {
+                        "its numbering has no parts: drop 'part'"
+                    },
+                    None,
+                );
+            }
+            let bits = d.bits.as_ref().and_then(|b| {
+                self.plain_uint(proto, sid, b, &format!("{yp}.bits"))
+                    .map(|(fi, it)| (fi, it.bits))
+            });
+            if bits.is_some() && d.cumulative {
+                self.error(
+                    "E1605",
+                    &yp,
+                    "an ack is cumulative or carries a bitfield, not both",
+                    None,
+                );
+            }
+            out.acks.push(AckRule {
+                in_struct: sid,
+                field,
+                channel,
+                when,
+                part,
+                bits,
+                cumulative: d.cumulative,
+            });
+        }
+        for (reply, list, key) in [(false, &def.ping, "ping"), (true, &def.pong, "pong")] {
+            for (k, d) in list.iter().enumerate() {
+                let yp = format!("protocol.reliability.{key}.{k}");
+                if let Some((sid, id, _)) = self.number_field(proto, &d.in_type, &d.id, &yp, "id") {
+                    out.pings.push(PingRule {
+                        in_struct: sid,
+                        id,
+                        reply,
+                    });
+                }
+            }
+        }
+        if def.ping.is_empty() != def.pong.is_empty() {
+            self.error(
+                "E1606",
+                "protocol.reliability",
+                "a ping needs its reply: give both 'ping' and 'pong'",
+                None,
+            );
+        }
+        self.carriers(proto, def, &mut out);
+        Some(out)
+    }
+
+    /// The routes to every type a rule reads; a type held elsewhere too is an error at the
+    /// first rule naming it.
+    fn carriers(&mut self, proto: &Protocol, def: &ReliabilityDef, out: &mut Reliability) {
+        let named = def
+            .sequence
+            .iter()
+            .enumerate()
+            .map(|(k, d)| (format!("sequence.{k}"), &d.in_type))
+            .chain(
+                def.ack
+                    .iter()
+                    .enumerate()
+                    .map(|(k, d)| (format!("ack.{k}"), &d.in_type)),
+            )
+            .chain(
+                def.ping
+                    .iter()
+                    .enumerate()
+                    .map(|(k, d)| (format!("ping.{k}"), &d.in_type)),
+            )
+            .chain(
+                def.pong
+                    .iter()
+                    .enumerate()
+                    .map(|(k, d)| (format!("pong.{k}"), &d.in_type)),
+            );
+        for (at, name) in named {
+            let Some(&sid) = self.struct_ids.get(name.as_str()) else {
+                continue;
+            };
+            if out.carriers.iter().any(|(s, _)| *s == sid) {
+                continue;
+            }
+            match only_routes(proto, sid) {
+                Ok(routes) => out.carriers.push((sid, routes)),
+                Err(why) => self.error(
+                    "E1607",
+                    &format!("protocol.reliability.{at}.in"),
+                    format!("the analysis reads values the root holds in one place only: {why}"),
+                    None,
+                ),
+            }
+        }
+    }
+
+    /// `in`'s plain unsigned integer `field`: the type, the field and the field's range.
+    fn number_field(
+        &mut self,
+        proto: &Protocol,
+        in_type: &str,
+        field: &str,
+        yp: &str,
+        key: &str,
+    ) -> Option<(StructId, usize, u64)> {
+        let sid = self.struct_named(in_type, &format!("{yp}.in"))?;
+        let (fi, it) = self.plain_uint(proto, sid, field, &format!("{yp}.{key}"))?;
+        Some((sid, fi, it.max_value().saturating_add(1)))
+    }
+
+    /// A field of `sid` the user sets, always present, of an unsigned integer type.
+    fn plain_uint(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        name: &str,
+        yp: &str,
+    ) -> Option<(usize, IntTy)> {
+        let fi = self.field_named(proto, sid, name, yp)?;
+        let f = &proto.structs[sid].fields[fi];
+        match (&f.ty, &f.role, &f.condition) {
+            (Ty::Int(it), Role::Value, None) if !it.signed => Some((fi, *it)),
+            _ => {
+                self.error(
+                    "E1608",
+                    yp,
+                    format!("'{name}' must be an unsigned integer field, always present, that the sender sets"),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// A condition over the fields of `sid`, at `yp.key`.
+    fn condition(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        text: &str,
+        yp: &str,
+        key: &str,
+    ) -> Expr {
+        let all = proto.structs[sid].fields.len();
+        let at = format!("{yp}.{key}");
+        let scope = Scope {
+            struct_id: sid,
+            visible: all,
+            yaml_path: &at,
+        };
+        self.expr_of(&scope, text, ExprTy::Bool)
+    }
+
+    /// The index of channel `name` (`main` when none is given), added on first use by a
+    /// sequence; `wrap` must agree with the channel's.
+    fn channel(
+        &mut self,
+        out: &mut Reliability,
+        name: Option<&str>,
+        wrap: Option<u64>,
+        yp: &str,
+    ) -> usize {
+        let name = name.unwrap_or("main");
+        if let Some(i) = out.channels.iter().position(|c| c.name == name) {
+            if let Some(w) = wrap.filter(|w| *w != out.channels[i].wrap) {
+                self.error(
+                    "E1609",
+                    yp,
+                    format!(
+                        "channel '{name}' counts modulo {}, this numbering modulo {w}",
+                        out.channels[i].wrap
+                    ),
+                    Some("one channel, one wrap: give 'wrap' or another 'channel'".into()),
+                );
+            }
+            return i;
+        }
+        let Some(wrap) = wrap else {
+            let known: Vec<&str> = out.channels.iter().map(|c| c.name.as_str()).collect();
+            self.error(
+                "E1610",
+                &format!("{yp}.channel"),
+                format!("no sequence numbers channel '{name}'"),
+                did_you_mean(name, known.into_iter()),
+            );
+            return 0;
+        };
+        if out.channels.len() == 256 {
+            self.error("E1611", yp, "at most 256 channels", None);
+        }
+        out.channels.push(Channel {
+            name: name.into(),
+            wrap,
+        });
+        out.channels.len() - 1
+    }
+}
