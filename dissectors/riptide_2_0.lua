@@ -58,6 +58,28 @@ local function int_text(v)
   return tostring(v)
 end
 
+-- Whether `port` is in a range preference such as "8080,9000-9010".
+local server_port_ranges = {}
+local function parse_ranges(text)
+  local out = {}
+  for part in string.gmatch(tostring(text), "[^,]+") do
+    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if lo == nil then
+      lo = string.match(part, "^%s*(%d+)%s*$")
+      hi = lo
+    end
+    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
+  end
+  return out
+end
+
+local function is_server_port(port)
+  for _, r in ipairs(server_port_ranges) do
+    if port >= r[1] and port <= r[2] then return true end
+  end
+  return false
+end
+
 -- Bytes holding `bits` bits.
 local function ceil8(bits)
   return floor((bits + 7) / 8)
@@ -120,6 +142,19 @@ F["riptide_2_0.server_disconnect.custom"] = ProtoField.bytes("riptide_2_0.server
 F["riptide_2_0.client_id.sequence_id"] = ProtoField.uint16("riptide_2_0.client_id.sequence_id", "Sequence id", base.DEC, nil, nil, "Reliable sequence number.")
 F["riptide_2_0.client_id.client_id"] = ProtoField.uint16("riptide_2_0.client_id.client_id", "Client id", base.DEC, nil, nil, "")
 F["riptide_2_0.frame_length"] = ProtoField.uint16("riptide_2_0.frame_length", "Frame length", base.DEC, nil, nil, "Bytes of the message after this prefix")
+
+-- The netcode analysis's fields (computed, like tcp.analysis: not on the wire).
+local A = {
+  analysis = ProtoField.none("riptide_2_0.analysis", "Netcode analysis"),
+  lost = ProtoField.uint32("riptide_2_0.analysis.lost", "Datagrams not seen before this one"),
+  duplicate_of = ProtoField.framenum("riptide_2_0.analysis.duplicate_of", "Duplicate of frame"),
+  retransmission_of = ProtoField.framenum("riptide_2_0.analysis.retransmission_of", "Retransmission of frame"),
+  out_of_order = ProtoField.bool("riptide_2_0.analysis.out_of_order", "Out of order"),
+  acks_frame = ProtoField.framenum("riptide_2_0.analysis.acks_frame", "Acknowledges frame"),
+  ack_rtt = ProtoField.double("riptide_2_0.analysis.ack_rtt", "Round trip from that frame (ms)"),
+  ping_frame = ProtoField.framenum("riptide_2_0.analysis.ping_frame", "Answers the ping of frame"),
+  ping_rtt = ProtoField.double("riptide_2_0.analysis.ping_rtt", "Ping round trip (ms)"),
+}
 proto.fields = {
   F["riptide_2_0.header"],
   F["riptide_2_0.body"],
@@ -144,6 +179,7 @@ proto.fields = {
   F["riptide_2_0.client_id.sequence_id"],
   F["riptide_2_0.client_id.client_id"],
   F["riptide_2_0.frame_length"],
+  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
 }
 
 -- Expert info.
@@ -162,9 +198,13 @@ local E = {
   joined = ProtoExpert.new("riptide_2_0.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("riptide_2_0.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("riptide_2_0.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  lost = ProtoExpert.new("riptide_2_0.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
+  duplicate = ProtoExpert.new("riptide_2_0.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
+  retransmission = ProtoExpert.new("riptide_2_0.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
+  out_of_order = ProtoExpert.new("riptide_2_0.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
   tcp = ProtoExpert.new("riptide_2_0.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order, E.tcp }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -186,6 +226,15 @@ end
 
 local function enum_name(vs, v, unknown)
   return vs[v] or fmt(unknown, v)
+end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -280,6 +329,18 @@ end
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
+-- What the datagram being dissected tells the netcode analysis: set by the types that carry it.
+local FACTS = nil
+
+-- Bit k of `bits` acks `number - 1 - k`.
+local function ack_bits(facts, channel, number, bits, width, wrap)
+  for k = 0, width - 1 do
+    if math.floor(bits / 2 ^ k) % 2 == 1 then
+      local back = (k + 1) % wrap
+      facts.acks[#facts.acks + 1] = { channel, (number % wrap + wrap - back) % wrap, 0, false }
+    end
+  end
+end
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -307,19 +368,31 @@ end
 
 -- Ack: Acknowledges the last received sequence id and the 16 before it.
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
+  local val, range
+  local v = {}
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.ack.last_received_seq"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add_le(F["riptide_2_0.ack.last_received_seq"], range)
+  val = range:le_uint()
+  v.last_received_seq = val
   offset = offset + 2
   -- acks_bitfield: Bit k: sequence last_received_seq - 1 - k was received.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "acks_bitfield", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.ack.acks_bitfield"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add_le(F["riptide_2_0.ack.acks_bitfield"], range)
+  val = range:le_uint()
+  v.acks_bitfield = val
   offset = offset + 2
-  return offset
+  -- What this message tells the netcode analysis.
+  FACTS.acks[#FACTS.acks + 1] = { 0, v.last_received_seq, 0, false }; ack_bits(FACTS, 0, v.last_received_seq, v.acks_bitfield, 16, 65536)
+  return offset, v
 end
 
 -- AckExtra: An Ack for a sequence id other than the last received one.
 local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
+  local val, range
+  local v = {}
   -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
@@ -330,9 +403,14 @@ local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
   offset = offset + 2
   -- for_seq: The sequence id being acknowledged.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "for_seq", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.ack_extra.for_seq"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add_le(F["riptide_2_0.ack_extra.for_seq"], range)
+  val = range:le_uint()
+  v.for_seq = val
   offset = offset + 2
-  return offset
+  -- What this message tells the netcode analysis.
+  FACTS.acks[#FACTS.acks + 1] = { 0, v.for_seq, 0, false }
+  return offset, v
 end
 
 -- Connect: A connection attempt; empty from the server, it means "pending".
@@ -368,24 +446,38 @@ end
 
 -- ClientHeartbeat
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
+  local val, range
+  local v = {}
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
-  tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  tree:add_le(F["riptide_2_0.client_heartbeat.ping_id"], range)
+  val = range:le_uint()
+  v.ping_id = val
   offset = offset + 1
   -- rtt: Last round-trip time in ms (-1 when unknown).
   if limit - offset < 2 then return truncated(tree, tvb, offset, "rtt", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_heartbeat.rtt"], tvb(offset, 2))
   offset = offset + 2
-  return offset
+  -- What this message tells the netcode analysis.
+  FACTS.ping = { v.ping_id, false }
+  return offset, v
 end
 
 -- ServerHeartbeat
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
+  local val, range
+  local v = {}
   -- ping_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "ping_id", 1, limit - offset) end
-  tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], tvb(offset, 1))
+  range = tvb(offset, 1)
+  tree:add_le(F["riptide_2_0.server_heartbeat.ping_id"], range)
+  val = range:le_uint()
+  v.ping_id = val
   offset = offset + 1
-  return offset
+  -- What this message tells the netcode analysis.
+  FACTS.ping = { v.ping_id, true }
+  return offset, v
 end
 
 -- Heartbeat: Keep-alive; the client's carries its round-trip time, the server's reply only the ping id.
@@ -453,7 +545,10 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   local v = {}
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.reliable_user_message.sequence_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add_le(F["riptide_2_0.reliable_user_message.sequence_id"], range)
+  val = range:le_uint()
+  v.sequence_id = val
   offset = offset + 2
   -- message_id: The application's message id.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "message_id", 2, limit - offset) end
@@ -469,20 +564,29 @@ local function dissect_ReliableUserMessage(tvb, pinfo, tree, offset, limit)
   if n == 0 then item:set_text("Payload: <empty>") end
   offset = offset + n
   app_payload(tvb, pinfo, tree, v.message_id, 8 * app_first, 8 * offset)
+  -- What this message tells the netcode analysis.
+  FACTS.seq = { 0, v.sequence_id, 0, true, true }
   return offset, v
 end
 
 -- ClientId: Welcome, ClientConnected and ClientDisconnected.
 local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
+  local val, range
+  local v = {}
   -- sequence_id: Reliable sequence number.
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence_id", 2, limit - offset) end
-  tree:add_le(F["riptide_2_0.client_id.sequence_id"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add_le(F["riptide_2_0.client_id.sequence_id"], range)
+  val = range:le_uint()
+  v.sequence_id = val
   offset = offset + 2
   -- client_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "client_id", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
   offset = offset + 2
-  return offset
+  -- What this message tells the netcode analysis.
+  FACTS.seq = { 0, v.sequence_id, 0, true, true }
+  return offset, v
 end
 
 -- Message: One Riptide 2.0 message.
@@ -575,6 +679,203 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
 end
 
 
+-- Netcode analysis, as tcp.analysis does it for TCP (the crate's wiregen_runtime::analysis,
+-- line for line): the first pass reads each datagram's sequence number, acks and ping id in
+-- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
+-- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+local ANALYSIS_WINDOW = 4096
+local MAX_ANALYSED = 65536
+local WRAPS = { 65536 }
+local analysed = bounded(MAX_ANALYSED)
+local frame_verdicts = {}
+local ANALYSIS_INDEX = 0
+
+local function analysis_unwrap(raw, near, wrap)
+  local base = near - near % wrap
+  local best = nil
+  for _, b in ipairs({ base - wrap, base, base + wrap }) do
+    local c = b + raw
+    if c >= 0 and (best == nil or math.abs(c - near) < math.abs(best - near)) then best = c end
+  end
+  return best
+end
+
+-- A window of places: past ANALYSIS_WINDOW the oldest added goes, counted.
+local function window_add(w, key, value, st)
+  bounded_set(w, key, value)
+  if w.count > ANALYSIS_WINDOW then
+    bounded_evict(w)
+    st.forgotten = st.forgotten + 1
+  end
+end
+
+local function new_analysis()
+  local st = { channels = {}, pings = { {}, {} }, ping_order = { {}, {} }, forgotten = 0 }
+  for c = 1, #WRAPS do
+    st.channels[c] = {}
+    for side = 1, 2 do
+      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW), waiting = bounded(ANALYSIS_WINDOW) }
+    end
+  end
+  return st
+end
+
+local function analysis_numbered(st, side, f, frame, time, verdict)
+  local wrap = WRAPS[f[1] + 1]
+  local d = st.channels[f[1] + 1][side]
+  local number
+  if d.highest == nil then
+    number = f[2] % wrap + wrap
+  else
+    number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
+  end
+  local key = number * 65536 + f[3]
+  local first = d.seen.map[key]
+  if first ~= nil then
+    verdict.repeat_of = first
+    verdict.retransmission = f[4]
+    return
+  end
+  if d.highest ~= nil then
+    if key < d.highest then
+      verdict.out_of_order = true
+    else
+      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      if number == h then
+        verdict.lost = f[3] - hp - 1
+      else
+        verdict.lost = (d.closed and 0 or 1) + (number - h - 1) + f[3]
+      end
+    end
+  end
+  if d.highest == nil or key > d.highest then
+    d.highest, d.closed = key, f[5]
+  end
+  window_add(d.seen, key, frame, st)
+  if f[4] then window_add(d.waiting, key, { frame, time }, st) end
+end
+
+local function analysis_ack(st, side, f, time, verdict)
+  local wrap = WRAPS[f[1] + 1]
+  local d = st.channels[f[1] + 1][side]
+  if d.highest == nil then return end
+  local number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
+  local keys = {}
+  local w = d.waiting
+  if f[4] then
+    for i = w.head, w.tail do
+      local k = w.queue[i]
+      if k ~= nil and w.pos[k] == i and k < (number + 1) * 65536 then keys[#keys + 1] = k end
+    end
+    table.sort(keys)
+  elseif d.waiting.map[number * 65536 + f[3]] ~= nil then
+    keys[1] = number * 65536 + f[3]
+  end
+  for _, k in ipairs(keys) do
+    local sent = w.map[k]
+    bounded_remove(w, k)
+    verdict.acked[#verdict.acked + 1] = { sent[1], time - sent[2] }
+  end
+end
+
+local function analysis_ping(st, side, f, frame, time, verdict)
+  if f[2] then
+    local sent = st.pings[3 - side][f[1]]
+    if sent ~= nil then
+      st.pings[3 - side][f[1]] = nil
+      verdict.ping = { sent[1], time - sent[2] }
+    end
+    return
+  end
+  local order = st.ping_order[side]
+  if st.pings[side][f[1]] == nil then order[#order + 1] = f[1] end
+  st.pings[side][f[1]] = { frame, time }
+  while #order > ANALYSIS_WINDOW do
+    local old = table.remove(order, 1)
+    if st.pings[side][old] ~= nil then
+      st.pings[side][old] = nil
+      st.forgotten = st.forgotten + 1
+    end
+  end
+end
+
+-- The verdict of the datagram just dissected: computed on the first pass, kept by frame (and
+-- message, for several in one TCP segment).
+local function analysis_verdict(pinfo, root)
+  local facts = FACTS
+  FACTS = nil
+  ANALYSIS_INDEX = ANALYSIS_INDEX + 1
+  local slot = pinfo.number .. ":" .. ANALYSIS_INDEX
+  if pinfo.visited then return frame_verdicts[slot] end
+  if facts == nil or (facts.seq == nil and #facts.acks == 0 and facts.ping == nil) then return nil end
+  local conv, from = conversation_key(pinfo)
+  local st = analysed.map[conv]
+  if st == nil then
+    st = new_analysis()
+    bounded_set(analysed, conv, st)
+    if analysed.count > MAX_ANALYSED then
+      local evicted = bounded_evict(analysed)
+      root:add_proto_expert_info(E.evicted, fmt(
+        "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
+    end
+  end
+  local side = from == "client" and 1 or 2
+  local time = pinfo.rel_ts
+  local verdict = { lost = 0, acked = {} }
+  if facts.seq ~= nil then analysis_numbered(st, side, facts.seq, pinfo.number, time, verdict) end
+  for _, ack in ipairs(facts.acks) do analysis_ack(st, 3 - side, ack, time, verdict) end
+  if facts.ping ~= nil then analysis_ping(st, side, facts.ping, pinfo.number, time, verdict) end
+  frame_verdicts[slot] = verdict
+  return verdict
+end
+
+-- The verdict under `root` as `riptide_2_0.analysis.*` fields and expert info; returns the Info
+-- column's prefix.
+local function show_analysis(verdict, tvb, root)
+  if verdict == nil then return "" end
+  local t = root:add(A.analysis, tvb(0, 0))
+  t:set_generated()
+  local info = {}
+  if verdict.lost > 0 then
+    t:add(A.lost, verdict.lost):set_generated()
+    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    info[#info + 1] = fmt("LOST %d", verdict.lost)
+  end
+  if verdict.repeat_of ~= nil then
+    if verdict.retransmission then
+      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
+      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      info[#info + 1] = "RETRANSMISSION"
+    else
+      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
+      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      info[#info + 1] = "DUPLICATE"
+    end
+  end
+  if verdict.out_of_order then
+    t:add(A.out_of_order, true):set_generated()
+    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    info[#info + 1] = "OUT OF ORDER"
+  end
+  for _, acked in ipairs(verdict.acked) do
+    t:add(A.acks_frame, acked[1]):set_generated()
+    t:add(A.ack_rtt, acked[2] * 1000):set_generated()
+  end
+  if verdict.ping ~= nil then
+    t:add(A.ping_frame, verdict.ping[1]):set_generated()
+    t:add(A.ping_rtt, verdict.ping[2] * 1000):set_generated()
+  end
+  if #info == 0 then return "" end
+  t:append_text(": " .. table.concat(info, ", "))
+  return "[" .. table.concat(info, "] [") .. "] "
+end
+
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  analysed = bounded(MAX_ANALYSED)
+  frame_verdicts = {}
+end
+
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
@@ -597,7 +898,16 @@ end
 local function dissect_protected(tvb, pinfo, root)
   -- An application dissector called on a payload names its message here.
   pinfo.private["wiregen.info"] = ""
+  FACTS = { acks = {} }
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then
+    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    if shown then
+      info = prefix .. info
+    else
+      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+    end
+  end
   local app = pinfo.private["wiregen.info"]
   if ok and app ~= nil and app ~= "" then info = info .. ": " .. app end
   if not ok then
@@ -735,6 +1045,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RIPTIDE_2_0")
+  ANALYSIS_INDEX = 0
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}
     local ok, err = pcall(dissect_tcp_pdus, tvb, tree, 2, tcp_pdu_len, dissect_tcp_pdu, true)
@@ -759,6 +1070,7 @@ local function register_udp_ports()
   udp_registered = tostring(proto.prefs.udp_ports)
   if udp_registered ~= "" then t:add(udp_registered, proto) end
   t:add_for_decode_as(proto)
+  server_port_ranges = parse_ranges(udp_registered)
 end
 register_udp_ports()
 

@@ -361,6 +361,19 @@ F["rtype_impl.res_join_lobby.success"] = ProtoField.uint8("rtype_impl.res_join_l
 F["rtype_impl.res_join_lobby.port"] = ProtoField.uint16("rtype_impl.res_join_lobby.port", "Port", base.DEC, nil, nil, "The lobby's game server.")
 F["rtype_impl.lobby_state_update.lobby_id"] = ProtoField.uint32("rtype_impl.lobby_state_update.lobby_id", "Lobby id", base.DEC, nil, nil, "")
 F["rtype_impl.lobby_state_update.current_players"] = ProtoField.uint8("rtype_impl.lobby_state_update.current_players", "Current players", base.DEC, nil, nil, "")
+
+-- The netcode analysis's fields (computed, like tcp.analysis: not on the wire).
+local A = {
+  analysis = ProtoField.none("rtype_impl.analysis", "Netcode analysis"),
+  lost = ProtoField.uint32("rtype_impl.analysis.lost", "Datagrams not seen before this one"),
+  duplicate_of = ProtoField.framenum("rtype_impl.analysis.duplicate_of", "Duplicate of frame"),
+  retransmission_of = ProtoField.framenum("rtype_impl.analysis.retransmission_of", "Retransmission of frame"),
+  out_of_order = ProtoField.bool("rtype_impl.analysis.out_of_order", "Out of order"),
+  acks_frame = ProtoField.framenum("rtype_impl.analysis.acks_frame", "Acknowledges frame"),
+  ack_rtt = ProtoField.double("rtype_impl.analysis.ack_rtt", "Round trip from that frame (ms)"),
+  ping_frame = ProtoField.framenum("rtype_impl.analysis.ping_frame", "Answers the ping of frame"),
+  ping_rtt = ProtoField.double("rtype_impl.analysis.ping_rtt", "Ping round trip (ms)"),
+}
 proto.fields = {
   F["rtype_impl.magic"],
   F["rtype_impl.command"],
@@ -459,6 +472,7 @@ proto.fields = {
   F["rtype_impl.res_join_lobby.port"],
   F["rtype_impl.lobby_state_update.lobby_id"],
   F["rtype_impl.lobby_state_update.current_players"],
+  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
 }
 
 -- Expert info.
@@ -477,8 +491,12 @@ local E = {
   joined = ProtoExpert.new("rtype_impl.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("rtype_impl.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("rtype_impl.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  lost = ProtoExpert.new("rtype_impl.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
+  duplicate = ProtoExpert.new("rtype_impl.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
+  retransmission = ProtoExpert.new("rtype_impl.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
+  out_of_order = ProtoExpert.new("rtype_impl.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -634,6 +652,9 @@ local BAD_CHECKSUM = false
 
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
+
+-- What the datagram being dissected tells the netcode analysis: set by the types that carry it.
+local FACTS = nil
 
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
@@ -1459,6 +1480,11 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   end
   offset = offset + n
   verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
+  -- What this message tells the netcode analysis.
+  if has_bit(v.flags, 1) then
+    FACTS.seq = { 0, v.sequence, 0, true, true }
+  end
+  FACTS.acks[#FACTS.acks + 1] = { 0, v.ack, 0, true }
   return offset, v
 end
 
@@ -1468,6 +1494,197 @@ local function dissect_whole(tvb, pinfo, tree, v)
   return dissect_Packet_payload(tvb, pinfo, tree, 0, tvb:len(), v.command, {})
 end
 
+
+-- Netcode analysis, as tcp.analysis does it for TCP (the crate's wiregen_runtime::analysis,
+-- line for line): the first pass reads each datagram's sequence number, acks and ping id in
+-- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
+-- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+local ANALYSIS_WINDOW = 4096
+local MAX_ANALYSED = 65536
+local WRAPS = { 4294967296 }
+local analysed = bounded(MAX_ANALYSED)
+local frame_verdicts = {}
+local ANALYSIS_INDEX = 0
+
+local function analysis_unwrap(raw, near, wrap)
+  local base = near - near % wrap
+  local best = nil
+  for _, b in ipairs({ base - wrap, base, base + wrap }) do
+    local c = b + raw
+    if c >= 0 and (best == nil or math.abs(c - near) < math.abs(best - near)) then best = c end
+  end
+  return best
+end
+
+-- A window of places: past ANALYSIS_WINDOW the oldest added goes, counted.
+local function window_add(w, key, value, st)
+  bounded_set(w, key, value)
+  if w.count > ANALYSIS_WINDOW then
+    bounded_evict(w)
+    st.forgotten = st.forgotten + 1
+  end
+end
+
+local function new_analysis()
+  local st = { channels = {}, pings = { {}, {} }, ping_order = { {}, {} }, forgotten = 0 }
+  for c = 1, #WRAPS do
+    st.channels[c] = {}
+    for side = 1, 2 do
+      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW), waiting = bounded(ANALYSIS_WINDOW) }
+    end
+  end
+  return st
+end
+
+local function analysis_numbered(st, side, f, frame, time, verdict)
+  local wrap = WRAPS[f[1] + 1]
+  local d = st.channels[f[1] + 1][side]
+  local number
+  if d.highest == nil then
+    number = f[2] % wrap + wrap
+  else
+    number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
+  end
+  local key = number * 65536 + f[3]
+  local first = d.seen.map[key]
+  if first ~= nil then
+    verdict.repeat_of = first
+    verdict.retransmission = f[4]
+    return
+  end
+  if d.highest ~= nil then
+    if key < d.highest then
+      verdict.out_of_order = true
+    else
+      local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      if number == h then
+        verdict.lost = f[3] - hp - 1
+      else
+        verdict.lost = (d.closed and 0 or 1) + (number - h - 1) + f[3]
+      end
+    end
+  end
+  if d.highest == nil or key > d.highest then
+    d.highest, d.closed = key, f[5]
+  end
+  window_add(d.seen, key, frame, st)
+  if f[4] then window_add(d.waiting, key, { frame, time }, st) end
+end
+
+local function analysis_ack(st, side, f, time, verdict)
+  local wrap = WRAPS[f[1] + 1]
+  local d = st.channels[f[1] + 1][side]
+  if d.highest == nil then return end
+  local number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
+  local keys = {}
+  local w = d.waiting
+  if f[4] then
+    for i = w.head, w.tail do
+      local k = w.queue[i]
+      if k ~= nil and w.pos[k] == i and k < (number + 1) * 65536 then keys[#keys + 1] = k end
+    end
+    table.sort(keys)
+  elseif d.waiting.map[number * 65536 + f[3]] ~= nil then
+    keys[1] = number * 65536 + f[3]
+  end
+  for _, k in ipairs(keys) do
+    local sent = w.map[k]
+    bounded_remove(w, k)
+    verdict.acked[#verdict.acked + 1] = { sent[1], time - sent[2] }
+  end
+end
+
+local function analysis_ping(st, side, f, frame, time, verdict)
+  if f[2] then
+    local sent = st.pings[3 - side][f[1]]
+    if sent ~= nil then
+      st.pings[3 - side][f[1]] = nil
+      verdict.ping = { sent[1], time - sent[2] }
+    end
+    return
+  end
+  local order = st.ping_order[side]
+  if st.pings[side][f[1]] == nil then order[#order + 1] = f[1] end
+  st.pings[side][f[1]] = { frame, time }
+  while #order > ANALYSIS_WINDOW do
+    local old = table.remove(order, 1)
+    if st.pings[side][old] ~= nil then
+      st.pings[side][old] = nil
+      st.forgotten = st.forgotten + 1
+    end
+  end
+end
+
+-- The verdict of the datagram just dissected: computed on the first pass, kept by frame (and
+-- message, for several in one TCP segment).
+local function analysis_verdict(pinfo, root)
+  local facts = FACTS
+  FACTS = nil
+  ANALYSIS_INDEX = ANALYSIS_INDEX + 1
+  local slot = pinfo.number .. ":" .. ANALYSIS_INDEX
+  if pinfo.visited then return frame_verdicts[slot] end
+  if facts == nil or (facts.seq == nil and #facts.acks == 0 and facts.ping == nil) then return nil end
+  local conv, from = conversation_key(pinfo)
+  local st = analysed.map[conv]
+  if st == nil then
+    st = new_analysis()
+    bounded_set(analysed, conv, st)
+    if analysed.count > MAX_ANALYSED then
+      local evicted = bounded_evict(analysed)
+      root:add_proto_expert_info(E.evicted, fmt(
+        "%d conversations analysed: the oldest (%s) is forgotten; %d forgotten so far", MAX_ANALYSED, evicted, analysed.evicted))
+    end
+  end
+  local side = from == "client" and 1 or 2
+  local time = pinfo.rel_ts
+  local verdict = { lost = 0, acked = {} }
+  if facts.seq ~= nil then analysis_numbered(st, side, facts.seq, pinfo.number, time, verdict) end
+  for _, ack in ipairs(facts.acks) do analysis_ack(st, 3 - side, ack, time, verdict) end
+  if facts.ping ~= nil then analysis_ping(st, side, facts.ping, pinfo.number, time, verdict) end
+  frame_verdicts[slot] = verdict
+  return verdict
+end
+
+-- The verdict under `root` as `rtype_impl.analysis.*` fields and expert info; returns the Info
+-- column's prefix.
+local function show_analysis(verdict, tvb, root)
+  if verdict == nil then return "" end
+  local t = root:add(A.analysis, tvb(0, 0))
+  t:set_generated()
+  local info = {}
+  if verdict.lost > 0 then
+    t:add(A.lost, verdict.lost):set_generated()
+    t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
+    info[#info + 1] = fmt("LOST %d", verdict.lost)
+  end
+  if verdict.repeat_of ~= nil then
+    if verdict.retransmission then
+      t:add(A.retransmission_of, verdict.repeat_of):set_generated()
+      t:add_proto_expert_info(E.retransmission, fmt("Retransmission of frame %d", verdict.repeat_of))
+      info[#info + 1] = "RETRANSMISSION"
+    else
+      t:add(A.duplicate_of, verdict.repeat_of):set_generated()
+      t:add_proto_expert_info(E.duplicate, fmt("Duplicate of frame %d", verdict.repeat_of))
+      info[#info + 1] = "DUPLICATE"
+    end
+  end
+  if verdict.out_of_order then
+    t:add(A.out_of_order, true):set_generated()
+    t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
+    info[#info + 1] = "OUT OF ORDER"
+  end
+  for _, acked in ipairs(verdict.acked) do
+    t:add(A.acks_frame, acked[1]):set_generated()
+    t:add(A.ack_rtt, acked[2] * 1000):set_generated()
+  end
+  if verdict.ping ~= nil then
+    t:add(A.ping_frame, verdict.ping[1]):set_generated()
+    t:add(A.ping_rtt, verdict.ping[2] * 1000):set_generated()
+  end
+  if #info == 0 then return "" end
+  t:append_text(": " .. table.concat(info, ", "))
+  return "[" .. table.concat(info, "] [") .. "] "
+end
 
 -- Reassembly: pieces of one payload are collected on the first pass by conversation, direction
 -- and fragment_id; the frame that completes a payload keeps it by frame number and shows it
@@ -1569,6 +1786,8 @@ function proto.init()
   pieces = bounded(MAX_PENDING)
   conversation_pending = {}
   frame_wholes = {}
+  analysed = bounded(MAX_ANALYSED)
+  frame_verdicts = {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
@@ -1604,7 +1823,16 @@ end
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
   BAD_CHECKSUM = false
+  FACTS = { acks = {} }
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then
+    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    if shown then
+      info = prefix .. info
+    else
+      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+    end
+  end
   if ok and BAD_CHECKSUM then info = info .. " [bad checksum]" end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
@@ -1645,6 +1873,7 @@ function proto.dissector(tvb, pinfo, tree)
   local other = claimant()
   if other then return other:call(tvb, pinfo, tree) end
   pinfo.cols.protocol:set("RTYPE_IMPL")
+  ANALYSIS_INDEX = 0
   local root = tree:add(proto, tvb())
   pinfo.cols.info:set(dissect_protected(tvb, pinfo, root))
   return tvb:len()

@@ -147,10 +147,28 @@ local F = {}
 {%- for f in fields %}
 F["{{ f.abbrev }}"] = {{ f.ctor }}
 {%- endfor %}
+{%- if analysis.is_some() %}
+
+-- The netcode analysis's fields (computed, like tcp.analysis: not on the wire).
+local A = {
+  analysis = ProtoField.none("{{ name }}.analysis", "Netcode analysis"),
+  lost = ProtoField.uint32("{{ name }}.analysis.lost", "Datagrams not seen before this one"),
+  duplicate_of = ProtoField.framenum("{{ name }}.analysis.duplicate_of", "Duplicate of frame"),
+  retransmission_of = ProtoField.framenum("{{ name }}.analysis.retransmission_of", "Retransmission of frame"),
+  out_of_order = ProtoField.bool("{{ name }}.analysis.out_of_order", "Out of order"),
+  acks_frame = ProtoField.framenum("{{ name }}.analysis.acks_frame", "Acknowledges frame"),
+  ack_rtt = ProtoField.double("{{ name }}.analysis.ack_rtt", "Round trip from that frame (ms)"),
+  ping_frame = ProtoField.framenum("{{ name }}.analysis.ping_frame", "Answers the ping of frame"),
+  ping_rtt = ProtoField.double("{{ name }}.analysis.ping_rtt", "Ping round trip (ms)"),
+}
+{%- endif %}
 proto.fields = {
 {%- for f in fields %}
   F["{{ f.abbrev }}"],
 {%- endfor %}
+{%- if analysis.is_some() %}
+  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
+{%- endif %}
 }
 
 -- Expert info.
@@ -172,11 +190,17 @@ local E = {
 {%- if compression %}
   compressed = ProtoExpert.new("{{ name }}.expert.compressed", "Compressed data that does not decompress", expert.group.MALFORMED, expert.severity.ERROR),
 {%- endif %}
+{%- if analysis.is_some() %}
+  lost = ProtoExpert.new("{{ name }}.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
+  duplicate = ProtoExpert.new("{{ name }}.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
+  retransmission = ProtoExpert.new("{{ name }}.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
+  out_of_order = ProtoExpert.new("{{ name }}.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
+{%- endif %}
 {%- if tcp_framing.is_some() %}
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 {%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -345,6 +369,21 @@ local BAD_CHECKSUM = false
 local ROOT_VALUES = {}
 {%- endif %}
 
+{%- if analysis.is_some() %}
+
+-- What the datagram being dissected tells the netcode analysis: set by the types that carry it.
+local FACTS = nil
+
+-- Bit k of `bits` acks `number - 1 - k`.
+local function ack_bits(facts, channel, number, bits, width, wrap)
+  for k = 0, width - 1 do
+    if math.floor(bits / 2 ^ k) % 2 == 1 then
+      local back = (k + 1) % wrap
+      facts.acks[#facts.acks + 1] = { channel, (number % wrap + wrap - back) % wrap, 0, false }
+    end
+  end
+end
+{%- endif %}
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -352,6 +391,8 @@ local ROOT_VALUES = {}
 {{ s }}
 {%- endfor %}
 
+
+{%- include "lua/analysis.lua" %}
 
 {%- include "lua/openings.lua" %}
 
@@ -378,6 +419,10 @@ function proto.init()
   join_parts_{{ j }} = {}
   frame_joins_{{ j }} = {}
 {%- endfor %}
+{%- if analysis.is_some() %}
+  analysed = bounded(MAX_ANALYSED)
+  frame_verdicts = {}
+{%- endif %}
 end
 {%- endif %}
 
@@ -509,7 +554,20 @@ local function dissect_protected(tvb, pinfo, root)
   -- An application dissector called on a payload names its message here.
   pinfo.private["wiregen.info"] = ""
 {%- endif %}
+{%- if analysis.is_some() %}
+  FACTS = { acks = {} }
+{%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+{%- if analysis.is_some() %}
+  if ok then
+    local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
+    if shown then
+      info = prefix .. info
+    else
+      root:add_proto_expert_info(E.internal, "netcode analysis error: " .. tostring(prefix))
+    end
+  end
+{%- endif %}
 {%- if has_info_tail %}
   if ok then info = info .. INFO_TAIL end
 {%- endif %}
@@ -576,6 +634,9 @@ function proto.dissector(tvb, pinfo, tree)
   if other then return other:call(tvb, pinfo, tree) end
 {%- endif %}
   pinfo.cols.protocol:set("{{ column }}")
+{%- if analysis.is_some() %}
+  ANALYSIS_INDEX = 0
+{%- endif %}
 {%- if tcp_framing.is_some() %}
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}

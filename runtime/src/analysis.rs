@@ -4,7 +4,7 @@
 //! ([`Facts`]: its place in a numbered sequence, whether it is resent until acked, what it acks,
 //! a ping id) and an [`Analyzer`] per conversation gives each datagram its [`Verdict`]. The
 //! generated dissector computes the same verdicts on its first pass. Every table is bounded:
-//! past [`WINDOW`] entries the lowest numbers are forgotten, and counted.
+//! past [`WINDOW`] entries the oldest are forgotten, and counted.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Duration;
@@ -155,15 +155,53 @@ pub struct Verdict {
 /// A place unwrapped to 64 bits, ordered by number then part.
 type Key = (u64, u64);
 
+/// A table of places keeping at most a window of them: past it the oldest added goes.
+#[derive(Debug)]
+struct Window<V> {
+    map: BTreeMap<Key, V>,
+    order: VecDeque<Key>,
+}
+
+impl<V> Default for Window<V> {
+    fn default() -> Self {
+        Window {
+            map: BTreeMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+}
+
+impl<V> Window<V> {
+    /// Adds `key`; returns how many entries were forgotten to keep `limit`.
+    fn add(&mut self, key: Key, value: V, limit: usize) -> u64 {
+        if self.map.insert(key, value).is_none() {
+            self.order.push_back(key);
+        }
+        let mut forgotten = 0;
+        while self.map.len() > limit {
+            match self.order.pop_front() {
+                Some(old) => forgotten += u64::from(self.map.remove(&old).is_some()),
+                None => break,
+            }
+        }
+        // Keys removed otherwise (acked) leave their place in `order`: drop them now and then.
+        if self.order.len() > 4 * limit + 64 {
+            let map = &self.map;
+            self.order.retain(|k| map.contains_key(k));
+        }
+        forgotten
+    }
+}
+
 /// One direction of one channel.
 #[derive(Debug, Default)]
 struct Direction {
     /// The highest place so far, and whether it was its number's last part.
     highest: Option<(Key, bool)>,
     /// Places seen (within the window) and the frame each first came in.
-    seen: BTreeMap<Key, u64>,
+    seen: Window<u64>,
     /// Reliable sends not yet acked: their frame and time.
-    waiting: BTreeMap<Key, (u64, Duration)>,
+    waiting: Window<(u64, Duration)>,
 }
 
 /// The analysis of one conversation, both directions.
@@ -247,7 +285,7 @@ impl Analyzer {
             Some(((h, _), _)) => unwrap(n.place.number % wrap, h, wrap),
         };
         let key = (number, n.place.part);
-        if let Some(&first) = d.seen.get(&key) {
+        if let Some(&first) = d.seen.map.get(&key) {
             verdict.repeat_of = Some(first);
             verdict.retransmission = n.reliable;
             return;
@@ -266,15 +304,9 @@ impl Analyzer {
         if d.highest.map_or(true, |(high, _)| key > high) {
             d.highest = Some((key, n.last_part));
         }
-        d.seen.insert(key, frame);
+        self.forgotten += d.seen.add(key, frame, window);
         if n.reliable {
-            d.waiting.insert(key, (frame, time));
-        }
-        for table in [&mut d.seen as &mut dyn Bounded, &mut d.waiting] {
-            while table.len() > window {
-                table.pop_lowest();
-                self.forgotten += 1;
-            }
+            self.forgotten += d.waiting.add(key, (frame, time), window);
         }
     }
 
@@ -293,18 +325,20 @@ impl Analyzer {
         );
         let acked: Vec<Key> = if ack.cumulative {
             d.waiting
+                .map
                 .range(..=(key.0, u64::MAX))
                 .map(|(k, _)| *k)
                 .collect()
         } else {
             d.waiting
+                .map
                 .get_key_value(&key)
                 .map(|(k, _)| *k)
                 .into_iter()
                 .collect()
         };
         for k in acked {
-            if let Some((frame, sent)) = d.waiting.remove(&k) {
+            if let Some((frame, sent)) = d.waiting.map.remove(&k) {
                 out.push(Acked {
                     frame,
                     rtt: time.saturating_sub(sent),
@@ -344,21 +378,6 @@ fn unwrap(raw: u64, near: u64, wrap: u64) -> u64 {
         .filter(|c| *c < u64::MAX / 2)
         .min_by_key(|c| c.abs_diff(near))
         .unwrap_or(raw)
-}
-
-/// A table that forgets its lowest key first.
-trait Bounded {
-    fn len(&self) -> usize;
-    fn pop_lowest(&mut self);
-}
-
-impl<V> Bounded for BTreeMap<Key, V> {
-    fn len(&self) -> usize {
-        BTreeMap::len(self)
-    }
-    fn pop_lowest(&mut self) {
-        self.pop_first();
-    }
 }
 
 #[cfg(test)]

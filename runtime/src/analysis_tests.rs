@@ -158,7 +158,7 @@ fn a_ping_reply_gives_the_round_trip() {
 }
 
 #[test]
-fn past_the_window_the_lowest_numbers_are_forgotten_and_counted() {
+fn past_the_window_the_oldest_numbers_are_forgotten_and_counted() {
     let mut a = Analyzer::with_window(&[1 << 16], 4);
     for n in 0..10 {
         a.observe(n, ms(n), true, &numbered(n, 0, true, false));

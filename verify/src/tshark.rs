@@ -49,6 +49,16 @@ pub struct Field {
     pub showname: String,
 }
 
+/// Whether `name` is one of `proto`'s fields read from the wire: not an expert item, not the
+/// netcode analysis.
+fn on_the_wire(name: &str, proto: &str) -> bool {
+    name.strip_prefix(proto)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|rest| {
+            !rest.starts_with("expert.") && rest != "analysis" && !rest.starts_with("analysis.")
+        })
+}
+
 /// What tshark made of a capture: every field of every frame, plus its diagnostics.
 #[derive(Debug)]
 pub struct Dissection {
@@ -60,28 +70,34 @@ pub struct Dissection {
 }
 
 impl Dissection {
-    /// Fields of frame `i` named `proto.*` except expert items, in tree order.
+    /// Fields of frame `i` named `proto.*` except expert items and the netcode analysis
+    /// (`proto.analysis.*`: computed, not on the wire), in tree order.
     pub fn fields(&self, i: usize, proto: &str) -> Vec<&Field> {
-        let prefix = format!("{proto}.");
-        let expert = format!("{proto}.expert.");
         self.frames[i]
             .iter()
-            .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+            .filter(|f| on_the_wire(&f.name, proto))
+            .collect()
+    }
+
+    /// The netcode analysis of frame `i`: its `proto.analysis.*` fields and expert items.
+    pub fn analysis(&self, i: usize, proto: &str) -> Vec<&Field> {
+        let prefix = format!("{proto}.analysis.");
+        self.frames[i]
+            .iter()
+            .filter(|f| f.name.starts_with(&prefix))
             .collect()
     }
 
     /// Each `proto` PDU of frame `i`: its fields (expert items left out), positions relative to the
     /// PDU's first byte.
     pub fn pdus(&self, i: usize, proto: &str) -> Vec<Vec<&Field>> {
-        let prefix = format!("{proto}.");
-        let expert = format!("{proto}.expert.");
         self.pdus[i]
             .iter()
             .filter(|(name, _)| name == proto)
             .map(|(_, fields)| {
                 fields
                     .iter()
-                    .filter(|f| f.name.starts_with(&prefix) && !f.name.starts_with(&expert))
+                    .filter(|f| on_the_wire(&f.name, proto))
                     .collect()
             })
             .collect()

@@ -153,6 +153,35 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
             refs(w, &mut out);
         }
     }
+    if let Some(r) = &p.reliability {
+        for q in &r.sequences {
+            out.insert((q.in_struct, q.field));
+            let reliable = match &q.reliable {
+                Reliable::When(e) => Some(e),
+                _ => None,
+            };
+            for e in q
+                .when
+                .iter()
+                .chain(reliable)
+                .chain(q.part.as_ref().map(|(_, l)| l))
+            {
+                refs(e, &mut out);
+            }
+            out.extend(q.part.as_ref().map(|(fi, _)| (q.in_struct, *fi)));
+        }
+        for a in &r.acks {
+            out.insert((a.in_struct, a.field));
+            out.extend(a.part.map(|fi| (a.in_struct, fi)));
+            out.extend(a.bits.map(|(fi, _)| (a.in_struct, fi)));
+            if let Some(w) = &a.when {
+                refs(w, &mut out);
+            }
+        }
+        for g in &r.pings {
+            out.insert((g.in_struct, g.id));
+        }
+    }
     out
 }
 

@@ -48,7 +48,7 @@ impl<'f> Validator<'f> {
             let part = match (&d.part, &d.last) {
                 (Some(part), Some(last)) => {
                     let part_yp = format!("{yp}.part");
-                    let fi = self.plain_uint(proto, sid, part, &part_yp);
+                    let fi = self.plain_uint(proto, sid, part, &part_yp, 16);
                     let last = self.condition(proto, sid, last, &yp, "last");
                     fi.map(|(fi, _)| (fi, last))
                 }
@@ -85,7 +85,7 @@ impl<'f> Validator<'f> {
                 .as_ref()
                 .map(|w| self.condition(proto, sid, w, &yp, "when"));
             let part = d.part.as_ref().and_then(|part| {
-                self.plain_uint(proto, sid, part, &format!("{yp}.part"))
+                self.plain_uint(proto, sid, part, &format!("{yp}.part"), 16)
                     .map(|(fi, _)| fi)
             });
             let channel_parts = out
@@ -105,7 +105,7 @@ impl<'f> Validator<'f> {
                 );
             }
             let bits = d.bits.as_ref().and_then(|b| {
-                self.plain_uint(proto, sid, b, &format!("{yp}.bits"))
+                self.plain_uint(proto, sid, b, &format!("{yp}.bits"), 32)
                     .map(|(fi, it)| (fi, it.bits))
             });
             if bits.is_some() && d.cumulative {
@@ -205,7 +205,7 @@ impl<'f> Validator<'f> {
         key: &str,
     ) -> Option<(StructId, usize, u64)> {
         let sid = self.struct_named(in_type, &format!("{yp}.in"))?;
-        let (fi, it) = self.plain_uint(proto, sid, field, &format!("{yp}.{key}"))?;
+        let (fi, it) = self.plain_uint(proto, sid, field, &format!("{yp}.{key}"), 32)?;
         Some((sid, fi, it.max_value().saturating_add(1)))
     }
 
@@ -216,10 +216,25 @@ impl<'f> Validator<'f> {
         sid: StructId,
         name: &str,
         yp: &str,
+        max_bits: u32,
     ) -> Option<(usize, IntTy)> {
         let fi = self.field_named(proto, sid, name, yp)?;
         let f = &proto.structs[sid].fields[fi];
         match (&f.ty, &f.role, &f.condition) {
+            // Both outputs count in 64 bits and the dissector's Lua numbers are exact to 2^53:
+            // numbers and ids up to 32 bits, parts up to 16 (a place is number * 65536 + part).
+            (Ty::Int(it), Role::Value, None) if !it.signed && it.bits > max_bits => {
+                self.error(
+                    "E1612",
+                    yp,
+                    format!(
+                        "'{name}' is {} bits wide; the analysis reads at most {max_bits}",
+                        it.bits
+                    ),
+                    None,
+                );
+                None
+            }
             (Ty::Int(it), Role::Value, None) if !it.signed => Some((fi, *it)),
             _ => {
                 self.error(
@@ -282,7 +297,7 @@ impl<'f> Validator<'f> {
                 "E1610",
                 &format!("{yp}.channel"),
                 format!("no sequence numbers channel '{name}'"),
-                did_you_mean(name, known.into_iter()),
+                did_you_mean(name, known),
             );
             return 0;
         };

@@ -3,6 +3,7 @@
 //! The file skeleton (helpers, fields, experts, registration) is the askama template
 //! `templates/dissector.lua`; the per-type dissection functions are built here from the IR.
 
+mod analysis;
 mod bit_values;
 mod checksum;
 mod code;
@@ -261,6 +262,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         port_tables,
         tcp_framing,
         conversations: !p.opening.is_empty()
+            || p.reliability.is_some()
             || p.reassembly.is_some()
             || !p.state.is_empty()
             || !p.joins.is_empty(),
@@ -279,6 +281,14 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             own_id: a.own_id.map(|it| it.bytes()),
         }),
         has_joins: !p.joins.is_empty(),
+        analysis: p.reliability.as_ref().map(|r| AnalysisDef {
+            wraps: r
+                .channels
+                .iter()
+                .map(|c| c.wrap.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
         has_info_tail,
         joins: (0..p.joins.len()).collect(),
         reassembly,

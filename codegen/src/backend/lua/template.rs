@@ -40,6 +40,8 @@ pub(crate) struct Dissector {
     /// An application schema: its transport's table and its messages.
     pub(crate) application: Option<AppDef>,
     pub(crate) has_joins: bool,
+    /// The netcode analysis (the schema's `reliability`).
+    pub(crate) analysis: Option<AnalysisDef>,
     /// Some type other than the root adds its `info:` summary to the Info column.
     pub(crate) has_info_tail: bool,
     /// Indexes of the sequence joins (their state tables are reset per capture).
@@ -138,4 +140,10 @@ pub(crate) struct HeuristicDef {
     pub(crate) min_len: usize,
     pub(crate) reads: Vec<String>,
     pub(crate) expr: String,
+}
+
+/// The netcode analysis's constants.
+pub(crate) struct AnalysisDef {
+    /// Each channel's wrap, a Lua list's items.
+    pub(crate) wraps: String,
 }

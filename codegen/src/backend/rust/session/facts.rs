@@ -102,9 +102,9 @@ impl<'p> Gen<'p> {
         let wraps = r.channels.iter().map(|c| lit_u64(c.wrap));
         let message = format_ident!("message");
         let mut visits = Vec::new();
-        for (sid, routes) in &r.carriers {
+        for (_, routes) in &r.carriers {
             for route in routes {
-                visits.push(self.route_visit(route, quote! { #message }, *sid, 0));
+                visits.push(self.route_visit(route, quote! { #message }, 0));
             }
         }
         let take_root = if p.opening.is_empty() {
@@ -131,13 +131,7 @@ impl<'p> Gen<'p> {
     }
 
     /// `value.add_facts(&mut facts)` for the value at the end of `route`, from `at` (hop `k`).
-    fn route_visit(
-        &self,
-        route: &[Hop],
-        at: TokenStream,
-        target: StructId,
-        k: usize,
-    ) -> TokenStream {
+    fn route_visit(&self, route: &[Hop], at: TokenStream, k: usize) -> TokenStream {
         let Some(hop) = route.first() else {
             return quote! { #at.add_facts(&mut facts); };
         };
@@ -145,7 +139,7 @@ impl<'p> Gen<'p> {
         let f = &p.structs[hop.in_struct].fields[hop.field];
         let name = ident(&f.name);
         let bind = format_ident!("v{}", k);
-        let inner = self.route_visit(&route[1..], quote! { #bind }, target, k + 1);
+        let inner = self.route_visit(&route[1..], quote! { #bind }, k + 1);
         let Some(case) = hop.case else {
             return match f.condition {
                 Some(_) => quote! { if let Some(#bind) = &#at.#name { #inner } },

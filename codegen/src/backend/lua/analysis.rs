@@ -1,0 +1,69 @@
+//! What each type the schema's `reliability` names tells the netcode analysis: lines that add
+//! its sequence number, acks and ping id to `FACTS` (read by `lua/analysis.lua`).
+
+use super::*;
+
+impl<'p> Gen<'p> {
+    /// The fact lines of struct `sid` (its values in `v`), if a rule reads it.
+    pub(crate) fn facts_lines(&mut self, c: &mut Code, sid: StructId) {
+        let p = self.p;
+        let Some(r) = &p.reliability else { return };
+        if !r.reads(sid) {
+            return;
+        }
+        let s = &p.structs[sid];
+        let slot = |fi: usize| value_slot(&s.fields[fi].name);
+        c.line("-- What this message tells the netcode analysis.");
+        for q in r.sequences.iter().filter(|q| q.in_struct == sid) {
+            let reliable = match &q.reliable {
+                Reliable::Always => "true".to_string(),
+                Reliable::Never => "false".to_string(),
+                Reliable::When(e) => format!("({}) and true or false", self.expr(e)),
+            };
+            let (part, last) = match &q.part {
+                Some((fi, e)) => (slot(*fi), format!("({}) and true or false", self.expr(e))),
+                None => ("0".to_string(), "true".to_string()),
+            };
+            let line = format!(
+                "FACTS.seq = {{ {}, {}, {part}, {reliable}, {last} }}",
+                q.channel,
+                slot(q.field)
+            );
+            self.guarded(c, &q.when, line);
+        }
+        for a in r.acks.iter().filter(|a| a.in_struct == sid) {
+            let part = a.part.map_or("0".to_string(), slot);
+            let mut line = format!(
+                "FACTS.acks[#FACTS.acks + 1] = {{ {}, {}, {part}, {} }}",
+                a.channel,
+                slot(a.field),
+                a.cumulative
+            );
+            if let Some((bits, width)) = a.bits {
+                line.push_str(&format!(
+                    "; ack_bits(FACTS, {}, {}, {}, {width}, {})",
+                    a.channel,
+                    slot(a.field),
+                    slot(bits),
+                    r.channels[a.channel].wrap
+                ));
+            }
+            self.guarded(c, &a.when, line);
+        }
+        for g in r.pings.iter().filter(|g| g.in_struct == sid) {
+            c.line(format!("FACTS.ping = {{ {}, {} }}", slot(g.id), g.reply));
+        }
+    }
+
+    fn guarded(&mut self, c: &mut Code, when: &Option<Expr>, line: String) {
+        match when {
+            Some(w) => {
+                let w = self.expr(w);
+                c.open(format!("if {w} then"));
+                c.line(line);
+                c.close("end");
+            }
+            None => c.line(line),
+        }
+    }
+}
