@@ -243,6 +243,7 @@ end
 
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
 local INFO_TAIL = ""
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.

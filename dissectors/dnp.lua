@@ -2342,6 +2342,8 @@ end
 -- line for line): the first pass reads each datagram's sequence number, acks and ping id in
 -- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
+  "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the dnp.analysis.* fields)")
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 65535 }
@@ -2568,7 +2570,7 @@ local function dissect_protected(tvb, pinfo, root)
   pinfo.private["wiregen.info"] = ""
   FACTS = { acks = {} }
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
-  if ok then
+  if ok and proto.prefs.analyze then
     local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
     if shown then
       info = prefix .. info

@@ -341,6 +341,7 @@ local function ack_bits(facts, channel, number, bits, width, wrap)
     end
   end
 end
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -385,7 +386,8 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   v.acks_bitfield = val
   offset = offset + 2
   -- What this message tells the netcode analysis.
-  FACTS.acks[#FACTS.acks + 1] = { 0, v.last_received_seq, 0, false }; ack_bits(FACTS, 0, v.last_received_seq, v.acks_bitfield, 16, 65536)
+  FACTS.acks[#FACTS.acks + 1] = { 0, v.last_received_seq, 0, false }
+  ack_bits(FACTS, 0, v.last_received_seq, v.acks_bitfield, 16, 65536)
   return offset, v
 end
 
@@ -683,6 +685,8 @@ end
 -- line for line): the first pass reads each datagram's sequence number, acks and ping id in
 -- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
+  "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the riptide_2_0.analysis.* fields)")
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 65536 }
@@ -900,7 +904,7 @@ local function dissect_protected(tvb, pinfo, root)
   pinfo.private["wiregen.info"] = ""
   FACTS = { acks = {} }
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
-  if ok then
+  if ok and proto.prefs.analyze then
     local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
     if shown then
       info = prefix .. info

@@ -433,6 +433,7 @@ local function ack_bits(facts, channel, number, bits, width, wrap)
     end
   end
 end
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -489,7 +490,8 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   v.for_seq = val
   offset = offset + 16
   -- What this message tells the netcode analysis.
-  FACTS.acks[#FACTS.acks + 1] = { 0, v.last_received_seq, 0, false }; ack_bits(FACTS, 0, v.last_received_seq, v.received_bits, 16, 65536)
+  FACTS.acks[#FACTS.acks + 1] = { 0, v.last_received_seq, 0, false }
+  ack_bits(FACTS, 0, v.last_received_seq, v.received_bits, 16, 65536)
   FACTS.acks[#FACTS.acks + 1] = { 0, v.for_seq, 0, false }
   return offset, v
 end
@@ -652,7 +654,8 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   offset = limit
   -- What this message tells the netcode analysis.
   FACTS.seq = { 1, v.sequence_id, 0, false, true }
-  FACTS.acks[#FACTS.acks + 1] = { 1, v.last_received_seq, 0, false }; ack_bits(FACTS, 1, v.last_received_seq, v.received_bits, 8, 65536)
+  FACTS.acks[#FACTS.acks + 1] = { 1, v.last_received_seq, 0, false }
+  ack_bits(FACTS, 1, v.last_received_seq, v.received_bits, 8, 65536)
   return offset, v
 end
 
@@ -799,6 +802,8 @@ end
 -- line for line): the first pass reads each datagram's sequence number, acks and ping id in
 -- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
+  "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the riptide_2_1.analysis.* fields)")
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 65536, 65536 }
@@ -1011,7 +1016,7 @@ local function dissect_protected(tvb, pinfo, root)
   pinfo.private["wiregen.info"] = ""
   FACTS = { acks = {} }
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
-  if ok then
+  if ok and proto.prefs.analyze then
     local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
     if shown then
       info = prefix .. info

@@ -384,6 +384,7 @@ local function ack_bits(facts, channel, number, bits, width, wrap)
   end
 end
 {%- endif %}
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -559,7 +560,7 @@ local function dissect_protected(tvb, pinfo, root)
 {%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
 {%- if analysis.is_some() %}
-  if ok then
+  if ok and proto.prefs.analyze then
     local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)
     if shown then
       info = prefix .. info

@@ -23,10 +23,11 @@ use std::time::Instant;
 use wiregen_runtime::Codec;
 use wiregen_tests::*;
 
-/// One way of reading a capture: no dissector, or a Lua file.
+/// One way of reading a capture: no dissector, or a Lua file (with these tshark options).
 struct Reader {
     name: &'static str,
     lua: Option<PathBuf>,
+    options: Vec<&'static str>,
 }
 
 /// How tshark prints what it read.
@@ -76,7 +77,8 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
                     (None, Some(&"-T")) => &["-T", "fields", "-e", "udp.length"],
                     _ => &mode.args,
                 };
-                times[i].push(tshark_run(pcap, &lua, args).0);
+                let args: Vec<&str> = r.options.iter().chain(args).copied().collect();
+                times[i].push(tshark_run(pcap, &lua, &args).0);
             }
         }
         let medians: Vec<f64> = times.into_iter().map(median).collect();
@@ -87,18 +89,23 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
                 println!("    {:<16} {t:6.2} s", r.name);
             } else {
                 println!(
-                    "    {:<16} {t:6.2} s  ({:5.2} µs per packet above bare tshark)",
+                    "    {:<24} {t:6.2} s  ({:5.2} µs per packet above bare tshark)",
                     r.name,
                     (t - bare) * 1e6 / packets as f64
                 );
             }
         }
-        if readers.len() == 3 {
-            let (generated, hand) = (medians[1], medians[2]);
+        // R-Type: the generated dissector with its netcode analysis, without it (what the
+        // hand-written one does too), and the hand-written one.
+        if let [_, with, without, hand] = medians[..] {
             println!(
-                "    generated / hand-written: {:.2} in total time, {:.2} in Lua cost",
-                generated / hand,
-                (generated - bare) / (hand - bare)
+                "    generated (analysis off) / hand-written: {:.2} in total time, {:.2} in Lua cost",
+                without / hand,
+                (without - bare) / (hand - bare)
+            );
+            println!(
+                "    netcode analysis: {:.2} µs per packet",
+                (with - without) * 1e6 / packets as f64
             );
         }
     }
@@ -106,9 +113,12 @@ fn compare(what: &str, pcap: &Path, packets: usize, readers: &[Reader], modes: &
 
 fn rtype_capture(n: usize) -> Vec<Datagram> {
     let mut rng = Rng(7);
+    // Each side numbers its reliable packets and acks the other's last one, as the game does.
+    let mut last_reliable = [0u32; 2];
     (0..n)
         .map(|i| {
             let from_client = i % 2 == 0;
+            let side = usize::from(!from_client);
             let payload = match rng.below(20) {
                 0 => rtype::PacketPayload::ReqLogin(rtype::ReqLogin {
                     username: Cow::Borrowed("Player1"),
@@ -129,10 +139,15 @@ fn rtype_capture(n: usize) -> Vec<Datagram> {
                         .collect(),
                 }),
             };
+            let flags = rtype::PacketFlags(rng.below(16) as u8 & 0x0D); // never IS_FRAGMENT
+            let reliable = flags.0 & 0x01 != 0;
+            if reliable {
+                last_reliable[side] += 1;
+            }
             let p = rtype::Packet {
-                flags: rtype::PacketFlags(rng.below(16) as u8 & 0x0D), // never IS_FRAGMENT
-                sequence: i as u32,
-                ack: i as u32,
+                flags,
+                sequence: if reliable { last_reliable[side] } else { 0 },
+                ack: last_reliable[1 - side],
                 fragment_id: 0,
                 fragment_index: 0,
                 fragment_count: 0,
@@ -157,7 +172,8 @@ fn dnp_capture(n: usize) -> Vec<Datagram> {
         .map(|i| {
             let c = dnp::Command {
                 body: dnp::CommandBody::LinkState(dnp::LinkState {
-                    number: i as u16,
+                    // DNP numbers count modulo 65,535.
+                    number: (i % 65_535) as u16,
                     link_id: 2,
                     flags: dnp::LinkFlags(0),
                     message: Cow::Borrowed(b"m"),
@@ -254,14 +270,22 @@ fn main() {
             Reader {
                 name: "bare tshark",
                 lua: None,
+                options: vec![],
             },
             Reader {
                 name: "rtype.lua",
+                lua: Some(generated.clone()),
+                options: vec!["-o", "rtype.analyze:TRUE"],
+            },
+            Reader {
+                name: "rtype.lua, analysis off",
                 lua: Some(generated),
+                options: vec!["-o", "rtype.analyze:FALSE"],
             },
             Reader {
                 name: "hand_rtype.lua",
                 lua: Some(hand),
+                options: vec![],
             },
         ],
         &rtype_modes(),
@@ -297,10 +321,12 @@ fn main() {
                 Reader {
                     name: "bare tshark",
                     lua: None,
+                    options: vec![],
                 },
                 Reader {
                     name: "generated",
                     lua: Some(root.join(format!("dissectors/{file}.lua"))),
+                    options: vec![],
                 },
             ],
             &modes(fields),

@@ -34,7 +34,14 @@ fn as_pcap(file: &str, proto: &str) -> Vec<u8> {
         "wiregen-analysis-{}-{proto}-{file}",
         std::process::id()
     ));
-    let status = std::process::Command::new(wiregen_tests::tshark().with_file_name("editcap"))
+    // editcap beside tshark, else the system's (a wrapped current tshark has none beside it).
+    let beside = wiregen_tests::tshark().with_file_name("editcap");
+    let editcap = if beside.exists() {
+        beside
+    } else {
+        "editcap".into()
+    };
+    let status = std::process::Command::new(editcap)
         .args(["-F", "nsecpcap"])
         .arg(repo_root().join("tests/captures").join(file))
         .arg(&out)

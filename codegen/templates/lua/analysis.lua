@@ -5,6 +5,8 @@
 -- line for line): the first pass reads each datagram's sequence number, acks and ping id in
 -- capture order and keeps its verdict by frame; later passes and clicks show the kept verdict.
 -- Numbers unwrap to the nearest of the last one's wraps; keys are number * 65536 + part.
+proto.prefs.analyze = Pref.bool("Analyze sequence numbers, acks and pings", true,
+  "Mark lost, duplicate, retransmitted and out-of-order datagrams and link acks and pings to what they answer (the {{ name }}.analysis.* fields)")
 local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { {{ a.wraps }} }

@@ -29,41 +29,43 @@ impl<'p> Gen<'p> {
                 q.channel,
                 slot(q.field)
             );
-            self.guarded(c, &q.when, line);
+            self.guarded(c, &q.when, vec![line]);
         }
         for a in r.acks.iter().filter(|a| a.in_struct == sid) {
             let part = a.part.map_or("0".to_string(), slot);
-            let mut line = format!(
+            let mut lines = vec![format!(
                 "FACTS.acks[#FACTS.acks + 1] = {{ {}, {}, {part}, {} }}",
                 a.channel,
                 slot(a.field),
                 a.cumulative
-            );
+            )];
             if let Some((bits, width)) = a.bits {
-                line.push_str(&format!(
-                    "; ack_bits(FACTS, {}, {}, {}, {width}, {})",
+                lines.push(format!(
+                    "ack_bits(FACTS, {}, {}, {}, {width}, {})",
                     a.channel,
                     slot(a.field),
                     slot(bits),
                     r.channels[a.channel].wrap
                 ));
             }
-            self.guarded(c, &a.when, line);
+            self.guarded(c, &a.when, lines);
         }
         for g in r.pings.iter().filter(|g| g.in_struct == sid) {
             c.line(format!("FACTS.ping = {{ {}, {} }}", slot(g.id), g.reply));
         }
     }
 
-    fn guarded(&mut self, c: &mut Code, when: &Option<Expr>, line: String) {
-        match when {
-            Some(w) => {
-                let w = self.expr(w);
-                c.open(format!("if {w} then"));
-                c.line(line);
-                c.close("end");
-            }
-            None => c.line(line),
+    /// `lines`, under `if when then` when there is a condition.
+    fn guarded(&mut self, c: &mut Code, when: &Option<Expr>, lines: Vec<String>) {
+        let w = when.as_ref().map(|w| self.expr(w));
+        if let Some(w) = &w {
+            c.open(format!("if {w} then"));
+        }
+        for line in lines {
+            c.line(line);
+        }
+        if w.is_some() {
+            c.close("end");
         }
     }
 }
