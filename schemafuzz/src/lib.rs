@@ -280,7 +280,15 @@ impl Gen {
                 .map(|_| self.root_fields())
                 .collect()
         } else {
-            vec![self.root_fields()]
+            let mut fields = self.root_fields();
+            // One schema in three numbers and acks its packets (the netcode analysis), decided
+            // by the seed so the other draws stay as they were.
+            if self.seed % 3 == 0 {
+                fields = format!(
+                    "      - {{ name: \"rel_seq\", type: u16 }}\n      - {{ name: \"rel_ack\", type: u16 }}\n{fields}"
+                );
+            }
+            vec![fields]
         };
 
         let mut out = String::new();
@@ -322,6 +330,12 @@ impl Gen {
                      ports: [{port}] }} }}\n",
                     seed = self.seed
                 );
+                if self.seed % 3 == 0 {
+                    out.push_str(
+                        "  reliability:\n    sequence: [{ in: Packet, field: rel_seq, reliable: true }]\n    \
+                         ack: [{ in: Packet, field: rel_ack }]\n",
+                    );
+                }
             }
         }
         if !self.enums.is_empty() {

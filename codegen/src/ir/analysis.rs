@@ -6,7 +6,7 @@ use crate::naming;
 use std::collections::{BTreeSet, HashSet};
 
 /// The fields (struct, index) an expression reads, along each path.
-fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
+pub(crate) fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
     match e {
         Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
             out.extend(path.iter().map(|r| (r.struct_id, r.field)));

@@ -92,12 +92,16 @@ impl<'f> Validator<'f> {
                 .sequences
                 .iter()
                 .any(|s| s.channel == channel && s.part.is_some());
-            if part.is_some() != channel_parts && (d.part.is_some() || channel_parts) {
+            // A cumulative ack covers whole numbers, every part of them.
+            let wants_part = channel_parts && !d.cumulative;
+            if part.is_some() != wants_part && (d.part.is_some() || wants_part) {
                 self.error(
                     "E1604",
                     &yp,
-                    if channel_parts {
+                    if wants_part {
                         "its numbering has parts: name the acked part too"
+                    } else if d.cumulative {
+                        "a cumulative ack covers every part of its numbers: drop 'part'"
                     } else {
                         "its numbering has no parts: drop 'part'"
                     },
@@ -264,7 +268,28 @@ impl<'f> Validator<'f> {
             visible: all,
             yaml_path: &at,
         };
-        self.expr_of(&scope, text, ExprTy::Bool)
+        let e = self.expr_of(&scope, text, ExprTy::Bool);
+        // The crate reads a decoded value: the fields the encoder fills (lengths, counts) are
+        // not in it; a switch's tag is (its switch's).
+        let mut read = std::collections::HashSet::new();
+        crate::ir::analysis::refs(&e, &mut read);
+        let mut read: Vec<_> = read.into_iter().collect();
+        read.sort();
+        for (s, fi) in read {
+            let f = &proto.structs[s].fields[fi];
+            if matches!(f.role, Role::Derived(d) if !matches!(d, Derive::TagOf(_))) {
+                self.error(
+                    "E1613",
+                    &at,
+                    format!(
+                        "'{}' is filled by the encoder: a decoded value does not keep it",
+                        f.name
+                    ),
+                    Some("read the field it is derived from (len(...) of a length's field)".into()),
+                );
+            }
+        }
+        e
     }
 
     /// The index of channel `name` (`main` when none is given), added on first use by a

@@ -231,6 +231,14 @@ impl wiregen_runtime::Protocol for Protocol {
         <tcp_framing::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Joined;
+    const CHANNELS: &'static [&'static str] =
+        <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] =
+        <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    /// The transport numbers and acks its datagrams.
+    fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
+        <tcp_framing::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
+    }
     /// The transport joins its pieces.
     fn join(
         conversation: &mut Self::Conversation,

@@ -3653,20 +3653,23 @@ impl wiregen_runtime::Protocol for Protocol {
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         let mut facts = wiregen_runtime::analysis::Facts::default();
         let message = datagram;
-        if let CommandBody::ReliableMessage(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let CommandBody::LinkState(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let CommandBody::LongReliableMessage(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let CommandBody::LongLinkState(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let CommandBody::ReliableAck(v0) = &message.body {
-            v0.add_facts(&mut facts);
+        match &message.body {
+            CommandBody::ReliableMessage(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            CommandBody::LinkState(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            CommandBody::LongReliableMessage(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            CommandBody::LongLinkState(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            CommandBody::ReliableAck(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            _ => {}
         }
         facts
     }

@@ -897,33 +897,34 @@ impl wiregen_runtime::Protocol for Protocol {
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         let mut facts = wiregen_runtime::analysis::Facts::default();
         let message = datagram;
-        if let MessageBody::Reliable(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::Welcome(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::ClientConnected(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::ClientDisconnected(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::Ack(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::AckExtra(v0) = &message.body {
-            v0.add_facts(&mut facts);
-        }
-        if let MessageBody::Heartbeat(v0) = &message.body {
-            if let HeartbeatForm::Client(v1) = &v0.form {
-                v1.add_facts(&mut facts);
+        match &message.body {
+            MessageBody::Reliable(v0) => {
+                v0.add_facts(&mut facts);
             }
-        }
-        if let MessageBody::Heartbeat(v0) = &message.body {
-            if let HeartbeatForm::Server(v1) = &v0.form {
-                v1.add_facts(&mut facts);
+            MessageBody::Welcome(v0) => {
+                v0.add_facts(&mut facts);
             }
+            MessageBody::ClientConnected(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            MessageBody::ClientDisconnected(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            MessageBody::Ack(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            MessageBody::AckExtra(v0) => {
+                v0.add_facts(&mut facts);
+            }
+            MessageBody::Heartbeat(v0) => match &v0.form {
+                HeartbeatForm::Client(v1) => {
+                    v1.add_facts(&mut facts);
+                }
+                HeartbeatForm::Server(v1) => {
+                    v1.add_facts(&mut facts);
+                }
+            },
+            _ => {}
         }
         facts
     }

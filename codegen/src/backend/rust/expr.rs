@@ -587,10 +587,14 @@ impl<'p> Gen<'p> {
                 // there it is its local, as written. Fields the encoder fills are locals.
                 let f = self.p.field(&path[0]);
                 let own = matches!(ctx, Ctx::Value) || f.implied.is_empty();
-                if f.role == Role::Value && own {
-                    quote! { self.#first }
-                } else {
-                    quote! { #first }
+                match f.role {
+                    Role::Value if own => quote! { self.#first },
+                    // A value's switch tag is its switch's (the encoder's local elsewhere).
+                    Role::Derived(Derive::TagOf(u)) if matches!(ctx, Ctx::Value) => {
+                        let union = ident(&self.p.structs[path[0].struct_id].fields[u].name);
+                        quote! { self.#union.#first() }
+                    }
+                    _ => quote! { #first },
                 }
             }
         };

@@ -101,12 +101,12 @@ impl<'p> Gen<'p> {
         let names = r.channels.iter().map(|c| &c.name);
         let wraps = r.channels.iter().map(|c| lit_u64(c.wrap));
         let message = format_ident!("message");
-        let mut visits = Vec::new();
-        for (_, routes) in &r.carriers {
-            for route in routes {
-                visits.push(self.route_visit(route, quote! { #message }, 0));
-            }
-        }
+        let routes: Vec<&[Hop]> = r
+            .carriers
+            .iter()
+            .flat_map(|(_, routes)| routes.iter().map(Vec::as_slice))
+            .collect();
+        let visits = self.routes_visit(&routes, quote! { #message }, 0);
         let take_root = if p.opening.is_empty() {
             quote! { let message = datagram; }
         } else {
@@ -124,56 +124,110 @@ impl<'p> Gen<'p> {
             fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
                 let mut facts = wiregen_runtime::analysis::Facts::default();
                 #take_root
-                #(#visits)*
+                #visits
                 facts
             }
         }
     }
 
-    /// `value.add_facts(&mut facts)` for the value at the end of `route`, from `at` (hop `k`).
-    fn route_visit(&self, route: &[Hop], at: TokenStream, k: usize) -> TokenStream {
-        let Some(hop) = route.first() else {
-            return quote! { #at.add_facts(&mut facts); };
-        };
+    /// `add_facts` on every value at the end of `routes` (hop lists from `at`, bound `v{k}`):
+    /// routes through one field share one `match` on it, one arm per case.
+    fn routes_visit(&self, routes: &[&[Hop]], at: TokenStream, k: usize) -> TokenStream {
         let p = self.p;
-        let f = &p.structs[hop.in_struct].fields[hop.field];
-        let name = ident(&f.name);
+        let mut out = Vec::new();
+        if routes.iter().any(|r| r.is_empty()) {
+            out.push(quote! { #at.add_facts(&mut facts); });
+        }
+        let mut fields: Vec<(StructId, usize)> = Vec::new();
+        for r in routes.iter().filter_map(|r| r.first()) {
+            if !fields.contains(&(r.in_struct, r.field)) {
+                fields.push((r.in_struct, r.field));
+            }
+        }
         let bind = format_ident!("v{}", k);
-        let inner = self.route_visit(&route[1..], quote! { #bind }, k + 1);
-        let Some(case) = hop.case else {
-            return match f.condition {
-                Some(_) => quote! { if let Some(#bind) = &#at.#name { #inner } },
-                None => quote! { { let #bind = &#at.#name; #inner } },
-            };
-        };
-        let Ty::Union(u) = &f.ty else {
-            return quote! {};
-        };
-        let un = ident(&naming::union_type(p, hop.in_struct, hop.field));
-        let tagged = self.tag_field(hop.in_struct, hop.field).is_some();
-        let pat = match case {
-            Some(ci) => {
-                let c = &u.cases[ci];
-                let v = ident(&c.variant);
-                if tagged && c.single().is_none() {
-                    quote! { #un::#v { value: #bind, .. } }
-                } else {
-                    quote! { #un::#v(#bind) }
+        for (sid, fi) in fields {
+            let f = &p.structs[sid].fields[fi];
+            let name = ident(&f.name);
+            let through: Vec<&[Hop]> = routes
+                .iter()
+                .filter(|r| {
+                    r.first()
+                        .is_some_and(|h| (h.in_struct, h.field) == (sid, fi))
+                })
+                .copied()
+                .collect();
+            let mut cases: Vec<Option<Option<usize>>> = Vec::new();
+            for r in &through {
+                if !cases.contains(&r[0].case) {
+                    cases.push(r[0].case);
                 }
             }
-            None => {
-                let v = ident(&u.default_variant);
-                if tagged {
-                    quote! { #un::#v { value: #bind, .. } }
-                } else {
-                    quote! { #un::#v(#bind) }
-                }
+            let mut arms = Vec::new();
+            for case in cases {
+                let rest: Vec<&[Hop]> = through
+                    .iter()
+                    .filter(|r| r[0].case == case)
+                    .map(|r| &r[1..])
+                    .collect();
+                let inner = self.routes_visit(&rest, quote! { #bind }, k + 1);
+                let pat = match case {
+                    None => quote! { #bind },
+                    Some(case) => self.case_pattern(sid, fi, case, &bind),
+                };
+                let pat = match f.condition {
+                    Some(_) => quote! { Some(#pat) },
+                    None => pat,
+                };
+                arms.push((pat, inner));
             }
+            // Whether the arms cover every value (no catch-all then, and a lone arm is a `let`).
+            let every = f.condition.is_none()
+                && match &f.ty {
+                    Ty::Union(u) => arms.len() == u.cases.len() + usize::from(u.default.is_some()),
+                    _ => true,
+                };
+            out.push(match arms.as_slice() {
+                [(pat, inner)] if every => quote! { { let #pat = &#at.#name; #inner } },
+                [(pat, inner)] => quote! { if let #pat = &#at.#name { #inner } },
+                _ => {
+                    let arms = arms
+                        .iter()
+                        .map(|(pat, inner)| quote! { #pat => { #inner } });
+                    let rest = (!every).then(|| quote! { _ => {} });
+                    quote! { match &#at.#name { #(#arms)* #rest } }
+                }
+            });
+        }
+        quote! { #(#out)* }
+    }
+
+    /// The pattern of case `case` (`None`: the default) of switch field `fi` of `sid`, binding
+    /// the case's value as `bind`.
+    fn case_pattern(
+        &self,
+        sid: StructId,
+        fi: usize,
+        case: Option<usize>,
+        bind: &Ident,
+    ) -> TokenStream {
+        let p = self.p;
+        let Ty::Union(u) = &p.structs[sid].fields[fi].ty else {
+            return quote! { #bind };
         };
-        let subject = match f.condition {
-            Some(_) => quote! { Some(#pat) },
-            None => pat,
+        let un = ident(&naming::union_type(p, sid, fi));
+        let tagged = self.tag_field(sid, fi).is_some();
+        let (variant, carries_tag) = match case {
+            Some(ci) => (
+                &u.cases[ci].variant,
+                tagged && u.cases[ci].single().is_none(),
+            ),
+            None => (&u.default_variant, tagged),
         };
-        quote! { if let #subject = &#at.#name { #inner } }
+        let v = ident(variant);
+        if carries_tag {
+            quote! { #un::#v { value: #bind, .. } }
+        } else {
+            quote! { #un::#v(#bind) }
+        }
     }
 }
