@@ -82,7 +82,7 @@ pub struct Stats {
     pub types: BTreeMap<String, (u64, u64)>,
     /// Per field (its filter name): occurrences and bytes.
     pub fields: BTreeMap<&'static str, (u64, u64)>,
-    /// Per second of capture: bytes, and round trips seen (ms), for the plot.
+    /// Per tenth of a second of capture: bytes, and round trips seen (ms), for the plot.
     pub timeline: BTreeMap<u64, (u64, Vec<f64>)>,
 }
 
@@ -120,9 +120,12 @@ impl Stats {
         for &r in &rtts {
             other.rtt(r);
         }
-        let second = self.timeline.entry(time.as_secs()).or_default();
-        second.0 += bytes;
-        second.1.extend(rtts);
+        let tenth = self
+            .timeline
+            .entry(time.as_millis() as u64 / 100)
+            .or_default();
+        tenth.0 += bytes;
+        tenth.1.extend(rtts);
     }
 
     /// The whole as JSON: one object per conversation and direction, the types and the fields.
@@ -180,8 +183,8 @@ fn direction_json(d: &Direction) -> serde_json::Value {
     row
 }
 
-/// The frame's verdict as one JSON line (`None` when it says nothing), the fields named as the
-/// dissector's `<proto>.analysis.*`.
+/// The frame's verdict as one JSON line (`None` when it says nothing), the fields named (and
+/// round trips in ms) as the dissector's `<proto>.analysis.*`.
 pub fn verdict_json(frame: u64, v: &Verdict) -> Option<serde_json::Value> {
     if *v == Verdict::default() {
         return None;
@@ -203,16 +206,11 @@ pub fn verdict_json(frame: u64, v: &Verdict) -> Option<serde_json::Value> {
     }
     if !v.acked.is_empty() {
         line["acks_frame"] = v.acked.iter().map(|a| a.frame).collect::<Vec<_>>().into();
-        line["ack_rtt_us"] = v
-            .acked
-            .iter()
-            .map(|a| a.rtt.as_micros() as u64)
-            .collect::<Vec<_>>()
-            .into();
+        line["ack_rtt"] = v.acked.iter().map(|a| ms(a.rtt)).collect::<Vec<_>>().into();
     }
     if let Some(p) = v.ping {
         line["ping_frame"] = p.frame.into();
-        line["ping_rtt_us"] = (p.rtt.as_micros() as u64).into();
+        line["ping_rtt"] = ms(p.rtt).into();
     }
     Some(line)
 }

@@ -41,11 +41,26 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
                 }
             }
             let value = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
-            let ty = crate::export::message_type(&value);
+            let mut ty = crate::export::message_type(&value);
+            if ty.is_empty() {
+                ty = "(no variant)".into();
+            }
             let t = stats.types.entry(ty).or_default();
             t.0 += 1;
             t.1 += bytes;
+            // Parts of a field (flag bits, a checksum's status) share its bytes: counted once.
+            let mut holder: Option<(&str, usize, usize)> = None;
             for note in P::datagram_notes(&m.bytes).1 {
+                let end = note.offset + note.len;
+                if let Some((name, from, to)) = holder {
+                    let inside = note.abbrev.len() > name.len()
+                        && note.abbrev.starts_with(name)
+                        && note.abbrev.as_bytes()[name.len()] == b'.';
+                    if inside && from <= note.offset && end <= to {
+                        continue;
+                    }
+                }
+                holder = Some((note.abbrev, note.offset, end));
                 let f = stats.fields.entry(note.abbrev).or_default();
                 f.0 += 1;
                 f.1 += note.len as u64;
@@ -173,53 +188,55 @@ fn tables(s: &Stats) -> String {
     t
 }
 
-/// Round trips (dots, left axis) and bandwidth (bars, right axis) per second of capture.
+/// Bandwidth (bars) and round trips (dots) over the capture, in at most 120 bins.
 fn svg<P: SerdeProtocol>(s: &Stats) -> String {
     let (w, h, pad) = (900.0, 360.0, 50.0);
     let first = s.timeline.keys().next().copied().unwrap_or(0);
     let last = s.timeline.keys().last().copied().unwrap_or(0);
-    let span = (last - first + 1) as f64;
-    let max_bytes = s
-        .timeline
-        .values()
-        .map(|(b, _)| *b)
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
-    let max_rtt = s
-        .timeline
-        .values()
-        .flat_map(|(_, r)| r.iter().copied())
-        .fold(0.0f64, f64::max)
-        .max(1.0);
-    let x = |sec: u64| pad + (sec - first) as f64 / span * (w - 2.0 * pad);
-    let bar = (w - 2.0 * pad) / span;
+    // Tenths of a second per bin.
+    let per = (last - first + 1).div_ceil(120).max(1);
+    let n = ((last - first) / per + 1) as usize;
+    let mut bins: Vec<(u64, Vec<f64>)> = vec![(0, Vec::new()); n];
+    for (&t, (bytes, rtts)) in &s.timeline {
+        let b = &mut bins[((t - first) / per) as usize];
+        b.0 += bytes;
+        b.1.extend(rtts);
+    }
+    let seconds = per as f64 / 10.0;
+    let rate = |bytes: u64| bytes as f64 / seconds;
+    let max_rate = bins.iter().map(|b| rate(b.0)).fold(1.0, f64::max);
+    let max_rtt = bins
+        .iter()
+        .flat_map(|b| b.1.iter().copied())
+        .fold(0.001, f64::max);
+    let bar = (w - 2.0 * pad) / n as f64;
+    let plot = h - 2.0 * pad;
     let mut out = String::new();
     let _ = writeln!(
         out,
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"##
     );
     let _ = writeln!(out, r##"<rect width="{w}" height="{h}" fill="white"/>"##);
+    let title = P::TITLE.replace('&', "&amp;").replace('<', "&lt;");
     let _ = writeln!(
         out,
-        r##"<text x="{pad}" y="20">{}: bandwidth per second (bars, max {max_bytes} B/s) and round trips (dots, max {max_rtt:.1} ms)</text>"##,
-        P::TITLE.replace('&', "&amp;").replace('<', "&lt;")
+        r##"<text x="{pad}" y="20">{title}: bytes per second (bars, up to {max_rate:.0} B/s) and round trips (dots, up to {max_rtt:.3} ms)</text>"##
     );
-    for (&sec, (bytes, rtts)) in &s.timeline {
-        let bh = *bytes as f64 / max_bytes * (h - 2.0 * pad);
+    for (i, (bytes, rtts)) in bins.iter().enumerate() {
+        let x = pad + i as f64 * bar;
+        let bh = rate(*bytes) / max_rate * plot;
         let _ = writeln!(
             out,
-            r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{bh:.1}" fill="#9ecae1"/>"##,
-            x(sec),
+            r##"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{bh:.1}" fill="#9ecae1"/>"##,
             h - pad - bh,
-            (bar - 1.0).max(1.0)
+            (bar - 1.0).max(0.5)
         );
-        for (i, r) in rtts.iter().enumerate() {
-            let cx = x(sec) + bar * (i as f64 + 0.5) / rtts.len() as f64;
-            let cy = h - pad - r / max_rtt * (h - 2.0 * pad);
+        for (k, r) in rtts.iter().enumerate() {
+            let cx = x + bar * (k as f64 + 0.5) / rtts.len() as f64;
+            let cy = h - pad - r / max_rtt * plot;
             let _ = writeln!(
                 out,
-                r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="2" fill="#d62728"/>"##
+                r##"<circle cx="{cx:.1}" cy="{cy:.1}" r="2.5" fill="#d62728"/>"##
             );
         }
     }
@@ -229,12 +246,12 @@ fn svg<P: SerdeProtocol>(s: &Stats) -> String {
         h - pad,
         w - pad
     );
+    let span = (last + 1 - first) as f64 / 10.0;
     let _ = writeln!(
         out,
-        r##"<text x="{pad}" y="{}">{first} s</text><text x="{}" y="{}" text-anchor="end">{last} s</text>"##,
+        r##"<text x="{pad}" y="{0}">0 s</text><text x="{1}" y="{0}" text-anchor="end">{span:.1} s from the first datagram ({seconds:.1} s per bar)</text>"##,
         h - pad + 16.0,
-        w - pad,
-        h - pad + 16.0
+        w - pad
     );
     out.push_str("</svg>\n");
     out
