@@ -869,6 +869,12 @@ local function analysis_ack(st, side, f, time, verdict)
   local keys = {}
   local w = d.waiting
   if f[4] then
+    -- Acked sends leave their queue slots behind: skip those at the front first, so a
+    -- cumulative ack reads only the sends still waiting.
+    while w.head <= w.tail and (w.queue[w.head] == nil or w.pos[w.queue[w.head]] ~= w.head) do
+      w.queue[w.head] = nil
+      w.head = w.head + 1
+    end
     for i = w.head, w.tail do
       local k = w.queue[i]
       if k ~= nil and w.pos[k] == i and k < (number + 1) * 65536 then keys[#keys + 1] = k end
@@ -911,8 +917,8 @@ local function analysis_verdict(pinfo, root)
   local facts = FACTS
   FACTS = nil
   ANALYSIS_INDEX = ANALYSIS_INDEX + 1
-  local slot = pinfo.number .. ":" .. ANALYSIS_INDEX
-  if pinfo.visited then return frame_verdicts[slot] end
+  local kept = frame_verdicts[pinfo.number]
+  if pinfo.visited then return kept and kept[ANALYSIS_INDEX] end
   if facts == nil or (facts.seq == nil and #facts.acks == 0 and facts.ping == nil) then return nil end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
@@ -931,7 +937,11 @@ local function analysis_verdict(pinfo, root)
   if facts.seq ~= nil then analysis_numbered(st, side, facts.seq, pinfo.number, time, verdict) end
   for _, ack in ipairs(facts.acks) do analysis_ack(st, 3 - side, ack, time, verdict) end
   if facts.ping ~= nil then analysis_ping(st, side, facts.ping, pinfo.number, time, verdict) end
-  frame_verdicts[slot] = verdict
+  if kept == nil then
+    kept = {}
+    frame_verdicts[pinfo.number] = kept
+  end
+  kept[ANALYSIS_INDEX] = verdict
   return verdict
 end
 
@@ -974,6 +984,74 @@ local function show_analysis(verdict, tvb, root)
   if #info == 0 then return "" end
   t:append_text(": " .. table.concat(info, ", "))
   return "[" .. table.concat(info, "] [") .. "] "
+end
+
+-- The analysis summed per conversation and direction, from the kept verdicts: a Listener on
+-- rtype frames and the text it prints (`tshark -z rtype,stats`; Statistics menu in
+-- Wireshark). Round trips count for the direction that sent what was acked or pinged.
+local function analysis_stats()
+  local rows, order = {}, {}
+  local function row(conv, side)
+    local client, server = conv:match("^(.*)>(.*)$")
+    local key = side == "client" and (client .. " -> " .. server) or (server .. " -> " .. client)
+    local r = rows[key]
+    if r == nil then
+      r = { datagrams = 0, skipped = 0, late = 0, dup = 0, retx = 0, rtt_n = 0, rtt_sum = 0, rtt_max = 0 }
+      rows[key] = r
+      order[#order + 1] = key
+    end
+    return r
+  end
+  local function rtt(r, ms)
+    r.rtt_n, r.rtt_sum = r.rtt_n + 1, r.rtt_sum + ms
+    r.rtt_min = math.min(r.rtt_min or ms, ms)
+    r.rtt_max = math.max(r.rtt_max, ms)
+  end
+  local tap = Listener.new(nil, "rtype")
+  function tap.packet(pinfo)
+    local conv, from = conversation_key(pinfo)
+    local r = row(conv, from)
+    r.datagrams = r.datagrams + 1
+    for _, v in pairs(frame_verdicts[pinfo.number] or {}) do
+      r.skipped = r.skipped + v.lost
+      if v.out_of_order then r.late = r.late + 1 end
+      if v.repeat_of ~= nil and v.retransmission then r.retx = r.retx + 1 end
+      if v.repeat_of ~= nil and not v.retransmission then r.dup = r.dup + 1 end
+      local sender = row(conv, from == "client" and "server" or "client")
+      for _, a in ipairs(v.acked) do rtt(sender, a[2] * 1000) end
+      if v.ping ~= nil then rtt(sender, v.ping[2] * 1000) end
+    end
+  end
+  function tap.reset()
+    rows, order = {}, {}
+  end
+  local function text()
+    local lines = { "R-Type Protocol netcode analysis (round trips in ms, of the direction's sends)",
+      fmt("%-45s %9s %6s %6s %6s %6s %8s %9s %9s %9s", "direction", "datagrams", "lost", "dup", "retx", "ooo", "rtts", "min", "mean", "max") }
+    for _, key in ipairs(order) do
+      local r = rows[key]
+      local times = "        -         -         -"
+      if r.rtt_n > 0 then times = fmt("%9.3f %9.3f %9.3f", r.rtt_min, r.rtt_sum / r.rtt_n, r.rtt_max) end
+      lines[#lines + 1] = fmt("%-45s %9d %6d %6d %6d %6d %8d %s", key, r.datagrams,
+        math.max(r.skipped - r.late, 0), r.dup, r.retx, r.late, r.rtt_n, times)
+    end
+    return table.concat(lines, "\n")
+  end
+  return tap, text
+end
+
+register_stat_cmd_arg("rtype,stats", function()
+  local tap, text = analysis_stats()
+  function tap.draw() print(text()) end
+end)
+if gui_enabled() then
+  register_menu("wiregen/R-Type Protocol netcode analysis", function()
+    local window = TextWindow.new("R-Type Protocol netcode analysis")
+    local tap, text = analysis_stats()
+    function tap.draw() window:set(text()) end
+    window:set_atclose(function() tap:remove() end)
+    retap_packets()
+  end, MENU_STAT_UNSORTED)
 end
 
 -- Reassembly: pieces of one payload are collected on the first pass by conversation, direction

@@ -3,7 +3,8 @@
 //! direction swapped. The crate's analysis (what `wirecat stats` counts) reports exactly that
 //! one loss, one repeat, one reordering more than the original; and the dissector's
 //! `<proto>.analysis.*` fields say the same of every frame: the same frames lost, repeated,
-//! reordered and acked, the same round trips to the nanosecond (the captures' resolution).
+//! reordered and acked, the same round trips to the nanosecond (the captures' resolution); and
+//! the dissector's own summary (`tshark -z <proto>,stats`) counts what `wirecat stats` counts.
 
 use std::collections::BTreeMap;
 use std::io::Cursor;
@@ -199,6 +200,42 @@ fn dissector_run(pcap: &[u8], lua: &str, proto: &str, name: &str) -> BTreeMap<u6
     out
 }
 
+/// Lost, repeated and out-of-order datagrams as `tshark -z <proto>,stats` sums them (the
+/// dissector's own statistics).
+fn tap_totals(pcap: &[u8], lua: &str, proto: &str, name: &str) -> (u64, u64, u64) {
+    let path = std::env::temp_dir().join(format!(
+        "wiregen-analysis-tap-{proto}-{name}-{}.pcap",
+        std::process::id()
+    ));
+    std::fs::write(&path, pcap).unwrap();
+    let out = wiregen_tests::tshark_command()
+        .arg("-r")
+        .arg(&path)
+        .arg("-X")
+        .arg(format!("lua_script:{}", repo_root().join(lua).display()))
+        .args(["-q", "-z", &format!("{proto},stats")])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("netcode analysis"),
+        "{text}"
+    );
+    let mut totals = (0, 0, 0);
+    // direction, datagrams, lost, dup, retx, ooo, …
+    for line in text.lines().filter(|l| l.contains(" -> ")) {
+        let n: Vec<u64> = line
+            .split_whitespace()
+            .skip(4)
+            .take(4)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        totals = (totals.0 + n[0], totals.1 + n[1] + n[2], totals.2 + n[3]);
+    }
+    totals
+}
+
 /// Lost, repeated (duplicates and retransmissions) and out-of-order datagrams, all directions.
 fn totals(s: &Stats) -> (u64, u64, u64) {
     s.conversations.values().flatten().fold((0, 0, 0), |t, d| {
@@ -284,6 +321,12 @@ fn known_truth<P: Protocol>(file: &str, ports: &[u16], lua: &str) {
         let bytes = changed.bytes();
         let (verdicts, _, stats) = crate_run::<P>(&bytes, ports);
         assert_eq!(totals(&stats), want, "{proto}: {name} frame {}", k + 1);
+        assert_eq!(
+            tap_totals(&bytes, lua, proto, name),
+            want,
+            "{proto}: tshark -z {proto},stats, frame {} {name}",
+            k + 1
+        );
         assert_eq!(
             verdicts,
             dissector_run(&bytes, lua, proto, name),
