@@ -489,8 +489,20 @@ local BAD_CHECKSUM = false
 -- The root's values as far as they were read (the Info column of a malformed message).
 local ROOT_VALUES = {}
 
--- What the datagram being dissected tells the netcode analysis: set by the types that carry it.
-local FACTS = nil
+-- What the datagram being dissected tells the netcode analysis, set by the types that carry it
+-- (one table, emptied per message: its own number, the acks as parallel lists, a ping id).
+local FACTS = { seq = false, nacks = 0, ack_ch = {}, ack_n = {}, ack_part = {}, ack_cum = {}, ping = false }
+
+local function fact_numbered(channel, number, part, reliable, last)
+  FACTS.seq, FACTS.seq_ch, FACTS.seq_n, FACTS.seq_part = true, channel, number, part
+  FACTS.seq_rel, FACTS.seq_last = reliable, last
+end
+
+local function fact_ack(channel, number, part, cumulative)
+  local i = FACTS.nacks + 1
+  FACTS.nacks = i
+  FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
+end
 
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
@@ -770,9 +782,9 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   verify_Packet_checksum(tvb, start, offset, cs_at_checksum, cs_item_checksum)
   -- What this message tells the netcode analysis.
   if has_bit(v.flags, 1) then
-    FACTS.seq = { 0, v.sequence, 0, true, true }
+    fact_numbered(0, v.sequence, 0, true, true)
   end
-  FACTS.acks[#FACTS.acks + 1] = { 0, v.ack, 0, true }
+  fact_ack(0, v.ack, 0, true)
   return offset, v
 end
 
@@ -793,53 +805,64 @@ local ANALYSIS_WINDOW = 4096
 local MAX_ANALYSED = 65536
 local WRAPS = { 4294967296 }
 local analysed = bounded(MAX_ANALYSED)
+-- Verdicts by frame (the first message of a frame), and of later messages of a frame (several in
+-- one TCP segment) by frame and message index. A verdict is one flat table: `lost`,
+-- `repeat_of`, `retransmission`, `out_of_order`, `ping_frame`, `ping_rtt`, and the acked frames
+-- and their round trips in its array part (frame, rtt, frame, rtt, …).
 local frame_verdicts = {}
+local more_verdicts = {}
 local ANALYSIS_INDEX = 0
 
+-- `raw` unwrapped to the number nearest `near` (the first of equally near ones), never below 0.
 local function analysis_unwrap(raw, near, wrap)
   local base = near - near % wrap
-  local best = nil
-  for _, b in ipairs({ base - wrap, base, base + wrap }) do
-    local c = b + raw
-    if c >= 0 and (best == nil or math.abs(c - near) < math.abs(best - near)) then best = c end
-  end
+  local best = base + raw
+  local below = best - wrap
+  if below >= 0 and math.abs(below - near) <= math.abs(best - near) then best = below end
+  local above = base + raw + wrap
+  if math.abs(above - near) < math.abs(best - near) then best = above end
   return best
 end
 
--- A window of places: past ANALYSIS_WINDOW the oldest added goes, counted.
+-- Adds to a window of places; past ANALYSIS_WINDOW the oldest added goes, counted. Returns the
+-- key forgotten, if any.
 local function window_add(w, key, value, st)
   bounded_set(w, key, value)
   if w.count > ANALYSIS_WINDOW then
-    bounded_evict(w)
     st.forgotten = st.forgotten + 1
+    return bounded_evict(w)
   end
+  return nil
 end
 
 local function new_analysis()
-  local st = { channels = {}, pings = { {}, {} }, ping_order = { {}, {} }, forgotten = 0 }
+  local st = { channels = {}, pings = { {}, {} }, ping_at = { {}, {} }, ping_order = { {}, {} }, forgotten = 0 }
   for c = 1, #WRAPS do
     st.channels[c] = {}
     for side = 1, 2 do
-      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW), waiting = bounded(ANALYSIS_WINDOW) }
+      -- `waiting` holds a reliable send's frame, `sent_at` its time.
+      st.channels[c][side] = { highest = nil, closed = true, seen = bounded(ANALYSIS_WINDOW),
+        waiting = bounded(ANALYSIS_WINDOW), sent_at = {} }
     end
   end
   return st
 end
 
-local function analysis_numbered(st, side, f, frame, time, verdict)
-  local wrap = WRAPS[f[1] + 1]
-  local d = st.channels[f[1] + 1][side]
+local function analysis_numbered(st, side, frame, time, verdict)
+  local wrap = WRAPS[FACTS.seq_ch + 1]
+  local d = st.channels[FACTS.seq_ch + 1][side]
+  local part = FACTS.seq_part
   local number
   if d.highest == nil then
-    number = f[2] % wrap + wrap
+    number = FACTS.seq_n % wrap + wrap
   else
-    number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
+    number = analysis_unwrap(FACTS.seq_n % wrap, math.floor(d.highest / 65536), wrap)
   end
-  local key = number * 65536 + f[3]
+  local key = number * 65536 + part
   local first = d.seen.map[key]
   if first ~= nil then
     verdict.repeat_of = first
-    verdict.retransmission = f[4]
+    verdict.retransmission = FACTS.seq_rel
     return
   end
   if d.highest ~= nil then
@@ -847,79 +870,93 @@ local function analysis_numbered(st, side, f, frame, time, verdict)
       verdict.out_of_order = true
     else
       local h, hp = math.floor(d.highest / 65536), d.highest % 65536
+      local lost
       if number == h then
-        verdict.lost = f[3] - hp - 1
+        lost = part - hp - 1
       else
-        verdict.lost = (d.closed and 0 or 1) + (number - h - 1) + f[3]
+        lost = (d.closed and 0 or 1) + (number - h - 1) + part
       end
+      if lost > 0 then verdict.lost = lost end
     end
   end
   if d.highest == nil or key > d.highest then
-    d.highest, d.closed = key, f[5]
+    d.highest, d.closed = key, FACTS.seq_last
   end
   window_add(d.seen, key, frame, st)
-  if f[4] then window_add(d.waiting, key, { frame, time }, st) end
+  if FACTS.seq_rel then
+    d.sent_at[key] = time
+    local gone = window_add(d.waiting, key, frame, st)
+    if gone ~= nil then d.sent_at[gone] = nil end
+  end
 end
 
-local function analysis_ack(st, side, f, time, verdict)
-  local wrap = WRAPS[f[1] + 1]
-  local d = st.channels[f[1] + 1][side]
+-- Ack `i` of FACTS, of direction `side`'s sends.
+local function analysis_ack(st, side, i, time, verdict)
+  local wrap = WRAPS[FACTS.ack_ch[i] + 1]
+  local d = st.channels[FACTS.ack_ch[i] + 1][side]
   if d.highest == nil then return end
-  local number = analysis_unwrap(f[2] % wrap, math.floor(d.highest / 65536), wrap)
-  local keys = {}
+  local number = analysis_unwrap(FACTS.ack_n[i] % wrap, math.floor(d.highest / 65536), wrap)
   local w = d.waiting
-  if f[4] then
+  local acked
+  if FACTS.ack_cum[i] then
     -- Acked sends leave their queue slots behind: skip those at the front first, so a
     -- cumulative ack reads only the sends still waiting.
     while w.head <= w.tail and (w.queue[w.head] == nil or w.pos[w.queue[w.head]] ~= w.head) do
       w.queue[w.head] = nil
       w.head = w.head + 1
     end
-    for i = w.head, w.tail do
-      local k = w.queue[i]
-      if k ~= nil and w.pos[k] == i and k < (number + 1) * 65536 then keys[#keys + 1] = k end
+    local limit = (number + 1) * 65536
+    for j = w.head, w.tail do
+      local k = w.queue[j]
+      if k ~= nil and w.pos[k] == j and k < limit then
+        acked = acked or {}
+        acked[#acked + 1] = k
+      end
     end
-    table.sort(keys)
-  elseif d.waiting.map[number * 65536 + f[3]] ~= nil then
-    keys[1] = number * 65536 + f[3]
+    if acked ~= nil then table.sort(acked) end
+  elseif w.map[number * 65536 + FACTS.ack_part[i]] ~= nil then
+    acked = { number * 65536 + FACTS.ack_part[i] }
   end
-  for _, k in ipairs(keys) do
-    local sent = w.map[k]
+  for _, k in ipairs(acked or {}) do
+    verdict[#verdict + 1] = w.map[k]
+    verdict[#verdict + 1] = time - d.sent_at[k]
     bounded_remove(w, k)
-    verdict.acked[#verdict.acked + 1] = { sent[1], time - sent[2] }
+    d.sent_at[k] = nil
   end
 end
 
-local function analysis_ping(st, side, f, frame, time, verdict)
-  if f[2] then
-    local sent = st.pings[3 - side][f[1]]
+local function analysis_ping(st, side, frame, time, verdict)
+  local id = FACTS.ping_id
+  if FACTS.ping_reply then
+    local sent = st.pings[3 - side][id]
     if sent ~= nil then
-      st.pings[3 - side][f[1]] = nil
-      verdict.ping = { sent[1], time - sent[2] }
+      verdict.ping_frame, verdict.ping_rtt = sent, time - st.ping_at[3 - side][id]
+      st.pings[3 - side][id], st.ping_at[3 - side][id] = nil, nil
     end
     return
   end
   local order = st.ping_order[side]
-  if st.pings[side][f[1]] == nil then order[#order + 1] = f[1] end
-  st.pings[side][f[1]] = { frame, time }
+  if st.pings[side][id] == nil then order[#order + 1] = id end
+  st.pings[side][id], st.ping_at[side][id] = frame, time
   while #order > ANALYSIS_WINDOW do
     local old = table.remove(order, 1)
     if st.pings[side][old] ~= nil then
-      st.pings[side][old] = nil
+      st.pings[side][old], st.ping_at[side][old] = nil, nil
       st.forgotten = st.forgotten + 1
     end
   end
 end
 
--- The verdict of the datagram just dissected: computed on the first pass, kept by frame (and
--- message, for several in one TCP segment).
+-- The verdict of the datagram just dissected (nil when it says nothing): computed on the first
+-- pass from FACTS, kept by frame and message; later passes read the kept one.
 local function analysis_verdict(pinfo, root)
-  local facts = FACTS
-  FACTS = nil
   ANALYSIS_INDEX = ANALYSIS_INDEX + 1
-  local kept = frame_verdicts[pinfo.number]
-  if pinfo.visited then return kept and kept[ANALYSIS_INDEX] end
-  if facts == nil or (facts.seq == nil and #facts.acks == 0 and facts.ping == nil) then return nil end
+  local frame = pinfo.number
+  if pinfo.visited then
+    if ANALYSIS_INDEX == 1 then return frame_verdicts[frame] end
+    return more_verdicts[frame] and more_verdicts[frame][ANALYSIS_INDEX]
+  end
+  if not FACTS.seq and FACTS.nacks == 0 and not FACTS.ping then return nil end
   local conv, from = conversation_key(pinfo)
   local st = analysed.map[conv]
   if st == nil then
@@ -933,15 +970,17 @@ local function analysis_verdict(pinfo, root)
   end
   local side = from == "client" and 1 or 2
   local time = pinfo.rel_ts
-  local verdict = { lost = 0, acked = {} }
-  if facts.seq ~= nil then analysis_numbered(st, side, facts.seq, pinfo.number, time, verdict) end
-  for _, ack in ipairs(facts.acks) do analysis_ack(st, 3 - side, ack, time, verdict) end
-  if facts.ping ~= nil then analysis_ping(st, side, facts.ping, pinfo.number, time, verdict) end
-  if kept == nil then
-    kept = {}
-    frame_verdicts[pinfo.number] = kept
+  local verdict = {}
+  if FACTS.seq then analysis_numbered(st, side, frame, time, verdict) end
+  for i = 1, FACTS.nacks do analysis_ack(st, 3 - side, i, time, verdict) end
+  if FACTS.ping then analysis_ping(st, side, frame, time, verdict) end
+  if next(verdict) == nil then return nil end
+  if ANALYSIS_INDEX == 1 then
+    frame_verdicts[frame] = verdict
+  else
+    more_verdicts[frame] = more_verdicts[frame] or {}
+    more_verdicts[frame][ANALYSIS_INDEX] = verdict
   end
-  kept[ANALYSIS_INDEX] = verdict
   return verdict
 end
 
@@ -952,7 +991,7 @@ local function show_analysis(verdict, tvb, root)
   local t = root:add(A.analysis, tvb(0, 0))
   t:set_generated()
   local info = {}
-  if verdict.lost > 0 then
+  if verdict.lost ~= nil then
     t:add(A.lost, verdict.lost):set_generated()
     t:add_proto_expert_info(E.lost, fmt("%d datagram(s) before this one not seen (lost, or yet to come)", verdict.lost))
     info[#info + 1] = fmt("LOST %d", verdict.lost)
@@ -973,13 +1012,13 @@ local function show_analysis(verdict, tvb, root)
     t:add_proto_expert_info(E.out_of_order, "Out of order: a later datagram came first")
     info[#info + 1] = "OUT OF ORDER"
   end
-  for _, acked in ipairs(verdict.acked) do
-    t:add(A.acks_frame, acked[1]):set_generated()
-    t:add(A.ack_rtt, acked[2] * 1000):set_generated()
+  for i = 1, #verdict, 2 do
+    t:add(A.acks_frame, verdict[i]):set_generated()
+    t:add(A.ack_rtt, verdict[i + 1] * 1000):set_generated()
   end
-  if verdict.ping ~= nil then
-    t:add(A.ping_frame, verdict.ping[1]):set_generated()
-    t:add(A.ping_rtt, verdict.ping[2] * 1000):set_generated()
+  if verdict.ping_frame ~= nil then
+    t:add(A.ping_frame, verdict.ping_frame):set_generated()
+    t:add(A.ping_rtt, verdict.ping_rtt * 1000):set_generated()
   end
   if #info == 0 then return "" end
   t:append_text(": " .. table.concat(info, ", "))
@@ -1012,15 +1051,17 @@ local function analysis_stats()
     local conv, from = conversation_key(pinfo)
     local r = row(conv, from)
     r.datagrams = r.datagrams + 1
-    for _, v in pairs(frame_verdicts[pinfo.number] or {}) do
-      r.skipped = r.skipped + v.lost
+    local function add(v)
+      r.skipped = r.skipped + (v.lost or 0)
       if v.out_of_order then r.late = r.late + 1 end
       if v.repeat_of ~= nil and v.retransmission then r.retx = r.retx + 1 end
       if v.repeat_of ~= nil and not v.retransmission then r.dup = r.dup + 1 end
       local sender = row(conv, from == "client" and "server" or "client")
-      for _, a in ipairs(v.acked) do rtt(sender, a[2] * 1000) end
-      if v.ping ~= nil then rtt(sender, v.ping[2] * 1000) end
+      for i = 2, #v, 2 do rtt(sender, v[i] * 1000) end
+      if v.ping_rtt ~= nil then rtt(sender, v.ping_rtt * 1000) end
     end
+    if frame_verdicts[pinfo.number] ~= nil then add(frame_verdicts[pinfo.number]) end
+    for _, v in pairs(more_verdicts[pinfo.number] or {}) do add(v) end
   end
   function tap.reset()
     rows, order = {}, {}
@@ -1156,6 +1197,7 @@ function proto.init()
   frame_wholes = {}
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}
+  more_verdicts = {}
 end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
@@ -1191,7 +1233,7 @@ end
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
   BAD_CHECKSUM = false
-  FACTS = { acks = {} }
+  FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
   if ok and proto.prefs.analyze then
     local shown, prefix = pcall(function() return show_analysis(analysis_verdict(pinfo, root), tvb, root) end)

@@ -371,17 +371,32 @@ local ROOT_VALUES = {}
 
 {%- if analysis.is_some() %}
 
--- What the datagram being dissected tells the netcode analysis: set by the types that carry it.
-local FACTS = nil
+-- What the datagram being dissected tells the netcode analysis, set by the types that carry it
+-- (one table, emptied per message: its own number, the acks as parallel lists, a ping id).
+local FACTS = { seq = false, nacks = 0, ack_ch = {}, ack_n = {}, ack_part = {}, ack_cum = {}, ping = false }
+
+local function fact_numbered(channel, number, part, reliable, last)
+  FACTS.seq, FACTS.seq_ch, FACTS.seq_n, FACTS.seq_part = true, channel, number, part
+  FACTS.seq_rel, FACTS.seq_last = reliable, last
+end
+
+local function fact_ack(channel, number, part, cumulative)
+  local i = FACTS.nacks + 1
+  FACTS.nacks = i
+  FACTS.ack_ch[i], FACTS.ack_n[i], FACTS.ack_part[i], FACTS.ack_cum[i] = channel, number, part, cumulative
+end
 
 -- Bit k of `bits` acks `number - 1 - k`.
-local function ack_bits(facts, channel, number, bits, width, wrap)
+local function ack_bits(channel, number, bits, width, wrap)
   for k = 0, width - 1 do
     if math.floor(bits / 2 ^ k) % 2 == 1 then
-      local back = (k + 1) % wrap
-      facts.acks[#facts.acks + 1] = { channel, (number % wrap + wrap - back) % wrap, 0, false }
+      fact_ack(channel, (number % wrap + wrap - (k + 1) % wrap) % wrap, 0, false)
     end
   end
+end
+
+local function fact_ping(id, reply)
+  FACTS.ping, FACTS.ping_id, FACTS.ping_reply = true, id, reply
 end
 {%- endif %}
 
@@ -423,6 +438,7 @@ function proto.init()
 {%- if analysis.is_some() %}
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}
+  more_verdicts = {}
 {%- endif %}
 end
 {%- endif %}
@@ -556,7 +572,7 @@ local function dissect_protected(tvb, pinfo, root)
   pinfo.private["wiregen.info"] = ""
 {%- endif %}
 {%- if analysis.is_some() %}
-  FACTS = { acks = {} }
+  FACTS.seq, FACTS.nacks, FACTS.ping = false, 0, false
 {%- endif %}
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
 {%- if analysis.is_some() %}

@@ -1,5 +1,6 @@
 //! What each type the schema's `reliability` names tells the netcode analysis: lines that add
-//! its sequence number, acks and ping id to `FACTS` (read by `lua/analysis.lua`).
+//! its sequence number, acks and ping id to `FACTS` (`fact_numbered`, `fact_ack`, `ack_bits`,
+//! `fact_ping`; read by `lua/analysis.lua`).
 
 use super::*;
 
@@ -25,7 +26,7 @@ impl<'p> Gen<'p> {
                 None => ("0".to_string(), "true".to_string()),
             };
             let line = format!(
-                "FACTS.seq = {{ {}, {}, {part}, {reliable}, {last} }}",
+                "fact_numbered({}, {}, {part}, {reliable}, {last})",
                 q.channel,
                 slot(q.field)
             );
@@ -34,14 +35,14 @@ impl<'p> Gen<'p> {
         for a in r.acks.iter().filter(|a| a.in_struct == sid) {
             let part = a.part.map_or("0".to_string(), slot);
             let mut lines = vec![format!(
-                "FACTS.acks[#FACTS.acks + 1] = {{ {}, {}, {part}, {} }}",
+                "fact_ack({}, {}, {part}, {})",
                 a.channel,
                 slot(a.field),
                 a.cumulative
             )];
             if let Some((bits, width)) = a.bits {
                 lines.push(format!(
-                    "ack_bits(FACTS, {}, {}, {}, {width}, {})",
+                    "ack_bits({}, {}, {}, {width}, {})",
                     a.channel,
                     slot(a.field),
                     slot(bits),
@@ -51,7 +52,7 @@ impl<'p> Gen<'p> {
             self.guarded(c, &a.when, lines);
         }
         for g in r.pings.iter().filter(|g| g.in_struct == sid) {
-            c.line(format!("FACTS.ping = {{ {}, {} }}", slot(g.id), g.reply));
+            c.line(format!("fact_ping({}, {})", slot(g.id), g.reply));
         }
     }
 
