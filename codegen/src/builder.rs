@@ -29,6 +29,7 @@ pub struct Builder {
     schema_dirs: Vec<PathBuf>,
     rust_out: Option<PathBuf>,
     lua_out: Option<PathBuf>,
+    doc_out: Option<PathBuf>,
     crates: bool,
     runtime_path: Option<PathBuf>,
     options: ModuleOptions,
@@ -130,6 +131,14 @@ impl Builder {
     /// Where the dissectors go (`<protocol>.lua`); none are written without it.
     pub fn lua_out(mut self, dir: impl AsRef<Path>) -> Self {
         self.lua_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where the reference documents go: `<protocol>.md` and `<protocol>.html` (one
+    /// self-contained page) per schema, each type with its packet diagram and field table;
+    /// none are written without it.
+    pub fn doc_out(mut self, dir: impl AsRef<Path>) -> Self {
+        self.doc_out = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -323,7 +332,8 @@ impl Builder {
                 .lua_out
                 .as_ref()
                 .map(|dir| dir.join(format!("{}.lua", p.name)).display().to_string());
-            let (o, problems) = pipeline::generate(p, &rust, lua.as_deref());
+            let doc = self.doc_out.as_ref().map(|dir| dir.display().to_string());
+            let (o, problems) = pipeline::generate(p, &rust, lua.as_deref(), doc.as_deref());
             if o.iter().any(|f| f.path.ends_with("Cargo.toml")) {
                 crates.push(p);
             }
@@ -376,6 +386,7 @@ impl Builder {
         let orphans = if self.prune && errors.0.is_empty() {
             let mut owned = vec![base.join(&rust_out)];
             owned.extend(self.lua_out.as_ref().map(|l| base.join(l)));
+            owned.extend(self.doc_out.as_ref().map(|d| base.join(d)));
             orphans(&owned, &out)
         } else {
             // A schema with errors produced nothing: its committed files are not orphans.

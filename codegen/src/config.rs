@@ -6,6 +6,7 @@
 //! schema_dirs = ["schema"]
 //! rust_out = "src/generated"   # one <protocol>.rs per schema (or a crate each: crates = true)
 //! lua_out = "dissectors"
+//! doc_out = "docs/protocol"    # a Markdown and an HTML reference per schema
 //! crates = false
 //! keep_going = false           # one schema's errors do not hold back the others' outputs
 //! prune = false                # rust_out and lua_out are wiregen's: remove what no schema makes
@@ -29,6 +30,7 @@ struct Config {
     schema_dirs: Vec<String>,
     rust_out: String,
     lua_out: Option<String>,
+    doc_out: Option<String>,
     #[serde(default)]
     crates: bool,
     #[serde(default)]
@@ -75,6 +77,9 @@ pub fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     }
     if let Some(l) = &c.lua_out {
         b = b.lua_out(at(l));
+    }
+    if let Some(d) = &c.doc_out {
+        b = b.doc_out(at(d));
     }
     if let Some(w) = &c.wirecat {
         b = b.wirecat(at(w));

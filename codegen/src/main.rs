@@ -3,6 +3,7 @@
 //! are fresh, install dissectors into Wireshark, and verify that a schema's crate and dissector
 //! agree.
 
+mod doc;
 mod install;
 mod verify;
 
@@ -68,6 +69,9 @@ enum Command {
     /// crate and dissected by its dissector in tshark, every field compared, then hostile
     /// datagrams that must raise no Lua error. Exits non-zero on any disagreement.
     Verify(verify::Args),
+    /// Write reference documents (Markdown and one self-contained HTML page per schema): every
+    /// type's packet diagram and field table, switches, checksums, enums, flags, layering.
+    Doc(doc::Args),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         },
         Command::Install(args) => install::run(&cli.root, &args),
         Command::Verify(args) => verify::run(&args),
+        Command::Doc(args) => doc::run(&args),
     }
 }
 

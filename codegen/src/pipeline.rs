@@ -128,16 +128,17 @@ pub fn outputs(p: &Protocol, runtime: &RuntimeDep) -> (Vec<Output>, Diagnostics)
         backend::rust::generate(p, l, &format!("{GENERATED_DIR}/{}", p.name), runtime)
     };
     let lua = format!("{DISSECTOR_DIR}/{}.lua", p.name);
-    generate(p, &rust, Some(&lua))
+    generate(p, &rust, Some(&lua), None)
 }
 
-/// The outputs of `p` its backends can generate: the Rust `rust` gives, and the dissector at
-/// `lua_path` when one is wanted. Each limit of a wanted output is reported (and stops that
+/// The outputs of `p` its backends can generate: the Rust `rust` gives, the dissector at
+/// `lua_path` and the reference documents in `doc_dir` when they are wanted. Each limit of a wanted output is reported (and stops that
 /// output only), and so is a backend's refusal validation let through.
 pub(crate) fn generate(
     p: &Protocol,
     rust: &dyn Fn(&Lowered) -> Result<Vec<Output>, backend::Internal>,
     lua_path: Option<&str>,
+    doc_dir: Option<&str>,
 ) -> (Vec<Output>, Diagnostics) {
     let wanted = |b: Backend| b == Backend::Rust || lua_path.is_some();
     let mut out = Vec::new();
@@ -176,6 +177,9 @@ pub(crate) fn generate(
             Ok(o) => out.extend(o),
             Err(u) => problems.0.push(internal(Backend::Lua, u)),
         }
+    }
+    if let Some(dir) = doc_dir {
+        out.extend(backend::doc::generate(p, &lowered, dir));
     }
     (out, problems)
 }

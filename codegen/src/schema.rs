@@ -4,9 +4,10 @@
 //! rejects what YAML itself cannot represent (wrong shapes, unknown keys).
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaFile {
     pub protocol: ProtocolDef,
@@ -22,7 +23,7 @@ pub struct SchemaFile {
     pub cases: IndexMap<String, IndexMap<String, CaseDef>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProtocolDef {
     /// Short lower-case name: the Wireshark filter prefix and the crate name.
@@ -72,7 +73,7 @@ pub struct ProtocolDef {
     pub application: Option<ApplicationDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AppPointDef {
     /// The transport type carrying application data.
@@ -86,7 +87,7 @@ pub struct AppPointDef {
     pub payload: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApplicationDef {
     /// The transport's schema, relative to this file.
@@ -99,7 +100,7 @@ pub struct ApplicationDef {
     pub messages: IndexMap<u64, String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinDef {
     /// The type whose values carry the parts.
@@ -126,7 +127,7 @@ pub struct JoinDef {
     pub as_types: Vec<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReliabilityDef {
     /// Fields numbering the datagrams a side sends.
@@ -142,7 +143,7 @@ pub struct ReliabilityDef {
     pub pong: Vec<PingDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SequenceDef {
     /// The type whose values carry the number.
@@ -170,7 +171,7 @@ pub struct SequenceDef {
     pub last: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AckDef {
     #[serde(rename = "in")]
@@ -192,7 +193,7 @@ pub struct AckDef {
     pub cumulative: bool,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PingDef {
     #[serde(rename = "in")]
@@ -201,14 +202,14 @@ pub struct PingDef {
     pub id: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum BoolOrExpr {
     Bool(bool),
     Expr(String),
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateDef {
     #[serde(default)]
@@ -219,7 +220,7 @@ pub struct StateDef {
     pub record: Vec<RecordDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordDef {
     /// The type whose values announce a list.
@@ -232,7 +233,7 @@ pub struct RecordDef {
     pub items: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReassemblyDef {
     /// The root's bytes field (its last) holding one piece.
@@ -266,7 +267,7 @@ pub struct ReassemblyDef {
     pub as_field: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConversationDef {
     /// The first datagrams of a conversation, in order, each from one side (the server is the side
@@ -275,7 +276,7 @@ pub struct ConversationDef {
     pub opening: Vec<OpeningStep>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpeningStep {
     pub from: String,
@@ -283,7 +284,7 @@ pub struct OpeningStep {
     pub ty: String,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransportDef {
     #[serde(default)]
@@ -295,13 +296,13 @@ pub struct TransportDef {
     pub heuristic: Option<HeuristicDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PortsDef {
     pub ports: Vec<u16>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpDef {
     pub ports: Vec<u16>,
@@ -314,7 +315,7 @@ pub struct TcpDef {
     pub max_message: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeuristicDef {
     #[serde(default)]
@@ -323,7 +324,7 @@ pub struct HeuristicDef {
     pub tcp: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnumDef {
     #[serde(default)]
@@ -339,7 +340,7 @@ pub struct EnumDef {
 
 /// `NAME: 3` or `NAME: { value: 3, doc: "..." }`; in enums also a range of values,
 /// `NAME: "1..6"` or `NAME: { range: "1..6", doc: "..." }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum NamedValue {
     Plain(u64),
@@ -389,7 +390,7 @@ pub fn parse_range(text: &str) -> Option<(u64, u64)> {
     Some((num(lo)?, num(hi)?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlagsDef {
     #[serde(default)]
@@ -401,7 +402,7 @@ pub struct FlagsDef {
     pub bits: IndexMap<String, NamedValue>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeDef {
     #[serde(default)]
@@ -421,7 +422,7 @@ pub struct TypeDef {
     pub fields: Vec<FieldDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FieldDef {
     pub name: String,
@@ -520,7 +521,7 @@ pub struct FieldDef {
 }
 
 /// The framing of each element of an array (`element:`).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ElementDef {
     #[serde(default)]
@@ -530,7 +531,7 @@ pub struct ElementDef {
 }
 
 /// `compression: zlib`, or `{ method: zlib, max: 65536 }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum CompressionDef {
     Method(String),
@@ -542,7 +543,7 @@ pub enum CompressionDef {
 }
 
 /// `endian: little | big` (or `le`, `be`, as type suffixes say it).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 pub enum EndianDef {
     #[serde(rename = "little", alias = "le")]
     Little,
@@ -561,7 +562,7 @@ impl EndianDef {
 
 /// `layout: bytes | lsb-bits | msb-bits` of a protocol or type; a bit group's packing
 /// (`lsb-bits` or `msb-bits`).
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LayoutDef {
     Bytes,
@@ -580,7 +581,7 @@ impl LayoutDef {
 }
 
 /// `display: hex | dec | bin` on an integer field.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DisplayDef {
     Dec,
@@ -590,7 +591,7 @@ pub enum DisplayDef {
 }
 
 /// `const: 0xD1CE`, or an enum value's name (`HELLO`, `Kind.HELLO`) on an enum field.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum ConstDef {
     Int(u64),
@@ -600,7 +601,7 @@ pub enum ConstDef {
 }
 
 /// `valid: { min: 1, max: 6 }` or `valid: [1, 2, 4, 8]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum ValidDef {
     List(Vec<i64>),
@@ -612,7 +613,7 @@ pub enum ValidDef {
     },
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WarnDef {
     #[serde(rename = "if")]
@@ -620,7 +621,7 @@ pub struct WarnDef {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum ExprOrInt {
     Int(u64),
@@ -628,7 +629,7 @@ pub enum ExprOrInt {
 }
 
 /// `KEY: Type` or `KEY: { type: Type, name: Variant, doc: ... }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum CaseDef {
     Type(String),
@@ -642,7 +643,7 @@ pub enum CaseDef {
     },
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchDef {
     /// The tag: an expression, usually an earlier field.
@@ -670,7 +671,7 @@ pub struct SwitchDef {
 
 /// A checksum: a name (`crc32c`, `internet`), or `{ algorithm: name | crc: { width, poly,
 /// init, refin, refout, xorout }, from: field, to: field }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum ChecksumDef {
     Named(String),
@@ -678,7 +679,7 @@ pub enum ChecksumDef {
 }
 
 /// A checksum's algorithm (by name or CRC parameters) and the fields it covers.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChecksumSpec {
     #[serde(default)]
@@ -695,7 +696,7 @@ pub struct ChecksumSpec {
 
 /// A CRC in the Rocksoft model. `init` and `xorout` default to 0, `refin` to false and
 /// `refout` to `refin`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CrcDef {
     pub width: u32,
@@ -708,4 +709,17 @@ pub struct CrcDef {
     pub refout: Option<bool>,
     #[serde(default)]
     pub xorout: u64,
+}
+
+/// Where the repository publishes the JSON Schema of the schema language (`docs/schema.md`).
+pub const JSON_SCHEMA_PATH: &str = "docs/wiregen.schema.json";
+
+/// The JSON Schema of the schema language, derived from the serde types above (so it cannot
+/// drift from what the loader accepts): editors with a YAML language server complete keys and
+/// flag unknown ones and wrong shapes while typing. Meaning (names resolve, widths fit) is
+/// still validation's: a document this accepts may be refused with a diagnostic.
+pub fn json_schema() -> String {
+    let mut schema = schemars::schema_for!(SchemaFile);
+    schema.insert("title".into(), "wiregen schema".into());
+    serde_json::to_string_pretty(&schema).expect("a JSON Schema serializes") + "\n"
 }

@@ -1,5 +1,6 @@
 //! One backend per output. Each reads only the IR and returns files (path, contents).
 
+pub mod doc;
 pub mod fuzz;
 pub mod lua;
 pub mod rust;

@@ -15,7 +15,10 @@
 //! What a backend cannot generate is not decided here either: `validate/limits.rs` says it at the
 //! construct's position, and a backend meeting anything else reports an internal error.
 
+mod placement;
 mod write;
+
+pub use placement::{group_drawn_by_fields, struct_bits, Placement};
 
 pub use write::{Presence, SizeWrite, WritePlan};
 
@@ -51,6 +54,9 @@ pub struct StructPlan {
     /// Its size in bytes when every value has the same (byte layout, every field present and of
     /// a fixed size): read with one bounds check.
     pub fixed_size: Option<usize>,
+    /// Each field's offset and width in bits where the wire fixes them (the documents'
+    /// diagrams).
+    pub placements: Vec<Placement>,
     /// Its checksum fields in the order an encoder computes them (one covering another's bytes
     /// after it).
     pub checksum_order: Vec<usize>,
@@ -162,6 +168,7 @@ pub fn lower(p: &Protocol) -> Lowered {
             StructPlan {
                 fields,
                 fixed_size: p.struct_fixed_size(sid),
+                placements: placement::placements(p, sid),
                 checksum_order,
                 start: fresh("start".into(), s),
                 padded: fresh("padded".into(), s),

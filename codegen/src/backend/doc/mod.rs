@@ -1,0 +1,39 @@
+//! The reference documents of a protocol (`wiregen doc`, `Builder::doc_out`): one Markdown and
+//! one self-contained HTML page, from the same blocks. Each type gets an RFC-style diagram
+//! (text in Markdown, SVG in HTML) drawn from the lowering's placements, a field table (offset,
+//! size, type, byte order, condition, who sets it, valid values, filter name, Rust name), its
+//! switches' cases and its checksums; then enums, flag sets and the conversation's rules.
+
+mod content;
+pub mod diagram;
+mod fields;
+mod html;
+mod markdown;
+mod model;
+mod svg;
+mod text;
+mod words;
+
+use super::Output;
+use crate::ir::{Protocol, StructId};
+use crate::lower::Lowered;
+
+/// The Markdown and HTML references of `p`, in folder `dir`.
+pub fn generate(p: &Protocol, l: &Lowered, dir: &str) -> Vec<Output> {
+    let doc = content::document(p, l);
+    vec![
+        Output {
+            path: format!("{dir}/{}.md", p.name),
+            contents: markdown::render(&doc),
+        },
+        Output {
+            path: format!("{dir}/{}.html", p.name),
+            contents: html::render(&doc),
+        },
+    ]
+}
+
+/// The diagram of type `sid` as text (what the Markdown reference shows).
+pub fn text_diagram(p: &Protocol, l: &Lowered, sid: StructId) -> String {
+    content::diagram(p, l, sid).text()
+}
