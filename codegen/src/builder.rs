@@ -30,6 +30,7 @@ pub struct Builder {
     rust_out: Option<PathBuf>,
     lua_out: Option<PathBuf>,
     doc_out: Option<PathBuf>,
+    json_schema: Option<PathBuf>,
     crates: bool,
     runtime_path: Option<PathBuf>,
     options: ModuleOptions,
@@ -139,6 +140,13 @@ impl Builder {
     /// none are written without it.
     pub fn doc_out(mut self, dir: impl AsRef<Path>) -> Self {
         self.doc_out = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes the JSON Schema of the schema language to this file, for editors with a YAML
+    /// language server (`# yaml-language-server: $schema=<path>` atop a schema).
+    pub fn json_schema(mut self, file: impl AsRef<Path>) -> Self {
+        self.json_schema = Some(file.as_ref().to_path_buf());
         self
     }
 
@@ -379,6 +387,12 @@ impl Builder {
                 &relative(&base.join(&rust_out), &base.join(dir)),
                 &wiregen_crate(None, "codegen", "wiregen", &base.join(dir)),
             ));
+        }
+        if let Some(file) = &self.json_schema {
+            out.push(Output {
+                path: file.display().to_string(),
+                contents: crate::schema::json_schema(),
+            });
         }
         for o in &mut out {
             o.path = base.join(&o.path).display().to_string();

@@ -7,6 +7,7 @@
 //! rust_out = "src/generated"   # one <protocol>.rs per schema (or a crate each: crates = true)
 //! lua_out = "dissectors"
 //! doc_out = "docs/protocol"    # a Markdown and an HTML reference per schema
+//! json_schema = "wiregen.schema.json"   # the schema language's JSON Schema, for editors
 //! crates = false
 //! keep_going = false           # one schema's errors do not hold back the others' outputs
 //! prune = false                # rust_out and lua_out are wiregen's: remove what no schema makes
@@ -31,6 +32,7 @@ struct Config {
     rust_out: String,
     lua_out: Option<String>,
     doc_out: Option<String>,
+    json_schema: Option<String>,
     #[serde(default)]
     crates: bool,
     #[serde(default)]
@@ -80,6 +82,9 @@ pub fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     }
     if let Some(d) = &c.doc_out {
         b = b.doc_out(at(d));
+    }
+    if let Some(j) = &c.json_schema {
+        b = b.json_schema(at(j));
     }
     if let Some(w) = &c.wirecat {
         b = b.wirecat(at(w));

@@ -711,8 +711,7 @@ pub struct CrcDef {
     pub xorout: u64,
 }
 
-/// Where the repository publishes the JSON Schema of the schema language (`docs/schema.md`).
-pub const JSON_SCHEMA_PATH: &str = "docs/wiregen.schema.json";
+
 
 /// The JSON Schema of the schema language, derived from the serde types above (so it cannot
 /// drift from what the loader accepts): editors with a YAML language server complete keys and
