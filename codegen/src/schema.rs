@@ -711,8 +711,6 @@ pub struct CrcDef {
     pub xorout: u64,
 }
 
-
-
 /// The JSON Schema of the schema language, derived from the serde types above (so it cannot
 /// drift from what the loader accepts): editors with a YAML language server complete keys and
 /// flag unknown ones and wrong shapes while typing. Meaning (names resolve, widths fit) is

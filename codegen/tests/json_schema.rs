@@ -68,12 +68,20 @@ fn shape_mistakes_are_refused() {
     let mut refused = Vec::new();
     for file in yaml_files(&repo().join("codegen/tests/broken")) {
         let text = fs::read_to_string(&file).unwrap();
-        if !text.lines().next().is_some_and(|l| l.contains("error[E0001]")) {
+        if !text
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("error[E0001]"))
+        {
             continue;
         }
         // YAML syntax errors are the language server's parser's to report.
         let Some(doc) = as_json(&file) else { continue };
-        assert!(!v.is_valid(&doc), "{} passes the JSON Schema", file.display());
+        assert!(
+            !v.is_valid(&doc),
+            "{} passes the JSON Schema",
+            file.display()
+        );
         refused.push(file);
     }
     assert!(refused.len() >= 5, "{refused:?}");

@@ -18,7 +18,7 @@
 mod placement;
 mod write;
 
-pub use placement::{group_drawn_by_fields, struct_bits, Placement};
+pub use placement::{group_drawn_by_fields, group_position, struct_bits, Placement};
 
 pub use write::{Presence, SizeWrite, WritePlan};
 

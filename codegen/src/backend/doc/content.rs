@@ -7,7 +7,7 @@ use super::model::Document;
 use super::text::{self, anchor, type_link};
 use super::words;
 use crate::ir::*;
-use crate::lower::{group_drawn_by_fields, struct_bits, Lowered};
+use crate::lower::{group_drawn_by_fields, group_position, struct_bits, Lowered};
 use crate::naming;
 
 pub fn document(p: &Protocol, l: &Lowered) -> Document {
@@ -63,7 +63,9 @@ fn overview(d: &mut Document, p: &Protocol) {
             "Layout".into(),
             match p.layout {
                 Layout::Bytes => "byte-aligned fields".into(),
-                Layout::LsbBits => "one bit stream, least significant bit of each byte first".into(),
+                Layout::LsbBits => {
+                    "one bit stream, least significant bit of each byte first".into()
+                }
                 Layout::MsbBits => "one bit stream, most significant bit first".into(),
             },
         ],
@@ -74,10 +76,13 @@ fn overview(d: &mut Document, p: &Protocol) {
     if let Some(b) = &p.base {
         rows.push(vec![
             "Extends".into(),
-            format!("`{}` (`{}`): what it does not redeclare is the base's", b.protocol, b.source),
+            format!(
+                "`{}` (`{}`): what it does not redeclare is the base's",
+                b.protocol, b.source
+            ),
         ]);
     }
-    d.table(vec!["", ""], rows);
+    d.table(vec!["", "This protocol"], rows);
     words::layering(d, p);
 }
 
@@ -89,8 +94,9 @@ fn structure(d: &mut Document, p: &Protocol, l: &Lowered, sid: StructId) {
     }
     let size = match struct_bits(p, sid) {
         Some(b) => format!("Always {}.", text::bits(b)),
-        None => "Of variable size: offsets after a variable or optional field count from it."
-            .into(),
+        None => {
+            "Of variable size: offsets after a variable or optional field count from it.".into()
+        }
     };
     let layout = match s.layout {
         Layout::Bytes => String::new(),
@@ -118,8 +124,14 @@ fn structure(d: &mut Document, p: &Protocol, l: &Lowered, sid: StructId) {
                 (None, None) => "the whole type".to_string(),
                 (from, to) => format!(
                     "from {} to {}",
-                    from.map_or("the type's start".into(), |i| format!("`{}`", s.fields[i].name)),
-                    to.map_or("the type's end".into(), |i| format!("`{}`", s.fields[i].name))
+                    from.map_or("the type's start".into(), |i| format!(
+                        "`{}`",
+                        s.fields[i].name
+                    )),
+                    to.map_or("the type's end".into(), |i| format!(
+                        "`{}`",
+                        s.fields[i].name
+                    ))
                 ),
             };
             d.para(format!(
@@ -166,31 +178,39 @@ pub fn diagram(p: &Protocol, l: &Lowered, sid: StructId) -> Diagram {
                 let mut parts: Vec<(u64, u64, String)> = g
                     .fields
                     .clone()
-                    .map(|gi| {
-                        let at = placements[gi].offset.unwrap_or(0)
-                            .wrapping_sub(placements[g.fields.start].offset.unwrap_or(0));
+                    .filter_map(|gi| {
+                        let (_, shift, width) = p.packing(sid, gi)?;
                         let field = &s.fields[gi];
-                        (at, placements[gi].bits.unwrap_or(0), format!("{}{}", field.name, optional(field)))
+                        let label = format!("{}{}", field.name, optional(field));
+                        Some((group_position(g, shift, width), u64::from(width), label))
                     })
                     .collect();
                 parts.sort_by_key(|(at, ..)| *at);
-                // Offsets are relative to the group's first field's drawn place: the group
-                // starts at its lowest.
-                let base = parts.first().map_or(0, |(at, ..)| *at);
                 let mut col = 0;
                 for (at, bits, label) in parts {
-                    let at = at.wrapping_sub(base);
                     if at > col {
-                        cells.push(Cell { label: String::new(), bits: Some(at - col) });
+                        cells.push(Cell {
+                            label: String::new(),
+                            bits: Some(at - col),
+                        });
                     }
-                    cells.push(Cell { label, bits: Some(bits) });
+                    cells.push(Cell {
+                        label,
+                        bits: Some(bits),
+                    });
                     col = at + bits;
                 }
                 if u64::from(g.int.bits) > col {
-                    cells.push(Cell { label: String::new(), bits: Some(u64::from(g.int.bits) - col) });
+                    cells.push(Cell {
+                        label: String::new(),
+                        bits: Some(u64::from(g.int.bits) - col),
+                    });
                 }
             } else {
-                cells.push(Cell { label: g.name.clone(), bits: Some(u64::from(g.int.bits)) });
+                cells.push(Cell {
+                    label: g.name.clone(),
+                    bits: Some(u64::from(g.int.bits)),
+                });
             }
             fi = g.fields.end;
             continue;
@@ -225,10 +245,20 @@ fn enumeration(d: &mut Document, e: &Enum) {
     let mut rows: Vec<Vec<String>> = e
         .values
         .iter()
-        .map(|v| vec![literal(v), format!("`{}`", v.name), v.doc.clone().unwrap_or_default()])
+        .map(|v| {
+            vec![
+                literal(v),
+                format!("`{}`", v.name),
+                v.doc.clone().unwrap_or_default(),
+            ]
+        })
         .collect();
     rows.extend(e.ranges.iter().map(|r| {
-        vec![format!("{}..={}", r.lo, r.hi), format!("`{}`", r.name), r.doc.clone().unwrap_or_default()]
+        vec![
+            format!("{}..={}", r.lo, r.hi),
+            format!("`{}`", r.name),
+            r.doc.clone().unwrap_or_default(),
+        ]
     }));
     d.table(vec!["Value", "Name", "Meaning"], rows);
 }
@@ -252,7 +282,12 @@ fn flag_set(d: &mut Document, f: &Flags) {
             } else {
                 "several".into()
             };
-            vec![literal(b), bit, format!("`{}`", b.name), b.doc.clone().unwrap_or_default()]
+            vec![
+                literal(b),
+                bit,
+                format!("`{}`", b.name),
+                b.doc.clone().unwrap_or_default(),
+            ]
         })
         .collect();
     d.table(vec!["Mask", "Bit", "Name", "Meaning"], rows);

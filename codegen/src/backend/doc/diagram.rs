@@ -116,7 +116,17 @@ impl Diagram {
             out.push_str("bit stream, least significant bit of each byte first:\n");
         }
         out.push(' ');
-        out.push_str(&(0..ROW).map(|b| if b % 10 == 0 { format!("{:<2}", b / 10) } else { "  ".into() }).collect::<String>());
+        out.push_str(
+            &(0..ROW)
+                .map(|b| {
+                    if b % 10 == 0 {
+                        format!("{:<2}", b / 10)
+                    } else {
+                        "  ".into()
+                    }
+                })
+                .collect::<String>(),
+        );
         out = out.trim_end().to_string() + "\n ";
         out.push_str(&(0..ROW).map(|b| format!("{} ", b % 10)).collect::<String>());
         out = out.trim_end().to_string() + "\n";
@@ -166,7 +176,10 @@ fn border(above: &[Option<usize>; ROW as usize], below: &[Option<usize>; ROW as 
     };
     let mut s = String::new();
     for j in 0..=ROW as usize {
-        let plus = (j > 0 && line(j - 1)) || (j < ROW as usize && line(j)) || edge(above, j) || edge(below, j);
+        let plus = (j > 0 && line(j - 1))
+            || (j < ROW as usize && line(j))
+            || edge(above, j)
+            || edge(below, j);
         s.push(if plus { '+' } else { ' ' });
         if j < ROW as usize {
             s.push(if line(j) { '-' } else { ' ' });
@@ -179,7 +192,12 @@ fn border(above: &[Option<usize>; ROW as usize], below: &[Option<usize>; ROW as 
 fn centre(text: &str, width: usize) -> String {
     let len = text.chars().count().min(width);
     let left = (width - len) / 2;
-    format!("{}{}{}", " ".repeat(left), text.chars().take(len).collect::<String>(), " ".repeat(width - len - left))
+    format!(
+        "{}{}{}",
+        " ".repeat(left),
+        text.chars().take(len).collect::<String>(),
+        " ".repeat(width - len - left)
+    )
 }
 
 /// `a`, `b`, … `z`, `aa`, …

@@ -34,7 +34,9 @@ pub fn row(p: &Protocol, l: &Lowered, sid: StructId, fi: usize) -> Vec<String> {
     };
     let mut size = match (place.bits, &f.ty) {
         (Some(b), _) => text::bits(b),
-        (None, Ty::Bytes(len) | Ty::Str(len, _) | Ty::Struct(_, Some(len))) => text::len(p, len, false),
+        (None, Ty::Bytes(len) | Ty::Str(len, _) | Ty::Struct(_, Some(len))) => {
+            text::len(p, len, false)
+        }
         (None, Ty::Array(_, len)) => text::len(p, len, true),
         (None, Ty::Union(u)) => text::len(p, &u.len, false),
         (None, Ty::VarInt(_)) => "variable (a varint)".into(),
@@ -54,7 +56,11 @@ pub fn row(p: &Protocol, l: &Lowered, sid: StructId, fi: usize) -> Vec<String> {
         }
     }
     if let Some(c) = &f.compression {
-        size = format!("{size}, {}-compressed (at most {} bytes inflated)", c.method.name(), c.max);
+        size = format!(
+            "{size}, {}-compressed (at most {} bytes inflated)",
+            c.method.name(),
+            c.max
+        );
     }
     vec![
         format!("`{}`", f.name) + &f.doc.as_ref().map(|d| format!(": {d}")).unwrap_or_default(),
@@ -90,7 +96,11 @@ fn byte_order(p: &Protocol, ty: &Ty, bits: bool) -> String {
         Ty::Int(it) => Some(*it),
         Ty::Enum(id) => Some(p.enums[*id].repr),
         Ty::Flags(id) => Some(p.flags[*id].repr),
-        Ty::Float { bits, endian } => Some(IntTy { bits: *bits, signed: false, endian: *endian }),
+        Ty::Float { bits, endian } => Some(IntTy {
+            bits: *bits,
+            signed: false,
+            endian: *endian,
+        }),
         Ty::Str(_, t) => match t.encoding {
             Encoding::Utf16 { big } => return if big { "big" } else { "little" }.into(),
             _ => None,
@@ -126,7 +136,9 @@ fn set_by(s: &Struct, f: &Field) -> String {
             format!("encoder: element count of {}{}", name(*i), linear(*lin))
         }
         Role::Derived(Derive::TagOf(i)) => format!("encoder: the case of {}", name(*i)),
-        Role::Derived(Derive::PresenceOf(i)) => format!("encoder: set when {} is present", name(*i)),
+        Role::Derived(Derive::PresenceOf(i)) => {
+            format!("encoder: set when {} is present", name(*i))
+        }
         Role::Derived(Derive::AbsenceOf(i)) => format!("encoder: set when {} is absent", name(*i)),
         Role::Checksum(_) => "encoder: checksum (below)".into(),
         Role::Reserved => "zero (reserved; any value read)".into(),
@@ -147,7 +159,10 @@ fn values(p: &Protocol, s: &Struct, f: &Field) -> String {
         )),
         Some(Valid::List(list)) => out.push(format!(
             "one of {}",
-            list.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+            list.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
         None => {}
     }
@@ -155,7 +170,11 @@ fn values(p: &Protocol, s: &Struct, f: &Field) -> String {
         let when = match &i.when {
             ImpliedWhen::Present(fi) | ImpliedWhen::Absent(fi) => {
                 let present = matches!(i.when, ImpliedWhen::Present(_));
-                format!("`{}` is {}", s.fields[*fi].name, if present { "present" } else { "absent" })
+                format!(
+                    "`{}` is {}",
+                    s.fields[*fi].name,
+                    if present { "present" } else { "absent" }
+                )
             }
             ImpliedWhen::Holds(_, text) => format!("`{text}`"),
         };
@@ -188,7 +207,12 @@ pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Unio
     let f = &p.structs[sid].fields[fi];
     d.heading(
         4,
-        format!("`{}.{}`: switch on `{}`", p.structs[sid].name, f.name, expr(p, &u.on)),
+        format!(
+            "`{}.{}`: switch on `{}`",
+            p.structs[sid].name,
+            f.name,
+            expr(p, &u.on)
+        ),
         format!("{}-{}", text::anchor("type", &p.structs[sid].name), f.name),
     );
     let mut words = format!(
@@ -211,10 +235,15 @@ pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Unio
         }),
         _ => None,
     };
-    let value = |v: u64| match tag_enum.and_then(|id| p.enums[id].values.iter().find(|c| c.value == v)) {
-        Some(c) => format!("`{}` ({})", c.name, c.hex.clone().unwrap_or_else(|| v.to_string())),
-        None => format!("`{v}`"),
-    };
+    let value =
+        |v: u64| match tag_enum.and_then(|id| p.enums[id].values.iter().find(|c| c.value == v)) {
+            Some(c) => format!(
+                "`{}` ({})",
+                c.name,
+                c.hex.clone().unwrap_or_else(|| v.to_string())
+            ),
+            None => format!("`{v}`"),
+        };
     let body = |b: &CaseBody| match b {
         CaseBody::Struct(id) => type_link(p, *id),
         CaseBody::Array(id) => format!("{} values to the end", type_link(p, *id)),
@@ -233,13 +262,20 @@ pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Unio
                     CaseValue::Range(lo, hi) => format!("`{lo}..={hi}`"),
                 })
                 .collect();
-            vec![tags.join(", "), format!("`{}`", c.variant), body(&c.body), c.doc.clone().unwrap_or_default()]
+            vec![
+                tags.join(", "),
+                format!("`{}`", c.variant),
+                body(&c.body),
+                c.doc.clone().unwrap_or_default(),
+            ]
         })
         .collect();
     rows.push(vec![
         "any other".into(),
         format!("`{}`", u.default_variant),
-        u.default.as_ref().map_or("an error: unknown tag".into(), body),
+        u.default
+            .as_ref()
+            .map_or("an error: unknown tag".into(), body),
         String::new(),
     ]);
     d.table(vec!["Tag", "Case", "Holds", "Meaning"], rows);

@@ -92,7 +92,11 @@ fn inline(text: &str) -> String {
         }
         if let Some(after) = rest.strip_prefix('[') {
             if let Some((label, target, len)) = link(after) {
-                out.push_str(&format!("<a href=\"{}\">{}</a>", escape(target), inline(label)));
+                out.push_str(&format!(
+                    "<a href=\"{}\">{}</a>",
+                    escape(target),
+                    inline(label)
+                ));
                 rest = &after[len..];
                 continue;
             }
@@ -109,5 +113,9 @@ fn link(text: &str) -> Option<(&str, &str, usize)> {
     let close = text.find("](")?;
     let end = text[close + 2..].find(')')? + close + 2;
     let (label, target) = (&text[..close], &text[close + 2..end]);
-    (!label.contains('[') && !target.contains(char::is_whitespace)).then_some((label, target, end + 1))
+    (!label.contains('[') && !target.contains(char::is_whitespace)).then_some((
+        label,
+        target,
+        end + 1,
+    ))
 }

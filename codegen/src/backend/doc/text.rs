@@ -60,9 +60,15 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
                     .and_then(|f| f.const_literal()),
                 _ => None,
             };
-            let side = |x: &Expr, y: &Expr, prec: u8| literal(x, y).unwrap_or_else(|| expr_in(p, x, prec));
+            let side =
+                |x: &Expr, y: &Expr, prec: u8| literal(x, y).unwrap_or_else(|| expr_in(p, x, prec));
             let prec = precedence(*op);
-            let text = format!("{} {} {}", side(a, b, prec), op.symbol(), side(b, a, prec + 1));
+            let text = format!(
+                "{} {} {}",
+                side(a, b, prec),
+                op.symbol(),
+                side(b, a, prec + 1)
+            );
             if prec < outer {
                 format!("({text})")
             } else {
@@ -132,8 +138,11 @@ pub fn ty(p: &Protocol, t: &Ty) -> String {
                 VarInt::Leb128 => "leb128".to_string(),
                 VarInt::ZigZag => "zigzag".to_string(),
                 VarInt::RiptideLen => "riptide_len".to_string(),
-                VarInt::Rabbit { bits, signed } =>
-                    format!("rabbit {}-bit count{}", bits, if *signed { ", zig-zag" } else { "" }),
+                VarInt::Rabbit { bits, signed } => format!(
+                    "rabbit {}-bit count{}",
+                    bits,
+                    if *signed { ", zig-zag" } else { "" }
+                ),
             }
         ),
         Ty::Enum(id) => {
@@ -164,7 +173,10 @@ pub fn len(p: &Protocol, l: &Len, array: bool) -> String {
     let unit = if array { "elements" } else { "bytes" };
     match l {
         Len::Prefix(it) => format!("{unit} counted by a `{}` prefix before it", int(it)),
-        Len::VarPrefix(v) => format!("{unit} counted by a {} prefix before it", ty(p, &Ty::VarInt(*v))),
+        Len::VarPrefix(v) => format!(
+            "{unit} counted by a {} prefix before it",
+            ty(p, &Ty::VarInt(*v))
+        ),
         Len::Expr(Expr::Int(n)) => format!("{n} {unit}"),
         Len::Expr(e) => format!("`{}` {unit}", expr(p, e)),
         Len::Rest => "to the end of its scope".into(),
@@ -187,7 +199,7 @@ pub fn bits(n: u64) -> String {
 pub fn offset(at: u64, bit_stream: bool) -> String {
     if bit_stream {
         format!("bit {at}")
-    } else if at % 8 == 0 {
+    } else if at.is_multiple_of(8) {
         format!("{}", at / 8)
     } else {
         format!("{}, bit {}", at / 8, at % 8)

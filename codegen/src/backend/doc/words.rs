@@ -9,16 +9,28 @@ use crate::ir::*;
 pub fn layering(d: &mut Document, p: &Protocol) {
     let t = &p.transport;
     let mut items = Vec::new();
-    let ports = |ps: &[u16]| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
+    let ports = |ps: &[u16]| {
+        ps.iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !t.udp_ports.is_empty() {
-        items.push(format!("UDP, port(s) {}: one message per datagram.", ports(&t.udp_ports)));
+        items.push(format!(
+            "UDP, port(s) {}: one message per datagram.",
+            ports(&t.udp_ports)
+        ));
     }
     if !t.tcp_ports.is_empty() {
         let framing = match &t.tcp_length_prefix {
             Some(it) => format!(
                 "each message after a `{}` length prefix ({}-endian), at most {} bytes",
                 int(it),
-                if it.endian == Endian::Big { "big" } else { "little" },
+                if it.endian == Endian::Big {
+                    "big"
+                } else {
+                    "little"
+                },
                 t.tcp_max_message
             ),
             None => "messages one after another".into(),
@@ -26,10 +38,18 @@ pub fn layering(d: &mut Document, p: &Protocol) {
         items.push(format!("TCP, port(s) {}: {framing}.", ports(&t.tcp_ports)));
     }
     if let Some(h) = &t.udp_heuristic {
-        items.push(format!("Recognised on any UDP port when `{}` (at least {} bytes).", expr(p, &h.expr), h.min_len));
+        items.push(format!(
+            "Recognised on any UDP port when `{}` (at least {} bytes).",
+            expr(p, &h.expr),
+            h.min_len
+        ));
     }
     if let Some(h) = &t.tcp_heuristic {
-        items.push(format!("Recognised on any TCP port when `{}` (at least {} bytes).", expr(p, &h.expr), h.min_len));
+        items.push(format!(
+            "Recognised on any TCP port when `{}` (at least {} bytes).",
+            expr(p, &h.expr),
+            h.min_len
+        ));
     }
     for a in &p.app_points {
         let s = &p.structs[a.in_struct];
@@ -38,7 +58,10 @@ pub fn layering(d: &mut Document, p: &Protocol) {
              name their messages by id and ride on this protocol.",
             type_link(p, a.in_struct),
             s.fields[a.payload].name,
-            a.id.map_or(String::new(), |i| format!(", told apart by `{}`", s.fields[i].name))
+            a.id.map_or(String::new(), |i| format!(
+                ", told apart by `{}`",
+                s.fields[i].name
+            ))
         ));
     }
     if let Some(app) = &p.application {
@@ -98,12 +121,21 @@ pub fn conversation(d: &mut Document, p: &Protocol) {
              conversation, the direction and {}, ordered by {}, ended by {}; pieces carry at most \
              {} bytes; the joined whole is {whole}.{}",
             field(r.field),
-            r.when.as_ref().map_or(String::new(), |w| format!(" when `{}`", expr(p, w))),
-            if keys.is_empty() { "nothing else".into() } else { keys.join(", ") },
+            r.when
+                .as_ref()
+                .map_or(String::new(), |w| format!(" when `{}`", expr(p, w))),
+            if keys.is_empty() {
+                "nothing else".into()
+            } else {
+                keys.join(", ")
+            },
             field(r.index),
             end,
             r.piece_size,
-            r.numbered.map_or(String::new(), |n| format!(" Every piece has its own {}.", field(n)))
+            r.numbered.map_or(String::new(), |n| format!(
+                " Every piece has its own {}.",
+                field(n)
+            ))
         ));
     }
     for j in &p.joins {
@@ -115,7 +147,8 @@ pub fn conversation(d: &mut Document, p: &Protocol) {
                 format!(
                     "`{}`{}",
                     s.fields[st.field].name,
-                    st.whole.map_or(String::new(), |w| format!(" (read as {})", type_link(p, w)))
+                    st.whole
+                        .map_or(String::new(), |w| format!(" (read as {})", type_link(p, w)))
                 )
             })
             .collect();
@@ -149,8 +182,13 @@ pub fn conversation(d: &mut Document, p: &Protocol) {
 }
 
 fn reliability(p: &Protocol, r: &Reliability) -> Vec<String> {
-    let at = |sid: StructId, fi: usize| format!("{}.`{}`", type_link(p, sid), p.structs[sid].fields[fi].name);
-    let when = |w: &Option<Expr>| w.as_ref().map_or(String::new(), |w| format!(" when `{}`", expr(p, w)));
+    let at = |sid: StructId, fi: usize| {
+        format!("{}.`{}`", type_link(p, sid), p.structs[sid].fields[fi].name)
+    };
+    let when = |w: &Option<Expr>| {
+        w.as_ref()
+            .map_or(String::new(), |w| format!(" when `{}`", expr(p, w)))
+    };
     let channel = |c: usize| {
         let ch = &r.channels[c];
         format!("channel `{}` (modulo {})", ch.name, ch.wrap)
@@ -167,11 +205,13 @@ fn reliability(p: &Protocol, r: &Reliability) -> Vec<String> {
             at(s.in_struct, s.field),
             when(&s.when),
             channel(s.channel),
-            s.part.as_ref().map_or(String::new(), |(part, last)| format!(
-                "; parts counted by `{}`, the last where `{}`",
-                p.structs[s.in_struct].fields[*part].name,
-                expr(p, last)
-            ))
+            s.part
+                .as_ref()
+                .map_or(String::new(), |(part, last)| format!(
+                    "; parts counted by `{}`, the last where `{}`",
+                    p.structs[s.in_struct].fields[*part].name,
+                    expr(p, last)
+                ))
         ));
     }
     for a in &r.acks {
@@ -180,7 +220,11 @@ fn reliability(p: &Protocol, r: &Reliability) -> Vec<String> {
             at(a.in_struct, a.field),
             when(&a.when),
             channel(a.channel),
-            if a.cumulative { " up to and including that number" } else { "" },
+            if a.cumulative {
+                " up to and including that number"
+            } else {
+                ""
+            },
             a.bits.map_or(String::new(), |(f, n)| format!(
                 ", and `{}` the {n} numbers before it, one bit each",
                 p.structs[a.in_struct].fields[f].name
@@ -192,7 +236,11 @@ fn reliability(p: &Protocol, r: &Reliability) -> Vec<String> {
             "{}: {} is the id{}.",
             if g.reply { "Pong" } else { "Ping" },
             at(g.in_struct, g.id),
-            if g.reply { " of the ping it answers" } else { " its pong echoes" }
+            if g.reply {
+                " of the ping it answers"
+            } else {
+                " its pong echoes"
+            }
         ));
     }
     items
