@@ -73,6 +73,8 @@ pub use diag::{Diagnostic, Diagnostics};
 #[doc(hidden)]
 pub mod backend;
 #[doc(hidden)]
+pub mod diff;
+#[doc(hidden)]
 pub mod expr;
 #[doc(hidden)]
 pub mod extend;

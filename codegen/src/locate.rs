@@ -54,6 +54,23 @@ impl Locations {
         }
     }
 
+    /// The path of the mapping under `prefix` (at any depth) whose `name:` is `name`: a field of
+    /// a type (`types.T.fields.`), wherever bit groups nest it.
+    pub fn named(&self, prefix: &str, name: &str) -> Option<String> {
+        let mut found: Vec<&String> = self
+            .texts
+            .iter()
+            .filter(|(path, text)| {
+                path.starts_with(prefix) && path.ends_with(".name") && text.as_str() == name
+            })
+            .map(|(path, _)| path)
+            .collect();
+        found.sort();
+        found
+            .first()
+            .map(|p| p[..p.len() - ".name".len()].to_string())
+    }
+
     /// Whether `path` is inherited (an extension's base holds it): then positions point at the
     /// fallback.
     pub fn inherited(&self, path: &str) -> bool {

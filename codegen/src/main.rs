@@ -3,6 +3,7 @@
 //! are fresh, install dissectors into Wireshark, and verify that a schema's crate and dissector
 //! agree.
 
+mod compare;
 mod doc;
 mod install;
 mod verify;
@@ -72,6 +73,10 @@ enum Command {
     /// Write reference documents (Markdown and one self-contained HTML page per schema): every
     /// type's packet diagram and field table, switches, checksums, enums, flags, layering.
     Doc(doc::Args),
+    /// Compare two versions of a schema: every difference classified as wire-breaking,
+    /// dissector-only or a safe addition, at file:line:col of both; exits 1 on a breaking one
+    /// not allowed with --allow.
+    Diff(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
         Command::Install(args) => install::run(&cli.root, &args),
         Command::Verify(args) => verify::run(&args),
         Command::Doc(args) => doc::run(&args),
+        Command::Diff(args) => compare::run(&args),
     }
 }
 

@@ -11,7 +11,7 @@ mod html;
 mod markdown;
 mod model;
 mod svg;
-mod text;
+pub(crate) mod text;
 mod words;
 
 use super::Output;

@@ -1,0 +1,236 @@
+//! `wiregen diff OLD NEW`: what changed between two versions of a protocol's schema, each
+//! change classified as `buf breaking` classifies protobuf's:
+//!
+//! - **breaking**: the bytes change meaning (a field moved, its width, byte order, size rule or
+//!   presence changed, an enum value renumbered or removed, a switch case removed, the layout
+//!   changed): old and new programs misread each other;
+//! - **dissector-only**: names, filter names, docs, ports (captures read the same bytes, filters
+//!   and the Rust API change);
+//! - **safe**: additions old readers tolerate (a case of a switch that keeps unknown tags, a
+//!   value of an open enum, a flag bit, a trailing optional field).
+//!
+//! The types are compared structurally from the two roots (a type renamed is still paired with
+//! its old self), each change at `file:line:col` of both sides.
+
+mod types;
+mod values;
+
+use crate::ir::Protocol;
+use crate::locate::{Locations, Pos};
+use serde::Serialize;
+use std::fmt;
+
+/// How a change affects programs and captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    Breaking,
+    DissectorOnly,
+    Safe,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Breaking => "breaking",
+            Class::DissectorOnly => "dissector-only",
+            Class::Safe => "safe",
+        }
+    }
+}
+
+/// One difference.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub class: Class,
+    /// The rule's name (`ENUM_VALUE_RENUMBERED`): what `--allow` names.
+    pub rule: &'static str,
+    /// Where, as `Type.field` (or `Enum.VALUE`, `protocol.layout`).
+    pub path: String,
+    pub message: String,
+    /// `file:line:col` in the old schema and the new one (absent on the side without it).
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let here = self.new.as_ref().or(self.old.as_ref());
+        if let Some(at) = here {
+            write!(f, "{at}: ")?;
+        }
+        write!(
+            f,
+            "{}[{}]: {}: {}",
+            self.class.name(),
+            self.rule,
+            self.path,
+            self.message
+        )?;
+        match (&self.old, &self.new) {
+            (Some(old), Some(_)) => write!(f, " (old: {old})"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A loaded schema and where its text is: its own file, then the schema it extends.
+pub struct Side<'a> {
+    pub p: &'a Protocol,
+    pub files: Vec<(String, Locations)>,
+}
+
+impl Side<'_> {
+    /// `file:line:col` of the YAML node at `path` (the first file holding it).
+    pub fn at(&self, path: &str) -> Option<String> {
+        let (file, locs) = self
+            .files
+            .iter()
+            .find(|(_, l)| !l.inherited(path))
+            .or(self.files.last())?;
+        let Pos { line, col } = locs.key(path);
+        Some(format!("{file}:{line}:{col}"))
+    }
+
+    /// `file:line:col` of field `name` of type `ty` (wherever bit groups nest it).
+    pub fn field_at(&self, ty: &str, name: &str) -> Option<String> {
+        let prefix = format!("types.{ty}.fields.");
+        for (file, locs) in &self.files {
+            if let Some(path) = locs.named(&prefix, name) {
+                let Pos { line, col } = locs.key(&path);
+                return Some(format!("{file}:{line}:{col}"));
+            }
+        }
+        self.at(&format!("types.{ty}"))
+    }
+}
+
+/// Every difference between `old` and `new`, breaking ones first.
+pub fn diff(old: &Side, new: &Side) -> Vec<Change> {
+    let mut d = Differ {
+        old,
+        new,
+        changes: Vec::new(),
+    };
+    d.protocol();
+    let enum_pairs = types::compare(&mut d);
+    values::compare(&mut d, &enum_pairs);
+    d.changes.sort_by_key(|c| c.class);
+    d.changes
+}
+
+/// The comparison under way.
+pub(crate) struct Differ<'a, 'b> {
+    pub old: &'a Side<'b>,
+    pub new: &'a Side<'b>,
+    pub changes: Vec<Change>,
+}
+
+impl Differ<'_, '_> {
+    pub fn push(
+        &mut self,
+        class: Class,
+        rule: &'static str,
+        path: String,
+        message: String,
+        old: Option<String>,
+        new: Option<String>,
+    ) {
+        self.changes.push(Change {
+            class,
+            rule,
+            path,
+            message,
+            old,
+            new,
+        });
+    }
+
+    fn protocol(&mut self) {
+        let (o, n) = (self.old.p, self.new.p);
+        let at = |s: &Side, key: &str| s.at(&format!("protocol.{key}"));
+        if o.name != n.name {
+            self.push(
+                Class::DissectorOnly,
+                "PROTOCOL_RENAMED",
+                "protocol.name".into(),
+                format!(
+                    "`{}` → `{}`: every filter name and the crate's name change",
+                    o.name, n.name
+                ),
+                at(self.old, "name"),
+                at(self.new, "name"),
+            );
+        }
+        if o.layout != n.layout {
+            self.push(
+                Class::Breaking,
+                "LAYOUT_CHANGED",
+                "protocol.layout".into(),
+                format!(
+                    "`{}` → `{}`: every field is read another way",
+                    o.layout.name(),
+                    n.layout.name()
+                ),
+                at(self.old, "layout"),
+                at(self.new, "layout"),
+            );
+        }
+        let (ot, nt) = (&o.transport, &n.transport);
+        if ot.tcp_length_prefix != nt.tcp_length_prefix {
+            let show = |p: &Option<crate::ir::IntTy>| {
+                p.map_or("none".into(), |it| {
+                    format!(
+                        "{}{}",
+                        crate::backend::doc::text::int(&it),
+                        endian(it.endian)
+                    )
+                })
+            };
+            self.push(
+                Class::Breaking,
+                "FRAMING_CHANGED",
+                "protocol.transport.tcp.length_prefix".into(),
+                format!(
+                    "TCP length prefix {} → {}",
+                    show(&ot.tcp_length_prefix),
+                    show(&nt.tcp_length_prefix)
+                ),
+                at(self.old, "transport"),
+                at(self.new, "transport"),
+            );
+        }
+        if ot.udp_ports != nt.udp_ports || ot.tcp_ports != nt.tcp_ports {
+            self.push(
+                Class::DissectorOnly,
+                "PORTS_CHANGED",
+                "protocol.transport".into(),
+                format!(
+                    "ports UDP {:?} TCP {:?} → UDP {:?} TCP {:?}: the dissector registers on others",
+                    ot.udp_ports, ot.tcp_ports, nt.udp_ports, nt.tcp_ports
+                ),
+                at(self.old, "transport"),
+                at(self.new, "transport"),
+            );
+        }
+    }
+}
+
+fn endian(e: crate::ir::Endian) -> &'static str {
+    match e {
+        crate::ir::Endian::Little => " little-endian",
+        crate::ir::Endian::Big => " big-endian",
+    }
+}
+
+/// Whether `change` is one the user allowed: `RULE` or `RULE:path` (the path or any path under
+/// it, as `Type` covers `Type.field`).
+pub fn allowed(change: &Change, allow: &[String]) -> bool {
+    allow.iter().any(|a| match a.split_once(':') {
+        Some((rule, path)) => {
+            rule == change.rule
+                && (change.path == path || change.path.starts_with(&format!("{path}.")))
+        }
+        None => a == change.rule,
+    })
+}

@@ -1,0 +1,653 @@
+//! Types compared structurally from the two roots: fields paired by name (or, renamed, by place
+//! and shape), then each pair's type, size rule, presence and role; switches case by case.
+
+use super::{Class, Differ};
+use crate::backend::doc::text;
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// Enums and flag sets the two versions use in the same places, to be compared value by value.
+#[derive(Default)]
+pub struct Pairs {
+    pub enums: Vec<(EnumId, EnumId)>,
+    pub flags: Vec<(FlagsId, FlagsId)>,
+}
+
+/// Compares every pair of types reached from the roots (from each application message by id
+/// too); gives the enum and flag pairs met.
+pub fn compare(d: &mut Differ) -> Pairs {
+    let mut w = Walk {
+        queue: vec![(d.old.p.root, d.new.p.root)],
+        seen: HashSet::new(),
+        pairs: Pairs::default(),
+    };
+    if let (Some(oa), Some(na)) = (&d.old.p.application, &d.new.p.application) {
+        for (id, os) in &oa.messages {
+            match na.messages.iter().find(|(i, _)| i == id) {
+                Some((_, ns)) => w.queue.push((*os, *ns)),
+                None => d.push(
+                    Class::Breaking,
+                    "MESSAGE_REMOVED",
+                    d.old.p.structs[*os].name.clone(),
+                    format!("application message {id} is gone"),
+                    d.old.at(&format!("types.{}", d.old.p.structs[*os].name)),
+                    None,
+                ),
+            }
+        }
+        for (id, ns) in &na.messages {
+            if !oa.messages.iter().any(|(i, _)| i == id) {
+                let name = d.new.p.structs[*ns].name.clone();
+                d.push(
+                    Class::Safe,
+                    "MESSAGE_ADDED",
+                    name.clone(),
+                    format!(
+                        "application message {id} is new (old readers keep unknown ids as bytes)"
+                    ),
+                    None,
+                    d.new.at(&format!("types.{name}")),
+                );
+            }
+        }
+    }
+    while let Some((os, ns)) = w.queue.pop() {
+        if w.seen.insert((os, ns)) {
+            structure(d, &mut w, os, ns);
+        }
+    }
+    w.pairs
+}
+
+struct Walk {
+    queue: Vec<(StructId, StructId)>,
+    seen: HashSet<(StructId, StructId)>,
+    pairs: Pairs,
+}
+
+fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
+    let (o, n) = (&d.old.p.structs[os], &d.new.p.structs[ns]);
+    let (oat, nat) = (
+        d.old.at(&format!("types.{}", o.name)),
+        d.new.at(&format!("types.{}", n.name)),
+    );
+    if o.name != n.name {
+        d.push(
+            Class::DissectorOnly,
+            "TYPE_RENAMED",
+            n.name.clone(),
+            format!(
+                "`{}` → `{}`: its fields' filter names and its Rust name change",
+                o.name, n.name
+            ),
+            oat.clone(),
+            nat.clone(),
+        );
+    }
+    // A type takes the protocol's layout unless it sets one: the protocol's change is said once.
+    let (op, np) = (d.old.p, d.new.p);
+    let inherited = o.layout == op.layout && n.layout == np.layout;
+    if (o.layout != n.layout && !inherited) || o.padding != n.padding {
+        d.push(
+            Class::Breaking,
+            "TYPE_LAYOUT_CHANGED",
+            n.name.clone(),
+            "its layout or padding changed".into(),
+            oat,
+            nat,
+        );
+    }
+    // Fields paired by name, then unpaired ones at the same place with the same wire shape as
+    // a rename.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (oi, of) in o.fields.iter().enumerate() {
+        if let Some(ni) = n.fields.iter().position(|nf| nf.name == of.name) {
+            pairs.push((oi, ni));
+        }
+    }
+    for oi in 0..o.fields.len() {
+        let unpaired_old = !pairs.iter().any(|(a, _)| *a == oi);
+        let unpaired_new = oi < n.fields.len() && !pairs.iter().any(|(_, b)| *b == oi);
+        if unpaired_old
+            && unpaired_new
+            && shape(d.old.p, &o.fields[oi].ty) == shape(d.new.p, &n.fields[oi].ty)
+        {
+            d.push(
+                Class::DissectorOnly,
+                "FIELD_RENAMED",
+                format!("{}.{}", n.name, n.fields[oi].name),
+                format!(
+                    "`{}` → `{}`: its filter name and Rust name change",
+                    o.fields[oi].name, n.fields[oi].name
+                ),
+                d.old.field_at(&o.name, &o.fields[oi].name),
+                d.new.field_at(&n.name, &n.fields[oi].name),
+            );
+            pairs.push((oi, oi));
+        }
+    }
+    pairs.sort();
+    let mut highest = None;
+    for &(oi, ni) in &pairs {
+        if highest.is_some_and(|h| ni < h) {
+            d.push(
+                Class::Breaking,
+                "FIELD_MOVED",
+                format!("{}.{}", n.name, n.fields[ni].name),
+                format!(
+                    "now field {} (was {}): it and the fields around it move",
+                    ni + 1,
+                    oi + 1
+                ),
+                d.old.field_at(&o.name, &o.fields[oi].name),
+                d.new.field_at(&n.name, &n.fields[ni].name),
+            );
+        }
+        highest = highest.max(Some(ni));
+    }
+    for (oi, of) in o.fields.iter().enumerate() {
+        if !pairs.iter().any(|(a, _)| *a == oi) {
+            d.push(
+                Class::Breaking,
+                "FIELD_REMOVED",
+                format!("{}.{}", o.name, of.name),
+                "removed: the fields after it move".into(),
+                d.old.field_at(&o.name, &of.name),
+                None,
+            );
+        }
+    }
+    let last_paired = pairs.iter().map(|(_, b)| *b).max();
+    for (ni, nf) in n.fields.iter().enumerate() {
+        if pairs.iter().any(|(_, b)| *b == ni) {
+            continue;
+        }
+        let trailing = last_paired.is_none_or(|l| ni > l);
+        let (class, message) = if trailing && nf.condition.is_some() {
+            (
+                Class::Safe,
+                "a trailing optional field: absent from old messages, left unread by old readers that stop at their last field",
+            )
+        } else if trailing {
+            (
+                Class::Breaking,
+                "a trailing field every new message carries: old messages lack it",
+            )
+        } else {
+            (Class::Breaking, "added: the fields after it move")
+        };
+        d.push(
+            class,
+            "FIELD_ADDED",
+            format!("{}.{}", n.name, nf.name),
+            message.into(),
+            None,
+            d.new.field_at(&n.name, &nf.name),
+        );
+    }
+    for (oi, ni) in pairs {
+        field(d, w, (os, oi), (ns, ni));
+    }
+}
+
+fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (StructId, usize)) {
+    let (op, np) = (d.old.p, d.new.p);
+    let (of, nf) = (&op.structs[os].fields[oi], &np.structs[ns].fields[ni]);
+    let path = format!("{}.{}", np.structs[ns].name, nf.name);
+    let at = (
+        d.old.field_at(&op.structs[os].name, &of.name),
+        d.new.field_at(&np.structs[ns].name, &nf.name),
+    );
+    let breaking = |d: &mut Differ, rule: &'static str, message: String| {
+        d.push(
+            Class::Breaking,
+            rule,
+            path.clone(),
+            message,
+            at.0.clone(),
+            at.1.clone(),
+        );
+    };
+    let packing = |p: &Protocol, s: StructId, i: usize| {
+        p.packing(s, i)
+            .map(|(g, shift, width)| (g.int, shift, width))
+    };
+    if packing(op, os, oi) != packing(np, ns, ni) {
+        breaking(
+            d,
+            "BITS_MOVED",
+            "its bits in its group's integer changed".into(),
+        );
+    }
+    let cond = |p: &Protocol, f: &Field| f.condition.as_ref().map(|c| text::expr(p, c));
+    if cond(op, of) != cond(np, nf) {
+        breaking(
+            d,
+            "CONDITION_CHANGED",
+            format!(
+                "present {} → {}",
+                cond(op, of).map_or("always".into(), |c| format!("when `{c}`")),
+                cond(np, nf).map_or("always".into(), |c| format!("when `{c}`"))
+            ),
+        );
+    }
+    let role_o = role(op, os, of);
+    let role_n = role(np, ns, nf);
+    if role_o != role_n {
+        breaking(d, "ROLE_CHANGED", format!("{role_o} → {role_n}"));
+    }
+    if of.max != nf.max || of.valid != nf.valid {
+        breaking(
+            d,
+            "VALID_VALUES_CHANGED",
+            "its allowed values changed: one side refuses what the other sends".into(),
+        );
+    }
+    if of.compression != nf.compression || of.padding != nf.padding || of.packed != nf.packed {
+        breaking(
+            d,
+            "ENCODING_CHANGED",
+            "its compression, padding or packing changed".into(),
+        );
+    }
+    if of.doc != nf.doc {
+        d.push(
+            Class::DissectorOnly,
+            "DOC_CHANGED",
+            path.clone(),
+            "its description changed".into(),
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+    if of.filter != nf.filter || of.display != nf.display {
+        d.push(
+            Class::DissectorOnly,
+            "DISPLAY_CHANGED",
+            path.clone(),
+            "its filter names or display changed".into(),
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+    ty(d, w, &of.ty, &nf.ty, &path, &at);
+}
+
+/// Who sets a field, in words both sides compare by (names, not indexes).
+fn role(p: &Protocol, sid: StructId, f: &Field) -> String {
+    let name = |i: usize| p.structs[sid].fields[i].name.clone();
+    match &f.role {
+        Role::Value => "set by the sender".into(),
+        Role::Const(c) => format!("constant {c}"),
+        Role::Reserved => "reserved".into(),
+        Role::Derived(Derive::LengthOf(i, l)) => {
+            format!("length of `{}` ({}x+{})", name(*i), l.mul, l.add)
+        }
+        Role::Derived(Derive::CountOf(i, l)) => {
+            format!("count of `{}` ({}x+{})", name(*i), l.mul, l.add)
+        }
+        Role::Derived(Derive::TagOf(i)) => format!("tag of `{}`", name(*i)),
+        Role::Derived(Derive::PresenceOf(i)) => format!("presence of `{}`", name(*i)),
+        Role::Derived(Derive::AbsenceOf(i)) => format!("absence of `{}`", name(*i)),
+        Role::Checksum(c) => format!(
+            "checksum {} from {} to {}",
+            c.algo.name(),
+            c.from.map_or("start".into(), name),
+            c.to.map_or("end".into(), name)
+        ),
+    }
+}
+
+type At = (Option<String>, Option<String>);
+
+fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
+    let (op, np) = (d.old.p, d.new.p);
+    let breaking = |d: &mut Differ, rule: &'static str, message: String| {
+        d.push(
+            Class::Breaking,
+            rule,
+            path.to_string(),
+            message,
+            at.0.clone(),
+            at.1.clone(),
+        );
+    };
+    let len = |d: &mut Differ, a: &Len, b: &Len, array: bool| {
+        let (ta, tb) = (text::len(op, a, array), text::len(np, b, array));
+        if ta != tb {
+            d.push(
+                Class::Breaking,
+                "SIZE_RULE_CHANGED",
+                path.to_string(),
+                format!("size: {ta} → {tb}"),
+                at.0.clone(),
+                at.1.clone(),
+            );
+        }
+    };
+    match (o, n) {
+        (Ty::Int(a), Ty::Int(b)) => int(d, a, b, path, at),
+        (
+            Ty::Float {
+                bits: a,
+                endian: ea,
+            },
+            Ty::Float {
+                bits: b,
+                endian: eb,
+            },
+        ) => {
+            if a != b {
+                breaking(d, "WIDTH_CHANGED", format!("f{a} → f{b}"));
+            } else if ea != eb {
+                breaking(d, "BYTE_ORDER_CHANGED", "its byte order changed".into());
+            }
+        }
+        (Ty::VarInt(a), Ty::VarInt(b)) if a != b => breaking(
+            d,
+            "ENCODING_CHANGED",
+            format!("{} → {}", shape(op, o), shape(np, n)),
+        ),
+        (Ty::Enum(a), Ty::Enum(b)) => {
+            int(d, &op.enums[*a].repr, &np.enums[*b].repr, path, at);
+            w.pairs.enums.push((*a, *b));
+        }
+        (Ty::Flags(a), Ty::Flags(b)) => {
+            int(d, &op.flags[*a].repr, &np.flags[*b].repr, path, at);
+            w.pairs.flags.push((*a, *b));
+        }
+        (Ty::Bytes(a), Ty::Bytes(b)) => len(d, a, b, false),
+        (Ty::Str(a, ta), Ty::Str(b, tb)) => {
+            if ta != tb {
+                breaking(
+                    d,
+                    "TEXT_CHANGED",
+                    format!("{} → {}", shape(op, o), shape(np, n)),
+                );
+            }
+            len(d, a, b, false);
+        }
+        (Ty::Struct(a, la), Ty::Struct(b, lb)) => {
+            let natural = Len::Natural;
+            len(
+                d,
+                la.as_ref().unwrap_or(&natural),
+                lb.as_ref().unwrap_or(&natural),
+                false,
+            );
+            w.queue.push((*a, *b));
+        }
+        (Ty::Array(a, la), Ty::Array(b, lb)) => {
+            len(d, la, lb, true);
+            ty(d, w, a, b, path, at);
+        }
+        (Ty::Union(a), Ty::Union(b)) => {
+            len(d, &a.len, &b.len, false);
+            switch(d, w, a, b, path, at);
+        }
+        (Ty::Bool, Ty::Bool) | (Ty::Bits, Ty::Bits) | (Ty::VarInt(_), Ty::VarInt(_)) => {}
+        _ => breaking(
+            d,
+            "TYPE_CHANGED",
+            format!("{} → {}", shape(op, o), shape(np, n)),
+        ),
+    }
+}
+
+fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
+    let message = if a.bits != b.bits || a.signed != b.signed {
+        Some((
+            "WIDTH_CHANGED",
+            format!("{} → {}", text::int(a), text::int(b)),
+        ))
+    } else if a.endian != b.endian && a.bits > 8 {
+        Some((
+            "BYTE_ORDER_CHANGED",
+            format!("{:?}-endian → {:?}-endian", a.endian, b.endian),
+        ))
+    } else {
+        None
+    };
+    if let Some((rule, message)) = message {
+        d.push(
+            Class::Breaking,
+            rule,
+            path.to_string(),
+            message,
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+}
+
+fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &At) {
+    let (op, np) = (d.old.p, d.new.p);
+    let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
+    if to != tn {
+        d.push(
+            Class::Breaking,
+            "SWITCH_TAG_CHANGED",
+            path.into(),
+            format!("switch on `{to}` → `{tn}`"),
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+    let unless = |p: &Protocol, u: &Union| u.unless.as_ref().map(|e| text::expr(p, e));
+    if unless(op, o) != unless(np, n) {
+        d.push(
+            Class::Breaking,
+            "SWITCH_TAG_CHANGED",
+            path.into(),
+            "its `unless` changed".into(),
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+    let key = |v: &CaseValue| match v {
+        CaseValue::One(x) => x.to_string(),
+        CaseValue::Range(a, b) => format!("{a}..={b}"),
+    };
+    let tags = |c: &Case| c.values.iter().map(key).collect::<Vec<_>>().join(", ");
+    // Cases pair by name (a renumbered tag is the case's own change); a tag another case now
+    // answers is a replaced message.
+    for oc in &o.cases {
+        let here = format!("{path}.{}", oc.variant);
+        if let Some(nc) = n.cases.iter().find(|nc| nc.variant == oc.variant) {
+            if tags(oc) != tags(nc) {
+                d.push(
+                    Class::Breaking,
+                    "CASE_RETAGGED",
+                    here.clone(),
+                    format!("tag {} → {}", tags(oc), tags(nc)),
+                    at.0.clone(),
+                    at.1.clone(),
+                );
+            }
+            case_body(
+                d,
+                w,
+                (&oc.variant, &oc.body),
+                (&nc.variant, &nc.body),
+                &here,
+                &tags(nc),
+                at,
+            );
+        } else if let Some(nc) = n.cases.iter().find(|nc| tags(nc) == tags(oc)) {
+            d.push(
+                Class::Breaking,
+                "CASE_REPLACED",
+                here,
+                format!(
+                    "tag {} now holds `{}` (was `{}`)",
+                    tags(oc),
+                    nc.variant,
+                    oc.variant
+                ),
+                at.0.clone(),
+                at.1.clone(),
+            );
+        } else {
+            let fate = if n.default.is_some() {
+                "its messages are read as the default"
+            } else {
+                "its messages are refused"
+            };
+            d.push(
+                Class::Breaking,
+                "CASE_REMOVED",
+                here,
+                format!("tag {} no longer has a case: {fate}", tags(oc)),
+                at.0.clone(),
+                at.1.clone(),
+            );
+        }
+    }
+    for nc in &n.cases {
+        let renamed =
+            |oc: &&Case| tags(oc) == tags(nc) && !n.cases.iter().any(|c| c.variant == oc.variant);
+        if o.cases.iter().any(|oc| oc.variant == nc.variant)
+            || o.cases.iter().any(|oc| renamed(&oc))
+        {
+            continue;
+        }
+        {
+            let held = o
+                .cases
+                .iter()
+                .find(|oc| tags(oc) == tags(nc))
+                .map(|oc| oc.variant.clone());
+            let (class, why) = match (held, &o.default) {
+                (Some(old), _) => (Class::Breaking, format!("old readers read it as `{old}`")),
+                (None, Some(_)) => (
+                    Class::Safe,
+                    "old readers keep it as their default case".to_string(),
+                ),
+                (None, None) => (Class::Breaking, "old readers refuse the tag".to_string()),
+            };
+            d.push(
+                class,
+                "CASE_ADDED",
+                format!("{path}.{}", nc.variant),
+                format!("tag {} is new: {why}", tags(nc)),
+                at.0.clone(),
+                at.1.clone(),
+            );
+        }
+    }
+    match (&o.default, &n.default) {
+        (Some(a), Some(b)) => case_body(
+            d,
+            w,
+            (&o.default_variant, a),
+            (&n.default_variant, b),
+            &format!("{path}.{}", n.default_variant),
+            "default",
+            at,
+        ),
+        (Some(_), None) => d.push(
+            Class::Breaking,
+            "CASE_REMOVED",
+            path.into(),
+            "the default case is gone: unknown tags are now refused".into(),
+            at.0.clone(),
+            at.1.clone(),
+        ),
+        (None, Some(_)) => d.push(
+            Class::Safe,
+            "CASE_ADDED",
+            path.into(),
+            "a default case is new: unknown tags are kept".into(),
+            at.0.clone(),
+            at.1.clone(),
+        ),
+        (None, None) => {}
+    }
+}
+
+fn case_body(
+    d: &mut Differ,
+    w: &mut Walk,
+    (ov, ob): (&str, &CaseBody),
+    (nv, nb): (&str, &CaseBody),
+    path: &str,
+    tag: &str,
+    at: &At,
+) {
+    let (op, np) = (d.old.p, d.new.p);
+    match (ob, nb) {
+        (CaseBody::Struct(a), CaseBody::Struct(b)) | (CaseBody::Array(a), CaseBody::Array(b)) => {
+            if ov != nv {
+                d.push(
+                    Class::DissectorOnly,
+                    "CASE_RENAMED",
+                    path.into(),
+                    format!("case `{ov}` → `{nv}`"),
+                    at.0.clone(),
+                    at.1.clone(),
+                );
+            }
+            w.queue.push((*a, *b));
+        }
+        (CaseBody::Bytes, CaseBody::Bytes) | (CaseBody::Empty, CaseBody::Empty) => {
+            if ov != nv {
+                d.push(
+                    Class::DissectorOnly,
+                    "CASE_RENAMED",
+                    path.into(),
+                    format!("case `{ov}` → `{nv}`"),
+                    at.0.clone(),
+                    at.1.clone(),
+                );
+            }
+        }
+        _ => d.push(
+            Class::Breaking,
+            "CASE_BODY_CHANGED",
+            path.into(),
+            format!("tag {tag}: {} → {}", body(op, ob), body(np, nb)),
+            at.0.clone(),
+            at.1.clone(),
+        ),
+    }
+}
+
+fn body(p: &Protocol, b: &CaseBody) -> String {
+    match b {
+        CaseBody::Struct(id) => format!("`{}`", p.structs[*id].name),
+        CaseBody::Array(id) => format!("`{}[]`", p.structs[*id].name),
+        CaseBody::Bytes => "bytes".into(),
+        CaseBody::Empty => "nothing".into(),
+    }
+}
+
+/// A type's wire form without its names: two fields of one shape read the same bytes.
+fn shape(p: &Protocol, t: &Ty) -> String {
+    match t {
+        Ty::Int(it) if it.bits > 8 => format!("{} {}", text::int(it), endian(it.endian)),
+        Ty::Int(it) => text::int(it),
+        Ty::Bool => "bool".into(),
+        Ty::Float { bits, endian: e } => format!("f{bits} {}", endian(*e)),
+        Ty::VarInt(_) => text::ty(p, t).replace('`', ""),
+        Ty::Enum(id) => format!("enum of {}", shape(p, &Ty::Int(p.enums[*id].repr))),
+        Ty::Flags(id) => format!("flags of {}", shape(p, &Ty::Int(p.flags[*id].repr))),
+        Ty::Bytes(l) => format!("bytes ({})", text::len(p, l, false)),
+        Ty::Str(l, t) => format!(
+            "{} {:?} text ({})",
+            t.encoding.name(),
+            t.nul,
+            text::len(p, l, false)
+        ),
+        Ty::Bits => "bits".into(),
+        Ty::Struct(id, _) => format!("type {}", p.structs[*id].name),
+        Ty::Array(e, l) => format!("{} array ({})", shape(p, e), text::len(p, l, true)),
+        Ty::Union(u) => format!("switch on {}", text::expr(p, &u.on)),
+    }
+}
+
+fn endian(e: Endian) -> &'static str {
+    match e {
+        Endian::Little => "little-endian",
+        Endian::Big => "big-endian",
+    }
+}
