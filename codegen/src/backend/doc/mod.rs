@@ -37,3 +37,8 @@ pub fn generate(p: &Protocol, l: &Lowered, dir: &str) -> Vec<Output> {
 pub fn text_diagram(p: &Protocol, l: &Lowered, sid: StructId) -> String {
     content::diagram(p, l, sid).text()
 }
+
+/// The boxes of type `sid`'s diagram.
+pub fn diagram(p: &Protocol, l: &Lowered, sid: StructId) -> diagram::Diagram {
+    content::diagram(p, l, sid)
+}

@@ -138,11 +138,8 @@ pub fn ty(p: &Protocol, t: &Ty) -> String {
                 VarInt::Leb128 => "leb128".to_string(),
                 VarInt::ZigZag => "zigzag".to_string(),
                 VarInt::RiptideLen => "riptide_len".to_string(),
-                VarInt::Rabbit { bits, signed } => format!(
-                    "rabbit {}-bit count{}",
-                    bits,
-                    if *signed { ", zig-zag" } else { "" }
-                ),
+                VarInt::Rabbit { bits, signed } =>
+                    format!("rabbit_{}{bits}", if *signed { "i" } else { "u" }),
             }
         ),
         Ty::Enum(id) => {

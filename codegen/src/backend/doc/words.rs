@@ -169,7 +169,9 @@ pub fn conversation(d: &mut Document, p: &Protocol) {
             "State `{}`: a list per conversation and direction, remembered from earlier messages \
              and read by later ones{}.",
             t.name,
-            t.doc.as_ref().map_or(String::new(), |d| format!(" ({d})"))
+            t.doc
+                .as_ref()
+                .map_or(String::new(), |d| format!(" ({})", d.trim_end_matches('.')))
         ));
     }
     if let Some(r) = &p.reliability {
