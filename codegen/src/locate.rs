@@ -54,6 +54,11 @@ impl Locations {
         }
     }
 
+    /// Whether the file holds a node at exactly `path`.
+    pub fn holds(&self, path: &str) -> bool {
+        self.values.contains_key(path)
+    }
+
     /// The path of the mapping under `prefix` (at any depth) whose `name:` is `name`: a field of
     /// a type (`types.T.fields.`), wherever bit groups nest it.
     pub fn named(&self, prefix: &str, name: &str) -> Option<String> {

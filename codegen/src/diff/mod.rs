@@ -105,6 +105,24 @@ impl Side<'_> {
     }
 }
 
+impl Side<'_> {
+    /// `file:line:col` of the case `tag` of switch field `field` of type `ty`: in an
+    /// extension's `cases:` block, else in the switch, else the field.
+    pub fn case_at(&self, ty: &str, field: &str, tag: &str) -> Option<String> {
+        for (file, locs) in &self.files {
+            let added = format!("cases.{ty}.{field}.{tag}");
+            let own = locs
+                .named(&format!("types.{ty}.fields."), field)
+                .map(|f| format!("{f}.switch.cases.{tag}"));
+            if let Some(path) = std::iter::once(added).chain(own).find(|p| locs.holds(p)) {
+                let Pos { line, col } = locs.key(&path);
+                return Some(format!("{file}:{line}:{col}"));
+            }
+        }
+        self.field_at(ty, field)
+    }
+}
+
 /// Every difference between `old` and `new`, breaking ones first.
 pub fn diff(old: &Side, new: &Side) -> Vec<Change> {
     let mut d = Differ {

@@ -449,6 +449,10 @@ fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &A
         CaseValue::Range(a, b) => format!("{a}..={b}"),
     };
     let tags = |c: &Case| c.values.iter().map(key).collect::<Vec<_>>().join(", ");
+    let (old_side, new_side) = (d.old, d.new);
+    let (ty_name, field_name) = path.split_once('.').unwrap_or((path, ""));
+    let old_at = |c: &Case| old_side.case_at(ty_name, field_name, &tag_name(op, o, c));
+    let new_at = |c: &Case| new_side.case_at(ty_name, field_name, &tag_name(np, n, c));
     // Cases pair by name (a renumbered tag is the case's own change); a tag another case now
     // answers is a replaced message.
     for oc in &o.cases {
@@ -460,8 +464,8 @@ fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &A
                     "CASE_RETAGGED",
                     here.clone(),
                     format!("tag {} → {}", tags(oc), tags(nc)),
-                    at.0.clone(),
-                    at.1.clone(),
+                    old_at(oc),
+                    new_at(nc),
                 );
             }
             case_body(
@@ -484,8 +488,8 @@ fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &A
                     nc.variant,
                     oc.variant
                 ),
-                at.0.clone(),
-                at.1.clone(),
+                old_at(oc),
+                new_at(nc),
             );
         } else {
             let fate = if n.default.is_some() {
@@ -498,7 +502,7 @@ fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &A
                 "CASE_REMOVED",
                 here,
                 format!("tag {} no longer has a case: {fate}", tags(oc)),
-                at.0.clone(),
+                old_at(oc),
                 at.1.clone(),
             );
         }
@@ -530,8 +534,8 @@ fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &A
                 "CASE_ADDED",
                 format!("{path}.{}", nc.variant),
                 format!("tag {} is new: {why}", tags(nc)),
-                at.0.clone(),
-                at.1.clone(),
+                None,
+                new_at(nc),
             );
         }
     }
@@ -610,6 +614,24 @@ fn case_body(
             at.1.clone(),
         ),
     }
+}
+
+/// How a schema names case `c`'s (first) tag: its enum value's name when the switch is on an
+/// enum, else the number.
+fn tag_name(p: &Protocol, u: &Union, c: &Case) -> String {
+    let value = match c.values.first() {
+        Some(CaseValue::One(v)) => *v,
+        Some(CaseValue::Range(lo, hi)) => return format!("{lo}..{hi}"),
+        None => return String::new(),
+    };
+    let named = match &u.on {
+        Expr::Field(refs) => refs.last().and_then(|r| match p.field(r).ty {
+            Ty::Enum(id) => p.enums[id].values.iter().find(|v| v.value == value),
+            _ => None,
+        }),
+        _ => None,
+    };
+    named.map_or(value.to_string(), |v| v.name.clone())
 }
 
 fn body(p: &Protocol, b: &CaseBody) -> String {
