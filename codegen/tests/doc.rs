@@ -138,3 +138,60 @@ fn bit_groups_are_drawn_where_their_bits_are() {
         assert!(diagram.contains(key), "{key}\n{diagram}");
     }
 }
+
+#[test]
+fn a_wiregen_toml_with_doc_out_and_json_schema_writes_and_checks_them() {
+    let dir = std::env::temp_dir().join(format!("wiregen-doc-toml-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("schema")).unwrap();
+    fs::copy(
+        repo().join("schema/rtype.yaml"),
+        dir.join("schema/rtype.yaml"),
+    )
+    .unwrap();
+    fs::write(
+        dir.join("wiregen.toml"),
+        "schemas = [\"schema/rtype.yaml\"]\nrust_out = \"src\"\ndoc_out = \"reference\"\n\
+         json_schema = \"wiregen.schema.json\"\nprune = true\n",
+    )
+    .unwrap();
+    let wiregen = env!("CARGO_BIN_EXE_wiregen");
+    let run = |cmd: &str| {
+        std::process::Command::new(wiregen)
+            .args(["--root"])
+            .arg(&dir)
+            .arg(cmd)
+            .output()
+            .unwrap()
+    };
+    assert!(run("generate").status.success());
+    let html = fs::read_to_string(dir.join("reference/rtype.html")).unwrap();
+    assert!(dir.join("reference/rtype.md").is_file());
+    assert_eq!(
+        fs::read_to_string(dir.join("wiregen.schema.json")).unwrap(),
+        wiregen::schema::json_schema()
+    );
+    // One self-contained page: nothing fetched when it is opened (the SVG namespace is a name).
+    for fetch in ["src=", "<link", "@import", "url("] {
+        assert!(!html.contains(fetch), "{fetch} in the HTML");
+    }
+    assert_eq!(
+        html.matches("http").count(),
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    assert!(run("check").status.success());
+    // A stale reference fails `check`, naming it; a reference no schema makes is an orphan.
+    fs::write(dir.join("reference/rtype.md"), "edited").unwrap();
+    fs::write(dir.join("reference/old.md"), "gone").unwrap();
+    let out = run("check");
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("stale:") && text.contains("rtype.md"),
+        "{text}"
+    );
+    assert!(
+        text.contains("orphan:") && text.contains("old.md"),
+        "{text}"
+    );
+}

@@ -103,7 +103,18 @@ fn structure(d: &mut Document, p: &Protocol, l: &Lowered, sid: StructId) {
         other => format!(" Read as a `{}` bit stream.", other.name()),
     };
     let used_in = uses(p, sid);
-    d.para(format!("{size}{layout}{used_in}"));
+    let filters: String = l
+        .filter_uses
+        .iter()
+        .filter(|(id, _)| *id == sid)
+        .map(|(_, name)| {
+            format!(
+                " Under a field with `filter: {name}`, its fields are filtered as `{}.<field>`.",
+                naming::use_abbrev(p, name)
+            )
+        })
+        .collect();
+    d.para(format!("{size}{layout}{used_in}{filters}"));
     let diagram = diagram(p, l, sid);
     if !diagram.cells.is_empty() {
         d.blocks.push(super::model::Block::Diagram(diagram));
