@@ -718,5 +718,22 @@ pub struct CrcDef {
 pub fn json_schema() -> String {
     let mut schema = schemars::schema_for!(SchemaFile);
     schema.insert("title".into(), "wiregen schema".into());
-    serde_json::to_string_pretty(&schema).expect("a JSON Schema serializes") + "\n"
+    let value = sorted(schema.to_value());
+    serde_json::to_string_pretty(&value).expect("a JSON Schema serializes") + "\n"
+}
+
+/// `v` with every object's keys in order: the same text whether or not another crate of the
+/// build turns on serde_json's `preserve_order` (then objects keep insertion order).
+fn sorted(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.into_iter().map(sorted).collect())
+        }
+        other => other,
+    }
 }

@@ -12,6 +12,7 @@
 //! The types are compared structurally from the two roots (a type renamed is still paired with
 //! its old self), each change at `file:line:col` of both sides.
 
+mod switches;
 mod types;
 mod values;
 

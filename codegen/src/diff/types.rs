@@ -59,8 +59,8 @@ pub fn compare(d: &mut Differ) -> Pairs {
     w.pairs
 }
 
-struct Walk {
-    queue: Vec<(StructId, StructId)>,
+pub(super) struct Walk {
+    pub(super) queue: Vec<(StructId, StructId)>,
     seen: HashSet<(StructId, StructId)>,
     pairs: Pairs,
 }
@@ -298,7 +298,7 @@ fn role(p: &Protocol, sid: StructId, f: &Field) -> String {
     }
 }
 
-type At = (Option<String>, Option<String>);
+pub(super) type At = (Option<String>, Option<String>);
 
 fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
     let (op, np) = (d.old.p, d.new.p);
@@ -383,7 +383,7 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
         }
         (Ty::Union(a), Ty::Union(b)) => {
             len(d, &a.len, &b.len, false);
-            switch(d, w, a, b, path, at);
+            super::switches::compare(d, w, a, b, path, at);
         }
         (Ty::Bool, Ty::Bool) | (Ty::Bits, Ty::Bits) | (Ty::VarInt(_), Ty::VarInt(_)) => {}
         _ => breaking(
@@ -420,231 +420,8 @@ fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
     }
 }
 
-fn switch(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &At) {
-    let (op, np) = (d.old.p, d.new.p);
-    let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
-    if to != tn {
-        d.push(
-            Class::Breaking,
-            "SWITCH_TAG_CHANGED",
-            path.into(),
-            format!("switch on `{to}` → `{tn}`"),
-            at.0.clone(),
-            at.1.clone(),
-        );
-    }
-    let unless = |p: &Protocol, u: &Union| u.unless.as_ref().map(|e| text::expr(p, e));
-    if unless(op, o) != unless(np, n) {
-        d.push(
-            Class::Breaking,
-            "SWITCH_TAG_CHANGED",
-            path.into(),
-            "its `unless` changed".into(),
-            at.0.clone(),
-            at.1.clone(),
-        );
-    }
-    let key = |v: &CaseValue| match v {
-        CaseValue::One(x) => x.to_string(),
-        CaseValue::Range(a, b) => format!("{a}..={b}"),
-    };
-    let tags = |c: &Case| c.values.iter().map(key).collect::<Vec<_>>().join(", ");
-    let (old_side, new_side) = (d.old, d.new);
-    let (ty_name, field_name) = path.split_once('.').unwrap_or((path, ""));
-    let old_at = |c: &Case| old_side.case_at(ty_name, field_name, &tag_name(op, o, c));
-    let new_at = |c: &Case| new_side.case_at(ty_name, field_name, &tag_name(np, n, c));
-    // Cases pair by name (a renumbered tag is the case's own change); a tag another case now
-    // answers is a replaced message.
-    for oc in &o.cases {
-        let here = format!("{path}.{}", oc.variant);
-        if let Some(nc) = n.cases.iter().find(|nc| nc.variant == oc.variant) {
-            if tags(oc) != tags(nc) {
-                d.push(
-                    Class::Breaking,
-                    "CASE_RETAGGED",
-                    here.clone(),
-                    format!("tag {} → {}", tags(oc), tags(nc)),
-                    old_at(oc),
-                    new_at(nc),
-                );
-            }
-            case_body(
-                d,
-                w,
-                (&oc.variant, &oc.body),
-                (&nc.variant, &nc.body),
-                &here,
-                &tags(nc),
-                at,
-            );
-        } else if let Some(nc) = n.cases.iter().find(|nc| tags(nc) == tags(oc)) {
-            d.push(
-                Class::Breaking,
-                "CASE_REPLACED",
-                here,
-                format!(
-                    "tag {} now holds `{}` (was `{}`)",
-                    tags(oc),
-                    nc.variant,
-                    oc.variant
-                ),
-                old_at(oc),
-                new_at(nc),
-            );
-        } else {
-            let fate = if n.default.is_some() {
-                "its messages are read as the default"
-            } else {
-                "its messages are refused"
-            };
-            d.push(
-                Class::Breaking,
-                "CASE_REMOVED",
-                here,
-                format!("tag {} no longer has a case: {fate}", tags(oc)),
-                old_at(oc),
-                at.1.clone(),
-            );
-        }
-    }
-    for nc in &n.cases {
-        let renamed =
-            |oc: &&Case| tags(oc) == tags(nc) && !n.cases.iter().any(|c| c.variant == oc.variant);
-        if o.cases.iter().any(|oc| oc.variant == nc.variant)
-            || o.cases.iter().any(|oc| renamed(&oc))
-        {
-            continue;
-        }
-        {
-            let held = o
-                .cases
-                .iter()
-                .find(|oc| tags(oc) == tags(nc))
-                .map(|oc| oc.variant.clone());
-            let (class, why) = match (held, &o.default) {
-                (Some(old), _) => (Class::Breaking, format!("old readers read it as `{old}`")),
-                (None, Some(_)) => (
-                    Class::Safe,
-                    "old readers keep it as their default case".to_string(),
-                ),
-                (None, None) => (Class::Breaking, "old readers refuse the tag".to_string()),
-            };
-            d.push(
-                class,
-                "CASE_ADDED",
-                format!("{path}.{}", nc.variant),
-                format!("tag {} is new: {why}", tags(nc)),
-                None,
-                new_at(nc),
-            );
-        }
-    }
-    match (&o.default, &n.default) {
-        (Some(a), Some(b)) => case_body(
-            d,
-            w,
-            (&o.default_variant, a),
-            (&n.default_variant, b),
-            &format!("{path}.{}", n.default_variant),
-            "default",
-            at,
-        ),
-        (Some(_), None) => d.push(
-            Class::Breaking,
-            "CASE_REMOVED",
-            path.into(),
-            "the default case is gone: unknown tags are now refused".into(),
-            at.0.clone(),
-            at.1.clone(),
-        ),
-        (None, Some(_)) => d.push(
-            Class::Safe,
-            "CASE_ADDED",
-            path.into(),
-            "a default case is new: unknown tags are kept".into(),
-            at.0.clone(),
-            at.1.clone(),
-        ),
-        (None, None) => {}
-    }
-}
-
-fn case_body(
-    d: &mut Differ,
-    w: &mut Walk,
-    (ov, ob): (&str, &CaseBody),
-    (nv, nb): (&str, &CaseBody),
-    path: &str,
-    tag: &str,
-    at: &At,
-) {
-    let (op, np) = (d.old.p, d.new.p);
-    match (ob, nb) {
-        (CaseBody::Struct(a), CaseBody::Struct(b)) | (CaseBody::Array(a), CaseBody::Array(b)) => {
-            if ov != nv {
-                d.push(
-                    Class::DissectorOnly,
-                    "CASE_RENAMED",
-                    path.into(),
-                    format!("case `{ov}` → `{nv}`"),
-                    at.0.clone(),
-                    at.1.clone(),
-                );
-            }
-            w.queue.push((*a, *b));
-        }
-        (CaseBody::Bytes, CaseBody::Bytes) | (CaseBody::Empty, CaseBody::Empty) => {
-            if ov != nv {
-                d.push(
-                    Class::DissectorOnly,
-                    "CASE_RENAMED",
-                    path.into(),
-                    format!("case `{ov}` → `{nv}`"),
-                    at.0.clone(),
-                    at.1.clone(),
-                );
-            }
-        }
-        _ => d.push(
-            Class::Breaking,
-            "CASE_BODY_CHANGED",
-            path.into(),
-            format!("tag {tag}: {} → {}", body(op, ob), body(np, nb)),
-            at.0.clone(),
-            at.1.clone(),
-        ),
-    }
-}
-
-/// How a schema names case `c`'s (first) tag: its enum value's name when the switch is on an
-/// enum, else the number.
-fn tag_name(p: &Protocol, u: &Union, c: &Case) -> String {
-    let value = match c.values.first() {
-        Some(CaseValue::One(v)) => *v,
-        Some(CaseValue::Range(lo, hi)) => return format!("{lo}..{hi}"),
-        None => return String::new(),
-    };
-    let named = match &u.on {
-        Expr::Field(refs) => refs.last().and_then(|r| match p.field(r).ty {
-            Ty::Enum(id) => p.enums[id].values.iter().find(|v| v.value == value),
-            _ => None,
-        }),
-        _ => None,
-    };
-    named.map_or(value.to_string(), |v| v.name.clone())
-}
-
-fn body(p: &Protocol, b: &CaseBody) -> String {
-    match b {
-        CaseBody::Struct(id) => format!("`{}`", p.structs[*id].name),
-        CaseBody::Array(id) => format!("`{}[]`", p.structs[*id].name),
-        CaseBody::Bytes => "bytes".into(),
-        CaseBody::Empty => "nothing".into(),
-    }
-}
-
 /// A type's wire form without its names: two fields of one shape read the same bytes.
-fn shape(p: &Protocol, t: &Ty) -> String {
+pub(super) fn shape(p: &Protocol, t: &Ty) -> String {
     match t {
         Ty::Int(it) if it.bits > 8 => format!("{} {}", text::int(it), endian(it.endian)),
         Ty::Int(it) => text::int(it),
