@@ -165,6 +165,25 @@ impl Differ<'_, '_> {
         });
     }
 
+    /// A change at the same place on both sides (`at`: old, new).
+    pub fn push_at(
+        &mut self,
+        class: Class,
+        rule: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        at: &(Option<String>, Option<String>),
+    ) {
+        self.push(
+            class,
+            rule,
+            path.into(),
+            message.into(),
+            at.0.clone(),
+            at.1.clone(),
+        );
+    }
+
     fn protocol(&mut self) {
         let (o, n) = (self.old.p, self.new.p);
         let at = |s: &Side, key: &str| s.at(&format!("protocol.{key}"));

@@ -11,24 +11,22 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
     let (op, np) = (d.old.p, d.new.p);
     let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
     if to != tn {
-        d.push(
+        d.push_at(
             Class::Breaking,
             "SWITCH_TAG_CHANGED",
-            path.into(),
+            path,
             format!("switch on `{to}` → `{tn}`"),
-            at.0.clone(),
-            at.1.clone(),
+            at,
         );
     }
     let unless = |p: &Protocol, u: &Union| u.unless.as_ref().map(|e| text::expr(p, e));
     if unless(op, o) != unless(np, n) {
-        d.push(
+        d.push_at(
             Class::Breaking,
             "SWITCH_TAG_CHANGED",
-            path.into(),
-            "its `unless` changed".into(),
-            at.0.clone(),
-            at.1.clone(),
+            path,
+            "its `unless` changed",
+            at,
         );
     }
     let key = |v: &CaseValue| match v {
@@ -136,21 +134,19 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
             "default",
             at,
         ),
-        (Some(_), None) => d.push(
+        (Some(_), None) => d.push_at(
             Class::Breaking,
             "CASE_REMOVED",
-            path.into(),
-            "the default case is gone: unknown tags are now refused".into(),
-            at.0.clone(),
-            at.1.clone(),
+            path,
+            "the default case is gone: unknown tags are now refused",
+            at,
         ),
-        (None, Some(_)) => d.push(
+        (None, Some(_)) => d.push_at(
             Class::Safe,
             "CASE_ADDED",
-            path.into(),
-            "a default case is new: unknown tags are kept".into(),
-            at.0.clone(),
-            at.1.clone(),
+            path,
+            "a default case is new: unknown tags are kept",
+            at,
         ),
         (None, None) => {}
     }
@@ -168,38 +164,17 @@ fn case_body(
     let (op, np) = (d.old.p, d.new.p);
     match (ob, nb) {
         (CaseBody::Struct(a), CaseBody::Struct(b)) | (CaseBody::Array(a), CaseBody::Array(b)) => {
-            if ov != nv {
-                d.push(
-                    Class::DissectorOnly,
-                    "CASE_RENAMED",
-                    path.into(),
-                    format!("case `{ov}` → `{nv}`"),
-                    at.0.clone(),
-                    at.1.clone(),
-                );
-            }
             w.queue.push((*a, *b));
         }
-        (CaseBody::Bytes, CaseBody::Bytes) | (CaseBody::Empty, CaseBody::Empty) => {
-            if ov != nv {
-                d.push(
-                    Class::DissectorOnly,
-                    "CASE_RENAMED",
-                    path.into(),
-                    format!("case `{ov}` → `{nv}`"),
-                    at.0.clone(),
-                    at.1.clone(),
-                );
-            }
+        (CaseBody::Bytes, CaseBody::Bytes) | (CaseBody::Empty, CaseBody::Empty) => {}
+        _ => {
+            let message = format!("tag {tag}: {} → {}", body(op, ob), body(np, nb));
+            return d.push_at(Class::Breaking, "CASE_BODY_CHANGED", path, message, at);
         }
-        _ => d.push(
-            Class::Breaking,
-            "CASE_BODY_CHANGED",
-            path.into(),
-            format!("tag {tag}: {} → {}", body(op, ob), body(np, nb)),
-            at.0.clone(),
-            at.1.clone(),
-        ),
+    }
+    if ov != nv {
+        let message = format!("case `{ov}` → `{nv}`");
+        d.push_at(Class::DissectorOnly, "CASE_RENAMED", path, message, at);
     }
 }
 

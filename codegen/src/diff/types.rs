@@ -251,23 +251,21 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
         );
     }
     if of.doc != nf.doc {
-        d.push(
+        d.push_at(
             Class::DissectorOnly,
             "DOC_CHANGED",
             path.clone(),
-            "its description changed".into(),
-            at.0.clone(),
-            at.1.clone(),
+            "its description changed",
+            &at,
         );
     }
     if of.filter != nf.filter || of.display != nf.display {
-        d.push(
+        d.push_at(
             Class::DissectorOnly,
             "DISPLAY_CHANGED",
             path.clone(),
-            "its filter names or display changed".into(),
-            at.0.clone(),
-            at.1.clone(),
+            "its filter names or display changed",
+            &at,
         );
     }
     ty(d, w, &of.ty, &nf.ty, &path, &at);
@@ -303,25 +301,17 @@ pub(super) type At = (Option<String>, Option<String>);
 fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
     let (op, np) = (d.old.p, d.new.p);
     let breaking = |d: &mut Differ, rule: &'static str, message: String| {
-        d.push(
-            Class::Breaking,
-            rule,
-            path.to_string(),
-            message,
-            at.0.clone(),
-            at.1.clone(),
-        );
+        d.push_at(Class::Breaking, rule, path, message, at);
     };
     let len = |d: &mut Differ, a: &Len, b: &Len, array: bool| {
         let (ta, tb) = (text::len(op, a, array), text::len(np, b, array));
         if ta != tb {
-            d.push(
+            d.push_at(
                 Class::Breaking,
                 "SIZE_RULE_CHANGED",
-                path.to_string(),
+                path,
                 format!("size: {ta} → {tb}"),
-                at.0.clone(),
-                at.1.clone(),
+                at,
             );
         }
     };
@@ -409,14 +399,7 @@ fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
         None
     };
     if let Some((rule, message)) = message {
-        d.push(
-            Class::Breaking,
-            rule,
-            path.to_string(),
-            message,
-            at.0.clone(),
-            at.1.clone(),
-        );
+        d.push_at(Class::Breaking, rule, path, message, at);
     }
 }
 

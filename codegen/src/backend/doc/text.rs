@@ -50,10 +50,10 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
         }
         Expr::Not(inner) => format!("!{}", expr_in(p, inner, 255)),
         Expr::Neg(inner) => format!("-{}", expr_in(p, inner, 255)),
-        Expr::Binary(op, a, b) if op.is_comparison() => {
+        Expr::Binary(op, a, b) => {
             // A constant compared with its field is written as the schema wrote the constant.
             let literal = |side: &Expr, other: &Expr| match (side, other) {
-                (Expr::Int(n), Expr::Field(refs)) => refs
+                (Expr::Int(n), Expr::Field(refs)) if op.is_comparison() => refs
                     .last()
                     .map(|r| p.field(r))
                     .filter(|f| f.role == Role::Const(*n))
@@ -68,20 +68,6 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
                 side(a, b, prec),
                 op.symbol(),
                 side(b, a, prec + 1)
-            );
-            if prec < outer {
-                format!("({text})")
-            } else {
-                text
-            }
-        }
-        Expr::Binary(op, a, b) => {
-            let prec = precedence(*op);
-            let text = format!(
-                "{} {} {}",
-                expr_in(p, a, prec),
-                op.symbol(),
-                expr_in(p, b, prec + 1)
             );
             if prec < outer {
                 format!("({text})")
