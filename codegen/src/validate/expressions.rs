@@ -3,6 +3,59 @@
 use super::*;
 
 impl<'f> Validator<'f> {
+    /// Refuses, at `at` with `code`, what expression `e` (evaluated by the crate on a decoded
+    /// value: reassembly's `when`/`last`, joins' `first`/`last`, reliability's conditions)
+    /// reads that a decoded value does not keep: the fields the encoder fills (lengths, counts,
+    /// presence bits). A switch's tag is kept (its switch's).
+    pub(crate) fn refuse_encoder_filled(
+        &mut self,
+        proto: &Protocol,
+        e: &Expr,
+        at: &str,
+        code: &'static str,
+    ) {
+        let mut read = std::collections::HashSet::new();
+        crate::ir::analysis::refs(e, &mut read);
+        let mut read: Vec<_> = read.into_iter().collect();
+        read.sort();
+        for (s, fi) in read {
+            self.refuse_encoder_filled_field(proto, s, fi, at, code);
+        }
+    }
+
+    /// Refuses field `fi` of `sid` where a decoded value is read (see
+    /// [`Self::refuse_encoder_filled`]) when the encoder fills it.
+    pub(crate) fn refuse_encoder_filled_field(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        fi: usize,
+        at: &str,
+        code: &'static str,
+    ) {
+        let fields = &proto.structs[sid].fields;
+        let f = &fields[fi];
+        let hint = match f.role {
+            Role::Derived(Derive::LengthOf(of, _) | Derive::CountOf(of, _)) => {
+                format!("read len({}) instead", fields[of].name)
+            }
+            Role::Derived(Derive::PresenceOf(of) | Derive::AbsenceOf(of)) => format!(
+                "read what the value holds instead (whether '{}' is there)",
+                fields[of].name
+            ),
+            _ => return,
+        };
+        self.error(
+            code,
+            at,
+            format!(
+                "'{}' is filled by the encoder: a decoded value does not keep it",
+                f.name
+            ),
+            Some(hint),
+        );
+    }
+
     pub(crate) fn expr_of(&mut self, scope: &Scope, text: &str, want: ExprTy) -> Expr {
         match expr::parse_expr(text) {
             Ok(e) => {

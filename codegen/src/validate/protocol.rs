@@ -102,7 +102,9 @@ impl<'f> Validator<'f> {
                     visible: all,
                     yaml_path: &format!("{yp}.last"),
                 };
-                PieceEnd::Last(self.expr_of(&scope, last, ExprTy::Bool))
+                let e = self.expr_of(&scope, last, ExprTy::Bool);
+                self.refuse_encoder_filled(proto, &e, &format!("{yp}.last"), "E0716");
+                PieceEnd::Last(e)
             }
             (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
             _ => {
@@ -121,8 +123,19 @@ impl<'f> Validator<'f> {
                 visible: all,
                 yaml_path: &format!("{yp}.when"),
             };
-            self.expr_of(&scope, w, ExprTy::Bool)
+            let e = self.expr_of(&scope, w, ExprTy::Bool);
+            self.refuse_encoder_filled(proto, &e, &format!("{yp}.when"), "E0717");
+            e
         });
+        // The crate reads these of a decoded packet too.
+        let named = [(index, "index".to_string())].into_iter().chain(
+            key.iter()
+                .enumerate()
+                .map(|(k, f)| (*f, format!("key.{k}"))),
+        );
+        for (fi, at) in named.collect::<Vec<_>>() {
+            self.refuse_encoder_filled_field(proto, proto.root, fi, &format!("{yp}.{at}"), "E0718");
+        }
         let whole = match (&r.client, &r.server, &r.as_field) {
             (Some(c), Some(sv), None) => {
                 let (client, server) = (

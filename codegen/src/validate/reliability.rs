@@ -269,26 +269,8 @@ impl<'f> Validator<'f> {
             yaml_path: &at,
         };
         let e = self.expr_of(&scope, text, ExprTy::Bool);
-        // The crate reads a decoded value: the fields the encoder fills (lengths, counts) are
-        // not in it; a switch's tag is (its switch's).
-        let mut read = std::collections::HashSet::new();
-        crate::ir::analysis::refs(&e, &mut read);
-        let mut read: Vec<_> = read.into_iter().collect();
-        read.sort();
-        for (s, fi) in read {
-            let f = &proto.structs[s].fields[fi];
-            if matches!(f.role, Role::Derived(d) if !matches!(d, Derive::TagOf(_))) {
-                self.error(
-                    "E1613",
-                    &at,
-                    format!(
-                        "'{}' is filled by the encoder: a decoded value does not keep it",
-                        f.name
-                    ),
-                    Some("read the field it is derived from (len(...) of a length's field)".into()),
-                );
-            }
-        }
+        // The crate reads a decoded value: the fields the encoder fills are not in it.
+        self.refuse_encoder_filled(proto, &e, &at, "E1613");
         e
     }
 

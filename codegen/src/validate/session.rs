@@ -109,6 +109,17 @@ impl<'f> Validator<'f> {
             };
             let first = cond(self, &j.first, "first");
             let last = cond(self, &j.last, "last");
+            // The crate evaluates them, and reads the key and number, on decoded values.
+            self.refuse_encoder_filled(proto, &first, &format!("{yp}.first"), "E0814");
+            self.refuse_encoder_filled(proto, &last, &format!("{yp}.last"), "E0815");
+            let numbering = [(sequence, "sequence".to_string())].into_iter().chain(
+                key.iter()
+                    .enumerate()
+                    .map(|(k, f)| (*f, format!("key.{k}"))),
+            );
+            for (fi, at) in numbering.collect::<Vec<_>>() {
+                self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");
+            }
             if j.piece_size == 0 {
                 self.error(
                     "E0808",
