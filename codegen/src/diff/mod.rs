@@ -218,11 +218,7 @@ impl Differ<'_, '_> {
         if ot.tcp_length_prefix != nt.tcp_length_prefix {
             let show = |p: &Option<crate::ir::IntTy>| {
                 p.map_or("none".into(), |it| {
-                    format!(
-                        "{}{}",
-                        crate::backend::doc::text::int(&it),
-                        endian(it.endian)
-                    )
+                    format!("{} {}", it.name(), it.endian.words())
                 })
             };
             self.push(
@@ -251,13 +247,6 @@ impl Differ<'_, '_> {
                 at(self.new, "transport"),
             );
         }
-    }
-}
-
-fn endian(e: crate::ir::Endian) -> &'static str {
-    match e {
-        crate::ir::Endian::Little => " little-endian",
-        crate::ir::Endian::Big => " big-endian",
     }
 }
 

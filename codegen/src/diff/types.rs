@@ -386,14 +386,11 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
 
 fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
     let message = if a.bits != b.bits || a.signed != b.signed {
-        Some((
-            "WIDTH_CHANGED",
-            format!("{} → {}", text::int(a), text::int(b)),
-        ))
+        Some(("WIDTH_CHANGED", format!("{} → {}", a.name(), b.name())))
     } else if a.endian != b.endian && a.bits > 8 {
         Some((
             "BYTE_ORDER_CHANGED",
-            format!("{:?}-endian → {:?}-endian", a.endian, b.endian),
+            format!("{} → {}", a.endian.words(), b.endian.words()),
         ))
     } else {
         None
@@ -406,10 +403,10 @@ fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
 /// A type's wire form without its names: two fields of one shape read the same bytes.
 pub(super) fn shape(p: &Protocol, t: &Ty) -> String {
     match t {
-        Ty::Int(it) if it.bits > 8 => format!("{} {}", text::int(it), endian(it.endian)),
-        Ty::Int(it) => text::int(it),
+        Ty::Int(it) if it.bits > 8 => format!("{} {}", it.name(), it.endian.words()),
+        Ty::Int(it) => it.name(),
         Ty::Bool => "bool".into(),
-        Ty::Float { bits, endian: e } => format!("f{bits} {}", endian(*e)),
+        Ty::Float { bits, endian } => format!("f{bits} {}", endian.words()),
         Ty::VarInt(_) => text::ty(p, t).replace('`', ""),
         Ty::Enum(id) => format!("enum of {}", shape(p, &Ty::Int(p.enums[*id].repr))),
         Ty::Flags(id) => format!("flags of {}", shape(p, &Ty::Int(p.flags[*id].repr))),
@@ -424,12 +421,5 @@ pub(super) fn shape(p: &Protocol, t: &Ty) -> String {
         Ty::Struct(id, _) => format!("type {}", p.structs[*id].name),
         Ty::Array(e, l) => format!("{} array ({})", shape(p, e), text::len(p, l, true)),
         Ty::Union(u) => format!("switch on {}", text::expr(p, &u.on)),
-    }
-}
-
-fn endian(e: Endian) -> &'static str {
-    match e {
-        Endian::Little => "little-endian",
-        Endian::Big => "big-endian",
     }
 }

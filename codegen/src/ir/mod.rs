@@ -28,6 +28,16 @@ pub enum Endian {
     Big,
 }
 
+impl Endian {
+    /// The byte order in words, as documents and messages say it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Endian::Little => "little-endian",
+            Endian::Big => "big-endian",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Fields start on byte boundaries.

@@ -28,6 +28,10 @@ impl IntTy {
     pub fn is_native(&self) -> bool {
         matches!(self.bits, 8 | 16 | 32 | 64)
     }
+    /// The schema's name of the integer, without its byte order (`u16`, `i24`).
+    pub fn name(&self) -> String {
+        format!("{}{}", if self.signed { "i" } else { "u" }, self.bits)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -245,7 +245,7 @@ fn enumeration(d: &mut Document, e: &Enum) {
     }
     d.para(format!(
         "A `{}`{}. {}",
-        text::int(&e.repr),
+        e.repr.name(),
         endian_words(&e.repr),
         if e.closed {
             "Closed: any other value is an error (decoders refuse it, the dissector marks it)."
@@ -281,7 +281,7 @@ fn flag_set(d: &mut Document, f: &Flags) {
     }
     d.para(format!(
         "A `{}`{} of flag bits; bits not named here are kept as they are.",
-        text::int(&f.repr),
+        f.repr.name(),
         endian_words(&f.repr)
     ));
     let rows = f
@@ -309,10 +309,11 @@ fn literal(v: &NamedConst) -> String {
     format!("`{}`", v.hex.clone().unwrap_or_else(|| v.value.to_string()))
 }
 
-fn endian_words(it: &IntTy) -> &'static str {
-    match (it.bits > 8, it.endian) {
-        (false, _) => "",
-        (true, Endian::Little) => ", little-endian",
-        (true, Endian::Big) => ", big-endian",
+/// `, little-endian` for an integer of several bytes, nothing for one byte.
+fn endian_words(it: &IntTy) -> String {
+    if it.bits > 8 {
+        format!(", {}", it.endian.words())
+    } else {
+        String::new()
     }
 }

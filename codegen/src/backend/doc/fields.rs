@@ -50,7 +50,7 @@ pub fn row(p: &Protocol, l: &Lowered, sid: StructId, fi: usize) -> Vec<String> {
                 text::bits(u64::from(width)),
                 shift,
                 shift + width - 1,
-                text::int(&g.int),
+                g.int.name(),
                 g.name
             );
         }

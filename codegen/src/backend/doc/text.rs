@@ -107,15 +107,10 @@ fn precedence(op: crate::expr::BinOp) -> u8 {
     }
 }
 
-/// An integer type's schema name (`u16`, `i24`).
-pub fn int(it: &IntTy) -> String {
-    format!("{}{}", if it.signed { "i" } else { "u" }, it.bits)
-}
-
 /// A field's type as the schema names it, linked to its section when it has one.
 pub fn ty(p: &Protocol, t: &Ty) -> String {
     match t {
-        Ty::Int(it) => format!("`{}`", int(it)),
+        Ty::Int(it) => format!("`{}`", it.name()),
         Ty::Bool => "`bool`".into(),
         Ty::Float { bits, .. } => format!("`f{bits}`"),
         Ty::VarInt(v) => format!(
@@ -155,7 +150,7 @@ pub fn ty(p: &Protocol, t: &Ty) -> String {
 pub fn len(p: &Protocol, l: &Len, array: bool) -> String {
     let unit = if array { "elements" } else { "bytes" };
     match l {
-        Len::Prefix(it) => format!("{unit} counted by a `{}` prefix before it", int(it)),
+        Len::Prefix(it) => format!("{unit} counted by a `{}` prefix before it", it.name()),
         Len::VarPrefix(v) => format!(
             "{unit} counted by a {} prefix before it",
             ty(p, &Ty::VarInt(*v))

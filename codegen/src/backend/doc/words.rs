@@ -2,7 +2,7 @@
 //! points, opening datagrams, reassembly, joins, state, reliability.
 
 use super::model::Document;
-use super::text::{expr, int, type_link};
+use super::text::{expr, type_link};
 use crate::ir::*;
 
 /// What the protocol rides on and what rides on it.
@@ -24,13 +24,9 @@ pub fn layering(d: &mut Document, p: &Protocol) {
     if !t.tcp_ports.is_empty() {
         let framing = match &t.tcp_length_prefix {
             Some(it) => format!(
-                "each message after a `{}` length prefix ({}-endian), at most {} bytes",
-                int(it),
-                if it.endian == Endian::Big {
-                    "big"
-                } else {
-                    "little"
-                },
+                "each message after a `{}` length prefix ({}), at most {} bytes",
+                it.name(),
+                it.endian.words(),
                 t.tcp_max_message
             ),
             None => "messages one after another".into(),

@@ -160,12 +160,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             max: p.transport.tcp_max_message,
             read: int_reader(it.bytes(), it.signed, it.endian),
             add: add_fn(it.endian),
-            doc: format!(
-                "{}{} {}",
-                if it.signed { "i" } else { "u" },
-                it.bits,
-                if it.endian == Endian::Little { "little-endian" } else { "big-endian" }
-            ),
+            doc: format!("{} {}", it.name(), it.endian.words()),
         }
     });
     let opening = |side: Side| -> Vec<(String, String)> {

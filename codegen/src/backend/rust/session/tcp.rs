@@ -17,10 +17,9 @@ impl<'p> Gen<'p> {
         let k = lit_usize(it.bytes());
         let max = lit_usize(self.p.transport.tcp_max_message as usize);
         let doc = doc_prose(&format!(
-            "TCP framing: every message is preceded by its length as `{}{}` ({}), not counting the prefix.",
-            if it.signed { "i" } else { "u" },
-            it.bits,
-            if it.endian == Endian::Big { "big-endian" } else { "little-endian" }
+            "TCP framing: every message is preceded by its length as `{}` ({}), not counting the prefix.",
+            it.name(),
+            it.endian.words()
         ));
         let (big, signed) = (it.endian == Endian::Big, it.signed);
         quote! {
