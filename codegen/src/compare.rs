@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wiregen::diff::{self, Class, Side};
-use wiregen::locate::Locations;
-use wiregen::pipeline;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,23 +20,11 @@ pub struct Args {
     json: bool,
 }
 
-fn load(file: &Path) -> Result<(wiregen::ir::Protocol, Vec<(String, Locations)>), ExitCode> {
-    match pipeline::load_recording(file, None) {
-        Ok((p, read)) => {
-            let files = read
-                .iter()
-                .map(|f| {
-                    let text = std::fs::read_to_string(f).unwrap_or_default();
-                    (f.display().to_string(), Locations::index(&text))
-                })
-                .collect();
-            Ok((p, files))
-        }
-        Err(d) => {
-            eprint!("{d}");
-            Err(ExitCode::from(2))
-        }
-    }
+fn load(file: &Path) -> Result<Side, ExitCode> {
+    Side::load(file, None).map_err(|d| {
+        eprint!("{d}");
+        ExitCode::from(2)
+    })
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -46,15 +32,7 @@ pub fn run(args: &Args) -> ExitCode {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) | (_, Err(e)) => return e,
     };
-    let old_side = Side {
-        p: &old.0,
-        files: old.1,
-    };
-    let new_side = Side {
-        p: &new.0,
-        files: new.1,
-    };
-    let changes = diff::diff(&old_side, &new_side);
+    let changes = diff::diff(&old, &new);
     let refused: Vec<_> = changes
         .iter()
         .filter(|c| c.class == Class::Breaking && !diff::allowed(c, &args.allow))

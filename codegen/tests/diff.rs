@@ -6,28 +6,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wiregen::diff::{self, Change, Class, Side};
-use wiregen::locate::Locations;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn changes(old: &Path, new: &Path) -> Vec<Change> {
-    let load = |f: &Path| {
-        let (p, read) =
-            wiregen::pipeline::load_recording(f, Some(&repo())).unwrap_or_else(|d| panic!("{d}"));
-        let files = read
-            .iter()
-            .map(|r| {
-                let shown = r.strip_prefix(repo()).unwrap_or(r).display().to_string();
-                (shown, Locations::index(&fs::read_to_string(r).unwrap()))
-            })
-            .collect::<Vec<_>>();
-        (p, files)
-    };
-    let (op, of) = load(old);
-    let (np, nf) = load(new);
-    diff::diff(&Side { p: &op, files: of }, &Side { p: &np, files: nf })
+    let load = |f: &Path| Side::load(f, Some(&repo())).unwrap_or_else(|d| panic!("{d}"));
+    diff::diff(&load(old), &load(new))
 }
 
 fn find<'a>(cs: &'a [Change], rule: &str, path: &str) -> &'a Change {

@@ -16,10 +16,13 @@ mod switches;
 mod types;
 mod values;
 
+use crate::diag::Diagnostics;
 use crate::ir::Protocol;
 use crate::locate::{Locations, Pos};
+use crate::pipeline;
 use serde::Serialize;
 use std::fmt;
+use std::path::Path;
 
 /// How a change affects programs and captures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -75,13 +78,29 @@ impl fmt::Display for Change {
     }
 }
 
-/// A loaded schema and where its text is: its own file, then the schema it extends.
-pub struct Side<'a> {
-    pub p: &'a Protocol,
+/// A loaded schema and where its text is: its own file, then the schemas it builds on.
+pub struct Side {
+    pub p: Protocol,
     pub files: Vec<(String, Locations)>,
 }
 
-impl Side<'_> {
+impl Side {
+    /// Loads and validates `file` and indexes the positions of every file it read (paths
+    /// shown relative to `root` when given, else as they are).
+    pub fn load(file: &Path, root: Option<&Path>) -> Result<Side, Diagnostics> {
+        let (p, read) = pipeline::load_recording(file, root)?;
+        let files = read
+            .iter()
+            .map(|f| {
+                let shown = root.and_then(|r| f.strip_prefix(r).ok()).unwrap_or(f);
+                // It was just read: a file gone since only costs its positions.
+                let text = std::fs::read_to_string(f).unwrap_or_default();
+                (shown.display().to_string(), Locations::index(&text))
+            })
+            .collect();
+        Ok(Side { p, files })
+    }
+
     /// `file:line:col` of the YAML node at `path` (the first file holding it).
     pub fn at(&self, path: &str) -> Option<String> {
         let (file, locs) = self
@@ -104,9 +123,7 @@ impl Side<'_> {
         }
         self.at(&format!("types.{ty}"))
     }
-}
 
-impl Side<'_> {
     /// `file:line:col` of the case `tag` of switch field `field` of type `ty`: in an
     /// extension's `cases:` block, else in the switch, else the field.
     pub fn case_at(&self, ty: &str, field: &str, tag: &str) -> Option<String> {
@@ -139,13 +156,18 @@ pub fn diff(old: &Side, new: &Side) -> Vec<Change> {
 }
 
 /// The comparison under way.
-pub(crate) struct Differ<'a, 'b> {
-    pub old: &'a Side<'b>,
-    pub new: &'a Side<'b>,
+pub(crate) struct Differ<'a> {
+    pub old: &'a Side,
+    pub new: &'a Side,
     pub changes: Vec<Change>,
 }
 
-impl Differ<'_, '_> {
+impl<'a> Differ<'a> {
+    /// The two protocols, for as long as the comparison.
+    pub fn protocols(&self) -> (&'a Protocol, &'a Protocol) {
+        (&self.old.p, &self.new.p)
+    }
+
     pub fn push(
         &mut self,
         class: Class,
@@ -185,7 +207,7 @@ impl Differ<'_, '_> {
     }
 
     fn protocol(&mut self) {
-        let (o, n) = (self.old.p, self.new.p);
+        let (o, n) = self.protocols();
         let at = |s: &Side, key: &str| s.at(&format!("protocol.{key}"));
         if o.name != n.name {
             self.push(

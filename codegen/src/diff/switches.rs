@@ -8,7 +8,7 @@ use crate::backend::doc::text;
 use crate::ir::*;
 
 pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &At) {
-    let (op, np) = (d.old.p, d.new.p);
+    let (op, np) = d.protocols();
     let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
     if to != tn {
         d.push_at(
@@ -161,7 +161,7 @@ fn case_body(
     tag: &str,
     at: &At,
 ) {
-    let (op, np) = (d.old.p, d.new.p);
+    let (op, np) = d.protocols();
     match (ob, nb) {
         (CaseBody::Struct(a), CaseBody::Struct(b)) | (CaseBody::Array(a), CaseBody::Array(b)) => {
             w.queue.push((*a, *b));

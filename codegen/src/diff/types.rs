@@ -85,7 +85,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         );
     }
     // A type takes the protocol's layout unless it sets one: the protocol's change is said once.
-    let (op, np) = (d.old.p, d.new.p);
+    let (op, np) = d.protocols();
     let inherited = o.layout == op.layout && n.layout == np.layout;
     if (o.layout != n.layout && !inherited) || o.padding != n.padding {
         d.push(
@@ -110,7 +110,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         let unpaired_new = oi < n.fields.len() && !pairs.iter().any(|(_, b)| *b == oi);
         if unpaired_old
             && unpaired_new
-            && shape(d.old.p, &o.fields[oi].ty) == shape(d.new.p, &n.fields[oi].ty)
+            && shape(&d.old.p, &o.fields[oi].ty) == shape(&d.new.p, &n.fields[oi].ty)
         {
             d.push(
                 Class::DissectorOnly,
@@ -191,7 +191,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
 }
 
 fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (StructId, usize)) {
-    let (op, np) = (d.old.p, d.new.p);
+    let (op, np) = d.protocols();
     let (of, nf) = (&op.structs[os].fields[oi], &np.structs[ns].fields[ni]);
     let path = format!("{}.{}", np.structs[ns].name, nf.name);
     let at = (
@@ -299,7 +299,7 @@ fn role(p: &Protocol, sid: StructId, f: &Field) -> String {
 pub(super) type At = (Option<String>, Option<String>);
 
 fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
-    let (op, np) = (d.old.p, d.new.p);
+    let (op, np) = d.protocols();
     let breaking = |d: &mut Differ, rule: &'static str, message: String| {
         d.push_at(Class::Breaking, rule, path, message, at);
     };
