@@ -50,7 +50,7 @@ fn rfc_rows() -> Vec<Vec<(String, usize)>> {
 fn rtype_diagram() -> String {
     let p = pipeline::load(&repo(), &repo().join("schema/rtype.yaml")).unwrap();
     let l = lower::lower(&p);
-    backend::doc::text_diagram(&p, &l, p.root)
+    backend::doc::diagram(&p, &l, p.root).text()
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn lsb_first_streams_are_numbered_in_stream_order() {
         .iter()
         .position(|s| s.name == "ServerMessage")
         .unwrap();
-    let diagram = backend::doc::text_diagram(&p, &l, sid);
+    let diagram = backend::doc::diagram(&p, &l, sid).text();
     assert!(diagram.starts_with("bit stream, least significant bit of each byte first"));
     // A 1-bit variant, then the body: the variant's label does not fit a 1-bit box, so it is
     // keyed.
@@ -116,7 +116,7 @@ fn bit_groups_are_drawn_where_their_bits_are() {
     let file = repo().join("codegen/tests/golden/bit_groups.yaml");
     let p = pipeline::load(&repo(), &file).unwrap();
     let l = lower::lower(&p);
-    let diagram = backend::doc::text_diagram(&p, &l, p.root);
+    let diagram = backend::doc::diagram(&p, &l, p.root).text();
     let row = |cells: &[(&str, usize)]| -> Vec<(String, usize)> {
         cells.iter().map(|(n, w)| (n.to_string(), *w)).collect()
     };

@@ -95,7 +95,7 @@ fn width_bits(p: &Protocol, ty: &Ty, layout: Layout, depth: usize) -> Option<u64
             if inner.padding.any() || inner.layout != layout {
                 return None;
             }
-            placements_within(p, *id, depth - 1)
+            fixed_bits_within(p, *id, depth - 1)
         }
         Ty::Array(elem, Len::Expr(Expr::Int(n))) => {
             width_bits(p, elem, layout, depth)?.checked_mul(*n)
@@ -106,7 +106,7 @@ fn width_bits(p: &Protocol, ty: &Ty, layout: Layout, depth: usize) -> Option<u64
 
 /// The fixed width of struct `id` (every field present and of one size), bounded in depth so a
 /// recursive type ends.
-fn placements_within(p: &Protocol, id: StructId, depth: usize) -> Option<u64> {
+fn fixed_bits_within(p: &Protocol, id: StructId, depth: usize) -> Option<u64> {
     let s = &p.structs[id];
     let mut sum = s
         .groups
@@ -123,5 +123,5 @@ fn placements_within(p: &Protocol, id: StructId, depth: usize) -> Option<u64> {
 
 /// The fixed width in bits of every value of struct `id`, when they all have one.
 pub fn struct_bits(p: &Protocol, id: StructId) -> Option<u64> {
-    placements_within(p, id, p.structs.len())
+    fixed_bits_within(p, id, p.structs.len())
 }

@@ -33,12 +33,7 @@ pub fn generate(p: &Protocol, l: &Lowered, dir: &str) -> Vec<Output> {
     ]
 }
 
-/// The diagram of type `sid` as text (what the Markdown reference shows).
-pub fn text_diagram(p: &Protocol, l: &Lowered, sid: StructId) -> String {
-    content::diagram(p, l, sid).text()
-}
-
-/// The boxes of type `sid`'s diagram.
+/// The boxes of type `sid`'s diagram (`.text()`: as the Markdown reference draws it).
 pub fn diagram(p: &Protocol, l: &Lowered, sid: StructId) -> diagram::Diagram {
     content::diagram(p, l, sid)
 }
