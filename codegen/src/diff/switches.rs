@@ -186,13 +186,7 @@ fn tag_name(p: &Protocol, u: &Union, c: &Case) -> String {
         Some(CaseValue::Range(lo, hi)) => return format!("{lo}..{hi}"),
         None => return String::new(),
     };
-    let named = match &u.on {
-        Expr::Field(refs) => refs.last().and_then(|r| match p.field(r).ty {
-            Ty::Enum(id) => p.enums[id].values.iter().find(|v| v.value == value),
-            _ => None,
-        }),
-        _ => None,
-    };
+    let named = u.tag_name(p, value);
     named.map_or(value.to_string(), |v| v.name.clone())
 }
 

@@ -288,6 +288,17 @@ impl Ty {
 }
 
 impl Union {
+    /// The named value of the enum the switch is on (its tag an enum field) that is `v`.
+    pub fn tag_name<'p>(&self, p: &'p Protocol, v: u64) -> Option<&'p NamedConst> {
+        let Expr::Field(path) = &self.on else {
+            return None;
+        };
+        match p.field(path.last()?).ty {
+            Ty::Enum(id) => p.enums[id].values.iter().find(|c| c.value == v),
+            _ => None,
+        }
+    }
+
     /// Whether a value of this switch borrows from the decoded input: a bytes case, or a case
     /// of a struct that does (see [`Ty::borrows_with`]).
     pub fn borrows_with(&self, struct_borrows: &mut impl FnMut(StructId) -> bool) -> bool {

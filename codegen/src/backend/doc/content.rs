@@ -119,11 +119,8 @@ fn structure(d: &mut Document, p: &Protocol, l: &Lowered, sid: StructId) {
     if !diagram.cells.is_empty() {
         d.blocks.push(super::model::Block::Diagram(diagram));
     }
-    let rows = s
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(fi, _)| super::fields::row(p, l, sid, fi))
+    let rows = (0..s.fields.len())
+        .map(|fi| super::fields::row(p, l, sid, fi))
         .collect();
     d.table(super::fields::HEAD.to_vec(), rows);
     for (fi, f) in s.fields.iter().enumerate() {
@@ -166,7 +163,6 @@ fn uses(p: &Protocol, sid: StructId) -> String {
             }
         }
     }
-    at.dedup();
     if at.is_empty() {
         String::new()
     } else {

@@ -75,7 +75,7 @@ pub fn row(p: &Protocol, l: &Lowered, sid: StructId, fi: usize) -> Vec<String> {
         values(p, s, f),
         format!("`{}`", naming::abbrev(p, sid, fi)),
         match f.role {
-            Role::Value => format!("`{}`", rust_ident(&f.name)),
+            Role::Value => format!("`{}`", crate::backend::rust::ident(&f.name)),
             _ => "— (derived)".into(),
         },
     ]
@@ -194,14 +194,6 @@ fn values(p: &Protocol, s: &Struct, f: &Field) -> String {
     out.join("; ")
 }
 
-/// The Rust name of a field (raw when a keyword).
-fn rust_ident(name: &str) -> String {
-    match syn::parse_str::<syn::Ident>(name) {
-        Ok(_) => name.to_string(),
-        Err(_) => format!("r#{name}"),
-    }
-}
-
 /// A switch field's cases.
 pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Union) {
     let f = &p.structs[sid].fields[fi];
@@ -228,22 +220,14 @@ pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Unio
         ));
     }
     d.para(words);
-    let tag_enum = match &u.on {
-        Expr::Field(refs) => refs.last().and_then(|r| match p.field(r).ty {
-            Ty::Enum(id) => Some(id),
-            _ => None,
-        }),
-        _ => None,
+    let value = |v: u64| match u.tag_name(p, v) {
+        Some(c) => format!(
+            "`{}` ({})",
+            c.name,
+            c.hex.clone().unwrap_or_else(|| v.to_string())
+        ),
+        None => format!("`{v}`"),
     };
-    let value =
-        |v: u64| match tag_enum.and_then(|id| p.enums[id].values.iter().find(|c| c.value == v)) {
-            Some(c) => format!(
-                "`{}` ({})",
-                c.name,
-                c.hex.clone().unwrap_or_else(|| v.to_string())
-            ),
-            None => format!("`{v}`"),
-        };
     let body = |b: &CaseBody| match b {
         CaseBody::Struct(id) => type_link(p, *id),
         CaseBody::Array(id) => format!("{} values to the end", type_link(p, *id)),

@@ -250,7 +250,8 @@ struct Gen<'p> {
     runtime_dep: &'p str,
 }
 
-fn ident(name: &str) -> Ident {
+/// The Rust identifier of a schema name (raw, `r#type`, when it is a keyword).
+pub(crate) fn ident(name: &str) -> Ident {
     match syn::parse_str::<Ident>(name) {
         Ok(i) => i,
         Err(_) => Ident::new_raw(name, Span::call_site()),
