@@ -133,7 +133,7 @@ impl<'f> Validator<'f> {
                 .enumerate()
                 .map(|(k, f)| (*f, format!("key.{k}"))),
         );
-        for (fi, at) in named.collect::<Vec<_>>() {
+        for (fi, at) in named {
             self.refuse_encoder_filled_field(proto, proto.root, fi, &format!("{yp}.{at}"), "E0718");
         }
         let whole = match (&r.client, &r.server, &r.as_field) {

@@ -117,7 +117,7 @@ impl<'f> Validator<'f> {
                     .enumerate()
                     .map(|(k, f)| (*f, format!("key.{k}"))),
             );
-            for (fi, at) in numbering.collect::<Vec<_>>() {
+            for (fi, at) in numbering {
                 self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");
             }
             if j.piece_size == 0 {

@@ -23,6 +23,15 @@ pub struct Diagram {
     pub lsb_first: bool,
 }
 
+/// A diagram cut into rows: every segment, the one of each box its label is written in, the
+/// labels (keyed where too long) and the keys' legend.
+pub struct Drawing {
+    pub grid: Vec<Segment>,
+    pub label_at: Vec<Segment>,
+    pub labels: Vec<String>,
+    pub legend: Vec<(String, String)>,
+}
+
 /// A box's piece in one row: columns `[from, to)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
@@ -69,7 +78,7 @@ impl Diagram {
     }
 
     /// The segment of each box its label is written in: its widest (the first of equals).
-    pub fn label_segments(grid: &[Segment]) -> Vec<Segment> {
+    fn label_segments(grid: &[Segment]) -> Vec<Segment> {
         let mut best: Vec<Segment> = Vec::new();
         for s in grid {
             match best.iter_mut().find(|b| b.cell == s.cell) {
@@ -81,26 +90,38 @@ impl Diagram {
         best
     }
 
-    /// Labels too long for their box get a key (`a`, `b`, …) explained under the diagram;
-    /// `room(segment)` says how many characters a box holds.
-    pub fn keys(&self, room: impl Fn(&Segment) -> usize) -> (Vec<String>, Vec<(String, String)>) {
+    /// The boxes cut into rows with their labels placed: labels too long for their box get a
+    /// key (`a`, `b`, …) explained under the diagram; `room(segment)` says how many characters
+    /// a box holds.
+    pub fn draw(&self, room: impl Fn(&Segment) -> usize) -> Drawing {
         let grid = self.grid();
+        let label_at = Self::label_segments(&grid);
         let mut labels: Vec<String> = self.cells.iter().map(|c| c.label.clone()).collect();
         let mut legend = Vec::new();
-        for s in Self::label_segments(&grid) {
+        for s in &label_at {
             let label = &self.cells[s.cell].label;
-            if label.chars().count() > room(&s) {
+            if label.chars().count() > room(s) {
                 let key = key_name(legend.len());
                 legend.push((key.clone(), label.clone()));
                 labels[s.cell] = key;
             }
         }
-        (labels, legend)
+        Drawing {
+            grid,
+            label_at,
+            labels,
+            legend,
+        }
     }
 
     /// The diagram as text: bit numbers, then boxes of `|` and `+-+`.
     pub fn text(&self) -> String {
-        let grid = self.grid();
+        let Drawing {
+            grid,
+            label_at,
+            labels,
+            legend,
+        } = self.draw(|s| (2 * (s.to - s.from) - 1) as usize);
         let rows = grid.iter().map(|s| s.row + 1).max().unwrap_or(0);
         // The box holding each column of each row.
         let mut owner = vec![[None::<usize>; ROW as usize]; rows];
@@ -109,8 +130,6 @@ impl Diagram {
                 owner[s.row][col as usize] = Some(s.cell);
             }
         }
-        let (labels, legend) = self.keys(|s| (2 * (s.to - s.from) - 1) as usize);
-        let label_at = Self::label_segments(&grid);
         let mut out = String::new();
         if self.lsb_first {
             out.push_str("bit stream, least significant bit of each byte first:\n");

@@ -1,6 +1,6 @@
 //! A packet diagram as inline SVG (the HTML reference): the same rows and boxes as the text.
 
-use super::diagram::{Diagram, ROW};
+use super::diagram::{Diagram, Drawing, ROW};
 use super::html::escape;
 
 const BIT: u64 = 22;
@@ -14,10 +14,13 @@ fn room(bits: u64) -> usize {
 
 /// The diagram as an `<svg>` element, with its legend of keyed labels after it.
 pub fn render(d: &Diagram) -> String {
-    let grid = d.grid();
+    let Drawing {
+        grid,
+        label_at,
+        labels,
+        legend,
+    } = d.draw(|s| room(s.to - s.from));
     let rows = grid.iter().map(|s| s.row as u64 + 1).max().unwrap_or(0);
-    let (labels, legend) = d.keys(|s| room(s.to - s.from));
-    let label_at = Diagram::label_segments(&grid);
     let width = LEFT * 2 + ROW * BIT;
     let height = TOP + rows * ROW_HEIGHT + 4;
     let mut s = format!(
