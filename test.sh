@@ -31,8 +31,6 @@ if ! target/duckdb-venv/bin/python3 -c 'import duckdb' >/dev/null 2>&1; then
   python3 -m venv target/duckdb-venv
   target/duckdb-venv/bin/pip install -q duckdb
 fi
-# Generated crates are laid out by rustfmt: the freshness tests compare against its layout.
-command -v rustfmt >/dev/null 2>&1 || rustup component add rustfmt
 
 cargo test --workspace "$@"
 # A game crate outside the workspace, built the way the README tells a user (build.rs + include).

@@ -179,16 +179,6 @@ fn generate(plan: &Plan) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Generated crates are laid out by rustfmt: without it every one of them differs.
-fn rustfmt_hint() {
-    if !wiregen::backend::rust::rustfmt_installed() {
-        eprintln!(
-            "hint: rustfmt is not installed, and generated crates are laid out by it \
-             (`rustup component add rustfmt`)"
-        );
-    }
-}
-
 /// Says which files differ from what the schemas generate, are missing, or are orphans.
 fn check(plan: &Plan) -> ExitCode {
     let files = &plan.outputs;
@@ -210,7 +200,6 @@ fn check(plan: &Plan) -> ExitCode {
             "{} generated file(s) out of date: run `wiregen generate`",
             stale.len()
         );
-        rustfmt_hint();
         ExitCode::FAILURE
     }
 }

@@ -40,3 +40,56 @@ fn committed_outputs_are_fresh() {
     check(&repo);
     check(&repo.join("tests/fixture"));
 }
+
+/// Generated text is a pure function of the schema: the committed outputs are what `wiregen
+/// check` expects with no rustfmt on the PATH, and with a "rustfmt" that lays everything out
+/// differently (here: one that empties any file it is given) first on the PATH or named by
+/// `RUSTFMT`. A generator that piped its output through the machine's formatter would call
+/// every crate stale in one of these runs.
+#[test]
+fn outputs_do_not_depend_on_the_machines_rustfmt() {
+    use std::process::Command;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let fake = std::env::temp_dir().join(format!("wiregen-fake-rustfmt-{}", std::process::id()));
+    std::fs::create_dir_all(&fake).unwrap();
+    let script = fake.join("rustfmt");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncat >/dev/null\necho '// not the layout'\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let runs: [(&str, Vec<(&str, std::ffi::OsString)>); 3] = [
+        ("no rustfmt on the PATH", vec![("PATH", "".into())]),
+        (
+            "another rustfmt first on the PATH",
+            vec![("PATH", fake.clone().into())],
+        ),
+        (
+            "another rustfmt named by RUSTFMT",
+            vec![("RUSTFMT", script.clone().into())],
+        ),
+    ];
+    for (what, env) in runs {
+        for root in [repo.clone(), repo.join("tests/fixture")] {
+            let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
+                .arg("--root")
+                .arg(&root)
+                .arg("check")
+                .envs(env.iter().map(|(k, v)| (*k, v)))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{what}: `wiregen --root {} check` failed:\n{}",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&fake);
+}

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes, Reader,
-    Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Notes,
+    Reader, Trace, Value, Writer,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,16 +84,22 @@ impl<'a> Message {
         (m, reader.into_notes())
     }
     fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        Ok(match id {
-            1 => Message::Move(Move::read(r)?),
-            other => {
-                return Err(DecodeError::new(
-                    "message_id",
-                    0,
-                    DecodeErrorKind::UnknownValue { value: other },
-                ));
-            }
-        })
+        Ok(
+            match id {
+                1 => Message::Move(Move::read(r)?),
+                other => {
+                    return Err(
+                        DecodeError::new(
+                            "message_id",
+                            0,
+                            DecodeErrorKind::UnknownValue {
+                                value: other,
+                            },
+                        ),
+                    );
+                }
+            },
+        )
     }
     /// Encodes the message as a transport payload.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -131,7 +138,9 @@ impl<'a> Message {
             Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
             Cow::Owned(v) => Message::decode(m.message_id as u64, &v).map(Some),
         }
-        .map_err(|e| e.in_payload(&["payload"], Some(wiregen_runtime::PayloadStart::Byte(at))))
+            .map_err(|e| {
+                e.in_payload(&["payload"], Some(wiregen_runtime::PayloadStart::Byte(at)))
+            })
     }
     /// The game message a decoded `tcp_framing` datagram carries, if any (`Ok(None)`: it
     /// carries none). An error's position counts from the payload's start ([`Self::receive`]
@@ -154,12 +163,17 @@ impl<'a> Message {
         datagram_len: Option<usize>,
     ) -> Result<Option<Self>, DecodeError> {
         let m = datagram;
-        Self::from_frame(m).map(Some).map_err(|e| {
-            e.in_payload(
-                &["payload"],
-                datagram_len.map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
-            )
-        })
+        Self::from_frame(m)
+            .map(Some)
+            .map_err(|e| {
+                e.in_payload(
+                    &["payload"],
+                    datagram_len
+                        .map(|len| wiregen_runtime::PayloadStart::Byte(
+                            len - m.payload.len(),
+                        )),
+                )
+            })
     }
     /// Puts this message (and its id) in a `tcp_framing` datagram that carries one, its other
     /// fields left as they are; `Ok(false)` when `datagram` carries none.
@@ -197,10 +211,12 @@ impl<'a> Message {
     /// Encodes the message as a whole `tcp_framing` datagram, ready to send: a `Frame`; its
     /// encoder fills the rest.
     pub fn encode_frame(&self) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&tcp_framing::Frame {
-            message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
-            payload: Cow::Owned(self.encode()?),
-        })
+        Codec::encode(
+            &tcp_framing::Frame {
+                message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                payload: Cow::Owned(self.encode()?),
+            },
+        )
     }
 }
 
@@ -217,24 +233,20 @@ pub struct Received<'a> {
 /// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "application";
     const TITLE: &'static str = "Application";
     type Root<'a> = tcp_framing::Frame<'a>;
     type Conversation = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Conversation;
     type Datagram<'a> = Received<'a>;
-    const UDP_PORTS: &'static [u16] =
-        <tcp_framing::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
-    const TCP_PORTS: &'static [u16] =
-        <tcp_framing::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
-    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
-        <tcp_framing::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    const UDP_PORTS: &'static [u16] = <tcp_framing::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+    const TCP_PORTS: &'static [u16] = <tcp_framing::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = <tcp_framing::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <tcp_framing::Protocol as wiregen_runtime::Protocol>::Joined;
-    const CHANNELS: &'static [&'static str] =
-        <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNELS;
-    const CHANNEL_WRAPS: &'static [u64] =
-        <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    const CHANNELS: &'static [&'static str] = <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] = <tcp_framing::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
     /// The transport numbers and acks its datagrams.
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         <tcp_framing::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
@@ -276,7 +288,9 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         transport.encode()
     }
-    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
         let (message, notes) = Message::dissect_datagram(bytes);
         (message.map(drop), notes)
     }
@@ -301,7 +315,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         <tcp_framing::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(
-            joined, serializer,
+            joined,
+            serializer,
         )
     }
 }

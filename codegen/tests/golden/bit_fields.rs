@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind,
-    IntoOwned, Trace, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, EncodeError,
+    EncodeErrorKind, IntoOwned, Trace, Value,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -78,11 +79,7 @@ impl<'a> Codec<'a> for Bits<'a> {
         let rest = {
             let at = r.pos();
             let v = r.rest("rest")?;
-            r.note(
-                "bit_fields.rest",
-                at,
-                Value::Bytes(Cow::Borrowed(r.touched(at))),
-            );
+            r.note("bit_fields.rest", at, Value::Bytes(Cow::Borrowed(r.touched(at))));
             v
         };
         Ok(Self {
@@ -98,19 +95,25 @@ impl<'a> Codec<'a> for Bits<'a> {
         w.bits(raw, 1u32);
         let x = self.signed as i64;
         if x < -16i64 {
-            return Err(EncodeError::new(
-                "signed",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "signed",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 15i64 {
-            return Err(EncodeError::new(
-                "signed",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 15i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "signed",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 15i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 31;
         w.bits(raw, 5u32);
@@ -130,6 +133,7 @@ impl wiregen_runtime::Type for Bits<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "bit_fields";
     const TITLE: &'static str = "Bit fields";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, GroupReader,
@@ -176,7 +177,16 @@ impl<'a> Codec<'a> for Frame<'a> {
         };
         let x = count as i128;
         if x > 1000000i128 {
-            return Err(r.error("count", count_at, DecodeErrorKind::NotValid { value: x }));
+            return Err(
+                r
+                    .error(
+                        "count",
+                        count_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
         }
         let r = group_word.into_inner();
         let extra = if has_extra {
@@ -184,11 +194,9 @@ impl<'a> Codec<'a> for Frame<'a> {
         } else {
             None
         };
-        let payload = Cow::Borrowed(r.bytes_field(
-            r.length(length, "payload")?,
-            "payload",
-            "bit_groups.payload",
-        )?);
+        let payload = Cow::Borrowed(
+            r.bytes_field(r.length(length, "payload")?, "payload", "bit_groups.payload")?,
+        );
         Ok(Self {
             kind,
             urgent,
@@ -219,19 +227,25 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.bits(has_extra as u64, 1);
         let x = self.level as i64;
         if x < -4i64 {
-            return Err(EncodeError::new(
-                "level",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 3i64 {
-            return Err(EncodeError::new(
-                "level",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 3i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 3i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 7;
         w.bits(raw, 3u32);
@@ -248,10 +262,14 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.bits(raw, 3u32);
         let x = self.count as i128;
         if x > 1000000i128 {
-            return Err(EncodeError::new(
-                "count",
-                EncodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "count",
+                    EncodeErrorKind::NotValid {
+                        value: x,
+                    },
+                ),
+            );
         }
         let raw = fit(self.count as u64, 16777215, "count")?;
         w.bits(raw, 24u32);
@@ -274,6 +292,7 @@ impl wiregen_runtime::Type for Frame<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "bit_groups";
     const TITLE: &'static str = "Bit groups";

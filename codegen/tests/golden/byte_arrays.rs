@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    IntoOwned, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `players_size` (the byte length of `players`), `scores_words`
@@ -79,10 +80,11 @@ impl<'a> Codec<'a> for Roster<'a> {
             v
         };
         let scores = {
-            let n = r.length(
-                (4i128.wrapping_mul(scores_words as i128)).wrapping_sub(4i128),
-                "scores",
-            )?;
+            let n = r
+                .length(
+                    (4i128.wrapping_mul(scores_words as i128)).wrapping_sub(4i128),
+                    "scores",
+                )?;
             let saved = r.limit(n, "scores")?;
             let mut v = Vec::with_capacity(r.remaining() / 4);
             while r.remaining() > 0 {
@@ -114,7 +116,11 @@ impl<'a> Codec<'a> for Roster<'a> {
                     let n = {
                         let at = r.pos();
                         let v = u16::from_le_bytes(r.array::<2usize>("entries")?);
-                        r.note("byte_arrays.entries.element.length", at, Value::U(v as u64));
+                        r.note(
+                            "byte_arrays.entries.element.length",
+                            at,
+                            Value::U(v as u64),
+                        );
                         r.length(v, "entries")?
                     };
                     let saved = r.limit(n, "entries")?;
@@ -129,11 +135,16 @@ impl<'a> Codec<'a> for Roster<'a> {
         let cell_size = r.le::<u8>("cell_size", "byte_arrays.cell_size")?;
         let x = cell_size as i128;
         if !matches!(x, 4i128) {
-            return Err(r.error(
-                "cell_size",
-                cell_size_at,
-                DecodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                r
+                    .error(
+                        "cell_size",
+                        cell_size_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
         }
         let cells = {
             let n = r.length(2i128, "cells")?;
@@ -231,10 +242,15 @@ impl<'a> Codec<'a> for Roster<'a> {
         let expected: i128 = 2i128;
         let actual = w.len() - flags_at;
         if expected != actual as i128 {
-            return Err(EncodeError::new(
-                "flags",
-                EncodeErrorKind::LengthMismatch { expected, actual },
-            ));
+            return Err(
+                EncodeError::new(
+                    "flags",
+                    EncodeErrorKind::LengthMismatch {
+                        expected,
+                        actual,
+                    },
+                ),
+            );
         }
         let n = fit(self.entries.len() as u64, 255, "entries")? as u8;
         w.put(&n.to_le_bytes());
@@ -247,19 +263,28 @@ impl<'a> Codec<'a> for Roster<'a> {
         }
         let x = self.cell_size as i128;
         if !matches!(x, 4i128) {
-            return Err(EncodeError::new(
-                "cell_size",
-                EncodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "cell_size",
+                    EncodeErrorKind::NotValid {
+                        value: x,
+                    },
+                ),
+            );
         }
         w.put(&self.cell_size.to_le_bytes());
         let expected: i128 = 2i128;
         let actual = self.cells.len();
         if expected != actual as i128 {
-            return Err(EncodeError::new(
-                "cells",
-                EncodeErrorKind::LengthMismatch { expected, actual },
-            ));
+            return Err(
+                EncodeError::new(
+                    "cells",
+                    EncodeErrorKind::LengthMismatch {
+                        expected,
+                        actual,
+                    },
+                ),
+            );
         }
         for item in self.cells.iter() {
             let value_at = w.len();
@@ -267,10 +292,15 @@ impl<'a> Codec<'a> for Roster<'a> {
             let expected: i128 = self.cell_size as i128;
             let actual = w.len() - value_at;
             if expected != actual as i128 {
-                return Err(EncodeError::new(
-                    "cells",
-                    EncodeErrorKind::LengthMismatch { expected, actual },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "cells",
+                        EncodeErrorKind::LengthMismatch {
+                            expected,
+                            actual,
+                        },
+                    ),
+                );
             }
         }
         let len_at = w.len();
@@ -281,15 +311,18 @@ impl<'a> Codec<'a> for Roster<'a> {
         let body_at = w.len();
         self.home.write(w).map_err(|e| e.within("home"))?;
         let n = (w.len() - body_at) as u64;
-        w.prefix_since(body_at, |w| w.riptide_len(n, "home"))?;
+        w.prefix_since(body_at, |w| { w.riptide_len(n, "home") })?;
         for item in self.notes.iter() {
             let body_at = w.len();
             item.write(w).map_err(|e| e.within("notes"))?;
             let n = (w.len() - body_at) as u64;
-            w.prefix_since(body_at, |w| {
-                w.leb128(n);
-                Ok(())
-            })?;
+            w.prefix_since(
+                body_at,
+                |w| {
+                    w.leb128(n);
+                    Ok(())
+                },
+            )?;
         }
         Ok(())
     }
@@ -377,7 +410,9 @@ impl<'a> Codec<'a> for Entry<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = r.le::<u8>("kind", "byte_arrays.entry.kind")?;
-        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "byte_arrays.entry.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "byte_arrays.entry.data")?,
+        );
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -478,10 +513,15 @@ impl<'a> Codec<'a> for Parts<'a> {
             let expected: i128 = self.part_size as i128;
             let actual = w.len() - value_at;
             if expected != actual as i128 {
-                return Err(EncodeError::new(
-                    "parts",
-                    EncodeErrorKind::LengthMismatch { expected, actual },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "parts",
+                        EncodeErrorKind::LengthMismatch {
+                            expected,
+                            actual,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -519,7 +559,9 @@ impl<'a> Codec<'a> for Part<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = r.le::<u8>("kind", "byte_arrays.part.kind")?;
-        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "byte_arrays.part.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "byte_arrays.part.data")?,
+        );
         Ok(Self { kind, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -538,6 +580,7 @@ impl wiregen_runtime::Type for Part<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "byte_arrays";
     const TITLE: &'static str = "Byte-sized arrays";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Checksum, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
-    Reader, Trace, Value, Writer,
+    fit, Codec, Checksum, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
+    IntoOwned, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `body`), `header_sum` (its sum8 checksum),
@@ -37,7 +38,10 @@ pub enum FrameBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -59,10 +63,12 @@ impl IntoOwned for FrameBody<'_> {
         match self {
             Self::Sums(value) => FrameBody::Sums(IntoOwned::into_owned(value)),
             Self::Words(value) => FrameBody::Words(value),
-            Self::Other { kind, data } => FrameBody::Other {
-                kind,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind, data } => {
+                FrameBody::Other {
+                    kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -91,14 +97,14 @@ impl<'a> Codec<'a> for Frame<'a> {
             let v = match kind {
                 1 => FrameBody::Sums(Sums::read(r).map_err(|e| e.within("body"))?),
                 2 => FrameBody::Words(Words::read(r).map_err(|e| e.within("body"))?),
-                _ => FrameBody::Other {
-                    kind,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "body",
-                        "checksum_family.body",
-                    )?),
-                },
+                _ => {
+                    FrameBody::Other {
+                        kind,
+                        data: Cow::Borrowed(
+                            r.bytes_field(r.remaining(), "body", "checksum_family.body")?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "body")?;
             v
@@ -107,11 +113,14 @@ impl<'a> Codec<'a> for Frame<'a> {
         let adler_at = r.pos();
         let adler = r.be::<u32>("adler", "checksum_family.adler")?;
         let adler_note = r.notes_len();
-        let computed = Checksum::Sum(8u32).checksum(&[
-            r.slice(kind_start, header_sum_at),
-            &[0u8; 1],
-            r.slice(header_sum_at + 1, length_end),
-        ]);
+        let computed = Checksum::Sum(8u32)
+            .checksum(
+                &[
+                    r.slice(kind_start, header_sum_at),
+                    &[0u8; 1],
+                    r.slice(header_sum_at + 1, length_end),
+                ],
+            );
         if computed != header_sum as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: header_sum as u64,
@@ -181,10 +190,14 @@ impl<'a> Codec<'a> for Frame<'a> {
             }
             FrameBody::Other { kind, data, .. } => {
                 if let 1..=2 = *kind {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -256,11 +269,10 @@ impl<'a> Codec<'a> for Sums<'a> {
         let parity_at = r.pos();
         let parity = r.be::<u8>("parity", "checksum_family.sums.parity")?;
         let parity_note = r.notes_len();
-        let computed = Checksum::Sum(16u32).checksum(&[
-            r.slice(start, total_at),
-            &[0u8; 2],
-            r.slice(total_at + 2, r.pos()),
-        ]);
+        let computed = Checksum::Sum(16u32)
+            .checksum(
+                &[r.slice(start, total_at), &[0u8; 2], r.slice(total_at + 2, r.pos())],
+            );
         if computed != total as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: total as u64,
@@ -355,11 +367,7 @@ impl<'a> Codec<'a> for Words {
             let n = {
                 let at = r.pos();
                 let v = u8::from_be_bytes(r.array::<1usize>("values")?);
-                r.note(
-                    "checksum_family.words.values.length",
-                    at,
-                    Value::U(v as u64),
-                );
+                r.note("checksum_family.words.values.length", at, Value::U(v as u64));
                 r.length(v, "values")?
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
@@ -435,6 +443,7 @@ impl wiregen_runtime::Type for Words {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "checksum_family";
     const TITLE: &'static str = "Checksum family";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
-    Trace, Value, Writer,
+    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
+    Reader, Trace, Value, Writer,
 };
 
 /// crc32c: width 32, poly 0x1EDC6F41, init 0xFFFFFFFF, refin true, refout true, xorout 0xFFFFFFFF.
@@ -40,7 +41,10 @@ pub enum FramedBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -60,10 +64,12 @@ impl IntoOwned for FramedBody<'_> {
     fn into_owned(self) -> FramedBody<'static> {
         match self {
             Self::Inner(value) => FramedBody::Inner(value),
-            Self::Other { kind, data } => FramedBody::Other {
-                kind,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind, data } => {
+                FramedBody::Other {
+                    kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -81,20 +87,19 @@ impl<'a> Codec<'a> for Framed<'a> {
         let crc_note = r.notes_len();
         let body = match kind {
             1 => FramedBody::Inner(Inner::read(r).map_err(|e| e.within("body"))?),
-            _ => FramedBody::Other {
-                kind,
-                data: Cow::Borrowed(r.bytes_field(
-                    r.remaining(),
-                    "body",
-                    "checksum_params.body",
-                )?),
-            },
+            _ => {
+                FramedBody::Other {
+                    kind,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "body", "checksum_params.body")?,
+                    ),
+                }
+            }
         };
-        let computed = CRC32C.checksum(&[
-            r.slice(start, crc_at),
-            &[0u8; 4],
-            r.slice(crc_at + 4, r.pos()),
-        ]);
+        let computed = CRC32C
+            .checksum(
+                &[r.slice(start, crc_at), &[0u8; 4], r.slice(crc_at + 4, r.pos())],
+            );
         if computed != crc as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: crc as u64,
@@ -102,13 +107,7 @@ impl<'a> Codec<'a> for Framed<'a> {
             };
             return Err(r.error("crc", crc_at, kind));
         }
-        r.insert_note(
-            crc_note,
-            "checksum_params.crc.status",
-            crc_at,
-            4,
-            Value::U(1),
-        );
+        r.insert_note(crc_note, "checksum_params.crc.status", crc_at, 4, Value::U(1));
         Ok(Self { body })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -123,10 +122,14 @@ impl<'a> Codec<'a> for Framed<'a> {
             }
             FramedBody::Other { kind, data, .. } => {
                 if let 1 = *kind {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -160,11 +163,10 @@ impl<'a> Codec<'a> for Inner {
         let check_at = r.pos();
         let check = r.le::<u16>("check", "checksum_params.inner.check")?;
         let check_note = r.notes_len();
-        let computed = CRC16_3D65_0_RR_FFFF.checksum(&[
-            r.slice(start, check_at),
-            &[0u8; 2],
-            r.slice(check_at + 2, r.pos()),
-        ]);
+        let computed = CRC16_3D65_0_RR_FFFF
+            .checksum(
+                &[r.slice(start, check_at), &[0u8; 2], r.slice(check_at + 2, r.pos())],
+            );
         if computed != check as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: check as u64,
@@ -200,6 +202,7 @@ impl wiregen_runtime::Type for Inner {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "checksum_params";
     const TITLE: &'static str = "Checksum parameters";

@@ -2,9 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+    Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace,
+    Value, Writer,
 };
 
 /// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
@@ -42,12 +44,17 @@ impl<'a> Codec<'a> for Checked<'a> {
         let checksum_at = r.pos();
         let checksum = r.le::<u16>("checksum", "checksums.checksum")?;
         let checksum_note = r.notes_len();
-        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "checksums.data")?);
-        let computed = CRC16_CCITT_FALSE.checksum(&[
-            r.slice(start, checksum_at),
-            &[0u8; 2],
-            r.slice(checksum_at + 2, r.pos()),
-        ]);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "checksums.data")?,
+        );
+        let computed = CRC16_CCITT_FALSE
+            .checksum(
+                &[
+                    r.slice(start, checksum_at),
+                    &[0u8; 2],
+                    r.slice(checksum_at + 2, r.pos()),
+                ],
+            );
         if computed != checksum as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: checksum as u64,
@@ -85,6 +92,7 @@ impl wiregen_runtime::Type for Checked<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "checksums";
     const TITLE: &'static str = "Checksums";

@@ -2,9 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace,
+    Value, Writer,
 };
 
 /// Filled in by the encoder: `world_size` (the byte length of `world`).
@@ -55,17 +57,19 @@ impl<'a> Codec<'a> for Update<'a> {
                 let r = &mut inner;
                 let v = World::read(r).map_err(|e| e.within("world"))?;
                 if r.remaining() > 0 {
-                    return Err(DecodeError::new(
-                        "world",
-                        r.pos(),
-                        DecodeErrorKind::Trailing {
-                            bytes: r.remaining(),
-                        },
-                    ));
+                    return Err(
+                        DecodeError::new(
+                            "world",
+                            r.pos(),
+                            DecodeErrorKind::Trailing {
+                                bytes: r.remaining(),
+                            },
+                        ),
+                    );
                 }
                 Ok(v)
             })()
-            .map_err(|e: DecodeError| e.in_decompressed(at))?;
+                .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
             IntoOwned::into_owned(v)
         };
@@ -90,17 +94,19 @@ impl<'a> Codec<'a> for Update<'a> {
                 let r = &mut inner;
                 let v = Chat::read(r).map_err(|e| e.within("chat"))?;
                 if r.remaining() > 0 {
-                    return Err(DecodeError::new(
-                        "chat",
-                        r.pos(),
-                        DecodeErrorKind::Trailing {
-                            bytes: r.remaining(),
-                        },
-                    ));
+                    return Err(
+                        DecodeError::new(
+                            "chat",
+                            r.pos(),
+                            DecodeErrorKind::Trailing {
+                                bytes: r.remaining(),
+                            },
+                        ),
+                    );
                 }
                 Ok(v)
             })()
-            .map_err(|e: DecodeError| e.in_decompressed(at))?;
+                .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
             IntoOwned::into_owned(v)
         };
@@ -120,26 +126,23 @@ impl<'a> Codec<'a> for Update<'a> {
                 let r = &mut inner;
                 let v = Chat::read(r).map_err(|e| e.within("extra"))?;
                 if r.remaining() > 0 {
-                    return Err(DecodeError::new(
-                        "extra",
-                        r.pos(),
-                        DecodeErrorKind::Trailing {
-                            bytes: r.remaining(),
-                        },
-                    ));
+                    return Err(
+                        DecodeError::new(
+                            "extra",
+                            r.pos(),
+                            DecodeErrorKind::Trailing {
+                                bytes: r.remaining(),
+                            },
+                        ),
+                    );
                 }
                 Ok(v)
             })()
-            .map_err(|e: DecodeError| e.in_decompressed(at))?;
+                .map_err(|e: DecodeError| e.in_decompressed(at))?;
             r.absorb(inner);
             IntoOwned::into_owned(v)
         };
-        Ok(Self {
-            tick,
-            world,
-            chat,
-            extra,
-        })
+        Ok(Self { tick, world, chat, extra })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.tick.to_le_bytes());
@@ -170,10 +173,13 @@ impl<'a> Codec<'a> for Update<'a> {
         };
         w.put(&packed);
         let n = (w.len() - body_at) as u64;
-        w.prefix_since(body_at, |w| {
-            w.leb128(n);
-            Ok(())
-        })?;
+        w.prefix_since(
+            body_at,
+            |w| {
+                w.leb128(n);
+                Ok(())
+            },
+        )?;
         let packed = {
             let mut plain = Vec::new();
             let w = &mut Writer::new(&mut plain);
@@ -336,7 +342,9 @@ impl<'a> Codec<'a> for Chat<'a> {
             };
             Cow::Borrowed(r.str_field(n, "text", "compression.chat.text")?)
         };
-        let blob = Cow::Borrowed(r.bytes_field(r.remaining(), "blob", "compression.chat.blob")?);
+        let blob = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "blob", "compression.chat.blob")?,
+        );
         Ok(Self { text, blob })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -358,6 +366,7 @@ impl wiregen_runtime::Type for Chat<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "compression";
     const TITLE: &'static str = "Compression";

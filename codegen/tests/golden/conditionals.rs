@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
     Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
@@ -33,11 +34,7 @@ impl<'a> Codec<'a> for Cond {
         } else {
             None
         };
-        Ok(Self {
-            version,
-            enabled,
-            extra,
-        })
+        Ok(Self { version, enabled, extra })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.version.to_le_bytes());
@@ -48,16 +45,24 @@ impl<'a> Codec<'a> for Cond {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -72,6 +77,7 @@ impl wiregen_runtime::Type for Cond {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "conditionals";
     const TITLE: &'static str = "Conditionals";

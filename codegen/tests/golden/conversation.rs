@@ -2,9 +2,9 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 use std::borrow::Cow;
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -85,7 +85,9 @@ impl<'a> Codec<'a> for Packet<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let sequence = r.be::<u16>("sequence", "conversation.sequence")?;
-        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "conversation.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "conversation.data")?,
+        );
         Ok(Self { sequence, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -150,11 +152,13 @@ impl Conversation {
         };
         let k = *count;
         *count += 1;
-        Ok(match (from_client, k) {
-            (true, 0) => Datagram::Hello(Hello::decode(bytes)?),
-            (false, 0) => Datagram::Welcome(Welcome::decode(bytes)?),
-            _ => Datagram::Packet(Packet::decode(bytes)?),
-        })
+        Ok(
+            match (from_client, k) {
+                (true, 0) => Datagram::Hello(Hello::decode(bytes)?),
+                (false, 0) => Datagram::Welcome(Welcome::decode(bytes)?),
+                _ => Datagram::Packet(Packet::decode(bytes)?),
+            },
+        )
     }
 }
 
@@ -162,6 +166,7 @@ impl Conversation {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "conversation";
     const TITLE: &'static str = "Conversation";

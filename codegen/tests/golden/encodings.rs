@@ -2,9 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value,
+    Writer,
 };
 
 /// Filled in by the encoder: `units` (the byte length of `name`; that length is `2 *
@@ -55,7 +57,9 @@ impl<'a> Codec<'a> for Profile<'a> {
             };
             let at = r.pos();
             let b = r.take(n, "tag")?;
-            let v: Cow<'a, str> = Cow::Borrowed(wiregen_runtime::text::ascii(b, at, "tag")?);
+            let v: Cow<'a, str> = Cow::Borrowed(
+                wiregen_runtime::text::ascii(b, at, "tag")?,
+            );
             r.note_with("encodings.tag", at, || Value::Str(v.clone()));
             v
         };
@@ -77,7 +81,9 @@ impl<'a> Codec<'a> for Profile<'a> {
             let n = r.length(2i128.wrapping_mul(units as i128), "name")?;
             let at = r.pos();
             let b = r.take(n, "name")?;
-            let v: Cow<'a, str> = Cow::Owned(wiregen_runtime::text::utf16(b, false, at, "name")?);
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, false, at, "name")?,
+            );
             r.note_with("encodings.name", at, || Value::Str(v.clone()));
             v
         };
@@ -90,7 +96,9 @@ impl<'a> Codec<'a> for Profile<'a> {
             };
             let at = r.pos();
             let b = r.take(n, "motto")?;
-            let v: Cow<'a, str> = Cow::Owned(wiregen_runtime::text::utf16(b, true, at, "motto")?);
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, true, at, "motto")?,
+            );
             r.note_with("encodings.motto", at, || Value::Str(v.clone()));
             v
         };
@@ -104,21 +112,27 @@ impl<'a> Codec<'a> for Profile<'a> {
         let code = {
             let at = r.pos();
             let b = r.take_padded(8, "code")?;
-            let v: Cow<'a, str> = Cow::Borrowed(wiregen_runtime::text::ascii(b, at, "code")?);
+            let v: Cow<'a, str> = Cow::Borrowed(
+                wiregen_runtime::text::ascii(b, at, "code")?,
+            );
             r.note_with("encodings.code", at, || Value::Str(v.clone()));
             v
         };
         let title = {
             let at = r.pos();
             let b = r.take_z16("title")?;
-            let v: Cow<'a, str> = Cow::Owned(wiregen_runtime::text::utf16(b, false, at, "title")?);
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, false, at, "title")?,
+            );
             r.note_with("encodings.title", at, || Value::Str(v.clone()));
             v
         };
         let badge = {
             let at = r.pos();
             let b = r.take_padded16(8, "badge")?;
-            let v: Cow<'a, str> = Cow::Owned(wiregen_runtime::text::utf16(b, true, at, "badge")?);
+            let v: Cow<'a, str> = Cow::Owned(
+                wiregen_runtime::text::utf16(b, true, at, "badge")?,
+            );
             r.note_with("encodings.badge", at, || Value::Str(v.clone()));
             v
         };
@@ -185,6 +199,7 @@ impl wiregen_runtime::Type for Profile<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "encodings";
     const TITLE: &'static str = "Encodings";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, GroupReader,
@@ -73,7 +74,9 @@ impl IntoOwned for PacketBody<'_> {
     fn into_owned(self) -> PacketBody<'static> {
         match self {
             Self::Commands(value) => PacketBody::Commands(value),
-            Self::Unreliable(value) => PacketBody::Unreliable(IntoOwned::into_owned(value)),
+            Self::Unreliable(value) => {
+                PacketBody::Unreliable(IntoOwned::into_owned(value))
+            }
         }
     }
 }
@@ -134,14 +137,20 @@ impl<'a> Codec<'a> for Packet<'a> {
             v
         };
         let body = match reliable {
-            true => PacketBody::Commands({
-                let mut v = Vec::new();
-                while r.remaining() > 0 {
-                    v.push(Command::read(r).map_err(|e| e.within("body"))?);
-                }
-                v
-            }),
-            false => PacketBody::Unreliable(Unreliable::read(r).map_err(|e| e.within("body"))?),
+            true => {
+                PacketBody::Commands({
+                    let mut v = Vec::new();
+                    while r.remaining() > 0 {
+                        v.push(Command::read(r).map_err(|e| e.within("body"))?);
+                    }
+                    v
+                })
+            }
+            false => {
+                PacketBody::Unreliable(
+                    Unreliable::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
         };
         Ok(Self {
             peer_id,
@@ -224,14 +233,11 @@ impl<'a> Codec<'a> for Command {
             return Err(r.error("n", n_at, kind));
         }
         let items = {
-            let n = r.length(
-                if wide {
-                    (n as i128).wrapping_mul(2i128)
-                } else {
-                    n as i128
-                },
-                "items",
-            )?;
+            let n = r
+                .length(
+                    if wide { (n as i128).wrapping_mul(2i128) } else { n as i128 },
+                    "items",
+                )?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
                 v.push(r.be::<u16>("items", "enet_constructs.command.items")?);
@@ -263,10 +269,15 @@ impl<'a> Codec<'a> for Command {
         };
         let actual = self.items.len();
         if expected != actual as i128 {
-            return Err(EncodeError::new(
-                "items",
-                EncodeErrorKind::LengthMismatch { expected, actual },
-            ));
+            return Err(
+                EncodeError::new(
+                    "items",
+                    EncodeErrorKind::LengthMismatch {
+                        expected,
+                        actual,
+                    },
+                ),
+            );
         }
         for &item in self.items.iter() {
             w.put(&item.to_be_bytes());
@@ -277,16 +288,24 @@ impl<'a> Codec<'a> for Command {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -323,15 +342,16 @@ impl<'a> Codec<'a> for Unreliable<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let unreliable_sequence_number = r.be::<u16>(
-            "unreliable_sequence_number",
-            "enet_constructs.unreliable.unreliable_sequence_number",
-        )?;
-        let data = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "data",
-            "enet_constructs.unreliable.data",
-        )?);
+        let unreliable_sequence_number = r
+            .be::<
+                u16,
+            >(
+                "unreliable_sequence_number",
+                "enet_constructs.unreliable.unreliable_sequence_number",
+            )?;
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "enet_constructs.unreliable.data")?,
+        );
         Ok(Self {
             unreliable_sequence_number,
             data,
@@ -353,6 +373,7 @@ impl wiregen_runtime::Type for Unreliable<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "enet_constructs";
     const TITLE: &'static str = "ENet constructs";

@@ -2,8 +2,10 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace,
+    Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -73,16 +75,24 @@ impl<'a> Codec<'a> for Hello {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -97,6 +107,7 @@ impl wiregen_runtime::Type for Hello {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "enum_const";
     const TITLE: &'static str = "Enum constants";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
-    Value, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
+    Trace, Value, Writer,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,7 +99,9 @@ impl<'de> serde::Deserialize<'de> for Weapon {
         const NAMES: &[(&str, u64)] = &[("NONE", 0), ("KNIFE", 0x20)];
         let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
         let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Weapon")))?;
+            .map_err(|_| serde::de::Error::custom(
+                format!("{wide} does not fit Weapon"),
+            ))?;
         Ok(Self::from_raw(raw))
     }
 }
@@ -182,9 +185,13 @@ impl<'de> serde::Deserialize<'de> for Level {
         const NAMES: &[(&str, u64)] = &[("LOW", 0), ("HIGH", 10)];
         let wide = wiregen_runtime::serde_support::raw_from_name(d, NAMES)?;
         let raw = u8::try_from(wide)
-            .map_err(|_| serde::de::Error::custom(format!("{wide} does not fit Level")))?;
+            .map_err(|_| serde::de::Error::custom(
+                format!("{wide} does not fit Level"),
+            ))?;
         Self::from_raw(raw)
-            .ok_or_else(|| serde::de::Error::custom(format!("{raw} is not a value of Level")))
+            .ok_or_else(|| serde::de::Error::custom(
+                format!("{raw} is not a value of Level"),
+            ))
     }
 }
 
@@ -212,19 +219,16 @@ impl IntoOwned for Shot<'_> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum ShotExtra<'a> {
-    Pistol {
-        weapon: Weapon,
-        value: Ammo,
-    },
-    Rifle {
-        weapon: Weapon,
-        value: Ammo,
-    },
+    Pistol { weapon: Weapon, value: Ammo },
+    Rifle { weapon: Weapon, value: Ammo },
     Knife,
     /// Any other tag value: the data is kept as bytes.
     Other {
         weapon: Weapon,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -248,10 +252,12 @@ impl IntoOwned for ShotExtra<'_> {
             Self::Pistol { weapon, value } => ShotExtra::Pistol { weapon, value },
             Self::Rifle { weapon, value } => ShotExtra::Rifle { weapon, value },
             Self::Knife => ShotExtra::Knife,
-            Self::Other { weapon, data } => ShotExtra::Other {
-                weapon,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { weapon, data } => {
+                ShotExtra::Other {
+                    weapon,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -267,83 +273,105 @@ impl<'a> Codec<'a> for Shot<'a> {
             let at = r.pos();
             let raw = u8::from_le_bytes(r.array::<1usize>("level")?);
             r.note("enum_ranges.level", at, Value::U(raw as u64));
-            Level::from_raw(raw).ok_or_else(|| {
-                r.error(
-                    "level",
-                    at,
-                    DecodeErrorKind::UnknownValue { value: raw as u64 },
-                )
-            })?
+            Level::from_raw(raw)
+                .ok_or_else(|| {
+                    r
+                        .error(
+                            "level",
+                            at,
+                            DecodeErrorKind::UnknownValue {
+                                value: raw as u64,
+                            },
+                        )
+                })?
         };
         let extra = match weapon {
-            Weapon::Pistol(_) => ShotExtra::Pistol {
-                weapon,
-                value: Ammo::read(r).map_err(|e| e.within("extra"))?,
-            },
-            Weapon::Rifle(_) => ShotExtra::Rifle {
-                weapon,
-                value: Ammo::read(r).map_err(|e| e.within("extra"))?,
-            },
+            Weapon::Pistol(_) => {
+                ShotExtra::Pistol {
+                    weapon,
+                    value: Ammo::read(r).map_err(|e| e.within("extra"))?,
+                }
+            }
+            Weapon::Rifle(_) => {
+                ShotExtra::Rifle {
+                    weapon,
+                    value: Ammo::read(r).map_err(|e| e.within("extra"))?,
+                }
+            }
             Weapon::Knife => ShotExtra::Knife,
-            _ => ShotExtra::Other {
-                weapon,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "extra", "enum_ranges.extra")?),
-            },
+            _ => {
+                ShotExtra::Other {
+                    weapon,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "extra", "enum_ranges.extra")?,
+                    ),
+                }
+            }
         };
         Ok(Self { level, extra })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let weapon = self.extra.weapon();
         if !weapon.in_range() {
-            return Err(EncodeError::new(
-                "weapon",
-                EncodeErrorKind::NotValid {
-                    value: weapon.raw() as i128,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "weapon",
+                    EncodeErrorKind::NotValid {
+                        value: weapon.raw() as i128,
+                    },
+                ),
+            );
         }
         w.put(&weapon.raw().to_le_bytes());
         if !self.level.in_range() {
-            return Err(EncodeError::new(
-                "level",
-                EncodeErrorKind::NotValid {
-                    value: self.level.raw() as i128,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "level",
+                    EncodeErrorKind::NotValid {
+                        value: self.level.raw() as i128,
+                    },
+                ),
+            );
         }
         w.put(&self.level.raw().to_le_bytes());
         match &self.extra {
             ShotExtra::Pistol { weapon, value } => {
                 if !matches!(weapon, Weapon::Pistol(_)) {
-                    return Err(EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::TagOutsideCase {
-                            tag: weapon.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "extra",
+                            EncodeErrorKind::TagOutsideCase {
+                                tag: weapon.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 value.write(w).map_err(|e| e.within("extra"))?;
             }
             ShotExtra::Rifle { weapon, value } => {
                 if !matches!(weapon, Weapon::Rifle(_)) {
-                    return Err(EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::TagOutsideCase {
-                            tag: weapon.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "extra",
+                            EncodeErrorKind::TagOutsideCase {
+                                tag: weapon.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 value.write(w).map_err(|e| e.within("extra"))?;
             }
             ShotExtra::Knife => {}
             ShotExtra::Other { weapon, data, .. } => {
                 if let 1..=6 | 16..=32 = weapon.raw() {
-                    return Err(EncodeError::new(
-                        "extra",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: weapon.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "extra",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: weapon.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -386,6 +414,7 @@ impl wiregen_runtime::Type for Ammo {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "enum_ranges";
     const TITLE: &'static str = "Enum ranges";

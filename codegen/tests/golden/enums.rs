@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
@@ -44,13 +45,17 @@ impl<'a> Codec<'a> for Both {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);
             r.note("enums.closed", at, Value::U(raw as u64));
-            Closed::from_raw(raw).ok_or_else(|| {
-                r.error(
-                    "closed",
-                    at,
-                    DecodeErrorKind::UnknownValue { value: raw as u64 },
-                )
-            })?
+            Closed::from_raw(raw)
+                .ok_or_else(|| {
+                    r
+                        .error(
+                            "closed",
+                            at,
+                            DecodeErrorKind::UnknownValue {
+                                value: raw as u64,
+                            },
+                        )
+                })?
         };
         Ok(Self { open, closed })
     }
@@ -69,6 +74,7 @@ impl wiregen_runtime::Type for Both {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "enums";
     const TITLE: &'static str = "Enums";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-pub use enums::Closed;
+
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
+pub use enums::Closed;
 
 wiregen_runtime::enumeration! {
     /// Unknown values are kept.
@@ -38,13 +39,17 @@ impl<'a> Codec<'a> for Both {
             let at = r.pos();
             let raw = u16::from_le_bytes(r.array::<2usize>("closed")?);
             r.note("extension.closed", at, Value::U(raw as u64));
-            Closed::from_raw(raw).ok_or_else(|| {
-                r.error(
-                    "closed",
-                    at,
-                    DecodeErrorKind::UnknownValue { value: raw as u64 },
-                )
-            })?
+            Closed::from_raw(raw)
+                .ok_or_else(|| {
+                    r
+                        .error(
+                            "closed",
+                            at,
+                            DecodeErrorKind::UnknownValue {
+                                value: raw as u64,
+                            },
+                        )
+                })?
         };
         Ok(Self { open, closed })
     }
@@ -63,6 +68,7 @@ impl wiregen_runtime::Type for Both {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "extension";
     const TITLE: &'static str = "Extension";

@@ -2,7 +2,10 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer};
+
+use wiregen_runtime::{
+    fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
+};
 
 wiregen_runtime::flags! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -217,6 +220,7 @@ fn aim_as_sight(abbrev: &'static str) -> &'static str {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "filter_names";
     const TITLE: &'static str = "Filter names";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
 
 wiregen_runtime::flags! {
@@ -32,10 +33,7 @@ impl<'a> Codec<'a> for Flagged {
             let v = Opts(r.be::<u16>("opts", "flags.opts")?);
             r.note_bits(
                 v.bits(),
-                &[
-                    ("flags.opts.has_level", 0x0001),
-                    ("flags.opts.wide", 0x8000),
-                ],
+                &[("flags.opts.has_level", 0x0001), ("flags.opts.wide", 0x8000)],
             );
             v
         };
@@ -65,6 +63,7 @@ impl wiregen_runtime::Type for Flagged {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "flags";
     const TITLE: &'static str = "Flags";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
@@ -78,30 +79,23 @@ impl<'a> Codec<'a> for Ints {
             };
             return Err(r.error("h", h_at, kind));
         }
-        Ok(Self {
-            a,
-            b,
-            c,
-            d,
-            e,
-            f,
-            g,
-            h,
-        })
+        Ok(Self { a, b, c, d, e, f, g, h })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&0xCAFE_u16.to_be_bytes());
         w.put(&self.a.to_be_bytes());
         w.put(&self.b.to_le_bytes());
         let raw = fit(self.c as u64, 16777215, "c")?;
-        w.put(&{
-            let le = raw.to_le_bytes();
-            let mut b = [0u8; 3usize];
-            for i in 0..3usize {
-                b[i] = le[3usize - 1 - i];
-            }
-            b
-        });
+        w.put(
+            &{
+                let le = raw.to_le_bytes();
+                let mut b = [0u8; 3usize];
+                for i in 0..3usize {
+                    b[i] = le[3usize - 1 - i];
+                }
+                b
+            },
+        );
         w.put(&self.d.to_be_bytes());
         w.put(&self.e.to_be_bytes());
         w.put(&self.f.to_le_bytes());
@@ -120,6 +114,7 @@ impl wiregen_runtime::Type for Ints {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "integers";
     const TITLE: &'static str = "Integers";

@@ -2,9 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value,
+    Writer,
 };
 
 /// Filled in by the encoder: `units` (the byte length of `tail`; that length is `2 *
@@ -65,11 +67,14 @@ impl<'a> Codec<'a> for Sized<'a> {
             Cow::Borrowed(r.bytes_field(n, "note", "lengths.note")?)
         };
         let units = r.be::<u8>("units", "lengths.units")?;
-        let tail = Cow::Borrowed(r.str_field(
-            r.length((units as i128).wrapping_mul(2i128), "tail")?,
-            "tail",
-            "lengths.tail",
-        )?);
+        let tail = Cow::Borrowed(
+            r
+                .str_field(
+                    r.length((units as i128).wrapping_mul(2i128), "tail")?,
+                    "tail",
+                    "lengths.tail",
+                )?,
+        );
         let count = r.be::<u8>("count", "lengths.count")?;
         let items = {
             let n = r.length(count, "items")?;
@@ -191,6 +196,7 @@ impl wiregen_runtime::Type for Item {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "lengths";
     const TITLE: &'static str = "Lengths";

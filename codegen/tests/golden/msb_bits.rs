@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitString, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, MsbBitReader,
-    MsbBitWriter, Trace, Value,
+    fit, BitString, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned,
+    MsbBitReader, MsbBitWriter, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -235,11 +236,7 @@ impl<'a> Codec<'a> for Header<'a> {
         let rest = {
             let at = r.pos();
             let v = r.rest("rest")?;
-            r.note(
-                "msb_bits.rest",
-                at,
-                Value::Bytes(Cow::Borrowed(r.touched(at))),
-            );
+            r.note("msb_bits.rest", at, Value::Bytes(Cow::Borrowed(r.touched(at))));
             v
         };
         Ok(Self {
@@ -276,19 +273,25 @@ impl<'a> Codec<'a> for Header<'a> {
         w.bits(raw, 12u32);
         let x = self.delta as i64;
         if x < -16i64 {
-            return Err(EncodeError::new(
-                "delta",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 15i64 {
-            return Err(EncodeError::new(
-                "delta",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 15i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 15i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 31;
         w.bits(raw, 5u32);
@@ -297,19 +300,25 @@ impl<'a> Codec<'a> for Header<'a> {
         w.bits(raw, 40u32);
         let x = self.debt;
         if x < -4294967296i64 {
-            return Err(EncodeError::new(
-                "debt",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "debt",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 4294967295i64 {
-            return Err(EncodeError::new(
-                "debt",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 4294967295i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "debt",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 4294967295i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 8589934591;
         w.bits(raw, 33u32);
@@ -376,19 +385,25 @@ impl<'a> Codec<'a> for Point {
     fn write(&self, w: &mut MsbBitWriter<'_>) -> Result<(), EncodeError> {
         let x = self.x as i64;
         if x < -64i64 {
-            return Err(EncodeError::new(
-                "x",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "x",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 63i64 {
-            return Err(EncodeError::new(
-                "x",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 63i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "x",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 63i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 127;
         w.bits(raw, 7u32);
@@ -406,6 +421,7 @@ impl wiregen_runtime::Type for Point {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "msb_bits";
     const TITLE: &'static str = "MSB-first bits";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value,
-    Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace,
+    Value, Writer,
 };
 
 /// Filled in by the encoder: `reserved` (reserved, written as zero), `spare` (reserved,
@@ -59,8 +60,9 @@ impl<'a> Codec<'a> for Record<'a> {
             Cow::Borrowed(r.str_field(n, "name", "padding.name")?)
         };
         r.pad(padded, "padding.padding");
-        let _ =
-            Cow::Borrowed(r.bytes_field(r.length(3i128, "spare")?, "spare", "padding.spare")?);
+        let _ = Cow::Borrowed(
+            r.bytes_field(r.length(3i128, "spare")?, "spare", "padding.spare")?,
+        );
         let mode = {
             let mut bits = r.bit_reader();
             let v = Mode::read(&mut bits);
@@ -254,6 +256,7 @@ impl wiregen_runtime::Type for Tail<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "padding";
     const TITLE: &'static str = "Padding";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer,
@@ -46,11 +47,14 @@ impl<'a> Codec<'a> for Framed<'a> {
             }
             v
         };
-        let body = Cow::Borrowed(r.bytes_field(
-            r.length((r.remaining() as i128).wrapping_sub(2i128), "body")?,
-            "body",
-            "positions.body",
-        )?);
+        let body = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.length((r.remaining() as i128).wrapping_sub(2i128), "body")?,
+                    "body",
+                    "positions.body",
+                )?,
+        );
         let crc = r.le::<u16>("crc", "positions.crc")?;
         Ok(Self { items, body, crc })
     }
@@ -110,19 +114,19 @@ impl<'a> Codec<'a> for Tail<'a> {
         } else {
             None
         };
-        let all_but_head = Cow::Borrowed(r.bytes_field(
-            r.length(
-                (r.message_len() as i128).wrapping_sub(3i128),
-                "all_but_head",
-            )?,
-            "all_but_head",
-            "positions.tail.all_but_head",
-        )?);
-        Ok(Self {
-            kind,
-            extra,
-            all_but_head,
-        })
+        let all_but_head = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r
+                        .length(
+                            (r.message_len() as i128).wrapping_sub(3i128),
+                            "all_but_head",
+                        )?,
+                    "all_but_head",
+                    "positions.tail.all_but_head",
+                )?,
+        );
+        Ok(Self { kind, extra, all_but_head })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.kind.to_le_bytes());
@@ -143,6 +147,7 @@ impl wiregen_runtime::Type for Tail<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "positions";
     const TITLE: &'static str = "Positions";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    IntoOwned, Reader, Trace, Value, Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -192,13 +193,16 @@ impl<'a> Codec<'a> for Message<'a> {
             Kind::Data => MessageBody::Data(Data::read(r).map_err(|e| e.within("body"))?),
             Kind::Ack => MessageBody::Ack,
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other.raw() as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other.raw() as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self {
@@ -255,16 +259,24 @@ impl<'a> Codec<'a> for Message<'a> {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "radius",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "radius",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "radius",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "radius",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         match (self.extra, mode != 0) {
@@ -273,23 +285,29 @@ impl<'a> Codec<'a> for Message<'a> {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "extra",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "extra",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         {
             let mut bits = BitWriter::new(&mut *w.buf);
-            self.motion
-                .write(&mut bits)
-                .map_err(|e| e.within("motion"))?;
+            self.motion.write(&mut bits).map_err(|e| e.within("motion"))?;
         }
         match &self.body {
             MessageBody::Ping => {}
@@ -443,6 +461,7 @@ impl wiregen_runtime::Type for Motion {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "announced";
     const TITLE: &'static str = "Announced presence";

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, NoTrace, Reader, Trace,
-    Value, Writer,
+    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, NoTrace, Reader,
+    Trace, Value, Writer,
 };
 
 wiregen_runtime::flags! {
@@ -50,7 +51,10 @@ pub enum PacketPayload<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -70,10 +74,12 @@ impl IntoOwned for PacketPayload<'_> {
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
             Self::Hello(value) => PacketPayload::Hello(IntoOwned::into_owned(value)),
-            Self::Other { command, data } => PacketPayload::Other {
-                command,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -100,11 +106,9 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(Flags::FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "payload",
-                        "reassembly.payload",
-                    )?),
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "payload", "reassembly.payload")?,
+                    ),
                 }
             } else {
                 PacketPayload::read_as(r, command)?
@@ -142,12 +146,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             PacketPayload::Other { command, data, .. } => {
                 if !self.flags.contains(Flags::FRAGMENT) {
                     if let 1 = *command {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: *command as u64,
-                            },
-                        ));
+                        return Err(
+                            EncodeError::new(
+                                "payload",
+                                EncodeErrorKind::TagHasVariant {
+                                    tag: *command as u64,
+                                },
+                            ),
+                        );
                     }
                 }
                 w.put(data);
@@ -212,6 +218,7 @@ impl wiregen_runtime::Type for Hello<'static> {
 
 /// Largest piece a sender puts in one packet.
 pub const PIECE_SIZE: usize = 100;
+
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
@@ -234,17 +241,23 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    wiregen_runtime::split(payload, piece_size, |i, count, data| {
-        let mut packet = template.clone();
-        packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")? as u8;
-        packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags.insert(Flags::FRAGMENT);
-        packet.payload = PacketPayload::Other {
-            command: template.payload.command(),
-            data: Cow::Owned(data.to_vec()),
-        };
-        Ok(packet)
-    })
+    wiregen_runtime::split(
+        payload,
+        piece_size,
+        |i, count, data| {
+            let mut packet = template.clone();
+            packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")?
+                as u8;
+            packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")?
+                as u8;
+            packet.flags.insert(Flags::FRAGMENT);
+            packet.payload = PacketPayload::Other {
+                command: template.payload.command(),
+                data: Cow::Owned(data.to_vec()),
+            };
+            Ok(packet)
+        },
+    )
 }
 
 impl<'a> PacketPayload<'a> {
@@ -256,18 +269,32 @@ impl<'a> PacketPayload<'a> {
         Ok(v)
     }
     /// Reads a value of this switch (to the end of `r`) with the tag given.
-    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: u8) -> Result<Self, DecodeError> {
-        Ok(match command {
-            1 => PacketPayload::Hello(Hello::read(r).map_err(|e| e.within("payload"))?),
-            _ => PacketPayload::Other {
-                command,
-                data: Cow::Borrowed(r.bytes_field(
-                    r.remaining(),
-                    "payload",
-                    "reassembly.payload",
-                )?),
+    fn read_as<T: Trace<'a>>(
+        r: &mut Reader<'a, T>,
+        command: u8,
+    ) -> Result<Self, DecodeError> {
+        Ok(
+            match command {
+                1 => {
+                    PacketPayload::Hello(
+                        Hello::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                _ => {
+                    PacketPayload::Other {
+                        command,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "payload",
+                                    "reassembly.payload",
+                                )?,
+                        ),
+                    }
+                }
             },
-        })
+        )
     }
 }
 
@@ -290,6 +317,7 @@ impl Whole {
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
 /// order, within limits (see [`wiregen_runtime::Reassembler`]).
 pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+
 impl wiregen_runtime::Fragmented for Protocol {
     type Key = (bool, u16);
     type Packet<'a> = Packet<'a>;
@@ -345,9 +373,11 @@ pub enum JoinedMessage<'j> {
 impl Joined {
     /// Decodes the joined payload.
     pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
-        Ok(match self {
-            Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
-        })
+        Ok(
+            match self {
+                Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
+            },
+        )
     }
 }
 
@@ -355,6 +385,7 @@ impl Joined {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "reassembly";
     const TITLE: &'static str = "Reassembly";
@@ -372,7 +403,10 @@ impl wiregen_runtime::Protocol for Protocol {
         tag: u64,
     ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let _ = conversation;
-        if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
+        if let Some((whole, tags)) = joins
+            .reassembler
+            .push_tagged(from_client, message, tag)?
+        {
             let joined = Joined::Whole(whole);
             joined.decode().map_err(|e| e.within("joined"))?;
             return Ok(Some((joined, tags)));

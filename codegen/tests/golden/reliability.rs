@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Writer,
@@ -91,16 +92,23 @@ impl<'a> Codec<'a> for Packet<'a> {
         let body = match kind {
             Kind::Data => PacketBody::Data(Data::read(r).map_err(|e| e.within("body"))?),
             Kind::Ack => PacketBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
-            Kind::Notify => PacketBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?),
-            Kind::Ping => PacketBody::Ping(Heartbeat::read(r).map_err(|e| e.within("body"))?),
+            Kind::Notify => {
+                PacketBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?)
+            }
+            Kind::Ping => {
+                PacketBody::Ping(Heartbeat::read(r).map_err(|e| e.within("body"))?)
+            }
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other.raw() as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other.raw() as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { acked_upto, body })
@@ -174,14 +182,10 @@ impl<'a> Codec<'a> for Data<'a> {
         };
         let seq = r.le::<u16>("seq", "reliability.data.seq")?;
         let chunk = r.le::<u8>("chunk", "reliability.data.chunk")?;
-        let payload =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "payload", "reliability.data.payload")?);
-        Ok(Self {
-            flags,
-            seq,
-            chunk,
-            payload,
-        })
+        let payload = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "payload", "reliability.data.payload")?,
+        );
+        Ok(Self { flags, seq, chunk, payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.flags.bits().to_le_bytes());
@@ -244,11 +248,7 @@ impl<'a> Codec<'a> for Notify {
         let seq = r.le::<u8>("seq", "reliability.notify.seq")?;
         let last = r.le::<u8>("last", "reliability.notify.last")?;
         let received = r.le::<u8>("received", "reliability.notify.received")?;
-        Ok(Self {
-            seq,
-            last,
-            received,
-        })
+        Ok(Self { seq, last, received })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.seq.to_le_bytes());
@@ -299,13 +299,16 @@ impl<'a> Codec<'a> for Heartbeat {
             0 => HeartbeatBody::Ping(Ping::read(r).map_err(|e| e.within("body"))?),
             1 => HeartbeatBody::Pong(Pong::read(r).map_err(|e| e.within("body"))?),
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -384,13 +387,14 @@ impl wiregen_runtime::Type for Pong {
 impl Data<'_> {
     /// Adds what this `Data` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
-        facts.numbered(
-            0,
-            u64::from(self.seq),
-            u64::from(self.chunk),
-            self.flags.contains(DataFlags::RELIABLE),
-            self.flags.contains(DataFlags::LAST),
-        );
+        facts
+            .numbered(
+                0,
+                u64::from(self.seq),
+                u64::from(self.chunk),
+                self.flags.contains(DataFlags::RELIABLE),
+                self.flags.contains(DataFlags::LAST),
+            );
     }
 }
 
@@ -437,6 +441,7 @@ impl Pong {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "reliability";
     const TITLE: &'static str = "Reliability";
@@ -462,14 +467,16 @@ impl wiregen_runtime::Protocol for Protocol {
             PacketBody::Ack(v0) => {
                 v0.add_facts(&mut facts);
             }
-            PacketBody::Ping(v0) => match &v0.body {
-                HeartbeatBody::Ping(v1) => {
-                    v1.add_facts(&mut facts);
+            PacketBody::Ping(v0) => {
+                match &v0.body {
+                    HeartbeatBody::Ping(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
+                    HeartbeatBody::Pong(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
                 }
-                HeartbeatBody::Pong(v1) => {
-                    v1.add_facts(&mut facts);
-                }
-            },
+            }
         }
         facts
     }

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
-    Writer,
+    fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned,
+    Reader, Trace, Writer,
 };
 
 /// Filled in by the encoder: `size` (the byte length of `payload`; that length is `size -
@@ -49,7 +50,10 @@ pub enum FrameBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -69,10 +73,12 @@ impl IntoOwned for FrameBody<'_> {
     fn into_owned(self) -> FrameBody<'static> {
         match self {
             Self::Block(value) => FrameBody::Block(value),
-            Self::Other { kind, data } => FrameBody::Other {
-                kind,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind, data } => {
+                FrameBody::Other {
+                    kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -84,11 +90,14 @@ impl<'a> Codec<'a> for Frame<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let size = r.be::<u16>("size", "size_offsets.size")?;
-        let payload = Cow::Borrowed(r.bytes_field(
-            r.length((size as i128).wrapping_sub(2i128), "payload")?,
-            "payload",
-            "size_offsets.payload",
-        )?);
+        let payload = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.length((size as i128).wrapping_sub(2i128), "payload")?,
+                    "payload",
+                    "size_offsets.payload",
+                )?,
+        );
         let last_index = r.be::<u8>("last_index", "size_offsets.last_index")?;
         let ids = {
             let n = r.length((last_index as i128).wrapping_add(1i128), "ids")?;
@@ -122,14 +131,14 @@ impl<'a> Codec<'a> for Frame<'a> {
             let saved = r.limit(n, "body")?;
             let v = match kind {
                 1 => FrameBody::Block(Block::read(r).map_err(|e| e.within("body"))?),
-                _ => FrameBody::Other {
-                    kind,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "body",
-                        "size_offsets.body",
-                    )?),
-                },
+                _ => {
+                    FrameBody::Other {
+                        kind,
+                        data: Cow::Borrowed(
+                            r.bytes_field(r.remaining(), "body", "size_offsets.body")?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "body")?;
             v
@@ -192,10 +201,14 @@ impl<'a> Codec<'a> for Frame<'a> {
             }
             FrameBody::Other { kind, data, .. } => {
                 if let 1 = *kind {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -248,6 +261,7 @@ impl wiregen_runtime::Type for Block {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "size_offsets";
     const TITLE: &'static str = "Size offsets";

@@ -2,9 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
+    Value, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `inner`), `kind2` (the kind of `other`),
@@ -38,7 +40,10 @@ pub enum PacketInner<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -58,10 +63,12 @@ impl IntoOwned for PacketInner<'_> {
     fn into_owned(self) -> PacketInner<'static> {
         match self {
             Self::Inner(value) => PacketInner::Inner(IntoOwned::into_owned(value)),
-            Self::Other { kind, data } => PacketInner::Other {
-                kind,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind, data } => {
+                PacketInner::Other {
+                    kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -74,7 +81,10 @@ pub enum PacketOther<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind2: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -94,10 +104,12 @@ impl IntoOwned for PacketOther<'_> {
     fn into_owned(self) -> PacketOther<'static> {
         match self {
             Self::Inner(value) => PacketOther::Inner(IntoOwned::into_owned(value)),
-            Self::Other { kind2, data } => PacketOther::Other {
-                kind2,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind2, data } => {
+                PacketOther::Other {
+                    kind2,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -110,7 +122,10 @@ pub enum PacketFixed<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind3: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -130,10 +145,12 @@ impl IntoOwned for PacketFixed<'_> {
     fn into_owned(self) -> PacketFixed<'static> {
         match self {
             Self::Pair(value) => PacketFixed::Pair(value),
-            Self::Other { kind3, data } => PacketFixed::Other {
-                kind3,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { kind3, data } => {
+                PacketFixed::Other {
+                    kind3,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -155,14 +172,19 @@ impl<'a> Codec<'a> for Packet<'a> {
             let saved = r.limit(n, "inner")?;
             let v = match kind {
                 1 => PacketInner::Inner(Inner::read(r).map_err(|e| e.within("inner"))?),
-                _ => PacketInner::Other {
-                    kind,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "inner",
-                        "sized_switches.inner",
-                    )?),
-                },
+                _ => {
+                    PacketInner::Other {
+                        kind,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "inner",
+                                    "sized_switches.inner",
+                                )?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "inner")?;
             v
@@ -178,14 +200,19 @@ impl<'a> Codec<'a> for Packet<'a> {
             let saved = r.limit(n, "other")?;
             let v = match kind2 {
                 1 => PacketOther::Inner(Inner::read(r).map_err(|e| e.within("other"))?),
-                _ => PacketOther::Other {
-                    kind2,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "other",
-                        "sized_switches.other",
-                    )?),
-                },
+                _ => {
+                    PacketOther::Other {
+                        kind2,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "other",
+                                    "sized_switches.other",
+                                )?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "other")?;
             v
@@ -196,23 +223,24 @@ impl<'a> Codec<'a> for Packet<'a> {
             let saved = r.limit(n, "fixed")?;
             let v = match kind3 {
                 1 => PacketFixed::Pair(Pair::read(r).map_err(|e| e.within("fixed"))?),
-                _ => PacketFixed::Other {
-                    kind3,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "fixed",
-                        "sized_switches.fixed",
-                    )?),
-                },
+                _ => {
+                    PacketFixed::Other {
+                        kind3,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "fixed",
+                                    "sized_switches.fixed",
+                                )?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "fixed")?;
             v
         };
-        Ok(Self {
-            inner,
-            other,
-            fixed,
-        })
+        Ok(Self { inner, other, fixed })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let kind = self.inner.kind();
@@ -225,10 +253,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             }
             PacketInner::Other { kind, data, .. } => {
                 if let 1 = *kind {
-                    return Err(EncodeError::new(
-                        "inner",
-                        EncodeErrorKind::TagHasVariant { tag: *kind as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "inner",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -244,19 +276,26 @@ impl<'a> Codec<'a> for Packet<'a> {
             }
             PacketOther::Other { kind2, data, .. } => {
                 if let 1 = *kind2 {
-                    return Err(EncodeError::new(
-                        "other",
-                        EncodeErrorKind::TagHasVariant { tag: *kind2 as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "other",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind2 as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
         }
         let n = (w.len() - body_at) as u64;
-        w.prefix_since(body_at, |w| {
-            w.leb128(n);
-            Ok(())
-        })?;
+        w.prefix_since(
+            body_at,
+            |w| {
+                w.leb128(n);
+                Ok(())
+            },
+        )?;
         let kind3 = self.fixed.kind3();
         w.put(&kind3.to_le_bytes());
         let value_at = w.len();
@@ -266,10 +305,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             }
             PacketFixed::Other { kind3, data, .. } => {
                 if let 1 = *kind3 {
-                    return Err(EncodeError::new(
-                        "fixed",
-                        EncodeErrorKind::TagHasVariant { tag: *kind3 as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "fixed",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *kind3 as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -277,10 +320,15 @@ impl<'a> Codec<'a> for Packet<'a> {
         let expected: i128 = 3i128;
         let actual = w.len() - value_at;
         if expected != actual as i128 {
-            return Err(EncodeError::new(
-                "fixed",
-                EncodeErrorKind::LengthMismatch { expected, actual },
-            ));
+            return Err(
+                EncodeError::new(
+                    "fixed",
+                    EncodeErrorKind::LengthMismatch {
+                        expected,
+                        actual,
+                    },
+                ),
+            );
         }
         Ok(())
     }
@@ -374,6 +422,7 @@ impl wiregen_runtime::Type for Pair {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "sized_switches";
     const TITLE: &'static str = "Sized switches";

@@ -2,8 +2,10 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace,
+    Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -52,13 +54,16 @@ impl<'a> Codec<'a> for Command {
             1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
             2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -161,13 +166,16 @@ impl<'a> Codec<'a> for Typed {
             Kind::Byte => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             Kind::Word => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
             other => {
-                return Err(r.error(
-                    "value",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other.raw() as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "value",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other.raw() as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { value })
@@ -321,13 +329,16 @@ impl<'a> Codec<'a> for Indexed {
             0 => IndexedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
             1 => IndexedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
             other => {
-                return Err(r.error(
-                    "value",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "value",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { index, value })
@@ -422,10 +433,12 @@ pub trait DecodeWith<'a>: Codec<'a> {
 }
 
 impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "state";
     const TITLE: &'static str = "State";

@@ -2,8 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
-use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer};
+use wiregen_runtime::{
+    Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -87,6 +90,7 @@ impl wiregen_runtime::Type for Login<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "strings";
     const TITLE: &'static str = "Strings";

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Writer,
@@ -29,18 +30,15 @@ impl IntoOwned for Tagged<'_> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum TaggedBody<'a> {
-    Low {
-        tag: u8,
-        value: Pair,
-    },
-    High {
-        tag: u8,
-        value: Pair,
-    },
+    Low { tag: u8, value: Pair },
+    High { tag: u8, value: Pair },
     /// Any other tag value: the data is kept as bytes.
     Other {
         tag: u8,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -62,10 +60,12 @@ impl IntoOwned for TaggedBody<'_> {
         match self {
             Self::Low { tag, value } => TaggedBody::Low { tag, value },
             Self::High { tag, value } => TaggedBody::High { tag, value },
-            Self::Other { tag, data } => TaggedBody::Other {
-                tag,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { tag, data } => {
+                TaggedBody::Other {
+                    tag,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -78,18 +78,26 @@ impl<'a> Codec<'a> for Tagged<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let tag = r.le::<u8>("tag", "tag_ranges.tag")?;
         let body = match tag {
-            16..=31 => TaggedBody::Low {
-                tag,
-                value: Pair::read(r).map_err(|e| e.within("body"))?,
-            },
-            240..=255 => TaggedBody::High {
-                tag,
-                value: Pair::read(r).map_err(|e| e.within("body"))?,
-            },
-            _ => TaggedBody::Other {
-                tag,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "tag_ranges.body")?),
-            },
+            16..=31 => {
+                TaggedBody::Low {
+                    tag,
+                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                }
+            }
+            240..=255 => {
+                TaggedBody::High {
+                    tag,
+                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                }
+            }
+            _ => {
+                TaggedBody::Other {
+                    tag,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "body", "tag_ranges.body")?,
+                    ),
+                }
+            }
         };
         Ok(Self { body })
     }
@@ -98,29 +106,41 @@ impl<'a> Codec<'a> for Tagged<'a> {
         w.put(&tag.to_le_bytes());
         match &self.body {
             TaggedBody::Low { tag, value } => {
-                if !matches!(tag, 16..=31) {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
-                    ));
+                if !matches!(tag, 16..= 31) {
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagOutsideCase {
+                                tag: *tag as u64,
+                            },
+                        ),
+                    );
                 }
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::High { tag, value } => {
-                if !matches!(tag, 240..=255) {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagOutsideCase { tag: *tag as u64 },
-                    ));
+                if !matches!(tag, 240..= 255) {
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagOutsideCase {
+                                tag: *tag as u64,
+                            },
+                        ),
+                    );
                 }
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::Other { tag, data, .. } => {
                 if let 16..=31 | 240..=255 = *tag {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant { tag: *tag as u64 },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: *tag as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -163,6 +183,7 @@ impl wiregen_runtime::Type for Pair {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "tag_ranges";
     const TITLE: &'static str = "Tag ranges";

@@ -2,9 +2,9 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
-use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 use std::borrow::Cow;
+use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -33,12 +33,10 @@ impl<'a> Codec<'a> for Frame<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let message_id = r.le::<u16>("message_id", "tcp_framing.message_id")?;
-        let payload =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "payload", "tcp_framing.payload")?);
-        Ok(Self {
-            message_id,
-            payload,
-        })
+        let payload = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "payload", "tcp_framing.payload")?,
+        );
+        Ok(Self { message_id, payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.message_id.to_le_bytes());
@@ -56,7 +54,7 @@ impl wiregen_runtime::Type for Frame<'static> {
 /// counting the prefix.
 pub mod tcp {
     use super::*;
-    pub use wiregen_runtime::tcp::{Frames, Framing};
+    pub use wiregen_runtime::tcp::{Framing, Frames};
     /// This protocol's framing: the prefix, and the largest message it may announce
     /// (the schema's `max_message`).
     pub const FRAMING: Framing = Framing::new(2, false, false, MAX_MESSAGE);
@@ -90,6 +88,7 @@ pub mod tcp {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "tcp_framing";
     const TITLE: &'static str = "TCP framing";

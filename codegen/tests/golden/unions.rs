@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Writer,
@@ -40,14 +41,14 @@ impl IntoOwned for Tagged<'_> {
 pub enum TaggedBody<'a> {
     Empty,
     Pair(Pair),
-    Range16To31 {
-        kind: Kind,
-        value: Pair,
-    },
+    Range16To31 { kind: Kind, value: Pair },
     /// Any other tag value: the data is kept as bytes.
     Other {
         kind: Kind,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -70,11 +71,18 @@ impl IntoOwned for TaggedBody<'_> {
         match self {
             Self::Empty => TaggedBody::Empty,
             Self::Pair(value) => TaggedBody::Pair(value),
-            Self::Range16To31 { kind, value } => TaggedBody::Range16To31 { kind, value },
-            Self::Other { kind, data } => TaggedBody::Other {
-                kind,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Range16To31 { kind, value } => {
+                TaggedBody::Range16To31 {
+                    kind,
+                    value,
+                }
+            }
+            Self::Other { kind, data } => {
+                TaggedBody::Other {
+                    kind,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -89,14 +97,20 @@ impl<'a> Codec<'a> for Tagged<'a> {
         let body = match kind {
             Kind::Empty => TaggedBody::Empty,
             Kind::Pair => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
-            Kind::Unknown(16..=31) => TaggedBody::Range16To31 {
-                kind,
-                value: Pair::read(r).map_err(|e| e.within("body"))?,
-            },
-            _ => TaggedBody::Other {
-                kind,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "unions.body")?),
-            },
+            Kind::Unknown(16..=31) => {
+                TaggedBody::Range16To31 {
+                    kind,
+                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                }
+            }
+            _ => {
+                TaggedBody::Other {
+                    kind,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "body", "unions.body")?,
+                    ),
+                }
+            }
         };
         Ok(Self { body })
     }
@@ -109,24 +123,28 @@ impl<'a> Codec<'a> for Tagged<'a> {
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::Range16To31 { kind, value } => {
-                if !matches!(kind, Kind::Unknown(16..=31)) {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagOutsideCase {
-                            tag: kind.raw() as u64,
-                        },
-                    ));
+                if !matches!(kind, Kind::Unknown(16..= 31)) {
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagOutsideCase {
+                                tag: kind.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 value.write(w).map_err(|e| e.within("body"))?;
             }
             TaggedBody::Other { kind, data, .. } => {
                 if let 0..=1 | 16..=31 = kind.raw() {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: kind.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: kind.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -172,6 +190,7 @@ impl wiregen_runtime::Type for Pair {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "unions";
     const TITLE: &'static str = "Unions";

@@ -2,8 +2,10 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Reader, Trace,
+    Writer,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,34 +58,62 @@ impl<'a> Codec<'a> for Settings {
         let players = r.le::<u8>("players", "valid.players")?;
         let x = players as i128;
         if !(1i128..=8i128).contains(&x) {
-            return Err(r.error(
-                "players",
-                players_at,
-                DecodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                r
+                    .error(
+                        "players",
+                        players_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
         }
         let tick_rate_at = r.pos();
         let tick_rate = r.le::<u16>("tick_rate", "valid.tick_rate")?;
         let x = tick_rate as i128;
         if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
-            return Err(r.error(
-                "tick_rate",
-                tick_rate_at,
-                DecodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                r
+                    .error(
+                        "tick_rate",
+                        tick_rate_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
         }
         let offset_at = r.pos();
         let offset = r.le::<i16>("offset", "valid.offset")?;
         let x = offset as i128;
         if x < -100i128 {
-            return Err(r.error("offset", offset_at, DecodeErrorKind::NotValid { value: x }));
+            return Err(
+                r
+                    .error(
+                        "offset",
+                        offset_at,
+                        DecodeErrorKind::NotValid {
+                            value: x,
+                        },
+                    ),
+            );
         }
         let bonus = if players > 4 {
             let bonus_at = r.pos();
             let bonus = r.le::<u8>("bonus", "valid.bonus")?;
             let x = bonus as i128;
             if !matches!(x, 1i128 | 2i128 | 4i128) {
-                return Err(r.error("bonus", bonus_at, DecodeErrorKind::NotValid { value: x }));
+                return Err(
+                    r
+                        .error(
+                            "bonus",
+                            bonus_at,
+                            DecodeErrorKind::NotValid {
+                                value: x,
+                            },
+                        ),
+                );
             }
             Some(bonus)
         } else {
@@ -99,51 +129,75 @@ impl<'a> Codec<'a> for Settings {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let x = self.players as i128;
         if !(1i128..=8i128).contains(&x) {
-            return Err(EncodeError::new(
-                "players",
-                EncodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "players",
+                    EncodeErrorKind::NotValid {
+                        value: x,
+                    },
+                ),
+            );
         }
         w.put(&self.players.to_le_bytes());
         let x = self.tick_rate as i128;
         if !matches!(x, 20i128 | 30i128 | 60i128 | 128i128) {
-            return Err(EncodeError::new(
-                "tick_rate",
-                EncodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "tick_rate",
+                    EncodeErrorKind::NotValid {
+                        value: x,
+                    },
+                ),
+            );
         }
         w.put(&self.tick_rate.to_le_bytes());
         let x = self.offset as i128;
         if x < -100i128 {
-            return Err(EncodeError::new(
-                "offset",
-                EncodeErrorKind::NotValid { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "offset",
+                    EncodeErrorKind::NotValid {
+                        value: x,
+                    },
+                ),
+            );
         }
         w.put(&self.offset.to_le_bytes());
         match (self.bonus, self.players > 4) {
             (Some(v), true) => {
                 let x = v as i128;
                 if !matches!(x, 1i128 | 2i128 | 4i128) {
-                    return Err(EncodeError::new(
-                        "bonus",
-                        EncodeErrorKind::NotValid { value: x },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "bonus",
+                            EncodeErrorKind::NotValid {
+                                value: x,
+                            },
+                        ),
+                    );
                 }
                 w.put(&v.to_le_bytes());
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "bonus",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "bonus",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "bonus",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "bonus",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -158,6 +212,7 @@ impl wiregen_runtime::Type for Settings {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "valid";
     const TITLE: &'static str = "Valid values";

@@ -2,8 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
-use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer};
+use wiregen_runtime::{
+    Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -79,12 +82,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
             }
             v
         };
-        Ok(Self {
-            blob,
-            title,
-            ids,
-            points,
-        })
+        Ok(Self { blob, title, ids, points })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let data: &[u8] = &self.blob[..];
@@ -142,6 +140,7 @@ impl wiregen_runtime::Type for Point {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "varint_prefixes";
     const TITLE: &'static str = "Varint prefixes";

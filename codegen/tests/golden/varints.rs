@@ -2,6 +2,7 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
@@ -54,13 +55,10 @@ impl<'a> Codec<'a> for Values<'a> {
             r.note("varints.text_len", at, Value::U(v as u64));
             v
         };
-        let text =
-            Cow::Borrowed(r.str_field(r.length(text_len, "text")?, "text", "varints.text")?);
-        Ok(Self {
-            unsigned,
-            signed,
-            text,
-        })
+        let text = Cow::Borrowed(
+            r.str_field(r.length(text_len, "text")?, "text", "varints.text")?,
+        );
+        Ok(Self { unsigned, signed, text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.leb128(self.unsigned);
@@ -81,6 +79,7 @@ impl wiregen_runtime::Type for Values<'static> {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "varints";
     const TITLE: &'static str = "Varints";

@@ -2,8 +2,10 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind, Trace, Value,
+    fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, EncodeErrorKind, Trace,
+    Value,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,19 +119,25 @@ impl<'a> Codec<'a> for Sample {
         w.bits(raw, 40u32);
         let x = self.delta;
         if x < -4294967296i64 {
-            return Err(EncodeError::new(
-                "delta",
-                EncodeErrorKind::TooSmall { value: x },
-            ));
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooSmall {
+                        value: x,
+                    },
+                ),
+            );
         }
         if x > 4294967295i64 {
-            return Err(EncodeError::new(
-                "delta",
-                EncodeErrorKind::TooLarge {
-                    value: x as u64,
-                    max: 4294967295i64 as u64,
-                },
-            ));
+            return Err(
+                EncodeError::new(
+                    "delta",
+                    EncodeErrorKind::TooLarge {
+                        value: x as u64,
+                        max: 4294967295i64 as u64,
+                    },
+                ),
+            );
         }
         let raw = x as u64 & 8589934591;
         w.bits(raw, 33u32);
@@ -152,6 +160,7 @@ impl wiregen_runtime::Type for Sample {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "wide_bits";
     const TITLE: &'static str = "Wide bit fields";

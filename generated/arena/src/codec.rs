@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    FieldNote, IntoOwned, NoTrace, Notes, Trace, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
+    EncodeError, FieldNote, IntoOwned, NoTrace, Notes, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -155,7 +156,8 @@ impl<'a> Codec<'a> for Spawn {
         Ok(Self { entities })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        let count = fit(self.entities.len() as u64, 18446744073709551615, "count")? as u64;
+        let count = fit(self.entities.len() as u64, 18446744073709551615, "count")?
+            as u64;
         w.leb128(count);
         for item in self.entities.iter() {
             item.write(w).map_err(|e| e.within("entities"))?;
@@ -249,7 +251,9 @@ impl<'a> Message<'a> {
     }
     /// Decodes message `id` from a transport's payload (all of it).
     pub fn decode(id: u64, payload: &'a BitString<'_>) -> Result<Self, DecodeError> {
-        let mut reader = BitReader::<NoTrace>::with_bits(&payload.bytes[..], payload.bits);
+        let mut reader = BitReader::<
+            NoTrace,
+        >::with_bits(&payload.bytes[..], payload.bits);
         let m = Self::read(id, &mut reader)?;
         reader.finish()?;
         Ok(m)
@@ -267,19 +271,28 @@ impl<'a> Message<'a> {
         let m = Self::read(id, &mut reader).and_then(|m| reader.finish().map(|_| m));
         (m, reader.into_notes())
     }
-    fn read<T: Trace<'a>>(id: u64, r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
-        Ok(match id {
-            1 => Message::PlayerMove(PlayerMove::read(r)?),
-            2 => Message::Chat(Chat::read(r)?),
-            5 => Message::Spawn(Spawn::read(r)?),
-            other => {
-                return Err(DecodeError::new(
-                    "message_id",
-                    0,
-                    DecodeErrorKind::UnknownValue { value: other },
-                ));
-            }
-        })
+    fn read<T: Trace<'a>>(
+        id: u64,
+        r: &mut BitReader<'a, T>,
+    ) -> Result<Self, DecodeError> {
+        Ok(
+            match id {
+                1 => Message::PlayerMove(PlayerMove::read(r)?),
+                2 => Message::Chat(Chat::read(r)?),
+                5 => Message::Spawn(Spawn::read(r)?),
+                other => {
+                    return Err(
+                        DecodeError::new(
+                            "message_id",
+                            0,
+                            DecodeErrorKind::UnknownValue {
+                                value: other,
+                            },
+                        ),
+                    );
+                }
+            },
+        )
     }
     /// Encodes the message as a transport payload.
     pub fn encode(&self) -> Result<BitString<'static>, EncodeError> {
@@ -299,7 +312,9 @@ impl<'a> Message<'a> {
         })
     }
     /// Decodes the message a [`riptide_2_1::UserMessage`] carries.
-    pub fn from_user_message(m: &'a riptide_2_1::UserMessage<'_>) -> Result<Self, DecodeError> {
+    pub fn from_user_message(
+        m: &'a riptide_2_1::UserMessage<'_>,
+    ) -> Result<Self, DecodeError> {
         Self::decode(m.message_id, &m.payload)
     }
     /// Sets the message (and id) of a [`riptide_2_1::UserMessage`]; its other fields are left
@@ -346,24 +361,23 @@ impl<'a> Message<'a> {
                 Message::decode(m.message_id, &m.payload)
                     .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
-                        e.in_payload(
-                            &["body", "payload"],
-                            Some(wiregen_runtime::PayloadStart::Bit(at)),
-                        )
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Bit(at)),
+                            )
                     })
             }
-            riptide_2_1::Message {
-                body: riptide_2_1::MessageBody::Reliable(m),
-                ..
-            } => {
+            riptide_2_1::Message { body: riptide_2_1::MessageBody::Reliable(m), .. } => {
                 let at = datagram.len() * 8 - m.payload.bits;
                 Message::decode(m.message_id, &m.payload)
                     .map(|x| Some(IntoOwned::into_owned(x)))
                     .map_err(|e| {
-                        e.in_payload(
-                            &["body", "payload"],
-                            Some(wiregen_runtime::PayloadStart::Bit(at)),
-                        )
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Bit(at)),
+                            )
                     })
             }
             _ => Ok(None),
@@ -393,23 +407,32 @@ impl<'a> Message<'a> {
             riptide_2_1::Message {
                 body: riptide_2_1::MessageBody::Unreliable(m),
                 ..
-            } => Self::from_user_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "payload"],
-                    datagram_len
-                        .map(|len| wiregen_runtime::PayloadStart::Bit(len * 8 - m.payload.bits)),
-                )
-            }),
-            riptide_2_1::Message {
-                body: riptide_2_1::MessageBody::Reliable(m),
-                ..
-            } => Self::from_reliable_user_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "payload"],
-                    datagram_len
-                        .map(|len| wiregen_runtime::PayloadStart::Bit(len * 8 - m.payload.bits)),
-                )
-            }),
+            } => {
+                Self::from_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Bit(
+                                    len * 8 - m.payload.bits,
+                                )),
+                        )
+                    })
+            }
+            riptide_2_1::Message { body: riptide_2_1::MessageBody::Reliable(m), .. } => {
+                Self::from_reliable_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Bit(
+                                    len * 8 - m.payload.bits,
+                                )),
+                        )
+                    })
+            }
             _ => Ok(None),
         }
     }
@@ -427,10 +450,7 @@ impl<'a> Message<'a> {
                 self.fill_user_message(m)?;
                 Ok(true)
             }
-            riptide_2_1::Message {
-                body: riptide_2_1::MessageBody::Reliable(m),
-                ..
-            } => {
+            riptide_2_1::Message { body: riptide_2_1::MessageBody::Reliable(m), .. } => {
                 self.fill_reliable_user_message(m)?;
                 Ok(true)
             }
@@ -453,23 +473,20 @@ impl<'a> Message<'a> {
                 body: riptide_2_1::MessageBody::Unreliable(m),
                 ..
             } => {
-                let (message, notes) =
-                    Self::dissect_at(m.message_id, datagram, datagram.len() * 8 - m.payload.bits);
-                (
-                    message.map_err(|e| e.in_payload(&["body", "payload"], None)),
-                    notes,
-                )
+                let (message, notes) = Self::dissect_at(
+                    m.message_id,
+                    datagram,
+                    datagram.len() * 8 - m.payload.bits,
+                );
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }
-            riptide_2_1::Message {
-                body: riptide_2_1::MessageBody::Reliable(m),
-                ..
-            } => {
-                let (message, notes) =
-                    Self::dissect_at(m.message_id, datagram, datagram.len() * 8 - m.payload.bits);
-                (
-                    message.map_err(|e| e.in_payload(&["body", "payload"], None)),
-                    notes,
-                )
+            riptide_2_1::Message { body: riptide_2_1::MessageBody::Reliable(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    m.message_id,
+                    datagram,
+                    datagram.len() * 8 - m.payload.bits,
+                );
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }
             _ => return (Ok(None), notes),
         };
@@ -479,25 +496,32 @@ impl<'a> Message<'a> {
     /// Encodes the message as a whole `riptide_2_1` datagram, ready to send: a `Message { body:
     /// Unreliable(UserMessage) }`; its encoder fills the rest.
     pub fn encode_user_message(&self) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&riptide_2_1::Message {
-            body: riptide_2_1::MessageBody::Unreliable(riptide_2_1::UserMessage {
-                message_id: fit(self.id(), u64::MAX, "message_id")?,
-                payload: self.encode()?,
-            }),
-        })
+        Codec::encode(
+            &riptide_2_1::Message {
+                body: riptide_2_1::MessageBody::Unreliable(riptide_2_1::UserMessage {
+                    message_id: fit(self.id(), u64::MAX, "message_id")?,
+                    payload: self.encode()?,
+                }),
+            },
+        )
     }
     /// Encodes the message as a whole `riptide_2_1` datagram, ready to send: a `Message { body:
     /// Reliable(ReliableUserMessage) }`; its encoder fills the rest.
     ///
     /// `sequence_id`: Reliable sequence number (bits 4-19).
-    pub fn encode_reliable_user_message(&self, sequence_id: u16) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&riptide_2_1::Message {
-            body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
-                sequence_id,
-                message_id: fit(self.id(), u64::MAX, "message_id")?,
-                payload: self.encode()?,
-            }),
-        })
+    pub fn encode_reliable_user_message(
+        &self,
+        sequence_id: u16,
+    ) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &riptide_2_1::Message {
+                body: riptide_2_1::MessageBody::Reliable(riptide_2_1::ReliableUserMessage {
+                    sequence_id,
+                    message_id: fit(self.id(), u64::MAX, "message_id")?,
+                    payload: self.encode()?,
+                }),
+            },
+        )
     }
 }
 
@@ -526,24 +550,20 @@ pub struct Received<'a> {
 /// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "arena";
     const TITLE: &'static str = "Arena (a game on Riptide 2.1)";
     type Root<'a> = riptide_2_1::Message<'a>;
     type Conversation = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::Conversation;
     type Datagram<'a> = Received<'a>;
-    const UDP_PORTS: &'static [u16] =
-        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
-    const TCP_PORTS: &'static [u16] =
-        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
-    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
-        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    const UDP_PORTS: &'static [u16] = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+    const TCP_PORTS: &'static [u16] = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::Joined;
-    const CHANNELS: &'static [&'static str] =
-        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNELS;
-    const CHANNEL_WRAPS: &'static [u64] =
-        <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    const CHANNELS: &'static [&'static str] = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] = <riptide_2_1::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
     /// The transport numbers and acks its datagrams.
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         <riptide_2_1::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
@@ -574,8 +594,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message =
-            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
+        let message = Message::from_transport_at(&transport, bytes.len())?
+            .map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.
@@ -586,7 +606,9 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         transport.encode()
     }
-    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
         let (message, notes) = Message::dissect_datagram(bytes);
         (message.map(drop), notes)
     }
@@ -617,7 +639,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         <riptide_2_1::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(
-            joined, serializer,
+            joined,
+            serializer,
         )
     }
 }
@@ -628,11 +651,13 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
         let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
-        Ok(match u.choose_index(2)? {
-            0 => m.encode_user_message(),
-            1 => m.encode_reliable_user_message(u.arbitrary()?),
-            _ => unreachable!("choose_index stays below its bound"),
-        })
+        Ok(
+            match u.choose_index(2)? {
+                0 => m.encode_user_message(),
+                1 => m.encode_reliable_user_message(u.arbitrary()?),
+                _ => unreachable!("choose_index stays below its bound"),
+            },
+        )
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote, IntoOwned,
-    Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
+    IntoOwned, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -166,7 +167,10 @@ pub enum CommandBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         code: CommandCode,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -205,19 +209,27 @@ impl IntoOwned for CommandBody<'_> {
             Self::ReliableMessage(value) => {
                 CommandBody::ReliableMessage(IntoOwned::into_owned(value))
             }
-            Self::LinkState(value) => CommandBody::LinkState(IntoOwned::into_owned(value)),
+            Self::LinkState(value) => {
+                CommandBody::LinkState(IntoOwned::into_owned(value))
+            }
             Self::ReliableAck(value) => CommandBody::ReliableAck(value),
             Self::LinkUp(value) => CommandBody::LinkUp(value),
             Self::LinkDown(value) => CommandBody::LinkDown(value),
-            Self::LinkUpdate(value) => CommandBody::LinkUpdate(IntoOwned::into_owned(value)),
+            Self::LinkUpdate(value) => {
+                CommandBody::LinkUpdate(IntoOwned::into_owned(value))
+            }
             Self::LongReliableMessage(value) => {
                 CommandBody::LongReliableMessage(IntoOwned::into_owned(value))
             }
-            Self::LongLinkState(value) => CommandBody::LongLinkState(IntoOwned::into_owned(value)),
-            Self::Other { code, data } => CommandBody::Other {
-                code,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::LongLinkState(value) => {
+                CommandBody::LongLinkState(IntoOwned::into_owned(value))
+            }
+            Self::Other { code, data } => {
+                CommandBody::Other {
+                    code,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -230,24 +242,34 @@ impl<'a> Codec<'a> for Command<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = CommandCode::from_raw(r.le::<u8>("code", "dnp.code")?);
         let body = match code {
-            CommandCode::ConnectionRequest => CommandBody::ConnectionRequest(
-                ConnectionRequest::read(r).map_err(|e| e.within("body"))?,
-            ),
+            CommandCode::ConnectionRequest => {
+                CommandBody::ConnectionRequest(
+                    ConnectionRequest::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
             CommandCode::ConnectionAck => {
-                CommandBody::ConnectionAck(ConnectionAck::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::ConnectionAck(
+                    ConnectionAck::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             CommandCode::ConnectionClose => CommandBody::ConnectionClose,
-            CommandCode::UnreliableMessage => CommandBody::UnreliableMessage(
-                UnreliableMessage::read(r).map_err(|e| e.within("body"))?,
-            ),
-            CommandCode::ReliableMessage => CommandBody::ReliableMessage(
-                ReliableMessage::read(r).map_err(|e| e.within("body"))?,
-            ),
+            CommandCode::UnreliableMessage => {
+                CommandBody::UnreliableMessage(
+                    UnreliableMessage::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            CommandCode::ReliableMessage => {
+                CommandBody::ReliableMessage(
+                    ReliableMessage::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
             CommandCode::LinkState => {
                 CommandBody::LinkState(LinkState::read(r).map_err(|e| e.within("body"))?)
             }
             CommandCode::ReliableAck => {
-                CommandBody::ReliableAck(ReliableAck::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::ReliableAck(
+                    ReliableAck::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             CommandCode::LinkUp => {
                 CommandBody::LinkUp(LinkId::read(r).map_err(|e| e.within("body"))?)
@@ -256,18 +278,28 @@ impl<'a> Codec<'a> for Command<'a> {
                 CommandBody::LinkDown(LinkId::read(r).map_err(|e| e.within("body"))?)
             }
             CommandCode::LinkUpdate => {
-                CommandBody::LinkUpdate(LinkUpdate::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::LinkUpdate(
+                    LinkUpdate::read(r).map_err(|e| e.within("body"))?,
+                )
             }
-            CommandCode::LongReliableMessage => CommandBody::LongReliableMessage(
-                LongReliableMessage::read(r).map_err(|e| e.within("body"))?,
-            ),
+            CommandCode::LongReliableMessage => {
+                CommandBody::LongReliableMessage(
+                    LongReliableMessage::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
             CommandCode::LongLinkState => {
-                CommandBody::LongLinkState(LongLinkState::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::LongLinkState(
+                    LongLinkState::read(r).map_err(|e| e.within("body"))?,
+                )
             }
-            _ => CommandBody::Other {
-                code,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "dnp.body")?),
-            },
+            _ => {
+                CommandBody::Other {
+                    code,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "body", "dnp.body")?,
+                    ),
+                }
+            }
         };
         Ok(Self { body })
     }
@@ -311,12 +343,14 @@ impl<'a> Codec<'a> for Command<'a> {
             }
             CommandBody::Other { code, data, .. } => {
                 if let 0..=11 = code.raw() {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: code.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: code.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -344,22 +378,25 @@ impl<'a> Codec<'a> for ConnectionRequest {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let protocol_count =
-            r.le::<u16>("protocol_count", "dnp.connection_request.protocol_count")?;
+        let protocol_count = r
+            .le::<u16>("protocol_count", "dnp.connection_request.protocol_count")?;
         let protocols = {
             let n = r.length(protocol_count, "protocols")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push(ProtocolVersion::from_raw(
-                    r.le::<u16>("protocols", "dnp.connection_request.protocols")?,
-                ));
+                v.push(
+                    ProtocolVersion::from_raw(
+                        r.le::<u16>("protocols", "dnp.connection_request.protocols")?,
+                    ),
+                );
             }
             v
         };
         Ok(Self { protocols })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")? as u16;
+        let protocol_count = fit(self.protocols.len() as u64, 65535, "protocol_count")?
+            as u16;
         w.put(&protocol_count.to_le_bytes());
         for &item in self.protocols.iter() {
             w.put(&item.raw().to_le_bytes());
@@ -388,11 +425,15 @@ impl<'a> Codec<'a> for ConnectionAck {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let result = ConnectResult::from_raw(r.le::<u8>("result", "dnp.connection_ack.result")?);
+        let result = ConnectResult::from_raw(
+            r.le::<u8>("result", "dnp.connection_ack.result")?,
+        );
         let protocol = if result == ConnectResult::Accepted {
-            Some(ProtocolVersion::from_raw(
-                r.le::<u16>("protocol", "dnp.connection_ack.protocol")?,
-            ))
+            Some(
+                ProtocolVersion::from_raw(
+                    r.le::<u16>("protocol", "dnp.connection_ack.protocol")?,
+                ),
+            )
         } else {
             None
         };
@@ -410,16 +451,24 @@ impl<'a> Codec<'a> for ConnectionAck {
             }
             (None, false) => {}
             (Some(_), false) => {
-                return Err(EncodeError::new(
-                    "protocol",
-                    EncodeErrorKind::Presence { present: true },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "protocol",
+                        EncodeErrorKind::Presence {
+                            present: true,
+                        },
+                    ),
+                );
             }
             (None, true) => {
-                return Err(EncodeError::new(
-                    "protocol",
-                    EncodeErrorKind::Presence { present: false },
-                ));
+                return Err(
+                    EncodeError::new(
+                        "protocol",
+                        EncodeErrorKind::Presence {
+                            present: false,
+                        },
+                    ),
+                );
             }
         }
         Ok(())
@@ -454,8 +503,9 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let data =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "data", "dnp.unreliable_message.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "dnp.unreliable_message.data")?,
+        );
         Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -497,8 +547,9 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = r.le::<u16>("number", "dnp.reliable_message.number")?;
-        let data =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "data", "dnp.reliable_message.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "dnp.reliable_message.data")?,
+        );
         Ok(Self { number, data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -557,11 +608,14 @@ impl<'a> Codec<'a> for LinkState<'a> {
             v
         };
         let message_len = r.le::<u16>("message_len", "dnp.link_state.message_len")?;
-        let message = Cow::Borrowed(r.bytes_field(
-            r.length(message_len, "message")?,
-            "message",
-            "dnp.link_state.message",
-        )?);
+        let message = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.length(message_len, "message")?,
+                    "message",
+                    "dnp.link_state.message",
+                )?,
+        );
         let value_count = r.le::<u16>("value_count", "dnp.link_state.value_count")?;
         let values = {
             let n = r.length(value_count, "values")?;
@@ -765,127 +819,204 @@ impl<'a> Codec<'a> for TypedValue<'a> {
         let r#type = ValueType::from_raw(r.le::<u8>("type", "dnp.typed_value.type")?);
         let value = match r#type {
             ValueType::SInt8 => {
-                TypedValueValue::SInt8(SInt8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::SInt8(
+                    SInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::UInt8 => {
-                TypedValueValue::UInt8(UInt8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::UInt8(
+                    UInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::SInt16 => {
-                TypedValueValue::SInt16(SInt16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::SInt16(
+                    SInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::UInt16 => {
-                TypedValueValue::UInt16(UInt16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::UInt16(
+                    UInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::SInt32 => {
-                TypedValueValue::SInt32(SInt32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::SInt32(
+                    SInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::UInt32 => {
-                TypedValueValue::UInt32(UInt32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::UInt32(
+                    UInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::SInt64 => {
-                TypedValueValue::SInt64(SInt64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::SInt64(
+                    SInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::UInt64 => {
-                TypedValueValue::UInt64(UInt64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::UInt64(
+                    UInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Float16 => {
-                TypedValueValue::Float16(Float16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Float16(
+                    Float16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Float32 => {
-                TypedValueValue::Float32(Float32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Float32(
+                    Float32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Float64 => {
-                TypedValueValue::Float64(Float64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Float64(
+                    Float64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::String => {
-                TypedValueValue::String(StringValue::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::String(
+                    StringValue::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Data => {
                 TypedValueValue::Data(DataValue::read(r).map_err(|e| e.within("value"))?)
             }
             ValueType::Point2S8 => {
-                TypedValueValue::Point2S8(Point2S8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2S8(
+                    Point2S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2U8 => {
-                TypedValueValue::Point2U8(Point2U8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2U8(
+                    Point2U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2S16 => {
-                TypedValueValue::Point2S16(Point2S16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2S16(
+                    Point2S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2U16 => {
-                TypedValueValue::Point2U16(Point2U16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2U16(
+                    Point2U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2S32 => {
-                TypedValueValue::Point2S32(Point2S32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2S32(
+                    Point2S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2U32 => {
-                TypedValueValue::Point2U32(Point2U32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2U32(
+                    Point2U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2S64 => {
-                TypedValueValue::Point2S64(Point2S64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2S64(
+                    Point2S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point2U64 => {
-                TypedValueValue::Point2U64(Point2U64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point2U64(
+                    Point2U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3S8 => {
-                TypedValueValue::Point3S8(Point3S8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3S8(
+                    Point3S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3U8 => {
-                TypedValueValue::Point3U8(Point3U8Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3U8(
+                    Point3U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3S16 => {
-                TypedValueValue::Point3S16(Point3S16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3S16(
+                    Point3S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3U16 => {
-                TypedValueValue::Point3U16(Point3U16Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3U16(
+                    Point3U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3S32 => {
-                TypedValueValue::Point3S32(Point3S32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3S32(
+                    Point3S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3U32 => {
-                TypedValueValue::Point3U32(Point3U32Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3U32(
+                    Point3U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3S64 => {
-                TypedValueValue::Point3S64(Point3S64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3S64(
+                    Point3S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             ValueType::Point3U64 => {
-                TypedValueValue::Point3U64(Point3U64Value::read(r).map_err(|e| e.within("value"))?)
+                TypedValueValue::Point3U64(
+                    Point3U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
-            ValueType::Vector2F16 => TypedValueValue::Vector2F16(
-                Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::Vector2F32 => TypedValueValue::Vector2F32(
-                Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::Vector2F64 => TypedValueValue::Vector2F64(
-                Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::Vector3F16 => TypedValueValue::Vector3F16(
-                Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::Vector3F32 => TypedValueValue::Vector3F32(
-                Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::Vector3F64 => TypedValueValue::Vector3F64(
-                Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::QuaternionF16 => TypedValueValue::QuaternionF16(
-                QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::QuaternionF32 => TypedValueValue::QuaternionF32(
-                QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            ValueType::QuaternionF64 => TypedValueValue::QuaternionF64(
-                QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
+            ValueType::Vector2F16 => {
+                TypedValueValue::Vector2F16(
+                    Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::Vector2F32 => {
+                TypedValueValue::Vector2F32(
+                    Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::Vector2F64 => {
+                TypedValueValue::Vector2F64(
+                    Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::Vector3F16 => {
+                TypedValueValue::Vector3F16(
+                    Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::Vector3F32 => {
+                TypedValueValue::Vector3F32(
+                    Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::Vector3F64 => {
+                TypedValueValue::Vector3F64(
+                    Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::QuaternionF16 => {
+                TypedValueValue::QuaternionF16(
+                    QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::QuaternionF32 => {
+                TypedValueValue::QuaternionF32(
+                    QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            ValueType::QuaternionF64 => {
+                TypedValueValue::QuaternionF64(
+                    QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "value",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other.raw() as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "value",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other.raw() as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { value })
@@ -1032,7 +1163,9 @@ impl<'a> Codec<'a> for ReliableAck {
     const ENCODED_SIZE: Option<usize> = Some(3);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = r.le::<u16>("number", "dnp.reliable_ack.number")?;
-        let result = AckResult::from_raw(r.le::<u8>("result", "dnp.reliable_ack.result")?);
+        let result = AckResult::from_raw(
+            r.le::<u8>("result", "dnp.reliable_ack.result")?,
+        );
         Ok(Self { number, result })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1261,7 +1394,9 @@ impl IntoOwned for IndexedValueValue<'_> {
             Self::Float16(value) => IndexedValueValue::Float16(value),
             Self::Float32(value) => IndexedValueValue::Float32(value),
             Self::Float64(value) => IndexedValueValue::Float64(value),
-            Self::String(value) => IndexedValueValue::String(IntoOwned::into_owned(value)),
+            Self::String(value) => {
+                IndexedValueValue::String(IntoOwned::into_owned(value))
+            }
             Self::Data(value) => IndexedValueValue::Data(IntoOwned::into_owned(value)),
             Self::Point2S8(value) => IndexedValueValue::Point2S8(value),
             Self::Point2U8(value) => IndexedValueValue::Point2U8(value),
@@ -1304,102 +1439,207 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValueValue::SInt8(SInt8Value::read(r).map_err(|e| e.within("value"))?),
-            1 => IndexedValueValue::UInt8(UInt8Value::read(r).map_err(|e| e.within("value"))?),
-            2 => IndexedValueValue::SInt16(SInt16Value::read(r).map_err(|e| e.within("value"))?),
-            3 => IndexedValueValue::UInt16(UInt16Value::read(r).map_err(|e| e.within("value"))?),
-            4 => IndexedValueValue::SInt32(SInt32Value::read(r).map_err(|e| e.within("value"))?),
-            5 => IndexedValueValue::UInt32(UInt32Value::read(r).map_err(|e| e.within("value"))?),
-            6 => IndexedValueValue::SInt64(SInt64Value::read(r).map_err(|e| e.within("value"))?),
-            7 => IndexedValueValue::UInt64(UInt64Value::read(r).map_err(|e| e.within("value"))?),
-            8 => IndexedValueValue::Float16(Float16Value::read(r).map_err(|e| e.within("value"))?),
-            9 => IndexedValueValue::Float32(Float32Value::read(r).map_err(|e| e.within("value"))?),
-            10 => IndexedValueValue::Float64(Float64Value::read(r).map_err(|e| e.within("value"))?),
-            11 => IndexedValueValue::String(StringValue::read(r).map_err(|e| e.within("value"))?),
-            12 => IndexedValueValue::Data(DataValue::read(r).map_err(|e| e.within("value"))?),
+            0 => {
+                IndexedValueValue::SInt8(
+                    SInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            1 => {
+                IndexedValueValue::UInt8(
+                    UInt8Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            2 => {
+                IndexedValueValue::SInt16(
+                    SInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            3 => {
+                IndexedValueValue::UInt16(
+                    UInt16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            4 => {
+                IndexedValueValue::SInt32(
+                    SInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            5 => {
+                IndexedValueValue::UInt32(
+                    UInt32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            6 => {
+                IndexedValueValue::SInt64(
+                    SInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            7 => {
+                IndexedValueValue::UInt64(
+                    UInt64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            8 => {
+                IndexedValueValue::Float16(
+                    Float16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            9 => {
+                IndexedValueValue::Float32(
+                    Float32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            10 => {
+                IndexedValueValue::Float64(
+                    Float64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            11 => {
+                IndexedValueValue::String(
+                    StringValue::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            12 => {
+                IndexedValueValue::Data(
+                    DataValue::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
             13 => {
-                IndexedValueValue::Point2S8(Point2S8Value::read(r).map_err(|e| e.within("value"))?)
+                IndexedValueValue::Point2S8(
+                    Point2S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             14 => {
-                IndexedValueValue::Point2U8(Point2U8Value::read(r).map_err(|e| e.within("value"))?)
+                IndexedValueValue::Point2U8(
+                    Point2U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
-            15 => IndexedValueValue::Point2S16(
-                Point2S16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            16 => IndexedValueValue::Point2U16(
-                Point2U16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            17 => IndexedValueValue::Point2S32(
-                Point2S32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            18 => IndexedValueValue::Point2U32(
-                Point2U32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            19 => IndexedValueValue::Point2S64(
-                Point2S64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            20 => IndexedValueValue::Point2U64(
-                Point2U64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
+            15 => {
+                IndexedValueValue::Point2S16(
+                    Point2S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            16 => {
+                IndexedValueValue::Point2U16(
+                    Point2U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            17 => {
+                IndexedValueValue::Point2S32(
+                    Point2S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            18 => {
+                IndexedValueValue::Point2U32(
+                    Point2U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            19 => {
+                IndexedValueValue::Point2S64(
+                    Point2S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            20 => {
+                IndexedValueValue::Point2U64(
+                    Point2U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
             21 => {
-                IndexedValueValue::Point3S8(Point3S8Value::read(r).map_err(|e| e.within("value"))?)
+                IndexedValueValue::Point3S8(
+                    Point3S8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
             22 => {
-                IndexedValueValue::Point3U8(Point3U8Value::read(r).map_err(|e| e.within("value"))?)
+                IndexedValueValue::Point3U8(
+                    Point3U8Value::read(r).map_err(|e| e.within("value"))?,
+                )
             }
-            23 => IndexedValueValue::Point3S16(
-                Point3S16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            24 => IndexedValueValue::Point3U16(
-                Point3U16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            25 => IndexedValueValue::Point3S32(
-                Point3S32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            26 => IndexedValueValue::Point3U32(
-                Point3U32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            27 => IndexedValueValue::Point3S64(
-                Point3S64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            28 => IndexedValueValue::Point3U64(
-                Point3U64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            29 => IndexedValueValue::Vector2F16(
-                Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            30 => IndexedValueValue::Vector2F32(
-                Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            31 => IndexedValueValue::Vector2F64(
-                Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            32 => IndexedValueValue::Vector3F16(
-                Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            33 => IndexedValueValue::Vector3F32(
-                Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            34 => IndexedValueValue::Vector3F64(
-                Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            35 => IndexedValueValue::QuaternionF16(
-                QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            36 => IndexedValueValue::QuaternionF32(
-                QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
-            ),
-            37 => IndexedValueValue::QuaternionF64(
-                QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
-            ),
+            23 => {
+                IndexedValueValue::Point3S16(
+                    Point3S16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            24 => {
+                IndexedValueValue::Point3U16(
+                    Point3U16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            25 => {
+                IndexedValueValue::Point3S32(
+                    Point3S32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            26 => {
+                IndexedValueValue::Point3U32(
+                    Point3U32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            27 => {
+                IndexedValueValue::Point3S64(
+                    Point3S64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            28 => {
+                IndexedValueValue::Point3U64(
+                    Point3U64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            29 => {
+                IndexedValueValue::Vector2F16(
+                    Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            30 => {
+                IndexedValueValue::Vector2F32(
+                    Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            31 => {
+                IndexedValueValue::Vector2F64(
+                    Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            32 => {
+                IndexedValueValue::Vector3F16(
+                    Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            33 => {
+                IndexedValueValue::Vector3F32(
+                    Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            34 => {
+                IndexedValueValue::Vector3F64(
+                    Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            35 => {
+                IndexedValueValue::QuaternionF16(
+                    QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            36 => {
+                IndexedValueValue::QuaternionF32(
+                    QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
+            37 => {
+                IndexedValueValue::QuaternionF64(
+                    QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "value",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "value",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { index, value })
@@ -1611,7 +1851,9 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let number = r.le::<u16>("number", "dnp.long_reliable_message.number")?;
         let flags = {
-            let v = LongMessageFlags(r.le::<u8>("flags", "dnp.long_reliable_message.flags")?);
+            let v = LongMessageFlags(
+                r.le::<u8>("flags", "dnp.long_reliable_message.flags")?,
+            );
             r.note_bits(
                 v.bits(),
                 &[
@@ -1621,16 +1863,10 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
             );
             v
         };
-        let chunk = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "chunk",
-            "dnp.long_reliable_message.chunk",
-        )?);
-        Ok(Self {
-            number,
-            flags,
-            chunk,
-        })
+        let chunk = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "chunk", "dnp.long_reliable_message.chunk")?,
+        );
+        Ok(Self { number, flags, chunk })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.number.to_le_bytes());
@@ -1683,7 +1919,9 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
         let number = r.le::<u16>("number", "dnp.long_link_state.number")?;
         let link_id = r.le::<u16>("link_id", "dnp.long_link_state.link_id")?;
         let flags = {
-            let v = LongLinkStateFlags(r.le::<u8>("flags", "dnp.long_link_state.flags")?);
+            let v = LongLinkStateFlags(
+                r.le::<u8>("flags", "dnp.long_link_state.flags")?,
+            );
             r.note_bits(
                 v.bits(),
                 &[
@@ -1694,18 +1932,24 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
             );
             v
         };
-        let message_chunk_len =
-            r.le::<u16>("message_chunk_len", "dnp.long_link_state.message_chunk_len")?;
-        let message_chunk = Cow::Borrowed(r.bytes_field(
-            r.length(message_chunk_len, "message_chunk")?,
-            "message_chunk",
-            "dnp.long_link_state.message_chunk",
-        )?);
-        let values_chunk = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "values_chunk",
-            "dnp.long_link_state.values_chunk",
-        )?);
+        let message_chunk_len = r
+            .le::<u16>("message_chunk_len", "dnp.long_link_state.message_chunk_len")?;
+        let message_chunk = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.length(message_chunk_len, "message_chunk")?,
+                    "message_chunk",
+                    "dnp.long_link_state.message_chunk",
+                )?,
+        );
+        let values_chunk = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.remaining(),
+                    "values_chunk",
+                    "dnp.long_link_state.values_chunk",
+                )?,
+        );
         Ok(Self {
             number,
             link_id,
@@ -1718,8 +1962,11 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
         w.put(&self.number.to_le_bytes());
         w.put(&self.link_id.to_le_bytes());
         w.put(&self.flags.bits().to_le_bytes());
-        let message_chunk_len =
-            fit(self.message_chunk.len() as u64, 65535, "message_chunk_len")? as u16;
+        let message_chunk_len = fit(
+            self.message_chunk.len() as u64,
+            65535,
+            "message_chunk_len",
+        )? as u16;
         w.put(&message_chunk_len.to_le_bytes());
         let data: &[u8] = &self.message_chunk[..];
         w.put(data);
@@ -1956,7 +2203,9 @@ impl<'a> Codec<'a> for Float16Value {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let value = {
             let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("value")?));
+            let v = wiregen_runtime::f16_to_f32(
+                u16::from_le_bytes(r.array::<2>("value")?),
+            );
             r.note("dnp.float16_value.value", at, Value::F(v as f64));
             v
         };
@@ -1966,15 +2215,18 @@ impl<'a> Codec<'a> for Float16Value {
         w.put(
             &{
                 let x = self.value;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "value",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "value",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         Ok(())
     }
@@ -2071,11 +2323,9 @@ impl<'a> Codec<'a> for StringValue<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = r.le::<u16>("length", "dnp.string_value.length")?;
-        let text = Cow::Borrowed(r.str_field(
-            r.length(length, "text")?,
-            "text",
-            "dnp.string_value.text",
-        )?);
+        let text = Cow::Borrowed(
+            r.str_field(r.length(length, "text")?, "text", "dnp.string_value.text")?,
+        );
         Ok(Self { text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2117,11 +2367,9 @@ impl<'a> Codec<'a> for DataValue<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let length = r.le::<u16>("length", "dnp.data_value.length")?;
-        let data = Cow::Borrowed(r.bytes_field(
-            r.length(length, "data")?,
-            "data",
-            "dnp.data_value.data",
-        )?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.length(length, "data")?, "data", "dnp.data_value.data")?,
+        );
         Ok(Self { data })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -2657,28 +2905,34 @@ impl<'a> Codec<'a> for Vector2F16Value {
         w.put(
             &{
                 let x = self.x;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "x",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.y;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "y",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         Ok(())
     }
@@ -2805,41 +3059,50 @@ impl<'a> Codec<'a> for Vector3F16Value {
         w.put(
             &{
                 let x = self.x;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "x",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.y;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "y",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.z;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "z",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "z",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         Ok(())
     }
@@ -2989,54 +3252,66 @@ impl<'a> Codec<'a> for QuaternionF16Value {
         w.put(
             &{
                 let x = self.x;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "x",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "x",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.y;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "y",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "y",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.z;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "z",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "z",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         w.put(
             &{
                 let x = self.w;
-                wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(
-                    "w",
-                    EncodeErrorKind::TooLarge {
-                        value: x as u64,
-                        max: 65504,
-                    },
-                ))?
+                wiregen_runtime::f32_to_f16(x)
+                    .ok_or(
+                        EncodeError::new(
+                            "w",
+                            EncodeErrorKind::TooLarge {
+                                value: x as u64,
+                                max: 65504,
+                            },
+                        ),
+                    )?
             }
-            .to_le_bytes(),
+                .to_le_bytes(),
         );
         Ok(())
     }
@@ -3182,11 +3457,9 @@ impl State {
     /// The value types of a link, as its latest Link State announced them (per connection,
     /// whichever side sent it).
     pub fn link_types(&self, key: u64) -> Option<Vec<ValueType>> {
-        self.tables.get(0, key).map(|l| {
-            l.iter()
-                .map(|raw| ValueType::from_raw(*raw as u8))
-                .collect()
-        })
+        self.tables
+            .get(0, key)
+            .map(|l| l.iter().map(|raw| ValueType::from_raw(*raw as u8)).collect())
     }
     /// Sets the list of `key`, as a message announcing it would.
     pub fn set_link_types(&mut self, key: u64, list: &[ValueType]) {
@@ -3247,8 +3520,10 @@ pub trait DecodeWith<'a>: Codec<'a> {
 }
 
 impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
+
 /// Largest data (all streams together) [`split_long_reliable_message`] puts in one part.
 pub const LONG_RELIABLE_MESSAGE_PART_SIZE: usize = 1357;
+
 impl LongReliableMessage<'_> {
     /// Whether this is the first part of a payload.
     pub fn is_first_part(&self) -> bool {
@@ -3271,11 +3546,13 @@ pub struct LongReliableMessageJoined {
 }
 
 impl LongReliableMessageJoined {}
+
 /// Joins the parts of [`LongReliableMessage`] payloads sent in one direction of a
 /// conversation (keep one joiner per direction); its limits and counters are the
 /// [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to.
 #[derive(Debug)]
 pub struct LongReliableMessageJoiner(wiregen_runtime::SequenceJoiner<(), 1>);
+
 impl Default for LongReliableMessageJoiner {
     fn default() -> Self {
         Self::new()
@@ -3299,31 +3576,38 @@ impl LongReliableMessageJoiner {
         &mut self,
         part: &LongReliableMessage<'_>,
         tag: u64,
-    ) -> Result<Option<wiregen_runtime::Tagged<LongReliableMessageJoined>>, DecodeError> {
+    ) -> Result<
+        Option<wiregen_runtime::Tagged<LongReliableMessageJoined>>,
+        DecodeError,
+    > {
         let key = ();
         let data = [part.chunk.to_vec()];
         let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined =
-            self.0
-                .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
-        Ok(joined.map(
-            |wiregen_runtime::Joined {
-                 key: (),
-                 first,
-                 parts,
-                 streams: [chunk],
-                 tags,
-             }| {
-                (
-                    LongReliableMessageJoined {
-                        first: first as u16,
+        let joined = self
+            .0
+            .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
+        Ok(
+            joined
+                .map(|
+                    wiregen_runtime::Joined {
+                        key: (),
+                        first,
                         parts,
-                        chunk,
-                    },
-                    tags,
-                )
-            },
-        ))
+                        streams: [chunk,
+                        ],
+                        tags,
+                    }|
+                {
+                    (
+                        LongReliableMessageJoined {
+                            first: first as u16,
+                            parts,
+                            chunk,
+                        },
+                        tags,
+                    )
+                }),
+        )
     }
 }
 
@@ -3373,6 +3657,7 @@ pub fn split_long_reliable_message<'a>(
 
 /// Largest data (all streams together) [`split_long_link_state`] puts in one part.
 pub const LONG_LINK_STATE_PART_SIZE: usize = 1357;
+
 impl LongLinkState<'_> {
     /// Whether this is the first part of a payload.
     pub fn is_first_part(&self) -> bool {
@@ -3408,6 +3693,7 @@ impl LongLinkStateJoined {
 /// [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to.
 #[derive(Debug)]
 pub struct LongLinkStateJoiner(wiregen_runtime::SequenceJoiner<(u16,), 2>);
+
 impl Default for LongLinkStateJoiner {
     fn default() -> Self {
         Self::new()
@@ -3435,29 +3721,34 @@ impl LongLinkStateJoiner {
         let key = (part.link_id,);
         let data = [part.message_chunk.to_vec(), part.values_chunk.to_vec()];
         let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined =
-            self.0
-                .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
-        Ok(joined.map(
-            |wiregen_runtime::Joined {
-                 key: (link_id,),
-                 first,
-                 parts,
-                 streams: [message_chunk, values_chunk],
-                 tags,
-             }| {
-                (
-                    LongLinkStateJoined {
-                        link_id,
-                        first: first as u16,
+        let joined = self
+            .0
+            .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
+        Ok(
+            joined
+                .map(|
+                    wiregen_runtime::Joined {
+                        key: (link_id,),
+                        first,
                         parts,
-                        message_chunk,
+                        streams: [message_chunk,
                         values_chunk,
-                    },
-                    tags,
-                )
-            },
-        ))
+                        ],
+                        tags,
+                    }|
+                {
+                    (
+                        LongLinkStateJoined {
+                            link_id,
+                            first: first as u16,
+                            parts,
+                            message_chunk,
+                            values_chunk,
+                        },
+                        tags,
+                    )
+                }),
+        )
     }
 }
 
@@ -3572,7 +3863,10 @@ pub enum JoinedMessage<'j> {
         first: u16,
         /// How many parts it was joined from.
         parts: usize,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         chunk: Cow<'j, [u8]>,
     },
     /// A [`LongLinkState`] payload joined from parts.
@@ -3582,7 +3876,10 @@ pub enum JoinedMessage<'j> {
         first: u16,
         /// How many parts it was joined from.
         parts: usize,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         message_chunk: Cow<'j, [u8]>,
         values_chunk: LinkValues<'j>,
     },
@@ -3591,20 +3888,26 @@ pub enum JoinedMessage<'j> {
 impl Joined {
     /// Decodes the joined payload.
     pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
-        Ok(match self {
-            Joined::LongReliableMessage(j) => JoinedMessage::LongReliableMessage {
-                first: j.first,
-                parts: j.parts,
-                chunk: Cow::Borrowed(&j.chunk),
+        Ok(
+            match self {
+                Joined::LongReliableMessage(j) => {
+                    JoinedMessage::LongReliableMessage {
+                        first: j.first,
+                        parts: j.parts,
+                        chunk: Cow::Borrowed(&j.chunk),
+                    }
+                }
+                Joined::LongLinkState(j) => {
+                    JoinedMessage::LongLinkState {
+                        link_id: j.link_id,
+                        first: j.first,
+                        parts: j.parts,
+                        message_chunk: Cow::Borrowed(&j.message_chunk),
+                        values_chunk: j.decode_values_chunk()?,
+                    }
+                }
             },
-            Joined::LongLinkState(j) => JoinedMessage::LongLinkState {
-                link_id: j.link_id,
-                first: j.first,
-                parts: j.parts,
-                message_chunk: Cow::Borrowed(&j.message_chunk),
-                values_chunk: j.decode_values_chunk()?,
-            },
-        })
+        )
     }
 }
 
@@ -3612,6 +3915,7 @@ impl Joined {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "dnp";
     const TITLE: &'static str = "Drag[en]gine Network Protocol";
@@ -3630,8 +3934,9 @@ impl wiregen_runtime::Protocol for Protocol {
     ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let direction = usize::from(!from_client);
         if let CommandBody::LongReliableMessage(part) = &message.body {
-            if let Some((joined, tags)) =
-                joins.long_reliable_message[direction].push_tagged(part, tag)?
+            if let Some((joined, tags)) = joins
+                .long_reliable_message[direction]
+                .push_tagged(part, tag)?
             {
                 let joined = Joined::LongReliableMessage(joined);
                 joined.decode().map_err(|e| e.within("joined"))?;
@@ -3639,7 +3944,10 @@ impl wiregen_runtime::Protocol for Protocol {
             }
         }
         if let CommandBody::LongLinkState(part) = &message.body {
-            if let Some((joined, tags)) = joins.long_link_state[direction].push_tagged(part, tag)? {
+            if let Some((joined, tags)) = joins
+                .long_link_state[direction]
+                .push_tagged(part, tag)?
+            {
                 conversation.record_joined_long_link_state(&joined)?;
                 let joined = Joined::LongLinkState(joined);
                 joined.decode().map_err(|e| e.within("joined"))?;

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace, Notes,
-    Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace,
+    Notes, Reader, Trace, Value, Writer,
 };
 
 /// A character moves.
@@ -44,12 +45,7 @@ impl<'a> Codec<'a> for Move {
             r.note("dungeon.move.running", at, Value::Bool(v));
             v
         };
-        Ok(Self {
-            character,
-            x,
-            y,
-            running,
-        })
+        Ok(Self { character, x, y, running })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.character.to_le_bytes());
@@ -232,18 +228,24 @@ impl<'a> Message<'a> {
         Self::read(id, r)
     }
     fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        Ok(match id {
-            1 => Message::Move(Move::read(r)?),
-            2 => Message::Say(Say::read(r)?),
-            3 => Message::Inventory(Inventory::read(r)?),
-            other => {
-                return Err(DecodeError::new(
-                    "message_id",
-                    0,
-                    DecodeErrorKind::UnknownValue { value: other },
-                ));
-            }
-        })
+        Ok(
+            match id {
+                1 => Message::Move(Move::read(r)?),
+                2 => Message::Say(Say::read(r)?),
+                3 => Message::Inventory(Inventory::read(r)?),
+                other => {
+                    return Err(
+                        DecodeError::new(
+                            "message_id",
+                            0,
+                            DecodeErrorKind::UnknownValue {
+                                value: other,
+                            },
+                        ),
+                    );
+                }
+            },
+        )
     }
     /// Encodes the message as a transport payload.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -261,7 +263,9 @@ impl<'a> Message<'a> {
         })
     }
     /// Decodes the message a [`dnp::UnreliableMessage`] carries.
-    pub fn from_unreliable_message(m: &'a dnp::UnreliableMessage<'_>) -> Result<Self, DecodeError> {
+    pub fn from_unreliable_message(
+        m: &'a dnp::UnreliableMessage<'_>,
+    ) -> Result<Self, DecodeError> {
         Self::decode(&m.data[..])
     }
     /// Sets the message (and id) of a [`dnp::UnreliableMessage`]; its other fields are left as
@@ -275,7 +279,9 @@ impl<'a> Message<'a> {
         Ok(())
     }
     /// Decodes the message a [`dnp::ReliableMessage`] carries.
-    pub fn from_reliable_message(m: &'a dnp::ReliableMessage<'_>) -> Result<Self, DecodeError> {
+    pub fn from_reliable_message(
+        m: &'a dnp::ReliableMessage<'_>,
+    ) -> Result<Self, DecodeError> {
         Self::decode(&m.data[..])
     }
     /// Sets the message (and id) of a [`dnp::ReliableMessage`]; its other fields are left as
@@ -296,37 +302,37 @@ impl<'a> Message<'a> {
     /// and calls [`Self::from_transport`].
     pub fn receive(datagram: &'a [u8]) -> Result<Option<Self>, DecodeError> {
         match <dnp::Command as Codec>::decode(datagram)? {
-            dnp::Command {
-                body: dnp::CommandBody::UnreliableMessage(m),
-                ..
-            } => {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
                 let at = datagram.len() - m.data.len();
                 match m.data {
                     Cow::Borrowed(b) => Self::decode(b).map(Some),
-                    Cow::Owned(v) => Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x))),
+                    Cow::Owned(v) => {
+                        Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x)))
+                    }
                 }
-                .map_err(|e| {
-                    e.in_payload(
-                        &["body", "data"],
-                        Some(wiregen_runtime::PayloadStart::Byte(at)),
-                    )
-                })
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "data"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
             }
-            dnp::Command {
-                body: dnp::CommandBody::ReliableMessage(m),
-                ..
-            } => {
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
                 let at = datagram.len() - m.data.len();
                 match m.data {
                     Cow::Borrowed(b) => Self::decode(b).map(Some),
-                    Cow::Owned(v) => Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x))),
+                    Cow::Owned(v) => {
+                        Message::decode(&v).map(|x| Some(IntoOwned::into_owned(x)))
+                    }
                 }
-                .map_err(|e| {
-                    e.in_payload(
-                        &["body", "data"],
-                        Some(wiregen_runtime::PayloadStart::Byte(at)),
-                    )
-                })
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "data"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
             }
             _ => Ok(None),
         }
@@ -334,7 +340,9 @@ impl<'a> Message<'a> {
     /// The game message a decoded `dnp` datagram carries, if any (`Ok(None)`: it carries none).
     /// An error's position counts from the payload's start ([`Self::receive`] counts from the
     /// datagram's).
-    pub fn from_transport(datagram: &'a dnp::Command<'_>) -> Result<Option<Self>, DecodeError> {
+    pub fn from_transport(
+        datagram: &'a dnp::Command<'_>,
+    ) -> Result<Option<Self>, DecodeError> {
         Self::carried(datagram, None)
     }
     /// Like [`Self::from_transport`], with error positions counted from the start of the
@@ -350,42 +358,47 @@ impl<'a> Message<'a> {
         datagram_len: Option<usize>,
     ) -> Result<Option<Self>, DecodeError> {
         match datagram {
-            dnp::Command {
-                body: dnp::CommandBody::UnreliableMessage(m),
-                ..
-            } => Self::from_unreliable_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "data"],
-                    datagram_len.map(|len| wiregen_runtime::PayloadStart::Byte(len - m.data.len())),
-                )
-            }),
-            dnp::Command {
-                body: dnp::CommandBody::ReliableMessage(m),
-                ..
-            } => Self::from_reliable_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "data"],
-                    datagram_len.map(|len| wiregen_runtime::PayloadStart::Byte(len - m.data.len())),
-                )
-            }),
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                Self::from_unreliable_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "data"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.data.len(),
+                                )),
+                        )
+                    })
+            }
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                Self::from_reliable_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "data"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.data.len(),
+                                )),
+                        )
+                    })
+            }
             _ => Ok(None),
         }
     }
     /// Puts this message (and its id) in a `dnp` datagram that carries one, its other fields
     /// left as they are; `Ok(false)` when `datagram` carries none.
-    pub fn fill_transport(&self, datagram: &mut dnp::Command<'_>) -> Result<bool, EncodeError> {
+    pub fn fill_transport(
+        &self,
+        datagram: &mut dnp::Command<'_>,
+    ) -> Result<bool, EncodeError> {
         match datagram {
-            dnp::Command {
-                body: dnp::CommandBody::UnreliableMessage(m),
-                ..
-            } => {
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
                 self.fill_unreliable_message(m)?;
                 Ok(true)
             }
-            dnp::Command {
-                body: dnp::CommandBody::ReliableMessage(m),
-                ..
-            } => {
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
                 self.fill_reliable_message(m)?;
                 Ok(true)
             }
@@ -404,25 +417,19 @@ impl<'a> Message<'a> {
             Err(e) => return (Err(e), notes),
         };
         let (message, more) = match &transport {
-            dnp::Command {
-                body: dnp::CommandBody::UnreliableMessage(m),
-                ..
-            } => {
-                let (message, notes) = Self::dissect_at(datagram, datagram.len() - m.data.len());
-                (
-                    message.map_err(|e| e.in_payload(&["body", "data"], None)),
-                    notes,
-                )
+            dnp::Command { body: dnp::CommandBody::UnreliableMessage(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    datagram,
+                    datagram.len() - m.data.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "data"], None)), notes)
             }
-            dnp::Command {
-                body: dnp::CommandBody::ReliableMessage(m),
-                ..
-            } => {
-                let (message, notes) = Self::dissect_at(datagram, datagram.len() - m.data.len());
-                (
-                    message.map_err(|e| e.in_payload(&["body", "data"], None)),
-                    notes,
-                )
+            dnp::Command { body: dnp::CommandBody::ReliableMessage(m), .. } => {
+                let (message, notes) = Self::dissect_at(
+                    datagram,
+                    datagram.len() - m.data.len(),
+                );
+                (message.map_err(|e| e.in_payload(&["body", "data"], None)), notes)
             }
             _ => return (Ok(None), notes),
         };
@@ -432,23 +439,27 @@ impl<'a> Message<'a> {
     /// Encodes the message as a whole `dnp` datagram, ready to send: a `Command { body:
     /// UnreliableMessage(UnreliableMessage) }`; its encoder fills the rest.
     pub fn encode_unreliable_message(&self) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&dnp::Command {
-            body: dnp::CommandBody::UnreliableMessage(dnp::UnreliableMessage {
-                data: Cow::Owned(self.encode()?),
-            }),
-        })
+        Codec::encode(
+            &dnp::Command {
+                body: dnp::CommandBody::UnreliableMessage(dnp::UnreliableMessage {
+                    data: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
     }
     /// Encodes the message as a whole `dnp` datagram, ready to send: a `Command { body:
     /// ReliableMessage(ReliableMessage) }`; its encoder fills the rest.
     ///
     /// `number`: Reliable number (one counter per direction, wraps with % 65535).
     pub fn encode_reliable_message(&self, number: u16) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&dnp::Command {
-            body: dnp::CommandBody::ReliableMessage(dnp::ReliableMessage {
-                number,
-                data: Cow::Owned(self.encode()?),
-            }),
-        })
+        Codec::encode(
+            &dnp::Command {
+                body: dnp::CommandBody::ReliableMessage(dnp::ReliableMessage {
+                    number,
+                    data: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
     }
 }
 
@@ -477,6 +488,7 @@ pub struct Received<'a> {
 /// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "dungeon";
     const TITLE: &'static str = "Dungeon (a game on DNP)";
@@ -485,14 +497,11 @@ impl wiregen_runtime::Protocol for Protocol {
     type Datagram<'a> = Received<'a>;
     const UDP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
     const TCP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
-    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
-        <dnp::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = <dnp::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <dnp::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <dnp::Protocol as wiregen_runtime::Protocol>::Joined;
-    const CHANNELS: &'static [&'static str] =
-        <dnp::Protocol as wiregen_runtime::Protocol>::CHANNELS;
-    const CHANNEL_WRAPS: &'static [u64] =
-        <dnp::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    const CHANNELS: &'static [&'static str] = <dnp::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] = <dnp::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
     /// The transport numbers and acks its datagrams.
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         <dnp::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
@@ -523,8 +532,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message =
-            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
+        let message = Message::from_transport_at(&transport, bytes.len())?
+            .map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.
@@ -535,7 +544,9 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         transport.encode()
     }
-    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
         let (message, notes) = Message::dissect_datagram(bytes);
         (message.map(drop), notes)
     }
@@ -565,7 +576,10 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         joined: &Self::Joined,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        <dnp::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(joined, serializer)
+        <dnp::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(
+            joined,
+            serializer,
+        )
     }
 }
 
@@ -575,11 +589,13 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
         let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
-        Ok(match u.choose_index(2)? {
-            0 => m.encode_unreliable_message(),
-            1 => m.encode_reliable_message(u.arbitrary()?),
-            _ => unreachable!("choose_index stays below its bound"),
-        })
+        Ok(
+            match u.choose_index(2)? {
+                0 => m.encode_unreliable_message(),
+                1 => m.encode_reliable_message(u.arbitrary()?),
+                _ => unreachable!("choose_index stays below its bound"),
+            },
+        )
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader,
-    Trace, Value, Writer,
+    fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
+    IntoOwned, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -121,7 +122,8 @@ impl<'a> Codec<'a> for ChallengeResponse {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let seasoning = r.be::<u32>("seasoning", "game_protocol.challenge_response.seasoning")?;
+        let seasoning = r
+            .be::<u32>("seasoning", "game_protocol.challenge_response.seasoning")?;
         Ok(Self { seasoning })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -183,7 +185,9 @@ impl<'a> Codec<'a> for Packet<'a> {
         };
         let chunk = r.be::<u8>("chunk", "game_protocol.chunk")?;
         let sequence = r.be::<u16>("sequence", "game_protocol.sequence")?;
-        let data = Cow::Borrowed(r.bytes_field(r.remaining(), "data", "game_protocol.data")?);
+        let data = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "data", "game_protocol.data")?,
+        );
         Ok(Self {
             flags,
             chunk,
@@ -248,7 +252,9 @@ impl IntoOwned for ServerMessageBody<'_> {
     fn into_owned(self) -> ServerMessageBody<'static> {
         match self {
             Self::Event(value) => ServerMessageBody::Event(value),
-            Self::Response(value) => ServerMessageBody::Response(IntoOwned::into_owned(value)),
+            Self::Response(value) => {
+                ServerMessageBody::Response(IntoOwned::into_owned(value))
+            }
         }
     }
 }
@@ -262,24 +268,27 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
-            r.note(
-                "game_protocol.server_message.variant",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("game_protocol.server_message.variant", at, Value::U(v as u64));
             v
         };
         let body = match variant {
             0 => ServerMessageBody::Event(Event::read(r).map_err(|e| e.within("body"))?),
-            1 => ServerMessageBody::Response(Response::read(r).map_err(|e| e.within("body"))?),
+            1 => {
+                ServerMessageBody::Response(
+                    Response::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -378,16 +387,23 @@ impl<'a> Codec<'a> for EventKind {
             v
         };
         let body = match variant {
-            0 => EventKindBody::Snapshot(Snapshot::read(r).map_err(|e| e.within("body"))?),
-            1 => EventKindBody::GameOver(GameOver::read(r).map_err(|e| e.within("body"))?),
+            0 => {
+                EventKindBody::Snapshot(Snapshot::read(r).map_err(|e| e.within("body"))?)
+            }
+            1 => {
+                EventKindBody::GameOver(GameOver::read(r).map_err(|e| e.within("body"))?)
+            }
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -567,13 +583,16 @@ impl<'a> Codec<'a> for EntityKind {
             1 => EntityKindBody::Player(Player::read(r).map_err(|e| e.within("body"))?),
             2 => EntityKindBody::Dead,
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -705,26 +724,10 @@ impl<'a> Codec<'a> for Player {
             let at = r.pos();
             let raw = r.bits(8u32, "movement")? as u8;
             r.note("game_protocol.player.movement", at, Value::U(raw as u64));
-            r.note(
-                "game_protocol.player.movement.north",
-                at,
-                Value::Bool(raw & 1 != 0),
-            );
-            r.note(
-                "game_protocol.player.movement.west",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            r.note(
-                "game_protocol.player.movement.south",
-                at,
-                Value::Bool(raw & 4 != 0),
-            );
-            r.note(
-                "game_protocol.player.movement.east",
-                at,
-                Value::Bool(raw & 8 != 0),
-            );
+            r.note("game_protocol.player.movement.north", at, Value::Bool(raw & 1 != 0));
+            r.note("game_protocol.player.movement.west", at, Value::Bool(raw & 2 != 0));
+            r.note("game_protocol.player.movement.south", at, Value::Bool(raw & 4 != 0));
+            r.note("game_protocol.player.movement.east", at, Value::Bool(raw & 8 != 0));
             Direction(raw)
         };
         let is_holding = {
@@ -961,25 +964,28 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
         let variant = {
             let at = r.pos();
             let v = r.bits(2u32, "variant")? as u8;
-            r.note(
-                "game_protocol.response_kind.variant",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("game_protocol.response_kind.variant", at, Value::U(v as u64));
             v
         };
         let body = match variant {
             0 => ResponseKindBody::Error(Error::read(r).map_err(|e| e.within("body"))?),
             1 => ResponseKindBody::Pong,
-            2 => ResponseKindBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?),
+            2 => {
+                ResponseKindBody::Connect(
+                    Connect::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -1129,24 +1135,29 @@ impl<'a> Codec<'a> for ClientMessage {
         let variant = {
             let at = r.pos();
             let v = r.bits(1u32, "variant")? as u8;
-            r.note(
-                "game_protocol.client_message.variant",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("game_protocol.client_message.variant", at, Value::U(v as u64));
             v
         };
         let body = match variant {
-            0 => ClientMessageBody::Request(Request::read(r).map_err(|e| e.within("body"))?),
-            1 => ClientMessageBody::Action(Action::read(r).map_err(|e| e.within("body"))?),
+            0 => {
+                ClientMessageBody::Request(
+                    Request::read(r).map_err(|e| e.within("body"))?,
+                )
+            }
+            1 => {
+                ClientMessageBody::Action(Action::read(r).map_err(|e| e.within("body"))?)
+            }
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -1247,13 +1258,16 @@ impl<'a> Codec<'a> for RequestKind {
             0 => RequestKindBody::Ping,
             1 => RequestKindBody::Init,
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -1319,13 +1333,16 @@ impl<'a> Codec<'a> for Action {
             1 => ActionBody::Throw(Throw::read(r).map_err(|e| e.within("body"))?),
             2 => ActionBody::Move(Move::read(r).map_err(|e| e.within("body"))?),
             other => {
-                return Err(r.error(
-                    "body",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "body",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { body })
@@ -1442,26 +1459,10 @@ impl<'a> Codec<'a> for Move {
             let at = r.pos();
             let raw = r.bits(8u32, "direction")? as u8;
             r.note("game_protocol.move.direction", at, Value::U(raw as u64));
-            r.note(
-                "game_protocol.move.direction.north",
-                at,
-                Value::Bool(raw & 1 != 0),
-            );
-            r.note(
-                "game_protocol.move.direction.west",
-                at,
-                Value::Bool(raw & 2 != 0),
-            );
-            r.note(
-                "game_protocol.move.direction.south",
-                at,
-                Value::Bool(raw & 4 != 0),
-            );
-            r.note(
-                "game_protocol.move.direction.east",
-                at,
-                Value::Bool(raw & 8 != 0),
-            );
+            r.note("game_protocol.move.direction.north", at, Value::Bool(raw & 1 != 0));
+            r.note("game_protocol.move.direction.west", at, Value::Bool(raw & 2 != 0));
+            r.note("game_protocol.move.direction.south", at, Value::Bool(raw & 4 != 0));
+            r.note("game_protocol.move.direction.east", at, Value::Bool(raw & 8 != 0));
             Direction(raw)
         };
         Ok(Self { direction })
@@ -1529,17 +1530,22 @@ impl Conversation {
         };
         let k = *count;
         *count += 1;
-        Ok(match (from_client, k) {
-            (true, 0) => Datagram::Init(Init::decode(bytes)?),
-            (true, 1) => Datagram::ChallengeResponse(ChallengeResponse::decode(bytes)?),
-            (false, 0) => Datagram::Challenge(Challenge::decode(bytes)?),
-            _ => Datagram::Packet(Packet::decode(bytes)?),
-        })
+        Ok(
+            match (from_client, k) {
+                (true, 0) => Datagram::Init(Init::decode(bytes)?),
+                (true, 1) => {
+                    Datagram::ChallengeResponse(ChallengeResponse::decode(bytes)?)
+                }
+                (false, 0) => Datagram::Challenge(Challenge::decode(bytes)?),
+                _ => Datagram::Packet(Packet::decode(bytes)?),
+            },
+        )
     }
 }
 
 /// Largest piece a sender puts in one packet.
 pub const PIECE_SIZE: usize = 504;
+
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
@@ -1563,13 +1569,17 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    wiregen_runtime::split(payload, piece_size, |i, count, data| {
-        let mut packet = template.clone();
-        packet.chunk = fit(i as u64, u8::MAX as u64, "chunk")? as u8;
-        packet.flags.set(PacketFlags::FIN, i + 1 == count);
-        packet.data = Cow::Owned(data.to_vec());
-        Ok(packet)
-    })
+    wiregen_runtime::split(
+        payload,
+        piece_size,
+        |i, count, data| {
+            let mut packet = template.clone();
+            packet.chunk = fit(i as u64, u8::MAX as u64, "chunk")? as u8;
+            packet.flags.set(PacketFlags::FIN, i + 1 == count);
+            packet.data = Cow::Owned(data.to_vec());
+            Ok(packet)
+        },
+    )
 }
 
 /// A payload joined from its pieces, and which side sent it.
@@ -1593,6 +1603,7 @@ impl Whole {
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
 /// order, within limits (see [`wiregen_runtime::Reassembler`]).
 pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+
 impl wiregen_runtime::Fragmented for Protocol {
     type Key = (bool, u16);
     type Packet<'a> = Packet<'a>;
@@ -1622,13 +1633,14 @@ impl Packet<'_> {
     /// Adds what this `Packet` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         if !self.flags.contains(PacketFlags::ACK) && !self.data.is_empty() {
-            facts.numbered(
-                0,
-                u64::from(self.sequence),
-                u64::from(self.chunk),
-                self.flags.contains(PacketFlags::REL),
-                self.flags.contains(PacketFlags::FIN),
-            );
+            facts
+                .numbered(
+                    0,
+                    u64::from(self.sequence),
+                    u64::from(self.chunk),
+                    self.flags.contains(PacketFlags::REL),
+                    self.flags.contains(PacketFlags::FIN),
+                );
         }
         if self.flags.contains(PacketFlags::ACK) {
             facts.ack(0, u64::from(self.sequence), u64::from(self.chunk), false);
@@ -1664,12 +1676,16 @@ pub enum JoinedMessage<'j> {
 impl Joined {
     /// Decodes the joined payload.
     pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
-        Ok(match self {
-            Joined::Whole(whole) if whole.from_client => {
-                JoinedMessage::WholeFromClient(whole.client_message()?)
-            }
-            Joined::Whole(whole) => JoinedMessage::WholeFromServer(whole.server_message()?),
-        })
+        Ok(
+            match self {
+                Joined::Whole(whole) if whole.from_client => {
+                    JoinedMessage::WholeFromClient(whole.client_message()?)
+                }
+                Joined::Whole(whole) => {
+                    JoinedMessage::WholeFromServer(whole.server_message()?)
+                }
+            },
+        )
     }
 }
 
@@ -1677,6 +1693,7 @@ impl Joined {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "game_protocol";
     const TITLE: &'static str = "Game Protocol";
@@ -1697,7 +1714,10 @@ impl wiregen_runtime::Protocol for Protocol {
         let Datagram::Packet(message) = datagram else {
             return Ok(None);
         };
-        if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
+        if let Some((whole, tags)) = joins
+            .reassembler
+            .push_tagged(from_client, message, tag)?
+        {
             let joined = Joined::Whole(whole);
             joined.decode().map_err(|e| e.within("joined"))?;
             return Ok(Some((joined, tags)));

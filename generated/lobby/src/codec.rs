@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace, Notes,
-    Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace,
+    Notes, Reader, Trace, Value, Writer,
 };
 
 /// Filled in by the encoder: `length` (the byte length of `text`).
@@ -40,8 +41,9 @@ impl<'a> Codec<'a> for Greeting<'a> {
             r.note("lobby.greeting.length", at, Value::U(v as u64));
             v
         };
-        let text =
-            Cow::Borrowed(r.str_field(r.length(length, "text")?, "text", "lobby.greeting.text")?);
+        let text = Cow::Borrowed(
+            r.str_field(r.length(length, "text")?, "text", "lobby.greeting.text")?,
+        );
         let value = r.le::<u16>("value", "lobby.greeting.value")?;
         Ok(Self { text, value })
     }
@@ -100,7 +102,9 @@ impl<'a> Codec<'a> for RoomList {
             let n = r.length(ready_count, "ready")?;
             let at = r.pos();
             let bytes = r.take(n.div_ceil(8), "ready")?;
-            let v: Vec<bool> = (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 != 0).collect();
+            let v: Vec<bool> = (0..n)
+                .map(|i| bytes[i / 8] >> (i % 8) & 1 != 0)
+                .collect();
             for (i, b) in v.iter().enumerate() {
                 r.note_at("lobby.room_list.ready", at + i / 8, 1, Value::Bool(*b));
             }
@@ -153,11 +157,7 @@ impl<'a> Codec<'a> for Room {
             r.note("lobby.room.open", at, Value::Bool(v));
             v
         };
-        Ok(Self {
-            room_id,
-            players,
-            open,
-        })
+        Ok(Self { room_id, players, open })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.room_id.to_le_bytes());
@@ -209,17 +209,23 @@ impl<'a> Message<'a> {
         (m, reader.into_notes())
     }
     fn read<T: Trace<'a>>(id: u64, r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        Ok(match id {
-            5 => Message::Greeting(Greeting::read(r)?),
-            10 => Message::RoomList(RoomList::read(r)?),
-            other => {
-                return Err(DecodeError::new(
-                    "message_id",
-                    0,
-                    DecodeErrorKind::UnknownValue { value: other },
-                ));
-            }
-        })
+        Ok(
+            match id {
+                5 => Message::Greeting(Greeting::read(r)?),
+                10 => Message::RoomList(RoomList::read(r)?),
+                other => {
+                    return Err(
+                        DecodeError::new(
+                            "message_id",
+                            0,
+                            DecodeErrorKind::UnknownValue {
+                                value: other,
+                            },
+                        ),
+                    );
+                }
+            },
+        )
     }
     /// Encodes the message as a transport payload.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
@@ -235,7 +241,9 @@ impl<'a> Message<'a> {
         })
     }
     /// Decodes the message a [`riptide_2_0::UserMessage`] carries.
-    pub fn from_user_message(m: &'a riptide_2_0::UserMessage<'_>) -> Result<Self, DecodeError> {
+    pub fn from_user_message(
+        m: &'a riptide_2_0::UserMessage<'_>,
+    ) -> Result<Self, DecodeError> {
         Self::decode(m.message_id as u64, &m.payload[..])
     }
     /// Sets the message (and id) of a [`riptide_2_0::UserMessage`]; its other fields are left
@@ -281,32 +289,35 @@ impl<'a> Message<'a> {
                 let at = datagram.len() - m.payload.len();
                 match m.payload {
                     Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
-                    Cow::Owned(v) => Message::decode(m.message_id as u64, &v)
-                        .map(|x| Some(IntoOwned::into_owned(x))),
+                    Cow::Owned(v) => {
+                        Message::decode(m.message_id as u64, &v)
+                            .map(|x| Some(IntoOwned::into_owned(x)))
+                    }
                 }
-                .map_err(|e| {
-                    e.in_payload(
-                        &["body", "payload"],
-                        Some(wiregen_runtime::PayloadStart::Byte(at)),
-                    )
-                })
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
             }
-            riptide_2_0::Message {
-                body: riptide_2_0::MessageBody::Reliable(m),
-                ..
-            } => {
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
                 let at = datagram.len() - m.payload.len();
                 match m.payload {
                     Cow::Borrowed(b) => Self::decode(m.message_id as u64, b).map(Some),
-                    Cow::Owned(v) => Message::decode(m.message_id as u64, &v)
-                        .map(|x| Some(IntoOwned::into_owned(x))),
+                    Cow::Owned(v) => {
+                        Message::decode(m.message_id as u64, &v)
+                            .map(|x| Some(IntoOwned::into_owned(x)))
+                    }
                 }
-                .map_err(|e| {
-                    e.in_payload(
-                        &["body", "payload"],
-                        Some(wiregen_runtime::PayloadStart::Byte(at)),
-                    )
-                })
+                    .map_err(|e| {
+                        e
+                            .in_payload(
+                                &["body", "payload"],
+                                Some(wiregen_runtime::PayloadStart::Byte(at)),
+                            )
+                    })
             }
             _ => Ok(None),
         }
@@ -335,23 +346,32 @@ impl<'a> Message<'a> {
             riptide_2_0::Message {
                 body: riptide_2_0::MessageBody::Unreliable(m),
                 ..
-            } => Self::from_user_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "payload"],
-                    datagram_len
-                        .map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
-                )
-            }),
-            riptide_2_0::Message {
-                body: riptide_2_0::MessageBody::Reliable(m),
-                ..
-            } => Self::from_reliable_user_message(m).map(Some).map_err(|e| {
-                e.in_payload(
-                    &["body", "payload"],
-                    datagram_len
-                        .map(|len| wiregen_runtime::PayloadStart::Byte(len - m.payload.len())),
-                )
-            }),
+            } => {
+                Self::from_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.payload.len(),
+                                )),
+                        )
+                    })
+            }
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
+                Self::from_reliable_user_message(m)
+                    .map(Some)
+                    .map_err(|e| {
+                        e.in_payload(
+                            &["body", "payload"],
+                            datagram_len
+                                .map(|len| wiregen_runtime::PayloadStart::Byte(
+                                    len - m.payload.len(),
+                                )),
+                        )
+                    })
+            }
             _ => Ok(None),
         }
     }
@@ -369,10 +389,7 @@ impl<'a> Message<'a> {
                 self.fill_user_message(m)?;
                 Ok(true)
             }
-            riptide_2_0::Message {
-                body: riptide_2_0::MessageBody::Reliable(m),
-                ..
-            } => {
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
                 self.fill_reliable_user_message(m)?;
                 Ok(true)
             }
@@ -400,24 +417,15 @@ impl<'a> Message<'a> {
                     datagram,
                     datagram.len() - m.payload.len(),
                 );
-                (
-                    message.map_err(|e| e.in_payload(&["body", "payload"], None)),
-                    notes,
-                )
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }
-            riptide_2_0::Message {
-                body: riptide_2_0::MessageBody::Reliable(m),
-                ..
-            } => {
+            riptide_2_0::Message { body: riptide_2_0::MessageBody::Reliable(m), .. } => {
                 let (message, notes) = Self::dissect_at(
                     m.message_id as u64,
                     datagram,
                     datagram.len() - m.payload.len(),
                 );
-                (
-                    message.map_err(|e| e.in_payload(&["body", "payload"], None)),
-                    notes,
-                )
+                (message.map_err(|e| e.in_payload(&["body", "payload"], None)), notes)
             }
             _ => return (Ok(None), notes),
         };
@@ -427,25 +435,32 @@ impl<'a> Message<'a> {
     /// Encodes the message as a whole `riptide_2_0` datagram, ready to send: a `Message { body:
     /// Unreliable(UserMessage) }`; its encoder fills the rest.
     pub fn encode_user_message(&self) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&riptide_2_0::Message {
-            body: riptide_2_0::MessageBody::Unreliable(riptide_2_0::UserMessage {
-                message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
-                payload: Cow::Owned(self.encode()?),
-            }),
-        })
+        Codec::encode(
+            &riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Unreliable(riptide_2_0::UserMessage {
+                    message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                    payload: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
     }
     /// Encodes the message as a whole `riptide_2_0` datagram, ready to send: a `Message { body:
     /// Reliable(ReliableUserMessage) }`; its encoder fills the rest.
     ///
     /// `sequence_id`: Reliable sequence number.
-    pub fn encode_reliable_user_message(&self, sequence_id: u16) -> Result<Vec<u8>, EncodeError> {
-        Codec::encode(&riptide_2_0::Message {
-            body: riptide_2_0::MessageBody::Reliable(riptide_2_0::ReliableUserMessage {
-                sequence_id,
-                message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
-                payload: Cow::Owned(self.encode()?),
-            }),
-        })
+    pub fn encode_reliable_user_message(
+        &self,
+        sequence_id: u16,
+    ) -> Result<Vec<u8>, EncodeError> {
+        Codec::encode(
+            &riptide_2_0::Message {
+                body: riptide_2_0::MessageBody::Reliable(riptide_2_0::ReliableUserMessage {
+                    sequence_id,
+                    message_id: fit(self.id(), u16::MAX as u64, "message_id")? as u16,
+                    payload: Cow::Owned(self.encode()?),
+                }),
+            },
+        )
     }
 }
 
@@ -473,24 +488,20 @@ pub struct Received<'a> {
 /// parameter (see [`wiregen_runtime::Protocol`]): its datagrams are the transport's.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "lobby";
     const TITLE: &'static str = "Lobby (a game on Riptide 2.0)";
     type Root<'a> = riptide_2_0::Message<'a>;
     type Conversation = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Conversation;
     type Datagram<'a> = Received<'a>;
-    const UDP_PORTS: &'static [u16] =
-        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
-    const TCP_PORTS: &'static [u16] =
-        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
-    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> =
-        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
+    const UDP_PORTS: &'static [u16] = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+    const TCP_PORTS: &'static [u16] = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_PORTS;
+    const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::TCP_FRAMING;
     type Joins = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Joins;
     type Joined = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::Joined;
-    const CHANNELS: &'static [&'static str] =
-        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::CHANNELS;
-    const CHANNEL_WRAPS: &'static [u64] =
-        <riptide_2_0::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
+    const CHANNELS: &'static [&'static str] = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::CHANNELS;
+    const CHANNEL_WRAPS: &'static [u64] = <riptide_2_0::Protocol as wiregen_runtime::Protocol>::CHANNEL_WRAPS;
     /// The transport numbers and acks its datagrams.
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
         <riptide_2_0::Protocol as wiregen_runtime::Protocol>::facts(&datagram.transport)
@@ -521,8 +532,8 @@ impl wiregen_runtime::Protocol for Protocol {
             from_client,
             bytes,
         )?;
-        let message =
-            Message::from_transport_at(&transport, bytes.len())?.map(IntoOwned::into_owned);
+        let message = Message::from_transport_at(&transport, bytes.len())?
+            .map(IntoOwned::into_owned);
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.
@@ -533,7 +544,9 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         transport.encode()
     }
-    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+    fn datagram_notes<'a>(
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
         let (message, notes) = Message::dissect_datagram(bytes);
         (message.map(drop), notes)
     }
@@ -562,7 +575,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         <riptide_2_0::Protocol as wiregen_runtime::SerdeProtocol>::serialize_joined(
-            joined, serializer,
+            joined,
+            serializer,
         )
     }
 }
@@ -573,11 +587,13 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
         u: &mut arbitrary::Unstructured<'_>,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
         let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
-        Ok(match u.choose_index(2)? {
-            0 => m.encode_user_message(),
-            1 => m.encode_reliable_user_message(u.arbitrary()?),
-            _ => unreachable!("choose_index stays below its bound"),
-        })
+        Ok(
+            match u.choose_index(2)? {
+                0 => m.encode_user_message(),
+                1 => m.encode_reliable_user_message(u.arbitrary()?),
+                _ => unreachable!("choose_index stays below its bound"),
+            },
+        )
     }
     fn arbitrary_opening(
         u: &mut arbitrary::Unstructured<'_>,

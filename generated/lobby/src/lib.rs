@@ -26,6 +26,8 @@
 
 #![forbid(unsafe_code)]
 
+// Laid out by wiregen, the same whatever rustfmt is installed: `cargo fmt` keeps it.
+#[rustfmt::skip]
 mod codec;
 
 pub use codec::*;

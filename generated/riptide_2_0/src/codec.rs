@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
-    Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
+    Trace, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -105,7 +106,10 @@ pub enum MessageBody<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         header: HeaderKind,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -134,21 +138,27 @@ impl IntoOwned for MessageBody<'_> {
     type Owned = MessageBody<'static>;
     fn into_owned(self) -> MessageBody<'static> {
         match self {
-            Self::Unreliable(value) => MessageBody::Unreliable(IntoOwned::into_owned(value)),
+            Self::Unreliable(value) => {
+                MessageBody::Unreliable(IntoOwned::into_owned(value))
+            }
             Self::Ack(value) => MessageBody::Ack(value),
             Self::AckExtra(value) => MessageBody::AckExtra(value),
             Self::Connect(value) => MessageBody::Connect(IntoOwned::into_owned(value)),
             Self::Reject(value) => MessageBody::Reject(IntoOwned::into_owned(value)),
             Self::Heartbeat(value) => MessageBody::Heartbeat(value),
-            Self::Disconnect(value) => MessageBody::Disconnect(IntoOwned::into_owned(value)),
+            Self::Disconnect(value) => {
+                MessageBody::Disconnect(IntoOwned::into_owned(value))
+            }
             Self::Reliable(value) => MessageBody::Reliable(IntoOwned::into_owned(value)),
             Self::Welcome(value) => MessageBody::Welcome(value),
             Self::ClientConnected(value) => MessageBody::ClientConnected(value),
             Self::ClientDisconnected(value) => MessageBody::ClientDisconnected(value),
-            Self::Other { header, data } => MessageBody::Other {
-                header,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { header, data } => {
+                MessageBody::Other {
+                    header,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -162,9 +172,13 @@ impl<'a> Codec<'a> for Message<'a> {
         let header = HeaderKind::from_raw(r.le::<u8>("header", "riptide_2_0.header")?);
         let body = match header {
             HeaderKind::Unreliable => {
-                MessageBody::Unreliable(UserMessage::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Unreliable(
+                    UserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
             }
-            HeaderKind::Ack => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
+            HeaderKind::Ack => {
+                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
+            }
             HeaderKind::AckExtra => {
                 MessageBody::AckExtra(AckExtra::read(r).map_err(|e| e.within("body"))?)
             }
@@ -178,24 +192,36 @@ impl<'a> Codec<'a> for Message<'a> {
                 MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
             }
             HeaderKind::Disconnect => {
-                MessageBody::Disconnect(Disconnect::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Disconnect(
+                    Disconnect::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::Reliable => {
-                MessageBody::Reliable(ReliableUserMessage::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Reliable(
+                    ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::Welcome => {
                 MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
             }
             HeaderKind::ClientConnected => {
-                MessageBody::ClientConnected(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::ClientConnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::ClientDisconnected => {
-                MessageBody::ClientDisconnected(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::ClientDisconnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
             }
-            _ => MessageBody::Other {
-                header,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "body", "riptide_2_0.body")?),
-            },
+            _ => {
+                MessageBody::Other {
+                    header,
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "body", "riptide_2_0.body")?,
+                    ),
+                }
+            }
         };
         Ok(Self { body })
     }
@@ -238,12 +264,14 @@ impl<'a> Codec<'a> for Message<'a> {
             }
             MessageBody::Other { header, data, .. } => {
                 if let 0..=10 = header.raw() {
-                    return Err(EncodeError::new(
-                        "body",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: header.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "body",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: header.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -285,16 +313,12 @@ impl<'a> Codec<'a> for UserMessage<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let message_id = r.le::<u16>("message_id", "riptide_2_0.user_message.message_id")?;
-        let payload = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "payload",
-            "riptide_2_0.user_message.payload",
-        )?);
-        Ok(Self {
-            message_id,
-            payload,
-        })
+        let message_id = r
+            .le::<u16>("message_id", "riptide_2_0.user_message.message_id")?;
+        let payload = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "payload", "riptide_2_0.user_message.payload")?,
+        );
+        Ok(Self { message_id, payload })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.message_id.to_le_bytes());
@@ -340,17 +364,18 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let sequence_id = r.le::<u16>(
-            "sequence_id",
-            "riptide_2_0.reliable_user_message.sequence_id",
-        )?;
-        let message_id =
-            r.le::<u16>("message_id", "riptide_2_0.reliable_user_message.message_id")?;
-        let payload = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "payload",
-            "riptide_2_0.reliable_user_message.payload",
-        )?);
+        let sequence_id = r
+            .le::<u16>("sequence_id", "riptide_2_0.reliable_user_message.sequence_id")?;
+        let message_id = r
+            .le::<u16>("message_id", "riptide_2_0.reliable_user_message.message_id")?;
+        let payload = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.remaining(),
+                    "payload",
+                    "riptide_2_0.reliable_user_message.payload",
+                )?,
+        );
         Ok(Self {
             sequence_id,
             message_id,
@@ -386,9 +411,10 @@ impl<'a> Codec<'a> for Ack {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let last_received_seq =
-            r.le::<u16>("last_received_seq", "riptide_2_0.ack.last_received_seq")?;
-        let acks_bitfield = r.le::<u16>("acks_bitfield", "riptide_2_0.ack.acks_bitfield")?;
+        let last_received_seq = r
+            .le::<u16>("last_received_seq", "riptide_2_0.ack.last_received_seq")?;
+        let acks_bitfield = r
+            .le::<u16>("acks_bitfield", "riptide_2_0.ack.acks_bitfield")?;
         Ok(Self {
             last_received_seq,
             acks_bitfield,
@@ -423,11 +449,10 @@ impl<'a> Codec<'a> for AckExtra {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let last_received_seq = r.le::<u16>(
-            "last_received_seq",
-            "riptide_2_0.ack_extra.last_received_seq",
-        )?;
-        let acks_bitfield = r.le::<u16>("acks_bitfield", "riptide_2_0.ack_extra.acks_bitfield")?;
+        let last_received_seq = r
+            .le::<u16>("last_received_seq", "riptide_2_0.ack_extra.last_received_seq")?;
+        let acks_bitfield = r
+            .le::<u16>("acks_bitfield", "riptide_2_0.ack_extra.acks_bitfield")?;
         let for_seq = r.le::<u16>("for_seq", "riptide_2_0.ack_extra.for_seq")?;
         Ok(Self {
             last_received_seq,
@@ -473,8 +498,9 @@ impl<'a> Codec<'a> for Connect<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let custom =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "custom", "riptide_2_0.connect.custom")?);
+        let custom = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "custom", "riptide_2_0.connect.custom")?,
+        );
         Ok(Self { custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -516,9 +542,12 @@ impl<'a> Codec<'a> for Reject<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let reason = RejectReason::from_raw(r.le::<u8>("reason", "riptide_2_0.reject.reason")?);
-        let custom =
-            Cow::Borrowed(r.bytes_field(r.remaining(), "custom", "riptide_2_0.reject.custom")?);
+        let reason = RejectReason::from_raw(
+            r.le::<u8>("reason", "riptide_2_0.reject.reason")?,
+        );
+        let custom = Cow::Borrowed(
+            r.bytes_field(r.remaining(), "custom", "riptide_2_0.reject.custom")?,
+        );
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -557,16 +586,27 @@ impl<'a> Codec<'a> for Heartbeat {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
-            3 => HeartbeatForm::Client(ClientHeartbeat::read(r).map_err(|e| e.within("form"))?),
-            1 => HeartbeatForm::Server(ServerHeartbeat::read(r).map_err(|e| e.within("form"))?),
+            3 => {
+                HeartbeatForm::Client(
+                    ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
+            1 => {
+                HeartbeatForm::Server(
+                    ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "form",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "form",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { form })
@@ -689,7 +729,11 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             0 => DisconnectForm::Client,
-            _ => DisconnectForm::Server(ServerDisconnect::read(r).map_err(|e| e.within("form"))?),
+            _ => {
+                DisconnectForm::Server(
+                    ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
         };
         Ok(Self { form })
     }
@@ -738,11 +782,14 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         let reason = DisconnectReason::from_raw(
             r.le::<u8>("reason", "riptide_2_0.server_disconnect.reason")?,
         );
-        let custom = Cow::Borrowed(r.bytes_field(
-            r.remaining(),
-            "custom",
-            "riptide_2_0.server_disconnect.custom",
-        )?);
+        let custom = Cow::Borrowed(
+            r
+                .bytes_field(
+                    r.remaining(),
+                    "custom",
+                    "riptide_2_0.server_disconnect.custom",
+                )?,
+        );
         Ok(Self { reason, custom })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -773,12 +820,10 @@ impl<'a> Codec<'a> for ClientId {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let sequence_id = r.le::<u16>("sequence_id", "riptide_2_0.client_id.sequence_id")?;
+        let sequence_id = r
+            .le::<u16>("sequence_id", "riptide_2_0.client_id.sequence_id")?;
         let client_id = r.le::<u16>("client_id", "riptide_2_0.client_id.client_id")?;
-        Ok(Self {
-            sequence_id,
-            client_id,
-        })
+        Ok(Self { sequence_id, client_id })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.sequence_id.to_le_bytes());
@@ -795,7 +840,7 @@ impl wiregen_runtime::Type for ClientId {
 /// counting the prefix.
 pub mod tcp {
     use super::*;
-    pub use wiregen_runtime::tcp::{Frames, Framing};
+    pub use wiregen_runtime::tcp::{Framing, Frames};
     /// This protocol's framing: the prefix, and the largest message it may announce
     /// (the schema's `max_message`).
     pub const FRAMING: Framing = Framing::new(2, false, false, MAX_MESSAGE);
@@ -844,13 +889,14 @@ impl Ack {
     /// Adds what this `Ack` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.ack(0, u64::from(self.last_received_seq), 0, false);
-        facts.ack_bits(
-            0,
-            u64::from(self.last_received_seq),
-            u64::from(self.acks_bitfield),
-            16,
-            65536,
-        );
+        facts
+            .ack_bits(
+                0,
+                u64::from(self.last_received_seq),
+                u64::from(self.acks_bitfield),
+                16,
+                65536,
+            );
     }
 }
 
@@ -881,6 +927,7 @@ impl ServerHeartbeat {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "riptide_2_0";
     const TITLE: &'static str = "Riptide 2.0";
@@ -916,14 +963,16 @@ impl wiregen_runtime::Protocol for Protocol {
             MessageBody::AckExtra(v0) => {
                 v0.add_facts(&mut facts);
             }
-            MessageBody::Heartbeat(v0) => match &v0.form {
-                HeartbeatForm::Client(v1) => {
-                    v1.add_facts(&mut facts);
+            MessageBody::Heartbeat(v0) => {
+                match &v0.form {
+                    HeartbeatForm::Client(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
+                    HeartbeatForm::Server(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
                 }
-                HeartbeatForm::Server(v1) => {
-                    v1.add_facts(&mut facts);
-                }
-            },
+            }
             _ => {}
         }
         facts

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    IntoOwned, Trace, Value,
+    fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
+    EncodeError, IntoOwned, Trace, Value,
 };
 
 wiregen_runtime::enumeration! {
@@ -134,12 +135,16 @@ impl IntoOwned for MessageBody<'_> {
     type Owned = MessageBody<'static>;
     fn into_owned(self) -> MessageBody<'static> {
         match self {
-            Self::Unreliable(value) => MessageBody::Unreliable(IntoOwned::into_owned(value)),
+            Self::Unreliable(value) => {
+                MessageBody::Unreliable(IntoOwned::into_owned(value))
+            }
             Self::Ack(value) => MessageBody::Ack(value),
             Self::Connect(value) => MessageBody::Connect(IntoOwned::into_owned(value)),
             Self::Reject(value) => MessageBody::Reject(IntoOwned::into_owned(value)),
             Self::Heartbeat(value) => MessageBody::Heartbeat(value),
-            Self::Disconnect(value) => MessageBody::Disconnect(IntoOwned::into_owned(value)),
+            Self::Disconnect(value) => {
+                MessageBody::Disconnect(IntoOwned::into_owned(value))
+            }
             Self::Notify(value) => MessageBody::Notify(IntoOwned::into_owned(value)),
             Self::Reliable(value) => MessageBody::Reliable(IntoOwned::into_owned(value)),
             Self::Welcome(value) => MessageBody::Welcome(value),
@@ -159,19 +164,27 @@ impl<'a> Codec<'a> for Message<'a> {
             let at = r.pos();
             let raw = r.bits(4u32, "header")? as u8;
             r.note("riptide_2_1.header", at, Value::U(raw as u64));
-            HeaderKind::from_raw(raw).ok_or_else(|| {
-                r.error(
-                    "header",
-                    at,
-                    DecodeErrorKind::UnknownValue { value: raw as u64 },
-                )
-            })?
+            HeaderKind::from_raw(raw)
+                .ok_or_else(|| {
+                    r
+                        .error(
+                            "header",
+                            at,
+                            DecodeErrorKind::UnknownValue {
+                                value: raw as u64,
+                            },
+                        )
+                })?
         };
         let body = match header {
             HeaderKind::Unreliable => {
-                MessageBody::Unreliable(UserMessage::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Unreliable(
+                    UserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
             }
-            HeaderKind::Ack => MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
+            HeaderKind::Ack => {
+                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
+            }
             HeaderKind::Connect => {
                 MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
             }
@@ -182,22 +195,30 @@ impl<'a> Codec<'a> for Message<'a> {
                 MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
             }
             HeaderKind::Disconnect => {
-                MessageBody::Disconnect(Disconnect::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Disconnect(
+                    Disconnect::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::Notify => {
                 MessageBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?)
             }
             HeaderKind::Reliable => {
-                MessageBody::Reliable(ReliableUserMessage::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Reliable(
+                    ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::Welcome => {
                 MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
             }
             HeaderKind::ClientConnected => {
-                MessageBody::ClientConnected(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::ClientConnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
             }
             HeaderKind::ClientDisconnected => {
-                MessageBody::ClientDisconnected(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::ClientDisconnected(
+                    ClientId::read(r).map_err(|e| e.within("body"))?,
+                )
             }
         };
         Ok(Self { body })
@@ -293,10 +314,7 @@ impl<'a> Codec<'a> for UserMessage<'a> {
             );
             v
         };
-        Ok(Self {
-            message_id,
-            payload,
-        })
+        Ok(Self { message_id, payload })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.leb128(self.message_id);
@@ -353,11 +371,7 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
         let message_id = {
             let at = r.pos();
             let v = r.leb128("message_id")?;
-            r.note(
-                "riptide_2_1.reliable_user_message.message_id",
-                at,
-                Value::U(v),
-            );
+            r.note("riptide_2_1.reliable_user_message.message_id", at, Value::U(v));
             v
         };
         let payload = {
@@ -425,11 +439,7 @@ impl<'a> Codec<'a> for Notify<'a> {
         let last_received_seq = {
             let at = r.pos();
             let v = r.bits(16u32, "last_received_seq")? as u16;
-            r.note(
-                "riptide_2_1.notify.last_received_seq",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("riptide_2_1.notify.last_received_seq", at, Value::U(v as u64));
             v
         };
         let received_bits = {
@@ -667,16 +677,27 @@ impl<'a> Codec<'a> for Heartbeat {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
-            4 => HeartbeatForm::Client(ClientHeartbeat::read(r).map_err(|e| e.within("form"))?),
-            2 => HeartbeatForm::Server(ServerHeartbeat::read(r).map_err(|e| e.within("form"))?),
+            4 => {
+                HeartbeatForm::Client(
+                    ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
+            2 => {
+                HeartbeatForm::Server(
+                    ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "form",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "form",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other as u64,
+                            },
+                        ),
+                );
             }
         };
         Ok(Self { form })
@@ -716,11 +737,7 @@ impl<'a> Codec<'a> for ClientHeartbeat {
         let ping_id = {
             let at = r.pos();
             let v = r.bits(8u32, "ping_id")? as u8;
-            r.note(
-                "riptide_2_1.client_heartbeat.ping_id",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("riptide_2_1.client_heartbeat.ping_id", at, Value::U(v as u64));
             v
         };
         let rtt = {
@@ -758,11 +775,7 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         let ping_id = {
             let at = r.pos();
             let v = r.bits(8u32, "ping_id")? as u8;
-            r.note(
-                "riptide_2_1.server_heartbeat.ping_id",
-                at,
-                Value::U(v as u64),
-            );
+            r.note("riptide_2_1.server_heartbeat.ping_id", at, Value::U(v as u64));
             v
         };
         Ok(Self { ping_id })
@@ -822,7 +835,11 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             1 => DisconnectForm::Client,
-            _ => DisconnectForm::Server(ServerDisconnect::read(r).map_err(|e| e.within("form"))?),
+            _ => {
+                DisconnectForm::Server(
+                    ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
+                )
+            }
         };
         Ok(Self { form })
     }
@@ -870,11 +887,7 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
         let reason = {
             let at = r.pos();
             let raw = r.bits(8u32, "reason")? as u8;
-            r.note(
-                "riptide_2_1.server_disconnect.reason",
-                at,
-                Value::U(raw as u64),
-            );
+            r.note("riptide_2_1.server_disconnect.reason", at, Value::U(raw as u64));
             DisconnectReason::from_raw(raw)
         };
         let custom = {
@@ -929,10 +942,7 @@ impl<'a> Codec<'a> for ClientId {
             r.note("riptide_2_1.client_id.client_id", at, Value::U(v as u64));
             v
         };
-        Ok(Self {
-            sequence_id,
-            client_id,
-        })
+        Ok(Self { sequence_id, client_id })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.bits(self.sequence_id as u64, 16u32);
@@ -949,7 +959,7 @@ impl wiregen_runtime::Type for ClientId {
 /// counting the prefix.
 pub mod tcp {
     use super::*;
-    pub use wiregen_runtime::tcp::{Frames, Framing};
+    pub use wiregen_runtime::tcp::{Framing, Frames};
     /// This protocol's framing: the prefix, and the largest message it may announce
     /// (the schema's `max_message`).
     pub const FRAMING: Framing = Framing::new(4, false, true, MAX_MESSAGE);
@@ -999,13 +1009,14 @@ impl Notify<'_> {
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.numbered(1, u64::from(self.sequence_id), 0, false, true);
         facts.ack(1, u64::from(self.last_received_seq), 0, false);
-        facts.ack_bits(
-            1,
-            u64::from(self.last_received_seq),
-            u64::from(self.received_bits),
-            8,
-            65536,
-        );
+        facts
+            .ack_bits(
+                1,
+                u64::from(self.last_received_seq),
+                u64::from(self.received_bits),
+                8,
+                65536,
+            );
     }
 }
 
@@ -1013,13 +1024,14 @@ impl Ack {
     /// Adds what this `Ack` tells the netcode analysis (the schema's `reliability`).
     pub fn add_facts(&self, facts: &mut wiregen_runtime::analysis::Facts) {
         facts.ack(0, u64::from(self.last_received_seq), 0, false);
-        facts.ack_bits(
-            0,
-            u64::from(self.last_received_seq),
-            u64::from(self.received_bits),
-            16,
-            65536,
-        );
+        facts
+            .ack_bits(
+                0,
+                u64::from(self.last_received_seq),
+                u64::from(self.received_bits),
+                16,
+                65536,
+            );
         facts.ack(0, u64::from(self.for_seq), 0, false);
     }
 }
@@ -1044,6 +1056,7 @@ impl ServerHeartbeat {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "riptide_2_1";
     const TITLE: &'static str = "Riptide 2.1";
@@ -1079,14 +1092,16 @@ impl wiregen_runtime::Protocol for Protocol {
             MessageBody::Ack(v0) => {
                 v0.add_facts(&mut facts);
             }
-            MessageBody::Heartbeat(v0) => match &v0.form {
-                HeartbeatForm::Client(v1) => {
-                    v1.add_facts(&mut facts);
+            MessageBody::Heartbeat(v0) => {
+                match &v0.form {
+                    HeartbeatForm::Client(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
+                    HeartbeatForm::Server(v1) => {
+                        v1.add_facts(&mut facts);
+                    }
                 }
-                HeartbeatForm::Server(v1) => {
-                    v1.add_facts(&mut facts);
-                }
-            },
+            }
             _ => {}
         }
         facts

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
-    NoTrace, Reader, Trace, Value, Writer,
+    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
+    IntoOwned, NoTrace, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -123,7 +124,10 @@ pub enum PacketPayload<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: Command,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -147,16 +151,20 @@ impl IntoOwned for PacketPayload<'_> {
     type Owned = PacketPayload<'static>;
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
-            Self::ReqLogin(value) => PacketPayload::ReqLogin(IntoOwned::into_owned(value)),
+            Self::ReqLogin(value) => {
+                PacketPayload::ReqLogin(IntoOwned::into_owned(value))
+            }
             Self::ResLogin(value) => PacketPayload::ResLogin(value),
             Self::ReqJoinRoom(value) => PacketPayload::ReqJoinRoom(value),
             Self::CInput(value) => PacketPayload::CInput(value),
             Self::SEntityState(value) => PacketPayload::SEntityState(value),
             Self::Ack => PacketPayload::Ack,
-            Self::Other { command, data } => PacketPayload::Other {
-                command,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -206,11 +214,9 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(PacketFlags::IS_FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "payload",
-                        "rtype.payload",
-                    )?),
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "payload", "rtype.payload")?,
+                    ),
                 }
             } else {
                 PacketPayload::read_as(r, command)?
@@ -218,11 +224,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "payload")?;
             v
         };
-        let computed = CRC16_CCITT_FALSE.checksum(&[
-            r.slice(start, checksum_at),
-            &[0u8; 2],
-            r.slice(checksum_at + 2, r.pos()),
-        ]);
+        let computed = CRC16_CCITT_FALSE
+            .checksum(
+                &[
+                    r.slice(start, checksum_at),
+                    &[0u8; 2],
+                    r.slice(checksum_at + 2, r.pos()),
+                ],
+            );
         if computed != checksum as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: checksum as u64,
@@ -290,12 +299,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             PacketPayload::Other { command, data, .. } => {
                 if !flags.contains(PacketFlags::IS_FRAGMENT) {
                     if let 1..=3 | 16..=17 | 255 = command.raw() {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: command.raw() as u64,
-                            },
-                        ));
+                        return Err(
+                            EncodeError::new(
+                                "payload",
+                                EncodeErrorKind::TagHasVariant {
+                                    tag: command.raw() as u64,
+                                },
+                            ),
+                        );
                     }
                 }
                 w.put(data);
@@ -355,16 +366,19 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
             };
             return Err(r.error("username_len", username_len_at, kind));
         }
-        let username = Cow::Borrowed(r.str_field(
-            r.length(username_len, "username")?,
-            "username",
-            "rtype.req_login.username",
-        )?);
+        let username = Cow::Borrowed(
+            r
+                .str_field(
+                    r.length(username_len, "username")?,
+                    "username",
+                    "rtype.req_login.username",
+                )?,
+        );
         let version = r.le::<u32>("version", "rtype.req_login.version")?;
-        let preferred_fragment_size = r.le::<u16>(
-            "preferred_fragment_size",
-            "rtype.req_login.preferred_fragment_size",
-        )?;
+        let preferred_fragment_size = r
+            .le::<
+                u16,
+            >("preferred_fragment_size", "rtype.req_login.preferred_fragment_size")?;
         Ok(Self {
             username,
             version,
@@ -407,10 +421,10 @@ impl<'a> Codec<'a> for ResLogin {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let success = r.le::<u8>("success", "rtype.res_login.success")?;
         let player_id = r.le::<u32>("player_id", "rtype.res_login.player_id")?;
-        let effective_fragment_size = r.le::<u16>(
-            "effective_fragment_size",
-            "rtype.res_login.effective_fragment_size",
-        )?;
+        let effective_fragment_size = r
+            .le::<
+                u16,
+            >("effective_fragment_size", "rtype.res_login.effective_fragment_size")?;
         Ok(Self {
             success,
             player_id,
@@ -559,12 +573,7 @@ impl<'a> Codec<'a> for EntityState {
         let x = r.le::<u16>("x", "rtype.entity_state.x")?;
         let y = r.le::<u16>("y", "rtype.entity_state.y")?;
         let r#type = r.le::<u8>("type", "rtype.entity_state.type")?;
-        Ok(Self {
-            entity_id,
-            x,
-            y,
-            r#type,
-        })
+        Ok(Self { entity_id, x, y, r#type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.entity_id.to_le_bytes());
@@ -581,6 +590,7 @@ impl wiregen_runtime::Type for EntityState {
 
 /// Largest piece a sender puts in one packet.
 pub const PIECE_SIZE: usize = 1004;
+
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
@@ -604,18 +614,24 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    wiregen_runtime::split(payload, piece_size, |i, count, data| {
-        let mut packet = template.clone();
-        packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")? as u8;
-        packet.sequence = template.sequence.wrapping_add(i as u32);
-        packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags.insert(PacketFlags::IS_FRAGMENT);
-        packet.payload = PacketPayload::Other {
-            command: template.payload.command(),
-            data: Cow::Owned(data.to_vec()),
-        };
-        Ok(packet)
-    })
+    wiregen_runtime::split(
+        payload,
+        piece_size,
+        |i, count, data| {
+            let mut packet = template.clone();
+            packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")?
+                as u8;
+            packet.sequence = template.sequence.wrapping_add(i as u32);
+            packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")?
+                as u8;
+            packet.flags.insert(PacketFlags::IS_FRAGMENT);
+            packet.payload = PacketPayload::Other {
+                command: template.payload.command(),
+                data: Cow::Owned(data.to_vec()),
+            };
+            Ok(packet)
+        },
+    )
 }
 
 impl<'a> PacketPayload<'a> {
@@ -627,29 +643,48 @@ impl<'a> PacketPayload<'a> {
         Ok(v)
     }
     /// Reads a value of this switch (to the end of `r`) with the tag given.
-    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: Command) -> Result<Self, DecodeError> {
-        Ok(match command {
-            Command::ReqLogin => {
-                PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ResLogin => {
-                PacketPayload::ResLogin(ResLogin::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ReqJoinRoom => {
-                PacketPayload::ReqJoinRoom(ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::CInput => {
-                PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::SEntityState => {
-                PacketPayload::SEntityState(SEntityState::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::Ack => PacketPayload::Ack,
-            _ => PacketPayload::Other {
-                command,
-                data: Cow::Borrowed(r.bytes_field(r.remaining(), "payload", "rtype.payload")?),
+    fn read_as<T: Trace<'a>>(
+        r: &mut Reader<'a, T>,
+        command: Command,
+    ) -> Result<Self, DecodeError> {
+        Ok(
+            match command {
+                Command::ReqLogin => {
+                    PacketPayload::ReqLogin(
+                        ReqLogin::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ResLogin => {
+                    PacketPayload::ResLogin(
+                        ResLogin::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ReqJoinRoom => {
+                    PacketPayload::ReqJoinRoom(
+                        ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::CInput => {
+                    PacketPayload::CInput(
+                        CInput::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::SEntityState => {
+                    PacketPayload::SEntityState(
+                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::Ack => PacketPayload::Ack,
+                _ => {
+                    PacketPayload::Other {
+                        command,
+                        data: Cow::Borrowed(
+                            r.bytes_field(r.remaining(), "payload", "rtype.payload")?,
+                        ),
+                    }
+                }
             },
-        })
+        )
     }
 }
 
@@ -672,6 +707,7 @@ impl Whole {
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
 /// order, within limits (see [`wiregen_runtime::Reassembler`]).
 pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+
 impl wiregen_runtime::Fragmented for Protocol {
     type Key = (bool, u16);
     type Packet<'a> = Packet<'a>;
@@ -737,9 +773,11 @@ pub enum JoinedMessage<'j> {
 impl Joined {
     /// Decodes the joined payload.
     pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
-        Ok(match self {
-            Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
-        })
+        Ok(
+            match self {
+                Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
+            },
+        )
     }
 }
 
@@ -747,6 +785,7 @@ impl Joined {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "rtype";
     const TITLE: &'static str = "R-Type Protocol";
@@ -764,7 +803,10 @@ impl wiregen_runtime::Protocol for Protocol {
         tag: u64,
     ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let _ = conversation;
-        if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
+        if let Some((whole, tags)) = joins
+            .reassembler
+            .push_tagged(from_client, message, tag)?
+        {
             let joined = Joined::Whole(whole);
             joined.decode().map_err(|e| e.within("joined"))?;
             return Ok(Some((joined, tags)));

@@ -2,10 +2,11 @@
 // Do not edit: change the schema and regenerate.
 
 //! Types, decoders and encoders of every schema type.
+
 use std::borrow::Cow;
 use wiregen_runtime::{
-    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
-    IntoOwned, NoTrace, Reader, Trace, Value, Writer,
+    fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
+    FieldNote, IntoOwned, NoTrace, Reader, Trace, Value, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -102,7 +103,6 @@ wiregen_runtime::enumeration! {
 }
 
 pub use rtype::PacketFlags;
-
 pub use rtype::InputMask;
 
 /// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
@@ -176,7 +176,10 @@ pub enum PacketPayload<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         command: Command,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -209,15 +212,21 @@ impl IntoOwned for PacketPayload<'_> {
     type Owned = PacketPayload<'static>;
     fn into_owned(self) -> PacketPayload<'static> {
         match self {
-            Self::ReqLogin(value) => PacketPayload::ReqLogin(IntoOwned::into_owned(value)),
+            Self::ReqLogin(value) => {
+                PacketPayload::ReqLogin(IntoOwned::into_owned(value))
+            }
             Self::ResLogin(value) => PacketPayload::ResLogin(value),
             Self::CInput(value) => PacketPayload::CInput(value),
-            Self::SEntityState(value) => PacketPayload::SEntityState(IntoOwned::into_owned(value)),
+            Self::SEntityState(value) => {
+                PacketPayload::SEntityState(IntoOwned::into_owned(value))
+            }
             Self::Ack => PacketPayload::Ack,
             Self::ReqLogout(value) => PacketPayload::ReqLogout(value),
             Self::Heartbeat => PacketPayload::Heartbeat,
             Self::ReqLobbyList => PacketPayload::ReqLobbyList,
-            Self::ResLobbyList(value) => PacketPayload::ResLobbyList(IntoOwned::into_owned(value)),
+            Self::ResLobbyList(value) => {
+                PacketPayload::ResLobbyList(IntoOwned::into_owned(value))
+            }
             Self::ReqCreateLobby(value) => {
                 PacketPayload::ReqCreateLobby(IntoOwned::into_owned(value))
             }
@@ -225,13 +234,17 @@ impl IntoOwned for PacketPayload<'_> {
                 PacketPayload::ResCreateLobby(IntoOwned::into_owned(value))
             }
             Self::ReqJoinLobby(value) => PacketPayload::ReqJoinLobby(value),
-            Self::ResJoinLobby(value) => PacketPayload::ResJoinLobby(IntoOwned::into_owned(value)),
+            Self::ResJoinLobby(value) => {
+                PacketPayload::ResJoinLobby(IntoOwned::into_owned(value))
+            }
             Self::ReqLeaveLobby(value) => PacketPayload::ReqLeaveLobby(value),
             Self::LobbyStateUpdate(value) => PacketPayload::LobbyStateUpdate(value),
-            Self::Other { command, data } => PacketPayload::Other {
-                command,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { command, data } => {
+                PacketPayload::Other {
+                    command,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -281,11 +294,9 @@ impl<'a> Codec<'a> for Packet<'a> {
             let v = if flags.contains(PacketFlags::IS_FRAGMENT) {
                 PacketPayload::Other {
                     command,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "payload",
-                        "rtype_impl.payload",
-                    )?),
+                    data: Cow::Borrowed(
+                        r.bytes_field(r.remaining(), "payload", "rtype_impl.payload")?,
+                    ),
                 }
             } else {
                 PacketPayload::read_as(r, command)?
@@ -293,11 +304,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.unlimit(saved, "payload")?;
             v
         };
-        let computed = CRC16_CCITT_FALSE.checksum(&[
-            r.slice(start, checksum_at),
-            &[0u8; 2],
-            r.slice(checksum_at + 2, r.pos()),
-        ]);
+        let computed = CRC16_CCITT_FALSE
+            .checksum(
+                &[
+                    r.slice(start, checksum_at),
+                    &[0u8; 2],
+                    r.slice(checksum_at + 2, r.pos()),
+                ],
+            );
         if computed != checksum as u64 {
             let kind = DecodeErrorKind::BadChecksum {
                 stored: checksum as u64,
@@ -388,12 +402,14 @@ impl<'a> Codec<'a> for Packet<'a> {
             PacketPayload::Other { command, data, .. } => {
                 if !flags.contains(PacketFlags::IS_FRAGMENT) {
                     if let 1..=4 | 7..=14 | 16..=17 | 255 = command.raw() {
-                        return Err(EncodeError::new(
-                            "payload",
-                            EncodeErrorKind::TagHasVariant {
-                                tag: command.raw() as u64,
-                            },
-                        ));
+                        return Err(
+                            EncodeError::new(
+                                "payload",
+                                EncodeErrorKind::TagHasVariant {
+                                    tag: command.raw() as u64,
+                                },
+                            ),
+                        );
                     }
                 }
                 w.put(data);
@@ -415,9 +431,7 @@ impl wiregen_runtime::Type for Packet<'static> {
 }
 
 pub use rtype::ReqLogin;
-
 pub use rtype::ResLogin;
-
 pub use rtype::ReqJoinRoom;
 
 /// Client input state, stamped with the client's tick.
@@ -439,7 +453,9 @@ impl<'a> Codec<'a> for CInput {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let client_tick = r.le::<u32>("client_tick", "rtype_impl.c_input.client_tick")?;
         let input_mask = {
-            let v = InputMask(r.le::<u8>("input_mask", "rtype_impl.c_input.input_mask")?);
+            let v = InputMask(
+                r.le::<u8>("input_mask", "rtype_impl.c_input.input_mask")?,
+            );
             r.note_bits(
                 v.bits(),
                 &[
@@ -452,10 +468,7 @@ impl<'a> Codec<'a> for CInput {
             );
             v
         };
-        Ok(Self {
-            client_tick,
-            input_mask,
-        })
+        Ok(Self { client_tick, input_mask })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.client_tick.to_le_bytes());
@@ -501,7 +514,8 @@ impl<'a> Codec<'a> for SEntityState<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let tick = r.le::<u32>("tick", "rtype_impl.s_entity_state.tick")?;
-        let entry_count = r.le::<u32>("entry_count", "rtype_impl.s_entity_state.entry_count")?;
+        let entry_count = r
+            .le::<u32>("entry_count", "rtype_impl.s_entity_state.entry_count")?;
         let entries = {
             let n = r.length(entry_count, "entries")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 5));
@@ -514,7 +528,8 @@ impl<'a> Codec<'a> for SEntityState<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.tick.to_le_bytes());
-        let entry_count = fit(self.entries.len() as u64, 4294967295, "entry_count")? as u32;
+        let entry_count = fit(self.entries.len() as u64, 4294967295, "entry_count")?
+            as u32;
         w.put(&entry_count.to_le_bytes());
         for item in self.entries.iter() {
             item.write(w).map_err(|e| e.within("entries"))?;
@@ -634,26 +649,30 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
         let component = match op {
             DeltaOp::AddEntity => DeltaEntryComponent::AddEntity,
             DeltaOp::RemoveEntity => DeltaEntryComponent::RemoveEntity,
-            DeltaOp::SetComponent => DeltaEntryComponent::SetComponent(
-                SetComponent::read(r).map_err(|e| e.within("component"))?,
-            ),
-            DeltaOp::RemoveComponent => DeltaEntryComponent::RemoveComponent(
-                RemoveComponent::read(r).map_err(|e| e.within("component"))?,
-            ),
+            DeltaOp::SetComponent => {
+                DeltaEntryComponent::SetComponent(
+                    SetComponent::read(r).map_err(|e| e.within("component"))?,
+                )
+            }
+            DeltaOp::RemoveComponent => {
+                DeltaEntryComponent::RemoveComponent(
+                    RemoveComponent::read(r).map_err(|e| e.within("component"))?,
+                )
+            }
             other => {
-                return Err(r.error(
-                    "component",
-                    r.pos(),
-                    DecodeErrorKind::UnknownValue {
-                        value: other.raw() as u64,
-                    },
-                ));
+                return Err(
+                    r
+                        .error(
+                            "component",
+                            r.pos(),
+                            DecodeErrorKind::UnknownValue {
+                                value: other.raw() as u64,
+                            },
+                        ),
+                );
             }
         };
-        Ok(Self {
-            entity_id,
-            component,
-        })
+        Ok(Self { entity_id, component })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let op = self.component.op();
@@ -720,7 +739,10 @@ pub enum SetComponentData<'a> {
     /// Any other tag value: the data is kept as bytes.
     Other {
         component_type: ComponentType,
-        #[cfg_attr(feature = "serde", serde(with = "wiregen_runtime::serde_support::hex"))]
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
         data: Cow<'a, [u8]>,
     },
 }
@@ -762,13 +784,12 @@ impl IntoOwned for SetComponentData<'_> {
             Self::Stats(value) => SetComponentData::Stats(value),
             Self::Tag(value) => SetComponentData::Tag(value),
             Self::Transform(value) => SetComponentData::Transform(value),
-            Self::Other {
-                component_type,
-                data,
-            } => SetComponentData::Other {
-                component_type,
-                data: IntoOwned::into_owned(data),
-            },
+            Self::Other { component_type, data } => {
+                SetComponentData::Other {
+                    component_type,
+                    data: IntoOwned::into_owned(data),
+                }
+            }
         }
     }
 }
@@ -788,45 +809,68 @@ impl<'a> Codec<'a> for SetComponent<'a> {
             let saved = r.limit(n, "data")?;
             let v = match component_type {
                 ComponentType::Bullet => SetComponentData::Bullet,
-                ComponentType::Controllable => SetComponentData::Controllable(
-                    Controllable::read(r).map_err(|e| e.within("data"))?,
-                ),
+                ComponentType::Controllable => {
+                    SetComponentData::Controllable(
+                        Controllable::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
                 ComponentType::Enemy => SetComponentData::Enemy,
                 ComponentType::Shooter => {
-                    SetComponentData::Shooter(Shooter::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Shooter(
+                        Shooter::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
                 ComponentType::Health => {
-                    SetComponentData::Health(Health::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Health(
+                        Health::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
                 ComponentType::Hitbox => {
-                    SetComponentData::Hitbox(Hitbox::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Hitbox(
+                        Hitbox::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
-                ComponentType::Player => SetComponentData::Player(
-                    PlayerComponent::read(r).map_err(|e| e.within("data"))?,
-                ),
+                ComponentType::Player => {
+                    SetComponentData::Player(
+                        PlayerComponent::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
                 ComponentType::Replicated => {
-                    SetComponentData::Replicated(Replicated::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Replicated(
+                        Replicated::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
-                ComponentType::MovementPattern => SetComponentData::MovementPattern(
-                    MovementPattern::read(r).map_err(|e| e.within("data"))?,
-                ),
+                ComponentType::MovementPattern => {
+                    SetComponentData::MovementPattern(
+                        MovementPattern::read(r).map_err(|e| e.within("data"))?,
+                    )
+                }
                 ComponentType::Stats => {
-                    SetComponentData::Stats(Stats::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Stats(
+                        Stats::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
                 ComponentType::Tag => {
                     SetComponentData::Tag(Tag::read(r).map_err(|e| e.within("data"))?)
                 }
                 ComponentType::Transform => {
-                    SetComponentData::Transform(Transform::read(r).map_err(|e| e.within("data"))?)
+                    SetComponentData::Transform(
+                        Transform::read(r).map_err(|e| e.within("data"))?,
+                    )
                 }
-                _ => SetComponentData::Other {
-                    component_type,
-                    data: Cow::Borrowed(r.bytes_field(
-                        r.remaining(),
-                        "data",
-                        "rtype_impl.set_component.data",
-                    )?),
-                },
+                _ => {
+                    SetComponentData::Other {
+                        component_type,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "data",
+                                    "rtype_impl.set_component.data",
+                                )?,
+                        ),
+                    }
+                }
             };
             r.unlimit(saved, "data")?;
             v
@@ -872,18 +916,16 @@ impl<'a> Codec<'a> for SetComponent<'a> {
             SetComponentData::Transform(value) => {
                 value.write(w).map_err(|e| e.within("data"))?;
             }
-            SetComponentData::Other {
-                component_type,
-                data,
-                ..
-            } => {
+            SetComponentData::Other { component_type, data, .. } => {
                 if let 0..=11 = component_type.raw() {
-                    return Err(EncodeError::new(
-                        "data",
-                        EncodeErrorKind::TagHasVariant {
-                            tag: component_type.raw() as u64,
-                        },
-                    ));
+                    return Err(
+                        EncodeError::new(
+                            "data",
+                            EncodeErrorKind::TagHasVariant {
+                                tag: component_type.raw() as u64,
+                            },
+                        ),
+                    );
                 }
                 w.put(data);
             }
@@ -914,10 +956,9 @@ impl<'a> Codec<'a> for RemoveComponent {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(1);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let component_type = ComponentType::from_raw(r.le::<u8>(
-            "component_type",
-            "rtype_impl.remove_component.component_type",
-        )?);
+        let component_type = ComponentType::from_raw(
+            r.le::<u8>("component_type", "rtype_impl.remove_component.component_type")?,
+        );
         Ok(Self { component_type })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1020,11 +1061,7 @@ impl<'a> Codec<'a> for Health {
         let hp = r.le::<i32>("hp", "rtype_impl.health.hp")?;
         let max_hp = r.le::<i32>("max_hp", "rtype_impl.health.max_hp")?;
         let changes = r.le::<i32>("changes", "rtype_impl.health.changes")?;
-        Ok(Self {
-            hp,
-            max_hp,
-            changes,
-        })
+        Ok(Self { hp, max_hp, changes })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.hp.to_le_bytes());
@@ -1122,11 +1159,7 @@ impl<'a> Codec<'a> for PlayerComponent {
         let shoot_cooldown = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("shoot_cooldown")?);
-            r.note(
-                "rtype_impl.player_component.shoot_cooldown",
-                at,
-                Value::F(v as f64),
-            );
+            r.note("rtype_impl.player_component.shoot_cooldown", at, Value::F(v as f64));
             v
         };
         Ok(Self { id, shoot_cooldown })
@@ -1160,12 +1193,9 @@ impl<'a> Codec<'a> for Replicated {
     const ENCODED_SIZE: Option<usize> = Some(12);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let tag = r.le::<u32>("tag", "rtype_impl.replicated.tag")?;
-        let last_update_tick =
-            r.le::<u64>("last_update_tick", "rtype_impl.replicated.last_update_tick")?;
-        Ok(Self {
-            tag,
-            last_update_tick,
-        })
+        let last_update_tick = r
+            .le::<u64>("last_update_tick", "rtype_impl.replicated.last_update_tick")?;
+        Ok(Self { tag, last_update_tick })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.tag.to_le_bytes());
@@ -1214,21 +1244,13 @@ impl<'a> Codec<'a> for MovementPattern {
         let amplitude = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("amplitude")?);
-            r.note(
-                "rtype_impl.movement_pattern.amplitude",
-                at,
-                Value::F(v as f64),
-            );
+            r.note("rtype_impl.movement_pattern.amplitude", at, Value::F(v as f64));
             v
         };
         let frequency = {
             let at = r.pos();
             let v = f32::from_le_bytes(r.array::<4>("frequency")?);
-            r.note(
-                "rtype_impl.movement_pattern.frequency",
-                at,
-                Value::F(v as f64),
-            );
+            r.note("rtype_impl.movement_pattern.frequency", at, Value::F(v as f64));
             v
         };
         let timer = {
@@ -1292,10 +1314,8 @@ impl<'a> Codec<'a> for Stats {
         let dmg = r.le::<i32>("dmg", "rtype_impl.stats.dmg")?;
         let kills = r.le::<i32>("kills", "rtype_impl.stats.kills")?;
         let level = r.le::<i32>("level", "rtype_impl.stats.level")?;
-        let point_to_next_level = r.le::<i32>(
-            "point_to_next_level",
-            "rtype_impl.stats.point_to_next_level",
-        )?;
+        let point_to_next_level = r
+            .le::<i32>("point_to_next_level", "rtype_impl.stats.point_to_next_level")?;
         let boss_active = r.le::<u8>("boss_active", "rtype_impl.stats.boss_active")?;
         Ok(Self {
             score,
@@ -1515,11 +1535,9 @@ impl<'a> Codec<'a> for LobbyString<'a> {
             };
             return Err(r.error("len", len_at, kind));
         }
-        let text = Cow::Borrowed(r.str_field(
-            r.length(len, "text")?,
-            "text",
-            "rtype_impl.lobby_string.text",
-        )?);
+        let text = Cow::Borrowed(
+            r.str_field(r.length(len, "text")?, "text", "rtype_impl.lobby_string.text")?,
+        );
         Ok(Self { text })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1638,9 +1656,10 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_info.lobby_id")?;
         let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
-        let current_players =
-            r.le::<u8>("current_players", "rtype_impl.lobby_info.current_players")?;
-        let max_players = r.le::<u8>("max_players", "rtype_impl.lobby_info.max_players")?;
+        let current_players = r
+            .le::<u8>("current_players", "rtype_impl.lobby_info.current_players")?;
+        let max_players = r
+            .le::<u8>("max_players", "rtype_impl.lobby_info.max_players")?;
         let port = r.le::<u16>("port", "rtype_impl.lobby_info.port")?;
         Ok(Self {
             lobby_id,
@@ -1693,7 +1712,8 @@ impl<'a> Codec<'a> for ReqCreateLobby<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
-        let max_players = r.le::<u8>("max_players", "rtype_impl.req_create_lobby.max_players")?;
+        let max_players = r
+            .le::<u8>("max_players", "rtype_impl.req_create_lobby.max_players")?;
         Ok(Self { name, max_players })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
@@ -1756,9 +1776,7 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.lobby_id.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        self.error_message
-            .write(w)
-            .map_err(|e| e.within("error_message"))?;
+        self.error_message.write(w).map_err(|e| e.within("error_message"))?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1841,9 +1859,7 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        self.error_message
-            .write(w)
-            .map_err(|e| e.within("error_message"))?;
+        self.error_message.write(w).map_err(|e| e.within("error_message"))?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1869,15 +1885,13 @@ impl<'a> Codec<'a> for LobbyStateUpdate {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(5);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_state_update.lobby_id")?;
-        let current_players = r.le::<u8>(
-            "current_players",
-            "rtype_impl.lobby_state_update.current_players",
-        )?;
-        Ok(Self {
-            lobby_id,
-            current_players,
-        })
+        let lobby_id = r
+            .le::<u32>("lobby_id", "rtype_impl.lobby_state_update.lobby_id")?;
+        let current_players = r
+            .le::<
+                u8,
+            >("current_players", "rtype_impl.lobby_state_update.current_players")?;
+        Ok(Self { lobby_id, current_players })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.lobby_id.to_le_bytes());
@@ -1900,9 +1914,13 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
         .map(|mut n| {
             n.abbrev = match n.abbrev {
                 "rtype.req_login.username_len" => "rtype_impl.req_login.username_len",
-                "rtype.req_login.username_len.length" => "rtype_impl.req_login.username_len.length",
+                "rtype.req_login.username_len.length" => {
+                    "rtype_impl.req_login.username_len.length"
+                }
                 "rtype.req_login.username" => "rtype_impl.req_login.username",
-                "rtype.req_login.username.length" => "rtype_impl.req_login.username.length",
+                "rtype.req_login.username.length" => {
+                    "rtype_impl.req_login.username.length"
+                }
                 "rtype.req_login.version" => "rtype_impl.req_login.version",
                 "rtype.req_login.version.length" => "rtype_impl.req_login.version.length",
                 "rtype.req_login.preferred_fragment_size" => {
@@ -1914,7 +1932,9 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
                 "rtype.res_login.success" => "rtype_impl.res_login.success",
                 "rtype.res_login.success.length" => "rtype_impl.res_login.success.length",
                 "rtype.res_login.player_id" => "rtype_impl.res_login.player_id",
-                "rtype.res_login.player_id.length" => "rtype_impl.res_login.player_id.length",
+                "rtype.res_login.player_id.length" => {
+                    "rtype_impl.res_login.player_id.length"
+                }
                 "rtype.res_login.effective_fragment_size" => {
                     "rtype_impl.res_login.effective_fragment_size"
                 }
@@ -1922,9 +1942,13 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
                     "rtype_impl.res_login.effective_fragment_size.length"
                 }
                 "rtype.req_join_room.room_id" => "rtype_impl.req_join_room.room_id",
-                "rtype.req_join_room.room_id.length" => "rtype_impl.req_join_room.room_id.length",
+                "rtype.req_join_room.room_id.length" => {
+                    "rtype_impl.req_join_room.room_id.length"
+                }
                 "rtype.entity_state.entity_id" => "rtype_impl.entity_state.entity_id",
-                "rtype.entity_state.entity_id.length" => "rtype_impl.entity_state.entity_id.length",
+                "rtype.entity_state.entity_id.length" => {
+                    "rtype_impl.entity_state.entity_id.length"
+                }
                 "rtype.entity_state.x" => "rtype_impl.entity_state.x",
                 "rtype.entity_state.x.length" => "rtype_impl.entity_state.x.length",
                 "rtype.entity_state.y" => "rtype_impl.entity_state.y",
@@ -1940,6 +1964,7 @@ fn own_notes(notes: Vec<FieldNote<'_>>) -> Vec<FieldNote<'_>> {
 
 /// Largest piece a sender puts in one packet.
 pub const PIECE_SIZE: usize = 1004;
+
 impl Packet<'_> {
     /// Whether this packet carries a piece of a payload.
     pub fn is_piece(&self) -> bool {
@@ -1963,18 +1988,24 @@ pub fn chunk<'a>(
     payload: &[u8],
     piece_size: usize,
 ) -> Result<Vec<Packet<'a>>, EncodeError> {
-    wiregen_runtime::split(payload, piece_size, |i, count, data| {
-        let mut packet = template.clone();
-        packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")? as u8;
-        packet.sequence = template.sequence.wrapping_add(i as u32);
-        packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")? as u8;
-        packet.flags.insert(PacketFlags::IS_FRAGMENT);
-        packet.payload = PacketPayload::Other {
-            command: template.payload.command(),
-            data: Cow::Owned(data.to_vec()),
-        };
-        Ok(packet)
-    })
+    wiregen_runtime::split(
+        payload,
+        piece_size,
+        |i, count, data| {
+            let mut packet = template.clone();
+            packet.fragment_index = fit(i as u64, u8::MAX as u64, "fragment_index")?
+                as u8;
+            packet.sequence = template.sequence.wrapping_add(i as u32);
+            packet.fragment_count = fit(count as u64, u8::MAX as u64, "fragment_count")?
+                as u8;
+            packet.flags.insert(PacketFlags::IS_FRAGMENT);
+            packet.payload = PacketPayload::Other {
+                command: template.payload.command(),
+                data: Cow::Owned(data.to_vec()),
+            };
+            Ok(packet)
+        },
+    )
 }
 
 impl<'a> PacketPayload<'a> {
@@ -1986,56 +2017,90 @@ impl<'a> PacketPayload<'a> {
         Ok(v)
     }
     /// Reads a value of this switch (to the end of `r`) with the tag given.
-    fn read_as<T: Trace<'a>>(r: &mut Reader<'a, T>, command: Command) -> Result<Self, DecodeError> {
-        Ok(match command {
-            Command::ReqLogin => {
-                PacketPayload::ReqLogin(ReqLogin::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ResLogin => {
-                PacketPayload::ResLogin(ResLogin::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::CInput => {
-                PacketPayload::CInput(CInput::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::SEntityState => {
-                PacketPayload::SEntityState(SEntityState::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::Ack => PacketPayload::Ack,
-            Command::ReqLogout => {
-                PacketPayload::ReqLogout(ReqLogout::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::Heartbeat => PacketPayload::Heartbeat,
-            Command::ReqLobbyList => PacketPayload::ReqLobbyList,
-            Command::ResLobbyList => {
-                PacketPayload::ResLobbyList(ResLobbyList::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ReqCreateLobby => PacketPayload::ReqCreateLobby(
-                ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
-            ),
-            Command::ResCreateLobby => PacketPayload::ResCreateLobby(
-                ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
-            ),
-            Command::ReqJoinLobby => {
-                PacketPayload::ReqJoinLobby(LobbyRef::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ResJoinLobby => {
-                PacketPayload::ResJoinLobby(ResJoinLobby::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::ReqLeaveLobby => {
-                PacketPayload::ReqLeaveLobby(LobbyRef::read(r).map_err(|e| e.within("payload"))?)
-            }
-            Command::LobbyStateUpdate => PacketPayload::LobbyStateUpdate(
-                LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
-            ),
-            _ => PacketPayload::Other {
-                command,
-                data: Cow::Borrowed(r.bytes_field(
-                    r.remaining(),
-                    "payload",
-                    "rtype_impl.payload",
-                )?),
+    fn read_as<T: Trace<'a>>(
+        r: &mut Reader<'a, T>,
+        command: Command,
+    ) -> Result<Self, DecodeError> {
+        Ok(
+            match command {
+                Command::ReqLogin => {
+                    PacketPayload::ReqLogin(
+                        ReqLogin::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ResLogin => {
+                    PacketPayload::ResLogin(
+                        ResLogin::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::CInput => {
+                    PacketPayload::CInput(
+                        CInput::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::SEntityState => {
+                    PacketPayload::SEntityState(
+                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::Ack => PacketPayload::Ack,
+                Command::ReqLogout => {
+                    PacketPayload::ReqLogout(
+                        ReqLogout::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::Heartbeat => PacketPayload::Heartbeat,
+                Command::ReqLobbyList => PacketPayload::ReqLobbyList,
+                Command::ResLobbyList => {
+                    PacketPayload::ResLobbyList(
+                        ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ReqCreateLobby => {
+                    PacketPayload::ReqCreateLobby(
+                        ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ResCreateLobby => {
+                    PacketPayload::ResCreateLobby(
+                        ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ReqJoinLobby => {
+                    PacketPayload::ReqJoinLobby(
+                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ResJoinLobby => {
+                    PacketPayload::ResJoinLobby(
+                        ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::ReqLeaveLobby => {
+                    PacketPayload::ReqLeaveLobby(
+                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                Command::LobbyStateUpdate => {
+                    PacketPayload::LobbyStateUpdate(
+                        LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
+                    )
+                }
+                _ => {
+                    PacketPayload::Other {
+                        command,
+                        data: Cow::Borrowed(
+                            r
+                                .bytes_field(
+                                    r.remaining(),
+                                    "payload",
+                                    "rtype_impl.payload",
+                                )?,
+                        ),
+                    }
+                }
             },
-        })
+        )
     }
 }
 
@@ -2058,6 +2123,7 @@ impl Whole {
 /// Joins the pieces of payloads of one conversation, per direction and key, in any
 /// order, within limits (see [`wiregen_runtime::Reassembler`]).
 pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+
 impl wiregen_runtime::Fragmented for Protocol {
     type Key = (bool, u16);
     type Packet<'a> = Packet<'a>;
@@ -2123,9 +2189,11 @@ pub enum JoinedMessage<'j> {
 impl Joined {
     /// Decodes the joined payload.
     pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
-        Ok(match self {
-            Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
-        })
+        Ok(
+            match self {
+                Joined::Whole(whole) => JoinedMessage::Whole(whole.payload()?),
+            },
+        )
     }
 }
 
@@ -2133,6 +2201,7 @@ impl Joined {
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Protocol;
+
 impl wiregen_runtime::Protocol for Protocol {
     const NAME: &'static str = "rtype_impl";
     const TITLE: &'static str = "R-Type Protocol (game build)";
@@ -2150,7 +2219,10 @@ impl wiregen_runtime::Protocol for Protocol {
         tag: u64,
     ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let _ = conversation;
-        if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
+        if let Some((whole, tags)) = joins
+            .reassembler
+            .push_tagged(from_client, message, tag)?
+        {
             let joined = Joined::Whole(whole);
             joined.decode().map_err(|e| e.within("joined"))?;
             return Ok(Some((joined, tags)));

@@ -1,51 +1,56 @@
-//! The layout of a generated crate's code: prettyplease's, then rustfmt's when it is installed.
+//! The layout of generated Rust: prettyplease's, in-process, and nothing else.
 //!
-//! prettyplease lays out any syntax tree without a toolchain, close to rustfmt but not the
-//! same; a generated crate is committed and read beside hand-written code and checked by
-//! `cargo fmt --check`, so its code is run through rustfmt as well. Without rustfmt the code is
-//! prettyplease's (it compiles the same; `cargo fmt` would change its layout).
+//! Generated text is a pure function of the schema: no formatter found on the machine (a
+//! `rustfmt` whose release lays code out differently, or none at all) may change a committed
+//! file. prettyplease lays out each item; the blank lines between items are decided here, while
+//! emitting (one between items, none between consecutive `use`s), not by reading the text back.
+//! A generated crate marks its code `#[rustfmt::skip]` so that `cargo fmt` keeps this layout.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-/// `code` as rustfmt lays it out (edition 2021), or as it is when rustfmt is not installed or
-/// fails.
-pub(crate) fn rustfmt(code: String) -> String {
-    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let child = Command::new(rustfmt)
-        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return code;
-    };
-    // Written from a thread: rustfmt may fill its output pipe before it has read all of ours.
-    let mut stdin = child.stdin.take();
-    let input = code.clone();
-    let writer = std::thread::spawn(move || {
-        if let Some(stdin) = stdin.as_mut() {
-            let _ = stdin.write_all(input.as_bytes());
-        }
-    });
-    let output = child.wait_with_output();
-    let _ = writer.join();
-    match output {
-        Ok(o) if o.status.success() && !o.stdout.is_empty() => {
-            String::from_utf8(o.stdout).unwrap_or(code)
-        }
-        _ => code,
+/// The text of `file`: its inner attributes and doc, then its items, each laid out by
+/// prettyplease, a blank line between two items unless both are `use`s.
+pub(crate) fn layout(file: &syn::File) -> String {
+    let mut out = String::new();
+    if !file.attrs.is_empty() {
+        out.push_str(&unparse(file.attrs.clone(), Vec::new()));
     }
+    let mut previous: Option<&syn::Item> = None;
+    for item in &file.items {
+        let adjoining =
+            matches!(previous, Some(syn::Item::Use(_))) && matches!(item, syn::Item::Use(_));
+        if !out.is_empty() && !adjoining {
+            out.push('\n');
+        }
+        out.push_str(&unparse(Vec::new(), vec![item.clone()]));
+        previous = Some(item);
+    }
+    out
 }
 
-/// Whether rustfmt is installed (`wiregen check` compares against its layout).
-pub fn rustfmt_installed() -> bool {
-    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    Command::new(rustfmt)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+fn unparse(attrs: Vec<syn::Attribute>, items: Vec<syn::Item>) -> String {
+    prettyplease::unparse(&syn::File {
+        shebang: None,
+        attrs,
+        items,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layout;
+
+    #[test]
+    fn items_are_spaced_and_uses_kept_together() {
+        let file: syn::File = syn::parse_quote! {
+            //! A crate.
+            use a::B;
+            use c::D;
+            pub struct S { pub x: u8 }
+            impl S { fn f(&self) -> u8 { self.x } }
+        };
+        assert_eq!(
+            layout(&file),
+            "//! A crate.\n\nuse a::B;\nuse c::D;\n\npub struct S {\n    pub x: u8,\n}\n\n\
+             impl S {\n    fn f(&self) -> u8 {\n        self.x\n    }\n}\n"
+        );
+    }
 }

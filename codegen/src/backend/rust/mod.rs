@@ -29,7 +29,6 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use self::{encode::*, expr::*};
-pub use format::rustfmt_installed;
 
 /// How a generated crate depends on `wiregen-runtime`: a Cargo dependency specification
 /// (`{ version = "0.1", path = "../../runtime" }`).
@@ -95,14 +94,14 @@ pub fn generate_module(
 /// A file's text: `head`'s items, the enums and flag sets (a renderer's own text: no formatter
 /// lays out a macro's body), then `rest`'s items.
 fn body_text(head: &syn::File, declared: &[String], rest: &syn::File) -> String {
-    let mut out = spaced(&prettyplease::unparse(head));
+    let mut out = format::layout(head);
     for f in declared {
         out.push('\n');
         out.push_str(f);
     }
     if !rest.items.is_empty() {
         out.push('\n');
-        out.push_str(&spaced(&prettyplease::unparse(rest)));
+        out.push_str(&format::layout(rest));
     }
     out
 }
@@ -196,29 +195,9 @@ pub fn generate(
         },
         Output {
             path: format!("{dir}/src/codec.rs"),
-            contents: format::rustfmt(codec),
+            contents: codec,
         },
     ])
-}
-
-/// prettyplease packs items tightly; a blank line after each top-level item reads better.
-fn spaced(code: &str) -> String {
-    let mut out = String::with_capacity(code.len() + code.len() / 20);
-    let mut lines = code.lines().peekable();
-    while let Some(line) = lines.next() {
-        out.push_str(line);
-        out.push('\n');
-        let ends_item = line == "}"
-            || (line.starts_with("pub use ")
-                || line.starts_with("use ")
-                || line.starts_with("mod ")
-                || line.starts_with("static "))
-                && line.ends_with(';');
-        if ends_item && lines.peek().is_some_and(|next| !next.is_empty()) {
-            out.push('\n');
-        }
-    }
-    out
 }
 
 /// The items of a schema's code, in file order.
@@ -535,8 +514,8 @@ fn imports(body: &TokenStream, already: &[&str]) -> TokenStream {
         .contains("Cow")
         .then(|| quote! { use std::borrow::Cow; });
     quote! {
-        use wiregen_runtime::{#(#runtime),*};
         #cow
+        use wiregen_runtime::{#(#runtime),*};
     }
 }
 

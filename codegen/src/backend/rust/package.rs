@@ -76,6 +76,8 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
         out.push_str(&self.usage_doc());
         out.push_str(
             "\n#![forbid(unsafe_code)]\n\n\
+             // Laid out by wiregen, the same whatever rustfmt is installed: `cargo fmt` keeps it.\n\
+             #[rustfmt::skip]\n\
              mod codec;\n\n\
              pub use codec::*;\npub use wiregen_runtime::{\n    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,\n    IntoOwned, Value,\n};\n",
         );
