@@ -2,6 +2,7 @@
 
 pub mod doc;
 pub mod fuzz;
+pub mod header;
 pub mod lua;
 pub mod rust;
 pub mod wirecat;

@@ -14,6 +14,7 @@ mod svg;
 pub(crate) mod text;
 mod words;
 
+use super::header::{header, Comment, Source};
 use super::Output;
 use crate::ir::{Protocol, StructId};
 use crate::lower::Lowered;
@@ -21,14 +22,23 @@ use crate::lower::Lowered;
 /// The Markdown and HTML references of `p`, in folder `dir`.
 pub fn generate(p: &Protocol, l: &Lowered, dir: &str) -> Vec<Output> {
     let doc = content::document(p, l);
+    let header = header(Comment::Markup, Source::Schema(&p.source));
+    let html = html::render(&doc);
+    // After the doctype, which stays the page's first line.
+    let html = match html.split_once('\n') {
+        Some((doctype, rest)) if doctype.starts_with("<!DOCTYPE") => {
+            format!("{doctype}\n{header}{rest}")
+        }
+        _ => header.clone() + &html,
+    };
     vec![
         Output {
             path: format!("{dir}/{}.md", p.name),
-            contents: markdown::render(&doc),
+            contents: header.clone() + &markdown::render(&doc),
         },
         Output {
             path: format!("{dir}/{}.html", p.name),
-            contents: html::render(&doc),
+            contents: html,
         },
     ]
 }

@@ -5,7 +5,8 @@ use super::*;
 #[derive(Template)]
 #[template(path = "dissector.lua", escape = "none")]
 pub(crate) struct Dissector {
-    pub(crate) source: String,
+    /// The `@generated` line (with its newline).
+    pub(crate) header: String,
     pub(crate) path: String,
     pub(crate) name: String,
     pub(crate) title: String,
