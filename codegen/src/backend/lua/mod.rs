@@ -236,7 +236,10 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         }
     };
     let d = Dissector {
-        header: super::header::header(super::header::Comment::Dashes, super::header::Source::Schema(&p.source)),
+        header: super::header::header(
+            super::header::Comment::Dashes,
+            super::header::Source::Schema(&p.source),
+        ),
         path: path.to_string(),
         name: p.name.clone(),
         title: p.title.clone(),

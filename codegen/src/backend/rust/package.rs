@@ -61,11 +61,7 @@ arbitrary = {{ version = "1", features = ["derive"], optional = true }}
         let p = self.p;
         // Brackets in prose ("Drag[en]gine") are text, not rustdoc links.
         let text = |s: &str| s.replace('[', "\\[").replace(']', "\\]");
-        let mut out = format!(
-            "{}//! {}\n",
-            super::header(p),
-            text(&p.title)
-        );
+        let mut out = format!("{}//! {}\n", super::header(p), text(&p.title));
         if let Some(d) = &p.doc {
             out.push_str("//!\n");
             for line in super::doc_lines(d, true) {
