@@ -33,6 +33,7 @@ pub struct Builder {
     json_schema: Option<PathBuf>,
     crates: bool,
     runtime_path: Option<PathBuf>,
+    generator_path: Option<PathBuf>,
     options: ModuleOptions,
     keep_going: bool,
     prune: bool,
@@ -171,12 +172,19 @@ impl Builder {
         self
     }
 
-    /// Crates ([`Builder::crates`]) depend on the runtime crate in this folder, by its path as
-    /// given. Default: the `runtime/` of a wiregen checkout in a folder above the output, else
-    /// the one of the wiregen source this generator was built from when it is still there,
-    /// else the published version.
+    /// Crates ([`Builder::crates`]) and the wirecat crate depend on the runtime crate in this
+    /// folder (relative to the base folder, or absolute), by a path from their own folder.
+    /// Default: the published `wiregen-runtime`. Nothing is looked for on the machine: the
+    /// manifests are a function of the schemas and of this choice.
     pub fn runtime_path(mut self, dir: impl AsRef<Path>) -> Self {
         self.runtime_path = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The fuzz crate ([`Builder::fuzz`]) depends on the generator crate (`wiregen`) in this
+    /// folder, by a path from its own folder. Default: the published `wiregen`.
+    pub fn generator_path(mut self, dir: impl AsRef<Path>) -> Self {
+        self.generator_path = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -318,9 +326,13 @@ impl Builder {
         let mut out = Vec::new();
         let mut crates: Vec<&Protocol> = Vec::new();
         let mut not_generated = Diagnostics::default();
+        // From `<rust_out>/<crate>` up to `rust_out` first.
         let runtime = match &self.runtime_path {
-            Some(dir) => rust::RuntimeDep(pipeline::path_dependency(&dir.display().to_string())),
-            None => pipeline::runtime_dep_in(&base.join(&rust_out)),
+            Some(dir) => rust::RuntimeDep::Path(format!(
+                "../{}",
+                relative(&base.join(dir), &base.join(&rust_out))
+            )),
+            None => rust::RuntimeDep::Published,
         };
         for p in &protocols {
             let rust = |l: &crate::lower::Lowered| {
@@ -348,36 +360,19 @@ impl Builder {
             out.extend(o);
             not_generated.0.extend(problems.0);
         }
-        // What ties the crates together: paths from those folders to the crates.
-        // wiregen's own crates by path when their source is at hand (in the checkout the
-        // outputs are in, as generated crates find the runtime; else the source this binary was
-        // built from), else by version.
-        let wiregen_crate = |given: Option<PathBuf>, folder: &str, package: &str, from: &Path| {
-            let beside = || pipeline::folder_above(from, folder, package);
-            let source = || {
-                let built_from = match folder {
-                    "codegen" => Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-                        .filter(|d| d.join("src/builder.rs").is_file()),
-                    _ => pipeline::source_folder(folder),
-                };
-                built_from.map(|f| relative(&f, from))
-            };
-            match given
-                .map(|f| relative(&f, from))
-                .or_else(beside)
-                .or_else(source)
-            {
-                Some(path) => format!("path = \"{path}\""),
-                None => format!("version = \"{}\"", pipeline::WIREGEN_VERSION),
-            }
+        // What ties the crates together: paths from those folders to the crates, and to
+        // wiregen's own crates where the caller named their folders (else their published
+        // version).
+        let wiregen_crate = |given: &Option<PathBuf>, from: &Path| match given {
+            Some(dir) => format!("path = \"{}\"", relative(&base.join(dir), from)),
+            None => format!("version = \"{}\"", pipeline::WIREGEN_VERSION),
         };
         if let Some(dir) = &self.wirecat {
-            let runtime = self.runtime_path.clone();
             out.extend(backend::wirecat::generate(
                 &crates,
                 dir,
                 &relative(&base.join(&rust_out), &base.join(dir)),
-                &wiregen_crate(runtime, "runtime", "wiregen-runtime", &base.join(dir)),
+                &wiregen_crate(&self.runtime_path, &base.join(dir)),
             ));
         }
         if let Some(dir) = &self.fuzz {
@@ -385,7 +380,7 @@ impl Builder {
                 &crates,
                 dir,
                 &relative(&base.join(&rust_out), &base.join(dir)),
-                &wiregen_crate(None, "codegen", "wiregen", &base.join(dir)),
+                &wiregen_crate(&self.generator_path, &base.join(dir)),
             ));
         }
         if let Some(file) = &self.json_schema {
@@ -489,10 +484,16 @@ fn orphans(owned: &[PathBuf], outputs: &[Output]) -> Vec<PathBuf> {
 /// The path of `to` as seen from the folder `from`, `/`-separated (`../generated`): both are
 /// made absolute first.
 fn relative(to: &Path, from: &Path) -> String {
+    // Canonical up to the deepest folder that exists, so that a symbolic link on the way reads
+    // the same whether or not the rest of the path exists yet.
     let absolute = |p: &Path| {
-        p.canonicalize()
-            .or_else(|_| std::path::absolute(p))
-            .unwrap_or_else(|_| p.to_path_buf())
+        let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        p.ancestors()
+            .find_map(|above| {
+                let rest = p.strip_prefix(above).ok()?;
+                Some(above.canonicalize().ok()?.join(rest))
+            })
+            .unwrap_or(p.clone())
     };
     let (to, from) = (absolute(to), absolute(from));
     let (to, from): (Vec<_>, Vec<_>) = (to.components().collect(), from.components().collect());

@@ -13,6 +13,8 @@
 //! prune = false                # rust_out and lua_out are wiregen's: remove what no schema makes
 //! wirecat = "wirecat"          # write the registry of a wirecat crate linking the crates
 //! fuzz = "fuzz"                # write cargo-fuzz targets for the crates
+//! runtime = "../wiregen/runtime"  # crates depend on this wiregen-runtime (default: published)
+//! generator = "../wiregen/codegen"  # the fuzz crate's wiregen (default: published)
 //! ```
 
 use crate::builder::{Builder, Error};
@@ -45,6 +47,8 @@ struct Config {
     prune: bool,
     wirecat: Option<String>,
     fuzz: Option<String>,
+    runtime: Option<String>,
+    generator: Option<String>,
 }
 
 /// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
@@ -91,6 +95,12 @@ pub fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     }
     if let Some(f) = &c.fuzz {
         b = b.fuzz(at(f));
+    }
+    if let Some(r) = &c.runtime {
+        b = b.runtime_path(at(r));
+    }
+    if let Some(g) = &c.generator {
+        b = b.generator_path(at(g));
     }
     Ok(Some(b))
 }

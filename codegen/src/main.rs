@@ -48,8 +48,7 @@ struct Targets {
     #[arg(long)]
     crates: bool,
     /// With --crates: the `wiregen-runtime` crate the crates depend on by path (a checkout's
-    /// `runtime/`). By default: the runtime found in a folder above the output, else the one of
-    /// the wiregen source this binary was built from, else `wiregen-runtime = "0.1"`.
+    /// `runtime/`). Without it: the published `wiregen-runtime = "0.1"`.
     #[arg(long, requires = "crates")]
     runtime_path: Option<PathBuf>,
     /// Derive serde's Serialize and Deserialize on every type (one-file form).
@@ -113,10 +112,17 @@ fn plan(root: &Path, t: &Targets) -> Result<Plan, String> {
         if let Some(l) = lua_out {
             b = b.lua_out(l);
         }
-        if let Some(runtime) = &t.runtime_path {
-            // The manifests are elsewhere: a path as typed (relative to here) would not hold.
-            let absolute = std::path::absolute(runtime).map_err(|e| e.to_string())?;
-            b = b.runtime_path(absolute);
+        match &t.runtime_path {
+            Some(runtime) => {
+                // The manifests are elsewhere: a path as typed (relative to here) would not hold.
+                let absolute = std::path::absolute(runtime).map_err(|e| e.to_string())?;
+                b = b.runtime_path(absolute);
+            }
+            None if t.crates => eprintln!(
+                "note: the crates depend on the published wiregen-runtime; \
+                 --runtime-path <checkout>/runtime names a checkout's instead"
+            ),
+            None => {}
         }
         b
     } else {

@@ -58,43 +58,6 @@ pub fn load_recording(
     Ok((p, read.into_inner()))
 }
 
-/// How crates generated under `root` depend on `wiregen-runtime` (see [`runtime_dep_in`]).
-pub fn runtime_dep(root: &Path) -> RuntimeDep {
-    runtime_dep_in(&root.join(GENERATED_DIR))
-}
-
-/// How crates generated in `crates_dir` (one folder each) depend on `wiregen-runtime`: by
-/// relative path when the runtime crate is found in a folder above (this repository, or a
-/// checkout of it); else by absolute path to the runtime of the wiregen source this binary was
-/// built from, when it is still there (`cargo install --path codegen`: crates generated anywhere
-/// build at once); else by version requirement (the published crate).
-pub fn runtime_dep_in(crates_dir: &Path) -> RuntimeDep {
-    if let Some(path) = folder_above(crates_dir, "runtime", "wiregen-runtime") {
-        // From `<crates_dir>/<crate>` up to `crates_dir` first.
-        return RuntimeDep(path_dependency(&format!("../{path}")));
-    }
-    match source_folder("runtime") {
-        Some(dir) => RuntimeDep(path_dependency(&dir.display().to_string())),
-        None => RuntimeDep(format!("\"{WIREGEN_VERSION}\"")),
-    }
-}
-
-/// The relative path from `dir` to the wiregen crate `package` in folder `folder` of `dir` or a
-/// folder above it (`../runtime`): the checkout the outputs are written in, whichever checkout
-/// the wiregen binary was built from. Counted up from `dir` itself, so a symbolic link on the
-/// way reads the same; `dir` need not exist yet.
-pub fn folder_above(dir: &Path, folder: &str, package: &str) -> Option<String> {
-    let absolute = dir
-        .canonicalize()
-        .or_else(|_| std::path::absolute(dir))
-        .unwrap_or_else(|_| dir.to_path_buf());
-    let ups = absolute.ancestors().position(|above| {
-        fs::read_to_string(above.join(folder).join("Cargo.toml"))
-            .is_ok_and(|m| m.contains(&format!("name = \"{package}\"")))
-    })?;
-    Some("../".repeat(ups) + folder)
-}
-
 /// A folder of the wiregen source this binary was built from (`runtime`, `verify`), when it is
 /// still there (a checkout, or `cargo install --path codegen`; not a crate from crates.io).
 pub fn source_folder(name: &str) -> Option<PathBuf> {

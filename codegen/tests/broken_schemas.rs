@@ -27,7 +27,8 @@ fn broken_schema(file: &Utf8Path, text: String) -> datatest_stable::Result<()> {
     }
     let got: Vec<String> = match std::panic::catch_unwind(|| pipeline::load(&root, &file)) {
         Ok(Ok(p)) => {
-            let (_, problems) = pipeline::outputs(&p, &pipeline::runtime_dep(&root));
+            let (_, problems) =
+                pipeline::outputs(&p, &wiregen::backend::rust::RuntimeDep::Published);
             problems.0.iter().map(|d| d.to_string()).collect()
         }
         Ok(Err(d)) => d.0.iter().map(|d| d.to_string()).collect(),

@@ -260,7 +260,7 @@ enums:
   Stamp: { type: u40, values: { ZERO: 0 } }
 ";
     let p = validate::load("schema/demo.yaml", src).expect("valid schema");
-    let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
+    let runtime = wiregen::backend::rust::RuntimeDep::Published;
     let (outputs, problems) = wiregen::pipeline::outputs(&p, &runtime);
     let paths: Vec<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
     assert_eq!(

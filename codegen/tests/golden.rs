@@ -22,7 +22,7 @@ fn snippet_outputs(schema: &Path) -> Vec<(String, String)> {
     let p = pipeline::load(&dir, schema).unwrap_or_else(|d| panic!("{d}"));
     // The runtime dependency is not part of a snippet: a fixed one keeps them independent of
     // where the repository lives.
-    let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
+    let runtime = wiregen::backend::rust::RuntimeDep::Published;
     let (outputs, problems) = pipeline::outputs(&p, &runtime);
     assert!(problems.0.is_empty(), "{problems}");
     let stem = schema.file_stem().unwrap().to_string_lossy().to_string();

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(protocol) = validate::load("fuzz.yaml", text) else {
         return;
     };
-    let runtime = RuntimeDep("{ path = \"../runtime\" }".into());
+    let runtime = RuntimeDep::Path("../runtime".into());
     let (_, problems) = pipeline::outputs(&protocol, &runtime);
     for d in &problems.0 {
         assert!(!d.message.contains("internal error"), "{d}");

@@ -50,7 +50,7 @@ types:
         "{refused}"
     );
     let p = wiregen::validate::load("presencx.yaml", &schema("presencx")).expect("valid schema");
-    let runtime = wiregen::backend::rust::RuntimeDep("\"0.1\"".into());
+    let runtime = wiregen::backend::rust::RuntimeDep::Published;
     let (outputs, problems) = wiregen::pipeline::outputs(&p, &runtime);
     assert!(problems.0.is_empty());
     let lua = outputs

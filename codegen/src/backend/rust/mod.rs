@@ -31,9 +31,17 @@ use quote::{format_ident, quote};
 
 use self::{encode::*, expr::*};
 
-/// How a generated crate depends on `wiregen-runtime`: a Cargo dependency specification
-/// (`{ version = "0.1", path = "../../runtime" }`).
-pub struct RuntimeDep(pub String);
+/// Where a generated crate takes `wiregen-runtime` from, as its caller said (the Builder's
+/// `runtime_path`, `runtime` in wiregen.toml): never found by looking around the machine, so the
+/// manifest is a function of the schema and this choice alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeDep {
+    /// The published crate (`wiregen-runtime = "0.1"`).
+    Published,
+    /// A checkout's `runtime/` folder, as a path from the crate's own folder (`../../runtime`);
+    /// the version requirement is kept for publishing.
+    Path(String),
+}
 
 /// What the Rust of a schema is packaged as.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +82,7 @@ pub fn generate_module(
     l: &Lowered,
     options: ModuleOptions,
 ) -> Result<String, Internal> {
-    let g = Gen::new(p, l, "", Packaging::Module(options));
+    let g = Gen::new(p, l, &RuntimeDep::Published, Packaging::Module(options));
     let body = g.body()?;
     let (enums, rest) = (body.enums, body.rest);
     let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
@@ -170,7 +178,7 @@ pub fn generate(
     dir: &str,
     runtime: &RuntimeDep,
 ) -> Result<Vec<Output>, Internal> {
-    let g = Gen::new(p, l, &runtime.0, Packaging::Crate);
+    let g = Gen::new(p, l, runtime, Packaging::Crate);
     let body = g.body()?;
     let (enums, rest) = (&body.enums, &body.rest);
     let imports = imports(&quote! { #enums #rest }, &[]);
@@ -223,8 +231,8 @@ struct Gen<'p> {
     reuse: Reuse,
     /// A crate or a module.
     packaging: Packaging,
-    /// The `wiregen-runtime` dependency line of the crate's Cargo.toml.
-    runtime_dep: &'p str,
+    /// Where the crate's Cargo.toml takes `wiregen-runtime` from.
+    runtime_dep: &'p RuntimeDep,
 }
 
 /// The Rust identifier of a schema name (raw, `r#type`, when it is a keyword).
@@ -380,7 +388,12 @@ fn lit_usize(v: usize) -> Literal {
 }
 
 impl<'p> Gen<'p> {
-    fn new(p: &'p Protocol, l: &'p Lowered, runtime_dep: &'p str, packaging: Packaging) -> Self {
+    fn new(
+        p: &'p Protocol,
+        l: &'p Lowered,
+        runtime_dep: &'p RuntimeDep,
+        packaging: Packaging,
+    ) -> Self {
         Gen {
             p,
             l,
