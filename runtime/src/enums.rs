@@ -76,22 +76,22 @@ macro_rules! enumeration {
             }
 
             /// The schema's name for this value.
-            pub const fn name(self) -> Option<&'static str> {
+            pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self {
-                    $( Self::$variant => Some($wire), )*
-                    Self::$unknown(_) => None,
+                    $( Self::$variant => ::core::option::Option::Some($wire), )*
+                    Self::$unknown(_) => ::core::option::Option::None,
                 }
             }
         }
 
-        impl From<$raw> for $name {
+        impl ::core::convert::From<$raw> for $name {
             fn from(raw: $raw) -> Self {
                 Self::from_raw(raw)
             }
         }
 
         $crate::__enumeration_common!($name, $raw, $( ($wire, $value) )*);
-        $crate::__enumeration_serde!($name, $raw, |raw| Ok(Self::from_raw(raw)), $( ($wire, $value) )*);
+        $crate::__enumeration_serde!($name, $raw, |raw| ::core::result::Result::Ok(Self::from_raw(raw)), $( ($wire, $value) )*);
     };
     (
         $(#[$outer:meta])*
@@ -113,10 +113,10 @@ macro_rules! enumeration {
 
         impl $name {
             /// The named value for `raw`, if the schema names it.
-            pub const fn from_raw(raw: $raw) -> Option<Self> {
+            pub const fn from_raw(raw: $raw) -> ::core::option::Option<Self> {
                 match raw {
-                    $( $value => Some(Self::$variant), )*
-                    _ => None,
+                    $( $value => ::core::option::Option::Some(Self::$variant), )*
+                    _ => ::core::option::Option::None,
                 }
             }
 
@@ -128,17 +128,17 @@ macro_rules! enumeration {
             }
 
             /// The schema's name for this value.
-            pub const fn name(self) -> Option<&'static str> {
+            pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self {
-                    $( Self::$variant => Some($wire), )*
+                    $( Self::$variant => ::core::option::Option::Some($wire), )*
                 }
             }
         }
 
         /// The named value for `raw`; the error is `raw` when the schema names no value.
-        impl TryFrom<$raw> for $name {
+        impl ::core::convert::TryFrom<$raw> for $name {
             type Error = $raw;
-            fn try_from(raw: $raw) -> Result<Self, $raw> {
+            fn try_from(raw: $raw) -> ::core::result::Result<Self, $raw> {
                 Self::from_raw(raw).ok_or(raw)
             }
         }
@@ -157,7 +157,7 @@ macro_rules! enumeration {
 #[macro_export]
 macro_rules! __enumeration_common {
     ($name:ident, $raw:ty, $( ($wire:literal, $value:literal) )*) => {
-        impl From<$name> for $raw {
+        impl ::core::convert::From<$name> for $raw {
             fn from(value: $name) -> $raw {
                 value.raw()
             }
@@ -185,7 +185,7 @@ macro_rules! __enumeration_serde {
             fn serialize<S: $crate::serde_support::serde::Serializer>(
                 &self,
                 s: S,
-            ) -> Result<S::Ok, S::Error> {
+            ) -> ::core::result::Result<S::Ok, S::Error> {
                 $crate::serde_support::named(s, self.name(), self.raw() as u64)
             }
         }
@@ -193,14 +193,14 @@ macro_rules! __enumeration_serde {
         impl<'de> $crate::serde_support::serde::Deserialize<'de> for $name {
             fn deserialize<D: $crate::serde_support::serde::Deserializer<'de>>(
                 d: D,
-            ) -> Result<Self, D::Error> {
+            ) -> ::core::result::Result<Self, D::Error> {
                 use $crate::serde_support::serde::de::Error;
                 let names = <Self as $crate::Enumeration>::NAMES;
                 let wide = $crate::serde_support::raw_from_name(d, names)?;
                 let $r = <$raw>::try_from(wide).map_err(|_| {
                     D::Error::custom(format!("{wide} does not fit {}", stringify!($name)))
                 })?;
-                let value: Result<Self, String> = $from;
+                let value: ::core::result::Result<Self, ::std::string::String> = $from;
                 value.map_err(D::Error::custom)
             }
         }

@@ -260,7 +260,7 @@ macro_rules! __flags_serde {
             fn serialize<S: $crate::serde_support::serde::Serializer>(
                 &self,
                 s: S,
-            ) -> Result<S::Ok, S::Error> {
+            ) -> ::core::result::Result<S::Ok, S::Error> {
                 $crate::serde_support::flags(s, self.0 as u64, <Self as $crate::Flags>::NAMES)
             }
         }
@@ -268,7 +268,7 @@ macro_rules! __flags_serde {
         impl<'de> $crate::serde_support::serde::Deserialize<'de> for $name {
             fn deserialize<D: $crate::serde_support::serde::Deserializer<'de>>(
                 d: D,
-            ) -> Result<Self, D::Error> {
+            ) -> ::core::result::Result<Self, D::Error> {
                 let wide = $crate::serde_support::flags_from(d, <Self as $crate::Flags>::NAMES)?;
                 <$bits>::try_from(wide).map(Self).map_err(|_| {
                     <D::Error as $crate::serde_support::serde::de::Error>::custom(format!(

@@ -9,16 +9,13 @@
 use super::*;
 use heck::ToSnakeCase;
 
-/// Items every generated crate defines or names unqualified besides the runtime's
-/// ([`naming::RUNTIME_ITEMS`]): a schema type of one of these names would shadow or redefine it.
+/// Items every generated crate defines itself: a schema type of one of these names would
+/// redefine it. (Names of std's prelude and of the runtime are free: generated code names those
+/// items by path where a schema type takes the name, `backend/rust/paths.rs`.)
 const ALWAYS_TAKEN: &[&str] = &[
-    // std
-    "Cow", // the crate's marker of the schema as a whole
-    "Protocol",
-    // names of the standard prelude that generated code uses unqualified (derives are macros,
-    // in a namespace of their own)
-    "Box", "Default", "Err", "From", "Into", "Iterator", "None", "Ok", "Option", "Result", "Self",
-    "Some", "String", "TryFrom", "Vec",
+    // the crate's marker of the schema as a whole
+    "Protocol", // a keyword that cannot be a raw identifier
+    "Self",
 ];
 
 /// Locals of the generated decoders that a field's local would shadow (the reader; the writer
@@ -115,11 +112,10 @@ impl<'f> Validator<'f> {
     fn check_type_names(&mut self, p: &Protocol) {
         let mut generated: Vec<(String, String)> = ALWAYS_TAKEN
             .iter()
-            .chain(crate::naming::RUNTIME_ITEMS)
             .map(|n| {
                 (
                     n.to_string(),
-                    "an item every generated crate imports or defines".into(),
+                    "an item every generated crate defines".into(),
                 )
             })
             .collect();

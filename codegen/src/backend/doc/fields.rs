@@ -75,7 +75,7 @@ pub fn row(p: &Protocol, l: &Lowered, sid: StructId, fi: usize) -> Vec<String> {
         values(p, s, f),
         format!("`{}`", naming::abbrev(p, sid, fi)),
         match f.role {
-            Role::Value => format!("`{}`", crate::backend::rust::ident(&f.name)),
+            Role::Value => format!("`{}`", crate::backend::rust::rust_name(&f.name)),
             _ => "— (derived)".into(),
         },
     ]

@@ -18,7 +18,7 @@ fn route_nest(
     let mut out = inner;
     for step in route.iter().rev() {
         if let Some((enum_name, variant)) = &step.variant {
-            let (e, v) = (ident(enum_name), ident(variant));
+            let (e, v) = (ident(enum_name), variant_ident(variant));
             out = quote! { #t::#e::#v(#out) };
         }
         let (s, f) = (ident(&step.struct_name), ident(&step.field));

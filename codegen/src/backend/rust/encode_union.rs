@@ -50,7 +50,7 @@ impl<'p> Gen<'p> {
         };
         let mut arms = Vec::new();
         for c in &u.cases {
-            let var = ident(&c.variant);
+            let var = variant_ident(&c.variant);
             let carries = tag.is_some() && c.single().is_none();
             let tag_check = outside(&c.values, false);
             let write = match c.body {
@@ -167,7 +167,7 @@ impl<'p> Gen<'p> {
                 CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value, },
                 CaseBody::Empty => quote! {},
             };
-            let other = ident(&u.default_variant);
+            let other = variant_ident(&u.default_variant);
             let binding = match (tag.is_some(), b) {
                 (true, _) => quote! { #un::#other { #tag_bind #bind .. } },
                 (false, CaseBody::Empty) => quote! { #un::#other },
@@ -183,7 +183,7 @@ impl<'p> Gen<'p> {
                     Expr::Binary(BinOp::Or, ..) => self.expr(cond, Ctx::Encode),
                     _ => self.expr_top(cond, Ctx::Encode),
                 };
-                let other = ident(&u.default_variant);
+                let other = variant_ident(&u.default_variant);
                 quote! {
                     if #cond && !matches!(#v, #un::#other { .. }) {
                         return Err(EncodeError::new(#nm, EncodeErrorKind::NotDefault));

@@ -153,13 +153,13 @@ impl<'p> Gen<'p> {
                 .filter(|c| (lo..=hi).contains(&c.value))
                 .collect();
             for c in &named {
-                let var = ident(&c.name.to_upper_camel_case());
+                let var = variant_ident(&c.name.to_upper_camel_case());
                 pats.push(quote! { #n::#var });
             }
             // Named ranges: the part of each inside the case.
             let mut covered = named.len() as u64;
             for r in e.ranges.iter().filter(|r| r.lo <= hi && lo <= r.hi) {
-                let var = ident(&r.name.to_upper_camel_case());
+                let var = variant_ident(&r.name.to_upper_camel_case());
                 let (a, b) = (r.lo.max(lo), r.hi.min(hi));
                 covered += b - a + 1;
                 pats.push(if (a, b) == (r.lo, r.hi) {

@@ -14,6 +14,7 @@ mod extension;
 mod filters;
 mod format;
 mod package;
+mod paths;
 mod protocol;
 mod session;
 mod types;
@@ -28,6 +29,7 @@ use crate::naming;
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::BTreeSet;
 
 use self::{encode::*, expr::*};
 
@@ -84,30 +86,46 @@ pub fn generate_module(
 ) -> Result<String, Internal> {
     let g = Gen::new(p, l, &RuntimeDep::Published, Packaging::Module(options));
     let body = g.body()?;
-    let (enums, rest) = (body.enums, body.rest);
-    let exported: Vec<Ident> = REEXPORTED.iter().map(|i| format_ident!("{}", i)).collect();
+    let taken = body.taken();
+    let (enums, rest) = (&body.enums, &body.rest);
+    let exported: Vec<Ident> = reexported(&taken).map(|i| format_ident!("{}", i)).collect();
     // What users need is re-exported (and so imported) already.
-    let imports = imports(&quote! { #enums #rest }, REEXPORTED);
+    let imports = imports(&quote! { #enums #rest }, REEXPORTED, &taken);
     let head = parse(quote! {
         pub use wiregen_runtime::{#(#exported),*};
         #imports
 
         #enums
     })?;
-    Ok(header(p) + &body_text(&head, &body.declared, &parse(rest)?))
+    Ok(header(p) + &body_text(head, &body.declared, parse(rest.clone())?, &taken))
+}
+
+/// What a crate or module re-exports from the runtime for its users: the items of
+/// [`REEXPORTED`] no schema type takes the name of.
+fn reexported(taken: &BTreeSet<String>) -> impl Iterator<Item = &'static str> + '_ {
+    REEXPORTED.iter().copied().filter(|i| !taken.contains(*i))
 }
 
 /// A file's text: `head`'s items, the enums and flag sets (a renderer's own text: no formatter
 /// lays out a macro's body), then `rest`'s items.
-fn body_text(head: &syn::File, declared: &[String], rest: &syn::File) -> String {
-    let mut out = format::layout(head);
+/// Items of std or the runtime whose names schema types take are named by path ([`paths`]).
+fn body_text(
+    mut head: syn::File,
+    declared: &[String],
+    mut rest: syn::File,
+    taken: &BTreeSet<String>,
+) -> String {
+    let mut qualify = paths::Qualify { taken };
+    qualify.file(&mut head);
+    qualify.file(&mut rest);
+    let mut out = format::layout(&head);
     for f in declared {
         out.push('\n');
-        out.push_str(f);
+        out.push_str(&paths::unmark(f));
     }
     if !rest.items.is_empty() {
         out.push('\n');
-        out.push_str(&format::layout(rest));
+        out.push_str(&format::layout(&rest));
     }
     out
 }
@@ -180,8 +198,9 @@ pub fn generate(
 ) -> Result<Vec<Output>, Internal> {
     let g = Gen::new(p, l, runtime, Packaging::Crate);
     let body = g.body()?;
+    let taken = body.taken();
     let (enums, rest) = (&body.enums, &body.rest);
-    let imports = imports(&quote! { #enums #rest }, &[]);
+    let imports = imports(&quote! { #enums #rest }, &[], &taken);
     let head = parse(quote! {
         //! Types, decoders and encoders of every schema type.
 
@@ -189,7 +208,7 @@ pub fn generate(
 
         #enums
     })?;
-    let codec = header(p) + &body_text(&head, &body.declared, &parse(rest.clone())?);
+    let codec = header(p) + &body_text(head, &body.declared, parse(rest.clone())?, &taken);
     Ok(vec![
         Output {
             path: format!("{dir}/Cargo.toml"),
@@ -197,7 +216,7 @@ pub fn generate(
         },
         Output {
             path: format!("{dir}/src/lib.rs"),
-            contents: g.lib_rs(),
+            contents: g.lib_rs(&taken),
         },
         Output {
             path: format!("{dir}/src/codec.rs"),
@@ -213,6 +232,20 @@ struct Body {
     /// The `wiregen_runtime::enumeration!` and `flags!` invocations, as text.
     declared: Vec<String>,
     rest: TokenStream,
+}
+
+impl Body {
+    /// The names of std and runtime items that schema types take in this code.
+    fn taken(&self) -> BTreeSet<String> {
+        let (enums, rest) = (&self.enums, &self.rest);
+        let mut taken = paths::taken(&quote! { #enums #rest });
+        for text in &self.declared {
+            if let Ok(tokens) = text.parse::<TokenStream>() {
+                taken.extend(paths::taken(&tokens));
+            }
+        }
+        taken
+    }
 }
 
 /// What an enum or a flag set is generated as.
@@ -235,8 +268,24 @@ struct Gen<'p> {
     runtime_dep: &'p RuntimeDep,
 }
 
-/// The Rust identifier of a schema name (raw, `r#type`, when it is a keyword).
+/// The Rust identifier of a schema name (raw, `r#type`, when it is a keyword), marked while
+/// the code is built when generated code names an item of std or of the runtime so too
+/// ([`paths`]).
 pub(crate) fn ident(name: &str) -> Ident {
+    if let Some(marked) = paths::schema_name(name) {
+        return Ident::new(&marked, Span::call_site());
+    }
+    rust_name(name)
+}
+
+/// The Rust identifier of an enum or switch variant: never marked, as a variant is always named
+/// through its enum (`Kind::None`) and cannot hide an item of std or the runtime.
+pub(crate) fn variant_ident(name: &str) -> Ident {
+    rust_name(name)
+}
+
+/// The Rust identifier of a schema name as users read it (raw, `r#type`, when it is a keyword).
+pub(crate) fn rust_name(name: &str) -> Ident {
     match syn::parse_str::<Ident>(name) {
         Ok(i) => i,
         Err(_) => Ident::new_raw(name, Span::call_site()),
@@ -514,19 +563,26 @@ use crate::naming::{REEXPORTED, RUNTIME_ITEMS};
 
 /// The `use` items of `body`: exactly the runtime items it names (a crate of bit-stream types
 /// needs no byte reader, one without checksums no `Crc`) but those in `already`, and `Cow`.
-fn imports(body: &TokenStream, already: &[&str]) -> TokenStream {
+fn imports(body: &TokenStream, already: &[&str], taken: &BTreeSet<String>) -> TokenStream {
     let named = idents(body);
     let runtime: Vec<Ident> = RUNTIME_ITEMS
         .iter()
-        .filter(|i| named.contains(**i) && !already.contains(i))
+        .filter(|i| named.contains(**i) && !already.contains(i) && !taken.contains(**i))
         .map(|i| format_ident!("{}", i))
         .collect();
-    let cow = named
-        .contains("Cow")
-        .then(|| quote! { use std::borrow::Cow; });
+    let cow =
+        (named.contains("Cow") && !taken.contains("Cow")).then(|| quote! { use std::borrow::Cow; });
+    // A runtime trait whose name a schema type takes is still in scope for its methods
+    // (`.encode()`, `T::decode`), anonymously.
+    let traits: Vec<Ident> = paths::RUNTIME_TRAITS
+        .iter()
+        .filter(|t| named.contains(**t) && taken.contains(**t))
+        .map(|t| format_ident!("{}", t))
+        .collect();
     quote! {
         #cow
         use wiregen_runtime::{#(#runtime),*};
+        #( use wiregen_runtime::#traits as _; )*
     }
 }
 

@@ -100,7 +100,7 @@ impl<'p> Gen<'p> {
     }
 
     /// The crate root: documentation and module declarations; the code lives in `codec.rs`.
-    pub(crate) fn lib_rs(&self) -> String {
+    pub(crate) fn lib_rs(&self, taken: &BTreeSet<String>) -> String {
         let p = self.p;
         // Brackets in prose ("Drag[en]gine") are text, not rustdoc links.
         let text = |s: &str| s.replace('[', "\\[").replace(']', "\\]");
@@ -117,8 +117,9 @@ impl<'p> Gen<'p> {
              // Laid out by wiregen, the same whatever rustfmt is installed: `cargo fmt` keeps it.\n\
              #[rustfmt::skip]\n\
              mod codec;\n\n\
-             pub use codec::*;\npub use wiregen_runtime::{\n    BitString, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,\n    IntoOwned, Value,\n};\n",
+             pub use codec::*;\n",
         );
+        out.push_str(&reexports(taken));
         out
     }
 
@@ -221,4 +222,26 @@ impl<'p> Gen<'p> {
         text.push_str("//! ```\n");
         text
     }
+}
+
+/// `pub use wiregen_runtime::{…};` of the items users need, laid out as rustfmt would (the
+/// crate root is rustfmt's): those a schema type takes the name of are left out.
+fn reexports(taken: &BTreeSet<String>) -> String {
+    let items: Vec<&str> = super::reexported(taken).collect();
+    let one_line = format!("pub use wiregen_runtime::{{{}}};\n", items.join(", "));
+    if one_line.len() <= 101 {
+        return one_line;
+    }
+    let mut out = String::from("pub use wiregen_runtime::{\n");
+    let mut line = String::new();
+    for item in items {
+        if !line.is_empty() && 4 + line.len() + item.len() + 2 > 100 {
+            out.push_str(&format!("    {}\n", line.trim_end()));
+            line.clear();
+        }
+        line.push_str(item);
+        line.push_str(", ");
+    }
+    out.push_str(&format!("    {}\n}};\n", line.trim_end()));
+    out
 }

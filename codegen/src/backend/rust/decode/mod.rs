@@ -331,7 +331,7 @@ impl<'p> Gen<'p> {
             })
         };
         for c in &u.cases {
-            let v = ident(&c.variant);
+            let v = variant_ident(&c.variant);
             let pats = self.tag_patterns(kind, &c.values);
             if pats.is_empty() {
                 // No value of the tag's type selects this case.
@@ -366,7 +366,7 @@ impl<'p> Gen<'p> {
                     CaseBody::Struct(_) | CaseBody::Array(_) => quote! { value: #inner },
                     CaseBody::Empty => quote! {},
                 };
-                let other = ident(&u.default_variant);
+                let other = variant_ident(&u.default_variant);
                 let build = match (tag.is_some(), b) {
                     (true, _) => quote! { #un::#other { #tag_part #data } },
                     (false, CaseBody::Empty) => quote! { #un::#other },

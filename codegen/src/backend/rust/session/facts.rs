@@ -223,7 +223,7 @@ impl<'p> Gen<'p> {
             ),
             None => (&u.default_variant, tagged),
         };
-        let v = ident(variant);
+        let v = variant_ident(variant);
         if carries_tag {
             quote! { #un::#v { value: #bind, .. } }
         } else {

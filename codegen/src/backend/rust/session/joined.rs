@@ -352,7 +352,7 @@ impl<'p> Gen<'p> {
             let un = ident(&naming::union_type(p, p.root, fi));
             let carries_tag = self.tag_field(p.root, fi).is_some();
             for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(sid)) {
-                let var = ident(&c.variant);
+                let var = variant_ident(&c.variant);
                 let pat = if carries_tag && c.single().is_none() {
                     // The variant's `value` field (shorthand when bound under its own name).
                     if bind == "value" {

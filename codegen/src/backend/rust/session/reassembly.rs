@@ -41,7 +41,7 @@ impl<'p> Gen<'p> {
             Ty::Bytes(_) => (quote! { Some(&self.#piece[..]) }, None),
             Ty::Union(u) if u.default == Some(CaseBody::Bytes) => {
                 let un = ident(&naming::union_type(p, sid, r.field));
-                let other = ident(&u.default_variant);
+                let other = variant_ident(&u.default_variant);
                 (
                     quote! { match &self.#piece { #un::#other { data, .. } => Some(&data[..]), _ => None } },
                     Some((un, other)),

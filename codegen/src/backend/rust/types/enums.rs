@@ -39,7 +39,7 @@ impl<'p> Gen<'p> {
         text += &format!("    pub enum {name}: {} {{\n", int_rust(&e.repr));
         for v in &e.values {
             super::flags::doc_comments(&mut text, "        ", &v.doc);
-            let variant = ident(&v.name.to_upper_camel_case());
+            let variant = variant_ident(&v.name.to_upper_camel_case());
             let value = super::flags::named_lit(v);
             text += &format!("        {variant} = {value} as {:?},\n", v.name);
         }
@@ -61,7 +61,7 @@ impl<'p> Gen<'p> {
         let variants: Vec<Ident> = e
             .values
             .iter()
-            .map(|v| ident(&v.name.to_upper_camel_case()))
+            .map(|v| variant_ident(&v.name.to_upper_camel_case()))
             .collect();
         let docs = e.values.iter().map(|v| doc(&v.doc));
         let values: Vec<TokenStream> = e.values.iter().map(super::flags::named_lit).collect();
@@ -70,7 +70,7 @@ impl<'p> Gen<'p> {
         let rvariants: Vec<Ident> = e
             .ranges
             .iter()
-            .map(|r| ident(&r.name.to_upper_camel_case()))
+            .map(|r| variant_ident(&r.name.to_upper_camel_case()))
             .collect();
         let rdocs = e.ranges.iter().map(|r| {
             let range = format!(" Values {}..={}.", r.lo, r.hi);
@@ -258,12 +258,12 @@ impl<'p> Gen<'p> {
                 let n = ident(&e.name);
                 match e.values.iter().find(|c| c.value == v) {
                     Some(c) => {
-                        let var = ident(&c.name.to_upper_camel_case());
+                        let var = variant_ident(&c.name.to_upper_camel_case());
                         quote! { #n::#var }
                     }
                     None => match e.ranges.iter().find(|r| (r.lo..=r.hi).contains(&v)) {
                         Some(r) => {
-                            let var = ident(&r.name.to_upper_camel_case());
+                            let var = variant_ident(&r.name.to_upper_camel_case());
                             let lit = lit_typed(v, &int_rust(&e.repr));
                             quote! { #n::#var(#lit) }
                         }

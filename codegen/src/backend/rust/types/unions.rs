@@ -48,7 +48,7 @@ impl<'p> Gen<'p> {
         };
         let tag_name = tag_ty.as_ref().map(|(_, tf, _)| ident(&tf.name));
         for c in &u.cases {
-            let v = ident(&c.variant);
+            let v = variant_ident(&c.variant);
             let cd = doc(&c.doc);
             let carries_tag = tag_ty.is_some() && c.single().is_none();
             // The payload's type, and the attribute its field carries (bytes serialize as hex).
@@ -127,7 +127,7 @@ impl<'p> Gen<'p> {
                 CaseBody::Bytes => " Any other tag value: the data is kept as bytes.",
                 _ => " Any other tag value.",
             };
-            let other = ident(&u.default_variant);
+            let other = variant_ident(&u.default_variant);
             // Without a tag to carry, the default reads like any other case: `Name(T)`.
             let untagged = match body {
                 CaseBody::Bytes => {
