@@ -1317,6 +1317,49 @@ local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- The cases of `value` by tag: the label each is shown under and the function that
+-- reads it.
+local CASES_TypedValue_value = {
+  [0] = { "Value: SInt8", dissect_SInt8Value },
+  [1] = { "Value: UInt8", dissect_UInt8Value },
+  [2] = { "Value: SInt16", dissect_SInt16Value },
+  [3] = { "Value: UInt16", dissect_UInt16Value },
+  [4] = { "Value: SInt32", dissect_SInt32Value },
+  [5] = { "Value: UInt32", dissect_UInt32Value },
+  [6] = { "Value: SInt64", dissect_SInt64Value },
+  [7] = { "Value: UInt64", dissect_UInt64Value },
+  [8] = { "Value: Float16", dissect_Float16Value },
+  [9] = { "Value: Float32", dissect_Float32Value },
+  [10] = { "Value: Float64", dissect_Float64Value },
+  [11] = { "Value: String", dissect_StringValue },
+  [12] = { "Value: Data", dissect_DataValue },
+  [13] = { "Value: Point2S8", dissect_Point2S8Value },
+  [14] = { "Value: Point2U8", dissect_Point2U8Value },
+  [15] = { "Value: Point2S16", dissect_Point2S16Value },
+  [16] = { "Value: Point2U16", dissect_Point2U16Value },
+  [17] = { "Value: Point2S32", dissect_Point2S32Value },
+  [18] = { "Value: Point2U32", dissect_Point2U32Value },
+  [19] = { "Value: Point2S64", dissect_Point2S64Value },
+  [20] = { "Value: Point2U64", dissect_Point2U64Value },
+  [21] = { "Value: Point3S8", dissect_Point3S8Value },
+  [22] = { "Value: Point3U8", dissect_Point3U8Value },
+  [23] = { "Value: Point3S16", dissect_Point3S16Value },
+  [24] = { "Value: Point3U16", dissect_Point3U16Value },
+  [25] = { "Value: Point3S32", dissect_Point3S32Value },
+  [26] = { "Value: Point3U32", dissect_Point3U32Value },
+  [27] = { "Value: Point3S64", dissect_Point3S64Value },
+  [28] = { "Value: Point3U64", dissect_Point3U64Value },
+  [29] = { "Value: Vector2F16", dissect_Vector2F16Value },
+  [30] = { "Value: Vector2F32", dissect_Vector2F32Value },
+  [31] = { "Value: Vector2F64", dissect_Vector2F64Value },
+  [32] = { "Value: Vector3F16", dissect_Vector3F16Value },
+  [33] = { "Value: Vector3F32", dissect_Vector3F32Value },
+  [34] = { "Value: Vector3F64", dissect_Vector3F64Value },
+  [35] = { "Value: QuaternionF16", dissect_QuaternionF16Value },
+  [36] = { "Value: QuaternionF32", dissect_QuaternionF32Value },
+  [37] = { "Value: QuaternionF64", dissect_QuaternionF64Value },
+}
+
 -- TypedValue: A type code and the value.
 local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
@@ -1331,231 +1374,10 @@ local function dissect_TypedValue(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- value
   local tag_value = v.type
-  if tag_value == 0 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt8")
-    nxt = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 1 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt8")
-    nxt = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 2 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt16")
-    nxt = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 3 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt16")
-    nxt = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 4 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt32")
-    nxt = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 5 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt32")
-    nxt = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 6 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt64")
-    nxt = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 7 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt64")
-    nxt = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 8 then
-    sub = tree:add(tvb(offset, 0), "Value: Float16")
-    nxt = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 9 then
-    sub = tree:add(tvb(offset, 0), "Value: Float32")
-    nxt = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 10 then
-    sub = tree:add(tvb(offset, 0), "Value: Float64")
-    nxt = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 11 then
-    sub = tree:add(tvb(offset, 0), "Value: String")
-    nxt = dissect_StringValue(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 12 then
-    sub = tree:add(tvb(offset, 0), "Value: Data")
-    nxt = dissect_DataValue(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 13 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S8")
-    nxt = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 14 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U8")
-    nxt = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 15 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S16")
-    nxt = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 16 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U16")
-    nxt = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 17 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S32")
-    nxt = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 18 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U32")
-    nxt = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 19 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S64")
-    nxt = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 20 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U64")
-    nxt = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 21 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S8")
-    nxt = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 22 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U8")
-    nxt = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 23 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S16")
-    nxt = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 24 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U16")
-    nxt = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 25 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S32")
-    nxt = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 26 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U32")
-    nxt = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 27 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S64")
-    nxt = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 28 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U64")
-    nxt = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 29 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
-    nxt = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 30 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
-    nxt = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 31 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
-    nxt = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 32 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
-    nxt = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 33 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
-    nxt = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 34 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
-    nxt = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 35 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
-    nxt = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 36 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
-    nxt = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 37 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
-    nxt = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
+  local case_value = CASES_TypedValue_value[tag_value]
+  if case_value ~= nil then
+    sub = tree:add(tvb(offset, 0), case_value[1])
+    nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)
     offset = nxt
@@ -1669,6 +1491,49 @@ local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- The cases of `value` by tag: the label each is shown under and the function that
+-- reads it.
+local CASES_IndexedValue_value = {
+  [0] = { "Value: SInt8", dissect_SInt8Value },
+  [1] = { "Value: UInt8", dissect_UInt8Value },
+  [2] = { "Value: SInt16", dissect_SInt16Value },
+  [3] = { "Value: UInt16", dissect_UInt16Value },
+  [4] = { "Value: SInt32", dissect_SInt32Value },
+  [5] = { "Value: UInt32", dissect_UInt32Value },
+  [6] = { "Value: SInt64", dissect_SInt64Value },
+  [7] = { "Value: UInt64", dissect_UInt64Value },
+  [8] = { "Value: Float16", dissect_Float16Value },
+  [9] = { "Value: Float32", dissect_Float32Value },
+  [10] = { "Value: Float64", dissect_Float64Value },
+  [11] = { "Value: String", dissect_StringValue },
+  [12] = { "Value: Data", dissect_DataValue },
+  [13] = { "Value: Point2S8", dissect_Point2S8Value },
+  [14] = { "Value: Point2U8", dissect_Point2U8Value },
+  [15] = { "Value: Point2S16", dissect_Point2S16Value },
+  [16] = { "Value: Point2U16", dissect_Point2U16Value },
+  [17] = { "Value: Point2S32", dissect_Point2S32Value },
+  [18] = { "Value: Point2U32", dissect_Point2U32Value },
+  [19] = { "Value: Point2S64", dissect_Point2S64Value },
+  [20] = { "Value: Point2U64", dissect_Point2U64Value },
+  [21] = { "Value: Point3S8", dissect_Point3S8Value },
+  [22] = { "Value: Point3U8", dissect_Point3U8Value },
+  [23] = { "Value: Point3S16", dissect_Point3S16Value },
+  [24] = { "Value: Point3U16", dissect_Point3U16Value },
+  [25] = { "Value: Point3S32", dissect_Point3S32Value },
+  [26] = { "Value: Point3U32", dissect_Point3U32Value },
+  [27] = { "Value: Point3S64", dissect_Point3S64Value },
+  [28] = { "Value: Point3U64", dissect_Point3U64Value },
+  [29] = { "Value: Vector2F16", dissect_Vector2F16Value },
+  [30] = { "Value: Vector2F32", dissect_Vector2F32Value },
+  [31] = { "Value: Vector2F64", dissect_Vector2F64Value },
+  [32] = { "Value: Vector3F16", dissect_Vector3F16Value },
+  [33] = { "Value: Vector3F32", dissect_Vector3F32Value },
+  [34] = { "Value: Vector3F64", dissect_Vector3F64Value },
+  [35] = { "Value: QuaternionF16", dissect_QuaternionF16Value },
+  [36] = { "Value: QuaternionF32", dissect_QuaternionF32Value },
+  [37] = { "Value: QuaternionF64", dissect_QuaternionF64Value },
+}
+
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
 local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
@@ -1683,231 +1548,10 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = list_item(1, v.index)
   if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
-  if tag_value == 0 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt8")
-    nxt = dissect_SInt8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 1 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt8")
-    nxt = dissect_UInt8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 2 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt16")
-    nxt = dissect_SInt16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 3 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt16")
-    nxt = dissect_UInt16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 4 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt32")
-    nxt = dissect_SInt32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 5 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt32")
-    nxt = dissect_UInt32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 6 then
-    sub = tree:add(tvb(offset, 0), "Value: SInt64")
-    nxt = dissect_SInt64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 7 then
-    sub = tree:add(tvb(offset, 0), "Value: UInt64")
-    nxt = dissect_UInt64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 8 then
-    sub = tree:add(tvb(offset, 0), "Value: Float16")
-    nxt = dissect_Float16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 9 then
-    sub = tree:add(tvb(offset, 0), "Value: Float32")
-    nxt = dissect_Float32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 10 then
-    sub = tree:add(tvb(offset, 0), "Value: Float64")
-    nxt = dissect_Float64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 11 then
-    sub = tree:add(tvb(offset, 0), "Value: String")
-    nxt = dissect_StringValue(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 12 then
-    sub = tree:add(tvb(offset, 0), "Value: Data")
-    nxt = dissect_DataValue(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 13 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S8")
-    nxt = dissect_Point2S8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 14 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U8")
-    nxt = dissect_Point2U8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 15 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S16")
-    nxt = dissect_Point2S16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 16 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U16")
-    nxt = dissect_Point2U16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 17 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S32")
-    nxt = dissect_Point2S32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 18 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U32")
-    nxt = dissect_Point2U32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 19 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2S64")
-    nxt = dissect_Point2S64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 20 then
-    sub = tree:add(tvb(offset, 0), "Value: Point2U64")
-    nxt = dissect_Point2U64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 21 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S8")
-    nxt = dissect_Point3S8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 22 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U8")
-    nxt = dissect_Point3U8Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 23 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S16")
-    nxt = dissect_Point3S16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 24 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U16")
-    nxt = dissect_Point3U16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 25 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S32")
-    nxt = dissect_Point3S32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 26 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U32")
-    nxt = dissect_Point3U32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 27 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3S64")
-    nxt = dissect_Point3S64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 28 then
-    sub = tree:add(tvb(offset, 0), "Value: Point3U64")
-    nxt = dissect_Point3U64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 29 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F16")
-    nxt = dissect_Vector2F16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 30 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F32")
-    nxt = dissect_Vector2F32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 31 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector2F64")
-    nxt = dissect_Vector2F64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 32 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F16")
-    nxt = dissect_Vector3F16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 33 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F32")
-    nxt = dissect_Vector3F32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 34 then
-    sub = tree:add(tvb(offset, 0), "Value: Vector3F64")
-    nxt = dissect_Vector3F64Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 35 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF16")
-    nxt = dissect_QuaternionF16Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 36 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF32")
-    nxt = dissect_QuaternionF32Value(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_value == 37 then
-    sub = tree:add(tvb(offset, 0), "Value: QuaternionF64")
-    nxt = dissect_QuaternionF64Value(tvb, pinfo, sub, offset, limit)
+  local case_value = CASES_IndexedValue_value[tag_value]
+  if case_value ~= nil then
+    sub = tree:add(tvb(offset, 0), case_value[1])
+    nxt = case_value[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)
     offset = nxt
@@ -2260,6 +1904,22 @@ local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- The cases of `body` by tag: the label each is shown under and the function that
+-- reads it.
+local CASES_Command_body = {
+  [0] = { "Body: ConnectionRequest", dissect_ConnectionRequest },
+  [1] = { "Body: ConnectionAck", dissect_ConnectionAck },
+  [3] = { "Body: UnreliableMessage", dissect_UnreliableMessage },
+  [4] = { "Body: ReliableMessage", dissect_ReliableMessage },
+  [5] = { "Body: LinkState", dissect_LinkState },
+  [6] = { "Body: ReliableAck", dissect_ReliableAck },
+  [7] = { "Body: LinkUp", dissect_LinkId },
+  [8] = { "Body: LinkDown", dissect_LinkId },
+  [9] = { "Body: LinkUpdate", dissect_LinkUpdate },
+  [10] = { "Body: LongReliableMessage", dissect_LongReliableMessage },
+  [11] = { "Body: LongLinkState", dissect_LongLinkState },
+}
+
 -- Command: One DNP datagram.
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
@@ -2275,69 +1935,10 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   offset = offset + 1
   -- body
   local tag_body = v.code
-  if tag_body == 0 then
-    sub = tree:add(tvb(offset, 0), "Body: ConnectionRequest")
-    nxt = dissect_ConnectionRequest(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 1 then
-    sub = tree:add(tvb(offset, 0), "Body: ConnectionAck")
-    nxt = dissect_ConnectionAck(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 3 then
-    sub = tree:add(tvb(offset, 0), "Body: UnreliableMessage")
-    nxt = dissect_UnreliableMessage(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 4 then
-    sub = tree:add(tvb(offset, 0), "Body: ReliableMessage")
-    nxt = dissect_ReliableMessage(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 5 then
-    sub = tree:add(tvb(offset, 0), "Body: LinkState")
-    nxt = dissect_LinkState(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 6 then
-    sub = tree:add(tvb(offset, 0), "Body: ReliableAck")
-    nxt = dissect_ReliableAck(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 7 then
-    sub = tree:add(tvb(offset, 0), "Body: LinkUp")
-    nxt = dissect_LinkId(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 8 then
-    sub = tree:add(tvb(offset, 0), "Body: LinkDown")
-    nxt = dissect_LinkId(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 9 then
-    sub = tree:add(tvb(offset, 0), "Body: LinkUpdate")
-    nxt = dissect_LinkUpdate(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 10 then
-    sub = tree:add(tvb(offset, 0), "Body: LongReliableMessage")
-    nxt = dissect_LongReliableMessage(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(nxt - offset)
-    offset = nxt
-  elseif tag_body == 11 then
-    sub = tree:add(tvb(offset, 0), "Body: LongLinkState")
-    nxt = dissect_LongLinkState(tvb, pinfo, sub, offset, limit)
+  local case_body = CASES_Command_body[tag_body]
+  if case_body ~= nil then
+    sub = tree:add(tvb(offset, 0), case_body[1])
+    nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)
     offset = nxt

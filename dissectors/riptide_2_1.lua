@@ -725,6 +725,22 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- The cases of `body` by tag: the label each is shown under and the function that
+-- reads it.
+local CASES_Message_body = {
+  [0] = { "Body: Unreliable", dissect_UserMessage },
+  [1] = { "Body: Ack", dissect_Ack },
+  [2] = { "Body: Connect", dissect_Connect },
+  [3] = { "Body: Reject", dissect_Reject },
+  [4] = { "Body: Heartbeat", dissect_Heartbeat },
+  [5] = { "Body: Disconnect", dissect_Disconnect },
+  [6] = { "Body: Notify", dissect_Notify },
+  [7] = { "Body: Reliable", dissect_ReliableUserMessage },
+  [8] = { "Body: Welcome", dissect_ClientId },
+  [9] = { "Body: ClientConnected", dissect_ClientId },
+  [10] = { "Body: ClientDisconnected", dissect_ClientId },
+}
+
 -- Message: One Riptide 2.1 message.
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
@@ -739,69 +755,10 @@ local function dissect_Message(tvb, pinfo, tree, offset, limit)
   if VS_HeaderKind[val] == nil then item:add_proto_expert_info(E.invalid, fmt("header %d is not allowed", val)) end
   -- body: The layout of this kind of message.
   local tag_body = v.header
-  if tag_body == 0 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Unreliable")
-    nxt = dissect_UserMessage(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 1 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Ack")
-    nxt = dissect_Ack(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 2 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Connect")
-    nxt = dissect_Connect(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 3 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Reject")
-    nxt = dissect_Reject(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 4 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Heartbeat")
-    nxt = dissect_Heartbeat(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 5 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Disconnect")
-    nxt = dissect_Disconnect(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 6 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Notify")
-    nxt = dissect_Notify(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 7 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Reliable")
-    nxt = dissect_ReliableUserMessage(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 8 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: Welcome")
-    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 9 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: ClientConnected")
-    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
-    if nxt == nil then return nil end
-    sub:set_len(ceil8(nxt) - floor(offset / 8))
-    offset = nxt
-  elseif tag_body == 10 then
-    sub = tree:add(tvb(floor(offset / 8), 0), "Body: ClientDisconnected")
-    nxt = dissect_ClientId(tvb, pinfo, sub, offset, limit)
+  local case_body = CASES_Message_body[tag_body]
+  if case_body ~= nil then
+    sub = tree:add(tvb(floor(offset / 8), 0), case_body[1])
+    nxt = case_body[2](tvb, pinfo, sub, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(ceil8(nxt) - floor(offset / 8))
     offset = nxt

@@ -1287,88 +1287,40 @@ local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
+-- The cases of `payload` by tag: the label each is shown under and the function that
+-- reads it.
+local CASES_Packet_payload = {
+  [1] = { "Payload: ReqLogin", dissect_ReqLogin },
+  [2] = { "Payload: ResLogin", dissect_ResLogin },
+  [16] = { "Payload: CInput", dissect_CInput },
+  [17] = { "Payload: SEntityState", dissect_SEntityState },
+  [3] = { "Payload: ReqLogout", dissect_ReqLogout },
+  [8] = { "Payload: ResLobbyList", dissect_ResLobbyList },
+  [9] = { "Payload: ReqCreateLobby", dissect_ReqCreateLobby },
+  [10] = { "Payload: ResCreateLobby", dissect_ResCreateLobby },
+  [11] = { "Payload: ReqJoinLobby", dissect_LobbyRef },
+  [12] = { "Payload: ResJoinLobby", dissect_ResJoinLobby },
+  [13] = { "Payload: ReqLeaveLobby", dissect_LobbyRef },
+  [14] = { "Payload: LobbyStateUpdate", dissect_LobbyStateUpdate },
+}
+
 -- payload: the case tag_payload picks, in the n bytes at offset (of a packet, or of a
 -- reassembled payload).
 local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, v)
   local item, sub, nxt, val
-  if tag_payload == 1 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLogin")
-    nxt, val = dissect_ReqLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 2 then
-    sub = tree:add(tvb(offset, n), "Payload: ResLogin")
-    nxt, val = dissect_ResLogin(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 16 then
-    sub = tree:add(tvb(offset, n), "Payload: CInput")
-    nxt, val = dissect_CInput(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 17 then
-    sub = tree:add(tvb(offset, n), "Payload: SEntityState")
-    nxt, val = dissect_SEntityState(tvb, pinfo, sub, offset, offset + n)
+  local case_payload = CASES_Packet_payload[tag_payload]
+  if case_payload ~= nil then
+    sub = tree:add(tvb(offset, n), case_payload[1])
+    nxt, val = case_payload[2](tvb, pinfo, sub, offset, offset + n)
     if nxt == nil then return nil end
     v.payload = val
     if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 255 then
     if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
-  elseif tag_payload == 3 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLogout")
-    nxt, val = dissect_ReqLogout(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   elseif tag_payload == 4 then
     if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
   elseif tag_payload == 7 then
     if n > 0 then tree:add_proto_expert_info(E.length, fmt("payload: %d bytes where none were expected", n)) end
-  elseif tag_payload == 8 then
-    sub = tree:add(tvb(offset, n), "Payload: ResLobbyList")
-    nxt, val = dissect_ResLobbyList(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 9 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqCreateLobby")
-    nxt, val = dissect_ReqCreateLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 10 then
-    sub = tree:add(tvb(offset, n), "Payload: ResCreateLobby")
-    nxt, val = dissect_ResCreateLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 11 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqJoinLobby")
-    nxt, val = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 12 then
-    sub = tree:add(tvb(offset, n), "Payload: ResJoinLobby")
-    nxt, val = dissect_ResJoinLobby(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 13 then
-    sub = tree:add(tvb(offset, n), "Payload: ReqLeaveLobby")
-    nxt, val = dissect_LobbyRef(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
-  elseif tag_payload == 14 then
-    sub = tree:add(tvb(offset, n), "Payload: LobbyStateUpdate")
-    nxt, val = dissect_LobbyStateUpdate(tvb, pinfo, sub, offset, offset + n)
-    if nxt == nil then return nil end
-    v.payload = val
-    if nxt < offset + n then sub:add_proto_expert_info(E.length, fmt("payload: %d bytes left unread", offset + n - nxt)) end
   else
     item = tree:add(F["rtype_impl.payload"], tvb(offset, n))
     if n == 0 then item:set_text("Payload: <empty>") end

@@ -5,6 +5,7 @@ pub(crate) const SCRATCH: [&str; 6] = ["item", "n", "sub", "nxt", "val", "range"
 
 /// Lines of Lua with indentation, and what they hold that the function around them declares:
 /// the scratch locals their statements assign, and the tree items no line has read yet.
+#[derive(Clone)]
 pub(crate) struct Code {
     pub(crate) lines: Vec<String>,
     pub(crate) depth: usize,

@@ -78,6 +78,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         case_names: case_names(p),
         shared_switch: l.shared_switch,
         filter: None,
+        tables: unions::Tables::default(),
     };
     let uses = &l.filter_uses;
     g.declare_fields()?;
@@ -405,6 +406,9 @@ struct Gen<'p> {
     /// While a struct's function is rendered for the fields of a `filter:` use: the struct,
     /// and the use's filter name (its fields' filter names are `<protocol>.<filter>.<field>`).
     filter: Option<(StructId, String)>,
+    /// Tables built at load time (switches' cases by tag), written before the function that
+    /// first reads each.
+    tables: unions::Tables,
 }
 
 impl Gen<'_> {
@@ -416,19 +420,23 @@ impl Gen<'_> {
         let mut structs = Vec::new();
         for id in self.order() {
             if let Some((sid, fi)) = self.shared_switch.filter(|(sid, _)| *sid == id) {
-                structs.push(self.switch_fn(sid, fi)?);
+                let f = self.switch_fn(sid, fi)?;
+                structs.push(self.tables.take() + &f);
             }
             for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
-                structs.push(self.filtered_fn(id, filter)?);
+                let f = self.filtered_fn(id, filter)?;
+                structs.push(self.tables.take() + &f);
             }
-            structs.push(self.struct_fn(id)?);
+            let f = self.struct_fn(id)?;
+            structs.push(self.tables.take() + &f);
         }
         if let Some(Reassembly {
             whole: WholeType::AsField(fi),
             ..
         }) = &p.reassembly
         {
-            structs.push(self.whole_fn(*fi)?);
+            let f = self.whole_fn(*fi)?;
+            structs.push(self.tables.take() + &f);
         }
         Ok(structs)
     }

@@ -1,12 +1,135 @@
 //! Switches: the case chains that pick a union variant.
 
 use super::*;
+use std::cell::RefCell;
+
+/// A switch with at least this many cases that read alike (a type each, under its own label)
+/// finds its case in a table built at load time, instead of testing the tag once per case.
+const DISPATCH_TABLE_CASES: usize = 8;
+
+/// Tables the dissector builds once, at load time (a switch's cases by tag value), each
+/// declared before the first function that reads it.
+#[derive(Default)]
+pub(crate) struct Tables {
+    /// Declarations not yet placed before a function.
+    pending: RefCell<Vec<String>>,
+    /// Every table declared so far: a struct rendered again (a `filter:` use) reads the same.
+    declared: RefCell<HashSet<String>>,
+}
+
+impl Tables {
+    /// Declares table `name` (its text) unless it is declared already.
+    fn declare(&self, name: &str, text: String) {
+        if self.declared.borrow_mut().insert(name.to_string()) {
+            self.pending.borrow_mut().push(text);
+        }
+    }
+
+    /// The declarations the next function reads, to be written before it.
+    pub(crate) fn take(&self) -> String {
+        self.pending.take().concat()
+    }
+}
+
+/// Where a switch's case chain is written: the protocol, the load-time tables, and the table
+/// name this switch's cases would have (`CASES_TypedValue_value`).
+pub(crate) struct Chain<'a> {
+    pub(crate) p: &'a Protocol,
+    pub(crate) tables: &'a Tables,
+    pub(crate) table: String,
+}
+
+impl<'a> Chain<'a> {
+    pub(crate) fn new(p: &'a Protocol, tables: &'a Tables, sid: StructId, field: &str) -> Self {
+        Chain {
+            p,
+            tables,
+            table: format!("CASES_{}_{field}", p.structs[sid].name),
+        }
+    }
+}
+
+/// Marks, in a case's lines, where its label and its type's function stand, so that cases
+/// that differ only there can be told apart from the rest.
+const LABEL: &str = "\u{1}";
+const FUNCTION: &str = "\u{2}";
+
+/// The cases of `u` that a dispatch table can hold: one tag value each (a Lua number, not
+/// taken by another case), a type as body, lines alike but for the label and the function.
+/// Returns the shared lines (with [`LABEL`] and [`FUNCTION`] marks) and, per case, its tag,
+/// label literal and function; `None` when fewer than [`DISPATCH_TABLE_CASES`] qualify.
+#[allow(clippy::type_complexity)]
+fn dispatch(
+    chain: &Chain,
+    u: &Union,
+    rendered: &[(usize, Code)],
+) -> Option<(Code, Vec<(usize, u64, String, String)>)> {
+    let mut template: Option<Code> = None;
+    let mut entries = Vec::new();
+    for (ci, code) in rendered {
+        let case = &u.cases[*ci];
+        let (Some(tag), CaseBody::Struct(id)) = (case.single(), case.body) else {
+            continue;
+        };
+        let taken_elsewhere = u.cases.iter().enumerate().any(|(other, c)| {
+            other != *ci
+                && c.values.iter().any(|v| match v {
+                    CaseValue::One(x) => *x == tag,
+                    CaseValue::Range(lo, hi) => (*lo..=*hi).contains(&tag),
+                })
+        });
+        if tag >= 1 << 53 || taken_elsewhere {
+            continue;
+        }
+        let function = struct_fn_name(chain.p, id, None);
+        let Some((label, marked)) = marked_case(&code.lines, &case.variant, &function) else {
+            continue;
+        };
+        match &template {
+            None => {
+                let mut t = code.clone();
+                t.lines = marked;
+                template = Some(t);
+            }
+            Some(t) if t.lines == marked => {}
+            Some(_) => continue,
+        }
+        entries.push((*ci, tag, label, function));
+    }
+    (entries.len() >= DISPATCH_TABLE_CASES).then(|| (template.expect("a first entry"), entries))
+}
+
+/// A case's lines with its label literal (the string ending in `: <variant>`) and its one call
+/// of `function` marked, and that literal; `None` when the lines do not read so.
+fn marked_case(lines: &[String], variant: &str, function: &str) -> Option<(String, Vec<String>)> {
+    let quoted = format!(": {variant}\"");
+    let call = format!("{function}(");
+    let (mut label, mut marked) = (None, Vec::new());
+    for line in lines {
+        let mut l = line.clone();
+        if label.is_none() {
+            if let Some(end) = l.find(&quoted) {
+                let start = l[..end].rfind('"')?;
+                let stop = end + quoted.len();
+                label = Some(l[start..stop].to_string());
+                l.replace_range(start..stop, LABEL);
+            }
+        }
+        marked.push(l.replacen(&call, &format!("{FUNCTION}("), 1));
+    }
+    let calls: usize = marked.iter().map(|l| l.matches(function).count()).sum();
+    let marks = marked.iter().filter(|l| l.contains(FUNCTION)).count();
+    (marks == 1 && calls == 0).then_some((label?, marked))
+}
 
 /// The case chain of a switch on `tag_<name>`:
 /// `if tag == a or (tag >= lo and tag <= hi) then <body> elseif ... else <default> end`;
-/// `no_case` is emitted when there is no default.
+/// `no_case` is emitted when there is no default. Many cases that each read a type under
+/// their own label are found in a load-time table instead (`local case_<name> =
+/// CASES_<Type>_<name>[tag_<name>]`), the other cases chained after it.
 pub(crate) fn case_chain(
     c: &mut Code,
+    chain: &Chain,
     u: &Union,
     name: &str,
     body: &dyn Fn(&mut Code, CaseBody, &str),
@@ -14,15 +137,50 @@ pub(crate) fn case_chain(
 ) {
     // Each branch's lines, written one level in; cases without lines become a condition of the
     // catch-all instead of an empty branch.
+    let depth = c.depth;
     let branch = |emit: &dyn Fn(&mut Code)| {
-        let mut b = Code::new(c.depth + 1);
+        let mut b = Code::new(depth + 1);
         emit(&mut b);
         b
     };
-    let mut chain: Vec<(String, Code)> = Vec::new();
+    let rendered: Vec<(usize, Code)> = u
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(ci, case)| (ci, branch(&|b| body(b, case.body, &case.variant))))
+        .collect();
+    let table = dispatch(chain, u, &rendered);
+    let mut branches: Vec<(String, Code)> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
-    for case in &u.cases {
-        let conds: Vec<String> = case
+    if let Some((mut template, entries)) = table.as_ref().map(|(t, e)| (t.clone(), e)) {
+        let mut text = format!(
+            "-- The cases of `{name}` by tag: the label each is shown under and the function that\n\
+             -- reads it.\nlocal {} = {{\n",
+            chain.table
+        );
+        for (_, tag, label, function) in entries {
+            text.push_str(&format!("  [{tag}] = {{ {label}, {function} }},\n"));
+        }
+        text.push_str("}\n\n");
+        chain.tables.declare(&chain.table, text);
+        c.line(format!("local case_{name} = {}[tag_{name}]", chain.table));
+        for line in &mut template.lines {
+            *line = line
+                .replace(LABEL, &format!("case_{name}[1]"))
+                .replace(FUNCTION, &format!("case_{name}[2]"));
+        }
+        branches.push((format!("case_{name} ~= nil"), template));
+    }
+    let in_table = |ci: usize| {
+        table
+            .as_ref()
+            .is_some_and(|(_, entries)| entries.iter().any(|e| e.0 == ci))
+    };
+    for (ci, lines) in rendered {
+        if in_table(ci) {
+            continue;
+        }
+        let conds: Vec<String> = u.cases[ci]
             .values
             .iter()
             .map(|v| match v {
@@ -30,11 +188,10 @@ pub(crate) fn case_chain(
                 CaseValue::Range(lo, hi) => format!("(tag_{name} >= {lo} and tag_{name} <= {hi})"),
             })
             .collect();
-        let lines = branch(&|b| body(b, case.body, &case.variant));
         if lines.lines.is_empty() {
             silent.extend(conds);
         } else {
-            chain.push((conds.join(" or "), lines));
+            branches.push((conds.join(" or "), lines));
         }
     }
     let tail = branch(&|b| match u.default {
@@ -42,7 +199,7 @@ pub(crate) fn case_chain(
         None => no_case(b),
     });
     let mut keyword = "if";
-    for (cond, lines) in chain {
+    for (cond, lines) in branches {
         c.line(format!("{keyword} {cond} then"));
         c.append(lines, 0);
         keyword = "elseif";
@@ -148,7 +305,8 @@ impl<'p> Gen<'p> {
             c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
             c.line("return nil");
         };
-        case_chain(c, u, &name, &body, &no_case);
+        let chain = Chain::new(p, &self.tables, sid, &name);
+        case_chain(c, &chain, u, &name, &body, &no_case);
         Ok(())
     }
 
@@ -183,7 +341,10 @@ impl<'p> Gen<'p> {
                 let body = |c: &mut Code, b: CaseBody, variant: &str| {
                     case_body(p, c, &name, b, variant, abbrev, tree, target)
                 };
-                case_chain(c, u, &name, &body, &|c: &mut Code| no_case(c, &name, tree));
+                let chain = Chain::new(p, &self.tables, sid, &name);
+                case_chain(c, &chain, u, &name, &body, &|c: &mut Code| {
+                    no_case(c, &name, tree)
+                });
             }
         };
         // `unless` chooses the default variant whatever the tag.
@@ -310,7 +471,8 @@ impl<'p> Gen<'p> {
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
             case_body(p, c, name, b, variant, &abbrev, "tree", &target)
         };
-        case_chain(&mut c, u, name, &body, &|c: &mut Code| {
+        let chain = Chain::new(p, &self.tables, sid, name);
+        case_chain(&mut c, &chain, u, name, &body, &|c: &mut Code| {
             no_case(c, name, "tree")
         });
         c.line("return offset + n");

@@ -79,7 +79,8 @@ impl<'p> Gen<'p> {
             c.line(format!("{tree}:add_proto_expert_info(E.invalid, fmt(\"{name}: no case for tag %d\", tag_{name}))"));
             c.line("return nil");
         };
-        case_chain(c, u, name, &body, &no_case);
+        let chain = Chain::new(p, &self.tables, at.sid, name);
+        case_chain(c, &chain, u, name, &body, &no_case);
         Ok(())
     }
 }
