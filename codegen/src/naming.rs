@@ -117,5 +117,6 @@ pub const RUNTIME_ITEMS: &[&str] = &[
     "Reader",
     "Trace",
     "Value",
+    "Within",
     "Writer",
 ];

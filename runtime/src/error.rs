@@ -535,3 +535,48 @@ pub fn size_from_len(
         )
     })
 }
+
+/// Names the enclosing field on the error of a nested value's result, as errors travel out:
+/// `Vec3::read(r).within("position")?` (generated code reads one nested value per line so).
+pub trait Within {
+    /// The same result, its error inside field `field` of the enclosing value.
+    fn within(self, field: &'static str) -> Self;
+}
+
+impl<T> Within for Result<T, DecodeError> {
+    #[inline]
+    fn within(self, field: &'static str) -> Self {
+        self.map_err(|e| e.within(field))
+    }
+}
+
+impl<T> Within for Result<T, EncodeError> {
+    #[inline]
+    fn within(self, field: &'static str) -> Self {
+        self.map_err(|e| e.within(field))
+    }
+}
+
+#[cfg(test)]
+mod within_tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_error_names_its_enclosing_fields() {
+        let inner: Result<(), DecodeError> = Err(DecodeError::new(
+            "x",
+            3,
+            DecodeErrorKind::Truncated {
+                needed: 2,
+                available: 1,
+            },
+        ));
+        let e = inner.within("position").within("player").unwrap_err();
+        assert_eq!(e.field(), "player.position.x");
+        let encoded: Result<(), EncodeError> = Err(EncodeError::new(
+            "len",
+            EncodeErrorKind::TooLong { size: 4, actual: 9 },
+        ));
+        assert_eq!(encoded.within("name").unwrap_err().field(), "name.len");
+    }
+}

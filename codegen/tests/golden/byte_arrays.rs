@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, size_from_len, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
+    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `players_size` (the byte length of `players`), `scores_words`
@@ -73,7 +73,7 @@ impl<'a> Codec<'a> for Roster<'a> {
             let saved = r.limit(n, "players")?;
             let mut v = Vec::with_capacity(r.remaining() / 3);
             while r.remaining() > 0 {
-                v.push(Player::read(r).map_err(|e| e.within("players"))?);
+                v.push(Player::read(r).within("players")?);
             }
             r.unlimit(saved, "players")?;
             v
@@ -123,7 +123,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                         r.length(v, "entries")?
                     };
                     let saved = r.limit(n, "entries")?;
-                    let v = Entry::read(r).map_err(|e| e.within("entries"))?;
+                    let v = Entry::read(r).within("entries")?;
                     r.unlimit(saved, "entries")?;
                     v
                 });
@@ -152,7 +152,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 v.push({
                     let n = r.length(cell_size, "cells")?;
                     let saved = r.limit(n, "cells")?;
-                    let v = Cell::read(r).map_err(|e| e.within("cells"))?;
+                    let v = Cell::read(r).within("cells")?;
                     r.unlimit(saved, "cells")?;
                     v
                 });
@@ -167,7 +167,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 r.length(v, "origin")?
             };
             let saved = r.limit(n, "origin")?;
-            let v = Cell::read(r).map_err(|e| e.within("origin"))?;
+            let v = Cell::read(r).within("origin")?;
             r.unlimit(saved, "origin")?;
             v
         };
@@ -179,7 +179,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                 r.length(v, "home")?
             };
             let saved = r.limit(n, "home")?;
-            let v = Cell::read(r).map_err(|e| e.within("home"))?;
+            let v = Cell::read(r).within("home")?;
             r.unlimit(saved, "home")?;
             v
         };
@@ -194,7 +194,7 @@ impl<'a> Codec<'a> for Roster<'a> {
                         r.length(v, "notes")?
                     };
                     let saved = r.limit(n, "notes")?;
-                    let v = Entry::read(r).map_err(|e| e.within("notes"))?;
+                    let v = Entry::read(r).within("notes")?;
                     r.unlimit(saved, "notes")?;
                     v
                 });
@@ -220,7 +220,7 @@ impl<'a> Codec<'a> for Roster<'a> {
         w.put(&[0u8; 1]);
         let players_at = w.len();
         for item in self.players.iter() {
-            item.write(w).map_err(|e| e.within("players"))?;
+            item.write(w).within("players")?;
         }
         let value = fit((w.len() - players_at) as u64, 65535, "players_size")?;
         w.patch(players_size_at, &(value as u16).to_le_bytes());
@@ -256,7 +256,7 @@ impl<'a> Codec<'a> for Roster<'a> {
         for item in self.entries.iter() {
             let len_at = w.len();
             w.put(&[0u8; 2]);
-            item.write(w).map_err(|e| e.within("entries"))?;
+            item.write(w).within("entries")?;
             let value = fit((w.len() - len_at - 2) as u64, 65535, "entries")?;
             w.patch(len_at, &(value as u16).to_le_bytes());
         }
@@ -287,7 +287,7 @@ impl<'a> Codec<'a> for Roster<'a> {
         }
         for item in self.cells.iter() {
             let value_at = w.len();
-            item.write(w).map_err(|e| e.within("cells"))?;
+            item.write(w).within("cells")?;
             let expected: i128 = self.cell_size as i128;
             let actual = w.len() - value_at;
             if expected != actual as i128 {
@@ -304,16 +304,16 @@ impl<'a> Codec<'a> for Roster<'a> {
         }
         let len_at = w.len();
         w.put(&[0u8; 1]);
-        self.origin.write(w).map_err(|e| e.within("origin"))?;
+        self.origin.write(w).within("origin")?;
         let value = fit((w.len() - len_at - 1) as u64, 255, "origin")?;
         w.patch(len_at, &(value as u8).to_le_bytes());
         let body_at = w.len();
-        self.home.write(w).map_err(|e| e.within("home"))?;
+        self.home.write(w).within("home")?;
         let n = (w.len() - body_at) as u64;
         w.prefix_since(body_at, |w| { w.riptide_len(n, "home") })?;
         for item in self.notes.iter() {
             let body_at = w.len();
-            item.write(w).map_err(|e| e.within("notes"))?;
+            item.write(w).within("notes")?;
             let n = (w.len() - body_at) as u64;
             w.prefix_since(
                 body_at,
@@ -493,7 +493,7 @@ impl<'a> Codec<'a> for Parts<'a> {
                 v.push({
                     let n = r.length(part_size, "parts")?;
                     let saved = r.limit(n, "parts")?;
-                    let v = Part::read(r).map_err(|e| e.within("parts"))?;
+                    let v = Part::read(r).within("parts")?;
                     r.unlimit(saved, "parts")?;
                     v
                 });
@@ -508,7 +508,7 @@ impl<'a> Codec<'a> for Parts<'a> {
         w.put(&n.to_le_bytes());
         for item in self.parts.iter() {
             let value_at = w.len();
-            item.write(w).map_err(|e| e.within("parts"))?;
+            item.write(w).within("parts")?;
             let expected: i128 = self.part_size as i128;
             let actual = w.len() - value_at;
             if expected != actual as i128 {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, Checksum, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    IntoOwned, Reader, Trace, Value, Writer,
+    IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `body`), `header_sum` (its sum8 checksum),
@@ -94,8 +94,8 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length(length, "body")?;
             let saved = r.limit(n, "body")?;
             let v = match kind {
-                1 => FrameBody::Sums(Sums::read(r).map_err(|e| e.within("body"))?),
-                2 => FrameBody::Words(Words::read(r).map_err(|e| e.within("body"))?),
+                1 => FrameBody::Sums(Sums::read(r).within("body")?),
+                2 => FrameBody::Words(Words::read(r).within("body")?),
                 _ => {
                     FrameBody::Other {
                         kind,
@@ -182,10 +182,10 @@ impl<'a> Codec<'a> for Frame<'a> {
         let body_at = w.len();
         match &self.body {
             FrameBody::Sums(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             FrameBody::Words(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             FrameBody::Other { kind, data, .. } => {
                 if let 1..=2 = *kind {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned,
-    Reader, Trace, Value, Writer,
+    Reader, Trace, Value, Within, Writer,
 };
 
 /// crc32c: width 32, poly 0x1EDC6F41, init 0xFFFFFFFF, refin true, refout true, xorout 0xFFFFFFFF.
@@ -85,7 +85,7 @@ impl<'a> Codec<'a> for Framed<'a> {
         let crc = r.le::<u32>("crc", "checksum_params.crc")?;
         let crc_note = r.notes_len();
         let body = match kind {
-            1 => FramedBody::Inner(Inner::read(r).map_err(|e| e.within("body"))?),
+            1 => FramedBody::Inner(Inner::read(r).within("body")?),
             _ => {
                 FramedBody::Other {
                     kind,
@@ -117,7 +117,7 @@ impl<'a> Codec<'a> for Framed<'a> {
         w.put(&[0u8; 4]);
         match &self.body {
             FramedBody::Inner(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             FramedBody::Other { kind, data, .. } => {
                 if let 1 = *kind {

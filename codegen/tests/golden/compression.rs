@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace,
-    Value, Writer,
+    Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `world_size` (the byte length of `world`).
@@ -54,7 +54,7 @@ impl<'a> Codec<'a> for Update<'a> {
             let mut inner = r.nested(&plain);
             let v = (|| {
                 let r = &mut inner;
-                let v = World::read(r).map_err(|e| e.within("world"))?;
+                let v = World::read(r).within("world")?;
                 if r.remaining() > 0 {
                     return Err(
                         DecodeError::new(
@@ -91,7 +91,7 @@ impl<'a> Codec<'a> for Update<'a> {
             let mut inner = r.nested(&plain);
             let v = (|| {
                 let r = &mut inner;
-                let v = Chat::read(r).map_err(|e| e.within("chat"))?;
+                let v = Chat::read(r).within("chat")?;
                 if r.remaining() > 0 {
                     return Err(
                         DecodeError::new(
@@ -123,7 +123,7 @@ impl<'a> Codec<'a> for Update<'a> {
             let mut inner = r.nested(&plain);
             let v = (|| {
                 let r = &mut inner;
-                let v = Chat::read(r).map_err(|e| e.within("extra"))?;
+                let v = Chat::read(r).within("extra")?;
                 if r.remaining() > 0 {
                     return Err(
                         DecodeError::new(
@@ -151,7 +151,7 @@ impl<'a> Codec<'a> for Update<'a> {
         let packed = {
             let mut plain = Vec::new();
             let w = &mut Writer::new(&mut plain);
-            self.world.write(w).map_err(|e| e.within("world"))?;
+            self.world.write(w).within("world")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Zlib,
                 &plain,
@@ -164,7 +164,7 @@ impl<'a> Codec<'a> for Update<'a> {
         let packed = {
             let mut plain = Vec::new();
             let w = &mut Writer::new(&mut plain);
-            self.chat.write(w).map_err(|e| e.within("chat"))?;
+            self.chat.write(w).within("chat")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Deflate,
                 &plain,
@@ -182,7 +182,7 @@ impl<'a> Codec<'a> for Update<'a> {
         let packed = {
             let mut plain = Vec::new();
             let w = &mut Writer::new(&mut plain);
-            self.extra.write(w).map_err(|e| e.within("extra"))?;
+            self.extra.write(w).within("extra")?;
             wiregen_runtime::compress::compress(
                 wiregen_runtime::compress::Compression::Gzip,
                 &plain,
@@ -226,7 +226,7 @@ impl<'a> Codec<'a> for World<'a> {
             let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 7));
             for _ in 0..n {
-                v.push(Entity::read(r).map_err(|e| e.within("entities"))?);
+                v.push(Entity::read(r).within("entities")?);
             }
             v
         };
@@ -236,7 +236,7 @@ impl<'a> Codec<'a> for World<'a> {
         let count = fit(self.entities.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
         for item in self.entities.iter() {
-            item.write(w).map_err(|e| e.within("entities"))?;
+            item.write(w).within("entities")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, GroupReader,
-    GroupWriter, IntoOwned, Reader, Trace, Value, Writer,
+    GroupWriter, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `has_time` (whether `sent_time` is present), `reliable` (the
@@ -140,16 +140,12 @@ impl<'a> Codec<'a> for Packet<'a> {
                 PacketBody::Commands({
                     let mut v = Vec::new();
                     while r.remaining() > 0 {
-                        v.push(Command::read(r).map_err(|e| e.within("body"))?);
+                        v.push(Command::read(r).within("body")?);
                     }
                     v
                 })
             }
-            false => {
-                PacketBody::Unreliable(
-                    Unreliable::read(r).map_err(|e| e.within("body"))?,
-                )
-            }
+            false => PacketBody::Unreliable(Unreliable::read(r).within("body")?),
         };
         Ok(Self {
             peer_id,
@@ -183,11 +179,11 @@ impl<'a> Codec<'a> for Packet<'a> {
         match &self.body {
             PacketBody::Commands(value) => {
                 for item in value.iter() {
-                    item.write(w).map_err(|e| e.within("body"))?;
+                    item.write(w).within("body")?;
                 }
             }
             PacketBody::Unreliable(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())

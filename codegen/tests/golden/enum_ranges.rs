@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
-    Trace, Value, Writer,
+    Trace, Value, Within, Writer,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -288,13 +288,13 @@ impl<'a> Codec<'a> for Shot<'a> {
             Weapon::Pistol(_) => {
                 ShotExtra::Pistol {
                     weapon,
-                    value: Ammo::read(r).map_err(|e| e.within("extra"))?,
+                    value: Ammo::read(r).within("extra")?,
                 }
             }
             Weapon::Rifle(_) => {
                 ShotExtra::Rifle {
                     weapon,
-                    value: Ammo::read(r).map_err(|e| e.within("extra"))?,
+                    value: Ammo::read(r).within("extra")?,
                 }
             }
             Weapon::Knife => ShotExtra::Knife,
@@ -345,7 +345,7 @@ impl<'a> Codec<'a> for Shot<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("extra"))?;
+                value.write(w).within("extra")?;
             }
             ShotExtra::Rifle { weapon, value } => {
                 if !matches!(weapon, Weapon::Rifle(_)) {
@@ -358,7 +358,7 @@ impl<'a> Codec<'a> for Shot<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("extra"))?;
+                value.write(w).within("extra")?;
             }
             ShotExtra::Knife => {}
             ShotExtra::Other { weapon, data, .. } => {

@@ -3,7 +3,7 @@
 //! Types, decoders and encoders of every schema type.
 
 use wiregen_runtime::{
-    fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Writer,
+    fit, Codec, DecodeError, EncodeError, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::flags! {
@@ -33,17 +33,17 @@ impl<'a> Codec<'a> for Body {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let position = {
             let first = r.notes_len();
-            let v = Vec3::read(r).map_err(|e| e.within("position"))?;
+            let v = Vec3::read(r).within("position")?;
             r.rename_notes(first, vec3_as_position);
             v
         };
         let velocity = {
             let first = r.notes_len();
-            let v = Vec3::read(r).map_err(|e| e.within("velocity"))?;
+            let v = Vec3::read(r).within("velocity")?;
             r.rename_notes(first, vec3_as_velocity);
             v
         };
-        let spin = Vec3::read(r).map_err(|e| e.within("spin"))?;
+        let spin = Vec3::read(r).within("spin")?;
         let route = {
             let n = {
                 let at = r.pos();
@@ -55,7 +55,7 @@ impl<'a> Codec<'a> for Body {
             for _ in 0..n {
                 v.push({
                     let first = r.notes_len();
-                    let v = Vec3::read(r).map_err(|e| e.within("route"))?;
+                    let v = Vec3::read(r).within("route")?;
                     r.rename_notes(first, vec3_as_waypoint);
                     v
                 });
@@ -64,7 +64,7 @@ impl<'a> Codec<'a> for Body {
         };
         let look = {
             let first = r.notes_len();
-            let v = Aim::read(r).map_err(|e| e.within("look"))?;
+            let v = Aim::read(r).within("look")?;
             r.rename_notes(first, aim_as_sight);
             v
         };
@@ -77,15 +77,15 @@ impl<'a> Codec<'a> for Body {
         })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        self.position.write(w).map_err(|e| e.within("position"))?;
-        self.velocity.write(w).map_err(|e| e.within("velocity"))?;
-        self.spin.write(w).map_err(|e| e.within("spin"))?;
+        self.position.write(w).within("position")?;
+        self.velocity.write(w).within("velocity")?;
+        self.spin.write(w).within("spin")?;
         let n = fit(self.route.len() as u64, 255, "route")? as u8;
         w.put(&n.to_le_bytes());
         for item in self.route.iter() {
-            item.write(w).map_err(|e| e.within("route"))?;
+            item.write(w).within("route")?;
         }
-        self.look.write(w).map_err(|e| e.within("look"))?;
+        self.look.write(w).within("look")?;
         Ok(())
     }
 }
@@ -108,7 +108,7 @@ impl<'a> Codec<'a> for Aim {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(11);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let target = Vec3::read(r).map_err(|e| e.within("target"))?;
+        let target = Vec3::read(r).within("target")?;
         let flags = {
             let v = AimFlags(r.le::<u8>("flags", "filter_names.aim.flags")?);
             r.note_bits(
@@ -123,7 +123,7 @@ impl<'a> Codec<'a> for Aim {
         Ok(Self { target, flags })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        self.target.write(w).map_err(|e| e.within("target"))?;
+        self.target.write(w).within("target")?;
         w.put(&self.flags.bits().to_le_bytes());
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value,
-    Writer,
+    Within, Writer,
 };
 
 /// Filled in by the encoder: `units` (the byte length of `tail`; that length is `2 *
@@ -79,7 +79,7 @@ impl<'a> Codec<'a> for Sized<'a> {
             let n = r.length(count, "items")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push(Item::read(r).map_err(|e| e.within("items"))?);
+                v.push(Item::read(r).within("items")?);
             }
             v
         };
@@ -100,7 +100,7 @@ impl<'a> Codec<'a> for Sized<'a> {
         let inner = {
             let n = r.length(inner_len, "inner")?;
             let saved = r.limit(n, "inner")?;
-            let v = Item::read(r).map_err(|e| e.within("inner"))?;
+            let v = Item::read(r).within("inner")?;
             r.unlimit(saved, "inner")?;
             v
         };
@@ -141,7 +141,7 @@ impl<'a> Codec<'a> for Sized<'a> {
         let count = fit(self.items.len() as u64, 255, "count")? as u8;
         w.put(&count.to_be_bytes());
         for item in self.items.iter() {
-            item.write(w).map_err(|e| e.within("items"))?;
+            item.write(w).within("items")?;
         }
         let n = fit(self.words.len() as u64, 255, "words")? as u8;
         w.put(&n.to_be_bytes());
@@ -151,7 +151,7 @@ impl<'a> Codec<'a> for Sized<'a> {
         let inner_len_at = w.len();
         w.put(&[0u8; 1]);
         let inner_at = w.len();
-        self.inner.write(w).map_err(|e| e.within("inner"))?;
+        self.inner.write(w).within("inner")?;
         let value = fit((w.len() - inner_at) as u64, 255, "inner_len")?;
         w.patch(inner_len_at, &(value as u8).to_be_bytes());
         for &item in self.rest.iter() {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
-    Value, Writer,
+    Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `code` (the kind of `body`).
@@ -108,19 +108,19 @@ impl<'a> Codec<'a> for Command<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = r.le::<u8>("code", "many_cases.code")?;
         let body = match code {
-            1 => CommandBody::Move(Move::read(r).map_err(|e| e.within("body"))?),
-            2 => CommandBody::Turn(Turn::read(r).map_err(|e| e.within("body"))?),
-            3 => CommandBody::Fire(Fire::read(r).map_err(|e| e.within("body"))?),
-            4 => CommandBody::Jump(Jump::read(r).map_err(|e| e.within("body"))?),
-            5 => CommandBody::Crouch(Crouch::read(r).map_err(|e| e.within("body"))?),
-            6 => CommandBody::Reload(Reload::read(r).map_err(|e| e.within("body"))?),
-            7 => CommandBody::Chat(Chat::read(r).map_err(|e| e.within("body"))?),
-            8 => CommandBody::Emote(Emote::read(r).map_err(|e| e.within("body"))?),
-            9 => CommandBody::Ping(Ping::read(r).map_err(|e| e.within("body"))?),
+            1 => CommandBody::Move(Move::read(r).within("body")?),
+            2 => CommandBody::Turn(Turn::read(r).within("body")?),
+            3 => CommandBody::Fire(Fire::read(r).within("body")?),
+            4 => CommandBody::Jump(Jump::read(r).within("body")?),
+            5 => CommandBody::Crouch(Crouch::read(r).within("body")?),
+            6 => CommandBody::Reload(Reload::read(r).within("body")?),
+            7 => CommandBody::Chat(Chat::read(r).within("body")?),
+            8 => CommandBody::Emote(Emote::read(r).within("body")?),
+            9 => CommandBody::Ping(Ping::read(r).within("body")?),
             16..=31 => {
                 CommandBody::Dash {
                     code,
-                    value: Move::read(r).map_err(|e| e.within("body"))?,
+                    value: Move::read(r).within("body")?,
                 }
             }
             32 => CommandBody::Tag32,
@@ -128,7 +128,7 @@ impl<'a> Codec<'a> for Command<'a> {
                 CommandBody::Turns({
                     let mut v = Vec::new();
                     while r.remaining() > 0 {
-                        v.push(Turn::read(r).map_err(|e| e.within("body"))?);
+                        v.push(Turn::read(r).within("body")?);
                     }
                     v
                 })
@@ -149,31 +149,31 @@ impl<'a> Codec<'a> for Command<'a> {
         w.put(&code.to_le_bytes());
         match &self.body {
             CommandBody::Move(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Turn(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Fire(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Jump(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Crouch(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Reload(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Chat(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Emote(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Ping(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Dash { code, value } => {
                 if !matches!(code, 16..= 31) {
@@ -186,12 +186,12 @@ impl<'a> Codec<'a> for Command<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Tag32 => {}
             CommandBody::Turns(value) => {
                 for item in value.iter() {
-                    item.write(w).map_err(|e| e.within("body"))?;
+                    item.write(w).within("body")?;
                 }
             }
             CommandBody::Other { code, data, .. } => {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitString, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned,
-    MsbBitReader, MsbBitWriter, Trace, Value,
+    MsbBitReader, MsbBitWriter, Trace, Value, Within,
 };
 
 wiregen_runtime::enumeration! {
@@ -206,7 +206,7 @@ impl<'a> Codec<'a> for Header<'a> {
             r.note("msb_bits.precise", at, Value::F(v));
             v
         };
-        let origin = Point::read(r).map_err(|e| e.within("origin"))?;
+        let origin = Point::read(r).within("origin")?;
         let path = {
             let n = {
                 let at = r.pos();
@@ -216,7 +216,7 @@ impl<'a> Codec<'a> for Header<'a> {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
-                v.push(Point::read(r).map_err(|e| e.within("path"))?);
+                v.push(Point::read(r).within("path")?);
             }
             v
         };
@@ -324,12 +324,12 @@ impl<'a> Codec<'a> for Header<'a> {
         w.bits(self.id, 64u32);
         w.bits(self.gain.to_bits() as u64, 32u32);
         w.bits(self.precise.to_bits(), 64u32);
-        self.origin.write(w).map_err(|e| e.within("origin"))?;
+        self.origin.write(w).within("origin")?;
         let n = fit(self.path.len() as u64, 7, "path")? as u8;
         let raw = fit(n as u64, 7, "path")?;
         w.bits(raw, 3u32);
         for item in self.path.iter() {
-            item.write(w).map_err(|e| e.within("path"))?;
+            item.write(w).within("path")?;
         }
         let data: &[u8] = self.label.as_bytes();
         let n = fit(data.len() as u64, 31, "label")? as u8;

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitWriter, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace,
-    Value, Writer,
+    Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `reserved` (reserved, written as zero), `spare` (reserved,
@@ -66,7 +66,7 @@ impl<'a> Codec<'a> for Record<'a> {
             let mut bits = r.bit_reader();
             let v = Mode::read(&mut bits);
             r.resume(bits);
-            v.map_err(|e| e.within("mode"))?
+            v.within("mode")?
         };
         let entries = {
             let n = {
@@ -77,11 +77,11 @@ impl<'a> Codec<'a> for Record<'a> {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
-                v.push(Entry::read(r).map_err(|e| e.within("entries"))?);
+                v.push(Entry::read(r).within("entries")?);
             }
             v
         };
-        let tail = Tail::read(r).map_err(|e| e.within("tail"))?;
+        let tail = Tail::read(r).within("tail")?;
         Ok(Self {
             kind,
             id,
@@ -106,14 +106,14 @@ impl<'a> Codec<'a> for Record<'a> {
         w.put(&[0u8; 3]);
         {
             let mut bits = BitWriter::new(&mut *w.buf);
-            self.mode.write(&mut bits).map_err(|e| e.within("mode"))?;
+            self.mode.write(&mut bits).within("mode")?;
         }
         let n = fit(self.entries.len() as u64, 255, "entries")? as u8;
         w.put(&n.to_le_bytes());
         for item in self.entries.iter() {
-            item.write(w).map_err(|e| e.within("entries"))?;
+            item.write(w).within("entries")?;
         }
-        self.tail.write(w).map_err(|e| e.within("tail"))?;
+        self.tail.write(w).within("tail")?;
         Ok(())
     }
 }

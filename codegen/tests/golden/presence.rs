@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Writer,
+    EncodeErrorKind, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -185,11 +185,11 @@ impl<'a> Codec<'a> for Message<'a> {
             let mut bits = r.bit_reader();
             let v = Motion::read(&mut bits);
             r.resume(bits);
-            v.map_err(|e| e.within("motion"))?
+            v.within("motion")?
         };
         let body = match kind {
             Kind::Ping => MessageBody::Ping,
-            Kind::Data => MessageBody::Data(Data::read(r).map_err(|e| e.within("body"))?),
+            Kind::Data => MessageBody::Data(Data::read(r).within("body")?),
             Kind::Ack => MessageBody::Ack,
             other => {
                 return Err(
@@ -306,12 +306,12 @@ impl<'a> Codec<'a> for Message<'a> {
         }
         {
             let mut bits = BitWriter::new(&mut *w.buf);
-            self.motion.write(&mut bits).map_err(|e| e.within("motion"))?;
+            self.motion.write(&mut bits).within("motion")?;
         }
         match &self.body {
             MessageBody::Ping => {}
             MessageBody::Data(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Ack => {}
         }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, NoTrace, Reader,
-    Trace, Value, Writer,
+    Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::flags! {
@@ -140,7 +140,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         match &self.payload {
             PacketPayload::Hello(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::Other { command, data, .. } => {
                 if !self.flags.contains(Flags::FRAGMENT) {
@@ -274,11 +274,7 @@ impl<'a> PacketPayload<'a> {
     ) -> Result<Self, DecodeError> {
         Ok(
             match command {
-                1 => {
-                    PacketPayload::Hello(
-                        Hello::read(r).map_err(|e| e.within("payload"))?,
-                    )
-                }
+                1 => PacketPayload::Hello(Hello::read(r).within("payload")?),
                 _ => {
                     PacketPayload::Other {
                         command,
@@ -407,7 +403,7 @@ impl wiregen_runtime::Protocol for Protocol {
             .push_tagged(from_client, message, tag)?
         {
             let joined = Joined::Whole(whole);
-            joined.decode().map_err(|e| e.within("joined"))?;
+            joined.decode().within("joined")?;
             return Ok(Some((joined, tags)));
         }
         Ok(None)

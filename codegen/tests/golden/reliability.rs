@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Writer,
+    Codec, DecodeError, DecodeErrorKind, EncodeError, IntoOwned, Reader, Trace, Within,
+    Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -89,14 +90,10 @@ impl<'a> Codec<'a> for Packet<'a> {
         let kind = Kind::from_raw(r.le::<u8>("kind", "reliability.kind")?);
         let acked_upto = r.le::<u16>("acked_upto", "reliability.acked_upto")?;
         let body = match kind {
-            Kind::Data => PacketBody::Data(Data::read(r).map_err(|e| e.within("body"))?),
-            Kind::Ack => PacketBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?),
-            Kind::Notify => {
-                PacketBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?)
-            }
-            Kind::Ping => {
-                PacketBody::Ping(Heartbeat::read(r).map_err(|e| e.within("body"))?)
-            }
+            Kind::Data => PacketBody::Data(Data::read(r).within("body")?),
+            Kind::Ack => PacketBody::Ack(Ack::read(r).within("body")?),
+            Kind::Notify => PacketBody::Notify(Notify::read(r).within("body")?),
+            Kind::Ping => PacketBody::Ping(Heartbeat::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -118,16 +115,16 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&self.acked_upto.to_le_bytes());
         match &self.body {
             PacketBody::Data(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             PacketBody::Ack(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             PacketBody::Notify(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             PacketBody::Ping(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -295,8 +292,8 @@ impl<'a> Codec<'a> for Heartbeat {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = r.le::<u8>("form", "reliability.heartbeat.form")?;
         let body = match form {
-            0 => HeartbeatBody::Ping(Ping::read(r).map_err(|e| e.within("body"))?),
-            1 => HeartbeatBody::Pong(Pong::read(r).map_err(|e| e.within("body"))?),
+            0 => HeartbeatBody::Ping(Ping::read(r).within("body")?),
+            1 => HeartbeatBody::Pong(Pong::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -317,10 +314,10 @@ impl<'a> Codec<'a> for Heartbeat {
         w.put(&form.to_le_bytes());
         match &self.body {
             HeartbeatBody::Ping(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             HeartbeatBody::Pong(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())

@@ -2,7 +2,9 @@
 
 //! Types, decoders and encoders of every schema type.
 
-use wiregen_runtime::{fit, DecodeError, EncodeErrorKind, IntoOwned, Trace, Writer};
+use wiregen_runtime::{
+    fit, DecodeError, EncodeErrorKind, IntoOwned, Trace, Within, Writer,
+};
 use wiregen_runtime::Codec as _;
 
 wiregen_runtime::enumeration! {
@@ -127,16 +129,14 @@ impl<'a> wiregen_runtime::Codec<'a> for Codec<'a> {
             let n = r.length(2i128, "tail")?;
             let mut v = ::std::vec::Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push(Vec::read(r).map_err(|e| e.within("tail"))?);
+                v.push(Vec::read(r).within("tail")?);
             }
             v
         };
         let body = match kind {
             Default::None => CodecBody::None,
-            Default::Some => {
-                CodecBody::Some(Some::read(r).map_err(|e| e.within("body"))?)
-            }
-            Default::Ok => CodecBody::Ok(Reader::read(r).map_err(|e| e.within("body"))?),
+            Default::Some => CodecBody::Some(Some::read(r).within("body")?),
+            Default::Ok => CodecBody::Ok(Reader::read(r).within("body")?),
             _ => {
                 CodecBody::Other {
                     kind,
@@ -170,15 +170,15 @@ impl<'a> wiregen_runtime::Codec<'a> for Codec<'a> {
             );
         }
         for item in self.tail.iter() {
-            item.write(w).map_err(|e| e.within("tail"))?;
+            item.write(w).within("tail")?;
         }
         match &self.body {
             CodecBody::None => {}
             CodecBody::Some(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CodecBody::Ok(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CodecBody::Other { kind, data, .. } => {
                 if let 0..=2 = kind.raw() {
@@ -229,13 +229,13 @@ impl<'a> wiregen_runtime::Codec<'a> for Some<'a> {
     fn read<T: Trace<'a>>(
         r: &mut wiregen_runtime::Reader<'a, T>,
     ) -> Result<Self, DecodeError> {
-        let value = Option::read(r).map_err(|e| e.within("value"))?;
-        let cow = Cow::read(r).map_err(|e| e.within("cow"))?;
+        let value = Option::read(r).within("value")?;
+        let cow = Cow::read(r).within("cow")?;
         Ok(Self { value, cow })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), wiregen_runtime::EncodeError> {
-        self.value.write(w).map_err(|e| e.within("value"))?;
-        self.cow.write(w).map_err(|e| e.within("cow"))?;
+        self.value.write(w).within("value")?;
+        self.cow.write(w).within("cow")?;
         Ok(())
     }
 }
@@ -272,14 +272,14 @@ impl<'a> wiregen_runtime::Codec<'a> for Reader<'a> {
     fn read<T: Trace<'a>>(
         r: &mut wiregen_runtime::Reader<'a, T>,
     ) -> Result<Self, DecodeError> {
-        let error = EncodeError::read(r).map_err(|e| e.within("error"))?;
+        let error = EncodeError::read(r).within("error")?;
         let rest = ::std::borrow::Cow::Borrowed(
             r.bytes_field(r.remaining(), "rest", "reserved_names.reader.rest")?,
         );
         Ok(Self { error, rest })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), wiregen_runtime::EncodeError> {
-        self.error.write(w).map_err(|e| e.within("error"))?;
+        self.error.write(w).within("error")?;
         let data: &[u8] = &self.rest[..];
         w.put(data);
         Ok(())

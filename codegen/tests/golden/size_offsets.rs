@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, size_from_len, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned,
-    Reader, Trace, Writer,
+    Reader, Trace, Within, Writer,
 };
 
 /// Filled in by the encoder: `size` (the byte length of `payload`; that length is `size -
@@ -110,7 +110,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         let block = {
             let n = r.length(4i128.wrapping_mul(words as i128), "block")?;
             let saved = r.limit(n, "block")?;
-            let v = Block::read(r).map_err(|e| e.within("block"))?;
+            let v = Block::read(r).within("block")?;
             r.unlimit(saved, "block")?;
             v
         };
@@ -129,7 +129,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length((body_len as i128).wrapping_sub(1i128), "body")?;
             let saved = r.limit(n, "body")?;
             let v = match kind {
-                1 => FrameBody::Block(Block::read(r).map_err(|e| e.within("body"))?),
+                1 => FrameBody::Block(Block::read(r).within("body")?),
                 _ => {
                     FrameBody::Other {
                         kind,
@@ -173,7 +173,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         let words_at = w.len();
         w.put(&[0u8; 1]);
         let block_at = w.len();
-        self.block.write(w).map_err(|e| e.within("block"))?;
+        self.block.write(w).within("block")?;
         let value = fit(
             size_from_len(w.len() - block_at, 4i64, 0i64, "words")?,
             255,
@@ -196,7 +196,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         let body_at = w.len();
         match &self.body {
             FrameBody::Block(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             FrameBody::Other { kind, data, .. } => {
                 if let 1 = *kind {

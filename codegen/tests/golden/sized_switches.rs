@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace,
-    Value, Writer,
+    Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `kind` (the kind of `inner`), `kind2` (the kind of `other`),
@@ -170,7 +170,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             };
             let saved = r.limit(n, "inner")?;
             let v = match kind {
-                1 => PacketInner::Inner(Inner::read(r).map_err(|e| e.within("inner"))?),
+                1 => PacketInner::Inner(Inner::read(r).within("inner")?),
                 _ => {
                     PacketInner::Other {
                         kind,
@@ -198,7 +198,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             };
             let saved = r.limit(n, "other")?;
             let v = match kind2 {
-                1 => PacketOther::Inner(Inner::read(r).map_err(|e| e.within("other"))?),
+                1 => PacketOther::Inner(Inner::read(r).within("other")?),
                 _ => {
                     PacketOther::Other {
                         kind2,
@@ -221,7 +221,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             let n = r.length(3i128, "fixed")?;
             let saved = r.limit(n, "fixed")?;
             let v = match kind3 {
-                1 => PacketFixed::Pair(Pair::read(r).map_err(|e| e.within("fixed"))?),
+                1 => PacketFixed::Pair(Pair::read(r).within("fixed")?),
                 _ => {
                     PacketFixed::Other {
                         kind3,
@@ -248,7 +248,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&[0u8; 2]);
         match &self.inner {
             PacketInner::Inner(value) => {
-                value.write(w).map_err(|e| e.within("inner"))?;
+                value.write(w).within("inner")?;
             }
             PacketInner::Other { kind, data, .. } => {
                 if let 1 = *kind {
@@ -271,7 +271,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let body_at = w.len();
         match &self.other {
             PacketOther::Inner(value) => {
-                value.write(w).map_err(|e| e.within("other"))?;
+                value.write(w).within("other")?;
             }
             PacketOther::Other { kind2, data, .. } => {
                 if let 1 = *kind2 {
@@ -300,7 +300,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let value_at = w.len();
         match &self.fixed {
             PacketFixed::Pair(value) => {
-                value.write(w).map_err(|e| e.within("fixed"))?;
+                value.write(w).within("fixed")?;
             }
             PacketFixed::Other { kind3, data, .. } => {
                 if let 1 = *kind3 {

@@ -4,7 +4,7 @@
 
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, Reader, Trace,
-    Writer,
+    Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -50,8 +50,8 @@ impl<'a> Codec<'a> for Command {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = r.le::<u8>("code", "state.code")?;
         let body = match code {
-            1 => CommandBody::Announce(Announce::read(r).map_err(|e| e.within("body"))?),
-            2 => CommandBody::Update(Update::read(r).map_err(|e| e.within("body"))?),
+            1 => CommandBody::Announce(Announce::read(r).within("body")?),
+            2 => CommandBody::Update(Update::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -72,10 +72,10 @@ impl<'a> Codec<'a> for Command {
         w.put(&code.to_le_bytes());
         match &self.body {
             CommandBody::Announce(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Update(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -107,7 +107,7 @@ impl<'a> Codec<'a> for Announce {
             let n = r.length(count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push(Typed::read(r).map_err(|e| e.within("values"))?);
+                v.push(Typed::read(r).within("values")?);
             }
             v
         };
@@ -118,7 +118,7 @@ impl<'a> Codec<'a> for Announce {
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
         for item in self.values.iter() {
-            item.write(w).map_err(|e| e.within("values"))?;
+            item.write(w).within("values")?;
         }
         Ok(())
     }
@@ -162,8 +162,8 @@ impl<'a> Codec<'a> for Typed {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = Kind::from_raw(r.le::<u8>("kind", "state.typed.kind")?);
         let value = match kind {
-            Kind::Byte => TypedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
-            Kind::Word => TypedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
+            Kind::Byte => TypedValue::Byte(Byte::read(r).within("value")?),
+            Kind::Word => TypedValue::Word(Word::read(r).within("value")?),
             other => {
                 return Err(
                     r
@@ -184,10 +184,10 @@ impl<'a> Codec<'a> for Typed {
         w.put(&kind.raw().to_le_bytes());
         match &self.value {
             TypedValue::Byte(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValue::Word(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
         }
         Ok(())
@@ -273,7 +273,7 @@ impl<'a> Codec<'a> for Update {
                 let n = r.length(count, "values")?;
                 let mut v = Vec::with_capacity(n.min(r.remaining()));
                 for _ in 0..n {
-                    v.push(Indexed::read(r).map_err(|e| e.within("values"))?);
+                    v.push(Indexed::read(r).within("values")?);
                 }
                 v
             };
@@ -287,7 +287,7 @@ impl<'a> Codec<'a> for Update {
         let count = fit(self.values.len() as u64, 255, "count")? as u8;
         w.put(&count.to_le_bytes());
         for item in self.values.iter() {
-            item.write(w).map_err(|e| e.within("values"))?;
+            item.write(w).within("values")?;
         }
         Ok(())
     }
@@ -325,8 +325,8 @@ impl<'a> Codec<'a> for Indexed {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValue::Byte(Byte::read(r).map_err(|e| e.within("value"))?),
-            1 => IndexedValue::Word(Word::read(r).map_err(|e| e.within("value"))?),
+            0 => IndexedValue::Byte(Byte::read(r).within("value")?),
+            1 => IndexedValue::Word(Word::read(r).within("value")?),
             other => {
                 return Err(
                     r
@@ -346,10 +346,10 @@ impl<'a> Codec<'a> for Indexed {
         w.put(&self.index.to_le_bytes());
         match &self.value {
             IndexedValue::Byte(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValue::Word(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
         }
         Ok(())

@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Writer,
+    Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Within,
+    Writer,
 };
 
 /// Filled in by the encoder: `tag` (the kind of `body`).
@@ -80,13 +81,13 @@ impl<'a> Codec<'a> for Tagged<'a> {
             16..=31 => {
                 TaggedBody::Low {
                     tag,
-                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                    value: Pair::read(r).within("body")?,
                 }
             }
             240..=255 => {
                 TaggedBody::High {
                     tag,
-                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                    value: Pair::read(r).within("body")?,
                 }
             }
             _ => {
@@ -115,7 +116,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             TaggedBody::High { tag, value } => {
                 if !matches!(tag, 240..= 255) {
@@ -128,7 +129,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             TaggedBody::Other { tag, data, .. } => {
                 if let 16..=31 | 240..=255 = *tag {

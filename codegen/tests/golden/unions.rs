@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Writer,
+    Codec, DecodeError, EncodeError, EncodeErrorKind, IntoOwned, Reader, Trace, Within,
+    Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -95,11 +96,11 @@ impl<'a> Codec<'a> for Tagged<'a> {
         let kind = Kind::from_raw(r.be::<u8>("kind", "unions.kind")?);
         let body = match kind {
             Kind::Empty => TaggedBody::Empty,
-            Kind::Pair => TaggedBody::Pair(Pair::read(r).map_err(|e| e.within("body"))?),
+            Kind::Pair => TaggedBody::Pair(Pair::read(r).within("body")?),
             Kind::Unknown(16..=31) => {
                 TaggedBody::Range16To31 {
                     kind,
-                    value: Pair::read(r).map_err(|e| e.within("body"))?,
+                    value: Pair::read(r).within("body")?,
                 }
             }
             _ => {
@@ -119,7 +120,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
         match &self.body {
             TaggedBody::Empty => {}
             TaggedBody::Pair(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             TaggedBody::Range16To31 { kind, value } => {
                 if !matches!(kind, Kind::Unknown(16..= 31)) {
@@ -132,7 +133,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
                         ),
                     );
                 }
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             TaggedBody::Other { kind, data, .. } => {
                 if let 0..=1 | 16..=31 = kind.raw() {

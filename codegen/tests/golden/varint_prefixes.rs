@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use wiregen_runtime::{
-    Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
+    Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
             for _ in 0..n {
-                v.push(Point::read(r).map_err(|e| e.within("points"))?);
+                v.push(Point::read(r).within("points")?);
             }
             v
         };
@@ -96,7 +96,7 @@ impl<'a> Codec<'a> for Bundle<'a> {
         }
         w.riptide_len(self.points.len() as u64, "points")?;
         for item in self.points.iter() {
-            item.write(w).map_err(|e| e.within("points"))?;
+            item.write(w).within("points")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
-    EncodeError, FieldNote, IntoOwned, NoTrace, Notes, Trace, Value,
+    EncodeError, FieldNote, IntoOwned, NoTrace, Notes, Trace, Value, Within,
 };
 
 wiregen_runtime::enumeration! {
@@ -148,7 +148,7 @@ impl<'a> Codec<'a> for Spawn {
             let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push(Entity::read(r).map_err(|e| e.within("entities"))?);
+                v.push(Entity::read(r).within("entities")?);
             }
             v
         };
@@ -159,7 +159,7 @@ impl<'a> Codec<'a> for Spawn {
             as u64;
         w.leb128(count);
         for item in self.entities.iter() {
-            item.write(w).map_err(|e| e.within("entities"))?;
+            item.write(w).within("entities")?;
         }
         Ok(())
     }

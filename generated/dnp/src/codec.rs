@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldNote,
-    IntoOwned, Reader, Trace, Value, Writer,
+    IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -243,53 +243,41 @@ impl<'a> Codec<'a> for Command<'a> {
         let body = match code {
             CommandCode::ConnectionRequest => {
                 CommandBody::ConnectionRequest(
-                    ConnectionRequest::read(r).map_err(|e| e.within("body"))?,
+                    ConnectionRequest::read(r).within("body")?,
                 )
             }
             CommandCode::ConnectionAck => {
-                CommandBody::ConnectionAck(
-                    ConnectionAck::read(r).map_err(|e| e.within("body"))?,
-                )
+                CommandBody::ConnectionAck(ConnectionAck::read(r).within("body")?)
             }
             CommandCode::ConnectionClose => CommandBody::ConnectionClose,
             CommandCode::UnreliableMessage => {
                 CommandBody::UnreliableMessage(
-                    UnreliableMessage::read(r).map_err(|e| e.within("body"))?,
+                    UnreliableMessage::read(r).within("body")?,
                 )
             }
             CommandCode::ReliableMessage => {
-                CommandBody::ReliableMessage(
-                    ReliableMessage::read(r).map_err(|e| e.within("body"))?,
-                )
+                CommandBody::ReliableMessage(ReliableMessage::read(r).within("body")?)
             }
             CommandCode::LinkState => {
-                CommandBody::LinkState(LinkState::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::LinkState(LinkState::read(r).within("body")?)
             }
             CommandCode::ReliableAck => {
-                CommandBody::ReliableAck(
-                    ReliableAck::read(r).map_err(|e| e.within("body"))?,
-                )
+                CommandBody::ReliableAck(ReliableAck::read(r).within("body")?)
             }
-            CommandCode::LinkUp => {
-                CommandBody::LinkUp(LinkId::read(r).map_err(|e| e.within("body"))?)
-            }
+            CommandCode::LinkUp => CommandBody::LinkUp(LinkId::read(r).within("body")?),
             CommandCode::LinkDown => {
-                CommandBody::LinkDown(LinkId::read(r).map_err(|e| e.within("body"))?)
+                CommandBody::LinkDown(LinkId::read(r).within("body")?)
             }
             CommandCode::LinkUpdate => {
-                CommandBody::LinkUpdate(
-                    LinkUpdate::read(r).map_err(|e| e.within("body"))?,
-                )
+                CommandBody::LinkUpdate(LinkUpdate::read(r).within("body")?)
             }
             CommandCode::LongReliableMessage => {
                 CommandBody::LongReliableMessage(
-                    LongReliableMessage::read(r).map_err(|e| e.within("body"))?,
+                    LongReliableMessage::read(r).within("body")?,
                 )
             }
             CommandCode::LongLinkState => {
-                CommandBody::LongLinkState(
-                    LongLinkState::read(r).map_err(|e| e.within("body"))?,
-                )
+                CommandBody::LongLinkState(LongLinkState::read(r).within("body")?)
             }
             _ => {
                 CommandBody::Other {
@@ -307,38 +295,38 @@ impl<'a> Codec<'a> for Command<'a> {
         w.put(&code.raw().to_le_bytes());
         match &self.body {
             CommandBody::ConnectionRequest(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::ConnectionAck(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::ConnectionClose => {}
             CommandBody::UnreliableMessage(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::ReliableMessage(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LinkState(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::ReliableAck(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LinkUp(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LinkDown(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LinkUpdate(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LongReliableMessage(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::LongLinkState(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             CommandBody::Other { code, data, .. } => {
                 if let 0..=11 = code.raw() {
@@ -620,7 +608,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
             let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push(TypedValue::read(r).map_err(|e| e.within("values"))?);
+                v.push(TypedValue::read(r).within("values")?);
             }
             v
         };
@@ -643,7 +631,7 @@ impl<'a> Codec<'a> for LinkState<'a> {
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&value_count.to_le_bytes());
         for item in self.values.iter() {
-            item.write(w).map_err(|e| e.within("values"))?;
+            item.write(w).within("values")?;
         }
         Ok(())
     }
@@ -818,191 +806,121 @@ impl<'a> Codec<'a> for TypedValue<'a> {
         let r#type = ValueType::from_raw(r.le::<u8>("type", "dnp.typed_value.type")?);
         let value = match r#type {
             ValueType::SInt8 => {
-                TypedValueValue::SInt8(
-                    SInt8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::SInt8(SInt8Value::read(r).within("value")?)
             }
             ValueType::UInt8 => {
-                TypedValueValue::UInt8(
-                    UInt8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::UInt8(UInt8Value::read(r).within("value")?)
             }
             ValueType::SInt16 => {
-                TypedValueValue::SInt16(
-                    SInt16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::SInt16(SInt16Value::read(r).within("value")?)
             }
             ValueType::UInt16 => {
-                TypedValueValue::UInt16(
-                    UInt16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::UInt16(UInt16Value::read(r).within("value")?)
             }
             ValueType::SInt32 => {
-                TypedValueValue::SInt32(
-                    SInt32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::SInt32(SInt32Value::read(r).within("value")?)
             }
             ValueType::UInt32 => {
-                TypedValueValue::UInt32(
-                    UInt32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::UInt32(UInt32Value::read(r).within("value")?)
             }
             ValueType::SInt64 => {
-                TypedValueValue::SInt64(
-                    SInt64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::SInt64(SInt64Value::read(r).within("value")?)
             }
             ValueType::UInt64 => {
-                TypedValueValue::UInt64(
-                    UInt64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::UInt64(UInt64Value::read(r).within("value")?)
             }
             ValueType::Float16 => {
-                TypedValueValue::Float16(
-                    Float16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Float16(Float16Value::read(r).within("value")?)
             }
             ValueType::Float32 => {
-                TypedValueValue::Float32(
-                    Float32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Float32(Float32Value::read(r).within("value")?)
             }
             ValueType::Float64 => {
-                TypedValueValue::Float64(
-                    Float64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Float64(Float64Value::read(r).within("value")?)
             }
             ValueType::String => {
-                TypedValueValue::String(
-                    StringValue::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::String(StringValue::read(r).within("value")?)
             }
-            ValueType::Data => {
-                TypedValueValue::Data(DataValue::read(r).map_err(|e| e.within("value"))?)
-            }
+            ValueType::Data => TypedValueValue::Data(DataValue::read(r).within("value")?),
             ValueType::Point2S8 => {
-                TypedValueValue::Point2S8(
-                    Point2S8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2S8(Point2S8Value::read(r).within("value")?)
             }
             ValueType::Point2U8 => {
-                TypedValueValue::Point2U8(
-                    Point2U8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2U8(Point2U8Value::read(r).within("value")?)
             }
             ValueType::Point2S16 => {
-                TypedValueValue::Point2S16(
-                    Point2S16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2S16(Point2S16Value::read(r).within("value")?)
             }
             ValueType::Point2U16 => {
-                TypedValueValue::Point2U16(
-                    Point2U16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2U16(Point2U16Value::read(r).within("value")?)
             }
             ValueType::Point2S32 => {
-                TypedValueValue::Point2S32(
-                    Point2S32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2S32(Point2S32Value::read(r).within("value")?)
             }
             ValueType::Point2U32 => {
-                TypedValueValue::Point2U32(
-                    Point2U32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2U32(Point2U32Value::read(r).within("value")?)
             }
             ValueType::Point2S64 => {
-                TypedValueValue::Point2S64(
-                    Point2S64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2S64(Point2S64Value::read(r).within("value")?)
             }
             ValueType::Point2U64 => {
-                TypedValueValue::Point2U64(
-                    Point2U64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point2U64(Point2U64Value::read(r).within("value")?)
             }
             ValueType::Point3S8 => {
-                TypedValueValue::Point3S8(
-                    Point3S8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3S8(Point3S8Value::read(r).within("value")?)
             }
             ValueType::Point3U8 => {
-                TypedValueValue::Point3U8(
-                    Point3U8Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3U8(Point3U8Value::read(r).within("value")?)
             }
             ValueType::Point3S16 => {
-                TypedValueValue::Point3S16(
-                    Point3S16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3S16(Point3S16Value::read(r).within("value")?)
             }
             ValueType::Point3U16 => {
-                TypedValueValue::Point3U16(
-                    Point3U16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3U16(Point3U16Value::read(r).within("value")?)
             }
             ValueType::Point3S32 => {
-                TypedValueValue::Point3S32(
-                    Point3S32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3S32(Point3S32Value::read(r).within("value")?)
             }
             ValueType::Point3U32 => {
-                TypedValueValue::Point3U32(
-                    Point3U32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3U32(Point3U32Value::read(r).within("value")?)
             }
             ValueType::Point3S64 => {
-                TypedValueValue::Point3S64(
-                    Point3S64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3S64(Point3S64Value::read(r).within("value")?)
             }
             ValueType::Point3U64 => {
-                TypedValueValue::Point3U64(
-                    Point3U64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Point3U64(Point3U64Value::read(r).within("value")?)
             }
             ValueType::Vector2F16 => {
-                TypedValueValue::Vector2F16(
-                    Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector2F16(Vector2F16Value::read(r).within("value")?)
             }
             ValueType::Vector2F32 => {
-                TypedValueValue::Vector2F32(
-                    Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector2F32(Vector2F32Value::read(r).within("value")?)
             }
             ValueType::Vector2F64 => {
-                TypedValueValue::Vector2F64(
-                    Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector2F64(Vector2F64Value::read(r).within("value")?)
             }
             ValueType::Vector3F16 => {
-                TypedValueValue::Vector3F16(
-                    Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector3F16(Vector3F16Value::read(r).within("value")?)
             }
             ValueType::Vector3F32 => {
-                TypedValueValue::Vector3F32(
-                    Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector3F32(Vector3F32Value::read(r).within("value")?)
             }
             ValueType::Vector3F64 => {
-                TypedValueValue::Vector3F64(
-                    Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                TypedValueValue::Vector3F64(Vector3F64Value::read(r).within("value")?)
             }
             ValueType::QuaternionF16 => {
                 TypedValueValue::QuaternionF16(
-                    QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF16Value::read(r).within("value")?,
                 )
             }
             ValueType::QuaternionF32 => {
                 TypedValueValue::QuaternionF32(
-                    QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF32Value::read(r).within("value")?,
                 )
             }
             ValueType::QuaternionF64 => {
                 TypedValueValue::QuaternionF64(
-                    QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF64Value::read(r).within("value")?,
                 )
             }
             other => {
@@ -1025,118 +943,118 @@ impl<'a> Codec<'a> for TypedValue<'a> {
         w.put(&r#type.raw().to_le_bytes());
         match &self.value {
             TypedValueValue::SInt8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::UInt8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::SInt16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::UInt16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::SInt32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::UInt32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::SInt64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::UInt64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Float16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Float32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Float64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::String(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Data(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2S8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2U8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2S16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2U16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2S32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2U32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2S64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point2U64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3S8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3U8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3S16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3U16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3S32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3U32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3S64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Point3U64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector2F16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector2F32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector2F64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector3F16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector3F32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::Vector3F64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::QuaternionF16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::QuaternionF32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             TypedValueValue::QuaternionF64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
         }
         Ok(())
@@ -1235,7 +1153,7 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
             let n = r.length(link_count, "links")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 3));
             for _ in 0..n {
-                v.push(LinkUpdateLink::read(r).map_err(|e| e.within("links"))?);
+                v.push(LinkUpdateLink::read(r).within("links")?);
             }
             v
         };
@@ -1245,7 +1163,7 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
         let link_count = fit(self.links.len() as u64, 255, "link_count")? as u8;
         w.put(&link_count.to_le_bytes());
         for item in self.links.iter() {
-            item.write(w).map_err(|e| e.within("links"))?;
+            item.write(w).within("links")?;
         }
         Ok(())
     }
@@ -1290,7 +1208,7 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
                 let n = r.length(value_count, "values")?;
                 let mut v = Vec::with_capacity(n.min(r.remaining() / 2));
                 for _ in 0..n {
-                    v.push(IndexedValue::read(r).map_err(|e| e.within("values"))?);
+                    v.push(IndexedValue::read(r).within("values")?);
                 }
                 v
             };
@@ -1304,7 +1222,7 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         let value_count = fit(self.values.len() as u64, 255, "value_count")? as u8;
         w.put(&value_count.to_le_bytes());
         for item in self.values.iter() {
-            item.write(w).map_err(|e| e.within("values"))?;
+            item.write(w).within("values")?;
         }
         Ok(())
     }
@@ -1438,194 +1356,66 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => {
-                IndexedValueValue::SInt8(
-                    SInt8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            1 => {
-                IndexedValueValue::UInt8(
-                    UInt8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            2 => {
-                IndexedValueValue::SInt16(
-                    SInt16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            3 => {
-                IndexedValueValue::UInt16(
-                    UInt16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            4 => {
-                IndexedValueValue::SInt32(
-                    SInt32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            5 => {
-                IndexedValueValue::UInt32(
-                    UInt32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            6 => {
-                IndexedValueValue::SInt64(
-                    SInt64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            7 => {
-                IndexedValueValue::UInt64(
-                    UInt64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            8 => {
-                IndexedValueValue::Float16(
-                    Float16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            9 => {
-                IndexedValueValue::Float32(
-                    Float32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            10 => {
-                IndexedValueValue::Float64(
-                    Float64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            11 => {
-                IndexedValueValue::String(
-                    StringValue::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            12 => {
-                IndexedValueValue::Data(
-                    DataValue::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            13 => {
-                IndexedValueValue::Point2S8(
-                    Point2S8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            14 => {
-                IndexedValueValue::Point2U8(
-                    Point2U8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            15 => {
-                IndexedValueValue::Point2S16(
-                    Point2S16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            16 => {
-                IndexedValueValue::Point2U16(
-                    Point2U16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            17 => {
-                IndexedValueValue::Point2S32(
-                    Point2S32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            18 => {
-                IndexedValueValue::Point2U32(
-                    Point2U32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            19 => {
-                IndexedValueValue::Point2S64(
-                    Point2S64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            20 => {
-                IndexedValueValue::Point2U64(
-                    Point2U64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            21 => {
-                IndexedValueValue::Point3S8(
-                    Point3S8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            22 => {
-                IndexedValueValue::Point3U8(
-                    Point3U8Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            23 => {
-                IndexedValueValue::Point3S16(
-                    Point3S16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            24 => {
-                IndexedValueValue::Point3U16(
-                    Point3U16Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            25 => {
-                IndexedValueValue::Point3S32(
-                    Point3S32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            26 => {
-                IndexedValueValue::Point3U32(
-                    Point3U32Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            27 => {
-                IndexedValueValue::Point3S64(
-                    Point3S64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
-            28 => {
-                IndexedValueValue::Point3U64(
-                    Point3U64Value::read(r).map_err(|e| e.within("value"))?,
-                )
-            }
+            0 => IndexedValueValue::SInt8(SInt8Value::read(r).within("value")?),
+            1 => IndexedValueValue::UInt8(UInt8Value::read(r).within("value")?),
+            2 => IndexedValueValue::SInt16(SInt16Value::read(r).within("value")?),
+            3 => IndexedValueValue::UInt16(UInt16Value::read(r).within("value")?),
+            4 => IndexedValueValue::SInt32(SInt32Value::read(r).within("value")?),
+            5 => IndexedValueValue::UInt32(UInt32Value::read(r).within("value")?),
+            6 => IndexedValueValue::SInt64(SInt64Value::read(r).within("value")?),
+            7 => IndexedValueValue::UInt64(UInt64Value::read(r).within("value")?),
+            8 => IndexedValueValue::Float16(Float16Value::read(r).within("value")?),
+            9 => IndexedValueValue::Float32(Float32Value::read(r).within("value")?),
+            10 => IndexedValueValue::Float64(Float64Value::read(r).within("value")?),
+            11 => IndexedValueValue::String(StringValue::read(r).within("value")?),
+            12 => IndexedValueValue::Data(DataValue::read(r).within("value")?),
+            13 => IndexedValueValue::Point2S8(Point2S8Value::read(r).within("value")?),
+            14 => IndexedValueValue::Point2U8(Point2U8Value::read(r).within("value")?),
+            15 => IndexedValueValue::Point2S16(Point2S16Value::read(r).within("value")?),
+            16 => IndexedValueValue::Point2U16(Point2U16Value::read(r).within("value")?),
+            17 => IndexedValueValue::Point2S32(Point2S32Value::read(r).within("value")?),
+            18 => IndexedValueValue::Point2U32(Point2U32Value::read(r).within("value")?),
+            19 => IndexedValueValue::Point2S64(Point2S64Value::read(r).within("value")?),
+            20 => IndexedValueValue::Point2U64(Point2U64Value::read(r).within("value")?),
+            21 => IndexedValueValue::Point3S8(Point3S8Value::read(r).within("value")?),
+            22 => IndexedValueValue::Point3U8(Point3U8Value::read(r).within("value")?),
+            23 => IndexedValueValue::Point3S16(Point3S16Value::read(r).within("value")?),
+            24 => IndexedValueValue::Point3U16(Point3U16Value::read(r).within("value")?),
+            25 => IndexedValueValue::Point3S32(Point3S32Value::read(r).within("value")?),
+            26 => IndexedValueValue::Point3U32(Point3U32Value::read(r).within("value")?),
+            27 => IndexedValueValue::Point3S64(Point3S64Value::read(r).within("value")?),
+            28 => IndexedValueValue::Point3U64(Point3U64Value::read(r).within("value")?),
             29 => {
-                IndexedValueValue::Vector2F16(
-                    Vector2F16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector2F16(Vector2F16Value::read(r).within("value")?)
             }
             30 => {
-                IndexedValueValue::Vector2F32(
-                    Vector2F32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector2F32(Vector2F32Value::read(r).within("value")?)
             }
             31 => {
-                IndexedValueValue::Vector2F64(
-                    Vector2F64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector2F64(Vector2F64Value::read(r).within("value")?)
             }
             32 => {
-                IndexedValueValue::Vector3F16(
-                    Vector3F16Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector3F16(Vector3F16Value::read(r).within("value")?)
             }
             33 => {
-                IndexedValueValue::Vector3F32(
-                    Vector3F32Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector3F32(Vector3F32Value::read(r).within("value")?)
             }
             34 => {
-                IndexedValueValue::Vector3F64(
-                    Vector3F64Value::read(r).map_err(|e| e.within("value"))?,
-                )
+                IndexedValueValue::Vector3F64(Vector3F64Value::read(r).within("value")?)
             }
             35 => {
                 IndexedValueValue::QuaternionF16(
-                    QuaternionF16Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF16Value::read(r).within("value")?,
                 )
             }
             36 => {
                 IndexedValueValue::QuaternionF32(
-                    QuaternionF32Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF32Value::read(r).within("value")?,
                 )
             }
             37 => {
                 IndexedValueValue::QuaternionF64(
-                    QuaternionF64Value::read(r).map_err(|e| e.within("value"))?,
+                    QuaternionF64Value::read(r).within("value")?,
                 )
             }
             other => {
@@ -1647,118 +1437,118 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
         w.put(&self.index.to_le_bytes());
         match &self.value {
             IndexedValueValue::SInt8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::UInt8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::SInt16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::UInt16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::SInt32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::UInt32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::SInt64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::UInt64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Float16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Float32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Float64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::String(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Data(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2S8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2U8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2S16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2U16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2S32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2U32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2S64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point2U64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3S8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3U8(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3S16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3U16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3S32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3U32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3S64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Point3U64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector2F16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector2F32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector2F64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector3F16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector3F32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::Vector3F64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::QuaternionF16(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::QuaternionF32(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
             IndexedValueValue::QuaternionF64(value) => {
-                value.write(w).map_err(|e| e.within("value"))?;
+                value.write(w).within("value")?;
             }
         }
         Ok(())
@@ -1800,7 +1590,7 @@ impl<'a> Codec<'a> for LinkValues<'a> {
             let n = r.length(value_count, "values")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push(TypedValue::read(r).map_err(|e| e.within("values"))?);
+                v.push(TypedValue::read(r).within("values")?);
             }
             v
         };
@@ -1810,7 +1600,7 @@ impl<'a> Codec<'a> for LinkValues<'a> {
         let value_count = fit(self.values.len() as u64, 65535, "value_count")? as u16;
         w.put(&value_count.to_le_bytes());
         for item in self.values.iter() {
-            item.write(w).map_err(|e| e.within("values"))?;
+            item.write(w).within("values")?;
         }
         Ok(())
     }
@@ -3938,7 +3728,7 @@ impl wiregen_runtime::Protocol for Protocol {
                 .push_tagged(part, tag)?
             {
                 let joined = Joined::LongReliableMessage(joined);
-                joined.decode().map_err(|e| e.within("joined"))?;
+                joined.decode().within("joined")?;
                 return Ok(Some((joined, tags)));
             }
         }
@@ -3949,7 +3739,7 @@ impl wiregen_runtime::Protocol for Protocol {
             {
                 conversation.record_joined_long_link_state(&joined)?;
                 let joined = Joined::LongLinkState(joined);
-                joined.decode().map_err(|e| e.within("joined"))?;
+                joined.decode().within("joined")?;
                 return Ok(Some((joined, tags)));
             }
         }

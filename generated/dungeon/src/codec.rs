@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace,
-    Notes, Reader, Trace, Value, Writer,
+    Notes, Reader, Trace, Value, Within, Writer,
 };
 
 /// A character moves.
@@ -133,7 +133,7 @@ impl<'a> Codec<'a> for Inventory {
             };
             let mut v = Vec::with_capacity(n.min(r.remaining() / 6));
             for _ in 0..n {
-                v.push(Item::read(r).map_err(|e| e.within("items"))?);
+                v.push(Item::read(r).within("items")?);
             }
             v
         };
@@ -144,7 +144,7 @@ impl<'a> Codec<'a> for Inventory {
         let n = fit(self.items.len() as u64, 255, "items")? as u8;
         w.put(&n.to_le_bytes());
         for item in self.items.iter() {
-            item.write(w).map_err(|e| e.within("items"))?;
+            item.write(w).within("items")?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    IntoOwned, Reader, Trace, Value, Writer,
+    IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -271,12 +271,8 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
             v
         };
         let body = match variant {
-            0 => ServerMessageBody::Event(Event::read(r).map_err(|e| e.within("body"))?),
-            1 => {
-                ServerMessageBody::Response(
-                    Response::read(r).map_err(|e| e.within("body"))?,
-                )
-            }
+            0 => ServerMessageBody::Event(Event::read(r).within("body")?),
+            1 => ServerMessageBody::Response(Response::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -298,10 +294,10 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
         w.bits(raw, 1u32);
         match &self.body {
             ServerMessageBody::Event(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             ServerMessageBody::Response(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -333,12 +329,12 @@ impl<'a> Codec<'a> for Event {
             r.note("game_protocol.event.time", at, Value::U(v as u64));
             v
         };
-        let kind = EventKind::read(r).map_err(|e| e.within("kind"))?;
+        let kind = EventKind::read(r).within("kind")?;
         Ok(Self { time, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.rabbit(self.time as u64, 32u32);
-        self.kind.write(w).map_err(|e| e.within("kind"))?;
+        self.kind.write(w).within("kind")?;
         Ok(())
     }
 }
@@ -386,12 +382,8 @@ impl<'a> Codec<'a> for EventKind {
             v
         };
         let body = match variant {
-            0 => {
-                EventKindBody::Snapshot(Snapshot::read(r).map_err(|e| e.within("body"))?)
-            }
-            1 => {
-                EventKindBody::GameOver(GameOver::read(r).map_err(|e| e.within("body"))?)
-            }
+            0 => EventKindBody::Snapshot(Snapshot::read(r).within("body")?),
+            1 => EventKindBody::GameOver(GameOver::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -413,10 +405,10 @@ impl<'a> Codec<'a> for EventKind {
         w.bits(raw, 1u32);
         match &self.body {
             EventKindBody::Snapshot(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             EventKindBody::GameOver(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -483,7 +475,7 @@ impl<'a> Codec<'a> for Snapshot {
             let n = r.length(count, "entities")?;
             let mut v = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                v.push(Entity::read(r).map_err(|e| e.within("entities"))?);
+                v.push(Entity::read(r).within("entities")?);
             }
             v
         };
@@ -493,7 +485,7 @@ impl<'a> Codec<'a> for Snapshot {
         let count = fit(self.entities.len() as u64, 4294967295, "count")? as u32;
         w.rabbit(count as u64, 32u32);
         for item in self.entities.iter() {
-            item.write(w).map_err(|e| e.within("entities"))?;
+            item.write(w).within("entities")?;
         }
         Ok(())
     }
@@ -523,12 +515,12 @@ impl<'a> Codec<'a> for Entity {
             r.note("game_protocol.entity.id", at, Value::U(v as u64));
             v
         };
-        let kind = EntityKind::read(r).map_err(|e| e.within("kind"))?;
+        let kind = EntityKind::read(r).within("kind")?;
         Ok(Self { id, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.rabbit(self.id as u64, 32u32);
-        self.kind.write(w).map_err(|e| e.within("kind"))?;
+        self.kind.write(w).within("kind")?;
         Ok(())
     }
 }
@@ -578,8 +570,8 @@ impl<'a> Codec<'a> for EntityKind {
             v
         };
         let body = match variant {
-            0 => EntityKindBody::Object(Object::read(r).map_err(|e| e.within("body"))?),
-            1 => EntityKindBody::Player(Player::read(r).map_err(|e| e.within("body"))?),
+            0 => EntityKindBody::Object(Object::read(r).within("body")?),
+            1 => EntityKindBody::Player(Player::read(r).within("body")?),
             2 => EntityKindBody::Dead,
             other => {
                 return Err(
@@ -602,10 +594,10 @@ impl<'a> Codec<'a> for EntityKind {
         w.bits(raw, 2u32);
         match &self.body {
             EntityKindBody::Object(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             EntityKindBody::Player(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             EntityKindBody::Dead => {}
         }
@@ -635,7 +627,7 @@ impl<'a> Codec<'a> for Object {
     type Writer<'o> = BitWriter<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
-        let position = Point::read(r).map_err(|e| e.within("position"))?;
+        let position = Point::read(r).within("position")?;
         let kind = {
             let at = r.pos();
             let raw = r.bits(1u32, "kind")? as u8;
@@ -679,7 +671,7 @@ impl<'a> Codec<'a> for Object {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        self.position.write(w).map_err(|e| e.within("position"))?;
+        self.position.write(w).within("position")?;
         let raw = fit(self.kind.raw() as u64, 1, "kind")?;
         w.bits(raw, 1u32);
         let breakable = self.durability.is_some();
@@ -718,7 +710,7 @@ impl<'a> Codec<'a> for Player {
     type Writer<'o> = BitWriter<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
-        let position = Point::read(r).map_err(|e| e.within("position"))?;
+        let position = Point::read(r).within("position")?;
         let movement = {
             let at = r.pos();
             let raw = r.bits(8u32, "movement")? as u8;
@@ -790,7 +782,7 @@ impl<'a> Codec<'a> for Player {
         })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        self.position.write(w).map_err(|e| e.within("position"))?;
+        self.position.write(w).within("position")?;
         w.bits(self.movement.bits() as u64, 8u32);
         let is_holding = self.holding.is_some();
         w.bits(is_holding as u64, 1);
@@ -891,12 +883,12 @@ impl<'a> Codec<'a> for Response<'a> {
             r.note("game_protocol.response.channel", at, Value::U(v as u64));
             v
         };
-        let kind = ResponseKind::read(r).map_err(|e| e.within("kind"))?;
+        let kind = ResponseKind::read(r).within("kind")?;
         Ok(Self { channel, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.rabbit(self.channel as u64, 32u32);
-        self.kind.write(w).map_err(|e| e.within("kind"))?;
+        self.kind.write(w).within("kind")?;
         Ok(())
     }
 }
@@ -967,13 +959,9 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
             v
         };
         let body = match variant {
-            0 => ResponseKindBody::Error(Error::read(r).map_err(|e| e.within("body"))?),
+            0 => ResponseKindBody::Error(Error::read(r).within("body")?),
             1 => ResponseKindBody::Pong,
-            2 => {
-                ResponseKindBody::Connect(
-                    Connect::read(r).map_err(|e| e.within("body"))?,
-                )
-            }
+            2 => ResponseKindBody::Connect(Connect::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -995,11 +983,11 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
         w.bits(raw, 2u32);
         match &self.body {
             ResponseKindBody::Error(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             ResponseKindBody::Pong => {}
             ResponseKindBody::Connect(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -1082,12 +1070,12 @@ impl<'a> Codec<'a> for Connect {
             r.note("game_protocol.connect.player", at, Value::U(v as u64));
             v
         };
-        let snapshot = Snapshot::read(r).map_err(|e| e.within("snapshot"))?;
+        let snapshot = Snapshot::read(r).within("snapshot")?;
         Ok(Self { player, snapshot })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.rabbit(self.player as u64, 32u32);
-        self.snapshot.write(w).map_err(|e| e.within("snapshot"))?;
+        self.snapshot.write(w).within("snapshot")?;
         Ok(())
     }
 }
@@ -1138,14 +1126,8 @@ impl<'a> Codec<'a> for ClientMessage {
             v
         };
         let body = match variant {
-            0 => {
-                ClientMessageBody::Request(
-                    Request::read(r).map_err(|e| e.within("body"))?,
-                )
-            }
-            1 => {
-                ClientMessageBody::Action(Action::read(r).map_err(|e| e.within("body"))?)
-            }
+            0 => ClientMessageBody::Request(Request::read(r).within("body")?),
+            1 => ClientMessageBody::Action(Action::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -1167,10 +1149,10 @@ impl<'a> Codec<'a> for ClientMessage {
         w.bits(raw, 1u32);
         match &self.body {
             ClientMessageBody::Request(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             ClientMessageBody::Action(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -1201,12 +1183,12 @@ impl<'a> Codec<'a> for Request {
             r.note("game_protocol.request.channel", at, Value::U(v as u64));
             v
         };
-        let kind = RequestKind::read(r).map_err(|e| e.within("kind"))?;
+        let kind = RequestKind::read(r).within("kind")?;
         Ok(Self { channel, kind })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         w.rabbit(self.channel as u64, 32u32);
-        self.kind.write(w).map_err(|e| e.within("kind"))?;
+        self.kind.write(w).within("kind")?;
         Ok(())
     }
 }
@@ -1328,9 +1310,9 @@ impl<'a> Codec<'a> for Action {
             v
         };
         let body = match variant {
-            0 => ActionBody::Break(Break::read(r).map_err(|e| e.within("body"))?),
-            1 => ActionBody::Throw(Throw::read(r).map_err(|e| e.within("body"))?),
-            2 => ActionBody::Move(Move::read(r).map_err(|e| e.within("body"))?),
+            0 => ActionBody::Break(Break::read(r).within("body")?),
+            1 => ActionBody::Throw(Throw::read(r).within("body")?),
+            2 => ActionBody::Move(Move::read(r).within("body")?),
             other => {
                 return Err(
                     r
@@ -1352,13 +1334,13 @@ impl<'a> Codec<'a> for Action {
         w.bits(raw, 2u32);
         match &self.body {
             ActionBody::Break(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             ActionBody::Throw(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             ActionBody::Move(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -1428,11 +1410,11 @@ impl<'a> Codec<'a> for Throw {
     type Writer<'o> = BitWriter<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
-        let target = Point::read(r).map_err(|e| e.within("target"))?;
+        let target = Point::read(r).within("target")?;
         Ok(Self { target })
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
-        self.target.write(w).map_err(|e| e.within("target"))?;
+        self.target.write(w).within("target")?;
         Ok(())
     }
 }
@@ -1718,7 +1700,7 @@ impl wiregen_runtime::Protocol for Protocol {
             .push_tagged(from_client, message, tag)?
         {
             let joined = Joined::Whole(whole);
-            joined.decode().map_err(|e| e.within("joined"))?;
+            joined.decode().within("joined")?;
             return Ok(Some((joined, tags)));
         }
         Ok(None)

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, FieldNote, IntoOwned, NoTrace,
-    Notes, Reader, Trace, Value, Writer,
+    Notes, Reader, Trace, Value, Within, Writer,
 };
 
 /// Filled in by the encoder: `length` (the byte length of `text`).
@@ -87,7 +87,7 @@ impl<'a> Codec<'a> for RoomList {
             let n = r.length(count, "rooms")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 6));
             for _ in 0..n {
-                v.push(Room::read(r).map_err(|e| e.within("rooms"))?);
+                v.push(Room::read(r).within("rooms")?);
             }
             v
         };
@@ -115,7 +115,7 @@ impl<'a> Codec<'a> for RoomList {
         let count = fit(self.rooms.len() as u64, 32767, "count")? as u16;
         w.riptide_len(count as u64, "count")?;
         for item in self.rooms.iter() {
-            item.write(w).map_err(|e| e.within("rooms"))?;
+            item.write(w).within("rooms")?;
         }
         let ready_count = fit(self.ready.len() as u64, 32767, "ready_count")? as u16;
         w.riptide_len(ready_count as u64, "ready_count")?;

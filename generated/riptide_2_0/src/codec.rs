@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     Codec, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, IntoOwned, Reader,
-    Trace, Writer,
+    Trace, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -171,47 +171,31 @@ impl<'a> Codec<'a> for Message<'a> {
         let header = HeaderKind::from_raw(r.le::<u8>("header", "riptide_2_0.header")?);
         let body = match header {
             HeaderKind::Unreliable => {
-                MessageBody::Unreliable(
-                    UserMessage::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Unreliable(UserMessage::read(r).within("body")?)
             }
-            HeaderKind::Ack => {
-                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
-            }
+            HeaderKind::Ack => MessageBody::Ack(Ack::read(r).within("body")?),
             HeaderKind::AckExtra => {
-                MessageBody::AckExtra(AckExtra::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::AckExtra(AckExtra::read(r).within("body")?)
             }
-            HeaderKind::Connect => {
-                MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
-            }
-            HeaderKind::Reject => {
-                MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?)
-            }
+            HeaderKind::Connect => MessageBody::Connect(Connect::read(r).within("body")?),
+            HeaderKind::Reject => MessageBody::Reject(Reject::read(r).within("body")?),
             HeaderKind::Heartbeat => {
-                MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Heartbeat(Heartbeat::read(r).within("body")?)
             }
             HeaderKind::Disconnect => {
-                MessageBody::Disconnect(
-                    Disconnect::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Disconnect(Disconnect::read(r).within("body")?)
             }
             HeaderKind::Reliable => {
-                MessageBody::Reliable(
-                    ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Reliable(ReliableUserMessage::read(r).within("body")?)
             }
             HeaderKind::Welcome => {
-                MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Welcome(ClientId::read(r).within("body")?)
             }
             HeaderKind::ClientConnected => {
-                MessageBody::ClientConnected(
-                    ClientId::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::ClientConnected(ClientId::read(r).within("body")?)
             }
             HeaderKind::ClientDisconnected => {
-                MessageBody::ClientDisconnected(
-                    ClientId::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::ClientDisconnected(ClientId::read(r).within("body")?)
             }
             _ => {
                 MessageBody::Other {
@@ -229,37 +213,37 @@ impl<'a> Codec<'a> for Message<'a> {
         w.put(&header.raw().to_le_bytes());
         match &self.body {
             MessageBody::Unreliable(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Ack(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::AckExtra(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Connect(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Reject(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Heartbeat(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Disconnect(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Reliable(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Welcome(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::ClientConnected(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::ClientDisconnected(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Other { header, data, .. } => {
                 if let 0..=10 = header.raw() {
@@ -585,16 +569,8 @@ impl<'a> Codec<'a> for Heartbeat {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
-            3 => {
-                HeartbeatForm::Client(
-                    ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
-            1 => {
-                HeartbeatForm::Server(
-                    ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
+            3 => HeartbeatForm::Client(ClientHeartbeat::read(r).within("form")?),
+            1 => HeartbeatForm::Server(ServerHeartbeat::read(r).within("form")?),
             other => {
                 return Err(
                     r
@@ -613,10 +589,10 @@ impl<'a> Codec<'a> for Heartbeat {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         match &self.form {
             HeartbeatForm::Client(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
             HeartbeatForm::Server(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
         }
         Ok(())
@@ -728,11 +704,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             0 => DisconnectForm::Client,
-            _ => {
-                DisconnectForm::Server(
-                    ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
+            _ => DisconnectForm::Server(ServerDisconnect::read(r).within("form")?),
         };
         Ok(Self { form })
     }
@@ -740,7 +712,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         match &self.form {
             DisconnectForm::Client => {}
             DisconnectForm::Server(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitString, BitWriter, Codec, DecodeError, DecodeErrorKind,
-    EncodeError, IntoOwned, Trace, Value,
+    EncodeError, IntoOwned, Trace, Value, Within,
 };
 
 wiregen_runtime::enumeration! {
@@ -177,47 +177,29 @@ impl<'a> Codec<'a> for Message<'a> {
         };
         let body = match header {
             HeaderKind::Unreliable => {
-                MessageBody::Unreliable(
-                    UserMessage::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Unreliable(UserMessage::read(r).within("body")?)
             }
-            HeaderKind::Ack => {
-                MessageBody::Ack(Ack::read(r).map_err(|e| e.within("body"))?)
-            }
-            HeaderKind::Connect => {
-                MessageBody::Connect(Connect::read(r).map_err(|e| e.within("body"))?)
-            }
-            HeaderKind::Reject => {
-                MessageBody::Reject(Reject::read(r).map_err(|e| e.within("body"))?)
-            }
+            HeaderKind::Ack => MessageBody::Ack(Ack::read(r).within("body")?),
+            HeaderKind::Connect => MessageBody::Connect(Connect::read(r).within("body")?),
+            HeaderKind::Reject => MessageBody::Reject(Reject::read(r).within("body")?),
             HeaderKind::Heartbeat => {
-                MessageBody::Heartbeat(Heartbeat::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Heartbeat(Heartbeat::read(r).within("body")?)
             }
             HeaderKind::Disconnect => {
-                MessageBody::Disconnect(
-                    Disconnect::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Disconnect(Disconnect::read(r).within("body")?)
             }
-            HeaderKind::Notify => {
-                MessageBody::Notify(Notify::read(r).map_err(|e| e.within("body"))?)
-            }
+            HeaderKind::Notify => MessageBody::Notify(Notify::read(r).within("body")?),
             HeaderKind::Reliable => {
-                MessageBody::Reliable(
-                    ReliableUserMessage::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::Reliable(ReliableUserMessage::read(r).within("body")?)
             }
             HeaderKind::Welcome => {
-                MessageBody::Welcome(ClientId::read(r).map_err(|e| e.within("body"))?)
+                MessageBody::Welcome(ClientId::read(r).within("body")?)
             }
             HeaderKind::ClientConnected => {
-                MessageBody::ClientConnected(
-                    ClientId::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::ClientConnected(ClientId::read(r).within("body")?)
             }
             HeaderKind::ClientDisconnected => {
-                MessageBody::ClientDisconnected(
-                    ClientId::read(r).map_err(|e| e.within("body"))?,
-                )
+                MessageBody::ClientDisconnected(ClientId::read(r).within("body")?)
             }
         };
         Ok(Self { body })
@@ -228,37 +210,37 @@ impl<'a> Codec<'a> for Message<'a> {
         w.bits(raw, 4u32);
         match &self.body {
             MessageBody::Unreliable(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Ack(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Connect(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Reject(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Heartbeat(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Disconnect(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Notify(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Reliable(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::Welcome(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::ClientConnected(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
             MessageBody::ClientDisconnected(value) => {
-                value.write(w).map_err(|e| e.within("body"))?;
+                value.write(w).within("body")?;
             }
         }
         Ok(())
@@ -676,16 +658,8 @@ impl<'a> Codec<'a> for Heartbeat {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
-            4 => {
-                HeartbeatForm::Client(
-                    ClientHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
-            2 => {
-                HeartbeatForm::Server(
-                    ServerHeartbeat::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
+            4 => HeartbeatForm::Client(ClientHeartbeat::read(r).within("form")?),
+            2 => HeartbeatForm::Server(ServerHeartbeat::read(r).within("form")?),
             other => {
                 return Err(
                     r
@@ -704,10 +678,10 @@ impl<'a> Codec<'a> for Heartbeat {
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         match &self.form {
             HeartbeatForm::Client(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
             HeartbeatForm::Server(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
         }
         Ok(())
@@ -834,11 +808,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     fn read<T: Trace<'a>>(r: &mut BitReader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.message_len() as i128 {
             1 => DisconnectForm::Client,
-            _ => {
-                DisconnectForm::Server(
-                    ServerDisconnect::read(r).map_err(|e| e.within("form"))?,
-                )
-            }
+            _ => DisconnectForm::Server(ServerDisconnect::read(r).within("form")?),
         };
         Ok(Self { form })
     }
@@ -846,7 +816,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         match &self.form {
             DisconnectForm::Client => {}
             DisconnectForm::Server(value) => {
-                value.write(w).map_err(|e| e.within("form"))?;
+                value.write(w).within("form")?;
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    IntoOwned, NoTrace, Reader, Trace, Value, Writer,
+    IntoOwned, NoTrace, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -280,19 +280,19 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         match &self.payload {
             PacketPayload::ReqLogin(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ResLogin(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ReqJoinRoom(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::CInput(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::SEntityState(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::Ack => {}
             PacketPayload::Other { command, data, .. } => {
@@ -529,7 +529,7 @@ impl<'a> Codec<'a> for SEntityState {
         let entities = {
             let mut v = Vec::with_capacity(r.remaining() / 9);
             while r.remaining() > 0 {
-                v.push(EntityState::read(r).map_err(|e| e.within("entities"))?);
+                v.push(EntityState::read(r).within("entities")?);
             }
             v
         };
@@ -537,7 +537,7 @@ impl<'a> Codec<'a> for SEntityState {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         for item in self.entities.iter() {
-            item.write(w).map_err(|e| e.within("entities"))?;
+            item.write(w).within("entities")?;
         }
         Ok(())
     }
@@ -649,29 +649,19 @@ impl<'a> PacketPayload<'a> {
         Ok(
             match command {
                 Command::ReqLogin => {
-                    PacketPayload::ReqLogin(
-                        ReqLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqLogin(ReqLogin::read(r).within("payload")?)
                 }
                 Command::ResLogin => {
-                    PacketPayload::ResLogin(
-                        ResLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ResLogin(ResLogin::read(r).within("payload")?)
                 }
                 Command::ReqJoinRoom => {
-                    PacketPayload::ReqJoinRoom(
-                        ReqJoinRoom::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqJoinRoom(ReqJoinRoom::read(r).within("payload")?)
                 }
                 Command::CInput => {
-                    PacketPayload::CInput(
-                        CInput::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::CInput(CInput::read(r).within("payload")?)
                 }
                 Command::SEntityState => {
-                    PacketPayload::SEntityState(
-                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::SEntityState(SEntityState::read(r).within("payload")?)
                 }
                 Command::Ack => PacketPayload::Ack,
                 _ => {
@@ -807,7 +797,7 @@ impl wiregen_runtime::Protocol for Protocol {
             .push_tagged(from_client, message, tag)?
         {
             let joined = Joined::Whole(whole);
-            joined.decode().map_err(|e| e.within("joined"))?;
+            joined.decode().within("joined")?;
             return Ok(Some((joined, tags)));
         }
         Ok(None)

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, Codec, Crc, DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind,
-    FieldNote, IntoOwned, NoTrace, Reader, Trace, Value, Writer,
+    FieldNote, IntoOwned, NoTrace, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -360,43 +360,43 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         match &self.payload {
             PacketPayload::ReqLogin(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ResLogin(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::CInput(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::SEntityState(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::Ack => {}
             PacketPayload::ReqLogout(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::Heartbeat => {}
             PacketPayload::ReqLobbyList => {}
             PacketPayload::ResLobbyList(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ReqCreateLobby(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ResCreateLobby(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ReqJoinLobby(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ResJoinLobby(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::ReqLeaveLobby(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::LobbyStateUpdate(value) => {
-                value.write(w).map_err(|e| e.within("payload"))?;
+                value.write(w).within("payload")?;
             }
             PacketPayload::Other { command, data, .. } => {
                 if !flags.contains(PacketFlags::IS_FRAGMENT) {
@@ -519,7 +519,7 @@ impl<'a> Codec<'a> for SEntityState<'a> {
             let n = r.length(entry_count, "entries")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 5));
             for _ in 0..n {
-                v.push(DeltaEntry::read(r).map_err(|e| e.within("entries"))?);
+                v.push(DeltaEntry::read(r).within("entries")?);
             }
             v
         };
@@ -531,7 +531,7 @@ impl<'a> Codec<'a> for SEntityState<'a> {
             as u32;
         w.put(&entry_count.to_le_bytes());
         for item in self.entries.iter() {
-            item.write(w).map_err(|e| e.within("entries"))?;
+            item.write(w).within("entries")?;
         }
         Ok(())
     }
@@ -650,12 +650,12 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
             DeltaOp::RemoveEntity => DeltaEntryComponent::RemoveEntity,
             DeltaOp::SetComponent => {
                 DeltaEntryComponent::SetComponent(
-                    SetComponent::read(r).map_err(|e| e.within("component"))?,
+                    SetComponent::read(r).within("component")?,
                 )
             }
             DeltaOp::RemoveComponent => {
                 DeltaEntryComponent::RemoveComponent(
-                    RemoveComponent::read(r).map_err(|e| e.within("component"))?,
+                    RemoveComponent::read(r).within("component")?,
                 )
             }
             other => {
@@ -681,10 +681,10 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
             DeltaEntryComponent::AddEntity => {}
             DeltaEntryComponent::RemoveEntity => {}
             DeltaEntryComponent::SetComponent(value) => {
-                value.write(w).map_err(|e| e.within("component"))?;
+                value.write(w).within("component")?;
             }
             DeltaEntryComponent::RemoveComponent(value) => {
-                value.write(w).map_err(|e| e.within("component"))?;
+                value.write(w).within("component")?;
             }
         }
         Ok(())
@@ -809,53 +809,35 @@ impl<'a> Codec<'a> for SetComponent<'a> {
             let v = match component_type {
                 ComponentType::Bullet => SetComponentData::Bullet,
                 ComponentType::Controllable => {
-                    SetComponentData::Controllable(
-                        Controllable::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Controllable(Controllable::read(r).within("data")?)
                 }
                 ComponentType::Enemy => SetComponentData::Enemy,
                 ComponentType::Shooter => {
-                    SetComponentData::Shooter(
-                        Shooter::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Shooter(Shooter::read(r).within("data")?)
                 }
                 ComponentType::Health => {
-                    SetComponentData::Health(
-                        Health::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Health(Health::read(r).within("data")?)
                 }
                 ComponentType::Hitbox => {
-                    SetComponentData::Hitbox(
-                        Hitbox::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Hitbox(Hitbox::read(r).within("data")?)
                 }
                 ComponentType::Player => {
-                    SetComponentData::Player(
-                        PlayerComponent::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Player(PlayerComponent::read(r).within("data")?)
                 }
                 ComponentType::Replicated => {
-                    SetComponentData::Replicated(
-                        Replicated::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Replicated(Replicated::read(r).within("data")?)
                 }
                 ComponentType::MovementPattern => {
                     SetComponentData::MovementPattern(
-                        MovementPattern::read(r).map_err(|e| e.within("data"))?,
+                        MovementPattern::read(r).within("data")?,
                     )
                 }
                 ComponentType::Stats => {
-                    SetComponentData::Stats(
-                        Stats::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Stats(Stats::read(r).within("data")?)
                 }
-                ComponentType::Tag => {
-                    SetComponentData::Tag(Tag::read(r).map_err(|e| e.within("data"))?)
-                }
+                ComponentType::Tag => SetComponentData::Tag(Tag::read(r).within("data")?),
                 ComponentType::Transform => {
-                    SetComponentData::Transform(
-                        Transform::read(r).map_err(|e| e.within("data"))?,
-                    )
+                    SetComponentData::Transform(Transform::read(r).within("data")?)
                 }
                 _ => {
                     SetComponentData::Other {
@@ -885,35 +867,35 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         match &self.data {
             SetComponentData::Bullet => {}
             SetComponentData::Controllable(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Enemy => {}
             SetComponentData::Shooter(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Health(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Hitbox(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Player(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Replicated(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::MovementPattern(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Stats(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Tag(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Transform(value) => {
-                value.write(w).map_err(|e| e.within("data"))?;
+                value.write(w).within("data")?;
             }
             SetComponentData::Other { component_type, data, .. } => {
                 if let 0..=11 = component_type.raw() {
@@ -1598,7 +1580,7 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
             let n = r.length(count, "lobbies")?;
             let mut v = Vec::with_capacity(n.min(r.remaining() / 9));
             for _ in 0..n {
-                v.push(LobbyInfo::read(r).map_err(|e| e.within("lobbies"))?);
+                v.push(LobbyInfo::read(r).within("lobbies")?);
             }
             v
         };
@@ -1608,7 +1590,7 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
         let count = fit(self.lobbies.len() as u64, 32, "count")? as u8;
         w.put(&count.to_le_bytes());
         for item in self.lobbies.iter() {
-            item.write(w).map_err(|e| e.within("lobbies"))?;
+            item.write(w).within("lobbies")?;
         }
         Ok(())
     }
@@ -1654,7 +1636,7 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.lobby_info.lobby_id")?;
-        let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
+        let name = LobbyString::read(r).within("name")?;
         let current_players = r
             .le::<u8>("current_players", "rtype_impl.lobby_info.current_players")?;
         let max_players = r
@@ -1670,7 +1652,7 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.lobby_id.to_le_bytes());
-        self.name.write(w).map_err(|e| e.within("name"))?;
+        self.name.write(w).within("name")?;
         w.put(&self.current_players.to_le_bytes());
         w.put(&self.max_players.to_le_bytes());
         w.put(&self.port.to_le_bytes());
@@ -1710,13 +1692,13 @@ impl<'a> Codec<'a> for ReqCreateLobby<'a> {
     type Writer<'o> = Writer<'o>;
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let name = LobbyString::read(r).map_err(|e| e.within("name"))?;
+        let name = LobbyString::read(r).within("name")?;
         let max_players = r
             .le::<u8>("max_players", "rtype_impl.req_create_lobby.max_players")?;
         Ok(Self { name, max_players })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        self.name.write(w).map_err(|e| e.within("name"))?;
+        self.name.write(w).within("name")?;
         w.put(&self.max_players.to_le_bytes());
         Ok(())
     }
@@ -1763,7 +1745,7 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
         let success = r.le::<u8>("success", "rtype_impl.res_create_lobby.success")?;
         let lobby_id = r.le::<u32>("lobby_id", "rtype_impl.res_create_lobby.lobby_id")?;
         let port = r.le::<u16>("port", "rtype_impl.res_create_lobby.port")?;
-        let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
+        let error_message = LobbyString::read(r).within("error_message")?;
         Ok(Self {
             success,
             lobby_id,
@@ -1775,7 +1757,7 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.lobby_id.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        self.error_message.write(w).map_err(|e| e.within("error_message"))?;
+        self.error_message.write(w).within("error_message")?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -1848,7 +1830,7 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let success = r.le::<u8>("success", "rtype_impl.res_join_lobby.success")?;
         let port = r.le::<u16>("port", "rtype_impl.res_join_lobby.port")?;
-        let error_message = LobbyString::read(r).map_err(|e| e.within("error_message"))?;
+        let error_message = LobbyString::read(r).within("error_message")?;
         Ok(Self {
             success,
             port,
@@ -1858,7 +1840,7 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.success.to_le_bytes());
         w.put(&self.port.to_le_bytes());
-        self.error_message.write(w).map_err(|e| e.within("error_message"))?;
+        self.error_message.write(w).within("error_message")?;
         Ok(())
     }
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
@@ -2023,66 +2005,48 @@ impl<'a> PacketPayload<'a> {
         Ok(
             match command {
                 Command::ReqLogin => {
-                    PacketPayload::ReqLogin(
-                        ReqLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqLogin(ReqLogin::read(r).within("payload")?)
                 }
                 Command::ResLogin => {
-                    PacketPayload::ResLogin(
-                        ResLogin::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ResLogin(ResLogin::read(r).within("payload")?)
                 }
                 Command::CInput => {
-                    PacketPayload::CInput(
-                        CInput::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::CInput(CInput::read(r).within("payload")?)
                 }
                 Command::SEntityState => {
-                    PacketPayload::SEntityState(
-                        SEntityState::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::SEntityState(SEntityState::read(r).within("payload")?)
                 }
                 Command::Ack => PacketPayload::Ack,
                 Command::ReqLogout => {
-                    PacketPayload::ReqLogout(
-                        ReqLogout::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqLogout(ReqLogout::read(r).within("payload")?)
                 }
                 Command::Heartbeat => PacketPayload::Heartbeat,
                 Command::ReqLobbyList => PacketPayload::ReqLobbyList,
                 Command::ResLobbyList => {
-                    PacketPayload::ResLobbyList(
-                        ResLobbyList::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ResLobbyList(ResLobbyList::read(r).within("payload")?)
                 }
                 Command::ReqCreateLobby => {
                     PacketPayload::ReqCreateLobby(
-                        ReqCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                        ReqCreateLobby::read(r).within("payload")?,
                     )
                 }
                 Command::ResCreateLobby => {
                     PacketPayload::ResCreateLobby(
-                        ResCreateLobby::read(r).map_err(|e| e.within("payload"))?,
+                        ResCreateLobby::read(r).within("payload")?,
                     )
                 }
                 Command::ReqJoinLobby => {
-                    PacketPayload::ReqJoinLobby(
-                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqJoinLobby(LobbyRef::read(r).within("payload")?)
                 }
                 Command::ResJoinLobby => {
-                    PacketPayload::ResJoinLobby(
-                        ResJoinLobby::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ResJoinLobby(ResJoinLobby::read(r).within("payload")?)
                 }
                 Command::ReqLeaveLobby => {
-                    PacketPayload::ReqLeaveLobby(
-                        LobbyRef::read(r).map_err(|e| e.within("payload"))?,
-                    )
+                    PacketPayload::ReqLeaveLobby(LobbyRef::read(r).within("payload")?)
                 }
                 Command::LobbyStateUpdate => {
                     PacketPayload::LobbyStateUpdate(
-                        LobbyStateUpdate::read(r).map_err(|e| e.within("payload"))?,
+                        LobbyStateUpdate::read(r).within("payload")?,
                     )
                 }
                 _ => {
@@ -2223,7 +2187,7 @@ impl wiregen_runtime::Protocol for Protocol {
             .push_tagged(from_client, message, tag)?
         {
             let joined = Joined::Whole(whole);
-            joined.decode().map_err(|e| e.within("joined"))?;
+            joined.decode().within("joined")?;
             return Ok(Some((joined, tags)));
         }
         Ok(None)

@@ -564,7 +564,11 @@ use crate::naming::{REEXPORTED, RUNTIME_ITEMS};
 /// The `use` items of `body`: exactly the runtime items it names (a crate of bit-stream types
 /// needs no byte reader, one without checksums no `Crc`) but those in `already`, and `Cow`.
 fn imports(body: &TokenStream, already: &[&str], taken: &BTreeSet<String>) -> TokenStream {
-    let named = idents(body);
+    let mut named = idents(body);
+    // A trait named only by the method it gives (`.within("field")`).
+    if calls_method(body, "within") {
+        named.insert("Within".to_string());
+    }
     let runtime: Vec<Ident> = RUNTIME_ITEMS
         .iter()
         .filter(|i| named.contains(**i) && !already.contains(i) && !taken.contains(**i))
@@ -584,6 +588,26 @@ fn imports(body: &TokenStream, already: &[&str], taken: &BTreeSet<String>) -> To
         use wiregen_runtime::{#(#runtime),*};
         #( use wiregen_runtime::#traits as _; )*
     }
+}
+
+/// Whether `tokens` call method `name` (`.name(`), not merely name something so (a field).
+fn calls_method(tokens: &TokenStream, name: &str) -> bool {
+    let mut dot = false;
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Punct(p) => {
+            dot = p.as_char() == '.';
+            false
+        }
+        proc_macro2::TokenTree::Ident(i) => std::mem::take(&mut dot) && i == name,
+        proc_macro2::TokenTree::Group(g) => {
+            dot = false;
+            calls_method(&g.stream(), name)
+        }
+        proc_macro2::TokenTree::Literal(_) => {
+            dot = false;
+            false
+        }
+    })
 }
 
 /// Every identifier `tokens` refers to (not the names it declares as associated types:

@@ -57,7 +57,7 @@ const PATHS: &[(&str, &str)] = &[
 
 /// The runtime's traits whose methods generated code calls (`value.encode()`,
 /// `Type::decode(bytes)`): where a schema type takes one's name, it is imported as `_`.
-pub(crate) const RUNTIME_TRAITS: &[&str] = &["Codec", "IntoOwned", "Trace"];
+pub(crate) const RUNTIME_TRAITS: &[&str] = &["Codec", "IntoOwned", "Trace", "Within"];
 
 /// The path generated code names `name` by where a schema type takes the name: std's, or the
 /// runtime's for its items.

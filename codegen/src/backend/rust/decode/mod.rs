@@ -79,14 +79,14 @@ impl<'p> Gen<'p> {
                 let mut bits = r.bit_reader();
                 let v = #t::read(&mut bits);
                 r.resume(bits);
-                v.map_err(|e| e.within(#nm))?
+                v.within(#nm)?
             } },
             (true, false) => {
                 return Err(Internal(format!(
                     "'{nm}': a byte-aligned type inside a bit stream"
                 )))
             }
-            _ => quote! { #t::read(r).map_err(|e| e.within(#nm))? },
+            _ => quote! { #t::read(r).within(#nm)? },
         })
     }
 

@@ -164,14 +164,14 @@ impl<'p> Gen<'p> {
         let child_bits = self.p.structs[id].layout.is_bits();
         Ok(match (self.bits(sid), child_bits) {
             (false, true) => {
-                quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).map_err(|e| e.within(#nm))?; } }
+                quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).within(#nm)?; } }
             }
             (true, false) => {
                 return Err(Internal(format!(
                     "'{nm}': a byte-aligned type inside a bit stream"
                 )))
             }
-            _ => quote! { #v.write(w).map_err(|e| e.within(#nm))?; },
+            _ => quote! { #v.write(w).within(#nm)?; },
         })
     }
 

@@ -212,7 +212,7 @@ impl<'p> Gen<'p> {
             feed: quote! {
                 if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
                     let joined = Joined::Whole(whole);
-                    joined.decode().map_err(|e| e.within("joined"))?;
+                    joined.decode().within("joined")?;
                     return Ok(Some((joined, tags)));
                 }
             },
@@ -306,7 +306,7 @@ impl<'p> Gen<'p> {
                 if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, tag)? {
                     #record
                     let joined = Joined::#name(joined);
-                    joined.decode().map_err(|e| e.within("joined"))?;
+                    joined.decode().within("joined")?;
                     return Ok(Some((joined, tags)));
                 }
             };
