@@ -14,7 +14,7 @@ pub struct Args {
     /// Accept a wire-breaking change: its rule (`VALUE_RENUMBERED`), or a rule at a path and
     /// what is under it (`FIELD_ADDED:Packet`); repeatable.
     #[arg(long, value_name = "RULE[:PATH]")]
-    allow: Vec<String>,
+    allow: Vec<diff::Allowance>,
     /// Print the changes as JSON (an array of {class, rule, path, message, old, new}).
     #[arg(long)]
     json: bool,

@@ -256,6 +256,12 @@ fn the_command_exits_non_zero_on_breaking_changes_unless_allowed() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("[allowed]"), "{text}");
+    // A misspelt rule is refused with the rule it was probably meant to be (it once allowed
+    // nothing, silently).
+    let out = run(&["VALUE_RENUMBRED"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean 'VALUE_RENUMBERED'?"), "{err}");
     let same = Command::new(wiregen)
         .arg("diff")
         .arg(&old)
@@ -263,4 +269,13 @@ fn the_command_exits_non_zero_on_breaking_changes_unless_allowed() {
         .output()
         .unwrap();
     assert_eq!(same.status.code(), Some(0));
+}
+
+/// Every rule `--allow` takes is documented where its refusal points (docs/spec.md).
+#[test]
+fn every_rule_is_documented() {
+    let spec = std::fs::read_to_string(repo().join("docs/spec.md")).unwrap();
+    for rule in wiregen::diff::Rule::ALL {
+        assert!(spec.contains(rule.name()), "{rule} is not in docs/spec.md");
+    }
 }

@@ -12,9 +12,12 @@
 //! The types are compared structurally from the two roots (a type renamed is still paired with
 //! its old self), each change at `file:line:col` of both sides.
 
+mod rule;
 mod switches;
 mod types;
 mod values;
+
+pub use rule::{Allowance, Rule};
 
 use crate::diag::Diagnostics;
 use crate::ir::Protocol;
@@ -48,7 +51,7 @@ impl Class {
 pub struct Change {
     pub class: Class,
     /// The rule's name (`ENUM_VALUE_RENUMBERED`): what `--allow` names.
-    pub rule: &'static str,
+    pub rule: Rule,
     /// Where, as `Type.field` (or `Enum.VALUE`, `protocol.layout`).
     pub path: String,
     pub message: String,
@@ -171,7 +174,7 @@ impl<'a> Differ<'a> {
     pub fn push(
         &mut self,
         class: Class,
-        rule: &'static str,
+        rule: Rule,
         path: String,
         message: String,
         old: Option<String>,
@@ -191,7 +194,7 @@ impl<'a> Differ<'a> {
     pub fn push_at(
         &mut self,
         class: Class,
-        rule: &'static str,
+        rule: Rule,
         path: impl Into<String>,
         message: impl Into<String>,
         at: &(Option<String>, Option<String>),
@@ -212,7 +215,7 @@ impl<'a> Differ<'a> {
         if o.name != n.name {
             self.push(
                 Class::DissectorOnly,
-                "PROTOCOL_RENAMED",
+                Rule::ProtocolRenamed,
                 "protocol.name".into(),
                 format!(
                     "`{}` → `{}`: every filter name and the crate's name change",
@@ -225,7 +228,7 @@ impl<'a> Differ<'a> {
         if o.layout != n.layout {
             self.push(
                 Class::Breaking,
-                "LAYOUT_CHANGED",
+                Rule::LayoutChanged,
                 "protocol.layout".into(),
                 format!(
                     "`{}` → `{}`: every field is read another way",
@@ -245,7 +248,7 @@ impl<'a> Differ<'a> {
             };
             self.push(
                 Class::Breaking,
-                "FRAMING_CHANGED",
+                Rule::FramingChanged,
                 "protocol.transport.tcp.length_prefix".into(),
                 format!(
                     "TCP length prefix {} → {}",
@@ -259,7 +262,7 @@ impl<'a> Differ<'a> {
         if ot.udp_ports != nt.udp_ports || ot.tcp_ports != nt.tcp_ports {
             self.push(
                 Class::DissectorOnly,
-                "PORTS_CHANGED",
+                Rule::PortsChanged,
                 "protocol.transport".into(),
                 format!(
                     "ports UDP {:?} TCP {:?} → UDP {:?} TCP {:?}: the dissector registers on others",
@@ -272,14 +275,13 @@ impl<'a> Differ<'a> {
     }
 }
 
-/// Whether `change` is one the user allowed: `RULE` or `RULE:path` (the path or any path under
-/// it, as `Type` covers `Type.field`).
-pub fn allowed(change: &Change, allow: &[String]) -> bool {
-    allow.iter().any(|a| match a.split_once(':') {
-        Some((rule, path)) => {
-            rule == change.rule
-                && (change.path == path || change.path.starts_with(&format!("{path}.")))
-        }
-        None => a == change.rule,
+/// Whether `change` is one the user allowed: its rule, at any path or at the allowance's path
+/// and under it (`Type` covers `Type.field`).
+pub fn allowed(change: &Change, allow: &[Allowance]) -> bool {
+    allow.iter().any(|a| {
+        a.rule == change.rule
+            && a.path.as_ref().is_none_or(|path| {
+                change.path == *path || change.path.starts_with(&format!("{path}."))
+            })
     })
 }

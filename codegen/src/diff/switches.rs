@@ -3,7 +3,7 @@
 //! unknown tags.
 
 use super::types::{At, Walk};
-use super::{Class, Differ};
+use super::{Class, Differ, Rule};
 use crate::backend::doc::text;
 use crate::ir::*;
 
@@ -13,7 +13,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
     if to != tn {
         d.push_at(
             Class::Breaking,
-            "SWITCH_TAG_CHANGED",
+            Rule::SwitchTagChanged,
             path,
             format!("switch on `{to}` → `{tn}`"),
             at,
@@ -23,7 +23,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
     if unless(op, o) != unless(np, n) {
         d.push_at(
             Class::Breaking,
-            "SWITCH_TAG_CHANGED",
+            Rule::SwitchTagChanged,
             path,
             "its `unless` changed",
             at,
@@ -46,7 +46,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
             if tags(oc) != tags(nc) {
                 d.push(
                     Class::Breaking,
-                    "CASE_RETAGGED",
+                    Rule::CaseRetagged,
                     here.clone(),
                     format!("tag {} → {}", tags(oc), tags(nc)),
                     old_at(oc),
@@ -65,7 +65,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
         } else if let Some(nc) = n.cases.iter().find(|nc| tags(nc) == tags(oc)) {
             d.push(
                 Class::Breaking,
-                "CASE_REPLACED",
+                Rule::CaseReplaced,
                 here,
                 format!(
                     "tag {} now holds `{}` (was `{}`)",
@@ -84,7 +84,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
             };
             d.push(
                 Class::Breaking,
-                "CASE_REMOVED",
+                Rule::CaseRemoved,
                 here,
                 format!("tag {} no longer has a case: {fate}", tags(oc)),
                 old_at(oc),
@@ -116,7 +116,7 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
             };
             d.push(
                 class,
-                "CASE_ADDED",
+                Rule::CaseAdded,
                 format!("{path}.{}", nc.variant),
                 format!("tag {} is new: {why}", tags(nc)),
                 None,
@@ -136,14 +136,14 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
         ),
         (Some(_), None) => d.push_at(
             Class::Breaking,
-            "CASE_REMOVED",
+            Rule::CaseRemoved,
             path,
             "the default case is gone: unknown tags are now refused",
             at,
         ),
         (None, Some(_)) => d.push_at(
             Class::Safe,
-            "CASE_ADDED",
+            Rule::CaseAdded,
             path,
             "a default case is new: unknown tags are kept",
             at,
@@ -169,12 +169,12 @@ fn case_body(
         (CaseBody::Bytes, CaseBody::Bytes) | (CaseBody::Empty, CaseBody::Empty) => {}
         _ => {
             let message = format!("tag {tag}: {} → {}", body(op, ob), body(np, nb));
-            return d.push_at(Class::Breaking, "CASE_BODY_CHANGED", path, message, at);
+            return d.push_at(Class::Breaking, Rule::CaseBodyChanged, path, message, at);
         }
     }
     if ov != nv {
         let message = format!("case `{ov}` → `{nv}`");
-        d.push_at(Class::DissectorOnly, "CASE_RENAMED", path, message, at);
+        d.push_at(Class::DissectorOnly, Rule::CaseRenamed, path, message, at);
     }
 }
 

@@ -1,7 +1,7 @@
 //! Types compared structurally from the two roots: fields paired by name (or, renamed, by place
 //! and shape), then each pair's type, size rule, presence and role; switches case by case.
 
-use super::{Class, Differ};
+use super::{Class, Differ, Rule};
 use crate::backend::doc::text;
 use crate::ir::*;
 use std::collections::HashSet;
@@ -27,7 +27,7 @@ pub fn compare(d: &mut Differ) -> Pairs {
                 Some((_, ns)) => w.queue.push((*os, *ns)),
                 None => d.push(
                     Class::Breaking,
-                    "MESSAGE_REMOVED",
+                    Rule::MessageRemoved,
                     d.old.p.structs[*os].name.clone(),
                     format!("application message {id} is gone"),
                     d.old.at(&format!("types.{}", d.old.p.structs[*os].name)),
@@ -40,7 +40,7 @@ pub fn compare(d: &mut Differ) -> Pairs {
                 let name = d.new.p.structs[*ns].name.clone();
                 d.push(
                     Class::Safe,
-                    "MESSAGE_ADDED",
+                    Rule::MessageAdded,
                     name.clone(),
                     format!(
                         "application message {id} is new (old readers keep unknown ids as bytes)"
@@ -74,7 +74,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
     if o.name != n.name {
         d.push(
             Class::DissectorOnly,
-            "TYPE_RENAMED",
+            Rule::TypeRenamed,
             n.name.clone(),
             format!(
                 "`{}` → `{}`: its fields' filter names and its Rust name change",
@@ -90,7 +90,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
     if (o.layout != n.layout && !inherited) || o.padding != n.padding {
         d.push(
             Class::Breaking,
-            "TYPE_LAYOUT_CHANGED",
+            Rule::TypeLayoutChanged,
             n.name.clone(),
             "its layout or padding changed".into(),
             oat,
@@ -114,7 +114,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         {
             d.push(
                 Class::DissectorOnly,
-                "FIELD_RENAMED",
+                Rule::FieldRenamed,
                 format!("{}.{}", n.name, n.fields[oi].name),
                 format!(
                     "`{}` → `{}`: its filter name and Rust name change",
@@ -132,7 +132,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         if highest.is_some_and(|h| ni < h) {
             d.push(
                 Class::Breaking,
-                "FIELD_MOVED",
+                Rule::FieldMoved,
                 format!("{}.{}", n.name, n.fields[ni].name),
                 format!(
                     "now field {} (was {}): it and the fields around it move",
@@ -149,7 +149,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         if !pairs.iter().any(|(a, _)| *a == oi) {
             d.push(
                 Class::Breaking,
-                "FIELD_REMOVED",
+                Rule::FieldRemoved,
                 format!("{}.{}", o.name, of.name),
                 "removed: the fields after it move".into(),
                 d.old.field_at(&o.name, &of.name),
@@ -178,7 +178,7 @@ fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
         };
         d.push(
             class,
-            "FIELD_ADDED",
+            Rule::FieldAdded,
             format!("{}.{}", n.name, nf.name),
             message.into(),
             None,
@@ -198,7 +198,7 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
         d.old.field_at(&op.structs[os].name, &of.name),
         d.new.field_at(&np.structs[ns].name, &nf.name),
     );
-    let breaking = |d: &mut Differ, rule: &'static str, message: String| {
+    let breaking = |d: &mut Differ, rule: Rule, message: String| {
         d.push(
             Class::Breaking,
             rule,
@@ -215,7 +215,7 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
     if packing(op, os, oi) != packing(np, ns, ni) {
         breaking(
             d,
-            "BITS_MOVED",
+            Rule::BitsMoved,
             "its bits in its group's integer changed".into(),
         );
     }
@@ -223,7 +223,7 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
     if cond(op, of) != cond(np, nf) {
         breaking(
             d,
-            "CONDITION_CHANGED",
+            Rule::ConditionChanged,
             format!(
                 "present {} → {}",
                 cond(op, of).map_or("always".into(), |c| format!("when `{c}`")),
@@ -234,26 +234,26 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
     let role_o = role(op, os, of);
     let role_n = role(np, ns, nf);
     if role_o != role_n {
-        breaking(d, "ROLE_CHANGED", format!("{role_o} → {role_n}"));
+        breaking(d, Rule::RoleChanged, format!("{role_o} → {role_n}"));
     }
     if of.max != nf.max || of.valid != nf.valid {
         breaking(
             d,
-            "VALID_VALUES_CHANGED",
+            Rule::ValidValuesChanged,
             "its allowed values changed: one side refuses what the other sends".into(),
         );
     }
     if of.compression != nf.compression || of.padding != nf.padding || of.packed != nf.packed {
         breaking(
             d,
-            "ENCODING_CHANGED",
+            Rule::EncodingChanged,
             "its compression, padding or packing changed".into(),
         );
     }
     if of.doc != nf.doc {
         d.push_at(
             Class::DissectorOnly,
-            "DOC_CHANGED",
+            Rule::DocChanged,
             path.clone(),
             "its description changed",
             &at,
@@ -262,7 +262,7 @@ fn field(d: &mut Differ, w: &mut Walk, (os, oi): (StructId, usize), (ns, ni): (S
     if of.filter != nf.filter || of.display != nf.display {
         d.push_at(
             Class::DissectorOnly,
-            "DISPLAY_CHANGED",
+            Rule::DisplayChanged,
             path.clone(),
             "its filter names or display changed",
             &at,
@@ -300,7 +300,7 @@ pub(super) type At = (Option<String>, Option<String>);
 
 fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
     let (op, np) = d.protocols();
-    let breaking = |d: &mut Differ, rule: &'static str, message: String| {
+    let breaking = |d: &mut Differ, rule: Rule, message: String| {
         d.push_at(Class::Breaking, rule, path, message, at);
     };
     let len = |d: &mut Differ, a: &Len, b: &Len, array: bool| {
@@ -308,7 +308,7 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
         if ta != tb {
             d.push_at(
                 Class::Breaking,
-                "SIZE_RULE_CHANGED",
+                Rule::SizeRuleChanged,
                 path,
                 format!("size: {ta} → {tb}"),
                 at,
@@ -328,14 +328,14 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
             },
         ) => {
             if a != b {
-                breaking(d, "WIDTH_CHANGED", format!("f{a} → f{b}"));
+                breaking(d, Rule::WidthChanged, format!("f{a} → f{b}"));
             } else if ea != eb {
-                breaking(d, "BYTE_ORDER_CHANGED", "its byte order changed".into());
+                breaking(d, Rule::ByteOrderChanged, "its byte order changed".into());
             }
         }
         (Ty::VarInt(a), Ty::VarInt(b)) if a != b => breaking(
             d,
-            "ENCODING_CHANGED",
+            Rule::EncodingChanged,
             format!("{} → {}", shape(op, o), shape(np, n)),
         ),
         (Ty::Enum(a), Ty::Enum(b)) => {
@@ -351,7 +351,7 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
             if ta != tb {
                 breaking(
                     d,
-                    "TEXT_CHANGED",
+                    Rule::TextChanged,
                     format!("{} → {}", shape(op, o), shape(np, n)),
                 );
             }
@@ -378,7 +378,7 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
         (Ty::Bool, Ty::Bool) | (Ty::Bits, Ty::Bits) | (Ty::VarInt(_), Ty::VarInt(_)) => {}
         _ => breaking(
             d,
-            "TYPE_CHANGED",
+            Rule::TypeChanged,
             format!("{} → {}", shape(op, o), shape(np, n)),
         ),
     }
@@ -386,10 +386,10 @@ fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
 
 fn int(d: &mut Differ, a: &IntTy, b: &IntTy, path: &str, at: &At) {
     let message = if a.bits != b.bits || a.signed != b.signed {
-        Some(("WIDTH_CHANGED", format!("{} → {}", a.name(), b.name())))
+        Some((Rule::WidthChanged, format!("{} → {}", a.name(), b.name())))
     } else if a.endian != b.endian && a.bits > 8 {
         Some((
-            "BYTE_ORDER_CHANGED",
+            Rule::ByteOrderChanged,
             format!("{} → {}", a.endian.words(), b.endian.words()),
         ))
     } else {

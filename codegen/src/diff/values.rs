@@ -3,7 +3,7 @@
 //! safe where old readers keep values they do not know (an open enum, any flag set).
 
 use super::types::Pairs;
-use super::{Class, Differ};
+use super::{Class, Differ, Rule};
 use crate::ir::NamedConst;
 
 pub fn compare(d: &mut Differ, pairs: &Pairs) {
@@ -33,7 +33,7 @@ pub fn compare(d: &mut Differ, pairs: &Pairs) {
             };
             d.push(
                 class,
-                "ENUM_CLOSED_CHANGED",
+                Rule::EnumClosedChanged,
                 n.name.clone(),
                 format!("now {what}"),
                 d.old.at(&format!("enums.{}", o.name)),
@@ -83,7 +83,7 @@ fn named_values(d: &mut Differ, k: &Kind, old: &[NamedConst], new: &[NamedConst]
         match new.iter().find(|nv| nv.name == ov.name) {
             Some(nv) if nv.value != ov.value => d.push(
                 Class::Breaking,
-                "VALUE_RENUMBERED",
+                Rule::ValueRenumbered,
                 path,
                 format!(
                     "{what} `{}` renumbered {} → {}",
@@ -102,7 +102,7 @@ fn named_values(d: &mut Differ, k: &Kind, old: &[NamedConst], new: &[NamedConst]
             {
                 Some(nv) => d.push(
                     Class::DissectorOnly,
-                    "VALUE_RENAMED",
+                    Rule::ValueRenamed,
                     format!("{}.{}", k.new_name, nv.name),
                     format!(
                         "{what} {} renamed `{}` → `{}`",
@@ -115,7 +115,7 @@ fn named_values(d: &mut Differ, k: &Kind, old: &[NamedConst], new: &[NamedConst]
                 ),
                 None => d.push(
                     Class::Breaking,
-                    "VALUE_REMOVED",
+                    Rule::ValueRemoved,
                     path,
                     format!("{what} `{}` ({}) removed", ov.name, literal(ov)),
                     old_at(d, &ov.name),
@@ -136,7 +136,7 @@ fn named_values(d: &mut Differ, k: &Kind, old: &[NamedConst], new: &[NamedConst]
             };
             d.push(
                 class,
-                "VALUE_ADDED",
+                Rule::ValueAdded,
                 format!("{}.{}", k.new_name, nv.name),
                 format!("{what} `{}` ({}) is new: {why}", nv.name, literal(nv)),
                 None,
