@@ -1307,7 +1307,7 @@ local function heuristic_udp(tvb, pinfo, tree)
     local v = {}
     v.magic = tvb(0, 2):le_uint()
     v.payload_size = tvb(16, 2):le_uint()
-    return (((size >= 20) and (v.magic == 53710)) and (v.payload_size == (size - 20)))
+    return (((size >= 20) and (v.magic == 0xD1CE)) and (v.payload_size == (size - 20)))
   end)
   if not ok or not matched then return false end
   proto.dissector(tvb, pinfo, tree)

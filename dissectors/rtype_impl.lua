@@ -1360,8 +1360,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   val = range:le_uint()
   v.magic = val
   offset = offset + 2
-  if v.magic ~= 53710 then
-    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 53710, v.magic))
+  if v.magic ~= 0xD1CE then
+    item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xD1CE, v.magic))
   end
   -- command: Type of payload.
   if limit - offset < 1 then return truncated(tree, tvb, offset, "command", 1, limit - offset) end
@@ -1981,7 +1981,7 @@ local function heuristic_udp(tvb, pinfo, tree)
     local v = {}
     v.magic = tvb(0, 2):le_uint()
     v.payload_size = tvb(16, 2):le_uint()
-    return (((size >= 20) and (v.magic == 53710)) and (v.payload_size == (size - 20)))
+    return (((size >= 20) and (v.magic == 0xD1CE)) and (v.payload_size == (size - 20)))
   end)
   if not ok or not matched then return false end
   proto.dissector(tvb, pinfo, tree)

@@ -69,10 +69,25 @@ pub enum UnOp {
     Neg,
 }
 
+/// How the schema writes an integer literal. Not part of its value: expressions that differ
+/// only in how a number is written are equal.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Radix {
+    #[default]
+    Dec,
+    Hex,
+}
+
+impl PartialEq for Radix {
+    fn eq(&self, _: &Radix) -> bool {
+        true
+    }
+}
+
 /// An expression as written; `at` is the byte offset of each node inside the expression text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Int(u64, usize),
+    Int(u64, Radix, usize),
     Bool(bool, usize),
     /// `a.b.c`: a field of this type, a field of a nested value, or a flag bit.
     Path(Vec<String>, usize),
@@ -90,7 +105,7 @@ pub enum Expr {
 impl Expr {
     pub fn at(&self) -> usize {
         match self {
-            Expr::Int(_, a)
+            Expr::Int(_, _, a)
             | Expr::Bool(_, a)
             | Expr::Path(_, a)
             | Expr::Special(_, a)
@@ -276,7 +291,8 @@ fn build_chain(pair: Pair<Rule>) -> Result<Expr, SyntaxError> {
         .map_primary(|p| {
             let at = p.as_span().start();
             match p.as_rule() {
-                Rule::hex | Rule::dec => Ok(Expr::Int(int_literal(p.as_str(), at)?, at)),
+                Rule::hex => Ok(Expr::Int(int_literal(p.as_str(), at)?, Radix::Hex, at)),
+                Rule::dec => Ok(Expr::Int(int_literal(p.as_str(), at)?, Radix::Dec, at)),
                 Rule::boolean => Ok(Expr::Bool(p.as_str() == "true", at)),
                 Rule::special => Ok(Expr::Special(p.as_str()[1..].to_string(), at)),
                 Rule::path => Ok(Expr::Path(

@@ -25,6 +25,9 @@ pub struct Locations {
     texts: HashMap<String, String>,
     /// Where to point when nothing on a path is in this file (what an extension inherited).
     pub fallback: Option<Pos>,
+    /// The texts of the schema an extension extends: what it inherited is written as the base
+    /// writes it (`0xD1CE` in the extension's outputs too).
+    pub base_texts: Option<HashMap<String, String>>,
 }
 
 impl Locations {
@@ -43,7 +46,16 @@ impl Locations {
     /// The scalar at `path` as the file writes it (`None` for a mapping or sequence, or a path
     /// the file does not hold).
     pub fn text(&self, path: &str) -> Option<&str> {
-        self.texts.get(path).map(String::as_str)
+        match (self.texts.get(path), &self.base_texts) {
+            (Some(own), _) => Some(own),
+            (None, Some(base)) if self.inherited(path) => base.get(path).map(String::as_str),
+            _ => None,
+        }
+    }
+
+    /// The scalars' texts as written, by path (for an extension's [`Locations::base_texts`]).
+    pub fn into_texts(self) -> HashMap<String, String> {
+        self.texts
     }
 
     /// Position of the key naming the value at `path` (falls back to the value).

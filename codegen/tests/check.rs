@@ -93,3 +93,26 @@ fn outputs_do_not_depend_on_the_machines_rustfmt() {
     }
     let _ = std::fs::remove_dir_all(&fake);
 }
+
+/// Literals as the schema writes them, in every output: R-Type's magic `0xD1CE` (a constant and
+/// a heuristic's expression) is written so by rtype's and by its extension rtype_impl's crate,
+/// dissector and reference (the extension once printed the decimal 53710: it inherits the
+/// constant, and expressions kept no spelling).
+#[test]
+fn literals_are_written_as_the_schema_writes_them() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for file in [
+        "dissectors/rtype.lua",
+        "dissectors/rtype_impl.lua",
+        "generated/rtype/src/codec.rs",
+        "generated/rtype_impl/src/codec.rs",
+        "docs/protocols/rtype.md",
+        "docs/protocols/rtype_impl.md",
+    ] {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap();
+        assert!(!text.contains("53710"), "{file} writes 0xD1CE as 53710");
+        assert!(text.contains("0xD1CE"), "{file} does not write 0xD1CE");
+    }
+    let lua = std::fs::read_to_string(repo.join("dissectors/rtype_impl.lua")).unwrap();
+    assert!(lua.contains("v.magic == 0xD1CE"), "the heuristic's literal");
+}

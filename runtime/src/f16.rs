@@ -48,3 +48,41 @@ pub fn f32_to_f16(x: f32) -> Option<u16> {
     }
     Some(sign | ((e as u16) << 10) | (rounded >> 13) as u16)
 }
+
+/// The half-precision bits of field `field`'s value, or the encoder's error naming the field
+/// when the value is too large for half precision.
+#[inline]
+pub fn f16_bits(x: f32, field: &'static str) -> Result<u16, crate::EncodeError> {
+    f32_to_f16(x).ok_or_else(|| {
+        crate::EncodeError::new(
+            field,
+            crate::EncodeErrorKind::TooLarge {
+                value: x as u64,
+                max: 65504,
+            },
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EncodeErrorKind, NoTrace, Reader};
+
+    #[test]
+    fn half_floats_read_in_either_order_and_refuse_what_does_not_fit() {
+        // 1.5 is 0x3E00 in binary16; -2.0 is 0xC000.
+        let mut r: Reader<'_, NoTrace> = Reader::new(&[0x00, 0x3E, 0xC0, 0x00]);
+        assert_eq!(r.f16_le("a", "p.a"), Ok(1.5));
+        assert_eq!(r.f16_be("b", "p.b"), Ok(-2.0));
+        let e = r.f16_le("c", "p.c").unwrap_err();
+        assert_eq!((e.field(), e.offset), ("c".to_string(), 4));
+        assert_eq!(f16_bits(1.5, "a"), Ok(0x3E00));
+        let e = f16_bits(70000.0, "big").unwrap_err();
+        assert_eq!(e.field(), "big");
+        assert!(matches!(
+            e.kind,
+            EncodeErrorKind::TooLarge { max: 65504, .. }
+        ));
+    }
+}

@@ -76,7 +76,7 @@ pub use error::{
     fit, size_from_len, DecodeError, DecodeErrorInfo, DecodeErrorKind, EncodeError,
     EncodeErrorKind, PayloadStart, Within,
 };
-pub use f16::{f16_to_f32, f32_to_f16};
+pub use f16::{f16_bits, f16_to_f32, f32_to_f16};
 pub use flags::{FlagNames, Flags};
 pub use group::{GroupReader, GroupWriter};
 pub use join::{Joined, SequenceJoiner};

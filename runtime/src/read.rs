@@ -206,6 +206,33 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         Ok(v)
     }
 
+    /// A little-endian half-precision float of field `field`, as an `f32`, noted under
+    /// `abbrev`.
+    #[inline]
+    pub fn f16_le(
+        &mut self,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<f32, DecodeError> {
+        let at = self.pos;
+        let v = crate::f16_to_f32(u16::from_le_bytes(self.array::<2>(field)?));
+        self.note(abbrev, at, Value::F(f64::from(v)));
+        Ok(v)
+    }
+
+    /// A big-endian half-precision float of field `field`, as an `f32`, noted under `abbrev`.
+    #[inline]
+    pub fn f16_be(
+        &mut self,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<f32, DecodeError> {
+        let at = self.pos;
+        let v = crate::f16_to_f32(u16::from_be_bytes(self.array::<2>(field)?));
+        self.note(abbrev, at, Value::F(f64::from(v)));
+        Ok(v)
+    }
+
     /// An unsigned integer of `n` bytes (1..=8), for widths without a native type.
     #[inline]
     pub fn uint(&mut self, n: usize, big: bool, field: &'static str) -> Result<u64, DecodeError> {

@@ -5,7 +5,8 @@ use super::*;
 /// A checked expression. Every node knows its type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Int(u64),
+    /// An integer literal, and how the schema writes it (printed so in every output).
+    Int(u64, Radix),
     Bool(bool),
     /// A field of the current struct (index) then, possibly, fields of nested structs.
     Field(Vec<FieldRef>),
@@ -24,6 +25,15 @@ pub enum Expr {
     Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
     /// `c ? a : b` (both branches of one type).
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+pub use crate::expr::Radix;
+
+impl Expr {
+    /// An integer the generator makes (written in decimal).
+    pub fn int(value: u64) -> Expr {
+        Expr::Int(value, Radix::Dec)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,19 +61,19 @@ impl Expr {
         let (f, l) = match self {
             Expr::Field(p) if p.len() == 1 => return Some((p[0].field, Linear::IDENTITY)),
             Expr::Binary(op, a, b) => match (op, a.as_ref(), b.as_ref()) {
-                (BinOp::Add, x, Expr::Int(c)) | (BinOp::Add, Expr::Int(c), x) => {
+                (BinOp::Add, x, Expr::Int(c, _)) | (BinOp::Add, Expr::Int(c, _), x) => {
                     let (f, l) = x.linear_field()?;
                     (f, (l.mul, l.add.checked_add(int(c)?)?))
                 }
-                (BinOp::Sub, x, Expr::Int(c)) => {
+                (BinOp::Sub, x, Expr::Int(c, _)) => {
                     let (f, l) = x.linear_field()?;
                     (f, (l.mul, l.add.checked_sub(int(c)?)?))
                 }
-                (BinOp::Sub, Expr::Int(c), x) => {
+                (BinOp::Sub, Expr::Int(c, _), x) => {
                     let (f, l) = x.linear_field()?;
                     (f, (-l.mul, int(c)?.checked_sub(l.add)?))
                 }
-                (BinOp::Mul, x, Expr::Int(c)) | (BinOp::Mul, Expr::Int(c), x) if *c > 0 => {
+                (BinOp::Mul, x, Expr::Int(c, _)) | (BinOp::Mul, Expr::Int(c, _), x) if *c > 0 => {
                     let (f, l) = x.linear_field()?;
                     (
                         f,

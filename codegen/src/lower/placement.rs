@@ -81,8 +81,8 @@ fn width_bits(p: &Protocol, ty: &Ty, layout: Layout, depth: usize) -> Option<u64
         Ty::Float { bits, .. } => Some(u64::from(*bits)),
         Ty::Enum(id) => scalar(p.enums[*id].repr.bits),
         Ty::Flags(id) => scalar(p.flags[*id].repr.bits),
-        Ty::Bytes(Len::Expr(Expr::Int(n))) => n.checked_mul(8),
-        Ty::Str(Len::Expr(Expr::Int(n)), text) => {
+        Ty::Bytes(Len::Expr(Expr::Int(n, _))) => n.checked_mul(8),
+        Ty::Str(Len::Expr(Expr::Int(n, _)), text) => {
             let unit = if matches!(text.encoding, Encoding::Utf16 { .. }) {
                 16
             } else {
@@ -97,7 +97,7 @@ fn width_bits(p: &Protocol, ty: &Ty, layout: Layout, depth: usize) -> Option<u64
             }
             fixed_bits_within(p, *id, depth - 1)
         }
-        Ty::Array(elem, Len::Expr(Expr::Int(n))) => {
+        Ty::Array(elem, Len::Expr(Expr::Int(n, _))) => {
             width_bits(p, elem, layout, depth)?.checked_mul(*n)
         }
         _ => None,

@@ -219,7 +219,9 @@ impl<'f> Validator<'f> {
                 }
                 Expr::Binary(op @ (BinOp::Eq | BinOp::Ne), a, b) if !absent => {
                     let (p, v) = match (a.as_ref(), b.as_ref()) {
-                        (Expr::Field(p), Expr::Int(v)) | (Expr::Int(v), Expr::Field(p)) => (p, *v),
+                        (Expr::Field(p), Expr::Int(v, _)) | (Expr::Int(v, _), Expr::Field(p)) => {
+                            (p, *v)
+                        }
                         _ => continue,
                     };
                     let r = p[0].field;

@@ -81,7 +81,7 @@ impl<'f> Validator<'f> {
             }
             Err(e) => {
                 self.expr_error("E0502", scope, e.at, e.message, None);
-                Expr::Int(0)
+                Expr::int(0)
             }
         }
     }
@@ -105,7 +105,7 @@ impl<'f> Validator<'f> {
 
     pub(crate) fn check(&mut self, scope: &Scope, e: &expr::Expr) -> (Expr, ExprTy) {
         match e {
-            expr::Expr::Int(v, _) => (Expr::Int(*v), ExprTy::Int),
+            expr::Expr::Int(v, radix, _) => (Expr::Int(*v, *radix), ExprTy::Int),
             expr::Expr::Bool(b, _) => (Expr::Bool(*b), ExprTy::Bool),
             expr::Expr::Special(name, at) => match name.as_str() {
                 "size" => (Expr::MessageSize, ExprTy::Int),
@@ -118,7 +118,7 @@ impl<'f> Validator<'f> {
                         format!("unknown built-in '@{name}'"),
                         Some("known: @size, @remaining".into()),
                     );
-                    (Expr::Int(0), ExprTy::Error)
+                    (Expr::int(0), ExprTy::Error)
                 }
             },
             expr::Expr::Path(path, at) => self.path(scope, path, *at, false),
@@ -148,7 +148,7 @@ impl<'f> Validator<'f> {
                             format!("'{table}' is not a state table"),
                             hint.or(Some("declare it under protocol.state".into())),
                         );
-                        (Expr::Int(0), ExprTy::Error)
+                        (Expr::int(0), ExprTy::Error)
                     }
                 }
             }
@@ -156,7 +156,7 @@ impl<'f> Validator<'f> {
                 expr::Expr::Path(path, pat) => self.path(scope, path, *pat, true),
                 _ => {
                     self.expr_error("E0506", scope, *at, "len() takes a field".into(), None);
-                    (Expr::Int(0), ExprTy::Error)
+                    (Expr::int(0), ExprTy::Error)
                 }
             },
             expr::Expr::Unary(op, inner, at) => {
@@ -227,7 +227,7 @@ impl<'f> Validator<'f> {
         at: usize,
         in_len: bool,
     ) -> (Expr, ExprTy) {
-        let fail = (Expr::Int(0), ExprTy::Error);
+        let fail = (Expr::int(0), ExprTy::Error);
         // Enum constants: `Command.REQ_LOGIN`.
         if path.len() == 2 {
             if let Some(e) = self.enum_ids.get(&path[0]) {
@@ -242,7 +242,7 @@ impl<'f> Validator<'f> {
                         );
                         fail
                     }
-                    Some(v) => (Expr::Int(v.value()), ExprTy::Int),
+                    Some(v) => (Expr::int(v.value()), ExprTy::Int),
                     None => {
                         let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
                         self.expr_error(

@@ -304,7 +304,7 @@ impl<'f> Validator<'f> {
             }
         }
         if f.reserved {
-            let fixed_bytes = matches!(ty, Ty::Bytes(Len::Expr(Expr::Int(_))));
+            let fixed_bytes = matches!(ty, Ty::Bytes(Len::Expr(Expr::Int(_, _))));
             if role != Role::Value {
                 self.error("E0311",
                     &scope("reserved"),

@@ -161,6 +161,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
             }
             let (merged, changes) = crate::extend::merge(base_file, file);
             locs.fallback = Some(at);
+            locs.base_texts = Some(Locations::index(&base_source).into_texts());
             (
                 merged,
                 Some(Base {

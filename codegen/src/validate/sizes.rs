@@ -92,7 +92,7 @@ impl<'f> Validator<'f> {
             yaml_path: yp,
         };
         match l {
-            ExprOrInt::Int(n) => Len::Expr(Expr::Int(*n)),
+            ExprOrInt::Int(n) => Len::Expr(Expr::int(*n)),
             ExprOrInt::Expr(text) => Len::Expr(self.expr_of(&scope, text, ExprTy::Int)),
         }
     }
@@ -190,10 +190,10 @@ impl<'f> Validator<'f> {
 fn can_be_empty(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> bool {
     match ty {
         Ty::Bytes(l) | Ty::Str(l, Text { nul: Nul::No, .. }) => {
-            !matches!(l, Len::Expr(Expr::Int(n)) if *n > 0)
+            !matches!(l, Len::Expr(Expr::Int(n, _)) if *n > 0)
         }
         Ty::Str(..) => false,
-        Ty::Array(e, Len::Expr(Expr::Int(n))) if *n > 0 => can_be_empty(p, e, seen),
+        Ty::Array(e, Len::Expr(Expr::Int(n, _))) if *n > 0 => can_be_empty(p, e, seen),
         Ty::Array(..) => true,
         Ty::Bits => true,
         Ty::Struct(id, _) => {

@@ -295,7 +295,7 @@ impl<'f> Validator<'f> {
                 )
             }
             Some(ExprOrInt::Int(n)) if *n > 0 => Ty::Str(
-                Len::Expr(Expr::Int(*n)),
+                Len::Expr(Expr::int(*n)),
                 Text {
                     nul: Nul::Padded,
                     encoding,

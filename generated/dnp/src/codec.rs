@@ -1990,33 +1990,11 @@ impl<'a> Codec<'a> for Float16Value {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(2);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let value = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(
-                u16::from_le_bytes(r.array::<2>("value")?),
-            );
-            r.note("dnp.float16_value.value", at, Value::F(v as f64));
-            v
-        };
+        let value = r.f16_le("value", "dnp.float16_value.value")?;
         Ok(Self { value })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(
-            &{
-                let x = self.value;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "value",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
+        w.put(&wiregen_runtime::f16_bits(self.value, "value")?.to_le_bytes());
         Ok(())
     }
 }
@@ -2676,53 +2654,13 @@ impl<'a> Codec<'a> for Vector2F16Value {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(4);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
-            r.note("dnp.vector2_f16_value.x", at, Value::F(v as f64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
-            r.note("dnp.vector2_f16_value.y", at, Value::F(v as f64));
-            v
-        };
+        let x = r.f16_le("x", "dnp.vector2_f16_value.x")?;
+        let y = r.f16_le("y", "dnp.vector2_f16_value.y")?;
         Ok(Self { x, y })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(
-            &{
-                let x = self.x;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "x",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.y;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "y",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
+        w.put(&wiregen_runtime::f16_bits(self.x, "x")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.y, "y")?.to_le_bytes());
         Ok(())
     }
 }
@@ -2824,75 +2762,15 @@ impl<'a> Codec<'a> for Vector3F16Value {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(6);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
-            r.note("dnp.vector3_f16_value.x", at, Value::F(v as f64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
-            r.note("dnp.vector3_f16_value.y", at, Value::F(v as f64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
-            r.note("dnp.vector3_f16_value.z", at, Value::F(v as f64));
-            v
-        };
+        let x = r.f16_le("x", "dnp.vector3_f16_value.x")?;
+        let y = r.f16_le("y", "dnp.vector3_f16_value.y")?;
+        let z = r.f16_le("z", "dnp.vector3_f16_value.z")?;
         Ok(Self { x, y, z })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(
-            &{
-                let x = self.x;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "x",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.y;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "y",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.z;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "z",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
+        w.put(&wiregen_runtime::f16_bits(self.x, "x")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.y, "y")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.z, "z")?.to_le_bytes());
         Ok(())
     }
 }
@@ -3011,97 +2889,17 @@ impl<'a> Codec<'a> for QuaternionF16Value {
     type Writer<'o> = Writer<'o>;
     const ENCODED_SIZE: Option<usize> = Some(8);
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
-        let x = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("x")?));
-            r.note("dnp.quaternion_f16_value.x", at, Value::F(v as f64));
-            v
-        };
-        let y = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("y")?));
-            r.note("dnp.quaternion_f16_value.y", at, Value::F(v as f64));
-            v
-        };
-        let z = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("z")?));
-            r.note("dnp.quaternion_f16_value.z", at, Value::F(v as f64));
-            v
-        };
-        let w = {
-            let at = r.pos();
-            let v = wiregen_runtime::f16_to_f32(u16::from_le_bytes(r.array::<2>("w")?));
-            r.note("dnp.quaternion_f16_value.w", at, Value::F(v as f64));
-            v
-        };
+        let x = r.f16_le("x", "dnp.quaternion_f16_value.x")?;
+        let y = r.f16_le("y", "dnp.quaternion_f16_value.y")?;
+        let z = r.f16_le("z", "dnp.quaternion_f16_value.z")?;
+        let w = r.f16_le("w", "dnp.quaternion_f16_value.w")?;
         Ok(Self { x, y, z, w })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(
-            &{
-                let x = self.x;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "x",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.y;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "y",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.z;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "z",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
-        w.put(
-            &{
-                let x = self.w;
-                wiregen_runtime::f32_to_f16(x)
-                    .ok_or(
-                        EncodeError::new(
-                            "w",
-                            EncodeErrorKind::TooLarge {
-                                value: x as u64,
-                                max: 65504,
-                            },
-                        ),
-                    )?
-            }
-                .to_le_bytes(),
-        );
+        w.put(&wiregen_runtime::f16_bits(self.x, "x")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.y, "y")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.z, "z")?.to_le_bytes());
+        w.put(&wiregen_runtime::f16_bits(self.w, "w")?.to_le_bytes());
         Ok(())
     }
 }

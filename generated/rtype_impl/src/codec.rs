@@ -109,7 +109,7 @@ static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
 
 /// One RTP datagram.
 ///
-/// Filled in by the encoder: `magic` (always 53710), `command` (the kind of `payload`),
+/// Filled in by the encoder: `magic` (always 0xD1CE), `command` (the kind of `payload`),
 /// `payload_size` (the byte length of `payload`), `checksum` (its crc16-ccitt-false
 /// checksum).
 #[derive(Debug, Clone, PartialEq)]
@@ -257,9 +257,9 @@ impl<'a> Codec<'a> for Packet<'a> {
         let start = r.pos();
         let magic_at = r.pos();
         let magic = r.le::<u16>("magic", "rtype_impl.magic")?;
-        if magic != 53710 {
+        if magic != 0xD1CE {
             let kind = DecodeErrorKind::BadConst {
-                expected: 53710,
+                expected: 0xD1CE,
                 found: magic as u64,
             };
             return Err(r.error("magic", magic_at, kind));
@@ -270,10 +270,10 @@ impl<'a> Codec<'a> for Packet<'a> {
             r.note_bits(
                 v.bits(),
                 &[
-                    ("rtype_impl.flags.reliable", 1),
-                    ("rtype_impl.flags.is_fragment", 2),
-                    ("rtype_impl.flags.is_ack", 4),
-                    ("rtype_impl.flags.is_error", 8),
+                    ("rtype_impl.flags.reliable", 0x01),
+                    ("rtype_impl.flags.is_fragment", 0x02),
+                    ("rtype_impl.flags.is_ack", 0x04),
+                    ("rtype_impl.flags.is_error", 0x08),
                 ],
             );
             v
@@ -337,7 +337,7 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         let start = w.len();
-        w.put(&53710u16.to_le_bytes());
+        w.put(&0xD1CE_u16.to_le_bytes());
         let command = self.payload.command();
         w.put(&command.raw().to_le_bytes());
         let mut flags = self.flags;
@@ -458,11 +458,11 @@ impl<'a> Codec<'a> for CInput {
             r.note_bits(
                 v.bits(),
                 &[
-                    ("rtype_impl.c_input.input_mask.up", 1),
-                    ("rtype_impl.c_input.input_mask.down", 2),
-                    ("rtype_impl.c_input.input_mask.left", 4),
-                    ("rtype_impl.c_input.input_mask.right", 8),
-                    ("rtype_impl.c_input.input_mask.shoot", 16),
+                    ("rtype_impl.c_input.input_mask.up", 0x01),
+                    ("rtype_impl.c_input.input_mask.down", 0x02),
+                    ("rtype_impl.c_input.input_mask.left", 0x04),
+                    ("rtype_impl.c_input.input_mask.right", 0x08),
+                    ("rtype_impl.c_input.input_mask.shoot", 0x10),
                 ],
             );
             v

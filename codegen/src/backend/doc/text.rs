@@ -28,7 +28,8 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
             .join(".")
     };
     match e {
-        Expr::Int(n) => n.to_string(),
+        Expr::Int(n, Radix::Dec) => n.to_string(),
+        Expr::Int(n, Radix::Hex) => format!("{n:#X}"),
         Expr::Bool(b) => b.to_string(),
         Expr::Field(refs) => path(refs),
         Expr::FlagBit(refs, mask) => {
@@ -53,7 +54,7 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
         Expr::Binary(op, a, b) => {
             // A constant compared with its field is written as the schema wrote the constant.
             let literal = |side: &Expr, other: &Expr| match (side, other) {
-                (Expr::Int(n), Expr::Field(refs)) if op.is_comparison() => refs
+                (Expr::Int(n, _), Expr::Field(refs)) if op.is_comparison() => refs
                     .last()
                     .map(|r| p.field(r))
                     .filter(|f| f.role == Role::Const(*n))
@@ -155,7 +156,7 @@ pub fn len(p: &Protocol, l: &Len, array: bool) -> String {
             "{unit} counted by a {} prefix before it",
             ty(p, &Ty::VarInt(*v))
         ),
-        Len::Expr(Expr::Int(n)) => format!("{n} {unit}"),
+        Len::Expr(Expr::Int(n, _)) => format!("{n} {unit}"),
         Len::Expr(e) => format!("`{}` {unit}", expr(p, e)),
         Len::Rest => "to the end of its scope".into(),
         Len::Natural => "as its fields say".into(),

@@ -27,7 +27,10 @@ impl<'p> Gen<'p> {
             }
         };
         match e {
-            Expr::Int(v) => v.to_string(),
+            // In hex as the schema writes it, while exact as a Lua number (Lua 5.4 reads a hex
+            // literal past 2^63 as a wrapped integer, a decimal one as a float).
+            Expr::Int(v, Radix::Hex) if *v < 1 << 53 => format!("{v:#X}"),
+            Expr::Int(v, _) => v.to_string(),
             Expr::Bool(b) => b.to_string(),
             Expr::Field(refs) => {
                 let absent = match p.field(refs.last().unwrap()).ty {

@@ -106,8 +106,8 @@ pub(crate) fn arbitrary_array(
         }),
     };
     let fixed = match count {
-        Len::Expr(Expr::Int(n)) => Some(*n as usize),
-        Len::Bytes(Expr::Int(n)) => match p.fixed_size(elem) {
+        Len::Expr(Expr::Int(n, _)) => Some(*n as usize),
+        Len::Bytes(Expr::Int(n, _)) => match p.fixed_size(elem) {
             Some(size) if size > 0 && (*n as usize).is_multiple_of(size) => {
                 Some(*n as usize / size)
             }

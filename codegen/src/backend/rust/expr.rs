@@ -264,10 +264,12 @@ impl<'p> Gen<'p> {
     /// `bool`; division by zero gives 0 rather than a panic.
     pub(crate) fn expr(&self, e: &Expr, ctx: Ctx) -> TokenStream {
         match e {
-            Expr::Int(v) => {
+            Expr::Int(v, Radix::Dec) => {
                 let l = Literal::i128_suffixed(*v as i128);
                 quote! { #l }
             }
+            // As the schema writes it (`0xD1CE_i128`).
+            Expr::Int(v, Radix::Hex) => format!("{v:#X}_i128").parse().unwrap(),
             Expr::Bool(b) => quote! { #b },
             Expr::MessageSize => quote! { (r.message_len() as i128) },
             Expr::Remaining => quote! { (r.remaining() as i128) },
@@ -398,7 +400,7 @@ impl<'p> Gen<'p> {
         use BinOp::*;
         // With the field on the left (`0 < n` is `n > 0`).
         let (field, v, op) = match (a, b) {
-            (Expr::Int(v), field) => {
+            (Expr::Int(v, _), field) => {
                 let flipped = match op {
                     Lt => Gt,
                     Le => Ge,
@@ -408,7 +410,7 @@ impl<'p> Gen<'p> {
                 };
                 (field, *v, flipped)
             }
-            (field, Expr::Int(v)) => (field, *v, *op),
+            (field, Expr::Int(v, _)) => (field, *v, *op),
             _ => return None,
         };
         let (x, (lo, hi)) = self.native_int(field, ctx)?;

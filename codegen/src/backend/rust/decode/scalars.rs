@@ -40,17 +40,16 @@ impl<'p> Gen<'p> {
                     quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
                 }
             }
-            Ty::Float { bits: 16, endian } => {
+            Ty::Float { bits: 16, .. } if self.bits_at(sid, fi) => {
                 let nt = note(quote! { Value::F(v as f64) });
-                let raw = if self.bits_at(sid, fi) {
-                    quote! { r.bits(16, #nm)? as u16 }
-                } else if *endian == Endian::Big {
-                    quote! { u16::from_be_bytes(r.array::<2>(#nm)?) }
-                } else {
-                    quote! { u16::from_le_bytes(r.array::<2>(#nm)?) }
-                };
+                let raw = quote! { r.bits(16, #nm)? as u16 };
                 quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
             }
+            Ty::Float {
+                bits: 16,
+                endian: Endian::Big,
+            } => quote! { r.f16_be(#nm, #abbrev)? },
+            Ty::Float { bits: 16, .. } => quote! { r.f16_le(#nm, #abbrev)? },
             Ty::Float { bits, endian } => {
                 let t = format_ident!("f{}", bits);
                 let n = lit_usize(*bits as usize / 8);

@@ -31,11 +31,11 @@ impl<'p> Gen<'p> {
                 let (read_utf8, take) = match (text.nul, len) {
                     (Nul::Terminated, _) if wide => (quote! {}, quote! { r.take_z16(#nm)? }),
                     (Nul::Terminated, _) => (quote! { r.strz(#nm)? }, quote! { r.take_z(#nm)? }),
-                    (Nul::Padded, Len::Expr(Expr::Int(n))) if wide => {
+                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) if wide => {
                         let n = lit_usize(*n as usize);
                         (quote! {}, quote! { r.take_padded16(#n, #nm)? })
                     }
-                    (Nul::Padded, Len::Expr(Expr::Int(n))) => {
+                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) => {
                         let n = lit_usize(*n as usize);
                         (
                             quote! { r.str_padded(#n, #nm)? },

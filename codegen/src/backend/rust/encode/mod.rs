@@ -153,6 +153,12 @@ impl Place {
 }
 
 impl<'p> Gen<'p> {
+    /// Whether a value of struct `id` inside struct `sid` is a bit stream written into bytes
+    /// (through a bit writer of its own, not `w`).
+    pub(crate) fn writes_bits_into_bytes(&self, sid: StructId, id: StructId) -> bool {
+        !self.bits(sid) && self.p.structs[id].layout.is_bits()
+    }
+
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
     pub(crate) fn write_struct_call(
         &self,
@@ -260,7 +266,7 @@ impl<'p> Gen<'p> {
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
                 let x = bare(v.clone());
-                let half = quote! { { let x = #x; wiregen_runtime::f32_to_f16(x).ok_or(EncodeError::new(#nm, EncodeErrorKind::TooLarge { value: x as u64, max: 65504 }))? } };
+                let half = quote! { wiregen_runtime::f16_bits(#x, #nm)? };
                 if self.bits_at(sid, fi) {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {
@@ -375,11 +381,11 @@ impl<'p> Gen<'p> {
                 let put = match (text.nul, len) {
                     (Nul::Terminated, _) if wide => quote! { w.strz16(data, #nm)?; },
                     (Nul::Terminated, _) => quote! { w.strz(data, #nm)?; },
-                    (Nul::Padded, Len::Expr(Expr::Int(n))) if wide => {
+                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) if wide => {
                         let n = lit_usize(*n as usize);
                         quote! { w.str_padded16(data, #n, #nm)?; }
                     }
-                    (Nul::Padded, Len::Expr(Expr::Int(n))) => {
+                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) => {
                         let n = lit_usize(*n as usize);
                         quote! { w.str_padded(data, #n, #nm)?; }
                     }

@@ -48,7 +48,7 @@ impl<'p> Gen<'p> {
                         let put = write_int(it, quote! { #typed }, nm, self.bits_at(sid, fi));
                         quote! { #at_local #bind #put }
                     }
-                    Ty::Bytes(Len::Expr(Expr::Int(n))) => {
+                    Ty::Bytes(Len::Expr(Expr::Int(n, _))) => {
                         let n = lit_usize(*n as usize);
                         quote! { #at_local w.put(&[0u8; #n]); }
                     }
