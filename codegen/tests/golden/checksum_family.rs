@@ -181,12 +181,8 @@ impl<'a> Codec<'a> for Frame<'a> {
         let body_start = w.len();
         let body_at = w.len();
         match &self.body {
-            FrameBody::Sums(value) => {
-                value.write(w).within("body")?;
-            }
-            FrameBody::Words(value) => {
-                value.write(w).within("body")?;
-            }
+            FrameBody::Sums(value) => value.write(w).within("body")?,
+            FrameBody::Words(value) => value.write(w).within("body")?,
             FrameBody::Other { kind, data, .. } => {
                 if let 1..=2 = *kind {
                     return Err(

@@ -116,9 +116,7 @@ impl<'a> Codec<'a> for Framed<'a> {
         let crc_at = w.len();
         w.put(&[0u8; 4]);
         match &self.body {
-            FramedBody::Inner(value) => {
-                value.write(w).within("body")?;
-            }
+            FramedBody::Inner(value) => value.write(w).within("body")?,
             FramedBody::Other { kind, data, .. } => {
                 if let 1 = *kind {
                     return Err(

@@ -182,9 +182,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     item.write(w).within("body")?;
                 }
             }
-            PacketBody::Unreliable(value) => {
-                value.write(w).within("body")?;
-            }
+            PacketBody::Unreliable(value) => value.write(w).within("body")?,
         }
         Ok(())
     }

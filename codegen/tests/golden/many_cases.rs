@@ -148,33 +148,15 @@ impl<'a> Codec<'a> for Command<'a> {
         let code = self.body.code();
         w.put(&code.to_le_bytes());
         match &self.body {
-            CommandBody::Move(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Turn(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Fire(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Jump(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Crouch(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Reload(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Chat(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Emote(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Ping(value) => {
-                value.write(w).within("body")?;
-            }
+            CommandBody::Move(value) => value.write(w).within("body")?,
+            CommandBody::Turn(value) => value.write(w).within("body")?,
+            CommandBody::Fire(value) => value.write(w).within("body")?,
+            CommandBody::Jump(value) => value.write(w).within("body")?,
+            CommandBody::Crouch(value) => value.write(w).within("body")?,
+            CommandBody::Reload(value) => value.write(w).within("body")?,
+            CommandBody::Chat(value) => value.write(w).within("body")?,
+            CommandBody::Emote(value) => value.write(w).within("body")?,
+            CommandBody::Ping(value) => value.write(w).within("body")?,
             CommandBody::Dash { code, value } => {
                 if !matches!(code, 16..= 31) {
                     return Err(

@@ -310,9 +310,7 @@ impl<'a> Codec<'a> for Message<'a> {
         }
         match &self.body {
             MessageBody::Ping => {}
-            MessageBody::Data(value) => {
-                value.write(w).within("body")?;
-            }
+            MessageBody::Data(value) => value.write(w).within("body")?,
             MessageBody::Ack => {}
         }
         Ok(())

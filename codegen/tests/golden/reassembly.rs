@@ -139,9 +139,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
         }
         match &self.payload {
-            PacketPayload::Hello(value) => {
-                value.write(w).within("payload")?;
-            }
+            PacketPayload::Hello(value) => value.write(w).within("payload")?,
             PacketPayload::Other { command, data, .. } => {
                 if !self.flags.contains(Flags::FRAGMENT) {
                     if let 1 = *command {

@@ -114,18 +114,10 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&kind.raw().to_le_bytes());
         w.put(&self.acked_upto.to_le_bytes());
         match &self.body {
-            PacketBody::Data(value) => {
-                value.write(w).within("body")?;
-            }
-            PacketBody::Ack(value) => {
-                value.write(w).within("body")?;
-            }
-            PacketBody::Notify(value) => {
-                value.write(w).within("body")?;
-            }
-            PacketBody::Ping(value) => {
-                value.write(w).within("body")?;
-            }
+            PacketBody::Data(value) => value.write(w).within("body")?,
+            PacketBody::Ack(value) => value.write(w).within("body")?,
+            PacketBody::Notify(value) => value.write(w).within("body")?,
+            PacketBody::Ping(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -313,12 +305,8 @@ impl<'a> Codec<'a> for Heartbeat {
         let form = self.body.form();
         w.put(&form.to_le_bytes());
         match &self.body {
-            HeartbeatBody::Ping(value) => {
-                value.write(w).within("body")?;
-            }
-            HeartbeatBody::Pong(value) => {
-                value.write(w).within("body")?;
-            }
+            HeartbeatBody::Ping(value) => value.write(w).within("body")?,
+            HeartbeatBody::Pong(value) => value.write(w).within("body")?,
         }
         Ok(())
     }

@@ -174,12 +174,8 @@ impl<'a> wiregen_runtime::Codec<'a> for Codec<'a> {
         }
         match &self.body {
             CodecBody::None => {}
-            CodecBody::Some(value) => {
-                value.write(w).within("body")?;
-            }
-            CodecBody::Ok(value) => {
-                value.write(w).within("body")?;
-            }
+            CodecBody::Some(value) => value.write(w).within("body")?,
+            CodecBody::Ok(value) => value.write(w).within("body")?,
             CodecBody::Other { kind, data, .. } => {
                 if let 0..=2 = kind.raw() {
                     return Err(

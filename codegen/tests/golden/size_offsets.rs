@@ -195,9 +195,7 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.put(&[0u8; 1]);
         let body_at = w.len();
         match &self.body {
-            FrameBody::Block(value) => {
-                value.write(w).within("body")?;
-            }
+            FrameBody::Block(value) => value.write(w).within("body")?,
             FrameBody::Other { kind, data, .. } => {
                 if let 1 = *kind {
                     return Err(

@@ -247,9 +247,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         let len_at = w.len();
         w.put(&[0u8; 2]);
         match &self.inner {
-            PacketInner::Inner(value) => {
-                value.write(w).within("inner")?;
-            }
+            PacketInner::Inner(value) => value.write(w).within("inner")?,
             PacketInner::Other { kind, data, .. } => {
                 if let 1 = *kind {
                     return Err(
@@ -270,9 +268,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&kind2.to_le_bytes());
         let body_at = w.len();
         match &self.other {
-            PacketOther::Inner(value) => {
-                value.write(w).within("other")?;
-            }
+            PacketOther::Inner(value) => value.write(w).within("other")?,
             PacketOther::Other { kind2, data, .. } => {
                 if let 1 = *kind2 {
                     return Err(
@@ -299,9 +295,7 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(&kind3.to_le_bytes());
         let value_at = w.len();
         match &self.fixed {
-            PacketFixed::Pair(value) => {
-                value.write(w).within("fixed")?;
-            }
+            PacketFixed::Pair(value) => value.write(w).within("fixed")?,
             PacketFixed::Other { kind3, data, .. } => {
                 if let 1 = *kind3 {
                     return Err(

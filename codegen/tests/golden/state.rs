@@ -71,12 +71,8 @@ impl<'a> Codec<'a> for Command {
         let code = self.body.code();
         w.put(&code.to_le_bytes());
         match &self.body {
-            CommandBody::Announce(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::Update(value) => {
-                value.write(w).within("body")?;
-            }
+            CommandBody::Announce(value) => value.write(w).within("body")?,
+            CommandBody::Update(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -183,12 +179,8 @@ impl<'a> Codec<'a> for Typed {
         let kind = self.value.kind();
         w.put(&kind.raw().to_le_bytes());
         match &self.value {
-            TypedValue::Byte(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValue::Word(value) => {
-                value.write(w).within("value")?;
-            }
+            TypedValue::Byte(value) => value.write(w).within("value")?,
+            TypedValue::Word(value) => value.write(w).within("value")?,
         }
         Ok(())
     }
@@ -345,12 +337,8 @@ impl<'a> Codec<'a> for Indexed {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
         match &self.value {
-            IndexedValue::Byte(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValue::Word(value) => {
-                value.write(w).within("value")?;
-            }
+            IndexedValue::Byte(value) => value.write(w).within("value")?,
+            IndexedValue::Word(value) => value.write(w).within("value")?,
         }
         Ok(())
     }

@@ -119,9 +119,7 @@ impl<'a> Codec<'a> for Tagged<'a> {
         w.put(&kind.raw().to_be_bytes());
         match &self.body {
             TaggedBody::Empty => {}
-            TaggedBody::Pair(value) => {
-                value.write(w).within("body")?;
-            }
+            TaggedBody::Pair(value) => value.write(w).within("body")?,
             TaggedBody::Range16To31 { kind, value } => {
                 if !matches!(kind, Kind::Unknown(16..= 31)) {
                     return Err(

@@ -294,40 +294,18 @@ impl<'a> Codec<'a> for Command<'a> {
         let code = self.body.code();
         w.put(&code.raw().to_le_bytes());
         match &self.body {
-            CommandBody::ConnectionRequest(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::ConnectionAck(value) => {
-                value.write(w).within("body")?;
-            }
+            CommandBody::ConnectionRequest(value) => value.write(w).within("body")?,
+            CommandBody::ConnectionAck(value) => value.write(w).within("body")?,
             CommandBody::ConnectionClose => {}
-            CommandBody::UnreliableMessage(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::ReliableMessage(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LinkState(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::ReliableAck(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LinkUp(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LinkDown(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LinkUpdate(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LongReliableMessage(value) => {
-                value.write(w).within("body")?;
-            }
-            CommandBody::LongLinkState(value) => {
-                value.write(w).within("body")?;
-            }
+            CommandBody::UnreliableMessage(value) => value.write(w).within("body")?,
+            CommandBody::ReliableMessage(value) => value.write(w).within("body")?,
+            CommandBody::LinkState(value) => value.write(w).within("body")?,
+            CommandBody::ReliableAck(value) => value.write(w).within("body")?,
+            CommandBody::LinkUp(value) => value.write(w).within("body")?,
+            CommandBody::LinkDown(value) => value.write(w).within("body")?,
+            CommandBody::LinkUpdate(value) => value.write(w).within("body")?,
+            CommandBody::LongReliableMessage(value) => value.write(w).within("body")?,
+            CommandBody::LongLinkState(value) => value.write(w).within("body")?,
             CommandBody::Other { code, data, .. } => {
                 if let 0..=11 = code.raw() {
                     return Err(
@@ -942,120 +920,44 @@ impl<'a> Codec<'a> for TypedValue<'a> {
         let r#type = self.value.r#type();
         w.put(&r#type.raw().to_le_bytes());
         match &self.value {
-            TypedValueValue::SInt8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::UInt8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::SInt16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::UInt16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::SInt32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::UInt32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::SInt64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::UInt64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Float16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Float32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Float64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::String(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Data(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2S8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2U8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2S16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2U16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2S32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2U32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2S64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point2U64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3S8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3U8(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3S16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3U16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3S32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3U32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3S64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Point3U64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector2F16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector2F32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector2F64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector3F16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector3F32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::Vector3F64(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::QuaternionF16(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::QuaternionF32(value) => {
-                value.write(w).within("value")?;
-            }
-            TypedValueValue::QuaternionF64(value) => {
-                value.write(w).within("value")?;
-            }
+            TypedValueValue::SInt8(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt8(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt16(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt16(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt32(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt32(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt64(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt64(value) => value.write(w).within("value")?,
+            TypedValueValue::Float16(value) => value.write(w).within("value")?,
+            TypedValueValue::Float32(value) => value.write(w).within("value")?,
+            TypedValueValue::Float64(value) => value.write(w).within("value")?,
+            TypedValueValue::String(value) => value.write(w).within("value")?,
+            TypedValueValue::Data(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U64(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F16(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F32(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F64(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F16(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F32(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F64(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF16(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF32(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF64(value) => value.write(w).within("value")?,
         }
         Ok(())
     }
@@ -1436,120 +1338,44 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
         match &self.value {
-            IndexedValueValue::SInt8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::UInt8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::SInt16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::UInt16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::SInt32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::UInt32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::SInt64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::UInt64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Float16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Float32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Float64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::String(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Data(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2S8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2U8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2S16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2U16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2S32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2U32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2S64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point2U64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3S8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3U8(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3S16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3U16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3S32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3U32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3S64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Point3U64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector2F16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector2F32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector2F64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector3F16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector3F32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::Vector3F64(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::QuaternionF16(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::QuaternionF32(value) => {
-                value.write(w).within("value")?;
-            }
-            IndexedValueValue::QuaternionF64(value) => {
-                value.write(w).within("value")?;
-            }
+            IndexedValueValue::SInt8(value) => value.write(w).within("value")?,
+            IndexedValueValue::UInt8(value) => value.write(w).within("value")?,
+            IndexedValueValue::SInt16(value) => value.write(w).within("value")?,
+            IndexedValueValue::UInt16(value) => value.write(w).within("value")?,
+            IndexedValueValue::SInt32(value) => value.write(w).within("value")?,
+            IndexedValueValue::UInt32(value) => value.write(w).within("value")?,
+            IndexedValueValue::SInt64(value) => value.write(w).within("value")?,
+            IndexedValueValue::UInt64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Float16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Float32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Float64(value) => value.write(w).within("value")?,
+            IndexedValueValue::String(value) => value.write(w).within("value")?,
+            IndexedValueValue::Data(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2S8(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2U8(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2S16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2U16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2S32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2U32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2S64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point2U64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3S8(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3U8(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3S16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3U16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3S32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3U32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3S64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Point3U64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector2F16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector2F32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector2F64(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector3F16(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector3F32(value) => value.write(w).within("value")?,
+            IndexedValueValue::Vector3F64(value) => value.write(w).within("value")?,
+            IndexedValueValue::QuaternionF16(value) => value.write(w).within("value")?,
+            IndexedValueValue::QuaternionF32(value) => value.write(w).within("value")?,
+            IndexedValueValue::QuaternionF64(value) => value.write(w).within("value")?,
         }
         Ok(())
     }

@@ -293,12 +293,8 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
         match &self.body {
-            ServerMessageBody::Event(value) => {
-                value.write(w).within("body")?;
-            }
-            ServerMessageBody::Response(value) => {
-                value.write(w).within("body")?;
-            }
+            ServerMessageBody::Event(value) => value.write(w).within("body")?,
+            ServerMessageBody::Response(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -404,12 +400,8 @@ impl<'a> Codec<'a> for EventKind {
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
         match &self.body {
-            EventKindBody::Snapshot(value) => {
-                value.write(w).within("body")?;
-            }
-            EventKindBody::GameOver(value) => {
-                value.write(w).within("body")?;
-            }
+            EventKindBody::Snapshot(value) => value.write(w).within("body")?,
+            EventKindBody::GameOver(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -593,12 +585,8 @@ impl<'a> Codec<'a> for EntityKind {
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
         match &self.body {
-            EntityKindBody::Object(value) => {
-                value.write(w).within("body")?;
-            }
-            EntityKindBody::Player(value) => {
-                value.write(w).within("body")?;
-            }
+            EntityKindBody::Object(value) => value.write(w).within("body")?,
+            EntityKindBody::Player(value) => value.write(w).within("body")?,
             EntityKindBody::Dead => {}
         }
         Ok(())
@@ -982,13 +970,9 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
         match &self.body {
-            ResponseKindBody::Error(value) => {
-                value.write(w).within("body")?;
-            }
+            ResponseKindBody::Error(value) => value.write(w).within("body")?,
             ResponseKindBody::Pong => {}
-            ResponseKindBody::Connect(value) => {
-                value.write(w).within("body")?;
-            }
+            ResponseKindBody::Connect(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -1148,12 +1132,8 @@ impl<'a> Codec<'a> for ClientMessage {
         let raw = fit(variant as u64, 1, "variant")?;
         w.bits(raw, 1u32);
         match &self.body {
-            ClientMessageBody::Request(value) => {
-                value.write(w).within("body")?;
-            }
-            ClientMessageBody::Action(value) => {
-                value.write(w).within("body")?;
-            }
+            ClientMessageBody::Request(value) => value.write(w).within("body")?,
+            ClientMessageBody::Action(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -1333,15 +1313,9 @@ impl<'a> Codec<'a> for Action {
         let raw = fit(variant as u64, 3, "variant")?;
         w.bits(raw, 2u32);
         match &self.body {
-            ActionBody::Break(value) => {
-                value.write(w).within("body")?;
-            }
-            ActionBody::Throw(value) => {
-                value.write(w).within("body")?;
-            }
-            ActionBody::Move(value) => {
-                value.write(w).within("body")?;
-            }
+            ActionBody::Break(value) => value.write(w).within("body")?,
+            ActionBody::Throw(value) => value.write(w).within("body")?,
+            ActionBody::Move(value) => value.write(w).within("body")?,
         }
         Ok(())
     }

@@ -212,39 +212,17 @@ impl<'a> Codec<'a> for Message<'a> {
         let header = self.body.header();
         w.put(&header.raw().to_le_bytes());
         match &self.body {
-            MessageBody::Unreliable(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Ack(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::AckExtra(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Connect(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Reject(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Heartbeat(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Disconnect(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Reliable(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Welcome(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::ClientConnected(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::ClientDisconnected(value) => {
-                value.write(w).within("body")?;
-            }
+            MessageBody::Unreliable(value) => value.write(w).within("body")?,
+            MessageBody::Ack(value) => value.write(w).within("body")?,
+            MessageBody::AckExtra(value) => value.write(w).within("body")?,
+            MessageBody::Connect(value) => value.write(w).within("body")?,
+            MessageBody::Reject(value) => value.write(w).within("body")?,
+            MessageBody::Heartbeat(value) => value.write(w).within("body")?,
+            MessageBody::Disconnect(value) => value.write(w).within("body")?,
+            MessageBody::Reliable(value) => value.write(w).within("body")?,
+            MessageBody::Welcome(value) => value.write(w).within("body")?,
+            MessageBody::ClientConnected(value) => value.write(w).within("body")?,
+            MessageBody::ClientDisconnected(value) => value.write(w).within("body")?,
             MessageBody::Other { header, data, .. } => {
                 if let 0..=10 = header.raw() {
                     return Err(
@@ -588,12 +566,8 @@ impl<'a> Codec<'a> for Heartbeat {
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         match &self.form {
-            HeartbeatForm::Client(value) => {
-                value.write(w).within("form")?;
-            }
-            HeartbeatForm::Server(value) => {
-                value.write(w).within("form")?;
-            }
+            HeartbeatForm::Client(value) => value.write(w).within("form")?,
+            HeartbeatForm::Server(value) => value.write(w).within("form")?,
         }
         Ok(())
     }

@@ -209,39 +209,17 @@ impl<'a> Codec<'a> for Message<'a> {
         let raw = fit(header.raw() as u64, 15, "header")?;
         w.bits(raw, 4u32);
         match &self.body {
-            MessageBody::Unreliable(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Ack(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Connect(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Reject(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Heartbeat(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Disconnect(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Notify(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Reliable(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::Welcome(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::ClientConnected(value) => {
-                value.write(w).within("body")?;
-            }
-            MessageBody::ClientDisconnected(value) => {
-                value.write(w).within("body")?;
-            }
+            MessageBody::Unreliable(value) => value.write(w).within("body")?,
+            MessageBody::Ack(value) => value.write(w).within("body")?,
+            MessageBody::Connect(value) => value.write(w).within("body")?,
+            MessageBody::Reject(value) => value.write(w).within("body")?,
+            MessageBody::Heartbeat(value) => value.write(w).within("body")?,
+            MessageBody::Disconnect(value) => value.write(w).within("body")?,
+            MessageBody::Notify(value) => value.write(w).within("body")?,
+            MessageBody::Reliable(value) => value.write(w).within("body")?,
+            MessageBody::Welcome(value) => value.write(w).within("body")?,
+            MessageBody::ClientConnected(value) => value.write(w).within("body")?,
+            MessageBody::ClientDisconnected(value) => value.write(w).within("body")?,
         }
         Ok(())
     }
@@ -677,12 +655,8 @@ impl<'a> Codec<'a> for Heartbeat {
     }
     fn write(&self, w: &mut BitWriter<'_>) -> Result<(), EncodeError> {
         match &self.form {
-            HeartbeatForm::Client(value) => {
-                value.write(w).within("form")?;
-            }
-            HeartbeatForm::Server(value) => {
-                value.write(w).within("form")?;
-            }
+            HeartbeatForm::Client(value) => value.write(w).within("form")?,
+            HeartbeatForm::Server(value) => value.write(w).within("form")?,
         }
         Ok(())
     }

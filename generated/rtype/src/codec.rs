@@ -279,21 +279,11 @@ impl<'a> Codec<'a> for Packet<'a> {
             return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
         }
         match &self.payload {
-            PacketPayload::ReqLogin(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ResLogin(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ReqJoinRoom(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::CInput(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::SEntityState(value) => {
-                value.write(w).within("payload")?;
-            }
+            PacketPayload::ReqLogin(value) => value.write(w).within("payload")?,
+            PacketPayload::ResLogin(value) => value.write(w).within("payload")?,
+            PacketPayload::ReqJoinRoom(value) => value.write(w).within("payload")?,
+            PacketPayload::CInput(value) => value.write(w).within("payload")?,
+            PacketPayload::SEntityState(value) => value.write(w).within("payload")?,
             PacketPayload::Ack => {}
             PacketPayload::Other { command, data, .. } => {
                 if !flags.contains(PacketFlags::IS_FRAGMENT) {

@@ -359,45 +359,21 @@ impl<'a> Codec<'a> for Packet<'a> {
             return Err(EncodeError::new("payload", EncodeErrorKind::NotDefault));
         }
         match &self.payload {
-            PacketPayload::ReqLogin(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ResLogin(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::CInput(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::SEntityState(value) => {
-                value.write(w).within("payload")?;
-            }
+            PacketPayload::ReqLogin(value) => value.write(w).within("payload")?,
+            PacketPayload::ResLogin(value) => value.write(w).within("payload")?,
+            PacketPayload::CInput(value) => value.write(w).within("payload")?,
+            PacketPayload::SEntityState(value) => value.write(w).within("payload")?,
             PacketPayload::Ack => {}
-            PacketPayload::ReqLogout(value) => {
-                value.write(w).within("payload")?;
-            }
+            PacketPayload::ReqLogout(value) => value.write(w).within("payload")?,
             PacketPayload::Heartbeat => {}
             PacketPayload::ReqLobbyList => {}
-            PacketPayload::ResLobbyList(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ReqCreateLobby(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ResCreateLobby(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ReqJoinLobby(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ResJoinLobby(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::ReqLeaveLobby(value) => {
-                value.write(w).within("payload")?;
-            }
-            PacketPayload::LobbyStateUpdate(value) => {
-                value.write(w).within("payload")?;
-            }
+            PacketPayload::ResLobbyList(value) => value.write(w).within("payload")?,
+            PacketPayload::ReqCreateLobby(value) => value.write(w).within("payload")?,
+            PacketPayload::ResCreateLobby(value) => value.write(w).within("payload")?,
+            PacketPayload::ReqJoinLobby(value) => value.write(w).within("payload")?,
+            PacketPayload::ResJoinLobby(value) => value.write(w).within("payload")?,
+            PacketPayload::ReqLeaveLobby(value) => value.write(w).within("payload")?,
+            PacketPayload::LobbyStateUpdate(value) => value.write(w).within("payload")?,
             PacketPayload::Other { command, data, .. } => {
                 if !flags.contains(PacketFlags::IS_FRAGMENT) {
                     if let 1..=4 | 7..=14 | 16..=17 | 255 = command.raw() {
@@ -681,10 +657,10 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
             DeltaEntryComponent::AddEntity => {}
             DeltaEntryComponent::RemoveEntity => {}
             DeltaEntryComponent::SetComponent(value) => {
-                value.write(w).within("component")?;
+                value.write(w).within("component")?
             }
             DeltaEntryComponent::RemoveComponent(value) => {
-                value.write(w).within("component")?;
+                value.write(w).within("component")?
             }
         }
         Ok(())
@@ -866,37 +842,17 @@ impl<'a> Codec<'a> for SetComponent<'a> {
         let data_at = w.len();
         match &self.data {
             SetComponentData::Bullet => {}
-            SetComponentData::Controllable(value) => {
-                value.write(w).within("data")?;
-            }
+            SetComponentData::Controllable(value) => value.write(w).within("data")?,
             SetComponentData::Enemy => {}
-            SetComponentData::Shooter(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Health(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Hitbox(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Player(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Replicated(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::MovementPattern(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Stats(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Tag(value) => {
-                value.write(w).within("data")?;
-            }
-            SetComponentData::Transform(value) => {
-                value.write(w).within("data")?;
-            }
+            SetComponentData::Shooter(value) => value.write(w).within("data")?,
+            SetComponentData::Health(value) => value.write(w).within("data")?,
+            SetComponentData::Hitbox(value) => value.write(w).within("data")?,
+            SetComponentData::Player(value) => value.write(w).within("data")?,
+            SetComponentData::Replicated(value) => value.write(w).within("data")?,
+            SetComponentData::MovementPattern(value) => value.write(w).within("data")?,
+            SetComponentData::Stats(value) => value.write(w).within("data")?,
+            SetComponentData::Tag(value) => value.write(w).within("data")?,
+            SetComponentData::Transform(value) => value.write(w).within("data")?,
             SetComponentData::Other { component_type, data, .. } => {
                 if let 0..=11 = component_type.raw() {
                     return Err(

@@ -103,6 +103,12 @@ impl<'p> Gen<'p> {
                 (true, CaseBody::Empty) => quote! { #un::#var { #tag_bind } => { #range_check } },
                 (_, CaseBody::Empty) => quote! { #un::#var => { #tag_check } },
                 (true, _) => quote! { #un::#var { #tag_bind value } => { #range_check #write } },
+                // One call and nothing to check: the arm is the call (a `()`).
+                (false, CaseBody::Struct(id))
+                    if tag_check.is_none() && !self.writes_bits_into_bytes(sid, id) =>
+                {
+                    quote! { #un::#var(value) => value.write(w).within(#nm)?, }
+                }
                 (false, _) => quote! { #un::#var(value) => { #tag_check #write } },
             });
         }
