@@ -542,6 +542,8 @@ impl<'f> Validator<'f> {
         self.check_names(&proto);
         self.check_bit_rest_arrays(&proto);
         self.check_endless_arrays(&proto);
+        self.check_greedy_values(&proto);
+        self.check_lengths_to_the_end(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "E0110",

@@ -248,3 +248,164 @@ fn min_bits(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> u32 {
         _ => 0,
     }
 }
+
+impl<'f> Validator<'f> {
+    /// A value whose type ends in a field read to the end of its scope takes every byte left:
+    /// nothing can follow it (fields after it would never be read, the encoder would write
+    /// what the decoder cannot find), and it cannot be an element of an array (the first would
+    /// take the bytes of all). A direct field is E0219; this is the same through nested types
+    /// and switch cases (schema-bugs round 2, seed 139: an array of `Item`s ending in `u8[]`).
+    pub(crate) fn check_greedy_values(&mut self, p: &Protocol) {
+        for s in &p.structs {
+            let last = s.fields.len().saturating_sub(1);
+            for (fi, f) in s.fields.iter().enumerate() {
+                let (what, hint) = match &f.ty {
+                    Ty::Array(elem, _) => match greedy(p, elem, &mut Vec::new()) {
+                        Some(inner) => (
+                            format!(
+                                "the elements of '{}' end in '{inner}', which runs to the end of \
+                                 the message: the first element would take the bytes of all",
+                                f.name
+                            ),
+                            "give the elements a length (`element: { length: … }`), or that \
+                             field a 'length', 'count' or 'prefix'",
+                        ),
+                        None => continue,
+                    },
+                    ty if fi < last && !runs_to_end(ty) => match greedy(p, ty, &mut Vec::new()) {
+                        Some(inner) => (
+                            format!(
+                                "'{}' ends in '{inner}', which runs to the end of the message, but \
+                                 fields of '{}' follow it",
+                                f.name, s.name
+                            ),
+                            "give that field a 'length', 'count' or 'prefix', or this one a \
+                             'length'",
+                        ),
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                let at = format!("{}.type", self.field_path(&s.name, fi));
+                self.error("E1506", &at, what, Some(hint.into()));
+            }
+        }
+    }
+}
+
+/// The field (`Type.field`) through which a value of `ty` runs to the end of its scope: its own
+/// type does, or the last field of its struct (of a switch case's struct) does, however deep.
+fn greedy(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> Option<String> {
+    let of_struct = |id: StructId, seen: &mut Vec<StructId>| -> Option<String> {
+        if seen.contains(&id) {
+            return None;
+        }
+        seen.push(id);
+        let s = &p.structs[id];
+        // A length counted from the end of the scope reaches past the struct (into what
+        // follows it) when the struct has no length of its own.
+        if let Some(f) = s
+            .fields
+            .iter()
+            .find(|f| length_of(&f.ty).and_then(leaves).is_some())
+        {
+            return Some(format!("{}.{}", s.name, f.name));
+        }
+        let f = s.fields.last()?;
+        if runs_to_end(&f.ty) {
+            return Some(format!("{}.{}", s.name, f.name));
+        }
+        greedy(p, &f.ty, seen)
+    };
+    match ty {
+        Ty::Struct(id, None | Some(Len::Natural)) => of_struct(*id, seen),
+        Ty::Union(u) if matches!(u.len, Len::Natural) => u
+            .cases
+            .iter()
+            .map(|c| c.body)
+            .chain(u.default)
+            .find_map(|b| match b {
+                CaseBody::Struct(id) => of_struct(id, &mut seen.clone()),
+                _ => None,
+            }),
+        _ => None,
+    }
+}
+
+/// How many bytes a length leaves after its field when it is counted from the end of the scope:
+/// `@remaining` leaves 0, `@remaining - 2` leaves 2; `None` for any other length.
+fn leaves(len: &Len) -> Option<u64> {
+    let e = match len {
+        Len::Expr(e) | Len::Bytes(e) => e,
+        _ => return None,
+    };
+    match e {
+        Expr::Remaining => Some(0),
+        Expr::Binary(crate::expr::BinOp::Sub, a, b) if matches!(**a, Expr::Remaining) => {
+            match **b {
+                Expr::Int(k, _) => Some(k),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The length of a field's value, when it has one of its own.
+fn length_of(ty: &Ty) -> Option<&Len> {
+    match ty {
+        Ty::Bytes(l) | Ty::Str(l, _) | Ty::Array(_, l) | Ty::Struct(_, Some(l)) => Some(l),
+        Ty::Union(u) => Some(&u.len),
+        _ => None,
+    }
+}
+
+impl<'f> Validator<'f> {
+    /// A length counted from the end of the scope (`@remaining - k`) leaves exactly `k` bytes to
+    /// the fields after it: they must take exactly that, always (schema-bugs round 2, seed 153:
+    /// a string of `@remaining` bytes followed by four more fields the decoder never found).
+    pub(crate) fn check_lengths_to_the_end(&mut self, p: &Protocol) {
+        for s in p.structs.iter().filter(|s| !s.layout.is_bits()) {
+            for (fi, f) in s.fields.iter().enumerate() {
+                let Some(k) = length_of(&f.ty).and_then(leaves) else {
+                    continue;
+                };
+                let after = &s.fields[fi + 1..];
+                let fixed: Option<u64> = after
+                    .iter()
+                    .map(|g| match g.condition {
+                        None => p.fixed_size(&g.ty).map(|n| n as u64),
+                        Some(_) => None,
+                    })
+                    .sum();
+                if fixed == Some(k) {
+                    continue;
+                }
+                let follow = match fixed {
+                    Some(1) => "1 byte of fields follows it".to_string(),
+                    Some(n) => format!("{n} bytes of fields follow it"),
+                    None => "fields whose size varies follow it".to_string(),
+                };
+                let at = format!("{}.length", self.field_path(&s.name, fi));
+                let extent = match k {
+                    0 => "as long as what remains of its scope".to_string(),
+                    k => format!("as long as what remains of its scope less {k} bytes"),
+                };
+                self.error(
+                    "E1507",
+                    &at,
+                    format!(
+                        "'{}' is {extent}, but {follow}: the decoder would not find them where \
+                         the encoder writes them",
+                        f.name
+                    ),
+                    Some(format!(
+                        "leave the bytes the fields after it take (`@remaining - N`), or give \
+                         '{}' a length of its own",
+                        f.name
+                    )),
+                );
+            }
+        }
+    }
+}

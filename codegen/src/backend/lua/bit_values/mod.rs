@@ -79,7 +79,7 @@ impl<'p> Gen<'p> {
                 self.bit_text(c, &at, len, text)?
             }
             Ty::Bits => at.bit_string(c),
-            Ty::Struct(id, None | Some(Len::Natural)) => at.nested(c, &p.structs[*id].name),
+            Ty::Struct(id, None | Some(Len::Natural)) => at.nested(c, p, *id),
             Ty::Struct(..) => {
                 return Err(Internal(format!(
                     "'{}': a struct with a length in a bit stream",

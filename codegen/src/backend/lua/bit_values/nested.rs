@@ -3,15 +3,16 @@
 use super::*;
 
 impl BitRead<'_> {
-    /// A value of struct `t` that delimits itself, in a subtree labelled `label`.
-    fn struct_in(&self, c: &mut Code, t: &str, label: &str) {
+    /// A value that delimits itself, read by Lua function `function`, in a subtree labelled
+    /// `label`.
+    fn struct_in(&self, c: &mut Code, function: &str, label: &str) {
         let (tree, target) = (self.tree, self.target);
         c.line(format!(
             "sub = {tree}:add(tvb(floor(offset / 8), 0), \"{}: {label}\")",
             naming::label(&self.name)
         ));
         c.line(format!(
-            "{} = dissect_{t}(tvb, pinfo, sub, offset, limit)",
+            "{} = {function}(tvb, pinfo, sub, offset, limit)",
             results(target)
         ));
         c.line("if nxt == nil then return nil end");
@@ -20,9 +21,11 @@ impl BitRead<'_> {
         c.line("offset = nxt");
     }
 
-    /// A value of struct `t` that delimits itself.
-    pub(crate) fn nested(&self, c: &mut Code, t: &str) {
-        self.struct_in(c, t, t);
+    /// A value of struct `id` that delimits itself, read by the function of the field's
+    /// `filter:` use when it has one (its fields' filter names are the use's).
+    pub(crate) fn nested(&self, c: &mut Code, p: &Protocol, id: StructId) {
+        let filter = p.structs[self.sid].fields[self.fi].filter.as_deref();
+        self.struct_in(c, &struct_fn_name(p, id, filter), &p.structs[id].name);
     }
 }
 
@@ -44,7 +47,7 @@ impl<'p> Gen<'p> {
         let tag = self.tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
-            CaseBody::Struct(id) => at.struct_in(c, &p.structs[id].name, variant),
+            CaseBody::Struct(id) => at.struct_in(c, &struct_fn_name(p, id, None), variant),
             // Values to the end, before the last byte's padding.
             CaseBody::Array(id) => {
                 let t = &p.structs[id].name;
