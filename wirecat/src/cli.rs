@@ -265,7 +265,10 @@ impl Job for Exec {
             }
             Command::Read(a) => read::<P>(&a),
             Command::Check(a) => check::<P>(&a),
+            #[cfg(feature = "export")]
             Command::Export(a) => export::<P>(&a),
+            #[cfg(not(feature = "export"))]
+            Command::Export(_) => Err(no_export()),
             Command::Stats(a) => crate::stats_cli::stats::<P>(&a),
         }
     }
@@ -541,6 +544,15 @@ fn summary(t: &Tally, failed: u64, tcp: bool) -> String {
     line
 }
 
+/// Without the `export` feature the command is there, and says how to get it.
+#[cfg(not(feature = "export"))]
+fn no_export() -> String {
+    "this wirecat was built without Parquet export: depend on wirecat with \
+     `features = [\"export\"]` (docs/wirecat.md)"
+        .into()
+}
+
+#[cfg(feature = "export")]
 fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
     let ports = ports::<P>(&a.ports)?;
     let partitioned = a.captures.len() > 1;

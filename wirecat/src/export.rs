@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use wiregen_runtime::SerdeProtocol;
 
 use crate::capture::Packets;
+use crate::message_type::message_type;
 use crate::reading::{self, Tally};
 use crate::session::{Conversations, Event, Ports};
 use crate::shape::Shape;
@@ -53,36 +54,6 @@ fn row<P: SerdeProtocol>(
         row["joined_message"] = message_type(&row["joined"]).into();
     }
     Ok(Some(row))
-}
-
-/// The message's type: the variant names down the value (`"LongLinkState"`,
-/// `"Packet.SEntityState"`), from serde's externally tagged enums.
-pub(crate) fn message_type(v: &Value) -> String {
-    let mut names = Vec::new();
-    let mut at = v;
-    while let Value::Object(o) = at {
-        let variant = o
-            .iter()
-            .find(|(k, _)| o.len() == 1 && k.starts_with(|c: char| c.is_ascii_uppercase()));
-        let next = match variant {
-            Some((name, inner)) => {
-                names.push(name.as_str());
-                inner
-            }
-            // A struct: into its first field that holds a variant (the switch).
-            None => match o.values().find(|x| {
-                matches!(x, Value::Object(i) if i.len() == 1 && i.keys().all(|k| k.starts_with(|c: char| c.is_ascii_uppercase())))
-            }) {
-                Some(inner) => inner,
-                None => break,
-            },
-        };
-        if let Value::String(unit) = next {
-            names.push(unit);
-        }
-        at = next;
-    }
-    names.join(".")
 }
 
 /// The Arrow schema of the rows: the fixed columns, then `value` and `joined` as learnt.
@@ -168,19 +139,4 @@ pub fn export<P: SerdeProtocol, R: Read>(
     flush(&mut rows)?;
     writer.close().map_err(|e| e.to_string())?;
     Ok((tally, written))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_message_type_is_the_variants_down_the_value() {
-        let dnp = json!({"body": {"LongLinkState": {"number": 7}}});
-        assert_eq!(message_type(&dnp), "LongLinkState");
-        let unit = json!({"seq": 1, "payload": "Ack"});
-        assert_eq!(message_type(&unit), "");
-        let nested = json!({"Packet": {"flags": [], "body": {"Response": {"kind": "Init"}}}});
-        assert_eq!(message_type(&nested), "Packet.Response");
-    }
 }

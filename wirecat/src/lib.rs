@@ -14,9 +14,12 @@
 
 pub mod capture;
 mod cli;
+#[cfg(feature = "export")]
 pub mod export;
+mod message_type;
 pub mod reading;
 pub mod session;
+#[cfg(feature = "export")]
 mod shape;
 pub mod stats;
 mod stats_cli;

@@ -41,7 +41,7 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
                 }
             }
             let value = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
-            let mut ty = crate::export::message_type(&value);
+            let mut ty = crate::message_type::message_type(&value);
             if ty.is_empty() {
                 ty = "(no variant)".into();
             }

@@ -1,6 +1,7 @@
 //! `wirecat export` to Parquet, queried by a real engine: DuckDB (its Python package; `./test.sh`
 //! installs it when missing, or `WIREGEN_DUCKDB_PYTHON` names a Python that has it). The
 //! queries are the ones docs/wirecat.md shows.
+#![cfg(feature = "export")]
 
 mod common;
 

@@ -45,27 +45,30 @@ publish = false
 path = "src/lib.rs"
 
 # The binary links every protocol of this repository; a game's own wirecat depends on the
-# library alone (`default-features = false`) and calls `wirecat::run::<mygame::Protocol>()`.
+# library alone (`default-features = false`, builds in about a minute) and calls
+# `wirecat::run::<mygame::Protocol>()`; `features = ["export"]` adds `wirecat export`.
 [[bin]]
 name = "wirecat"
 path = "src/main.rs"
 required-features = ["repository"]
 
 [features]
-default = ["repository"]
+default = ["repository", "export"]
 repository = [
 {features}]
+# `wirecat export`: Arrow record batches built from the messages' JSON, written as Parquet
+# (arrow and parquet take most of a first build: minutes on two cores).
+export = ["dep:arrow-array", "dep:arrow-json", "dep:arrow-schema", "dep:parquet"]
 
 [dependencies]
-# `export`: Arrow record batches built from the messages' JSON, written as Parquet.
-arrow-array = "57"
-arrow-json = "57"
-arrow-schema = "57"
+arrow-array = {{ version = "57", optional = true }}
+arrow-json = {{ version = "57", optional = true }}
+arrow-schema = {{ version = "57", optional = true }}
 clap = {{ version = "4", features = ["derive"] }}
 etherparse = "0.21"
 flate2 = "1"
 indicatif = "0.18"
-parquet = {{ version = "57", default-features = false, features = ["arrow", "snap"] }}
+parquet = {{ version = "57", default-features = false, features = ["arrow", "snap"], optional = true }}
 pcap-file = "2"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = {{ version = "1", features = ["preserve_order"] }}
