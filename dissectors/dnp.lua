@@ -1491,49 +1491,6 @@ local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- The cases of `value` by tag: the label each is shown under and the function that
--- reads it.
-local CASES_IndexedValue_value = {
-  [0] = { "Value: SInt8", dissect_SInt8Value },
-  [1] = { "Value: UInt8", dissect_UInt8Value },
-  [2] = { "Value: SInt16", dissect_SInt16Value },
-  [3] = { "Value: UInt16", dissect_UInt16Value },
-  [4] = { "Value: SInt32", dissect_SInt32Value },
-  [5] = { "Value: UInt32", dissect_UInt32Value },
-  [6] = { "Value: SInt64", dissect_SInt64Value },
-  [7] = { "Value: UInt64", dissect_UInt64Value },
-  [8] = { "Value: Float16", dissect_Float16Value },
-  [9] = { "Value: Float32", dissect_Float32Value },
-  [10] = { "Value: Float64", dissect_Float64Value },
-  [11] = { "Value: String", dissect_StringValue },
-  [12] = { "Value: Data", dissect_DataValue },
-  [13] = { "Value: Point2S8", dissect_Point2S8Value },
-  [14] = { "Value: Point2U8", dissect_Point2U8Value },
-  [15] = { "Value: Point2S16", dissect_Point2S16Value },
-  [16] = { "Value: Point2U16", dissect_Point2U16Value },
-  [17] = { "Value: Point2S32", dissect_Point2S32Value },
-  [18] = { "Value: Point2U32", dissect_Point2U32Value },
-  [19] = { "Value: Point2S64", dissect_Point2S64Value },
-  [20] = { "Value: Point2U64", dissect_Point2U64Value },
-  [21] = { "Value: Point3S8", dissect_Point3S8Value },
-  [22] = { "Value: Point3U8", dissect_Point3U8Value },
-  [23] = { "Value: Point3S16", dissect_Point3S16Value },
-  [24] = { "Value: Point3U16", dissect_Point3U16Value },
-  [25] = { "Value: Point3S32", dissect_Point3S32Value },
-  [26] = { "Value: Point3U32", dissect_Point3U32Value },
-  [27] = { "Value: Point3S64", dissect_Point3S64Value },
-  [28] = { "Value: Point3U64", dissect_Point3U64Value },
-  [29] = { "Value: Vector2F16", dissect_Vector2F16Value },
-  [30] = { "Value: Vector2F32", dissect_Vector2F32Value },
-  [31] = { "Value: Vector2F64", dissect_Vector2F64Value },
-  [32] = { "Value: Vector3F16", dissect_Vector3F16Value },
-  [33] = { "Value: Vector3F32", dissect_Vector3F32Value },
-  [34] = { "Value: Vector3F64", dissect_Vector3F64Value },
-  [35] = { "Value: QuaternionF16", dissect_QuaternionF16Value },
-  [36] = { "Value: QuaternionF32", dissect_QuaternionF32Value },
-  [37] = { "Value: QuaternionF64", dissect_QuaternionF64Value },
-}
-
 -- IndexedValue: A value by its index in the link's list; the list gives its type.
 local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
@@ -1548,7 +1505,7 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   -- value
   local tag_value = list_item(1, v.index)
   if tag_value == nil then tree:add_proto_expert_info(E.no_state, "value: its type is not in the list announced earlier") return nil end
-  local case_value = CASES_IndexedValue_value[tag_value]
+  local case_value = CASES_TypedValue_value[tag_value]
   if case_value ~= nil then
     sub = tree:add(tvb(offset, 0), case_value[1])
     nxt = case_value[2](tvb, pinfo, sub, offset, limit)

@@ -214,10 +214,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         field: &'static str,
         abbrev: &'static str,
     ) -> Result<f32, DecodeError> {
-        let at = self.pos;
-        let v = crate::f16_to_f32(u16::from_le_bytes(self.array::<2>(field)?));
-        self.note(abbrev, at, Value::F(f64::from(v)));
-        Ok(v)
+        self.f16_in(u16::from_le_bytes, field, abbrev)
     }
 
     /// A big-endian half-precision float of field `field`, as an `f32`, noted under `abbrev`.
@@ -227,8 +224,19 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         field: &'static str,
         abbrev: &'static str,
     ) -> Result<f32, DecodeError> {
+        self.f16_in(u16::from_be_bytes, field, abbrev)
+    }
+
+    /// A half-precision float whose two bytes `order` reads.
+    #[inline]
+    fn f16_in(
+        &mut self,
+        order: fn([u8; 2]) -> u16,
+        field: &'static str,
+        abbrev: &'static str,
+    ) -> Result<f32, DecodeError> {
         let at = self.pos;
-        let v = crate::f16_to_f32(u16::from_be_bytes(self.array::<2>(field)?));
+        let v = crate::f16_to_f32(order(self.array::<2>(field)?));
         self.note(abbrev, at, Value::F(f64::from(v)));
         Ok(v)
     }

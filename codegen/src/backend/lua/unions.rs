@@ -2,6 +2,7 @@
 
 use super::*;
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// A switch with at least this many cases that read alike (a type each, under its own label)
 /// finds its case in a table built at load time, instead of testing the tag once per case.
@@ -13,16 +14,24 @@ const DISPATCH_TABLE_CASES: usize = 8;
 pub(crate) struct Tables {
     /// Declarations not yet placed before a function.
     pending: RefCell<Vec<String>>,
-    /// Every table declared so far: a struct rendered again (a `filter:` use) reads the same.
-    declared: RefCell<HashSet<String>>,
+    /// Every table declared so far, by its entries: a struct rendered again (a `filter:` use)
+    /// or a second switch of the same cases reads the first one's table.
+    declared: RefCell<HashMap<String, String>>,
 }
 
 impl Tables {
-    /// Declares table `name` (its text) unless it is declared already.
-    fn declare(&self, name: &str, text: String) {
-        if self.declared.borrow_mut().insert(name.to_string()) {
-            self.pending.borrow_mut().push(text);
+    /// The name of the table of `entries`: `name`, declared with `comment` before the next
+    /// function, or the table of the same entries declared before.
+    fn declare(&self, name: &str, comment: &str, entries: String) -> String {
+        let mut declared = self.declared.borrow_mut();
+        if let Some(first) = declared.get(&entries) {
+            return first.clone();
         }
+        declared.insert(entries.clone(), name.to_string());
+        self.pending
+            .borrow_mut()
+            .push(format!("{comment}local {name} = {{\n{entries}}}\n\n"));
+        name.to_string()
     }
 
     /// The declarations the next function reads, to be written before it.
@@ -153,17 +162,16 @@ pub(crate) fn case_chain(
     let mut branches: Vec<(String, Code)> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
     if let Some((mut template, entries)) = table.as_ref().map(|(t, e)| (t.clone(), e)) {
-        let mut text = format!(
+        let comment = format!(
             "-- The cases of `{name}` by tag: the label each is shown under and the function that\n\
-             -- reads it.\nlocal {} = {{\n",
-            chain.table
+             -- reads it.\n"
         );
+        let mut text = String::new();
         for (_, tag, label, function) in entries {
             text.push_str(&format!("  [{tag}] = {{ {label}, {function} }},\n"));
         }
-        text.push_str("}\n\n");
-        chain.tables.declare(&chain.table, text);
-        c.line(format!("local case_{name} = {}[tag_{name}]", chain.table));
+        let table = chain.tables.declare(&chain.table, &comment, text);
+        c.line(format!("local case_{name} = {table}[tag_{name}]"));
         for line in &mut template.lines {
             *line = line
                 .replace(LABEL, &format!("case_{name}[1]"))
