@@ -57,18 +57,24 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|x| Literal::u16_unsuffixed(*x))
             .collect();
+        // The TCP ports whether or not the schema frames TCP: a tool reading a capture then
+        // says that the messages cannot be found in the stream, not that there are no ports.
+        let tcp_ports: Vec<Literal> = p
+            .transport
+            .tcp_ports
+            .iter()
+            .map(|x| Literal::u16_unsuffixed(*x))
+            .collect();
+        let tcp_ports = (!tcp_ports.is_empty()).then(|| {
+            quote! { const TCP_PORTS: &'static [u16] = &[#(#tcp_ports),*]; }
+        });
         let tcp = if p.transport.tcp_length_prefix.is_some() {
-            let tcp_ports = p
-                .transport
-                .tcp_ports
-                .iter()
-                .map(|x| Literal::u16_unsuffixed(*x));
             quote! {
-                const TCP_PORTS: &'static [u16] = &[#(#tcp_ports),*];
+                #tcp_ports
                 const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
             }
         } else {
-            quote! {}
+            quote! { #tcp_ports }
         };
         let facts = self.facts_protocol();
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
