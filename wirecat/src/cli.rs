@@ -31,8 +31,15 @@ struct DecodeArgs {
     #[arg(short, long = "type", value_name = "TYPE")]
     ty: Option<String>,
     /// Messages as hex, one per argument (spaces allowed inside one).
-    #[arg(required = true, value_name = "HEX")]
+    #[arg(value_name = "HEX", required_unless_present_any = ["file", "hex_file"])]
     hex: Vec<String>,
+    /// A message as its raw bytes: a file, or `-` for standard input (a message too large
+    /// for an argument).
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
+    /// Messages as hex, one per line: a file, or `-` for standard input.
+    #[arg(long, value_name = "FILE")]
+    hex_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -42,8 +49,61 @@ struct EncodeArgs {
     ty: Option<String>,
     /// Values as JSON, as `decode` prints them; derived fields (lengths, counts, checksums) may
     /// be left as they are: the encoder fills them in.
-    #[arg(required = true, value_name = "JSON")]
+    #[arg(value_name = "JSON", required_unless_present = "file")]
     json: Vec<String>,
+    /// Values as JSON, one after another: a file, or `-` for standard input.
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
+impl DecodeArgs {
+    /// The messages to decode: the hex arguments, then the hex file's lines, then the raw file.
+    fn messages(&self) -> Result<Vec<Vec<u8>>, String> {
+        let mut out = Vec::new();
+        for hex in &self.hex {
+            out.push(parse_hex(hex)?);
+        }
+        if let Some(path) = &self.hex_file {
+            let text = String::from_utf8(read_input(path)?)
+                .map_err(|_| format!("{}: not hex text", path.display()))?;
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                out.push(parse_hex(line)?);
+            }
+        }
+        if let Some(path) = &self.file {
+            out.push(read_input(path)?);
+        }
+        Ok(out)
+    }
+}
+
+impl EncodeArgs {
+    /// The values to encode: the JSON arguments, then the file's JSON values.
+    fn values(&self) -> Result<Vec<String>, String> {
+        let mut out = self.json.clone();
+        if let Some(path) = &self.file {
+            let bytes = read_input(path)?;
+            for value in
+                serde_json::Deserializer::from_slice(&bytes).into_iter::<serde_json::Value>()
+            {
+                let value = value.map_err(|e| format!("{}: {e}", path.display()))?;
+                out.push(value.to_string());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The bytes of file `path`, or of standard input for `-`.
+fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let read = if path.as_os_str() == "-" {
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
+    };
+    read.map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(bytes)
 }
 
 #[derive(Args)]
@@ -241,8 +301,7 @@ impl Job for Exec {
                 Ok(true)
             }
             Command::Decode(a) => {
-                for hex in &a.hex {
-                    let bytes = parse_hex(hex)?;
+                for bytes in a.messages()? {
                     let json = Decode {
                         ty: a.ty.as_deref(),
                         bytes: &bytes,
@@ -253,10 +312,10 @@ impl Job for Exec {
                 Ok(true)
             }
             Command::Encode(a) => {
-                for json in &a.json {
+                for json in a.values()? {
                     let bytes = Encode {
                         ty: a.ty.as_deref(),
-                        json,
+                        json: &json,
                     }
                     .run::<P>()?;
                     println!("{}", to_hex(&bytes));
