@@ -313,6 +313,24 @@ pub struct TcpDef {
     /// (default: what the prefix can hold, at most 1 MiB).
     #[serde(default)]
     pub max_message: Option<u64>,
+    /// What the prefix's value counts: `message`, the bytes after the prefix (the default), or
+    /// `frame`, the prefix's own bytes too (OpenTTD's `size`, many games').
+    #[serde(default)]
+    pub length_counts: Option<LengthCounts>,
+    /// A constant the value counts besides (when negative: short of) what `length_counts`
+    /// says: the value is the message's bytes (plus the prefix's for `frame`) plus this.
+    #[serde(default)]
+    pub length_adjust: Option<i64>,
+}
+
+/// What a TCP length prefix's value counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LengthCounts {
+    /// The message after the prefix.
+    Message,
+    /// The whole frame: the prefix and the message.
+    Frame,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

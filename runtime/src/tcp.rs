@@ -4,7 +4,8 @@
 use crate::{fit, DecodeError, DecodeErrorKind, EncodeError};
 
 /// How a protocol frames its messages on a TCP stream: an integer prefix giving the length of
-/// the message that follows (not counting the prefix).
+/// the message that follows (not counting the prefix, unless [`Framing::counting`] says what
+/// else it counts).
 ///
 /// ```
 /// use wiregen_runtime::tcp::Framing;
@@ -26,6 +27,8 @@ pub struct Framing {
     big_endian: bool,
     signed: bool,
     max_message: usize,
+    /// What the prefix's value counts besides the message (its own bytes, say).
+    counted: i64,
 }
 
 impl Framing {
@@ -46,7 +49,31 @@ impl Framing {
             big_endian,
             signed,
             max_message,
+            counted: 0,
         }
+    }
+
+    /// The same framing, its prefix's value counting `counted` bytes besides the message: the
+    /// prefix's own bytes when it counts the whole frame (`counting(2)` for a u16 size that
+    /// includes itself), or any constant a protocol adds.
+    ///
+    /// ```
+    /// use wiregen_runtime::tcp::Framing;
+    /// const FRAMING: Framing = Framing::new(2, false, false, 1000).counting(2);
+    /// let mut stream = Vec::new();
+    /// FRAMING.frame_into(b"hello", &mut stream)?;
+    /// assert_eq!(stream, b"\x07\x00hello");
+    /// assert_eq!(FRAMING.frames(&stream).next().transpose()?, Some(&b"hello"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub const fn counting(mut self, counted: i64) -> Self {
+        self.counted = counted;
+        self
+    }
+
+    /// What the prefix's value counts besides the message.
+    pub const fn counted(&self) -> i64 {
+        self.counted
     }
 
     /// Bytes of the length prefix.
@@ -66,6 +93,8 @@ impl Framing {
             self.max_message as u64,
             "frame_length",
         )?;
+        // The schema keeps max_message + counted within the prefix.
+        let n = (i128::from(n) + i128::from(self.counted)) as u64;
         let bytes = n.to_le_bytes();
         let prefix = &bytes[..self.prefix_len];
         if self.big_endian {
@@ -95,11 +124,14 @@ impl Framing {
             prefix.iter().rev().fold(0, fold)
         };
         let shift = 64 - 8 * self.prefix_len as u32;
-        let declared = if self.signed {
+        let value = if self.signed {
             i128::from(((raw << shift) as i64) >> shift)
         } else {
             i128::from(raw)
         };
+        // A value counting less than what it always counts besides the message is as
+        // impossible as a negative one: the stream is out of step.
+        let declared = value - i128::from(self.counted);
         let n = usize::try_from(declared).map_err(|_| {
             DecodeError::new(
                 "frame_length",
@@ -196,6 +228,29 @@ mod tests {
         assert_eq!(out, [0, 0, 0, 2, b'a', b'b']);
         assert_eq!(f.next_frame(&out).unwrap(), Some((&b"ab"[..], 6)));
         assert_eq!(f.next_frame(&out[..5]).unwrap(), None);
+    }
+
+    #[test]
+    fn a_prefix_that_counts_itself() {
+        // OpenTTD's framing: a u16le size of the whole packet, itself included.
+        let f = Framing::new(2, false, false, 100).counting(2);
+        let mut stream = Vec::new();
+        f.frame_into(b"\x01abc", &mut stream).unwrap();
+        f.frame_into(b"", &mut stream).unwrap();
+        assert_eq!(stream, b"\x06\x00\x01abc\x02\x00");
+        let frames: Vec<&[u8]> = f.frames(&stream).map(Result::unwrap).collect();
+        assert_eq!(frames, [&b"\x01abc"[..], &b""[..]]);
+        // Cut anywhere, a frame waits for its bytes.
+        for cut in 0..stream.len() {
+            let whole = f.frames(&stream[..cut]).count();
+            assert!(whole <= 2, "{cut}");
+        }
+        // A size of 1 cannot count its own two bytes: out of step.
+        let e = f.next_frame(b"\x01\x00").unwrap_err();
+        assert!(
+            matches!(e.kind, DecodeErrorKind::BadLength { value: -1 }),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -240,21 +240,17 @@ impl<'a> Differ<'a> {
             );
         }
         let (ot, nt) = (&o.transport, &n.transport);
-        if ot.tcp_length_prefix != nt.tcp_length_prefix {
-            let show = |p: &Option<crate::ir::IntTy>| {
-                p.map_or("none".into(), |it| {
-                    format!("{} {}", it.name(), it.endian.words())
+        if ot.tcp_length_prefix != nt.tcp_length_prefix || ot.tcp_counted != nt.tcp_counted {
+            let show = |t: &crate::ir::Transport| {
+                t.tcp_length_prefix.map_or("none".into(), |it| {
+                    format!("{} {}, {}", it.name(), it.endian.words(), t.tcp_counts())
                 })
             };
             self.push(
                 Class::Breaking,
                 Rule::FramingChanged,
                 "protocol.transport.tcp.length_prefix".into(),
-                format!(
-                    "TCP length prefix {} → {}",
-                    show(&ot.tcp_length_prefix),
-                    show(&nt.tcp_length_prefix)
-                ),
+                format!("TCP length prefix {} → {}", show(ot), show(nt)),
                 at(self.old, "transport"),
                 at(self.new, "transport"),
             );

@@ -101,8 +101,25 @@ pub struct Transport {
     /// The largest message a TCP length prefix may announce (0 without a prefix): a larger one
     /// means the stream is out of step. The crate refuses it, the dissector skips the segment.
     pub tcp_max_message: u64,
+    /// What a TCP length prefix's value counts besides the message: its own bytes when it
+    /// counts the whole frame, plus the schema's `length_adjust` (the message's length is the
+    /// value less this).
+    pub tcp_counted: i64,
     pub udp_heuristic: Option<Heuristic>,
     pub tcp_heuristic: Option<Heuristic>,
+}
+
+impl Transport {
+    /// What the TCP length prefix counts, in words, for every output's documentation: `not
+    /// counting the prefix`, `counting the prefix too`, or the bytes it counts besides.
+    pub fn tcp_counts(&self) -> String {
+        let own = self.tcp_length_prefix.map_or(0, |it| it.bytes() as i64);
+        match self.tcp_counted {
+            0 => "not counting the prefix".to_string(),
+            c if c == own => "counting the prefix too".to_string(),
+            c => format!("counting {c} bytes besides the message"),
+        }
+    }
 }
 
 /// A rule over the root's leading, fixed-offset fields.

@@ -290,7 +290,12 @@ impl<'f> Validator<'f> {
     /// The largest message a TCP prefix may announce: the schema's `max_message`, which the
     /// prefix must be able to hold, or what the prefix holds up to 1 MiB (a wider prefix could
     /// announce gigabytes, more than a game sends at once).
-    fn tcp_max_message(&mut self, tcp: &schema::TcpDef, prefix: Option<IntTy>) -> u64 {
+    fn tcp_max_message(
+        &mut self,
+        tcp: &schema::TcpDef,
+        prefix: Option<IntTy>,
+        counted: i64,
+    ) -> u64 {
         let yp = "protocol.transport.tcp.max_message";
         let Some(prefix) = prefix else {
             if tcp.max_message.is_some() {
@@ -320,9 +325,64 @@ impl<'f> Validator<'f> {
                 );
                 prefix.max_value()
             }
+            Some(n) if u128::from(n) + counted as u128 > u128::from(prefix.max_value()) => {
+                self.error(
+                    "E0721",
+                    yp,
+                    format!(
+                        "a message of {n} bytes needs a prefix of {}, more than it can hold ({})",
+                        u128::from(n) + counted as u128,
+                        prefix.max_value()
+                    ),
+                    Some("a smaller 'max_message': the prefix's largest value less what it counts besides the message".into()),
+                );
+                n
+            }
             Some(n) => n,
-            None => prefix.max_value().min(1 << 20),
+            None => prefix
+                .max_value()
+                .saturating_sub(counted as u64)
+                .min(1 << 20),
         }
+    }
+
+    /// What a TCP length prefix's value counts besides the message (`length_counts`,
+    /// `length_adjust`): a message of no bytes must not need a negative value.
+    fn tcp_counted(&mut self, tcp: &schema::TcpDef, prefix: Option<IntTy>) -> i64 {
+        let yp = "protocol.transport.tcp";
+        let Some(prefix) = prefix else {
+            if tcp.length_counts.is_some() || tcp.length_adjust.is_some() {
+                self.error(
+                    "E0719",
+                    yp,
+                    "'length_counts' and 'length_adjust' say what a length prefix counts, and \
+                     this transport has none",
+                    Some("add 'length_prefix' (e.g. u16le)".into()),
+                );
+            }
+            return 0;
+        };
+        let own = match tcp.length_counts {
+            Some(schema::LengthCounts::Frame) => prefix.bytes() as i64,
+            _ => 0,
+        };
+        let counted = own + tcp.length_adjust.unwrap_or(0);
+        if counted < 0 {
+            self.error(
+                "E0720",
+                &format!("{yp}.length_adjust"),
+                format!(
+                    "the prefix would count {counted} bytes for an empty message: a value \
+                     cannot be negative"
+                ),
+                Some(
+                    "a length that counts fewer bytes than the message has no frame to describe"
+                        .into(),
+                ),
+            );
+            return 0;
+        }
+        counted
     }
 
     pub(crate) fn transport(&mut self, proto: &Protocol, endian: Endian) -> Transport {
@@ -338,7 +398,8 @@ impl<'f> Validator<'f> {
                 .length_prefix
                 .as_ref()
                 .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
-            out.tcp_max_message = self.tcp_max_message(tcp, out.tcp_length_prefix);
+            out.tcp_counted = self.tcp_counted(tcp, out.tcp_length_prefix);
+            out.tcp_max_message = self.tcp_max_message(tcp, out.tcp_length_prefix, out.tcp_counted);
         }
         if let Some(h) = &t.heuristic {
             out.udp_heuristic = h

@@ -1,7 +1,7 @@
 {# TCP length-prefix framing (dissect_tcp_pdus) and the out-of-step recovery. Included by dissector.lua. #}
 {%- if let Some(f) = tcp_framing %}
 
--- TCP: each message is preceded by its length ({{ f.doc }}, not counting the prefix).
+-- TCP: each message is preceded by its length ({{ f.doc }}, {{ f.counts }}).
 -- Messages split across segments are reassembled; several in one segment are all dissected.
 -- A prefix that is negative or announces more than the largest message means the stream is out
 -- of step: the rest of the segment is skipped (and said so), and reading resumes at the next one.
@@ -21,7 +21,7 @@ local function impossible_length(n)
 end
 
 local function tcp_pdu_len(tvb, pinfo, offset)
-  local n = tvb(offset, {{ f.size }}):{{ f.read }}
+  local n = tvb(offset, {{ f.size }}):{{ f.read }}{{ f.minus }}
   if impossible_length(n) then return tvb:len() - offset end
   return {{ f.size }} + n
 end
@@ -29,7 +29,7 @@ end
 local function dissect_tcp_pdu(tvb, pinfo, tree)
   local root = tree:add(proto, tvb())
   local item = root:{{ f.add }}(F["{{ name }}.frame_length"], tvb(0, {{ f.size }}))
-  local n = tvb(0, {{ f.size }}):{{ f.read }}
+  local n = tvb(0, {{ f.size }}):{{ f.read }}{{ f.minus }}
   if impossible_length(n) then
     item:add_proto_expert_info(E.length, fmt(
       "impossible frame length %d (the largest allowed is %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",

@@ -14,6 +14,7 @@ mod enet;
 mod fields;
 mod filter_names;
 mod strings;
+mod tcp;
 
 fn snippet_lua(name: &str) -> PathBuf {
     repo_root().join(format!("codegen/tests/golden/{name}.lua"))

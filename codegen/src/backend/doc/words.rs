@@ -23,6 +23,13 @@ pub fn layering(d: &mut Document, p: &Protocol) {
     }
     if !t.tcp_ports.is_empty() {
         let framing = match &t.tcp_length_prefix {
+            Some(it) if t.tcp_counted != 0 => format!(
+                "each message after a `{}` length prefix ({}, {}), at most {} bytes",
+                it.name(),
+                it.endian.words(),
+                t.tcp_counts(),
+                t.tcp_max_message
+            ),
             Some(it) => format!(
                 "each message after a `{}` length prefix ({}), at most {} bytes",
                 it.name(),

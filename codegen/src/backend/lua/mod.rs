@@ -152,9 +152,18 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     .collect();
     let tcp_framing = p.transport.tcp_length_prefix.map(|it| {
         let abbrev = format!("{}.frame_length", p.name);
+        let counted = p.transport.tcp_counted;
+        let counts = p.transport.tcp_counts();
+        let blurb = match counted {
+            0 => "Bytes of the message after this prefix".to_string(),
+            _ => format!("Length of the message after this prefix, {counts}"),
+        };
         g.add_field(
             abbrev.clone(),
-            format!("ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"Bytes of the message after this prefix\")", protofield_int(&it)),
+            format!(
+                "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
+                protofield_int(&it)
+            ),
         );
         Framing {
             size: it.bytes(),
@@ -162,6 +171,11 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             read: int_reader(it.bytes(), it.signed, it.endian),
             add: add_fn(it.endian),
             doc: format!("{} {}", it.name(), it.endian.words()),
+            counts,
+            minus: match counted {
+                0 => String::new(),
+                c => format!(" - {c}"),
+            },
         }
     });
     let opening = |side: Side| -> Vec<(String, String)> {

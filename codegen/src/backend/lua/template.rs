@@ -122,6 +122,10 @@ pub(crate) struct Framing {
     pub(crate) read: String,
     pub(crate) add: &'static str,
     pub(crate) doc: String,
+    /// What the prefix's value counts, in words (`not counting the prefix`).
+    pub(crate) counts: String,
+    /// What turns the prefix's value into the message's length (` - 2`, or nothing).
+    pub(crate) minus: String,
 }
 
 /// A dissector table (`udp.port`, `tcp.port`) the protocol registers in, by preference.

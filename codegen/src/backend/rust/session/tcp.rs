@@ -16,12 +16,21 @@ impl<'p> Gen<'p> {
         };
         let k = lit_usize(it.bytes());
         let max = lit_usize(self.p.transport.tcp_max_message as usize);
+        let counted = self.p.transport.tcp_counted;
         let doc = doc_prose(&format!(
-            "TCP framing: every message is preceded by its length as `{}` ({}), not counting the prefix.",
+            "TCP framing: every message is preceded by its length as `{}` ({}), {}.",
             it.name(),
-            it.endian.words()
+            it.endian.words(),
+            self.p.transport.tcp_counts()
         ));
         let (big, signed) = (it.endian == Endian::Big, it.signed);
+        let framing = match counted {
+            0 => quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE) },
+            c => {
+                let c = Literal::i64_unsuffixed(c);
+                quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE).counting(#c) }
+            }
+        };
         quote! {
             #doc
             pub mod tcp {
@@ -30,7 +39,7 @@ impl<'p> Gen<'p> {
 
                 /// This protocol's framing: the prefix, and the largest message it may announce
                 /// (the schema's `max_message`).
-                pub const FRAMING: Framing = Framing::new(#k, #big, #signed, MAX_MESSAGE);
+                pub const FRAMING: Framing = #framing;
                 /// Bytes of the length prefix.
                 pub const PREFIX_LEN: usize = #k;
                 /// The largest message a prefix may announce: a larger one means the stream is
