@@ -321,6 +321,18 @@ pub struct TcpDef {
     /// says: the value is the message's bytes (plus the prefix's for `frame`) plus this.
     #[serde(default)]
     pub length_adjust: Option<i64>,
+    /// `none`: no framing, each segment read as one message. Only right when every segment is
+    /// known to hold exactly one message; a TCP transport says so, or gives `length_prefix`.
+    #[serde(default)]
+    pub framing: Option<TcpFraming>,
+}
+
+/// A TCP transport's framing when it has no length prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpFraming {
+    /// Each segment read as one message.
+    None,
 }
 
 /// What a TCP length prefix's value counts.

@@ -346,6 +346,34 @@ impl<'f> Validator<'f> {
         }
     }
 
+    /// TCP carries a stream of bytes, not messages: a transport says how its messages are found
+    /// in it (a length prefix), or that each segment is one message (`framing: none`), which
+    /// misreads a message cut across segments or several in one as soon as a real path cuts
+    /// them so.
+    fn tcp_framing(&mut self, tcp: &schema::TcpDef) {
+        let yp = "protocol.transport.tcp";
+        match (&tcp.length_prefix, tcp.framing) {
+            (None, None) => self.error(
+                "E0722",
+                yp,
+                "TCP carries a stream, not messages: without a framing, a message cut across \
+                 segments, or several in one segment, is misread",
+                Some(
+                    "give 'length_prefix' (e.g. u16le; 'length_counts: frame' when the size \
+                     counts itself), or 'framing: none' if every segment holds exactly one message"
+                        .into(),
+                ),
+            ),
+            (Some(_), Some(schema::TcpFraming::None)) => self.error(
+                "E0723",
+                &format!("{yp}.framing"),
+                "'framing: none' and a 'length_prefix' contradict each other",
+                Some("keep the one the protocol uses".into()),
+            ),
+            _ => {}
+        }
+    }
+
     /// What a TCP length prefix's value counts besides the message (`length_counts`,
     /// `length_adjust`): a message of no bytes must not need a negative value.
     fn tcp_counted(&mut self, tcp: &schema::TcpDef, prefix: Option<IntTy>) -> i64 {
@@ -398,6 +426,7 @@ impl<'f> Validator<'f> {
                 .length_prefix
                 .as_ref()
                 .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
+            self.tcp_framing(tcp);
             out.tcp_counted = self.tcp_counted(tcp, out.tcp_length_prefix);
             out.tcp_max_message = self.tcp_max_message(tcp, out.tcp_length_prefix, out.tcp_counted);
         }

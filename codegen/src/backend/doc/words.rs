@@ -36,7 +36,7 @@ pub fn layering(d: &mut Document, p: &Protocol) {
                 it.endian.words(),
                 t.tcp_max_message
             ),
-            None => "messages one after another".into(),
+            None => "each segment read as one message (`framing: none`)".into(),
         };
         items.push(format!("TCP, port(s) {}: {framing}.", ports(&t.tcp_ports)));
     }
