@@ -92,6 +92,31 @@ pub use traits::{Codec, Protocol, Read, Type, TypeVisitor, Write};
 pub use traits::{SerdeProtocol, SerdeTypeVisitor};
 pub use write::Writer;
 
+/// Stops a build whose generated code has compressed fields (zlib, deflate, gzip) when this
+/// crate's `zlib` feature is off, with a message naming the feature, rather than with rustc's
+/// errors about the items the feature brings. Generated code invokes it; with the feature on
+/// it is nothing.
+#[cfg(feature = "zlib")]
+#[macro_export]
+macro_rules! requires_zlib {
+    () => {};
+}
+
+/// Stops a build whose generated code has compressed fields (zlib, deflate, gzip) when this
+/// crate's `zlib` feature is off, with a message naming the feature, rather than with rustc's
+/// errors about the items the feature brings. Generated code invokes it; with the feature on
+/// it is nothing.
+#[cfg(not(feature = "zlib"))]
+#[macro_export]
+macro_rules! requires_zlib {
+    () => {
+        compile_error!(
+            "this protocol's schema has compressed fields: enable wiregen-runtime's `zlib` \
+             feature (wiregen-runtime = { version = \"0.1\", features = [\"zlib\"] })"
+        );
+    };
+}
+
 /// Includes the Rust that `wiregen::Builder` generated for a schema into `OUT_DIR`, as a public
 /// module of that name (the schema's `protocol.name`):
 ///

@@ -8,6 +8,8 @@ use wiregen_runtime::{
     Value, Within, Writer,
 };
 
+wiregen_runtime::requires_zlib!();
+
 /// Filled in by the encoder: `world_size` (the byte length of `world`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

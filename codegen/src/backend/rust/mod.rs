@@ -507,8 +507,13 @@ impl<'p> Gen<'p> {
         let facts = self.facts_module();
         let application = self.application_module()?;
         let protocol = self.protocol_marker()?;
+        // A crate without the runtime's `zlib` feature stops at this line, naming it (rather
+        // than at rustc's errors about the items the feature brings).
+        let requires = p
+            .uses_compression()
+            .then(|| quote! { wiregen_runtime::requires_zlib!(); });
         Ok(Body {
-            enums: quote! { #(#enums)* },
+            enums: quote! { #requires #(#enums)* },
             declared,
             rest: quote! {
             #(#beside)*
