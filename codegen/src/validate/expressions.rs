@@ -271,7 +271,13 @@ impl<'f> Validator<'f> {
                         "'{seg}' comes later; only earlier fields can be used here"
                     ))
                 } else {
-                    did_you_mean(seg, fields.iter().take(visible).map(|(n, _)| n.as_str()))
+                    did_you_mean(seg, fields.iter().take(visible).map(|(n, _)| n.as_str())).or_else(
+                        || {
+                            (depth == 0)
+                                .then(|| self.enclosing_hint(sid, seg))
+                                .flatten()
+                        },
+                    )
                 };
                 self.expr_error("E0510", scope, col, format!("unknown field '{seg}'"), hint);
                 return fail;
@@ -371,5 +377,33 @@ impl<'f> Validator<'f> {
             }
         }
         fail
+    }
+}
+
+impl<'f> Validator<'f> {
+    /// When `name` is no field of struct `sid` but one of a type that holds it (a field of
+    /// that type, an array of it, a switch case): says so, as that is what the schema meant.
+    fn enclosing_hint(&self, sid: StructId, name: &str) -> Option<String> {
+        let (this, _) = self.file.types.get_index(sid)?;
+        let names_this = |ty: &str| ty.trim_end_matches("[]") == this.as_str();
+        let holder = self.file.types.iter().find_map(|(holder, t)| {
+            let holds = t.fields.iter().any(|f| {
+                f.ty.as_deref().is_some_and(names_this)
+                    || f.switch.as_ref().is_some_and(|s| {
+                        s.cases.values().chain(s.default.as_ref()).any(|c| match c {
+                            schema::CaseDef::Type(ty) | schema::CaseDef::Named { ty, .. } => {
+                                names_this(ty)
+                            }
+                        })
+                    })
+            });
+            let has_it = t.fields.iter().any(|f| f.name == name);
+            (holds && has_it).then_some(holder)
+        })?;
+        Some(format!(
+            "'{name}' is a field of '{holder}', which holds '{this}': an expression reads the \
+             fields of its own type only (reading an enclosing type's field is not supported \
+             yet; a separate type per value of '{name}' is the way today)"
+        ))
     }
 }
