@@ -55,10 +55,15 @@ pub fn did_you_mean<'a>(
     wrong: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
+    closest(wrong, candidates).map(|c| format!("did you mean '{c}'?"))
+}
+
+/// The candidate `wrong` is probably a misspelling of, if any is close enough to be a typo.
+pub fn closest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::damerau_levenshtein(wrong, c), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 4))
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| format!("did you mean '{c}'?"))
+        .map(|(_, c)| c)
 }

@@ -19,7 +19,7 @@ mod sizes;
 mod types;
 mod unions;
 
-use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
+use crate::diag::{closest, did_you_mean, Diagnostic, Diagnostics};
 use crate::expr::{self, BinOp, TypeExpr, UnOp};
 use crate::ir::*;
 use crate::locate::Locations;

@@ -72,6 +72,7 @@ impl<'f> Validator<'f> {
                 part,
             });
         }
+        self.check_channel_names(&mut out, def);
         for (k, d) in def.ack.iter().enumerate() {
             let yp = format!("protocol.reliability.ack.{k}");
             let Some((sid, field, _)) =
@@ -316,5 +317,41 @@ impl<'f> Validator<'f> {
             wrap,
         });
         out.channels.len() - 1
+    }
+}
+
+impl<'f> Validator<'f> {
+    /// A sequence's `channel` opens a channel where its name is new: a misspelt one would count
+    /// numbers nobody acknowledges, and the mistake would show at the ack. A channel no ack
+    /// names, close to a name an ack uses, is refused at the sequence (and taken as that name,
+    /// so the acks read on without errors of their own).
+    fn check_channel_names(&mut self, out: &mut Reliability, def: &ReliabilityDef) {
+        let acked: Vec<&str> = def
+            .ack
+            .iter()
+            .map(|a| a.channel.as_deref().unwrap_or("main"))
+            .collect();
+        for (k, d) in def.sequence.iter().enumerate() {
+            let Some(name) = d.channel.as_deref() else {
+                continue;
+            };
+            if acked.contains(&name) {
+                continue;
+            }
+            let Some(meant) = closest(name, acked.iter().copied()) else {
+                continue;
+            };
+            self.error(
+                "E1614",
+                &format!("protocol.reliability.sequence.{k}.channel"),
+                format!("no ack names channel '{name}': its numbers would never be acknowledged"),
+                Some(format!("did you mean '{meant}'?")),
+            );
+            if !out.channels.iter().any(|c| c.name == meant) {
+                if let Some(c) = out.channels.iter_mut().find(|c| c.name == name) {
+                    c.name = meant.to_string();
+                }
+            }
+        }
     }
 }
