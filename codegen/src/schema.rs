@@ -120,8 +120,10 @@ pub struct JoinDef {
     pub first: String,
     /// Condition: this part is the last.
     pub last: String,
-    /// Largest part (all streams together) a sender makes.
-    pub piece_size: usize,
+    /// Largest part (all streams together) a sender makes (default: 1200 bytes, or less when
+    /// the stream's length cannot say more).
+    #[serde(default)]
+    pub piece_size: Option<usize>,
     /// What each joined stream is: `bytes` or a type name (default: bytes).
     #[serde(default, rename = "as")]
     pub as_types: Vec<String>,
@@ -251,8 +253,10 @@ pub struct ReassemblyDef {
     /// Condition: this datagram carries a piece (default: always).
     #[serde(default)]
     pub when: Option<String>,
-    /// Largest piece a sender makes.
-    pub piece_size: usize,
+    /// Largest piece a sender makes (default: 1200 bytes, or less when the piece's length
+    /// cannot say more).
+    #[serde(default)]
+    pub piece_size: Option<usize>,
     /// Root field numbering every packet (each piece gets its own, consecutive from the
     /// template's, when the crate cuts a payload).
     #[serde(default)]

@@ -196,7 +196,7 @@ impl<'f> Validator<'f> {
             }
             None => None,
         };
-        if r.piece_size == 0 {
+        if r.piece_size == Some(0) {
             self.error(
                 "E0709",
                 &format!("{yp}.piece_size"),
@@ -210,7 +210,11 @@ impl<'f> Validator<'f> {
             index,
             end,
             when,
-            piece_size: r.piece_size,
+            piece_size: r.piece_size.unwrap_or_else(|| {
+                super::session::default_piece_size(std::iter::once(super::session::length_limit(
+                    proto, proto.root, field,
+                )))
+            }),
             numbered,
             whole,
         })

@@ -120,7 +120,7 @@ impl<'f> Validator<'f> {
             for (fi, at) in numbering {
                 self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");
             }
-            if j.piece_size == 0 {
+            if j.piece_size == Some(0) {
                 self.error(
                     "E0808",
                     &format!("{yp}.piece_size"),
@@ -128,6 +128,8 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
+            let limits = streams.iter().map(|s| length_limit(proto, sid, s.field));
+            let piece_size = j.piece_size.unwrap_or_else(|| default_piece_size(limits));
             out.push(Join {
                 in_struct: sid,
                 streams,
@@ -136,7 +138,7 @@ impl<'f> Validator<'f> {
                 wrap,
                 first,
                 last,
-                piece_size: j.piece_size,
+                piece_size,
             });
         }
         out
@@ -260,5 +262,91 @@ impl<'f> Validator<'f> {
             });
         }
         out
+    }
+}
+
+/// The piece size a splitter uses when the schema gives none: 1200 bytes (a datagram that
+/// crosses the Internet unfragmented, with room for headers), or the least that a piece's
+/// length can announce when that is smaller.
+pub(crate) fn default_piece_size(limits: impl Iterator<Item = Option<u64>>) -> usize {
+    limits.flatten().fold(1200u64, u64::min).max(1) as usize
+}
+
+/// The most bytes field `fi` of struct `sid` can hold, when its length says (a prefix, or a
+/// length field's integer type or `max`).
+pub(crate) fn length_limit(p: &Protocol, sid: StructId, fi: usize) -> Option<u64> {
+    let len = match &p.structs[sid].fields[fi].ty {
+        Ty::Bytes(l) | Ty::Str(l, _) => l,
+        _ => return None,
+    };
+    match len {
+        Len::Prefix(it) => Some(it.max_value()),
+        Len::Expr(Expr::Field(refs)) if refs.len() == 1 => {
+            let f = p.field(&refs[0]);
+            match (&f.ty, f.max) {
+                (_, Some(max)) => Some(max),
+                (Ty::Int(it), None) => Some(it.max_value()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod piece_size_tests {
+    /// Without `piece_size`, reassembly and joins cut pieces of 1200 bytes, or as many as a
+    /// joined stream's length can announce when fewer (the guide calls it a default: it was
+    /// required).
+    #[test]
+    fn a_missing_piece_size_is_the_default_the_piece_length_allows() {
+        let reassembly = "protocol:
+  name: pieces
+  title: Pieces
+  root: Packet
+  transport: { udp: { ports: [9700] } }
+  reassembly: { field: data, key: [id], index: index, last: last, client: Joined, server: Joined }
+types:
+  Packet:
+    fields:
+      - { name: id, type: u16 }
+      - { name: index, type: u8 }
+      - { name: last, type: bool }
+      - { name: data, type: bytes }
+  Joined: { fields: [ { name: rest, type: bytes } ] }
+";
+        let p = crate::validate::load("pieces.yaml", reassembly).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(p.reassembly.unwrap().piece_size, 1200);
+        let joins = |stream: &str| {
+            format!(
+                "protocol:
+  name: parts
+  title: Parts
+  root: Part
+  transport: {{ udp: {{ ports: [9701] }} }}
+  sequence_reassembly:
+    - {{ in: Part, fields: [chunk], sequence: number, first: first, last: last }}
+types:
+  Part:
+    fields:
+      - {{ name: number, type: u16 }}
+      - {{ name: first, type: bool }}
+      - {{ name: last, type: bool }}
+      {stream}
+"
+            )
+        };
+        for (stream, expected) in [
+            ("- { name: chunk, type: bytes }", 1200),
+            ("- { name: chunk, type: bytes, prefix: u8 }", 255),
+            (
+                "- { name: size, type: u16, max: 700 }\n      - { name: chunk, type: bytes, length: size }",
+                700,
+            ),
+        ] {
+            let p = crate::validate::load("parts.yaml", &joins(stream))
+                .unwrap_or_else(|d| panic!("{stream}: {d}"));
+            assert_eq!(p.joins[0].piece_size, expected, "{stream}");
+        }
     }
 }
