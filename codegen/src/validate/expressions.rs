@@ -69,12 +69,19 @@ impl<'f> Validator<'f> {
                     } else {
                         ("a condition", "an integer")
                     };
+                    // A switch's tag is a number or a bool field: a condition is one too, said so.
+                    let hint = (self.in_tag && want == ExprTy::Int).then(|| {
+                        format!(
+                            "switch on `({text}) ? 1 : 0` with cases 1 and 0, or on a bool \
+                             field with cases \"true\" and \"false\""
+                        )
+                    });
                     self.expr_error(
                         "E0501",
                         scope,
                         0,
                         format!("'{text}' is {got} where {exp} is needed"),
-                        None,
+                        hint,
                     );
                 }
                 e
