@@ -260,7 +260,7 @@ impl Builder {
         if plan.rust_blocked {
             return Err(Error::Schema(plan.not_generated));
         }
-        for d in &plan.not_generated.0 {
+        for d in plan.not_generated.0.iter().chain(&plan.warnings.0) {
             if in_build_script {
                 println!("cargo:warning={d}");
             } else {
@@ -325,6 +325,7 @@ impl Builder {
         }
         let mut out = Vec::new();
         let mut crates: Vec<&Protocol> = Vec::new();
+        let mut warnings = Diagnostics::default();
         let mut not_generated = Diagnostics::default();
         // From `<rust_out>/<crate>` up to `rust_out` first.
         let runtime = match &self.runtime_path {
@@ -359,6 +360,7 @@ impl Builder {
             }
             out.extend(o);
             not_generated.0.extend(problems.0);
+            warnings.0.extend(p.warnings.iter().cloned());
         }
         // What ties the crates together: paths from those folders to the crates, and to
         // wiregen's own crates where the caller named their folders (else their published
@@ -407,6 +409,7 @@ impl Builder {
             read,
             rust_blocked: protocols.iter().any(|p| !p.generates(Backend::Rust)),
             not_generated,
+            warnings,
             errors,
             orphans,
         })
@@ -425,6 +428,9 @@ pub struct Plan {
     /// Each construct a backend cannot generate yet, at its schema position: that backend's
     /// output of that schema is missing from `outputs`.
     pub not_generated: Diagnostics,
+    /// What is probably not what the schemas mean, though everything is generated (`W…`:
+    /// a type nothing reads).
+    pub warnings: Diagnostics,
     /// Whether some schema's Rust is among what is missing.
     pub rust_blocked: bool,
     /// With [`Builder::keep_going`], the schemas' errors (those schemas have no outputs).

@@ -23,9 +23,16 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `W…` codes are warnings: the outputs are written, the schema is probably not what
+        // its author meant.
+        let severity = if self.code.starts_with('W') {
+            "warning"
+        } else {
+            "error"
+        };
         write!(
             f,
-            "{}:{}:{}: error[{}]: {}",
+            "{}:{}:{}: {severity}[{}]: {}",
             self.file, self.line, self.col, self.code, self.message
         )?;
         if let Some(h) = &self.hint {

@@ -144,7 +144,7 @@ fn plan(root: &Path, t: &Targets) -> Result<Plan, String> {
 /// generate yet are reported too (the rest is still written or checked), and make the command
 /// fail.
 fn with_problems(plan: &Plan, command: fn(&Plan) -> ExitCode) -> ExitCode {
-    eprint!("{}{}", plan.errors, plan.not_generated);
+    eprint!("{}{}{}", plan.errors, plan.not_generated, plan.warnings);
     match command(plan) {
         _ if !plan.errors.0.is_empty() || !plan.not_generated.0.is_empty() => ExitCode::FAILURE,
         code => code,

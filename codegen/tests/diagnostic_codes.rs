@@ -1,5 +1,5 @@
 //! Diagnostic codes are stable names of mistakes: each is used at one place in the generator,
-//! has the shape `E0000`/`L0000`/`I0000`, and falls in a range `docs/diagnostics.md` lists.
+//! has the shape `E0000`/`L0000`/`I0000`/`W0000`, and falls in a range `docs/diagnostics.md` lists.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,7 +19,7 @@ fn codes(dir: &Path, found: &mut BTreeMap<String, Vec<String>>) {
         for (i, _) in text.match_indices('"') {
             let rest = &text[i + 1..];
             let Some(code) = rest.get(..5) else { continue };
-            let is_code = code.starts_with(['E', 'L', 'I'])
+            let is_code = code.starts_with(['E', 'L', 'I', 'W'])
                 && code[1..].bytes().all(|b| b.is_ascii_digit())
                 && rest[5..].starts_with('"');
             if is_code {

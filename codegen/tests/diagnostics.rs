@@ -277,3 +277,20 @@ enums:
         ["schema/demo.yaml:5:30: error[L0108]: 'stamp': an enum of 40 bits in a bit stream: not generated for Lua yet, so the Lua dissector is not written (at most 32 bits per enum or flag set in bit streams; integers may have up to 64)"]
     );
 }
+
+/// A type nothing reads is a warning at its name (its code is generated, never used): the
+/// base schema has none; a type no field or case names has one, and the outputs still come.
+#[test]
+fn a_type_nothing_reads_is_a_warning() {
+    let base = validate::load("schema/demo.yaml", BASE).expect("valid schema");
+    assert!(base.warnings.is_empty(), "{:?}", base.warnings);
+    let src = format!("{BASE}  Orphan:\n    fields:\n      - name: y\n        type: u8\n");
+    let p = validate::load("schema/demo.yaml", &src).expect("a warning is no error");
+    let warnings: Vec<String> = p.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        warnings,
+        ["schema/demo.yaml:29:3: warning[W0001]: nothing reads type 'Orphan': the root does not \
+          hold it, nor does any type the outputs decode (use it in a field or a switch case, or \
+          remove it)"]
+    );
+}

@@ -96,6 +96,9 @@ pub struct Protocol {
     pub source: String,
     /// Constructs a backend cannot generate yet: that backend's output is not written.
     pub limits: Vec<Limit>,
+    /// What is probably not what the schema's author meant, though every output is written
+    /// (`W…` codes: a type nothing reads).
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 /// The outputs a schema is generated into.

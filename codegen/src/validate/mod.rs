@@ -529,6 +529,7 @@ impl<'f> Validator<'f> {
             structs,
             source: self.path.clone(),
             limits: Vec::new(),
+            warnings: Vec::new(),
         };
         proto.transport = self.transport(&proto, endian);
         proto.opening = self.opening();
@@ -544,6 +545,7 @@ impl<'f> Validator<'f> {
         self.check_endless_arrays(&proto);
         self.check_greedy_values(&proto);
         self.check_lengths_to_the_end(&proto);
+        proto.warnings = self.unread_types(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "E0110",
@@ -556,4 +558,62 @@ impl<'f> Validator<'f> {
     }
 
     // ---- expressions ----------------------------------------------------------------------
+}
+
+impl<'f> Validator<'f> {
+    /// Types nothing reads: not the root, an opening datagram, a reassembled or joined whole,
+    /// an application's message, nor held by any of them. Their code is generated and never
+    /// used, which is rarely what a schema means (a misspelt case, a forgotten field).
+    fn unread_types(&self, p: &Protocol) -> Vec<Diagnostic> {
+        let mut reached = vec![p.root];
+        reached.extend(p.opening.iter().map(|(_, id)| *id));
+        if let Some(r) = &p.reassembly {
+            if let WholeType::ByDirection { client, server } = r.whole {
+                reached.extend([client, server]);
+            }
+        }
+        for j in &p.joins {
+            reached.extend(j.streams.iter().filter_map(|s| s.whole));
+        }
+        if let Some(a) = &p.application {
+            reached.extend(a.messages.iter().map(|(_, ty)| *ty));
+        }
+        let mut k = 0;
+        while k < reached.len() {
+            let mut children = Vec::new();
+            for f in &p.structs[reached[k]].fields {
+                f.ty.child_structs(&mut children);
+            }
+            for c in children {
+                if !reached.contains(&c) {
+                    reached.push(c);
+                }
+            }
+            k += 1;
+        }
+        // An extension's inherited types are its base's to use or not.
+        let own = |name: &str| {
+            self.file.types.contains_key(name) && !self.locs.inherited(&format!("types.{name}"))
+        };
+        p.structs
+            .iter()
+            .enumerate()
+            .filter(|(id, s)| !reached.contains(id) && own(&s.name))
+            .map(|(_, s)| {
+                let at = self.locs.key(&format!("types.{}", s.name));
+                Diagnostic {
+                    code: "W0001",
+                    file: self.path.clone(),
+                    line: at.line,
+                    col: at.col,
+                    message: format!(
+                        "nothing reads type '{}': the root does not hold it, nor does any type \
+                         the outputs decode",
+                        s.name
+                    ),
+                    hint: Some("use it in a field or a switch case, or remove it".into()),
+                }
+            })
+            .collect()
+    }
 }
