@@ -151,8 +151,12 @@ local VS_EntityKind = {
   [2] = "Pickup",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["arena.player_move.x"] = ProtoField.float("arena.player_move.x", "X", nil, "")
 F["arena.player_move.y"] = ProtoField.float("arena.player_move.y", "Y", nil, "")
 F["arena.player_move.jumping"] = ProtoField.bool("arena.player_move.jumping", "Jumping", base.NONE, nil, nil, "One bit.")
@@ -163,18 +167,7 @@ F["arena.entity.id"] = ProtoField.uint64("arena.entity.id", "Id", base.DEC, nil,
 F["arena.entity.kind"] = ProtoField.uint8("arena.entity.kind", "Kind", base.HEX, VS_EntityKind, nil, "")
 F["arena.entity.x"] = ProtoField.int64("arena.entity.x", "X", base.DEC, nil, nil, "VarLong.")
 F["arena.entity.y"] = ProtoField.int64("arena.entity.y", "Y", base.DEC, nil, nil, "VarLong.")
-proto.fields = {
-  F["arena.player_move.x"],
-  F["arena.player_move.y"],
-  F["arena.player_move.jumping"],
-  F["arena.chat.length"],
-  F["arena.chat.text"],
-  F["arena.spawn.count"],
-  F["arena.entity.id"],
-  F["arena.entity.kind"],
-  F["arena.entity.x"],
-  F["arena.entity.y"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

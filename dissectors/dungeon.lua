@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["dungeon.move.character"] = ProtoField.uint16("dungeon.move.character", "Character", base.DEC, nil, nil, "")
 F["dungeon.move.x"] = ProtoField.float("dungeon.move.x", "X", nil, "")
 F["dungeon.move.y"] = ProtoField.float("dungeon.move.y", "Y", nil, "")
@@ -56,19 +60,7 @@ F["dungeon.inventory.items.length"] = ProtoField.uint8("dungeon.inventory.items.
 F["dungeon.item.item_id"] = ProtoField.uint32("dungeon.item.item_id", "Item id", base.DEC, nil, nil, "")
 F["dungeon.item.count"] = ProtoField.uint16("dungeon.item.count", "Count", base.DEC, nil, nil, "")
 F["dungeon.message_id"] = ProtoField.uint8("dungeon.message_id", "Message id", base.DEC, nil, nil, "Which message follows")
-proto.fields = {
-  F["dungeon.move.character"],
-  F["dungeon.move.x"],
-  F["dungeon.move.y"],
-  F["dungeon.move.running"],
-  F["dungeon.say.text.length"],
-  F["dungeon.say.text"],
-  F["dungeon.inventory.character"],
-  F["dungeon.inventory.items.length"],
-  F["dungeon.item.item_id"],
-  F["dungeon.item.count"],
-  F["dungeon.message_id"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -202,8 +202,12 @@ local VS_CASE_Action_variant = {
   [2] = "Move",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["game_protocol.init.salt"] = ProtoField.uint32("game_protocol.init.salt", "Salt", base.DEC, nil, nil, "Chosen at random by the client.")
 F["game_protocol.challenge.pepper"] = ProtoField.uint32("game_protocol.challenge.pepper", "Pepper", base.DEC, nil, nil, "Chosen at random by the server.")
 F["game_protocol.challenge_response.seasoning"] = ProtoField.uint32("game_protocol.challenge_response.seasoning", "Seasoning", base.DEC, nil, nil, "salt XOR pepper.")
@@ -271,63 +275,11 @@ local A = {
   ping_frame = ProtoField.framenum("game_protocol.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("game_protocol.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["game_protocol.init.salt"],
-  F["game_protocol.challenge.pepper"],
-  F["game_protocol.challenge_response.seasoning"],
-  F["game_protocol.flags"],
-  F["game_protocol.flags.rel"],
-  F["game_protocol.flags.ack"],
-  F["game_protocol.flags.fin"],
-  F["game_protocol.flags.end"],
-  F["game_protocol.chunk"],
-  F["game_protocol.sequence"],
-  F["game_protocol.data"],
-  F["game_protocol.server_message.variant"],
-  F["game_protocol.event.time"],
-  F["game_protocol.event_kind.variant"],
-  F["game_protocol.game_over.won"],
-  F["game_protocol.snapshot.count"],
-  F["game_protocol.entity.id"],
-  F["game_protocol.entity_kind.variant"],
-  F["game_protocol.object.kind"],
-  F["game_protocol.object.breakable"],
-  F["game_protocol.object.durability"],
-  F["game_protocol.object.health"],
-  F["game_protocol.object.max_health"],
-  F["game_protocol.player.movement"],
-  F["game_protocol.player.movement.north"],
-  F["game_protocol.player.movement.west"],
-  F["game_protocol.player.movement.south"],
-  F["game_protocol.player.movement.east"],
-  F["game_protocol.player.is_holding"],
-  F["game_protocol.player.holding"],
-  F["game_protocol.player.is_breaking"],
-  F["game_protocol.player.breaking"],
-  F["game_protocol.player.owner"],
-  F["game_protocol.player.health"],
-  F["game_protocol.player.max_health"],
-  F["game_protocol.point.x"],
-  F["game_protocol.point.y"],
-  F["game_protocol.point.z"],
-  F["game_protocol.response.channel"],
-  F["game_protocol.response_kind.variant"],
-  F["game_protocol.error.length"],
-  F["game_protocol.error.text"],
-  F["game_protocol.connect.player"],
-  F["game_protocol.client_message.variant"],
-  F["game_protocol.request.channel"],
-  F["game_protocol.request_kind.variant"],
-  F["game_protocol.action.variant"],
-  F["game_protocol.break.is_breaking"],
-  F["game_protocol.break.entity"],
-  F["game_protocol.move.direction"],
-  F["game_protocol.move.direction.north"],
-  F["game_protocol.move.direction.west"],
-  F["game_protocol.move.direction.south"],
-  F["game_protocol.move.direction.east"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

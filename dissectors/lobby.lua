@@ -51,8 +51,12 @@ local floor = math.floor
 -- their least significant bit. MSB-first (network bit order): bit n is bit 7 - n % 8 of byte
 -- n / 8, values start with their most significant bit. Offsets and limits below are in bits.
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["lobby.greeting.length"] = ProtoField.uint16("lobby.greeting.length", "Length", base.DEC, nil, nil, "")
 F["lobby.greeting.text"] = ProtoField.string("lobby.greeting.text", "Text", base.UNICODE, "")
 F["lobby.greeting.value"] = ProtoField.uint16("lobby.greeting.value", "Value", base.DEC, nil, nil, "")
@@ -62,17 +66,7 @@ F["lobby.room_list.ready"] = ProtoField.bool("lobby.room_list.ready", "Ready", b
 F["lobby.room.room_id"] = ProtoField.uint32("lobby.room.room_id", "Room id", base.DEC, nil, nil, "")
 F["lobby.room.players"] = ProtoField.uint8("lobby.room.players", "Players", base.DEC, nil, nil, "")
 F["lobby.room.open"] = ProtoField.bool("lobby.room.open", "Open", base.NONE, nil, nil, "One byte in Riptide 2.0.")
-proto.fields = {
-  F["lobby.greeting.length"],
-  F["lobby.greeting.text"],
-  F["lobby.greeting.value"],
-  F["lobby.room_list.count"],
-  F["lobby.room_list.ready_count"],
-  F["lobby.room_list.ready"],
-  F["lobby.room.room_id"],
-  F["lobby.room.players"],
-  F["lobby.room.open"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -117,8 +117,12 @@ local VS_DisconnectReason = {
   [6] = "Disconnected",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["riptide_2_0.header"] = ProtoField.uint8("riptide_2_0.header", "Header", base.HEX, VS_HeaderKind, nil, "Message kind.")
 F["riptide_2_0.body"] = ProtoField.bytes("riptide_2_0.body", "Body", base.NONE, "The layout of this kind of message.")
 F["riptide_2_0.user_message.message_id"] = ProtoField.uint16("riptide_2_0.user_message.message_id", "Message id", base.DEC, nil, nil, "The application's message id.")
@@ -155,32 +159,11 @@ local A = {
   ping_frame = ProtoField.framenum("riptide_2_0.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("riptide_2_0.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["riptide_2_0.header"],
-  F["riptide_2_0.body"],
-  F["riptide_2_0.user_message.message_id"],
-  F["riptide_2_0.user_message.payload"],
-  F["riptide_2_0.reliable_user_message.sequence_id"],
-  F["riptide_2_0.reliable_user_message.message_id"],
-  F["riptide_2_0.reliable_user_message.payload"],
-  F["riptide_2_0.ack.last_received_seq"],
-  F["riptide_2_0.ack.acks_bitfield"],
-  F["riptide_2_0.ack_extra.last_received_seq"],
-  F["riptide_2_0.ack_extra.acks_bitfield"],
-  F["riptide_2_0.ack_extra.for_seq"],
-  F["riptide_2_0.connect.custom"],
-  F["riptide_2_0.reject.reason"],
-  F["riptide_2_0.reject.custom"],
-  F["riptide_2_0.client_heartbeat.ping_id"],
-  F["riptide_2_0.client_heartbeat.rtt"],
-  F["riptide_2_0.server_heartbeat.ping_id"],
-  F["riptide_2_0.server_disconnect.reason"],
-  F["riptide_2_0.server_disconnect.custom"],
-  F["riptide_2_0.client_id.sequence_id"],
-  F["riptide_2_0.client_id.client_id"],
-  F["riptide_2_0.frame_length"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

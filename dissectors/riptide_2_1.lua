@@ -208,8 +208,12 @@ local VS_DisconnectReason = {
   [7] = "PoorConnection",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["riptide_2_1.header"] = ProtoField.uint8("riptide_2_1.header", "Header", base.HEX, VS_HeaderKind, nil, "Message kind (bits 0-3).")
 F["riptide_2_1.user_message.message_id"] = ProtoField.uint64("riptide_2_1.user_message.message_id", "Message id", base.DEC, nil, nil, "The application's message id (VarULong at bit 4).")
 F["riptide_2_1.user_message.payload"] = ProtoField.bytes("riptide_2_1.user_message.payload", "Payload", base.NONE, "User data (described by an application schema).")
@@ -248,34 +252,11 @@ local A = {
   ping_frame = ProtoField.framenum("riptide_2_1.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("riptide_2_1.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["riptide_2_1.header"],
-  F["riptide_2_1.user_message.message_id"],
-  F["riptide_2_1.user_message.payload"],
-  F["riptide_2_1.reliable_user_message.sequence_id"],
-  F["riptide_2_1.reliable_user_message.message_id"],
-  F["riptide_2_1.reliable_user_message.payload"],
-  F["riptide_2_1.notify.last_received_seq"],
-  F["riptide_2_1.notify.received_bits"],
-  F["riptide_2_1.notify.sequence_id"],
-  F["riptide_2_1.notify.payload"],
-  F["riptide_2_1.ack.last_received_seq"],
-  F["riptide_2_1.ack.received_bits"],
-  F["riptide_2_1.ack.has_for_seq"],
-  F["riptide_2_1.ack.for_seq"],
-  F["riptide_2_1.connect.custom"],
-  F["riptide_2_1.reject.reason"],
-  F["riptide_2_1.reject.custom"],
-  F["riptide_2_1.client_heartbeat.ping_id"],
-  F["riptide_2_1.client_heartbeat.rtt"],
-  F["riptide_2_1.server_heartbeat.ping_id"],
-  F["riptide_2_1.server_disconnect.reason"],
-  F["riptide_2_1.server_disconnect.custom"],
-  F["riptide_2_1.client_id.sequence_id"],
-  F["riptide_2_1.client_id.client_id"],
-  F["riptide_2_1.frame_length"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

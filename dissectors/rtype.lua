@@ -224,8 +224,12 @@ local VS_CHECKSUM_STATUS = {
   [1] = "Good",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["rtype.magic"] = ProtoField.uint16("rtype.magic", "Magic", base.HEX, nil, nil, "Protocol identifier; packets with another value are dropped.")
 F["rtype.command"] = ProtoField.uint8("rtype.command", "Command", base.HEX, VS_Command, nil, "Type of payload.")
 F["rtype.flags"] = ProtoField.uint8("rtype.flags", "Flags", base.HEX, nil, nil, "Packet behaviour.")
@@ -273,43 +277,11 @@ local A = {
   ping_frame = ProtoField.framenum("rtype.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("rtype.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["rtype.magic"],
-  F["rtype.command"],
-  F["rtype.flags"],
-  F["rtype.flags.reliable"],
-  F["rtype.flags.is_fragment"],
-  F["rtype.flags.is_ack"],
-  F["rtype.flags.is_error"],
-  F["rtype.sequence"],
-  F["rtype.ack"],
-  F["rtype.fragment_id"],
-  F["rtype.fragment_index"],
-  F["rtype.fragment_count"],
-  F["rtype.payload_size"],
-  F["rtype.checksum"],
-  F["rtype.checksum.status"],
-  F["rtype.payload"],
-  F["rtype.req_login.username_len"],
-  F["rtype.req_login.username"],
-  F["rtype.req_login.version"],
-  F["rtype.req_login.preferred_fragment_size"],
-  F["rtype.res_login.success"],
-  F["rtype.res_login.player_id"],
-  F["rtype.res_login.effective_fragment_size"],
-  F["rtype.req_join_room.room_id"],
-  F["rtype.c_input.input_mask"],
-  F["rtype.c_input.input_mask.up"],
-  F["rtype.c_input.input_mask.down"],
-  F["rtype.c_input.input_mask.left"],
-  F["rtype.c_input.input_mask.right"],
-  F["rtype.c_input.input_mask.shoot"],
-  F["rtype.entity_state.entity_id"],
-  F["rtype.entity_state.x"],
-  F["rtype.entity_state.y"],
-  F["rtype.entity_state.type"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -262,8 +262,12 @@ local VS_CHECKSUM_STATUS = {
   [1] = "Good",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["rtype_impl.magic"] = ProtoField.uint16("rtype_impl.magic", "Magic", base.HEX, nil, nil, "Protocol identifier; packets with another value are dropped.")
 F["rtype_impl.command"] = ProtoField.uint8("rtype_impl.command", "Command", base.HEX, VS_Command, nil, "Type of payload.")
 F["rtype_impl.flags"] = ProtoField.uint8("rtype_impl.flags", "Flags", base.HEX, nil, nil, "Packet behaviour.")
@@ -374,106 +378,11 @@ local A = {
   ping_frame = ProtoField.framenum("rtype_impl.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("rtype_impl.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["rtype_impl.magic"],
-  F["rtype_impl.command"],
-  F["rtype_impl.flags"],
-  F["rtype_impl.flags.reliable"],
-  F["rtype_impl.flags.is_fragment"],
-  F["rtype_impl.flags.is_ack"],
-  F["rtype_impl.flags.is_error"],
-  F["rtype_impl.sequence"],
-  F["rtype_impl.ack"],
-  F["rtype_impl.fragment_id"],
-  F["rtype_impl.fragment_index"],
-  F["rtype_impl.fragment_count"],
-  F["rtype_impl.payload_size"],
-  F["rtype_impl.checksum"],
-  F["rtype_impl.checksum.status"],
-  F["rtype_impl.payload"],
-  F["rtype_impl.req_login.username_len"],
-  F["rtype_impl.req_login.username"],
-  F["rtype_impl.req_login.version"],
-  F["rtype_impl.req_login.preferred_fragment_size"],
-  F["rtype_impl.res_login.success"],
-  F["rtype_impl.res_login.player_id"],
-  F["rtype_impl.res_login.effective_fragment_size"],
-  F["rtype_impl.req_join_room.room_id"],
-  F["rtype_impl.c_input.client_tick"],
-  F["rtype_impl.c_input.input_mask"],
-  F["rtype_impl.c_input.input_mask.up"],
-  F["rtype_impl.c_input.input_mask.down"],
-  F["rtype_impl.c_input.input_mask.left"],
-  F["rtype_impl.c_input.input_mask.right"],
-  F["rtype_impl.c_input.input_mask.shoot"],
-  F["rtype_impl.s_entity_state.tick"],
-  F["rtype_impl.s_entity_state.entry_count"],
-  F["rtype_impl.entity_state.entity_id"],
-  F["rtype_impl.entity_state.x"],
-  F["rtype_impl.entity_state.y"],
-  F["rtype_impl.entity_state.type"],
-  F["rtype_impl.req_logout.player_id"],
-  F["rtype_impl.delta_entry.op"],
-  F["rtype_impl.delta_entry.entity_id"],
-  F["rtype_impl.set_component.component_type"],
-  F["rtype_impl.set_component.data_size"],
-  F["rtype_impl.set_component.data"],
-  F["rtype_impl.remove_component.component_type"],
-  F["rtype_impl.controllable.speed"],
-  F["rtype_impl.shooter.timer"],
-  F["rtype_impl.health.hp"],
-  F["rtype_impl.health.max_hp"],
-  F["rtype_impl.health.changes"],
-  F["rtype_impl.hitbox.width"],
-  F["rtype_impl.hitbox.height"],
-  F["rtype_impl.hitbox.offset_x"],
-  F["rtype_impl.hitbox.offset_y"],
-  F["rtype_impl.player_component.id"],
-  F["rtype_impl.player_component.shoot_cooldown"],
-  F["rtype_impl.replicated.tag"],
-  F["rtype_impl.replicated.last_update_tick"],
-  F["rtype_impl.movement_pattern.kind"],
-  F["rtype_impl.movement_pattern.speed"],
-  F["rtype_impl.movement_pattern.amplitude"],
-  F["rtype_impl.movement_pattern.frequency"],
-  F["rtype_impl.movement_pattern.timer"],
-  F["rtype_impl.movement_pattern.base_y"],
-  F["rtype_impl.stats.score"],
-  F["rtype_impl.stats.dmg"],
-  F["rtype_impl.stats.kills"],
-  F["rtype_impl.stats.level"],
-  F["rtype_impl.stats.point_to_next_level"],
-  F["rtype_impl.stats.boss_active"],
-  F["rtype_impl.tag.id"],
-  F["rtype_impl.transform.x"],
-  F["rtype_impl.transform.y"],
-  F["rtype_impl.transform.z"],
-  F["rtype_impl.transform.origin_x"],
-  F["rtype_impl.transform.origin_y"],
-  F["rtype_impl.transform.rx"],
-  F["rtype_impl.transform.ry"],
-  F["rtype_impl.transform.rz"],
-  F["rtype_impl.transform.sx"],
-  F["rtype_impl.transform.sy"],
-  F["rtype_impl.transform.sz"],
-  F["rtype_impl.lobby_string.len"],
-  F["rtype_impl.lobby_string.text"],
-  F["rtype_impl.res_lobby_list.count"],
-  F["rtype_impl.lobby_info.lobby_id"],
-  F["rtype_impl.lobby_info.current_players"],
-  F["rtype_impl.lobby_info.max_players"],
-  F["rtype_impl.lobby_info.port"],
-  F["rtype_impl.req_create_lobby.max_players"],
-  F["rtype_impl.res_create_lobby.success"],
-  F["rtype_impl.res_create_lobby.lobby_id"],
-  F["rtype_impl.res_create_lobby.port"],
-  F["rtype_impl.lobby_ref.lobby_id"],
-  F["rtype_impl.res_join_lobby.success"],
-  F["rtype_impl.res_join_lobby.port"],
-  F["rtype_impl.lobby_state_update.lobby_id"],
-  F["rtype_impl.lobby_state_update.current_players"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -141,8 +141,12 @@ end })
 {%- endif %}
 {%- endfor %}
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 {%- for f in fields %}
 F["{{ f.abbrev }}"] = {{ f.ctor }}
 {%- endfor %}
@@ -161,14 +165,13 @@ local A = {
   ping_rtt = ProtoField.double("{{ name }}.analysis.ping_rtt", "Ping round trip (ms)"),
 }
 {%- endif %}
-proto.fields = {
-{%- for f in fields %}
-  F["{{ f.abbrev }}"],
-{%- endfor %}
 {%- if analysis.is_some() %}
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
 {%- endif %}
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -43,14 +43,15 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["application.move.x"] = ProtoField.float("application.move.x", "X", nil, "")
 F["application.move.jumping"] = ProtoField.bool("application.move.jumping", "Jumping", base.NONE, nil, nil, "")
-proto.fields = {
-  F["application.move.x"],
-  F["application.move.jumping"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

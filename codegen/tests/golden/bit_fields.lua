@@ -123,20 +123,18 @@ local function bit_string_labeller(read, msb)
 end
 local label_bit_string = bit_string_labeller(read_bits, false)
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["bit_fields.tiny"] = ProtoField.uint8("bit_fields.tiny", "Tiny", base.DEC, nil, nil, "")
 F["bit_fields.signed"] = ProtoField.int8("bit_fields.signed", "Signed", base.DEC, nil, nil, "")
 F["bit_fields.odd"] = ProtoField.uint16("bit_fields.odd", "Odd", base.DEC, nil, nil, "")
 F["bit_fields.wide"] = ProtoField.uint32("bit_fields.wide", "Wide", base.DEC, nil, nil, "")
 F["bit_fields.rest"] = ProtoField.bytes("bit_fields.rest", "Rest", base.NONE, "")
-proto.fields = {
-  F["bit_fields.tiny"],
-  F["bit_fields.signed"],
-  F["bit_fields.odd"],
-  F["bit_fields.wide"],
-  F["bit_fields.rest"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

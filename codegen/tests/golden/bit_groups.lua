@@ -54,8 +54,12 @@ local VS_Kind = {
   [15] = "CLOSE",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["bit_groups.control"] = ProtoField.uint16("bit_groups.control", "Control", base.HEX, nil, nil, "Kind in the low 4 bits, the payload's length above them (PDL's packing).")
 F["bit_groups.kind"] = ProtoField.uint16("bit_groups.kind", "Kind", base.HEX, VS_Kind, 0xf, "")
 F["bit_groups.length"] = ProtoField.uint16("bit_groups.length", "Length", base.DEC, nil, 0xfff0, "Bytes of payload.")
@@ -73,25 +77,7 @@ F["bit_groups.opts"] = ProtoField.uint32("bit_groups.opts", "Opts", base.HEX, ni
 F["bit_groups.count"] = ProtoField.uint32("bit_groups.count", "Count", base.DEC, nil, 0xffffff00, "")
 F["bit_groups.extra"] = ProtoField.uint16("bit_groups.extra", "Extra", base.DEC, nil, nil, "")
 F["bit_groups.payload"] = ProtoField.bytes("bit_groups.payload", "Payload", base.NONE, "")
-proto.fields = {
-  F["bit_groups.control"],
-  F["bit_groups.kind"],
-  F["bit_groups.length"],
-  F["bit_groups.status"],
-  F["bit_groups.urgent"],
-  F["bit_groups.has_extra"],
-  F["bit_groups.level"],
-  F["bit_groups.spare"],
-  F["bit_groups.word"],
-  F["bit_groups.lane"],
-  F["bit_groups.opts.fast"],
-  F["bit_groups.opts.safe"],
-  F["bit_groups.opts.last"],
-  F["bit_groups.opts"],
-  F["bit_groups.count"],
-  F["bit_groups.extra"],
-  F["bit_groups.payload"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

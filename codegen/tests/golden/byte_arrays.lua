@@ -87,8 +87,12 @@ local function leb128_reader(read)
 end
 local read_leb128 = leb128_reader(read_bits)
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["byte_arrays.players_size"] = ProtoField.uint16("byte_arrays.players_size", "Players size", base.DEC, nil, nil, "")
 F["byte_arrays.scores_words"] = ProtoField.uint8("byte_arrays.scores_words", "Scores words", base.DEC, nil, nil, "The scores' size in 32-bit words, this byte included")
 F["byte_arrays.scores"] = ProtoField.uint32("byte_arrays.scores", "Scores", base.DEC, nil, nil, "")
@@ -110,29 +114,7 @@ F["byte_arrays.parts.part_size"] = ProtoField.uint8("byte_arrays.parts.part_size
 F["byte_arrays.parts.parts.length"] = ProtoField.uint8("byte_arrays.parts.parts.length", "Parts count", base.DEC, nil, nil, "Number of Parts")
 F["byte_arrays.part.kind"] = ProtoField.uint8("byte_arrays.part.kind", "Kind", base.DEC, nil, nil, "")
 F["byte_arrays.part.data"] = ProtoField.bytes("byte_arrays.part.data", "Data", base.NONE, "")
-proto.fields = {
-  F["byte_arrays.players_size"],
-  F["byte_arrays.scores_words"],
-  F["byte_arrays.scores"],
-  F["byte_arrays.flags"],
-  F["byte_arrays.entries.length"],
-  F["byte_arrays.entries.element.length"],
-  F["byte_arrays.cell_size"],
-  F["byte_arrays.origin.length"],
-  F["byte_arrays.home.length"],
-  F["byte_arrays.notes.element.length"],
-  F["byte_arrays.player.id"],
-  F["byte_arrays.player.name.length"],
-  F["byte_arrays.player.name"],
-  F["byte_arrays.entry.kind"],
-  F["byte_arrays.entry.data"],
-  F["byte_arrays.cell.x"],
-  F["byte_arrays.cell.y"],
-  F["byte_arrays.parts.part_size"],
-  F["byte_arrays.parts.parts.length"],
-  F["byte_arrays.part.kind"],
-  F["byte_arrays.part.data"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

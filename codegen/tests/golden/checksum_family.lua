@@ -146,8 +146,12 @@ local VS_CHECKSUM_STATUS = {
   [1] = "Good",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["checksum_family.kind"] = ProtoField.uint8("checksum_family.kind", "Kind", base.DEC, VS_CASE_Frame_kind, nil, "")
 F["checksum_family.header_sum"] = ProtoField.uint8("checksum_family.header_sum", "Header sum", base.HEX, nil, nil, "")
 F["checksum_family.header_sum.status"] = ProtoField.uint8("checksum_family.header_sum.status", "Header sum status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Header sum matches the data")
@@ -172,32 +176,7 @@ F["checksum_family.words.short"] = ProtoField.uint16("checksum_family.words.shor
 F["checksum_family.words.short.status"] = ProtoField.uint8("checksum_family.words.short.status", "Short status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Short matches the data")
 F["checksum_family.words.long"] = ProtoField.uint32("checksum_family.words.long", "Long", base.HEX, nil, nil, "")
 F["checksum_family.words.long.status"] = ProtoField.uint8("checksum_family.words.long.status", "Long status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Long matches the data")
-proto.fields = {
-  F["checksum_family.kind"],
-  F["checksum_family.header_sum"],
-  F["checksum_family.header_sum.status"],
-  F["checksum_family.length"],
-  F["checksum_family.body_check"],
-  F["checksum_family.body_check.status"],
-  F["checksum_family.body"],
-  F["checksum_family.adler"],
-  F["checksum_family.adler.status"],
-  F["checksum_family.sums.a"],
-  F["checksum_family.sums.text.length"],
-  F["checksum_family.sums.text"],
-  F["checksum_family.sums.total"],
-  F["checksum_family.sums.total.status"],
-  F["checksum_family.sums.wide"],
-  F["checksum_family.sums.wide.status"],
-  F["checksum_family.sums.parity"],
-  F["checksum_family.sums.parity.status"],
-  F["checksum_family.words.values.length"],
-  F["checksum_family.words.values"],
-  F["checksum_family.words.short"],
-  F["checksum_family.words.short.status"],
-  F["checksum_family.words.long"],
-  F["checksum_family.words.long.status"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -179,8 +179,12 @@ local VS_CHECKSUM_STATUS = {
   [1] = "Good",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["checksum_params.kind"] = ProtoField.uint8("checksum_params.kind", "Kind", base.DEC, VS_CASE_Framed_kind, nil, "")
 F["checksum_params.crc"] = ProtoField.uint32("checksum_params.crc", "Crc", base.HEX, nil, nil, "")
 F["checksum_params.crc.status"] = ProtoField.uint8("checksum_params.crc.status", "Crc status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Crc matches the data")
@@ -188,15 +192,7 @@ F["checksum_params.body"] = ProtoField.bytes("checksum_params.body", "Body", bas
 F["checksum_params.inner.value"] = ProtoField.uint16("checksum_params.inner.value", "Value", base.DEC, nil, nil, "")
 F["checksum_params.inner.check"] = ProtoField.uint16("checksum_params.inner.check", "Check", base.HEX, nil, nil, "")
 F["checksum_params.inner.check.status"] = ProtoField.uint8("checksum_params.inner.check.status", "Check status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Check matches the data")
-proto.fields = {
-  F["checksum_params.kind"],
-  F["checksum_params.crc"],
-  F["checksum_params.crc.status"],
-  F["checksum_params.body"],
-  F["checksum_params.inner.value"],
-  F["checksum_params.inner.check"],
-  F["checksum_params.inner.check.status"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -173,18 +173,17 @@ local VS_CHECKSUM_STATUS = {
   [1] = "Good",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["checksums.sequence"] = ProtoField.uint32("checksums.sequence", "Sequence", base.DEC, nil, nil, "")
 F["checksums.checksum"] = ProtoField.uint16("checksums.checksum", "Checksum", base.HEX, nil, nil, "")
 F["checksums.checksum.status"] = ProtoField.uint8("checksums.checksum.status", "Checksum status", base.DEC, VS_CHECKSUM_STATUS, nil, "Whether the Checksum matches the data")
 F["checksums.data"] = ProtoField.bytes("checksums.data", "Data", base.NONE, "")
-proto.fields = {
-  F["checksums.sequence"],
-  F["checksums.checksum"],
-  F["checksums.checksum.status"],
-  F["checksums.data"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

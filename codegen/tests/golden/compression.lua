@@ -87,8 +87,12 @@ local function leb128_reader(read)
 end
 local read_leb128 = leb128_reader(read_bits)
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["compression.tick"] = ProtoField.uint32("compression.tick", "Tick", base.DEC, nil, nil, "")
 F["compression.world_size"] = ProtoField.uint16("compression.world_size", "World size", base.DEC, nil, nil, "")
 F["compression.chat.length"] = ProtoField.uint64("compression.chat.length", "Chat length", base.DEC, nil, nil, "Bytes of Chat")
@@ -100,19 +104,7 @@ F["compression.entity.name"] = ProtoField.string("compression.entity.name", "Nam
 F["compression.chat.text.length"] = ProtoField.uint16("compression.chat.text.length", "Text length", base.DEC, nil, nil, "Length of Text")
 F["compression.chat.text"] = ProtoField.string("compression.chat.text", "Text", base.UNICODE, "")
 F["compression.chat.blob"] = ProtoField.bytes("compression.chat.blob", "Blob", base.NONE, "")
-proto.fields = {
-  F["compression.tick"],
-  F["compression.world_size"],
-  F["compression.chat.length"],
-  F["compression.world.count"],
-  F["compression.entity.id"],
-  F["compression.entity.x"],
-  F["compression.entity.name.length"],
-  F["compression.entity.name"],
-  F["compression.chat.text.length"],
-  F["compression.chat.text"],
-  F["compression.chat.blob"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

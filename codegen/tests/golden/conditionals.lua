@@ -43,16 +43,16 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["conditionals.version"] = ProtoField.uint8("conditionals.version", "Version", base.DEC, nil, nil, "")
 F["conditionals.enabled"] = ProtoField.bool("conditionals.enabled", "Enabled", base.NONE, nil, nil, "")
 F["conditionals.extra"] = ProtoField.uint32("conditionals.extra", "Extra", base.DEC, nil, nil, "")
-proto.fields = {
-  F["conditionals.version"],
-  F["conditionals.enabled"],
-  F["conditionals.extra"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -65,18 +65,17 @@ local function is_server_port(port)
   return false
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["conversation.hello.salt"] = ProtoField.uint32("conversation.hello.salt", "Salt", base.DEC, nil, nil, "")
 F["conversation.welcome.pepper"] = ProtoField.uint32("conversation.welcome.pepper", "Pepper", base.DEC, nil, nil, "")
 F["conversation.sequence"] = ProtoField.uint16("conversation.sequence", "Sequence", base.DEC, nil, nil, "")
 F["conversation.data"] = ProtoField.bytes("conversation.data", "Data", base.NONE, "")
-proto.fields = {
-  F["conversation.hello.salt"],
-  F["conversation.welcome.pepper"],
-  F["conversation.sequence"],
-  F["conversation.data"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

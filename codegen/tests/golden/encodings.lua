@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["encodings.tag.length"] = ProtoField.uint8("encodings.tag.length", "Tag length", base.DEC, nil, nil, "Length of Tag")
 F["encodings.tag"] = ProtoField.string("encodings.tag", "Tag", base.UNICODE, "")
 F["encodings.city.length"] = ProtoField.uint8("encodings.city.length", "City length", base.DEC, nil, nil, "Length of City")
@@ -57,20 +61,7 @@ F["encodings.note"] = ProtoField.stringz("encodings.note", "Note", base.UNICODE,
 F["encodings.code"] = ProtoField.string("encodings.code", "Code", base.UNICODE, "")
 F["encodings.title"] = ProtoField.stringz("encodings.title", "Title", base.UNICODE, "")
 F["encodings.badge"] = ProtoField.string("encodings.badge", "Badge", base.UNICODE, "")
-proto.fields = {
-  F["encodings.tag.length"],
-  F["encodings.tag"],
-  F["encodings.city.length"],
-  F["encodings.city"],
-  F["encodings.units"],
-  F["encodings.name"],
-  F["encodings.motto.length"],
-  F["encodings.motto"],
-  F["encodings.note"],
-  F["encodings.code"],
-  F["encodings.title"],
-  F["encodings.badge"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -49,8 +49,12 @@ local function pick(c, a, b)
   return b
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["enet_constructs.header"] = ProtoField.uint64("enet_constructs.header", "Header", base.HEX, nil, nil, "")
 F["enet_constructs.peer_id"] = ProtoField.uint16("enet_constructs.peer_id", "Peer id", base.HEX, nil, nil, "0xFFF: no peer yet.")
 F["enet_constructs.session"] = ProtoField.uint8("enet_constructs.session", "Session", base.DEC, nil, nil, "")
@@ -66,23 +70,7 @@ F["enet_constructs.command.items"] = ProtoField.uint16("enet_constructs.command.
 F["enet_constructs.command.extra"] = ProtoField.uint8("enet_constructs.command.extra", "Extra", base.DEC, nil, nil, "")
 F["enet_constructs.unreliable.unreliable_sequence_number"] = ProtoField.uint16("enet_constructs.unreliable.unreliable_sequence_number", "Unreliable sequence number", base.HEX, nil, nil, "")
 F["enet_constructs.unreliable.data"] = ProtoField.bytes("enet_constructs.unreliable.data", "Data", base.NONE, "")
-proto.fields = {
-  F["enet_constructs.header"],
-  F["enet_constructs.peer_id"],
-  F["enet_constructs.session"],
-  F["enet_constructs.compressed"],
-  F["enet_constructs.has_time"],
-  F["enet_constructs.stamp"],
-  F["enet_constructs.sent_time"],
-  F["enet_constructs.reliable"],
-  F["enet_constructs.command.channel_id"],
-  F["enet_constructs.command.wide"],
-  F["enet_constructs.command.n"],
-  F["enet_constructs.command.items"],
-  F["enet_constructs.command.extra"],
-  F["enet_constructs.unreliable.unreliable_sequence_number"],
-  F["enet_constructs.unreliable.data"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

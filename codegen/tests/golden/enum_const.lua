@@ -53,16 +53,16 @@ local VS_Version = {
   [2] = "V2",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["enum_const.kind"] = ProtoField.uint8("enum_const.kind", "Kind", base.HEX, VS_Kind, nil, "")
 F["enum_const.version"] = ProtoField.uint16("enum_const.version", "Version", base.HEX, VS_Version, nil, "")
 F["enum_const.extra"] = ProtoField.uint8("enum_const.extra", "Extra", base.DEC, nil, nil, "")
-proto.fields = {
-  F["enum_const.kind"],
-  F["enum_const.version"],
-  F["enum_const.extra"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

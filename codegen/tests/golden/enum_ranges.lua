@@ -80,18 +80,17 @@ setmetatable(VS_Level, { __index = function(_, v)
   return nil
 end })
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["enum_ranges.weapon"] = ProtoField.uint8("enum_ranges.weapon", "Weapon", base.RANGE_STRING, RS_Weapon, nil, "")
 F["enum_ranges.level"] = ProtoField.uint8("enum_ranges.level", "Level", base.RANGE_STRING, RS_Level, nil, "")
 F["enum_ranges.extra"] = ProtoField.bytes("enum_ranges.extra", "Extra", base.NONE, "")
 F["enum_ranges.ammo.rounds"] = ProtoField.uint8("enum_ranges.ammo.rounds", "Rounds", base.DEC, nil, nil, "")
-proto.fields = {
-  F["enum_ranges.weapon"],
-  F["enum_ranges.level"],
-  F["enum_ranges.extra"],
-  F["enum_ranges.ammo.rounds"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -53,14 +53,15 @@ local VS_Closed = {
   [2] = "HIGH",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["enums.open"] = ProtoField.uint8("enums.open", "Open", base.HEX, VS_Open, nil, "")
 F["enums.closed"] = ProtoField.uint16("enums.closed", "Closed", base.HEX, VS_Closed, nil, "")
-proto.fields = {
-  F["enums.open"],
-  F["enums.closed"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

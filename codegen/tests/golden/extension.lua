@@ -54,14 +54,15 @@ local VS_Closed = {
   [2] = "HIGH",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["extension.open"] = ProtoField.uint8("extension.open", "Open", base.HEX, VS_Open, nil, "")
 F["extension.closed"] = ProtoField.uint16("extension.closed", "Closed", base.HEX, VS_Closed, nil, "")
-proto.fields = {
-  F["extension.open"],
-  F["extension.closed"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

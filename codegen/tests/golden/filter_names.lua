@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["filter_names.route.length"] = ProtoField.uint8("filter_names.route.length", "Route count", base.DEC, nil, nil, "Number of Route")
 F["filter_names.aim.flags"] = ProtoField.uint8("filter_names.aim.flags", "Flags", base.HEX, nil, nil, "")
 F["filter_names.aim.flags.locked"] = ProtoField.bool("filter_names.aim.flags.locked", "LOCKED", 8, nil, 0x1, "")
@@ -64,27 +68,7 @@ F["filter_names.waypoint.z"] = ProtoField.int16("filter_names.waypoint.z", "Z", 
 F["filter_names.sight.flags"] = ProtoField.uint8("filter_names.sight.flags", "Flags", base.HEX, nil, nil, "")
 F["filter_names.sight.flags.locked"] = ProtoField.bool("filter_names.sight.flags.locked", "LOCKED", 8, nil, 0x1, "")
 F["filter_names.sight.flags.zoomed"] = ProtoField.bool("filter_names.sight.flags.zoomed", "ZOOMED", 8, nil, 0x2, "")
-proto.fields = {
-  F["filter_names.route.length"],
-  F["filter_names.aim.flags"],
-  F["filter_names.aim.flags.locked"],
-  F["filter_names.aim.flags.zoomed"],
-  F["filter_names.vec3.x"],
-  F["filter_names.vec3.y"],
-  F["filter_names.vec3.z"],
-  F["filter_names.position.x"],
-  F["filter_names.position.y"],
-  F["filter_names.position.z"],
-  F["filter_names.velocity.x"],
-  F["filter_names.velocity.y"],
-  F["filter_names.velocity.z"],
-  F["filter_names.waypoint.x"],
-  F["filter_names.waypoint.y"],
-  F["filter_names.waypoint.z"],
-  F["filter_names.sight.flags"],
-  F["filter_names.sight.flags.locked"],
-  F["filter_names.sight.flags.zoomed"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

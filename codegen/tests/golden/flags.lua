@@ -52,18 +52,17 @@ local function has_bit(v, mask)
   return floor(v / mask) % 2 == 1
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["flags.opts"] = ProtoField.uint16("flags.opts", "Opts", base.HEX, nil, nil, "")
 F["flags.opts.has_level"] = ProtoField.bool("flags.opts.has_level", "HAS_LEVEL", 16, nil, 0x1, "")
 F["flags.opts.wide"] = ProtoField.bool("flags.opts.wide", "WIDE", 16, nil, 0x8000, "Wide values.")
 F["flags.level"] = ProtoField.uint8("flags.level", "Level", base.DEC, nil, nil, "")
-proto.fields = {
-  F["flags.opts"],
-  F["flags.opts.has_level"],
-  F["flags.opts.wide"],
-  F["flags.level"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["integers.magic"] = ProtoField.uint16("integers.magic", "Magic", base.HEX, nil, nil, "")
 F["integers.a"] = ProtoField.uint8("integers.a", "A", base.DEC, nil, nil, "")
 F["integers.b"] = ProtoField.int16("integers.b", "B", base.DEC, nil, nil, "")
@@ -54,17 +58,7 @@ F["integers.e"] = ProtoField.float("integers.e", "E", nil, "")
 F["integers.f"] = ProtoField.double("integers.f", "F", nil, "")
 F["integers.g"] = ProtoField.bool("integers.g", "G", base.NONE, nil, nil, "")
 F["integers.h"] = ProtoField.uint8("integers.h", "H", base.DEC, nil, nil, "")
-proto.fields = {
-  F["integers.magic"],
-  F["integers.a"],
-  F["integers.b"],
-  F["integers.c"],
-  F["integers.d"],
-  F["integers.e"],
-  F["integers.f"],
-  F["integers.g"],
-  F["integers.h"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

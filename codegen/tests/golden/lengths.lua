@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["lengths.name.length"] = ProtoField.uint8("lengths.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
 F["lengths.name"] = ProtoField.string("lengths.name", "Name", base.UNICODE, "")
 F["lengths.note.length"] = ProtoField.uint16("lengths.note.length", "Note length", base.DEC, nil, nil, "Length of Note")
@@ -57,20 +61,7 @@ F["lengths.words"] = ProtoField.uint16("lengths.words", "Words", base.DEC, nil, 
 F["lengths.inner_len"] = ProtoField.uint8("lengths.inner_len", "Inner len", base.DEC, nil, nil, "")
 F["lengths.rest"] = ProtoField.uint8("lengths.rest", "Rest", base.DEC, nil, nil, "")
 F["lengths.item.id"] = ProtoField.uint16("lengths.item.id", "Id", base.DEC, nil, nil, "")
-proto.fields = {
-  F["lengths.name.length"],
-  F["lengths.name"],
-  F["lengths.note.length"],
-  F["lengths.note"],
-  F["lengths.units"],
-  F["lengths.tail"],
-  F["lengths.count"],
-  F["lengths.words.length"],
-  F["lengths.words"],
-  F["lengths.inner_len"],
-  F["lengths.rest"],
-  F["lengths.item.id"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -58,8 +58,12 @@ local VS_CASE_Command_code = {
   [33] = "Turns",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["many_cases.code"] = ProtoField.uint8("many_cases.code", "Code", base.DEC, VS_CASE_Command_code, nil, "")
 F["many_cases.body"] = ProtoField.bytes("many_cases.body", "Body", base.NONE, "")
 F["many_cases.move.dx"] = ProtoField.int16("many_cases.move.dx", "Dx", base.DEC, nil, nil, "")
@@ -73,21 +77,7 @@ F["many_cases.chat.text_len"] = ProtoField.uint8("many_cases.chat.text_len", "Te
 F["many_cases.chat.text"] = ProtoField.string("many_cases.chat.text", "Text", base.UNICODE, "")
 F["many_cases.emote.id"] = ProtoField.uint16("many_cases.emote.id", "Id", base.DEC, nil, nil, "")
 F["many_cases.ping.sent_at"] = ProtoField.uint32("many_cases.ping.sent_at", "Sent at", base.DEC, nil, nil, "")
-proto.fields = {
-  F["many_cases.code"],
-  F["many_cases.body"],
-  F["many_cases.move.dx"],
-  F["many_cases.move.dy"],
-  F["many_cases.turn.angle"],
-  F["many_cases.fire.weapon"],
-  F["many_cases.jump.height"],
-  F["many_cases.crouch.on"],
-  F["many_cases.reload.slot"],
-  F["many_cases.chat.text_len"],
-  F["many_cases.chat.text"],
-  F["many_cases.emote.id"],
-  F["many_cases.ping.sent_at"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

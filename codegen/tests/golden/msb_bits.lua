@@ -184,8 +184,12 @@ local VS_Kind = {
   [2748] = "ACK",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["msb_bits.version"] = ProtoField.uint8("msb_bits.version", "Version", base.DEC, nil, nil, "High nibble of the first byte.")
 F["msb_bits.ihl"] = ProtoField.uint8("msb_bits.ihl", "Ihl", base.DEC, nil, nil, "")
 F["msb_bits.total_length"] = ProtoField.uint16("msb_bits.total_length", "Total length", base.DEC, nil, nil, "")
@@ -208,30 +212,7 @@ F["msb_bits.label"] = ProtoField.string("msb_bits.label", "Label", base.UNICODE,
 F["msb_bits.rest"] = ProtoField.bytes("msb_bits.rest", "Rest", base.NONE, "")
 F["msb_bits.point.x"] = ProtoField.int8("msb_bits.point.x", "X", base.DEC, nil, nil, "")
 F["msb_bits.point.y"] = ProtoField.uint16("msb_bits.point.y", "Y", base.DEC, nil, nil, "")
-proto.fields = {
-  F["msb_bits.version"],
-  F["msb_bits.ihl"],
-  F["msb_bits.total_length"],
-  F["msb_bits.frag"],
-  F["msb_bits.frag.reserved"],
-  F["msb_bits.frag.dont"],
-  F["msb_bits.frag.more"],
-  F["msb_bits.offset"],
-  F["msb_bits.kind"],
-  F["msb_bits.delta"],
-  F["msb_bits.urgent"],
-  F["msb_bits.stamp"],
-  F["msb_bits.debt"],
-  F["msb_bits.id"],
-  F["msb_bits.gain"],
-  F["msb_bits.precise"],
-  F["msb_bits.path.length"],
-  F["msb_bits.label.length"],
-  F["msb_bits.label"],
-  F["msb_bits.rest"],
-  F["msb_bits.point.x"],
-  F["msb_bits.point.y"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

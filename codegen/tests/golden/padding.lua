@@ -74,8 +74,12 @@ local function read_bits(tvb, pos, w)
   return floor(raw / 2 ^ shift) % 2 ^ w
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["padding.kind"] = ProtoField.uint8("padding.kind", "Kind", base.DEC, nil, nil, "")
 F["padding.reserved"] = ProtoField.uint8("padding.reserved", "Reserved", base.HEX, nil, nil, "Must be zero.")
 F["padding.id"] = ProtoField.uint32("padding.id", "Id", base.DEC, nil, nil, "")
@@ -90,22 +94,7 @@ F["padding.entry.value"] = ProtoField.uint8("padding.entry.value", "Value", base
 F["padding.tail.note.length"] = ProtoField.uint8("padding.tail.note.length", "Note length", base.DEC, nil, nil, "Length of Note")
 F["padding.tail.note"] = ProtoField.string("padding.tail.note", "Note", base.UNICODE, "")
 F["padding.padding"] = ProtoField.bytes("padding.padding", "Padding", base.NONE, "Bytes that pad or align a value (ignored)")
-proto.fields = {
-  F["padding.kind"],
-  F["padding.reserved"],
-  F["padding.id"],
-  F["padding.name.length"],
-  F["padding.name"],
-  F["padding.spare"],
-  F["padding.entries.length"],
-  F["padding.mode.level"],
-  F["padding.mode.unused"],
-  F["padding.entry.code"],
-  F["padding.entry.value"],
-  F["padding.tail.note.length"],
-  F["padding.tail.note"],
-  F["padding.padding"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

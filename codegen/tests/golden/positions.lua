@@ -43,8 +43,12 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["positions.array_size"] = ProtoField.uint8("positions.array_size", "Array size", base.DEC, nil, nil, "")
 F["positions.items"] = ProtoField.uint8("positions.items", "Items", base.DEC, nil, nil, "")
 F["positions.body"] = ProtoField.bytes("positions.body", "Body", base.NONE, "")
@@ -52,15 +56,7 @@ F["positions.crc"] = ProtoField.uint16("positions.crc", "Crc", base.DEC, nil, ni
 F["positions.tail.kind"] = ProtoField.uint8("positions.tail.kind", "Kind", base.DEC, nil, nil, "")
 F["positions.tail.extra"] = ProtoField.uint16("positions.tail.extra", "Extra", base.DEC, nil, nil, "")
 F["positions.tail.all_but_head"] = ProtoField.bytes("positions.tail.all_but_head", "All but head", base.NONE, "")
-proto.fields = {
-  F["positions.array_size"],
-  F["positions.items"],
-  F["positions.body"],
-  F["positions.crc"],
-  F["positions.tail.kind"],
-  F["positions.tail.extra"],
-  F["positions.tail.all_but_head"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

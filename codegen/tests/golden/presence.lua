@@ -91,8 +91,12 @@ local VS_Shape = {
   [2] = "BOX",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["announced.kind"] = ProtoField.uint8("announced.kind", "Kind", base.HEX, VS_Kind, nil, "")
 F["announced.opts"] = ProtoField.uint8("announced.opts", "Opts", base.HEX, nil, nil, "Bits the user sets (URGENT) and bits the encoder sets.")
 F["announced.opts.has_target"] = ProtoField.bool("announced.opts.has_target", "HAS_TARGET", 8, nil, 0x1, "")
@@ -115,30 +119,7 @@ F["announced.motion.has_speed"] = ProtoField.bool("announced.motion.has_speed", 
 F["announced.motion.idle"] = ProtoField.bool("announced.motion.idle", "Idle", base.NONE, nil, nil, "")
 F["announced.motion.speed"] = ProtoField.uint16("announced.motion.speed", "Speed", base.DEC, nil, nil, "")
 F["announced.motion.heading"] = ProtoField.uint16("announced.motion.heading", "Heading", base.DEC, nil, nil, "")
-proto.fields = {
-  F["announced.kind"],
-  F["announced.opts"],
-  F["announced.opts.has_target"],
-  F["announced.opts.no_name"],
-  F["announced.opts.is_ack"],
-  F["announced.opts.urgent"],
-  F["announced.no_note"],
-  F["announced.shape"],
-  F["announced.mode"],
-  F["announced.target"],
-  F["announced.name.length"],
-  F["announced.name"],
-  F["announced.note.length"],
-  F["announced.note"],
-  F["announced.radius"],
-  F["announced.extra"],
-  F["announced.data.payload.length"],
-  F["announced.data.payload"],
-  F["announced.motion.has_speed"],
-  F["announced.motion.idle"],
-  F["announced.motion.speed"],
-  F["announced.motion.heading"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

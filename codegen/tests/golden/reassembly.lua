@@ -79,8 +79,12 @@ local VS_CASE_Packet_command = {
   [1] = "Hello",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["reassembly.flags"] = ProtoField.uint8("reassembly.flags", "Flags", base.HEX, nil, nil, "")
 F["reassembly.flags.fragment"] = ProtoField.bool("reassembly.flags.fragment", "FRAGMENT", 8, nil, 0x1, "")
 F["reassembly.command"] = ProtoField.uint8("reassembly.command", "Command", base.DEC, VS_CASE_Packet_command, nil, "")
@@ -91,18 +95,7 @@ F["reassembly.payload_size"] = ProtoField.uint16("reassembly.payload_size", "Pay
 F["reassembly.payload"] = ProtoField.bytes("reassembly.payload", "Payload", base.NONE, "")
 F["reassembly.hello.name.length"] = ProtoField.uint8("reassembly.hello.name.length", "Name length", base.DEC, nil, nil, "Length of Name")
 F["reassembly.hello.name"] = ProtoField.string("reassembly.hello.name", "Name", base.UNICODE, "")
-proto.fields = {
-  F["reassembly.flags"],
-  F["reassembly.flags.fragment"],
-  F["reassembly.command"],
-  F["reassembly.fragment_id"],
-  F["reassembly.fragment_index"],
-  F["reassembly.fragment_count"],
-  F["reassembly.payload_size"],
-  F["reassembly.payload"],
-  F["reassembly.hello.name.length"],
-  F["reassembly.hello.name"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

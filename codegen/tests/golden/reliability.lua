@@ -86,8 +86,12 @@ local VS_CASE_Heartbeat_form = {
   [1] = "Pong",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["reliability.kind"] = ProtoField.uint8("reliability.kind", "Kind", base.HEX, VS_Kind, nil, "")
 F["reliability.acked_upto"] = ProtoField.uint16("reliability.acked_upto", "Acked upto", base.DEC, nil, nil, "")
 F["reliability.data.flags"] = ProtoField.uint8("reliability.data.flags", "Flags", base.HEX, nil, nil, "")
@@ -117,25 +121,11 @@ local A = {
   ping_frame = ProtoField.framenum("reliability.analysis.ping_frame", "Answers the ping of frame"),
   ping_rtt = ProtoField.double("reliability.analysis.ping_rtt", "Ping round trip (ms)"),
 }
-proto.fields = {
-  F["reliability.kind"],
-  F["reliability.acked_upto"],
-  F["reliability.data.flags"],
-  F["reliability.data.flags.reliable"],
-  F["reliability.data.flags.last"],
-  F["reliability.data.seq"],
-  F["reliability.data.chunk"],
-  F["reliability.data.payload"],
-  F["reliability.ack.seq"],
-  F["reliability.ack.chunk"],
-  F["reliability.notify.seq"],
-  F["reliability.notify.last"],
-  F["reliability.notify.received"],
-  F["reliability.heartbeat.form"],
-  F["reliability.ping.id"],
-  F["reliability.pong.id"],
-  A.analysis, A.lost, A.duplicate_of, A.retransmission_of, A.out_of_order, A.acks_frame, A.ack_rtt, A.ping_frame, A.ping_rtt,
-}
+for _, name in ipairs({ "analysis", "lost", "duplicate_of", "retransmission_of", "out_of_order",
+    "acks_frame", "ack_rtt", "ping_frame", "ping_rtt" }) do
+  field_list[#field_list + 1] = A[name]
+end
+proto.fields = field_list
 
 -- Expert info.
 local E = {

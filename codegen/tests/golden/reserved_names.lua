@@ -50,8 +50,12 @@ local VS_Default = {
   [2] = "OK",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["reserved_names.kind"] = ProtoField.uint8("reserved_names.kind", "Kind", base.HEX, VS_Default, nil, "")
 F["reserved_names.state"] = ProtoField.uint8("reserved_names.state", "State", base.HEX, nil, nil, "")
 F["reserved_names.state.next"] = ProtoField.bool("reserved_names.state.next", "NEXT", 8, nil, 0x1, "")
@@ -65,21 +69,7 @@ F["reserved_names.cow.bytes_len"] = ProtoField.uint8("reserved_names.cow.bytes_l
 F["reserved_names.cow.data"] = ProtoField.bytes("reserved_names.cow.data", "Data", base.NONE, "")
 F["reserved_names.encode_error.code"] = ProtoField.uint16("reserved_names.encode_error.code", "Code", base.DEC, nil, nil, "")
 F["reserved_names.vec.x"] = ProtoField.int16("reserved_names.vec.x", "X", base.DEC, nil, nil, "")
-proto.fields = {
-  F["reserved_names.kind"],
-  F["reserved_names.state"],
-  F["reserved_names.state.next"],
-  F["reserved_names.state.done"],
-  F["reserved_names.text_len"],
-  F["reserved_names.text"],
-  F["reserved_names.body"],
-  F["reserved_names.reader.rest"],
-  F["reserved_names.option.present"],
-  F["reserved_names.cow.bytes_len"],
-  F["reserved_names.cow.data"],
-  F["reserved_names.encode_error.code"],
-  F["reserved_names.vec.x"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

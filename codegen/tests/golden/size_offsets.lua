@@ -48,8 +48,12 @@ local VS_CASE_Frame_kind = {
   [1] = "Block",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["size_offsets.size"] = ProtoField.uint16("size_offsets.size", "Size", base.DEC, nil, nil, "")
 F["size_offsets.payload"] = ProtoField.bytes("size_offsets.payload", "Payload", base.NONE, "")
 F["size_offsets.last_index"] = ProtoField.uint8("size_offsets.last_index", "Last index", base.DEC, nil, nil, "")
@@ -63,21 +67,7 @@ F["size_offsets.body"] = ProtoField.bytes("size_offsets.body", "Body", base.NONE
 F["size_offsets.trailer"] = ProtoField.uint8("size_offsets.trailer", "Trailer", base.DEC, nil, nil, "")
 F["size_offsets.block.a"] = ProtoField.uint16("size_offsets.block.a", "A", base.DEC, nil, nil, "")
 F["size_offsets.block.b"] = ProtoField.uint16("size_offsets.block.b", "B", base.DEC, nil, nil, "")
-proto.fields = {
-  F["size_offsets.size"],
-  F["size_offsets.payload"],
-  F["size_offsets.last_index"],
-  F["size_offsets.ids"],
-  F["size_offsets.words"],
-  F["size_offsets.free"],
-  F["size_offsets.slots"],
-  F["size_offsets.kind"],
-  F["size_offsets.body_len"],
-  F["size_offsets.body"],
-  F["size_offsets.trailer"],
-  F["size_offsets.block.a"],
-  F["size_offsets.block.b"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -98,8 +98,12 @@ local VS_CASE_Packet_kind3 = {
   [1] = "Pair",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["sized_switches.kind"] = ProtoField.uint8("sized_switches.kind", "Kind", base.DEC, VS_CASE_Packet_kind, nil, "")
 F["sized_switches.inner.length"] = ProtoField.uint16("sized_switches.inner.length", "Inner length", base.DEC, nil, nil, "Bytes of Inner")
 F["sized_switches.inner"] = ProtoField.bytes("sized_switches.inner", "Inner", base.NONE, "")
@@ -113,21 +117,7 @@ F["sized_switches.inner.s.length"] = ProtoField.uint8("sized_switches.inner.s.le
 F["sized_switches.inner.s"] = ProtoField.string("sized_switches.inner.s", "S", base.UNICODE, "")
 F["sized_switches.pair.a"] = ProtoField.uint8("sized_switches.pair.a", "A", base.DEC, nil, nil, "")
 F["sized_switches.pair.b"] = ProtoField.uint16("sized_switches.pair.b", "B", base.DEC, nil, nil, "")
-proto.fields = {
-  F["sized_switches.kind"],
-  F["sized_switches.inner.length"],
-  F["sized_switches.inner"],
-  F["sized_switches.kind2"],
-  F["sized_switches.other.length"],
-  F["sized_switches.other"],
-  F["sized_switches.kind3"],
-  F["sized_switches.fixed"],
-  F["sized_switches.inner.a"],
-  F["sized_switches.inner.s.length"],
-  F["sized_switches.inner.s"],
-  F["sized_switches.pair.a"],
-  F["sized_switches.pair.b"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

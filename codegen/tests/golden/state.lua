@@ -75,8 +75,12 @@ local VS_CASE_Command_code = {
   [2] = "Update",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["state.code"] = ProtoField.uint8("state.code", "Code", base.DEC, VS_CASE_Command_code, nil, "")
 F["state.announce.link"] = ProtoField.uint16("state.announce.link", "Link", base.DEC, nil, nil, "")
 F["state.announce.count"] = ProtoField.uint8("state.announce.count", "Count", base.DEC, nil, nil, "")
@@ -87,18 +91,7 @@ F["state.update.link"] = ProtoField.uint16("state.update.link", "Link", base.DEC
 F["state.update.count"] = ProtoField.uint8("state.update.count", "Count", base.DEC, nil, nil, "")
 F["state.update.values.unknown"] = ProtoField.bytes("state.update.values.unknown", "Values (types unknown)", base.NONE, "Bytes that need a list announced earlier in the conversation")
 F["state.indexed.index"] = ProtoField.uint8("state.indexed.index", "Index", base.DEC, nil, nil, "")
-proto.fields = {
-  F["state.code"],
-  F["state.announce.link"],
-  F["state.announce.count"],
-  F["state.typed.kind"],
-  F["state.byte.v"],
-  F["state.word.v"],
-  F["state.update.link"],
-  F["state.update.count"],
-  F["state.update.values.unknown"],
-  F["state.indexed.index"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

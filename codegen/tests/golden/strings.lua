@@ -43,20 +43,18 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["strings.version"] = ProtoField.uint8("strings.version", "Version", base.DEC, nil, nil, "")
 F["strings.user"] = ProtoField.stringz("strings.user", "User", base.UNICODE, "The player's name.")
 F["strings.map"] = ProtoField.string("strings.map", "Map", base.UNICODE, "The map's name, a char[16].")
 F["strings.motd"] = ProtoField.stringz("strings.motd", "Motd", base.UNICODE, "")
 F["strings.tail"] = ProtoField.uint16("strings.tail", "Tail", base.DEC, nil, nil, "")
-proto.fields = {
-  F["strings.version"],
-  F["strings.user"],
-  F["strings.map"],
-  F["strings.motd"],
-  F["strings.tail"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -43,16 +43,16 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["tag_ranges.tag"] = ProtoField.uint8("tag_ranges.tag", "Tag", base.DEC, nil, nil, "")
 F["tag_ranges.body"] = ProtoField.bytes("tag_ranges.body", "Body", base.NONE, "")
 F["tag_ranges.pair.a"] = ProtoField.uint8("tag_ranges.pair.a", "A", base.DEC, nil, nil, "")
-proto.fields = {
-  F["tag_ranges.tag"],
-  F["tag_ranges.body"],
-  F["tag_ranges.pair.a"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

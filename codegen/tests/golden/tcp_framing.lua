@@ -59,16 +59,16 @@ local function ceil8(bits)
   return floor((bits + 7) / 8)
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["tcp_framing.message_id"] = ProtoField.uint16("tcp_framing.message_id", "Message id", base.DEC, nil, nil, "")
 F["tcp_framing.payload"] = ProtoField.bytes("tcp_framing.payload", "Payload", base.NONE, "")
 F["tcp_framing.frame_length"] = ProtoField.uint16("tcp_framing.frame_length", "Frame length", base.DEC, nil, nil, "Bytes of the message after this prefix")
-proto.fields = {
-  F["tcp_framing.message_id"],
-  F["tcp_framing.payload"],
-  F["tcp_framing.frame_length"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

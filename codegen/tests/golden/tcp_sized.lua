@@ -57,8 +57,12 @@ local VS_PacketType = {
   [3] = "PING",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["tcp_sized.type"] = ProtoField.uint8("tcp_sized.type", "Type", base.HEX, VS_PacketType, nil, "")
 F["tcp_sized.body"] = ProtoField.bytes("tcp_sized.body", "Body", base.NONE, "")
 F["tcp_sized.chat.client"] = ProtoField.uint32("tcp_sized.chat.client", "Client", base.DEC, nil, nil, "")
@@ -66,15 +70,7 @@ F["tcp_sized.chat.text"] = ProtoField.stringz("tcp_sized.chat.text", "Text", bas
 F["tcp_sized.map_data.data"] = ProtoField.bytes("tcp_sized.map_data.data", "Data", base.NONE, "")
 F["tcp_sized.ping.token"] = ProtoField.uint32("tcp_sized.ping.token", "Token", base.DEC, nil, nil, "")
 F["tcp_sized.frame_length"] = ProtoField.uint16("tcp_sized.frame_length", "Frame length", base.DEC, nil, nil, "Length of the message after this prefix, counting the prefix too")
-proto.fields = {
-  F["tcp_sized.type"],
-  F["tcp_sized.body"],
-  F["tcp_sized.chat.client"],
-  F["tcp_sized.chat.text"],
-  F["tcp_sized.map_data.data"],
-  F["tcp_sized.ping.token"],
-  F["tcp_sized.frame_length"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

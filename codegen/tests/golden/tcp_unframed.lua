@@ -43,16 +43,16 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["tcp_unframed.size"] = ProtoField.uint16("tcp_unframed.size", "Size", base.DEC, nil, nil, "")
 F["tcp_unframed.kind"] = ProtoField.uint8("tcp_unframed.kind", "Kind", base.DEC, nil, nil, "")
 F["tcp_unframed.data"] = ProtoField.bytes("tcp_unframed.data", "Data", base.NONE, "")
-proto.fields = {
-  F["tcp_unframed.size"],
-  F["tcp_unframed.kind"],
-  F["tcp_unframed.data"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

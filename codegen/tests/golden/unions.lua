@@ -49,18 +49,17 @@ local VS_Kind = {
   [1] = "PAIR",
 }
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["unions.kind"] = ProtoField.uint8("unions.kind", "Kind", base.HEX, VS_Kind, nil, "")
 F["unions.body"] = ProtoField.bytes("unions.body", "Body", base.NONE, "")
 F["unions.pair.a"] = ProtoField.int8("unions.pair.a", "A", base.DEC, nil, nil, "")
 F["unions.pair.b"] = ProtoField.uint16("unions.pair.b", "B", base.DEC, nil, nil, "")
-proto.fields = {
-  F["unions.kind"],
-  F["unions.body"],
-  F["unions.pair.a"],
-  F["unions.pair.b"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

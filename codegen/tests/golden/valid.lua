@@ -43,18 +43,17 @@ if not registered then
   return
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["valid.players"] = ProtoField.uint8("valid.players", "Players", base.DEC, nil, nil, "Players in the match.")
 F["valid.tick_rate"] = ProtoField.uint16("valid.tick_rate", "Tick rate", base.DEC, nil, nil, "")
 F["valid.offset"] = ProtoField.int16("valid.offset", "Offset", base.DEC, nil, nil, "")
 F["valid.bonus"] = ProtoField.uint8("valid.bonus", "Bonus", base.DEC, nil, nil, "")
-proto.fields = {
-  F["valid.players"],
-  F["valid.tick_rate"],
-  F["valid.offset"],
-  F["valid.bonus"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -87,8 +87,12 @@ local function leb128_reader(read)
 end
 local read_leb128 = leb128_reader(read_bits)
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["varint_prefixes.blob.length"] = ProtoField.uint64("varint_prefixes.blob.length", "Blob length", base.DEC, nil, nil, "Length of Blob")
 F["varint_prefixes.blob"] = ProtoField.bytes("varint_prefixes.blob", "Blob", base.NONE, "")
 F["varint_prefixes.title.length"] = ProtoField.uint16("varint_prefixes.title.length", "Title length", base.DEC, nil, nil, "Length of Title")
@@ -98,17 +102,7 @@ F["varint_prefixes.ids"] = ProtoField.uint16("varint_prefixes.ids", "Ids", base.
 F["varint_prefixes.points.length"] = ProtoField.uint16("varint_prefixes.points.length", "Points count", base.DEC, nil, nil, "Number of Points")
 F["varint_prefixes.point.x"] = ProtoField.int8("varint_prefixes.point.x", "X", base.DEC, nil, nil, "")
 F["varint_prefixes.point.y"] = ProtoField.int8("varint_prefixes.point.y", "Y", base.DEC, nil, nil, "")
-proto.fields = {
-  F["varint_prefixes.blob.length"],
-  F["varint_prefixes.blob"],
-  F["varint_prefixes.title.length"],
-  F["varint_prefixes.title"],
-  F["varint_prefixes.ids.length"],
-  F["varint_prefixes.ids"],
-  F["varint_prefixes.points.length"],
-  F["varint_prefixes.point.x"],
-  F["varint_prefixes.point.y"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -95,18 +95,17 @@ local function zigzag64(z)
   return value
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["varints.unsigned"] = ProtoField.uint64("varints.unsigned", "Unsigned", base.DEC, nil, nil, "")
 F["varints.signed"] = ProtoField.int64("varints.signed", "Signed", base.DEC, nil, nil, "")
 F["varints.text_len"] = ProtoField.uint16("varints.text_len", "Text len", base.DEC, nil, nil, "")
 F["varints.text"] = ProtoField.string("varints.text", "Text", base.UNICODE, "")
-proto.fields = {
-  F["varints.unsigned"],
-  F["varints.signed"],
-  F["varints.text_len"],
-  F["varints.text"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {

@@ -121,8 +121,12 @@ local function f64_from_bits(hi, lo)
   return sign * (1 + m / 2 ^ 52) * 2 ^ (e - 1023)
 end
 
--- Fields, by filter name.
-local F = {}
+-- Fields, by filter name; each is registered in the order it is declared here.
+local field_list = {}
+local F = setmetatable({}, { __newindex = function(t, abbrev, field)
+  rawset(t, abbrev, field)
+  field_list[#field_list + 1] = field
+end })
 F["wide_bits.tag"] = ProtoField.uint8("wide_bits.tag", "Tag", base.DEC, nil, nil, "")
 F["wide_bits.stamp"] = ProtoField.uint64("wide_bits.stamp", "Stamp", base.DEC, nil, nil, "")
 F["wide_bits.delta"] = ProtoField.int64("wide_bits.delta", "Delta", base.DEC, nil, nil, "")
@@ -132,17 +136,7 @@ F["wide_bits.total"] = ProtoField.uint64("wide_bits.total", "Total", base.DEC, n
 F["wide_bits.debt"] = ProtoField.int64("wide_bits.debt", "Debt", base.DEC, nil, nil, "")
 F["wide_bits.ratio"] = ProtoField.double("wide_bits.ratio", "Ratio", nil, "")
 F["wide_bits.pad"] = ProtoField.uint8("wide_bits.pad", "Pad", base.DEC, nil, nil, "")
-proto.fields = {
-  F["wide_bits.tag"],
-  F["wide_bits.stamp"],
-  F["wide_bits.delta"],
-  F["wide_bits.id"],
-  F["wide_bits.offset"],
-  F["wide_bits.total"],
-  F["wide_bits.debt"],
-  F["wide_bits.ratio"],
-  F["wide_bits.pad"],
-}
+proto.fields = field_list
 
 -- Expert info.
 local E = {
