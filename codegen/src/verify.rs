@@ -26,6 +26,10 @@ pub struct Args {
     /// dissector is chosen with Decode As.
     #[arg(long)]
     port: Option<u16>,
+    /// Keep every capture (not only those of a failing check) and say where, to open in
+    /// Wireshark.
+    #[arg(long)]
+    keep: bool,
     /// Where the generated crate, the verifier program, its build and failing captures go.
     #[arg(long, default_value = "target/wiregen-verify")]
     work_dir: PathBuf,
@@ -106,6 +110,9 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .arg(work.join("captures"));
     if let Some(port) = args.port {
         cargo.args(["--port", &port.to_string()]);
+    }
+    if args.keep {
+        cargo.arg("--keep");
     }
     if protocol.claims_by_preference {
         // Its transport carries no message ids: the dissector reads payloads when told to.

@@ -289,6 +289,7 @@ fn verify_proves_a_schema_outside_the_repository() {
         "200",
         "--work-dir",
         work.to_str().unwrap(),
+        "--keep",
     ];
     let (ok, out, err) = wiregen(&args, &dir);
     assert!(ok, "{out}\n{err}");
@@ -298,6 +299,15 @@ fn verify_proves_a_schema_outside_the_repository() {
             && last.contains("200 hostile datagrams, 0 errors: ok"),
         "{out}"
     );
+    // --keep: the captures of checks that passed are kept too, and the report says where.
+    let kept: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("integers: capture kept for Wireshark: "))
+        .collect();
+    assert_eq!(kept.len(), 2, "the valid and the hostile capture:\n{out}");
+    for pcap in kept {
+        assert!(Path::new(pcap).is_file(), "{pcap}");
+    }
 }
 
 #[test]

@@ -32,6 +32,9 @@ pub struct Options {
     /// Where the captures go (default: the system's temporary folder); they are kept when a
     /// check fails, for Wireshark.
     pub work_dir: Option<PathBuf>,
+    /// Keep every capture (the report says where), not only those of a failing check: to open
+    /// what was proven in Wireshark.
+    pub keep: bool,
 }
 
 impl Options {
@@ -45,6 +48,7 @@ impl Options {
             seed: 0x5eed,
             port: None,
             work_dir: None,
+            keep: false,
         }
     }
 }
@@ -249,7 +253,7 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         }
     }
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
-    keep_or_remove(pcap, before, report);
+    keep_or_remove(opts, pcap, before, report);
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)
 }
 
@@ -453,9 +457,10 @@ fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
     ))
 }
 
-/// Keeps the capture when this step found a problem (for Wireshark), else removes it.
-fn keep_or_remove(pcap: PathBuf, problems_before: usize, report: &mut Report) {
-    if report.disagreements.len() + report.errors.len() > problems_before {
+/// Keeps the capture when this step found a problem or every capture is wanted (for
+/// Wireshark), else removes it.
+fn keep_or_remove(opts: &Options, pcap: PathBuf, problems_before: usize, report: &mut Report) {
+    if opts.keep || report.disagreements.len() + report.errors.len() > problems_before {
         report.captures.push(pcap);
     } else {
         let _ = std::fs::remove_file(pcap);
@@ -520,6 +525,6 @@ fn hostile<P: ArbitraryProtocol>(
     let d = dissect(&pcap, &luas, args)?;
     report.hostile = datagrams.len();
     lua_errors(&d, P::NAME, 0, &datagrams, &mut report.errors);
-    keep_or_remove(pcap, before, report);
+    keep_or_remove(opts, pcap, before, report);
     Ok(())
 }

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 use wiregen_runtime::ArbitraryProtocol;
 
 const USAGE: &str = "usage: verify [--lua FILE]... [--messages N] [--hostile N] [--seed N] \
-                     [--port N] [--work-dir DIR] [--tshark-arg ARG]...";
+                     [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]...";
 
 /// A verifier program for protocol `P`: reads [`Options`] from the command line (`--lua` the
 /// dissector, then any it needs; `--messages`, `--hostile`, `--seed`, `--port`, `--work-dir`,
@@ -78,6 +78,7 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
                 opts.port = Some(v.parse().map_err(|_| format!("--port: not a port: {v}"))?)
             }
             "--work-dir" => opts.work_dir = Some(value()?.into()),
+            "--keep" => opts.keep = true,
             "--tshark-arg" => opts.tshark_args.push(value()?),
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),
             other => return Err(format!("unknown argument {other}")),
