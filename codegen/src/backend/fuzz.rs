@@ -3,31 +3,9 @@
 
 use super::header::{header, Comment, Source};
 use super::Output;
-use crate::ir::{Protocol, StructId, WholeType};
+use crate::ir::Protocol;
 use crate::naming;
 use std::path::Path;
-
-/// The types a peer can make a decoder read directly: the root, the opening datagrams, and the
-/// payloads joined from pieces.
-fn top_level(p: &Protocol) -> Vec<StructId> {
-    let mut out = vec![p.root];
-    out.extend(p.opening.iter().map(|(_, id)| *id));
-    if let Some(r) = &p.reassembly {
-        if let WholeType::ByDirection { client, server } = r.whole {
-            out.extend([client, server]);
-        }
-    }
-    for j in &p.joins {
-        out.extend(j.streams.iter().filter_map(|s| s.whole));
-    }
-    let mut seen = Vec::new();
-    out.retain(|id| {
-        let fresh = !seen.contains(id);
-        seen.push(*id);
-        fresh
-    });
-    out
-}
 
 /// The cargo-fuzz crate in `dir`: `to_crates` is the generated crates' folder as seen from
 /// `dir`, `generator` the manifest's `wiregen` location (`path = "../codegen"`).
@@ -50,7 +28,8 @@ pub fn generate(
         bins.push_str(&format!(
             "\n[[bin]]\nname = \"{module}\"\npath = \"fuzz_targets/{module}.rs\"\ntest = false\ndoc = false\nbench = false\n"
         ));
-        let mut checks: String = top_level(p)
+        let mut checks: String = p
+            .top_level_types()
             .iter()
             .map(|id| format!("    check!({module}::{}, data);\n", p.structs[*id].name))
             .collect();

@@ -226,6 +226,14 @@ impl Padding {
 }
 
 impl Struct {
+    /// Appends the structs this one's fields hold (nested values, array elements, switch
+    /// cases), in field order.
+    pub fn child_structs(&self, out: &mut Vec<StructId>) {
+        for f in &self.fields {
+            f.ty.child_structs(out);
+        }
+    }
+
     /// Fields the user sets (constants and derived fields are filled by the encoder).
     pub fn value_fields(&self) -> impl Iterator<Item = (usize, &Field)> {
         self.fields
@@ -503,9 +511,7 @@ impl Protocol {
                     continue;
                 }
                 let mut kids = Vec::new();
-                for f in &s.fields {
-                    f.ty.child_structs(&mut kids);
-                }
+                s.child_structs(&mut kids);
                 if kids.iter().any(|k| out[*k]) {
                     out[id] = true;
                     changed = true;
@@ -519,5 +525,27 @@ impl Protocol {
 
     pub fn root(&self) -> &Struct {
         &self.structs[self.root]
+    }
+
+    /// The types a peer can make a decoder read directly: the root, the opening datagrams, and
+    /// the payloads joined from pieces (each once, in that order).
+    pub fn top_level_types(&self) -> Vec<StructId> {
+        let mut out = vec![self.root];
+        out.extend(self.opening.iter().map(|(_, id)| *id));
+        if let Some(r) = &self.reassembly {
+            if let WholeType::ByDirection { client, server } = r.whole {
+                out.extend([client, server]);
+            }
+        }
+        for j in &self.joins {
+            out.extend(j.streams.iter().filter_map(|s| s.whole));
+        }
+        let mut seen = Vec::new();
+        out.retain(|id| {
+            let fresh = !seen.contains(id);
+            seen.push(*id);
+            fresh
+        });
+        out
     }
 }

@@ -21,9 +21,7 @@ impl<'f> Validator<'f> {
             state[id] = 1;
             stack.push(id);
             let mut kids = Vec::new();
-            for f in &structs[id].fields {
-                f.ty.child_structs(&mut kids);
-            }
+            structs[id].child_structs(&mut kids);
             for k in kids {
                 if let Some(c) = visit(k, structs, state, stack) {
                     return Some(c);

@@ -565,25 +565,14 @@ impl<'f> Validator<'f> {
     /// an application's message, nor held by any of them. Their code is generated and never
     /// used, which is rarely what a schema means (a misspelt case, a forgotten field).
     fn unread_types(&self, p: &Protocol) -> Vec<Diagnostic> {
-        let mut reached = vec![p.root];
-        reached.extend(p.opening.iter().map(|(_, id)| *id));
-        if let Some(r) = &p.reassembly {
-            if let WholeType::ByDirection { client, server } = r.whole {
-                reached.extend([client, server]);
-            }
-        }
-        for j in &p.joins {
-            reached.extend(j.streams.iter().filter_map(|s| s.whole));
-        }
+        let mut reached = p.top_level_types();
         if let Some(a) = &p.application {
             reached.extend(a.messages.iter().map(|(_, ty)| *ty));
         }
         let mut k = 0;
         while k < reached.len() {
             let mut children = Vec::new();
-            for f in &p.structs[reached[k]].fields {
-                f.ty.child_structs(&mut children);
-            }
+            p.structs[reached[k]].child_structs(&mut children);
             for c in children {
                 if !reached.contains(&c) {
                     reached.push(c);

@@ -369,9 +369,7 @@ impl<'p> Gen<'p> {
             }
             done[id] = true;
             let mut k = Vec::new();
-            for f in &p.structs[id].fields {
-                f.ty.child_structs(&mut k);
-            }
+            p.structs[id].child_structs(&mut k);
             for j in p.joins.iter().filter(|j| j.in_struct == id) {
                 k.extend(j.streams.iter().filter_map(|s| s.whole));
             }
