@@ -167,17 +167,15 @@ impl<'p> Gen<'p> {
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
-        let child_bits = self.p.structs[id].layout.is_bits();
-        Ok(match (self.bits(sid), child_bits) {
-            (false, true) => {
-                quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).within(#nm)?; } }
-            }
-            (true, false) => {
-                return Err(Internal(format!(
-                    "'{nm}': a byte-aligned type inside a bit stream"
-                )))
-            }
-            _ => quote! { #v.write(w).within(#nm)?; },
+        if self.bits(sid) && !self.p.structs[id].layout.is_bits() {
+            return Err(Internal(format!(
+                "'{nm}': a byte-aligned type inside a bit stream"
+            )));
+        }
+        Ok(if self.writes_bits_into_bytes(sid, id) {
+            quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).within(#nm)?; } }
+        } else {
+            quote! { #v.write(w).within(#nm)?; }
         })
     }
 
