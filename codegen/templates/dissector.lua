@@ -114,6 +114,17 @@ local function is_server_port(port)
   end
   return false
 end
+
+-- Whether this frame was sent by the client: to one of the server's ports (`@from_client`).
+local function from_client(pinfo)
+  return is_server_port(pinfo.dst_port)
+end
+{%- if enclosing %}
+
+-- Fields of enclosing values the types inside read (`Header.channel`), by slot: set by the
+-- holder when it reads the field, before any value inside it.
+local ENCLOSING = {}
+{%- endif %}
 {%- include "lua/bit_streams.lua" %}
 {%- include "lua/checksums.lua" %}
 
@@ -684,7 +695,7 @@ local function register_{{ t.lower }}_ports()
   {{ t.lower }}_registered = tostring(proto.prefs.{{ t.lower }}_ports)
   if {{ t.lower }}_registered ~= "" then t:add({{ t.lower }}_registered, proto) end
   t:add_for_decode_as(proto)
-{%- if t.lower == "udp" && conversations %}
+{%- if t.server %}
   server_port_ranges = parse_ranges({{ t.lower }}_registered)
 {%- endif %}
 end

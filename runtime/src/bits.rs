@@ -6,7 +6,7 @@
 //! MSB-first streams (`MsbBitReader`, `MsbBitWriter`, network bit order as RFC diagrams draw it)
 //! put bit n in bit `7 - n % 8` and start values with their most significant bit.
 
-use crate::{DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
+use crate::{DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Trace, Value};
 
 use crate::read::leb128;
 #[cfg(feature = "serde")]
@@ -47,6 +47,8 @@ pub struct BitReader<'a, T = NoTrace, const MSB: bool = false> {
     pub(crate) pos: usize,
     pub(crate) end: usize,
     pub(crate) trace: T,
+    /// Enclosing fields read so far, and the direction.
+    pub(crate) context: crate::Context,
 }
 
 /// A reader of an MSB-first bit stream.
@@ -71,6 +73,43 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
             pos: 0,
             end: bits.min(buf.len() * 8),
             trace: T::default(),
+            context: crate::Context::default(),
+        }
+    }
+
+    /// The same reader, reading a message sent by the client (`from_client`) or the server.
+    #[inline]
+    pub fn with_direction(mut self, from_client: bool) -> Self {
+        self.context.set_from_client(from_client);
+        self
+    }
+
+    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
+    #[inline]
+    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
+        self.context.set(slot, value);
+    }
+
+    /// The value of enclosing field `slot` of `holder`, read by field `field`.
+    #[inline]
+    pub fn enclosing(
+        &self,
+        slot: usize,
+        holder: &'static str,
+        field: &'static str,
+    ) -> Result<u64, DecodeError> {
+        match self.context.get(slot) {
+            Some(v) => Ok(v),
+            None => Err(self.error(field, self.pos, DecodeErrorKind::Outside { holder })),
+        }
+    }
+
+    /// Whether the message was sent by the client, read by field `field`.
+    #[inline]
+    pub fn from_client(&self, field: &'static str) -> Result<bool, DecodeError> {
+        match self.context.from_client() {
+            Some(v) => Ok(v),
+            None => Err(self.error(field, self.pos, DecodeErrorKind::NoDirection)),
         }
     }
 
@@ -429,6 +468,8 @@ pub struct BitWriter<'o, const MSB: bool = false> {
     /// Bits written since the start of `buf` (the first bit written lands at `base`).
     bits: usize,
     base: usize,
+    /// Enclosing fields written so far, and the direction.
+    pub(crate) context: crate::Context,
 }
 
 impl<'o, const MSB: bool> BitWriter<'o, MSB> {
@@ -439,7 +480,38 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
             buf,
             bits: base,
             base,
+            context: crate::Context::default(),
         }
+    }
+
+    /// The same writer, writing a message the client (`from_client`) or the server sends.
+    #[inline]
+    pub fn with_direction(mut self, from_client: bool) -> Self {
+        self.context.set_from_client(from_client);
+        self
+    }
+
+    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
+    #[inline]
+    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
+        self.context.set(slot, value);
+    }
+
+    /// The value of enclosing field `slot` of `holder`, read by field `field`.
+    #[inline]
+    pub fn enclosing(
+        &self,
+        slot: usize,
+        holder: &'static str,
+        field: &'static str,
+    ) -> Result<u64, EncodeError> {
+        self.context.encoded(slot, holder, field)
+    }
+
+    /// Whether the message is sent by the client, read by field `field`.
+    #[inline]
+    pub fn from_client(&self, field: &'static str) -> Result<bool, EncodeError> {
+        self.context.encoded_direction(field)
     }
 
     /// Bits written so far by this writer.

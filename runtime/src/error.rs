@@ -121,6 +121,14 @@ pub enum DecodeErrorKind {
         /// The index on the wire.
         index: u64,
     },
+    /// The value reads a field of an enclosing value (`Header.channel`) and was decoded
+    /// without one around it.
+    Outside {
+        /// The enclosing type (`Header`).
+        holder: &'static str,
+    },
+    /// The value reads the direction (`@from_client`) and was decoded without it.
+    NoDirection,
     /// A piece of a payload came again with other bytes: the first one is kept.
     ConflictingPiece {
         /// The piece's index.
@@ -309,6 +317,15 @@ impl fmt::Display for DecodeError {
                     "index {index} is past the list announced earlier in the conversation"
                 )
             }
+            DecodeErrorKind::Outside { holder } => write!(
+                f,
+                "reads a field of the enclosing {holder}: decode the {holder} that holds it"
+            ),
+            DecodeErrorKind::NoDirection => write!(
+                f,
+                "depends on the direction: decode with decode_from(bytes, from_client) or a \
+                 Conversation"
+            ),
             DecodeErrorKind::ConflictingPiece { index } => {
                 write!(
                     f,
@@ -403,6 +420,14 @@ pub enum EncodeErrorKind {
         /// Whether it should read as the last part.
         last: bool,
     },
+    /// The value reads a field of an enclosing value (`Header.channel`) and was encoded
+    /// without one around it.
+    Outside {
+        /// The enclosing type (`Header`).
+        holder: &'static str,
+    },
+    /// The value reads the direction (`@from_client`) and was encoded without it.
+    NoDirection,
 }
 
 impl EncodeError {
@@ -472,6 +497,14 @@ impl fmt::Display for EncodeError {
             EncodeErrorKind::NotValid { value } => {
                 write!(f, "value {value} is not one the schema allows")
             }
+            EncodeErrorKind::Outside { holder } => write!(
+                f,
+                "reads a field of the enclosing {holder}: encode the {holder} that holds it"
+            ),
+            EncodeErrorKind::NoDirection => write!(
+                f,
+                "depends on the direction: encode with encode_from(from_client)"
+            ),
             EncodeErrorKind::PartMarker { part, first, last } => {
                 let should = match (first, last) {
                     (true, true) => "the first and the last part",

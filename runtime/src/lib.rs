@@ -38,6 +38,7 @@
 pub mod analysis;
 mod bits;
 mod checksum;
+mod context;
 #[cfg(feature = "zlib")]
 #[doc(hidden)]
 pub mod compress;
@@ -70,6 +71,7 @@ pub mod arbitrary_support;
 
 pub use bits::{BitReader, BitString, BitWriter, MsbBitReader, MsbBitWriter};
 pub use checksum::Checksum;
+pub use context::{Context, ENCLOSING_SLOTS};
 pub use crc::Crc;
 pub use enums::Enumeration;
 pub use error::{

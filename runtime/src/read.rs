@@ -39,6 +39,8 @@ pub struct Reader<'a, T = NoTrace> {
     /// Conversation state the decoder may read, and the list selected per table.
     state: Option<Rc<StateTables>>,
     lists: Vec<Option<Rc<[u64]>>>,
+    /// Enclosing fields read so far, and the direction.
+    pub(crate) context: crate::Context,
 }
 impl<'a, T: Trace<'a>> Reader<'a, T> {
     #[inline]
@@ -50,6 +52,43 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             trace: T::default(),
             state: None,
             lists: Vec::new(),
+            context: crate::Context::default(),
+        }
+    }
+
+    /// The same reader, reading a message sent by the client (`from_client`) or the server.
+    #[inline]
+    pub fn with_direction(mut self, from_client: bool) -> Self {
+        self.context.set_from_client(from_client);
+        self
+    }
+
+    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
+    #[inline]
+    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
+        self.context.set(slot, value);
+    }
+
+    /// The value of enclosing field `slot` of `holder`, read by field `field`.
+    #[inline]
+    pub fn enclosing(
+        &self,
+        slot: usize,
+        holder: &'static str,
+        field: &'static str,
+    ) -> Result<u64, DecodeError> {
+        match self.context.get(slot) {
+            Some(v) => Ok(v),
+            None => Err(self.error(field, self.pos, DecodeErrorKind::Outside { holder })),
+        }
+    }
+
+    /// Whether the message was sent by the client, read by field `field`.
+    #[inline]
+    pub fn from_client(&self, field: &'static str) -> Result<bool, DecodeError> {
+        match self.context.from_client() {
+            Some(v) => Ok(v),
+            None => Err(self.error(field, self.pos, DecodeErrorKind::NoDirection)),
         }
     }
 
@@ -387,6 +426,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             pos: self.pos * 8,
             end: self.end * 8,
             trace: std::mem::take(&mut self.trace),
+            context: self.context,
         }
     }
 
@@ -395,6 +435,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
     pub fn resume<const MSB: bool>(&mut self, bits: BitReader<'a, T, MSB>) {
         self.pos = bits.pos.div_ceil(8);
         self.trace = bits.trace;
+        self.context = bits.context;
     }
 
     /// Ends a [`Reader::limit`] that pads a value to a fixed size: the bytes left up to the
@@ -568,6 +609,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
             trace: Default::default(),
             state: self.state.clone(),
             lists: self.lists.clone(),
+            context: self.context,
         }
     }
 

@@ -15,6 +15,8 @@ pub trait Read<'a>: Sized {
     fn new(buf: &'a [u8]) -> Self;
     /// The same reader, reading values typed by the lists `tables` keeps.
     fn with_state(self, tables: Rc<StateTables>) -> Self;
+    /// The same reader, reading a message sent by the client (`from_client`) or the server.
+    fn with_direction(self, from_client: bool) -> Self;
     /// The end of a whole message: nothing but padding may be left.
     fn finish(&mut self) -> Result<(), DecodeError>;
     /// The fields noted so far (empty when not tracing).
@@ -25,6 +27,8 @@ pub trait Read<'a>: Sized {
 pub trait Write<'o>: Sized {
     /// A writer appending to `buf`.
     fn new(buf: &'o mut Vec<u8>) -> Self;
+    /// The same writer, writing a message the client (`from_client`) or the server sends.
+    fn with_direction(self, from_client: bool) -> Self;
 }
 
 impl<'a, T: Trace<'a>> Read<'a> for Reader<'a, T> {
@@ -35,6 +39,10 @@ impl<'a, T: Trace<'a>> Read<'a> for Reader<'a, T> {
     #[inline]
     fn with_state(self, tables: Rc<StateTables>) -> Self {
         Reader::with_state(self, tables)
+    }
+    #[inline]
+    fn with_direction(self, from_client: bool) -> Self {
+        Reader::with_direction(self, from_client)
     }
     #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
@@ -57,6 +65,10 @@ impl<'a, T: Trace<'a>, const MSB: bool> Read<'a> for BitReader<'a, T, MSB> {
         self
     }
     #[inline]
+    fn with_direction(self, from_client: bool) -> Self {
+        BitReader::with_direction(self, from_client)
+    }
+    #[inline]
     fn finish(&mut self) -> Result<(), DecodeError> {
         BitReader::finish(self)
     }
@@ -71,12 +83,20 @@ impl<'o> Write<'o> for Writer<'o> {
     fn new(buf: &'o mut Vec<u8>) -> Self {
         Writer::new(buf)
     }
+    #[inline]
+    fn with_direction(self, from_client: bool) -> Self {
+        Writer::with_direction(self, from_client)
+    }
 }
 
 impl<'o, const MSB: bool> Write<'o> for BitWriter<'o, MSB> {
     #[inline]
     fn new(buf: &'o mut Vec<u8>) -> Self {
         BitWriter::new(buf)
+    }
+    #[inline]
+    fn with_direction(self, from_client: bool) -> Self {
+        BitWriter::with_direction(self, from_client)
     }
 }
 
@@ -126,6 +146,39 @@ pub trait Codec<'a>: Sized {
     fn dissect(bytes: &'a [u8]) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
         let (v, notes) = read_whole(Self::Reader::<Notes<'a>>::new(bytes));
         (v, Self::own_notes(notes))
+    }
+
+    /// Decodes like [`Codec::decode`] a message sent by the client (`from_client`) or the
+    /// server: a type whose layout depends on the direction (`@from_client`) needs it.
+    #[inline]
+    fn decode_from(bytes: &'a [u8], from_client: bool) -> Result<Self, DecodeError> {
+        read_whole(Self::Reader::<NoTrace>::new(bytes).with_direction(from_client)).0
+    }
+
+    /// Dissects like [`Codec::dissect`] a message sent by the client (`from_client`) or the
+    /// server.
+    fn dissect_from(
+        bytes: &'a [u8],
+        from_client: bool,
+    ) -> (Result<Self, DecodeError>, Vec<FieldNote<'a>>) {
+        let r = Self::Reader::<Notes<'a>>::new(bytes).with_direction(from_client);
+        let (v, notes) = read_whole(r);
+        (v, Self::own_notes(notes))
+    }
+
+    /// Decodes like [`Codec::decode_in`] a message sent by the client (`from_client`) or the
+    /// server.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_in_from(
+        bytes: &'a [u8],
+        tables: &Rc<StateTables>,
+        from_client: bool,
+    ) -> Result<Self, DecodeError> {
+        let r = Self::Reader::<NoTrace>::new(bytes)
+            .with_state(tables.clone())
+            .with_direction(from_client);
+        read_whole(r).0
     }
 
     /// Decodes like [`Codec::decode`], reading values typed by the lists that earlier messages
@@ -186,6 +239,14 @@ pub trait Codec<'a>: Sized {
             out.truncate(before);
         }
         result
+    }
+
+    /// Encodes like [`Codec::encode`] a message the client (`from_client`) or the server
+    /// sends: a type whose layout depends on the direction (`@from_client`) needs it.
+    fn encode_from(&self, from_client: bool) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::with_capacity(Self::ENCODED_SIZE.unwrap_or(64));
+        self.write(&mut Self::Writer::new(&mut out).with_direction(from_client))?;
+        Ok(out)
     }
 }
 
@@ -302,18 +363,26 @@ pub trait Protocol {
         crate::analysis::Facts::default()
     }
 
-    /// Encodes a datagram as [`Protocol::decode_datagram`] returns it: a datagram that decoded
-    /// encodes back to its bytes (what `wirecat check` proves on captures).
-    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError>;
+    /// Encodes a datagram as [`Protocol::decode_datagram`] returns it, sent by the client
+    /// (`from_client`) or the server: a datagram that decoded encodes back to its bytes (what
+    /// `wirecat check` proves on captures).
+    fn encode_datagram(
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Vec<u8>, EncodeError>;
 
     /// Visits every type of the schema, in schema order.
     fn each_type<V: TypeVisitor>(visitor: &mut V);
 
-    /// Every field of one datagram decoded alone, as the dissectors show them (offsets from the
-    /// datagram's first byte), up to the point of any error: what `wiregen verify` compares with
-    /// tshark. The root's fields; an application adds those of the game message it carries.
-    fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
-        let (root, notes) = <Self::Root<'a> as Codec<'a>>::dissect(bytes);
+    /// Every field of one datagram decoded alone (sent by the client, `from_client`, or the
+    /// server), as the dissectors show them (offsets from the datagram's first byte), up to the
+    /// point of any error: what `wiregen verify` compares with tshark. The root's fields; an
+    /// application adds those of the game message it carries.
+    fn datagram_notes<'a>(
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let (root, notes) = <Self::Root<'a> as Codec<'a>>::dissect_from(bytes, from_client);
         (root.map(drop), notes)
     }
 }
@@ -351,10 +420,12 @@ pub trait SerdeProtocol: Protocol {
 /// `wiregen verify` and the differential tests feed the encoder, then compare with the dissector.
 #[cfg(feature = "arbitrary")]
 pub trait ArbitraryProtocol: Protocol {
-    /// An arbitrary root message, encoded, or why the encoder refuses the value (a value the
-    /// schema does not allow, such as a list longer than its count field can say).
+    /// An arbitrary root message sent by the client (`from_client`) or the server, encoded, or
+    /// why the encoder refuses the value (a value the schema does not allow, such as a list
+    /// longer than its count field can say).
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>>;
 
     /// The opening datagrams of one conversation, arbitrary and in order: whether the server

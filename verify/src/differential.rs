@@ -201,13 +201,13 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         .iter()
         .map(|(from_server, payload)| between(port, 40000, *from_server, payload))
         .collect();
-    datagrams.extend(messages.iter().enumerate().map(|(i, m)| {
+    datagrams.extend(messages.iter().enumerate().map(|(i, (from_client, m))| {
         let client = if one_conversation {
             40000
         } else {
             client_port(port, i)
         };
-        between(port, client, false, m)
+        between(port, client, !from_client, m)
     }));
     let pcap = capture_path(opts, P::NAME, "valid");
     write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;
@@ -215,10 +215,10 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     let d = dissect(&pcap, &luas, &args)?;
     loaded(&d, P::NAME, &opts.luas)?;
     let before = report.disagreements.len() + report.errors.len();
-    for (i, m) in messages.iter().enumerate() {
+    for (i, (from_client, m)) in messages.iter().enumerate() {
         let frame = opening.len() + i;
         report.compared += 1;
-        let notes = P::datagram_notes(m).1;
+        let notes = P::datagram_notes(*from_client, m).1;
         // Layer by layer (a transport's fields, then the application's inside it), each
         // dissector's fields against the crate's.
         let mut problem = None;
@@ -342,14 +342,16 @@ fn valid_messages<P: ArbitraryProtocol>(
     n: usize,
     rng: &mut Rng,
     report: &mut Report,
-) -> Vec<Vec<u8>> {
+) -> Vec<(bool, Vec<u8>)> {
     let mut out = Vec::new();
     while out.len() < n && report.tried < n.saturating_mul(50).max(1) {
         report.tried += 1;
         let len = 16 + rng.below(400) as usize;
         let raw = rng.bytes(len);
         let mut u = arbitrary::Unstructured::new(&raw);
-        let bytes = match P::arbitrary_message(&mut u) {
+        // Sent by either side: a layout may depend on the direction (`@from_client`).
+        let from_client = rng.below(2) == 0;
+        let bytes = match P::arbitrary_message(&mut u, from_client) {
             Ok(Ok(bytes)) => bytes,
             Ok(Err(e)) => {
                 report.refused += 1;
@@ -363,8 +365,11 @@ fn valid_messages<P: ArbitraryProtocol>(
             Err(_) => continue,
         };
         // Ok: agrees with itself; Err(None): needs earlier state; Err(Some): disagrees.
-        let verdict: Result<(), Option<String>> = match <P::Root<'_> as Codec<'_>>::decode(&bytes) {
-            Ok(back) => match back.encode() {
+        let verdict: Result<(), Option<String>> = match <P::Root<'_> as Codec<'_>>::decode_from(
+            &bytes,
+            from_client,
+        ) {
+            Ok(back) => match back.encode_from(from_client) {
                 Ok(again) if again == bytes => Ok(()),
                 Ok(again) => Err(Some(format!(
                     "the crate decodes {} and encodes it back as {}",
@@ -383,7 +388,7 @@ fn valid_messages<P: ArbitraryProtocol>(
             ))),
         };
         // What the root does not decode (an application's message inside it) decodes too.
-        let verdict = verdict.and_then(|()| match P::datagram_notes(&bytes).0 {
+        let verdict = verdict.and_then(|()| match P::datagram_notes(from_client, &bytes).0 {
             Ok(()) => Ok(()),
             Err(e) if needs_state(&e) => Err(None),
             Err(e) => Err(Some(format!(
@@ -392,7 +397,7 @@ fn valid_messages<P: ArbitraryProtocol>(
             ))),
         });
         match verdict {
-            Ok(()) => out.push(bytes),
+            Ok(()) => out.push((from_client, bytes)),
             Err(None) => report.stateful += 1,
             Err(Some(problem)) => report.disagreements.push(problem),
         }
@@ -474,17 +479,17 @@ fn hostile<P: ArbitraryProtocol>(
     opts: &Options,
     port: u16,
     args: &[&str],
-    valid: &[Vec<u8>],
+    valid: &[(bool, Vec<u8>)],
     rng: &mut Rng,
     report: &mut Report,
 ) -> Result<(), String> {
     if opts.hostile == 0 {
         return Ok(());
     }
-    let payloads: Vec<Vec<u8>> = (0..opts.hostile)
+    let payloads: Vec<(bool, Vec<u8>)> = (0..opts.hostile)
         .map(|i| {
-            let m = &valid[rng.below(valid.len() as u64) as usize];
-            match i % 4 {
+            let (from_client, m) = &valid[rng.below(valid.len() as u64) as usize];
+            let bytes = match i % 4 {
                 0 => m[..rng.below(m.len() as u64) as usize].to_vec(),
                 1 | 2 => {
                     let mut m = m.clone();
@@ -499,14 +504,15 @@ fn hostile<P: ArbitraryProtocol>(
                 // Mostly short: where every early branch of a layout is reached.
                 _ if i % 16 == 3 => rng.bytes_below(300),
                 _ => rng.bytes_below(16),
-            }
+            };
+            (*from_client, bytes)
         })
         .collect();
     let before = report.disagreements.len() + report.errors.len();
-    for p in &payloads {
+    for (from_client, p) in &payloads {
         let decoded = std::panic::catch_unwind(|| {
-            let _ = <P::Root<'_> as Codec<'_>>::decode(p);
-            let _ = P::datagram_notes(p);
+            let _ = <P::Root<'_> as Codec<'_>>::decode_from(p, *from_client);
+            let _ = P::datagram_notes(*from_client, p);
         });
         if decoded.is_err() {
             report
@@ -517,7 +523,7 @@ fn hostile<P: ArbitraryProtocol>(
     let datagrams: Vec<Datagram> = payloads
         .iter()
         .enumerate()
-        .map(|(i, p)| between(port, client_port(port, i), false, p))
+        .map(|(i, (from_client, p))| between(port, client_port(port, i), !from_client, p))
         .collect();
     let pcap = capture_path(opts, P::NAME, "hostile");
     write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;

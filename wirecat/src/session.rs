@@ -365,7 +365,7 @@ pub fn check<P: Protocol>(conversations: &mut Conversations<P>, m: &Message) -> 
     let bytes = &m.bytes;
     let problem = match conversations.decode(m) {
         Err(e) => Some(format!("does not decode: {e}")),
-        Ok(value) => match P::encode_datagram(&value) {
+        Ok(value) => match P::encode_datagram(m.from_client, &value) {
             Err(e) => Some(format!("decodes, but does not encode back: {e}")),
             Ok(again) if &again != bytes => Some(first_difference(bytes, &again)),
             Ok(_) => conversations

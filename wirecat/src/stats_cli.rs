@@ -50,7 +50,7 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
             t.1 += bytes;
             // Parts of a field (flag bits, a checksum's status) share its bytes: counted once.
             let mut holder: Option<(&str, usize, usize)> = None;
-            for note in P::datagram_notes(&m.bytes).1 {
+            for note in P::datagram_notes(m.from_client, &m.bytes).1 {
                 let end = note.offset + note.len;
                 if let Some((name, from, to)) = holder {
                     let inside = note.abbrev.len() > name.len()

@@ -11,6 +11,9 @@ pub(crate) fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
         Expr::Field(path) | Expr::FlagBit(path, _) | Expr::Len(path, _) => {
             out.extend(path.iter().map(|r| (r.struct_id, r.field)));
         }
+        Expr::Enclosing(r) => {
+            out.insert((r.struct_id, r.field));
+        }
         Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => refs(x, out),
         Expr::Binary(_, a, b) => {
             refs(a, out);
@@ -28,36 +31,56 @@ pub(crate) fn refs(e: &Expr, out: &mut HashSet<(StructId, usize)>) {
 /// The fields a field's own expressions read: its condition, its length or count, its switch's
 /// tag and length, the conditions of the bits its encoder sets (`set_when`).
 fn field_refs(f: &Field, out: &mut HashSet<(StructId, usize)>) {
+    each_own_expr(f, &mut |e| refs(e, out));
+}
+
+/// Calls `visit` on each of a field's own expressions (see [`field_refs`]).
+pub(crate) fn each_own_expr(f: &Field, visit: &mut impl FnMut(&Expr)) {
     if let Some(c) = &f.condition {
-        refs(c, out);
+        visit(c);
     }
     for imp in &f.implied {
         if let ImpliedWhen::Holds(e, _) = &imp.when {
-            refs(e, out);
+            visit(e);
         }
     }
-    ty_refs(&f.ty, out);
+    each_size_expr(&f.ty, visit);
 }
 
-/// The fields the sizes of a value of `ty` read (its elements' too: `element: { length: f }`).
-fn ty_refs(ty: &Ty, out: &mut HashSet<(StructId, usize)>) {
+/// Calls `visit` on each expression the sizes of a value of `ty` read (its elements' too:
+/// `element: { length: f }`), and a switch's tag.
+fn each_size_expr(ty: &Ty, visit: &mut impl FnMut(&Expr)) {
     match ty {
         Ty::Bytes(Len::Expr(e)) | Ty::Str(Len::Expr(e), _) | Ty::Struct(_, Some(Len::Expr(e))) => {
-            refs(e, out)
+            visit(e)
         }
         Ty::Array(elem, len) => {
             if let Len::Expr(e) | Len::Bytes(e) = len {
-                refs(e, out);
+                visit(e);
             }
-            ty_refs(elem, out);
+            each_size_expr(elem, visit);
         }
         Ty::Union(u) => {
-            refs(&u.on, out);
+            visit(&u.on);
             if let Len::Expr(e) = &u.len {
-                refs(e, out);
+                visit(e);
             }
         }
         _ => {}
+    }
+}
+
+/// Calls `visit` on every expression a decoder of struct `s` evaluates: its fields' own, their
+/// state lists' keys and their warnings.
+pub(crate) fn each_decoded_expr(s: &Struct, visit: &mut impl FnMut(&Expr)) {
+    for f in &s.fields {
+        each_own_expr(f, visit);
+        for (_, key) in &f.select {
+            visit(key);
+        }
+        for (w, _) in &f.warnings {
+            visit(w);
+        }
     }
 }
 
@@ -478,4 +501,36 @@ pub fn checksum_bounds(fields: &[Field]) -> (BTreeSet<usize>, BTreeSet<usize>) {
         }
     }
     (starts, ends)
+}
+
+/// Per struct: whether reading it reads the direction (`@from_client`), in its own expressions
+/// or those of a value inside it.
+pub fn direction_readers(p: &Protocol) -> Vec<bool> {
+    let mut reads: Vec<bool> = p
+        .structs
+        .iter()
+        .map(|s| {
+            let mut own = false;
+            each_decoded_expr(s, &mut |e| own |= e.reads_direction());
+            own
+        })
+        .collect();
+    // Types hold no cycles: as many rounds as types at most.
+    loop {
+        let mut changed = false;
+        for (sid, s) in p.structs.iter().enumerate() {
+            if reads[sid] {
+                continue;
+            }
+            let mut kids = Vec::new();
+            s.child_structs(&mut kids);
+            if kids.iter().any(|k| reads[*k]) {
+                reads[sid] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return reads;
+        }
+    }
 }

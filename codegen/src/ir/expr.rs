@@ -20,6 +20,12 @@ pub enum Expr {
     Len(Vec<FieldRef>, LenKind),
     /// Item at an index of the list selected for a state table (an enclosing field's `state`).
     Item(usize, Box<Expr>),
+    /// `Header.channel`: a field of the nearest enclosing value of another type (`struct_id`
+    /// names that type). Its coders keep the field's value where the types inside read it
+    /// ([`crate::lower::Lowered::enclosing`]).
+    Enclosing(FieldRef),
+    /// `@from_client`: whether the message was sent by the client (to the server's port).
+    FromClient,
     Not(Box<Expr>),
     Neg(Box<Expr>),
     Binary(crate::expr::BinOp, Box<Expr>, Box<Expr>),
@@ -87,27 +93,60 @@ impl Expr {
         Some((f, Linear { mul: l.0, add: l.1 }))
     }
 
+    /// Calls `f` on this node and every node under it.
+    pub fn each(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.each(f),
+            Expr::Binary(_, a, b) => {
+                a.each(f);
+                b.each(f);
+            }
+            Expr::Cond(c, a, b) => {
+                c.each(f);
+                a.each(f);
+                b.each(f);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `pred` holds for this node or one under it.
+    pub fn any(&self, pred: impl Fn(&Expr) -> bool) -> bool {
+        let mut found = false;
+        self.each(&mut |e| found |= pred(e));
+        found
+    }
+
     /// Whether it reads the reader's position (`@size`, `@remaining`): known while decoding,
     /// not while encoding, before the rest of the message is written.
     pub fn reads_position(&self) -> bool {
-        match self {
-            Expr::MessageSize | Expr::Remaining => true,
-            Expr::Not(x) | Expr::Neg(x) | Expr::Item(_, x) => x.reads_position(),
-            Expr::Binary(_, a, b) => a.reads_position() || b.reads_position(),
-            Expr::Cond(c, a, b) => c.reads_position() || a.reads_position() || b.reads_position(),
-            _ => false,
-        }
+        self.any(|e| matches!(e, Expr::MessageSize | Expr::Remaining))
+    }
+
+    /// Whether it reads a field of an enclosing value or the direction: known while a message is
+    /// decoded or encoded from its root, not on a value alone.
+    pub fn reads_context(&self) -> bool {
+        self.any(|e| matches!(e, Expr::Enclosing(_) | Expr::FromClient))
+    }
+
+    /// Whether it reads the direction (`@from_client`).
+    pub fn reads_direction(&self) -> bool {
+        self.any(|e| matches!(e, Expr::FromClient))
+    }
+
+    /// Calls `f` on every enclosing field it reads.
+    pub fn each_enclosing(&self, f: &mut impl FnMut(&FieldRef)) {
+        self.each(&mut |e| {
+            if let Expr::Enclosing(r) = e {
+                f(r)
+            }
+        });
     }
 
     /// Whether it reads an item of a conversation-state list.
     pub fn reads_state(&self) -> bool {
-        match self {
-            Expr::Item(..) => true,
-            Expr::Not(x) | Expr::Neg(x) => x.reads_state(),
-            Expr::Binary(_, a, b) => a.reads_state() || b.reads_state(),
-            Expr::Cond(c, a, b) => c.reads_state() || a.reads_state() || b.reads_state(),
-            _ => false,
-        }
+        self.any(|e| matches!(e, Expr::Item(..)))
     }
 
     /// Indexes (in the expression's own struct) of the fields it reads.

@@ -15,6 +15,7 @@
 //! What a backend cannot generate is not decided here either: `validate/limits.rs` says it at the
 //! construct's position, and a backend meeting anything else reports an internal error.
 
+mod context;
 mod placement;
 mod write;
 
@@ -25,6 +26,10 @@ pub use write::{Presence, SizeWrite, WritePlan};
 use crate::ir::analysis::{checksum_order, fields_read_by_expressions, needed_values};
 use crate::ir::*;
 use std::collections::HashSet;
+
+/// How many enclosing fields (`Header.channel`) one schema may read: the slots the runtime's
+/// readers and writers keep (`wiregen_runtime::ENCLOSING_SLOTS`, tested equal).
+pub const ENCLOSING_SLOTS: usize = 16;
 
 /// Everything the backends take from the lowering of one schema.
 #[derive(Debug, Clone)]
@@ -45,6 +50,12 @@ pub struct Lowered {
     /// has a length and is read as a plain field: both coders read the packet's switch and the
     /// whole with one function.
     pub shared_switch: Option<(StructId, usize)>,
+    /// The enclosing fields types read (`Header.channel`), by slot: the holder's coders keep
+    /// the field's value in its slot once read or written, the types inside read it there.
+    pub enclosing: Vec<(StructId, usize)>,
+    /// Per struct: whether its coders need the direction (`@from_client`), for itself or a
+    /// value inside it.
+    pub reads_direction: Vec<bool>,
 }
 
 /// The lowering of one struct.
@@ -80,6 +91,9 @@ pub struct FieldPlan {
     /// (constants, checksums, `max`, `valid`).
     pub decode_start: bool,
     pub write: WritePlan,
+    /// The slot its value is kept in for the types inside that read it (see
+    /// [`Lowered::enclosing`]).
+    pub enclosing_slot: Option<usize>,
     /// The coders' locals of this field beside its own (which has the field's name).
     pub locals: FieldLocals,
 }
@@ -153,6 +167,7 @@ impl Lowered {
 
 /// Lowers a validated schema.
 pub fn lower(p: &Protocol) -> Lowered {
+    let enclosing = context::enclosing_slots(p);
     let structs = p
         .structs
         .iter()
@@ -160,7 +175,12 @@ pub fn lower(p: &Protocol) -> Lowered {
         .map(|(sid, s)| {
             let read = fields_read_by_expressions(p, sid);
             let fields = (0..s.fields.len())
-                .map(|fi| field_plan(p, sid, fi, read.contains(&fi)))
+                .map(|fi| {
+                    let slot = enclosing.iter().position(|e| *e == (sid, fi));
+                    let mut plan = field_plan(p, sid, fi, read.contains(&fi) || slot.is_some());
+                    plan.enclosing_slot = slot;
+                    plan
+                })
                 .collect();
             // Validation refuses checksums that cover each other; were any left, they would
             // still be computed (after the others).
@@ -184,6 +204,8 @@ pub fn lower(p: &Protocol) -> Lowered {
         needed: needed_values(p),
         filter_uses: p.filter_uses(),
         shared_switch: shared_switch(p),
+        reads_direction: crate::ir::analysis::direction_readers(p),
+        enclosing,
     }
 }
 
@@ -229,6 +251,7 @@ fn field_plan(p: &Protocol, sid: StructId, fi: usize, read_by_expressions: bool)
             || f.max.is_some()
             || f.valid.is_some(),
         write: write::plan(p, sid, fi),
+        enclosing_slot: None,
         locals: field_locals(s, fi),
     }
 }

@@ -14,6 +14,15 @@ impl<'f> Validator<'f> {
         at: &str,
         code: &'static str,
     ) {
+        if e.reads_context() {
+            self.error(
+                "E0525",
+                at,
+                "this is evaluated on a decoded value, which does not keep the enclosing values \
+                 nor the direction it was read with",
+                Some("read fields of this type only here".into()),
+            );
+        }
         let mut read = std::collections::HashSet::new();
         crate::ir::analysis::refs(e, &mut read);
         let mut read: Vec<_> = read.into_iter().collect();
@@ -117,13 +126,17 @@ impl<'f> Validator<'f> {
             expr::Expr::Special(name, at) => match name.as_str() {
                 "size" => (Expr::MessageSize, ExprTy::Int),
                 "remaining" => (Expr::Remaining, ExprTy::Int),
+                "from_client" => (Expr::FromClient, ExprTy::Bool),
                 _ => {
+                    let known = ["@size", "@remaining", "@from_client"];
+                    let hint = did_you_mean(&format!("@{name}"), known)
+                        .unwrap_or_else(|| "known: @size, @remaining, @from_client".into());
                     self.expr_error(
                         "E0503",
                         scope,
                         *at,
                         format!("unknown built-in '@{name}'"),
-                        Some("known: @size, @remaining".into()),
+                        Some(hint),
                     );
                     (Expr::int(0), ExprTy::Error)
                 }
@@ -262,6 +275,17 @@ impl<'f> Validator<'f> {
                         fail
                     }
                 };
+            }
+        }
+        // `Header.channel`: a field of the enclosing type `Header` (a field of this type by
+        // that name comes first).
+        let local = self.shapes[scope.struct_id]
+            .iter()
+            .take(scope.visible)
+            .any(|(n, _)| *n == path[0]);
+        if path.len() >= 2 && !local {
+            if let Some(holder) = self.struct_ids.get(&path[0]).copied() {
+                return self.enclosing_path(scope, holder, path, at, in_len);
             }
         }
         let mut refs = Vec::new();
@@ -408,9 +432,8 @@ impl<'f> Validator<'f> {
             (holds && has_it).then_some(holder)
         })?;
         Some(format!(
-            "'{name}' is a field of '{holder}', which holds '{this}': an expression reads the \
-             fields of its own type only (reading an enclosing type's field is not supported \
-             yet; a separate type per value of '{name}' is the way today)"
+            "'{name}' is a field of '{holder}', which holds '{this}': write '{holder}.{name}' \
+             to read it from the '{holder}' around this value"
         ))
     }
 }

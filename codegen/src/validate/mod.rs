@@ -5,6 +5,7 @@ mod application;
 mod checksums;
 mod cycles;
 mod derived;
+mod enclosing;
 mod expressions;
 mod field_values;
 mod fields;
@@ -207,6 +208,7 @@ pub fn load_with(path: &str, source: &str, resolve: Resolve) -> Result<Protocol,
         in_tag: false,
         base_source: base.as_ref().map(|b| b.source.clone()),
         transport,
+        enclosing_uses: Vec::new(),
     };
     let proto = v.protocol().map(|mut p| {
         p.base = base;
@@ -254,6 +256,8 @@ struct Validator<'f> {
     base_source: Option<String>,
     /// The transport an application schema rides on.
     transport: Option<Protocol>,
+    /// Every `Header.channel` read so far, checked once all types are known.
+    enclosing_uses: Vec<enclosing::EnclosingUse>,
 }
 
 /// The context an expression is checked in.
@@ -545,6 +549,7 @@ impl<'f> Validator<'f> {
         self.check_endless_arrays(&proto);
         self.check_greedy_values(&proto);
         self.check_lengths_to_the_end(&proto);
+        self.check_enclosing(&proto);
         proto.warnings = self.unread_types(&proto);
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(

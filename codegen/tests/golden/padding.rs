@@ -105,7 +105,7 @@ impl<'a> Codec<'a> for Record<'a> {
         w.pad(padded, 16usize, "name")?;
         w.put(&[0u8; 3]);
         {
-            let mut bits = BitWriter::new(&mut *w.buf);
+            let mut bits = w.bit_writer();
             self.mode.write(&mut bits).within("mode")?;
         }
         let n = fit(self.entries.len() as u64, 255, "entries")? as u8;
@@ -273,7 +273,11 @@ impl wiregen_runtime::Protocol for Protocol {
         let _ = (conversation, from_client);
         Record::decode(bytes)
     }
-    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+    fn encode_datagram(
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Vec<u8>, EncodeError> {
+        let _ = from_client;
         datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -310,7 +314,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        let _ = from_client;
         Ok(<Record as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(

@@ -305,7 +305,7 @@ impl<'a> Codec<'a> for Message<'a> {
             }
         }
         {
-            let mut bits = BitWriter::new(&mut *w.buf);
+            let mut bits = w.bit_writer();
             self.motion.write(&mut bits).within("motion")?;
         }
         match &self.body {
@@ -476,7 +476,11 @@ impl wiregen_runtime::Protocol for Protocol {
         let _ = (conversation, from_client);
         Message::decode(bytes)
     }
-    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+    fn encode_datagram(
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Vec<u8>, EncodeError> {
+        let _ = from_client;
         datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -511,7 +515,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        let _ = from_client;
         Ok(<Message as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(

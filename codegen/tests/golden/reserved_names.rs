@@ -444,8 +444,10 @@ impl wiregen_runtime::Protocol for Protocol {
         Codec::decode(bytes)
     }
     fn encode_datagram(
+        from_client: bool,
         datagram: &Self::Datagram<'_>,
     ) -> Result<::std::vec::Vec<u8>, wiregen_runtime::EncodeError> {
+        let _ = from_client;
         datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -488,7 +490,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<::std::vec::Vec<u8>, wiregen_runtime::EncodeError>> {
+        let _ = from_client;
         Ok(<Codec as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(

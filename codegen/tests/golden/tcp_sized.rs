@@ -304,7 +304,11 @@ impl wiregen_runtime::Protocol for Protocol {
         let _ = (conversation, from_client);
         Packet::decode(bytes)
     }
-    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+    fn encode_datagram(
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Vec<u8>, EncodeError> {
+        let _ = from_client;
         datagram.encode()
     }
     fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -341,7 +345,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        let _ = from_client;
         Ok(<Packet as arbitrary::Arbitrary>::arbitrary(u)?.encode())
     }
     fn arbitrary_opening(

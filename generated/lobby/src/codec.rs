@@ -536,7 +536,11 @@ impl wiregen_runtime::Protocol for Protocol {
         Ok(Received { transport, message })
     }
     /// The transport's datagram with the game message encoded again in it.
-    fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+    fn encode_datagram(
+        from_client: bool,
+        datagram: &Self::Datagram<'_>,
+    ) -> Result<Vec<u8>, EncodeError> {
+        let _ = from_client;
         let mut transport = datagram.transport.clone();
         if let Some(m) = &datagram.message {
             m.fill_transport(&mut transport)?;
@@ -544,8 +548,10 @@ impl wiregen_runtime::Protocol for Protocol {
         transport.encode()
     }
     fn datagram_notes<'a>(
+        from_client: bool,
         bytes: &'a [u8],
     ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let _ = from_client;
         let (message, notes) = Message::dissect_datagram(bytes);
         (message.map(drop), notes)
     }
@@ -584,7 +590,9 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
 impl wiregen_runtime::ArbitraryProtocol for Protocol {
     fn arbitrary_message(
         u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
     ) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+        let _ = from_client;
         let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
         Ok(
             match u.choose_index(2)? {

@@ -10,6 +10,7 @@ use wiregen_tests::*;
 mod bit_streams;
 mod checksums;
 mod compression;
+mod enclosing;
 mod enet;
 mod fields;
 mod filter_names;

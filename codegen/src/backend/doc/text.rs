@@ -42,6 +42,8 @@ fn expr_in(p: &Protocol, e: &Expr, outer: u8) -> String {
                 .map_or_else(|| format!("{mask:#x}"), |b| b.name.clone());
             format!("{}.{bit}", path(refs))
         }
+        Expr::Enclosing(r) => format!("{}.{}", p.structs[r.struct_id].name, r.name),
+        Expr::FromClient => "@from_client".into(),
         Expr::MessageSize => "@size".into(),
         Expr::Remaining => "@remaining".into(),
         Expr::Len(refs, _) => format!("len({})", path(refs)),

@@ -44,6 +44,12 @@ impl<'p> Gen<'p> {
                 format!("has_bit({bits}, {mask})")
             }
             Expr::MessageSize => "tvb:len()".into(),
+            // Kept by the holder when it read the field (see `structs.rs`).
+            Expr::Enclosing(r) => {
+                let slot = self.l.enclosing.iter().position(|e| *e == (r.struct_id, r.field));
+                format!("ENCLOSING[{}]", slot.map_or(0, |s| s + 1))
+            }
+            Expr::FromClient => "from_client(pinfo)".into(),
             Expr::Remaining => "(limit - offset)".into(),
             Expr::Len(refs, _) => match &p.field(refs.last().unwrap()).ty {
                 Ty::Bytes(_) => through(refs, "0", path(refs)),

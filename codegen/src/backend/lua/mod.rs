@@ -133,7 +133,14 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         })
         .collect();
     let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
-    let port_tables = [
+    let conversations = !p.opening.is_empty()
+        || p.reliability.is_some()
+        || p.reassembly.is_some()
+        || !p.state.is_empty()
+        || !p.joins.is_empty();
+    // The first table's ports are the server's (UDP's, when both).
+    let server_ports = conversations || l.reads_direction.iter().any(|d| *d);
+    let port_tables: Vec<PortTable> = [
         ("udp", "UDP", &p.transport.udp_ports),
         ("tcp", "TCP", &p.transport.tcp_ports),
     ]
@@ -144,10 +151,12 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         !list.is_empty()
             || (*lower == "udp" && p.transport.tcp_ports.is_empty() && p.application.is_none())
     })
-    .map(|(lower, upper, list)| PortTable {
+    .enumerate()
+    .map(|(k, (lower, upper, list))| PortTable {
         lower,
         upper,
         ports: ports(list),
+        server: server_ports && k == 0,
     })
     .collect();
     let tcp_framing = p.transport.tcp_length_prefix.map(|it| {
@@ -274,11 +283,8 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         info,
         port_tables,
         tcp_framing,
-        conversations: !p.opening.is_empty()
-            || p.reliability.is_some()
-            || p.reassembly.is_some()
-            || !p.state.is_empty()
-            || !p.joins.is_empty(),
+        conversations,
+        enclosing: !l.enclosing.is_empty(),
         has_state: !p.state.is_empty(),
         app_points: !p.app_points.is_empty(),
         application: p.application.as_ref().map(|a| AppDef {

@@ -563,6 +563,15 @@ impl<'p> Gen<'p> {
         if f.condition.is_some() {
             c.close("end");
         }
+        // Kept for the types inside that read it (`Header.channel`), as the crate keeps it.
+        if let Some(slot) = self.l.field(sid, fi).enclosing_slot {
+            let value = self.expr(&Expr::Field(vec![FieldRef {
+                struct_id: sid,
+                field: fi,
+                name: f.name.clone(),
+            }]));
+            c.line(format!("ENCLOSING[{}] = {value}", slot + 1));
+        }
         c.forget_items();
         Ok(())
     }

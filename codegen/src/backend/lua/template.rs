@@ -33,6 +33,8 @@ pub(crate) struct Dissector {
     pub(crate) tcp_framing: Option<Framing>,
     /// Some conversation-level feature needs the conversation key.
     pub(crate) conversations: bool,
+    /// Some type reads an enclosing value's field (`Header.channel`).
+    pub(crate) enclosing: bool,
     pub(crate) reassembly: Option<ReassemblyDef>,
     /// Some field reads conversation state.
     pub(crate) has_state: bool,
@@ -133,6 +135,8 @@ pub(crate) struct PortTable {
     pub(crate) lower: &'static str,
     pub(crate) upper: &'static str,
     pub(crate) ports: String,
+    /// Its ports are the server's, where conversations or the direction are read.
+    pub(crate) server: bool,
 }
 
 pub(crate) struct FieldDef {

@@ -48,10 +48,11 @@ impl<'p> Gen<'p> {
         let arbitrary_message = match senders.len() {
             // No point the root reaches plainly: no whole datagram can be built.
             0 => quote! {
-                let _ = u;
+                let _ = (u, from_client);
                 Err(arbitrary::Error::IncorrectFormat)
             },
             1 => quote! {
+                let _ = from_client;
                 let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
                 Ok(#(#senders)*)
             },
@@ -62,6 +63,7 @@ impl<'p> Gen<'p> {
                 });
                 let n = Literal::usize_unsuffixed(senders.len());
                 quote! {
+                    let _ = from_client;
                     let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
                     Ok(match u.choose_index(#n)? {
                         #(#arms)*
@@ -136,7 +138,8 @@ impl<'p> Gen<'p> {
                 }
 
                 /// The transport's datagram with the game message encoded again in it.
-                fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+                fn encode_datagram(from_client: bool, datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+                    let _ = from_client;
                     let mut transport = datagram.transport.clone();
                     if let Some(m) = &datagram.message {
                         m.fill_transport(&mut transport)?;
@@ -144,7 +147,8 @@ impl<'p> Gen<'p> {
                     transport.encode()
                 }
 
-                fn datagram_notes<'a>(bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                fn datagram_notes<'a>(from_client: bool, bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                    let _ = from_client;
                     let (message, notes) = Message::dissect_datagram(bytes);
                     (message.map(drop), notes)
                 }

@@ -273,6 +273,11 @@ impl<'p> Gen<'p> {
             Expr::Bool(b) => quote! { #b },
             Expr::MessageSize => quote! { (r.message_len() as i128) },
             Expr::Remaining => quote! { (r.remaining() as i128) },
+            Expr::Enclosing(field) => self.enclosing(field, ctx),
+            Expr::FromClient => {
+                let coder = context_coder(ctx);
+                quote! { #coder.from_client("from_client")? }
+            }
             Expr::Field(path) => {
                 let is_bool = matches!(self.p.field(path.last().unwrap()).ty, Ty::Bool);
                 let leaf = |x: TokenStream| match &self.p.field(path.last().unwrap()).ty {
@@ -579,6 +584,53 @@ impl<'p> Gen<'p> {
         }
     }
 
+    /// An enclosing field (`Header.channel`) from the slot its holder keeps it in, as the
+    /// expression's `i128` (or `bool`).
+    fn enclosing(&self, field: &FieldRef, ctx: Ctx) -> TokenStream {
+        let coder = context_coder(ctx);
+        let slot = self.l.enclosing.iter().position(|e| *e == (field.struct_id, field.field));
+        let slot = lit_usize(slot.expect("the lowering numbers every enclosing field"));
+        let holder = self.p.structs[field.struct_id].name.as_str();
+        let name = field.name.as_str();
+        let raw = quote! { #coder.enclosing(#slot, #holder, #name)? };
+        let signed = match &self.p.field(field).ty {
+            Ty::Bool => return quote! { (#raw != 0) },
+            Ty::Int(it) => it.signed,
+            Ty::Enum(id) => self.p.enums[*id].repr.signed,
+            Ty::Flags(id) => self.p.flags[*id].repr.signed,
+            Ty::VarInt(VarInt::ZigZag) => true,
+            Ty::VarInt(VarInt::Rabbit { signed, .. }) => *signed,
+            _ => false,
+        };
+        if signed {
+            quote! { (#raw as i64 as i128) }
+        } else {
+            quote! { (#raw as i128) }
+        }
+    }
+
+    /// Keeps field `fi`'s value in its enclosing slot, when types inside read it: `coder` is the
+    /// decoder's reader or the encoder's writer.
+    pub(crate) fn keep_enclosing(&self, sid: StructId, fi: usize, ctx: Ctx) -> TokenStream {
+        let Some(slot) = self.l.field(sid, fi).enclosing_slot else {
+            return quote! {};
+        };
+        let coder = context_coder(ctx);
+        let name = self.p.structs[sid].fields[fi].name.clone();
+        let field = Expr::Field(vec![FieldRef {
+            struct_id: sid,
+            field: fi,
+            name,
+        }]);
+        // In its own type where it has one (`channel as u64`), else as the expression's.
+        let value = match self.native_int(&field, ctx) {
+            Some((x, _)) => x,
+            None => self.expr(&field, ctx),
+        };
+        let slot = lit_usize(slot);
+        quote! { #coder.set_enclosing(#slot, #value as u64); }
+    }
+
     pub(crate) fn access(&self, path: &[FieldRef], ctx: Ctx) -> TokenStream {
         let first = ident(&path[0].name);
         let rest = path[1..].iter().map(|r| ident(&r.name));
@@ -601,6 +653,16 @@ impl<'p> Gen<'p> {
             }
         };
         quote! { #head #(.#rest)* }
+    }
+}
+
+/// The reader (`r`) or writer (`w`) that carries the enclosing fields and the direction in
+/// `ctx`.
+fn context_coder(ctx: Ctx) -> Ident {
+    match ctx {
+        Ctx::Decode | Ctx::Tag(_) => format_ident!("r"),
+        // Validation keeps enclosing fields and the direction out of expressions on values.
+        Ctx::Encode | Ctx::Value => format_ident!("w"),
     }
 }
 

@@ -43,9 +43,16 @@ impl<'p> Gen<'p> {
             (
                 quote! { () },
                 quote! { #root #root_lt },
-                quote! {
-                    let _ = (conversation, from_client);
-                    #root::decode(bytes)
+                if self.l.reads_direction[p.root] {
+                    quote! {
+                        let _ = conversation;
+                        #root::decode_from(bytes, from_client)
+                    }
+                } else {
+                    quote! {
+                        let _ = (conversation, from_client);
+                        #root::decode(bytes)
+                    }
                 },
             )
         };
@@ -104,12 +111,26 @@ impl<'p> Gen<'p> {
                 Ok(Some(datagrams))
             }
         };
-        let feature_impls = self.feature_protocol_impls(
-            &types,
-            serialize_joined,
-            quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode()) },
-            opening,
-        );
+        // The root, and the datagram enum of a conversation, encode with the direction when
+        // the root reads it.
+        let (encode, arbitrary) = if self.l.reads_direction[p.root] {
+            (
+                quote! { datagram.encode_from(from_client) },
+                quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode_from(from_client)) },
+            )
+        } else {
+            (
+                quote! {
+                    let _ = from_client;
+                    datagram.encode()
+                },
+                quote! {
+                    let _ = from_client;
+                    Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode())
+                },
+            )
+        };
+        let feature_impls = self.feature_protocol_impls(&types, serialize_joined, arbitrary, opening);
         Ok(quote! {
             #join_items
 
@@ -133,8 +154,8 @@ impl<'p> Gen<'p> {
                     #decode
                 }
 
-                fn encode_datagram(datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
-                    datagram.encode()
+                fn encode_datagram(from_client: bool, datagram: &Self::Datagram<'_>) -> Result<Vec<u8>, EncodeError> {
+                    #encode
                 }
 
                 fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
@@ -185,7 +206,7 @@ impl<'p> Gen<'p> {
             "arbitrary",
             &[quote! {
             impl wiregen_runtime::ArbitraryProtocol for Protocol {
-                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
+                fn arbitrary_message(u: &mut arbitrary::Unstructured<'_>, from_client: bool) -> arbitrary::Result<Result<Vec<u8>, EncodeError>> {
                     #arbitrary_message
                 }
 

@@ -92,6 +92,13 @@ impl<'p> Gen<'p> {
 
     /// Statements that read field `fi` into a local of the same name.
     pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
+        let read = self.read_field_value(sid, fi)?;
+        let keep = self.keep_enclosing(sid, fi, Ctx::Decode);
+        Ok(quote! { #read #keep })
+    }
+
+    /// Statements that read field `fi` into a local of the same name, and check it.
+    fn read_field_value(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
         let s = &self.p.structs[sid];
         let f = &s.fields[fi];
         let local = ident(&f.name);

@@ -173,7 +173,7 @@ impl<'p> Gen<'p> {
             )));
         }
         Ok(if self.writes_bits_into_bytes(sid, id) {
-            quote! { { let mut bits = BitWriter::new(&mut *w.buf); #v.write(&mut bits).within(#nm)?; } }
+            quote! { { let mut bits = w.bit_writer(); #v.write(&mut bits).within(#nm)?; } }
         } else {
             quote! { #v.write(w).within(#nm)?; }
         })
@@ -241,11 +241,13 @@ impl<'p> Gen<'p> {
 
     /// Statements that write field `fi` (computing it first when it is derived), by its role.
     pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        match &self.p.structs[sid].fields[fi].role {
-            Role::Value => self.write_value(sid, fi),
-            Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => self.write_size(sid, fi),
-            _ => self.write_slot(sid, fi),
-        }
+        let write = match &self.p.structs[sid].fields[fi].role {
+            Role::Value => self.write_value(sid, fi)?,
+            Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => self.write_size(sid, fi)?,
+            _ => self.write_slot(sid, fi)?,
+        };
+        let keep = self.keep_enclosing(sid, fi, Ctx::Encode);
+        Ok(quote! { #write #keep })
     }
 
     /// Writes a scalar of type `ty` from the expression `v` (a value, not a reference).

@@ -73,6 +73,34 @@ impl<'p> Gen<'p> {
         let serialize = self
             .features()
             .attr("serde", quote! { derive(serde::Serialize) });
+        // A root whose layout depends on the direction is encoded and decoded with it.
+        let (encode, decode_root) = if self.l.reads_direction[p.root] {
+            (
+                quote! {
+                    /// The datagram's bytes, sent by the client (`from_client`) or the server.
+                    pub fn encode_from(&self, from_client: bool) -> Result<Vec<u8>, EncodeError> {
+                        match self {
+                            #(Datagram::#names(m) => m.encode(),)*
+                            Datagram::#root(m) => m.encode_from(from_client),
+                        }
+                    }
+                },
+                quote! { #root::decode_from(bytes, from_client) },
+            )
+        } else {
+            (
+                quote! {
+                    /// The datagram's bytes.
+                    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+                        match self {
+                            #(Datagram::#names(m) => m.encode(),)*
+                            Datagram::#root(m) => m.encode(),
+                        }
+                    }
+                },
+                quote! { #root::decode(bytes) },
+            )
+        };
         quote! {
             #datagram_doc
             #[derive(Debug, Clone, PartialEq)]
@@ -84,13 +112,7 @@ impl<'p> Gen<'p> {
             }
 
             impl #anon {
-                /// The datagram's bytes.
-                pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
-                    match self {
-                        #(Datagram::#names(m) => m.encode(),)*
-                        Datagram::#root(m) => m.encode(),
-                    }
-                }
+                #encode
             }
 
             /// Tells the datagrams of one conversation apart by their order: the k-th datagram from
@@ -115,7 +137,7 @@ impl<'p> Gen<'p> {
                     Ok(match (from_client, k) {
                         #(#client)*
                         #(#server)*
-                        _ => Datagram::#root(#root::decode(bytes)?),
+                        _ => Datagram::#root(#decode_root?),
                     })
                 }
             }

@@ -1,0 +1,23 @@
+//! What a value is read and written with besides its own fields: the enclosing fields the
+//! types inside it read (`Header.channel`), each kept in a numbered slot.
+
+use crate::ir::analysis::each_decoded_expr;
+use crate::ir::*;
+
+/// Every enclosing field some expression reads, once, in schema order: the slot numbers the
+/// coders keep their values under.
+pub fn enclosing_slots(p: &Protocol) -> Vec<(StructId, usize)> {
+    let mut slots = Vec::new();
+    for s in &p.structs {
+        each_decoded_expr(s, &mut |e| {
+            e.each_enclosing(&mut |r| {
+                let slot = (r.struct_id, r.field);
+                if !slots.contains(&slot) {
+                    slots.push(slot);
+                }
+            })
+        });
+    }
+    slots.sort();
+    slots
+}
