@@ -38,10 +38,10 @@
 pub mod analysis;
 mod bits;
 mod checksum;
-mod context;
 #[cfg(feature = "zlib")]
 #[doc(hidden)]
 pub mod compress;
+mod context;
 mod crc;
 mod enums;
 mod error;

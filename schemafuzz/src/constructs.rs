@@ -123,6 +123,10 @@ impl Gen {
                 return format!(", if: \"{a} {op} {b}\"");
             }
         }
+        if self.context && self.rng.chance(20) {
+            let not = if self.rng.chance(50) { "!" } else { "" };
+            return format!(", if: \"{not}@from_client\"");
+        }
         let k = self.rng.below(known.len() as u64) as usize;
         match self.condition_on(known, k) {
             Some(c) => format!(", if: \"{c}\""),

@@ -171,6 +171,9 @@ struct Gen {
     own_tag_switches: Vec<String>,
     /// The enums, flag sets and helper types are drawn.
     decided: bool,
+    /// The root starts with a `ctx` field the helper types read (`Packet.ctx`), and fields
+    /// depend on the direction (`@from_client`).
+    context: bool,
 }
 
 impl Gen {
@@ -197,6 +200,7 @@ impl Gen {
             Layout::Lsb => false,
             Layout::Msb => true,
         };
+        let context = transport.is_none() && seed % 4 == 1;
         Gen {
             rng,
             seed,
@@ -208,6 +212,8 @@ impl Gen {
             helpers: Vec::new(),
             own_tag_switches: Vec::new(),
             decided: false,
+            // Decided by the seed, so the other draws stay as they were.
+            context,
         }
     }
 
@@ -557,10 +563,24 @@ impl Gen {
         let n = self.rng.range(1, 3);
         for k in 0..n {
             let (ty, extra) = self.scalar();
+            // Inside the root: a condition over its `ctx`, or the direction (not on the first
+            // field: a value of the type takes some bytes, as an array to the end needs).
+            let cond = match self.rng.below(6) {
+                _ if k == 0 => "",
+                0 if self.context => ", if: \"Packet.ctx % 3 != 0\"",
+                1 if self.context => ", if: \"Packet.ctx > 100 || @from_client\"",
+                _ => "",
+            };
             let _ = writeln!(
                 out,
-                "      - {{ name: \"{}\", type: {ty}{extra} }}",
+                "      - {{ name: \"{}\", type: {ty}{extra}{cond} }}",
                 FIELD_WORDS[k as usize]
+            );
+        }
+        if self.context && !self.layout.bits() && self.rng.chance(30) {
+            let _ = writeln!(
+                out,
+                "      - {{ name: \"by_ctx\", type: bytes, length: \"Packet.ctx % 4\" }}"
             );
         }
         if !self.layout.bits() && self.rng.chance(40) {
@@ -589,6 +609,10 @@ impl Gen {
             used.push(name.clone());
             name
         };
+        if self.context {
+            let _ = writeln!(out, "      - {{ name: \"ctx\", type: u8 }}");
+            used.push("ctx".into());
+        }
         if !self.layout.bits() && self.rng.chance(25) {
             let _ = writeln!(
                 out,

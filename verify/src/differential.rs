@@ -365,28 +365,26 @@ fn valid_messages<P: ArbitraryProtocol>(
             Err(_) => continue,
         };
         // Ok: agrees with itself; Err(None): needs earlier state; Err(Some): disagrees.
-        let verdict: Result<(), Option<String>> = match <P::Root<'_> as Codec<'_>>::decode_from(
-            &bytes,
-            from_client,
-        ) {
-            Ok(back) => match back.encode_from(from_client) {
-                Ok(again) if again == bytes => Ok(()),
-                Ok(again) => Err(Some(format!(
-                    "the crate decodes {} and encodes it back as {}",
-                    hex(&bytes),
-                    hex(&again)
-                ))),
+        let verdict: Result<(), Option<String>> =
+            match <P::Root<'_> as Codec<'_>>::decode_from(&bytes, from_client) {
+                Ok(back) => match back.encode_from(from_client) {
+                    Ok(again) if again == bytes => Ok(()),
+                    Ok(again) => Err(Some(format!(
+                        "the crate decodes {} and encodes it back as {}",
+                        hex(&bytes),
+                        hex(&again)
+                    ))),
+                    Err(e) => Err(Some(format!(
+                        "the crate decodes {} but cannot encode it back: {e}",
+                        hex(&bytes)
+                    ))),
+                },
+                Err(e) if needs_state(&e) => Err(None),
                 Err(e) => Err(Some(format!(
-                    "the crate decodes {} but cannot encode it back: {e}",
+                    "the crate encoded {} and cannot decode it: {e}",
                     hex(&bytes)
                 ))),
-            },
-            Err(e) if needs_state(&e) => Err(None),
-            Err(e) => Err(Some(format!(
-                "the crate encoded {} and cannot decode it: {e}",
-                hex(&bytes)
-            ))),
-        };
+            };
         // What the root does not decode (an application's message inside it) decodes too.
         let verdict = verdict.and_then(|()| match P::datagram_notes(from_client, &bytes).0 {
             Ok(()) => Ok(()),

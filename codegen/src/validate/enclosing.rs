@@ -172,7 +172,11 @@ impl<'f> Validator<'f> {
         } else {
             None
         };
-        let openings = p.opening.iter().map(|(_, id)| *id).filter(|id| readers[*id]);
+        let openings = p
+            .opening
+            .iter()
+            .map(|(_, id)| *id)
+            .filter(|id| readers[*id]);
         let refused: Vec<(StructId, &str)> = match why {
             Some(why) => (0..p.structs.len())
                 .filter(|id| readers[*id])
@@ -238,7 +242,9 @@ impl<'f> Validator<'f> {
         for (gi, g) in p.structs[u.holder].fields.iter().enumerate() {
             let mut kids = Vec::new();
             g.ty.child_structs(&mut kids);
-            let holds = kids.iter().any(|&k| k == u.reader || reaches(p, k, u.reader));
+            let holds = kids
+                .iter()
+                .any(|&k| k == u.reader || reaches(p, k, u.reader));
             if holds && gi <= u.field {
                 self.expr_error(
                     "E0523",

@@ -87,10 +87,7 @@ fn packets_read_the_enclosing_channel_and_the_direction_alike_in_both_outputs() 
     };
     let expected: Vec<(u8, PacketBody)> = vec![
         (2, split(&[0xAA, 0xBB, 0xCC, 0xDD])),
-        (
-            0,
-            split(&[0xAA, 0xBB, 0xCC, 0xDD, 0x11, 0x22, 0x33, 0x44]),
-        ),
+        (0, split(&[0xAA, 0xBB, 0xCC, 0xDD, 0x11, 0x22, 0x33, 0x44])),
         (
             1,
             PacketBody::Original(Original {
@@ -145,7 +142,11 @@ fn packets_read_the_enclosing_channel_and_the_direction_alike_in_both_outputs() 
         };
         let (decoded, notes) = Datagram::dissect_from(bytes, *from_client);
         assert_eq!(decoded.as_ref(), Ok(&want), "datagram {i}");
-        assert_eq!(want.encode_from(*from_client).as_deref(), Ok(&bytes[..]), "datagram {i}");
+        assert_eq!(
+            want.encode_from(*from_client).as_deref(),
+            Ok(&bytes[..]),
+            "datagram {i}"
+        );
         let own = wiregen_tests::expected(&notes);
         compare(&own, &d.fields(i, "enclosing"), HEADERS)
             .unwrap_or_else(|e| panic!("datagram {i}: {e}"));
@@ -182,12 +183,21 @@ fn without_the_direction_or_the_enclosing_value_the_crate_says_what_to_call() {
     wrong.channel = 2;
     let e = wrong.encode_from(true).unwrap_err();
     assert!(
-        matches!(e.kind, EncodeErrorKind::LengthMismatch { expected: 4, actual: 8 }),
+        matches!(
+            e.kind,
+            EncodeErrorKind::LengthMismatch {
+                expected: 4,
+                actual: 8
+            }
+        ),
         "{e}"
     );
 }
 
 #[test]
 fn the_generator_refuses_more_enclosing_fields_than_the_runtime_keeps() {
-    assert_eq!(wiregen::lower::ENCLOSING_SLOTS, wiregen_runtime::ENCLOSING_SLOTS);
+    assert_eq!(
+        wiregen::lower::ENCLOSING_SLOTS,
+        wiregen_runtime::ENCLOSING_SLOTS
+    );
 }

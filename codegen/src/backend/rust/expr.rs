@@ -588,7 +588,11 @@ impl<'p> Gen<'p> {
     /// expression's `i128` (or `bool`).
     fn enclosing(&self, field: &FieldRef, ctx: Ctx) -> TokenStream {
         let coder = context_coder(ctx);
-        let slot = self.l.enclosing.iter().position(|e| *e == (field.struct_id, field.field));
+        let slot = self
+            .l
+            .enclosing
+            .iter()
+            .position(|e| *e == (field.struct_id, field.field));
         let slot = lit_usize(slot.expect("the lowering numbers every enclosing field"));
         let holder = self.p.structs[field.struct_id].name.as_str();
         let name = field.name.as_str();

@@ -130,7 +130,8 @@ impl<'p> Gen<'p> {
                 },
             )
         };
-        let feature_impls = self.feature_protocol_impls(&types, serialize_joined, arbitrary, opening);
+        let feature_impls =
+            self.feature_protocol_impls(&types, serialize_joined, arbitrary, opening);
         Ok(quote! {
             #join_items
 

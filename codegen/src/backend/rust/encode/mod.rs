@@ -243,7 +243,9 @@ impl<'p> Gen<'p> {
     pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
         let write = match &self.p.structs[sid].fields[fi].role {
             Role::Value => self.write_value(sid, fi)?,
-            Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => self.write_size(sid, fi)?,
+            Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => {
+                self.write_size(sid, fi)?
+            }
             _ => self.write_slot(sid, fi)?,
         };
         let keep = self.keep_enclosing(sid, fi, Ctx::Encode);
