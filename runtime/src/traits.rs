@@ -332,20 +332,21 @@ pub trait Protocol {
     /// dissector shows it), or `std::convert::Infallible` when the schema joins nothing.
     type Joined;
 
-    /// Joins the piece a decoded datagram carries, if it carries one; returns the payload it
-    /// completes, once it is known to decode, with the `tag`s (numbers of the caller's, such as
-    /// a capture's frame numbers) of the datagrams its pieces came in, in the payload's order. A
-    /// joined payload that announces state (DNP's Long Link State) is recorded in
-    /// `conversation`, as the dissector records it.
+    /// Joins the pieces a decoded datagram carries, wherever the schema puts them (a datagram
+    /// may carry several: ENet's commands); returns the payloads they complete, once each is
+    /// known to decode, in the order the datagram carries their last pieces, each with the `tag`s
+    /// (numbers of the caller's, such as a capture's frame numbers) of the datagrams its pieces
+    /// came in, in the payload's order. A joined payload that announces state (DNP's Long Link
+    /// State) is recorded in `conversation`, as the dissector records it.
     fn join(
         conversation: &mut Self::Conversation,
         joins: &mut Self::Joins,
         from_client: bool,
         datagram: &Self::Datagram<'_>,
         tag: u64,
-    ) -> Result<Option<crate::Tagged<Self::Joined>>, DecodeError> {
+    ) -> Result<Vec<crate::Tagged<Self::Joined>>, DecodeError> {
         let _ = (conversation, joins, from_client, datagram, tag);
-        Ok(None)
+        Ok(Vec::new())
     }
 
     /// The numberings the schema's `reliability` declares (`main` unless it names others), by

@@ -1,18 +1,18 @@
 //! ENet-style fragments (`tests/fixture/schema/fragments.yaml`): a join whose first and last
 //! parts are told by expressions (`fragment_number == 0`, `fragment_number == fragment_count -
-//! 1`), keyed by channel and start sequence number. The crate splits payloads and joins them
-//! again; the dissector joins the same frames into the same payloads, interleaved across two
-//! channels and out of order, several fragments per datagram (both payloads complete in one),
-//! in one pass and in two.
+//! 1`), keyed by the channel of the command header around each fragment (`Command.channel_id`)
+//! and the start sequence number. The crate splits payloads and joins them again through
+//! `Protocol::join`, which finds the fragments among a datagram's commands; the dissector joins
+//! the same frames into the same payloads, interleaved across two channels and out of order,
+//! several fragments per datagram (both payloads complete in one), in one pass and in two.
 
 use fragments::*;
 use std::borrow::Cow;
 use wiregen_tests::*;
 
-/// A template of a payload of `len` bytes on `channel` starting at sequence number `start`.
-fn template(channel: u8, start: u16, len: usize) -> SendFragment<'static> {
+/// A template of a payload of `len` bytes starting at sequence number `start`.
+fn template(start: u16, len: usize) -> SendFragment<'static> {
     SendFragment {
-        channel_id: channel,
         start_sequence_number: start,
         fragment_count: send_fragment_parts(len) as u32,
         fragment_number: 0,
@@ -31,12 +31,12 @@ fn payload(len: usize, seed: u8) -> Vec<u8> {
 #[test]
 fn the_splitter_marks_parts_by_the_templates_fields() {
     let data = payload(40, 1);
-    let parts = split_send_fragment(&template(0, 9, 40), 0, [&data]).unwrap();
+    let parts = split_send_fragment(&template(9, 40), 0, [&data]).unwrap();
     assert_eq!(parts.len(), 3);
     assert!(parts[0].is_first_part() && !parts[0].is_last_part());
     assert!(parts[2].is_last_part() && !parts[2].is_first_part());
     // A template whose count disagrees with the parts is refused, naming the part.
-    let mut wrong = template(0, 9, 40);
+    let mut wrong = template(9, 40);
     wrong.fragment_count = 2;
     let e = split_send_fragment(&wrong, 0, [&data]).unwrap_err();
     assert_eq!(e.field(), "fragment_number");
@@ -55,16 +55,19 @@ fn crate_and_dissector_join_the_same_payloads() {
     // complete in the same datagram.
     let a = payload(45, 7);
     let b = payload(33, 9);
-    let parts_a = split_send_fragment(&template(0, 5, a.len()), 0, [&a]).unwrap();
-    let mut parts_b = split_send_fragment(&template(1, 5, b.len()), 0, [&b]).unwrap();
+    let parts_a = split_send_fragment(&template(5, a.len()), 0, [&a]).unwrap();
+    let mut parts_b = split_send_fragment(&template(5, b.len()), 0, [&b]).unwrap();
     parts_b.reverse();
     assert_eq!((parts_a.len(), parts_b.len()), (3, 3));
-    // Datagram i carries fragment i of each payload (the last one carries both last parts).
+    // Datagram i carries fragment i of each payload (the last one carries both last parts), the
+    // first payload's on channel 0, the second's on channel 1.
+    let mut joins = Joins::default();
     let mut joiner = SendFragmentJoiner::new();
     let mut joined_at = Vec::new();
     let mut datagrams = Vec::new();
     for i in 0..3 {
         let mut commands = vec![Command {
+            channel_id: 0xFF,
             body: if i == 1 {
                 CommandBody::Acknowledge(Acknowledge {
                     received_reliable_sequence_number: 4,
@@ -74,12 +77,14 @@ fn crate_and_dissector_join_the_same_payloads() {
                 CommandBody::Ping
             },
         }];
-        for part in [&parts_a[i], &parts_b[i]] {
+        for (channel, part) in [(0, &parts_a[i]), (1, &parts_b[i])] {
             commands.push(Command {
+                channel_id: channel,
                 body: CommandBody::SendFragment(part.clone()),
             });
-            if let Some(j) = joiner.push(part).unwrap() {
-                joined_at.push((i, j));
+            // A joiner fed by hand takes the channel from the caller.
+            if let Some(j) = joiner.push(part, channel).unwrap() {
+                assert_eq!(j.channel_id, channel);
             }
         }
         let packet = Packet {
@@ -87,6 +92,26 @@ fn crate_and_dissector_join_the_same_payloads() {
             sent_time: i as u16,
             commands,
         };
+        // The crate finds the fragments among the commands, keyed by their command's channel.
+        let completed = <Protocol as wiregen_runtime::Protocol>::join(
+            &mut (),
+            &mut joins,
+            true,
+            &packet,
+            i as u64,
+        )
+        .unwrap();
+        for (joined, tags) in completed {
+            let Joined::SendFragment(j) = joined;
+            // The datagrams of its parts, in the payload's order (the second's came reversed).
+            let order: &[u64] = if j.channel_id == 0 {
+                &[0, 1, 2]
+            } else {
+                &[2, 1, 0]
+            };
+            assert_eq!(tags, order);
+            joined_at.push((i, j));
+        }
         datagrams.push(Datagram {
             src_port: 40000,
             dst_port: 17091,

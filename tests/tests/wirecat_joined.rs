@@ -27,10 +27,10 @@ fn joined<P: Protocol>(file: &str, ports: &[u16]) -> Vec<(u64, P::Joined, Vec<u6
                 let datagram = c
                     .decode(&m)
                     .map_err(|e| format!("frame {}: {e}", m.frame))?;
-                if let Some((j, pieces)) = c
+                let completed = c
                     .join(&m, &datagram)
-                    .map_err(|e| format!("frame {}: {e}", m.frame))?
-                {
+                    .map_err(|e| format!("frame {}: {e}", m.frame))?;
+                for (j, pieces) in completed {
                     out.push((m.frame, j, pieces));
                 }
             }

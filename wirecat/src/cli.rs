@@ -506,7 +506,8 @@ pub(crate) enum HowFar {
 }
 
 /// Decodes `m` in its conversation and joins the piece it carries, setting `line`'s `value`,
-/// `joined` and `joined_from`, or `error` where it stops (`read` and `export` alike).
+/// `joined` and `joined_from` (and `also_joined`), or `error` where it stops (`read` and
+/// `export` alike).
 pub(crate) fn decode_into<P: SerdeProtocol>(
     conversations: &mut Conversations<P>,
     m: &Message,
@@ -521,11 +522,23 @@ pub(crate) fn decode_into<P: SerdeProtocol>(
     };
     line["value"] = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
     match conversations.join(m, &datagram) {
-        Ok(None) => {}
-        Ok(Some((joined, frames))) => {
-            line["joined"] =
-                serde_json::to_value(Joined::<P>(&joined)).map_err(|e| e.to_string())?;
-            line["joined_from"] = frames.into();
+        Ok(completed) => {
+            // The first payload the datagram completes; any more (ENet's commands: several
+            // fragments of several payloads in one datagram) in `also_joined`, in order.
+            let mut more = Vec::new();
+            for (k, (joined, frames)) in completed.into_iter().enumerate() {
+                let value =
+                    serde_json::to_value(Joined::<P>(&joined)).map_err(|e| e.to_string())?;
+                if k == 0 {
+                    line["joined"] = value;
+                    line["joined_from"] = frames.into();
+                } else {
+                    more.push(serde_json::json!({ "joined": value, "joined_from": frames }));
+                }
+            }
+            if !more.is_empty() {
+                line["also_joined"] = more.into();
+            }
         }
         Err(e) => {
             line["error"] = format!("the payload it completes: {e}").into();

@@ -334,13 +334,13 @@ impl<P: Protocol> Conversations<P> {
             .observe(message.frame, message.time, message.from_client, &facts)
     }
 
-    /// Joins the piece a decoded message carries (see [`Protocol::join`]): the payload it
-    /// completes, if any, and the frames its pieces came in.
+    /// Joins the pieces a decoded message carries (see [`Protocol::join`]): the payloads they
+    /// complete, each with the frames its pieces came in.
     pub fn join(
         &mut self,
         message: &Message,
         datagram: &P::Datagram<'_>,
-    ) -> Result<Option<wiregen_runtime::Tagged<P::Joined>>, wiregen_runtime::DecodeError> {
+    ) -> Result<Vec<wiregen_runtime::Tagged<P::Joined>>, wiregen_runtime::DecodeError> {
         let c = self.touch(message.key);
         P::join(
             &mut c.state,

@@ -145,12 +145,12 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
     }
     for j in &p.joins {
         out.extend(
-            j.key
-                .iter()
-                .chain([&j.sequence])
+            [&j.sequence]
+                .into_iter()
                 .chain(j.streams.iter().map(|s| &s.field))
                 .map(|i| (j.in_struct, *i)),
         );
+        out.extend(j.key.iter().map(|r| (r.struct_id, r.field)));
         refs(&j.first, &mut out);
         refs(&j.last, &mut out);
     }

@@ -44,13 +44,25 @@ pub enum WholeType {
 pub struct Join {
     pub in_struct: StructId,
     pub streams: Vec<Stream>,
-    pub key: Vec<usize>,
+    /// Fields naming the payload besides the conversation and direction: the part's own
+    /// (`struct_id` is `in_struct`) or an enclosing type's (`Command.channel_id`: of the
+    /// nearest `Command` around the part).
+    pub key: Vec<FieldRef>,
     pub sequence: usize,
     /// Sequence numbers count modulo this.
     pub wrap: u64,
     pub first: Expr,
     pub last: Expr,
     pub piece_size: usize,
+}
+
+impl Join {
+    /// The key fields of enclosing types, in key order.
+    pub fn enclosing_key(&self) -> impl Iterator<Item = &FieldRef> {
+        self.key
+            .iter()
+            .filter(move |r| r.struct_id != self.in_struct)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

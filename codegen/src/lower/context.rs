@@ -4,8 +4,8 @@
 use crate::ir::analysis::each_decoded_expr;
 use crate::ir::*;
 
-/// Every enclosing field some expression reads, once, in schema order: the slot numbers the
-/// coders keep their values under.
+/// Every enclosing field some expression or join key reads, once, in schema order: the slot
+/// numbers the coders keep their values under.
 pub fn enclosing_slots(p: &Protocol) -> Vec<(StructId, usize)> {
     let mut slots = Vec::new();
     for s in &p.structs {
@@ -17,6 +17,13 @@ pub fn enclosing_slots(p: &Protocol) -> Vec<(StructId, usize)> {
                 }
             })
         });
+    }
+    // A join's key may be an enclosing field too: the dissector reads it where the part is.
+    for r in p.joins.iter().flat_map(Join::enclosing_key) {
+        let slot = (r.struct_id, r.field);
+        if !slots.contains(&slot) {
+            slots.push(slot);
+        }
     }
     slots.sort();
     slots

@@ -120,6 +120,54 @@ impl<'f> Validator<'f> {
         (e, ty)
     }
 
+    /// A join key `Holder.field` of parts of `sid`: a number or bool of the nearest `Holder`
+    /// around each part, kept in the decoded value (checked with the expressions' uses).
+    pub(crate) fn enclosing_key(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        holder: &str,
+        field: &str,
+        at: &str,
+    ) -> Option<FieldRef> {
+        let h = self.struct_named(holder, at)?;
+        if h == sid {
+            self.error(
+                "E0530",
+                at,
+                format!("'{holder}' is the parts' own type: its fields are named alone"),
+                Some(format!("write '{field}'")),
+            );
+            return None;
+        }
+        let fi = self.field_in(proto, h, &format!("'{holder}'"), field, at)?;
+        if !matches!(
+            proto.structs[h].fields[fi].ty,
+            Ty::Int(_) | Ty::Enum(_) | Ty::Bool
+        ) {
+            self.error(
+                "E0529",
+                at,
+                format!("'{holder}.{field}' is not an integer, an enum or a bool"),
+                Some("a join key is a number the parts of one payload share".into()),
+            );
+            return None;
+        }
+        self.refuse_encoder_filled_field(proto, h, fi, at, "E0531");
+        self.enclosing_uses.push(EnclosingUse {
+            reader: sid,
+            holder: h,
+            field: fi,
+            yaml_path: at.to_string(),
+            at: 0,
+        });
+        Some(FieldRef {
+            struct_id: h,
+            field: fi,
+            name: field.to_string(),
+        })
+    }
+
     /// Checks every enclosing field read (see the module's comment).
     pub(crate) fn check_enclosing(&mut self, p: &Protocol) {
         let uses = std::mem::take(&mut self.enclosing_uses);
@@ -132,8 +180,15 @@ impl<'f> Validator<'f> {
         {
             p.root().fields[*fi].ty.child_structs(&mut entries);
         }
-        if uses.len() > crate::lower::ENCLOSING_SLOTS {
-            let u = &uses[crate::lower::ENCLOSING_SLOTS];
+        // The first use of one field more than the slots hold.
+        let mut fields = Vec::new();
+        let over = uses.iter().find(|u| {
+            if !fields.contains(&(u.holder, u.field)) {
+                fields.push((u.holder, u.field));
+            }
+            fields.len() > crate::lower::ENCLOSING_SLOTS
+        });
+        if let Some(u) = over {
             let scope = Scope {
                 struct_id: u.reader,
                 visible: 0,

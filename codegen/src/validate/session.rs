@@ -70,7 +70,19 @@ impl<'f> Validator<'f> {
             }
             let mut key = Vec::new();
             for (i, name) in j.key.iter().enumerate() {
-                key.extend(self.field_named(proto, sid, name, &format!("{yp}.key.{i}")));
+                let at = format!("{yp}.key.{i}");
+                match name.split_once('.') {
+                    Some((holder, field)) => {
+                        key.extend(self.enclosing_key(proto, sid, holder, field, &at));
+                    }
+                    None => {
+                        key.extend(self.field_named(proto, sid, name, &at).map(|fi| FieldRef {
+                            struct_id: sid,
+                            field: fi,
+                            name: name.clone(),
+                        }))
+                    }
+                }
             }
             let Some(sequence) =
                 self.field_named(proto, sid, &j.sequence, &format!("{yp}.sequence"))
@@ -115,7 +127,8 @@ impl<'f> Validator<'f> {
             let numbering = [(sequence, "sequence".to_string())].into_iter().chain(
                 key.iter()
                     .enumerate()
-                    .map(|(k, f)| (*f, format!("key.{k}"))),
+                    .filter(|(_, f)| f.struct_id == sid)
+                    .map(|(k, f)| (f.field, format!("key.{k}"))),
             );
             for (fi, at) in numbering {
                 self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");

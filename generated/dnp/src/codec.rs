@@ -2958,8 +2958,6 @@ pub struct LongReliableMessageJoined {
     pub chunk: Vec<u8>,
 }
 
-impl LongReliableMessageJoined {}
-
 /// Joins the parts of [`LongReliableMessage`] payloads sent in one direction of a
 /// conversation (keep one joiner per direction); its limits and counters are the
 /// [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to.
@@ -3344,8 +3342,9 @@ impl wiregen_runtime::Protocol for Protocol {
         from_client: bool,
         message: &Self::Datagram<'_>,
         tag: u64,
-    ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
+    ) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let direction = usize::from(!from_client);
+        let mut completed = Vec::new();
         if let CommandBody::LongReliableMessage(part) = &message.body {
             if let Some((joined, tags)) = joins
                 .long_reliable_message[direction]
@@ -3353,7 +3352,7 @@ impl wiregen_runtime::Protocol for Protocol {
             {
                 let joined = Joined::LongReliableMessage(joined);
                 joined.decode().within("joined")?;
-                return Ok(Some((joined, tags)));
+                completed.push((joined, tags));
             }
         }
         if let CommandBody::LongLinkState(part) = &message.body {
@@ -3364,10 +3363,10 @@ impl wiregen_runtime::Protocol for Protocol {
                 conversation.record_joined_long_link_state(&joined)?;
                 let joined = Joined::LongLinkState(joined);
                 joined.decode().within("joined")?;
-                return Ok(Some((joined, tags)));
+                completed.push((joined, tags));
             }
         }
-        Ok(None)
+        Ok(completed)
     }
     const CHANNELS: &'static [&'static str] = &["main"];
     const CHANNEL_WRAPS: &'static [u64] = &[65535];

@@ -1664,20 +1664,21 @@ impl wiregen_runtime::Protocol for Protocol {
         from_client: bool,
         datagram: &Self::Datagram<'_>,
         tag: u64,
-    ) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
+    ) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, DecodeError> {
         let _ = conversation;
         let Datagram::Packet(message) = datagram else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
+        let mut completed = Vec::new();
         if let Some((whole, tags)) = joins
             .reassembler
             .push_tagged(from_client, message, tag)?
         {
             let joined = Joined::Whole(whole);
             joined.decode().within("joined")?;
-            return Ok(Some((joined, tags)));
+            completed.push((joined, tags));
         }
-        Ok(None)
+        Ok(completed)
     }
     const CHANNELS: &'static [&'static str] = &["main"];
     const CHANNEL_WRAPS: &'static [u64] = &[65536];

@@ -512,7 +512,7 @@ impl wiregen_runtime::Protocol for Protocol {
         from_client: bool,
         datagram: &Self::Datagram<'_>,
         tag: u64,
-    ) -> Result<Option<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
+    ) -> Result<Vec<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
         <riptide_2_0::Protocol as wiregen_runtime::Protocol>::join(
             conversation,
             joins,

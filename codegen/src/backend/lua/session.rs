@@ -95,10 +95,19 @@ impl<'p> Gen<'p> {
         c.line(format!("local frame_joins_{ji} = {{}}"));
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
         c.line("local conv, side = conversation_key(pinfo)");
+        // The part's own keys, and those of the enclosing value (`Command.channel_id`) as its
+        // dissector kept them.
         let keys: String = j
             .key
             .iter()
-            .map(|k| format!(" .. \"|\" .. tostring({})", value_slot(&s.fields[*k].name)))
+            .map(|r| {
+                let value = if r.struct_id == j.in_struct {
+                    value_slot(&r.name)
+                } else {
+                    self.expr(&Expr::Enclosing(r.clone()))
+                };
+                format!(" .. \"|\" .. tostring({value})")
+            })
             .collect();
         c.line(format!("local key = conv .. \"|\" .. side{keys}"));
         c.line(format!(

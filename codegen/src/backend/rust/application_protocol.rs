@@ -127,7 +127,7 @@ impl<'p> Gen<'p> {
                 }
 
                 /// The transport joins its pieces.
-                fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>, tag: u64) -> Result<Option<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
+                fn join(conversation: &mut Self::Conversation, joins: &mut Self::Joins, from_client: bool, datagram: &Self::Datagram<'_>, tag: u64) -> Result<Vec<wiregen_runtime::Tagged<Self::Joined>>, DecodeError> {
                     #transport_protocol::join(conversation, joins, from_client, &datagram.transport, tag)
                 }
 

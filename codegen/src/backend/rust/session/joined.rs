@@ -78,7 +78,7 @@ impl<'p> Gen<'p> {
                 quote! { datagram },
                 quote! {
                     let Datagram::#v(message) = datagram else {
-                        return Ok(None);
+                        return Ok(Vec::new());
                     };
                 },
             )
@@ -130,12 +130,13 @@ impl<'p> Gen<'p> {
                 type Joins = Joins;
                 type Joined = Joined;
 
-                fn join(conversation: &mut Self::Conversation, joins: &mut Joins, from_client: bool, #param: &Self::Datagram<'_>, tag: u64) -> Result<Option<wiregen_runtime::Tagged<Joined>>, DecodeError> {
+                fn join(conversation: &mut Self::Conversation, joins: &mut Joins, from_client: bool, #param: &Self::Datagram<'_>, tag: u64) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, DecodeError> {
                     #unused
                     #take_root
                     #direction
+                    let mut completed = Vec::new();
                     #(#feeds)*
-                    Ok(None)
+                    Ok(completed)
                 }
             },
             serialize: quote! {
@@ -213,7 +214,7 @@ impl<'p> Gen<'p> {
                 if let Some((whole, tags)) = joins.reassembler.push_tagged(from_client, message, tag)? {
                     let joined = Joined::Whole(whole);
                     joined.decode().within("joined")?;
-                    return Ok(Some((joined, tags)));
+                    completed.push((joined, tags));
                 }
             },
             borrows,
@@ -228,10 +229,6 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
-        let carriers = self.root_carriers(sid, &format_ident!("part"));
-        if carriers.is_empty() {
-            return Ok(None);
-        }
         let name = ident(&s.name);
         let field = ident(&s.name.to_snake_case());
         let joiner = format_ident!("{}Joiner", s.name);
@@ -244,9 +241,11 @@ impl<'p> Gen<'p> {
         let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
         let mut fields = Vec::new();
         let mut values = Vec::new();
-        for k in &j.key {
-            let f = ident(&s.fields[*k].name);
-            let t = self.rust_ty(sid, *k, &s.fields[*k].ty)?;
+        for r in &j.key {
+            let (h, k) = (r.struct_id, r.field);
+            let kf = &p.structs[h].fields[k];
+            let f = ident(&kf.name);
+            let t = self.rust_ty(h, k, &kf.ty)?;
             fields.push(quote! { #f: #t, });
             values.push(quote! { #f: j.#f, });
         }
@@ -301,20 +300,26 @@ impl<'p> Gen<'p> {
         } else {
             quote! {}
         };
-        let feeds = carriers.iter().map(|(pattern, on)| {
-            let body = quote! {
-                if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, tag)? {
+        // Every part the datagram carries, wherever the schema puts it, as the dissector meets
+        // them: a datagram may complete several payloads.
+        let enclosing: Vec<FieldRef> = j.enclosing_key().cloned().collect();
+        let outer: Vec<Ident> = enclosing.iter().map(|r| ident(&r.name)).collect();
+        let visit = carriers::Visit {
+            target: sid,
+            keys: &enclosing,
+            body: quote! {
+                if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, #(#outer,)* tag)? {
                     #record
                     let joined = Joined::#name(joined);
                     joined.decode().within("joined")?;
-                    return Ok(Some((joined, tags)));
+                    completed.push((joined, tags));
                 }
-            };
-            match pattern {
-                None => quote! { { let part = message; #body } },
-                Some(pattern) => quote! { if let #pattern = &message.#on { #body } },
-            }
-        });
+            },
+        };
+        let feed = self.visit_carriers(&visit, p.root, quote! { message });
+        if feed.is_empty() {
+            return Ok(None);
+        }
         Ok(Some(Way {
             field: quote! {
                 #part_doc
@@ -329,7 +334,7 @@ impl<'p> Gen<'p> {
                 #name { #(#fields)* },
             },
             decode: quote! { Joined::#name(j) => JoinedMessage::#name { #(#values)* }, },
-            feed: quote! { #(#feeds)* },
+            feed,
             borrows,
             records,
         }))

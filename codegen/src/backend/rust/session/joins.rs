@@ -29,13 +29,33 @@ impl<'p> Gen<'p> {
             let seq_nm = s.fields[j.sequence].name.as_str();
             let first = self.expr_top(&j.first, Ctx::Value);
             let last = self.expr_top(&j.last, Ctx::Value);
-            let key_names: Vec<Ident> = j.key.iter().map(|k| ident(&s.fields[*k].name)).collect();
-            let key_copies = key_copies(s, &j.key, "part");
+            // The key: the part's own fields, and those of enclosing values the caller gives
+            // (`Command.channel_id`, read where the part sits in its datagram).
+            let key_names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
+            let key_copies: Vec<TokenStream> = j
+                .key
+                .iter()
+                .zip(&key_names)
+                .map(|(r, n)| {
+                    if r.struct_id == sid {
+                        copy_of(quote! { part.#n }, &s.fields[r.field].ty)
+                    } else {
+                        quote! { #n }
+                    }
+                })
+                .collect();
             let key_types: Vec<TokenStream> = j
                 .key
                 .iter()
-                .map(|k| self.rust_ty(sid, *k, &s.fields[*k].ty))
+                .map(|r| self.rust_ty(r.struct_id, r.field, &p.field(r).ty))
                 .collect::<Result<_, _>>()?;
+            let (outer_names, outer_params): (Vec<Ident>, Vec<TokenStream>) = j
+                .key
+                .iter()
+                .zip(key_names.iter().zip(&key_types))
+                .filter(|(r, _)| r.struct_id != sid)
+                .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
+                .unzip();
             let streams: Vec<Ident> = j
                 .streams
                 .iter()
@@ -56,6 +76,11 @@ impl<'p> Gen<'p> {
                     });
                 }
             }
+            let decoders = if decoders.is_empty() {
+                quote! {}
+            } else {
+                quote! { impl #jn { #(#decoders)* } }
+            };
             // The splitter sets the flag bits that mark the first and the last part; markers
             // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
             // fields the template gives, and each part is checked against its position.
@@ -133,9 +158,7 @@ impl<'p> Gen<'p> {
                     #( pub #streams: Vec<u8>, )*
                 }
 
-                impl #jn {
-                    #(#decoders)*
-                }
+                #decoders
 
                 #joiner_doc
                 #[derive(Debug)]
@@ -153,13 +176,13 @@ impl<'p> Gen<'p> {
                     }
 
                     /// Adds a part; returns the payload when this part completes one.
-                    pub fn push(&mut self, part: &#st_anon) -> Result<Option<#jn>, DecodeError> {
-                        Ok(self.push_tagged(part, 0)?.map(|(joined, _)| joined))
+                    pub fn push(&mut self, part: &#st_anon, #(#outer_params)*) -> Result<Option<#jn>, DecodeError> {
+                        Ok(self.push_tagged(part, #(#outer_names,)* 0)?.map(|(joined, _)| joined))
                     }
 
                     /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
                     /// frame number): a payload comes with the tags of its parts, in order.
-                    pub fn push_tagged(&mut self, part: &#st_anon, tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
+                    pub fn push_tagged(&mut self, part: &#st_anon, #(#outer_params)* tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
                         let key = (#(#key_copies,)*);
                         let data = [#(part.#streams.to_vec()),*];
                         let (first, last) = (part.is_first_part(), part.is_last_part());

@@ -1,0 +1,215 @@
+//! Finding every value of one type inside a decoded datagram, wherever the schema puts it (a
+//! field, an optional field, an array, a switch case, a case of a case), in wire order: what
+//! `Protocol::join` feeds to a joiner, as the dissector meets the parts while it reads.
+
+use super::*;
+
+/// What the visit binds: each part as `part`, and the enclosing fields a join key reads, each as
+/// a local of the field's name, copied from the nearest holder on the way down.
+pub(crate) struct Visit<'a> {
+    pub target: StructId,
+    pub keys: &'a [FieldRef],
+    /// The statements run for each part.
+    pub body: TokenStream,
+}
+
+impl<'p> Gen<'p> {
+    /// Statements visiting every value of `v.target` in the value of struct `sid` that `at`
+    /// refers to (`&Root`), or nothing when it holds none.
+    pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
+        let mut holders = vec![false; self.p.structs.len()];
+        self.visit_in(v, sid, at, 0, &mut holders).unwrap_or_default()
+    }
+
+    fn visit_in(
+        &self,
+        v: &Visit,
+        sid: StructId,
+        at: TokenStream,
+        depth: usize,
+        holders: &mut [bool],
+    ) -> Option<TokenStream> {
+        if sid == v.target {
+            let body = &v.body;
+            // The root itself is the part.
+            if depth == 0 {
+                return Some(quote! { { let part = #at; #body } });
+            }
+            return Some(body.clone());
+        }
+        if !self.holds(sid, v.target, holders) {
+            return None;
+        }
+        let s = &self.p.structs[sid];
+        let mut out = Vec::new();
+        for (fi, f) in s.fields.iter().enumerate() {
+            // A key field of this holder, copied before the values after it are visited.
+            for r in v
+                .keys
+                .iter()
+                .filter(|r| r.struct_id == sid && r.field == fi)
+            {
+                let n = ident(&r.name);
+                let copy = copy_of(quote! { #at.#n }, &f.ty);
+                out.push(quote! { let #n = #copy; });
+            }
+            let name = ident(&f.name);
+            // A reference to the field's value: an optional one is visited when it is there.
+            let present = format_ident!("present{}", depth);
+            let value = if f.condition.is_some() {
+                quote! { #present }
+            } else {
+                quote! { &#at.#name }
+            };
+            let inner = match &f.ty {
+                Ty::Struct(to, _) => {
+                    let x = self.binding(v, *to, depth);
+                    self.visit_in(v, *to, quote! { #x }, depth + 1, holders)
+                        .map(|code| quote! { { let #x = #value; #code } })
+                }
+                Ty::Array(elem, _) => match elem.as_ref() {
+                    Ty::Struct(to, _) => {
+                        let x = self.binding(v, *to, depth);
+                        self.visit_in(v, *to, quote! { #x }, depth + 1, holders)
+                            .map(|code| quote! { for #x in #value { #code } })
+                    }
+                    _ => None,
+                },
+                Ty::Union(u) => self.visit_union(v, sid, fi, u, value, depth, holders),
+                _ => None,
+            };
+            let Some(inner) = inner else { continue };
+            out.push(if f.condition.is_some() {
+                quote! { if let Some(#present) = &#at.#name { #inner } }
+            } else {
+                inner
+            });
+        }
+        (!out.is_empty()).then(|| quote! { #(#out)* })
+    }
+
+    /// A `match` on the switch `at` refers to, with an arm per case that holds `v.target` (a
+    /// struct or an array of them).
+    #[allow(clippy::too_many_arguments)] // the visit's state, and where the switch is
+    fn visit_union(
+        &self,
+        v: &Visit,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        at: TokenStream,
+        depth: usize,
+        holders: &mut [bool],
+    ) -> Option<TokenStream> {
+        let un = ident(&naming::union_type(self.p, sid, fi));
+        let carries_tag = self.tag_field(sid, fi).is_some();
+        let mut arms = Vec::new();
+        let cases = u
+            .cases
+            .iter()
+            .map(|c| (&c.variant, c.body, carries_tag && c.single().is_none()))
+            .chain(u.default.map(|d| (&u.default_variant, d, true)));
+        for (variant, body, named) in cases {
+            let (to, array) = match body {
+                CaseBody::Struct(to) => (to, false),
+                CaseBody::Array(to) => (to, true),
+                _ => continue,
+            };
+            let x = self.binding(v, to, depth);
+            let Some(code) = self.visit_in(v, to, quote! { #x }, depth + 1, holders) else {
+                continue;
+            };
+            let var = variant_ident(variant);
+            // The case's value: an array's under the plural (`commands`).
+            let bound = if array {
+                format_ident!("{}s", x)
+            } else {
+                x.clone()
+            };
+            // A default case and a range case keep their tag beside the value.
+            let pattern = if named {
+                quote! { #un::#var { value: #bound, .. } }
+            } else {
+                quote! { #un::#var(#bound) }
+            };
+            arms.push(if array {
+                (pattern, quote! { for #x in #bound { #code } })
+            } else {
+                (pattern, code)
+            });
+        }
+        match arms.len() {
+            0 => None,
+            // One case: `if let`, as a person would write it.
+            1 if self.union_has_other_cases(u) => {
+                let (pattern, code) = arms.pop().expect("one arm");
+                Some(quote! { if let #pattern = #at { #code } })
+            }
+            _ => {
+                let arms = arms
+                    .iter()
+                    .map(|(pattern, code)| quote! { #pattern => { #code } });
+                Some(quote! {
+                    match #at {
+                        #(#arms)*
+                        _ => {}
+                    }
+                })
+            }
+        }
+    }
+
+    /// Whether a switch has a case (or a default) besides any one: an `if let` on one variant
+    /// is then not irrefutable.
+    fn union_has_other_cases(&self, u: &Union) -> bool {
+        u.cases.len() + usize::from(u.default.is_some()) > 1
+    }
+
+    /// The local a value of struct `to` is bound to on the way down: `part` for a part, else
+    /// its type's name in snake case (`command`), kept apart from the join's own locals and
+    /// the keys.
+    fn binding(&self, v: &Visit, to: StructId, depth: usize) -> Ident {
+        if to == v.target {
+            return format_ident!("part");
+        }
+        let name = self.p.structs[to].name.to_snake_case();
+        let taken = [
+            "message",
+            "joins",
+            "direction",
+            "completed",
+            "tag",
+            "conversation",
+            "from_client",
+            "part",
+            "joined",
+            "tags",
+        ];
+        if taken.contains(&name.as_str()) || v.keys.iter().any(|k| k.name == name) {
+            format_ident!("{}_{}", name, depth)
+        } else {
+            ident(&name)
+        }
+    }
+
+    /// Whether a value of struct `sid` can hold one of `target` (`holders` keeps the structs
+    /// known to).
+    fn holds(&self, sid: StructId, target: StructId, holders: &mut [bool]) -> bool {
+        if holders[sid] {
+            return true;
+        }
+        let mut stack = vec![sid];
+        let mut visited = vec![false; self.p.structs.len()];
+        while let Some(id) = stack.pop() {
+            if id == target {
+                holders[sid] = true;
+                return true;
+            }
+            if std::mem::replace(&mut visited[id], true) {
+                continue;
+            }
+            self.p.structs[id].child_structs(&mut stack);
+        }
+        false
+    }
+}
