@@ -328,12 +328,13 @@ local E = {
   joined = ProtoExpert.new("dnp.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("dnp.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("dnp.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  rejoined = ProtoExpert.new("dnp.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
   lost = ProtoExpert.new("dnp.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
   duplicate = ProtoExpert.new("dnp.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("dnp.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("dnp.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined, E.lost, E.duplicate, E.retransmission, E.out_of_order }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -504,6 +505,12 @@ end
 
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
+
+-- A part that came again after its payload was joined (its sender retransmitted it): shown as
+-- such, and the start of no second payload.
+local function join_retransmitted(tree, seq)
+  tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
+end
 
 -- Application dissectors (a game's messages) register in this table by message id; a payload
 -- whose id has one is shown by it, inside this tree. It learns where the payload starts from
@@ -1486,12 +1493,23 @@ end
 -- the part that completed it (several payloads may complete in one frame).
 local join_parts_0 = {}
 local frame_joins_0 = {}
+-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
+-- part that comes again with them is a retransmission, not a new payload.
+local JOIN_DONE_LIMIT_0 = 4096
+local join_done_0 = bounded(JOIN_DONE_LIMIT_0)
 local function join_0(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side
   local seq = v.number
   local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
   if not pinfo.visited then
+    local bytes = v.chunk_raw
+    local done = key .. "|" .. tostring(seq)
+    if join_done_0.map[done] == bytes then
+      frame_joins_0[here] = false
+      return join_retransmitted(tree, seq)
+    end
+    bounded_remove(join_done_0, done)
     local st = join_parts_0[key]
     if st == nil then
       st = { parts = {}, n = 0 }
@@ -1523,6 +1541,8 @@ local function join_0(pinfo, tree, v)
       while true do
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
+        bounded_set(join_done_0, key .. "|" .. tostring(i), part[1])
+        if join_done_0.count > JOIN_DONE_LIMIT_0 then bounded_evict(join_done_0) end
         st.parts[i] = nil
         st.n = st.n - 1
         whole.count = whole.count + 1
@@ -1534,6 +1554,7 @@ local function join_0(pinfo, tree, v)
     end
   end
   local whole = frame_joins_0[here]
+  if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, fmt("LongReliableMessage joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongReliableMessage joined from %d parts]", whole.count)
@@ -1612,12 +1633,23 @@ end
 -- the part that completed it (several payloads may complete in one frame).
 local join_parts_1 = {}
 local frame_joins_1 = {}
+-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
+-- part that comes again with them is a retransmission, not a new payload.
+local JOIN_DONE_LIMIT_1 = 4096
+local join_done_1 = bounded(JOIN_DONE_LIMIT_1)
 local function join_1(pinfo, tree, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(v.link_id)
   local seq = v.number
   local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
   if not pinfo.visited then
+    local bytes = #v.message_chunk_raw .. ":" .. v.message_chunk_raw .. #v.values_chunk_raw .. ":" .. v.values_chunk_raw
+    local done = key .. "|" .. tostring(seq)
+    if join_done_1.map[done] == bytes then
+      frame_joins_1[here] = false
+      return join_retransmitted(tree, seq)
+    end
+    bounded_remove(join_done_1, done)
     local st = join_parts_1[key]
     if st == nil then
       st = { parts = {}, n = 0 }
@@ -1650,6 +1682,8 @@ local function join_1(pinfo, tree, v)
         local part = st.parts[i]
         whole.s1[#whole.s1 + 1] = part[1]
         whole.s2[#whole.s2 + 1] = part[2]
+        bounded_set(join_done_1, key .. "|" .. tostring(i), #part[1] .. ":" .. part[1] .. #part[2] .. ":" .. part[2])
+        if join_done_1.count > JOIN_DONE_LIMIT_1 then bounded_evict(join_done_1) end
         st.parts[i] = nil
         st.n = st.n - 1
         whole.count = whole.count + 1
@@ -1662,6 +1696,7 @@ local function join_1(pinfo, tree, v)
     end
   end
   local whole = frame_joins_1[here]
+  if whole == false then return join_retransmitted(tree, seq) end
   if whole == nil then return end
   tree:add_proto_expert_info(E.joined, fmt("LongLinkState joined from %d parts", whole.count))
   INFO_SUFFIX = string.format(" [LongLinkState joined from %d parts]", whole.count)
@@ -2096,8 +2131,10 @@ function proto.init()
   frame_lists = {}
   join_parts_0 = {}
   frame_joins_0 = {}
+  join_done_0 = bounded(JOIN_DONE_LIMIT_0)
   join_parts_1 = {}
   frame_joins_1 = {}
+  join_done_1 = bounded(JOIN_DONE_LIMIT_1)
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}
   more_verdicts = {}

@@ -200,6 +200,9 @@ local E = {
   joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("{{ name }}.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("{{ name }}.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+{%- if has_joins %}
+  rejoined = ProtoExpert.new("{{ name }}.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
+{%- endif %}
 {%- if compression %}
   compressed = ProtoExpert.new("{{ name }}.expert.compressed", "Compressed data that does not decompress", expert.group.MALFORMED, expert.severity.ERROR),
 {%- endif %}
@@ -213,7 +216,7 @@ local E = {
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 {%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if has_joins %}, E.rejoined{% endif %}{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -338,6 +341,12 @@ end
 
 -- Set by a joined payload, appended to the Info column.
 local INFO_SUFFIX = ""
+
+-- A part that came again after its payload was joined (its sender retransmitted it): shown as
+-- such, and the start of no second payload.
+local function join_retransmitted(tree, seq)
+  tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
+end
 {%- endif %}
 {%- if has_info_tail %}
 
@@ -447,6 +456,7 @@ function proto.init()
 {%- for j in joins %}
   join_parts_{{ j }} = {}
   frame_joins_{{ j }} = {}
+  join_done_{{ j }} = bounded(JOIN_DONE_LIMIT_{{ j }})
 {%- endfor %}
 {%- if analysis.is_some() %}
   analysed = bounded(MAX_ANALYSED)

@@ -2,8 +2,8 @@
 //! [`SequenceJoiner`] holds the parts until one payload's are all there.
 
 use crate::{DecodeError, DecodeErrorKind};
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// Joins payloads sent in parts, one joiner per direction of a conversation.
 ///
@@ -17,6 +17,13 @@ use std::hash::Hash;
 /// [`max_len`](Self::max_len) bytes the part that came first is dropped to make room (counted
 /// by [`evicted`](Self::evicted)), so parts that never complete a payload cannot stop later
 /// payloads from being joined.
+///
+/// A part that comes again with the same bytes after its payload was joined (a sender that
+/// retransmits a message whose acks were lost) is a retransmission, not the start of a second
+/// payload: it is counted by [`retransmitted`](Self::retransmitted) and joins nothing. The
+/// joiner remembers the parts of the last payloads it joined for that, at most
+/// [`max_parts`](Self::max_parts) and half the numbers' range (`wrap / 2`, so that a number
+/// used again after the counter wrapped starts a new payload), forgetting the oldest first.
 ///
 /// ```
 /// use wiregen_runtime::SequenceJoiner;
@@ -39,6 +46,12 @@ pub struct SequenceJoiner<K, const S: usize> {
     wrap: u64,
     pushes: u64,
     evicted: u64,
+    /// Parts of joined payloads, by key and number: a hash of their bytes (oldest first in
+    /// `joined_order`).
+    joined: HashMap<(K, u64), u64>,
+    joined_order: VecDeque<(K, u64)>,
+    retransmitted: u64,
+    last_retransmitted: bool,
 }
 
 #[derive(Debug)]
@@ -84,6 +97,10 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             wrap: wrap.max(1),
             pushes: 0,
             evicted: 0,
+            joined: HashMap::new(),
+            joined_order: VecDeque::new(),
+            retransmitted: 0,
+            last_retransmitted: false,
         }
     }
 
@@ -116,6 +133,18 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         tag: u64,
     ) -> Result<Option<Joined<K, S>>, DecodeError> {
         let (seq, wrap) = (seq % self.wrap, self.wrap);
+        // A part of a payload joined already, with the same bytes: a retransmission.
+        let sum = digest(&data);
+        self.last_retransmitted = false;
+        if let Some(old) = self.joined.get(&(key.clone(), seq)) {
+            if *old == sum {
+                self.retransmitted += 1;
+                self.last_retransmitted = true;
+                return Ok(None);
+            }
+            // Other bytes under the same number: a new payload.
+            self.joined.remove(&(key.clone(), seq));
+        }
         let new = Part {
             first,
             last,
@@ -184,6 +213,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             if let Some(p) = self.parts.remove(&at(i)) {
                 self.held -= p.len();
                 tags.push(p.tag);
+                self.remember_joined(at(i), digest(&p.data));
                 for (stream, d) in streams.iter_mut().zip(p.data) {
                     stream.extend_from_slice(&d);
                 }
@@ -208,10 +238,48 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         self.parts.len()
     }
 
+    /// Parts that came again after their payload was joined, and joined nothing.
+    pub fn retransmitted(&self) -> u64 {
+        self.retransmitted
+    }
+
+    /// Whether the part pushed last was such a retransmission.
+    pub fn last_was_retransmission(&self) -> bool {
+        self.last_retransmitted
+    }
+
+    /// Remembers a part of a joined payload, forgetting the oldest past the limit.
+    fn remember_joined(&mut self, at: (K, u64), digest: u64) {
+        let limit = self.max_parts.min((self.wrap / 2) as usize).max(1);
+        if self.joined.insert(at.clone(), digest).is_none() {
+            self.joined_order.push_back(at);
+        }
+        while self.joined.len() > limit {
+            let Some(oldest) = self.joined_order.pop_front() else {
+                break;
+            };
+            self.joined.remove(&oldest);
+        }
+        // Numbers forgotten by a new payload under them leave stale places behind.
+        if self.joined_order.len() > 2 * limit + 16 {
+            let joined = &self.joined;
+            self.joined_order.retain(|k| joined.contains_key(k));
+        }
+    }
+
     /// Parts dropped so far to stay within the limits.
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
+}
+
+/// A hash of a part's streams (lengths and bytes).
+fn digest<const S: usize>(data: &[Vec<u8>; S]) -> u64 {
+    let mut h = DefaultHasher::new();
+    for d in data {
+        d.hash(&mut h);
+    }
+    h.finish()
 }
 
 #[cfg(test)]
@@ -246,5 +314,47 @@ mod tests {
             .push((), 40, true, true, [vec![1], vec![2]], "n")
             .unwrap_err();
         assert_eq!(e.kind, DecodeErrorKind::TooLarge { value: 2, max: 1 });
+    }
+
+    #[test]
+    fn a_part_sent_again_after_its_payload_was_joined_joins_nothing() {
+        let mut j = SequenceJoiner::<u8, 1>::new(65536);
+        j.push(3, 10, true, false, [b"ab".to_vec()], "n").unwrap();
+        let done = j.push(3, 11, false, true, [b"cd".to_vec()], "n").unwrap();
+        assert_eq!(done.unwrap().streams, [b"abcd".to_vec()]);
+        // Every part again (its acks were lost): no second payload.
+        for (seq, first, last, data) in [(10, true, false, b"ab"), (11, false, true, b"cd")] {
+            assert!(j
+                .push(3, seq, first, last, [data.to_vec()], "n")
+                .unwrap()
+                .is_none());
+            assert!(j.last_was_retransmission());
+        }
+        assert_eq!((j.retransmitted(), j.pending()), (2, 0));
+        // The same numbers with other bytes start a new payload; so does another key.
+        j.push(3, 10, true, false, [b"xy".to_vec()], "n").unwrap();
+        assert!(!j.last_was_retransmission());
+        let again = j.push(3, 11, false, true, [b"zw".to_vec()], "n").unwrap();
+        assert_eq!(again.unwrap().streams, [b"xyzw".to_vec()]);
+        assert!(j
+            .push(4, 10, true, true, [b"ab".to_vec()], "n")
+            .unwrap()
+            .is_some());
+    }
+
+    #[test]
+    fn joined_parts_are_remembered_for_half_the_numbers_range() {
+        // Numbers counting modulo 4: after two parts the oldest is forgotten, so the counter
+        // coming round again starts new payloads.
+        let mut j = SequenceJoiner::<(), 1>::new(4);
+        for seq in 0..3 {
+            assert!(j
+                .push((), seq, true, true, [vec![7]], "n")
+                .unwrap()
+                .is_some());
+        }
+        assert!(j.push((), 0, true, true, [vec![7]], "n").unwrap().is_some());
+        assert!(j.push((), 2, true, true, [vec![7]], "n").unwrap().is_none());
+        assert_eq!(j.retransmitted(), 1);
     }
 }

@@ -4,7 +4,8 @@
 //! and the start sequence number. The crate splits payloads and joins them again through
 //! `Protocol::join`, which finds the fragments among a datagram's commands; the dissector joins
 //! the same frames into the same payloads, interleaved across two channels and out of order,
-//! several fragments per datagram (both payloads complete in one), in one pass and in two.
+//! several fragments per datagram (both payloads complete in one), in one pass and in two; a
+//! payload's fragments sent again are retransmissions in both, not a second payload.
 
 use fragments::*;
 use std::borrow::Cow;
@@ -118,6 +119,29 @@ fn crate_and_dissector_join_the_same_payloads() {
             payload: packet.encode().unwrap(),
         });
     }
+    // The first payload's fragments all again, in one datagram (its sender never saw the
+    // acks): retransmissions, not a second payload.
+    let again = Packet {
+        peer_id: 0xFFF,
+        sent_time: 3,
+        commands: parts_a
+            .iter()
+            .map(|part| Command {
+                channel_id: 0,
+                body: CommandBody::SendFragment(part.clone()),
+            })
+            .collect(),
+    };
+    let completed =
+        <Protocol as wiregen_runtime::Protocol>::join(&mut (), &mut joins, true, &again, 3)
+            .unwrap();
+    assert!(completed.is_empty(), "{completed:?}");
+    assert_eq!(joins.send_fragment[0].retransmitted(), 3);
+    datagrams.push(Datagram {
+        src_port: 40000,
+        dst_port: 17091,
+        payload: again.encode().unwrap(),
+    });
     let crate_payloads: Vec<(usize, u8, Vec<u8>)> = joined_at
         .iter()
         .map(|(i, j)| (*i, j.channel_id, j.data.clone()))
@@ -145,6 +169,18 @@ fn crate_and_dissector_join_the_same_payloads() {
             .map(|(i, _, data)| (*i, data.clone()))
             .collect();
         assert_eq!(shown, expected, "tshark {args:?}");
+        // Each retransmitted fragment is said to be one.
+        let rejoined = d
+            .experts(3, "fragments")
+            .iter()
+            .filter(|e| e.ends_with(".rejoined"))
+            .count();
+        assert_eq!(
+            rejoined,
+            3,
+            "tshark {args:?}: {:?}",
+            d.experts(3, "fragments")
+        );
         // The peer id is shown in hex.
         let peer = &d.fields(0, "fragments")[0];
         assert_eq!(

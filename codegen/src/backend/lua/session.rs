@@ -93,6 +93,15 @@ impl<'p> Gen<'p> {
         c.line("-- the part that completed it (several payloads may complete in one frame).");
         c.line(format!("local join_parts_{ji} = {{}}"));
         c.line(format!("local frame_joins_{ji} = {{}}"));
+        // As the crate's joiner: the parts of the payloads joined last, by key and number, to
+        // tell a part sent again (a retransmission) from the start of a new payload.
+        let done_limit = (j.wrap / 2).clamp(1, 4096);
+        c.line("-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a");
+        c.line("-- part that comes again with them is a retransmission, not a new payload.");
+        c.line(format!("local JOIN_DONE_LIMIT_{ji} = {done_limit}"));
+        c.line(format!(
+            "local join_done_{ji} = bounded(JOIN_DONE_LIMIT_{ji})"
+        ));
         c.open(format!("local function join_{ji}(pinfo, tree, v)"));
         c.line("local conv, side = conversation_key(pinfo)");
         // The part's own keys, and those of the enclosing value (`Command.channel_id`) as its
@@ -115,7 +124,19 @@ impl<'p> Gen<'p> {
             value_slot(&s.fields[j.sequence].name)
         ));
         c.line("local here = pinfo.number .. \"|\" .. key .. \"|\" .. tostring(seq)");
+        let raws: Vec<String> = j
+            .streams
+            .iter()
+            .map(|st| value_slot(&format!("{}_raw", s.fields[st.field].name)))
+            .collect();
         c.open("if not pinfo.visited then");
+        c.line(format!("local bytes = {}", part_bytes(&raws)));
+        c.line("local done = key .. \"|\" .. tostring(seq)");
+        c.open(format!("if join_done_{ji}.map[done] == bytes then"));
+        c.line(format!("frame_joins_{ji}[here] = false"));
+        c.line("return join_retransmitted(tree, seq)");
+        c.close("end");
+        c.line(format!("bounded_remove(join_done_{ji}, done)"));
         c.line(format!("local st = join_parts_{ji}[key]"));
         c.open("if st == nil then");
         c.line("st = { parts = {}, n = 0 }");
@@ -127,11 +148,6 @@ impl<'p> Gen<'p> {
         c.line(format!("join_parts_{ji}[key] = nil"));
         c.line("return");
         c.close("end");
-        let raws: Vec<String> = j
-            .streams
-            .iter()
-            .map(|st| value_slot(&format!("{}_raw", s.fields[st.field].name)))
-            .collect();
         c.line(format!(
             "st.parts[seq] = {{ first = {first}, last = {last}, {} }}",
             raws.join(", ")
@@ -163,6 +179,16 @@ impl<'p> Gen<'p> {
         for i in 1..=j.streams.len() {
             c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
         }
+        let part_raws: Vec<String> = (1..=j.streams.len())
+            .map(|i| format!("part[{i}]"))
+            .collect();
+        c.line(format!(
+            "bounded_set(join_done_{ji}, key .. \"|\" .. tostring(i), {})",
+            part_bytes(&part_raws)
+        ));
+        c.line(format!(
+            "if join_done_{ji}.count > JOIN_DONE_LIMIT_{ji} then bounded_evict(join_done_{ji}) end"
+        ));
         c.line("st.parts[i] = nil");
         c.line("st.n = st.n - 1");
         c.line("whole.count = whole.count + 1");
@@ -176,6 +202,7 @@ impl<'p> Gen<'p> {
         c.close("end");
         c.close("end");
         c.line(format!("local whole = frame_joins_{ji}[here]"));
+        c.line("if whole == false then return join_retransmitted(tree, seq) end");
         c.line("if whole == nil then return end");
         c.line(format!(
             "tree:add_proto_expert_info(E.joined, fmt(\"{} joined from %d parts\", whole.count))",
@@ -230,5 +257,18 @@ impl<'p> Gen<'p> {
         c.lines.splice(locals..locals, declared);
         c.line("");
         Ok(())
+    }
+}
+
+/// A part's bytes as one Lua string, from its streams' strings: the one stream itself, or each
+/// with its length before it (so that two parts' strings are equal when their streams are).
+fn part_bytes(raws: &[String]) -> String {
+    match raws {
+        [one] => one.clone(),
+        _ => raws
+            .iter()
+            .map(|r| format!("#{r} .. \":\" .. {r}"))
+            .collect::<Vec<_>>()
+            .join(" .. "),
     }
 }

@@ -18,7 +18,8 @@ impl<'p> Gen<'p> {
     /// refers to (`&Root`), or nothing when it holds none.
     pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
         let mut holders = vec![false; self.p.structs.len()];
-        self.visit_in(v, sid, at, 0, &mut holders).unwrap_or_default()
+        self.visit_in(v, sid, at, 0, &mut holders)
+            .unwrap_or_default()
     }
 
     fn visit_in(
