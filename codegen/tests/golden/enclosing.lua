@@ -113,6 +113,7 @@ F["enclosing.split.seqnum"] = ProtoField.uint16("enclosing.split.seqnum", "Seqnu
 F["enclosing.split.count"] = ProtoField.uint16("enclosing.split.count", "Count", base.DEC, nil, nil, "")
 F["enclosing.split.index"] = ProtoField.uint16("enclosing.split.index", "Index", base.DEC, nil, nil, "")
 F["enclosing.split.chunk"] = ProtoField.bytes("enclosing.split.chunk", "Chunk", base.NONE, "Channel 2 carries short chunks.")
+F["enclosing.split.chunk.joined"] = ProtoField.bytes("enclosing.split.chunk.joined", "Joined Chunk", base.NONE, "The chunk of every part, joined")
 proto.fields = field_list
 
 -- Expert info.
@@ -131,8 +132,9 @@ local E = {
   joined = ProtoExpert.new("enclosing.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("enclosing.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("enclosing.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  rejoined = ProtoExpert.new("enclosing.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -178,6 +180,88 @@ local function utf8_valid(s)
     end
   end
   return true
+end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
+end
+
+-- A table that grows with the capture, bounded: entries keep their insertion order, and the
+-- caller evicts the oldest (and says so) instead of refusing new ones. `pos[k]` is k's place in
+-- the queue, so a key removed and added again is not taken for its older self.
+local function bounded(limit)
+  return { map = {}, pos = {}, queue = {}, head = 1, tail = 0, count = 0, limit = limit, evicted = 0 }
+end
+
+local function bounded_remove(b, k)
+  if b.map[k] ~= nil then
+    b.map[k] = nil
+    b.pos[k] = nil
+    b.count = b.count - 1
+  end
+end
+
+-- The oldest key whose value `skip` does not exclude (any key when `skip` is nil), or nil.
+local function bounded_oldest(b, skip)
+  for i = b.head, b.tail do
+    local k = b.queue[i]
+    if k ~= nil and b.pos[k] == i and (skip == nil or not skip(b.map[k])) then return k end
+    if i == b.head then
+      -- Slots of removed keys at the front are dropped as the queue moves on.
+      if k == nil or b.pos[k] ~= i then
+        b.queue[i] = nil
+        b.head = i + 1
+      end
+    end
+  end
+  return nil
+end
+
+local function bounded_set(b, k, v)
+  if b.map[k] == nil then
+    b.count = b.count + 1
+    b.tail = b.tail + 1
+    b.queue[b.tail] = k
+    b.pos[k] = b.tail
+    if b.tail - b.head > 4 * b.limit + 64 then
+      -- Mostly slots of removed keys: keep the live ones, in order.
+      local queue, n = {}, 0
+      for i = b.head, b.tail do
+        local q = b.queue[i]
+        if q ~= nil and b.pos[q] == i then
+          n = n + 1
+          queue[n] = q
+          b.pos[q] = n
+        end
+      end
+      b.queue, b.head, b.tail = queue, 1, n
+    end
+  end
+  b.map[k] = v
+end
+
+-- Evicts the oldest entry (for which `skip` is false) and returns its key and value.
+local function bounded_evict(b, skip)
+  local k = bounded_oldest(b, skip)
+  if k == nil then return nil end
+  local v = b.map[k]
+  bounded_remove(b, k)
+  b.evicted = b.evicted + 1
+  return k, v
+end
+
+-- Set by a joined payload, appended to the Info column.
+local INFO_SUFFIX = ""
+
+-- A part that came again after its payload was joined (its sender retransmitted it): shown as
+-- such, and the start of no second payload.
+local function join_retransmitted(tree, seq)
+  tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
@@ -271,28 +355,119 @@ local function dissect_Original(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- Parts of one Split payload: consecutive index numbers (modulo 65536) from a first part to a last
+-- one, per conversation and direction; joined on the first pass and kept by the frame and
+-- the part that completed it (several payloads may complete in one frame).
+local join_parts_0 = {}
+local frame_joins_0 = {}
+-- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
+-- part that comes again with them is a retransmission, not a new payload.
+local JOIN_DONE_LIMIT_0 = 4096
+local join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+local function join_0(pinfo, tree, v)
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side .. "|" .. tostring(ENCLOSING[1]) .. "|" .. tostring(v.seqnum)
+  local seq = v.index
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(seq)
+  if not pinfo.visited then
+    local bytes = v.chunk_raw
+    local done = key .. "|" .. tostring(seq)
+    if join_done_0.map[done] == bytes then
+      frame_joins_0[here] = false
+      return join_retransmitted(tree, seq)
+    end
+    bounded_remove(join_done_0, done)
+    local st = join_parts_0[key]
+    if st == nil then
+      st = { parts = {}, n = 0 }
+      join_parts_0[key] = st
+    end
+    if st.parts[seq] == nil then st.n = st.n + 1 end
+    if st.n > 4096 then
+      tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
+      join_parts_0[key] = nil
+      return
+    end
+    st.parts[seq] = { first = (v.index == 0), last = (v.index == (v.count - 1)), v.chunk_raw }
+    -- Back to the first part and on to the last one, every part in between present.
+    local a, b, steps = seq, seq, 0
+    while a ~= nil and not st.parts[a].first do
+      a = (a + 65535) % 65536
+      steps = steps + 1
+      if st.parts[a] == nil or steps > st.n then a = nil end
+    end
+    steps = 0
+    while a ~= nil and b ~= nil and not st.parts[b].last do
+      b = (b + 1) % 65536
+      steps = steps + 1
+      if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end
+    end
+    if a ~= nil and b ~= nil then
+      local whole = { count = 0, s1 = {} }
+      local i = a
+      while true do
+        local part = st.parts[i]
+        whole.s1[#whole.s1 + 1] = part[1]
+        bounded_set(join_done_0, key .. "|" .. tostring(i), part[1])
+        if join_done_0.count > JOIN_DONE_LIMIT_0 then bounded_evict(join_done_0) end
+        st.parts[i] = nil
+        st.n = st.n - 1
+        whole.count = whole.count + 1
+        if i == b then break end
+        i = (i + 1) % 65536
+      end
+      whole.s1 = table.concat(whole.s1)
+      frame_joins_0[here] = whole
+    end
+  end
+  local whole = frame_joins_0[here]
+  if whole == false then return join_retransmitted(tree, seq) end
+  if whole == nil then return end
+  tree:add_proto_expert_info(E.joined, fmt("Split joined from %d parts", whole.count))
+  INFO_SUFFIX = string.format(" [Split joined from %d parts]", whole.count)
+  local sub
+  if #whole.s1 > 0 then
+    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined chunk")
+    sub = tree:add(wtvb(), string.format("Joined chunk (%d bytes)", wtvb:len()))
+    sub:add(F["enclosing.split.chunk.joined"], wtvb())
+  end
+end
+
 -- Split
 local function dissect_Split(tvb, pinfo, tree, offset, limit)
-  local item, n
+  local item, n, val, range
+  local v = {}
   -- seqnum
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
-  tree:add(F["enclosing.split.seqnum"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add(F["enclosing.split.seqnum"], range)
+  val = range:uint()
+  v.seqnum = val
   offset = offset + 2
   -- count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
-  tree:add(F["enclosing.split.count"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add(F["enclosing.split.count"], range)
+  val = range:uint()
+  v.count = val
   offset = offset + 2
   -- index
   if limit - offset < 2 then return truncated(tree, tvb, offset, "index", 2, limit - offset) end
-  tree:add(F["enclosing.split.index"], tvb(offset, 2))
+  range = tvb(offset, 2)
+  tree:add(F["enclosing.split.index"], range)
+  val = range:uint()
+  v.index = val
   offset = offset + 2
   -- chunk: Channel 2 carries short chunks.
   n = pick((ENCLOSING[1] == 2), 4, 8)
   if n < 0 or limit - offset < n then return truncated(tree, tvb, offset, "chunk", n, limit - offset) end
   item = tree:add(F["enclosing.split.chunk"], tvb(offset, n))
   if n == 0 then item:set_text("Chunk: <empty>") end
+  v.chunk = n -- bytes are kept as their length
+  v.chunk_raw = tvb:raw(offset, n)
   offset = offset + n
-  return offset
+  join_0(pinfo, tree, v)
+  return offset, v
 end
 
 -- Reliable: Wraps a packet of another kind, numbered per channel.
@@ -419,6 +594,13 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
 end
 
 
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  join_parts_0 = {}
+  frame_joins_0 = {}
+  join_done_0 = bounded(JOIN_DONE_LIMIT_0)
+end
+
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
 local function dissect_message(tvb, pinfo, root)
@@ -435,7 +617,9 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  INFO_SUFFIX = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then info = info .. INFO_SUFFIX end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "Enclosing fields [dissector error]"

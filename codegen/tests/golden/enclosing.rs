@@ -669,6 +669,211 @@ impl wiregen_runtime::Type for Split<'static> {
     type Of<'a> = Split<'a>;
 }
 
+/// Largest data (all streams together) [`split_split`] puts in one part.
+pub const SPLIT_PART_SIZE: usize = 1200;
+
+impl Split<'_> {
+    /// Whether this is the first part of a payload.
+    pub fn is_first_part(&self) -> bool {
+        self.index == 0
+    }
+    /// Whether this is the last part of a payload.
+    pub fn is_last_part(&self) -> bool {
+        self.index as i128 == (self.count as i128).wrapping_sub(1i128)
+    }
+}
+
+/// A payload joined from [`Split`] parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitJoined {
+    pub channel: u8,
+    pub seqnum: u16,
+    /// Sequence number of the first part.
+    pub first: u16,
+    /// How many parts it was joined from.
+    pub parts: usize,
+    pub chunk: Vec<u8>,
+}
+
+/// Joins the parts of [`Split`] payloads sent in one direction of a conversation (keep one
+/// joiner per direction); its limits and counters are the
+/// [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to.
+#[derive(Debug)]
+pub struct SplitJoiner(wiregen_runtime::SequenceJoiner<(u8, u16), 1>);
+
+impl Default for SplitJoiner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SplitJoiner {
+    pub fn new() -> Self {
+        Self(wiregen_runtime::SequenceJoiner::new(65536))
+    }
+    /// Adds a part; returns the payload when this part completes one.
+    pub fn push(
+        &mut self,
+        part: &Split<'_>,
+        channel: u8,
+    ) -> Result<Option<SplitJoined>, DecodeError> {
+        Ok(self.push_tagged(part, channel, 0)?.map(|(joined, _)| joined))
+    }
+    /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
+    /// frame number): a payload comes with the tags of its parts, in order.
+    pub fn push_tagged(
+        &mut self,
+        part: &Split<'_>,
+        channel: u8,
+        tag: u64,
+    ) -> Result<Option<wiregen_runtime::Tagged<SplitJoined>>, DecodeError> {
+        let key = (channel, part.seqnum);
+        let data = [part.chunk.to_vec()];
+        let (first, last) = (part.is_first_part(), part.is_last_part());
+        let joined = self
+            .0
+            .push_tagged(key, part.index as u64, first, last, data, "index", tag)?;
+        Ok(
+            joined
+                .map(|
+                    wiregen_runtime::Joined {
+                        key: (channel, seqnum),
+                        first,
+                        parts,
+                        streams: [chunk,
+                        ],
+                        tags,
+                    }|
+                {
+                    (
+                        SplitJoined {
+                            channel,
+                            seqnum,
+                            first: first as u16,
+                            parts,
+                            chunk,
+                        },
+                        tags,
+                    )
+                }),
+        )
+    }
+}
+
+impl std::ops::Deref for SplitJoiner {
+    type Target = wiregen_runtime::SequenceJoiner<(u8, u16), 1>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for SplitJoiner {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+/// Cuts payload streams into [`Split`] parts carrying at most [`SPLIT_PART_SIZE`] bytes
+/// each (earlier streams first): copies of `template` numbered on from `first_number`, the
+/// first and the last marked.
+pub fn split_split<'a>(
+    template: &Split<'a>,
+    first_number: u16,
+    streams: [&[u8]; 1],
+) -> Result<Vec<Split<'a>>, EncodeError> {
+    let total: usize = streams.iter().map(|s| s.len()).sum();
+    let count = total.div_ceil(SPLIT_PART_SIZE).max(1);
+    let mut out = Vec::with_capacity(count);
+    let mut pos = [0usize; 1];
+    for i in 0..count {
+        let mut part = template.clone();
+        let mut room = SPLIT_PART_SIZE;
+        let mut pieces: [&[u8]; 1] = [&[]; 1];
+        for k in 0..1 {
+            let take = room.min(streams[k].len() - pos[k]);
+            pieces[k] = &streams[k][pos[k]..pos[k] + take];
+            pos[k] += take;
+            room -= take;
+        }
+        part.index = ((first_number as u64 + i as u64) % 65536) as u16;
+        part.chunk = Cow::Owned(pieces[0].to_vec());
+        let (first, last) = (i == 0, i + 1 == count);
+        if part.is_first_part() != first || part.is_last_part() != last {
+            return Err(
+                EncodeError::new(
+                    "index",
+                    EncodeErrorKind::PartMarker {
+                        part: i,
+                        first,
+                        last,
+                    },
+                ),
+            );
+        }
+        out.push(part);
+    }
+    Ok(out)
+}
+
+/// How many parts [`split_split`] cuts `total` bytes of streams into.
+pub fn split_parts(total: usize) -> usize {
+    total.div_ceil(SPLIT_PART_SIZE).max(1)
+}
+
+/// What one conversation keeps to join payloads cut into pieces: fed every decoded
+/// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
+#[derive(Debug, Default)]
+pub struct Joins {
+    /// [`Split`] parts, per direction (from the client, from the server).
+    pub split: [SplitJoiner; 2],
+}
+
+/// A payload joined from pieces by [`Joins`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Joined {
+    /// A [`Split`] payload joined from parts.
+    Split(SplitJoined),
+}
+
+/// A joined payload decoded, as the dissector shows it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum JoinedMessage<'j> {
+    /// A [`Split`] payload joined from parts.
+    Split {
+        channel: u8,
+        seqnum: u16,
+        /// Sequence number of the first part.
+        first: u16,
+        /// How many parts it was joined from.
+        parts: usize,
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
+        chunk: Cow<'j, [u8]>,
+    },
+}
+
+impl Joined {
+    /// Decodes the joined payload.
+    pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
+        Ok(
+            match self {
+                Joined::Split(j) => {
+                    JoinedMessage::Split {
+                        channel: j.channel,
+                        seqnum: j.seqnum,
+                        first: j.first,
+                        parts: j.parts,
+                        chunk: Cow::Borrowed(&j.chunk),
+                    }
+                }
+            },
+        )
+    }
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -681,8 +886,46 @@ impl wiregen_runtime::Protocol for Protocol {
     type Conversation = ();
     type Datagram<'a> = Datagram<'a>;
     const UDP_PORTS: &'static [u16] = &[30000];
-    type Joins = ();
-    type Joined = std::convert::Infallible;
+    type Joins = Joins;
+    type Joined = Joined;
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Joins,
+        from_client: bool,
+        message: &Self::Datagram<'_>,
+        tag: u64,
+    ) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, DecodeError> {
+        let _ = conversation;
+        let direction = usize::from(!from_client);
+        let mut completed = Vec::new();
+        let channel = message.channel;
+        match &message.packet.body {
+            PacketBody::Split(part) => {
+                if let Some((joined, tags)) = joins
+                    .split[direction]
+                    .push_tagged(part, channel, tag)?
+                {
+                    let joined = Joined::Split(joined);
+                    joined.decode().within("joined")?;
+                    completed.push((joined, tags));
+                }
+            }
+            PacketBody::Reliable(reliable) => {
+                if let ReliableInner::Split(part) = &reliable.inner {
+                    if let Some((joined, tags)) = joins
+                        .split[direction]
+                        .push_tagged(part, channel, tag)?
+                    {
+                        let joined = Joined::Split(joined);
+                        joined.decode().within("joined")?;
+                        completed.push((joined, tags));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(completed)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -729,9 +972,10 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
-        _: S,
+        serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        match *joined {}
+        let message = joined.decode().map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&message, serializer)
     }
 }
 

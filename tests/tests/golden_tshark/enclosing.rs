@@ -25,8 +25,8 @@ fn datagram(channel: u8, packet: &str) -> Vec<u8> {
 }
 
 /// `(from_client, bytes)` as UDP datagrams between a client and the server's port.
-fn dissect_both_ways(payloads: &[(bool, Vec<u8>)]) -> Dissection {
-    let dir = std::env::temp_dir().join(format!("wiregen-enclosing-{}", std::process::id()));
+fn dissect_both_ways(name: &str, payloads: &[(bool, Vec<u8>)]) -> Dissection {
+    let dir = std::env::temp_dir().join(format!("wiregen-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pcap = dir.join("enclosing.pcap");
     let datagrams: Vec<wiregen_tests::Datagram> = payloads
@@ -133,7 +133,7 @@ fn packets_read_the_enclosing_channel_and_the_direction_alike_in_both_outputs() 
             }),
         ),
     ];
-    let d = dissect_both_ways(&cases);
+    let d = dissect_both_ways("enclosing-values", &cases);
     for (i, ((from_client, bytes), (channel, body))) in cases.iter().zip(expected).enumerate() {
         let want = Datagram {
             peer_id: 0x0102,
@@ -200,4 +200,74 @@ fn the_generator_refuses_more_enclosing_fields_than_the_runtime_keeps() {
         wiregen::lower::ENCLOSING_SLOTS,
         wiregen_runtime::ENCLOSING_SLOTS
     );
+}
+
+/// A split part: `count` parts of message `seqnum`, this one `index`, as hex.
+fn split(seqnum: u16, count: u16, index: u16, chunk: &[u8]) -> String {
+    let mut h = format!("02 {seqnum:04X} {count:04X} {index:04X} ");
+    h.extend(chunk.iter().map(|b| format!("{b:02X}")));
+    h
+}
+
+/// The same part inside a reliable packet numbered `n`.
+fn reliable(n: u16, split_hex: &str) -> String {
+    format!("03 {n:04X} {split_hex}")
+}
+
+#[test]
+fn splits_join_wherever_they_sit_per_channel_of_the_header_and_once() {
+    use wiregen_golden::enclosing::{Joined, Joins, Protocol};
+    use wiregen_runtime::Protocol as _;
+    // Message 7 on channel 1 (8-byte chunks) and message 7 on channel 2 (4-byte chunks): the
+    // same number, two payloads, told apart by the header's channel. Parts come bare or inside
+    // reliable packets, out of order; then two parts of the first again (retransmissions).
+    let a: Vec<u8> = (0..24).collect();
+    let b: Vec<u8> = (100..108).collect();
+    let datagrams: Vec<Vec<u8>> = [
+        (1, split(7, 3, 0, &a[0..8])),
+        (2, reliable(65500, &split(7, 2, 1, &b[4..8]))),
+        (1, reliable(65501, &split(7, 3, 1, &a[8..16]))),
+        (2, split(7, 2, 0, &b[0..4])),
+        (1, reliable(65502, &split(7, 3, 2, &a[16..24]))),
+        (1, reliable(65503, &split(7, 3, 2, &a[16..24]))),
+        (1, split(7, 3, 0, &a[0..8])),
+    ]
+    .iter()
+    .map(|(channel, packet)| datagram(*channel, packet))
+    .collect();
+    // The crate, datagram by datagram.
+    let mut joins = Joins::default();
+    let mut crate_joined = Vec::new();
+    for (i, bytes) in datagrams.iter().enumerate() {
+        let d = Protocol::decode_datagram(&mut (), true, bytes).unwrap();
+        for (joined, tags) in Protocol::join(&mut (), &mut joins, true, &d, i as u64).unwrap() {
+            let Joined::Split(j) = joined;
+            crate_joined.push((i, j.channel, j.chunk, tags));
+        }
+    }
+    assert_eq!(
+        crate_joined,
+        [
+            (3, 2, b.clone(), vec![3, 1]),
+            (4, 1, a.clone(), vec![0, 2, 4]),
+        ]
+    );
+    assert_eq!(joins.split[0].retransmitted(), 2);
+    // The dissector: the same payloads in the same frames, the parts sent again marked.
+    let cases: Vec<(bool, Vec<u8>)> = datagrams.iter().map(|d| (true, d.clone())).collect();
+    let d = dissect_both_ways("enclosing-splits", &cases);
+    let mut shown = Vec::new();
+    for frame in 0..datagrams.len() {
+        for f in d.fields(frame, "enclosing") {
+            if f.name == "enclosing.split.chunk.joined" {
+                shown.push((frame, hex_bytes(&f.value)));
+            }
+        }
+        let rejoined = d
+            .experts(frame, "enclosing")
+            .iter()
+            .any(|e| e.ends_with(".rejoined"));
+        assert_eq!(rejoined, frame >= 5, "frame {frame}");
+    }
+    assert_eq!(shown, [(3, b), (4, a)]);
 }

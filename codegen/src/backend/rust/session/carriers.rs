@@ -4,6 +4,24 @@
 
 use super::*;
 
+/// Where a visited value is: the root (a reference), a place reached by a path of plain fields
+/// (`message.packet`), or a local bound on the way down (a reference).
+enum At {
+    Root(TokenStream),
+    Place(TokenStream),
+    Bound(Ident),
+}
+
+impl At {
+    /// The value as a place its fields are read from.
+    fn place(&self) -> TokenStream {
+        match self {
+            At::Root(t) | At::Place(t) => t.clone(),
+            At::Bound(x) => quote! { #x },
+        }
+    }
+}
+
 /// What the visit binds: each part as `part`, and the enclosing fields a join key reads, each as
 /// a local of the field's name, copied from the nearest holder on the way down.
 pub(crate) struct Visit<'a> {
@@ -18,7 +36,7 @@ impl<'p> Gen<'p> {
     /// refers to (`&Root`), or nothing when it holds none.
     pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
         let mut holders = vec![false; self.p.structs.len()];
-        self.visit_in(v, sid, at, 0, &mut holders)
+        self.visit_in(v, sid, &At::Root(at), 0, &mut holders)
             .unwrap_or_default()
     }
 
@@ -26,17 +44,19 @@ impl<'p> Gen<'p> {
         &self,
         v: &Visit,
         sid: StructId,
-        at: TokenStream,
+        at: &At,
         depth: usize,
         holders: &mut [bool],
     ) -> Option<TokenStream> {
+        let place = at.place();
         if sid == v.target {
             let body = &v.body;
-            // The root itself is the part.
-            if depth == 0 {
-                return Some(quote! { { let part = #at; #body } });
-            }
-            return Some(body.clone());
+            return Some(match at {
+                // Bound as `part` on the way down.
+                At::Bound(_) => body.clone(),
+                At::Root(root) => quote! { { let part = #root; #body } },
+                At::Place(place) => quote! { { let part = &#place; #body } },
+            });
         }
         if !self.holds(sid, v.target, holders) {
             return None;
@@ -51,40 +71,52 @@ impl<'p> Gen<'p> {
                 .filter(|r| r.struct_id == sid && r.field == fi)
             {
                 let n = ident(&r.name);
-                let copy = copy_of(quote! { #at.#n }, &f.ty);
+                let copy = copy_of(quote! { #place.#n }, &f.ty);
                 out.push(quote! { let #n = #copy; });
             }
             let name = ident(&f.name);
-            // A reference to the field's value: an optional one is visited when it is there.
-            let present = format_ident!("present{}", depth);
-            let value = if f.condition.is_some() {
-                quote! { #present }
-            } else {
-                quote! { &#at.#name }
-            };
+            let optional = f.condition.is_some();
             let inner = match &f.ty {
+                // A plain field is reached by its path (`message.packet.body`).
+                Ty::Struct(to, _) if !optional => {
+                    let path = At::Place(quote! { #place.#name });
+                    self.visit_in(v, *to, &path, depth + 1, holders)
+                }
                 Ty::Struct(to, _) => {
                     let x = self.binding(v, *to, depth);
-                    self.visit_in(v, *to, quote! { #x }, depth + 1, holders)
-                        .map(|code| quote! { { let #x = #value; #code } })
+                    self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1, holders)
+                        .map(|code| quote! { if let Some(#x) = &#place.#name { #code } })
                 }
                 Ty::Array(elem, _) => match elem.as_ref() {
                     Ty::Struct(to, _) => {
                         let x = self.binding(v, *to, depth);
-                        self.visit_in(v, *to, quote! { #x }, depth + 1, holders)
-                            .map(|code| quote! { for #x in #value { #code } })
+                        let items = format_ident!("{}s", x);
+                        self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1, holders)
+                            .map(|code| {
+                                if optional {
+                                    quote! {
+                                        if let Some(#items) = &#place.#name {
+                                            for #x in #items { #code }
+                                        }
+                                    }
+                                } else {
+                                    quote! { for #x in &#place.#name { #code } }
+                                }
+                            })
                     }
                     _ => None,
                 },
-                Ty::Union(u) => self.visit_union(v, sid, fi, u, value, depth, holders),
+                Ty::Union(u) if !optional => {
+                    self.visit_union(v, sid, fi, u, quote! { &#place.#name }, depth, holders)
+                }
+                Ty::Union(u) => {
+                    let present = format_ident!("{}", f.name);
+                    self.visit_union(v, sid, fi, u, quote! { #present }, depth, holders)
+                        .map(|code| quote! { if let Some(#present) = &#place.#name { #code } })
+                }
                 _ => None,
             };
-            let Some(inner) = inner else { continue };
-            out.push(if f.condition.is_some() {
-                quote! { if let Some(#present) = &#at.#name { #inner } }
-            } else {
-                inner
-            });
+            out.extend(inner);
         }
         (!out.is_empty()).then(|| quote! { #(#out)* })
     }
@@ -117,7 +149,7 @@ impl<'p> Gen<'p> {
                 _ => continue,
             };
             let x = self.binding(v, to, depth);
-            let Some(code) = self.visit_in(v, to, quote! { #x }, depth + 1, holders) else {
+            let Some(code) = self.visit_in(v, to, &At::Bound(x.clone()), depth + 1, holders) else {
                 continue;
             };
             let var = variant_ident(variant);
