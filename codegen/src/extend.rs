@@ -89,6 +89,9 @@ pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
     if ep.reassembly.is_some() {
         bp.reassembly = ep.reassembly;
     }
+    if !ep.stream_reassembly.is_empty() {
+        bp.stream_reassembly = ep.stream_reassembly;
+    }
     if !ep.sequence_reassembly.is_empty() {
         bp.sequence_reassembly = ep.sequence_reassembly;
     }

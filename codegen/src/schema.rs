@@ -59,6 +59,10 @@ pub struct ProtocolDef {
     /// last one, joined again.
     #[serde(default)]
     pub sequence_reassembly: Vec<JoinDef>,
+    /// Payloads cut into pieces that carry no number: their order on the stream (or among the
+    /// datagrams of one direction) is the payload's, from a begin message to an end message.
+    #[serde(default)]
+    pub stream_reassembly: Vec<StreamJoinDef>,
     /// Lists remembered per conversation and direction, by key, from earlier messages.
     #[serde(default)]
     pub state: IndexMap<String, StateDef>,
@@ -98,6 +102,26 @@ pub struct ApplicationDef {
     pub id: Option<String>,
     /// Message types by message id.
     pub messages: IndexMap<u64, String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamJoinDef {
+    /// The type whose values carry the pieces.
+    #[serde(rename = "in")]
+    pub in_type: String,
+    /// Its bytes fields holding one piece of each joined stream.
+    pub fields: Vec<String>,
+    /// A value of this type starts a payload (an unfinished one before it is dropped).
+    pub begin: String,
+    /// A value of this type completes it.
+    pub end: String,
+    /// Largest payload (all streams together) kept (default: 16 MiB).
+    #[serde(default)]
+    pub max_size: Option<usize>,
+    /// What each joined stream is: `bytes` or a type name (default: bytes).
+    #[serde(default, rename = "as")]
+    pub as_types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -458,6 +458,10 @@ function proto.init()
   frame_joins_{{ j }} = {}
   join_done_{{ j }} = bounded(JOIN_DONE_LIMIT_{{ j }})
 {%- endfor %}
+{%- for k in stream_joins %}
+  stream_open_{{ k }} = bounded(stream_open_{{ k }}.limit)
+  frame_streams_{{ k }} = {}
+{%- endfor %}
 {%- if analysis.is_some() %}
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}

@@ -54,6 +54,7 @@ mod owned;
 mod read;
 mod reassembly;
 mod state;
+mod stream_join;
 pub mod tcp;
 #[doc(hidden)]
 pub mod text;
@@ -86,6 +87,7 @@ pub use owned::IntoOwned;
 pub use read::{Reader, WireInt};
 pub use reassembly::{split, Fragmented, Piece, PieceEnd, Reassembler, Tagged};
 pub use state::{StateTables, MAX_STATE_KEYS};
+pub use stream_join::{StreamJoined, StreamJoiner};
 pub use trace::{FieldNote, NoTrace, Notes, Trace, Value};
 #[cfg(feature = "arbitrary")]
 pub use traits::{ArbitraryProtocol, Opening};

@@ -154,6 +154,9 @@ pub fn needed_values(p: &Protocol) -> HashSet<(StructId, usize)> {
         refs(&j.first, &mut out);
         refs(&j.last, &mut out);
     }
+    for j in &p.stream_joins {
+        out.extend(j.streams.iter().map(|s| (j.in_struct, s.field)));
+    }
     if let Some(r) = &p.reassembly {
         out.extend(
             r.key

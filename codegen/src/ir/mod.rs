@@ -79,6 +79,8 @@ pub struct Protocol {
     pub reassembly: Option<Reassembly>,
     /// Payloads cut into parts with consecutive sequence numbers.
     pub joins: Vec<Join>,
+    /// Payloads joined in the order of their pieces, between a begin and an end message.
+    pub stream_joins: Vec<StreamJoin>,
     /// Lists remembered per conversation and direction from earlier messages.
     pub state: Vec<StateTable>,
     /// Sequence numbers, acks and pings the netcode analysis reads (none: no analysis).
@@ -538,6 +540,9 @@ impl Protocol {
             }
         }
         for j in &self.joins {
+            out.extend(j.streams.iter().filter_map(|s| s.whole));
+        }
+        for j in &self.stream_joins {
             out.extend(j.streams.iter().filter_map(|s| s.whole));
         }
         let mut seen = Vec::new();

@@ -56,6 +56,19 @@ pub struct Join {
     pub piece_size: usize,
 }
 
+/// Pieces joined in the order they come, from a begin message to an end message
+/// (`stream_reassembly`: OpenTTD's map download, MAP_DATA packets between MAP_BEGIN and
+/// MAP_DONE).
+#[derive(Debug, Clone)]
+pub struct StreamJoin {
+    pub in_struct: StructId,
+    pub streams: Vec<Stream>,
+    pub begin: StructId,
+    pub end: StructId,
+    /// Largest payload kept (all streams together).
+    pub max_size: usize,
+}
+
 impl Join {
     /// The key fields of enclosing types, in key order.
     pub fn enclosing_key(&self) -> impl Iterator<Item = &FieldRef> {

@@ -523,6 +523,7 @@ impl<'f> Validator<'f> {
             opening: Vec::new(),
             reassembly: None,
             joins: Vec::new(),
+            stream_joins: Vec::new(),
             state: Vec::new(),
             reliability: None,
             base: None,
@@ -539,6 +540,7 @@ impl<'f> Validator<'f> {
         proto.opening = self.opening();
         proto.reassembly = self.reassembly(&proto);
         proto.joins = self.joins(&proto);
+        proto.stream_joins = self.stream_joins(&proto);
         proto.state = self.state(&proto);
         proto.app_points = self.app_points(&proto);
         proto.application = self.application(&proto);

@@ -3,6 +3,129 @@
 use super::*;
 
 impl<'f> Validator<'f> {
+    /// A join's streams: its bytes `fields` of `sid`, each read as its `as` type (if any).
+    fn join_streams(
+        &mut self,
+        proto: &Protocol,
+        sid: StructId,
+        fields: &[String],
+        as_types: &[String],
+        yp: &str,
+    ) -> Vec<Stream> {
+        if fields.is_empty() {
+            self.error(
+                "E0802",
+                &format!("{yp}.fields"),
+                "name at least one bytes field",
+                None,
+            );
+        }
+        if !as_types.is_empty() && as_types.len() != fields.len() {
+            self.error(
+                "E0803",
+                &format!("{yp}.as"),
+                format!(
+                    "'as' gives {} types for {} fields",
+                    as_types.len(),
+                    fields.len()
+                ),
+                Some("one type (or 'bytes') per field, in the same order".into()),
+            );
+        }
+        let mut streams = Vec::new();
+        for (i, name) in fields.iter().enumerate() {
+            let fp = format!("{yp}.fields.{i}");
+            let Some(field) = self.field_named(proto, sid, name, &fp) else {
+                continue;
+            };
+            if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
+                self.error(
+                    "E0804",
+                    &fp,
+                    format!("'{name}' must be a bytes field"),
+                    None,
+                );
+            }
+            let whole = match as_types.get(i).map(String::as_str) {
+                None | Some("bytes") => None,
+                Some(t) => self.struct_named(t, &format!("{yp}.as.{i}")),
+            };
+            if let Some(w) = whole {
+                if proto.structs[w].layout != Layout::Bytes {
+                    self.error(
+                        "E0805",
+                        &format!("{yp}.as.{i}"),
+                        "a joined stream decodes as a byte-aligned type",
+                        None,
+                    );
+                }
+            }
+            streams.push(Stream { field, whole });
+        }
+        streams
+    }
+
+    /// `stream_reassembly`: pieces joined in the order they come, between a begin and an end
+    /// message.
+    pub(crate) fn stream_joins(&mut self, proto: &Protocol) -> Vec<StreamJoin> {
+        let mut out = Vec::new();
+        for (k, j) in self.file.protocol.stream_reassembly.iter().enumerate() {
+            let yp = format!("protocol.stream_reassembly.{k}");
+            let Some(sid) = self.struct_named(&j.in_type, &format!("{yp}.in")) else {
+                continue;
+            };
+            let begin = self.struct_named(&j.begin, &format!("{yp}.begin"));
+            let end = self.struct_named(&j.end, &format!("{yp}.end"));
+            if proto.structs[sid].layout != Layout::Bytes {
+                self.error(
+                    "E0817",
+                    &format!("{yp}.in"),
+                    "parts in bit-stream types are not supported yet",
+                    None,
+                );
+            }
+            let streams = self.join_streams(proto, sid, &j.fields, &j.as_types, &yp);
+            let (Some(begin), Some(end)) = (begin, end) else {
+                continue;
+            };
+            // Three roles, three types: a begin that is also a piece would start and feed.
+            if begin == end || begin == sid || end == sid {
+                self.error(
+                    "E0818",
+                    &yp,
+                    "the pieces, the begin and the end message are three different types",
+                    Some("name the packet types that start and end a payload, such as MAP_BEGIN and MAP_DONE".into()),
+                );
+            }
+            let twice = out.iter().any(|o: &StreamJoin| o.in_struct == sid)
+                || proto.joins.iter().any(|o| o.in_struct == sid);
+            if twice {
+                self.error(
+                    "E0820",
+                    &format!("{yp}.in"),
+                    format!("'{}' carries the pieces of another join already", j.in_type),
+                    Some("one join per type of pieces".into()),
+                );
+            }
+            if j.max_size == Some(0) {
+                self.error(
+                    "E0819",
+                    &format!("{yp}.max_size"),
+                    "max_size must be at least 1",
+                    None,
+                );
+            }
+            out.push(StreamJoin {
+                in_struct: sid,
+                streams,
+                begin,
+                end,
+                max_size: j.max_size.unwrap_or(16 << 20),
+            });
+        }
+        out
+    }
+
     pub(crate) fn joins(&mut self, proto: &Protocol) -> Vec<Join> {
         let mut out = Vec::new();
         for (k, j) in self.file.protocol.sequence_reassembly.iter().enumerate() {
@@ -18,56 +141,7 @@ impl<'f> Validator<'f> {
                     None,
                 );
             }
-            if j.fields.is_empty() {
-                self.error(
-                    "E0802",
-                    &format!("{yp}.fields"),
-                    "name at least one bytes field",
-                    None,
-                );
-            }
-            if !j.as_types.is_empty() && j.as_types.len() != j.fields.len() {
-                self.error(
-                    "E0803",
-                    &format!("{yp}.as"),
-                    format!(
-                        "'as' gives {} types for {} fields",
-                        j.as_types.len(),
-                        j.fields.len()
-                    ),
-                    Some("one type (or 'bytes') per field, in the same order".into()),
-                );
-            }
-            let mut streams = Vec::new();
-            for (i, name) in j.fields.iter().enumerate() {
-                let fp = format!("{yp}.fields.{i}");
-                let Some(field) = self.field_named(proto, sid, name, &fp) else {
-                    continue;
-                };
-                if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
-                    self.error(
-                        "E0804",
-                        &fp,
-                        format!("'{name}' must be a bytes field"),
-                        None,
-                    );
-                }
-                let whole = match j.as_types.get(i).map(String::as_str) {
-                    None | Some("bytes") => None,
-                    Some(t) => self.struct_named(t, &format!("{yp}.as.{i}")),
-                };
-                if let Some(w) = whole {
-                    if proto.structs[w].layout != Layout::Bytes {
-                        self.error(
-                            "E0805",
-                            &format!("{yp}.as.{i}"),
-                            "a joined stream decodes as a byte-aligned type",
-                            None,
-                        );
-                    }
-                }
-                streams.push(Stream { field, whole });
-            }
+            let streams = self.join_streams(proto, sid, &j.fields, &j.as_types, &yp);
             let mut key = Vec::new();
             for (i, name) in j.key.iter().enumerate() {
                 let at = format!("{yp}.key.{i}");

@@ -50,11 +50,35 @@ local function int_text(v)
   return tostring(v)
 end
 
+-- Whether `port` is in a range preference such as "8080,9000-9010".
+local server_port_ranges = {}
+local function parse_ranges(text)
+  local out = {}
+  for part in string.gmatch(tostring(text), "[^,]+") do
+    local lo, hi = string.match(part, "^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if lo == nil then
+      lo = string.match(part, "^%s*(%d+)%s*$")
+      hi = lo
+    end
+    if lo ~= nil then out[#out + 1] = { tonumber(lo), tonumber(hi) } end
+  end
+  return out
+end
+
+local function is_server_port(port)
+  for _, r in ipairs(server_port_ranges) do
+    if port >= r[1] and port <= r[2] then return true end
+  end
+  return false
+end
+
 -- Value strings.
 local VS_PacketType = {
   [1] = "CHAT",
   [2] = "MAP_DATA",
   [3] = "PING",
+  [4] = "MAP_BEGIN",
+  [5] = "MAP_DONE",
 }
 
 -- Fields, by filter name; each is registered in the order it is declared here.
@@ -69,6 +93,8 @@ F["tcp_sized.chat.client"] = ProtoField.uint32("tcp_sized.chat.client", "Client"
 F["tcp_sized.chat.text"] = ProtoField.stringz("tcp_sized.chat.text", "Text", base.UNICODE, "")
 F["tcp_sized.map_data.data"] = ProtoField.bytes("tcp_sized.map_data.data", "Data", base.NONE, "")
 F["tcp_sized.ping.token"] = ProtoField.uint32("tcp_sized.ping.token", "Token", base.DEC, nil, nil, "")
+F["tcp_sized.map_begin.total"] = ProtoField.uint32("tcp_sized.map_begin.total", "Total", base.DEC, nil, nil, "")
+F["tcp_sized.map_data.data.joined"] = ProtoField.bytes("tcp_sized.map_data.data.joined", "Joined Data", base.NONE, "The data of every part, joined")
 F["tcp_sized.frame_length"] = ProtoField.uint16("tcp_sized.frame_length", "Frame length", base.DEC, nil, nil, "Length of the message after this prefix, counting the prefix too")
 proto.fields = field_list
 
@@ -88,9 +114,10 @@ local E = {
   joined = ProtoExpert.new("tcp_sized.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("tcp_sized.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("tcp_sized.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  rejoined = ProtoExpert.new("tcp_sized.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
   tcp = ProtoExpert.new("tcp_sized.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.tcp }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined, E.tcp }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -136,6 +163,15 @@ local function utf8_valid(s)
     end
   end
   return true
+end
+
+-- A conversation's key (client endpoint > server endpoint) and the side that sent this frame;
+-- the server is the side on the UDP ports preference.
+local function conversation_key(pinfo)
+  if is_server_port(pinfo.dst_port) then
+    return tostring(pinfo.src) .. ":" .. pinfo.src_port .. ">" .. tostring(pinfo.dst) .. ":" .. pinfo.dst_port, "client"
+  end
+  return tostring(pinfo.dst) .. ":" .. pinfo.dst_port .. ">" .. tostring(pinfo.src) .. ":" .. pinfo.src_port, "server"
 end
 
 -- A table that grows with the capture, bounded: entries keep their insertion order, and the
@@ -202,9 +238,16 @@ local function bounded_evict(b, skip)
   return k, v
 end
 
+-- Set by a joined payload, appended to the Info column.
+local INFO_SUFFIX = ""
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
+
+-- Stream join 0's begin, piece and end (defined after the types' functions).
+local stream_begin_0, stream_piece_0, stream_end_0
+
 
 -- Chat
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
@@ -229,12 +272,16 @@ end
 -- MapData
 local function dissect_MapData(tvb, pinfo, tree, offset, limit)
   local item, n
+  local v = {}
   -- data
   n = limit - offset
   item = tree:add(F["tcp_sized.map_data.data"], tvb(offset, n))
   if n == 0 then item:set_text("Data: <empty>") end
+  v.data = n -- bytes are kept as their length
+  v.data_raw = tvb:raw(offset, n)
   offset = offset + n
-  return offset
+  stream_piece_0(pinfo, tree, v)
+  return offset, v
 end
 
 -- Ping
@@ -243,6 +290,22 @@ local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   if limit - offset < 4 then return truncated(tree, tvb, offset, "token", 4, limit - offset) end
   tree:add_le(F["tcp_sized.ping.token"], tvb(offset, 4))
   offset = offset + 4
+  return offset
+end
+
+-- MapBegin
+local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
+  -- total
+  if limit - offset < 4 then return truncated(tree, tvb, offset, "total", 4, limit - offset) end
+  tree:add_le(F["tcp_sized.map_begin.total"], tvb(offset, 4))
+  offset = offset + 4
+  stream_begin_0(pinfo, tree)
+  return offset
+end
+
+-- MapDone
+local function dissect_MapDone(tvb, pinfo, tree, offset, limit)
+  stream_end_0(pinfo, tree)
   return offset
 end
 
@@ -278,6 +341,18 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
     if nxt == nil then return nil end
     sub:set_len(nxt - offset)
     offset = nxt
+  elseif tag_body == 4 then
+    sub = tree:add(tvb(offset, 0), "Body: MapBegin")
+    nxt = dissect_MapBegin(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    offset = nxt
+  elseif tag_body == 5 then
+    sub = tree:add(tvb(offset, 0), "Body: MapDone")
+    nxt = dissect_MapDone(tvb, pinfo, sub, offset, limit)
+    if nxt == nil then return nil end
+    sub:set_len(nxt - offset)
+    offset = nxt
   else
     item = tree:add(F["tcp_sized.body"], tvb(offset, limit - offset))
     if limit - offset == 0 then item:set_text("Body: <empty>") end
@@ -286,6 +361,78 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
+-- MapData pieces in the order they come, from a MapBegin to a MapDone, per conversation and
+-- direction: joined on the first pass and kept by the frame that completed it.
+local STREAM_MAX_SIZE_0 = 16777216
+local stream_open_0 = bounded(1024)
+local frame_streams_0 = {}
+
+function stream_begin_0(pinfo, tree)
+  if pinfo.visited then return end
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side
+  if stream_open_0.map[key] ~= nil then
+    tree:add_proto_expert_info(E.reassembly, "a MapBegin before the MapDone of the payload begun earlier: that one is dropped")
+    bounded_remove(stream_open_0, key)
+  end
+  if stream_open_0.count >= 1024 then
+    bounded_evict(stream_open_0)
+    tree:add_proto_expert_info(E.evicted, "1024 MapData payloads open at once: the oldest is dropped")
+  end
+  bounded_set(stream_open_0, key, { count = 0, len = 0, s1 = {} })
+end
+
+function stream_piece_0(pinfo, tree, v)
+  if pinfo.visited then return end
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side
+  local open = stream_open_0.map[key]
+  if open == nil then
+    tree:add_proto_expert_info(E.reassembly, "a piece with no MapBegin before it: not joined")
+    return
+  end
+  local len = open.len + #v.data_raw
+  if len > STREAM_MAX_SIZE_0 then
+    tree:add_proto_expert_info(E.reassembly, fmt("the payload grows past %d bytes: dropped", STREAM_MAX_SIZE_0))
+    bounded_remove(stream_open_0, key)
+    return
+  end
+  open.len = len
+  open.count = open.count + 1
+  open.s1[open.count] = v.data_raw
+end
+
+function stream_end_0(pinfo, tree)
+  local conv, side = conversation_key(pinfo)
+  local key = conv .. "|" .. side
+  local here = pinfo.number .. "|" .. key
+  if not pinfo.visited then
+    local open = stream_open_0.map[key]
+    if open ~= nil then
+      bounded_remove(stream_open_0, key)
+      open.s1 = table.concat(open.s1)
+      frame_streams_0[here] = open
+    end
+  end
+  local whole = frame_streams_0[here]
+  if whole == nil then return end
+  tree:add_proto_expert_info(E.joined, fmt("MapData joined from %d parts", whole.count))
+  INFO_SUFFIX = string.format(" [MapData joined from %d parts]", whole.count)
+  local sub
+  if #whole.s1 > 0 then
+    local wtvb = ByteArray.new(whole.s1, true):tvb("Joined data")
+    sub = tree:add(wtvb(), string.format("Joined data (%d bytes)", wtvb:len()))
+    sub:add(F["tcp_sized.map_data.data.joined"], wtvb())
+  end
+end
+
+
+
+-- A new capture (or a reload) starts with no conversation state.
+function proto.init()
+  stream_open_0 = bounded(stream_open_0.limit)
+  frame_streams_0 = {}
+end
 
 -- Whole message: the root type over the datagram (or framed PDU), then checks of the whole.
 -- Returns the Info-column summary.
@@ -303,7 +450,9 @@ end
 
 -- Dissects one whole message in `tvb` under `root`; a Lua error becomes expert info.
 local function dissect_protected(tvb, pinfo, root)
+  INFO_SUFFIX = ""
   local ok, info = pcall(dissect_message, tvb, pinfo, root)
+  if ok then info = info .. INFO_SUFFIX end
   if not ok then
     root:add_proto_expert_info(E.internal, "dissector error: " .. tostring(info))
     return "TCP sized [dissector error]"
@@ -463,6 +612,7 @@ local function register_tcp_ports()
   tcp_registered = tostring(proto.prefs.tcp_ports)
   if tcp_registered ~= "" then t:add(tcp_registered, proto) end
   t:add_for_decode_as(proto)
+  server_port_ranges = parse_ranges(tcp_registered)
 end
 register_tcp_ports()
 

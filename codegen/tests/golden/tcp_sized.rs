@@ -14,6 +14,8 @@ wiregen_runtime::enumeration! {
         Chat = 1 as "CHAT",
         MapData = 2 as "MAP_DATA",
         Ping = 3 as "PING",
+        MapBegin = 4 as "MAP_BEGIN",
+        MapDone = 5 as "MAP_DONE",
         _ => Unknown,
     }
 }
@@ -43,6 +45,8 @@ pub enum PacketBody<'a> {
     Chat(Chat<'a>),
     MapData(MapData<'a>),
     Ping(Ping),
+    MapBegin(MapBegin),
+    MapDone(MapDone),
     /// Any other tag value: the data is kept as bytes.
     Other {
         r#type: PacketType,
@@ -61,6 +65,8 @@ impl<'a> PacketBody<'a> {
             Self::Chat(_) => PacketType::Chat,
             Self::MapData(_) => PacketType::MapData,
             Self::Ping(_) => PacketType::Ping,
+            Self::MapBegin(_) => PacketType::MapBegin,
+            Self::MapDone(_) => PacketType::MapDone,
             Self::Other { r#type, .. } => *r#type,
         }
     }
@@ -73,6 +79,8 @@ impl IntoOwned for PacketBody<'_> {
             Self::Chat(value) => PacketBody::Chat(IntoOwned::into_owned(value)),
             Self::MapData(value) => PacketBody::MapData(IntoOwned::into_owned(value)),
             Self::Ping(value) => PacketBody::Ping(value),
+            Self::MapBegin(value) => PacketBody::MapBegin(value),
+            Self::MapDone(value) => PacketBody::MapDone(value),
             Self::Other { r#type, data } => {
                 PacketBody::Other {
                     r#type,
@@ -94,6 +102,10 @@ impl<'a> Codec<'a> for Packet<'a> {
             PacketType::Chat => PacketBody::Chat(Chat::read(r).within("body")?),
             PacketType::MapData => PacketBody::MapData(MapData::read(r).within("body")?),
             PacketType::Ping => PacketBody::Ping(Ping::read(r).within("body")?),
+            PacketType::MapBegin => {
+                PacketBody::MapBegin(MapBegin::read(r).within("body")?)
+            }
+            PacketType::MapDone => PacketBody::MapDone(MapDone::read(r).within("body")?),
             _ => {
                 PacketBody::Other {
                     r#type,
@@ -112,8 +124,10 @@ impl<'a> Codec<'a> for Packet<'a> {
             PacketBody::Chat(value) => value.write(w).within("body")?,
             PacketBody::MapData(value) => value.write(w).within("body")?,
             PacketBody::Ping(value) => value.write(w).within("body")?,
+            PacketBody::MapBegin(value) => value.write(w).within("body")?,
+            PacketBody::MapDone(value) => value.write(w).within("body")?,
             PacketBody::Other { r#type, data, .. } => {
-                if let 1..=3 = r#type.raw() {
+                if let 1..=5 = r#type.raw() {
                     return Err(
                         EncodeError::new(
                             "body",
@@ -246,6 +260,54 @@ impl wiregen_runtime::Type for Ping {
     type Of<'a> = Ping;
 }
 
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MapBegin {
+    pub total: u32,
+}
+
+impl<'a> Codec<'a> for MapBegin {
+    const NAME: &'static str = "MapBegin";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    const ENCODED_SIZE: Option<usize> = Some(4);
+    fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        let total = r.le::<u32>("total", "tcp_sized.map_begin.total")?;
+        Ok(Self { total })
+    }
+    fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        w.put(&self.total.to_le_bytes());
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for MapBegin {
+    type Of<'a> = MapBegin;
+}
+
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MapDone {}
+
+impl<'a> Codec<'a> for MapDone {
+    const NAME: &'static str = "MapDone";
+    type Reader<T: Trace<'a>> = Reader<'a, T>;
+    type Writer<'o> = Writer<'o>;
+    const ENCODED_SIZE: Option<usize> = Some(0);
+    fn read<T: Trace<'a>>(_r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
+        Ok(Self {})
+    }
+    fn write(&self, _w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+impl wiregen_runtime::Type for MapDone {
+    type Of<'a> = MapDone;
+}
+
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), counting
 /// the prefix too.
 pub mod tcp {
@@ -280,6 +342,104 @@ pub mod tcp {
     }
 }
 
+/// A payload joined from the [`MapData`] pieces between a [`MapBegin`] and a [`MapDone`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapDataJoined {
+    /// How many pieces it was joined from.
+    pub parts: usize,
+    pub data: Vec<u8>,
+}
+
+/// Joins [`MapData`] pieces in the order they come, from a [`MapBegin`] to a [`MapDone`],
+/// in one direction of a conversation (keep one joiner per direction); its limit and
+/// counters are the [`StreamJoiner`](wiregen_runtime::StreamJoiner)'s it derefs to.
+#[derive(Debug)]
+pub struct MapDataJoiner(wiregen_runtime::StreamJoiner<1>);
+
+impl Default for MapDataJoiner {
+    fn default() -> Self {
+        Self(wiregen_runtime::StreamJoiner::new(16777216))
+    }
+}
+
+impl MapDataJoiner {
+    /// A begin message: opens a payload.
+    pub fn begin(&mut self) {
+        self.0.begin();
+    }
+    /// A piece, with a tag of the caller's (a capture's frame number).
+    pub fn push(&mut self, part: &MapData<'_>, tag: u64) {
+        self.0.push([part.data.to_vec()], tag);
+    }
+    /// An end message: the payload it completes, with the tags of its pieces.
+    pub fn end(&mut self) -> Option<wiregen_runtime::Tagged<MapDataJoined>> {
+        let wiregen_runtime::StreamJoined { parts, streams: [data], tags } = self
+            .0
+            .end()?;
+        Some((MapDataJoined { parts, data }, tags))
+    }
+}
+
+impl std::ops::Deref for MapDataJoiner {
+    type Target = wiregen_runtime::StreamJoiner<1>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for MapDataJoiner {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+/// What one conversation keeps to join payloads cut into pieces: fed every decoded
+/// datagram by [`Protocol::join`](wiregen_runtime::Protocol::join).
+#[derive(Debug, Default)]
+pub struct Joins {
+    /// [`MapData`] pieces, per direction (from the client, from the server).
+    pub map_data: [MapDataJoiner; 2],
+}
+
+/// A payload joined from pieces by [`Joins`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Joined {
+    /// A [`MapData`] payload joined from the pieces between a [`MapBegin`] and a [`MapDone`].
+    MapData(MapDataJoined),
+}
+
+/// A joined payload decoded, as the dissector shows it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum JoinedMessage<'j> {
+    /// A [`MapData`] payload joined from the pieces between a [`MapBegin`] and a [`MapDone`].
+    MapData {
+        /// How many pieces it was joined from.
+        parts: usize,
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "wiregen_runtime::serde_support::hex")
+        )]
+        data: Cow<'j, [u8]>,
+    },
+}
+
+impl Joined {
+    /// Decodes the joined payload.
+    pub fn decode(&self) -> Result<JoinedMessage<'_>, DecodeError> {
+        Ok(
+            match self {
+                Joined::MapData(j) => {
+                    JoinedMessage::MapData {
+                        parts: j.parts,
+                        data: Cow::Borrowed(&j.data),
+                    }
+                }
+            },
+        )
+    }
+}
+
 /// The schema as a whole, for tools that take any generated protocol as a type
 /// parameter (see [`wiregen_runtime::Protocol`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -294,8 +454,36 @@ impl wiregen_runtime::Protocol for Protocol {
     const UDP_PORTS: &'static [u16] = &[];
     const TCP_PORTS: &'static [u16] = &[9142];
     const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
-    type Joins = ();
-    type Joined = std::convert::Infallible;
+    type Joins = Joins;
+    type Joined = Joined;
+    fn join(
+        conversation: &mut Self::Conversation,
+        joins: &mut Joins,
+        from_client: bool,
+        message: &Self::Datagram<'_>,
+        tag: u64,
+    ) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, DecodeError> {
+        let _ = conversation;
+        let direction = usize::from(!from_client);
+        let mut completed = Vec::new();
+        match &message.body {
+            PacketBody::MapData(part) => {
+                joins.map_data[direction].push(part, tag);
+            }
+            PacketBody::MapBegin(_) => {
+                joins.map_data[direction].begin();
+            }
+            PacketBody::MapDone(_) => {
+                if let Some((joined, tags)) = joins.map_data[direction].end() {
+                    let joined = Joined::MapData(joined);
+                    joined.decode().within("joined")?;
+                    completed.push((joined, tags));
+                }
+            }
+            _ => {}
+        }
+        Ok(completed)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -316,6 +504,8 @@ impl wiregen_runtime::Protocol for Protocol {
         visitor.visit::<Chat<'static>>();
         visitor.visit::<MapData<'static>>();
         visitor.visit::<Ping>();
+        visitor.visit::<MapBegin>();
+        visitor.visit::<MapDone>();
     }
 }
 
@@ -326,6 +516,8 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
         visitor.visit::<Chat<'static>>();
         visitor.visit::<MapData<'static>>();
         visitor.visit::<Ping>();
+        visitor.visit::<MapBegin>();
+        visitor.visit::<MapDone>();
     }
     fn serialize_datagram<S: serde::Serializer>(
         datagram: &Self::Datagram<'_>,
@@ -335,9 +527,10 @@ impl wiregen_runtime::SerdeProtocol for Protocol {
     }
     fn serialize_joined<S: serde::Serializer>(
         joined: &Self::Joined,
-        _: S,
+        serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        match *joined {}
+        let message = joined.decode().map_err(serde::ser::Error::custom)?;
+        serde::Serialize::serialize(&message, serializer)
     }
 }
 

@@ -1,6 +1,7 @@
 //! TCP framing whose size counts its own bytes (`tcp_sized`, OpenTTD's packets): messages cut
 //! across segments anywhere and several in one segment, read by the crate and by the dissector
-//! alike, field by field.
+//! alike, field by field; a map download joined in the order of its chunks, from its MAP_BEGIN
+//! to its MAP_DONE, in both outputs.
 
 use super::*;
 use wiregen_golden::tcp_sized::{tcp, Chat, MapData, Packet, PacketBody, Ping};
@@ -85,6 +86,95 @@ fn a_size_that_counts_itself_reads_alike_from_segments_cut_anywhere() {
             f
         }));
         compare(&expected, pdu, 0).unwrap_or_else(|e| panic!("message {k} {p:?}: {e}"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_map_download_joins_in_stream_order_from_its_begin_to_its_done_in_both_outputs() {
+    use wiregen_golden::tcp_sized::{Joined, Joins, MapBegin, MapDone, Protocol};
+    use wiregen_runtime::Protocol as _;
+    // A savegame of 700 bytes in chunks of 100, with a chat and a ping among them; a chunk
+    // before the MAP_BEGIN belongs to no download.
+    let save: Vec<u8> = (0..700u32).map(|i| (i * 7 % 251) as u8).collect();
+    let data = |from: usize, to: usize| {
+        PacketBody::MapData(MapData {
+            data: Cow::Owned(save[from..to].to_vec()),
+        })
+    };
+    let mut bodies = vec![data(0, 3), PacketBody::MapBegin(MapBegin { total: 700 })];
+    for k in 0..7 {
+        bodies.push(data(k * 100, (k + 1) * 100));
+        if k == 3 {
+            bodies.push(PacketBody::Ping(Ping { token: 9 }));
+        }
+    }
+    bodies.push(PacketBody::MapDone(MapDone {}));
+    let packets: Vec<Packet> = bodies.into_iter().map(|body| Packet { body }).collect();
+    let mut stream = Vec::new();
+    let mut ends = Vec::new();
+    for p in &packets {
+        tcp::frame_into(&p.encode().unwrap(), &mut stream).unwrap();
+        ends.push(stream.len());
+    }
+    // The crate: message by message, as wirecat reads the stream.
+    let mut joins = Joins::default();
+    let mut joined = Vec::new();
+    for (k, message) in tcp::frames(&stream).map(Result::unwrap).enumerate() {
+        let d = Protocol::decode_datagram(&mut (), true, message).unwrap();
+        joined.extend(
+            Protocol::join(&mut (), &mut joins, true, &d, k as u64)
+                .unwrap()
+                .into_iter()
+                .map(|(j, tags)| (k, j, tags)),
+        );
+    }
+    let [(done, Joined::MapData(whole), tags)] = &joined[..] else {
+        panic!("{joined:?}")
+    };
+    assert_eq!((*done, whole.parts), (packets.len() - 1, 7));
+    assert_eq!(whole.data, save);
+    assert_eq!(tags, &[2, 3, 4, 5, 7, 8, 9]);
+    assert_eq!(joins.map_data[0].orphans(), 1);
+    // The dissector, from segments of 1 to 150 bytes: the same bytes, in the segment that
+    // completed the MAP_DONE.
+    let mut rng = Rng(0x5a7e);
+    let mut segments = Vec::new();
+    let mut at = 0;
+    while at < stream.len() {
+        let n = (1 + rng.below(150) as usize).min(stream.len() - at);
+        segments.push(Segment {
+            src_port: 50002,
+            dst_port: 9142,
+            payload: stream[at..at + n].to_vec(),
+        });
+        at += n;
+    }
+    let done_segment = {
+        let mut end = 0;
+        segments
+            .iter()
+            .position(|s| {
+                end += s.payload.len();
+                end >= *ends.last().unwrap()
+            })
+            .unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("wiregen-map-download-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("map_download.pcap");
+    write_tcp_pcap(&pcap, &segments);
+    for args in [&[][..], &["-2"][..]] {
+        let d = dissect(&pcap, &snippet_lua("tcp_sized"), args);
+        let mut shown = Vec::new();
+        for frame in 0..segments.len() {
+            for f in d.fields(frame, "tcp_sized") {
+                if f.name == "tcp_sized.map_data.data.joined" {
+                    shown.push((frame, hex_bytes(&f.value)));
+                }
+            }
+        }
+        assert_eq!(shown, [(done_segment, save.clone())], "tshark {args:?}");
     }
     let _ = std::fs::remove_dir_all(dir);
 }

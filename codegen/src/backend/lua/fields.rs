@@ -117,10 +117,20 @@ impl<'p> Gen<'p> {
     /// The joined payloads of the joins in struct `sid` (pieces kept as bytes).
     fn declare_joined(&mut self, sid: StructId) {
         let p = self.p;
-        for j in p.joins.iter().filter(|j| j.in_struct == sid) {
-            for st in j.streams.iter().filter(|st| st.whole.is_none()) {
-                let f = &p.structs[j.in_struct].fields[st.field];
-                let a = format!("{}.joined", self.abbrev(j.in_struct, st.field));
+        let sequence = p
+            .joins
+            .iter()
+            .filter(|j| j.in_struct == sid)
+            .map(|j| &j.streams);
+        let stream = p
+            .stream_joins
+            .iter()
+            .filter(|j| j.in_struct == sid)
+            .map(|j| &j.streams);
+        for streams in sequence.chain(stream) {
+            for st in streams.iter().filter(|st| st.whole.is_none()) {
+                let f = &p.structs[sid].fields[st.field];
+                let a = format!("{}.joined", self.abbrev(sid, st.field));
                 self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"Joined {}\", base.NONE, \"The {} of every part, joined\")", naming::label(&f.name), f.name));
             }
         }

@@ -12,6 +12,7 @@ mod fields;
 mod packed;
 mod protocol;
 mod session;
+mod stream_joins;
 mod structs;
 mod template;
 mod unions;
@@ -74,6 +75,11 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             .joins
             .iter()
             .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
+            .chain(
+                p.stream_joins
+                    .iter()
+                    .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field))),
+            )
             .collect(),
         case_names: case_names(p),
         shared_switch: l.shared_switch,
@@ -137,7 +143,8 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         || p.reliability.is_some()
         || p.reassembly.is_some()
         || !p.state.is_empty()
-        || !p.joins.is_empty();
+        || !p.joins.is_empty()
+        || !p.stream_joins.is_empty();
     // The first table's ports are the server's (UDP's, when both).
     let server_ports = conversations || l.reads_direction.iter().any(|d| *d);
     let port_tables: Vec<PortTable> = [
@@ -299,7 +306,8 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
             bit_reader: bit_reader(a.layout),
             own_id: a.own_id.map(|it| it.bytes()),
         }),
-        has_joins: !p.joins.is_empty(),
+        has_joins: !p.joins.is_empty() || !p.stream_joins.is_empty(),
+        stream_joins: (0..p.stream_joins.len()).collect(),
         analysis: p.reliability.as_ref().map(|r| AnalysisDef {
             wraps: r
                 .channels
@@ -438,6 +446,9 @@ impl Gen<'_> {
     fn functions(&mut self) -> Result<Vec<String>, Internal> {
         let (p, uses) = (self.p, &self.l.filter_uses);
         let mut structs = Vec::new();
+        if !p.stream_joins.is_empty() {
+            structs.push(self.stream_join_declarations());
+        }
         for id in self.order() {
             if let Some((sid, fi)) = self.shared_switch.filter(|(sid, _)| *sid == id) {
                 let f = self.switch_fn(sid, fi)?;
@@ -457,6 +468,9 @@ impl Gen<'_> {
         {
             let f = self.whole_fn(*fi)?;
             structs.push(self.tables.take() + &f);
+        }
+        if !p.stream_joins.is_empty() {
+            structs.push(self.stream_join_functions());
         }
         Ok(structs)
     }

@@ -204,6 +204,24 @@ impl<'p> Gen<'p> {
         c.line(format!("local whole = frame_joins_{ji}[here]"));
         c.line("if whole == false then return join_retransmitted(tree, seq) end");
         c.line("if whole == nil then return end");
+        self.show_joined(c, j.in_struct, &j.streams, Some(ji));
+        c.line("");
+        Ok(())
+    }
+
+    /// Shows the payload `whole` (its streams `whole.s1`…, joined from `whole.count` parts) of
+    /// the pieces of struct `sid`: each stream in a tab of its own, as bytes or decoded as its
+    /// type (and what a sequence join `ji`'s stream announces, recorded); then ends the
+    /// function.
+    pub(crate) fn show_joined(
+        &mut self,
+        c: &mut Code,
+        sid: StructId,
+        streams: &[Stream],
+        ji: Option<usize>,
+    ) {
+        let p = self.p;
+        let s = &p.structs[sid];
         c.line(format!(
             "tree:add_proto_expert_info(E.joined, fmt(\"{} joined from %d parts\", whole.count))",
             s.name
@@ -214,10 +232,10 @@ impl<'p> Gen<'p> {
         ));
         let locals = c.lines.len();
         c.start_function();
-        for (i, st) in j.streams.iter().enumerate() {
+        for (i, st) in streams.iter().enumerate() {
             let f = &s.fields[st.field];
             let k = i + 1;
-            let abbrev = naming::abbrev(p, j.in_struct, st.field);
+            let abbrev = naming::abbrev(p, sid, st.field);
             c.open(format!("if #whole.s{k} > 0 then"));
             c.line(format!(
                 "local wtvb = ByteArray.new(whole.s{k}, true):tvb(\"Joined {}\")",
@@ -243,7 +261,11 @@ impl<'p> Gen<'p> {
                     c.open("if nxt ~= nil then");
                     c.line(format!("if nxt < wtvb:len() then sub:add_proto_expert_info(E.trailing, fmt(\"%d unexpected bytes after the joined {}\", wtvb:len() - nxt)) end", f.name));
                     for (t, table) in p.state.iter().enumerate() {
-                        for r in table.records.iter().filter(|r| r.via == Some((ji, i))) {
+                        for r in table
+                            .records
+                            .iter()
+                            .filter(|r| ji.is_some_and(|ji| r.via == Some((ji, i))))
+                        {
                             record(p, c, t, r, "v", "val");
                         }
                     }
@@ -255,11 +277,8 @@ impl<'p> Gen<'p> {
         c.close("end");
         let declared = c.locals(&[]);
         c.lines.splice(locals..locals, declared);
-        c.line("");
-        Ok(())
     }
 }
-
 /// A part's bytes as one Lua string, from its streams' strings: the one stream itself, or each
 /// with its length before it (so that two parts' strings are equal when their streams are).
 fn part_bytes(raws: &[String]) -> String {

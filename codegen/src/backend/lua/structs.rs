@@ -411,6 +411,7 @@ impl<'p> Gen<'p> {
                 c.line(format!("join_{ji}(pinfo, tree, v)"));
             }
         }
+        self.stream_join_calls(c, sid);
         self.facts_lines(c, sid);
         if self.info_tail(sid) {
             c.line(format!(

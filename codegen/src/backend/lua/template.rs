@@ -49,6 +49,8 @@ pub(crate) struct Dissector {
     pub(crate) has_info_tail: bool,
     /// Indexes of the sequence joins (their state tables are reset per capture).
     pub(crate) joins: Vec<usize>,
+    /// The stream joins' indexes (their open payloads are forgotten with the capture).
+    pub(crate) stream_joins: Vec<usize>,
     /// Opening datagrams per side: (type name for dissect_*, label).
     pub(crate) opening_client: Vec<(String, String)>,
     pub(crate) opening_server: Vec<(String, String)>,

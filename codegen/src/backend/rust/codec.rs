@@ -262,6 +262,12 @@ impl<'p> Gen<'p> {
             }
             None => quote! { wiregen_runtime::encoding_size_hint!(); },
         };
+        // A type of no fields (OpenTTD's MAP_DONE) reads and writes nothing.
+        let (r, w) = if s.fields.is_empty() && s.padding.pad.is_none() {
+            (format_ident!("_r"), format_ident!("_w"))
+        } else {
+            (format_ident!("r"), format_ident!("w"))
+        };
         Ok(quote! {
             impl #impl_lt Codec<#in_lt> for #name #lt {
                 const NAME: &'static str = #type_name;
@@ -270,7 +276,7 @@ impl<'p> Gen<'p> {
 
                 #size
 
-                fn read<T: Trace<#in_lt>>(r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
+                fn read<T: Trace<#in_lt>>(#r: &mut #rd<#in_lt, T>) -> Result<Self, DecodeError> {
                     #read_start
                     #struct_limit
                     #(#reads)*
@@ -281,7 +287,7 @@ impl<'p> Gen<'p> {
                     Ok(Self { #(#build),* })
                 }
 
-                fn write(&self, w: &mut #wr<'_>) -> Result<(), EncodeError> {
+                fn write(&self, #w: &mut #wr<'_>) -> Result<(), EncodeError> {
                     #write_start
                     #(#writes)*
                     #struct_padding

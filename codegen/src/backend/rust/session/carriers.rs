@@ -22,17 +22,30 @@ impl At {
     }
 }
 
-/// What the visit binds: each part as `part`, and the enclosing fields a join key reads, each as
-/// a local of the field's name, copied from the nearest holder on the way down.
+/// What the visit looks for: values of its targets, each bound as `part` (or `_` where its
+/// statements do not read it), and the enclosing fields a join key reads, each as a local of the
+/// field's name, copied from the nearest holder on the way down.
 pub(crate) struct Visit<'a> {
-    pub target: StructId,
+    pub targets: Vec<Target>,
     pub keys: &'a [FieldRef],
-    /// The statements run for each part.
+}
+
+/// One type a visit looks for, and the statements run for each of its values.
+pub(crate) struct Target {
+    pub sid: StructId,
     pub body: TokenStream,
+    /// Whether the statements read the value (`part`).
+    pub binds: bool,
+}
+
+impl Visit<'_> {
+    fn target(&self, sid: StructId) -> Option<&Target> {
+        self.targets.iter().find(|t| t.sid == sid)
+    }
 }
 
 impl<'p> Gen<'p> {
-    /// Statements visiting every value of `v.target` in the value of struct `sid` that `at`
+    /// Statements visiting every value of `v`'s targets in the value of struct `sid` that `at`
     /// refers to (`&Root`), or nothing when it holds none.
     pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
         let mut holders = vec![false; self.p.structs.len()];
@@ -49,16 +62,17 @@ impl<'p> Gen<'p> {
         holders: &mut [bool],
     ) -> Option<TokenStream> {
         let place = at.place();
-        if sid == v.target {
-            let body = &v.body;
+        if let Some(t) = v.target(sid) {
+            let body = &t.body;
             return Some(match at {
                 // Bound as `part` on the way down.
                 At::Bound(_) => body.clone(),
+                _ if !t.binds => body.clone(),
                 At::Root(root) => quote! { { let part = #root; #body } },
                 At::Place(place) => quote! { { let part = &#place; #body } },
             });
         }
-        if !self.holds(sid, v.target, holders) {
+        if !self.holds(sid, v, holders) {
             return None;
         }
         let s = &self.p.structs[sid];
@@ -121,7 +135,7 @@ impl<'p> Gen<'p> {
         (!out.is_empty()).then(|| quote! { #(#out)* })
     }
 
-    /// A `match` on the switch `at` refers to, with an arm per case that holds `v.target` (a
+    /// A `match` on the switch `at` refers to, with an arm per case that holds a target (a
     /// struct or an array of them).
     #[allow(clippy::too_many_arguments)] // the visit's state, and where the switch is
     fn visit_union(
@@ -202,8 +216,12 @@ impl<'p> Gen<'p> {
     /// its type's name in snake case (`command`), kept apart from the join's own locals and
     /// the keys.
     fn binding(&self, v: &Visit, to: StructId, depth: usize) -> Ident {
-        if to == v.target {
-            return format_ident!("part");
+        if let Some(t) = v.target(to) {
+            return if t.binds {
+                format_ident!("part")
+            } else {
+                format_ident!("_")
+            };
         }
         let name = self.p.structs[to].name.to_snake_case();
         let taken = [
@@ -225,16 +243,16 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// Whether a value of struct `sid` can hold one of `target` (`holders` keeps the structs
-    /// known to).
-    fn holds(&self, sid: StructId, target: StructId, holders: &mut [bool]) -> bool {
+    /// Whether a value of struct `sid` can hold a value of one of `v`'s targets (`holders` keeps
+    /// the structs known to).
+    fn holds(&self, sid: StructId, v: &Visit, holders: &mut [bool]) -> bool {
         if holders[sid] {
             return true;
         }
         let mut stack = vec![sid];
         let mut visited = vec![false; self.p.structs.len()];
         while let Some(id) = stack.pop() {
-            if id == target {
+            if v.target(id).is_some() {
                 holders[sid] = true;
                 return true;
             }

@@ -41,6 +41,11 @@ impl<'p> Gen<'p> {
                 ways.push(way);
             }
         }
+        for j in &self.p.stream_joins {
+            if let Some(way) = self.stream_way(j)? {
+                ways.push(way);
+            }
+        }
         if ways.is_empty() {
             return Ok(JoinItems {
                 module: quote! {},
@@ -83,7 +88,7 @@ impl<'p> Gen<'p> {
                 },
             )
         };
-        let direction = if self.p.joins.is_empty() {
+        let direction = if self.p.joins.is_empty() && self.p.stream_joins.is_empty() {
             quote! {}
         } else {
             quote! { let direction = usize::from(!from_client); }
@@ -222,6 +227,115 @@ impl<'p> Gen<'p> {
         })
     }
 
+    /// The `JoinedMessage` fields of a join's streams (of struct `sid`), the values that fill
+    /// them from the joined payload `j`, and whether they borrow from it.
+    fn joined_streams(
+        &self,
+        sid: StructId,
+        streams: &[Stream],
+    ) -> (Vec<TokenStream>, Vec<TokenStream>, bool) {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let (mut fields, mut values, mut borrows) = (Vec::new(), Vec::new(), false);
+        for x in streams {
+            let f = ident(&s.fields[x.field].name);
+            match x.whole {
+                Some(w) => {
+                    let n = ident(&p.structs[w].name);
+                    let m = format_ident!("decode_{}", s.fields[x.field].name);
+                    borrows |= self.l.borrows[w];
+                    let t = if self.l.borrows[w] {
+                        quote! { #n<'j> }
+                    } else {
+                        quote! { #n }
+                    };
+                    fields.push(quote! { #f: #t, });
+                    values.push(quote! { #f: j.#m()?, });
+                }
+                None => {
+                    borrows = true;
+                    let hex = self.features().serde_hex();
+                    fields.push(quote! { #hex #f: Cow<'j, [u8]>, });
+                    values.push(quote! { #f: Cow::Borrowed(&j.#f), });
+                }
+            }
+        }
+        (fields, values, borrows)
+    }
+
+    /// A stream join's way: pieces of `j.in_struct` between values of `j.begin` and `j.end`,
+    /// in the order the datagram and the conversation bring them.
+    fn stream_way(&self, j: &StreamJoin) -> Result<Option<Way>, Internal> {
+        let p = self.p;
+        let sid = j.in_struct;
+        let s = &p.structs[sid];
+        let name = ident(&s.name);
+        let field = ident(&s.name.to_snake_case());
+        let joiner = format_ident!("{}Joiner", s.name);
+        let part_doc = doc_prose(&format!(
+            "[`{}`] pieces, per direction (from the client, from the server).",
+            s.name
+        ));
+        let joined_doc = doc_prose(&format!(
+            "A [`{}`] payload joined from the pieces between a [`{}`] and a [`{}`].",
+            s.name, p.structs[j.begin].name, p.structs[j.end].name
+        ));
+        let (stream_fields, stream_values, borrows) = self.joined_streams(sid, &j.streams);
+        let visit = carriers::Visit {
+            targets: vec![
+                carriers::Target {
+                    sid: j.begin,
+                    body: quote! { joins.#field[direction].begin(); },
+                    binds: false,
+                },
+                carriers::Target {
+                    sid,
+                    body: quote! { joins.#field[direction].push(part, tag); },
+                    binds: true,
+                },
+                carriers::Target {
+                    sid: j.end,
+                    body: quote! {
+                        if let Some((joined, tags)) = joins.#field[direction].end() {
+                            let joined = Joined::#name(joined);
+                            joined.decode().within("joined")?;
+                            completed.push((joined, tags));
+                        }
+                    },
+                    binds: false,
+                },
+            ],
+            keys: &[],
+        };
+        let feed = self.visit_carriers(&visit, p.root, quote! { message });
+        if feed.is_empty() {
+            return Ok(None);
+        }
+        let jn = format_ident!("{}Joined", s.name);
+        Ok(Some(Way {
+            field: quote! {
+                #part_doc
+                pub #field: [#joiner; 2],
+            },
+            joined: quote! {
+                #joined_doc
+                #name(#jn),
+            },
+            message: quote! {
+                #joined_doc
+                #name {
+                    /// How many pieces it was joined from.
+                    parts: usize,
+                    #(#stream_fields)*
+                },
+            },
+            decode: quote! { Joined::#name(j) => JoinedMessage::#name { parts: j.parts, #(#stream_values)* }, },
+            feed,
+            borrows,
+            records: false,
+        }))
+    }
+
     /// A sequence join's way: parts of `j.in_struct`, wherever the root carries one (itself, or
     /// a case of one of its switches); `None` when the root carries none that way (its joiner
     /// is then the crate user's to feed).
@@ -256,30 +370,9 @@ impl<'p> Gen<'p> {
             parts: usize,
         });
         values.push(quote! { first: j.first, parts: j.parts, });
-        let mut borrows = false;
-        for x in &j.streams {
-            let f = ident(&s.fields[x.field].name);
-            match x.whole {
-                Some(w) => {
-                    let n = ident(&p.structs[w].name);
-                    let m = format_ident!("decode_{}", s.fields[x.field].name);
-                    borrows |= self.l.borrows[w];
-                    let t = if self.l.borrows[w] {
-                        quote! { #n<'j> }
-                    } else {
-                        quote! { #n }
-                    };
-                    fields.push(quote! { #f: #t, });
-                    values.push(quote! { #f: j.#m()?, });
-                }
-                None => {
-                    borrows = true;
-                    let hex = self.features().serde_hex();
-                    fields.push(quote! { #hex #f: Cow<'j, [u8]>, });
-                    values.push(quote! { #f: Cow::Borrowed(&j.#f), });
-                }
-            }
-        }
+        let (stream_fields, stream_values, borrows) = self.joined_streams(sid, &j.streams);
+        fields.extend(stream_fields);
+        values.extend(stream_values);
         // What the joined payload announces (DNP's Long Link State: the types of its values).
         let record: Vec<TokenStream> = p
             .state
@@ -305,16 +398,19 @@ impl<'p> Gen<'p> {
         let enclosing: Vec<FieldRef> = j.enclosing_key().cloned().collect();
         let outer: Vec<Ident> = enclosing.iter().map(|r| ident(&r.name)).collect();
         let visit = carriers::Visit {
-            target: sid,
+            targets: vec![carriers::Target {
+                sid,
+                body: quote! {
+                    if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, #(#outer,)* tag)? {
+                        #record
+                        let joined = Joined::#name(joined);
+                        joined.decode().within("joined")?;
+                        completed.push((joined, tags));
+                    }
+                },
+                binds: true,
+            }],
             keys: &enclosing,
-            body: quote! {
-                if let Some((joined, tags)) = joins.#field[direction].push_tagged(part, #(#outer,)* tag)? {
-                    #record
-                    let joined = Joined::#name(joined);
-                    joined.decode().within("joined")?;
-                    completed.push((joined, tags));
-                }
-            },
         };
         let feed = self.visit_carriers(&visit, p.root, quote! { message });
         if feed.is_empty() {

@@ -235,6 +235,111 @@ impl<'p> Gen<'p> {
                 #parts_fn
             });
         }
+        for j in &p.stream_joins {
+            out.push(self.stream_joiner(j));
+        }
         Ok(quote! { #(#out)* })
+    }
+
+    /// A stream join's joined payload and joiner (see [`wiregen_runtime::StreamJoiner`]).
+    fn stream_joiner(&self, j: &StreamJoin) -> TokenStream {
+        let p = self.p;
+        let sid = j.in_struct;
+        let s = &p.structs[sid];
+        let st_anon = self.ty_anon(sid);
+        let jn = format_ident!("{}Joined", s.name);
+        let joiner = format_ident!("{}Joiner", s.name);
+        let (begin, end) = (&p.structs[j.begin].name, &p.structs[j.end].name);
+        let streams: Vec<Ident> = j
+            .streams
+            .iter()
+            .map(|x| ident(&s.fields[x.field].name))
+            .collect();
+        let n_streams = lit_usize(j.streams.len());
+        let max = lit_usize(j.max_size);
+        let decoders: Vec<TokenStream> = j
+            .streams
+            .iter()
+            .filter_map(|x| {
+                let w = x.whole?;
+                let f = ident(&s.fields[x.field].name);
+                let m = format_ident!("decode_{}", s.fields[x.field].name);
+                let (wt, wn) = (self.ty_anon(w), ident(&p.structs[w].name));
+                let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
+                Some(quote! {
+                    #doc
+                    pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
+                })
+            })
+            .collect();
+        let decoders = if decoders.is_empty() {
+            quote! {}
+        } else {
+            quote! { impl #jn { #(#decoders)* } }
+        };
+        let (joined_doc, joiner_doc) = (
+            doc_prose(&format!(
+                "A payload joined from the [`{}`] pieces between a [`{begin}`] and a [`{end}`].",
+                s.name
+            )),
+            doc_prose(&format!(
+                "Joins [`{}`] pieces in the order they come, from a [`{begin}`] to a [`{end}`], in \
+                 one direction of a conversation (keep one joiner per direction); its limit and \
+                 counters are the [`StreamJoiner`](wiregen_runtime::StreamJoiner)'s it derefs to.",
+                s.name
+            )),
+        );
+        quote! {
+            #joined_doc
+            #[derive(Debug, Clone, PartialEq, Eq)]
+            pub struct #jn {
+                /// How many pieces it was joined from.
+                pub parts: usize,
+                #( pub #streams: Vec<u8>, )*
+            }
+
+            #decoders
+
+            #joiner_doc
+            #[derive(Debug)]
+            pub struct #joiner(wiregen_runtime::StreamJoiner<#n_streams>);
+
+            impl Default for #joiner {
+                fn default() -> Self {
+                    Self(wiregen_runtime::StreamJoiner::new(#max))
+                }
+            }
+
+            impl #joiner {
+                /// A begin message: opens a payload.
+                pub fn begin(&mut self) {
+                    self.0.begin();
+                }
+
+                /// A piece, with a tag of the caller's (a capture's frame number).
+                pub fn push(&mut self, part: &#st_anon, tag: u64) {
+                    self.0.push([#(part.#streams.to_vec()),*], tag);
+                }
+
+                /// An end message: the payload it completes, with the tags of its pieces.
+                pub fn end(&mut self) -> Option<wiregen_runtime::Tagged<#jn>> {
+                    let wiregen_runtime::StreamJoined { parts, streams: [#(#streams),*], tags } = self.0.end()?;
+                    Some((#jn { parts, #(#streams,)* }, tags))
+                }
+            }
+
+            impl std::ops::Deref for #joiner {
+                type Target = wiregen_runtime::StreamJoiner<#n_streams>;
+                fn deref(&self) -> &Self::Target {
+                    &self.0
+                }
+            }
+
+            impl std::ops::DerefMut for #joiner {
+                fn deref_mut(&mut self) -> &mut Self::Target {
+                    &mut self.0
+                }
+            }
+        }
     }
 }
