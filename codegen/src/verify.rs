@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use wiregen::internal::{write_if_changed, PlannedProtocol};
+use wiregen::ir::{Expr, Len, Ty};
 use wiregen::{pipeline, Builder};
 
 #[derive(clap::Args)]
@@ -33,6 +34,10 @@ pub struct Args {
     /// Where the generated crate, the verifier program, its build and failing captures go.
     #[arg(long, default_value = "target/wiregen-verify")]
     work_dir: PathBuf,
+    /// A type no valid message can reach (declared so): verify fails on every other type its
+    /// messages never reached.
+    #[arg(long, value_name = "TYPE")]
+    unreachable: Vec<String>,
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -83,6 +88,14 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         write_if_changed(o).map_err(|e| e.to_string())?;
     }
     let runner = write_runner(&work, &protocol)?;
+    // What the messages should reach: every type the root holds, with its fields' filter names.
+    let ir = pipeline::load(Path::new("."), schema).map_err(|e| e.to_string())?;
+    let coverage = runner.join("coverage.txt");
+    write_if_changed(&wiregen::backend::Output {
+        path: coverage.display().to_string(),
+        contents: coverage_list(&ir),
+    })
+    .map_err(|e| e.to_string())?;
     // An application is dissected inside its transport: both dissectors are loaded.
     let luas: Vec<PathBuf> = std::iter::once(&protocol.name)
         .chain(&protocol.application_on)
@@ -107,7 +120,12 @@ fn verify(schema: &Path, args: &Args) -> Result<bool, String> {
         .args(["--hostile", &args.hostile.to_string()])
         .args(["--seed", &args.seed.to_string()])
         .arg("--work-dir")
-        .arg(work.join("captures"));
+        .arg(work.join("captures"))
+        .arg("--coverage")
+        .arg(&coverage);
+    for t in &args.unreachable {
+        cargo.args(["--unreachable", t]);
+    }
     if let Some(port) = args.port {
         cargo.args(["--port", &port.to_string()]);
     }
@@ -166,4 +184,66 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
         .map_err(|e| e.to_string())?;
     }
     Ok(runner)
+}
+
+/// The types a valid message may hold (the root's, or an application's messages', and every
+/// type inside them), one per line: its name, then the filter names its fields are noted under
+/// (also under each `filter:` use of it), tab-separated: what `wiregen_verify` counts as
+/// reached.
+fn coverage_list(p: &wiregen::ir::Protocol) -> String {
+    let mut roots = vec![p.root];
+    if let Some(a) = &p.application {
+        roots = a.messages.iter().map(|(_, ty)| *ty).collect();
+    }
+    let mut reached = roots;
+    let mut k = 0;
+    while k < reached.len() {
+        let mut kids = Vec::new();
+        // An array of no elements (`count: 0`) holds no value of its type.
+        let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));
+        for f in p.structs[reached[k]]
+            .fields
+            .iter()
+            .filter(|f| !empty(&f.ty))
+        {
+            f.ty.child_structs(&mut kids);
+        }
+        for c in kids {
+            if !reached.contains(&c) {
+                reached.push(c);
+            }
+        }
+        k += 1;
+    }
+    reached.sort();
+    let mut out = String::new();
+    for sid in reached {
+        let s = &p.structs[sid];
+        // Fields that hold values of other types are noted as those values' fields.
+        let own = |f: &&wiregen::ir::Field| {
+            let mut kids = Vec::new();
+            f.ty.child_structs(&mut kids);
+            kids.is_empty() && !matches!(f.ty, wiregen::ir::Ty::Union(_))
+        };
+        let mut names: Vec<String> = (0..s.fields.len())
+            .filter(|fi| own(&&s.fields[*fi]))
+            .map(|fi| wiregen::naming::abbrev(p, sid, fi))
+            .collect();
+        for (_, filter) in p.filter_uses().iter().filter(|(u, _)| *u == sid) {
+            let base = wiregen::naming::use_abbrev(p, filter);
+            names.extend(
+                s.fields
+                    .iter()
+                    .filter(own)
+                    .map(|f| format!("{base}.{}", f.name)),
+            );
+        }
+        out.push_str(&s.name);
+        for n in names {
+            out.push('\t');
+            out.push_str(&n);
+        }
+        out.push('\n');
+    }
+    out
 }

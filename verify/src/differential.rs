@@ -35,6 +35,34 @@ pub struct Options {
     /// Keep every capture (the report says where), not only those of a failing check: to open
     /// what was proven in Wireshark.
     pub keep: bool,
+    /// The types valid messages may hold, each with the filter names of its fields: the report
+    /// says which the compared messages reached, and fails on a type none reached (empty: not
+    /// measured).
+    pub coverage: Vec<TypeFields>,
+    /// Types declared unreachable: not a failure when no message reaches them.
+    pub unreachable: Vec<String>,
+}
+
+/// A type of the schema and the filter names its fields are noted under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFields {
+    pub name: String,
+    pub fields: Vec<String>,
+}
+
+/// The list `wiregen verify` writes: a type per line, its name then its fields' filter names,
+/// tab-separated.
+pub fn coverage_list(text: &str) -> Vec<TypeFields> {
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let mut parts = l.split('\t');
+            TypeFields {
+                name: parts.next().unwrap_or_default().to_string(),
+                fields: parts.map(str::to_string).collect(),
+            }
+        })
+        .collect()
 }
 
 impl Options {
@@ -49,6 +77,8 @@ impl Options {
             port: None,
             work_dir: None,
             keep: false,
+            coverage: Vec::new(),
+            unreachable: Vec::new(),
         }
     }
 }
@@ -85,6 +115,11 @@ pub struct Report {
     pub fatal: Option<String>,
     /// The captures, kept when something failed.
     pub captures: Vec<PathBuf>,
+    /// The filter names of the fields the compared messages hold.
+    pub seen: std::collections::BTreeSet<String>,
+    /// The types to reach (see [`Options::coverage`]), and those declared unreachable.
+    pub coverage: Vec<TypeFields>,
+    pub unreachable: Vec<String>,
 }
 
 impl Report {
@@ -94,6 +129,30 @@ impl Report {
             && self.disagreements.is_empty()
             && self.errors.is_empty()
             && !self.too_few()
+            && self.unreached().is_empty()
+    }
+
+    /// Per type: how many of its fields the compared messages held, of how many.
+    pub fn type_coverage(&self) -> Vec<(&str, usize, usize)> {
+        self.coverage
+            .iter()
+            .map(|t| {
+                let held = t.fields.iter().filter(|f| self.seen.contains(*f)).count();
+                (t.name.as_str(), held, t.fields.len())
+            })
+            .collect()
+    }
+
+    /// The types (with fields to show) no compared message reached, but those declared
+    /// unreachable.
+    pub fn unreached(&self) -> Vec<&str> {
+        self.type_coverage()
+            .into_iter()
+            .filter(|(name, held, of)| {
+                *held == 0 && *of > 0 && !self.unreachable.iter().any(|u| u == name)
+            })
+            .map(|(name, _, _)| name)
+            .collect()
     }
 
     /// Fewer than a tenth of the messages asked for: the encoder refused nearly every arbitrary
@@ -143,6 +202,43 @@ impl fmt::Display for Report {
         for c in &self.captures {
             writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
         }
+        if !self.coverage.is_empty() {
+            // Per type, the fields the compared messages held (a type of no fields shows none).
+            let table = self.type_coverage();
+            let width = table.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+            writeln!(
+                f,
+                "{p}: coverage (fields the compared messages held, per type):"
+            )?;
+            for (name, held, of) in &table {
+                let note = if *of == 0 {
+                    "  (no fields: not measured)"
+                } else if *held == 0 && self.unreachable.iter().any(|u| u == name) {
+                    "  (declared unreachable)"
+                } else if *held == 0 {
+                    "  NEVER REACHED"
+                } else {
+                    ""
+                };
+                writeln!(f, "{p}:   {name:<width$} {held:>3}/{of:<3}{note}")?;
+            }
+            let (held, of) = table
+                .iter()
+                .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
+            let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
+            let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
+            writeln!(
+                f,
+                "{p}: coverage: {reached} of {measured} types, {held} of {of} fields reached"
+            )?;
+            for name in self.unreached() {
+                writeln!(
+                    f,
+                    "{p}: no message reached type '{name}' (declare it with --unreachable \
+                     {name} if no valid message can)"
+                )?;
+            }
+        }
         writeln!(
             f,
             "{p}: {} of {} messages agree field by field ({} fields; {} values refused by the \
@@ -164,6 +260,8 @@ pub fn verify<P: ArbitraryProtocol>(opts: &Options) -> Report {
     let mut report = Report {
         protocol: P::NAME,
         wanted: opts.messages,
+        coverage: opts.coverage.clone(),
+        unreachable: opts.unreachable.clone(),
         ..Report::default()
     };
     if let Err(why) = run::<P>(opts, &mut report) {
@@ -219,6 +317,9 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         let frame = opening.len() + i;
         report.compared += 1;
         let notes = P::datagram_notes(*from_client, m).1;
+        report
+            .seen
+            .extend(notes.iter().map(|n| n.abbrev.to_string()));
         // Layer by layer (a transport's fields, then the application's inside it), each
         // dissector's fields against the crate's.
         let mut problem = None;

@@ -24,7 +24,7 @@ mod rng;
 mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
-pub use differential::{verify, Options, Report};
+pub use differential::{coverage_list, verify, Options, Report, TypeFields};
 pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };
@@ -37,7 +37,8 @@ use std::process::ExitCode;
 use wiregen_runtime::ArbitraryProtocol;
 
 const USAGE: &str = "usage: verify [--lua FILE]... [--messages N] [--hostile N] [--seed N] \
-                     [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]...";
+                     [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]... \
+                     [--coverage FILE] [--unreachable TYPE]...";
 
 /// A verifier program for protocol `P`: reads [`Options`] from the command line (`--lua` the
 /// dissector, then any it needs; `--messages`, `--hostile`, `--seed`, `--port`, `--work-dir`,
@@ -80,6 +81,12 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--work-dir" => opts.work_dir = Some(value()?.into()),
             "--keep" => opts.keep = true,
             "--tshark-arg" => opts.tshark_args.push(value()?),
+            "--coverage" => {
+                let path = value()?;
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+                opts.coverage = differential::coverage_list(&text);
+            }
+            "--unreachable" => opts.unreachable.push(value()?),
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),
             other => return Err(format!("unknown argument {other}")),
         }
