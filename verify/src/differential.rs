@@ -292,6 +292,21 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
             report.tried
         ));
     }
+    // A protocol only on TCP is verified over TCP: its messages framed on two streams cut
+    // anywhere.
+    if let (Some(framing), true) = (P::TCP_FRAMING, P::UDP_PORTS.is_empty()) {
+        let port = opts.port.or(P::TCP_PORTS.first().copied()).unwrap_or(40404);
+        let mut args: Vec<String> = if P::TCP_PORTS.contains(&port) {
+            Vec::new()
+        } else {
+            vec!["-d".into(), format!("tcp.port=={port},{}", P::NAME)]
+        };
+        args.extend(opts.tshark_args.iter().cloned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        return crate::tcp_stream::verify_tcp::<P>(
+            opts, framing, port, &args, &messages, &mut rng, report,
+        );
+    }
     // With an opening, every message follows it in one conversation; else each message is a
     // conversation of its own (nothing one message leaves behind changes the next).
     let one_conversation = !opening.is_empty();

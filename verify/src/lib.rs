@@ -21,6 +21,7 @@ mod compare;
 mod differential;
 mod pcap;
 mod rng;
+mod tcp_stream;
 mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
