@@ -129,6 +129,8 @@ pub enum DecodeErrorKind {
     },
     /// The value reads the direction (`@from_client`) and was decoded without it.
     NoDirection,
+    /// An element of an array read to the end took no bytes: the rest cannot be read.
+    EmptyElement,
     /// A piece of a payload came again with other bytes: the first one is kept.
     ConflictingPiece {
         /// The piece's index.
@@ -321,6 +323,10 @@ impl fmt::Display for DecodeError {
                 f,
                 "reads a field of the enclosing {holder}: decode the {holder} that holds it"
             ),
+            DecodeErrorKind::EmptyElement => write!(
+                f,
+                "an element takes no bytes: the array to the end cannot go on"
+            ),
             DecodeErrorKind::NoDirection => write!(
                 f,
                 "depends on the direction: decode with decode_from(bytes, from_client) or a \
@@ -428,6 +434,9 @@ pub enum EncodeErrorKind {
     },
     /// The value reads the direction (`@from_client`) and was encoded without it.
     NoDirection,
+    /// An element of an array read to the end would take no bytes: the decoder could not tell
+    /// where the array ends.
+    EmptyElement,
 }
 
 impl EncodeError {
@@ -500,6 +509,10 @@ impl fmt::Display for EncodeError {
             EncodeErrorKind::Outside { holder } => write!(
                 f,
                 "reads a field of the enclosing {holder}: encode the {holder} that holds it"
+            ),
+            EncodeErrorKind::EmptyElement => write!(
+                f,
+                "an element takes no bytes: a reader of the array to the end could not go on"
             ),
             EncodeErrorKind::NoDirection => write!(
                 f,

@@ -537,3 +537,66 @@ pub fn direction_readers(p: &Protocol) -> Vec<bool> {
         }
     }
 }
+
+/// Whether a value of `ty` can be read from no bytes (conservatively: a length or count given
+/// by an expression may be 0).
+pub fn can_be_empty(p: &Protocol, ty: &Ty) -> bool {
+    empty_in(p, ty, true, &mut Vec::new())
+}
+
+/// Whether a value of `ty` can be read from no bytes whatever the lengths and counts it reads
+/// from the wire say (every field of it optional, say): a schema mistake rather than data.
+pub fn always_may_be_empty(p: &Protocol, ty: &Ty) -> bool {
+    empty_in(p, ty, false, &mut Vec::new())
+}
+
+/// [`can_be_empty`] (`from_wire`: a length or count read from the data may be 0) and
+/// [`always_may_be_empty`]; `seen` stops at recursive types.
+fn empty_in(p: &Protocol, ty: &Ty, from_wire: bool, seen: &mut Vec<StructId>) -> bool {
+    // A length or count: 0 when written so, maybe 0 when read from the data.
+    let zero = |l: &Len| match l {
+        Len::Expr(Expr::Int(n, _)) | Len::Bytes(Expr::Int(n, _)) => *n == 0,
+        Len::Expr(_) | Len::Bytes(_) => from_wire,
+        // The rest of a scope: empty when the scope's size, read from the data, is 0 (an
+        // element's rest without a size of its own is refused as greedy elsewhere).
+        Len::Rest => from_wire,
+        Len::Natural => true,
+        // The prefix itself takes bytes.
+        Len::Prefix(_) | Len::VarPrefix(_) => false,
+    };
+    match ty {
+        Ty::Bytes(l) | Ty::Str(l, Text { nul: Nul::No, .. }) => zero(l),
+        Ty::Str(..) => false,
+        Ty::Array(e, l) => zero(l) || empty_in(p, e, from_wire, seen),
+        Ty::Bits => true,
+        Ty::Struct(id, len) => {
+            if len.as_ref().is_some_and(zero) {
+                return true;
+            }
+            if seen.contains(id) {
+                return false;
+            }
+            seen.push(*id);
+            let s = &p.structs[*id];
+            let empty = s.padding.pad.is_none()
+                && s.fields.iter().all(|f| {
+                    f.condition.is_some()
+                        || f.group.is_none() && empty_in(p, &f.ty, from_wire, seen)
+                });
+            seen.pop();
+            empty
+        }
+        Ty::Union(u) => {
+            u.cases
+                .iter()
+                .map(|c| c.body)
+                .chain(u.default)
+                .any(|b| match b {
+                    CaseBody::Struct(id) => empty_in(p, &Ty::Struct(id, None), from_wire, seen),
+                    _ => true,
+                })
+                || u.default.is_none() && u.cases.is_empty()
+        }
+        _ => false,
+    }
+}

@@ -94,6 +94,9 @@ pub struct FieldPlan {
     /// The slot its value is kept in for the types inside that read it (see
     /// [`Lowered::enclosing`]).
     pub enclosing_slot: Option<usize>,
+    /// An array read to the end (or to a size in bytes) whose elements may take no bytes: both
+    /// coders check each element took some (else it would be read forever).
+    pub empty_elements: bool,
     /// The coders' locals of this field beside its own (which has the field's name).
     pub locals: FieldLocals,
 }
@@ -252,6 +255,12 @@ fn field_plan(p: &Protocol, sid: StructId, fi: usize, read_by_expressions: bool)
             || f.valid.is_some(),
         write: write::plan(p, sid, fi),
         enclosing_slot: None,
+        empty_elements: match &f.ty {
+            Ty::Array(e, Len::Rest | Len::Natural | Len::Bytes(_)) => {
+                crate::ir::analysis::can_be_empty(p, e)
+            }
+            _ => false,
+        },
         locals: field_locals(s, fi),
     }
 }

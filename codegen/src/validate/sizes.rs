@@ -142,8 +142,9 @@ impl<'f> Validator<'f> {
 
 impl<'f> Validator<'f> {
     /// An array read to the end of its scope stops when no bytes are left: an element that can
-    /// be read from no bytes at all would be read forever. Such elements are refused there (a
-    /// switch case of an array too).
+    /// be read from no bytes at all would be read forever. Such elements are refused in a bit
+    /// stream and as a switch case's array; a byte layout's plain array checks each element at
+    /// run time instead (`FieldPlan::empty_elements`).
     pub(crate) fn check_endless_arrays(&mut self, p: &Protocol) {
         for s in &p.structs {
             for (fi, f) in s.fields.iter().enumerate() {
@@ -164,10 +165,16 @@ impl<'f> Validator<'f> {
                         .collect(),
                     _ => Vec::new(),
                 };
-                let empty_elem = elem.is_some_and(|e| can_be_empty(p, e, &mut Vec::new()))
-                    || cases
-                        .iter()
-                        .any(|id| can_be_empty(p, &Ty::Struct(*id, None), &mut Vec::new()));
+                // In a byte layout, an element of a plain array that takes no bytes is found
+                // while reading (both outputs stop there and say so: PDL's `_elementsize_`
+                // arrays, whose size field may be 0).
+                let checked = !s.layout.is_bits();
+                let empty_elem = elem.is_some_and(|e| {
+                    crate::ir::analysis::always_may_be_empty(p, e)
+                        || !checked && crate::ir::analysis::can_be_empty(p, e)
+                }) || cases
+                    .iter()
+                    .any(|id| crate::ir::analysis::can_be_empty(p, &Ty::Struct(*id, None)));
                 if empty_elem {
                     let at = format!("{}.type", self.field_path(&s.name, fi));
                     self.error("E1505",
@@ -182,45 +189,6 @@ impl<'f> Validator<'f> {
                 }
             }
         }
-    }
-}
-
-/// Whether a value of `ty` can be read from no bytes (conservatively: a length or count
-/// given by an expression may be 0). `seen` stops at recursive types.
-fn can_be_empty(p: &Protocol, ty: &Ty, seen: &mut Vec<StructId>) -> bool {
-    match ty {
-        Ty::Bytes(l) | Ty::Str(l, Text { nul: Nul::No, .. }) => {
-            !matches!(l, Len::Expr(Expr::Int(n, _)) if *n > 0)
-        }
-        Ty::Str(..) => false,
-        Ty::Array(e, Len::Expr(Expr::Int(n, _))) if *n > 0 => can_be_empty(p, e, seen),
-        Ty::Array(..) => true,
-        Ty::Bits => true,
-        Ty::Struct(id, _) => {
-            if seen.contains(id) {
-                return false;
-            }
-            seen.push(*id);
-            let s = &p.structs[*id];
-            let empty = s.padding.pad.is_none()
-                && s.fields.iter().all(|f| {
-                    f.condition.is_some() || f.group.is_none() && can_be_empty(p, &f.ty, seen)
-                });
-            seen.pop();
-            empty
-        }
-        Ty::Union(u) => {
-            u.cases
-                .iter()
-                .map(|c| c.body)
-                .chain(u.default)
-                .any(|b| match b {
-                    CaseBody::Struct(id) => can_be_empty(p, &Ty::Struct(id, None), seen),
-                    _ => true,
-                })
-                || u.default.is_none() && u.cases.is_empty()
-        }
-        _ => false,
     }
 }
 

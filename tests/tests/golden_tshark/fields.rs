@@ -702,3 +702,47 @@ fn sized_switches_agree_between_crate_and_dissector() {
     assert_eq!(value(&d, 0, "sized_switches.inner.a"), "7");
     assert_eq!(value(&d, 0, "sized_switches.pair.b"), "770");
 }
+
+/// Elements sized by a field that may be 0 (`element_size`, PDL's `_elementsize_`): the schema
+/// is accepted, and an element of no bytes is found while reading by both outputs.
+#[test]
+fn an_element_of_no_bytes_is_found_while_reading_by_both_outputs() {
+    use wiregen_golden::element_size::{Item, Packet};
+    let two = hex_bytes("02 AABB CCDD");
+    let p = Packet::decode(&two).unwrap();
+    assert_eq!(
+        p.items,
+        [
+            Item {
+                data: Cow::Borrowed(&[0xAA, 0xBB][..])
+            },
+            Item {
+                data: Cow::Borrowed(&[0xCC, 0xDD][..])
+            }
+        ]
+    );
+    assert_eq!(p.encode().unwrap(), two);
+    // Size 0 with a byte left: the first element takes none.
+    let empty = hex_bytes("00 11");
+    let e = Packet::decode(&empty).unwrap_err();
+    assert_eq!(e.kind, wiregen_runtime::DecodeErrorKind::EmptyElement);
+    assert_eq!((e.field(), e.offset), ("items".to_string(), 1));
+    let zero = Packet {
+        element_size: 0,
+        items: vec![Item {
+            data: Cow::Borrowed(&[]),
+        }],
+    };
+    let e = zero.encode().unwrap_err();
+    assert_eq!(e.kind, wiregen_runtime::EncodeErrorKind::EmptyElement);
+    let d = dissect_payloads("element_size", 9146, &[two, empty]);
+    assert_eq!(shown(&d, 0, "element_size.item.data"), ["aa:bb", "cc:dd"]);
+    assert!(d.lua_errors(1).is_empty());
+    assert!(
+        d.frames[1]
+            .iter()
+            .any(|f| f.showname.contains("an element takes no bytes")),
+        "{:?}",
+        d.frames[1]
+    );
+}

@@ -87,7 +87,20 @@ impl<'p> Gen<'p> {
                 }
                 let item_target = item_of(target);
                 let elem_abbrev = naming::element_abbrev(elem, abbrev);
+                let empty_elements = self.l.field(sid, fi).empty_elements;
+                if empty_elements {
+                    c.line(format!("local before_{name} = offset"));
+                }
                 self.value(c, sid, fi, elem, &elem_abbrev, &arr, &item_target)?;
+                if empty_elements {
+                    // As the crate: an element of no bytes ends the array, said so.
+                    c.open(format!("if offset == before_{name} then"));
+                    c.line(format!(
+                        "{arr}:add_proto_expert_info(E.length, \"an element takes no bytes: the array to the end cannot go on\")"
+                    ));
+                    c.line("break");
+                    c.close("end");
+                }
                 if may_stop {
                     c.line("if REST_TAKEN then break end");
                 }

@@ -29,6 +29,18 @@ impl<'p> Gen<'p> {
             Ty::Array(elem, count) => {
                 let item =
                     self.read_ty(sid, fi, elem, nm, &naming::element_abbrev(elem, abbrev))?;
+                // An element that may take no bytes is checked to have taken some.
+                let item = if self.l.field(sid, fi).empty_elements {
+                    quote! {
+                        let at = r.pos();
+                        v.push(#item);
+                        if r.pos() == at {
+                            return Err(r.error(#nm, at, DecodeErrorKind::EmptyElement));
+                        }
+                    }
+                } else {
+                    quote! { v.push(#item); }
+                };
                 let min = self.min_size(elem).max(1);
                 // Capacity bounded by what the input can hold, so a lying count cannot make us allocate.
                 let cap = if min == 1 {
@@ -41,12 +53,12 @@ impl<'p> Gen<'p> {
                     // A bit stream ends with fewer than 8 bits of padding, not an element.
                     Len::Rest | Len::Natural if self.bits(sid) => quote! { {
                         let mut v = Vec::with_capacity(r.remaining() / 8);
-                        while r.remaining() >= 8 { v.push(#item); }
+                        while r.remaining() >= 8 { #item }
                         v
                     } },
                     Len::Rest | Len::Natural => quote! { {
                         let mut v = Vec::with_capacity(#cap);
-                        while r.remaining() > 0 { v.push(#item); }
+                        while r.remaining() > 0 { #item }
                         v
                     } },
                     // Elements until exactly `n` bytes are read (the last one may not overrun).
@@ -56,7 +68,7 @@ impl<'p> Gen<'p> {
                             let n = #n;
                             let saved = r.limit(n, #nm)?;
                             let mut v = Vec::with_capacity(#cap);
-                            while r.remaining() > 0 { v.push(#item); }
+                            while r.remaining() > 0 { #item }
                             r.unlimit(saved, #nm)?;
                             v
                         } }
@@ -66,7 +78,7 @@ impl<'p> Gen<'p> {
                         quote! { {
                             let n = #n;
                             let mut v = Vec::with_capacity(n.min(#cap));
-                            for _ in 0..n { v.push(#item); }
+                            for _ in 0..n { #item }
                             v
                         } }
                     }

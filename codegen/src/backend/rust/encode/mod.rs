@@ -447,6 +447,18 @@ impl<'p> Gen<'p> {
                     (quote! { item }, Place::Ref(quote! { item }))
                 };
                 let item = self.write_ty(sid, fi, elem, item, nm)?;
+                // An element of no bytes would end a reader of the array to the end.
+                let item = if self.l.field(sid, fi).empty_elements {
+                    quote! {
+                        let at = w.len();
+                        #item
+                        if w.len() == at {
+                            return Err(EncodeError::new(#nm, EncodeErrorKind::EmptyElement));
+                        }
+                    }
+                } else {
+                    item
+                };
                 quote! { #prefix for #pattern in #v.iter() { #item } }
             }
             Ty::Union(u) => {
