@@ -40,6 +40,11 @@ struct DecodeArgs {
     /// Messages as hex, one per line: a file, or `-` for standard input.
     #[arg(long, value_name = "FILE")]
     hex_file: Option<PathBuf>,
+    /// The bytes were realigned from a bit offset (a payload as the dissector shows it: 52
+    /// bits in 7 bytes): one whole zero byte after the message is padding. Without it, any byte
+    /// after the message is an error.
+    #[arg(long)]
+    realigned: bool,
 }
 
 #[derive(Args)]
@@ -305,6 +310,7 @@ impl Job for Exec {
                     let json = Decode {
                         ty: a.ty.as_deref(),
                         bytes: &bytes,
+                        realigned: a.realigned,
                     }
                     .run::<P>()?;
                     println!("{json}");

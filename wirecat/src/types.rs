@@ -79,6 +79,8 @@ fn on_type<P: SerdeProtocol, A: OnType>(ty: Option<&str>, action: A) -> Result<A
 pub struct Decode<'b> {
     pub ty: Option<&'b str>,
     pub bytes: &'b [u8],
+    /// The bytes were realigned from a bit offset: a last zero byte may be padding alone.
+    pub realigned: bool,
 }
 
 impl OnType for Decode<'_> {
@@ -92,7 +94,8 @@ impl OnType for Decode<'_> {
             // in 7 bytes) may end with a byte that is padding alone; one whole zero byte is
             // taken for that, nothing more.
             Err(e)
-                if matches!(e.kind, DecodeErrorKind::Trailing { bytes: 1 })
+                if self.realigned
+                    && matches!(e.kind, DecodeErrorKind::Trailing { bytes: 1 })
                     && self.bytes.last() == Some(&0) =>
             {
                 T::Of::decode(&self.bytes[..self.bytes.len() - 1]).map_err(|_| e.to_string())
