@@ -4,8 +4,11 @@
 //! bytes and strings by prefix, derived length, constant length and to the end, NUL-terminated
 //! and NUL-padded strings in four encodings, arrays by count, prefix and to the end, nested
 //! types, conditions over bools, enums and flag bits, switches with single, range, empty,
-//! bytes and default cases, checksums, varints, padding, and LSB- and MSB-first bit streams),
-//! written as a user would write it. `wiregen verify` then proves its crate and dissector agree.
+//! bytes and default cases, checksums, varints, padding, and LSB- and MSB-first bit streams,
+//! fields of the root read by the types inside it (`Packet.ctx`) and the direction
+//! (`@from_client`), TCP framings (a size of what follows or of the whole frame) beside UDP),
+//! written as a user would write it. `wiregen verify` then proves its crate and dissector agree
+//! (over TCP for a TCP schema) and that its messages reached every type.
 //!
 //! The schemas are valid by construction: a seed whose schema the validator refuses is a bug
 //! of this generator or of the validator, and is reported as such.
@@ -329,11 +332,23 @@ impl Gen {
                 );
             }
             None => {
+                // One schema in five (byte layouts) is on TCP, framed as protocols frame it: a
+                // size of what follows, or of the whole frame (decided by the seed, so the
+                // other draws stay as they were).
+                let transport = if self.seed % 5 == 2 && !self.layout.bits() {
+                    let framing = [
+                        "length_prefix: u16le, length_counts: frame",
+                        "length_prefix: u32be",
+                        "length_prefix: u16be, length_counts: frame",
+                    ][(self.seed / 5 % 3) as usize];
+                    format!("tcp: {{ ports: [{port}], {framing} }}")
+                } else {
+                    format!("udp: {{ ports: [{port}] }}")
+                };
                 let _ = write!(
                     out,
                     "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
-                     title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ udp: {{ \
-                     ports: [{port}] }} }}\n",
+                     title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ {transport} }}\n",
                     seed = self.seed
                 );
                 if self.seed % 3 == 0 {
