@@ -1504,6 +1504,7 @@ local function reassemble(tvb, pinfo, root, v)
   if whole == nil or #whole.data == 0 then return "" end
   local wtvb = ByteArray.new(whole.data, true):tvb("Reassembled payload")
   local sub = root:add(wtvb(), string.format("Reassembled payload (%d bytes in %d pieces)", #whole.data, whole.count))
+  sub:add_proto_expert_info(E.joined, fmt("payload joined from %d pieces", whole.count))
   local size = wtvb:len()
   local nxt, name
   if whole.side == "client" then

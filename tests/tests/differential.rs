@@ -119,3 +119,68 @@ fn verify_catches_a_wrong_dissector() {
     assert!(report.errors.iter().any(|e| e.contains("boom")), "{report}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The verifier compares joins too: DNP's crate with a joiner that never completes a payload
+/// (a wrapper whose `join` drops them all, as the crate's did for parts it did not find) is
+/// caught on the frames where the dissector joins one.
+#[test]
+fn a_crate_whose_joins_differ_from_the_dissector_is_caught() {
+    struct Dropping;
+    impl wiregen_runtime::Protocol for Dropping {
+        const NAME: &'static str = <dnp::Protocol as wiregen_runtime::Protocol>::NAME;
+        const TITLE: &'static str = "DNP, joining nothing";
+        type Root<'a> = <dnp::Protocol as wiregen_runtime::Protocol>::Root<'a>;
+        type Conversation = <dnp::Protocol as wiregen_runtime::Protocol>::Conversation;
+        type Datagram<'a> = <dnp::Protocol as wiregen_runtime::Protocol>::Datagram<'a>;
+        const UDP_PORTS: &'static [u16] = <dnp::Protocol as wiregen_runtime::Protocol>::UDP_PORTS;
+        type Joins = ();
+        type Joined = std::convert::Infallible;
+        fn decode_datagram<'a>(
+            conversation: &mut Self::Conversation,
+            from_client: bool,
+            bytes: &'a [u8],
+        ) -> Result<Self::Datagram<'a>, wiregen_runtime::DecodeError> {
+            <dnp::Protocol as wiregen_runtime::Protocol>::decode_datagram(
+                conversation,
+                from_client,
+                bytes,
+            )
+        }
+        fn encode_datagram(
+            from_client: bool,
+            datagram: &Self::Datagram<'_>,
+        ) -> Result<Vec<u8>, wiregen_runtime::EncodeError> {
+            <dnp::Protocol as wiregen_runtime::Protocol>::encode_datagram(from_client, datagram)
+        }
+        fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+            <dnp::Protocol as wiregen_runtime::Protocol>::each_type(visitor)
+        }
+    }
+    impl wiregen_runtime::ArbitraryProtocol for Dropping {
+        fn arbitrary_message(
+            u: &mut arbitrary::Unstructured<'_>,
+            from_client: bool,
+        ) -> arbitrary::Result<Result<Vec<u8>, wiregen_runtime::EncodeError>> {
+            <dnp::Protocol as wiregen_runtime::ArbitraryProtocol>::arbitrary_message(u, from_client)
+        }
+        fn arbitrary_opening(
+            u: &mut arbitrary::Unstructured<'_>,
+        ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
+            <dnp::Protocol as wiregen_runtime::ArbitraryProtocol>::arbitrary_opening(u)
+        }
+    }
+    tshark();
+    let mut opts = wiregen_verify::Options::new(repo_root().join("dissectors/dnp.lua"));
+    opts.seed = 0x5104;
+    let report = wiregen_verify::verify::<Dropping>(&opts);
+    assert!(!report.ok(), "{report}");
+    let joins: Vec<&String> = report
+        .disagreements
+        .iter()
+        .filter(|d| d.contains("the crate joins 0 payloads there, the dissector 1"))
+        .collect();
+    assert!(!joins.is_empty(), "{report}");
+    // The real crate joins the same payloads as its dissector.
+    let real = verify_protocol::<dnp::Protocol>(&["dissectors/dnp.lua"], &[], 0x5104);
+    assert_eq!(real.joined, joins.len(), "{real}");
+}

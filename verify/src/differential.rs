@@ -105,6 +105,9 @@ pub struct Report {
     pub agreed: usize,
     /// Fields compared.
     pub fields: usize,
+    /// Payloads the crate joined from the compared messages' pieces (each where the dissector
+    /// joined one too).
+    pub joined: usize,
     /// Crate and dissector disagree, or the crate disagrees with itself.
     pub disagreements: Vec<String>,
     /// Hostile datagrams dissected (and decoded by the crate).
@@ -241,11 +244,13 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "{p}: {} of {} messages agree field by field ({} fields; {} values refused by the \
-             encoder, {} need earlier state); {} hostile datagrams, {} errors: {}",
+            "{p}: {} of {} messages agree field by field ({} fields, {} joined payloads; {} \
+             values refused by the encoder, {} need earlier state); {} hostile datagrams, {} \
+             errors: {}",
             self.agreed,
             self.compared,
             self.fields,
+            self.joined,
             self.refused,
             self.stateful,
             self.hostile,
@@ -368,9 +373,69 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
             None => report.agreed += 1,
         }
     }
+    joins::<P>(&d, &opening, &messages, one_conversation, report);
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
     keep_or_remove(opts, pcap, before, report);
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)
+}
+
+/// The payloads the crate's `Protocol::join` completes, frame by frame, against those the
+/// dissector joins (its `joined` notes): in one conversation after the opening, or each message
+/// in a conversation of its own, as the capture sends them.
+fn joins<P: ArbitraryProtocol>(
+    d: &Dissection,
+    opening: &[(bool, Vec<u8>)],
+    messages: &[(bool, Vec<u8>)],
+    one_conversation: bool,
+    report: &mut Report,
+) {
+    let mut conversation = P::Conversation::default();
+    let mut state = P::Joins::default();
+    let sent = opening
+        .iter()
+        .map(|(from_server, bytes)| (!from_server, bytes))
+        .chain(
+            messages
+                .iter()
+                .map(|(from_client, bytes)| (*from_client, bytes)),
+        );
+    for (frame, (from_client, bytes)) in sent.enumerate() {
+        if !one_conversation {
+            conversation = P::Conversation::default();
+            state = P::Joins::default();
+        }
+        // A payload joined that does not decode (an error inside "joined") is joined all the
+        // same (the dissector shows it malformed); a piece refused joins nothing.
+        let crate_joins = match P::decode_datagram(&mut conversation, from_client, bytes) {
+            Ok(datagram) => {
+                match P::join(
+                    &mut conversation,
+                    &mut state,
+                    from_client,
+                    &datagram,
+                    frame as u64,
+                ) {
+                    Ok(done) => done.len(),
+                    Err(e) if e.field().starts_with("joined") => 1,
+                    Err(_) => 0,
+                }
+            }
+            Err(_) => 0,
+        };
+        let shown = d
+            .experts(frame, P::NAME)
+            .iter()
+            .filter(|e| e.ends_with(".expert.joined"))
+            .count();
+        report.joined += crate_joins.min(shown);
+        if crate_joins != shown {
+            report.disagreements.push(format!(
+                "frame {} ({}): the crate joins {crate_joins} payloads there, the dissector {shown}",
+                frame + 1,
+                hex(bytes)
+            ));
+        }
+    }
 }
 
 /// A decode error that only the state of earlier messages would have avoided (a value typed by

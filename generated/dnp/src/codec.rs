@@ -3360,7 +3360,7 @@ impl wiregen_runtime::Protocol for Protocol {
                 .long_link_state[direction]
                 .push_tagged(part, tag)?
             {
-                conversation.record_joined_long_link_state(&joined)?;
+                conversation.record_joined_long_link_state(&joined).within("joined")?;
                 let joined = Joined::LongLinkState(joined);
                 joined.decode().within("joined")?;
                 completed.push((joined, tags));

@@ -384,7 +384,7 @@ impl<'p> Gen<'p> {
                     "record_joined_{}",
                     p.structs[r.in_struct].name.to_snake_case()
                 );
-                quote! { conversation.#f(&joined)?; }
+                quote! { conversation.#f(&joined).within("joined")?; }
             })
             .collect();
         let records = !record.is_empty() && p.opening.is_empty();
