@@ -297,12 +297,13 @@ local E = {
   joined = ProtoExpert.new("game_protocol.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("game_protocol.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("game_protocol.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  rejoined = ProtoExpert.new("game_protocol.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
   lost = ProtoExpert.new("game_protocol.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
   duplicate = ProtoExpert.new("game_protocol.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("game_protocol.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("game_protocol.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined, E.lost, E.duplicate, E.retransmission, E.out_of_order }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -1433,6 +1434,11 @@ local MAX_AGE_FRAMES = 10000
 local pieces = bounded(MAX_PENDING)
 local conversation_pending = {}
 local frame_wholes = {}
+-- The pieces of the payloads joined last (their bytes, by key and index), as the crate's
+-- Reassembler: a piece that comes again with them is a retransmission, not a new payload.
+local JOINED_PIECES = 4096
+local joined_pieces = bounded(JOINED_PIECES)
+local frame_rejoined = {}
 
 -- One payload of conversation `conv` no longer waits (joined or evicted).
 local function conversation_released(conv)
@@ -1456,49 +1462,64 @@ local function reassemble(tvb, pinfo, root, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(v.sequence)
   local index = v.chunk
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(index)
   if not pinfo.visited then
-    local st = pieces.map[key]
-    if st == nil then
-      -- Room for a new payload: the ones waiting too long go first, then the oldest.
-      local oldest = bounded_oldest(pieces)
-      while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
-        oldest = bounded_oldest(pieces)
-      end
-      if pieces.count >= MAX_PENDING then
-        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
-      end
-      if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
-          function(other) return other.conv ~= conv end)
-      end
-      st = { parts = {}, first = pinfo.number, conv = conv }
-      bounded_set(pieces, key, st)
-      conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
-    end
     local piece = tvb:raw(tvb:len() - v.data, v.data)
-    local earlier = st.parts[index]
-    if earlier == nil then
-      st.parts[index] = piece
-    elseif earlier ~= piece then
-      -- A retransmission repeats a piece; different bytes under the same index are reported
-      -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, fmt(
-        "piece %d again, with different bytes: the first one is kept", index))
-    end
-    if has_bit(v.flags, 4) then st.count = index + 1 end
-    if st.count ~= nil then
-      local list = {}
-      for i = 0, st.count - 1 do
-        if st.parts[i] == nil then list = nil break end
-        list[#list + 1] = st.parts[i]
+    local done = key .. "|" .. tostring(index)
+    if joined_pieces.map[done] == piece then
+      frame_rejoined[here] = true
+    else
+      bounded_remove(joined_pieces, done)
+      local st = pieces.map[key]
+      if st == nil then
+        -- Room for a new payload: the ones waiting too long go first, then the oldest.
+        local oldest = bounded_oldest(pieces)
+        while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
+          evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
+          oldest = bounded_oldest(pieces)
+        end
+        if pieces.count >= MAX_PENDING then
+          evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
+        end
+        if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
+          evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+            function(other) return other.conv ~= conv end)
+        end
+        st = { parts = {}, first = pinfo.number, conv = conv }
+        bounded_set(pieces, key, st)
+        conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
       end
-      if list ~= nil then
-        frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
-        bounded_remove(pieces, key)
-        conversation_released(conv)
+      local earlier = st.parts[index]
+      if earlier == nil then
+        st.parts[index] = piece
+      elseif earlier ~= piece then
+        -- A retransmission repeats a piece; different bytes under the same index are reported
+        -- and the first kept.
+        root:add_proto_expert_info(E.reassembly, fmt(
+          "piece %d again, with different bytes: the first one is kept", index))
+      end
+      if has_bit(v.flags, 4) then st.count = index + 1 end
+      if st.count ~= nil then
+        local list = {}
+        for i = 0, st.count - 1 do
+          if st.parts[i] == nil then list = nil break end
+          list[#list + 1] = st.parts[i]
+        end
+        if list ~= nil then
+          frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+          bounded_remove(pieces, key)
+          conversation_released(conv)
+          for i = 0, st.count - 1 do
+            bounded_set(joined_pieces, key .. "|" .. tostring(i), list[i + 1])
+            if joined_pieces.count > JOINED_PIECES then bounded_evict(joined_pieces) end
+          end
+        end
       end
     end
+  end
+  if frame_rejoined[here] then
+    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
@@ -1530,6 +1551,8 @@ function proto.init()
   pieces = bounded(MAX_PENDING)
   conversation_pending = {}
   frame_wholes = {}
+  joined_pieces = bounded(JOINED_PIECES)
+  frame_rejoined = {}
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}
   more_verdicts = {}

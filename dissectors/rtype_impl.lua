@@ -400,12 +400,13 @@ local E = {
   joined = ProtoExpert.new("rtype_impl.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("rtype_impl.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("rtype_impl.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
+  rejoined = ProtoExpert.new("rtype_impl.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
   lost = ProtoExpert.new("rtype_impl.analysis.lost_datagrams", "Datagrams not seen (lost, or yet to come)", expert.group.SEQUENCE, expert.severity.WARN),
   duplicate = ProtoExpert.new("rtype_impl.analysis.duplicate", "Duplicate datagram", expert.group.SEQUENCE, expert.severity.NOTE),
   retransmission = ProtoExpert.new("rtype_impl.analysis.retransmission", "Retransmission", expert.group.SEQUENCE, expert.severity.NOTE),
   out_of_order = ProtoExpert.new("rtype_impl.analysis.out_of_order_datagram", "Out-of-order datagram", expert.group.SEQUENCE, expert.severity.WARN),
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.lost, E.duplicate, E.retransmission, E.out_of_order }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted, E.rejoined, E.lost, E.duplicate, E.retransmission, E.out_of_order }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -1679,6 +1680,11 @@ local MAX_AGE_FRAMES = 10000
 local pieces = bounded(MAX_PENDING)
 local conversation_pending = {}
 local frame_wholes = {}
+-- The pieces of the payloads joined last (their bytes, by key and index), as the crate's
+-- Reassembler: a piece that comes again with them is a retransmission, not a new payload.
+local JOINED_PIECES = 4096
+local joined_pieces = bounded(JOINED_PIECES)
+local frame_rejoined = {}
 
 -- One payload of conversation `conv` no longer waits (joined or evicted).
 local function conversation_released(conv)
@@ -1702,51 +1708,66 @@ local function reassemble(tvb, pinfo, root, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side .. "|" .. tostring(v.fragment_id)
   local index = v.fragment_index
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(index)
   if not pinfo.visited then
-    local st = pieces.map[key]
-    if st == nil then
-      -- Room for a new payload: the ones waiting too long go first, then the oldest.
-      local oldest = bounded_oldest(pieces)
-      while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
-        oldest = bounded_oldest(pieces)
-      end
-      if pieces.count >= MAX_PENDING then
-        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
-      end
-      if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
-          function(other) return other.conv ~= conv end)
-      end
-      st = { parts = {}, first = pinfo.number, conv = conv }
-      bounded_set(pieces, key, st)
-      conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
-    end
     local piece = tvb:raw(tvb:len() - v.payload, v.payload)
-    local earlier = st.parts[index]
-    if earlier == nil then
-      st.parts[index] = piece
-    elseif earlier ~= piece then
-      -- A retransmission repeats a piece; different bytes under the same index are reported
-      -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, fmt(
-        "piece %d again, with different bytes: the first one is kept", index))
-    end
-    if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
-    if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
-    st.count = v.fragment_count
-    if st.count ~= nil then
-      local list = {}
-      for i = 0, st.count - 1 do
-        if st.parts[i] == nil then list = nil break end
-        list[#list + 1] = st.parts[i]
+    local done = key .. "|" .. tostring(index)
+    if joined_pieces.map[done] == piece then
+      frame_rejoined[here] = true
+    else
+      bounded_remove(joined_pieces, done)
+      local st = pieces.map[key]
+      if st == nil then
+        -- Room for a new payload: the ones waiting too long go first, then the oldest.
+        local oldest = bounded_oldest(pieces)
+        while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
+          evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
+          oldest = bounded_oldest(pieces)
+        end
+        if pieces.count >= MAX_PENDING then
+          evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
+        end
+        if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
+          evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+            function(other) return other.conv ~= conv end)
+        end
+        st = { parts = {}, first = pinfo.number, conv = conv }
+        bounded_set(pieces, key, st)
+        conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
       end
-      if list ~= nil then
-        frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
-        bounded_remove(pieces, key)
-        conversation_released(conv)
+      local earlier = st.parts[index]
+      if earlier == nil then
+        st.parts[index] = piece
+      elseif earlier ~= piece then
+        -- A retransmission repeats a piece; different bytes under the same index are reported
+        -- and the first kept.
+        root:add_proto_expert_info(E.reassembly, fmt(
+          "piece %d again, with different bytes: the first one is kept", index))
+      end
+      if st.count ~= nil and st.count ~= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("inconsistent piece count %d (earlier pieces said %d)", v.fragment_count, st.count)) end
+      if index >= v.fragment_count then root:add_proto_expert_info(E.reassembly, fmt("piece %d of %d is out of range", index, v.fragment_count)) end
+      st.count = v.fragment_count
+      if st.count ~= nil then
+        local list = {}
+        for i = 0, st.count - 1 do
+          if st.parts[i] == nil then list = nil break end
+          list[#list + 1] = st.parts[i]
+        end
+        if list ~= nil then
+          frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+          bounded_remove(pieces, key)
+          conversation_released(conv)
+          for i = 0, st.count - 1 do
+            bounded_set(joined_pieces, key .. "|" .. tostring(i), list[i + 1])
+            if joined_pieces.count > JOINED_PIECES then bounded_evict(joined_pieces) end
+          end
+        end
       end
     end
+  end
+  if frame_rejoined[here] then
+    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end
@@ -1769,6 +1790,8 @@ function proto.init()
   pieces = bounded(MAX_PENDING)
   conversation_pending = {}
   frame_wholes = {}
+  joined_pieces = bounded(JOINED_PIECES)
+  frame_rejoined = {}
   analysed = bounded(MAX_ANALYSED)
   frame_verdicts = {}
   more_verdicts = {}

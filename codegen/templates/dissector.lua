@@ -200,7 +200,7 @@ local E = {
   joined = ProtoExpert.new("{{ name }}.expert.joined", "Parts joined", expert.group.REASSEMBLE, expert.severity.CHAT),
   reassembly = ProtoExpert.new("{{ name }}.expert.reassembly", "Pieces that cannot be joined", expert.group.REASSEMBLE, expert.severity.WARN),
   evicted = ProtoExpert.new("{{ name }}.expert.evicted", "Oldest entry of a full table evicted", expert.group.SEQUENCE, expert.severity.WARN),
-{%- if has_joins %}
+{%- if has_joins || reassembly.is_some() %}
   rejoined = ProtoExpert.new("{{ name }}.expert.rejoined", "Part of a payload joined already (a retransmission)", expert.group.SEQUENCE, expert.severity.NOTE),
 {%- endif %}
 {%- if compression %}
@@ -216,7 +216,7 @@ local E = {
   tcp = ProtoExpert.new("{{ name }}.expert.tcp_stream", "TCP stream cannot be read whole", expert.group.REASSEMBLE, expert.severity.WARN),
 {%- endif %}
 }
-proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if has_joins %}, E.rejoined{% endif %}{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
+proto.experts = { E.truncated, E.length, E.trailing, E.bad_const, E.bad_checksum, E.too_large, E.unknown, E.invalid, E.internal, E.quirk, E.no_state, E.joined, E.reassembly, E.evicted{% if has_joins || reassembly.is_some() %}, E.rejoined{% endif %}{% if analysis.is_some() %}, E.lost, E.duplicate, E.retransmission, E.out_of_order{% endif %}{% if compression %}, E.compressed{% endif %}{% if tcp_framing.is_some() %}, E.tcp{% endif %} }
 
 -- string.format for messages that show wire values: a %d or %x given a number Lua cannot
 -- format as an integer (a fraction, beyond 2^63, a UInt64) shows it as tostring does instead of
@@ -448,6 +448,8 @@ function proto.init()
   pieces = bounded(MAX_PENDING)
   conversation_pending = {}
   frame_wholes = {}
+  joined_pieces = bounded(JOINED_PIECES)
+  frame_rejoined = {}
 {%- endif %}
 {%- if has_state %}
   state_lists = bounded(MAX_KEYS)

@@ -3,9 +3,9 @@
 //! ([`Fragmented`]); [`Reassembler`] keeps the pieces, within limits.
 
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 
 /// A payload joined from pieces, with the tags of the packets they came in (in the payload's
 /// order): what [`Reassembler::push_tagged`] and a protocol's `join` give.
@@ -72,7 +72,16 @@ pub struct Reassembler<F: Fragmented> {
     /// Pieces pushed so far: a payload's age.
     pushes: u64,
     evicted: u64,
+    /// The pieces of the payloads joined last, by key and index: a hash of their bytes (oldest
+    /// first in `joined_order`, at most [`JOINED_PIECES`]).
+    joined: HashMap<(F::Key, usize), u64>,
+    joined_order: VecDeque<(F::Key, usize)>,
+    retransmitted: u64,
 }
+
+/// How many pieces of joined payloads a [`Reassembler`] remembers, to tell a piece sent again
+/// after its payload was joined (a retransmission) from the start of a new payload.
+pub const JOINED_PIECES: usize = 4096;
 
 #[derive(Debug, Default)]
 struct Pending {
@@ -103,6 +112,9 @@ impl<F: Fragmented> Default for Reassembler<F> {
             max_len: 256 * F::PIECE_SIZE,
             pushes: 0,
             evicted: 0,
+            joined: HashMap::new(),
+            joined_order: VecDeque::new(),
+            retransmitted: 0,
         }
     }
 }
@@ -158,6 +170,15 @@ impl<F: Fragmented> Reassembler<F> {
             end,
         } = piece;
         self.pushes += 1;
+        // A piece of a payload joined already, with the same bytes: a retransmission.
+        let sum = digest(data);
+        if let Some(old) = self.joined.get(&(key.clone(), index)) {
+            if *old == sum {
+                self.retransmitted += 1;
+                return Ok(None);
+            }
+            self.joined.remove(&(key.clone(), index));
+        }
         if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending.max(1) {
             // Full: the payload begun first makes room (a linear scan, only when full).
             let oldest = self
@@ -230,11 +251,34 @@ impl<F: Fragmented> Reassembler<F> {
         let n = entry.count.unwrap_or(0);
         let mut data = Vec::with_capacity(entry.len);
         let mut tags = Vec::with_capacity(n);
-        for (_, (part, tag)) in entry.parts.into_iter().take_while(|(i, _)| *i < n) {
+        for (i, (part, tag)) in entry.parts.into_iter().take_while(|(i, _)| *i < n) {
+            self.remember_joined((key.clone(), i), digest(&part));
             data.extend_from_slice(&part);
             tags.push(tag);
         }
         Ok(Some((data, tags)))
+    }
+
+    /// Remembers a piece of a joined payload, forgetting the oldest past [`JOINED_PIECES`].
+    fn remember_joined(&mut self, at: (F::Key, usize), sum: u64) {
+        if self.joined.insert(at.clone(), sum).is_none() {
+            self.joined_order.push_back(at);
+        }
+        while self.joined.len() > JOINED_PIECES {
+            let Some(oldest) = self.joined_order.pop_front() else {
+                break;
+            };
+            self.joined.remove(&oldest);
+        }
+        if self.joined_order.len() > 2 * JOINED_PIECES + 16 {
+            let joined = &self.joined;
+            self.joined_order.retain(|k| joined.contains_key(k));
+        }
+    }
+
+    /// Pieces that came again after their payload was joined, and joined nothing.
+    pub fn retransmitted(&self) -> u64 {
+        self.retransmitted
     }
 
     /// Payloads still waiting for pieces.
@@ -246,6 +290,13 @@ impl<F: Fragmented> Reassembler<F> {
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
+}
+
+/// A hash of a piece's bytes.
+fn digest(data: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut h);
+    h.finish()
 }
 
 /// Cuts `payload` into pieces of at most `piece_size` bytes (an empty payload is one empty
@@ -318,6 +369,26 @@ mod tests {
             Some(b"abcd".to_vec())
         );
         assert_eq!(r.pending(), 1);
+    }
+
+    #[test]
+    fn pieces_sent_again_after_their_payload_was_joined_join_nothing() {
+        let mut r = Reassembler::<Toy>::new();
+        r.push(true, &(4, 0, false, b"ab")).unwrap();
+        assert_eq!(
+            r.push(true, &(4, 1, true, b"cd")).unwrap(),
+            Some(b"abcd".to_vec())
+        );
+        // Every piece again: no second payload, nothing left waiting.
+        assert_eq!(r.push(true, &(4, 0, false, b"ab")).unwrap(), None);
+        assert_eq!(r.push(true, &(4, 1, true, b"cd")).unwrap(), None);
+        assert_eq!((r.retransmitted(), r.pending()), (2, 0));
+        // Other bytes under the same id and index: a new payload.
+        r.push(true, &(4, 0, false, b"xy")).unwrap();
+        assert_eq!(
+            r.push(true, &(4, 1, true, b"zw")).unwrap(),
+            Some(b"xyzw".to_vec())
+        );
     }
 
     #[test]

@@ -12,6 +12,11 @@ local MAX_AGE_FRAMES = 10000
 local pieces = bounded(MAX_PENDING)
 local conversation_pending = {}
 local frame_wholes = {}
+-- The pieces of the payloads joined last (their bytes, by key and index), as the crate's
+-- Reassembler: a piece that comes again with them is a retransmission, not a new payload.
+local JOINED_PIECES = 4096
+local joined_pieces = bounded(JOINED_PIECES)
+local frame_rejoined = {}
 
 -- One payload of conversation `conv` no longer waits (joined or evicted).
 local function conversation_released(conv)
@@ -35,49 +40,64 @@ local function reassemble(tvb, pinfo, root, v)
   local conv, side = conversation_key(pinfo)
   local key = conv .. "|" .. side{% for k in r.keys %} .. "|" .. tostring({{ k }}){% endfor %}
   local index = {{ r.index }}
+  local here = pinfo.number .. "|" .. key .. "|" .. tostring(index)
   if not pinfo.visited then
-    local st = pieces.map[key]
-    if st == nil then
-      -- Room for a new payload: the ones waiting too long go first, then the oldest.
-      local oldest = bounded_oldest(pieces)
-      while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
-        evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
-        oldest = bounded_oldest(pieces)
-      end
-      if pieces.count >= MAX_PENDING then
-        evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
-      end
-      if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
-        evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
-          function(other) return other.conv ~= conv end)
-      end
-      st = { parts = {}, first = pinfo.number, conv = conv }
-      bounded_set(pieces, key, st)
-      conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
-    end
     local piece = tvb:raw(tvb:len() - {{ r.piece }}, {{ r.piece }})
-    local earlier = st.parts[index]
-    if earlier == nil then
-      st.parts[index] = piece
-    elseif earlier ~= piece then
-      -- A retransmission repeats a piece; different bytes under the same index are reported
-      -- and the first kept.
-      root:add_proto_expert_info(E.reassembly, fmt(
-        "piece %d again, with different bytes: the first one is kept", index))
-    end
-    {{ r.count }}
-    if st.count ~= nil then
-      local list = {}
-      for i = 0, st.count - 1 do
-        if st.parts[i] == nil then list = nil break end
-        list[#list + 1] = st.parts[i]
+    local done = key .. "|" .. tostring(index)
+    if joined_pieces.map[done] == piece then
+      frame_rejoined[here] = true
+    else
+      bounded_remove(joined_pieces, done)
+      local st = pieces.map[key]
+      if st == nil then
+        -- Room for a new payload: the ones waiting too long go first, then the oldest.
+        local oldest = bounded_oldest(pieces)
+        while oldest ~= nil and pinfo.number - pieces.map[oldest].first > MAX_AGE_FRAMES do
+          evict_piece(root, fmt("after %d frames", MAX_AGE_FRAMES))
+          oldest = bounded_oldest(pieces)
+        end
+        if pieces.count >= MAX_PENDING then
+          evict_piece(root, fmt("(%d payloads waiting)", MAX_PENDING))
+        end
+        if (conversation_pending[conv] or 0) >= MAX_PENDING_PER_CONVERSATION then
+          evict_piece(root, fmt("(%d payloads waiting in this conversation)", MAX_PENDING_PER_CONVERSATION),
+            function(other) return other.conv ~= conv end)
+        end
+        st = { parts = {}, first = pinfo.number, conv = conv }
+        bounded_set(pieces, key, st)
+        conversation_pending[conv] = (conversation_pending[conv] or 0) + 1
       end
-      if list ~= nil then
-        frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
-        bounded_remove(pieces, key)
-        conversation_released(conv)
+      local earlier = st.parts[index]
+      if earlier == nil then
+        st.parts[index] = piece
+      elseif earlier ~= piece then
+        -- A retransmission repeats a piece; different bytes under the same index are reported
+        -- and the first kept.
+        root:add_proto_expert_info(E.reassembly, fmt(
+          "piece %d again, with different bytes: the first one is kept", index))
+      end
+      {{ r.count }}
+      if st.count ~= nil then
+        local list = {}
+        for i = 0, st.count - 1 do
+          if st.parts[i] == nil then list = nil break end
+          list[#list + 1] = st.parts[i]
+        end
+        if list ~= nil then
+          frame_wholes[pinfo.number] = { data = table.concat(list), side = side, count = st.count }
+          bounded_remove(pieces, key)
+          conversation_released(conv)
+          for i = 0, st.count - 1 do
+            bounded_set(joined_pieces, key .. "|" .. tostring(i), list[i + 1])
+            if joined_pieces.count > JOINED_PIECES then bounded_evict(joined_pieces) end
+          end
+        end
       end
     end
+  end
+  if frame_rejoined[here] then
+    root:add_proto_expert_info(E.rejoined, fmt("piece %s came again after its payload was joined: a retransmission", tostring(index)))
+    return ""
   end
   local whole = frame_wholes[pinfo.number]
   if whole == nil or #whole.data == 0 then return "" end

@@ -226,7 +226,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
                 PieceEnd::Count(f) => {
                     let c = v(*f);
                     format!(
-                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n    if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n    st.count = {c}"
+                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n      if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n      st.count = {c}"
                     )
                 }
             };
