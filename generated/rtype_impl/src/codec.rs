@@ -1169,7 +1169,7 @@ impl<'a> Codec<'a> for MovementPattern {
         let kind = {
             let at = r.pos();
             let raw = i32::from_le_bytes(r.array::<4usize>("kind")?);
-            r.note("rtype_impl.movement_pattern.kind", at, Value::U(raw as u64));
+            r.note("rtype_impl.movement_pattern.kind", at, Value::I(raw as i64));
             PatternKind::from_raw(raw)
         };
         let speed = {

@@ -113,7 +113,13 @@ impl<'p> Gen<'p> {
                 let en = ident(&e.name);
                 let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
                 let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
-                let n = note(quote! { Value::U(#raw) });
+                // A signed enum's value is shown signed, as the dissector shows it.
+                let n = if e.repr.signed {
+                    let wide = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("i64"));
+                    note(quote! { Value::I(#wide) })
+                } else {
+                    note(quote! { Value::U(#raw) })
+                };
                 if e.closed {
                     quote! { {
                         let at = r.pos();
