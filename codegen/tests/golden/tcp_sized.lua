@@ -248,7 +248,6 @@ local INFO_SUFFIX = ""
 -- Stream join 0's begin, piece and end (defined after the types' functions).
 local stream_begin_0, stream_piece_0, stream_end_0
 
-
 -- Chat
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n

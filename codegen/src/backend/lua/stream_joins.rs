@@ -14,7 +14,7 @@ impl Gen<'_> {
             .map(|k| {
                 format!(
                     "-- Stream join {k}'s begin, piece and end (defined after the types' functions).\n\
-                     local stream_begin_{k}, stream_piece_{k}, stream_end_{k}\n\n"
+                     local stream_begin_{k}, stream_piece_{k}, stream_end_{k}\n"
                 )
             })
             .collect()
