@@ -1,9 +1,10 @@
 //! Payloads sent in parts numbered in sequence (DNP's long messages, ENet's fragments): a
 //! [`SequenceJoiner`] holds the parts until one payload's are all there.
 
+use crate::joined_parts::{digest, JoinedParts};
 use crate::{DecodeError, DecodeErrorKind};
-use std::collections::{HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Joins payloads sent in parts, one joiner per direction of a conversation.
 ///
@@ -46,11 +47,8 @@ pub struct SequenceJoiner<K, const S: usize> {
     wrap: u64,
     pushes: u64,
     evicted: u64,
-    /// Parts of joined payloads, by key and number: a hash of their bytes (oldest first in
-    /// `joined_order`).
-    joined: HashMap<(K, u64), u64>,
-    joined_order: VecDeque<(K, u64)>,
-    retransmitted: u64,
+    /// Parts of joined payloads, by key and number.
+    joined: JoinedParts<(K, u64)>,
     last_retransmitted: bool,
 }
 
@@ -97,9 +95,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             wrap: wrap.max(1),
             pushes: 0,
             evicted: 0,
-            joined: HashMap::new(),
-            joined_order: VecDeque::new(),
-            retransmitted: 0,
+            joined: JoinedParts::new(),
             last_retransmitted: false,
         }
     }
@@ -134,16 +130,11 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
     ) -> Result<Option<Joined<K, S>>, DecodeError> {
         let (seq, wrap) = (seq % self.wrap, self.wrap);
         // A part of a payload joined already, with the same bytes: a retransmission.
-        let sum = digest(&data);
-        self.last_retransmitted = false;
-        if let Some(old) = self.joined.get(&(key.clone(), seq)) {
-            if *old == sum {
-                self.retransmitted += 1;
-                self.last_retransmitted = true;
-                return Ok(None);
-            }
-            // Other bytes under the same number: a new payload.
-            self.joined.remove(&(key.clone(), seq));
+        self.last_retransmitted = self
+            .joined
+            .is_retransmission(&(key.clone(), seq), digest(&data));
+        if self.last_retransmitted {
+            return Ok(None);
         }
         let new = Part {
             first,
@@ -213,7 +204,10 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
             if let Some(p) = self.parts.remove(&at(i)) {
                 self.held -= p.len();
                 tags.push(p.tag);
-                self.remember_joined(at(i), digest(&p.data));
+                // Remembered for half the numbers' range: a number used again after the
+                // counter wrapped starts a new payload.
+                let limit = self.max_parts.min((self.wrap / 2) as usize);
+                self.joined.remember(at(i), digest(&p.data), limit);
                 for (stream, d) in streams.iter_mut().zip(p.data) {
                     stream.extend_from_slice(&d);
                 }
@@ -240,7 +234,7 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
 
     /// Parts that came again after their payload was joined, and joined nothing.
     pub fn retransmitted(&self) -> u64 {
-        self.retransmitted
+        self.joined.retransmitted()
     }
 
     /// Whether the part pushed last was such a retransmission.
@@ -248,38 +242,10 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
         self.last_retransmitted
     }
 
-    /// Remembers a part of a joined payload, forgetting the oldest past the limit.
-    fn remember_joined(&mut self, at: (K, u64), digest: u64) {
-        let limit = self.max_parts.min((self.wrap / 2) as usize).max(1);
-        if self.joined.insert(at.clone(), digest).is_none() {
-            self.joined_order.push_back(at);
-        }
-        while self.joined.len() > limit {
-            let Some(oldest) = self.joined_order.pop_front() else {
-                break;
-            };
-            self.joined.remove(&oldest);
-        }
-        // Numbers forgotten by a new payload under them leave stale places behind.
-        if self.joined_order.len() > 2 * limit + 16 {
-            let joined = &self.joined;
-            self.joined_order.retain(|k| joined.contains_key(k));
-        }
-    }
-
     /// Parts dropped so far to stay within the limits.
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
-}
-
-/// A hash of a part's streams (lengths and bytes).
-fn digest<const S: usize>(data: &[Vec<u8>; S]) -> u64 {
-    let mut h = DefaultHasher::new();
-    for d in data {
-        d.hash(&mut h);
-    }
-    h.finish()
 }
 
 #[cfg(test)]

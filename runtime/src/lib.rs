@@ -50,6 +50,7 @@ mod f16;
 pub mod flags;
 mod group;
 mod join;
+mod joined_parts;
 mod owned;
 mod read;
 mod reassembly;

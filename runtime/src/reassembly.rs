@@ -2,10 +2,11 @@
 //! schema declares `reassembly`. The generated crate says where a packet's piece is
 //! ([`Fragmented`]); [`Reassembler`] keeps the pieces, within limits.
 
+use crate::joined_parts::{digest, JoinedParts};
 use crate::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 
 /// A payload joined from pieces, with the tags of the packets they came in (in the payload's
 /// order): what [`Reassembler::push_tagged`] and a protocol's `join` give.
@@ -72,11 +73,8 @@ pub struct Reassembler<F: Fragmented> {
     /// Pieces pushed so far: a payload's age.
     pushes: u64,
     evicted: u64,
-    /// The pieces of the payloads joined last, by key and index: a hash of their bytes (oldest
-    /// first in `joined_order`, at most [`JOINED_PIECES`]).
-    joined: HashMap<(F::Key, usize), u64>,
-    joined_order: VecDeque<(F::Key, usize)>,
-    retransmitted: u64,
+    /// The pieces of the payloads joined last, by key and index (at most [`JOINED_PIECES`]).
+    joined: JoinedParts<(F::Key, usize)>,
 }
 
 /// How many pieces of joined payloads a [`Reassembler`] remembers, to tell a piece sent again
@@ -112,9 +110,7 @@ impl<F: Fragmented> Default for Reassembler<F> {
             max_len: 256 * F::PIECE_SIZE,
             pushes: 0,
             evicted: 0,
-            joined: HashMap::new(),
-            joined_order: VecDeque::new(),
-            retransmitted: 0,
+            joined: JoinedParts::new(),
         }
     }
 }
@@ -171,13 +167,11 @@ impl<F: Fragmented> Reassembler<F> {
         } = piece;
         self.pushes += 1;
         // A piece of a payload joined already, with the same bytes: a retransmission.
-        let sum = digest(data);
-        if let Some(old) = self.joined.get(&(key.clone(), index)) {
-            if *old == sum {
-                self.retransmitted += 1;
-                return Ok(None);
-            }
-            self.joined.remove(&(key.clone(), index));
+        if self
+            .joined
+            .is_retransmission(&(key.clone(), index), digest(data))
+        {
+            return Ok(None);
         }
         if !self.pending.contains_key(&key) && self.pending.len() >= self.max_pending.max(1) {
             // Full: the payload begun first makes room (a linear scan, only when full).
@@ -252,33 +246,17 @@ impl<F: Fragmented> Reassembler<F> {
         let mut data = Vec::with_capacity(entry.len);
         let mut tags = Vec::with_capacity(n);
         for (i, (part, tag)) in entry.parts.into_iter().take_while(|(i, _)| *i < n) {
-            self.remember_joined((key.clone(), i), digest(&part));
+            self.joined
+                .remember((key.clone(), i), digest(&part[..]), JOINED_PIECES);
             data.extend_from_slice(&part);
             tags.push(tag);
         }
         Ok(Some((data, tags)))
     }
 
-    /// Remembers a piece of a joined payload, forgetting the oldest past [`JOINED_PIECES`].
-    fn remember_joined(&mut self, at: (F::Key, usize), sum: u64) {
-        if self.joined.insert(at.clone(), sum).is_none() {
-            self.joined_order.push_back(at);
-        }
-        while self.joined.len() > JOINED_PIECES {
-            let Some(oldest) = self.joined_order.pop_front() else {
-                break;
-            };
-            self.joined.remove(&oldest);
-        }
-        if self.joined_order.len() > 2 * JOINED_PIECES + 16 {
-            let joined = &self.joined;
-            self.joined_order.retain(|k| joined.contains_key(k));
-        }
-    }
-
     /// Pieces that came again after their payload was joined, and joined nothing.
     pub fn retransmitted(&self) -> u64 {
-        self.retransmitted
+        self.joined.retransmitted()
     }
 
     /// Payloads still waiting for pieces.
@@ -290,13 +268,6 @@ impl<F: Fragmented> Reassembler<F> {
     pub fn evicted(&self) -> u64 {
         self.evicted
     }
-}
-
-/// A hash of a piece's bytes.
-fn digest(data: &[u8]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    data.hash(&mut h);
-    h.finish()
 }
 
 /// Cuts `payload` into pieces of at most `piece_size` bytes (an empty payload is one empty
