@@ -632,7 +632,7 @@ fn lua_errors(
 }
 
 /// Where a capture goes.
-fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
+pub(crate) fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
     let dir = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
     let _ = std::fs::create_dir_all(&dir);
     dir.join(format!(
@@ -643,7 +643,12 @@ fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
 
 /// Keeps the capture when this step found a problem or every capture is wanted (for
 /// Wireshark), else removes it.
-fn keep_or_remove(opts: &Options, pcap: PathBuf, problems_before: usize, report: &mut Report) {
+pub(crate) fn keep_or_remove(
+    opts: &Options,
+    pcap: PathBuf,
+    problems_before: usize,
+    report: &mut Report,
+) {
     if opts.keep || report.disagreements.len() + report.errors.len() > problems_before {
         report.captures.push(pcap);
     } else {

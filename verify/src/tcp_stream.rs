@@ -4,7 +4,7 @@
 //! field by field with the crate's message, in order, direction by direction.
 
 use crate::compare::{compare, expected, Expected, ExpectedField};
-use crate::differential::{Options, Report};
+use crate::differential::{capture_path, keep_or_remove, Options, Report};
 use crate::pcap::{write_tcp_pcap, Segment};
 use crate::rng::Rng;
 use crate::tshark::dissect;
@@ -72,13 +72,7 @@ pub(crate) fn verify_tcp<P: Protocol>(
             sides.push(1);
         }
     }
-    let dir = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let _ = std::fs::create_dir_all(&dir);
-    let pcap = dir.join(format!(
-        "wiregen-verify-{}-tcp-{}.pcap",
-        P::NAME,
-        std::process::id()
-    ));
+    let pcap = capture_path(opts, P::NAME, "tcp");
     write_tcp_pcap(&pcap, &segments).map_err(|e| format!("{}: {e}", pcap.display()))?;
     let luas: Vec<&std::path::Path> = opts.luas.iter().map(PathBuf::as_path).collect();
     let d = dissect(&pcap, &luas, args)?;
@@ -143,11 +137,7 @@ pub(crate) fn verify_tcp<P: Protocol>(
             }
         }
     }
-    if opts.keep || report.disagreements.len() + report.errors.len() > before {
-        report.captures.push(pcap);
-    } else {
-        let _ = std::fs::remove_file(pcap);
-    }
+    keep_or_remove(opts, pcap, before, report);
     Ok(())
 }
 
