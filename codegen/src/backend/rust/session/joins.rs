@@ -62,25 +62,7 @@ impl<'p> Gen<'p> {
                 .map(|x| ident(&s.fields[x.field].name))
                 .collect();
             let n_streams = lit_usize(j.streams.len());
-            let mut decoders = Vec::new();
-            for x in &j.streams {
-                if let Some(w) = x.whole {
-                    let f = ident(&s.fields[x.field].name);
-                    let m = format_ident!("decode_{}", s.fields[x.field].name);
-                    let wt = self.ty_anon(w);
-                    let wn = ident(&p.structs[w].name);
-                    let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
-                    decoders.push(quote! {
-                        #doc
-                        pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
-                    });
-                }
-            }
-            let decoders = if decoders.is_empty() {
-                quote! {}
-            } else {
-                quote! { impl #jn { #(#decoders)* } }
-            };
+            let decoders = self.joined_decoders(sid, &j.streams, &jn);
             // The splitter sets the flag bits that mark the first and the last part; markers
             // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
             // fields the template gives, and each part is checked against its position.
@@ -241,6 +223,32 @@ impl<'p> Gen<'p> {
         Ok(quote! { #(#out)* })
     }
 
+    /// `impl Joined { fn decode_<field>() }` for the streams of a join (of struct `sid`'s
+    /// fields) that decode as a type; nothing when none does.
+    fn joined_decoders(&self, sid: StructId, streams: &[Stream], jn: &Ident) -> TokenStream {
+        let p = self.p;
+        let s = &p.structs[sid];
+        let decoders: Vec<TokenStream> = streams
+            .iter()
+            .filter_map(|x| {
+                let w = x.whole?;
+                let f = ident(&s.fields[x.field].name);
+                let m = format_ident!("decode_{}", s.fields[x.field].name);
+                let (wt, wn) = (self.ty_anon(w), ident(&p.structs[w].name));
+                let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
+                Some(quote! {
+                    #doc
+                    pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
+                })
+            })
+            .collect();
+        if decoders.is_empty() {
+            quote! {}
+        } else {
+            quote! { impl #jn { #(#decoders)* } }
+        }
+    }
+
     /// A stream join's joined payload and joiner (see [`wiregen_runtime::StreamJoiner`]).
     fn stream_joiner(&self, j: &StreamJoin) -> TokenStream {
         let p = self.p;
@@ -257,26 +265,7 @@ impl<'p> Gen<'p> {
             .collect();
         let n_streams = lit_usize(j.streams.len());
         let max = lit_usize(j.max_size);
-        let decoders: Vec<TokenStream> = j
-            .streams
-            .iter()
-            .filter_map(|x| {
-                let w = x.whole?;
-                let f = ident(&s.fields[x.field].name);
-                let m = format_ident!("decode_{}", s.fields[x.field].name);
-                let (wt, wn) = (self.ty_anon(w), ident(&p.structs[w].name));
-                let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
-                Some(quote! {
-                    #doc
-                    pub fn #m(&self) -> Result<#wt, DecodeError> { #wn::decode(&self.#f) }
-                })
-            })
-            .collect();
-        let decoders = if decoders.is_empty() {
-            quote! {}
-        } else {
-            quote! { impl #jn { #(#decoders)* } }
-        };
+        let decoders = self.joined_decoders(sid, &j.streams, &jn);
         let (joined_doc, joiner_doc) = (
             doc_prose(&format!(
                 "A payload joined from the [`{}`] pieces between a [`{begin}`] and a [`{end}`].",
