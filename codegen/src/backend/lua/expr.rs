@@ -46,11 +46,7 @@ impl<'p> Gen<'p> {
             Expr::MessageSize => "tvb:len()".into(),
             // Kept by the holder when it read the field (see `structs.rs`).
             Expr::Enclosing(r) => {
-                let slot = self
-                    .l
-                    .enclosing
-                    .iter()
-                    .position(|e| *e == (r.struct_id, r.field));
+                let slot = self.l.field(r.struct_id, r.field).enclosing_slot;
                 format!("ENCLOSING[{}]", slot.map_or(0, |s| s + 1))
             }
             Expr::FromClient => "from_client(pinfo)".into(),

@@ -588,11 +588,7 @@ impl<'p> Gen<'p> {
     /// expression's `i128` (or `bool`).
     fn enclosing(&self, field: &FieldRef, ctx: Ctx) -> TokenStream {
         let coder = context_coder(ctx);
-        let slot = self
-            .l
-            .enclosing
-            .iter()
-            .position(|e| *e == (field.struct_id, field.field));
+        let slot = self.l.field(field.struct_id, field.field).enclosing_slot;
         let slot = lit_usize(slot.expect("the lowering numbers every enclosing field"));
         let holder = self.p.structs[field.struct_id].name.as_str();
         let name = field.name.as_str();
