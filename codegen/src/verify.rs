@@ -195,26 +195,9 @@ fn coverage_list(p: &wiregen::ir::Protocol) -> String {
     if let Some(a) = &p.application {
         roots = a.messages.iter().map(|(_, ty)| *ty).collect();
     }
-    let mut reached = roots;
-    let mut k = 0;
-    while k < reached.len() {
-        let mut kids = Vec::new();
-        // An array of no elements (`count: 0`) holds no value of its type.
-        let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));
-        for f in p.structs[reached[k]]
-            .fields
-            .iter()
-            .filter(|f| !empty(&f.ty))
-        {
-            f.ty.child_structs(&mut kids);
-        }
-        for c in kids {
-            if !reached.contains(&c) {
-                reached.push(c);
-            }
-        }
-        k += 1;
-    }
+    // An array of no elements (`count: 0`) holds no value of its type.
+    let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));
+    let mut reached = wiregen::ir::analysis::reached_from(p, roots, |_, f| !empty(&f.ty));
     reached.sort();
     let mut out = String::new();
     for sid in reached {

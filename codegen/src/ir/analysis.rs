@@ -600,3 +600,34 @@ fn empty_in(p: &Protocol, ty: &Ty, from_wire: bool, seen: &mut Vec<StructId>) ->
         _ => false,
     }
 }
+
+/// The structs values of `roots` may hold, the roots included, in the order they are found:
+/// through every field `follow` lets through (`follow(holder, field)`), fields, arrays and
+/// switch cases alike.
+pub fn reached_from(
+    p: &Protocol,
+    roots: Vec<StructId>,
+    follow: impl Fn(StructId, &Field) -> bool,
+) -> Vec<StructId> {
+    let mut reached = Vec::new();
+    for r in roots {
+        if !reached.contains(&r) {
+            reached.push(r);
+        }
+    }
+    let mut k = 0;
+    while k < reached.len() {
+        let sid = reached[k];
+        let mut kids = Vec::new();
+        for f in p.structs[sid].fields.iter().filter(|f| follow(sid, f)) {
+            f.ty.child_structs(&mut kids);
+        }
+        for c in kids {
+            if !reached.contains(&c) {
+                reached.push(c);
+            }
+        }
+        k += 1;
+    }
+    reached
+}

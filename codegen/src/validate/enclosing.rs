@@ -343,21 +343,10 @@ impl<'f> Validator<'f> {
 
 /// Whether `to` is `from` or inside it, along types other than `avoid`.
 fn reaches_avoiding(p: &Protocol, from: StructId, to: StructId, avoid: StructId) -> bool {
-    let mut stack = vec![from];
-    let mut seen = vec![false; p.structs.len()];
-    while let Some(id) = stack.pop() {
-        if id == to {
-            return true;
-        }
-        if id == avoid || std::mem::replace(&mut seen[id], true) {
-            continue;
-        }
-        p.structs[id].child_structs(&mut stack);
-    }
-    false
+    crate::ir::analysis::reached_from(p, vec![from], |holder, _| holder != avoid).contains(&to)
 }
 
 /// Whether `to` is `from` or inside it.
 fn reaches(p: &Protocol, from: StructId, to: StructId) -> bool {
-    reaches_avoiding(p, from, to, usize::MAX)
+    crate::ir::analysis::reached_from(p, vec![from], |_, _| true).contains(&to)
 }

@@ -572,21 +572,11 @@ impl<'f> Validator<'f> {
     /// an application's message, nor held by any of them. Their code is generated and never
     /// used, which is rarely what a schema means (a misspelt case, a forgotten field).
     fn unread_types(&self, p: &Protocol) -> Vec<Diagnostic> {
-        let mut reached = p.top_level_types();
+        let mut roots = p.top_level_types();
         if let Some(a) = &p.application {
-            reached.extend(a.messages.iter().map(|(_, ty)| *ty));
+            roots.extend(a.messages.iter().map(|(_, ty)| *ty));
         }
-        let mut k = 0;
-        while k < reached.len() {
-            let mut children = Vec::new();
-            p.structs[reached[k]].child_structs(&mut children);
-            for c in children {
-                if !reached.contains(&c) {
-                    reached.push(c);
-                }
-            }
-            k += 1;
-        }
+        let reached = crate::ir::analysis::reached_from(p, roots, |_, _| true);
         // An extension's inherited types are its base's to use or not.
         let own = |name: &str| {
             self.file.types.contains_key(name) && !self.locs.inherited(&format!("types.{name}"))

@@ -48,19 +48,10 @@ impl<'p> Gen<'p> {
     /// Statements visiting every value of `v`'s targets in the value of struct `sid` that `at`
     /// refers to (`&Root`), or nothing when it holds none.
     pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
-        let mut holders = vec![false; self.p.structs.len()];
-        self.visit_in(v, sid, &At::Root(at), 0, &mut holders)
-            .unwrap_or_default()
+        self.visit_in(v, sid, &At::Root(at), 0).unwrap_or_default()
     }
 
-    fn visit_in(
-        &self,
-        v: &Visit,
-        sid: StructId,
-        at: &At,
-        depth: usize,
-        holders: &mut [bool],
-    ) -> Option<TokenStream> {
+    fn visit_in(&self, v: &Visit, sid: StructId, at: &At, depth: usize) -> Option<TokenStream> {
         let place = at.place();
         if let Some(t) = v.target(sid) {
             let body = &t.body;
@@ -72,7 +63,7 @@ impl<'p> Gen<'p> {
                 At::Place(place) => quote! { { let part = &#place; #body } },
             });
         }
-        if !self.holds(sid, v, holders) {
+        if !self.holds(sid, v) {
             return None;
         }
         let s = &self.p.structs[sid];
@@ -94,18 +85,18 @@ impl<'p> Gen<'p> {
                 // A plain field is reached by its path (`message.packet.body`).
                 Ty::Struct(to, _) if !optional => {
                     let path = At::Place(quote! { #place.#name });
-                    self.visit_in(v, *to, &path, depth + 1, holders)
+                    self.visit_in(v, *to, &path, depth + 1)
                 }
                 Ty::Struct(to, _) => {
                     let x = self.binding(v, *to, depth);
-                    self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1, holders)
+                    self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1)
                         .map(|code| quote! { if let Some(#x) = &#place.#name { #code } })
                 }
                 Ty::Array(elem, _) => match elem.as_ref() {
                     Ty::Struct(to, _) => {
                         let x = self.binding(v, *to, depth);
                         let items = format_ident!("{}s", x);
-                        self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1, holders)
+                        self.visit_in(v, *to, &At::Bound(x.clone()), depth + 1)
                             .map(|code| {
                                 if optional {
                                     quote! {
@@ -121,11 +112,11 @@ impl<'p> Gen<'p> {
                     _ => None,
                 },
                 Ty::Union(u) if !optional => {
-                    self.visit_union(v, sid, fi, u, quote! { &#place.#name }, depth, holders)
+                    self.visit_union(v, sid, fi, u, quote! { &#place.#name }, depth)
                 }
                 Ty::Union(u) => {
                     let present = format_ident!("{}", f.name);
-                    self.visit_union(v, sid, fi, u, quote! { #present }, depth, holders)
+                    self.visit_union(v, sid, fi, u, quote! { #present }, depth)
                         .map(|code| quote! { if let Some(#present) = &#place.#name { #code } })
                 }
                 _ => None,
@@ -137,7 +128,6 @@ impl<'p> Gen<'p> {
 
     /// A `match` on the switch `at` refers to, with an arm per case that holds a target (a
     /// struct or an array of them).
-    #[allow(clippy::too_many_arguments)] // the visit's state, and where the switch is
     fn visit_union(
         &self,
         v: &Visit,
@@ -146,7 +136,6 @@ impl<'p> Gen<'p> {
         u: &Union,
         at: TokenStream,
         depth: usize,
-        holders: &mut [bool],
     ) -> Option<TokenStream> {
         let un = ident(&naming::union_type(self.p, sid, fi));
         let carries_tag = self.tag_field(sid, fi).is_some();
@@ -163,7 +152,7 @@ impl<'p> Gen<'p> {
                 _ => continue,
             };
             let x = self.binding(v, to, depth);
-            let Some(code) = self.visit_in(v, to, &At::Bound(x.clone()), depth + 1, holders) else {
+            let Some(code) = self.visit_in(v, to, &At::Bound(x.clone()), depth + 1) else {
                 continue;
             };
             let var = variant_ident(variant);
@@ -243,24 +232,10 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// Whether a value of struct `sid` can hold a value of one of `v`'s targets (`holders` keeps
-    /// the structs known to).
-    fn holds(&self, sid: StructId, v: &Visit, holders: &mut [bool]) -> bool {
-        if holders[sid] {
-            return true;
-        }
-        let mut stack = vec![sid];
-        let mut visited = vec![false; self.p.structs.len()];
-        while let Some(id) = stack.pop() {
-            if v.target(id).is_some() {
-                holders[sid] = true;
-                return true;
-            }
-            if std::mem::replace(&mut visited[id], true) {
-                continue;
-            }
-            self.p.structs[id].child_structs(&mut stack);
-        }
-        false
+    /// Whether a value of struct `sid` can hold a value of one of `v`'s targets.
+    fn holds(&self, sid: StructId, v: &Visit) -> bool {
+        crate::ir::analysis::reached_from(self.p, vec![sid], |_, _| true)
+            .into_iter()
+            .any(|id| v.target(id).is_some())
     }
 }
