@@ -6,7 +6,7 @@
 //! MSB-first streams (`MsbBitReader`, `MsbBitWriter`, network bit order as RFC diagrams draw it)
 //! put bit n in bit `7 - n % 8` and start values with their most significant bit.
 
-use crate::{DecodeError, DecodeErrorKind, EncodeError, FieldNote, NoTrace, Trace, Value};
+use crate::{DecodeError, DecodeErrorKind, FieldNote, NoTrace, Trace, Value};
 
 use crate::read::leb128;
 #[cfg(feature = "serde")]
@@ -77,41 +77,7 @@ impl<'a, T: Trace<'a>, const MSB: bool> BitReader<'a, T, MSB> {
         }
     }
 
-    /// The same reader, reading a message sent by the client (`from_client`) or the server.
-    #[inline]
-    pub fn with_direction(mut self, from_client: bool) -> Self {
-        self.context.set_from_client(from_client);
-        self
-    }
-
-    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
-    #[inline]
-    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
-        self.context.set(slot, value);
-    }
-
-    /// The value of enclosing field `slot` of `holder`, read by field `field`.
-    #[inline]
-    pub fn enclosing(
-        &self,
-        slot: usize,
-        holder: &'static str,
-        field: &'static str,
-    ) -> Result<u64, DecodeError> {
-        match self.context.get(slot) {
-            Some(v) => Ok(v),
-            None => Err(self.error(field, self.pos, DecodeErrorKind::Outside { holder })),
-        }
-    }
-
-    /// Whether the message was sent by the client, read by field `field`.
-    #[inline]
-    pub fn from_client(&self, field: &'static str) -> Result<bool, DecodeError> {
-        match self.context.from_client() {
-            Some(v) => Ok(v),
-            None => Err(self.error(field, self.pos, DecodeErrorKind::NoDirection)),
-        }
-    }
+    crate::context::reader_context!();
 
     /// Continues at bit `bit` of the buffer (an application's message inside a transport's).
     #[inline]
@@ -484,35 +450,7 @@ impl<'o, const MSB: bool> BitWriter<'o, MSB> {
         }
     }
 
-    /// The same writer, writing a message the client (`from_client`) or the server sends.
-    #[inline]
-    pub fn with_direction(mut self, from_client: bool) -> Self {
-        self.context.set_from_client(from_client);
-        self
-    }
-
-    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
-    #[inline]
-    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
-        self.context.set(slot, value);
-    }
-
-    /// The value of enclosing field `slot` of `holder`, read by field `field`.
-    #[inline]
-    pub fn enclosing(
-        &self,
-        slot: usize,
-        holder: &'static str,
-        field: &'static str,
-    ) -> Result<u64, EncodeError> {
-        self.context.encoded(slot, holder, field)
-    }
-
-    /// Whether the message is sent by the client, read by field `field`.
-    #[inline]
-    pub fn from_client(&self, field: &'static str) -> Result<bool, EncodeError> {
-        self.context.encoded_direction(field)
-    }
+    crate::context::writer_context!();
 
     /// Bits written so far by this writer.
     #[inline]

@@ -66,6 +66,88 @@ impl Context {
     }
 }
 
+/// The context methods of a reader (`Reader` and `BitReader`, which have a `context` field,
+/// `pos` and `error`), written once for both.
+macro_rules! reader_context {
+    () => {
+        /// The same reader, reading a message sent by the client (`from_client`) or the server.
+        #[inline]
+        pub fn with_direction(mut self, from_client: bool) -> Self {
+            self.context.set_from_client(from_client);
+            self
+        }
+
+        /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
+        #[inline]
+        pub fn set_enclosing(&mut self, slot: usize, value: u64) {
+            self.context.set(slot, value);
+        }
+
+        /// The value of enclosing field `slot` of `holder`, read by field `field`.
+        #[inline]
+        pub fn enclosing(
+            &self,
+            slot: usize,
+            holder: &'static str,
+            field: &'static str,
+        ) -> Result<u64, crate::DecodeError> {
+            match self.context.get(slot) {
+                Some(v) => Ok(v),
+                None => {
+                    Err(self.error(field, self.pos, crate::DecodeErrorKind::Outside { holder }))
+                }
+            }
+        }
+
+        /// Whether the message was sent by the client, read by field `field`.
+        #[inline]
+        pub fn from_client(&self, field: &'static str) -> Result<bool, crate::DecodeError> {
+            match self.context.from_client() {
+                Some(v) => Ok(v),
+                None => Err(self.error(field, self.pos, crate::DecodeErrorKind::NoDirection)),
+            }
+        }
+    };
+}
+pub(crate) use reader_context;
+
+/// The context methods of a writer (`Writer` and `BitWriter`, which have a `context` field),
+/// written once for both.
+macro_rules! writer_context {
+    () => {
+        /// The same writer, writing a message the client (`from_client`) or the server sends.
+        #[inline]
+        pub fn with_direction(mut self, from_client: bool) -> Self {
+            self.context.set_from_client(from_client);
+            self
+        }
+
+        /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
+        #[inline]
+        pub fn set_enclosing(&mut self, slot: usize, value: u64) {
+            self.context.set(slot, value);
+        }
+
+        /// The value of enclosing field `slot` of `holder`, read by field `field`.
+        #[inline]
+        pub fn enclosing(
+            &self,
+            slot: usize,
+            holder: &'static str,
+            field: &'static str,
+        ) -> Result<u64, crate::EncodeError> {
+            self.context.encoded(slot, holder, field)
+        }
+
+        /// Whether the message is sent by the client, read by field `field`.
+        #[inline]
+        pub fn from_client(&self, field: &'static str) -> Result<bool, crate::EncodeError> {
+            self.context.encoded_direction(field)
+        }
+    };
+}
+pub(crate) use writer_context;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,41 +56,7 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
         }
     }
 
-    /// The same reader, reading a message sent by the client (`from_client`) or the server.
-    #[inline]
-    pub fn with_direction(mut self, from_client: bool) -> Self {
-        self.context.set_from_client(from_client);
-        self
-    }
-
-    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
-    #[inline]
-    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
-        self.context.set(slot, value);
-    }
-
-    /// The value of enclosing field `slot` of `holder`, read by field `field`.
-    #[inline]
-    pub fn enclosing(
-        &self,
-        slot: usize,
-        holder: &'static str,
-        field: &'static str,
-    ) -> Result<u64, DecodeError> {
-        match self.context.get(slot) {
-            Some(v) => Ok(v),
-            None => Err(self.error(field, self.pos, DecodeErrorKind::Outside { holder })),
-        }
-    }
-
-    /// Whether the message was sent by the client, read by field `field`.
-    #[inline]
-    pub fn from_client(&self, field: &'static str) -> Result<bool, DecodeError> {
-        match self.context.from_client() {
-            Some(v) => Ok(v),
-            None => Err(self.error(field, self.pos, DecodeErrorKind::NoDirection)),
-        }
-    }
+    crate::context::reader_context!();
 
     /// Continues at byte `at` of the buffer (an application's message inside a transport's).
     #[inline]

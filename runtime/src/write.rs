@@ -19,12 +19,7 @@ impl<'o> Writer<'o> {
         }
     }
 
-    /// The same writer, writing a message the client (`from_client`) or the server sends.
-    #[inline]
-    pub fn with_direction(mut self, from_client: bool) -> Self {
-        self.context.set_from_client(from_client);
-        self
-    }
+    crate::context::writer_context!();
 
     /// A bit-stream writer appending to this writer's buffer, with its enclosing fields and
     /// direction.
@@ -33,29 +28,6 @@ impl<'o> Writer<'o> {
         let mut bits = crate::BitWriter::new(&mut *self.buf);
         bits.context = self.context;
         bits
-    }
-
-    /// Keeps an enclosing field's value for the values inside (see [`crate::Context`]).
-    #[inline]
-    pub fn set_enclosing(&mut self, slot: usize, value: u64) {
-        self.context.set(slot, value);
-    }
-
-    /// The value of enclosing field `slot` of `holder`, read by field `field`.
-    #[inline]
-    pub fn enclosing(
-        &self,
-        slot: usize,
-        holder: &'static str,
-        field: &'static str,
-    ) -> Result<u64, EncodeError> {
-        self.context.encoded(slot, holder, field)
-    }
-
-    /// Whether the message is sent by the client, read by field `field`.
-    #[inline]
-    pub fn from_client(&self, field: &'static str) -> Result<bool, EncodeError> {
-        self.context.encoded_direction(field)
     }
 
     /// Riptide 2.0's length: one byte up to 0x7F, else two bytes big-endian with 0x8000 set;
