@@ -509,33 +509,22 @@ pub fn checksum_bounds(fields: &[Field]) -> (BTreeSet<usize>, BTreeSet<usize>) {
 /// Per struct: whether reading it reads the direction (`@from_client`), in its own expressions
 /// or those of a value inside it.
 pub fn direction_readers(p: &Protocol) -> Vec<bool> {
-    let mut reads: Vec<bool> = p
+    let own: Vec<bool> = p
         .structs
         .iter()
         .map(|s| {
-            let mut own = false;
-            each_decoded_expr(s, &mut |e| own |= e.reads_direction());
-            own
+            let mut reads = false;
+            each_decoded_expr(s, &mut |e| reads |= e.reads_direction());
+            reads
         })
         .collect();
-    // Types hold no cycles: as many rounds as types at most.
-    loop {
-        let mut changed = false;
-        for (sid, s) in p.structs.iter().enumerate() {
-            if reads[sid] {
-                continue;
-            }
-            let mut kids = Vec::new();
-            s.child_structs(&mut kids);
-            if kids.iter().any(|k| reads[*k]) {
-                reads[sid] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return reads;
-        }
-    }
+    (0..p.structs.len())
+        .map(|sid| {
+            reached_from(p, vec![sid], |_, _| true)
+                .into_iter()
+                .any(|id| own[id])
+        })
+        .collect()
 }
 
 /// Whether a value of `ty` can be read from no bytes (conservatively: a length or count given
