@@ -94,14 +94,6 @@ impl Builder {
         Self::default()
     }
 
-    /// The builder `root/wiregen.toml` describes (its paths relative to `root`), or `None` when
-    /// there is no such file. Its keys are the methods of this type: `schemas`, `schema_dirs`,
-    /// `rust_out`, `lua_out`, `crates`, `serde`, `arbitrary`, `keep_going`, `prune`, `wirecat`,
-    /// `fuzz`.
-    pub fn from_config(root: impl AsRef<Path>) -> Result<Option<Self>, Error> {
-        crate::config::builder(root.as_ref())
-    }
-
     /// Adds a schema file (any path). A schema it extends or rides on (`extends`,
     /// `application.transport`) is found relative to it and generated alongside.
     pub fn schema(mut self, path: impl AsRef<Path>) -> Self {

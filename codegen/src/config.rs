@@ -51,8 +51,18 @@ struct Config {
     generator: Option<String>,
 }
 
+impl Builder {
+    /// The builder `root/wiregen.toml` describes (its paths relative to `root`), or `None` when
+    /// there is no such file. Its keys are the methods of this type: `schemas`, `schema_dirs`,
+    /// `rust_out`, `lua_out`, `crates`, `serde`, `arbitrary`, `keep_going`, `prune`, `wirecat`,
+    /// `fuzz`.
+    pub fn from_config(root: impl AsRef<Path>) -> Result<Option<Self>, Error> {
+        builder(root.as_ref())
+    }
+}
+
 /// The builder `root/wiregen.toml` describes (paths relative to `root`), or `None` without one.
-pub fn builder(root: &Path) -> Result<Option<Builder>, Error> {
+fn builder(root: &Path) -> Result<Option<Builder>, Error> {
     let path = root.join(FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(None);

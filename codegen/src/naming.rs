@@ -1,7 +1,7 @@
 //! Names shared by both backends, so the Rust trace and the dissector agree on every field.
 
 use crate::ir::{Protocol, StructId, Ty};
-use heck::{ToSnakeCase, ToUpperCamelCase};
+use heck::ToSnakeCase;
 
 /// Wireshark filter name of a field: `proto.field` on the root type, `proto.type.field` elsewhere
 /// (and on every message of an application schema, which has no root of its own).
@@ -54,12 +54,6 @@ pub fn element_abbrev(ty: &Ty, array_abbrev: &str) -> String {
         Ty::Struct(_, Some(_)) => format!("{array_abbrev}.element"),
         _ => array_abbrev.to_string(),
     }
-}
-
-/// The Rust enum type of a switch field: `PacketPayload`.
-pub fn union_type(p: &Protocol, s: StructId, field: usize) -> String {
-    let f = &p.structs[s].fields[field];
-    format!("{}{}", p.structs[s].name, f.name.to_upper_camel_case())
 }
 
 /// Human label of a field in the dissector tree: `payload_size` → `Payload size`.

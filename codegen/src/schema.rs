@@ -609,15 +609,6 @@ pub enum EndianDef {
     Big,
 }
 
-impl EndianDef {
-    pub fn ir(self) -> crate::ir::Endian {
-        match self {
-            EndianDef::Little => crate::ir::Endian::Little,
-            EndianDef::Big => crate::ir::Endian::Big,
-        }
-    }
-}
-
 /// `layout: bytes | lsb-bits | msb-bits` of a protocol or type; a bit group's packing
 /// (`lsb-bits` or `msb-bits`).
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, JsonSchema)]
@@ -626,16 +617,6 @@ pub enum LayoutDef {
     Bytes,
     LsbBits,
     MsbBits,
-}
-
-impl LayoutDef {
-    pub fn ir(self) -> crate::ir::Layout {
-        match self {
-            LayoutDef::Bytes => crate::ir::Layout::Bytes,
-            LayoutDef::LsbBits => crate::ir::Layout::LsbBits,
-            LayoutDef::MsbBits => crate::ir::Layout::MsbBits,
-        }
-    }
 }
 
 /// `display: hex | dec | bin` on an integer field.

@@ -19,11 +19,36 @@ fn wiregen(args: &[&str], root: &Path) -> (bool, String, String) {
     )
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A folder of one test's own, removed when the test ends (a failing test's too, so that
+/// repeated runs do not fill the disk; `WIREGEN_KEEP_SCRATCH=1` keeps it to look at).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("WIREGEN_KEEP_SCRATCH").is_none() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("wiregen-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn golden(name: &str) -> PathBuf {

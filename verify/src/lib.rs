@@ -20,15 +20,17 @@
 mod compare;
 mod differential;
 mod pcap;
+mod report;
 mod rng;
 mod tcp_stream;
 mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
-pub use differential::{coverage_list, verify, Options, Report, TypeFields};
+pub use differential::verify;
 pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };
+pub use report::{coverage_list, Options, Report, TypeFields};
 pub use rng::Rng;
 pub use tshark::{
     dissect, tshark, tshark_command, tshark_command_via, Dissection, Field, MALFORMED_EXPERTS,
@@ -85,7 +87,7 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--coverage" => {
                 let path = value()?;
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-                opts.coverage = differential::coverage_list(&text);
+                opts.coverage = report::coverage_list(&text);
             }
             "--unreachable" => opts.unreachable.push(value()?),
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),

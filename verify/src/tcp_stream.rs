@@ -4,8 +4,8 @@
 //! field by field with the crate's message, in order, direction by direction.
 
 use crate::compare::{compare, expected, Expected, ExpectedField};
-use crate::differential::{capture_path, keep_or_remove, Options, Report};
 use crate::pcap::{write_tcp_pcap, Segment};
+use crate::report::{capture_path, keep_or_remove, Options, Report};
 use crate::rng::Rng;
 use crate::tshark::dissect;
 use std::path::PathBuf;

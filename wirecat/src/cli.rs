@@ -1,21 +1,21 @@
 //! The command line: one protocol's (`run::<P>()`) or every linked protocol's (`run_many`),
 //! the same subcommands either way.
 
-use std::io::{Read, Write as _};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::io::Write as _;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use wiregen_runtime::SerdeProtocol;
 
+use crate::input::{open, ports, CaptureArgs, PortArgs};
+use crate::json::{decode_into, endpoints, HowFar};
 use crate::reading::{self, Tally};
-use crate::session::{self, Conversations, Event, Key, Message, Ports};
+use crate::session::{self, Event};
+use crate::stats_cli::StatsArgs;
 use crate::types::{Decode, Encode, Job, List};
-use crate::{capture, parse_hex, to_hex};
+use crate::{parse_hex, to_hex};
 
 /// The protocols a multi-protocol wirecat links (this repository's generates it).
 pub trait Registry {
@@ -112,24 +112,6 @@ fn read_input(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 #[derive(Args)]
-pub(crate) struct CaptureArgs {
-    /// A pcap or pcapng file (gzip-compressed or not), or `-` for standard input.
-    pub capture: PathBuf,
-    #[command(flatten)]
-    pub ports: PortArgs,
-}
-
-#[derive(Args)]
-pub(crate) struct PortArgs {
-    /// The server's UDP port (repeat for several; default: the schema's ports).
-    #[arg(short, long = "port", value_name = "PORT")]
-    udp: Vec<u16>,
-    /// The server's TCP port (repeat for several; default: the schema's ports).
-    #[arg(long = "tcp-port", value_name = "PORT")]
-    tcp: Vec<u16>,
-}
-
-#[derive(Args)]
 struct ExportArgs {
     /// pcap or pcapng files (gzip-compressed or not); each is read twice, so not standard input.
     #[arg(required = true, value_name = "CAPTURE")]
@@ -141,22 +123,6 @@ struct ExportArgs {
     /// and DuckDB read a directory).
     #[arg(short, long, value_name = "PATH")]
     output: PathBuf,
-}
-
-#[derive(Args)]
-pub(crate) struct StatsArgs {
-    #[command(flatten)]
-    pub capture: CaptureArgs,
-    /// Prints the whole as JSON instead of tables.
-    #[arg(long)]
-    pub json: bool,
-    /// Prints each frame's verdict (lost, duplicate, retransmission, out of order, acks, round
-    /// trips) as a JSON line, as the dissector's `<proto>.analysis.*` fields show it.
-    #[arg(long)]
-    pub frames: bool,
-    /// Also draws round trips and bandwidth over time as an SVG picture.
-    #[arg(long, value_name = "FILE")]
-    pub svg: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -339,118 +305,6 @@ impl Job for Exec {
     }
 }
 
-/// The capture's packets, read as they are needed (`-`: standard input), and a progress bar of
-/// the file's bytes read (drawn on a terminal only).
-pub(crate) fn open(path: &Path) -> Result<(capture::Packets<Box<dyn Read>>, Progress), String> {
-    let read = Arc::new(AtomicU64::new(0));
-    let (source, bar): (Box<dyn Read>, _) = if path.as_os_str() == "-" {
-        (Box::new(std::io::stdin().lock()), None)
-    } else {
-        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let bar = ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {eta}")
-                .map_err(|e| e.to_string())?,
-        );
-        let counted = Counted {
-            inner: file,
-            read: Arc::clone(&read),
-        };
-        (Box::new(counted), Some(bar))
-    };
-    let packets = capture::packets(source).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((packets, Progress { bar, read, seen: 0 }))
-}
-
-/// A reader that counts the bytes read through it.
-struct Counted<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// How far into the file a long run is, on the terminal (quiet when stderr is not one).
-pub(crate) struct Progress {
-    bar: Option<ProgressBar>,
-    read: Arc<AtomicU64>,
-    seen: u64,
-}
-
-impl Progress {
-    /// One packet more: the bar moves every few thousand.
-    pub(crate) fn tick(&mut self) {
-        self.seen += 1;
-        if self.seen & 0xFFF == 0 {
-            if let Some(bar) = &self.bar {
-                bar.set_position(self.read.load(Ordering::Relaxed));
-            }
-        }
-    }
-}
-
-/// The bar is cleared when the run ends, however it ends.
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// The server's ports: those given, else the schema's.
-pub(crate) fn ports<P: SerdeProtocol>(a: &PortArgs) -> Result<Ports, String> {
-    let or_schema = |given: &[u16], schema: &[u16]| {
-        if given.is_empty() {
-            schema.to_vec()
-        } else {
-            given.to_vec()
-        }
-    };
-    let ports = Ports {
-        udp: or_schema(&a.udp, P::UDP_PORTS),
-        tcp: or_schema(&a.tcp, P::TCP_PORTS),
-    };
-    if !ports.tcp.is_empty() && P::TCP_FRAMING.is_none() {
-        return Err(format!(
-            "{} is not framed on TCP in its schema (transport.tcp.length_prefix): its messages cannot be found in a TCP stream",
-            P::NAME
-        ));
-    }
-    if ports.udp.is_empty() && ports.tcp.is_empty() {
-        return Err(format!(
-            "{} has no ports in its schema: name the server's with --port (UDP) or --tcp-port",
-            P::NAME
-        ));
-    }
-    Ok(ports)
-}
-
-/// A datagram as JSON through the protocol's serializer.
-pub(crate) struct AsJson<'v, 'a, P: SerdeProtocol>(pub &'v P::Datagram<'a>);
-
-impl<P: SerdeProtocol> serde::Serialize for AsJson<'_, '_, P> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        P::serialize_datagram(self.0, s)
-    }
-}
-
-/// A joined payload as JSON, decoded through the protocol's serializer.
-struct Joined<'v, P: SerdeProtocol>(&'v P::Joined);
-
-impl<P: SerdeProtocol> serde::Serialize for Joined<'_, P> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        P::serialize_joined(self.0, s)
-    }
-}
-
 fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
     let ports = ports::<P>(&a.ports)?;
     let mut all_ok = true;
@@ -499,74 +353,6 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
         );
     }
     Ok(all_ok)
-}
-
-/// How far a message read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HowFar {
-    /// Decoded, and what it completes (if anything) joined and decoded.
-    Whole,
-    NotDecoded,
-    /// Decoded, but the payload it completes does not decode.
-    NotJoined,
-}
-
-/// Decodes `m` in its conversation and joins the piece it carries, setting `line`'s `value`,
-/// `joined` and `joined_from` (and `also_joined`), or `error` where it stops (`read` and
-/// `export` alike).
-pub(crate) fn decode_into<P: SerdeProtocol>(
-    conversations: &mut Conversations<P>,
-    m: &Message,
-    line: &mut serde_json::Value,
-) -> Result<HowFar, String> {
-    let datagram = match conversations.decode(m) {
-        Ok(datagram) => datagram,
-        Err(e) => {
-            line["error"] = e.to_string().into();
-            return Ok(HowFar::NotDecoded);
-        }
-    };
-    line["value"] = serde_json::to_value(AsJson::<P>(&datagram)).map_err(|e| e.to_string())?;
-    match conversations.join(m, &datagram) {
-        Ok(completed) => {
-            // The first payload the datagram completes; any more (ENet's commands: several
-            // fragments of several payloads in one datagram) in `also_joined`, in order.
-            let mut more = Vec::new();
-            for (k, (joined, frames)) in completed.into_iter().enumerate() {
-                let value =
-                    serde_json::to_value(Joined::<P>(&joined)).map_err(|e| e.to_string())?;
-                if k == 0 {
-                    line["joined"] = value;
-                    line["joined_from"] = frames.into();
-                } else {
-                    more.push(serde_json::json!({ "joined": value, "joined_from": frames }));
-                }
-            }
-            if !more.is_empty() {
-                line["also_joined"] = more.into();
-            }
-        }
-        Err(e) => {
-            line["error"] = format!("the payload it completes: {e}").into();
-            return Ok(HowFar::NotJoined);
-        }
-    }
-    Ok(HowFar::Whole)
-}
-
-/// A JSON line's frame, direction and endpoints.
-fn endpoints(frame: u64, from_client: bool, key: &Key) -> serde_json::Value {
-    let (src, dst) = key.endpoints(from_client);
-    let mut line = serde_json::json!({
-        "frame": frame,
-        "from": if from_client { "client" } else { "server" },
-        "src": src.to_string(),
-        "dst": dst.to_string(),
-    });
-    if key.tcp {
-        line["transport"] = "tcp".into();
-    }
-    line
 }
 
 fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
@@ -648,7 +434,7 @@ fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
             a.output.clone()
         };
         // Each pass has its own progress bar.
-        let progress = std::cell::RefCell::new(None::<Progress>);
+        let progress = std::cell::RefCell::new(None::<crate::input::Progress>);
         let (t, rows) = crate::export::export::<P, _>(
             || {
                 let (packets, bar) = open(capture)?;

@@ -46,7 +46,7 @@ fn row<P: SerdeProtocol>(
         "transport": if m.key.tcp { "tcp" } else { "udp" },
         "bytes": m.bytes.len(),
     });
-    crate::cli::decode_into(conversations, &m, &mut row)?;
+    crate::json::decode_into(conversations, &m, &mut row)?;
     if !row["value"].is_null() {
         row["message"] = message_type(&row["value"]).into();
     }

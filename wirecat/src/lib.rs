@@ -16,6 +16,8 @@ pub mod capture;
 mod cli;
 #[cfg(feature = "export")]
 pub mod export;
+mod input;
+mod json;
 mod message_type;
 pub mod reading;
 pub mod session;

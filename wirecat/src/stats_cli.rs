@@ -3,10 +3,14 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-
 use wiregen_runtime::SerdeProtocol;
 
-use crate::cli::{open, ports, AsJson, StatsArgs};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::input::{open, ports, CaptureArgs};
+use crate::json::AsJson;
 use crate::reading;
 use crate::session::Event;
 use crate::stats::{verdict_json, Direction, Stats};
@@ -255,4 +259,20 @@ fn svg<P: SerdeProtocol>(s: &Stats) -> String {
     );
     out.push_str("</svg>\n");
     out
+}
+
+#[derive(Args)]
+pub(crate) struct StatsArgs {
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+    /// Prints the whole as JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Prints each frame's verdict (lost, duplicate, retransmission, out of order, acks, round
+    /// trips) as a JSON line, as the dissector's `<proto>.analysis.*` fields show it.
+    #[arg(long)]
+    pub frames: bool,
+    /// Also draws round trips and bandwidth over time as an SVG picture.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }

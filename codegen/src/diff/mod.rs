@@ -16,6 +16,7 @@ mod rule;
 mod switches;
 mod types;
 mod values;
+mod walk;
 
 pub use rule::{Allowance, Rule};
 

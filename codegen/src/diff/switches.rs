@@ -2,7 +2,7 @@
 //! case now answers is a replaced message, new cases are safe only where old readers keep
 //! unknown tags.
 
-use super::types::{At, Walk};
+use super::walk::{At, Walk};
 use super::{Class, Differ, Rule};
 use crate::backend::doc::text;
 use crate::ir::*;

@@ -1,17 +1,11 @@
 //! Types compared structurally from the two roots: fields paired by name (or, renamed, by place
 //! and shape), then each pair's type, size rule, presence and role; switches case by case.
 
+use super::walk::{At, Pairs, Walk};
 use super::{Class, Differ, Rule};
 use crate::backend::doc::text;
 use crate::ir::*;
 use std::collections::HashSet;
-
-/// Enums and flag sets the two versions use in the same places, to be compared value by value.
-#[derive(Default)]
-pub struct Pairs {
-    pub enums: Vec<(EnumId, EnumId)>,
-    pub flags: Vec<(FlagsId, FlagsId)>,
-}
 
 /// Compares every pair of types reached from the roots (from each application message by id
 /// too); gives the enum and flag pairs met.
@@ -57,12 +51,6 @@ pub fn compare(d: &mut Differ) -> Pairs {
         }
     }
     w.pairs
-}
-
-pub(super) struct Walk {
-    pub(super) queue: Vec<(StructId, StructId)>,
-    seen: HashSet<(StructId, StructId)>,
-    pairs: Pairs,
 }
 
 fn structure(d: &mut Differ, w: &mut Walk, os: StructId, ns: StructId) {
@@ -295,8 +283,6 @@ fn role(p: &Protocol, sid: StructId, f: &Field) -> String {
         ),
     }
 }
-
-pub(super) type At = (Option<String>, Option<String>);
 
 fn ty(d: &mut Differ, w: &mut Walk, o: &Ty, n: &Ty, path: &str, at: &At) {
     let (op, np) = d.protocols();

@@ -2,7 +2,7 @@
 //! is breaking, a number's name changed is the dissector's (and the Rust API's), a new value is
 //! safe where old readers keep values they do not know (an open enum, any flag set).
 
-use super::types::Pairs;
+use super::walk::Pairs;
 use super::{Class, Differ, Rule};
 use crate::ir::NamedConst;
 

@@ -2,7 +2,6 @@
 //! takes from its base schema.
 
 use super::*;
-use crate::naming;
 use std::collections::{BTreeSet, HashSet};
 
 /// The fields (struct, index) an expression reads, along each path.
@@ -402,7 +401,7 @@ pub fn routes_to(p: &Protocol, target: StructId) -> Vec<Vec<RouteStep>> {
             match &f.ty {
                 Ty::Struct(to, _) => next(*to, None),
                 Ty::Union(u) => {
-                    let enum_name = naming::union_type(p, sid, fi);
+                    let enum_name = p.union_name(sid, fi);
                     for c in &u.cases {
                         if let CaseBody::Struct(to) = c.body {
                             next(to, Some((enum_name.clone(), c.variant.clone())));

@@ -48,6 +48,15 @@ pub enum Layout {
     MsbBits,
 }
 
+/// How the dissector shows an integer (`display:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    Dec,
+    Hex,
+    /// The bit pattern Wireshark draws for masked fields (`0000 0101 = Peer: 5`), in decimal.
+    Bin,
+}
+
 impl Layout {
     /// Whether fields are read from a bit stream (of either bit order).
     pub fn is_bits(self) -> bool {
@@ -282,7 +291,7 @@ pub struct Field {
     pub filter: Option<String>,
     /// How the dissector shows an integer (`display: hex`); by default constants, checksums
     /// and reserved fields in hex, other integers in decimal.
-    pub display: Option<crate::schema::DisplayDef>,
+    pub display: Option<Display>,
     /// A constant as the schema wrote it when it wrote it in hex (`0xD1CE`): the outputs write
     /// it so too.
     pub const_hex: Option<String>,
@@ -414,6 +423,14 @@ pub enum Derive {
 impl Protocol {
     pub fn field(&self, r: &FieldRef) -> &Field {
         &self.structs[r.struct_id].fields[r.field]
+    }
+
+    /// The name of the type a switch field defines, its struct's and its own: `PacketPayload`
+    /// (the Rust enum, the reference's heading, and a name no schema type may take).
+    pub fn union_name(&self, s: StructId, field: usize) -> String {
+        use heck::ToUpperCamelCase;
+        let f = &self.structs[s].fields[field];
+        format!("{}{}", self.structs[s].name, f.name.to_upper_camel_case())
     }
 
     /// Whether values of this struct borrow from the input (hold bytes or strings).

@@ -12,15 +12,15 @@ impl<'f> Validator<'f> {
         fp: &str,
         ty: &Ty,
         layout: Layout,
-    ) -> Option<schema::DisplayDef> {
-        let d = f.display?;
+    ) -> Option<Display> {
+        let d = Display::from(f.display?);
         let scalar = match ty {
             Ty::Array(e, _) => e,
             t => t,
         };
         let at = format!("{fp}.display");
         match scalar {
-            Ty::Int(it) if it.signed && d == schema::DisplayDef::Hex => {
+            Ty::Int(it) if it.signed && d == Display::Hex => {
                 self.error(
                     "E0320",
                     &at,
@@ -32,7 +32,7 @@ impl<'f> Validator<'f> {
             // Wireshark draws the bits of a masked field: the mask is the whole integer's (a
             // Lua number in Wireshark 4.0: at most 32 bits here), over the bytes it is read
             // from (not the bytes a bit-stream value straddles).
-            Ty::Int(it) if d == schema::DisplayDef::Bin && (it.bits > 32 || layout.is_bits()) => {
+            Ty::Int(it) if d == Display::Bin && (it.bits > 32 || layout.is_bits()) => {
                 self.error(
                     "E0321",
                     &at,
@@ -41,7 +41,7 @@ impl<'f> Validator<'f> {
                 );
                 None
             }
-            Ty::VarInt(_) if d == schema::DisplayDef::Bin => {
+            Ty::VarInt(_) if d == Display::Bin => {
                 self.error(
                     "E0322",
                     &at,

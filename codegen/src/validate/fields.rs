@@ -66,7 +66,7 @@ impl<'f> Validator<'f> {
         endian: Endian,
         layout: Layout,
     ) -> Field {
-        let endian = f.endian.map_or(endian, schema::EndianDef::ir);
+        let endian = f.endian.map_or(endian, Endian::from);
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         let ty = self.field_type(sid, index, f, fp, endian, layout);
         let (ty, compression) = self.compression(f, fp, layout, ty);

@@ -11,6 +11,7 @@ mod field_values;
 mod fields;
 mod filters;
 mod groups;
+mod lift;
 mod limits;
 mod names;
 mod protocol;
@@ -343,7 +344,7 @@ impl<'f> Validator<'f> {
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
             );
         }
-        let explicit_endian = p.endian.map(schema::EndianDef::ir);
+        let explicit_endian = p.endian.map(Endian::from);
         // An application whose payload is the rest of a bit stream reads it in that stream's
         // bit order.
         let app_bits = self.transport.as_ref().and_then(|t| {
@@ -354,7 +355,7 @@ impl<'f> Validator<'f> {
         });
         let layout = match p.layout {
             None => app_bits.unwrap_or(Layout::Bytes),
-            Some(l) => l.ir(),
+            Some(l) => Layout::from(l),
         };
         // A bit stream's numbers take its bit order.
         let stream = types::stream_order(layout);

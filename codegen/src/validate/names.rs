@@ -158,7 +158,7 @@ impl<'f> Validator<'f> {
             for (fi, f) in s.fields.iter().enumerate() {
                 if matches!(f.ty, Ty::Union(_)) {
                     generated.push((
-                        crate::naming::union_type(p, sid, fi),
+                        p.union_name(sid, fi),
                         format!("the enum of switch '{}.{}'", s.name, f.name),
                     ));
                 }

@@ -8,7 +8,7 @@ impl<'f> Validator<'f> {
     /// reached from streams of both orders, or declaring the other order, is refused (a stream
     /// cannot change its bit order in the middle).
     pub(crate) fn inherited_layouts(&mut self, default: Layout) -> Vec<Layout> {
-        let own = |t: &schema::TypeDef| t.layout.map(schema::LayoutDef::ir);
+        let own = |t: &schema::TypeDef| t.layout.map(Layout::from);
         let mut layouts: Vec<Layout> = self
             .file
             .types

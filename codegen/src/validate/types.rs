@@ -388,7 +388,7 @@ impl<'f> Validator<'f> {
         layout: Layout,
     ) -> Struct {
         let yp = format!("types.{name}");
-        let layout = t.layout.map_or(layout, schema::LayoutDef::ir);
+        let layout = t.layout.map_or(layout, Layout::from);
         let mut fields: Vec<Field> = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
         // Fields packed into a bit group are read from its integer: of any width, in the
@@ -669,7 +669,7 @@ impl<'f> Validator<'f> {
             return explicit.unwrap_or(default);
         }
         // The field's `endian:` (already checked where the field is read).
-        let field_endian = f.endian.map(schema::EndianDef::ir);
+        let field_endian = f.endian.map(Endian::from);
         let stream = stream_order(layout);
         if bits > 8
             && explicit

@@ -209,7 +209,7 @@ pub fn switch(d: &mut Document, p: &Protocol, sid: StructId, fi: usize, u: &Unio
     );
     let mut words = format!(
         "Rust: the enum `{}`; its size: {}.",
-        naming::union_type(p, sid, fi),
+        p.union_name(sid, fi),
         text::len(p, &u.len, false)
     );
     if let Some(unless) = &u.unless {

@@ -1,6 +1,7 @@
 //! A reference as one self-contained HTML page (styles inline, diagrams as inline SVG, nothing
 //! fetched when it is viewed).
 
+use super::markup::escape;
 use super::model::{Block, Document};
 use super::svg;
 
@@ -68,14 +69,6 @@ pub fn render(d: &Document) -> String {
          <main>\n{body}</main>\n</body>\n</html>\n",
         escape(&d.title)
     )
-}
-
-/// Text with `&`, `<`, `>` and `"` escaped.
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Inline Markdown of the document's texts: `code` spans and [text](#anchor) links.

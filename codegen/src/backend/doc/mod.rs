@@ -9,6 +9,7 @@ pub mod diagram;
 mod fields;
 mod html;
 mod markdown;
+mod markup;
 mod model;
 mod svg;
 pub(crate) mod text;

@@ -1,7 +1,7 @@
 //! A packet diagram as inline SVG (the HTML reference): the same rows and boxes as the text.
 
 use super::diagram::{Diagram, Drawing, ROW};
-use super::html::escape;
+use super::markup::escape;
 
 const BIT: u64 = 22;
 const ROW_HEIGHT: u64 = 34;

@@ -22,9 +22,9 @@ pub(crate) fn int_base(it: &IntTy, hex: bool) -> &'static str {
 
 /// Whether an integer is shown in hex: as `display` says, else constants, checksums and
 /// reserved fields.
-pub(crate) fn shows_hex(role: &Role, display: Option<DisplayDef>) -> bool {
+pub(crate) fn shows_hex(role: &Role, display: Option<Display>) -> bool {
     match display {
-        Some(d) => d == DisplayDef::Hex,
+        Some(d) => d == Display::Hex,
         None => matches!(role, Role::Const(_) | Role::Checksum(_) | Role::Reserved),
     }
 }
@@ -160,7 +160,7 @@ impl<'p> Gen<'p> {
         label: &str,
         doc: &str,
         ty: &Ty,
-        (role, display): (&Role, Option<DisplayDef>),
+        (role, display): (&Role, Option<Display>),
     ) -> Result<(), Internal> {
         let p = self.p;
         let doc = lua_escape(doc);
@@ -170,7 +170,7 @@ impl<'p> Gen<'p> {
             Ty::Int(it) => {
                 // `display: bin`: a mask of the whole integer, so Wireshark draws its bits.
                 let mask = match display {
-                    Some(DisplayDef::Bin) => format!("{:#x}", u64::MAX >> (64 - 8 * it.bytes())),
+                    Some(Display::Bin) => format!("{:#x}", u64::MAX >> (64 - 8 * it.bytes())),
                     _ => "nil".into(),
                 };
                 self.add_field(

@@ -20,9 +20,9 @@ mod values;
 
 use super::{wrap, Internal, Output};
 use crate::expr::BinOp;
+use crate::ir::Display;
 use crate::ir::*;
 use crate::naming;
-use crate::schema::DisplayDef;
 use askama::Template;
 use std::collections::HashSet;
 

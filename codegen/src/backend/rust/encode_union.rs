@@ -12,7 +12,7 @@ impl<'p> Gen<'p> {
         nm: &str,
     ) -> Result<TokenStream, Internal> {
         let (v, borrowed) = (place.value(), place.borrowed());
-        let un = ident(&naming::union_type(self.p, sid, fi));
+        let un = ident(&self.p.union_name(sid, fi));
         let tag = self.tag_field(sid, fi);
         // A tag the encoder does not derive from this switch (another switch on the same field
         // derives it, or the user sets it) must select the variant given: checked, so the

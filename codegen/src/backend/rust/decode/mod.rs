@@ -303,7 +303,7 @@ impl<'p> Gen<'p> {
         abbrev: &str,
     ) -> Result<(TokenStream, Option<TokenStream>), Internal> {
         let p = self.p;
-        let un = ident(&naming::union_type(p, sid, fi));
+        let un = ident(&p.union_name(sid, fi));
         let tag = self.tag_field(sid, fi);
         let (on, kind) = self.tag_subject(&u.on, Ctx::Tag(nm));
         let all: Vec<CaseValue> = u
@@ -408,7 +408,7 @@ impl<'p> Gen<'p> {
         let (mut switch, default_build) = self.switch_match(sid, fi, u, nm, abbrev)?;
         if self.l.shared_switch == Some((sid, fi)) {
             if let Some((_, tag)) = self.tag_field(sid, fi) {
-                let un = ident(&naming::union_type(self.p, sid, fi));
+                let un = ident(&self.p.union_name(sid, fi));
                 let tn = ident(&tag.name);
                 switch = quote! { #un::read_as(r, #tn)? };
             }

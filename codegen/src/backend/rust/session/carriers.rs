@@ -137,7 +137,7 @@ impl<'p> Gen<'p> {
         at: TokenStream,
         depth: usize,
     ) -> Option<TokenStream> {
-        let un = ident(&naming::union_type(self.p, sid, fi));
+        let un = ident(&self.p.union_name(sid, fi));
         let carries_tag = self.tag_field(sid, fi).is_some();
         let mut arms = Vec::new();
         let cases = u

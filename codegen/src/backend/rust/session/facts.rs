@@ -214,7 +214,7 @@ impl<'p> Gen<'p> {
         let Ty::Union(u) = &p.structs[sid].fields[fi].ty else {
             return quote! { #bind };
         };
-        let un = ident(&naming::union_type(p, sid, fi));
+        let un = ident(&p.union_name(sid, fi));
         let tagged = self.tag_field(sid, fi).is_some();
         let (variant, carries_tag) = match case {
             Some(ci) => (

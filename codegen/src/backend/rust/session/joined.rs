@@ -171,7 +171,7 @@ impl<'p> Gen<'p> {
                 let Ty::Union(u) = &p.root().fields[fi].ty else {
                     return Err(Internal("'as' must name a switch".into()));
                 };
-                let un = ident(&naming::union_type(p, p.root, fi));
+                let un = ident(&p.union_name(p.root, fi));
                 let borrows = self.l.union_borrows(u);
                 let ty = if borrows {
                     quote! { #un<'j> }
@@ -450,7 +450,7 @@ impl<'p> Gen<'p> {
         }
         for (fi, rf) in p.root().fields.iter().enumerate() {
             let Ty::Union(u) = &rf.ty else { continue };
-            let un = ident(&naming::union_type(p, p.root, fi));
+            let un = ident(&p.union_name(p.root, fi));
             let carries_tag = self.tag_field(p.root, fi).is_some();
             for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(sid)) {
                 let var = variant_ident(&c.variant);

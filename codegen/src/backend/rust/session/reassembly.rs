@@ -40,7 +40,7 @@ impl<'p> Gen<'p> {
         let (piece_get, piece_set) = match &piece_field.ty {
             Ty::Bytes(_) => (quote! { Some(&self.#piece[..]) }, None),
             Ty::Union(u) if u.default == Some(CaseBody::Bytes) => {
-                let un = ident(&naming::union_type(p, sid, r.field));
+                let un = ident(&p.union_name(sid, r.field));
                 let other = variant_ident(&u.default_variant);
                 (
                     quote! { match &self.#piece { #un::#other { data, .. } => Some(&data[..]), _ => None } },
@@ -122,7 +122,7 @@ impl<'p> Gen<'p> {
                 let tn = ident(&tf.name);
                 let tt = self.rust_ty(sid, 0, &tf.ty)?;
                 let field = ident(&root.fields[fi].name);
-                let un = ident(&naming::union_type(p, sid, fi));
+                let un = ident(&p.union_name(sid, fi));
                 let ult = if self.l.union_borrows(u) {
                     quote! { <'_> }
                 } else {

@@ -55,7 +55,7 @@ impl<'p> Gen<'p> {
                 quote! { Vec<#e> }
             }
             Ty::Union(u) => {
-                let n = ident(&naming::union_type(self.p, sid, fi));
+                let n = ident(&self.p.union_name(sid, fi));
                 if self.union_borrows(u) {
                     quote! { #n<'a> }
                 } else {
@@ -84,7 +84,7 @@ impl<'p> Gen<'p> {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| matches!(f.ty, Ty::Union(_)))
-                .map(|(fi, _)| ident(&naming::union_type(p, sid, fi)));
+                .map(|(fi, _)| ident(&p.union_name(sid, fi)));
             return Ok(quote! { pub use #base::{#name #(, #unions)*}; });
         }
         let lt = self.lifetime(sid);

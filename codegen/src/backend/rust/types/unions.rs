@@ -11,7 +11,7 @@ impl<'p> Gen<'p> {
         u: &Union,
     ) -> Result<TokenStream, Internal> {
         let p = self.p;
-        let name = ident(&naming::union_type(p, sid, fi));
+        let name = ident(&p.union_name(sid, fi));
         let lt = if self.union_borrows(u) {
             quote! { <'a> }
         } else {

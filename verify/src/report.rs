@@ -1,0 +1,278 @@
+//! What `wiregen verify` is asked (Options, the types the schema declares) and what it answers
+//! (Report: counts, coverage, disagreements, errors, the captures kept), shared by the datagram
+//! and the TCP runs.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// What to check and how hard.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The protocol's dissector, then any other it needs loaded (the base of an extension).
+    pub luas: Vec<PathBuf>,
+    /// More tshark arguments.
+    pub tshark_args: Vec<String>,
+    /// How many valid messages to compare.
+    pub messages: usize,
+    /// How many hostile datagrams to dissect.
+    pub hostile: usize,
+    /// The seed of every random choice: the same seed checks the same messages.
+    pub seed: u64,
+    /// The server's UDP port (default: the schema's first); on a port the schema does not
+    /// register, the dissector is chosen with Decode As.
+    pub port: Option<u16>,
+    /// Where the captures go (default: the system's temporary folder); they are kept when a
+    /// check fails, for Wireshark.
+    pub work_dir: Option<PathBuf>,
+    /// Keep every capture (the report says where), not only those of a failing check: to open
+    /// what was proven in Wireshark.
+    pub keep: bool,
+    /// The types valid messages may hold, each with the filter names of its fields: the report
+    /// says which the compared messages reached, and fails on a type none reached (empty: not
+    /// measured).
+    pub coverage: Vec<TypeFields>,
+    /// Types declared unreachable: not a failure when no message reaches them.
+    pub unreachable: Vec<String>,
+}
+
+/// A type of the schema and the filter names its fields are noted under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFields {
+    pub name: String,
+    pub fields: Vec<String>,
+}
+
+/// The list `wiregen verify` writes: a type per line, its name then its fields' filter names,
+/// tab-separated.
+pub fn coverage_list(text: &str) -> Vec<TypeFields> {
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let mut parts = l.split('\t');
+            TypeFields {
+                name: parts.next().unwrap_or_default().to_string(),
+                fields: parts.map(str::to_string).collect(),
+            }
+        })
+        .collect()
+}
+
+impl Options {
+    /// The defaults for the dissector at `lua`: 2,000 valid messages, 2,000 hostile datagrams.
+    pub fn new(lua: impl Into<PathBuf>) -> Self {
+        Options {
+            luas: vec![lua.into()],
+            tshark_args: Vec::new(),
+            messages: 2000,
+            hostile: 2000,
+            seed: 0x5eed,
+            port: None,
+            work_dir: None,
+            keep: false,
+            coverage: Vec::new(),
+            unreachable: Vec::new(),
+        }
+    }
+}
+
+/// The outcome: counts, and each problem found (the first few of each kind in full).
+#[derive(Debug, Default)]
+pub struct Report {
+    pub protocol: &'static str,
+    /// Valid messages asked for.
+    pub wanted: usize,
+    /// Arbitrary values tried.
+    pub tried: usize,
+    /// Values the encoder refused (a value the schema does not allow: its refusal is the
+    /// encoder's job, covered by its own tests).
+    pub refused: usize,
+    /// Why: how many refusals per field and kind of refusal.
+    pub refusals: std::collections::BTreeMap<(String, String), usize>,
+    /// Encoded messages that need an earlier message's state (a list announced before): not
+    /// sent alone.
+    pub stateful: usize,
+    /// Messages compared field by field.
+    pub compared: usize,
+    /// Messages whose every field agreed, and that the dissector did not call malformed.
+    pub agreed: usize,
+    /// Fields compared.
+    pub fields: usize,
+    /// Payloads the crate joined from the compared messages' pieces (each where the dissector
+    /// joined one too).
+    pub joined: usize,
+    /// Crate and dissector disagree, or the crate disagrees with itself.
+    pub disagreements: Vec<String>,
+    /// Hostile datagrams dissected (and decoded by the crate).
+    pub hostile: usize,
+    /// Lua errors and internal errors the dissector raised, and crate panics.
+    pub errors: Vec<String>,
+    /// Why nothing could be checked (no tshark, the dissector did not load, …).
+    pub fatal: Option<String>,
+    /// The captures, kept when something failed.
+    pub captures: Vec<PathBuf>,
+    /// The filter names of the fields the compared messages hold.
+    pub seen: std::collections::BTreeSet<String>,
+    /// The types to reach (see [`Options::coverage`]), and those declared unreachable.
+    pub coverage: Vec<TypeFields>,
+    pub unreachable: Vec<String>,
+}
+
+impl Report {
+    /// Whether everything agreed, on enough messages to mean something.
+    pub fn ok(&self) -> bool {
+        self.fatal.is_none()
+            && self.disagreements.is_empty()
+            && self.errors.is_empty()
+            && !self.too_few()
+            && self.unreached().is_empty()
+    }
+
+    /// Per type: how many of its fields the compared messages held, of how many.
+    pub fn type_coverage(&self) -> Vec<(&str, usize, usize)> {
+        self.coverage
+            .iter()
+            .map(|t| {
+                let held = t.fields.iter().filter(|f| self.seen.contains(*f)).count();
+                (t.name.as_str(), held, t.fields.len())
+            })
+            .collect()
+    }
+
+    /// The types (with fields to show) no compared message reached, but those declared
+    /// unreachable.
+    pub fn unreached(&self) -> Vec<&str> {
+        self.type_coverage()
+            .into_iter()
+            .filter(|(name, held, of)| {
+                *held == 0 && *of > 0 && !self.unreachable.iter().any(|u| u == name)
+            })
+            .map(|(name, _, _)| name)
+            .collect()
+    }
+
+    /// Fewer than a tenth of the messages asked for: the encoder refused nearly every arbitrary
+    /// value, and a pass would prove little.
+    pub fn too_few(&self) -> bool {
+        self.compared == 0 || self.compared * 10 < self.wanted
+    }
+}
+
+/// Problems listed in full; the rest are counted.
+const SHOWN: usize = 10;
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.protocol;
+        if let Some(why) = &self.fatal {
+            return writeln!(f, "{p}: not verified: {why}");
+        }
+        for (what, list) in [
+            ("disagreement", &self.disagreements),
+            ("error", &self.errors),
+        ] {
+            for line in list.iter().take(SHOWN) {
+                writeln!(f, "{p}: {what}: {line}")?;
+            }
+            if list.len() > SHOWN {
+                writeln!(f, "{p}: … and {} more of these", list.len() - SHOWN)?;
+            }
+        }
+        if self.too_few() || self.refused > self.compared {
+            let mut reasons: Vec<_> = self.refusals.iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(a.1));
+            for ((field, kind), n) in reasons.iter().take(3) {
+                writeln!(
+                    f,
+                    "{p}: the encoder refused {n} arbitrary values at field '{field}' ({kind})"
+                )?;
+            }
+        }
+        if self.too_few() {
+            writeln!(
+                f,
+                "{p}: only {} of {} messages could be made: too few to prove anything",
+                self.compared, self.wanted
+            )?;
+        }
+        for c in &self.captures {
+            writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
+        }
+        if !self.coverage.is_empty() {
+            // Per type, the fields the compared messages held (a type of no fields shows none).
+            let table = self.type_coverage();
+            let width = table.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+            writeln!(
+                f,
+                "{p}: coverage (fields the compared messages held, per type):"
+            )?;
+            for (name, held, of) in &table {
+                let note = if *of == 0 {
+                    "  (no fields: not measured)"
+                } else if *held == 0 && self.unreachable.iter().any(|u| u == name) {
+                    "  (declared unreachable)"
+                } else if *held == 0 {
+                    "  NEVER REACHED"
+                } else {
+                    ""
+                };
+                writeln!(f, "{p}:   {name:<width$} {held:>3}/{of:<3}{note}")?;
+            }
+            let (held, of) = table
+                .iter()
+                .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
+            let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
+            let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
+            writeln!(
+                f,
+                "{p}: coverage: {reached} of {measured} types, {held} of {of} fields reached"
+            )?;
+            for name in self.unreached() {
+                writeln!(
+                    f,
+                    "{p}: no message reached type '{name}' (declare it with --unreachable \
+                     {name} if no valid message can)"
+                )?;
+            }
+        }
+        writeln!(
+            f,
+            "{p}: {} of {} messages agree field by field ({} fields, {} joined payloads; {} \
+             values refused by the encoder, {} need earlier state); {} hostile datagrams, {} \
+             errors: {}",
+            self.agreed,
+            self.compared,
+            self.fields,
+            self.joined,
+            self.refused,
+            self.stateful,
+            self.hostile,
+            self.errors.len(),
+            if self.ok() { "ok" } else { "FAILED" }
+        )
+    }
+}
+
+/// Where a capture goes.
+pub(crate) fn capture_path(opts: &Options, name: &str, what: &str) -> PathBuf {
+    let dir = opts.work_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(format!(
+        "wiregen-verify-{name}-{what}-{}.pcap",
+        std::process::id()
+    ))
+}
+
+/// Keeps the capture when this step found a problem or every capture is wanted (for
+/// Wireshark), else removes it.
+pub(crate) fn keep_or_remove(
+    opts: &Options,
+    pcap: PathBuf,
+    problems_before: usize,
+    report: &mut Report,
+) {
+    if opts.keep || report.disagreements.len() + report.errors.len() > problems_before {
+        report.captures.push(pcap);
+    } else {
+        let _ = std::fs::remove_file(pcap);
+    }
+}
