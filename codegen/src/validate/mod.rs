@@ -344,74 +344,9 @@ impl<'f> Validator<'f> {
                 Some("use letters, digits and '_', e.g. 'rtype' or 'riptide_2_0'".into()),
             );
         }
-        let explicit_endian = p.endian.map(Endian::from);
-        // An application whose payload is the rest of a bit stream reads it in that stream's
-        // bit order.
-        let app_bits = self.transport.as_ref().and_then(|t| {
-            t.app_points
-                .iter()
-                .find(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
-                .map(|a| t.structs[a.in_struct].layout)
-        });
-        let layout = match p.layout {
-            None => app_bits.unwrap_or(Layout::Bytes),
-            Some(l) => Layout::from(l),
-        };
-        // A bit stream's numbers take its bit order.
-        let stream = types::stream_order(layout);
-        let endian = explicit_endian.unwrap_or(stream.endian);
-        if layout.is_bits() && endian != stream.endian {
-            let drop = stream.other;
-            self.error(
-                "E0102",
-                "protocol.endian",
-                format!(
-                    "a {drop}-endian protocol in 'layout: {}': bit streams are read \
-                     {}-significant bit first, so their numbers are {}-endian",
-                    layout.name(),
-                    stream.first,
-                    stream.own
-                ),
-                Some(format!(
-                    "drop 'endian: {drop}'; byte-layout types can still give each number its own \
-                     byte order"
-                )),
-            );
-        }
-
+        let (layout, endian) = self.layout_and_endian();
         // Names first, so that every type can refer to every other.
-        let mut taken: HashMap<String, String> = HashMap::new();
-        let kinds = [
-            ("enums", self.file.enums.keys().collect::<Vec<_>>()),
-            ("flags", self.file.flags.keys().collect()),
-            ("types", self.file.types.keys().collect()),
-        ];
-        for (kind, names) in kinds {
-            for (i, name) in names.into_iter().enumerate() {
-                let yp = format!("{kind}.{name}");
-                if !is_camel_ident(name) {
-                    self.error_key(
-                        "E0103",
-                        &yp,
-                        format!("type name '{name}' is not UpperCamelCase"),
-                        Some(format!("e.g. '{}'", name.to_upper_camel_case())),
-                    );
-                }
-                if let Some(prev) = taken.insert(name.clone(), kind.to_string()) {
-                    self.error_key(
-                        "E0104",
-                        &yp,
-                        format!("duplicate type name '{name}' (already declared in '{prev}')"),
-                        None,
-                    );
-                }
-                match kind {
-                    "enums" => self.enum_ids.insert(name.clone(), i),
-                    "flags" => self.flags_ids.insert(name.clone(), i),
-                    _ => self.struct_ids.insert(name.clone(), i),
-                };
-            }
-        }
+        self.declare_names();
 
         let enums: Vec<Enum> = self
             .file
@@ -426,19 +361,7 @@ impl<'f> Validator<'f> {
             .map(|(name, f)| self.flags_def(name, f, endian))
             .collect();
 
-        for (i, (name, t)) in p.state.iter().enumerate() {
-            let items = self.enum_ids.get(&t.items).copied();
-            if items.is_none() {
-                let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
-                self.error(
-                    "E0105",
-                    &format!("protocol.state.{name}.items"),
-                    format!("'{}' is not an enum", t.items),
-                    hint,
-                );
-            }
-            self.tables.insert(name.clone(), (i, items));
-        }
+        self.state_tables();
 
         // Pass one: shapes of every field, for path resolution across types.
         self.shapes = self
@@ -463,45 +386,7 @@ impl<'f> Validator<'f> {
         }
         self.bit_byte_order(&structs, &enums, &flags);
 
-        let app_root = p
-            .application
-            .as_ref()
-            .and_then(|a| a.messages.values().next().cloned());
-        let root_name = if p.root.is_empty() {
-            app_root.clone().unwrap_or_default()
-        } else {
-            p.root.clone()
-        };
-        if root_name.is_empty() {
-            self.error(
-                "E0106",
-                "protocol",
-                "the protocol needs a 'root' type",
-                Some("the type of one whole message, e.g. 'root: Packet'".into()),
-            );
-        }
-        for target in self.file.cases.keys() {
-            self.error_key(
-                "E0107",
-                &format!("cases.{target}"),
-                format!("'{target}' is not a switch field of the base schema"),
-                Some("write 'Type.field', e.g. 'Packet.payload'".into()),
-            );
-        }
-        let root = match self.struct_ids.get(&root_name) {
-            Some(id) => *id,
-            None if app_root.is_some() => 0,
-            None => {
-                let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
-                self.error(
-                    "E0108",
-                    "protocol.root",
-                    format!("unknown root type '{root_name}'"),
-                    hint,
-                );
-                0
-            }
-        };
+        let root = self.root_type();
         if self.file.types.is_empty() {
             self.error(
                 "E0109",
@@ -563,6 +448,146 @@ impl<'f> Validator<'f> {
             );
         }
         Some(proto)
+    }
+
+    /// The protocol's layout and byte order: an application reading the rest of a bit stream
+    /// takes its order, and a bit stream's numbers take its bit order (E0102 otherwise).
+    fn layout_and_endian(&mut self) -> (Layout, Endian) {
+        let p = &self.file.protocol;
+        let explicit_endian = p.endian.map(Endian::from);
+        // An application whose payload is the rest of a bit stream reads it in that stream's
+        // bit order.
+        let app_bits = self.transport.as_ref().and_then(|t| {
+            t.app_points
+                .iter()
+                .find(|a| matches!(t.structs[a.in_struct].fields[a.payload].ty, Ty::Bits))
+                .map(|a| t.structs[a.in_struct].layout)
+        });
+        let layout = match p.layout {
+            None => app_bits.unwrap_or(Layout::Bytes),
+            Some(l) => Layout::from(l),
+        };
+        // A bit stream's numbers take its bit order.
+        let stream = types::stream_order(layout);
+        let endian = explicit_endian.unwrap_or(stream.endian);
+        if layout.is_bits() && endian != stream.endian {
+            let drop = stream.other;
+            self.error(
+                "E0102",
+                "protocol.endian",
+                format!(
+                    "a {drop}-endian protocol in 'layout: {}': bit streams are read \
+                     {}-significant bit first, so their numbers are {}-endian",
+                    layout.name(),
+                    stream.first,
+                    stream.own
+                ),
+                Some(format!(
+                    "drop 'endian: {drop}'; byte-layout types can still give each number its own \
+                     byte order"
+                )),
+            );
+        }
+        (layout, endian)
+    }
+
+    /// Every enum's, flag set's and type's name and id (E0103 not UpperCamelCase, E0104 taken).
+    fn declare_names(&mut self) {
+        let mut taken: HashMap<String, String> = HashMap::new();
+        let kinds = [
+            ("enums", self.file.enums.keys().collect::<Vec<_>>()),
+            ("flags", self.file.flags.keys().collect()),
+            ("types", self.file.types.keys().collect()),
+        ];
+        for (kind, names) in kinds {
+            for (i, name) in names.into_iter().enumerate() {
+                let yp = format!("{kind}.{name}");
+                if !is_camel_ident(name) {
+                    self.error_key(
+                        "E0103",
+                        &yp,
+                        format!("type name '{name}' is not UpperCamelCase"),
+                        Some(format!("e.g. '{}'", name.to_upper_camel_case())),
+                    );
+                }
+                if let Some(prev) = taken.insert(name.clone(), kind.to_string()) {
+                    self.error_key(
+                        "E0104",
+                        &yp,
+                        format!("duplicate type name '{name}' (already declared in '{prev}')"),
+                        None,
+                    );
+                }
+                match kind {
+                    "enums" => self.enum_ids.insert(name.clone(), i),
+                    "flags" => self.flags_ids.insert(name.clone(), i),
+                    _ => self.struct_ids.insert(name.clone(), i),
+                };
+            }
+        }
+    }
+
+    /// The state tables' names and the enum of their items (E0105).
+    fn state_tables(&mut self) {
+        let p = &self.file.protocol;
+        for (i, (name, t)) in p.state.iter().enumerate() {
+            let items = self.enum_ids.get(&t.items).copied();
+            if items.is_none() {
+                let hint = did_you_mean(&t.items, self.enum_ids.keys().map(String::as_str));
+                self.error(
+                    "E0105",
+                    &format!("protocol.state.{name}.items"),
+                    format!("'{}' is not an enum", t.items),
+                    hint,
+                );
+            }
+            self.tables.insert(name.clone(), (i, items));
+        }
+    }
+
+    /// The root type (an application's first message when it names none): E0106 none, E0108
+    /// unknown; and E0107 for an extension's `cases:` of a field that is no switch.
+    fn root_type(&mut self) -> StructId {
+        let p = &self.file.protocol;
+        let app_root = p
+            .application
+            .as_ref()
+            .and_then(|a| a.messages.values().next().cloned());
+        let root_name = if p.root.is_empty() {
+            app_root.clone().unwrap_or_default()
+        } else {
+            p.root.clone()
+        };
+        if root_name.is_empty() {
+            self.error(
+                "E0106",
+                "protocol",
+                "the protocol needs a 'root' type",
+                Some("the type of one whole message, e.g. 'root: Packet'".into()),
+            );
+        }
+        for target in self.file.cases.keys() {
+            self.error_key(
+                "E0107",
+                &format!("cases.{target}"),
+                format!("'{target}' is not a switch field of the base schema"),
+                Some("write 'Type.field', e.g. 'Packet.payload'".into()),
+            );
+        }
+        match self.struct_ids.get(&root_name) {
+            Some(id) => *id,
+            None if app_root.is_some() => 0,
+            None => {
+                let hint = did_you_mean(&root_name, self.struct_ids.keys().map(String::as_str));
+                self.error(
+                    "E0108",
+                    "protocol.root",
+                    format!("unknown root type '{root_name}'"),
+                    hint,
+                );
+                0
+            }
+        }
     }
 
     // ---- expressions ----------------------------------------------------------------------

@@ -29,7 +29,6 @@ impl<'p> Gen<'p> {
             .map(|k| self.rust_ty(sid, *k, &root.fields[*k].ty))
             .collect::<Result<_, _>>()?;
         let index = ident(&root.fields[r.index].name);
-        let index_ty = self.rust_ty(sid, r.index, &root.fields[r.index].ty)?;
         let piece_field = &root.fields[r.field];
         let piece = ident(&piece_field.name);
         let (index_name, piece_name) = (
@@ -85,9 +84,80 @@ impl<'p> Gen<'p> {
                 )
             }
         };
-        // What the joined payload is, and how to read it (from the packet that completed it).
+        let WholeParts {
+            decode_as,
+            decl: whole_tag_decl,
+            init: whole_tag_init,
+            methods: whole_methods,
+        } = self.whole_parts(r)?;
+        let chunker = self.chunker(r, &piece_set)?;
+        Ok(quote! {
+            /// Largest piece a sender puts in one packet.
+            pub const PIECE_SIZE: usize = #piece_size;
+
+            impl #rt #lt {
+                /// Whether this packet carries a piece of a payload.
+                pub fn is_piece(&self) -> bool {
+                    #when
+                }
+
+                /// The piece this packet carries.
+                pub fn piece(&self) -> Option<&[u8]> {
+                    #piece_get
+                }
+
+                #count_fn
+            }
+
+            #chunker
+            #decode_as
+
+            /// A payload joined from its pieces, and which side sent it.
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct Whole {
+                pub from_client: bool,
+                pub data: Vec<u8>,
+                #whole_tag_decl
+            }
+
+            impl Whole {
+                #whole_methods
+            }
+
+            /// Joins the pieces of payloads of one conversation, per direction and key, in any
+            /// order, within limits (see [`wiregen_runtime::Reassembler`]).
+            pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
+
+            impl wiregen_runtime::Fragmented for Protocol {
+                type Key = (bool, #(#key_types,)*);
+                type Packet<'a> = #rt #lt_a;
+                type Whole = Whole;
+                const INDEX_FIELD: &'static str = #index_name;
+                const COUNT_FIELD: &'static str = #count_name;
+                const PIECE_FIELD: &'static str = #piece_name;
+                const PIECE_SIZE: usize = PIECE_SIZE;
+                fn piece<'p>(from_client: bool, packet: &'p #rt #lt) -> Option<wiregen_runtime::Piece<'p, Self::Key>> {
+                    let data = packet.piece().filter(|_| packet.is_piece())?;
+                    Some(wiregen_runtime::Piece {
+                        key: (from_client, #(#key_copies,)*),
+                        index: packet.#index as usize,
+                        data,
+                        end: #piece_end,
+                    })
+                }
+                fn whole(from_client: bool, data: Vec<u8>, #last: &#rt #lt) -> Whole {
+                    Whole { from_client, data, #whole_tag_init }
+                }
+            }
+        })
+    }
+
+    /// What the joined payload is, and how to read it (from the packet that completed it).
+    fn whole_parts(&self, r: &Reassembly) -> Result<WholeParts, Internal> {
+        let p = self.p;
+        let (sid, root) = (p.root, p.root());
         let mut decode_as = quote! {};
-        let (whole_tag_decl, whole_tag_init, whole_methods) = match r.whole {
+        let (decl, init, methods) = match r.whole {
             WholeType::ByDirection { client, server } => {
                 let ty = |id: StructId| {
                     let n = ident(&p.structs[id].name);
@@ -187,6 +257,33 @@ impl<'p> Gen<'p> {
                 )
             }
         };
+        Ok(WholeParts {
+            decode_as,
+            decl,
+            init,
+            methods,
+        })
+    }
+
+    /// `chunk`: cuts a payload into copies of a template packet, setting the index, what marks
+    /// the pieces (a flag bit) and the piece; none when the pieces' marks cannot be set.
+    fn chunker(
+        &self,
+        r: &Reassembly,
+        piece_set: &Option<(Ident, Ident)>,
+    ) -> Result<TokenStream, Internal> {
+        let p = self.p;
+        let (sid, root) = (p.root, p.root());
+        let rt = ident(&root.name);
+        let lt_a = if self.l.borrows[p.root] {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        };
+        let piece = ident(&root.fields[r.field].name);
+        let index = ident(&root.fields[r.index].name);
+        let index_ty = self.rust_ty(sid, r.index, &root.fields[r.index].ty)?;
+        let index_name = root.fields[r.index].name.as_str();
         // The chunker sets the index, the piece and what marks the pieces (a flag bit).
         let set_flag =
             |e: &Expr, on: Option<TokenStream>| self.set_flag_bit(sid, e, quote! { packet }, on);
@@ -237,7 +334,7 @@ impl<'p> Gen<'p> {
             }
             None => (Vec::new(), quote! {}),
         };
-        let chunker = match (end_set, when_set) {
+        Ok(match (end_set, when_set) {
             (Some(end_set), Some(when_set)) => quote! {
                 /// Cuts `payload` into packets carrying at most `piece_size` bytes each (the size the
                 /// peers agreed on; [`PIECE_SIZE`] by default): copies of `template` with the index,
@@ -256,65 +353,15 @@ impl<'p> Gen<'p> {
                 }
             },
             _ => quote! {},
-        };
-        Ok(quote! {
-            /// Largest piece a sender puts in one packet.
-            pub const PIECE_SIZE: usize = #piece_size;
-
-            impl #rt #lt {
-                /// Whether this packet carries a piece of a payload.
-                pub fn is_piece(&self) -> bool {
-                    #when
-                }
-
-                /// The piece this packet carries.
-                pub fn piece(&self) -> Option<&[u8]> {
-                    #piece_get
-                }
-
-                #count_fn
-            }
-
-            #chunker
-            #decode_as
-
-            /// A payload joined from its pieces, and which side sent it.
-            #[derive(Debug, Clone, PartialEq)]
-            pub struct Whole {
-                pub from_client: bool,
-                pub data: Vec<u8>,
-                #whole_tag_decl
-            }
-
-            impl Whole {
-                #whole_methods
-            }
-
-            /// Joins the pieces of payloads of one conversation, per direction and key, in any
-            /// order, within limits (see [`wiregen_runtime::Reassembler`]).
-            pub type Reassembler = wiregen_runtime::Reassembler<Protocol>;
-
-            impl wiregen_runtime::Fragmented for Protocol {
-                type Key = (bool, #(#key_types,)*);
-                type Packet<'a> = #rt #lt_a;
-                type Whole = Whole;
-                const INDEX_FIELD: &'static str = #index_name;
-                const COUNT_FIELD: &'static str = #count_name;
-                const PIECE_FIELD: &'static str = #piece_name;
-                const PIECE_SIZE: usize = PIECE_SIZE;
-                fn piece<'p>(from_client: bool, packet: &'p #rt #lt) -> Option<wiregen_runtime::Piece<'p, Self::Key>> {
-                    let data = packet.piece().filter(|_| packet.is_piece())?;
-                    Some(wiregen_runtime::Piece {
-                        key: (from_client, #(#key_copies,)*),
-                        index: packet.#index as usize,
-                        data,
-                        end: #piece_end,
-                    })
-                }
-                fn whole(from_client: bool, data: Vec<u8>, #last: &#rt #lt) -> Whole {
-                    Whole { from_client, data, #whole_tag_init }
-                }
-            }
         })
     }
+}
+
+/// The joined payload's parts of `Whole`: a tag field (its declaration and how the last packet
+/// gives it), its decode methods, and the switch's `decode_as` they call.
+struct WholeParts {
+    decode_as: TokenStream,
+    decl: TokenStream,
+    init: TokenStream,
+    methods: TokenStream,
 }
