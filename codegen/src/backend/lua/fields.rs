@@ -186,110 +186,10 @@ impl<'p> Gen<'p> {
                     self.add_field(a.clone(), format!("ProtoField.uint8(\"{a}\", \"{label} status\", base.DEC, VS_CHECKSUM_STATUS, nil, \"Whether the {label} matches the data\")"));
                 }
             }
-            Ty::Bool => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")"
-                ),
-            ),
-            Ty::Float { bits: 32, .. } => self.add_field(
-                abbrev.into(),
-                format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
-            ),
-            Ty::Float { bits: 64, .. } => self.add_field(
-                abbrev.into(),
-                format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")"),
-            ),
-            Ty::Float { bits: 16, .. } => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")"
-                ),
-            ),
-            Ty::Float { bits, .. } => return Err(Internal(format!("a float of {bits} bits"))),
-            Ty::VarInt(VarInt::Leb128) => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.uint64(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
-                    if hex { "base.HEX" } else { "base.DEC" }
-                ),
-            ),
-            Ty::VarInt(VarInt::ZigZag) => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.int64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")"
-                ),
-            ),
-            Ty::VarInt(VarInt::RiptideLen) => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.uint16(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
-                    if hex { "base.HEX" } else { "base.DEC" }
-                ),
-            ),
-            Ty::VarInt(VarInt::Rabbit { bits, signed }) => self.add_field(
-                abbrev.into(),
-                format!(
-                    "ProtoField.{}{bits}(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")",
-                    if *signed { "int" } else { "uint" }
-                ),
-            ),
-            Ty::Bits => self.add_field(
-                abbrev.into(),
-                format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
-            ),
-            Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
-                let e = &p.enums[*id];
-                self.add_field(
-                    abbrev.into(),
-                    format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", base.RANGE_STRING, RS_{}, nil, \"{doc}\")",
-                        protofield_int(&e.repr),
-                        e.name
-                    ),
-                );
-            }
-            Ty::Enum(id) => {
-                let e = &p.enums[*id];
-                self.add_field(
-                    abbrev.into(),
-                    format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, VS_{}, nil, \"{doc}\")",
-                        protofield_int(&e.repr),
-                        int_base(&e.repr, true),
-                        e.name
-                    ),
-                );
-            }
-            Ty::Flags(id) => {
-                let fl = &p.flags[*id];
-                self.add_field(
-                    abbrev.into(),
-                    format!(
-                        "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
-                        protofield_int(&fl.repr),
-                        int_base(&fl.repr, true)
-                    ),
-                );
-                // In bit streams a flag's bytes are not where a mask could find it: the value is
-                // given explicitly instead.
-                let bits = layout.is_bits();
-                for b in &fl.bits {
-                    let a = naming::flag_abbrev(abbrev, &b.name);
-                    let bd = lua_escape(&first_line(&b.doc));
-                    let (width, mask) = if bits {
-                        ("base.NONE".to_string(), "nil".to_string())
-                    } else {
-                        ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value))
-                    };
-                    self.add_field(
-                        a.clone(),
-                        format!(
-                            "ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")",
-                            lua_escape(&b.name)
-                        ),
-                    );
-                }
+            Ty::Flags(id) => self.declare_flags(layout, abbrev, label, &doc, *id),
+            Ty::Bool | Ty::Float { .. } | Ty::VarInt(_) | Ty::Bits | Ty::Enum(_) => {
+                let field = number_protofield(p, ty, abbrev, label, &doc, hex)?;
+                self.add_field(abbrev.into(), field);
             }
             Ty::Str(
                 _,
@@ -362,6 +262,38 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
+    /// A flag set's ProtoField and one bool ProtoField per flag (a mask where its bytes are).
+    fn declare_flags(&mut self, layout: Layout, abbrev: &str, label: &str, doc: &str, id: FlagsId) {
+        let fl = &self.p.flags[id];
+        self.add_field(
+            abbrev.into(),
+            format!(
+                "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+                protofield_int(&fl.repr),
+                int_base(&fl.repr, true)
+            ),
+        );
+        // In bit streams a flag's bytes are not where a mask could find it: the value is
+        // given explicitly instead.
+        let bits = layout.is_bits();
+        for b in &fl.bits {
+            let a = naming::flag_abbrev(abbrev, &b.name);
+            let bd = lua_escape(&first_line(&b.doc));
+            let (width, mask) = if bits {
+                ("base.NONE".to_string(), "nil".to_string())
+            } else {
+                ((fl.repr.bytes() * 8).to_string(), format!("{:#x}", b.value))
+            };
+            self.add_field(
+                a.clone(),
+                format!(
+                    "ProtoField.bool(\"{a}\", \"{}\", {width}, nil, {mask}, \"{bd}\")",
+                    lua_escape(&b.name)
+                ),
+            );
+        }
+    }
+
     /// The size prefix of a struct or switch read inside its size (`prefix:` on the field, or
     /// each element's with `element: { prefix }`), shown as `abbrev.length`.
     fn declare_size_prefix(&mut self, abbrev: &str, label: &str, len: &Len) {
@@ -405,4 +337,65 @@ fn prefix_protofield(len: &Len) -> Option<String> {
         Len::VarPrefix(_) => Some("uint64".into()),
         _ => None,
     }
+}
+
+/// The ProtoField of a number other than an integer (a bool, float, varint, enum) or of a bit
+/// string, as `ProtoField.<kind>(abbrev, label, …, doc)`.
+fn number_protofield(
+    p: &Protocol,
+    ty: &Ty,
+    abbrev: &str,
+    label: &str,
+    doc: &str,
+    hex: bool,
+) -> Result<String, Internal> {
+    Ok(match ty {
+        Ty::Bool => {
+            format!("ProtoField.bool(\"{abbrev}\", \"{label}\", base.NONE, nil, nil, \"{doc}\")")
+        }
+        Ty::Float { bits: 32, .. } => {
+            format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")
+        }
+        Ty::Float { bits: 64, .. } => {
+            format!("ProtoField.double(\"{abbrev}\", \"{label}\", nil, \"{doc}\")")
+        }
+        Ty::Float { bits: 16, .. } => {
+            format!("ProtoField.float(\"{abbrev}\", \"{label}\", nil, \"{doc} (IEEE binary16)\")")
+        }
+        Ty::Float { bits, .. } => return Err(Internal(format!("a float of {bits} bits"))),
+        Ty::VarInt(VarInt::Leb128) => format!(
+            "ProtoField.uint64(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+            if hex { "base.HEX" } else { "base.DEC" }
+        ),
+        Ty::VarInt(VarInt::ZigZag) => {
+            format!("ProtoField.int64(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")")
+        }
+        Ty::VarInt(VarInt::RiptideLen) => format!(
+            "ProtoField.uint16(\"{abbrev}\", \"{label}\", {}, nil, nil, \"{doc}\")",
+            if hex { "base.HEX" } else { "base.DEC" }
+        ),
+        Ty::VarInt(VarInt::Rabbit { bits, signed }) => format!(
+            "ProtoField.{}{bits}(\"{abbrev}\", \"{label}\", base.DEC, nil, nil, \"{doc}\")",
+            if *signed { "int" } else { "uint" }
+        ),
+        Ty::Bits => format!("ProtoField.bytes(\"{abbrev}\", \"{label}\", base.NONE, \"{doc}\")"),
+        Ty::Enum(id) if !p.enums[*id].ranges.is_empty() => {
+            let e = &p.enums[*id];
+            format!(
+                    "ProtoField.{}(\"{abbrev}\", \"{label}\", base.RANGE_STRING, RS_{}, nil, \"{doc}\")",
+                    protofield_int(&e.repr),
+                    e.name
+                )
+        }
+        Ty::Enum(id) => {
+            let e = &p.enums[*id];
+            format!(
+                "ProtoField.{}(\"{abbrev}\", \"{label}\", {}, VS_{}, nil, \"{doc}\")",
+                protofield_int(&e.repr),
+                int_base(&e.repr, true),
+                e.name
+            )
+        }
+        _ => return Err(Internal("a number's ProtoField for another type".into())),
+    })
 }
