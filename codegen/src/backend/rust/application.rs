@@ -57,14 +57,51 @@ impl<'p> Gen<'p> {
                 quote! { { let _ = w; out } },
             )
         };
-        // With its own id the application reads and writes the id first; otherwise the
-        // transport's message carries it.
-        let own = a.own_id.map(|it| {
-            let n = lit_usize(it.bytes());
-            let rt = int_rust(&it);
-            let abbrev = format!("{}.message_id", p.name);
-            (n, rt, abbrev)
-        });
+        let points = self.application_points(a, &t);
+        let (decode_fns, write_id) = self.application_decoders(a, &reader_new, &payload_in);
+        let datagrams = self.application_datagrams(a);
+        let into_owned = self.application_into_owned(a);
+        let derives = self.features().data_derives();
+        Ok(quote! {
+            /// A message of this application, by the message id the transport carries.
+            #derives
+            pub enum Message #lt {
+                #( #variants(#types), )*
+            }
+
+            impl<'a> Message #lt {
+                /// The message id this message is sent with.
+                pub fn id(&self) -> u64 {
+                    match self {
+                        #( Message::#variants(_) => #ids, )*
+                    }
+                }
+
+                #decode_fns
+
+                /// Encodes the message as a transport payload.
+                pub fn encode(&self) -> Result<#payload_ty, EncodeError> {
+                    let mut out = Vec::new();
+                    let mut w = #wr::new(&mut out);
+                    #write_id
+                    match self {
+                        #( Message::#variants(m) => m.write(&mut w)?, )*
+                    }
+                    Ok(#finish_payload)
+                }
+
+                #(#points)*
+
+                #datagrams
+            }
+
+            #into_owned
+        })
+    }
+
+    /// Per transport message carrying the application's: `from_<point>` decodes the message
+    /// it carries, `fill_<point>` sets it (and its id).
+    fn application_points(&self, a: &Application, t: &TokenStream) -> Vec<TokenStream> {
         let mut points = Vec::new();
         for pt in &a.points {
             let pn = ident(&pt.type_name);
@@ -115,6 +152,27 @@ impl<'p> Gen<'p> {
                 }
             });
         }
+        points
+    }
+
+    /// `decode`, `dissect_at` and `read` of `Message`, and how `encode` writes the id: the two
+    /// forms differ in where the id comes from, a parameter or the payload's start.
+    fn application_decoders(
+        &self,
+        a: &Application,
+        reader_new: &TokenStream,
+        payload_in: &TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        let p = self.p;
+        let (rd, _) = super::reader_writer(a.layout);
+        // With its own id the application reads and writes the id first; otherwise the
+        // transport's message carries it.
+        let own = a.own_id.map(|it| {
+            let n = lit_usize(it.bytes());
+            let rt = int_rust(&it);
+            let abbrev = format!("{}.message_id", p.name);
+            (n, rt, abbrev)
+        });
         let reads = a.messages.iter().map(|(id, sid)| {
             let n = ident(&p.structs[*sid].name);
             let idl = Literal::u64_unsuffixed(*id);
@@ -170,51 +228,14 @@ impl<'p> Gen<'p> {
             }
 
             #read_with_id
+
+            fn read<T: Trace<'a>>(id: u64, r: &mut #rd<'a, T>) -> Result<Self, DecodeError> {
+                Ok(match id {
+                    #(#reads)*
+                    other => return Err(DecodeError::new("message_id", 0, DecodeErrorKind::UnknownValue { value: other })),
+                })
+            }
         };
-        let datagrams = self.application_datagrams(a);
-        let into_owned = self.application_into_owned(a);
-        let derives = self.features().data_derives();
-        Ok(quote! {
-            /// A message of this application, by the message id the transport carries.
-            #derives
-            pub enum Message #lt {
-                #( #variants(#types), )*
-            }
-
-            impl<'a> Message #lt {
-                /// The message id this message is sent with.
-                pub fn id(&self) -> u64 {
-                    match self {
-                        #( Message::#variants(_) => #ids, )*
-                    }
-                }
-
-                #decode_fns
-
-                fn read<T: Trace<'a>>(id: u64, r: &mut #rd<'a, T>) -> Result<Self, DecodeError> {
-                    Ok(match id {
-                        #(#reads)*
-                        other => return Err(DecodeError::new("message_id", 0, DecodeErrorKind::UnknownValue { value: other })),
-                    })
-                }
-
-                /// Encodes the message as a transport payload.
-                pub fn encode(&self) -> Result<#payload_ty, EncodeError> {
-                    let mut out = Vec::new();
-                    let mut w = #wr::new(&mut out);
-                    #write_id
-                    match self {
-                        #( Message::#variants(m) => m.write(&mut w)?, )*
-                    }
-                    Ok(#finish_payload)
-                }
-
-                #(#points)*
-
-                #datagrams
-            }
-
-            #into_owned
-        })
+        (decode_fns, write_id)
     }
 }
