@@ -160,7 +160,17 @@ impl<'f> Validator<'f> {
             Ty::Union(Box::new(self.union(sid, index, sw, &scope("switch"), len)))
         } else if let Some(t) = &f.ty {
             match expr::parse_type(t) {
-                Ok(te) => self.ty(sid, index, &te, f, fp, endian, layout),
+                Ok(te) => self.ty(
+                    FieldAt {
+                        sid,
+                        index,
+                        f,
+                        fp,
+                        endian,
+                        layout,
+                    },
+                    &te,
+                ),
                 Err(e) => {
                     let p = self.locs.value(&scope("type"));
                     self.error_at(

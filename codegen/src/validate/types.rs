@@ -447,48 +447,23 @@ impl<'f> Validator<'f> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ty(
-        &mut self,
-        sid: StructId,
-        index: usize,
-        te: &TypeExpr,
-        f: &schema::FieldDef,
-        fp: &str,
-        endian: Endian,
-        layout: Layout,
-    ) -> Ty {
+    /// The type a field's `type:` names, checked where the field is.
+    pub(crate) fn ty(&mut self, at: FieldAt, te: &TypeExpr) -> Ty {
+        let FieldAt {
+            sid,
+            index,
+            f,
+            fp,
+            endian,
+            layout,
+        } = at;
         let tp = format!("{fp}.type");
         match te {
             TypeExpr::Int {
                 bits,
                 signed,
                 endian: e,
-            } => {
-                if !(1..=64).contains(bits) {
-                    self.error(
-                        "E0220",
-                        &tp,
-                        format!("integer width {bits} is outside 1..64"),
-                        None,
-                    );
-                } else if layout == Layout::Bytes && bits % 8 != 0 {
-                    self.error("E0221",
-                        &tp,
-                        format!("a {bits}-bit integer in a byte-aligned layout"),
-                        Some(
-                            "use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits'"
-                                .into(),
-                        ),
-                    );
-                }
-                let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
-                Ty::Int(IntTy {
-                    bits: *bits,
-                    signed: *signed,
-                    endian,
-                })
-            }
+            } => self.int_field_ty(at, *bits, *signed, e.as_deref()),
             TypeExpr::Float { bits, endian: e } => {
                 let endian = self.value_endian(e.as_deref(), f, &tp, endian, layout, *bits);
                 Ty::Float {
@@ -497,40 +472,7 @@ impl<'f> Validator<'f> {
                 }
             }
             TypeExpr::Bool => Ty::Bool,
-            TypeExpr::VarInt(name) => {
-                let v = match name.as_str() {
-                    "leb128" => VarInt::Leb128,
-                    "zigzag" => VarInt::ZigZag,
-                    "riptide_len" => VarInt::RiptideLen,
-                    other => {
-                        let signed = other.starts_with("rabbit_i");
-                        let bits = other[8..].parse().unwrap_or(32);
-                        VarInt::Rabbit { bits, signed }
-                    }
-                };
-                match (v, layout) {
-                    (VarInt::Rabbit { .. }, Layout::Bytes) => self.error(
-                        "E0222",
-                        &tp,
-                        format!("'{name}' is bit-packed: it belongs to bit-stream types"),
-                        Some("give the type or the protocol 'layout: lsb-bits'".into()),
-                    ),
-                    (VarInt::Rabbit { .. }, Layout::MsbBits) => self.error(
-                        "E0223",
-                        &tp,
-                        format!("'{name}' is Riptide's LSB-first encoding"),
-                        Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
-                    ),
-                    (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.error(
-                        "E0224",
-                        &tp,
-                        "'riptide_len' is a byte-aligned length (Riptide 2.0)",
-                        Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
-                    ),
-                    _ => {}
-                }
-                Ty::VarInt(v)
-            }
+            TypeExpr::VarInt(name) => self.varint_ty(at, name),
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Bits => {
                 if !layout.is_bits() {
@@ -563,92 +505,188 @@ impl<'f> Validator<'f> {
                 )
             }
             TypeExpr::StrZ => self.strz(f, fp, layout),
-            TypeExpr::Array(elem) => {
-                if matches!(**elem, TypeExpr::Array(_)) {
+            TypeExpr::Array(elem) => self.array_ty(at, elem),
+            TypeExpr::Named(n) => self.named_ty(at, n),
+        }
+    }
+
+    /// An integer of `bits` (1..64; whole bytes in byte layouts) in its byte order.
+    fn int_field_ty(&mut self, at: FieldAt, bits: u32, signed: bool, e: Option<&str>) -> Ty {
+        let FieldAt {
+            f,
+            fp,
+            endian,
+            layout,
+            ..
+        } = at;
+        let tp = format!("{fp}.type");
+        if !(1..=64).contains(&bits) {
+            self.error(
+                "E0220",
+                &tp,
+                format!("integer width {bits} is outside 1..64"),
+                None,
+            );
+        } else if layout == Layout::Bytes && bits % 8 != 0 {
+            self.error("E0221",
+                &tp,
+                format!("a {bits}-bit integer in a byte-aligned layout"),
+                Some(
+                    "use a whole number of bytes, a bit group (an integer with 'fields'), or 'layout: lsb-bits'"
+                        .into(),
+                ),
+            );
+        }
+        let endian = self.value_endian(e, f, &tp, endian, layout, bits);
+        Ty::Int(IntTy {
+            bits: bits,
+            signed: signed,
+            endian,
+        })
+    }
+
+    /// A varint, where its encoding belongs (Rabbit's in LSB-first streams, Riptide 2.0's
+    /// length in byte layouts).
+    fn varint_ty(&mut self, at: FieldAt, name: &str) -> Ty {
+        let FieldAt { fp, layout, .. } = at;
+        let tp = format!("{fp}.type");
+        let v = match name {
+            "leb128" => VarInt::Leb128,
+            "zigzag" => VarInt::ZigZag,
+            "riptide_len" => VarInt::RiptideLen,
+            other => {
+                let signed = other.starts_with("rabbit_i");
+                let bits = other[8..].parse().unwrap_or(32);
+                VarInt::Rabbit { bits, signed }
+            }
+        };
+        match (v, layout) {
+            (VarInt::Rabbit { .. }, Layout::Bytes) => self.error(
+                "E0222",
+                &tp,
+                format!("'{name}' is bit-packed: it belongs to bit-stream types"),
+                Some("give the type or the protocol 'layout: lsb-bits'".into()),
+            ),
+            (VarInt::Rabbit { .. }, Layout::MsbBits) => self.error(
+                "E0223",
+                &tp,
+                format!("'{name}' is Riptide's LSB-first encoding"),
+                Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
+            ),
+            (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.error(
+                "E0224",
+                &tp,
+                "'riptide_len' is a byte-aligned length (Riptide 2.0)",
+                Some("in bit streams use 'leb128' or a 'rabbit_u32'".into()),
+            ),
+            _ => {}
+        }
+        Ty::VarInt(v)
+    }
+
+    /// An array: its element type (framed each by `element:` when asked) and its count.
+    fn array_ty(&mut self, at: FieldAt, elem: &TypeExpr) -> Ty {
+        let FieldAt {
+            sid,
+            index,
+            f,
+            fp,
+            endian,
+            layout,
+        } = at;
+        let tp = format!("{fp}.type");
+        if matches!(elem, TypeExpr::Array(_)) {
+            self.error(
+                "E0227",
+                &tp,
+                "arrays of arrays need a named element type",
+                None,
+            );
+        }
+        let each = schema::FieldDef {
+            length: None,
+            count: None,
+            prefix: None,
+            ..clone_field(f)
+        };
+        let elem_ty = self.ty(FieldAt { f: &each, ..at }, elem);
+        if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
+            self.error(
+                "E0228",
+                &tp,
+                "arrays of bytes or strings need a named element type that gives each a length",
+                None,
+            );
+        }
+        let elem_ty = match (&f.element, elem_ty) {
+            (Some(e), Ty::Struct(id, None)) => {
+                // Each element framed: decoded inside exactly its bytes.
+                let ep = format!("{fp}.element");
+                if e.length.is_none() && e.prefix.is_none() {
                     self.error(
-                        "E0227",
-                        &tp,
-                        "arrays of arrays need a named element type",
-                        None,
+                        "E0229",
+                        &ep,
+                        "'element' needs a 'length' or a 'prefix'",
+                        Some("e.g. 'element: { prefix: u16 }'".into()),
                     );
+                } else if layout != Layout::Bytes {
+                    self.error("E0230", &ep, "element sizes are for byte layouts", None);
                 }
-                let elem_ty = self.ty(
-                    sid,
-                    index,
-                    elem,
-                    &schema::FieldDef {
-                        length: None,
-                        count: None,
-                        prefix: None,
-                        ..clone_field(f)
-                    },
-                    fp,
-                    endian,
-                    layout,
-                );
-                if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
-                    self.error("E0228", &tp, "arrays of bytes or strings need a named element type that gives each a length", None);
-                }
-                let elem_ty = match (&f.element, elem_ty) {
-                    (Some(e), Ty::Struct(id, None)) => {
-                        // Each element framed: decoded inside exactly its bytes.
-                        let ep = format!("{fp}.element");
-                        if e.length.is_none() && e.prefix.is_none() {
-                            self.error(
-                                "E0229",
-                                &ep,
-                                "'element' needs a 'length' or a 'prefix'",
-                                Some("e.g. 'element: { prefix: u16 }'".into()),
-                            );
-                        } else if layout != Layout::Bytes {
-                            self.error("E0230", &ep, "element sizes are for byte layouts", None);
-                        }
-                        let framing = schema::FieldDef {
-                            length: e.length.clone(),
-                            prefix: e.prefix.clone(),
-                            ..clone_field(f)
-                        };
-                        let len = self.len_of(sid, index, &framing, &ep, endian, false);
-                        Ty::Struct(id, Some(len))
-                    }
-                    (Some(_), other) => {
-                        self.error(
-                            "E0231",
-                            &format!("{fp}.element"),
-                            "'element' frames the elements of an array of structs",
-                            None,
-                        );
-                        other
-                    }
-                    (None, other) => other,
+                let framing = schema::FieldDef {
+                    length: e.length.clone(),
+                    prefix: e.prefix.clone(),
+                    ..clone_field(f)
                 };
-                let count = self.count_of(sid, index, f, fp, endian);
-                Ty::Array(Box::new(elem_ty), count)
+                let len = self.len_of(sid, index, &framing, &ep, endian, false);
+                Ty::Struct(id, Some(len))
             }
-            TypeExpr::Named(n) => {
-                if let Some(id) = self.enum_ids.get(n) {
-                    Ty::Enum(*id)
-                } else if let Some(id) = self.flags_ids.get(n) {
-                    Ty::Flags(*id)
-                } else if let Some(&id) = self.struct_ids.get(n) {
-                    let len = if f.length.is_some() || f.prefix.is_some() {
-                        Some(self.len_of(sid, index, f, fp, endian, false))
-                    } else {
-                        None
-                    };
-                    Ty::Struct(id, len)
-                } else {
-                    let names = self
-                        .enum_ids
-                        .keys()
-                        .chain(self.flags_ids.keys())
-                        .chain(self.struct_ids.keys())
-                        .map(String::as_str);
-                    let hint = did_you_mean(n, names);
-                    self.error("E0232", &tp, format!("unknown type '{n}'"), hint);
-                    Ty::Bool
-                }
+            (Some(_), other) => {
+                self.error(
+                    "E0231",
+                    &format!("{fp}.element"),
+                    "'element' frames the elements of an array of structs",
+                    None,
+                );
+                other
             }
+            (None, other) => other,
+        };
+        let count = self.count_of(sid, index, f, fp, endian);
+        Ty::Array(Box::new(elem_ty), count)
+    }
+
+    /// A type named by the schema: an enum, a flag set or a struct (with its length, if any).
+    fn named_ty(&mut self, at: FieldAt, n: &str) -> Ty {
+        let FieldAt {
+            sid,
+            index,
+            f,
+            fp,
+            endian,
+            ..
+        } = at;
+        let tp = format!("{fp}.type");
+        if let Some(id) = self.enum_ids.get(n) {
+            Ty::Enum(*id)
+        } else if let Some(id) = self.flags_ids.get(n) {
+            Ty::Flags(*id)
+        } else if let Some(&id) = self.struct_ids.get(n) {
+            let len = if f.length.is_some() || f.prefix.is_some() {
+                Some(self.len_of(sid, index, f, fp, endian, false))
+            } else {
+                None
+            };
+            Ty::Struct(id, len)
+        } else {
+            let names = self
+                .enum_ids
+                .keys()
+                .chain(self.flags_ids.keys())
+                .chain(self.struct_ids.keys())
+                .map(String::as_str);
+            let hint = did_you_mean(n, names);
+            self.error("E0232", &tp, format!("unknown type '{n}'"), hint);
+            Ty::Bool
         }
     }
 
@@ -774,4 +812,16 @@ pub(crate) fn stream_order(layout: Layout) -> StreamOrder {
             suffix: "le",
         },
     }
+}
+
+/// Where a field's type is checked: its struct and place, its definition and YAML path, and
+/// the byte order and layout it is read in.
+#[derive(Clone, Copy)]
+pub(crate) struct FieldAt<'a> {
+    pub sid: StructId,
+    pub index: usize,
+    pub f: &'a schema::FieldDef,
+    pub fp: &'a str,
+    pub endian: Endian,
+    pub layout: Layout,
 }
