@@ -115,85 +115,10 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     } else {
         String::new()
     };
-    let root_checksums: Vec<String> = p
-        .root()
-        .fields
-        .iter()
-        .filter(|f| byte_root && matches!(f.role, Role::Checksum(_)))
-        .filter_map(|f| {
-            let Role::Checksum(cs) = f.role else {
-                return None;
-            };
-            let (from, to) = range_bounds(p.root(), cs, "0", "size");
-            // Bounds that are fields are known only when the dissector got that far.
-            let known: String = [(cs.from, &from), (cs.to, &to)]
-                .iter()
-                .filter(|(field, _)| field.is_some())
-                .map(|(_, b)| format!(" and {b} ~= nil"))
-                .collect();
-            Some(format!(
-                "if cs_item_{} ~= nil{known} then {} end",
-                f.name,
-                verify_call(&p.root().name, &f.name, &from, &to)
-            ))
-        })
-        .collect();
-    let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
-    let conversations = !p.opening.is_empty()
-        || p.reliability.is_some()
-        || p.reassembly.is_some()
-        || !p.state.is_empty()
-        || !p.joins.is_empty()
-        || !p.stream_joins.is_empty();
-    // The first table's ports are the server's (UDP's, when both).
-    let server_ports = conversations || l.reads_direction.iter().any(|d| *d);
-    let port_tables: Vec<PortTable> = [
-        ("udp", "UDP", &p.transport.udp_ports),
-        ("tcp", "TCP", &p.transport.tcp_ports),
-    ]
-    .into_iter()
-    // A UDP protocol without default ports (an implementation profile) still gets the preference
-    // and Decode As.
-    .filter(|(lower, _, list)| {
-        !list.is_empty()
-            || (*lower == "udp" && p.transport.tcp_ports.is_empty() && p.application.is_none())
-    })
-    .enumerate()
-    .map(|(k, (lower, upper, list))| PortTable {
-        lower,
-        upper,
-        ports: ports(list),
-        server: server_ports && k == 0,
-    })
-    .collect();
-    let tcp_framing = p.transport.tcp_length_prefix.map(|it| {
-        let abbrev = format!("{}.frame_length", p.name);
-        let counted = p.transport.tcp_counted;
-        let counts = p.transport.tcp_counts();
-        let blurb = match counted {
-            0 => "Bytes of the message after this prefix".to_string(),
-            _ => format!("Length of the message after this prefix, {counts}"),
-        };
-        g.add_field(
-            abbrev.clone(),
-            format!(
-                "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
-                protofield_int(&it)
-            ),
-        );
-        Framing {
-            size: it.bytes(),
-            max: p.transport.tcp_max_message,
-            read: int_reader(it.bytes(), it.signed, it.endian),
-            add: add_fn(it.endian),
-            doc: format!("{} {}", it.name(), it.endian.words()),
-            counts,
-            minus: match counted {
-                0 => String::new(),
-                c => format!(" - {c}"),
-            },
-        }
-    });
+    let root_checksums = root_checksums(p);
+    let conversations = has_conversations(p);
+    let port_tables = port_tables(p, l, conversations);
+    let tcp_framing = g.tcp_framing();
     let opening = |side: Side| -> Vec<(String, String)> {
         p.opening
             .iter()
@@ -207,65 +132,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     {
         return Err(Internal("a bit-stream opening datagram".into()));
     }
-    let reassembly = match &p.reassembly {
-        None => None,
-        Some(r) => {
-            if p.root().layout.is_bits() {
-                return Err(Internal("reassembly over bit-stream datagrams".into()));
-            }
-            let root = p.root();
-            let v = |i: usize| value_slot(&root.fields[i].name);
-            let when = r
-                .when
-                .as_ref()
-                .map(|w| g.expr(w))
-                .unwrap_or_else(|| "true".into());
-            // How a piece tells the number of pieces.
-            let count = match &r.end {
-                PieceEnd::Last(e) => format!("if {} then st.count = index + 1 end", g.expr(e)),
-                PieceEnd::Count(f) => {
-                    let c = v(*f);
-                    format!(
-                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n      if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n      st.count = {c}"
-                    )
-                }
-            };
-            let (client, client_bits, server, server_bits, as_field) = match r.whole {
-                WholeType::ByDirection { client, server } => (
-                    p.structs[client].name.clone(),
-                    p.structs[client].layout.is_bits(),
-                    p.structs[server].name.clone(),
-                    p.structs[server].layout.is_bits(),
-                    None,
-                ),
-                WholeType::AsField(fi) => (
-                    String::new(),
-                    false,
-                    String::new(),
-                    false,
-                    Some(root.fields[fi].name.clone()),
-                ),
-            };
-            Some(ReassemblyDef {
-                key_doc: r
-                    .key
-                    .iter()
-                    .map(|k| root.fields[*k].name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                keys: r.key.iter().map(|k| v(*k)).collect(),
-                index: v(r.index),
-                piece: v(r.field),
-                count,
-                when,
-                client,
-                client_bits,
-                server,
-                server_bits,
-                as_field,
-            })
-        }
-    };
+    let reassembly = g.reassembly_def()?;
     let d = Dissector {
         header: super::header::header(
             super::header::Comment::Dashes,
@@ -512,5 +379,171 @@ impl Gen<'_> {
         } else {
             String::new()
         }
+    }
+}
+
+/// The root's checksums re-checked after a malformed message, where the dissector got far
+/// enough to know their bounds (byte-aligned roots only).
+fn root_checksums(p: &Protocol) -> Vec<String> {
+    let byte_root = !p.root().layout.is_bits();
+    p.root()
+        .fields
+        .iter()
+        .filter(|f| byte_root && matches!(f.role, Role::Checksum(_)))
+        .filter_map(|f| {
+            let Role::Checksum(cs) = f.role else {
+                return None;
+            };
+            let (from, to) = range_bounds(p.root(), cs, "0", "size");
+            // Bounds that are fields are known only when the dissector got that far.
+            let known: String = [(cs.from, &from), (cs.to, &to)]
+                .iter()
+                .filter(|(field, _)| field.is_some())
+                .map(|(_, b)| format!(" and {b} ~= nil"))
+                .collect();
+            Some(format!(
+                "if cs_item_{} ~= nil{known} then {} end",
+                f.name,
+                verify_call(&p.root().name, &f.name, &from, &to)
+            ))
+        })
+        .collect()
+}
+
+/// Whether the dissector keeps conversations (openings, reliability, reassembly, state, joins).
+fn has_conversations(p: &Protocol) -> bool {
+    !p.opening.is_empty()
+        || p.reliability.is_some()
+        || p.reassembly.is_some()
+        || !p.state.is_empty()
+        || !p.joins.is_empty()
+        || !p.stream_joins.is_empty()
+}
+
+/// The port preferences (UDP, TCP) the dissector registers on.
+fn port_tables(p: &Protocol, l: &Lowered, conversations: bool) -> Vec<PortTable> {
+    let ports = |v: &[u16]| v.iter().map(u16::to_string).collect::<Vec<_>>().join(",");
+    // The first table's ports are the server's (UDP's, when both).
+    let server_ports = conversations || l.reads_direction.iter().any(|d| *d);
+    [
+        ("udp", "UDP", &p.transport.udp_ports),
+        ("tcp", "TCP", &p.transport.tcp_ports),
+    ]
+    .into_iter()
+    // A UDP protocol without default ports (an implementation profile) still gets the preference
+    // and Decode As.
+    .filter(|(lower, _, list)| {
+        !list.is_empty()
+            || (*lower == "udp" && p.transport.tcp_ports.is_empty() && p.application.is_none())
+    })
+    .enumerate()
+    .map(|(k, (lower, upper, list))| PortTable {
+        lower,
+        upper,
+        ports: ports(list),
+        server: server_ports && k == 0,
+    })
+    .collect()
+}
+
+impl Gen<'_> {
+    /// A TCP framing's prefix: its ProtoField and how the template reads it.
+    fn tcp_framing(&mut self) -> Option<Framing> {
+        let p = self.p;
+        p.transport.tcp_length_prefix.map(|it| {
+            let abbrev = format!("{}.frame_length", p.name);
+            let counted = p.transport.tcp_counted;
+            let counts = p.transport.tcp_counts();
+            let blurb = match counted {
+                0 => "Bytes of the message after this prefix".to_string(),
+                _ => format!("Length of the message after this prefix, {counts}"),
+            };
+            self.add_field(
+                abbrev.clone(),
+                format!(
+                    "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
+                    protofield_int(&it)
+                ),
+            );
+            Framing {
+                size: it.bytes(),
+                max: p.transport.tcp_max_message,
+                read: int_reader(it.bytes(), it.signed, it.endian),
+                add: add_fn(it.endian),
+                doc: format!("{} {}", it.name(), it.endian.words()),
+                counts,
+                minus: match counted {
+                    0 => String::new(),
+                    c => format!(" - {c}"),
+                },
+            }
+        })
+    }
+
+    /// What the template's reassembly reads: keys, index, piece, how the count is known, and
+    /// what the whole is read as.
+    fn reassembly_def(&mut self) -> Result<Option<ReassemblyDef>, Internal> {
+        let p = self.p;
+        Ok(match &p.reassembly {
+            None => None,
+            Some(r) => {
+                if p.root().layout.is_bits() {
+                    return Err(Internal("reassembly over bit-stream datagrams".into()));
+                }
+                let root = p.root();
+                let v = |i: usize| value_slot(&root.fields[i].name);
+                let when = r
+                    .when
+                    .as_ref()
+                    .map(|w| self.expr(w))
+                    .unwrap_or_else(|| "true".into());
+                // How a piece tells the number of pieces.
+                let count = match &r.end {
+                    PieceEnd::Last(e) => {
+                        format!("if {} then st.count = index + 1 end", self.expr(e))
+                    }
+                    PieceEnd::Count(f) => {
+                        let c = v(*f);
+                        format!(
+                            "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n      if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n      st.count = {c}"
+                        )
+                    }
+                };
+                let (client, client_bits, server, server_bits, as_field) = match r.whole {
+                    WholeType::ByDirection { client, server } => (
+                        p.structs[client].name.clone(),
+                        p.structs[client].layout.is_bits(),
+                        p.structs[server].name.clone(),
+                        p.structs[server].layout.is_bits(),
+                        None,
+                    ),
+                    WholeType::AsField(fi) => (
+                        String::new(),
+                        false,
+                        String::new(),
+                        false,
+                        Some(root.fields[fi].name.clone()),
+                    ),
+                };
+                Some(ReassemblyDef {
+                    key_doc: r
+                        .key
+                        .iter()
+                        .map(|k| root.fields[*k].name.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    keys: r.key.iter().map(|k| v(*k)).collect(),
+                    index: v(r.index),
+                    piece: v(r.field),
+                    count,
+                    when,
+                    client,
+                    client_bits,
+                    server,
+                    server_bits,
+                    as_field,
+                })
+            }
+        })
     }
 }
