@@ -527,7 +527,7 @@ impl<'f> Validator<'f> {
                 format!("integer width {bits} is outside 1..64"),
                 None,
             );
-        } else if layout == Layout::Bytes && bits % 8 != 0 {
+        } else if layout == Layout::Bytes && !bits.is_multiple_of(8) {
             self.error("E0221",
                 &tp,
                 format!("a {bits}-bit integer in a byte-aligned layout"),
@@ -539,8 +539,8 @@ impl<'f> Validator<'f> {
         }
         let endian = self.value_endian(e, f, &tp, endian, layout, bits);
         Ty::Int(IntTy {
-            bits: bits,
-            signed: signed,
+            bits,
+            signed,
             endian,
         })
     }

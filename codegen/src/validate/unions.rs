@@ -68,38 +68,7 @@ impl<'f> Validator<'f> {
         }
         // `cases_from: Type.field` borrows another switch's cases and default.
         let own = sw;
-        let mut sw = sw;
-        if let Some(from) = &sw.cases_from {
-            let found = from.split_once('.').and_then(|(t, f)| {
-                self.file
-                    .types
-                    .get(t)?
-                    .fields
-                    .iter()
-                    .find(|x| x.name == f)?
-                    .switch
-                    .as_ref()
-            });
-            match found {
-                Some(other) if other.cases_from.is_none() => {
-                    if !sw.cases.is_empty() || sw.default.is_some() {
-                        self.error(
-                            "E0402",
-                            &format!("{sp}.cases_from"),
-                            "a switch has either 'cases' or 'cases_from'",
-                            None,
-                        );
-                    }
-                    sw = other;
-                }
-                _ => self.error(
-                    "E0403",
-                    &format!("{sp}.cases_from"),
-                    format!("'{from}' does not name a switch field with its own cases"),
-                    Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
-                ),
-            }
-        }
+        let sw = self.cases_source(sw, sp);
         let tag_max = self.tag_max(&on);
         let mut cases: Vec<Case> = Vec::new();
         for (key, case) in &sw.cases {
@@ -145,38 +114,7 @@ impl<'f> Validator<'f> {
                 }
                 (None, _) => variant,
             };
-            if cases.iter().any(|c| c.variant == variant) {
-                self.error_key(
-                    "E0406",
-                    &cp,
-                    format!("two cases make a variant named '{variant}'"),
-                    None,
-                );
-            }
-            if let Some((max, ty)) = &tag_max {
-                let top = values.iter().map(|v| match v {
-                    CaseValue::One(x) | CaseValue::Range(_, x) => *x,
-                });
-                if let Some(big) = top.filter(|x| x > max).max() {
-                    self.error_key("E0407",
-                        &cp,
-                        format!("case '{key}' ({big}) can never match: the tag is a {ty}, at most {max}"),
-                        Some("remove the case, or give the tag a wider type".into()),
-                    );
-                }
-            }
-            for v in &values {
-                for c in &cases {
-                    if c.values.iter().any(|w| overlaps(*v, *w)) {
-                        self.error_key(
-                            "E0408",
-                            &cp,
-                            format!("case '{key}' overlaps case '{}'", c.variant),
-                            None,
-                        );
-                    }
-                }
-            }
+            self.check_case(&cp, key, &variant, &values, &cases, &tag_max);
             cases.push(Case {
                 variant,
                 values,
@@ -184,25 +122,7 @@ impl<'f> Validator<'f> {
                 doc,
             });
         }
-        let (default, default_variant) = match &sw.default {
-            None => (None, "Other".to_string()),
-            Some(schema::CaseDef::Type(t)) => (
-                Some(self.case_body(t, &format!("{sp}.default"))),
-                "Other".to_string(),
-            ),
-            Some(schema::CaseDef::Named { ty, name, .. }) => {
-                let name = name.clone().unwrap_or_else(|| "Other".into());
-                if !is_camel_ident(&name) {
-                    self.error(
-                        "E0409",
-                        &format!("{sp}.default.name"),
-                        format!("variant name '{name}' is not UpperCamelCase"),
-                        None,
-                    );
-                }
-                (Some(self.case_body(ty, &format!("{sp}.default"))), name)
-            }
-        };
+        let (default, default_variant) = self.default_case(sw, sp);
         if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
             self.error(
                 "E0410",
@@ -234,6 +154,118 @@ impl<'f> Validator<'f> {
             default,
             default_variant,
             unless,
+        }
+    }
+
+    /// The switch whose cases and default this one has: its own, or those `cases_from` names
+    /// (E0402 both, E0403 not a switch with cases of its own).
+    fn cases_source<'s>(&mut self, sw: &'s schema::SwitchDef, sp: &str) -> &'s schema::SwitchDef
+    where
+        'f: 's,
+    {
+        let mut sw = sw;
+        if let Some(from) = &sw.cases_from {
+            let found = from.split_once('.').and_then(|(t, f)| {
+                self.file
+                    .types
+                    .get(t)?
+                    .fields
+                    .iter()
+                    .find(|x| x.name == f)?
+                    .switch
+                    .as_ref()
+            });
+            match found {
+                Some(other) if other.cases_from.is_none() => {
+                    if !sw.cases.is_empty() || sw.default.is_some() {
+                        self.error(
+                            "E0402",
+                            &format!("{sp}.cases_from"),
+                            "a switch has either 'cases' or 'cases_from'",
+                            None,
+                        );
+                    }
+                    sw = other;
+                }
+                _ => self.error(
+                    "E0403",
+                    &format!("{sp}.cases_from"),
+                    format!("'{from}' does not name a switch field with its own cases"),
+                    Some("write 'Type.field', e.g. 'TypedValue.value'".into()),
+                ),
+            }
+        }
+        sw
+    }
+
+    /// A case's variant and values against the cases before it and the tag's width: E0406 a
+    /// variant twice, E0407 a value the tag cannot hold, E0408 overlapping values.
+    fn check_case(
+        &mut self,
+        cp: &str,
+        key: &str,
+        variant: &str,
+        values: &[CaseValue],
+        cases: &[Case],
+        tag_max: &Option<(u64, String)>,
+    ) {
+        if cases.iter().any(|c| c.variant == variant) {
+            self.error_key(
+                "E0406",
+                cp,
+                format!("two cases make a variant named '{variant}'"),
+                None,
+            );
+        }
+        if let Some((max, ty)) = tag_max {
+            let top = values.iter().map(|v| match v {
+                CaseValue::One(x) | CaseValue::Range(_, x) => *x,
+            });
+            if let Some(big) = top.filter(|x| x > max).max() {
+                self.error_key(
+                    "E0407",
+                    cp,
+                    format!(
+                        "case '{key}' ({big}) can never match: the tag is a {ty}, at most {max}"
+                    ),
+                    Some("remove the case, or give the tag a wider type".into()),
+                );
+            }
+        }
+        for v in values {
+            for c in cases {
+                if c.values.iter().any(|w| overlaps(*v, *w)) {
+                    self.error_key(
+                        "E0408",
+                        cp,
+                        format!("case '{key}' overlaps case '{}'", c.variant),
+                        None,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The default case's body and variant name (`Other` unless named; E0409 not UpperCamelCase).
+    fn default_case(&mut self, sw: &schema::SwitchDef, sp: &str) -> (Option<CaseBody>, String) {
+        match &sw.default {
+            None => (None, "Other".to_string()),
+            Some(schema::CaseDef::Type(t)) => (
+                Some(self.case_body(t, &format!("{sp}.default"))),
+                "Other".to_string(),
+            ),
+            Some(schema::CaseDef::Named { ty, name, .. }) => {
+                let name = name.clone().unwrap_or_else(|| "Other".into());
+                if !is_camel_ident(&name) {
+                    self.error(
+                        "E0409",
+                        &format!("{sp}.default.name"),
+                        format!("variant name '{name}' is not UpperCamelCase"),
+                        None,
+                    );
+                }
+                (Some(self.case_body(ty, &format!("{sp}.default"))), name)
+            }
         }
     }
 
