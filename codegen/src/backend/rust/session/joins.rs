@@ -11,11 +11,6 @@ impl<'p> Gen<'p> {
             let sid = j.in_struct;
             let s = &p.structs[sid];
             let st = ident(&s.name);
-            let st_a = if self.l.borrows[sid] {
-                quote! { #st<'a> }
-            } else {
-                quote! { #st }
-            };
             let st_anon = self.ty_anon(sid);
             let snake = s.name.to_snake_case();
             let jn = format_ident!("{}Joined", s.name);
@@ -63,46 +58,7 @@ impl<'p> Gen<'p> {
                 .collect();
             let n_streams = lit_usize(j.streams.len());
             let decoders = self.joined_decoders(sid, &j.streams, &jn);
-            // The splitter sets the flag bits that mark the first and the last part; markers
-            // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
-            // fields the template gives, and each part is checked against its position.
-            let set_first =
-                self.set_flag_bit(sid, &j.first, quote! { part }, Some(quote! { i == 0 }));
-            let set_last = self.set_flag_bit(
-                sid,
-                &j.last,
-                quote! { part },
-                Some(quote! { i + 1 == count }),
-            );
-            let (check, parts_fn) = if set_first.is_some() && set_last.is_some() {
-                (quote! {}, quote! {})
-            } else {
-                let parts = format_ident!("{}_parts", snake);
-                let doc = doc_prose(&format!(
-                    "How many parts [`{split}`] cuts `total` bytes of streams into."
-                ));
-                (
-                    quote! {
-                        let (first, last) = (i == 0, i + 1 == count);
-                        if part.is_first_part() != first || part.is_last_part() != last {
-                            return Err(EncodeError::new(#seq_nm, EncodeErrorKind::PartMarker { part: i, first, last }));
-                        }
-                    },
-                    quote! {
-                        #doc
-                        pub fn #parts(total: usize) -> usize {
-                            total.div_ceil(#part_size).max(1)
-                        }
-                    },
-                )
-            };
             let key_ty = quote! { (#(#key_types,)*) };
-            let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
-            let split_doc = format!(
-                "Cuts payload streams into [`{st}`] parts carrying at most [`{part_size}`] bytes \
-                 each (earlier streams first): copies of `template` numbered on from \
-                 `first_number`, the first and the last marked."
-            );
             let (size_doc, joined_doc, joiner_doc) = (
                 format!("Largest data (all streams together) [`{split}`] puts in one part."),
                 format!("A payload joined from [`{st}`] parts."),
@@ -112,12 +68,12 @@ impl<'p> Gen<'p> {
                      [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
                 ),
             );
-            let (size_doc, joined_doc, joiner_doc, split_doc) = (
+            let (size_doc, joined_doc, joiner_doc) = (
                 doc_prose(&size_doc),
                 doc_prose(&joined_doc),
                 doc_prose(&joiner_doc),
-                doc_prose(&split_doc),
             );
+            let splitter = self.join_splitter(j)?;
             out.push(quote! {
                 #size_doc
                 pub const #part_size: usize = #size;
@@ -188,39 +144,109 @@ impl<'p> Gen<'p> {
                     }
                 }
 
-                #split_doc
-                pub fn #split<'a>(template: &#st_a, first_number: #seq_ty, streams: [&[u8]; #n_streams]) -> Result<Vec<#st_a>, EncodeError> {
-                    let total: usize = streams.iter().map(|s| s.len()).sum();
-                    let count = total.div_ceil(#part_size).max(1);
-                    let mut out = Vec::with_capacity(count);
-                    let mut pos = [0usize; #n_streams];
-                    for i in 0..count {
-                        let mut part = template.clone();
-                        let mut room = #part_size;
-                        let mut pieces: [&[u8]; #n_streams] = [&[]; #n_streams];
-                        for k in 0..#n_streams {
-                            let take = room.min(streams[k].len() - pos[k]);
-                            pieces[k] = &streams[k][pos[k]..pos[k] + take];
-                            pos[k] += take;
-                            room -= take;
-                        }
-                        part.#seq = ((first_number as u64 + i as u64) % #wrap) as #seq_ty;
-                        #set_first
-                        #set_last
-                        #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
-                        #check
-                        out.push(part);
-                    }
-                    Ok(out)
-                }
-
-                #parts_fn
+                #splitter
             });
         }
         for j in &p.stream_joins {
             out.push(self.stream_joiner(j));
         }
         Ok(quote! { #(#out)* })
+    }
+
+    /// `split_<type>`: cuts payload streams into parts numbered from the caller's, setting the
+    /// flag bits that mark the first and the last part (other markers are checked per part,
+    /// and `<type>_parts` says how many parts a size makes).
+    fn join_splitter(&self, j: &Join) -> Result<TokenStream, Internal> {
+        let p = self.p;
+        let sid = j.in_struct;
+        let s = &p.structs[sid];
+        let st = ident(&s.name);
+        let st_a = if self.l.borrows[sid] {
+            quote! { #st<'a> }
+        } else {
+            quote! { #st }
+        };
+        let snake = s.name.to_snake_case();
+        let split = format_ident!("split_{}", snake);
+        let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
+        let wrap = lit_u64(j.wrap);
+        let seq = ident(&s.fields[j.sequence].name);
+        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
+        let seq_nm = s.fields[j.sequence].name.as_str();
+        let streams: Vec<Ident> = j
+            .streams
+            .iter()
+            .map(|x| ident(&s.fields[x.field].name))
+            .collect();
+        let n_streams = lit_usize(j.streams.len());
+        // The splitter sets the flag bits that mark the first and the last part; markers
+        // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
+        // fields the template gives, and each part is checked against its position.
+        let set_first = self.set_flag_bit(sid, &j.first, quote! { part }, Some(quote! { i == 0 }));
+        let set_last = self.set_flag_bit(
+            sid,
+            &j.last,
+            quote! { part },
+            Some(quote! { i + 1 == count }),
+        );
+        let (check, parts_fn) = if set_first.is_some() && set_last.is_some() {
+            (quote! {}, quote! {})
+        } else {
+            let parts = format_ident!("{}_parts", snake);
+            let doc = doc_prose(&format!(
+                "How many parts [`{split}`] cuts `total` bytes of streams into."
+            ));
+            (
+                quote! {
+                    let (first, last) = (i == 0, i + 1 == count);
+                    if part.is_first_part() != first || part.is_last_part() != last {
+                        return Err(EncodeError::new(#seq_nm, EncodeErrorKind::PartMarker { part: i, first, last }));
+                    }
+                },
+                quote! {
+                    #doc
+                    pub fn #parts(total: usize) -> usize {
+                        total.div_ceil(#part_size).max(1)
+                    }
+                },
+            )
+        };
+        let idx: Vec<Literal> = (0..j.streams.len()).map(lit_usize).collect();
+        let split_doc = format!(
+            "Cuts payload streams into [`{st}`] parts carrying at most [`{part_size}`] bytes \
+             each (earlier streams first): copies of `template` numbered on from \
+             `first_number`, the first and the last marked."
+        );
+        let split_doc = doc_prose(&split_doc);
+        Ok(quote! {
+            #split_doc
+            pub fn #split<'a>(template: &#st_a, first_number: #seq_ty, streams: [&[u8]; #n_streams]) -> Result<Vec<#st_a>, EncodeError> {
+                let total: usize = streams.iter().map(|s| s.len()).sum();
+                let count = total.div_ceil(#part_size).max(1);
+                let mut out = Vec::with_capacity(count);
+                let mut pos = [0usize; #n_streams];
+                for i in 0..count {
+                    let mut part = template.clone();
+                    let mut room = #part_size;
+                    let mut pieces: [&[u8]; #n_streams] = [&[]; #n_streams];
+                    for k in 0..#n_streams {
+                        let take = room.min(streams[k].len() - pos[k]);
+                        pieces[k] = &streams[k][pos[k]..pos[k] + take];
+                        pos[k] += take;
+                        room -= take;
+                    }
+                    part.#seq = ((first_number as u64 + i as u64) % #wrap) as #seq_ty;
+                    #set_first
+                    #set_last
+                    #( part.#streams = Cow::Owned(pieces[#idx].to_vec()); )*
+                    #check
+                    out.push(part);
+                }
+                Ok(out)
+            }
+
+            #parts_fn
+        })
     }
 
     /// `impl Joined { fn decode_<field>() }` for the streams of a join (of struct `sid`'s
