@@ -26,26 +26,6 @@ impl<'p> Gen<'p> {
         let mut tag_arms = Vec::new();
         // `into_owned` arms: each variant rebuilt with its borrowed payload copied.
         let mut owned_arms = Vec::new();
-        let borrows = |body: CaseBody| match body {
-            CaseBody::Bytes => true,
-            CaseBody::Struct(id) | CaseBody::Array(id) => self.l.borrows[id],
-            CaseBody::Empty => false,
-        };
-        let owned = |body: CaseBody, x: TokenStream| {
-            if borrows(body) {
-                quote! { IntoOwned::into_owned(#x) }
-            } else {
-                x
-            }
-        };
-        // A named field of a variant: `value`, or `value: IntoOwned::into_owned(value)`.
-        let owned_field = |body: CaseBody, name: TokenStream| {
-            if borrows(body) {
-                quote! { #name: IntoOwned::into_owned(#name) }
-            } else {
-                name
-            }
-        };
         let tag_name = tag_ty.as_ref().map(|(_, tf, _)| ident(&tf.name));
         for c in &u.cases {
             let v = variant_ident(&c.variant);
@@ -53,26 +33,18 @@ impl<'p> Gen<'p> {
             let carries_tag = tag_ty.is_some() && c.single().is_none();
             // The payload's type, and the attribute its field carries (bytes serialize as hex).
             let hex = self.features().serde_hex();
-            let (attr, payload) = match c.body {
-                CaseBody::Struct(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    (quote! {}, Some(quote! { #n #l }))
-                }
-                CaseBody::Array(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    (quote! {}, Some(quote! { Vec<#n #l> }))
-                }
-                CaseBody::Bytes => (hex, Some(quote! { Cow<'a, [u8]> })),
-                CaseBody::Empty => (quote! {}, None),
+            let attr = if c.body == CaseBody::Bytes {
+                hex
+            } else {
+                quote! {}
             };
+            let payload = self.case_payload(c.body);
             let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
                 let tn = ident(&tf.name);
                 quote! { #tn: #t }
             });
-            let value = owned(c.body, quote! { value });
-            let value_field = owned_field(c.body, quote! { value });
+            let value = self.owned(c.body, quote! { value });
+            let value_field = self.owned_field(c.body, quote! { value });
             owned_arms.push(match (carries_tag, payload.is_some()) {
                 (true, true) => {
                     quote! { Self::#v { #tag_name, value } => #name::#v { #tag_name, #value_field }, }
@@ -102,75 +74,11 @@ impl<'p> Gen<'p> {
             }
         }
         if let Some(body) = u.default {
-            let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
-                let tn = ident(&tf.name);
-                quote! { #tn: #t, }
-            });
-            let data = match body {
-                CaseBody::Bytes => {
-                    let hex = self.features().serde_hex();
-                    quote! { #hex data: Cow<'a, [u8]>, }
-                }
-                CaseBody::Struct(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    quote! { value: #n #l, }
-                }
-                CaseBody::Array(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    quote! { value: Vec<#n #l>, }
-                }
-                CaseBody::Empty => quote! {},
-            };
-            let what = match body {
-                CaseBody::Bytes => " Any other tag value: the data is kept as bytes.",
-                _ => " Any other tag value.",
-            };
-            let other = variant_ident(&u.default_variant);
-            // Without a tag to carry, the default reads like any other case: `Name(T)`.
-            let untagged = match body {
-                CaseBody::Bytes => {
-                    let hex = self.features().serde_hex();
-                    Some(quote! { #hex Cow<'a, [u8]> })
-                }
-                CaseBody::Struct(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    Some(quote! { #n #l })
-                }
-                CaseBody::Array(id) => {
-                    let n = ident(&p.structs[id].name);
-                    let l = self.lifetime(id);
-                    Some(quote! { Vec<#n #l> })
-                }
-                CaseBody::Empty => None,
-            };
-            let value = owned(body, quote! { value });
-            owned_arms.push(match (&tag_name, body) {
-                (None, CaseBody::Empty) => quote! { Self::#other => #name::#other, },
-                (None, _) => quote! { Self::#other(value) => #name::#other(#value), },
-                (Some(tn), CaseBody::Empty) => {
-                    quote! { Self::#other { #tn } => #name::#other { #tn }, }
-                }
-                (Some(tn), CaseBody::Bytes) => {
-                    let data = owned_field(body, quote! { data });
-                    quote! { Self::#other { #tn, data } => #name::#other { #tn, #data }, }
-                }
-                (Some(tn), CaseBody::Struct(_) | CaseBody::Array(_)) => {
-                    let value = owned_field(body, quote! { value });
-                    quote! { Self::#other { #tn, value } => #name::#other { #tn, #value }, }
-                }
-            });
-            variants.push(match (&tag_ty, untagged) {
-                (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
-                (None, None) => quote! { #[doc = #what] #other, },
-                _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
-            });
-            if let Some((_, tf, _)) = &tag_ty {
-                let tn = ident(&tf.name);
-                tag_arms.push(quote! { Self::#other { #tn, .. } => *#tn, });
-            }
+            let tag = tag_ty.as_ref().map(|(_, tf, t)| (*tf, t));
+            let (variant, owned_arm, tag_arm) = self.default_variant(u, body, &name, tag);
+            variants.push(variant);
+            owned_arms.push(owned_arm);
+            tag_arms.extend(tag_arm);
         }
         let fd = doc(&f.doc);
         let tag_method = tag_ty.as_ref().map(|(_, tf, t)| {
@@ -205,5 +113,104 @@ impl<'p> Gen<'p> {
             #tag_method
             #into_owned
         })
+    }
+
+    /// The default variant (`Other` unless named): its declaration, its `into_owned` arm and
+    /// its tag arm (a switch whose tag is a field keeps the tag it was read with).
+    fn default_variant(
+        &self,
+        u: &Union,
+        body: CaseBody,
+        name: &Ident,
+        tag: Option<(&Field, &TokenStream)>,
+    ) -> (TokenStream, TokenStream, Option<TokenStream>) {
+        let tag_name = tag.map(|(tf, _)| ident(&tf.name));
+        let tag_decl = tag.map(|(tf, t)| {
+            let tn = ident(&tf.name);
+            quote! { #tn: #t, }
+        });
+        let hex = match body {
+            CaseBody::Bytes => self.features().serde_hex(),
+            _ => quote! {},
+        };
+        let payload = self.case_payload(body);
+        let data = match (body, &payload) {
+            (CaseBody::Bytes, Some(t)) => quote! { #hex data: #t, },
+            (_, Some(t)) => quote! { value: #t, },
+            (_, None) => quote! {},
+        };
+        let what = match body {
+            CaseBody::Bytes => " Any other tag value: the data is kept as bytes.",
+            _ => " Any other tag value.",
+        };
+        let other = variant_ident(&u.default_variant);
+        // Without a tag to carry, the default reads like any other case: `Name(T)`.
+        let untagged = payload.map(|t| quote! { #hex #t });
+        let value = self.owned(body, quote! { value });
+        let owned_arm = match (&tag_name, body) {
+            (None, CaseBody::Empty) => quote! { Self::#other => #name::#other, },
+            (None, _) => quote! { Self::#other(value) => #name::#other(#value), },
+            (Some(tn), CaseBody::Empty) => {
+                quote! { Self::#other { #tn } => #name::#other { #tn }, }
+            }
+            (Some(tn), CaseBody::Bytes) => {
+                let data = self.owned_field(body, quote! { data });
+                quote! { Self::#other { #tn, data } => #name::#other { #tn, #data }, }
+            }
+            (Some(tn), CaseBody::Struct(_) | CaseBody::Array(_)) => {
+                let value = self.owned_field(body, quote! { value });
+                quote! { Self::#other { #tn, value } => #name::#other { #tn, #value }, }
+            }
+        };
+        let variant = match (&tag, untagged) {
+            (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
+            (None, None) => quote! { #[doc = #what] #other, },
+            _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
+        };
+        let tag_arm = tag_name.map(|tn| quote! { Self::#other { #tn, .. } => *#tn, });
+        (variant, owned_arm, tag_arm)
+    }
+
+    fn case_borrows(&self, body: CaseBody) -> bool {
+        match body {
+            CaseBody::Bytes => true,
+            CaseBody::Struct(id) | CaseBody::Array(id) => self.l.borrows[id],
+            CaseBody::Empty => false,
+        }
+    }
+
+    /// A variant's payload as `into_owned` rebuilds it: copied where it borrows.
+    fn owned(&self, body: CaseBody, x: TokenStream) -> TokenStream {
+        if self.case_borrows(body) {
+            quote! { IntoOwned::into_owned(#x) }
+        } else {
+            x
+        }
+    }
+
+    /// A named field of a variant: `value`, or `value: IntoOwned::into_owned(value)`.
+    fn owned_field(&self, body: CaseBody, name: TokenStream) -> TokenStream {
+        if self.case_borrows(body) {
+            quote! { #name: IntoOwned::into_owned(#name) }
+        } else {
+            name
+        }
+    }
+
+    /// The type a variant's payload has: a struct, an array of them, bytes, or none.
+    fn case_payload(&self, body: CaseBody) -> Option<TokenStream> {
+        let named = |id: StructId| {
+            let (n, l) = (ident(&self.p.structs[id].name), self.lifetime(id));
+            quote! { #n #l }
+        };
+        match body {
+            CaseBody::Struct(id) => Some(named(id)),
+            CaseBody::Array(id) => {
+                let t = named(id);
+                Some(quote! { Vec<#t> })
+            }
+            CaseBody::Bytes => Some(quote! { Cow<'a, [u8]> }),
+            CaseBody::Empty => None,
+        }
     }
 }
