@@ -607,6 +607,73 @@ impl Gen {
         out
     }
 
+    /// A text or bytes field's type and size: a prefix, NUL-terminated, or a constant length.
+    fn text_field(&mut self) -> String {
+        match self.rng.below(6) {
+            0 => format!(
+                "type: string, prefix: {}",
+                self.rng.pick(&["u8", "u16", "leb128"])
+            ),
+            1 => format!(
+                "type: bytes, prefix: {}",
+                self.rng.pick(&["u8", "u16le", "riptide_len"])
+            ),
+            2 => "type: strz".to_string(),
+            3 => format!(
+                "type: strz, length: {}, encoding: {}",
+                2 * self.rng.range(1, 4),
+                self.rng.pick(&["utf8", "latin1", "utf16le", "utf16be"])
+            ),
+            4 => format!(
+                "type: string, prefix: u8, encoding: {}",
+                self.rng.pick(&["latin1", "utf16le", "utf16be"])
+            ),
+            _ => format!("type: bytes, length: {}", self.rng.range(0, 4)),
+        }
+    }
+
+    /// An array of a scalar or a helper type, by a count field before it, by prefix, or of a
+    /// constant count.
+    fn array_field(&mut self, name: &str, cond: &str, out: &mut String) {
+        let elem = if !self.helpers.is_empty() && self.rng.chance(40) {
+            let h = self.rng.below(self.helpers.len() as u64) as usize;
+            self.helpers[h].0.clone()
+        } else if self.layout.bits() {
+            format!("u{}", self.rng.range(3, 12))
+        } else {
+            self.rng.pick(&["u8", "u16", "i32", "f32"]).to_string()
+        };
+        let how = if self.layout.bits() {
+            self.rng.below(2)
+        } else {
+            self.rng.below(3)
+        };
+        match how {
+            0 => {
+                let count = format!("{name}_count");
+                let ct = if self.layout.bits() { "u3" } else { "u8" };
+                let _ = writeln!(out, "      - {{ name: \"{count}\", type: {ct} }}");
+                let _ = writeln!(
+                    out,
+                    "      - {{ name: \"{name}\", type: \"{elem}[]\", count: \"{count}\"{cond} }}"
+                );
+            }
+            1 => {
+                let _ = writeln!(
+                    out,
+                    "      - {{ name: \"{name}\", type: \"{elem}[]\", count: {}{cond} }}",
+                    self.rng.range(0, 3)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "      - {{ name: \"{name}\", type: \"{elem}[]\", prefix: u8{cond} }}"
+                );
+            }
+        }
+    }
+
     fn root_fields(&mut self) -> String {
         let mut out = String::new();
         let mut known: Vec<(String, Known)> = Vec::new();
@@ -678,59 +745,11 @@ impl Gen {
                 }
                 // Prefixed or constant-length text (byte layouts: every encoding).
                 5 if !self.layout.bits() => {
-                    let line = match self.rng.below(6) {
-                        0 => format!(
-                            "type: string, prefix: {}",
-                            self.rng.pick(&["u8", "u16", "leb128"])
-                        ),
-                        1 => format!(
-                            "type: bytes, prefix: {}",
-                            self.rng.pick(&["u8", "u16le", "riptide_len"])
-                        ),
-                        2 => "type: strz".to_string(),
-                        3 => format!(
-                            "type: strz, length: {}, encoding: {}",
-                            2 * self.rng.range(1, 4),
-                            self.rng.pick(&["utf8", "latin1", "utf16le", "utf16be"])
-                        ),
-                        4 => format!(
-                            "type: string, prefix: u8, encoding: {}",
-                            self.rng.pick(&["latin1", "utf16le", "utf16be"])
-                        ),
-                        _ => format!("type: bytes, length: {}", self.rng.range(0, 4)),
-                    };
+                    let line = self.text_field();
                     let _ = writeln!(out, "      - {{ name: \"{name}\", {line}{cond} }}");
                 }
                 // Arrays: by a count field, by prefix, or of a constant count.
-                5 | 6 => {
-                    let elem = if !self.helpers.is_empty() && self.rng.chance(40) {
-                        let h = self.rng.below(self.helpers.len() as u64) as usize;
-                        self.helpers[h].0.clone()
-                    } else if self.layout.bits() {
-                        format!("u{}", self.rng.range(3, 12))
-                    } else {
-                        self.rng.pick(&["u8", "u16", "i32", "f32"]).to_string()
-                    };
-                    let how = if self.layout.bits() {
-                        self.rng.below(2)
-                    } else {
-                        self.rng.below(3)
-                    };
-                    match how {
-                        0 => {
-                            let count = format!("{name}_count");
-                            let ct = if self.layout.bits() { "u3" } else { "u8" };
-                            let _ = writeln!(out, "      - {{ name: \"{count}\", type: {ct} }}");
-                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", count: \"{count}\"{cond} }}");
-                        }
-                        1 => {
-                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", count: {}{cond} }}", self.rng.range(0, 3));
-                        }
-                        _ => {
-                            let _ = writeln!(out, "      - {{ name: \"{name}\", type: \"{elem}[]\", prefix: u8{cond} }}");
-                        }
-                    }
-                }
+                5 | 6 => self.array_field(&name, &cond, &mut out),
                 // A nested type.
                 7 if !self.helpers.is_empty() => {
                     let h = self.rng.below(self.helpers.len() as u64) as usize;
