@@ -140,41 +140,7 @@ impl<'p> Gen<'p> {
             .padding
             .align
             .map(|n| quote! { r.align(#start, #n, #pad_name, "padding")?; });
-        let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
-            Role::Checksum(c) => {
-                let v = ident(&f.name);
-                let at = ident(&plan.fields[fi].locals.at);
-                let nm = &f.name;
-                let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
-                let (from, to) = range_locals(plan, c, quote! { r.pos() });
-                // Its own bytes count as zeros when the range covers them.
-                let parts = if c.covers(fi) {
-                    quote! { &[r.slice(#from, #at), &[0u8; #n], r.slice(#at + #n, #to)] }
-                } else {
-                    quote! { &[r.slice(#from, #to)] }
-                };
-                let computed = checksum_call(c.algo, parts);
-                let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
-                let note_index = ident(&plan.fields[fi].locals.note);
-                let computed_local = self.temp(sid, "computed");
-                let computed_init = field_init("computed", &computed_local);
-                Some((
-                    quote! {
-                        let #computed_local = #computed;
-                        if #computed_local != #v as u64 {
-                            let kind = DecodeErrorKind::BadChecksum { stored: #v as u64, #computed_init };
-                            return Err(r.error(#nm, #at, kind));
-                        }
-                    },
-                    quote! { r.insert_note(#note_index, #status, #at, #n, Value::U(1)); },
-                ))
-            }
-            _ => None,
-        });
-        // Each status note goes after its checksum's own: the last first, so that inserting
-        // one does not move where the others go.
-        let (checksum_checks, mut status_notes): (Vec<_>, Vec<_>) = checksum_checks.unzip();
-        status_notes.reverse();
+        let (checksum_checks, status_notes) = self.checksum_checks(sid);
         let build: Vec<TokenStream> = s
             .value_fields()
             .map(|(_, f)| {
@@ -208,26 +174,7 @@ impl<'p> Gen<'p> {
             let align = s.padding.align.map(|n| quote! { w.align(#start, #n); });
             quote! { #pad #align }
         };
-        // Each checksum over the bytes written (its own still zero), one that covers another
-        // after that one.
-        let order = &self.l.structs[sid].checksum_order;
-        let checksum_patches = order.iter().copied().filter_map(|fi| {
-            let f = &s.fields[fi];
-            match (f.role.clone(), &f.ty) {
-                (Role::Checksum(c), Ty::Int(it)) => {
-                    let at = ident(&plan.fields[fi].locals.at);
-                    let (from, to) = range_locals(plan, c, quote! { w.len() });
-                    let computed = checksum_call(c.algo, quote! { &[&w.buf[#from..#to]] });
-                    let value = self.temp(sid, "value");
-                    let put = uint_bytes(quote! { #value }, &format_ident!("u64"), it);
-                    Some(quote! {
-                        let #value = #computed;
-                        w.patch(#at, &#put);
-                    })
-                }
-                _ => None,
-            }
-        });
+        let checksum_patches = self.checksum_patches(sid);
         // The start of the struct: what its checksums cover unless they name a first field,
         // where alignment counts from, and (encoding) what a padded struct pads.
         let from_start = s
@@ -303,6 +250,78 @@ impl<'p> Gen<'p> {
             }
 
         })
+    }
+
+    /// After a struct's fields are read: each checksum compared with the bytes it covers, and
+    /// the status notes the dissector shows, in the order they are inserted.
+    fn checksum_checks(&self, sid: StructId) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let s = &self.p.structs[sid];
+        let plan = &self.l.structs[sid];
+        let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
+        Role::Checksum(c) => {
+            let v = ident(&f.name);
+            let at = ident(&plan.fields[fi].locals.at);
+            let nm = &f.name;
+            let n = lit_usize(match &f.ty { Ty::Int(it) => it.bytes(), _ => 0 });
+            let (from, to) = range_locals(plan, c, quote! { r.pos() });
+            // Its own bytes count as zeros when the range covers them.
+            let parts = if c.covers(fi) {
+                quote! { &[r.slice(#from, #at), &[0u8; #n], r.slice(#at + #n, #to)] }
+            } else {
+                quote! { &[r.slice(#from, #to)] }
+            };
+            let computed = checksum_call(c.algo, parts);
+            let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
+            let note_index = ident(&plan.fields[fi].locals.note);
+            let computed_local = self.temp(sid, "computed");
+            let computed_init = field_init("computed", &computed_local);
+            Some((
+                quote! {
+                    let #computed_local = #computed;
+                    if #computed_local != #v as u64 {
+                        let kind = DecodeErrorKind::BadChecksum { stored: #v as u64, #computed_init };
+                        return Err(r.error(#nm, #at, kind));
+                    }
+                },
+                quote! { r.insert_note(#note_index, #status, #at, #n, Value::U(1)); },
+            ))
+        }
+        _ => None,
+    });
+        // Each status note goes after its checksum's own: the last first, so that inserting
+        // one does not move where the others go.
+        let (checksum_checks, mut status_notes): (Vec<_>, Vec<_>) = checksum_checks.unzip();
+        status_notes.reverse();
+        (checksum_checks, status_notes)
+    }
+
+    /// After a struct is written: each checksum over the bytes written (its own still zero),
+    /// one that covers another after that one.
+    fn checksum_patches(&self, sid: StructId) -> Vec<TokenStream> {
+        let s = &self.p.structs[sid];
+        let plan = &self.l.structs[sid];
+        let order = &self.l.structs[sid].checksum_order;
+        order
+            .iter()
+            .copied()
+            .filter_map(|fi| {
+                let f = &s.fields[fi];
+                match (f.role.clone(), &f.ty) {
+                    (Role::Checksum(c), Ty::Int(it)) => {
+                        let at = ident(&plan.fields[fi].locals.at);
+                        let (from, to) = range_locals(plan, c, quote! { w.len() });
+                        let computed = checksum_call(c.algo, quote! { &[&w.buf[#from..#to]] });
+                        let value = self.temp(sid, "value");
+                        let put = uint_bytes(quote! { #value }, &format_ident!("u64"), it);
+                        Some(quote! {
+                            let #value = #computed;
+                            w.patch(#at, &#put);
+                        })
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
     }
 }
 
