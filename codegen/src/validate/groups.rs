@@ -206,106 +206,17 @@ impl<'f> Validator<'f> {
                 );
                 continue;
             }
-            let high_first = match spec.layout {
-                None | Some(LayoutDef::LsbBits) => false,
-                Some(LayoutDef::MsbBits) => true,
-                Some(LayoutDef::Bytes) => {
-                    self.error("E1405",
-                        &format!("{at}.layout"),
-                        "a bit group packs bits: its layout is a bit order",
-                        Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
-                    );
-                    false
-                }
-            };
-            let int = match spec.ty.as_deref().map(crate::expr::parse_type) {
-                Some(Ok(TypeExpr::Int {
-                    bits,
-                    signed: false,
-                    endian: suffix,
-                })) if bits % 8 == 0 && (8..=64).contains(&bits) => {
-                    let big = match suffix.as_deref() {
-                        Some(s) => Some(matches!(s, "be" | "big")),
-                        None => spec.endian.map(|e| e == EndianDef::Big),
-                    };
-                    IntTy {
-                        bits,
-                        signed: false,
-                        endian: match big {
-                            Some(true) => Endian::Big,
-                            Some(false) => Endian::Little,
-                            None => endian,
-                        },
-                    }
-                }
-                _ => {
-                    self.error(
-                        "E1406",
-                        &format!("{at}.type"),
-                        format!(
-                            "the bit group '{}' needs an unsigned integer of 1 to 8 whole bytes",
-                            spec.name
-                        ),
-                        Some("e.g. 'type: u16be': its fields are that integer's bits".into()),
-                    );
-                    continue;
-                }
+            let high_first = self.group_bit_order(spec);
+            let Some(int) = self.group_int(spec, endian) else {
+                continue;
             };
             let (mut total, mut packable) = (0, true);
             for fi in spec.fields.clone() {
                 let f = &mut fields[fi];
                 f.group = Some(out.len());
                 let fp = self.field_path(name, fi);
-                let width = match &f.ty {
-                    Ty::Int(it) => it.bits,
-                    Ty::Bool => 1,
-                    Ty::Enum(id) => enums[*id].repr.bits,
-                    Ty::Flags(id) => flags[*id].repr.bits,
-                    _ => 0,
-                };
-                if width == 0 {
-                    packable = false;
-                    self.error("E1407",
-                        &format!("{fp}.type"),
-                        format!(
-                            "'{}' in a bit group: only integers, bools, enums and flag sets are packed into one",
-                            f.name
-                        ),
-                        Some("move the field out of the group".into()),
-                    );
-                }
-                let extra = [
-                    (
-                        f.condition.is_some(),
-                        "if",
-                        "a bit group's fields are always present",
-                    ),
-                    (
-                        matches!(f.role, Role::Checksum(_)),
-                        "checksum",
-                        "a checksum is a field of its own",
-                    ),
-                    (
-                        !f.select.is_empty(),
-                        "state",
-                        "values typed by state are not packed",
-                    ),
-                    (
-                        f.padding.any(),
-                        "pad",
-                        "the group's integer has no room for padding",
-                    ),
-                ];
-                for (bad, key, why) in extra {
-                    if bad {
-                        self.error(
-                            "E1408",
-                            &format!("{fp}.{key}"),
-                            format!("'{key}' on '{}': {why}", f.name),
-                            Some("move the field out of the group".into()),
-                        );
-                    }
-                }
+                let width = self.group_member_width(f, &fp, enums, flags);
+                packable &= width != 0;
                 total += width;
             }
             if packable && total != int.bits {
@@ -336,5 +247,115 @@ impl<'f> Validator<'f> {
             });
         }
         s.groups = out;
+    }
+
+    /// A bit group's bit order: `msb-bits` puts the first field in the highest bits (E1405
+    /// for a layout that is no bit order).
+    fn group_bit_order(&mut self, spec: &GroupSpec) -> bool {
+        match spec.layout {
+            None | Some(LayoutDef::LsbBits) => false,
+            Some(LayoutDef::MsbBits) => true,
+            Some(LayoutDef::Bytes) => {
+                self.error("E1405",
+                    &format!("{}.layout", spec.path),
+                    "a bit group packs bits: its layout is a bit order",
+                    Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
+                );
+                false
+            }
+        }
+    }
+
+    /// A bit group's integer: unsigned, of whole bytes, in its own byte order or the type's
+    /// (E1406 otherwise).
+    fn group_int(&mut self, spec: &GroupSpec, endian: Endian) -> Option<IntTy> {
+        match spec.ty.as_deref().map(crate::expr::parse_type) {
+            Some(Ok(TypeExpr::Int {
+                bits,
+                signed: false,
+                endian: suffix,
+            })) if bits % 8 == 0 && (8..=64).contains(&bits) => {
+                let big = match suffix.as_deref() {
+                    Some(s) => Some(matches!(s, "be" | "big")),
+                    None => spec.endian.map(|e| e == EndianDef::Big),
+                };
+                Some(IntTy {
+                    bits,
+                    signed: false,
+                    endian: match big {
+                        Some(true) => Endian::Big,
+                        Some(false) => Endian::Little,
+                        None => endian,
+                    },
+                })
+            }
+            _ => {
+                self.error(
+                    "E1406",
+                    &format!("{}.type", spec.path),
+                    format!(
+                        "the bit group '{}' needs an unsigned integer of 1 to 8 whole bytes",
+                        spec.name
+                    ),
+                    Some("e.g. 'type: u16be': its fields are that integer's bits".into()),
+                );
+                None
+            }
+        }
+    }
+
+    /// The bits a field of a bit group takes (0, with E1407, for a type that is not packed);
+    /// E1408 for what a packed field cannot have.
+    fn group_member_width(&mut self, f: &Field, fp: &str, enums: &[Enum], flags: &[Flags]) -> u32 {
+        let width = match &f.ty {
+            Ty::Int(it) => it.bits,
+            Ty::Bool => 1,
+            Ty::Enum(id) => enums[*id].repr.bits,
+            Ty::Flags(id) => flags[*id].repr.bits,
+            _ => 0,
+        };
+        if width == 0 {
+            self.error("E1407",
+                &format!("{fp}.type"),
+                format!(
+                    "'{}' in a bit group: only integers, bools, enums and flag sets are packed into one",
+                    f.name
+                ),
+                Some("move the field out of the group".into()),
+            );
+        }
+        let extra = [
+            (
+                f.condition.is_some(),
+                "if",
+                "a bit group's fields are always present",
+            ),
+            (
+                matches!(f.role, Role::Checksum(_)),
+                "checksum",
+                "a checksum is a field of its own",
+            ),
+            (
+                !f.select.is_empty(),
+                "state",
+                "values typed by state are not packed",
+            ),
+            (
+                f.padding.any(),
+                "pad",
+                "the group's integer has no room for padding",
+            ),
+        ];
+        for (bad, key, why) in extra {
+            if bad {
+                self.error(
+                    "E1408",
+                    &format!("{fp}.{key}"),
+                    format!("'{key}' on '{}': {why}", f.name),
+                    Some("move the field out of the group".into()),
+                );
+            }
+        }
+        width
     }
 }
