@@ -17,36 +17,8 @@ impl<'p> Gen<'p> {
         // A tag the encoder does not derive from this switch (another switch on the same field
         // derives it, or the user sets it) must select the variant given: checked, so the
         // bytes decode as that variant. (A tag read from the position is the data's own.)
-        let outside = |values: &[CaseValue], owned: bool| -> Option<TokenStream> {
-            if tag.is_some() || u.on.reads_position() || u.on.reads_state() {
-                return None;
-            }
-            let e = self.expr_top(&u.on, Ctx::Encode);
-            let bool_tag = matches!(&u.on, Expr::Field(p) if matches!(self.p.field(p.last().unwrap()).ty, Ty::Bool));
-            let x = if bool_tag {
-                quote! { (#e as i128) }
-            } else {
-                e
-            };
-            let pats: Vec<TokenStream> = values.iter().map(case_pattern).collect();
-            let wrong = if pats.is_empty() {
-                quote! { !owned }
-            } else if owned {
-                quote! { matches!(x, #(#pats)|*) }
-            } else {
-                quote! { !matches!(x, #(#pats)|*) }
-            };
-            let kind = if owned {
-                quote! { TagHasVariant }
-            } else {
-                quote! { TagOutsideCase }
-            };
-            Some(quote! {
-                let x: i128 = #x;
-                if #wrong {
-                    return Err(EncodeError::new(#nm, EncodeErrorKind::#kind { tag: x as u64 }));
-                }
-            })
+        let outside = |values: &[CaseValue], owned: bool| {
+            self.tag_value_check(u, tag.is_some(), values, owned, nm)
         };
         let mut arms = Vec::new();
         for c in &u.cases {
@@ -115,40 +87,7 @@ impl<'p> Gen<'p> {
         if let Some(b) = u.default {
             // The catch-all must not carry a tag a named case owns (unless the `unless`
             // condition holds, when any tag goes).
-            let check = tag.and_then(|(_, tf)| {
-                let tn = ident(&tf.name);
-                // Matched on the number: the owned values as a few ranges.
-                let kind = match TagKind::of(&tf.ty) {
-                    TagKind::Enum(id) => TagKind::Unsigned(self.p.enums[id].repr.storage_bits()),
-                    other => other,
-                };
-                let number = match (&tf.ty, kind) {
-                    (Ty::Enum(_), _) => quote! { #tn.raw() },
-                    (_, TagKind::Wide) => quote! { *#tn as i128 },
-                    _ => quote! { *#tn },
-                };
-                let raw = kind.raw(number.clone());
-                let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
-                let pats = self.tag_patterns(kind, &all);
-                // No check when the position decides (`unless: "@remaining == 0"`).
-                if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
-                    return None;
-                }
-                // `if let` rather than `matches!`: a range pattern inside a macro is left as
-                // the token printer spaced it (`1..= 3`), outside one rustfmt lays it out.
-                let refuse = quote! {
-                    if let #(#pats)|* = #number {
-                        return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
-                    }
-                };
-                Some(match &u.unless {
-                    Some(cond) => {
-                        let not = self.negated(cond, Ctx::Encode);
-                        quote! { if #not { #refuse } }
-                    }
-                    None => refuse,
-                })
-            });
+            let check = tag.and_then(|(_, tf)| self.default_tag_check(u, tf, nm));
             // A tag this switch does not derive: the same, on its value (no `unless`: there
             // any tag goes).
             let check = check.or_else(|| {
@@ -199,5 +138,84 @@ impl<'p> Gen<'p> {
             _ => quote! {},
         };
         Ok(quote! { #guard match #borrowed { #(#arms)* } })
+    }
+
+    /// A check that a tag this switch does not derive (set by the user, or derived by another
+    /// switch on the same field) selects the variant given: outside the case's `values`, or
+    /// (`owned`, the default) one a named case owns. None where the encoder writes the tag.
+    fn tag_value_check(
+        &self,
+        u: &Union,
+        tag_is_field: bool,
+        values: &[CaseValue],
+        owned: bool,
+        nm: &str,
+    ) -> Option<TokenStream> {
+        if tag_is_field || u.on.reads_position() || u.on.reads_state() {
+            return None;
+        }
+        let e = self.expr_top(&u.on, Ctx::Encode);
+        let bool_tag = matches!(&u.on, Expr::Field(p) if matches!(self.p.field(p.last().unwrap()).ty, Ty::Bool));
+        let x = if bool_tag {
+            quote! { (#e as i128) }
+        } else {
+            e
+        };
+        let pats: Vec<TokenStream> = values.iter().map(case_pattern).collect();
+        let wrong = if pats.is_empty() {
+            quote! { !owned }
+        } else if owned {
+            quote! { matches!(x, #(#pats)|*) }
+        } else {
+            quote! { !matches!(x, #(#pats)|*) }
+        };
+        let kind = if owned {
+            quote! { TagHasVariant }
+        } else {
+            quote! { TagOutsideCase }
+        };
+        Some(quote! {
+            let x: i128 = #x;
+            if #wrong {
+                return Err(EncodeError::new(#nm, EncodeErrorKind::#kind { tag: x as u64 }));
+            }
+        })
+    }
+
+    /// The default variant's check that its tag field holds no value a named case owns
+    /// (unless the `unless` condition holds, when any tag goes); none when the position decides.
+    fn default_tag_check(&self, u: &Union, tf: &Field, nm: &str) -> Option<TokenStream> {
+        let tn = ident(&tf.name);
+        // Matched on the number: the owned values as a few ranges.
+        let kind = match TagKind::of(&tf.ty) {
+            TagKind::Enum(id) => TagKind::Unsigned(self.p.enums[id].repr.storage_bits()),
+            other => other,
+        };
+        let number = match (&tf.ty, kind) {
+            (Ty::Enum(_), _) => quote! { #tn.raw() },
+            (_, TagKind::Wide) => quote! { *#tn as i128 },
+            _ => quote! { *#tn },
+        };
+        let raw = kind.raw(number.clone());
+        let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
+        let pats = self.tag_patterns(kind, &all);
+        // No check when the position decides (`unless: "@remaining == 0"`).
+        if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
+            return None;
+        }
+        // `if let` rather than `matches!`: a range pattern inside a macro is left as
+        // the token printer spaced it (`1..= 3`), outside one rustfmt lays it out.
+        let refuse = quote! {
+            if let #(#pats)|* = #number {
+                return Err(EncodeError::new(#nm, EncodeErrorKind::TagHasVariant { tag: #raw }));
+            }
+        };
+        Some(match &u.unless {
+            Some(cond) => {
+                let not = self.negated(cond, Ctx::Encode);
+                quote! { if #not { #refuse } }
+            }
+            None => refuse,
+        })
     }
 }
