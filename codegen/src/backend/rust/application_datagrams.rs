@@ -146,89 +146,20 @@ impl<'p> Gen<'p> {
             quote! { &'a #t::#root }
         };
         let owned = self.messages_borrow(a);
-        let mut by_ref = Vec::new();
-        let mut by_value = Vec::new();
-        let mut by_mut = Vec::new();
-        let mut dissect = Vec::new();
+        let mut arms = RouteArms::default();
         let mut senders = Vec::new();
         for pt in &a.points {
-            let from = format_ident!("from_{}", pt.type_name.to_snake_case());
-            let pf = ident(&pt.payload_field);
-            let id_arg = carried_id(pt).map(|id| {
-                let read = id.read;
-                quote! { #read, }
-            });
-            let keep = if owned {
-                quote! { .map(|x| Some(IntoOwned::into_owned(x))) }
-            } else {
-                quote! { .map(Some) }
-            };
-            // By value, a payload borrowed from the datagram gives a message borrowing it too;
-            // one the transport copied (realigned bits, joined pieces) gives an owned message.
-            let take = if a.layout.is_bits() {
-                quote! { Message::decode(#id_arg &m.#pf) #keep }
-            } else {
-                quote! { match m.#pf {
-                    Cow::Borrowed(b) => Self::decode(#id_arg b).map(Some),
-                    Cow::Owned(v) => Message::decode(#id_arg &v) #keep,
-                } }
-            };
-            let fill = format_ident!("fill_{}", pt.type_name.to_snake_case());
-            // The payload runs to the datagram's end (`len` bytes): it starts where its length
-            // says, a bit position in bit streams, else a byte offset.
-            let start_in = |len: TokenStream| {
-                if a.layout.is_bits() {
-                    quote! { #len * 8 - m.#pf.bits }
-                } else {
-                    quote! { #len - m.#pf.len() }
-                }
-            };
-            let payload_start = |at: TokenStream| {
-                if a.layout.is_bits() {
-                    quote! { wiregen_runtime::PayloadStart::Bit(#at) }
-                } else {
-                    quote! { wiregen_runtime::PayloadStart::Byte(#at) }
-                }
-            };
-            let at = start_in(quote! { datagram.len() });
-            let at_len = payload_start(start_in(quote! { len }));
-            let start = payload_start(quote! { at });
-            for route in &pt.routes {
-                let pat = route_pattern(&t, route);
-                // Errors in the game message name the transport's fields down to the payload.
-                let path = route
-                    .iter()
-                    .map(|step| step.field.as_str())
-                    .chain([pt.payload_field.as_str()]);
-                let path = quote! { &[#(#path),*] };
-                by_ref.push((
-                    pat.clone(),
-                    quote! {
-                        Self::#from(m).map(Some).map_err(|e| {
-                            e.in_payload(#path, datagram_len.map(|len| #at_len))
-                        })
-                    },
-                ));
-                by_value.push((
-                    pat.clone(),
-                    quote! { {
-                        let at = #at;
-                        #take.map_err(|e| e.in_payload(#path, Some(#start)))
-                    } },
-                ));
-                by_mut.push((pat.clone(), quote! { { self.#fill(m)?; Ok(true) } }));
-                dissect.push((
-                    pat,
-                    quote! { {
-                        let (message, notes) = Self::dissect_at(#id_arg datagram, #at);
-                        (message.map_err(|e| e.in_payload(#path, None)), notes)
-                    } },
-                ));
-            }
+            self.route_arms(a, pt, &t, owned, &mut arms);
             if let Some(sender) = self.application_sender(a, pt, &t) {
                 senders.push(sender);
             }
         }
+        let RouteArms {
+            by_ref,
+            by_value,
+            by_mut,
+            dissect,
+        } = arms;
         if by_ref.is_empty() {
             return quote! { #(#senders)* };
         }
@@ -326,6 +257,92 @@ impl<'p> Gen<'p> {
         }
     }
 
+    /// The match arms of one carrying message's routes: how `carried` (by reference),
+    /// `receive` (by value), `fill_transport` and `dissect_datagram` reach its payload.
+    fn route_arms(
+        &self,
+        a: &Application,
+        pt: &PointInfo,
+        t: &TokenStream,
+        owned: bool,
+        arms: &mut RouteArms,
+    ) {
+        let from = format_ident!("from_{}", pt.type_name.to_snake_case());
+        let pf = ident(&pt.payload_field);
+        let id_arg = carried_id(pt).map(|id| {
+            let read = id.read;
+            quote! { #read, }
+        });
+        let keep = if owned {
+            quote! { .map(|x| Some(IntoOwned::into_owned(x))) }
+        } else {
+            quote! { .map(Some) }
+        };
+        // By value, a payload borrowed from the datagram gives a message borrowing it too;
+        // one the transport copied (realigned bits, joined pieces) gives an owned message.
+        let take = if a.layout.is_bits() {
+            quote! { Message::decode(#id_arg &m.#pf) #keep }
+        } else {
+            quote! { match m.#pf {
+                Cow::Borrowed(b) => Self::decode(#id_arg b).map(Some),
+                Cow::Owned(v) => Message::decode(#id_arg &v) #keep,
+            } }
+        };
+        let fill = format_ident!("fill_{}", pt.type_name.to_snake_case());
+        // The payload runs to the datagram's end (`len` bytes): it starts where its length
+        // says, a bit position in bit streams, else a byte offset.
+        let start_in = |len: TokenStream| {
+            if a.layout.is_bits() {
+                quote! { #len * 8 - m.#pf.bits }
+            } else {
+                quote! { #len - m.#pf.len() }
+            }
+        };
+        let payload_start = |at: TokenStream| {
+            if a.layout.is_bits() {
+                quote! { wiregen_runtime::PayloadStart::Bit(#at) }
+            } else {
+                quote! { wiregen_runtime::PayloadStart::Byte(#at) }
+            }
+        };
+        let at = start_in(quote! { datagram.len() });
+        let at_len = payload_start(start_in(quote! { len }));
+        let start = payload_start(quote! { at });
+        for route in &pt.routes {
+            let pat = route_pattern(t, route);
+            // Errors in the game message name the transport's fields down to the payload.
+            let path = route
+                .iter()
+                .map(|step| step.field.as_str())
+                .chain([pt.payload_field.as_str()]);
+            let path = quote! { &[#(#path),*] };
+            arms.by_ref.push((
+                pat.clone(),
+                quote! {
+                    Self::#from(m).map(Some).map_err(|e| {
+                        e.in_payload(#path, datagram_len.map(|len| #at_len))
+                    })
+                },
+            ));
+            arms.by_value.push((
+                pat.clone(),
+                quote! { {
+                    let at = #at;
+                    #take.map_err(|e| e.in_payload(#path, Some(#start)))
+                } },
+            ));
+            arms.by_mut
+                .push((pat.clone(), quote! { { self.#fill(m)?; Ok(true) } }));
+            arms.dissect.push((
+                pat,
+                quote! { {
+                    let (message, notes) = Self::dissect_at(#id_arg datagram, #at);
+                    (message.map_err(|e| e.in_payload(#path, None)), notes)
+                } },
+            ));
+        }
+    }
+
     /// `encode_<point>(&self, <the point's other fields>)`: the message as a whole transport
     /// datagram, when the point is reached one way and every type on it can be built (their
     /// other fields are derived).
@@ -379,4 +396,13 @@ impl<'p> Gen<'p> {
             }
         })
     }
+}
+
+/// Per way a carrying message is reached (a pattern) what each function of `Message` does.
+#[derive(Default)]
+struct RouteArms {
+    by_ref: Vec<(TokenStream, TokenStream)>,
+    by_value: Vec<(TokenStream, TokenStream)>,
+    by_mut: Vec<(TokenStream, TokenStream)>,
+    dissect: Vec<(TokenStream, TokenStream)>,
 }
