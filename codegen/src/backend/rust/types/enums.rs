@@ -91,31 +91,7 @@ impl<'p> Gen<'p> {
             })
             .collect();
         let rnames: Vec<&str> = e.ranges.iter().map(|r| r.name.as_str()).collect();
-        // A range variant holds a value of its range that no single name takes (a named value
-        // inside a range decodes as its own variant).
-        let holds = e.ranges.iter().map(|r| {
-            let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
-            let inside: Vec<Literal> = e
-                .values
-                .iter()
-                .filter(|v| (r.lo..=r.hi).contains(&v.value))
-                .map(|v| lit_u64(v.value))
-                .collect();
-            if inside.is_empty() {
-                quote! { (#lo..=#hi).contains(&v) }
-            } else {
-                quote! { (#lo..=#hi).contains(&v) && !matches!(v, #(#inside)|*) }
-            }
-        });
-        let in_range = (!e.ranges.is_empty()).then(|| {
-            quote! {
-                /// Whether a range variant holds a value of its range (the encoder refuses one
-                /// that does not: it would decode as another variant).
-                pub fn in_range(self) -> bool {
-                    match self { #( Self::#rvariants(v) => #holds, )* _ => true }
-                }
-            }
-        });
+        let in_range = in_range_method(e, &rvariants);
         let (unknown_variant, from_raw, unknown_raw, unknown_name) = if e.closed {
             (
                 quote! {},
@@ -166,26 +142,7 @@ impl<'p> Gen<'p> {
             quote! { Ok(Self::from_raw(raw)) }
         };
         let (derive_arbitrary, impl_arbitrary) = self.enum_arbitrary(e);
-        // Conversions from and to the integer on the wire, as std's traits.
-        let from_int = if e.closed {
-            quote! {
-                /// The named value for `raw`; the error is `raw` when the schema names no value.
-                impl TryFrom<#raw> for #name {
-                    type Error = #raw;
-                    fn try_from(raw: #raw) -> Result<Self, #raw> {
-                        Self::from_raw(raw).ok_or(raw)
-                    }
-                }
-            }
-        } else {
-            quote! {
-                impl From<#raw> for #name {
-                    fn from(raw: #raw) -> Self {
-                        Self::from_raw(raw)
-                    }
-                }
-            }
-        };
+        let from_int = int_conversion(e);
         let serde = self.features().items(
             "serde",
             &[
@@ -277,6 +234,59 @@ impl<'p> Gen<'p> {
                 quote! { #b }
             }
             _ => quote! { #lit },
+        }
+    }
+}
+
+/// `in_range`: whether a range variant holds a value of its range that no single name takes
+/// (a named value inside a range decodes as its own variant).
+fn in_range_method(e: &Enum, rvariants: &[Ident]) -> Option<TokenStream> {
+    let holds = e.ranges.iter().map(|r| {
+        let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+        let inside: Vec<Literal> = e
+            .values
+            .iter()
+            .filter(|v| (r.lo..=r.hi).contains(&v.value))
+            .map(|v| lit_u64(v.value))
+            .collect();
+        if inside.is_empty() {
+            quote! { (#lo..=#hi).contains(&v) }
+        } else {
+            quote! { (#lo..=#hi).contains(&v) && !matches!(v, #(#inside)|*) }
+        }
+    });
+    (!e.ranges.is_empty()).then(|| {
+        quote! {
+            /// Whether a range variant holds a value of its range (the encoder refuses one
+            /// that does not: it would decode as another variant).
+            pub fn in_range(self) -> bool {
+                match self { #( Self::#rvariants(v) => #holds, )* _ => true }
+            }
+        }
+    })
+}
+
+/// The conversion from the integer on the wire, as std's trait: `TryFrom` for a closed enum,
+/// `From` for one that keeps unknown values.
+fn int_conversion(e: &Enum) -> TokenStream {
+    let (name, raw) = (ident(&e.name), int_rust(&e.repr));
+    if e.closed {
+        quote! {
+            /// The named value for `raw`; the error is `raw` when the schema names no value.
+            impl TryFrom<#raw> for #name {
+                type Error = #raw;
+                fn try_from(raw: #raw) -> Result<Self, #raw> {
+                    Self::from_raw(raw).ok_or(raw)
+                }
+            }
+        }
+    } else {
+        quote! {
+            impl From<#raw> for #name {
+                fn from(raw: #raw) -> Self {
+                    Self::from_raw(raw)
+                }
+            }
         }
     }
 }
