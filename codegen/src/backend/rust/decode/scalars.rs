@@ -12,7 +12,6 @@ impl<'p> Gen<'p> {
             nm,
             abbrev,
         } = at;
-        let p = self.p;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
             Ty::Int(it) if it.is_native() && !self.bits_at(sid, fi) => {
@@ -108,64 +107,79 @@ impl<'p> Gen<'p> {
                 let n = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                 quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
             }
-            Ty::Enum(id) => {
-                let e = &p.enums[*id];
-                let en = ident(&e.name);
-                let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
-                let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
-                // A signed enum's value is shown signed, as the dissector shows it.
-                let n = if e.repr.signed {
-                    let wide = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("i64"));
-                    note(quote! { Value::I(#wide) })
-                } else {
-                    note(quote! { Value::U(#raw) })
-                };
-                if e.closed {
-                    quote! { {
-                        let at = r.pos();
-                        let raw = #read;
-                        #n
-                        #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
-                    } }
-                } else if e.repr.is_native() && !e.repr.signed && !self.bits_at(sid, fi) {
-                    let (t, read) = (int_rust(&e.repr), endian_read(&e.repr));
-                    quote! { #en::from_raw(r.#read::<#t>(#nm, #abbrev)?) }
-                } else {
-                    quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
-                }
-            }
-            Ty::Flags(id)
-                if p.flags[*id].repr.is_native()
-                    && !p.flags[*id].repr.signed
-                    && !self.bits_at(sid, fi) =>
-            {
-                let fl = &p.flags[*id];
-                let (fname, t, read) = (ident(&fl.name), int_rust(&fl.repr), endian_read(&fl.repr));
-                let masks = fl.bits.iter().map(|b| {
-                    let a = naming::flag_abbrev(abbrev, &b.name);
-                    let m = named_lit(b);
-                    quote! { (#a, #m) }
-                });
-                quote! { {
-                    let v = #fname(r.#read::<#t>(#nm, #abbrev)?);
-                    r.note_bits(v.bits(), &[#(#masks),*]);
-                    v
-                } }
-            }
-            Ty::Flags(id) => {
-                let fl = &p.flags[*id];
-                let fname = ident(&fl.name);
-                let read = read_int(&fl.repr, nm, self.bits_at(sid, fi));
-                let bits = fl.bits.iter().map(|b| {
-                    let a = naming::flag_abbrev(abbrev, &b.name);
-                    let m = lit_u64(b.value);
-                    quote! { r.note(#a, at, Value::Bool(raw & #m != 0)); }
-                });
-                let wide = cast(quote! { raw }, &int_rust(&fl.repr), &format_ident!("u64"));
-                quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(#wide)); #(#bits)* #fname(raw) } }
-            }
+            Ty::Enum(id) => self.read_enum(at, *id),
+            Ty::Flags(id) => self.read_flags(at, *id),
             _ => return Err(Internal(format!("'{nm}': not read by read_scalar"))),
         })
+    }
+
+    /// An enum: a closed one refuses a value it does not name, an open one keeps it.
+    fn read_enum(&self, at: ReadAt<'_>, id: EnumId) -> TokenStream {
+        let ReadAt {
+            sid,
+            fi,
+            nm,
+            abbrev,
+        } = at;
+        let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
+        let e = &self.p.enums[id];
+        let en = ident(&e.name);
+        let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
+        let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
+        // A signed enum's value is shown signed, as the dissector shows it.
+        let n = if e.repr.signed {
+            let wide = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("i64"));
+            note(quote! { Value::I(#wide) })
+        } else {
+            note(quote! { Value::U(#raw) })
+        };
+        if e.closed {
+            quote! { {
+                let at = r.pos();
+                let raw = #read;
+                #n
+                #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
+            } }
+        } else if e.repr.is_native() && !e.repr.signed && !self.bits_at(sid, fi) {
+            let (t, read) = (int_rust(&e.repr), endian_read(&e.repr));
+            quote! { #en::from_raw(r.#read::<#t>(#nm, #abbrev)?) }
+        } else {
+            quote! { { let at = r.pos(); let raw = #read; #n #en::from_raw(raw) } }
+        }
+    }
+
+    /// A flag set: noted whole and flag by flag (a native integer's flags by their masks).
+    fn read_flags(&self, at: ReadAt<'_>, id: FlagsId) -> TokenStream {
+        let ReadAt {
+            sid,
+            fi,
+            nm,
+            abbrev,
+        } = at;
+        let fl = &self.p.flags[id];
+        if fl.repr.is_native() && !fl.repr.signed && !self.bits_at(sid, fi) {
+            let (fname, t, read) = (ident(&fl.name), int_rust(&fl.repr), endian_read(&fl.repr));
+            let masks = fl.bits.iter().map(|b| {
+                let a = naming::flag_abbrev(abbrev, &b.name);
+                let m = named_lit(b);
+                quote! { (#a, #m) }
+            });
+            quote! { {
+                let v = #fname(r.#read::<#t>(#nm, #abbrev)?);
+                r.note_bits(v.bits(), &[#(#masks),*]);
+                v
+            } }
+        } else {
+            let fname = ident(&fl.name);
+            let read = read_int(&fl.repr, nm, self.bits_at(sid, fi));
+            let bits = fl.bits.iter().map(|b| {
+                let a = naming::flag_abbrev(abbrev, &b.name);
+                let m = lit_u64(b.value);
+                quote! { r.note(#a, at, Value::Bool(raw & #m != 0)); }
+            });
+            let wide = cast(quote! { raw }, &int_rust(&fl.repr), &format_ident!("u64"));
+            quote! { { let at = r.pos(); let raw = #read; r.note(#abbrev, at, Value::U(#wide)); #(#bits)* #fname(raw) } }
+        }
     }
 }
 
