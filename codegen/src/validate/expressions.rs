@@ -249,33 +249,8 @@ impl<'f> Validator<'f> {
     ) -> (Expr, ExprTy) {
         let fail = (Expr::int(0), ExprTy::Error);
         // Enum constants: `Command.REQ_LOGIN`.
-        if path.len() == 2 {
-            if let Some(e) = self.enum_ids.get(&path[0]) {
-                let en = self.file.enums.get_index(*e).unwrap().1;
-                return match en.values.get(&path[1]) {
-                    Some(v) if v.is_range() => {
-                        self.expr_error("E0508",
-                            scope,
-                            at,
-                            format!("'{}' names a range of values of enum '{}', not one value", path[1], path[0]),
-                            Some("compare with the range's ends ('x >= 1 && x <= 6'), or switch on it".into()),
-                        );
-                        fail
-                    }
-                    Some(v) => (Expr::int(v.value()), ExprTy::Int),
-                    None => {
-                        let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
-                        self.expr_error(
-                            "E0509",
-                            scope,
-                            at,
-                            format!("'{}' is not a value of enum '{}'", path[1], path[0]),
-                            hint,
-                        );
-                        fail
-                    }
-                };
-            }
+        if let Some(constant) = self.enum_constant(scope, path, at) {
+            return constant;
         }
         // `Header.channel`: a field of the enclosing type `Header` (a field of this type by
         // that name comes first).
@@ -321,51 +296,7 @@ impl<'f> Validator<'f> {
             let shape = fields[fi].1.clone();
             let last = depth + 1 == path.len();
             if last {
-                return match shape {
-                    Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
-                    Shape::Opaque if in_len => {
-                        self.expr_error("E0511",
-                            scope,
-                            at,
-                            format!("len({seg}): the text's length is not its length on the wire (a NUL-terminated string, or text in another encoding than UTF-8)"),
-                            Some("give the string a length field ('length' or 'prefix') and use that field".into()),
-                        );
-                        fail
-                    }
-                    _ if in_len => {
-                        self.expr_error(
-                            "E0512",
-                            scope,
-                            at,
-                            format!(
-                                "len() takes a bytes, string or array field; '{seg}' is not one"
-                            ),
-                            None,
-                        );
-                        fail
-                    }
-                    Shape::Opaque => {
-                        self.expr_error("E0513",
-                            scope,
-                            at,
-                            format!("'{seg}' is a NUL-terminated string or text in another encoding than UTF-8: neither a number nor a length"),
-                            Some("give the string a length field ('length' or 'prefix') and use that field".into()),
-                        );
-                        fail
-                    }
-                    Shape::Seq | Shape::Union | Shape::Struct(_) => {
-                        self.expr_error(
-                            "E0514",
-                            scope,
-                            at,
-                            format!("'{seg}' is not a number"),
-                            Some(format!("use len({})", path.join("."))),
-                        );
-                        fail
-                    }
-                    Shape::Bool => (Expr::Field(refs), ExprTy::Bool),
-                    _ => (Expr::Field(refs), ExprTy::Int),
-                };
+                return self.path_end(scope, refs, shape, path, at, in_len);
             }
             col += seg.len() + 1;
             match shape {
@@ -408,6 +339,110 @@ impl<'f> Validator<'f> {
             }
         }
         fail
+    }
+
+    /// `Enum.VALUE`: a value an enum names (E0508 a range, E0509 no such value); `None` when
+    /// the path does not start with an enum's name.
+    fn enum_constant(
+        &mut self,
+        scope: &Scope,
+        path: &[String],
+        at: usize,
+    ) -> Option<(Expr, ExprTy)> {
+        if path.len() != 2 {
+            return None;
+        }
+        let fail = (Expr::int(0), ExprTy::Error);
+        let e = self.enum_ids.get(&path[0])?;
+        let en = self.file.enums.get_index(*e).unwrap().1;
+        Some(match en.values.get(&path[1]) {
+            Some(v) if v.is_range() => {
+                self.expr_error(
+                    "E0508",
+                    scope,
+                    at,
+                    format!(
+                        "'{}' names a range of values of enum '{}', not one value",
+                        path[1], path[0]
+                    ),
+                    Some(
+                        "compare with the range's ends ('x >= 1 && x <= 6'), or switch on it"
+                            .into(),
+                    ),
+                );
+                fail
+            }
+            Some(v) => (Expr::int(v.value()), ExprTy::Int),
+            None => {
+                let hint = did_you_mean(&path[1], en.values.keys().map(String::as_str));
+                self.expr_error(
+                    "E0509",
+                    scope,
+                    at,
+                    format!("'{}' is not a value of enum '{}'", path[1], path[0]),
+                    hint,
+                );
+                fail
+            }
+        })
+    }
+
+    /// What a path to a field of shape `shape` (its last segment) is: a number, a bool, or
+    /// a length in `len()`; E0511-E0514 where it is none of what is asked.
+    fn path_end(
+        &mut self,
+        scope: &Scope,
+        refs: Vec<FieldRef>,
+        shape: Shape,
+        path: &[String],
+        at: usize,
+        in_len: bool,
+    ) -> (Expr, ExprTy) {
+        let fail = (Expr::int(0), ExprTy::Error);
+        let seg = &path[path.len() - 1];
+        match shape {
+            Shape::Seq if in_len => (Expr::Len(refs, LenKind::Bytes), ExprTy::Int),
+            Shape::Opaque if in_len => {
+                self.expr_error("E0511",
+                    scope,
+                    at,
+                    format!("len({seg}): the text's length is not its length on the wire (a NUL-terminated string, or text in another encoding than UTF-8)"),
+                    Some("give the string a length field ('length' or 'prefix') and use that field".into()),
+                );
+                fail
+            }
+            _ if in_len => {
+                self.expr_error(
+                    "E0512",
+                    scope,
+                    at,
+                    format!("len() takes a bytes, string or array field; '{seg}' is not one"),
+                    None,
+                );
+                fail
+            }
+            Shape::Opaque => {
+                self.expr_error("E0513",
+                    scope,
+                    at,
+                    format!("'{seg}' is a NUL-terminated string or text in another encoding than UTF-8: neither a number nor a length"),
+                    Some("give the string a length field ('length' or 'prefix') and use that field".into()),
+                );
+                fail
+            }
+            Shape::Seq | Shape::Union | Shape::Struct(_) => {
+                self.expr_error(
+                    "E0514",
+                    scope,
+                    at,
+                    format!("'{seg}' is not a number"),
+                    Some(format!("use len({})", path.join("."))),
+                );
+                fail
+            }
+            Shape::Bool => (Expr::Field(refs), ExprTy::Bool),
+            _ => (Expr::Field(refs), ExprTy::Int),
+        }
     }
 }
 
