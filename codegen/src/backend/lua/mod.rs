@@ -119,13 +119,6 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     let conversations = has_conversations(p);
     let port_tables = port_tables(p, l, conversations);
     let tcp_framing = g.tcp_framing();
-    let opening = |side: Side| -> Vec<(String, String)> {
-        p.opening
-            .iter()
-            .filter(|(s, _)| *s == side)
-            .map(|(_, id)| (p.structs[*id].name.clone(), p.structs[*id].name.clone()))
-            .collect()
-    };
     if p.opening
         .iter()
         .any(|(_, id)| p.structs[*id].layout.is_bits())
@@ -161,18 +154,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         enclosing: !l.enclosing.is_empty(),
         has_state: !p.state.is_empty(),
         app_points: !p.app_points.is_empty(),
-        application: p.application.as_ref().map(|a| AppDef {
-            table: format!("{}.message_id", a.transport),
-            transport: a.transport.clone(),
-            messages: a
-                .messages
-                .iter()
-                .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
-                .collect(),
-            bits: a.layout.is_bits(),
-            bit_reader: bit_reader(a.layout),
-            own_id: a.own_id.map(|it| it.bytes()),
-        }),
+        application: app_def(p),
         has_joins: !p.joins.is_empty() || !p.stream_joins.is_empty(),
         stream_joins: (0..p.stream_joins.len()).collect(),
         analysis: p.reliability.as_ref().map(|r| AnalysisDef {
@@ -186,24 +168,14 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         has_info_tail,
         joins: (0..p.joins.len()).collect(),
         reassembly,
-        opening_client: opening(Side::Client),
-        opening_server: opening(Side::Server),
+        opening_client: opening(p, Side::Client),
+        opening_server: opening(p, Side::Server),
         udp_heuristic,
-        has_checksums: p
-            .structs
-            .iter()
-            .flat_map(|s| &s.fields)
-            .any(|f| matches!(f.role, Role::Checksum(_))),
+        has_checksums: has_checksums(p),
         compression: p.uses_compression(),
         root_checksums,
         partial_info,
-        family: p.application.is_none().then(|| Family {
-            name: p
-                .base
-                .as_ref()
-                .map_or_else(|| p.name.clone(), |b| b.protocol.clone()),
-            base: p.base.as_ref().map(|b| b.protocol.clone()),
-        }),
+        family: family(p),
     };
     let text = d
         .render()
@@ -546,4 +518,48 @@ impl Gen<'_> {
             }
         })
     }
+}
+
+/// An application schema's dissector: the transport's message-id table it registers in, its
+/// messages by id, and how it reads their payloads.
+fn app_def(p: &Protocol) -> Option<AppDef> {
+    p.application.as_ref().map(|a| AppDef {
+        table: format!("{}.message_id", a.transport),
+        transport: a.transport.clone(),
+        messages: a
+            .messages
+            .iter()
+            .map(|(id, sid)| (*id, p.structs[*sid].name.clone()))
+            .collect(),
+        bits: a.layout.is_bits(),
+        bit_reader: bit_reader(a.layout),
+        own_id: a.own_id.map(|it| it.bytes()),
+    })
+}
+
+/// The family of dissectors a transport and its extensions share (not for applications).
+fn family(p: &Protocol) -> Option<Family> {
+    p.application.is_none().then(|| Family {
+        name: p
+            .base
+            .as_ref()
+            .map_or_else(|| p.name.clone(), |b| b.protocol.clone()),
+        base: p.base.as_ref().map(|b| b.protocol.clone()),
+    })
+}
+
+fn has_checksums(p: &Protocol) -> bool {
+    p.structs
+        .iter()
+        .flat_map(|s| &s.fields)
+        .any(|f| matches!(f.role, Role::Checksum(_)))
+}
+
+/// The opening datagrams `side` sends, in order: (type name, function name).
+fn opening(p: &Protocol, side: Side) -> Vec<(String, String)> {
+    p.opening
+        .iter()
+        .filter(|(s, _)| *s == side)
+        .map(|(_, id)| (p.structs[*id].name.clone(), p.structs[*id].name.clone()))
+        .collect()
 }
