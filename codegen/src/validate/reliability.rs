@@ -18,118 +18,15 @@ impl<'f> Validator<'f> {
         }
         let mut out = Reliability::default();
         for (k, d) in def.sequence.iter().enumerate() {
-            let yp = format!("protocol.reliability.sequence.{k}");
-            let Some((sid, field, range)) =
-                self.number_field(proto, &d.in_type, &d.field, &yp, "field")
-            else {
-                continue;
-            };
-            let wrap = d.wrap.unwrap_or(range);
-            if wrap < 2 || wrap > range {
-                self.error(
-                    "E1602",
-                    &format!("{yp}.wrap"),
-                    format!("wrap {wrap} is outside 2..={range} (the field's range)"),
-                    None,
-                );
+            if let Some(rule) = self.sequence_rule(proto, &mut out, k, d) {
+                out.sequences.push(rule);
             }
-            let channel = self.channel(&mut out, d.channel.as_deref(), Some(wrap), &yp);
-            let when = d
-                .when
-                .as_ref()
-                .map(|w| self.condition(proto, sid, w, &yp, "when"));
-            let reliable = match &d.reliable {
-                None | Some(BoolOrExpr::Bool(false)) => Reliable::Never,
-                Some(BoolOrExpr::Bool(true)) => Reliable::Always,
-                Some(BoolOrExpr::Expr(e)) => {
-                    Reliable::When(self.condition(proto, sid, e, &yp, "reliable"))
-                }
-            };
-            let part = match (&d.part, &d.last) {
-                (Some(part), Some(last)) => {
-                    let part_yp = format!("{yp}.part");
-                    let fi = self.plain_uint(proto, sid, part, &part_yp, 16);
-                    let last = self.condition(proto, sid, last, &yp, "last");
-                    fi.map(|(fi, _)| (fi, last))
-                }
-                (None, None) => None,
-                _ => {
-                    self.error(
-                        "E1603",
-                        &yp,
-                        "'part' and 'last' go together",
-                        Some("name the part field and the condition of the last part".into()),
-                    );
-                    None
-                }
-            };
-            out.sequences.push(SequenceRule {
-                in_struct: sid,
-                field,
-                channel,
-                when,
-                reliable,
-                part,
-            });
         }
         self.check_channel_names(&mut out, def);
         for (k, d) in def.ack.iter().enumerate() {
-            let yp = format!("protocol.reliability.ack.{k}");
-            let Some((sid, field, _)) =
-                self.number_field(proto, &d.in_type, &d.field, &yp, "field")
-            else {
-                continue;
-            };
-            let channel = self.channel(&mut out, d.channel.as_deref(), None, &yp);
-            let when = d
-                .when
-                .as_ref()
-                .map(|w| self.condition(proto, sid, w, &yp, "when"));
-            let part = d.part.as_ref().and_then(|part| {
-                self.plain_uint(proto, sid, part, &format!("{yp}.part"), 16)
-                    .map(|(fi, _)| fi)
-            });
-            let channel_parts = out
-                .sequences
-                .iter()
-                .any(|s| s.channel == channel && s.part.is_some());
-            // A cumulative ack covers whole numbers, every part of them.
-            let wants_part = channel_parts && !d.cumulative;
-            if part.is_some() != wants_part && (d.part.is_some() || wants_part) {
-                self.error(
-                    "E1604",
-                    &yp,
-                    if wants_part {
-                        "its numbering has parts: name the acked part too"
-                    } else if d.cumulative {
-                        "a cumulative ack covers every part of its numbers: drop 'part'"
-                    } else {
-                        "its numbering has no parts: drop 'part'"
-                    },
-                    None,
-                );
+            if let Some(rule) = self.ack_rule(proto, &mut out, k, d) {
+                out.acks.push(rule);
             }
-            let bits = d.bits.as_ref().and_then(|b| {
-                self.plain_uint(proto, sid, b, &format!("{yp}.bits"), 32)
-                    .map(|(fi, it)| (fi, it.bits))
-            });
-            if bits.is_some() && d.cumulative {
-                self.error(
-                    "E1605",
-                    &yp,
-                    "an ack is cumulative or carries a bitfield, not both",
-                    None,
-                );
-            }
-            out.acks.push(AckRule {
-                in_struct: sid,
-                field,
-                channel,
-                when,
-                part,
-                bits,
-                cumulative: d.cumulative,
-            });
         }
         for (reply, list, key) in [(false, &def.ping, "ping"), (true, &def.pong, "pong")] {
             for (k, d) in list.iter().enumerate() {
@@ -153,6 +50,135 @@ impl<'f> Validator<'f> {
         }
         self.carriers(proto, def, &mut out);
         Some(out)
+    }
+
+    /// Sequence rule `k`: its field, wrap (E1602), channel, conditions and parts (E1603).
+    fn sequence_rule(
+        &mut self,
+        proto: &Protocol,
+        out: &mut Reliability,
+        k: usize,
+        d: &schema::SequenceDef,
+    ) -> Option<SequenceRule> {
+        let yp = format!("protocol.reliability.sequence.{k}");
+        let Some((sid, field, range)) =
+            self.number_field(proto, &d.in_type, &d.field, &yp, "field")
+        else {
+            return None;
+        };
+        let wrap = d.wrap.unwrap_or(range);
+        if wrap < 2 || wrap > range {
+            self.error(
+                "E1602",
+                &format!("{yp}.wrap"),
+                format!("wrap {wrap} is outside 2..={range} (the field's range)"),
+                None,
+            );
+        }
+        let channel = self.channel(out, d.channel.as_deref(), Some(wrap), &yp);
+        let when = d
+            .when
+            .as_ref()
+            .map(|w| self.condition(proto, sid, w, &yp, "when"));
+        let reliable = match &d.reliable {
+            None | Some(BoolOrExpr::Bool(false)) => Reliable::Never,
+            Some(BoolOrExpr::Bool(true)) => Reliable::Always,
+            Some(BoolOrExpr::Expr(e)) => {
+                Reliable::When(self.condition(proto, sid, e, &yp, "reliable"))
+            }
+        };
+        let part = match (&d.part, &d.last) {
+            (Some(part), Some(last)) => {
+                let part_yp = format!("{yp}.part");
+                let fi = self.plain_uint(proto, sid, part, &part_yp, 16);
+                let last = self.condition(proto, sid, last, &yp, "last");
+                fi.map(|(fi, _)| (fi, last))
+            }
+            (None, None) => None,
+            _ => {
+                self.error(
+                    "E1603",
+                    &yp,
+                    "'part' and 'last' go together",
+                    Some("name the part field and the condition of the last part".into()),
+                );
+                None
+            }
+        };
+        Some(SequenceRule {
+            in_struct: sid,
+            field,
+            channel,
+            when,
+            reliable,
+            part,
+        })
+    }
+
+    /// Ack rule `k`: its field, channel, acked part (E1604: as its numbering has parts) and
+    /// bitfield (E1605: not with a cumulative ack).
+    fn ack_rule(
+        &mut self,
+        proto: &Protocol,
+        out: &mut Reliability,
+        k: usize,
+        d: &schema::AckDef,
+    ) -> Option<AckRule> {
+        let yp = format!("protocol.reliability.ack.{k}");
+        let Some((sid, field, _)) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")
+        else {
+            return None;
+        };
+        let channel = self.channel(out, d.channel.as_deref(), None, &yp);
+        let when = d
+            .when
+            .as_ref()
+            .map(|w| self.condition(proto, sid, w, &yp, "when"));
+        let part = d.part.as_ref().and_then(|part| {
+            self.plain_uint(proto, sid, part, &format!("{yp}.part"), 16)
+                .map(|(fi, _)| fi)
+        });
+        let channel_parts = out
+            .sequences
+            .iter()
+            .any(|s| s.channel == channel && s.part.is_some());
+        // A cumulative ack covers whole numbers, every part of them.
+        let wants_part = channel_parts && !d.cumulative;
+        if part.is_some() != wants_part && (d.part.is_some() || wants_part) {
+            self.error(
+                "E1604",
+                &yp,
+                if wants_part {
+                    "its numbering has parts: name the acked part too"
+                } else if d.cumulative {
+                    "a cumulative ack covers every part of its numbers: drop 'part'"
+                } else {
+                    "its numbering has no parts: drop 'part'"
+                },
+                None,
+            );
+        }
+        let bits = d.bits.as_ref().and_then(|b| {
+            self.plain_uint(proto, sid, b, &format!("{yp}.bits"), 32)
+                .map(|(fi, it)| (fi, it.bits))
+        });
+        if bits.is_some() && d.cumulative {
+            self.error(
+                "E1605",
+                &yp,
+                "an ack is cumulative or carries a bitfield, not both",
+                None,
+            );
+        }
+        Some(AckRule {
+            in_struct: sid,
+            field,
+            channel,
+            when,
+            part,
+            bits,
+            cumulative: d.cumulative,
+        })
     }
 
     /// The routes to every type a rule reads; a type held elsewhere too is an error at the
