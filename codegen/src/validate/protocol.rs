@@ -136,51 +136,7 @@ impl<'f> Validator<'f> {
         for (fi, at) in named {
             self.refuse_encoder_filled_field(proto, proto.root, fi, &format!("{yp}.{at}"), "E0718");
         }
-        let whole = match (&r.client, &r.server, &r.as_field) {
-            (Some(c), Some(sv), None) => {
-                let (client, server) = (
-                    self.struct_ids.get(c).copied(),
-                    self.struct_ids.get(sv).copied(),
-                );
-                if client.is_none() || server.is_none() {
-                    self.error("E0704", yp, "unknown whole type for client or server", None);
-                    return None;
-                }
-                if proto.transport.udp_ports.is_empty() {
-                    self.error(
-                        "E0705",
-                        yp,
-                        "reassembly by direction needs the server's UDP ports",
-                        Some("add transport.udp.ports".into()),
-                    );
-                }
-                WholeType::ByDirection {
-                    client: client?,
-                    server: server?,
-                }
-            }
-            (None, None, Some(f)) => {
-                let fi = field_of(self, f, "as")?;
-                if !matches!(root.fields[fi].ty, Ty::Union(_)) {
-                    self.error(
-                        "E0706",
-                        &format!("{yp}.as"),
-                        format!("'{f}' is not a switch"),
-                        None,
-                    );
-                }
-                WholeType::AsField(fi)
-            }
-            _ => {
-                self.error(
-                    "E0707",
-                    yp,
-                    "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
-                    None,
-                );
-                return None;
-            }
-        };
+        let whole = self.reassembly_whole(proto, r)?;
         let numbered = match &r.numbered {
             Some(name) => {
                 let fi = field_of(self, name, "numbered")?;
@@ -217,6 +173,63 @@ impl<'f> Validator<'f> {
             }),
             numbered,
             whole,
+        })
+    }
+
+    /// What a reassembled whole is read as: the client's and the server's types (E0704
+    /// unknown, E0705 no server port), or the root's switch `as` names (E0706); E0707 neither.
+    fn reassembly_whole(
+        &mut self,
+        proto: &Protocol,
+        r: &schema::ReassemblyDef,
+    ) -> Option<WholeType> {
+        let yp = "protocol.reassembly";
+        let root = proto.root();
+        let label = format!("the root type '{}'", root.name);
+        Some(match (&r.client, &r.server, &r.as_field) {
+            (Some(c), Some(sv), None) => {
+                let (client, server) = (
+                    self.struct_ids.get(c).copied(),
+                    self.struct_ids.get(sv).copied(),
+                );
+                if client.is_none() || server.is_none() {
+                    self.error("E0704", yp, "unknown whole type for client or server", None);
+                    return None;
+                }
+                if proto.transport.udp_ports.is_empty() {
+                    self.error(
+                        "E0705",
+                        yp,
+                        "reassembly by direction needs the server's UDP ports",
+                        Some("add transport.udp.ports".into()),
+                    );
+                }
+                WholeType::ByDirection {
+                    client: client?,
+                    server: server?,
+                }
+            }
+            (None, None, Some(f)) => {
+                let fi = self.field_in(proto, proto.root, &label, f, &format!("{yp}.as"))?;
+                if !matches!(root.fields[fi].ty, Ty::Union(_)) {
+                    self.error(
+                        "E0706",
+                        &format!("{yp}.as"),
+                        format!("'{f}' is not a switch"),
+                        None,
+                    );
+                }
+                WholeType::AsField(fi)
+            }
+            _ => {
+                self.error(
+                    "E0707",
+                    yp,
+                    "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
+                    None,
+                );
+                return None;
+            }
         })
     }
 

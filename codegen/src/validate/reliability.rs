@@ -61,11 +61,7 @@ impl<'f> Validator<'f> {
         d: &schema::SequenceDef,
     ) -> Option<SequenceRule> {
         let yp = format!("protocol.reliability.sequence.{k}");
-        let Some((sid, field, range)) =
-            self.number_field(proto, &d.in_type, &d.field, &yp, "field")
-        else {
-            return None;
-        };
+        let (sid, field, range) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")?;
         let wrap = d.wrap.unwrap_or(range);
         if wrap < 2 || wrap > range {
             self.error(
@@ -125,10 +121,7 @@ impl<'f> Validator<'f> {
         d: &schema::AckDef,
     ) -> Option<AckRule> {
         let yp = format!("protocol.reliability.ack.{k}");
-        let Some((sid, field, _)) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")
-        else {
-            return None;
-        };
+        let (sid, field, _) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")?;
         let channel = self.channel(out, d.channel.as_deref(), None, &yp);
         let when = d
             .when
