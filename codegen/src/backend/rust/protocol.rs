@@ -58,59 +58,10 @@ impl<'p> Gen<'p> {
         };
         // `encode_datagram` and `serialize_datagram` below work alike for the root and for the
         // opening-aware `Datagram`: both have `encode` and serialize.
-        let ports: Vec<Literal> = p
-            .transport
-            .udp_ports
-            .iter()
-            .map(|x| Literal::u16_unsuffixed(*x))
-            .collect();
-        // The TCP ports whether or not the schema frames TCP: a tool reading a capture then
-        // says that the messages cannot be found in the stream, not that there are no ports.
-        let tcp_ports: Vec<Literal> = p
-            .transport
-            .tcp_ports
-            .iter()
-            .map(|x| Literal::u16_unsuffixed(*x))
-            .collect();
-        let tcp_ports = (!tcp_ports.is_empty()).then(|| {
-            quote! { const TCP_PORTS: &'static [u16] = &[#(#tcp_ports),*]; }
-        });
-        let tcp = if p.transport.tcp_length_prefix.is_some() {
-            quote! {
-                #tcp_ports
-                const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
-            }
-        } else {
-            quote! { #tcp_ports }
-        };
+        let (ports, tcp) = self.protocol_ports();
         let facts = self.facts_protocol();
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
-        let opening: Vec<TokenStream> = p
-            .opening
-            .iter()
-            .map(|(side, id)| {
-                let n = ident(&p.structs[*id].name);
-                let from_server = *side == Side::Server;
-                quote! {
-                    match <#n as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
-                        Ok(bytes) => datagrams.push((#from_server, bytes)),
-                        Err(_) => return Ok(None),
-                    }
-                }
-            })
-            .collect();
-        let opening = if opening.is_empty() {
-            quote! {
-                let _ = u;
-                Ok(Some(Vec::new()))
-            }
-        } else {
-            quote! {
-                let mut datagrams = Vec::new();
-                #(#opening)*
-                Ok(Some(datagrams))
-            }
-        };
+        let opening = self.arbitrary_opening();
         // The root, and the datagram enum of a conversation, encode with the direction when
         // the root reads it.
         let (encode, arbitrary) = if self.l.reads_direction[p.root] {
@@ -166,6 +117,68 @@ impl<'p> Gen<'p> {
 
             #feature_impls
         })
+    }
+
+    /// The UDP ports, and the TCP ports with the framing where the schema frames TCP.
+    fn protocol_ports(&self) -> (Vec<Literal>, TokenStream) {
+        let p = self.p;
+        let ports: Vec<Literal> = p
+            .transport
+            .udp_ports
+            .iter()
+            .map(|x| Literal::u16_unsuffixed(*x))
+            .collect();
+        // The TCP ports whether or not the schema frames TCP: a tool reading a capture then
+        // says that the messages cannot be found in the stream, not that there are no ports.
+        let tcp_ports: Vec<Literal> = p
+            .transport
+            .tcp_ports
+            .iter()
+            .map(|x| Literal::u16_unsuffixed(*x))
+            .collect();
+        let tcp_ports = (!tcp_ports.is_empty()).then(|| {
+            quote! { const TCP_PORTS: &'static [u16] = &[#(#tcp_ports),*]; }
+        });
+        let tcp = if p.transport.tcp_length_prefix.is_some() {
+            quote! {
+                #tcp_ports
+                const TCP_FRAMING: Option<wiregen_runtime::tcp::Framing> = Some(tcp::FRAMING);
+            }
+        } else {
+            quote! { #tcp_ports }
+        };
+        (ports, tcp)
+    }
+
+    /// `arbitrary_opening`: the opening datagrams of a conversation, each side's in order.
+    fn arbitrary_opening(&self) -> TokenStream {
+        let p = self.p;
+        let opening: Vec<TokenStream> = p
+            .opening
+            .iter()
+            .map(|(side, id)| {
+                let n = ident(&p.structs[*id].name);
+                let from_server = *side == Side::Server;
+                quote! {
+                    match <#n as arbitrary::Arbitrary>::arbitrary(u)?.encode() {
+                        Ok(bytes) => datagrams.push((#from_server, bytes)),
+                        Err(_) => return Ok(None),
+                    }
+                }
+            })
+            .collect();
+        if opening.is_empty() {
+            quote! {
+                let _ = u;
+                Ok(Some(Vec::new()))
+            }
+        } else {
+            quote! {
+                let mut datagrams = Vec::new();
+                #(#opening)*
+                Ok(Some(datagrams))
+            }
+        }
     }
 
     /// `visitor.visit::<T>();` for struct `id` (its `'static` form when it borrows).
