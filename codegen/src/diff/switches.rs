@@ -8,32 +8,8 @@ use crate::backend::doc::text;
 use crate::ir::*;
 
 pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, at: &At) {
+    tag_changes(d, o, n, path, at);
     let (op, np) = d.protocols();
-    let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
-    if to != tn {
-        d.push_at(
-            Class::Breaking,
-            Rule::SwitchTagChanged,
-            path,
-            format!("switch on `{to}` → `{tn}`"),
-            at,
-        );
-    }
-    let unless = |p: &Protocol, u: &Union| u.unless.as_ref().map(|e| text::expr(p, e));
-    if unless(op, o) != unless(np, n) {
-        d.push_at(
-            Class::Breaking,
-            Rule::SwitchTagChanged,
-            path,
-            "its `unless` changed",
-            at,
-        );
-    }
-    let key = |v: &CaseValue| match v {
-        CaseValue::One(x) => x.to_string(),
-        CaseValue::Range(a, b) => format!("{a}..={b}"),
-    };
-    let tags = |c: &Case| c.values.iter().map(key).collect::<Vec<_>>().join(", ");
     let (old_side, new_side) = (d.old, d.new);
     let (ty_name, field_name) = path.split_once('.').unwrap_or((path, ""));
     let old_at = |c: &Case| old_side.case_at(ty_name, field_name, &tag_name(op, o, c));
@@ -92,6 +68,78 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
             );
         }
     }
+    added_cases(d, o, n, path, &new_at);
+    match (&o.default, &n.default) {
+        (Some(a), Some(b)) => case_body(
+            d,
+            w,
+            (&o.default_variant, a),
+            (&n.default_variant, b),
+            &format!("{path}.{}", n.default_variant),
+            "default",
+            at,
+        ),
+        (Some(_), None) => d.push_at(
+            Class::Breaking,
+            Rule::CaseRemoved,
+            path,
+            "the default case is gone: unknown tags are now refused",
+            at,
+        ),
+        (None, Some(_)) => d.push_at(
+            Class::Safe,
+            Rule::CaseAdded,
+            path,
+            "a default case is new: unknown tags are kept",
+            at,
+        ),
+        (None, None) => {}
+    }
+}
+
+/// The tag a switch reads, or its `unless`, changed: every message reads another way.
+fn tag_changes(d: &mut Differ, o: &Union, n: &Union, path: &str, at: &At) {
+    let (op, np) = d.protocols();
+    let (to, tn) = (text::expr(op, &o.on), text::expr(np, &n.on));
+    if to != tn {
+        d.push_at(
+            Class::Breaking,
+            Rule::SwitchTagChanged,
+            path,
+            format!("switch on `{to}` → `{tn}`"),
+            at,
+        );
+    }
+    let unless = |p: &Protocol, u: &Union| u.unless.as_ref().map(|e| text::expr(p, e));
+    if unless(op, o) != unless(np, n) {
+        d.push_at(
+            Class::Breaking,
+            Rule::SwitchTagChanged,
+            path,
+            "its `unless` changed",
+            at,
+        );
+    }
+}
+
+/// A case's tags as the schema writes them: `1, 4..=6`.
+fn tags(c: &Case) -> String {
+    let key = |v: &CaseValue| match v {
+        CaseValue::One(x) => x.to_string(),
+        CaseValue::Range(a, b) => format!("{a}..={b}"),
+    };
+    c.values.iter().map(key).collect::<Vec<_>>().join(", ")
+}
+
+/// Cases only the new version has (not a renamed old one): safe where old readers keep the
+/// tag as their default, breaking where they read it as another case or refuse it.
+fn added_cases(
+    d: &mut Differ,
+    o: &Union,
+    n: &Union,
+    path: &str,
+    new_at: &dyn Fn(&Case) -> Option<String>,
+) {
     for nc in &n.cases {
         let renamed =
             |oc: &&Case| tags(oc) == tags(nc) && !n.cases.iter().any(|c| c.variant == oc.variant);
@@ -123,32 +171,6 @@ pub fn compare(d: &mut Differ, w: &mut Walk, o: &Union, n: &Union, path: &str, a
                 new_at(nc),
             );
         }
-    }
-    match (&o.default, &n.default) {
-        (Some(a), Some(b)) => case_body(
-            d,
-            w,
-            (&o.default_variant, a),
-            (&n.default_variant, b),
-            &format!("{path}.{}", n.default_variant),
-            "default",
-            at,
-        ),
-        (Some(_), None) => d.push_at(
-            Class::Breaking,
-            Rule::CaseRemoved,
-            path,
-            "the default case is gone: unknown tags are now refused",
-            at,
-        ),
-        (None, Some(_)) => d.push_at(
-            Class::Safe,
-            Rule::CaseAdded,
-            path,
-            "a default case is new: unknown tags are kept",
-            at,
-        ),
-        (None, None) => {}
     }
 }
 
