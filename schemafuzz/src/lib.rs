@@ -674,6 +674,22 @@ impl Gen {
         }
     }
 
+    /// Bytes or text whose length is a field just before it.
+    fn length_and_field(&mut self, name: &str, cond: &str, out: &mut String) {
+        let len = format!("{name}_len");
+        let lt = if self.layout.bits() { "u6" } else { "u8" };
+        let _ = writeln!(out, "      - {{ name: \"{len}\", type: {lt} }}");
+        let ty = if self.layout.bits() {
+            "bytes"
+        } else {
+            *self.rng.pick(&["bytes", "string"])
+        };
+        let _ = writeln!(
+            out,
+            "      - {{ name: \"{name}\", type: {ty}, length: \"{len}\"{cond} }}"
+        );
+    }
+
     fn root_fields(&mut self) -> String {
         let mut out = String::new();
         let mut known: Vec<(String, Known)> = Vec::new();
@@ -724,25 +740,7 @@ impl Gen {
                     }
                 }
                 // Bytes or text with a derived length field just before.
-                4 => {
-                    let len = format!("{name}_len");
-                    let (lt, max) = if self.layout.bits() {
-                        ("u6", 63)
-                    } else {
-                        ("u8", 255)
-                    };
-                    let _ = max;
-                    let _ = writeln!(out, "      - {{ name: \"{len}\", type: {lt} }}");
-                    let ty = if self.layout.bits() {
-                        "bytes"
-                    } else {
-                        *self.rng.pick(&["bytes", "string"])
-                    };
-                    let _ = writeln!(
-                        out,
-                        "      - {{ name: \"{name}\", type: {ty}, length: \"{len}\"{cond} }}"
-                    );
-                }
+                4 => self.length_and_field(&name, &cond, &mut out),
                 // Prefixed or constant-length text (byte layouts: every encoding).
                 5 if !self.layout.bits() => {
                     let line = self.text_field();
