@@ -281,6 +281,48 @@ impl Gen {
         }
     }
 
+    /// The `enums:` and `flags:` sections of the types decided.
+    fn write_enums_and_flags(&self, out: &mut String) {
+        if !self.enums.is_empty() {
+            out.push_str("enums:\n");
+            for e in &self.enums {
+                let values: Vec<String> = e
+                    .values
+                    .iter()
+                    .map(|(n, v)| {
+                        if n.starts_with("RANGE") {
+                            format!("{n}: \"{}..{}\"", v, v + 3)
+                        } else {
+                            format!("{n}: {v:#x}")
+                        }
+                    })
+                    .collect();
+                let closed = if e.closed { ", closed: true" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {}: {{ type: {}{closed}, values: {{ {} }} }}",
+                    e.name,
+                    self.int_name(e.bits),
+                    values.join(", ")
+                );
+            }
+        }
+        if !self.flags.is_empty() {
+            out.push_str("flags:\n");
+            for f in &self.flags {
+                let bits: Vec<String> =
+                    f.bits.iter().map(|(n, v)| format!("{n}: {v:#x}")).collect();
+                let _ = writeln!(
+                    out,
+                    "  {}: {{ type: {}, bits: {{ {} }} }}",
+                    f.name,
+                    f.ty,
+                    bits.join(", ")
+                );
+            }
+        }
+    }
+
     fn schema(&mut self) -> String {
         self.decide_types();
         // The root, or an application's messages (each to the end of its payload).
@@ -359,44 +401,7 @@ impl Gen {
                 }
             }
         }
-        if !self.enums.is_empty() {
-            out.push_str("enums:\n");
-            for e in &self.enums {
-                let values: Vec<String> = e
-                    .values
-                    .iter()
-                    .map(|(n, v)| {
-                        if n.starts_with("RANGE") {
-                            format!("{n}: \"{}..{}\"", v, v + 3)
-                        } else {
-                            format!("{n}: {v:#x}")
-                        }
-                    })
-                    .collect();
-                let closed = if e.closed { ", closed: true" } else { "" };
-                let _ = writeln!(
-                    out,
-                    "  {}: {{ type: {}{closed}, values: {{ {} }} }}",
-                    e.name,
-                    self.int_name(e.bits),
-                    values.join(", ")
-                );
-            }
-        }
-        if !self.flags.is_empty() {
-            out.push_str("flags:\n");
-            for f in &self.flags {
-                let bits: Vec<String> =
-                    f.bits.iter().map(|(n, v)| format!("{n}: {v:#x}")).collect();
-                let _ = writeln!(
-                    out,
-                    "  {}: {{ type: {}, bits: {{ {} }} }}",
-                    f.name,
-                    f.ty,
-                    bits.join(", ")
-                );
-            }
-        }
+        self.write_enums_and_flags(&mut out);
         out.push_str("types:\n");
         for (i, fields) in messages.iter().enumerate() {
             let name = if self.transport.is_some() {
