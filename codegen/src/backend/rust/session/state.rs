@@ -39,78 +39,7 @@ impl<'p> Gen<'p> {
                 }
             });
             for r in &table.records {
-                let holder = &p.structs[r.holder];
-                let list = ident(&holder.fields[r.list].name);
-                // The item is a field of each element, or the tag its switch carries.
-                let elem = r.elem;
-                let ef = &p.structs[elem].fields[r.item];
-                let item = match ef.role {
-                    Role::Value => {
-                        let f = ident(&ef.name);
-                        quote! { #f }
-                    }
-                    Role::Derived(Derive::TagOf(u)) => {
-                        let (un, tn) = (ident(&p.structs[elem].fields[u].name), ident(&ef.name));
-                        quote! { #un.#tn() }
-                    }
-                    _ => {
-                        return Err(Internal(format!(
-                            "'{}' is not a value or a switch tag",
-                            ef.name
-                        )))
-                    }
-                };
-                let key = ident(&p.structs[r.in_struct].fields[r.key].name);
-                let in_snake = p.structs[r.in_struct].name.to_snake_case();
-                let set_items = quote! {
-                    let list: std::rc::Rc<[u64]> = holder.#list.iter().map(|e| e.#item.raw() as u64).collect();
-                    std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
-                };
-                match r.via {
-                    None => {
-                        let f = format_ident!("record_{}", in_snake);
-                        let ty = self.ty_anon(r.in_struct);
-                        let tn = &table.name;
-                        let doc = doc_prose(&format!(
-                            "Remembers the `{tn}` list a [`{}`] announces.",
-                            self.p.structs[r.in_struct].name
-                        ));
-                        records.push(quote! {
-                            #doc
-                            pub fn #f(&mut self, v: &#ty) {
-                                let key = v.#key as u64;
-                                let holder = v;
-                                #set_items
-                            }
-                        });
-                        for (pat, field) in self.root_carriers(r.in_struct, &format_ident!("value"))
-                        {
-                            dispatch.push(match pat {
-                                None => quote! { self.#f(message); },
-                                Some(pat) => {
-                                    quote! { if let #pat = &message.#field { self.#f(value); } }
-                                }
-                            });
-                        }
-                    }
-                    Some((ji, si)) => {
-                        let j = &p.joins[ji];
-                        let jn = format_ident!("{}Joined", p.structs[j.in_struct].name);
-                        let f = format_ident!("record_joined_{}", in_snake);
-                        let whole = ident(&p.structs[j.in_struct].fields[j.streams[si].field].name);
-                        let wt = ident(&p.structs[r.holder].name);
-                        records.push(quote! {
-                            /// Remembers the list a joined payload announces (its stream decoded first).
-                            pub fn #f(&mut self, joined: &#jn) -> Result<(), DecodeError> {
-                                let key = joined.#key as u64;
-                                let holder = #wt::decode(&joined.#whole)?;
-                                let holder = &holder;
-                                #set_items
-                                Ok(())
-                            }
-                        });
-                    }
-                }
+                self.state_record(t, table, r, &mut records, &mut dispatch)?;
             }
         }
         let root = self.ty_anon(p.root);
@@ -168,5 +97,91 @@ impl<'p> Gen<'p> {
 
             impl<'a, C: Codec<'a>> DecodeWith<'a> for C {}
         })
+    }
+
+    /// How a message that announces table `t`'s list (`r`) records it: `record_<type>` (and
+    /// the root's dispatch to it), or `record_joined_<type>` for a joined payload.
+    fn state_record(
+        &self,
+        t: usize,
+        table: &StateTable,
+        r: &Record,
+        records: &mut Vec<TokenStream>,
+        dispatch: &mut Vec<TokenStream>,
+    ) -> Result<(), Internal> {
+        let p = self.p;
+        let tl = lit_usize(t);
+        let holder = &p.structs[r.holder];
+        let list = ident(&holder.fields[r.list].name);
+        // The item is a field of each element, or the tag its switch carries.
+        let elem = r.elem;
+        let ef = &p.structs[elem].fields[r.item];
+        let item = match ef.role {
+            Role::Value => {
+                let f = ident(&ef.name);
+                quote! { #f }
+            }
+            Role::Derived(Derive::TagOf(u)) => {
+                let (un, tn) = (ident(&p.structs[elem].fields[u].name), ident(&ef.name));
+                quote! { #un.#tn() }
+            }
+            _ => {
+                return Err(Internal(format!(
+                    "'{}' is not a value or a switch tag",
+                    ef.name
+                )))
+            }
+        };
+        let key = ident(&p.structs[r.in_struct].fields[r.key].name);
+        let in_snake = p.structs[r.in_struct].name.to_snake_case();
+        let set_items = quote! {
+            let list: std::rc::Rc<[u64]> = holder.#list.iter().map(|e| e.#item.raw() as u64).collect();
+            std::rc::Rc::make_mut(&mut self.tables).set(#tl, key, list);
+        };
+        match r.via {
+            None => {
+                let f = format_ident!("record_{}", in_snake);
+                let ty = self.ty_anon(r.in_struct);
+                let tn = &table.name;
+                let doc = doc_prose(&format!(
+                    "Remembers the `{tn}` list a [`{}`] announces.",
+                    self.p.structs[r.in_struct].name
+                ));
+                records.push(quote! {
+                    #doc
+                    pub fn #f(&mut self, v: &#ty) {
+                        let key = v.#key as u64;
+                        let holder = v;
+                        #set_items
+                    }
+                });
+                for (pat, field) in self.root_carriers(r.in_struct, &format_ident!("value")) {
+                    dispatch.push(match pat {
+                        None => quote! { self.#f(message); },
+                        Some(pat) => {
+                            quote! { if let #pat = &message.#field { self.#f(value); } }
+                        }
+                    });
+                }
+            }
+            Some((ji, si)) => {
+                let j = &p.joins[ji];
+                let jn = format_ident!("{}Joined", p.structs[j.in_struct].name);
+                let f = format_ident!("record_joined_{}", in_snake);
+                let whole = ident(&p.structs[j.in_struct].fields[j.streams[si].field].name);
+                let wt = ident(&p.structs[r.holder].name);
+                records.push(quote! {
+                    /// Remembers the list a joined payload announces (its stream decoded first).
+                    pub fn #f(&mut self, joined: &#jn) -> Result<(), DecodeError> {
+                        let key = joined.#key as u64;
+                        let holder = #wt::decode(&joined.#whole)?;
+                        let holder = &holder;
+                        #set_items
+                        Ok(())
+                    }
+                });
+            }
+        }
+        Ok(())
     }
 }
