@@ -105,22 +105,9 @@ impl<'p> Gen<'p> {
         let lt = self.lifetime(sid);
         let (impl_lt, in_lt) = (quote! { <'a> }, quote! { 'a });
         let (rd, wr) = super::reader_writer(s.layout);
-        // Where checksum ranges that name fields start and end.
-        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
         let plan = &self.l.structs[sid];
         let start = ident(&plan.start);
-        let bound = |fi: usize, pos: TokenStream| {
-            let locals = &plan.fields[fi].locals;
-            let start = starts.contains(&fi).then(|| {
-                let l = ident(&locals.range_start);
-                quote! { let #l = #pos; }
-            });
-            let end = ends.contains(&fi).then(|| {
-                let l = ident(&locals.range_end);
-                quote! { let #l = #pos; }
-            });
-            (start, end)
-        };
+        let bound = |fi: usize, pos: TokenStream| self.range_bound_locals(sid, fi, pos);
         // Padding and alignment, from the start of the struct.
         let pad_name = naming::padding_abbrev(self.p);
         let mut reads = Vec::new();
@@ -148,24 +135,7 @@ impl<'p> Gen<'p> {
                 quote! { #n }
             })
             .collect();
-        let mut writes = Vec::new();
-        for fi in 0..s.fields.len() {
-            let write = self.write_field(sid, fi)?;
-            let (range_start, range_end) = bound(fi, quote! { w.len() });
-            let Padding { pad, align } = s.fields[fi].padding;
-            let nm = &s.fields[fi].name;
-            let align = align.map(|n| quote! { w.align(#start, #n); });
-            let padded = ident(&plan.padded);
-            let (from, pad) = match pad {
-                Some(n) => (
-                    Some(quote! { let #padded = w.len(); }),
-                    Some(quote! { w.pad(#padded, #n, #nm)?; }),
-                ),
-                None => (None, None),
-            };
-            let (open, close) = self.group_write(sid, fi);
-            writes.push(quote! { #open #align #range_start #from #write #pad #range_end #close });
-        }
+        let writes = self.field_writes(sid)?;
         let struct_padding = {
             let pad = s
                 .padding
@@ -250,6 +220,54 @@ impl<'p> Gen<'p> {
             }
 
         })
+    }
+
+    /// Where checksum ranges that name field `fi` start or end: the position (`pos`) kept
+    /// before or after it.
+    fn range_bound_locals(
+        &self,
+        sid: StructId,
+        fi: usize,
+        pos: TokenStream,
+    ) -> (Option<TokenStream>, Option<TokenStream>) {
+        let s = &self.p.structs[sid];
+        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let locals = &self.l.structs[sid].fields[fi].locals;
+        let start = starts.contains(&fi).then(|| {
+            let l = ident(&locals.range_start);
+            quote! { let #l = #pos; }
+        });
+        let end = ends.contains(&fi).then(|| {
+            let l = ident(&locals.range_end);
+            quote! { let #l = #pos; }
+        });
+        (start, end)
+    }
+
+    /// Each field written, with its alignment, padding, bit group and checksum bounds.
+    fn field_writes(&self, sid: StructId) -> Result<Vec<TokenStream>, Internal> {
+        let s = &self.p.structs[sid];
+        let plan = &self.l.structs[sid];
+        let start = ident(&plan.start);
+        let mut writes = Vec::new();
+        for fi in 0..s.fields.len() {
+            let write = self.write_field(sid, fi)?;
+            let (range_start, range_end) = self.range_bound_locals(sid, fi, quote! { w.len() });
+            let Padding { pad, align } = s.fields[fi].padding;
+            let nm = &s.fields[fi].name;
+            let align = align.map(|n| quote! { w.align(#start, #n); });
+            let padded = ident(&plan.padded);
+            let (from, pad) = match pad {
+                Some(n) => (
+                    Some(quote! { let #padded = w.len(); }),
+                    Some(quote! { w.pad(#padded, #n, #nm)?; }),
+                ),
+                None => (None, None),
+            };
+            let (open, close) = self.group_write(sid, fi);
+            writes.push(quote! { #open #align #range_start #from #write #pad #range_end #close });
+        }
+        Ok(writes)
     }
 
     /// After a struct's fields are read: each checksum compared with the bytes it covers, and
