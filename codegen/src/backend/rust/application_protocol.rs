@@ -33,45 +33,7 @@ impl<'p> Gen<'p> {
             .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
             .map(|id| self.visit_type(id))
             .collect();
-        // Arbitrary datagrams: an arbitrary message sent through an arbitrary point (with
-        // arbitrary values of the point's own fields).
-        let senders: Vec<TokenStream> = a
-            .points
-            .iter()
-            .filter_map(|pt| {
-                let (_, params) = application_datagrams::sender_parts(pt)?;
-                let name = application_datagrams::sender_name(pt);
-                let args = params.iter().map(|_| quote! { u.arbitrary()? });
-                Some(quote! { m.#name(#(#args),*) })
-            })
-            .collect();
-        let arbitrary_message = match senders.len() {
-            // No point the root reaches plainly: no whole datagram can be built.
-            0 => quote! {
-                let _ = (u, from_client);
-                Err(arbitrary::Error::IncorrectFormat)
-            },
-            1 => quote! {
-                let _ = from_client;
-                let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
-                Ok(#(#senders)*)
-            },
-            _ => {
-                let arms = senders.iter().enumerate().map(|(k, s)| {
-                    let k = Literal::usize_unsuffixed(k);
-                    quote! { #k => #s, }
-                });
-                let n = Literal::usize_unsuffixed(senders.len());
-                quote! {
-                    let _ = from_client;
-                    let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
-                    Ok(match u.choose_index(#n)? {
-                        #(#arms)*
-                        _ => unreachable!("choose_index stays below its bound"),
-                    })
-                }
-            }
-        };
+        let arbitrary_message = self.arbitrary_application_datagram(a);
         let feature_impls = self.feature_protocol_impls(
             &types,
             quote! {
@@ -159,6 +121,48 @@ impl<'p> Gen<'p> {
             }
 
             #feature_impls
+        }
+    }
+
+    /// `arbitrary_message`: an arbitrary message sent through an arbitrary carrying message
+    /// (with arbitrary values of its own fields).
+    fn arbitrary_application_datagram(&self, a: &Application) -> TokenStream {
+        let senders: Vec<TokenStream> = a
+            .points
+            .iter()
+            .filter_map(|pt| {
+                let (_, params) = application_datagrams::sender_parts(pt)?;
+                let name = application_datagrams::sender_name(pt);
+                let args = params.iter().map(|_| quote! { u.arbitrary()? });
+                Some(quote! { m.#name(#(#args),*) })
+            })
+            .collect();
+        match senders.len() {
+            // No point the root reaches plainly: no whole datagram can be built.
+            0 => quote! {
+                let _ = (u, from_client);
+                Err(arbitrary::Error::IncorrectFormat)
+            },
+            1 => quote! {
+                let _ = from_client;
+                let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+                Ok(#(#senders)*)
+            },
+            _ => {
+                let arms = senders.iter().enumerate().map(|(k, s)| {
+                    let k = Literal::usize_unsuffixed(k);
+                    quote! { #k => #s, }
+                });
+                let n = Literal::usize_unsuffixed(senders.len());
+                quote! {
+                    let _ = from_client;
+                    let m = <Message as arbitrary::Arbitrary>::arbitrary(u)?;
+                    Ok(match u.choose_index(#n)? {
+                        #(#arms)*
+                        _ => unreachable!("choose_index stays below its bound"),
+                    })
+                }
+            }
         }
     }
 }
