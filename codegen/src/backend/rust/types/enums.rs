@@ -92,42 +92,12 @@ impl<'p> Gen<'p> {
             .collect();
         let rnames: Vec<&str> = e.ranges.iter().map(|r| r.name.as_str()).collect();
         let in_range = in_range_method(e, &rvariants);
-        let (unknown_variant, from_raw, unknown_raw, unknown_name) = if e.closed {
-            (
-                quote! {},
-                quote! {
-                    /// The named value for `raw`, if the schema names it.
-                    pub const fn from_raw(raw: #raw) -> Option<Self> {
-                        match raw {
-                            #( #values => Some(Self::#variants), )*
-                            #( #rpats => Some(Self::#rvariants(raw)), )*
-                            _ => None
-                        }
-                    }
-                },
-                quote! {},
-                quote! {},
-            )
-        } else {
-            (
-                quote! {
-                    /// A value the schema does not name, kept as it was on the wire.
-                    Unknown(#raw),
-                },
-                quote! {
-                    /// The value for `raw`; unnamed values become [`Self::Unknown`].
-                    pub const fn from_raw(raw: #raw) -> Self {
-                        match raw {
-                            #( #values => Self::#variants, )*
-                            #( #rpats => Self::#rvariants(raw), )*
-                            other => Self::Unknown(other)
-                        }
-                    }
-                },
-                quote! { Self::Unknown(raw) => raw, },
-                quote! { Self::Unknown(_) => None, },
-            )
-        };
+        let Unknowns {
+            variant: unknown_variant,
+            from_raw,
+            raw: unknown_raw,
+            name: unknown_name,
+        } = unknowns(e, (&variants, &values), (&rvariants, &rpats));
         // A range's name does not say its value: such variants serialize as numbers.
         let serde_name = if e.ranges.is_empty() {
             quote! { self.name() }
@@ -288,5 +258,64 @@ fn int_conversion(e: &Enum) -> TokenStream {
                 }
             }
         }
+    }
+}
+
+/// What an enum with ranges has for values it does not name: nothing when it is closed
+/// (`from_raw` gives `None`), else an `Unknown` variant keeping them.
+struct Unknowns {
+    variant: TokenStream,
+    from_raw: TokenStream,
+    raw: TokenStream,
+    name: TokenStream,
+}
+
+fn unknowns(
+    e: &Enum,
+    (variants, values): (&[Ident], &[TokenStream]),
+    (rvariants, rpats): (&[Ident], &[TokenStream]),
+) -> Unknowns {
+    let raw = int_rust(&e.repr);
+    let (variant, from_raw, raw_arm, name_arm) = if e.closed {
+        (
+            quote! {},
+            quote! {
+                /// The named value for `raw`, if the schema names it.
+                pub const fn from_raw(raw: #raw) -> Option<Self> {
+                    match raw {
+                        #( #values => Some(Self::#variants), )*
+                        #( #rpats => Some(Self::#rvariants(raw)), )*
+                        _ => None
+                    }
+                }
+            },
+            quote! {},
+            quote! {},
+        )
+    } else {
+        (
+            quote! {
+                /// A value the schema does not name, kept as it was on the wire.
+                Unknown(#raw),
+            },
+            quote! {
+                /// The value for `raw`; unnamed values become [`Self::Unknown`].
+                pub const fn from_raw(raw: #raw) -> Self {
+                    match raw {
+                        #( #values => Self::#variants, )*
+                        #( #rpats => Self::#rvariants(raw), )*
+                        other => Self::Unknown(other)
+                    }
+                }
+            },
+            quote! { Self::Unknown(raw) => raw, },
+            quote! { Self::Unknown(_) => None, },
+        )
+    };
+    Unknowns {
+        variant,
+        from_raw,
+        raw: raw_arm,
+        name: name_arm,
     }
 }
