@@ -361,48 +361,7 @@ impl<'p> Gen<'p> {
                 let b = place.borrowed();
                 quote! { w.put_bits(#b); }
             }
-            Ty::Str(len, text) => {
-                // The text's bytes in its encoding (refusing characters it has not), then its
-                // NUL, its padding or its length prefix.
-                let b = place.borrowed();
-                let bytes = match text.encoding {
-                    Encoding::Utf8 => quote! { let data: &[u8] = #v.as_bytes(); },
-                    Encoding::Ascii => {
-                        quote! { let data = wiregen_runtime::text::encode_ascii(#b, #nm)?; }
-                    }
-                    Encoding::Latin1 => quote! {
-                        let data = wiregen_runtime::text::encode_latin1(#b, #nm)?;
-                        let data: &[u8] = &data;
-                    },
-                    Encoding::Utf16 { big } => quote! {
-                        let data = wiregen_runtime::text::encode_utf16(#b, #big);
-                        let data: &[u8] = &data;
-                    },
-                };
-                let wide = matches!(text.encoding, Encoding::Utf16 { .. });
-                let put = match (text.nul, len) {
-                    (Nul::Terminated, _) if wide => quote! { w.strz16(data, #nm)?; },
-                    (Nul::Terminated, _) => quote! { w.strz(data, #nm)?; },
-                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) if wide => {
-                        let n = lit_usize(*n as usize);
-                        quote! { w.str_padded16(data, #n, #nm)?; }
-                    }
-                    (Nul::Padded, Len::Expr(Expr::Int(n, _))) => {
-                        let n = lit_usize(*n as usize);
-                        quote! { w.str_padded(data, #n, #nm)?; }
-                    }
-                    (Nul::Padded, _) => {
-                        return Err(Internal(format!(
-                            "'{nm}': a NUL-padded string without a constant size"
-                        )))
-                    }
-                    (Nul::No, len) => {
-                        let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
-                        quote! { #prefix w.put(data); }
-                    }
-                };
-                quote! { #bytes #put }
-            }
+            Ty::Str(len, text) => self.write_text(sid, len, text, place, nm)?,
             Ty::Bytes(len) => {
                 let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
                 quote! { let data: &[u8] = &#v[..]; #prefix w.put(data); }
@@ -466,6 +425,59 @@ impl<'p> Gen<'p> {
                 self.write_sized(sid, fi, Some(&u.len), inner, nm)?
             }
         })
+    }
+
+    /// Text: its bytes in its encoding (refusing characters it has not), then its NUL, its
+    /// padding or its length prefix.
+    fn write_text(
+        &self,
+        sid: StructId,
+        len: &Len,
+        text: &Text,
+        place: Place,
+        nm: &str,
+    ) -> Result<TokenStream, Internal> {
+        let v = place.value();
+        // The text's bytes in its encoding (refusing characters it has not), then its
+        // NUL, its padding or its length prefix.
+        let b = place.borrowed();
+        let bytes = match text.encoding {
+            Encoding::Utf8 => quote! { let data: &[u8] = #v.as_bytes(); },
+            Encoding::Ascii => {
+                quote! { let data = wiregen_runtime::text::encode_ascii(#b, #nm)?; }
+            }
+            Encoding::Latin1 => quote! {
+                let data = wiregen_runtime::text::encode_latin1(#b, #nm)?;
+                let data: &[u8] = &data;
+            },
+            Encoding::Utf16 { big } => quote! {
+                let data = wiregen_runtime::text::encode_utf16(#b, #big);
+                let data: &[u8] = &data;
+            },
+        };
+        let wide = matches!(text.encoding, Encoding::Utf16 { .. });
+        let put = match (text.nul, len) {
+            (Nul::Terminated, _) if wide => quote! { w.strz16(data, #nm)?; },
+            (Nul::Terminated, _) => quote! { w.strz(data, #nm)?; },
+            (Nul::Padded, Len::Expr(Expr::Int(n, _))) if wide => {
+                let n = lit_usize(*n as usize);
+                quote! { w.str_padded16(data, #n, #nm)?; }
+            }
+            (Nul::Padded, Len::Expr(Expr::Int(n, _))) => {
+                let n = lit_usize(*n as usize);
+                quote! { w.str_padded(data, #n, #nm)?; }
+            }
+            (Nul::Padded, _) => {
+                return Err(Internal(format!(
+                    "'{nm}': a NUL-padded string without a constant size"
+                )))
+            }
+            (Nul::No, len) => {
+                let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
+                quote! { #prefix w.put(data); }
+            }
+        };
+        Ok(quote! { #bytes #put })
     }
 
     /// `inner` (the writing of a struct or switch value) within its size: a size prefix
