@@ -262,17 +262,9 @@ impl Builder {
         Ok(written)
     }
 
-    /// Every file this configuration generates (paths as they will be written), every schema
-    /// file read, and what could not be generated; nothing is written. Schema errors are an
-    /// error; a backend's limit only stops that backend's output.
-    pub fn outputs(&self) -> Result<Plan, Error> {
-        let rust_out = match (&self.rust_out, std::env::var_os("OUT_DIR")) {
-            (Some(dir), _) => dir.clone(),
-            (None, Some(out)) => PathBuf::from(out),
-            (None, None) => return Err(Error::NoRustOut),
-        };
-        // Files are read and written at `base`; messages and generated text show paths as given.
-        let base = self.base.clone().unwrap_or_default();
+    /// Each named schema in order, then what they build on (found while loading them): the
+    /// protocols, the named ones, every file read and every error.
+    fn load(&self, base: &Path) -> Result<Loaded, Error> {
         let mut schemas: Vec<PathBuf> = self.schemas.iter().map(|s| base.join(s)).collect();
         for dir in &self.schema_dirs {
             schemas.extend(schemas_in(&base.join(dir))?);
@@ -281,7 +273,6 @@ impl Builder {
         let mut named: Vec<PlannedProtocol> = Vec::new();
         let mut read: Vec<PathBuf> = Vec::new();
         let mut errors = Diagnostics::default();
-        // Each named schema in order, then what they build on (found while loading them).
         let mut queue: std::collections::VecDeque<PathBuf> = schemas.iter().cloned().collect();
         while let Some(file) = queue.pop_front() {
             if read.contains(&file) {
@@ -312,6 +303,31 @@ impl Builder {
                 }
             }
         }
+        Ok(Loaded {
+            protocols,
+            named,
+            read,
+            errors,
+        })
+    }
+
+    /// Every file this configuration generates (paths as they will be written), every schema
+    /// file read, and what could not be generated; nothing is written. Schema errors are an
+    /// error; a backend's limit only stops that backend's output.
+    pub fn outputs(&self) -> Result<Plan, Error> {
+        let rust_out = match (&self.rust_out, std::env::var_os("OUT_DIR")) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(out)) => PathBuf::from(out),
+            (None, None) => return Err(Error::NoRustOut),
+        };
+        // Files are read and written at `base`; messages and generated text show paths as given.
+        let base = self.base.clone().unwrap_or_default();
+        let Loaded {
+            protocols,
+            named,
+            read,
+            errors,
+        } = self.load(&base)?;
         if !errors.0.is_empty() && !self.keep_going {
             return Err(Error::Schema(errors));
         }
@@ -540,4 +556,12 @@ pub fn write_if_changed(o: &Output) -> Result<Written, Error> {
         path,
         changed: true,
     })
+}
+
+/// What loading a configuration's schemas gave (see [`Builder::load`]).
+struct Loaded {
+    protocols: Vec<Protocol>,
+    named: Vec<PlannedProtocol>,
+    read: Vec<PathBuf>,
+    errors: Diagnostics,
 }
