@@ -278,7 +278,7 @@ impl Builder {
             if read.contains(&file) {
                 continue;
             }
-            match pipeline::load_recording(&file, Some(&base)) {
+            match pipeline::load_recording(&file, Some(base)) {
                 Ok((p, files)) => {
                     if schemas.contains(&file) {
                         named.push(PlannedProtocol {

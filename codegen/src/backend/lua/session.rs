@@ -165,39 +165,7 @@ impl<'p> Gen<'p> {
         c.line("steps = steps + 1");
         c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
         c.close("end");
-        c.open("if a ~= nil and b ~= nil then");
-        let lists: Vec<String> = (1..=j.streams.len())
-            .map(|i| format!("s{i} = {{}}"))
-            .collect();
-        c.line(format!(
-            "local whole = {{ count = 0, {} }}",
-            lists.join(", ")
-        ));
-        c.line("local i = a");
-        c.open("while true do");
-        c.line("local part = st.parts[i]");
-        for i in 1..=j.streams.len() {
-            c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
-        }
-        let part_raws: Vec<String> = (1..=j.streams.len())
-            .map(|i| format!("part[{i}]"))
-            .collect();
-        c.line(format!(
-            "bounded_set(join_done_{ji}, key .. \"|\" .. tostring(i), {})",
-            part_bytes(&part_raws)
-        ));
-        c.line(format!(
-            "if join_done_{ji}.count > JOIN_DONE_LIMIT_{ji} then bounded_evict(join_done_{ji}) end"
-        ));
-        c.line("st.parts[i] = nil");
-        c.line("st.n = st.n - 1");
-        c.line("whole.count = whole.count + 1");
-        c.line("if i == b then break end");
-        c.line(format!("i = (i + 1) % {wrap}"));
-        c.close("end");
-        for i in 1..=j.streams.len() {
-            c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
-        }
+        join_whole(c, ji, j.streams.len(), wrap);
         c.line(format!("frame_joins_{ji}[here] = whole"));
         c.close("end");
         c.close("end");
@@ -289,5 +257,40 @@ fn part_bytes(raws: &[String]) -> String {
             .map(|r| format!("#{r} .. \":\" .. {r}"))
             .collect::<Vec<_>>()
             .join(" .. "),
+    }
+}
+
+/// Inside `if a ~= nil and b ~= nil`: the parts from `a` to `b` (numbers modulo `wrap`) taken
+/// out of the waiting ones into `whole` (`streams` lists of bytes, concatenated), each
+/// remembered as joined.
+fn join_whole(c: &mut Code, ji: usize, streams: usize, wrap: u64) {
+    c.open("if a ~= nil and b ~= nil then");
+    let lists: Vec<String> = (1..=streams).map(|i| format!("s{i} = {{}}")).collect();
+    c.line(format!(
+        "local whole = {{ count = 0, {} }}",
+        lists.join(", ")
+    ));
+    c.line("local i = a");
+    c.open("while true do");
+    c.line("local part = st.parts[i]");
+    for i in 1..=streams {
+        c.line(format!("whole.s{i}[#whole.s{i} + 1] = part[{i}]"));
+    }
+    let part_raws: Vec<String> = (1..=streams).map(|i| format!("part[{i}]")).collect();
+    c.line(format!(
+        "bounded_set(join_done_{ji}, key .. \"|\" .. tostring(i), {})",
+        part_bytes(&part_raws)
+    ));
+    c.line(format!(
+        "if join_done_{ji}.count > JOIN_DONE_LIMIT_{ji} then bounded_evict(join_done_{ji}) end"
+    ));
+    c.line("st.parts[i] = nil");
+    c.line("st.n = st.n - 1");
+    c.line("whole.count = whole.count + 1");
+    c.line("if i == b then break end");
+    c.line(format!("i = (i + 1) % {wrap}"));
+    c.close("end");
+    for i in 1..=streams {
+        c.line(format!("whole.s{i} = table.concat(whole.s{i})"));
     }
 }
