@@ -38,26 +38,9 @@ impl<'f> Validator<'f> {
         );
         let on_failed = self.diags.len() > before;
         self.in_tag = false;
-        // Case keys may name values of the tag's enum.
-        let tag_shape = match &on {
-            Expr::Field(path) => Some(
-                self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field]
-                    .1
-                    .clone(),
-            ),
-            Expr::Item(t, _) => self
-                .tables
-                .values()
-                .find(|(i, _)| i == t)
-                .map(|(_, e)| e.map_or(Shape::Unknown, Shape::Enum)),
-            _ => None,
-        };
-        let tag_enum = match tag_shape {
-            Some(Shape::Enum(e)) => Some(e),
-            _ => None,
-        };
-        // The tag's type is already reported as unknown: its case keys cannot be checked.
-        let tag_unknown = on_failed || matches!(tag_shape, Some(Shape::Unknown));
+        // Case keys may name values of the tag's enum; a tag whose type is already reported
+        // as unknown has keys that cannot be checked.
+        let (tag_enum, tag_unknown) = self.tag_kind(&on, on_failed);
         if sw.tag_bits.is_some() {
             self.error(
                 "E0401",
@@ -155,6 +138,30 @@ impl<'f> Validator<'f> {
             default_variant,
             unless,
         }
+    }
+
+    /// The enum a switch's tag is (its case keys may name its values), and whether its type is
+    /// unknown (reported already: its case keys cannot be checked).
+    fn tag_kind(&self, on: &Expr, on_failed: bool) -> (Option<usize>, bool) {
+        let tag_shape = match on {
+            Expr::Field(path) => Some(
+                self.shapes[path.last().unwrap().struct_id][path.last().unwrap().field]
+                    .1
+                    .clone(),
+            ),
+            Expr::Item(t, _) => self
+                .tables
+                .values()
+                .find(|(i, _)| i == t)
+                .map(|(_, e)| e.map_or(Shape::Unknown, Shape::Enum)),
+            _ => None,
+        };
+        let tag_enum = match tag_shape {
+            Some(Shape::Enum(e)) => Some(e),
+            _ => None,
+        };
+        let tag_unknown = on_failed || matches!(tag_shape, Some(Shape::Unknown));
+        (tag_enum, tag_unknown)
     }
 
     /// The switch whose cases and default this one has: its own, or those `cases_from` names
