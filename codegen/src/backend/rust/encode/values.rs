@@ -79,43 +79,7 @@ impl<'p> Gen<'p> {
                         }
                     }
                 };
-                // Lengths given by a non-trivial expression are checked against the data. One
-                // that reads the position (`@remaining - 2`) is the data's own length: what
-                // follows it is written after, and the decoder finds it the same way.
-                // A size that is derived from the data needs no check.
-                let len_check = match &f.ty {
-                    Ty::Bytes(Len::Expr(e))
-                    | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
-                    | Ty::Array(_, Len::Expr(e))
-                        if plan.len_check =>
-                    {
-                        let ex = self.expr_top(e, Ctx::Encode);
-                        // An optional value is checked when it is there.
-                        let value = match f.condition {
-                            None => quote! { self.#local },
-                            Some(_) => quote! { v },
-                        };
-                        let len = wire_len(&f.ty, value);
-                        let (expected, actual) =
-                            (self.temp(sid, "expected"), self.temp(sid, "actual"));
-                        let (expected_init, actual_init) = (
-                            field_init("expected", &expected),
-                            field_init("actual", &actual),
-                        );
-                        let check = quote! {
-                            let #expected: i128 = #ex;
-                            let #actual = #len;
-                            if #expected != #actual as i128 {
-                                return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { #expected_init, #actual_init }));
-                            }
-                        };
-                        match f.condition {
-                            None => check,
-                            Some(_) => quote! { if let Some(v) = &self.#local { #check } },
-                        }
-                    }
-                    _ => quote! {},
-                };
+                let len_check = self.length_check(sid, fi);
                 // Derived lengths that wait for this field's encoding are patched now.
                 let patches = plan.patches.iter().filter_map(|&di| {
                     let d = &s.fields[di];
@@ -146,5 +110,47 @@ impl<'p> Gen<'p> {
             }
             _ => return Err(Internal(format!("'{nm}': not written by write_value"))),
         })
+    }
+
+    /// Lengths given by a non-trivial expression are checked against the data. One
+    /// that reads the position (`@remaining - 2`) is the data's own length: what
+    /// follows it is written after, and the decoder finds it the same way.
+    /// A size that is derived from the data needs no check.
+    fn length_check(&self, sid: StructId, fi: usize) -> TokenStream {
+        let f = &self.p.structs[sid].fields[fi];
+        let (nm, local) = (f.name.as_str(), ident(&f.name));
+        let plan = &self.l.field(sid, fi).write;
+        match &f.ty {
+            Ty::Bytes(Len::Expr(e))
+            | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
+            | Ty::Array(_, Len::Expr(e))
+                if plan.len_check =>
+            {
+                let ex = self.expr_top(e, Ctx::Encode);
+                // An optional value is checked when it is there.
+                let value = match f.condition {
+                    None => quote! { self.#local },
+                    Some(_) => quote! { v },
+                };
+                let len = wire_len(&f.ty, value);
+                let (expected, actual) = (self.temp(sid, "expected"), self.temp(sid, "actual"));
+                let (expected_init, actual_init) = (
+                    field_init("expected", &expected),
+                    field_init("actual", &actual),
+                );
+                let check = quote! {
+                    let #expected: i128 = #ex;
+                    let #actual = #len;
+                    if #expected != #actual as i128 {
+                        return Err(EncodeError::new(#nm, EncodeErrorKind::LengthMismatch { #expected_init, #actual_init }));
+                    }
+                };
+                match f.condition {
+                    None => check,
+                    Some(_) => quote! { if let Some(v) = &self.#local { #check } },
+                }
+            }
+            _ => quote! {},
+        }
     }
 }
