@@ -30,28 +30,11 @@ impl<'p> Gen<'p> {
             .collect::<Result<_, _>>()?;
         let index = ident(&root.fields[r.index].name);
         let piece_field = &root.fields[r.field];
-        let piece = ident(&piece_field.name);
         let (index_name, piece_name) = (
             root.fields[r.index].name.as_str(),
             piece_field.name.as_str(),
         );
-        // Where a piece's bytes are: a bytes field, or the raw-bytes default of a switch.
-        let (piece_get, piece_set) = match &piece_field.ty {
-            Ty::Bytes(_) => (quote! { Some(&self.#piece[..]) }, None),
-            Ty::Union(u) if u.default == Some(CaseBody::Bytes) => {
-                let un = ident(&p.union_name(sid, r.field));
-                let other = variant_ident(&u.default_variant);
-                (
-                    quote! { match &self.#piece { #un::#other { data, .. } => Some(&data[..]), _ => None } },
-                    Some((un, other)),
-                )
-            }
-            _ => {
-                return Err(Internal(
-                    "a reassembly 'field' is bytes or a switch whose default is bytes".into(),
-                ))
-            }
-        };
+        let (piece_get, piece_set) = self.piece_access(r)?;
         let when = match &r.when {
             Some(w) => self.expr_top(w, Ctx::Value),
             None => quote! { true },
@@ -148,6 +131,33 @@ impl<'p> Gen<'p> {
                 fn whole(from_client: bool, data: Vec<u8>, #last: &#rt #lt) -> Whole {
                     Whole { from_client, data, #whole_tag_init }
                 }
+            }
+        })
+    }
+
+    /// Where a piece's bytes are: a bytes field, or the raw-bytes default of a switch (then
+    /// also the switch and its variant, which `chunk` sets).
+    fn piece_access(
+        &self,
+        r: &Reassembly,
+    ) -> Result<(TokenStream, Option<(Ident, Ident)>), Internal> {
+        let (p, sid) = (self.p, self.p.root);
+        let root = p.root();
+        let piece = ident(&root.fields[r.field].name);
+        Ok(match &root.fields[r.field].ty {
+            Ty::Bytes(_) => (quote! { Some(&self.#piece[..]) }, None),
+            Ty::Union(u) if u.default == Some(CaseBody::Bytes) => {
+                let un = ident(&p.union_name(sid, r.field));
+                let other = variant_ident(&u.default_variant);
+                (
+                    quote! { match &self.#piece { #un::#other { data, .. } => Some(&data[..]), _ => None } },
+                    Some((un, other)),
+                )
+            }
+            _ => {
+                return Err(Internal(
+                    "a reassembly 'field' is bytes or a switch whose default is bytes".into(),
+                ))
             }
         })
     }
