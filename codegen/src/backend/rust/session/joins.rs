@@ -8,149 +8,151 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let mut out = Vec::new();
         for j in &p.joins {
-            let sid = j.in_struct;
-            let s = &p.structs[sid];
-            let st = ident(&s.name);
-            let st_anon = self.ty_anon(sid);
-            let snake = s.name.to_snake_case();
-            let jn = format_ident!("{}Joined", s.name);
-            let joiner = format_ident!("{}Joiner", s.name);
-            let split = format_ident!("split_{}", snake);
-            let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
-            let size = lit_usize(j.piece_size);
-            let wrap = lit_u64(j.wrap);
-            let seq = ident(&s.fields[j.sequence].name);
-            let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
-            let seq_nm = s.fields[j.sequence].name.as_str();
-            let first = self.expr_top(&j.first, Ctx::Value);
-            let last = self.expr_top(&j.last, Ctx::Value);
-            // The key: the part's own fields, and those of enclosing values the caller gives
-            // (`Command.channel_id`, read where the part sits in its datagram).
-            let key_names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
-            let key_copies: Vec<TokenStream> = j
-                .key
-                .iter()
-                .zip(&key_names)
-                .map(|(r, n)| {
-                    if r.struct_id == sid {
-                        copy_of(quote! { part.#n }, &s.fields[r.field].ty)
-                    } else {
-                        quote! { #n }
-                    }
-                })
-                .collect();
-            let key_types: Vec<TokenStream> = j
-                .key
-                .iter()
-                .map(|r| self.rust_ty(r.struct_id, r.field, &p.field(r).ty))
-                .collect::<Result<_, _>>()?;
-            let (outer_names, outer_params): (Vec<Ident>, Vec<TokenStream>) = j
-                .key
-                .iter()
-                .zip(key_names.iter().zip(&key_types))
-                .filter(|(r, _)| r.struct_id != sid)
-                .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
-                .unzip();
-            let streams: Vec<Ident> = j
-                .streams
-                .iter()
-                .map(|x| ident(&s.fields[x.field].name))
-                .collect();
-            let n_streams = lit_usize(j.streams.len());
-            let decoders = self.joined_decoders(sid, &j.streams, &jn);
-            let key_ty = quote! { (#(#key_types,)*) };
-            let (size_doc, joined_doc, joiner_doc) = (
-                format!("Largest data (all streams together) [`{split}`] puts in one part."),
-                format!("A payload joined from [`{st}`] parts."),
-                format!(
-                    "Joins the parts of [`{st}`] payloads sent in one direction of a conversation \
-                     (keep one joiner per direction); its limits and counters are the \
-                     [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
-                ),
-            );
-            let (size_doc, joined_doc, joiner_doc) = (
-                doc_prose(&size_doc),
-                doc_prose(&joined_doc),
-                doc_prose(&joiner_doc),
-            );
-            let splitter = self.join_splitter(j)?;
-            out.push(quote! {
-                #size_doc
-                pub const #part_size: usize = #size;
-
-                impl #st_anon {
-                    /// Whether this is the first part of a payload.
-                    pub fn is_first_part(&self) -> bool { #first }
-                    /// Whether this is the last part of a payload.
-                    pub fn is_last_part(&self) -> bool { #last }
-                }
-
-                #joined_doc
-                #[derive(Debug, Clone, PartialEq, Eq)]
-                pub struct #jn {
-                    #( pub #key_names: #key_types, )*
-                    /// Sequence number of the first part.
-                    pub first: #seq_ty,
-                    /// How many parts it was joined from.
-                    pub parts: usize,
-                    #( pub #streams: Vec<u8>, )*
-                }
-
-                #decoders
-
-                #joiner_doc
-                #[derive(Debug)]
-                pub struct #joiner(wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>);
-
-                impl Default for #joiner {
-                    fn default() -> Self {
-                        Self::new()
-                    }
-                }
-
-                impl #joiner {
-                    pub fn new() -> Self {
-                        Self(wiregen_runtime::SequenceJoiner::new(#wrap))
-                    }
-
-                    /// Adds a part; returns the payload when this part completes one.
-                    pub fn push(&mut self, part: &#st_anon, #(#outer_params)*) -> Result<Option<#jn>, DecodeError> {
-                        Ok(self.push_tagged(part, #(#outer_names,)* 0)?.map(|(joined, _)| joined))
-                    }
-
-                    /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
-                    /// frame number): a payload comes with the tags of its parts, in order.
-                    pub fn push_tagged(&mut self, part: &#st_anon, #(#outer_params)* tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
-                        let key = (#(#key_copies,)*);
-                        let data = [#(part.#streams.to_vec()),*];
-                        let (first, last) = (part.is_first_part(), part.is_last_part());
-                        let joined = self.0.push_tagged(key, part.#seq as u64, first, last, data, #seq_nm, tag)?;
-                        Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*], tags }| {
-                            (#jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }, tags)
-                        }))
-                    }
-                }
-
-                impl std::ops::Deref for #joiner {
-                    type Target = wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>;
-                    fn deref(&self) -> &Self::Target {
-                        &self.0
-                    }
-                }
-
-                impl std::ops::DerefMut for #joiner {
-                    fn deref_mut(&mut self) -> &mut Self::Target {
-                        &mut self.0
-                    }
-                }
-
-                #splitter
-            });
+            out.push(self.sequence_join(j)?);
         }
         for j in &p.stream_joins {
             out.push(self.stream_joiner(j));
         }
         Ok(quote! { #(#out)* })
+    }
+
+    /// One sequence join: the part markers, the joined payload and its decoders, the joiner
+    /// and the splitter.
+    fn sequence_join(&self, j: &Join) -> Result<TokenStream, Internal> {
+        let p = self.p;
+        let sid = j.in_struct;
+        let s = &p.structs[sid];
+        let st = ident(&s.name);
+        let st_anon = self.ty_anon(sid);
+        let snake = s.name.to_snake_case();
+        let jn = format_ident!("{}Joined", s.name);
+        let joiner = format_ident!("{}Joiner", s.name);
+        let split = format_ident!("split_{}", snake);
+        let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
+        let size = lit_usize(j.piece_size);
+        let wrap = lit_u64(j.wrap);
+        let seq = ident(&s.fields[j.sequence].name);
+        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
+        let seq_nm = s.fields[j.sequence].name.as_str();
+        let first = self.expr_top(&j.first, Ctx::Value);
+        let last = self.expr_top(&j.last, Ctx::Value);
+        // The key: the part's own fields, and those of enclosing values the caller gives
+        // (`Command.channel_id`, read where the part sits in its datagram).
+        let key_names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
+        let key_copies: Vec<TokenStream> = j
+            .key
+            .iter()
+            .zip(&key_names)
+            .map(|(r, n)| {
+                if r.struct_id == sid {
+                    copy_of(quote! { part.#n }, &s.fields[r.field].ty)
+                } else {
+                    quote! { #n }
+                }
+            })
+            .collect();
+        let key_types: Vec<TokenStream> = j
+            .key
+            .iter()
+            .map(|r| self.rust_ty(r.struct_id, r.field, &p.field(r).ty))
+            .collect::<Result<_, _>>()?;
+        let (outer_names, outer_params): (Vec<Ident>, Vec<TokenStream>) = j
+            .key
+            .iter()
+            .zip(key_names.iter().zip(&key_types))
+            .filter(|(r, _)| r.struct_id != sid)
+            .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
+            .unzip();
+        let streams: Vec<Ident> = j
+            .streams
+            .iter()
+            .map(|x| ident(&s.fields[x.field].name))
+            .collect();
+        let n_streams = lit_usize(j.streams.len());
+        let decoders = self.joined_decoders(sid, &j.streams, &jn);
+        let key_ty = quote! { (#(#key_types,)*) };
+        let size_doc = doc_prose(&format!(
+            "Largest data (all streams together) [`{split}`] puts in one part."
+        ));
+        let joined_doc = doc_prose(&format!("A payload joined from [`{st}`] parts."));
+        let joiner_doc = doc_prose(&format!(
+            "Joins the parts of [`{st}`] payloads sent in one direction of a conversation \
+             (keep one joiner per direction); its limits and counters are the \
+             [`SequenceJoiner`](wiregen_runtime::SequenceJoiner)'s it derefs to."
+        ));
+        let splitter = self.join_splitter(j)?;
+        Ok(quote! {
+            #size_doc
+            pub const #part_size: usize = #size;
+
+            impl #st_anon {
+                /// Whether this is the first part of a payload.
+                pub fn is_first_part(&self) -> bool { #first }
+                /// Whether this is the last part of a payload.
+                pub fn is_last_part(&self) -> bool { #last }
+            }
+
+            #joined_doc
+            #[derive(Debug, Clone, PartialEq, Eq)]
+            pub struct #jn {
+                #( pub #key_names: #key_types, )*
+                /// Sequence number of the first part.
+                pub first: #seq_ty,
+                /// How many parts it was joined from.
+                pub parts: usize,
+                #( pub #streams: Vec<u8>, )*
+            }
+
+            #decoders
+
+            #joiner_doc
+            #[derive(Debug)]
+            pub struct #joiner(wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>);
+
+            impl Default for #joiner {
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+
+            impl #joiner {
+                pub fn new() -> Self {
+                    Self(wiregen_runtime::SequenceJoiner::new(#wrap))
+                }
+
+                /// Adds a part; returns the payload when this part completes one.
+                pub fn push(&mut self, part: &#st_anon, #(#outer_params)*) -> Result<Option<#jn>, DecodeError> {
+                    Ok(self.push_tagged(part, #(#outer_names,)* 0)?.map(|(joined, _)| joined))
+                }
+
+                /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
+                /// frame number): a payload comes with the tags of its parts, in order.
+                pub fn push_tagged(&mut self, part: &#st_anon, #(#outer_params)* tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
+                    let key = (#(#key_copies,)*);
+                    let data = [#(part.#streams.to_vec()),*];
+                    let (first, last) = (part.is_first_part(), part.is_last_part());
+                    let joined = self.0.push_tagged(key, part.#seq as u64, first, last, data, #seq_nm, tag)?;
+                    Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*], tags }| {
+                        (#jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }, tags)
+                    }))
+                }
+            }
+
+            impl std::ops::Deref for #joiner {
+                type Target = wiregen_runtime::SequenceJoiner<#key_ty, #n_streams>;
+                fn deref(&self) -> &Self::Target {
+                    &self.0
+                }
+            }
+
+            impl std::ops::DerefMut for #joiner {
+                fn deref_mut(&mut self) -> &mut Self::Target {
+                    &mut self.0
+                }
+            }
+
+            #splitter
+        })
     }
 
     /// `split_<type>`: cuts payload streams into parts numbered from the caller's, setting the
