@@ -52,8 +52,64 @@ pub fn generate(
                 "    let id = data.first().copied().unwrap_or(0) as u64;\n    let _ = id;\n    {payload}if let Ok(m) = {module}::Message::{decode} {{\n        if let Ok(bytes) = m.encode() {{\n            let back = {module}::Message::{again}.expect(\"an encoded message decodes\");\n            assert_eq!(back.encode().expect(\"re-encodes\"), bytes);\n        }}\n    }}\n    let mut u = arbitrary::Unstructured::new(data);\n    if let Ok(m) = <{module}::Message as arbitrary::Arbitrary>::arbitrary(&mut u) {{\n        if let Ok(bytes) = m.encode() {{\n            let back = {module}::Message::{again}.expect(\"an encoded message decodes\");\n            assert_eq!(back.encode().expect(\"re-encodes\"), bytes);\n        }}\n    }}\n"
             ));
         }
-        let target = format!(
-            r#"{header}//!
+        let target = fuzz_target(p, &krate, &module, &checks);
+        out.push(Output {
+            path: dir
+                .join(format!("fuzz_targets/{module}.rs"))
+                .display()
+                .to_string(),
+            contents: target,
+        });
+    }
+    // The generator itself: any text as a schema.
+    bins.push_str(
+        "\n[[bin]]\nname = \"schema\"\npath = \"fuzz_targets/schema.rs\"\ntest = false\ndoc = false\nbench = false\n",
+    );
+    out.push(Output {
+        path: dir.join("fuzz_targets/schema.rs").display().to_string(),
+        contents: header(Comment::InnerDoc, Source::Generator) + SCHEMA_TARGET,
+    });
+    let toml_header = header(Comment::Hash, Source::AllSchemas);
+    let cargo = format!(
+        r#"{toml_header}# Run a target: cargo fuzz run <schema> (see docs/robustness.md); seeds are in corpus/<schema>.
+[package]
+name = "wiregen-fuzz"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[package.metadata]
+cargo-fuzz = true
+
+[dependencies]
+libfuzzer-sys = "0.4"
+arbitrary = "1"
+wiregen = {{ {generator} }}
+{deps}
+# Not part of the main workspace: built by cargo fuzz with its own flags.
+[workspace]
+members = ["."]
+{bins}"#
+    );
+    out.insert(
+        0,
+        Output {
+            path: dir.join("Cargo.toml").display().to_string(),
+            contents: cargo,
+        },
+    );
+    out
+}
+
+/// The generator's own target: any input, read as a schema, is refused with diagnostics or
+/// generates both outputs, never a panic, and never a backend's internal error (a construct
+/// validation let through that a backend cannot write: the generated Rust is parsed by the
+/// backend itself, so Rust that does not parse is one). Seeds: the golden snippets.
+
+/// The fuzz target of one schema: `checks` run for each input.
+fn fuzz_target(p: &Protocol, krate: &str, module: &str, checks: &str) -> String {
+    format!(
+        r#"{header}//!
 //! Fuzzes the `{krate}` crate with every input twice per top-level type: as wire bytes
 //! (decoding never panics, and what decodes re-encodes into bytes that decode and encode the
 //! same), and as the source of an arbitrary value (what the encoder accepts decodes back and
@@ -107,60 +163,10 @@ macro_rules! check {{
 fuzz_target!(|data: &[u8]| {{
 {checks}}});
 "#,
-            header = header(Comment::InnerDoc, Source::Schema(&p.source)),
-        );
-        out.push(Output {
-            path: dir
-                .join(format!("fuzz_targets/{module}.rs"))
-                .display()
-                .to_string(),
-            contents: target,
-        });
-    }
-    // The generator itself: any text as a schema.
-    bins.push_str(
-        "\n[[bin]]\nname = \"schema\"\npath = \"fuzz_targets/schema.rs\"\ntest = false\ndoc = false\nbench = false\n",
-    );
-    out.push(Output {
-        path: dir.join("fuzz_targets/schema.rs").display().to_string(),
-        contents: header(Comment::InnerDoc, Source::Generator) + SCHEMA_TARGET,
-    });
-    let toml_header = header(Comment::Hash, Source::AllSchemas);
-    let cargo = format!(
-        r#"{toml_header}# Run a target: cargo fuzz run <schema> (see docs/robustness.md); seeds are in corpus/<schema>.
-[package]
-name = "wiregen-fuzz"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[package.metadata]
-cargo-fuzz = true
-
-[dependencies]
-libfuzzer-sys = "0.4"
-arbitrary = "1"
-wiregen = {{ {generator} }}
-{deps}
-# Not part of the main workspace: built by cargo fuzz with its own flags.
-[workspace]
-members = ["."]
-{bins}"#
-    );
-    out.insert(
-        0,
-        Output {
-            path: dir.join("Cargo.toml").display().to_string(),
-            contents: cargo,
-        },
-    );
-    out
+        header = header(Comment::InnerDoc, Source::Schema(&p.source)),
+    )
 }
 
-/// The generator's own target: any input, read as a schema, is refused with diagnostics or
-/// generates both outputs, never a panic, and never a backend's internal error (a construct
-/// validation let through that a backend cannot write: the generated Rust is parsed by the
-/// backend itself, so Rust that does not parse is one). Seeds: the golden snippets.
 const SCHEMA_TARGET: &str = r#"//!
 //! Fuzzes the generator: any input, read as a schema, is refused with diagnostics or generates
 //! both outputs; it never panics and never reaches a backend's internal error (generated Rust
