@@ -101,11 +101,6 @@ members = ["."]
     out
 }
 
-/// The generator's own target: any input, read as a schema, is refused with diagnostics or
-/// generates both outputs, never a panic, and never a backend's internal error (a construct
-/// validation let through that a backend cannot write: the generated Rust is parsed by the
-/// backend itself, so Rust that does not parse is one). Seeds: the golden snippets.
-
 /// The fuzz target of one schema: `checks` run for each input.
 fn fuzz_target(p: &Protocol, krate: &str, module: &str, checks: &str) -> String {
     format!(
@@ -167,6 +162,10 @@ fuzz_target!(|data: &[u8]| {{
     )
 }
 
+/// The generator's own target: any input, read as a schema, is refused with diagnostics or
+/// generates both outputs, never a panic, and never a backend's internal error (a construct
+/// validation let through that a backend cannot write: the generated Rust is parsed by the
+/// backend itself, so Rust that does not parse is one). Seeds: the golden snippets.
 const SCHEMA_TARGET: &str = r#"//!
 //! Fuzzes the generator: any input, read as a schema, is refused with diagnostics or generates
 //! both outputs; it never panics and never reaches a backend's internal error (generated Rust
