@@ -28,42 +28,7 @@ impl<'p> Gen<'p> {
                     nul: Nul::Terminated,
                     encoding,
                 },
-            ) => {
-                // The string and its NUL; none before the end is a malformed field.
-                let enc = lua_encoding(*encoding);
-                let unit = if matches!(encoding, Encoding::Utf16 { .. }) {
-                    // A NUL code unit: two zero bytes at an even offset.
-                    c.line("n = nil");
-                    c.line("val = tvb:raw(offset, limit - offset)");
-                    c.open("for i = 1, #val - 1, 2 do");
-                    c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end");
-                    c.close("end");
-                    2
-                } else {
-                    c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
-                    1
-                };
-                c.open("if n == nil then");
-                c.item(format!(
-                    "{tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"
-                ));
-                c.read_item(format!(
-                    "item:add_proto_expert_info(E.truncated, \"{name}: no NUL before the end\")"
-                ));
-                c.line("return nil");
-                c.close("end");
-                c.item(format!(
-                    "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
-                ));
-                keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
-                let text = format!("n - {unit}");
-                if let Some((bad, what)) =
-                    invalid_text(*encoding, &format!("tvb:raw(offset, {text})"), &text)
-                {
-                    c.read_item(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
-                }
-                c.line("offset = offset + n");
-            }
+            ) => strz(c, (tree, abbrev, target), name, *encoding),
             Ty::Str(
                 len,
                 Text {
@@ -141,4 +106,40 @@ impl<'p> Gen<'p> {
         }
         Ok(())
     }
+}
+
+/// A NUL-terminated string: the item covers the string and its NUL; none before the end is a
+/// malformed field.
+fn strz(c: &mut Code, (tree, abbrev, target): (&str, &str, &str), name: &str, encoding: Encoding) {
+    let enc = lua_encoding(encoding);
+    let unit = if matches!(encoding, Encoding::Utf16 { .. }) {
+        // A NUL code unit: two zero bytes at an even offset.
+        c.line("n = nil");
+        c.line("val = tvb:raw(offset, limit - offset)");
+        c.open("for i = 1, #val - 1, 2 do");
+        c.line("if val:byte(i) == 0 and val:byte(i + 1) == 0 then n = i + 1 break end");
+        c.close("end");
+        2
+    } else {
+        c.line("n = string.find(tvb:raw(offset, limit - offset), \"\\0\", 1, true)");
+        1
+    };
+    c.open("if n == nil then");
+    c.item(format!(
+        "{tree}:add(tvb(offset, limit - offset), \"[{name}: no NUL before the end]\")"
+    ));
+    c.read_item(format!(
+        "item:add_proto_expert_info(E.truncated, \"{name}: no NUL before the end\")"
+    ));
+    c.line("return nil");
+    c.close("end");
+    c.item(format!(
+        "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, n), {enc})"
+    ));
+    keep(c, target, &format!("tvb(offset, n):stringz({enc})"));
+    let text = format!("n - {unit}");
+    if let Some((bad, what)) = invalid_text(encoding, &format!("tvb:raw(offset, {text})"), &text) {
+        c.read_item(format!("if n > {unit} and {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
+    }
+    c.line("offset = offset + n");
 }
