@@ -11,7 +11,7 @@
 //! - `cases: { Type.field: { KEY: Body } }` adds cases to a switch, or replaces the case of the
 //!   same key.
 
-use crate::schema::{NamedValue, SchemaFile};
+use crate::schema::{NamedValue, ProtocolDef, SchemaFile};
 use indexmap::IndexMap;
 use std::collections::HashSet;
 
@@ -53,10 +53,8 @@ fn merge_values(
     dropped
 }
 
-pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
-    let mut changes = Changes::default();
-    let bp = &mut base.protocol;
-    let ep = ext.protocol;
+/// The extension's `protocol:` over the base's: its names, and each part it states.
+fn merge_protocol(bp: &mut ProtocolDef, ep: ProtocolDef) {
     bp.name = ep.name;
     bp.title = ep.title;
     bp.doc = ep.doc.or(bp.doc.take());
@@ -107,6 +105,11 @@ pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
     if ep.application.is_some() {
         bp.application = ep.application;
     }
+}
+
+pub fn merge(mut base: SchemaFile, ext: SchemaFile) -> (SchemaFile, Changes) {
+    let mut changes = Changes::default();
+    merge_protocol(&mut base.protocol, ext.protocol);
 
     let mut dropped: Vec<String> = Vec::new();
     for (name, e) in ext.enums {
