@@ -71,16 +71,7 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         l,
         fields: Vec::new(),
         needs_bitops: false,
-        raw: p
-            .joins
-            .iter()
-            .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field)))
-            .chain(
-                p.stream_joins
-                    .iter()
-                    .flat_map(|j| j.streams.iter().map(|s| (j.in_struct, s.field))),
-            )
-            .collect(),
+        raw: joined_streams(p),
         case_names: case_names(p),
         shared_switch: l.shared_switch,
         filter: None,
@@ -561,5 +552,15 @@ fn opening(p: &Protocol, side: Side) -> Vec<(String, String)> {
         .iter()
         .filter(|(s, _)| *s == side)
         .map(|(_, id)| (p.structs[*id].name.clone(), p.structs[*id].name.clone()))
+        .collect()
+}
+
+/// The fields joins take the bytes of (their raw bytes are kept as they are read).
+fn joined_streams(p: &Protocol) -> std::collections::HashSet<(StructId, usize)> {
+    let sequence = p.joins.iter().map(|j| (j.in_struct, &j.streams));
+    let stream = p.stream_joins.iter().map(|j| (j.in_struct, &j.streams));
+    sequence
+        .chain(stream)
+        .flat_map(|(sid, streams)| streams.iter().map(move |s| (sid, s.field)))
         .collect()
 }
