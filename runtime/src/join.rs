@@ -27,10 +27,10 @@ use std::hash::Hash;
 /// used again after the counter wrapped starts a new payload), forgetting the oldest first.
 ///
 /// ```
-/// use wiregen_runtime::SequenceJoiner;
+/// use wiregen_runtime::{SequenceJoiner, SequencePart};
 /// let mut j = SequenceJoiner::<(), 1>::new(65536);
-/// assert!(j.push((), 7, false, true, [b"lo".to_vec()], "seq")?.is_none());
-/// let joined = j.push((), 6, true, false, [b"hel".to_vec()], "seq")?.unwrap();
+/// assert!(j.push(SequencePart::new((), 7, false, true, [b"lo".to_vec()]), "seq")?.is_none());
+/// let joined = j.push(SequencePart::new((), 6, true, false, [b"hel".to_vec()]), "seq")?.unwrap();
 /// assert_eq!((joined.first, joined.parts), (6, 2));
 /// assert_eq!(joined.streams, [b"hello".to_vec()]);
 /// # Ok::<(), wiregen_runtime::DecodeError>(())
@@ -84,6 +84,35 @@ pub struct Joined<K, const S: usize> {
     pub tags: Vec<u64>,
 }
 
+/// One part given to a [`SequenceJoiner`]: its key, its sequence number, whether it is the
+/// first and the last of its payload, and its bytes of each stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequencePart<K, const S: usize> {
+    /// What keeps its payload apart from others (a channel, a direction).
+    pub key: K,
+    /// Its sequence number (taken modulo the joiner's wrap).
+    pub seq: u64,
+    /// Whether it is the first part of its payload.
+    pub first: bool,
+    /// Whether it is the last part of its payload.
+    pub last: bool,
+    /// Its bytes of each stream.
+    pub data: [Vec<u8>; S],
+}
+
+impl<K, const S: usize> SequencePart<K, S> {
+    /// A part of key `key` numbered `seq`, marked first and/or last, with `data`.
+    pub fn new(key: K, seq: u64, first: bool, last: bool, data: [Vec<u8>; S]) -> Self {
+        SequencePart {
+            key,
+            seq,
+            first,
+            last,
+            data,
+        }
+    }
+}
+
 impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
     /// A joiner of parts numbered modulo `wrap` (65536 for a `u16` counter).
     pub fn new(wrap: u64) -> Self {
@@ -105,29 +134,27 @@ impl<K: Hash + Eq + Clone, const S: usize> SequenceJoiner<K, S> {
     /// field); a part numbered like one waiting replaces it.
     pub fn push(
         &mut self,
-        key: K,
-        seq: u64,
-        first: bool,
-        last: bool,
-        data: [Vec<u8>; S],
+        part: SequencePart<K, S>,
         field: &'static str,
     ) -> Result<Option<Joined<K, S>>, DecodeError> {
-        self.push_tagged(key, seq, first, last, data, field, 0)
+        self.push_tagged(part, field, 0)
     }
 
     /// [`push`](Self::push), with a tag of the caller's for the packet (a capture's frame
     /// number), given back in [`Joined::tags`].
-    #[allow(clippy::too_many_arguments)] // push's, and the tag
     pub fn push_tagged(
         &mut self,
-        key: K,
-        seq: u64,
-        first: bool,
-        last: bool,
-        data: [Vec<u8>; S],
+        part: SequencePart<K, S>,
         field: &'static str,
         tag: u64,
     ) -> Result<Option<Joined<K, S>>, DecodeError> {
+        let SequencePart {
+            key,
+            seq,
+            first,
+            last,
+            data,
+        } = part;
         let (seq, wrap) = (seq % self.wrap, self.wrap);
         // A part of a payload joined already, with the same bytes: a retransmission.
         self.last_retransmitted = self
@@ -255,9 +282,18 @@ mod tests {
     #[test]
     fn numbers_wrap_and_keys_keep_payloads_apart() {
         let mut j = SequenceJoiner::<u8, 1>::new(4);
-        assert!(j.push(1, 3, true, false, [vec![1]], "n").unwrap().is_none());
-        assert!(j.push(2, 0, true, true, [vec![9]], "n").unwrap().is_some());
-        let done = j.push(1, 4, false, true, [vec![2]], "n").unwrap().unwrap();
+        assert!(j
+            .push(SequencePart::new(1, 3, true, false, [vec![1]]), "n")
+            .unwrap()
+            .is_none());
+        assert!(j
+            .push(SequencePart::new(2, 0, true, true, [vec![9]]), "n")
+            .unwrap()
+            .is_some());
+        let done = j
+            .push(SequencePart::new(1, 4, false, true, [vec![2]]), "n")
+            .unwrap()
+            .unwrap();
         assert_eq!((done.key, done.first, done.parts), (1, 3, 2));
         assert_eq!(done.streams, [vec![1, 2]]);
         assert_eq!(j.pending(), 0);
@@ -267,17 +303,35 @@ mod tests {
     fn the_oldest_part_makes_room() {
         let mut j = SequenceJoiner::<(), 2>::new(100);
         j.max_parts = 2;
-        j.push((), 10, true, false, [vec![1], vec![]], "n").unwrap();
-        j.push((), 20, true, false, [vec![2], vec![]], "n").unwrap();
-        j.push((), 30, true, false, [vec![3], vec![]], "n").unwrap();
+        j.push(
+            SequencePart::new((), 10, true, false, [vec![1], vec![]]),
+            "n",
+        )
+        .unwrap();
+        j.push(
+            SequencePart::new((), 20, true, false, [vec![2], vec![]]),
+            "n",
+        )
+        .unwrap();
+        j.push(
+            SequencePart::new((), 30, true, false, [vec![3], vec![]]),
+            "n",
+        )
+        .unwrap();
         assert_eq!((j.pending(), j.evicted()), (2, 1));
         assert!(j
-            .push((), 11, false, true, [vec![], vec![]], "n")
+            .push(
+                SequencePart::new((), 11, false, true, [vec![], vec![]]),
+                "n"
+            )
             .unwrap()
             .is_none());
         j.max_len = 1;
         let e = j
-            .push((), 40, true, true, [vec![1], vec![2]], "n")
+            .push(
+                SequencePart::new((), 40, true, true, [vec![1], vec![2]]),
+                "n",
+            )
             .unwrap_err();
         assert_eq!(e.kind, DecodeErrorKind::TooLarge { value: 2, max: 1 });
     }
@@ -285,25 +339,31 @@ mod tests {
     #[test]
     fn a_part_sent_again_after_its_payload_was_joined_joins_nothing() {
         let mut j = SequenceJoiner::<u8, 1>::new(65536);
-        j.push(3, 10, true, false, [b"ab".to_vec()], "n").unwrap();
-        let done = j.push(3, 11, false, true, [b"cd".to_vec()], "n").unwrap();
+        j.push(SequencePart::new(3, 10, true, false, [b"ab".to_vec()]), "n")
+            .unwrap();
+        let done = j
+            .push(SequencePart::new(3, 11, false, true, [b"cd".to_vec()]), "n")
+            .unwrap();
         assert_eq!(done.unwrap().streams, [b"abcd".to_vec()]);
         // Every part again (its acks were lost): no second payload.
         for (seq, first, last, data) in [(10, true, false, b"ab"), (11, false, true, b"cd")] {
             assert!(j
-                .push(3, seq, first, last, [data.to_vec()], "n")
+                .push(SequencePart::new(3, seq, first, last, [data.to_vec()]), "n")
                 .unwrap()
                 .is_none());
             assert!(j.last_was_retransmission());
         }
         assert_eq!((j.retransmitted(), j.pending()), (2, 0));
         // The same numbers with other bytes start a new payload; so does another key.
-        j.push(3, 10, true, false, [b"xy".to_vec()], "n").unwrap();
+        j.push(SequencePart::new(3, 10, true, false, [b"xy".to_vec()]), "n")
+            .unwrap();
         assert!(!j.last_was_retransmission());
-        let again = j.push(3, 11, false, true, [b"zw".to_vec()], "n").unwrap();
+        let again = j
+            .push(SequencePart::new(3, 11, false, true, [b"zw".to_vec()]), "n")
+            .unwrap();
         assert_eq!(again.unwrap().streams, [b"xyzw".to_vec()]);
         assert!(j
-            .push(4, 10, true, true, [b"ab".to_vec()], "n")
+            .push(SequencePart::new(4, 10, true, true, [b"ab".to_vec()]), "n")
             .unwrap()
             .is_some());
     }
@@ -315,12 +375,18 @@ mod tests {
         let mut j = SequenceJoiner::<(), 1>::new(4);
         for seq in 0..3 {
             assert!(j
-                .push((), seq, true, true, [vec![7]], "n")
+                .push(SequencePart::new((), seq, true, true, [vec![7]]), "n")
                 .unwrap()
                 .is_some());
         }
-        assert!(j.push((), 0, true, true, [vec![7]], "n").unwrap().is_some());
-        assert!(j.push((), 2, true, true, [vec![7]], "n").unwrap().is_none());
+        assert!(j
+            .push(SequencePart::new((), 0, true, true, [vec![7]]), "n")
+            .unwrap()
+            .is_some());
+        assert!(j
+            .push(SequencePart::new((), 2, true, true, [vec![7]]), "n")
+            .unwrap()
+            .is_none());
         assert_eq!(j.retransmitted(), 1);
     }
 }

@@ -83,7 +83,7 @@ pub use error::{
 pub use f16::{f16_bits, f16_to_f32, f32_to_f16};
 pub use flags::{FlagNames, Flags};
 pub use group::{GroupReader, GroupWriter};
-pub use join::{Joined, SequenceJoiner};
+pub use join::{Joined, SequenceJoiner, SequencePart};
 pub use owned::IntoOwned;
 pub use read::{Reader, WireInt};
 pub use reassembly::{split, Fragmented, Piece, PieceEnd, Reassembler, Tagged};

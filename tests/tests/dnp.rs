@@ -25,6 +25,77 @@ fn link_state(values: Vec<TypedValue<'static>>) -> Command<'static> {
     }))
 }
 
+/// Every value type: (code, value bytes, value).
+fn value_vectors() -> Vec<(u8, &'static str, TypedValueValue<'static>)> {
+    vec![
+        (0, "ff", TypedValueValue::SInt8(SInt8Value { value: -1 })),
+        (1, "ff", TypedValueValue::UInt8(UInt8Value { value: 255 })),
+        (2, "00 80", TypedValueValue::SInt16(SInt16Value { value: i16::MIN })),
+        (3, "34 12", TypedValueValue::UInt16(UInt16Value { value: 0x1234 })),
+        (4, "fe ff ff ff", TypedValueValue::SInt32(SInt32Value { value: -2 })),
+        (5, "78 56 34 12", TypedValueValue::UInt32(UInt32Value { value: 0x12345678 })),
+        (6, "ff ff ff ff ff ff ff 7f", TypedValueValue::SInt64(SInt64Value { value: i64::MAX })),
+        (7, "ff ff ff ff ff ff ff ff", TypedValueValue::UInt64(UInt64Value { value: u64::MAX })),
+        (8, "00 3c", TypedValueValue::Float16(Float16Value { value: 1.0 })),
+        (8, "00 3e", TypedValueValue::Float16(Float16Value { value: 1.5 })),
+        (8, "00 c0", TypedValueValue::Float16(Float16Value { value: -2.0 })),
+        (8, "ff 7b", TypedValueValue::Float16(Float16Value { value: 65504.0 })),
+        (8, "01 00", TypedValueValue::Float16(Float16Value { value: 2f32.powi(-24) })),
+        (8, "00 7c", TypedValueValue::Float16(Float16Value { value: f32::INFINITY })),
+        (9, "00 00 c0 bf", TypedValueValue::Float32(Float32Value { value: -1.5 })),
+        (10, "00 00 00 00 00 00 f0 3f", TypedValueValue::Float64(Float64Value { value: 1.0 })),
+        (11, "03 00 61 62 63", TypedValueValue::String(StringValue { text: Cow::Borrowed("abc") })),
+        (11, "00 00", TypedValueValue::String(StringValue { text: Cow::Borrowed("") })),
+        (12, "02 00 00 ff", TypedValueValue::Data(DataValue { data: Cow::Borrowed(&[0, 0xFF]) })),
+        (13, "ff 01", TypedValueValue::Point2S8(Point2S8Value { x: -1, y: 1 })),
+        (14, "ff 01", TypedValueValue::Point2U8(Point2U8Value { x: 255, y: 1 })),
+        (15, "ff ff 01 00", TypedValueValue::Point2S16(Point2S16Value { x: -1, y: 1 })),
+        (16, "ff ff 01 00", TypedValueValue::Point2U16(Point2U16Value { x: 65535, y: 1 })),
+        (17, "ff ff ff ff 01 00 00 00", TypedValueValue::Point2S32(Point2S32Value { x: -1, y: 1 })),
+        (18, "ff ff ff ff 01 00 00 00", TypedValueValue::Point2U32(Point2U32Value { x: u32::MAX, y: 1 })),
+        (19, "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00", TypedValueValue::Point2S64(Point2S64Value { x: -1, y: 1 })),
+        (20, "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00", TypedValueValue::Point2U64(Point2U64Value { x: u64::MAX, y: 1 })),
+        (21, "ff 01 02", TypedValueValue::Point3S8(Point3S8Value { x: -1, y: 1, z: 2 })),
+        (22, "ff 01 02", TypedValueValue::Point3U8(Point3U8Value { x: 255, y: 1, z: 2 })),
+        (23, "ff ff 01 00 02 00", TypedValueValue::Point3S16(Point3S16Value { x: -1, y: 1, z: 2 })),
+        (24, "ff ff 01 00 02 00", TypedValueValue::Point3U16(Point3U16Value { x: 65535, y: 1, z: 2 })),
+        // The document says 3 bytes for 25-28: they are 12, 12, 24, 24.
+        (25, "ff ff ff ff 01 00 00 00 02 00 00 00", TypedValueValue::Point3S32(Point3S32Value { x: -1, y: 1, z: 2 })),
+        (26, "ff ff ff ff 01 00 00 00 02 00 00 00", TypedValueValue::Point3U32(Point3U32Value { x: u32::MAX, y: 1, z: 2 })),
+        (
+            27,
+            "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00",
+            TypedValueValue::Point3S64(Point3S64Value { x: -1, y: 1, z: 2 }),
+        ),
+        (
+            28,
+            "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00",
+            TypedValueValue::Point3U64(Point3U64Value { x: u64::MAX, y: 1, z: 2 }),
+        ),
+        (29, "00 3c 00 c0", TypedValueValue::Vector2F16(Vector2F16Value { x: 1.0, y: -2.0 })),
+        (30, "00 00 80 3f 00 00 00 c0", TypedValueValue::Vector2F32(Vector2F32Value { x: 1.0, y: -2.0 })),
+        (31, "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0", TypedValueValue::Vector2F64(Vector2F64Value { x: 1.0, y: -2.0 })),
+        (32, "00 3c 00 c0 00 00", TypedValueValue::Vector3F16(Vector3F16Value { x: 1.0, y: -2.0, z: 0.0 })),
+        (33, "00 00 80 3f 00 00 00 c0 00 00 00 00", TypedValueValue::Vector3F32(Vector3F32Value { x: 1.0, y: -2.0, z: 0.0 })),
+        (
+            34,
+            "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0 00 00 00 00 00 00 00 00",
+            TypedValueValue::Vector3F64(Vector3F64Value { x: 1.0, y: -2.0, z: 0.0 }),
+        ),
+        (35, "00 3c 00 c0 00 00 00 3e", TypedValueValue::QuaternionF16(QuaternionF16Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 })),
+        (
+            36,
+            "00 00 80 3f 00 00 00 c0 00 00 00 00 00 00 c0 3f",
+            TypedValueValue::QuaternionF32(QuaternionF32Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 }),
+        ),
+        (
+            37,
+            "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0 00 00 00 00 00 00 00 00 00 00 00 00 00 00 f8 3f",
+            TypedValueValue::QuaternionF64(QuaternionF64Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 }),
+        ),
+    ]
+}
+
 fn vectors() -> Vec<(String, Command<'static>)> {
     let mut v: Vec<(String, Command<'static>)> = vec![
         // WIRE-NOTES: Connection Request [DNP1].
@@ -133,75 +204,7 @@ fn vectors() -> Vec<(String, Command<'static>)> {
             }),
         ),
     ];
-    // Every value type: (code, value bytes, value).
-    let values: Vec<(u8, &str, TypedValueValue<'static>)> = vec![
-        (0, "ff", TypedValueValue::SInt8(SInt8Value { value: -1 })),
-        (1, "ff", TypedValueValue::UInt8(UInt8Value { value: 255 })),
-        (2, "00 80", TypedValueValue::SInt16(SInt16Value { value: i16::MIN })),
-        (3, "34 12", TypedValueValue::UInt16(UInt16Value { value: 0x1234 })),
-        (4, "fe ff ff ff", TypedValueValue::SInt32(SInt32Value { value: -2 })),
-        (5, "78 56 34 12", TypedValueValue::UInt32(UInt32Value { value: 0x12345678 })),
-        (6, "ff ff ff ff ff ff ff 7f", TypedValueValue::SInt64(SInt64Value { value: i64::MAX })),
-        (7, "ff ff ff ff ff ff ff ff", TypedValueValue::UInt64(UInt64Value { value: u64::MAX })),
-        (8, "00 3c", TypedValueValue::Float16(Float16Value { value: 1.0 })),
-        (8, "00 3e", TypedValueValue::Float16(Float16Value { value: 1.5 })),
-        (8, "00 c0", TypedValueValue::Float16(Float16Value { value: -2.0 })),
-        (8, "ff 7b", TypedValueValue::Float16(Float16Value { value: 65504.0 })),
-        (8, "01 00", TypedValueValue::Float16(Float16Value { value: 2f32.powi(-24) })),
-        (8, "00 7c", TypedValueValue::Float16(Float16Value { value: f32::INFINITY })),
-        (9, "00 00 c0 bf", TypedValueValue::Float32(Float32Value { value: -1.5 })),
-        (10, "00 00 00 00 00 00 f0 3f", TypedValueValue::Float64(Float64Value { value: 1.0 })),
-        (11, "03 00 61 62 63", TypedValueValue::String(StringValue { text: Cow::Borrowed("abc") })),
-        (11, "00 00", TypedValueValue::String(StringValue { text: Cow::Borrowed("") })),
-        (12, "02 00 00 ff", TypedValueValue::Data(DataValue { data: Cow::Borrowed(&[0, 0xFF]) })),
-        (13, "ff 01", TypedValueValue::Point2S8(Point2S8Value { x: -1, y: 1 })),
-        (14, "ff 01", TypedValueValue::Point2U8(Point2U8Value { x: 255, y: 1 })),
-        (15, "ff ff 01 00", TypedValueValue::Point2S16(Point2S16Value { x: -1, y: 1 })),
-        (16, "ff ff 01 00", TypedValueValue::Point2U16(Point2U16Value { x: 65535, y: 1 })),
-        (17, "ff ff ff ff 01 00 00 00", TypedValueValue::Point2S32(Point2S32Value { x: -1, y: 1 })),
-        (18, "ff ff ff ff 01 00 00 00", TypedValueValue::Point2U32(Point2U32Value { x: u32::MAX, y: 1 })),
-        (19, "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00", TypedValueValue::Point2S64(Point2S64Value { x: -1, y: 1 })),
-        (20, "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00", TypedValueValue::Point2U64(Point2U64Value { x: u64::MAX, y: 1 })),
-        (21, "ff 01 02", TypedValueValue::Point3S8(Point3S8Value { x: -1, y: 1, z: 2 })),
-        (22, "ff 01 02", TypedValueValue::Point3U8(Point3U8Value { x: 255, y: 1, z: 2 })),
-        (23, "ff ff 01 00 02 00", TypedValueValue::Point3S16(Point3S16Value { x: -1, y: 1, z: 2 })),
-        (24, "ff ff 01 00 02 00", TypedValueValue::Point3U16(Point3U16Value { x: 65535, y: 1, z: 2 })),
-        // The document says 3 bytes for 25-28: they are 12, 12, 24, 24.
-        (25, "ff ff ff ff 01 00 00 00 02 00 00 00", TypedValueValue::Point3S32(Point3S32Value { x: -1, y: 1, z: 2 })),
-        (26, "ff ff ff ff 01 00 00 00 02 00 00 00", TypedValueValue::Point3U32(Point3U32Value { x: u32::MAX, y: 1, z: 2 })),
-        (
-            27,
-            "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00",
-            TypedValueValue::Point3S64(Point3S64Value { x: -1, y: 1, z: 2 }),
-        ),
-        (
-            28,
-            "ff ff ff ff ff ff ff ff 01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00",
-            TypedValueValue::Point3U64(Point3U64Value { x: u64::MAX, y: 1, z: 2 }),
-        ),
-        (29, "00 3c 00 c0", TypedValueValue::Vector2F16(Vector2F16Value { x: 1.0, y: -2.0 })),
-        (30, "00 00 80 3f 00 00 00 c0", TypedValueValue::Vector2F32(Vector2F32Value { x: 1.0, y: -2.0 })),
-        (31, "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0", TypedValueValue::Vector2F64(Vector2F64Value { x: 1.0, y: -2.0 })),
-        (32, "00 3c 00 c0 00 00", TypedValueValue::Vector3F16(Vector3F16Value { x: 1.0, y: -2.0, z: 0.0 })),
-        (33, "00 00 80 3f 00 00 00 c0 00 00 00 00", TypedValueValue::Vector3F32(Vector3F32Value { x: 1.0, y: -2.0, z: 0.0 })),
-        (
-            34,
-            "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0 00 00 00 00 00 00 00 00",
-            TypedValueValue::Vector3F64(Vector3F64Value { x: 1.0, y: -2.0, z: 0.0 }),
-        ),
-        (35, "00 3c 00 c0 00 00 00 3e", TypedValueValue::QuaternionF16(QuaternionF16Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 })),
-        (
-            36,
-            "00 00 80 3f 00 00 00 c0 00 00 00 00 00 00 c0 3f",
-            TypedValueValue::QuaternionF32(QuaternionF32Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 }),
-        ),
-        (
-            37,
-            "00 00 00 00 00 00 f0 3f 00 00 00 00 00 00 00 c0 00 00 00 00 00 00 00 00 00 00 00 00 00 00 f8 3f",
-            TypedValueValue::QuaternionF64(QuaternionF64Value { x: 1.0, y: -2.0, z: 0.0, w: 1.5 }),
-        ),
-    ];
-    for (code, bytes, value) in values {
+    for (code, bytes, value) in value_vectors() {
         // A Link State holding just this value.
         let wire = format!("05 01 00 02 00 01 01 00 6d 01 00 {code:02x} {bytes}");
         v.push((wire, link_state(vec![tv(value)])));

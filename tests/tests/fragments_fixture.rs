@@ -151,8 +151,14 @@ fn crate_and_dissector_join_the_same_payloads() {
         [(2, 0, a.clone()), (2, 1, b.clone())],
         "the crate joins both payloads, on the datagram of their last missing parts"
     );
+    dissector_joins_as_the_crate(&datagrams, &crate_payloads);
+}
+
+/// The dissector, in one pass and in two, shows the payloads the crate joined on the same
+/// frames, says each retransmitted fragment is one, and shows the fields as the schema says.
+fn dissector_joins_as_the_crate(datagrams: &[Datagram], crate_payloads: &[(usize, u8, Vec<u8>)]) {
     let pcap = std::env::temp_dir().join(format!("wiregen-fragments-{}.pcap", std::process::id()));
-    write_pcap(&pcap, &datagrams);
+    write_pcap(&pcap, datagrams);
     let lua = repo_root().join("tests/fixture/dissectors/fragments.lua");
     for args in [&[][..], &["-2"][..]] {
         let d = dissect(&pcap, &lua, args);

@@ -53,9 +53,11 @@ fn check(
     rejects: impl Fn(&[u8]) -> bool,
 ) {
     check_with(
-        &[name],
-        lua,
-        &[],
+        Dissectors {
+            names: &[name],
+            lua,
+            tshark_args: &[],
+        },
         port,
         opening,
         one_conversation,
@@ -66,11 +68,20 @@ fn check(
 
 /// [`check`] with more tshark arguments (another dissector, Decode As) and every protocol whose
 /// expert items count (a transport and its application).
-#[allow(clippy::too_many_arguments)]
+/// The dissectors a check runs: the protocols whose expert items count (the first is the
+/// one the capture is sent to), the dissector file, and more tshark arguments.
+struct Dissectors<'a> {
+    names: &'a [&'a str],
+    lua: &'a str,
+    tshark_args: &'a [&'a str],
+}
+
 fn check_with(
-    names: &[&str],
-    lua: &str,
-    tshark_args: &[&str],
+    Dissectors {
+        names,
+        lua,
+        tshark_args,
+    }: Dissectors<'_>,
     port: u16,
     opening: &[Vec<u8>],
     one_conversation: bool,
@@ -253,9 +264,11 @@ fn an_overlong_varint_is_an_error_in_both_outputs() {
 fn rtype_impl() {
     let valid = arbitrary_messages!(rtype_impl::Packet, 0xbad9, 30);
     check_with(
-        &["rtype_impl"],
-        "dissectors/rtype_impl.lua",
-        &["-d", "udp.port==8080,rtype_impl"],
+        Dissectors {
+            names: &["rtype_impl"],
+            lua: "dissectors/rtype_impl.lua",
+            tshark_args: &["-d", "udp.port==8080,rtype_impl"],
+        },
         8080,
         &[],
         false,
@@ -290,9 +303,11 @@ fn arena_inside_riptide_2_1() {
         repo_root().join("dissectors/arena.lua").display()
     );
     check_with(
-        &["riptide_2_1", "arena"],
-        "dissectors/riptide_2_1.lua",
-        &["-X", &app],
+        Dissectors {
+            names: &["riptide_2_1", "arena"],
+            lua: "dissectors/riptide_2_1.lua",
+            tshark_args: &["-X", &app],
+        },
         7777,
         &[],
         false,
@@ -336,9 +351,11 @@ fn dungeon_inside_dnp() {
         repo_root().join("dissectors/dungeon.lua").display()
     );
     check_with(
-        &["dnp", "dungeon"],
-        "dissectors/dnp.lua",
-        &["-X", &app, "-o", "dungeon.udp_ports:3413"],
+        Dissectors {
+            names: &["dnp", "dungeon"],
+            lua: "dissectors/dnp.lua",
+            tshark_args: &["-X", &app, "-o", "dungeon.udp_ports:3413"],
+        },
         3413,
         &[],
         false,

@@ -20,6 +20,11 @@ fn msg(body: MessageBody<'static>) -> Message<'static> {
 }
 
 fn vectors() -> Vec<(&'static str, Message<'static>)> {
+    [message_vectors(), control_vectors()].concat()
+}
+
+/// The WIRE-NOTES vectors of user messages, acks and notifies.
+fn message_vectors() -> Vec<(&'static str, Message<'static>)> {
     vec![
         // WIRE-NOTES: Reliable seq 1, id 5, payload string "Hi" + u16 300 (bits from bit 28; the
         // application encoding realigned: VarULong 2, 'H', 'i', 300 LSB first, padding).
@@ -51,6 +56,13 @@ fn vectors() -> Vec<(&'static str, Message<'static>)> {
                 payload: bits(&[0x2C, 0x01, 0x00], 20),
             })),
         ),
+    ]
+}
+
+/// The connection's own messages (connect, welcome, reject, disconnects, heartbeats) and
+/// more user messages (varints across groups).
+fn control_vectors() -> Vec<(&'static str, Message<'static>)> {
+    vec![
         // WIRE-NOTES: a stopping 2.1 server sends 05 05, which reads as reason 80.
         (
             "05 05",

@@ -727,12 +727,14 @@ impl SplitJoiner {
         channel: u8,
         tag: u64,
     ) -> Result<Option<wiregen_runtime::Tagged<SplitJoined>>, DecodeError> {
-        let key = (channel, part.seqnum);
-        let data = [part.chunk.to_vec()];
-        let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined = self
-            .0
-            .push_tagged(key, part.index as u64, first, last, data, "index", tag)?;
+        let numbered = wiregen_runtime::SequencePart {
+            key: (channel, part.seqnum),
+            seq: part.index as u64,
+            first: part.is_first_part(),
+            last: part.is_last_part(),
+            data: [part.chunk.to_vec()],
+        };
+        let joined = self.0.push_tagged(numbered, "index", tag)?;
         Ok(
             joined
                 .map(|

@@ -2991,12 +2991,14 @@ impl LongReliableMessageJoiner {
         Option<wiregen_runtime::Tagged<LongReliableMessageJoined>>,
         DecodeError,
     > {
-        let key = ();
-        let data = [part.chunk.to_vec()];
-        let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined = self
-            .0
-            .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
+        let numbered = wiregen_runtime::SequencePart {
+            key: (),
+            seq: part.number as u64,
+            first: part.is_first_part(),
+            last: part.is_last_part(),
+            data: [part.chunk.to_vec()],
+        };
+        let joined = self.0.push_tagged(numbered, "number", tag)?;
         Ok(
             joined
                 .map(|
@@ -3129,12 +3131,14 @@ impl LongLinkStateJoiner {
         part: &LongLinkState<'_>,
         tag: u64,
     ) -> Result<Option<wiregen_runtime::Tagged<LongLinkStateJoined>>, DecodeError> {
-        let key = (part.link_id,);
-        let data = [part.message_chunk.to_vec(), part.values_chunk.to_vec()];
-        let (first, last) = (part.is_first_part(), part.is_last_part());
-        let joined = self
-            .0
-            .push_tagged(key, part.number as u64, first, last, data, "number", tag)?;
+        let numbered = wiregen_runtime::SequencePart {
+            key: (part.link_id,),
+            seq: part.number as u64,
+            first: part.is_first_part(),
+            last: part.is_last_part(),
+            data: [part.message_chunk.to_vec(), part.values_chunk.to_vec()],
+        };
+        let joined = self.0.push_tagged(numbered, "number", tag)?;
         Ok(
             joined
                 .map(|

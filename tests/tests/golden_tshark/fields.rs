@@ -497,8 +497,8 @@ fn enum_ranges_agree_between_crate_and_dissector() {
 /// and arbitrary values.
 #[test]
 fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
-    use wiregen_golden::byte_arrays::{Cell, Entry, Part, Parts, Player, Protocol, Roster};
-    use wiregen_runtime::{DecodeErrorKind, EncodeErrorKind};
+    use wiregen_golden::byte_arrays::{Cell, Entry, Player, Protocol, Roster};
+    use wiregen_runtime::DecodeErrorKind;
     let cell = |x, y| Cell { x, y };
     let roster = Roster {
         players: vec![
@@ -551,57 +551,6 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     let expected = [expected, hex_bytes("c90101"), vec![0x42; 200]].concat();
     assert_eq!(roster.encode().unwrap(), expected);
     assert_eq!(Roster::decode(&expected).unwrap(), roster);
-    let empty = Roster {
-        players: vec![],
-        scores: vec![],
-        flags: vec![0, 0],
-        entries: vec![],
-        cells: vec![cell(0, 0), cell(0, 0)],
-        origin: cell(0, 0),
-        home: cell(0, 0),
-        notes: vec![],
-        ..roster.clone()
-    };
-    let empty_bytes = hex_bytes("00000100000004000000000000000004000000000400000000");
-    assert_eq!(empty.encode().unwrap(), empty_bytes);
-    assert_eq!(Roster::decode(&empty_bytes).unwrap(), empty);
-    // A constant size is checked against what was written.
-    let e = Roster {
-        flags: vec![1, 2, 3],
-        ..empty.clone()
-    }
-    .encode()
-    .unwrap_err();
-    assert_eq!(
-        (e.field(), e.kind),
-        (
-            "flags".into(),
-            EncodeErrorKind::LengthMismatch {
-                expected: 2,
-                actual: 3
-            }
-        )
-    );
-    // So is an element's size the encoder does not derive.
-    let parts = |data: &'static [u8]| Parts {
-        part_size: 3,
-        parts: vec![Part {
-            kind: 1,
-            data: data.into(),
-        }],
-    };
-    assert_eq!(parts(b"ab").encode().unwrap(), hex_bytes("0301016162"));
-    let e = parts(b"abc").encode().unwrap_err();
-    assert_eq!(
-        (e.field(), e.kind),
-        (
-            "parts".into(),
-            EncodeErrorKind::LengthMismatch {
-                expected: 3,
-                actual: 4
-            }
-        )
-    );
     // 7 bytes of players: the second player's name length would be past them.
     let mut cut = expected.clone();
     cut[0] = 7;
@@ -645,6 +594,66 @@ fn arrays_sized_in_bytes_agree_between_crate_and_dissector() {
     for i in [1, 2] {
         assert!(!d.experts(i, "byte_arrays").is_empty(), "frame {i}");
     }
+}
+
+/// An empty roster's sizes, and sizes the encoder does not derive: a constant size and an
+/// element's size are checked against what was written.
+#[test]
+fn arrays_sized_in_bytes_check_their_sizes() {
+    use wiregen_golden::byte_arrays::{Cell, Part, Parts, Roster};
+    use wiregen_runtime::EncodeErrorKind;
+    let cell = |x, y| Cell { x, y };
+    let empty = Roster {
+        players: vec![],
+        scores: vec![],
+        flags: vec![0, 0],
+        entries: vec![],
+        cell_size: 4,
+        cells: vec![cell(0, 0), cell(0, 0)],
+        origin: cell(0, 0),
+        home: cell(0, 0),
+        notes: vec![],
+    };
+    let empty_bytes = hex_bytes("00000100000004000000000000000004000000000400000000");
+    assert_eq!(empty.encode().unwrap(), empty_bytes);
+    assert_eq!(Roster::decode(&empty_bytes).unwrap(), empty);
+    // A constant size is checked against what was written.
+    let e = Roster {
+        flags: vec![1, 2, 3],
+        ..empty.clone()
+    }
+    .encode()
+    .unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "flags".into(),
+            EncodeErrorKind::LengthMismatch {
+                expected: 2,
+                actual: 3
+            }
+        )
+    );
+    // So is an element's size the encoder does not derive.
+    let parts = |data: &'static [u8]| Parts {
+        part_size: 3,
+        parts: vec![Part {
+            kind: 1,
+            data: data.into(),
+        }],
+    };
+    assert_eq!(parts(b"ab").encode().unwrap(), hex_bytes("0301016162"));
+    let e = parts(b"abc").encode().unwrap_err();
+    assert_eq!(
+        (e.field(), e.kind),
+        (
+            "parts".into(),
+            EncodeErrorKind::LengthMismatch {
+                expected: 3,
+                actual: 4
+            }
+        )
+    );
 }
 
 /// Switches read inside their size: after a u16 or a LEB128 size prefix the encoder writes

@@ -60,7 +60,17 @@ impl<'p> Gen<'p> {
             c.close("end");
         }
         c.open(format!("if known_{} then", f.name));
-        self.value(c, sid, fi, &f.ty, abbrev, "tree", target)?;
+        self.value(
+            c,
+            Place {
+                sid,
+                fi,
+                abbrev,
+                tree: "tree",
+                target,
+            },
+            &f.ty,
+        )?;
         c.close("else");
         c.depth += 1;
         c.line(format!(

@@ -46,7 +46,7 @@ pub(crate) fn call_struct_or(
     target: &str,
     recover: Option<&str>,
 ) {
-    call_struct_in(p, c, (id, None), "tvb", lo, hi, target, recover)
+    call_struct_in(p, c, (id, None), ("tvb", lo, hi), target, recover)
 }
 
 /// [`call_struct`] for a field whose value's fields have filter names of their own
@@ -60,7 +60,7 @@ pub(crate) fn call_struct_as(
     hi: &str,
     target: &str,
 ) {
-    call_struct_in(p, c, (id, filter), "tvb", lo, hi, target, None)
+    call_struct_in(p, c, (id, filter), ("tvb", lo, hi), target, None)
 }
 
 /// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
@@ -82,14 +82,11 @@ pub(crate) fn struct_fn_name(p: &Protocol, id: StructId, filter: Option<&str>) -
 }
 
 /// [`call_struct_or`] on the bytes of buffer `tvb` (decompressed ones, say).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_struct_in(
     p: &Protocol,
     c: &mut Code,
     (id, filter): (StructId, Option<&str>),
-    tvb: &str,
-    lo: &str,
-    hi: &str,
+    (tvb, lo, hi): (&str, &str, &str),
     target: &str,
     recover: Option<&str>,
 ) {
@@ -459,7 +456,14 @@ impl<'p> Gen<'p> {
         c.start_function();
         let abbrev = naming::abbrev(p, p.root, fi);
         // No target: the whole's values are not kept.
-        self.union(&mut c, p.root, fi, &whole, &abbrev, "tree", "")?;
+        let at = Place {
+            sid: p.root,
+            fi,
+            abbrev: &abbrev,
+            tree: "tree",
+            target: "",
+        };
+        self.union(&mut c, at, &whole)?;
         c.line("return offset");
         c.close("end");
         let declared = c.locals(&[]);
@@ -492,7 +496,17 @@ impl<'p> Gen<'p> {
             c.line("local app_first = offset");
         }
         if f.select.is_empty() {
-            self.value(c, sid, fi, &f.ty, &abbrev, "tree", &target)?;
+            self.value(
+                c,
+                Place {
+                    sid,
+                    fi,
+                    abbrev: &abbrev,
+                    tree: "tree",
+                    target: &target,
+                },
+                &f.ty,
+            )?;
         } else {
             self.selecting(c, sid, fi, &abbrev, &target)?;
         }

@@ -249,17 +249,19 @@ pub(crate) fn state_tag_check(c: &mut Code, u: &Union, name: &str, tree: &str) {
 impl<'p> Gen<'p> {
     /// A union as long as its variant (no length): the variant's own size moves `offset`, and a
     /// `bytes` variant takes the rest of the scope.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn union_natural(
         &mut self,
         c: &mut Code,
-        sid: StructId,
-        fi: usize,
+        at: Place<'_>,
         u: &Union,
-        abbrev: &str,
-        tree: &str,
-        target: &str,
     ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
         let p = self.p;
         if u.unless.is_some() {
             return Err(Internal("'unless' on a switch without a length".into()));
@@ -318,23 +320,20 @@ impl<'p> Gen<'p> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn union(
-        &mut self,
-        c: &mut Code,
-        sid: StructId,
-        fi: usize,
-        u: &Union,
-        abbrev: &str,
-        tree: &str,
-        target: &str,
-    ) -> Result<(), Internal> {
+    pub(crate) fn union(&mut self, c: &mut Code, at: Place<'_>, u: &Union) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
         let p = self.p;
         let name = p.structs[sid].fields[fi].name.clone();
         if matches!(u.len, Len::Natural) {
-            return self.union_natural(c, sid, fi, u, abbrev, tree, target);
+            return self.union_natural(c, at, u);
         }
-        self.length(c, sid, fi, &u.len, false, abbrev, tree)?;
+        self.length(c, at, &u.len, false)?;
         let tag = self.tag_expr(&u.on);
         let unless = u.unless.as_ref().map(|e| self.expr(e));
         c.line(format!("local tag_{name} = {tag}"));
@@ -347,7 +346,7 @@ impl<'p> Gen<'p> {
                 ));
             } else {
                 let body = |c: &mut Code, b: CaseBody, variant: &str| {
-                    case_body(p, c, &name, b, variant, abbrev, tree, target)
+                    case_body(p, c, &name, (b, variant), (abbrev, tree, target))
                 };
                 let chain = Chain::new(p, &self.tables, sid, &name);
                 case_chain(c, &chain, u, &name, &body, &|c: &mut Code| {
@@ -359,7 +358,7 @@ impl<'p> Gen<'p> {
         match (&unless, u.default) {
             (Some(cond), Some(b)) => {
                 c.open(format!("if {cond} then"));
-                case_body(p, c, &name, b, &u.default_variant, abbrev, tree, target);
+                case_body(p, c, &name, (b, &u.default_variant), (abbrev, tree, target));
                 c.depth -= 1;
                 c.open("else");
                 cases(c);
@@ -388,16 +387,12 @@ fn no_case(c: &mut Code, name: &str, tree: &str) {
 }
 
 /// One case of a switch with a length `n` at `offset`: its variant's fields, or its bytes.
-#[allow(clippy::too_many_arguments)]
 fn case_body(
     p: &Protocol,
     c: &mut Code,
     name: &str,
-    b: CaseBody,
-    variant: &str,
-    abbrev: &str,
-    tree: &str,
-    target: &str,
+    (b, variant): (CaseBody, &str),
+    (abbrev, tree, target): (&str, &str, &str),
 ) {
     match b {
         CaseBody::Struct(id) => {
@@ -477,7 +472,7 @@ impl<'p> Gen<'p> {
         let locals = c.lines.len();
         c.start_function();
         let body = |c: &mut Code, b: CaseBody, variant: &str| {
-            case_body(p, c, name, b, variant, &abbrev, "tree", &target)
+            case_body(p, c, name, (b, variant), (&abbrev, "tree", &target))
         };
         let chain = Chain::new(p, &self.tables, sid, name);
         case_chain(&mut c, &chain, u, name, &body, &|c: &mut Code| {

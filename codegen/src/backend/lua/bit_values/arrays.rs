@@ -41,7 +41,17 @@ impl<'p> Gen<'p> {
             }
         }
         let item_target = item_of(target);
-        self.value_bits(c, at.sid, at.fi, elem, abbrev, tree, &item_target)?;
+        self.value_bits(
+            c,
+            Place {
+                sid: at.sid,
+                fi: at.fi,
+                abbrev,
+                tree,
+                target: &item_target,
+            },
+            elem,
+        )?;
         c.close("end");
         if let Len::Bytes(_) = count {
             c.line(format!("limit = outer_limit_{name}"));

@@ -42,18 +42,20 @@ impl BitRead<'_> {
 impl<'p> Gen<'p> {
     /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
     /// the bytes it touches with its decoded value.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn value_bits(
         &mut self,
         c: &mut Code,
-        sid: StructId,
-        fi: usize,
+        at: Place<'_>,
         ty: &Ty,
-        abbrev: &str,
-        tree: &str,
-        target: &str,
     ) -> Result<(), Internal> {
         let p = self.p;
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            target,
+        } = at;
         let at = BitRead {
             sid,
             fi,

@@ -24,7 +24,7 @@ impl<'p> Gen<'p> {
             Ty::Array(_, count) if f.packed => {
                 // Bools 8 per byte, lowest bit first.
                 let label = naming::label(name);
-                self.length(c, sid, fi, count, true, abbrev, tree)?;
+                self.length(c, at, count, true)?;
                 c.line("local packed = floor((n + 7) / 8)");
                 c.line(format!("if limit - offset < packed then return truncated({tree}, tvb, offset, \"{name}\", packed, limit - offset) end"));
                 c.line(format!("local arr_{name} = {tree}:add(tvb(offset, packed), string.format(\"{label} (%d)\", n))"));
@@ -55,7 +55,7 @@ impl<'p> Gen<'p> {
                 // A loop that runs `n` times to its end needs no counter.
                 let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {
-                    self.length(c, sid, fi, count, true, abbrev, tree)?;
+                    self.length(c, at, count, true)?;
                 }
                 let first_count = if counted { "0" } else { "n" };
                 // The limit an array sized in bytes moves is put back for what follows (nothing
@@ -91,7 +91,17 @@ impl<'p> Gen<'p> {
                 if empty_elements {
                     c.line(format!("local before_{name} = offset"));
                 }
-                self.value(c, sid, fi, elem, &elem_abbrev, &arr, &item_target)?;
+                self.value(
+                    c,
+                    Place {
+                        sid,
+                        fi,
+                        abbrev: &elem_abbrev,
+                        tree: &arr,
+                        target: &item_target,
+                    },
+                    elem,
+                )?;
                 if empty_elements {
                     // As the crate: an element of no bytes ends the array, said so.
                     c.open(format!("if offset == before_{name} then"));

@@ -58,54 +58,43 @@ pub(crate) fn uses_varints(p: &Protocol) -> bool {
 impl<'p> Gen<'p> {
     /// Reads one value of `ty` into `target`, adding it to `tree`: by the field's access (a bit
     /// stream, a bit group, bytes), then by what the value is.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn value(
-        &mut self,
-        c: &mut Code,
-        sid: StructId,
-        fi: usize,
-        ty: &Ty,
-        abbrev: &str,
-        tree: &str,
-        target: &str,
-    ) -> Result<(), Internal> {
+    pub(crate) fn value(&mut self, c: &mut Code, at: Place<'_>, ty: &Ty) -> Result<(), Internal> {
+        let Place {
+            sid, fi, abbrev, ..
+        } = at;
         match self.l.field(sid, fi).access {
-            Access::Stream => return self.value_bits(c, sid, fi, ty, abbrev, tree, target),
+            Access::Stream => return self.value_bits(c, at, ty),
             Access::Group { .. } => {
-                self.value_packed(c, sid, fi, abbrev, target);
+                self.value_packed(c, sid, fi, abbrev, at.target);
                 return Ok(());
             }
             Access::Bytes => {}
         }
-        let at = Place {
-            sid,
-            fi,
-            abbrev,
-            tree,
-            target,
-        };
         match ty {
             Ty::Str(..) | Ty::Bytes(_) => self.value_text(c, at, ty),
             Ty::Struct(..) => self.value_struct(c, at, ty),
             Ty::Array(..) => self.value_array(c, at, ty),
-            Ty::Union(u) => self.union(c, sid, fi, u, abbrev, tree, target),
+            Ty::Union(u) => self.union(c, at, u),
             _ => self.value_scalar(c, at, ty),
         }
     }
 
     /// Sets `n` to a length or count (`counts`: an array's own count, not the byte length of
     /// an element), checks it against the bytes left, or returns.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn length(
         &mut self,
         c: &mut Code,
-        sid: StructId,
-        fi: usize,
+        at: Place<'_>,
         len: &Len,
         counts: bool,
-        abbrev: &str,
-        tree: &str,
     ) -> Result<(), Internal> {
+        let Place {
+            sid,
+            fi,
+            abbrev,
+            tree,
+            ..
+        } = at;
         let f = &self.p.structs[sid].fields[fi];
         let name = &f.name;
         // An array's size in bytes is a length like any other.

@@ -13,9 +13,9 @@ impl<'p> Gen<'p> {
         let Place {
             sid,
             fi,
-            abbrev,
             tree,
             target,
+            ..
         } = at;
         let p = self.p;
         let f = &p.structs[sid].fields[fi];
@@ -25,15 +25,7 @@ impl<'p> Gen<'p> {
                 let comp = f.compression.unwrap();
                 let (t, method, max) = (&p.structs[*id].name, comp.method.name(), comp.max);
                 let label = naming::label(name);
-                self.length(
-                    c,
-                    sid,
-                    fi,
-                    len.as_ref().unwrap_or(&Len::Rest),
-                    false,
-                    abbrev,
-                    tree,
-                )?;
+                self.length(c, at, len.as_ref().unwrap_or(&Len::Rest), false)?;
                 c.line(format!("sub = {tree}:add(tvb(offset, n), string.format(\"{label}: {t} ({method}, %d bytes)\", n))"));
                 // Shown in a data source of its own, as Wireshark shows decompressed HTTP bodies.
                 c.open("do");
@@ -47,7 +39,7 @@ impl<'p> Gen<'p> {
                 c.line("return nil");
                 c.close("end");
                 let use_ = (*id, f.filter.as_deref());
-                structs::call_struct_in(p, c, use_, "plain", "0", "plain:len()", target, None);
+                structs::call_struct_in(p, c, use_, ("plain", "0", "plain:len()"), target, None);
                 c.line(format!(
                     "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
                 ));
@@ -90,7 +82,7 @@ impl<'p> Gen<'p> {
                         }
                     },
                     Some(len) => {
-                        self.length(c, sid, fi, len, false, abbrev, tree)?;
+                        self.length(c, at, len, false)?;
                         c.line(format!("sub = {tree}:add(tvb(offset, n), \"{label}\")"));
                         call_struct_as(
                             p,

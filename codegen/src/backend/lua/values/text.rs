@@ -37,7 +37,7 @@ impl<'p> Gen<'p> {
                 },
             ) => {
                 // The whole buffer is the item; the value is the bytes before the first NUL.
-                self.length(c, sid, fi, len, false, abbrev, tree)?;
+                self.length(c, at, len, false)?;
                 if matches!(encoding, Encoding::Utf16 { .. }) {
                     // Up to the first NUL code unit (two zero bytes at an even offset).
                     c.line("val = tvb:raw(offset, n)");
@@ -71,7 +71,7 @@ impl<'p> Gen<'p> {
                 c.line("offset = offset + n");
             }
             Ty::Bytes(len) | Ty::Str(len, _) => {
-                self.length(c, sid, fi, len, false, abbrev, tree)?;
+                self.length(c, at, len, false)?;
                 if let Ty::Str(_, text) = ty {
                     let enc = lua_encoding(text.encoding);
                     if needed {

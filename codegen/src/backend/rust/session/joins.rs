@@ -128,10 +128,14 @@ impl<'p> Gen<'p> {
                 /// [`push`](Self::push), with a tag of the caller's for the part (a capture's
                 /// frame number): a payload comes with the tags of its parts, in order.
                 pub fn push_tagged(&mut self, part: &#st_anon, #(#outer_params)* tag: u64) -> Result<Option<wiregen_runtime::Tagged<#jn>>, DecodeError> {
-                    let key = (#(#key_copies,)*);
-                    let data = [#(part.#streams.to_vec()),*];
-                    let (first, last) = (part.is_first_part(), part.is_last_part());
-                    let joined = self.0.push_tagged(key, part.#seq as u64, first, last, data, #seq_nm, tag)?;
+                    let numbered = wiregen_runtime::SequencePart {
+                        key: (#(#key_copies,)*),
+                        seq: part.#seq as u64,
+                        first: part.is_first_part(),
+                        last: part.is_last_part(),
+                        data: [#(part.#streams.to_vec()),*],
+                    };
+                    let joined = self.0.push_tagged(numbered, #seq_nm, tag)?;
                     Ok(joined.map(|wiregen_runtime::Joined { key: (#(#key_names,)*), first, parts, streams: [#(#streams),*], tags }| {
                         (#jn { #(#key_names,)* first: first as #seq_ty, parts, #(#streams,)* }, tags)
                     }))
