@@ -12,6 +12,9 @@
 //! `--help`). This repository's `wirecat` binary links every schema and takes the protocol's
 //! name after the command (`wirecat check rtype capture.pcapng`).
 
+// The workspace's house rules (its manifest is generated, so they are said here).
+#![deny(clippy::too_many_lines, clippy::too_many_arguments)]
+
 pub mod capture;
 mod cli;
 #[cfg(feature = "export")]

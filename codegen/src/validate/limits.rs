@@ -108,6 +108,7 @@ impl<'f> Validator<'f> {
                 ));
             }
         }
+        self.wide_number_limits(p, &mut out);
         out
     }
 
@@ -220,7 +221,7 @@ impl<'f> Validator<'f> {
     }
 
     /// A limit of `backend` at the value of `yaml_path`.
-    fn limit(
+    pub(super) fn limit(
         &self,
         code: &'static str,
         backend: Backend,

@@ -20,6 +20,7 @@ mod session;
 mod sizes;
 mod types;
 mod unions;
+mod wide_numbers;
 
 use crate::diag::{closest, did_you_mean, Diagnostic, Diagnostics};
 use crate::expr::{self, BinOp, TypeExpr, UnOp};
