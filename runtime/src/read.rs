@@ -58,6 +58,16 @@ impl<'a, T: Trace<'a>> Reader<'a, T> {
 
     crate::context::reader_context!();
 
+    /// A value of the type the caller expects, read from here; its error inside field
+    /// `field`: `Value::Point(r.read("position")?)` reads a `Point`.
+    #[inline]
+    pub fn read<C>(&mut self, field: &'static str) -> Result<C, DecodeError>
+    where
+        C: crate::Codec<'a, Reader<T> = Self>,
+    {
+        C::read::<T>(self).map_err(|e| e.within(field))
+    }
+
     /// Continues at byte `at` of the buffer (an application's message inside a transport's).
     #[inline]
     pub fn seek(&mut self, at: usize) {

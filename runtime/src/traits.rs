@@ -284,6 +284,52 @@ pub trait Type: 'static {
     type Of<'a>: Codec<'a>;
 }
 
+/// Declares the [`Type`] of each schema type of a generated crate, in one list: `Name` for a
+/// type that borrows nothing, `Name<'_>` for one that borrows its input.
+///
+/// ```
+/// # use wiregen_runtime::{Codec, DecodeError, EncodeError, Reader, Trace, Writer};
+/// # #[derive(Debug)] struct Ping;
+/// # impl<'a> Codec<'a> for Ping {
+/// #     const NAME: &'static str = "Ping";
+/// #     type Reader<T: Trace<'a>> = Reader<'a, T>;
+/// #     type Writer<'o> = Writer<'o>;
+/// #     fn read<T: Trace<'a>>(_: &mut Reader<'a, T>) -> Result<Self, DecodeError> { Ok(Ping) }
+/// #     fn write(&self, _: &mut Writer<'_>) -> Result<(), EncodeError> { Ok(()) }
+/// # }
+/// # #[derive(Debug)] struct Chat<'a>(&'a [u8]);
+/// # impl<'a> Codec<'a> for Chat<'a> {
+/// #     const NAME: &'static str = "Chat";
+/// #     type Reader<T: Trace<'a>> = Reader<'a, T>;
+/// #     type Writer<'o> = Writer<'o>;
+/// #     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> { Ok(Chat(&[])) }
+/// #     fn write(&self, _: &mut Writer<'_>) -> Result<(), EncodeError> { Ok(()) }
+/// # }
+/// wiregen_runtime::types! {
+///     Ping, Chat<'_>,
+/// }
+/// fn name<T: wiregen_runtime::Type>() -> &'static str {
+///     <T::Of<'static> as Codec>::NAME
+/// }
+/// assert_eq!((name::<Ping>(), name::<Chat<'static>>()), ("Ping", "Chat"));
+/// ```
+#[macro_export]
+macro_rules! types {
+    ($($name:ident $(<$lt:lifetime>)?),* $(,)?) => {
+        $( $crate::types!(@one $name $(<$lt>)?); )*
+    };
+    (@one $name:ident <$lt:lifetime>) => {
+        impl $crate::Type for $name<'static> {
+            type Of<'a> = $name<'a>;
+        }
+    };
+    (@one $name:ident) => {
+        impl $crate::Type for $name {
+            type Of<'a> = $name;
+        }
+    };
+}
+
 /// Visits every type of a protocol ([`Protocol::each_type`]).
 pub trait TypeVisitor {
     /// Called once per schema type.

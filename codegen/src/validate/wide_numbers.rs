@@ -23,7 +23,10 @@ impl<'f> Validator<'f> {
                             "L0117",
                             Backend::Lua,
                             &format!("{fp}.{key}"),
-                            format!("'{}': {what}, past the 2^53 a Lua number holds exactly", f.name),
+                            format!(
+                                "'{}': {what}, past the 2^53 a Lua number holds exactly",
+                                f.name
+                            ),
                             "bound the value (`valid: { max: 9007199254740992 }`), or give it a \
                              type of at most 53 bits",
                         ));
@@ -74,9 +77,15 @@ fn inexact(p: &Protocol, e: &Expr) -> Option<String> {
                 BinOp::Rem | BinOp::Div | BinOp::BitAnd | BinOp::BitOr | BinOp::Shl | BinOp::Shr
             );
             if low_bits && (wa || wb) {
-                Some(format!("`{}` of a value that may be 64 bits wide", op.symbol()))
+                Some(format!(
+                    "`{}` of a value that may be 64 bits wide",
+                    op.symbol()
+                ))
             } else if op.is_comparison() && wa && wb {
-                Some(format!("`{}` of two values that may be 64 bits wide", op.symbol()))
+                Some(format!(
+                    "`{}` of two values that may be 64 bits wide",
+                    op.symbol()
+                ))
             } else {
                 None
             }
@@ -118,9 +127,14 @@ fn wide_field(f: &Field) -> bool {
             min: Some(lo),
             max: Some(hi),
         }) => bounded(*lo, *hi),
-        Some(Valid::Range { min: None, max: Some(hi) }) => {
-            !matches!(f.ty, Ty::Int(IntTy { signed: true, .. }) | Ty::VarInt(VarInt::ZigZag))
-                && bounded(0, *hi)
+        Some(Valid::Range {
+            min: None,
+            max: Some(hi),
+        }) => {
+            !matches!(
+                f.ty,
+                Ty::Int(IntTy { signed: true, .. }) | Ty::VarInt(VarInt::ZigZag)
+            ) && bounded(0, *hi)
         }
         Some(Valid::List(values)) => values.iter().all(|v| bounded(*v, *v)),
         _ => false,

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Reader, Trace, Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Move,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -41,10 +46,6 @@ impl<'a> Codec<'a> for Move {
         w.put(&[self.jumping as u8]);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Move {
-    type Of<'a> = Move;
 }
 
 /// A message of this application, by the message id the transport carries.

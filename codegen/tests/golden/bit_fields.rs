@@ -8,6 +8,11 @@ use wiregen_runtime::{
     EncodeErrorKind, IntoOwned, Trace, Value,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Bits<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -122,10 +127,6 @@ impl<'a> Codec<'a> for Bits<'a> {
         w.put_bits(&self.rest);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Bits<'static> {
-    type Of<'a> = Bits<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

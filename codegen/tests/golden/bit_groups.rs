@@ -25,6 +25,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Frame<'_>,
+}
+
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for Kind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
@@ -281,10 +286,6 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Frame<'static> {
-    type Of<'a> = Frame<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     EncodeErrorKind, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Roster<'_>, Player<'_>, Entry<'_>, Cell, Parts<'_>, Part<'_>,
+}
+
 /// Filled in by the encoder: `players_size` (the byte length of `players`), `scores_words`
 /// (the byte length of `scores`; that length is `4 * scores_words - 4`).
 #[derive(Debug, Clone, PartialEq)]
@@ -327,10 +332,6 @@ impl<'a> Codec<'a> for Roster<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Roster<'static> {
-    type Of<'a> = Roster<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -378,10 +379,6 @@ impl<'a> Codec<'a> for Player<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Player<'static> {
-    type Of<'a> = Player<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -422,10 +419,6 @@ impl<'a> Codec<'a> for Entry<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Entry<'static> {
-    type Of<'a> = Entry<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -449,10 +442,6 @@ impl<'a> Codec<'a> for Cell {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Cell {
-    type Of<'a> = Cell;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -527,10 +516,6 @@ impl<'a> Codec<'a> for Parts<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Parts<'static> {
-    type Of<'a> = Parts<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -569,10 +554,6 @@ impl<'a> Codec<'a> for Part<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Part<'static> {
-    type Of<'a> = Part<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Frame<'_>, Sums<'_>, Words,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `body`), `header_sum` (its sum8 checksum),
 /// `length` (the byte length of `body`), `body_check` (its internet checksum), `adler` (its
 /// adler32 checksum).
@@ -94,8 +99,8 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length(length, "body")?;
             let saved = r.limit(n, "body")?;
             let v = match kind {
-                1 => FrameBody::Sums(Sums::read(r).within("body")?),
-                2 => FrameBody::Words(Words::read(r).within("body")?),
+                1 => FrameBody::Sums(r.read("body")?),
+                2 => FrameBody::Words(r.read("body")?),
                 _ => {
                     FrameBody::Other {
                         kind,
@@ -210,10 +215,6 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.patch(adler_at, &(value as u32).to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Frame<'static> {
-    type Of<'a> = Frame<'a>;
 }
 
 /// Filled in by the encoder: `total` (its sum16 checksum), `wide` (its sum32 checksum),
@@ -338,10 +339,6 @@ impl<'a> Codec<'a> for Sums<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Sums<'static> {
-    type Of<'a> = Sums<'a>;
-}
-
 /// Filled in by the encoder: `short` (its fletcher16 checksum), `long` (its fletcher32
 /// checksum).
 #[derive(Debug, Clone, PartialEq)]
@@ -428,10 +425,6 @@ impl<'a> Codec<'a> for Words {
         w.patch(long_at, &(value as u32).to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Words {
-    type Of<'a> = Words;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Framed<'_>, Inner,
+}
+
 /// crc32c: width 32, poly 0x1EDC6F41, init 0xFFFFFFFF, refin true, refout true, xorout 0xFFFFFFFF.
 static CRC32C: Crc = Crc::new(32, 0x1EDC6F41, 0xFFFFFFFF, true, true, 0xFFFFFFFF);
 
@@ -85,7 +90,7 @@ impl<'a> Codec<'a> for Framed<'a> {
         let crc = r.le::<u32>("crc", "checksum_params.crc")?;
         let crc_note = r.notes_len();
         let body = match kind {
-            1 => FramedBody::Inner(Inner::read(r).within("body")?),
+            1 => FramedBody::Inner(r.read("body")?),
             _ => {
                 FramedBody::Other {
                     kind,
@@ -137,10 +142,6 @@ impl<'a> Codec<'a> for Framed<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Framed<'static> {
-    type Of<'a> = Framed<'a>;
-}
-
 /// Filled in by the encoder: `check` (its crc16-3d65-0-rr-ffff checksum).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -189,10 +190,6 @@ impl<'a> Codec<'a> for Inner {
         w.patch(check_at, &(value_ as u16).to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Inner {
-    type Of<'a> = Inner;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

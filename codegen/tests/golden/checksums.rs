@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Checked<'_>,
+}
+
 /// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
 static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
 
@@ -81,10 +86,6 @@ impl<'a> Codec<'a> for Checked<'a> {
         w.patch(checksum_at, &(value as u16).to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Checked<'static> {
-    type Of<'a> = Checked<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

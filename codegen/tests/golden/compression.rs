@@ -10,6 +10,11 @@ use wiregen_runtime::{
 
 wiregen_runtime::requires_zlib!();
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Update<'_>, World<'_>, Entity<'_>, Chat<'_>,
+}
+
 /// Filled in by the encoder: `world_size` (the byte length of `world`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -195,10 +200,6 @@ impl<'a> Codec<'a> for Update<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Update<'static> {
-    type Of<'a> = Update<'a>;
-}
-
 /// Filled in by the encoder: `count` (the element count of `entities`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -242,10 +243,6 @@ impl<'a> Codec<'a> for World<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for World<'static> {
-    type Of<'a> = World<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -304,10 +301,6 @@ impl<'a> Codec<'a> for Entity<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Entity<'static> {
-    type Of<'a> = Entity<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -357,10 +350,6 @@ impl<'a> Codec<'a> for Chat<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Chat<'static> {
-    type Of<'a> = Chat<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -6,6 +6,11 @@ use wiregen_runtime::{
     Codec, DecodeError, EncodeError, EncodeErrorKind, Reader, Trace, Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Cond,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -66,10 +71,6 @@ impl<'a> Codec<'a> for Cond {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Cond {
-    type Of<'a> = Cond;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -5,6 +5,11 @@
 use std::borrow::Cow;
 use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Hello, Welcome, Packet<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -27,10 +32,6 @@ impl<'a> Codec<'a> for Hello {
     }
 }
 
-impl wiregen_runtime::Type for Hello {
-    type Of<'a> = Hello;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -51,10 +52,6 @@ impl<'a> Codec<'a> for Welcome {
         w.put(&self.pepper.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Welcome {
-    type Of<'a> = Welcome;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -95,10 +92,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a

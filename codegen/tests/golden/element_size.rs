@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Trace, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Item<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -80,10 +85,6 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -118,10 +119,6 @@ impl<'a> Codec<'a> for Item<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Item<'static> {
-    type Of<'a> = Item<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

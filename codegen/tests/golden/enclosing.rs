@@ -19,6 +19,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Datagram<'_>, Packet<'_>, Reliable<'_>, Control, Original<'_>, Init<'_>, Hello, Split<'_>,
+}
+
 /// A 7-byte connection header, then one packet.
 ///
 /// Filled in by the encoder: `protocol_id` (always 0x4F457403).
@@ -72,10 +77,6 @@ impl<'a> Codec<'a> for Datagram<'a> {
         self.packet.write(w).within("packet")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Datagram<'static> {
-    type Of<'a> = Datagram<'a>;
 }
 
 /// Filled in by the encoder: `kind` (the kind of `body`).
@@ -138,10 +139,10 @@ impl<'a> Codec<'a> for Packet<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = Kind::from_raw(r.be::<u8>("kind", "enclosing.packet.kind")?);
         let body = match kind {
-            Kind::Control => PacketBody::Control(Control::read(r).within("body")?),
-            Kind::Original => PacketBody::Original(Original::read(r).within("body")?),
-            Kind::Split => PacketBody::Split(Split::read(r).within("body")?),
-            Kind::Reliable => PacketBody::Reliable(Reliable::read(r).within("body")?),
+            Kind::Control => PacketBody::Control(r.read("body")?),
+            Kind::Original => PacketBody::Original(r.read("body")?),
+            Kind::Split => PacketBody::Split(r.read("body")?),
+            Kind::Reliable => PacketBody::Reliable(r.read("body")?),
             other => {
                 return Err(
                     r
@@ -168,10 +169,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 /// Wraps a packet of another kind, numbered per channel.
@@ -240,9 +237,9 @@ impl<'a> Codec<'a> for Reliable<'a> {
             r.be::<u8>("inner_kind", "enclosing.reliable.inner_kind")?,
         );
         let inner = match inner_kind {
-            Kind::Control => ReliableInner::Control(Control::read(r).within("inner")?),
-            Kind::Original => ReliableInner::Original(Original::read(r).within("inner")?),
-            Kind::Split => ReliableInner::Split(Split::read(r).within("inner")?),
+            Kind::Control => ReliableInner::Control(r.read("inner")?),
+            Kind::Original => ReliableInner::Original(r.read("inner")?),
+            Kind::Split => ReliableInner::Split(r.read("inner")?),
             other => {
                 return Err(
                     r
@@ -269,10 +266,6 @@ impl<'a> Codec<'a> for Reliable<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Reliable<'static> {
-    type Of<'a> = Reliable<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -328,10 +321,6 @@ impl<'a> Codec<'a> for Control {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Control {
-    type Of<'a> = Control;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -394,8 +383,8 @@ impl<'a> Codec<'a> for Original<'a> {
         } else {
             (command as i128).wrapping_add(0x1000_i128)
         } {
-            1 => OriginalBody::Init(Init::read(r).within("body")?),
-            4098 => OriginalBody::Hello(Hello::read(r).within("body")?),
+            1 => OriginalBody::Init(r.read("body")?),
+            4098 => OriginalBody::Hello(r.read("body")?),
             _ => {
                 OriginalBody::Other(
                     Cow::Borrowed(
@@ -468,10 +457,6 @@ impl<'a> Codec<'a> for Original<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Original<'static> {
-    type Of<'a> = Original<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -517,10 +502,6 @@ impl<'a> Codec<'a> for Init<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Init<'static> {
-    type Of<'a> = Init<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -575,10 +556,6 @@ impl<'a> Codec<'a> for Hello {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Hello {
-    type Of<'a> = Hello;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -663,10 +640,6 @@ impl<'a> Codec<'a> for Split<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Split<'static> {
-    type Of<'a> = Split<'a>;
 }
 
 /// Largest data (all streams together) [`split_split`] puts in one part.

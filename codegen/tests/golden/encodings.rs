@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Profile<'_>,
+}
+
 /// Filled in by the encoder: `units` (the byte length of `name`; that length is `2 *
 /// units`).
 #[derive(Debug, Clone, PartialEq)]
@@ -188,10 +193,6 @@ impl<'a> Codec<'a> for Profile<'a> {
         w.str_padded16(data, 8, "badge")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Profile<'static> {
-    type Of<'a> = Profile<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     GroupWriter, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Command, Unreliable<'_>,
+}
+
 /// Filled in by the encoder: `has_time` (whether `sent_time` is present), `reliable` (the
 /// kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
@@ -145,7 +150,7 @@ impl<'a> Codec<'a> for Packet<'a> {
                     v
                 })
             }
-            false => PacketBody::Unreliable(Unreliable::read(r).within("body")?),
+            false => PacketBody::Unreliable(r.read("body")?),
         };
         Ok(Self {
             peer_id,
@@ -186,10 +191,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -305,10 +306,6 @@ impl<'a> Codec<'a> for Command {
     }
 }
 
-impl wiregen_runtime::Type for Command {
-    type Of<'a> = Command;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -356,10 +353,6 @@ impl<'a> Codec<'a> for Unreliable<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Unreliable<'static> {
-    type Of<'a> = Unreliable<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

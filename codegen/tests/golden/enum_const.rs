@@ -25,6 +25,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Hello,
+}
+
 /// Filled in by the encoder: `kind` (always 1), `version` (always 2).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -96,10 +101,6 @@ impl<'a> Codec<'a> for Hello {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Hello {
-    type Of<'a> = Hello;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

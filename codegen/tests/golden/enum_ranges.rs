@@ -194,6 +194,11 @@ impl<'de> serde::Deserialize<'de> for Level {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Shot<'_>, Ammo,
+}
+
 /// Filled in by the encoder: `weapon` (the kind of `extra`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -288,13 +293,13 @@ impl<'a> Codec<'a> for Shot<'a> {
             Weapon::Pistol(_) => {
                 ShotExtra::Pistol {
                     weapon,
-                    value: Ammo::read(r).within("extra")?,
+                    value: r.read("extra")?,
                 }
             }
             Weapon::Rifle(_) => {
                 ShotExtra::Rifle {
                     weapon,
-                    value: Ammo::read(r).within("extra")?,
+                    value: r.read("extra")?,
                 }
             }
             Weapon::Knife => ShotExtra::Knife,
@@ -379,10 +384,6 @@ impl<'a> Codec<'a> for Shot<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Shot<'static> {
-    type Of<'a> = Shot<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -403,10 +404,6 @@ impl<'a> Codec<'a> for Ammo {
         w.put(&self.rounds.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ammo {
-    type Of<'a> = Ammo;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

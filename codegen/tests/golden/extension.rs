@@ -19,6 +19,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Both,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -57,10 +62,6 @@ impl<'a> Codec<'a> for Both {
         w.put(&self.closed.raw().to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Both {
-    type Of<'a> = Both;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -14,6 +14,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Body, Aim, Vec3,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -90,10 +95,6 @@ impl<'a> Codec<'a> for Body {
     }
 }
 
-impl wiregen_runtime::Type for Body {
-    type Of<'a> = Body;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -127,10 +128,6 @@ impl<'a> Codec<'a> for Aim {
         w.put(&self.flags.bits().to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Aim {
-    type Of<'a> = Aim;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -169,10 +166,6 @@ impl<'a> Codec<'a> for Vec3 {
         w.put(&self.z.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Vec3 {
-    type Of<'a> = Vec3;
 }
 
 /// Filter names of a `Vec3` read for a field with `filter: position`.

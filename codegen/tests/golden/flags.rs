@@ -13,6 +13,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Flagged,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -52,10 +57,6 @@ impl<'a> Codec<'a> for Flagged {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Flagged {
-    type Of<'a> = Flagged;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

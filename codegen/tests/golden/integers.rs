@@ -6,6 +6,11 @@ use wiregen_runtime::{
     fit, Codec, DecodeError, DecodeErrorKind, EncodeError, Reader, Trace, Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Ints,
+}
+
 /// One of each.
 ///
 /// Filled in by the encoder: `magic` (always 0xCAFE).
@@ -103,10 +108,6 @@ impl<'a> Codec<'a> for Ints {
         w.put(&self.h.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ints {
-    type Of<'a> = Ints;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Sized<'_>, Item,
+}
+
 /// Filled in by the encoder: `units` (the byte length of `tail`; that length is `2 *
 /// units`), `count` (the element count of `items`), `inner_len` (the byte length of
 /// `inner`).
@@ -161,10 +166,6 @@ impl<'a> Codec<'a> for Sized<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Sized<'static> {
-    type Of<'a> = Sized<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -185,10 +186,6 @@ impl<'a> Codec<'a> for Item {
         w.put(&self.id.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Item {
-    type Of<'a> = Item;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

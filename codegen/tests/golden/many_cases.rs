@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Command<'_>, Move, Turn, Fire, Jump, Crouch, Reload, Chat<'_>, Emote, Ping,
+}
+
 /// Filled in by the encoder: `code` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -108,19 +113,19 @@ impl<'a> Codec<'a> for Command<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = r.le::<u8>("code", "many_cases.code")?;
         let body = match code {
-            1 => CommandBody::Move(Move::read(r).within("body")?),
-            2 => CommandBody::Turn(Turn::read(r).within("body")?),
-            3 => CommandBody::Fire(Fire::read(r).within("body")?),
-            4 => CommandBody::Jump(Jump::read(r).within("body")?),
-            5 => CommandBody::Crouch(Crouch::read(r).within("body")?),
-            6 => CommandBody::Reload(Reload::read(r).within("body")?),
-            7 => CommandBody::Chat(Chat::read(r).within("body")?),
-            8 => CommandBody::Emote(Emote::read(r).within("body")?),
-            9 => CommandBody::Ping(Ping::read(r).within("body")?),
+            1 => CommandBody::Move(r.read("body")?),
+            2 => CommandBody::Turn(r.read("body")?),
+            3 => CommandBody::Fire(r.read("body")?),
+            4 => CommandBody::Jump(r.read("body")?),
+            5 => CommandBody::Crouch(r.read("body")?),
+            6 => CommandBody::Reload(r.read("body")?),
+            7 => CommandBody::Chat(r.read("body")?),
+            8 => CommandBody::Emote(r.read("body")?),
+            9 => CommandBody::Ping(r.read("body")?),
             16..=31 => {
                 CommandBody::Dash {
                     code,
-                    value: Move::read(r).within("body")?,
+                    value: r.read("body")?,
                 }
             }
             32 => CommandBody::Tag32,
@@ -194,10 +199,6 @@ impl<'a> Codec<'a> for Command<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Command<'static> {
-    type Of<'a> = Command<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -223,10 +224,6 @@ impl<'a> Codec<'a> for Move {
     }
 }
 
-impl wiregen_runtime::Type for Move {
-    type Of<'a> = Move;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -247,10 +244,6 @@ impl<'a> Codec<'a> for Turn {
         w.put(&self.angle.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Turn {
-    type Of<'a> = Turn;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -275,10 +268,6 @@ impl<'a> Codec<'a> for Fire {
     }
 }
 
-impl wiregen_runtime::Type for Fire {
-    type Of<'a> = Fire;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -299,10 +288,6 @@ impl<'a> Codec<'a> for Jump {
         w.put(&self.height.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Jump {
-    type Of<'a> = Jump;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -332,10 +317,6 @@ impl<'a> Codec<'a> for Crouch {
     }
 }
 
-impl wiregen_runtime::Type for Crouch {
-    type Of<'a> = Crouch;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -356,10 +337,6 @@ impl<'a> Codec<'a> for Reload {
         w.put(&self.slot.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Reload {
-    type Of<'a> = Reload;
 }
 
 /// Filled in by the encoder: `text_len` (the byte length of `text`).
@@ -401,10 +378,6 @@ impl<'a> Codec<'a> for Chat<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Chat<'static> {
-    type Of<'a> = Chat<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -427,10 +400,6 @@ impl<'a> Codec<'a> for Emote {
     }
 }
 
-impl wiregen_runtime::Type for Emote {
-    type Of<'a> = Emote;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -451,10 +420,6 @@ impl<'a> Codec<'a> for Ping {
         w.put(&self.sent_at.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ping {
-    type Of<'a> = Ping;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -24,6 +24,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Header<'_>, Point,
+}
+
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for Kind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
@@ -341,10 +346,6 @@ impl<'a> Codec<'a> for Header<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Header<'static> {
-    type Of<'a> = Header<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -410,10 +411,6 @@ impl<'a> Codec<'a> for Point {
         w.bits(raw, 9u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point {
-    type Of<'a> = Point;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

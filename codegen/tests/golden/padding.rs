@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Record<'_>, Mode, Entry, Tail<'_>,
+}
+
 /// Filled in by the encoder: `reserved` (reserved, written as zero), `spare` (reserved,
 /// written as zero).
 #[derive(Debug, Clone, PartialEq)]
@@ -118,10 +123,6 @@ impl<'a> Codec<'a> for Record<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Record<'static> {
-    type Of<'a> = Record<'a>;
-}
-
 /// Filled in by the encoder: `unused` (reserved, written as zero).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -163,10 +164,6 @@ impl<'a> Codec<'a> for Mode {
     }
 }
 
-impl wiregen_runtime::Type for Mode {
-    type Of<'a> = Mode;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -194,10 +191,6 @@ impl<'a> Codec<'a> for Entry {
         w.pad(start, 8usize, "padding")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Entry {
-    type Of<'a> = Entry;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -245,10 +238,6 @@ impl<'a> Codec<'a> for Tail<'a> {
         w.align(start, 4usize);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Tail<'static> {
-    type Of<'a> = Tail<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

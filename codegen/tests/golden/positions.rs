@@ -7,6 +7,11 @@ use wiregen_runtime::{
     fit, size_from_len, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Framed<'_>, Tail<'_>,
+}
+
 /// Filled in by the encoder: `array_size` (the element count of `items`; that count is `16
 /// - array_size`).
 #[derive(Debug, Clone, PartialEq)]
@@ -74,10 +79,6 @@ impl<'a> Codec<'a> for Framed<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Framed<'static> {
-    type Of<'a> = Framed<'a>;
-}
-
 /// A type whose last field is present only when bytes are left for it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -136,10 +137,6 @@ impl<'a> Codec<'a> for Tail<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Tail<'static> {
-    type Of<'a> = Tail<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -38,6 +38,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Message<'_>, Data<'_>, Motion,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `body`), `no_note` (whether `note` is
 /// absent).
 #[derive(Debug, Clone, PartialEq)]
@@ -189,7 +194,7 @@ impl<'a> Codec<'a> for Message<'a> {
         };
         let body = match kind {
             Kind::Ping => MessageBody::Ping,
-            Kind::Data => MessageBody::Data(Data::read(r).within("body")?),
+            Kind::Data => MessageBody::Data(r.read("body")?),
             Kind::Ack => MessageBody::Ack,
             other => {
                 return Err(
@@ -317,10 +322,6 @@ impl<'a> Codec<'a> for Message<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Message<'static> {
-    type Of<'a> = Message<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -363,10 +364,6 @@ impl<'a> Codec<'a> for Data<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Data<'static> {
-    type Of<'a> = Data<'a>;
 }
 
 /// Filled in by the encoder: `has_speed` (whether `speed` is present), `idle` (whether
@@ -448,10 +445,6 @@ impl<'a> Codec<'a> for Motion {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Motion {
-    type Of<'a> = Motion;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -15,6 +15,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Hello<'_>,
+}
+
 /// Filled in by the encoder: `command` (the kind of `payload`), `payload_size` (the byte
 /// length of `payload`).
 #[derive(Debug, Clone, PartialEq)]
@@ -162,10 +167,6 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -207,10 +208,6 @@ impl<'a> Codec<'a> for Hello<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Hello<'static> {
-    type Of<'a> = Hello<'a>;
 }
 
 /// Largest piece a sender puts in one packet.
@@ -272,7 +269,7 @@ impl<'a> PacketPayload<'a> {
     ) -> Result<Self, DecodeError> {
         Ok(
             match command {
-                1 => PacketPayload::Hello(Hello::read(r).within("payload")?),
+                1 => PacketPayload::Hello(r.read("payload")?),
                 _ => {
                     PacketPayload::Other {
                         command,

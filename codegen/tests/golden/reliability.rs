@@ -27,6 +27,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Data<'_>, Ack, Notify, Heartbeat, Ping, Pong,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -90,10 +95,10 @@ impl<'a> Codec<'a> for Packet<'a> {
         let kind = Kind::from_raw(r.le::<u8>("kind", "reliability.kind")?);
         let acked_upto = r.le::<u16>("acked_upto", "reliability.acked_upto")?;
         let body = match kind {
-            Kind::Data => PacketBody::Data(Data::read(r).within("body")?),
-            Kind::Ack => PacketBody::Ack(Ack::read(r).within("body")?),
-            Kind::Notify => PacketBody::Notify(Notify::read(r).within("body")?),
-            Kind::Ping => PacketBody::Ping(Heartbeat::read(r).within("body")?),
+            Kind::Data => PacketBody::Data(r.read("body")?),
+            Kind::Ack => PacketBody::Ack(r.read("body")?),
+            Kind::Notify => PacketBody::Notify(r.read("body")?),
+            Kind::Ping => PacketBody::Ping(r.read("body")?),
             other => {
                 return Err(
                     r
@@ -121,10 +126,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,10 +186,6 @@ impl<'a> Codec<'a> for Data<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Data<'static> {
-    type Of<'a> = Data<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -212,10 +209,6 @@ impl<'a> Codec<'a> for Ack {
         w.put(&self.chunk.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ack {
-    type Of<'a> = Ack;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,10 +237,6 @@ impl<'a> Codec<'a> for Notify {
         w.put(&self.received.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Notify {
-    type Of<'a> = Notify;
 }
 
 /// Filled in by the encoder: `form` (the kind of `body`).
@@ -284,8 +273,8 @@ impl<'a> Codec<'a> for Heartbeat {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = r.le::<u8>("form", "reliability.heartbeat.form")?;
         let body = match form {
-            0 => HeartbeatBody::Ping(Ping::read(r).within("body")?),
-            1 => HeartbeatBody::Pong(Pong::read(r).within("body")?),
+            0 => HeartbeatBody::Ping(r.read("body")?),
+            1 => HeartbeatBody::Pong(r.read("body")?),
             other => {
                 return Err(
                     r
@@ -312,10 +301,6 @@ impl<'a> Codec<'a> for Heartbeat {
     }
 }
 
-impl wiregen_runtime::Type for Heartbeat {
-    type Of<'a> = Heartbeat;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -338,10 +323,6 @@ impl<'a> Codec<'a> for Ping {
     }
 }
 
-impl wiregen_runtime::Type for Ping {
-    type Of<'a> = Ping;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -362,10 +343,6 @@ impl<'a> Codec<'a> for Pong {
         w.put(&self.id.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Pong {
-    type Of<'a> = Pong;
 }
 
 impl Data<'_> {

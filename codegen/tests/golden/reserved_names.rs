@@ -25,6 +25,13 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Codec<'_>, Some<'_>, Reader<'_>,
+    Option, Cow<'_>, EncodeError,
+    Vec,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `body`), `text_len` (the byte length of
 /// `text`).
 #[derive(Debug, Clone, PartialEq)]
@@ -135,8 +142,8 @@ impl<'a> wiregen_runtime::Codec<'a> for Codec<'a> {
         };
         let body = match kind {
             Default::None => CodecBody::None,
-            Default::Some => CodecBody::Some(Some::read(r).within("body")?),
-            Default::Ok => CodecBody::Ok(Reader::read(r).within("body")?),
+            Default::Some => CodecBody::Some(r.read("body")?),
+            Default::Ok => CodecBody::Ok(r.read("body")?),
             _ => {
                 CodecBody::Other {
                     kind,
@@ -194,10 +201,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Codec<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Codec<'static> {
-    type Of<'a> = Codec<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -234,10 +237,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Some<'a> {
         self.cow.write(w).within("cow")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Some<'static> {
-    type Of<'a> = Some<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -282,10 +281,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Reader<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Reader<'static> {
-    type Of<'a> = Reader<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -308,10 +303,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Option {
         w.put(&self.present.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Option {
-    type Of<'a> = Option;
 }
 
 /// Filled in by the encoder: `bytes_len` (the byte length of `data`).
@@ -361,10 +352,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Cow<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Cow<'static> {
-    type Of<'a> = Cow<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -389,10 +376,6 @@ impl<'a> wiregen_runtime::Codec<'a> for EncodeError {
     }
 }
 
-impl wiregen_runtime::Type for EncodeError {
-    type Of<'a> = EncodeError;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -415,10 +398,6 @@ impl<'a> wiregen_runtime::Codec<'a> for Vec {
         w.put(&self.x.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Vec {
-    type Of<'a> = Vec;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Reader, Trace, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Frame<'_>, Block,
+}
+
 /// Filled in by the encoder: `size` (the byte length of `payload`; that length is `size -
 /// 2`), `last_index` (the element count of `ids`; that count is `last_index + 1`), `words`
 /// (the byte length of `block`; that length is `4 * words`), `free` (the element count of
@@ -129,7 +134,7 @@ impl<'a> Codec<'a> for Frame<'a> {
             let n = r.length((body_len as i128).wrapping_sub(1i128), "body")?;
             let saved = r.limit(n, "body")?;
             let v = match kind {
-                1 => FrameBody::Block(Block::read(r).within("body")?),
+                1 => FrameBody::Block(r.read("body")?),
                 _ => {
                     FrameBody::Other {
                         kind,
@@ -221,10 +226,6 @@ impl<'a> Codec<'a> for Frame<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Frame<'static> {
-    type Of<'a> = Frame<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -248,10 +249,6 @@ impl<'a> Codec<'a> for Block {
         w.put(&self.b.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Block {
-    type Of<'a> = Block;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Inner<'_>, Pair,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `inner`), `kind2` (the kind of `other`),
 /// `kind3` (the kind of `fixed`).
 #[derive(Debug, Clone, PartialEq)]
@@ -170,7 +175,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             };
             let saved = r.limit(n, "inner")?;
             let v = match kind {
-                1 => PacketInner::Inner(Inner::read(r).within("inner")?),
+                1 => PacketInner::Inner(r.read("inner")?),
                 _ => {
                     PacketInner::Other {
                         kind,
@@ -198,7 +203,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             };
             let saved = r.limit(n, "other")?;
             let v = match kind2 {
-                1 => PacketOther::Inner(Inner::read(r).within("other")?),
+                1 => PacketOther::Inner(r.read("other")?),
                 _ => {
                     PacketOther::Other {
                         kind2,
@@ -221,7 +226,7 @@ impl<'a> Codec<'a> for Packet<'a> {
             let n = r.length(3i128, "fixed")?;
             let saved = r.limit(n, "fixed")?;
             let v = match kind3 {
-                1 => PacketFixed::Pair(Pair::read(r).within("fixed")?),
+                1 => PacketFixed::Pair(r.read("fixed")?),
                 _ => {
                     PacketFixed::Other {
                         kind3,
@@ -327,10 +332,6 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -378,10 +379,6 @@ impl<'a> Codec<'a> for Inner<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Inner<'static> {
-    type Of<'a> = Inner<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -405,10 +402,6 @@ impl<'a> Codec<'a> for Pair {
         w.put(&self.b.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Pair {
-    type Of<'a> = Pair;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

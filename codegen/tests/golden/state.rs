@@ -16,6 +16,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Command, Announce, Typed, Byte, Word, Update, Indexed,
+}
+
 /// Filled in by the encoder: `code` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -50,8 +55,8 @@ impl<'a> Codec<'a> for Command {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let code = r.le::<u8>("code", "state.code")?;
         let body = match code {
-            1 => CommandBody::Announce(Announce::read(r).within("body")?),
-            2 => CommandBody::Update(Update::read(r).within("body")?),
+            1 => CommandBody::Announce(r.read("body")?),
+            2 => CommandBody::Update(r.read("body")?),
             other => {
                 return Err(
                     r
@@ -76,10 +81,6 @@ impl<'a> Codec<'a> for Command {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Command {
-    type Of<'a> = Command;
 }
 
 /// Filled in by the encoder: `count` (the element count of `values`).
@@ -120,10 +121,6 @@ impl<'a> Codec<'a> for Announce {
     }
 }
 
-impl wiregen_runtime::Type for Announce {
-    type Of<'a> = Announce;
-}
-
 /// Filled in by the encoder: `kind` (the kind of `value`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -158,8 +155,8 @@ impl<'a> Codec<'a> for Typed {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let kind = Kind::from_raw(r.le::<u8>("kind", "state.typed.kind")?);
         let value = match kind {
-            Kind::Byte => TypedValue::Byte(Byte::read(r).within("value")?),
-            Kind::Word => TypedValue::Word(Word::read(r).within("value")?),
+            Kind::Byte => TypedValue::Byte(r.read("value")?),
+            Kind::Word => TypedValue::Word(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -186,10 +183,6 @@ impl<'a> Codec<'a> for Typed {
     }
 }
 
-impl wiregen_runtime::Type for Typed {
-    type Of<'a> = Typed;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -212,10 +205,6 @@ impl<'a> Codec<'a> for Byte {
     }
 }
 
-impl wiregen_runtime::Type for Byte {
-    type Of<'a> = Byte;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -236,10 +225,6 @@ impl<'a> Codec<'a> for Word {
         w.put(&self.v.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Word {
-    type Of<'a> = Word;
 }
 
 /// Filled in by the encoder: `count` (the element count of `values`).
@@ -285,10 +270,6 @@ impl<'a> Codec<'a> for Update {
     }
 }
 
-impl wiregen_runtime::Type for Update {
-    type Of<'a> = Update;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -317,8 +298,8 @@ impl<'a> Codec<'a> for Indexed {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValue::Byte(Byte::read(r).within("value")?),
-            1 => IndexedValue::Word(Word::read(r).within("value")?),
+            0 => IndexedValue::Byte(r.read("value")?),
+            1 => IndexedValue::Word(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -342,10 +323,6 @@ impl<'a> Codec<'a> for Indexed {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Indexed {
-    type Of<'a> = Indexed;
 }
 
 /// Lists announced by earlier messages of a conversation, by key. Keep one `State` per

@@ -7,6 +7,11 @@ use wiregen_runtime::{
     Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Login<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -79,10 +84,6 @@ impl<'a> Codec<'a> for Login<'a> {
         w.put(&self.tail.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Login<'static> {
-    type Of<'a> = Login<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

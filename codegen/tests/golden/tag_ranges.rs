@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Tagged<'_>, Pair,
+}
+
 /// Filled in by the encoder: `tag` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -81,13 +86,13 @@ impl<'a> Codec<'a> for Tagged<'a> {
             16..=31 => {
                 TaggedBody::Low {
                     tag,
-                    value: Pair::read(r).within("body")?,
+                    value: r.read("body")?,
                 }
             }
             240..=255 => {
                 TaggedBody::High {
                     tag,
-                    value: Pair::read(r).within("body")?,
+                    value: r.read("body")?,
                 }
             }
             _ => {
@@ -149,10 +154,6 @@ impl<'a> Codec<'a> for Tagged<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Tagged<'static> {
-    type Of<'a> = Tagged<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -173,10 +174,6 @@ impl<'a> Codec<'a> for Pair {
         w.put(&self.a.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Pair {
-    type Of<'a> = Pair;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -5,6 +5,11 @@
 use std::borrow::Cow;
 use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Frame<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -43,10 +48,6 @@ impl<'a> Codec<'a> for Frame<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Frame<'static> {
-    type Of<'a> = Frame<'a>;
 }
 
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), not

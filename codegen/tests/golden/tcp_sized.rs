@@ -20,6 +20,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, Chat<'_>, MapData<'_>, Ping, MapBegin, MapDone,
+}
+
 /// Filled in by the encoder: `type` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -99,13 +104,11 @@ impl<'a> Codec<'a> for Packet<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let r#type = PacketType::from_raw(r.le::<u8>("type", "tcp_sized.type")?);
         let body = match r#type {
-            PacketType::Chat => PacketBody::Chat(Chat::read(r).within("body")?),
-            PacketType::MapData => PacketBody::MapData(MapData::read(r).within("body")?),
-            PacketType::Ping => PacketBody::Ping(Ping::read(r).within("body")?),
-            PacketType::MapBegin => {
-                PacketBody::MapBegin(MapBegin::read(r).within("body")?)
-            }
-            PacketType::MapDone => PacketBody::MapDone(MapDone::read(r).within("body")?),
+            PacketType::Chat => PacketBody::Chat(r.read("body")?),
+            PacketType::MapData => PacketBody::MapData(r.read("body")?),
+            PacketType::Ping => PacketBody::Ping(r.read("body")?),
+            PacketType::MapBegin => PacketBody::MapBegin(r.read("body")?),
+            PacketType::MapDone => PacketBody::MapDone(r.read("body")?),
             _ => {
                 PacketBody::Other {
                     r#type,
@@ -142,10 +145,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -190,10 +189,6 @@ impl<'a> Codec<'a> for Chat<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Chat<'static> {
-    type Of<'a> = Chat<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -230,10 +225,6 @@ impl<'a> Codec<'a> for MapData<'a> {
     }
 }
 
-impl wiregen_runtime::Type for MapData<'static> {
-    type Of<'a> = MapData<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -254,10 +245,6 @@ impl<'a> Codec<'a> for Ping {
         w.put(&self.token.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ping {
-    type Of<'a> = Ping;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -282,10 +269,6 @@ impl<'a> Codec<'a> for MapBegin {
     }
 }
 
-impl wiregen_runtime::Type for MapBegin {
-    type Of<'a> = MapBegin;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -302,10 +285,6 @@ impl<'a> Codec<'a> for MapDone {
     fn write(&self, _w: &mut Writer<'_>) -> Result<(), EncodeError> {
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for MapDone {
-    type Of<'a> = MapDone;
 }
 
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), counting

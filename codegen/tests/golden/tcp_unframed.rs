@@ -5,6 +5,11 @@
 use std::borrow::Cow;
 use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -47,10 +52,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -17,6 +17,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Tagged<'_>, Pair,
+}
+
 /// Filled in by the encoder: `kind` (the kind of `body`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -96,11 +101,11 @@ impl<'a> Codec<'a> for Tagged<'a> {
         let kind = Kind::from_raw(r.be::<u8>("kind", "unions.kind")?);
         let body = match kind {
             Kind::Empty => TaggedBody::Empty,
-            Kind::Pair => TaggedBody::Pair(Pair::read(r).within("body")?),
+            Kind::Pair => TaggedBody::Pair(r.read("body")?),
             Kind::Unknown(16..=31) => {
                 TaggedBody::Range16To31 {
                     kind,
-                    value: Pair::read(r).within("body")?,
+                    value: r.read("body")?,
                 }
             }
             _ => {
@@ -151,10 +156,6 @@ impl<'a> Codec<'a> for Tagged<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Tagged<'static> {
-    type Of<'a> = Tagged<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -178,10 +179,6 @@ impl<'a> Codec<'a> for Pair {
         w.put(&self.b.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Pair {
-    type Of<'a> = Pair;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

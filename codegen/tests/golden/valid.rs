@@ -7,6 +7,11 @@ use wiregen_runtime::{
     Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Settings,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -201,10 +206,6 @@ impl<'a> Codec<'a> for Settings {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Settings {
-    type Of<'a> = Settings;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -7,6 +7,11 @@ use wiregen_runtime::{
     Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Bundle<'_>, Point,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -102,10 +107,6 @@ impl<'a> Codec<'a> for Bundle<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Bundle<'static> {
-    type Of<'a> = Bundle<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -129,10 +130,6 @@ impl<'a> Codec<'a> for Point {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point {
-    type Of<'a> = Point;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

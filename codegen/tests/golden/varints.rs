@@ -7,6 +7,11 @@ use wiregen_runtime::{
     fit, Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Value, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Values<'_>,
+}
+
 /// Filled in by the encoder: `text_len` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -68,10 +73,6 @@ impl<'a> Codec<'a> for Values<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Values<'static> {
-    type Of<'a> = Values<'a>;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -7,6 +7,11 @@ use wiregen_runtime::{
     Value,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Sample,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -149,10 +154,6 @@ impl<'a> Codec<'a> for Sample {
         w.bits(raw, 5u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Sample {
-    type Of<'a> = Sample;
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type

@@ -18,6 +18,11 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    PlayerMove, Chat<'_>, Spawn, Entity,
+}
+
 /// A player's new position.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -61,10 +66,6 @@ impl<'a> Codec<'a> for PlayerMove {
         w.bits(self.jumping as u64, 1);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for PlayerMove {
-    type Of<'a> = PlayerMove;
 }
 
 /// A chat line.
@@ -118,10 +119,6 @@ impl<'a> Codec<'a> for Chat<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Chat<'static> {
-    type Of<'a> = Chat<'a>;
-}
-
 /// Entities appearing in the world.
 ///
 /// Filled in by the encoder: `count` (the element count of `entities`).
@@ -163,10 +160,6 @@ impl<'a> Codec<'a> for Spawn {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Spawn {
-    type Of<'a> = Spawn;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -223,10 +216,6 @@ impl<'a> Codec<'a> for Entity {
         w.leb128(((self.y << 1) ^ (self.y >> 63)) as u64);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Entity {
-    type Of<'a> = Entity;
 }
 
 /// A message of this application, by the message id the transport carries.

@@ -127,6 +127,20 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Command<'_>, ConnectionRequest, ConnectionAck, UnreliableMessage<'_>, ReliableMessage<'_>,
+    LinkState<'_>, TypedValue<'_>, ReliableAck, LinkId, LinkUpdate<'_>, LinkUpdateLink<'_>,
+    IndexedValue<'_>, LinkValues<'_>, LongReliableMessage<'_>, LongLinkState<'_>, SInt8Value,
+    UInt8Value, SInt16Value, UInt16Value, SInt32Value, UInt32Value, SInt64Value, UInt64Value,
+    Float16Value, Float32Value, Float64Value, StringValue<'_>, DataValue<'_>, Point2S8Value,
+    Point2U8Value, Point2S16Value, Point2U16Value, Point2S32Value, Point2U32Value, Point2S64Value,
+    Point2U64Value, Point3S8Value, Point3U8Value, Point3S16Value, Point3U16Value, Point3S32Value,
+    Point3U32Value, Point3S64Value, Point3U64Value, Vector2F16Value, Vector2F32Value,
+    Vector2F64Value, Vector3F16Value, Vector3F32Value, Vector3F64Value, QuaternionF16Value,
+    QuaternionF32Value, QuaternionF64Value,
+}
+
 /// One DNP datagram.
 ///
 /// Filled in by the encoder: `code` (the kind of `body`).
@@ -242,43 +256,23 @@ impl<'a> Codec<'a> for Command<'a> {
         let code = CommandCode::from_raw(r.le::<u8>("code", "dnp.code")?);
         let body = match code {
             CommandCode::ConnectionRequest => {
-                CommandBody::ConnectionRequest(
-                    ConnectionRequest::read(r).within("body")?,
-                )
+                CommandBody::ConnectionRequest(r.read("body")?)
             }
-            CommandCode::ConnectionAck => {
-                CommandBody::ConnectionAck(ConnectionAck::read(r).within("body")?)
-            }
+            CommandCode::ConnectionAck => CommandBody::ConnectionAck(r.read("body")?),
             CommandCode::ConnectionClose => CommandBody::ConnectionClose,
             CommandCode::UnreliableMessage => {
-                CommandBody::UnreliableMessage(
-                    UnreliableMessage::read(r).within("body")?,
-                )
+                CommandBody::UnreliableMessage(r.read("body")?)
             }
-            CommandCode::ReliableMessage => {
-                CommandBody::ReliableMessage(ReliableMessage::read(r).within("body")?)
-            }
-            CommandCode::LinkState => {
-                CommandBody::LinkState(LinkState::read(r).within("body")?)
-            }
-            CommandCode::ReliableAck => {
-                CommandBody::ReliableAck(ReliableAck::read(r).within("body")?)
-            }
-            CommandCode::LinkUp => CommandBody::LinkUp(LinkId::read(r).within("body")?),
-            CommandCode::LinkDown => {
-                CommandBody::LinkDown(LinkId::read(r).within("body")?)
-            }
-            CommandCode::LinkUpdate => {
-                CommandBody::LinkUpdate(LinkUpdate::read(r).within("body")?)
-            }
+            CommandCode::ReliableMessage => CommandBody::ReliableMessage(r.read("body")?),
+            CommandCode::LinkState => CommandBody::LinkState(r.read("body")?),
+            CommandCode::ReliableAck => CommandBody::ReliableAck(r.read("body")?),
+            CommandCode::LinkUp => CommandBody::LinkUp(r.read("body")?),
+            CommandCode::LinkDown => CommandBody::LinkDown(r.read("body")?),
+            CommandCode::LinkUpdate => CommandBody::LinkUpdate(r.read("body")?),
             CommandCode::LongReliableMessage => {
-                CommandBody::LongReliableMessage(
-                    LongReliableMessage::read(r).within("body")?,
-                )
+                CommandBody::LongReliableMessage(r.read("body")?)
             }
-            CommandCode::LongLinkState => {
-                CommandBody::LongLinkState(LongLinkState::read(r).within("body")?)
-            }
+            CommandCode::LongLinkState => CommandBody::LongLinkState(r.read("body")?),
             _ => {
                 CommandBody::Other {
                     code,
@@ -324,10 +318,6 @@ impl<'a> Codec<'a> for Command<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Command<'static> {
-    type Of<'a> = Command<'a>;
-}
-
 /// Filled in by the encoder: `protocol_count` (the element count of `protocols`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -368,10 +358,6 @@ impl<'a> Codec<'a> for ConnectionRequest {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ConnectionRequest {
-    type Of<'a> = ConnectionRequest;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -440,10 +426,6 @@ impl<'a> Codec<'a> for ConnectionAck {
     }
 }
 
-impl wiregen_runtime::Type for ConnectionAck {
-    type Of<'a> = ConnectionAck;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -478,10 +460,6 @@ impl<'a> Codec<'a> for UnreliableMessage<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for UnreliableMessage<'static> {
-    type Of<'a> = UnreliableMessage<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -523,10 +501,6 @@ impl<'a> Codec<'a> for ReliableMessage<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ReliableMessage<'static> {
-    type Of<'a> = ReliableMessage<'a>;
 }
 
 /// A link's state and its typed values.
@@ -613,10 +587,6 @@ impl<'a> Codec<'a> for LinkState<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LinkState<'static> {
-    type Of<'a> = LinkState<'a>;
 }
 
 /// A type code and the value.
@@ -783,124 +753,44 @@ impl<'a> Codec<'a> for TypedValue<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let r#type = ValueType::from_raw(r.le::<u8>("type", "dnp.typed_value.type")?);
         let value = match r#type {
-            ValueType::SInt8 => {
-                TypedValueValue::SInt8(SInt8Value::read(r).within("value")?)
-            }
-            ValueType::UInt8 => {
-                TypedValueValue::UInt8(UInt8Value::read(r).within("value")?)
-            }
-            ValueType::SInt16 => {
-                TypedValueValue::SInt16(SInt16Value::read(r).within("value")?)
-            }
-            ValueType::UInt16 => {
-                TypedValueValue::UInt16(UInt16Value::read(r).within("value")?)
-            }
-            ValueType::SInt32 => {
-                TypedValueValue::SInt32(SInt32Value::read(r).within("value")?)
-            }
-            ValueType::UInt32 => {
-                TypedValueValue::UInt32(UInt32Value::read(r).within("value")?)
-            }
-            ValueType::SInt64 => {
-                TypedValueValue::SInt64(SInt64Value::read(r).within("value")?)
-            }
-            ValueType::UInt64 => {
-                TypedValueValue::UInt64(UInt64Value::read(r).within("value")?)
-            }
-            ValueType::Float16 => {
-                TypedValueValue::Float16(Float16Value::read(r).within("value")?)
-            }
-            ValueType::Float32 => {
-                TypedValueValue::Float32(Float32Value::read(r).within("value")?)
-            }
-            ValueType::Float64 => {
-                TypedValueValue::Float64(Float64Value::read(r).within("value")?)
-            }
-            ValueType::String => {
-                TypedValueValue::String(StringValue::read(r).within("value")?)
-            }
-            ValueType::Data => TypedValueValue::Data(DataValue::read(r).within("value")?),
-            ValueType::Point2S8 => {
-                TypedValueValue::Point2S8(Point2S8Value::read(r).within("value")?)
-            }
-            ValueType::Point2U8 => {
-                TypedValueValue::Point2U8(Point2U8Value::read(r).within("value")?)
-            }
-            ValueType::Point2S16 => {
-                TypedValueValue::Point2S16(Point2S16Value::read(r).within("value")?)
-            }
-            ValueType::Point2U16 => {
-                TypedValueValue::Point2U16(Point2U16Value::read(r).within("value")?)
-            }
-            ValueType::Point2S32 => {
-                TypedValueValue::Point2S32(Point2S32Value::read(r).within("value")?)
-            }
-            ValueType::Point2U32 => {
-                TypedValueValue::Point2U32(Point2U32Value::read(r).within("value")?)
-            }
-            ValueType::Point2S64 => {
-                TypedValueValue::Point2S64(Point2S64Value::read(r).within("value")?)
-            }
-            ValueType::Point2U64 => {
-                TypedValueValue::Point2U64(Point2U64Value::read(r).within("value")?)
-            }
-            ValueType::Point3S8 => {
-                TypedValueValue::Point3S8(Point3S8Value::read(r).within("value")?)
-            }
-            ValueType::Point3U8 => {
-                TypedValueValue::Point3U8(Point3U8Value::read(r).within("value")?)
-            }
-            ValueType::Point3S16 => {
-                TypedValueValue::Point3S16(Point3S16Value::read(r).within("value")?)
-            }
-            ValueType::Point3U16 => {
-                TypedValueValue::Point3U16(Point3U16Value::read(r).within("value")?)
-            }
-            ValueType::Point3S32 => {
-                TypedValueValue::Point3S32(Point3S32Value::read(r).within("value")?)
-            }
-            ValueType::Point3U32 => {
-                TypedValueValue::Point3U32(Point3U32Value::read(r).within("value")?)
-            }
-            ValueType::Point3S64 => {
-                TypedValueValue::Point3S64(Point3S64Value::read(r).within("value")?)
-            }
-            ValueType::Point3U64 => {
-                TypedValueValue::Point3U64(Point3U64Value::read(r).within("value")?)
-            }
-            ValueType::Vector2F16 => {
-                TypedValueValue::Vector2F16(Vector2F16Value::read(r).within("value")?)
-            }
-            ValueType::Vector2F32 => {
-                TypedValueValue::Vector2F32(Vector2F32Value::read(r).within("value")?)
-            }
-            ValueType::Vector2F64 => {
-                TypedValueValue::Vector2F64(Vector2F64Value::read(r).within("value")?)
-            }
-            ValueType::Vector3F16 => {
-                TypedValueValue::Vector3F16(Vector3F16Value::read(r).within("value")?)
-            }
-            ValueType::Vector3F32 => {
-                TypedValueValue::Vector3F32(Vector3F32Value::read(r).within("value")?)
-            }
-            ValueType::Vector3F64 => {
-                TypedValueValue::Vector3F64(Vector3F64Value::read(r).within("value")?)
-            }
-            ValueType::QuaternionF16 => {
-                TypedValueValue::QuaternionF16(
-                    QuaternionF16Value::read(r).within("value")?,
-                )
-            }
-            ValueType::QuaternionF32 => {
-                TypedValueValue::QuaternionF32(
-                    QuaternionF32Value::read(r).within("value")?,
-                )
-            }
-            ValueType::QuaternionF64 => {
-                TypedValueValue::QuaternionF64(
-                    QuaternionF64Value::read(r).within("value")?,
-                )
-            }
+            ValueType::SInt8 => TypedValueValue::SInt8(r.read("value")?),
+            ValueType::UInt8 => TypedValueValue::UInt8(r.read("value")?),
+            ValueType::SInt16 => TypedValueValue::SInt16(r.read("value")?),
+            ValueType::UInt16 => TypedValueValue::UInt16(r.read("value")?),
+            ValueType::SInt32 => TypedValueValue::SInt32(r.read("value")?),
+            ValueType::UInt32 => TypedValueValue::UInt32(r.read("value")?),
+            ValueType::SInt64 => TypedValueValue::SInt64(r.read("value")?),
+            ValueType::UInt64 => TypedValueValue::UInt64(r.read("value")?),
+            ValueType::Float16 => TypedValueValue::Float16(r.read("value")?),
+            ValueType::Float32 => TypedValueValue::Float32(r.read("value")?),
+            ValueType::Float64 => TypedValueValue::Float64(r.read("value")?),
+            ValueType::String => TypedValueValue::String(r.read("value")?),
+            ValueType::Data => TypedValueValue::Data(r.read("value")?),
+            ValueType::Point2S8 => TypedValueValue::Point2S8(r.read("value")?),
+            ValueType::Point2U8 => TypedValueValue::Point2U8(r.read("value")?),
+            ValueType::Point2S16 => TypedValueValue::Point2S16(r.read("value")?),
+            ValueType::Point2U16 => TypedValueValue::Point2U16(r.read("value")?),
+            ValueType::Point2S32 => TypedValueValue::Point2S32(r.read("value")?),
+            ValueType::Point2U32 => TypedValueValue::Point2U32(r.read("value")?),
+            ValueType::Point2S64 => TypedValueValue::Point2S64(r.read("value")?),
+            ValueType::Point2U64 => TypedValueValue::Point2U64(r.read("value")?),
+            ValueType::Point3S8 => TypedValueValue::Point3S8(r.read("value")?),
+            ValueType::Point3U8 => TypedValueValue::Point3U8(r.read("value")?),
+            ValueType::Point3S16 => TypedValueValue::Point3S16(r.read("value")?),
+            ValueType::Point3U16 => TypedValueValue::Point3U16(r.read("value")?),
+            ValueType::Point3S32 => TypedValueValue::Point3S32(r.read("value")?),
+            ValueType::Point3U32 => TypedValueValue::Point3U32(r.read("value")?),
+            ValueType::Point3S64 => TypedValueValue::Point3S64(r.read("value")?),
+            ValueType::Point3U64 => TypedValueValue::Point3U64(r.read("value")?),
+            ValueType::Vector2F16 => TypedValueValue::Vector2F16(r.read("value")?),
+            ValueType::Vector2F32 => TypedValueValue::Vector2F32(r.read("value")?),
+            ValueType::Vector2F64 => TypedValueValue::Vector2F64(r.read("value")?),
+            ValueType::Vector3F16 => TypedValueValue::Vector3F16(r.read("value")?),
+            ValueType::Vector3F32 => TypedValueValue::Vector3F32(r.read("value")?),
+            ValueType::Vector3F64 => TypedValueValue::Vector3F64(r.read("value")?),
+            ValueType::QuaternionF16 => TypedValueValue::QuaternionF16(r.read("value")?),
+            ValueType::QuaternionF32 => TypedValueValue::QuaternionF32(r.read("value")?),
+            ValueType::QuaternionF64 => TypedValueValue::QuaternionF64(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -963,10 +853,6 @@ impl<'a> Codec<'a> for TypedValue<'a> {
     }
 }
 
-impl wiregen_runtime::Type for TypedValue<'static> {
-    type Of<'a> = TypedValue<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -994,10 +880,6 @@ impl<'a> Codec<'a> for ReliableAck {
     }
 }
 
-impl wiregen_runtime::Type for ReliableAck {
-    type Of<'a> = ReliableAck;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1018,10 +900,6 @@ impl<'a> Codec<'a> for LinkId {
         w.put(&self.link_id.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LinkId {
-    type Of<'a> = LinkId;
 }
 
 /// New values of some links, by index and without types (the links' Link States gave them).
@@ -1069,10 +947,6 @@ impl<'a> Codec<'a> for LinkUpdate<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LinkUpdate<'static> {
-    type Of<'a> = LinkUpdate<'a>;
 }
 
 /// Filled in by the encoder: `value_count` (the element count of `values`).
@@ -1128,10 +1002,6 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LinkUpdateLink<'static> {
-    type Of<'a> = LinkUpdateLink<'a>;
 }
 
 /// A value by its index in the link's list; the list gives its type.
@@ -1258,68 +1128,44 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValueValue::SInt8(SInt8Value::read(r).within("value")?),
-            1 => IndexedValueValue::UInt8(UInt8Value::read(r).within("value")?),
-            2 => IndexedValueValue::SInt16(SInt16Value::read(r).within("value")?),
-            3 => IndexedValueValue::UInt16(UInt16Value::read(r).within("value")?),
-            4 => IndexedValueValue::SInt32(SInt32Value::read(r).within("value")?),
-            5 => IndexedValueValue::UInt32(UInt32Value::read(r).within("value")?),
-            6 => IndexedValueValue::SInt64(SInt64Value::read(r).within("value")?),
-            7 => IndexedValueValue::UInt64(UInt64Value::read(r).within("value")?),
-            8 => IndexedValueValue::Float16(Float16Value::read(r).within("value")?),
-            9 => IndexedValueValue::Float32(Float32Value::read(r).within("value")?),
-            10 => IndexedValueValue::Float64(Float64Value::read(r).within("value")?),
-            11 => IndexedValueValue::String(StringValue::read(r).within("value")?),
-            12 => IndexedValueValue::Data(DataValue::read(r).within("value")?),
-            13 => IndexedValueValue::Point2S8(Point2S8Value::read(r).within("value")?),
-            14 => IndexedValueValue::Point2U8(Point2U8Value::read(r).within("value")?),
-            15 => IndexedValueValue::Point2S16(Point2S16Value::read(r).within("value")?),
-            16 => IndexedValueValue::Point2U16(Point2U16Value::read(r).within("value")?),
-            17 => IndexedValueValue::Point2S32(Point2S32Value::read(r).within("value")?),
-            18 => IndexedValueValue::Point2U32(Point2U32Value::read(r).within("value")?),
-            19 => IndexedValueValue::Point2S64(Point2S64Value::read(r).within("value")?),
-            20 => IndexedValueValue::Point2U64(Point2U64Value::read(r).within("value")?),
-            21 => IndexedValueValue::Point3S8(Point3S8Value::read(r).within("value")?),
-            22 => IndexedValueValue::Point3U8(Point3U8Value::read(r).within("value")?),
-            23 => IndexedValueValue::Point3S16(Point3S16Value::read(r).within("value")?),
-            24 => IndexedValueValue::Point3U16(Point3U16Value::read(r).within("value")?),
-            25 => IndexedValueValue::Point3S32(Point3S32Value::read(r).within("value")?),
-            26 => IndexedValueValue::Point3U32(Point3U32Value::read(r).within("value")?),
-            27 => IndexedValueValue::Point3S64(Point3S64Value::read(r).within("value")?),
-            28 => IndexedValueValue::Point3U64(Point3U64Value::read(r).within("value")?),
-            29 => {
-                IndexedValueValue::Vector2F16(Vector2F16Value::read(r).within("value")?)
-            }
-            30 => {
-                IndexedValueValue::Vector2F32(Vector2F32Value::read(r).within("value")?)
-            }
-            31 => {
-                IndexedValueValue::Vector2F64(Vector2F64Value::read(r).within("value")?)
-            }
-            32 => {
-                IndexedValueValue::Vector3F16(Vector3F16Value::read(r).within("value")?)
-            }
-            33 => {
-                IndexedValueValue::Vector3F32(Vector3F32Value::read(r).within("value")?)
-            }
-            34 => {
-                IndexedValueValue::Vector3F64(Vector3F64Value::read(r).within("value")?)
-            }
-            35 => {
-                IndexedValueValue::QuaternionF16(
-                    QuaternionF16Value::read(r).within("value")?,
-                )
-            }
-            36 => {
-                IndexedValueValue::QuaternionF32(
-                    QuaternionF32Value::read(r).within("value")?,
-                )
-            }
-            37 => {
-                IndexedValueValue::QuaternionF64(
-                    QuaternionF64Value::read(r).within("value")?,
-                )
-            }
+            0 => IndexedValueValue::SInt8(r.read("value")?),
+            1 => IndexedValueValue::UInt8(r.read("value")?),
+            2 => IndexedValueValue::SInt16(r.read("value")?),
+            3 => IndexedValueValue::UInt16(r.read("value")?),
+            4 => IndexedValueValue::SInt32(r.read("value")?),
+            5 => IndexedValueValue::UInt32(r.read("value")?),
+            6 => IndexedValueValue::SInt64(r.read("value")?),
+            7 => IndexedValueValue::UInt64(r.read("value")?),
+            8 => IndexedValueValue::Float16(r.read("value")?),
+            9 => IndexedValueValue::Float32(r.read("value")?),
+            10 => IndexedValueValue::Float64(r.read("value")?),
+            11 => IndexedValueValue::String(r.read("value")?),
+            12 => IndexedValueValue::Data(r.read("value")?),
+            13 => IndexedValueValue::Point2S8(r.read("value")?),
+            14 => IndexedValueValue::Point2U8(r.read("value")?),
+            15 => IndexedValueValue::Point2S16(r.read("value")?),
+            16 => IndexedValueValue::Point2U16(r.read("value")?),
+            17 => IndexedValueValue::Point2S32(r.read("value")?),
+            18 => IndexedValueValue::Point2U32(r.read("value")?),
+            19 => IndexedValueValue::Point2S64(r.read("value")?),
+            20 => IndexedValueValue::Point2U64(r.read("value")?),
+            21 => IndexedValueValue::Point3S8(r.read("value")?),
+            22 => IndexedValueValue::Point3U8(r.read("value")?),
+            23 => IndexedValueValue::Point3S16(r.read("value")?),
+            24 => IndexedValueValue::Point3U16(r.read("value")?),
+            25 => IndexedValueValue::Point3S32(r.read("value")?),
+            26 => IndexedValueValue::Point3U32(r.read("value")?),
+            27 => IndexedValueValue::Point3S64(r.read("value")?),
+            28 => IndexedValueValue::Point3U64(r.read("value")?),
+            29 => IndexedValueValue::Vector2F16(r.read("value")?),
+            30 => IndexedValueValue::Vector2F32(r.read("value")?),
+            31 => IndexedValueValue::Vector2F64(r.read("value")?),
+            32 => IndexedValueValue::Vector3F16(r.read("value")?),
+            33 => IndexedValueValue::Vector3F32(r.read("value")?),
+            34 => IndexedValueValue::Vector3F64(r.read("value")?),
+            35 => IndexedValueValue::QuaternionF16(r.read("value")?),
+            36 => IndexedValueValue::QuaternionF32(r.read("value")?),
+            37 => IndexedValueValue::QuaternionF64(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -1381,10 +1227,6 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
     }
 }
 
-impl wiregen_runtime::Type for IndexedValue<'static> {
-    type Of<'a> = IndexedValue<'a>;
-}
-
 /// The joined values chunks of a Long Link State.
 ///
 /// Filled in by the encoder: `value_count` (the element count of `values`).
@@ -1430,10 +1272,6 @@ impl<'a> Codec<'a> for LinkValues<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LinkValues<'static> {
-    type Of<'a> = LinkValues<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1490,10 +1328,6 @@ impl<'a> Codec<'a> for LongReliableMessage<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for LongReliableMessage<'static> {
-    type Of<'a> = LongReliableMessage<'a>;
 }
 
 /// Filled in by the encoder: `message_chunk_len` (the byte length of `message_chunk`).
@@ -1591,10 +1425,6 @@ impl<'a> Codec<'a> for LongLinkState<'a> {
     }
 }
 
-impl wiregen_runtime::Type for LongLinkState<'static> {
-    type Of<'a> = LongLinkState<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1615,10 +1445,6 @@ impl<'a> Codec<'a> for SInt8Value {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for SInt8Value {
-    type Of<'a> = SInt8Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1643,10 +1469,6 @@ impl<'a> Codec<'a> for UInt8Value {
     }
 }
 
-impl wiregen_runtime::Type for UInt8Value {
-    type Of<'a> = UInt8Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1667,10 +1489,6 @@ impl<'a> Codec<'a> for SInt16Value {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for SInt16Value {
-    type Of<'a> = SInt16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1695,10 +1513,6 @@ impl<'a> Codec<'a> for UInt16Value {
     }
 }
 
-impl wiregen_runtime::Type for UInt16Value {
-    type Of<'a> = UInt16Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1719,10 +1533,6 @@ impl<'a> Codec<'a> for SInt32Value {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for SInt32Value {
-    type Of<'a> = SInt32Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1747,10 +1557,6 @@ impl<'a> Codec<'a> for UInt32Value {
     }
 }
 
-impl wiregen_runtime::Type for UInt32Value {
-    type Of<'a> = UInt32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1771,10 +1577,6 @@ impl<'a> Codec<'a> for SInt64Value {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for SInt64Value {
-    type Of<'a> = SInt64Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1799,10 +1601,6 @@ impl<'a> Codec<'a> for UInt64Value {
     }
 }
 
-impl wiregen_runtime::Type for UInt64Value {
-    type Of<'a> = UInt64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1823,10 +1621,6 @@ impl<'a> Codec<'a> for Float16Value {
         w.put(&wiregen_runtime::f16_bits(self.value, "value")?.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Float16Value {
-    type Of<'a> = Float16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1856,10 +1650,6 @@ impl<'a> Codec<'a> for Float32Value {
     }
 }
 
-impl wiregen_runtime::Type for Float32Value {
-    type Of<'a> = Float32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1885,10 +1675,6 @@ impl<'a> Codec<'a> for Float64Value {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Float64Value {
-    type Of<'a> = Float64Value;
 }
 
 /// Filled in by the encoder: `length` (the byte length of `text`).
@@ -1928,10 +1714,6 @@ impl<'a> Codec<'a> for StringValue<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for StringValue<'static> {
-    type Of<'a> = StringValue<'a>;
 }
 
 /// Filled in by the encoder: `length` (the byte length of `data`).
@@ -1974,10 +1756,6 @@ impl<'a> Codec<'a> for DataValue<'a> {
     }
 }
 
-impl wiregen_runtime::Type for DataValue<'static> {
-    type Of<'a> = DataValue<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2001,10 +1779,6 @@ impl<'a> Codec<'a> for Point2S8Value {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point2S8Value {
-    type Of<'a> = Point2S8Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2032,10 +1806,6 @@ impl<'a> Codec<'a> for Point2U8Value {
     }
 }
 
-impl wiregen_runtime::Type for Point2U8Value {
-    type Of<'a> = Point2U8Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2059,10 +1829,6 @@ impl<'a> Codec<'a> for Point2S16Value {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point2S16Value {
-    type Of<'a> = Point2S16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2090,10 +1856,6 @@ impl<'a> Codec<'a> for Point2U16Value {
     }
 }
 
-impl wiregen_runtime::Type for Point2U16Value {
-    type Of<'a> = Point2U16Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2117,10 +1879,6 @@ impl<'a> Codec<'a> for Point2S32Value {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point2S32Value {
-    type Of<'a> = Point2S32Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2148,10 +1906,6 @@ impl<'a> Codec<'a> for Point2U32Value {
     }
 }
 
-impl wiregen_runtime::Type for Point2U32Value {
-    type Of<'a> = Point2U32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2177,10 +1931,6 @@ impl<'a> Codec<'a> for Point2S64Value {
     }
 }
 
-impl wiregen_runtime::Type for Point2S64Value {
-    type Of<'a> = Point2S64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2204,10 +1954,6 @@ impl<'a> Codec<'a> for Point2U64Value {
         w.put(&self.y.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point2U64Value {
-    type Of<'a> = Point2U64Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2238,10 +1984,6 @@ impl<'a> Codec<'a> for Point3S8Value {
     }
 }
 
-impl wiregen_runtime::Type for Point3S8Value {
-    type Of<'a> = Point3S8Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2268,10 +2010,6 @@ impl<'a> Codec<'a> for Point3U8Value {
         w.put(&self.z.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point3U8Value {
-    type Of<'a> = Point3U8Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2302,10 +2040,6 @@ impl<'a> Codec<'a> for Point3S16Value {
     }
 }
 
-impl wiregen_runtime::Type for Point3S16Value {
-    type Of<'a> = Point3S16Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2332,10 +2066,6 @@ impl<'a> Codec<'a> for Point3U16Value {
         w.put(&self.z.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point3U16Value {
-    type Of<'a> = Point3U16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2366,10 +2096,6 @@ impl<'a> Codec<'a> for Point3S32Value {
     }
 }
 
-impl wiregen_runtime::Type for Point3S32Value {
-    type Of<'a> = Point3S32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2396,10 +2122,6 @@ impl<'a> Codec<'a> for Point3U32Value {
         w.put(&self.z.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Point3U32Value {
-    type Of<'a> = Point3U32Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2430,10 +2152,6 @@ impl<'a> Codec<'a> for Point3S64Value {
     }
 }
 
-impl wiregen_runtime::Type for Point3S64Value {
-    type Of<'a> = Point3S64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2462,10 +2180,6 @@ impl<'a> Codec<'a> for Point3U64Value {
     }
 }
 
-impl wiregen_runtime::Type for Point3U64Value {
-    type Of<'a> = Point3U64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2489,10 +2203,6 @@ impl<'a> Codec<'a> for Vector2F16Value {
         w.put(&wiregen_runtime::f16_bits(self.y, "y")?.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Vector2F16Value {
-    type Of<'a> = Vector2F16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2530,10 +2240,6 @@ impl<'a> Codec<'a> for Vector2F32Value {
     }
 }
 
-impl wiregen_runtime::Type for Vector2F32Value {
-    type Of<'a> = Vector2F32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2569,10 +2275,6 @@ impl<'a> Codec<'a> for Vector2F64Value {
     }
 }
 
-impl wiregen_runtime::Type for Vector2F64Value {
-    type Of<'a> = Vector2F64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2599,10 +2301,6 @@ impl<'a> Codec<'a> for Vector3F16Value {
         w.put(&wiregen_runtime::f16_bits(self.z, "z")?.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Vector3F16Value {
-    type Of<'a> = Vector3F16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2648,10 +2346,6 @@ impl<'a> Codec<'a> for Vector3F32Value {
     }
 }
 
-impl wiregen_runtime::Type for Vector3F32Value {
-    type Of<'a> = Vector3F32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2695,10 +2389,6 @@ impl<'a> Codec<'a> for Vector3F64Value {
     }
 }
 
-impl wiregen_runtime::Type for Vector3F64Value {
-    type Of<'a> = Vector3F64Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2728,10 +2418,6 @@ impl<'a> Codec<'a> for QuaternionF16Value {
         w.put(&wiregen_runtime::f16_bits(self.w, "w")?.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for QuaternionF16Value {
-    type Of<'a> = QuaternionF16Value;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2785,10 +2471,6 @@ impl<'a> Codec<'a> for QuaternionF32Value {
     }
 }
 
-impl wiregen_runtime::Type for QuaternionF32Value {
-    type Of<'a> = QuaternionF32Value;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -2838,10 +2520,6 @@ impl<'a> Codec<'a> for QuaternionF64Value {
         w.put(&self.w.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for QuaternionF64Value {
-    type Of<'a> = QuaternionF64Value;
 }
 
 /// Lists announced by earlier messages of a conversation, by key. Keep one `State` per

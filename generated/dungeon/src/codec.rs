@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Notes, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Move, Say<'_>, Inventory, Item,
+}
+
 /// A character moves.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -55,10 +60,6 @@ impl<'a> Codec<'a> for Move {
     }
 }
 
-impl wiregen_runtime::Type for Move {
-    type Of<'a> = Move;
-}
-
 /// A chat line.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -104,10 +105,6 @@ impl<'a> Codec<'a> for Say<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Say<'static> {
-    type Of<'a> = Say<'a>;
-}
-
 /// A character's items.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -150,10 +147,6 @@ impl<'a> Codec<'a> for Inventory {
     }
 }
 
-impl wiregen_runtime::Type for Inventory {
-    type Of<'a> = Inventory;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -177,10 +170,6 @@ impl<'a> Codec<'a> for Item {
         w.put(&self.count.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Item {
-    type Of<'a> = Item;
 }
 
 /// A message of this application, by the message id the transport carries.

@@ -42,6 +42,13 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Init, Challenge, ChallengeResponse, Packet<'_>, ServerMessage<'_>, Event, EventKind, GameOver,
+    Snapshot, Entity, EntityKind, Object, Player, Point, Response<'_>, ResponseKind<'_>, Error<'_>,
+    Connect, ClientMessage, Request, RequestKind, Action, Break, Throw, Move,
+}
+
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for ObjectKind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
@@ -74,10 +81,6 @@ impl<'a> Codec<'a> for Init {
     }
 }
 
-impl wiregen_runtime::Type for Init {
-    type Of<'a> = Init;
-}
-
 /// The server's first datagram.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -100,10 +103,6 @@ impl<'a> Codec<'a> for Challenge {
         w.put(&self.pepper.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Challenge {
-    type Of<'a> = Challenge;
 }
 
 /// The client's second datagram.
@@ -129,10 +128,6 @@ impl<'a> Codec<'a> for ChallengeResponse {
         w.put(&self.seasoning.to_be_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ChallengeResponse {
-    type Of<'a> = ChallengeResponse;
 }
 
 /// Every datagram after the handshake: a header and a chunk (none for ACK and close).
@@ -202,10 +197,6 @@ impl<'a> Codec<'a> for Packet<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
 }
 
 /// A message from the server (the reassembled payload of a sequence sent from port 8999).
@@ -300,10 +291,6 @@ impl<'a> Codec<'a> for ServerMessage<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ServerMessage<'static> {
-    type Of<'a> = ServerMessage<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -333,10 +320,6 @@ impl<'a> Codec<'a> for Event {
         self.kind.write(w).within("kind")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Event {
-    type Of<'a> = Event;
 }
 
 /// Filled in by the encoder: `variant` (the kind of `body`).
@@ -407,10 +390,6 @@ impl<'a> Codec<'a> for EventKind {
     }
 }
 
-impl wiregen_runtime::Type for EventKind {
-    type Of<'a> = EventKind;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -437,10 +416,6 @@ impl<'a> Codec<'a> for GameOver {
         w.bits(self.won as u64, 1);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for GameOver {
-    type Of<'a> = GameOver;
 }
 
 /// Filled in by the encoder: `count` (the element count of `entities`).
@@ -483,10 +458,6 @@ impl<'a> Codec<'a> for Snapshot {
     }
 }
 
-impl wiregen_runtime::Type for Snapshot {
-    type Of<'a> = Snapshot;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -515,10 +486,6 @@ impl<'a> Codec<'a> for Entity {
         self.kind.write(w).within("kind")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Entity {
-    type Of<'a> = Entity;
 }
 
 /// Filled in by the encoder: `variant` (the kind of `body`).
@@ -591,10 +558,6 @@ impl<'a> Codec<'a> for EntityKind {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for EntityKind {
-    type Of<'a> = EntityKind;
 }
 
 /// Filled in by the encoder: `breakable` (whether `durability` is present).
@@ -671,10 +634,6 @@ impl<'a> Codec<'a> for Object {
         w.rabbit(self.max_health as u64, 32u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Object {
-    type Of<'a> = Object;
 }
 
 /// Filled in by the encoder: `is_holding` (whether `holding` is present), `is_breaking`
@@ -789,10 +748,6 @@ impl<'a> Codec<'a> for Player {
     }
 }
 
-impl wiregen_runtime::Type for Player {
-    type Of<'a> = Player;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -836,10 +791,6 @@ impl<'a> Codec<'a> for Point {
     }
 }
 
-impl wiregen_runtime::Type for Point {
-    type Of<'a> = Point;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -879,10 +830,6 @@ impl<'a> Codec<'a> for Response<'a> {
         self.kind.write(w).within("kind")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Response<'static> {
-    type Of<'a> = Response<'a>;
 }
 
 /// Filled in by the encoder: `variant` (the kind of `body`).
@@ -978,10 +925,6 @@ impl<'a> Codec<'a> for ResponseKind<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ResponseKind<'static> {
-    type Of<'a> = ResponseKind<'a>;
-}
-
 /// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -1030,10 +973,6 @@ impl<'a> Codec<'a> for Error<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Error<'static> {
-    type Of<'a> = Error<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1062,10 +1001,6 @@ impl<'a> Codec<'a> for Connect {
         self.snapshot.write(w).within("snapshot")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Connect {
-    type Of<'a> = Connect;
 }
 
 /// A message from the client (1-bit tag, per the notes; the payload of a sequence sent to
@@ -1139,10 +1074,6 @@ impl<'a> Codec<'a> for ClientMessage {
     }
 }
 
-impl wiregen_runtime::Type for ClientMessage {
-    type Of<'a> = ClientMessage;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1171,10 +1102,6 @@ impl<'a> Codec<'a> for Request {
         self.kind.write(w).within("kind")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Request {
-    type Of<'a> = Request;
 }
 
 /// Filled in by the encoder: `variant` (the kind of `body`).
@@ -1243,10 +1170,6 @@ impl<'a> Codec<'a> for RequestKind {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for RequestKind {
-    type Of<'a> = RequestKind;
 }
 
 /// Filled in by the encoder: `variant` (the kind of `body`).
@@ -1321,10 +1244,6 @@ impl<'a> Codec<'a> for Action {
     }
 }
 
-impl wiregen_runtime::Type for Action {
-    type Of<'a> = Action;
-}
-
 /// Filled in by the encoder: `is_breaking` (whether `entity` is present).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -1367,10 +1286,6 @@ impl<'a> Codec<'a> for Break {
     }
 }
 
-impl wiregen_runtime::Type for Break {
-    type Of<'a> = Break;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1391,10 +1306,6 @@ impl<'a> Codec<'a> for Throw {
         self.target.write(w).within("target")?;
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Throw {
-    type Of<'a> = Throw;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1426,10 +1337,6 @@ impl<'a> Codec<'a> for Move {
         w.bits(self.direction.bits() as u64, 8u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Move {
-    type Of<'a> = Move;
 }
 
 /// One datagram of a conversation: an opening datagram (told apart by its order) or a

@@ -8,6 +8,11 @@ use wiregen_runtime::{
     Notes, Reader, Trace, Value, Within, Writer,
 };
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Greeting<'_>, RoomList, Room,
+}
+
 /// Filled in by the encoder: `length` (the byte length of `text`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -54,10 +59,6 @@ impl<'a> Codec<'a> for Greeting<'a> {
         w.put(&self.value.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Greeting<'static> {
-    type Of<'a> = Greeting<'a>;
 }
 
 /// Filled in by the encoder: `count` (the element count of `rooms`), `ready_count` (the
@@ -128,10 +129,6 @@ impl<'a> Codec<'a> for RoomList {
     }
 }
 
-impl wiregen_runtime::Type for RoomList {
-    type Of<'a> = RoomList;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -164,10 +161,6 @@ impl<'a> Codec<'a> for Room {
         w.put(&[self.open as u8]);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Room {
-    type Of<'a> = Room;
 }
 
 /// A message of this application, by the message id the transport carries.

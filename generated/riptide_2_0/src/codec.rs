@@ -65,6 +65,12 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Message<'_>, UserMessage<'_>, ReliableUserMessage<'_>, Ack, AckExtra, Connect<'_>, Reject<'_>,
+    Heartbeat, ClientHeartbeat, ServerHeartbeat, Disconnect<'_>, ServerDisconnect<'_>, ClientId,
+}
+
 /// One Riptide 2.0 message.
 ///
 /// Filled in by the encoder: `header` (the kind of `body`).
@@ -170,32 +176,18 @@ impl<'a> Codec<'a> for Message<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let header = HeaderKind::from_raw(r.le::<u8>("header", "riptide_2_0.header")?);
         let body = match header {
-            HeaderKind::Unreliable => {
-                MessageBody::Unreliable(UserMessage::read(r).within("body")?)
-            }
-            HeaderKind::Ack => MessageBody::Ack(Ack::read(r).within("body")?),
-            HeaderKind::AckExtra => {
-                MessageBody::AckExtra(AckExtra::read(r).within("body")?)
-            }
-            HeaderKind::Connect => MessageBody::Connect(Connect::read(r).within("body")?),
-            HeaderKind::Reject => MessageBody::Reject(Reject::read(r).within("body")?),
-            HeaderKind::Heartbeat => {
-                MessageBody::Heartbeat(Heartbeat::read(r).within("body")?)
-            }
-            HeaderKind::Disconnect => {
-                MessageBody::Disconnect(Disconnect::read(r).within("body")?)
-            }
-            HeaderKind::Reliable => {
-                MessageBody::Reliable(ReliableUserMessage::read(r).within("body")?)
-            }
-            HeaderKind::Welcome => {
-                MessageBody::Welcome(ClientId::read(r).within("body")?)
-            }
-            HeaderKind::ClientConnected => {
-                MessageBody::ClientConnected(ClientId::read(r).within("body")?)
-            }
+            HeaderKind::Unreliable => MessageBody::Unreliable(r.read("body")?),
+            HeaderKind::Ack => MessageBody::Ack(r.read("body")?),
+            HeaderKind::AckExtra => MessageBody::AckExtra(r.read("body")?),
+            HeaderKind::Connect => MessageBody::Connect(r.read("body")?),
+            HeaderKind::Reject => MessageBody::Reject(r.read("body")?),
+            HeaderKind::Heartbeat => MessageBody::Heartbeat(r.read("body")?),
+            HeaderKind::Disconnect => MessageBody::Disconnect(r.read("body")?),
+            HeaderKind::Reliable => MessageBody::Reliable(r.read("body")?),
+            HeaderKind::Welcome => MessageBody::Welcome(r.read("body")?),
+            HeaderKind::ClientConnected => MessageBody::ClientConnected(r.read("body")?),
             HeaderKind::ClientDisconnected => {
-                MessageBody::ClientDisconnected(ClientId::read(r).within("body")?)
+                MessageBody::ClientDisconnected(r.read("body")?)
             }
             _ => {
                 MessageBody::Other {
@@ -241,10 +233,6 @@ impl<'a> Codec<'a> for Message<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Message<'static> {
-    type Of<'a> = Message<'a>;
-}
-
 /// An unreliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -287,10 +275,6 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for UserMessage<'static> {
-    type Of<'a> = UserMessage<'a>;
 }
 
 /// A reliable user message.
@@ -352,10 +336,6 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ReliableUserMessage<'static> {
-    type Of<'a> = ReliableUserMessage<'a>;
-}
-
 /// Acknowledges the last received sequence id and the 16 before it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -386,10 +366,6 @@ impl<'a> Codec<'a> for Ack {
         w.put(&self.acks_bitfield.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Ack {
-    type Of<'a> = Ack;
 }
 
 /// An Ack for a sequence id other than the last received one.
@@ -429,10 +405,6 @@ impl<'a> Codec<'a> for AckExtra {
     }
 }
 
-impl wiregen_runtime::Type for AckExtra {
-    type Of<'a> = AckExtra;
-}
-
 /// A connection attempt; empty from the server, it means "pending".
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -469,10 +441,6 @@ impl<'a> Codec<'a> for Connect<'a> {
         w.put(data);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Connect<'static> {
-    type Of<'a> = Connect<'a>;
 }
 
 /// Connection rejected.
@@ -519,10 +487,6 @@ impl<'a> Codec<'a> for Reject<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Reject<'static> {
-    type Of<'a> = Reject<'a>;
-}
-
 /// Keep-alive; the client's carries its round-trip time, the server's reply only the ping
 /// id.
 #[derive(Debug, Clone, PartialEq)]
@@ -547,8 +511,8 @@ impl<'a> Codec<'a> for Heartbeat {
     wiregen_runtime::encoding_size_hint!();
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
-            3 => HeartbeatForm::Client(ClientHeartbeat::read(r).within("form")?),
-            1 => HeartbeatForm::Server(ServerHeartbeat::read(r).within("form")?),
+            3 => HeartbeatForm::Client(r.read("form")?),
+            1 => HeartbeatForm::Server(r.read("form")?),
             other => {
                 return Err(
                     r
@@ -571,10 +535,6 @@ impl<'a> Codec<'a> for Heartbeat {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Heartbeat {
-    type Of<'a> = Heartbeat;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -603,10 +563,6 @@ impl<'a> Codec<'a> for ClientHeartbeat {
     }
 }
 
-impl wiregen_runtime::Type for ClientHeartbeat {
-    type Of<'a> = ClientHeartbeat;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -627,10 +583,6 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         w.put(&self.ping_id.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ServerHeartbeat {
-    type Of<'a> = ServerHeartbeat;
 }
 
 /// From the client, the header byte alone; from the server, a reason.
@@ -678,7 +630,7 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     fn read<T: Trace<'a>>(r: &mut Reader<'a, T>) -> Result<Self, DecodeError> {
         let form = match r.remaining() as i128 {
             0 => DisconnectForm::Client,
-            _ => DisconnectForm::Server(ServerDisconnect::read(r).within("form")?),
+            _ => DisconnectForm::Server(r.read("form")?),
         };
         Ok(Self { form })
     }
@@ -691,10 +643,6 @@ impl<'a> Codec<'a> for Disconnect<'a> {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Disconnect<'static> {
-    type Of<'a> = Disconnect<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -745,10 +693,6 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ServerDisconnect<'static> {
-    type Of<'a> = ServerDisconnect<'a>;
-}
-
 /// Welcome, ClientConnected and ClientDisconnected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -775,10 +719,6 @@ impl<'a> Codec<'a> for ClientId {
         w.put(&self.client_id.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ClientId {
-    type Of<'a> = ClientId;
 }
 
 /// TCP framing: every message is preceded by its length as `u16` (little-endian), not

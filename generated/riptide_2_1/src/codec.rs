@@ -64,6 +64,12 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Message<'_>, UserMessage<'_>, ReliableUserMessage<'_>, Notify<'_>, Ack, Connect<'_>, Reject<'_>,
+    Heartbeat, ClientHeartbeat, ServerHeartbeat, Disconnect<'_>, ServerDisconnect<'_>, ClientId,
+}
+
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for HeaderKind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
@@ -225,10 +231,6 @@ impl<'a> Codec<'a> for Message<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Message<'static> {
-    type Of<'a> = Message<'a>;
-}
-
 /// An unreliable user message.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -280,10 +282,6 @@ impl<'a> Codec<'a> for UserMessage<'a> {
         w.put_bits(&self.payload);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for UserMessage<'static> {
-    type Of<'a> = UserMessage<'a>;
 }
 
 /// A reliable user message.
@@ -355,10 +353,6 @@ impl<'a> Codec<'a> for ReliableUserMessage<'a> {
         w.put_bits(&self.payload);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ReliableUserMessage<'static> {
-    type Of<'a> = ReliableUserMessage<'a>;
 }
 
 /// A notify message; no message id (the document wrongly adds one).
@@ -439,10 +433,6 @@ impl<'a> Codec<'a> for Notify<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Notify<'static> {
-    type Of<'a> = Notify<'a>;
-}
-
 /// Always 53 bits in 2.1.x.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -505,10 +495,6 @@ impl<'a> Codec<'a> for Ack {
     }
 }
 
-impl wiregen_runtime::Type for Ack {
-    type Of<'a> = Ack;
-}
-
 /// A connection attempt.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -550,10 +536,6 @@ impl<'a> Codec<'a> for Connect<'a> {
         w.put_bits(&self.custom);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for Connect<'static> {
-    type Of<'a> = Connect<'a>;
 }
 
 /// Connection rejected.
@@ -608,10 +590,6 @@ impl<'a> Codec<'a> for Reject<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Reject<'static> {
-    type Of<'a> = Reject<'a>;
-}
-
 /// The client's carries its round-trip time (4 bytes); the server's reply only the ping id
 /// (2 bytes).
 #[derive(Debug, Clone, PartialEq)]
@@ -662,10 +640,6 @@ impl<'a> Codec<'a> for Heartbeat {
     }
 }
 
-impl wiregen_runtime::Type for Heartbeat {
-    type Of<'a> = Heartbeat;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -702,10 +676,6 @@ impl<'a> Codec<'a> for ClientHeartbeat {
     }
 }
 
-impl wiregen_runtime::Type for ClientHeartbeat {
-    type Of<'a> = ClientHeartbeat;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -731,10 +701,6 @@ impl<'a> Codec<'a> for ServerHeartbeat {
         w.bits(self.ping_id as u64, 8u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ServerHeartbeat {
-    type Of<'a> = ServerHeartbeat;
 }
 
 /// From the client, the header alone (1 byte); from the server, a reason.
@@ -797,10 +763,6 @@ impl<'a> Codec<'a> for Disconnect<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Disconnect<'static> {
-    type Of<'a> = Disconnect<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -852,10 +814,6 @@ impl<'a> Codec<'a> for ServerDisconnect<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ServerDisconnect<'static> {
-    type Of<'a> = ServerDisconnect<'a>;
-}
-
 /// Welcome, ClientConnected and ClientDisconnected.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -892,10 +850,6 @@ impl<'a> Codec<'a> for ClientId {
         w.bits(self.client_id as u64, 16u32);
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ClientId {
-    type Of<'a> = ClientId;
 }
 
 /// TCP framing: every message is preceded by its length as `i32` (little-endian), not

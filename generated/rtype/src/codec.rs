@@ -61,6 +61,11 @@ wiregen_runtime::flags! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, ReqLogin<'_>, ResLogin, ReqJoinRoom, CInput, SEntityState, EntityState,
+}
+
 /// crc16-ccitt-false: width 16, poly 0x1021, init 0xFFFF, refin false, refout false, xorout 0x0.
 static CRC16_CCITT_FALSE: Crc = Crc::new(16, 0x1021, 0xFFFF, false, false, 0x0);
 
@@ -309,10 +314,6 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
-}
-
 /// Client login request.
 ///
 /// Filled in by the encoder: `username_len` (the byte length of `username`).
@@ -385,10 +386,6 @@ impl<'a> Codec<'a> for ReqLogin<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ReqLogin<'static> {
-    type Of<'a> = ReqLogin<'a>;
-}
-
 /// Server answer to a login.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -428,10 +425,6 @@ impl<'a> Codec<'a> for ResLogin {
     }
 }
 
-impl wiregen_runtime::Type for ResLogin {
-    type Of<'a> = ResLogin;
-}
-
 /// Client asks to join a room.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -454,10 +447,6 @@ impl<'a> Codec<'a> for ReqJoinRoom {
         w.put(&self.room_id.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for ReqJoinRoom {
-    type Of<'a> = ReqJoinRoom;
 }
 
 /// Client input state.
@@ -497,10 +486,6 @@ impl<'a> Codec<'a> for CInput {
     }
 }
 
-impl wiregen_runtime::Type for CInput {
-    type Of<'a> = CInput;
-}
-
 /// World update.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -531,10 +516,6 @@ impl<'a> Codec<'a> for SEntityState {
         }
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for SEntityState {
-    type Of<'a> = SEntityState;
 }
 
 /// One entity's position.
@@ -571,10 +552,6 @@ impl<'a> Codec<'a> for EntityState {
         w.put(&self.r#type.to_le_bytes());
         Ok(())
     }
-}
-
-impl wiregen_runtime::Type for EntityState {
-    type Of<'a> = EntityState;
 }
 
 /// Largest piece a sender puts in one packet.
@@ -638,21 +615,11 @@ impl<'a> PacketPayload<'a> {
     ) -> Result<Self, DecodeError> {
         Ok(
             match command {
-                Command::ReqLogin => {
-                    PacketPayload::ReqLogin(ReqLogin::read(r).within("payload")?)
-                }
-                Command::ResLogin => {
-                    PacketPayload::ResLogin(ResLogin::read(r).within("payload")?)
-                }
-                Command::ReqJoinRoom => {
-                    PacketPayload::ReqJoinRoom(ReqJoinRoom::read(r).within("payload")?)
-                }
-                Command::CInput => {
-                    PacketPayload::CInput(CInput::read(r).within("payload")?)
-                }
-                Command::SEntityState => {
-                    PacketPayload::SEntityState(SEntityState::read(r).within("payload")?)
-                }
+                Command::ReqLogin => PacketPayload::ReqLogin(r.read("payload")?),
+                Command::ResLogin => PacketPayload::ResLogin(r.read("payload")?),
+                Command::ReqJoinRoom => PacketPayload::ReqJoinRoom(r.read("payload")?),
+                Command::CInput => PacketPayload::CInput(r.read("payload")?),
+                Command::SEntityState => PacketPayload::SEntityState(r.read("payload")?),
                 Command::Ack => PacketPayload::Ack,
                 _ => {
                     PacketPayload::Other {

@@ -101,6 +101,14 @@ wiregen_runtime::enumeration! {
     }
 }
 
+// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
+wiregen_runtime::types! {
+    Packet<'_>, CInput, SEntityState<'_>, ReqLogout, DeltaEntry<'_>, SetComponent<'_>,
+    RemoveComponent, Controllable, Shooter, Health, Hitbox, PlayerComponent, Replicated,
+    MovementPattern, Stats, Tag, Transform, LobbyString<'_>, ResLobbyList<'_>, LobbyInfo<'_>,
+    ReqCreateLobby<'_>, ResCreateLobby<'_>, LobbyRef, ResJoinLobby<'_>, LobbyStateUpdate,
+}
+
 pub use rtype::PacketFlags;
 pub use rtype::InputMask;
 
@@ -401,10 +409,6 @@ impl<'a> Codec<'a> for Packet<'a> {
     }
 }
 
-impl wiregen_runtime::Type for Packet<'static> {
-    type Of<'a> = Packet<'a>;
-}
-
 pub use rtype::ReqLogin;
 pub use rtype::ResLogin;
 pub use rtype::ReqJoinRoom;
@@ -453,10 +457,6 @@ impl<'a> Codec<'a> for CInput {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for CInput {
-    type Of<'a> = CInput;
 }
 
 /// World delta since the last update.
@@ -516,10 +516,6 @@ impl<'a> Codec<'a> for SEntityState<'a> {
     }
 }
 
-impl wiregen_runtime::Type for SEntityState<'static> {
-    type Of<'a> = SEntityState<'a>;
-}
-
 pub use rtype::EntityState;
 
 /// Client leaves the game.
@@ -547,10 +543,6 @@ impl<'a> Codec<'a> for ReqLogout {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for ReqLogout {
-    type Of<'a> = ReqLogout;
 }
 
 /// One change to the world.
@@ -625,14 +617,10 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
             DeltaOp::AddEntity => DeltaEntryComponent::AddEntity,
             DeltaOp::RemoveEntity => DeltaEntryComponent::RemoveEntity,
             DeltaOp::SetComponent => {
-                DeltaEntryComponent::SetComponent(
-                    SetComponent::read(r).within("component")?,
-                )
+                DeltaEntryComponent::SetComponent(r.read("component")?)
             }
             DeltaOp::RemoveComponent => {
-                DeltaEntryComponent::RemoveComponent(
-                    RemoveComponent::read(r).within("component")?,
-                )
+                DeltaEntryComponent::RemoveComponent(r.read("component")?)
             }
             other => {
                 return Err(
@@ -668,10 +656,6 @@ impl<'a> Codec<'a> for DeltaEntry<'a> {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for DeltaEntry<'static> {
-    type Of<'a> = DeltaEntry<'a>;
 }
 
 /// Filled in by the encoder: `component_type` (the kind of `data`), `data_size` (the byte
@@ -785,36 +769,22 @@ impl<'a> Codec<'a> for SetComponent<'a> {
             let v = match component_type {
                 ComponentType::Bullet => SetComponentData::Bullet,
                 ComponentType::Controllable => {
-                    SetComponentData::Controllable(Controllable::read(r).within("data")?)
+                    SetComponentData::Controllable(r.read("data")?)
                 }
                 ComponentType::Enemy => SetComponentData::Enemy,
-                ComponentType::Shooter => {
-                    SetComponentData::Shooter(Shooter::read(r).within("data")?)
-                }
-                ComponentType::Health => {
-                    SetComponentData::Health(Health::read(r).within("data")?)
-                }
-                ComponentType::Hitbox => {
-                    SetComponentData::Hitbox(Hitbox::read(r).within("data")?)
-                }
-                ComponentType::Player => {
-                    SetComponentData::Player(PlayerComponent::read(r).within("data")?)
-                }
+                ComponentType::Shooter => SetComponentData::Shooter(r.read("data")?),
+                ComponentType::Health => SetComponentData::Health(r.read("data")?),
+                ComponentType::Hitbox => SetComponentData::Hitbox(r.read("data")?),
+                ComponentType::Player => SetComponentData::Player(r.read("data")?),
                 ComponentType::Replicated => {
-                    SetComponentData::Replicated(Replicated::read(r).within("data")?)
+                    SetComponentData::Replicated(r.read("data")?)
                 }
                 ComponentType::MovementPattern => {
-                    SetComponentData::MovementPattern(
-                        MovementPattern::read(r).within("data")?,
-                    )
+                    SetComponentData::MovementPattern(r.read("data")?)
                 }
-                ComponentType::Stats => {
-                    SetComponentData::Stats(Stats::read(r).within("data")?)
-                }
-                ComponentType::Tag => SetComponentData::Tag(Tag::read(r).within("data")?),
-                ComponentType::Transform => {
-                    SetComponentData::Transform(Transform::read(r).within("data")?)
-                }
+                ComponentType::Stats => SetComponentData::Stats(r.read("data")?),
+                ComponentType::Tag => SetComponentData::Tag(r.read("data")?),
+                ComponentType::Transform => SetComponentData::Transform(r.read("data")?),
                 _ => {
                     SetComponentData::Other {
                         component_type,
@@ -876,10 +846,6 @@ impl<'a> Codec<'a> for SetComponent<'a> {
     }
 }
 
-impl wiregen_runtime::Type for SetComponent<'static> {
-    type Of<'a> = SetComponent<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -905,10 +871,6 @@ impl<'a> Codec<'a> for RemoveComponent {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for RemoveComponent {
-    type Of<'a> = RemoveComponent;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -939,10 +901,6 @@ impl<'a> Codec<'a> for Controllable {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for Controllable {
-    type Of<'a> = Controllable;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -976,10 +934,6 @@ impl<'a> Codec<'a> for Shooter {
     }
 }
 
-impl wiregen_runtime::Type for Shooter {
-    type Of<'a> = Shooter;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1009,10 +963,6 @@ impl<'a> Codec<'a> for Health {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for Health {
-    type Of<'a> = Health;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1074,10 +1024,6 @@ impl<'a> Codec<'a> for Hitbox {
     }
 }
 
-impl wiregen_runtime::Type for Hitbox {
-    type Of<'a> = Hitbox;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1111,10 +1057,6 @@ impl<'a> Codec<'a> for PlayerComponent {
     }
 }
 
-impl wiregen_runtime::Type for PlayerComponent {
-    type Of<'a> = PlayerComponent;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1142,10 +1084,6 @@ impl<'a> Codec<'a> for Replicated {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for Replicated {
-    type Of<'a> = Replicated;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1225,10 +1163,6 @@ impl<'a> Codec<'a> for MovementPattern {
     }
 }
 
-impl wiregen_runtime::Type for MovementPattern {
-    type Of<'a> = MovementPattern;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1277,10 +1211,6 @@ impl<'a> Codec<'a> for Stats {
     }
 }
 
-impl wiregen_runtime::Type for Stats {
-    type Of<'a> = Stats;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1304,10 +1234,6 @@ impl<'a> Codec<'a> for Tag {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for Tag {
-    type Of<'a> = Tag;
 }
 
 /// Position, origin, rotation and scale (44 bytes).
@@ -1433,10 +1359,6 @@ impl<'a> Codec<'a> for Transform {
     }
 }
 
-impl wiregen_runtime::Type for Transform {
-    type Of<'a> = Transform;
-}
-
 /// A lobby string, its length first (at most 64 bytes of UTF-8).
 ///
 /// Filled in by the encoder: `len` (the byte length of `text`).
@@ -1487,10 +1409,6 @@ impl<'a> Codec<'a> for LobbyString<'a> {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for LobbyString<'static> {
-    type Of<'a> = LobbyString<'a>;
 }
 
 /// The lobbies.
@@ -1555,10 +1473,6 @@ impl<'a> Codec<'a> for ResLobbyList<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ResLobbyList<'static> {
-    type Of<'a> = ResLobbyList<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1619,10 +1533,6 @@ impl<'a> Codec<'a> for LobbyInfo<'a> {
     }
 }
 
-impl wiregen_runtime::Type for LobbyInfo<'static> {
-    type Of<'a> = LobbyInfo<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1661,10 +1571,6 @@ impl<'a> Codec<'a> for ReqCreateLobby<'a> {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for ReqCreateLobby<'static> {
-    type Of<'a> = ReqCreateLobby<'a>;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1721,10 +1627,6 @@ impl<'a> Codec<'a> for ResCreateLobby<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ResCreateLobby<'static> {
-    type Of<'a> = ResCreateLobby<'a>;
-}
-
 /// One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -1749,10 +1651,6 @@ impl<'a> Codec<'a> for LobbyRef {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for LobbyRef {
-    type Of<'a> = LobbyRef;
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1804,10 +1702,6 @@ impl<'a> Codec<'a> for ResJoinLobby<'a> {
     }
 }
 
-impl wiregen_runtime::Type for ResJoinLobby<'static> {
-    type Of<'a> = ResJoinLobby<'a>;
-}
-
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -1838,10 +1732,6 @@ impl<'a> Codec<'a> for LobbyStateUpdate {
     fn own_notes(notes: Vec<FieldNote<'a>>) -> Vec<FieldNote<'a>> {
         own_notes(notes)
     }
-}
-
-impl wiregen_runtime::Type for LobbyStateUpdate {
-    type Of<'a> = LobbyStateUpdate;
 }
 
 /// Fields of the types taken from the base crate are noted under its protocol's names.
@@ -1960,50 +1850,28 @@ impl<'a> PacketPayload<'a> {
     ) -> Result<Self, DecodeError> {
         Ok(
             match command {
-                Command::ReqLogin => {
-                    PacketPayload::ReqLogin(ReqLogin::read(r).within("payload")?)
-                }
-                Command::ResLogin => {
-                    PacketPayload::ResLogin(ResLogin::read(r).within("payload")?)
-                }
-                Command::CInput => {
-                    PacketPayload::CInput(CInput::read(r).within("payload")?)
-                }
-                Command::SEntityState => {
-                    PacketPayload::SEntityState(SEntityState::read(r).within("payload")?)
-                }
+                Command::ReqLogin => PacketPayload::ReqLogin(r.read("payload")?),
+                Command::ResLogin => PacketPayload::ResLogin(r.read("payload")?),
+                Command::CInput => PacketPayload::CInput(r.read("payload")?),
+                Command::SEntityState => PacketPayload::SEntityState(r.read("payload")?),
                 Command::Ack => PacketPayload::Ack,
-                Command::ReqLogout => {
-                    PacketPayload::ReqLogout(ReqLogout::read(r).within("payload")?)
-                }
+                Command::ReqLogout => PacketPayload::ReqLogout(r.read("payload")?),
                 Command::Heartbeat => PacketPayload::Heartbeat,
                 Command::ReqLobbyList => PacketPayload::ReqLobbyList,
-                Command::ResLobbyList => {
-                    PacketPayload::ResLobbyList(ResLobbyList::read(r).within("payload")?)
-                }
+                Command::ResLobbyList => PacketPayload::ResLobbyList(r.read("payload")?),
                 Command::ReqCreateLobby => {
-                    PacketPayload::ReqCreateLobby(
-                        ReqCreateLobby::read(r).within("payload")?,
-                    )
+                    PacketPayload::ReqCreateLobby(r.read("payload")?)
                 }
                 Command::ResCreateLobby => {
-                    PacketPayload::ResCreateLobby(
-                        ResCreateLobby::read(r).within("payload")?,
-                    )
+                    PacketPayload::ResCreateLobby(r.read("payload")?)
                 }
-                Command::ReqJoinLobby => {
-                    PacketPayload::ReqJoinLobby(LobbyRef::read(r).within("payload")?)
-                }
-                Command::ResJoinLobby => {
-                    PacketPayload::ResJoinLobby(ResJoinLobby::read(r).within("payload")?)
-                }
+                Command::ReqJoinLobby => PacketPayload::ReqJoinLobby(r.read("payload")?),
+                Command::ResJoinLobby => PacketPayload::ResJoinLobby(r.read("payload")?),
                 Command::ReqLeaveLobby => {
-                    PacketPayload::ReqLeaveLobby(LobbyRef::read(r).within("payload")?)
+                    PacketPayload::ReqLeaveLobby(r.read("payload")?)
                 }
                 Command::LobbyStateUpdate => {
-                    PacketPayload::LobbyStateUpdate(
-                        LobbyStateUpdate::read(r).within("payload")?,
-                    )
+                    PacketPayload::LobbyStateUpdate(r.read("payload")?)
                 }
                 _ => {
                     PacketPayload::Other {

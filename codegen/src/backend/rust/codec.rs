@@ -165,11 +165,6 @@ impl<'p> Gen<'p> {
                 }
             }
         });
-        let static_ty = if self.l.borrows[sid] {
-            quote! { #name<'static> }
-        } else {
-            quote! { #name }
-        };
         let type_name = &s.name;
         // A fixed size is allocated exactly; other sizes are remembered from the last encoding.
         let size = match self.l.structs[sid].fixed_size {
@@ -213,10 +208,6 @@ impl<'p> Gen<'p> {
                 }
 
                 #own_notes
-            }
-
-            impl wiregen_runtime::Type for #static_ty {
-                type Of<'a> = #name #lt;
             }
 
         })

@@ -492,6 +492,7 @@ impl<'p> Gen<'p> {
                 Declared::Items(items) => beside.push(items),
             }
         }
+        declared.extend(self.types_declaration());
         let mut structs = Vec::new();
         for id in 0..p.structs.len() {
             structs.push(self.struct_def(id)?);
@@ -531,6 +532,34 @@ impl<'p> Gen<'p> {
             #protocol
             },
         })
+    }
+
+    /// `wiregen_runtime::types!` of the structs this code declares (those an extension takes
+    /// from its base are its base's), as text laid out within 100 columns.
+    fn types_declaration(&self) -> Option<String> {
+        let names: Vec<String> = (0..self.p.structs.len())
+            .filter(|&id| !(self.reuse.structs[id] && self.base_crate().is_some()))
+            .map(|id| self.ty_anon(id).to_string().replace(" < '_ >", "<'_>"))
+            .collect();
+        if names.is_empty() {
+            return None;
+        }
+        let mut text = String::from(
+            "// Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).\n\
+             wiregen_runtime::types! {\n",
+        );
+        let mut line = String::from("   ");
+        for name in names {
+            if line.len() + name.len() + 2 > 100 {
+                text += &line;
+                text.push('\n');
+                line = String::from("   ");
+            }
+            line += &format!(" {name},");
+        }
+        text += &line;
+        text += "\n}\n";
+        Some(text)
     }
 
     /// A struct's type with an anonymous lifetime when it borrows (`Name<'_>`).

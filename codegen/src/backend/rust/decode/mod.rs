@@ -315,6 +315,10 @@ impl<'p> Gen<'p> {
         let mut arms = Vec::new();
         let body = |b: CaseBody| -> Result<TokenStream, Internal> {
             Ok(match b {
+                // The variant says the type: `Value::Point(r.read("value")?)`.
+                CaseBody::Struct(id) if !self.bits(sid) && !p.structs[id].layout.is_bits() => {
+                    quote! { r.read(#nm)? }
+                }
                 CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
                 // Values to the end of the switch (in a bit stream, before the last byte's
                 // padding).
