@@ -290,7 +290,6 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Entity
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}

@@ -559,7 +559,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- ConnectionRequest
 local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -589,7 +588,6 @@ local function dissect_ConnectionRequest(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ConnectionAck
 local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -614,7 +612,6 @@ local function dissect_ConnectionAck(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- UnreliableMessage
 local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
@@ -627,7 +624,6 @@ local function dissect_UnreliableMessage(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- ReliableMessage
 local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -650,79 +646,62 @@ local function dissect_ReliableMessage(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- SInt8Value
 local function dissect_SInt8Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   tree:add_le(F["dnp.s_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- UInt8Value
 local function dissect_UInt8Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   tree:add_le(F["dnp.u_int8_value.value"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- SInt16Value
 local function dissect_SInt16Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["dnp.s_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- UInt16Value
 local function dissect_UInt16Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["dnp.u_int16_value.value"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- SInt32Value
 local function dissect_SInt32Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.s_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- UInt32Value
 local function dissect_UInt32Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.u_int32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- SInt64Value
 local function dissect_SInt64Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.s_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- UInt64Value
 local function dissect_UInt64Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.u_int64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Float16Value
 local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- value
@@ -734,25 +713,20 @@ local function dissect_Float16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Float32Value
 local function dissect_Float32Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 4 then return truncated(tree, tvb, offset, "value", 4, limit - offset) end
   tree:add_le(F["dnp.float32_value.value"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Float64Value
 local function dissect_Float64Value(tvb, pinfo, tree, offset, limit)
-  -- value
   if limit - offset < 8 then return truncated(tree, tvb, offset, "value", 8, limit - offset) end
   tree:add_le(F["dnp.float64_value.value"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- StringValue
 local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -772,7 +746,6 @@ local function dissect_StringValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- DataValue
 local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -792,247 +765,190 @@ local function dissect_DataValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Point2S8Value
 local function dissect_Point2S8Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point2_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
-  -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point2_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Point2U8Value
 local function dissect_Point2U8Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point2_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
-  -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point2_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Point2S16Value
 local function dissect_Point2S16Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point2_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
-  -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point2_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Point2U16Value
 local function dissect_Point2U16Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point2_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
-  -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point2_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Point2S32Value
 local function dissect_Point2S32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point2_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point2_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Point2U32Value
 local function dissect_Point2U32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point2_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point2_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Point2S64Value
 local function dissect_Point2S64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point2_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point2_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Point2U64Value
 local function dissect_Point2U64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point2_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point2_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Point3S8Value
 local function dissect_Point3S8Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point3_s8_value.x"], tvb(offset, 1))
   offset = offset + 1
-  -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point3_s8_value.y"], tvb(offset, 1))
   offset = offset + 1
-  -- z
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
   tree:add_le(F["dnp.point3_s8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Point3U8Value
 local function dissect_Point3U8Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["dnp.point3_u8_value.x"], tvb(offset, 1))
   offset = offset + 1
-  -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["dnp.point3_u8_value.y"], tvb(offset, 1))
   offset = offset + 1
-  -- z
   if limit - offset < 1 then return truncated(tree, tvb, offset, "z", 1, limit - offset) end
   tree:add_le(F["dnp.point3_u8_value.z"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Point3S16Value
 local function dissect_Point3S16Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point3_s16_value.x"], tvb(offset, 2))
   offset = offset + 2
-  -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point3_s16_value.y"], tvb(offset, 2))
   offset = offset + 2
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["dnp.point3_s16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Point3U16Value
 local function dissect_Point3U16Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["dnp.point3_u16_value.x"], tvb(offset, 2))
   offset = offset + 2
-  -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["dnp.point3_u16_value.y"], tvb(offset, 2))
   offset = offset + 2
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["dnp.point3_u16_value.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Point3S32Value
 local function dissect_Point3S32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point3_s32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point3_s32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.point3_s32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Point3U32Value
 local function dissect_Point3U32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.point3_u32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.point3_u32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.point3_u32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Point3S64Value
 local function dissect_Point3S64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point3_s64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point3_s64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.point3_s64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Point3U64Value
 local function dissect_Point3U64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.point3_u64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.point3_u64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.point3_u64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Vector2F16Value
 local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1050,33 +966,26 @@ local function dissect_Vector2F16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Vector2F32Value
 local function dissect_Vector2F32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.vector2_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.vector2_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Vector2F64Value
 local function dissect_Vector2F64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.vector2_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.vector2_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- Vector3F16Value
 local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1100,41 +1009,32 @@ local function dissect_Vector3F16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Vector3F32Value
 local function dissect_Vector3F32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.vector3_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.vector3_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.vector3_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Vector3F64Value
 local function dissect_Vector3F64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.vector3_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.vector3_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.vector3_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- QuaternionF16Value
 local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   local val, range
   -- x
@@ -1164,42 +1064,32 @@ local function dissect_QuaternionF16Value(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- QuaternionF32Value
 local function dissect_QuaternionF32Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.z"], tvb(offset, 4))
   offset = offset + 4
-  -- w
   if limit - offset < 4 then return truncated(tree, tvb, offset, "w", 4, limit - offset) end
   tree:add_le(F["dnp.quaternion_f32_value.w"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- QuaternionF64Value
 local function dissect_QuaternionF64Value(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 8 then return truncated(tree, tvb, offset, "x", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.x"], tvb(offset, 8))
   offset = offset + 8
-  -- y
   if limit - offset < 8 then return truncated(tree, tvb, offset, "y", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.y"], tvb(offset, 8))
   offset = offset + 8
-  -- z
   if limit - offset < 8 then return truncated(tree, tvb, offset, "z", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.z"], tvb(offset, 8))
   offset = offset + 8
-  -- w
   if limit - offset < 8 then return truncated(tree, tvb, offset, "w", 8, limit - offset) end
   tree:add_le(F["dnp.quaternion_f64_value.w"], tvb(offset, 8))
   offset = offset + 8
@@ -1347,7 +1237,6 @@ local function dissect_LinkState(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ReliableAck
 local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -1371,9 +1260,7 @@ local function dissect_ReliableAck(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- LinkId
 local function dissect_LinkId(tvb, pinfo, tree, offset, limit)
-  -- link_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "link_id", 2, limit - offset) end
   tree:add_le(F["dnp.link_id.link_id"], tvb(offset, 2))
   offset = offset + 2
@@ -1408,7 +1295,6 @@ local function dissect_IndexedValue(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- LinkUpdateLink
 local function dissect_LinkUpdateLink(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -1566,7 +1452,6 @@ local function join_0(pinfo, tree, v)
   end
 end
 
--- LongReliableMessage
 local function dissect_LongReliableMessage(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -1722,7 +1607,6 @@ local function join_1(pinfo, tree, v)
   end
 end
 
--- LongLinkState
 local function dissect_LongLinkState(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}

@@ -134,19 +134,15 @@ end
 -- Move: A character moves.
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
-  -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
   tree:add_le(F["dungeon.move.character"], tvb(offset, 2))
   offset = offset + 2
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["dungeon.move.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["dungeon.move.y"], tvb(offset, 4))
   offset = offset + 4
-  -- running
   if limit - offset < 1 then return truncated(tree, tvb, offset, "running", 1, limit - offset) end
   tree:add(F["dungeon.move.running"], tvb(offset, 1))
   offset = offset + 1
@@ -168,13 +164,10 @@ local function dissect_Say(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Item
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  -- item_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "item_id", 4, limit - offset) end
   tree:add_le(F["dungeon.item.item_id"], tvb(offset, 4))
   offset = offset + 4
-  -- count
   if limit - offset < 2 then return truncated(tree, tvb, offset, "count", 2, limit - offset) end
   tree:add_le(F["dungeon.item.count"], tvb(offset, 2))
   offset = offset + 2
@@ -184,7 +177,6 @@ end
 -- Inventory: A character's items.
 local function dissect_Inventory(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
-  -- character
   if limit - offset < 2 then return truncated(tree, tvb, offset, "character", 2, limit - offset) end
   tree:add_le(F["dungeon.inventory.character"], tvb(offset, 2))
   offset = offset + 2

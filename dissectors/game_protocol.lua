@@ -555,7 +555,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Point
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   local val
   -- x
@@ -576,7 +575,6 @@ local function dissect_Point(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Object
 local function dissect_Object(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
@@ -621,7 +619,6 @@ local function dissect_Object(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Player
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}
@@ -687,7 +684,6 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- EntityKind
 local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -719,7 +715,6 @@ local function dissect_EntityKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Entity
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- id
@@ -736,7 +731,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Snapshot
 local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   local v = {}
@@ -758,7 +752,6 @@ local function dissect_Snapshot(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- GameOver
 local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   local item, val
   -- won: 0: the client lost, 1: it won.
@@ -770,7 +763,6 @@ local function dissect_GameOver(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- EventKind
 local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -802,7 +794,6 @@ local function dissect_EventKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Event
 local function dissect_Event(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- time: Tick of the event.
@@ -819,7 +810,6 @@ local function dissect_Event(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Error
 local function dissect_Error(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -839,7 +829,6 @@ local function dissect_Error(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Connect
 local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- player
@@ -856,7 +845,6 @@ local function dissect_Connect(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- ResponseKind
 local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}
@@ -888,7 +876,6 @@ local function dissect_ResponseKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Response
 local function dissect_Response(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
@@ -937,7 +924,6 @@ local function dissect_ServerMessage(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- RequestKind
 local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -957,7 +943,6 @@ local function dissect_RequestKind(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Request
 local function dissect_Request(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val
   -- channel
@@ -974,7 +959,6 @@ local function dissect_Request(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Break
 local function dissect_Break(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -995,7 +979,6 @@ local function dissect_Break(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Throw
 local function dissect_Throw(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- target
@@ -1007,7 +990,6 @@ local function dissect_Throw(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Move
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local item, val
   -- direction
@@ -1023,7 +1005,6 @@ local function dissect_Move(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Action
 local function dissect_Action(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val
   local v = {}

@@ -137,7 +137,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Greeting
 local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -157,20 +156,16 @@ local function dissect_Greeting(tvb, pinfo, tree, offset, limit)
   item = tree:add_packet_field(F["lobby.greeting.text"], tvb(offset, n), ENC_UTF_8)
   if n > 0 and not utf8_valid(tvb:raw(offset, n)) then item:add_proto_expert_info(E.invalid, "text: not valid UTF-8") end
   offset = offset + n
-  -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["lobby.greeting.value"], tvb(offset, 2))
   offset = offset + 2
   return offset, v
 end
 
--- Room
 local function dissect_Room(tvb, pinfo, tree, offset, limit)
-  -- room_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "room_id", 4, limit - offset) end
   tree:add_le(F["lobby.room.room_id"], tvb(offset, 4))
   offset = offset + 4
-  -- players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "players", 1, limit - offset) end
   tree:add_le(F["lobby.room.players"], tvb(offset, 1))
   offset = offset + 1
@@ -181,7 +176,6 @@ local function dissect_Room(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- RoomList
 local function dissect_RoomList(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}

@@ -393,7 +393,6 @@ end
 local function dissect_AckExtra(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
-  -- last_received_seq
   if limit - offset < 2 then return truncated(tree, tvb, offset, "last_received_seq", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.ack_extra.last_received_seq"], tvb(offset, 2))
   offset = offset + 2
@@ -444,7 +443,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ClientHeartbeat
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -464,7 +462,6 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ServerHeartbeat
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -504,7 +501,6 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- ServerDisconnect
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -580,7 +576,6 @@ local function dissect_ClientId(tvb, pinfo, tree, offset, limit)
   val = range:le_uint()
   v.sequence_id = val
   offset = offset + 2
-  -- client_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "client_id", 2, limit - offset) end
   tree:add_le(F["riptide_2_0.client_id.client_id"], tvb(offset, 2))
   offset = offset + 2

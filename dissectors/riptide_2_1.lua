@@ -521,7 +521,6 @@ local function dissect_Reject(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ClientHeartbeat
 local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -544,7 +543,6 @@ local function dissect_ClientHeartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ServerHeartbeat
 local function dissect_ServerHeartbeat(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -584,7 +582,6 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- ServerDisconnect
 local function dissect_ServerDisconnect(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}

@@ -653,16 +653,13 @@ local function dissect_CInput(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Controllable
 local function dissect_Controllable(tvb, pinfo, tree, offset, limit)
-  -- speed
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
   tree:add_le(F["rtype_impl.controllable.speed"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Shooter
 local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
   -- timer: Seconds until the next shot.
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
@@ -671,71 +668,55 @@ local function dissect_Shooter(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Health
 local function dissect_Health(tvb, pinfo, tree, offset, limit)
-  -- hp
   if limit - offset < 4 then return truncated(tree, tvb, offset, "hp", 4, limit - offset) end
   tree:add_le(F["rtype_impl.health.hp"], tvb(offset, 4))
   offset = offset + 4
-  -- max_hp
   if limit - offset < 4 then return truncated(tree, tvb, offset, "max_hp", 4, limit - offset) end
   tree:add_le(F["rtype_impl.health.max_hp"], tvb(offset, 4))
   offset = offset + 4
-  -- changes
   if limit - offset < 4 then return truncated(tree, tvb, offset, "changes", 4, limit - offset) end
   tree:add_le(F["rtype_impl.health.changes"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Hitbox
 local function dissect_Hitbox(tvb, pinfo, tree, offset, limit)
-  -- width
   if limit - offset < 4 then return truncated(tree, tvb, offset, "width", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.width"], tvb(offset, 4))
   offset = offset + 4
-  -- height
   if limit - offset < 4 then return truncated(tree, tvb, offset, "height", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.height"], tvb(offset, 4))
   offset = offset + 4
-  -- offset_x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_x", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.offset_x"], tvb(offset, 4))
   offset = offset + 4
-  -- offset_y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "offset_y", 4, limit - offset) end
   tree:add_le(F["rtype_impl.hitbox.offset_y"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- PlayerComponent
 local function dissect_PlayerComponent(tvb, pinfo, tree, offset, limit)
-  -- id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "id", 1, limit - offset) end
   tree:add_le(F["rtype_impl.player_component.id"], tvb(offset, 1))
   offset = offset + 1
-  -- shoot_cooldown
   if limit - offset < 4 then return truncated(tree, tvb, offset, "shoot_cooldown", 4, limit - offset) end
   tree:add_le(F["rtype_impl.player_component.shoot_cooldown"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Replicated
 local function dissect_Replicated(tvb, pinfo, tree, offset, limit)
-  -- tag
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tag", 4, limit - offset) end
   tree:add_le(F["rtype_impl.replicated.tag"], tvb(offset, 4))
   offset = offset + 4
-  -- last_update_tick
   if limit - offset < 8 then return truncated(tree, tvb, offset, "last_update_tick", 8, limit - offset) end
   tree:add_le(F["rtype_impl.replicated.last_update_tick"], tvb(offset, 8))
   offset = offset + 8
   return offset
 end
 
--- MovementPattern
 local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -747,61 +728,47 @@ local function dissect_MovementPattern(tvb, pinfo, tree, offset, limit)
   v.kind = val
   if VS_PatternKind[val] == nil then item:add_proto_expert_info(E.unknown, fmt("kind %d is not named by the schema", val)) end
   offset = offset + 4
-  -- speed
   if limit - offset < 4 then return truncated(tree, tvb, offset, "speed", 4, limit - offset) end
   tree:add_le(F["rtype_impl.movement_pattern.speed"], tvb(offset, 4))
   offset = offset + 4
-  -- amplitude
   if limit - offset < 4 then return truncated(tree, tvb, offset, "amplitude", 4, limit - offset) end
   tree:add_le(F["rtype_impl.movement_pattern.amplitude"], tvb(offset, 4))
   offset = offset + 4
-  -- frequency
   if limit - offset < 4 then return truncated(tree, tvb, offset, "frequency", 4, limit - offset) end
   tree:add_le(F["rtype_impl.movement_pattern.frequency"], tvb(offset, 4))
   offset = offset + 4
-  -- timer
   if limit - offset < 4 then return truncated(tree, tvb, offset, "timer", 4, limit - offset) end
   tree:add_le(F["rtype_impl.movement_pattern.timer"], tvb(offset, 4))
   offset = offset + 4
-  -- base_y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "base_y", 4, limit - offset) end
   tree:add_le(F["rtype_impl.movement_pattern.base_y"], tvb(offset, 4))
   offset = offset + 4
   return offset, v
 end
 
--- Stats
 local function dissect_Stats(tvb, pinfo, tree, offset, limit)
-  -- score
   if limit - offset < 4 then return truncated(tree, tvb, offset, "score", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.score"], tvb(offset, 4))
   offset = offset + 4
-  -- dmg
   if limit - offset < 4 then return truncated(tree, tvb, offset, "dmg", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.dmg"], tvb(offset, 4))
   offset = offset + 4
-  -- kills
   if limit - offset < 4 then return truncated(tree, tvb, offset, "kills", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.kills"], tvb(offset, 4))
   offset = offset + 4
-  -- level
   if limit - offset < 4 then return truncated(tree, tvb, offset, "level", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.level"], tvb(offset, 4))
   offset = offset + 4
-  -- point_to_next_level
   if limit - offset < 4 then return truncated(tree, tvb, offset, "point_to_next_level", 4, limit - offset) end
   tree:add_le(F["rtype_impl.stats.point_to_next_level"], tvb(offset, 4))
   offset = offset + 4
-  -- boss_active
   if limit - offset < 1 then return truncated(tree, tvb, offset, "boss_active", 1, limit - offset) end
   tree:add_le(F["rtype_impl.stats.boss_active"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Tag
 local function dissect_Tag(tvb, pinfo, tree, offset, limit)
-  -- id
   if limit - offset < 8 then return truncated(tree, tvb, offset, "id", 8, limit - offset) end
   tree:add_le(F["rtype_impl.tag.id"], tvb(offset, 8))
   offset = offset + 8
@@ -810,54 +777,42 @@ end
 
 -- Transform: Position, origin, rotation and scale (44 bytes).
 local function dissect_Transform(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 4 then return truncated(tree, tvb, offset, "z", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.z"], tvb(offset, 4))
   offset = offset + 4
-  -- origin_x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_x", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.origin_x"], tvb(offset, 4))
   offset = offset + 4
-  -- origin_y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "origin_y", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.origin_y"], tvb(offset, 4))
   offset = offset + 4
-  -- rx
   if limit - offset < 4 then return truncated(tree, tvb, offset, "rx", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.rx"], tvb(offset, 4))
   offset = offset + 4
-  -- ry
   if limit - offset < 4 then return truncated(tree, tvb, offset, "ry", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.ry"], tvb(offset, 4))
   offset = offset + 4
-  -- rz
   if limit - offset < 4 then return truncated(tree, tvb, offset, "rz", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.rz"], tvb(offset, 4))
   offset = offset + 4
-  -- sx
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sx", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.sx"], tvb(offset, 4))
   offset = offset + 4
-  -- sy
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sy", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.sy"], tvb(offset, 4))
   offset = offset + 4
-  -- sz
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sz", 4, limit - offset) end
   tree:add_le(F["rtype_impl.transform.sz"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- SetComponent
 local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
@@ -942,7 +897,6 @@ local function dissect_SetComponent(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- RemoveComponent
 local function dissect_RemoveComponent(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}
@@ -969,7 +923,6 @@ local function dissect_DeltaEntry(tvb, pinfo, tree, offset, limit)
   v.op = val
   if VS_DeltaOp[val] == nil then item:add_proto_expert_info(E.unknown, fmt("op %d is not named by the schema", val)) end
   offset = offset + 1
-  -- entity_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "entity_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.delta_entry.entity_id"], tvb(offset, 4))
   offset = offset + 4
@@ -1057,10 +1010,8 @@ local function dissect_LobbyString(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- LobbyInfo
 local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   local sub, nxt
-  -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_info.lobby_id"], tvb(offset, 4))
   offset = offset + 4
@@ -1070,11 +1021,9 @@ local function dissect_LobbyInfo(tvb, pinfo, tree, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(nxt - offset)
   offset = nxt
-  -- current_players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_info.current_players"], tvb(offset, 1))
   offset = offset + 1
-  -- max_players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_info.max_players"], tvb(offset, 1))
   offset = offset + 1
@@ -1115,7 +1064,6 @@ local function dissect_ResLobbyList(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- ReqCreateLobby
 local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- name
@@ -1124,21 +1072,17 @@ local function dissect_ReqCreateLobby(tvb, pinfo, tree, offset, limit)
   if nxt == nil then return nil end
   sub:set_len(nxt - offset)
   offset = nxt
-  -- max_players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "max_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.req_create_lobby.max_players"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- ResCreateLobby
 local function dissect_ResCreateLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
-  -- success
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype_impl.res_create_lobby.success"], tvb(offset, 1))
   offset = offset + 1
-  -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.res_create_lobby.lobby_id"], tvb(offset, 4))
   offset = offset + 4
@@ -1157,17 +1101,14 @@ end
 
 -- LobbyRef: One lobby (REQ_JOIN_LOBBY, REQ_LEAVE_LOBBY).
 local function dissect_LobbyRef(tvb, pinfo, tree, offset, limit)
-  -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_ref.lobby_id"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- ResJoinLobby
 local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   local sub, nxt
-  -- success
   if limit - offset < 1 then return truncated(tree, tvb, offset, "success", 1, limit - offset) end
   tree:add_le(F["rtype_impl.res_join_lobby.success"], tvb(offset, 1))
   offset = offset + 1
@@ -1184,13 +1125,10 @@ local function dissect_ResJoinLobby(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- LobbyStateUpdate
 local function dissect_LobbyStateUpdate(tvb, pinfo, tree, offset, limit)
-  -- lobby_id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "lobby_id", 4, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_state_update.lobby_id"], tvb(offset, 4))
   offset = offset + 4
-  -- current_players
   if limit - offset < 1 then return truncated(tree, tvb, offset, "current_players", 1, limit - offset) end
   tree:add_le(F["rtype_impl.lobby_state_update.current_players"], tvb(offset, 1))
   offset = offset + 1

@@ -94,14 +94,11 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Move
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
   local v = {}
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["application.move.x"], tvb(offset, 4))
   offset = offset + 4
-  -- jumping
   if limit - offset < 1 then return truncated(tree, tvb, offset, "jumping", 1, limit - offset) end
   tree:add(F["application.move.jumping"], tvb(offset, 1))
   offset = offset + 1

@@ -177,7 +177,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Bits
 local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -206,7 +205,6 @@ local function dissect_Bits(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["bit_fields.wide"], bit_range(tvb, offset, 32), val)
   if offset % 8 ~= 0 then item:append_text(string.format(" [bits %d-%d]", offset, offset + 31)) end
   offset = offset + 32
-  -- rest
   item = tree:add(F["bit_fields.rest"], bit_range(tvb, offset, limit - offset))
   label_bit_string(item, "Rest", tvb, offset, limit)
   offset = limit

@@ -120,7 +120,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Frame
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
@@ -142,23 +141,19 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   if limit - offset < 1 then return truncated(tree, tvb, offset, "status", 1, limit - offset) end
   local group_status = tvb(offset, 1):uint()
   local group_status_item = tree:add(F["bit_groups.status"], tvb(offset, 1))
-  -- urgent
   group_status_item:add(F["bit_groups.urgent"], tvb(offset, 1))
   -- has_extra
   val = floor(group_status / 64) % 2
   val = val == 1
   group_status_item:add(F["bit_groups.has_extra"], tvb(offset, 1))
   v.has_extra = val
-  -- level
   group_status_item:add(F["bit_groups.level"], tvb(offset, 1))
-  -- spare
   group_status_item:add(F["bit_groups.spare"], tvb(offset, 1))
   offset = offset + 1
   -- word: a bit group
   if limit - offset < 4 then return truncated(tree, tvb, offset, "word", 4, limit - offset) end
   local group_word = tvb(offset, 4):le_uint()
   local group_word_item = tree:add_le(F["bit_groups.word"], tvb(offset, 4))
-  -- lane
   group_word_item:add_le(F["bit_groups.lane"], tvb(offset, 4))
   -- opts
   item = group_word_item:add_le(F["bit_groups.opts"], tvb(offset, 4))

@@ -185,10 +185,8 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Player
 local function dissect_Player(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   tree:add_le(F["byte_arrays.player.id"], tvb(offset, 2))
   offset = offset + 2
@@ -204,10 +202,8 @@ local function dissect_Player(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Entry
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   tree:add_le(F["byte_arrays.entry.kind"], tvb(offset, 1))
   offset = offset + 1
@@ -219,20 +215,16 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Cell
 local function dissect_Cell(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["byte_arrays.cell.x"], tvb(offset, 2))
   offset = offset + 2
-  -- y
   if limit - offset < 2 then return truncated(tree, tvb, offset, "y", 2, limit - offset) end
   tree:add_le(F["byte_arrays.cell.y"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Roster
 local function dissect_Roster(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

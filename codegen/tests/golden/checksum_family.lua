@@ -295,14 +295,12 @@ local function verify_Sums_parity(tvb, start, stop, at, item)
   end
 end
 
--- Sums
 local function dissect_Sums(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   local cs_at_total, cs_item_total
   local cs_at_wide, cs_item_wide
   local cs_at_parity, cs_item_parity
-  -- a
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
   tree:add(F["checksum_family.sums.a"], tvb(offset, 2))
   offset = offset + 2
@@ -370,7 +368,6 @@ local function verify_Words_long(tvb, start, stop, at, item)
   end
 end
 
--- Words
 local function dissect_Words(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
@@ -461,7 +458,6 @@ local cs_at_adler, cs_item_adler
 
 local start_kind, start_body, end_length, end_body
 
--- Frame
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt, val, range

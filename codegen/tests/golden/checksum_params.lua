@@ -253,12 +253,10 @@ local function verify_Inner_check(tvb, start, stop, at, item)
   end
 end
 
--- Inner
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item
   local cs_at_check, cs_item_check
-  -- value
   if limit - offset < 2 then return truncated(tree, tvb, offset, "value", 2, limit - offset) end
   tree:add_le(F["checksum_params.inner.value"], tvb(offset, 2))
   offset = offset + 2
@@ -289,7 +287,6 @@ end
 
 local cs_at_crc, cs_item_crc
 
--- Framed
 local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, sub, nxt, val, range

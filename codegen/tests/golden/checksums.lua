@@ -246,13 +246,11 @@ end
 
 local cs_at_checksum, cs_item_checksum
 
--- Checked
 local function dissect_Checked(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
   local v = {}
   cs_item_checksum = nil
-  -- sequence
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sequence", 4, limit - offset) end
   tree:add_le(F["checksums.sequence"], tvb(offset, 4))
   offset = offset + 4

@@ -206,14 +206,11 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Entity
 local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   tree:add_le(F["compression.entity.id"], tvb(offset, 2))
   offset = offset + 2
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["compression.entity.x"], tvb(offset, 4))
   offset = offset + 4
@@ -229,7 +226,6 @@ local function dissect_Entity(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- World
 local function dissect_World(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -256,7 +252,6 @@ local function dissect_World(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Chat
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
   -- text
@@ -276,11 +271,9 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Update
 local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
-  -- tick
   if limit - offset < 4 then return truncated(tree, tvb, offset, "tick", 4, limit - offset) end
   tree:add_le(F["compression.tick"], tvb(offset, 4))
   offset = offset + 4

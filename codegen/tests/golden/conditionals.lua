@@ -95,7 +95,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Cond
 local function dissect_Cond(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}

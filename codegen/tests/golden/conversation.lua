@@ -127,29 +127,23 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Hello
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
-  -- salt
   if limit - offset < 4 then return truncated(tree, tvb, offset, "salt", 4, limit - offset) end
   tree:add(F["conversation.hello.salt"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Welcome
 local function dissect_Welcome(tvb, pinfo, tree, offset, limit)
-  -- pepper
   if limit - offset < 4 then return truncated(tree, tvb, offset, "pepper", 4, limit - offset) end
   tree:add(F["conversation.welcome.pepper"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
-  -- sequence
   if limit - offset < 2 then return truncated(tree, tvb, offset, "sequence", 2, limit - offset) end
   tree:add(F["conversation.sequence"], tvb(offset, 2))
   offset = offset + 2

@@ -94,7 +94,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Item
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
   local item, n
   -- data
@@ -105,7 +104,6 @@ local function dissect_Item(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}

@@ -268,7 +268,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Control
 local function dissect_Control(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -288,10 +287,8 @@ local function dissect_Control(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Init
 local function dissect_Init(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- version
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
   tree:add(F["enclosing.init.version"], tvb(offset, 1))
   offset = offset + 1
@@ -307,9 +304,7 @@ local function dissect_Init(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Hello
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
-  -- peer
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer", 2, limit - offset) end
   tree:add(F["enclosing.hello.peer"], tvb(offset, 2))
   offset = offset + 2
@@ -322,7 +317,6 @@ local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Original
 local function dissect_Original(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -433,7 +427,6 @@ local function join_0(pinfo, tree, v)
   end
 end
 
--- Split
 local function dissect_Split(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -474,7 +467,6 @@ end
 local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
-  -- seqnum
   if limit - offset < 2 then return truncated(tree, tvb, offset, "seqnum", 2, limit - offset) end
   tree:add(F["enclosing.reliable.seqnum"], tvb(offset, 2))
   offset = offset + 2
@@ -513,7 +505,6 @@ local function dissect_Reliable(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -572,7 +563,6 @@ local function dissect_Datagram(tvb, pinfo, tree, offset, limit)
   if v.protocol_id ~= 0x4F457403 then
     item:add_proto_expert_info(E.bad_const, fmt("protocol_id: expected 0x%x, found 0x%x", 0x4F457403, v.protocol_id))
   end
-  -- peer_id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "peer_id", 2, limit - offset) end
   tree:add(F["enclosing.peer_id"], tvb(offset, 2))
   offset = offset + 2

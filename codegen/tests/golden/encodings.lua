@@ -104,7 +104,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Profile
 local function dissect_Profile(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}

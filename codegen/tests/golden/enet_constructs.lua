@@ -113,11 +113,9 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Command
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
-  -- channel_id
   if limit - offset < 1 then return truncated(tree, tvb, offset, "channel_id", 1, limit - offset) end
   tree:add(F["enet_constructs.command.channel_id"], tvb(offset, 1))
   offset = offset + 1
@@ -158,10 +156,8 @@ local function dissect_Command(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Unreliable
 local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- unreliable_sequence_number
   if limit - offset < 2 then return truncated(tree, tvb, offset, "unreliable_sequence_number", 2, limit - offset) end
   tree:add(F["enet_constructs.unreliable.unreliable_sequence_number"], tvb(offset, 2))
   offset = offset + 2
@@ -173,7 +169,6 @@ local function dissect_Unreliable(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -184,10 +179,8 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   -- peer_id: 0xFFF: no peer yet.
   val = group_header:rshift(0):band(0xfff):tonumber()
   group_header_item:add(F["enet_constructs.peer_id"], tvb(offset, 8), val)
-  -- session
   val = group_header:rshift(12):band(0x3):tonumber()
   group_header_item:add(F["enet_constructs.session"], tvb(offset, 8), val)
-  -- compressed
   val = group_header:rshift(14):band(0x1):tonumber()
   val = val == 1
   group_header_item:add(F["enet_constructs.compressed"], tvb(offset, 8), val)
@@ -196,7 +189,6 @@ local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   val = val == 1
   group_header_item:add(F["enet_constructs.has_time"], tvb(offset, 8), val)
   v.has_time = val
-  -- stamp
   val = group_header:rshift(16):band(0xffffffffffff)
   group_header_item:add(F["enet_constructs.stamp"], tvb(offset, 8), val)
   offset = offset + 8

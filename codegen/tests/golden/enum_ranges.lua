@@ -140,16 +140,13 @@ local ROOT_VALUES = {}
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Ammo
 local function dissect_Ammo(tvb, pinfo, tree, offset, limit)
-  -- rounds
   if limit - offset < 1 then return truncated(tree, tvb, offset, "rounds", 1, limit - offset) end
   tree:add_le(F["enum_ranges.ammo.rounds"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Shot
 local function dissect_Shot(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

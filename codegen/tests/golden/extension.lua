@@ -112,7 +112,6 @@ local ROOT_VALUES = {}
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Both
 local function dissect_Both(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}

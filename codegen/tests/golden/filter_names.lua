@@ -113,15 +113,12 @@ end
 
 -- Vec3 of a field with 'filter: position': its fields are filter_names.position.*
 local function dissect_Vec3_as_position(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["filter_names.position.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["filter_names.position.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["filter_names.position.z"], tvb(offset, 2))
   offset = offset + 2
@@ -130,15 +127,12 @@ end
 
 -- Vec3 of a field with 'filter: velocity': its fields are filter_names.velocity.*
 local function dissect_Vec3_as_velocity(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["filter_names.velocity.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["filter_names.velocity.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["filter_names.velocity.z"], tvb(offset, 2))
   offset = offset + 2
@@ -147,32 +141,25 @@ end
 
 -- Vec3 of a field with 'filter: waypoint': its fields are filter_names.waypoint.*
 local function dissect_Vec3_as_waypoint(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["filter_names.waypoint.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["filter_names.waypoint.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["filter_names.waypoint.z"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Vec3
 local function dissect_Vec3(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 4 then return truncated(tree, tvb, offset, "x", 4, limit - offset) end
   tree:add_le(F["filter_names.vec3.x"], tvb(offset, 4))
   offset = offset + 4
-  -- y
   if limit - offset < 4 then return truncated(tree, tvb, offset, "y", 4, limit - offset) end
   tree:add_le(F["filter_names.vec3.y"], tvb(offset, 4))
   offset = offset + 4
-  -- z
   if limit - offset < 2 then return truncated(tree, tvb, offset, "z", 2, limit - offset) end
   tree:add_le(F["filter_names.vec3.z"], tvb(offset, 2))
   offset = offset + 2
@@ -197,7 +184,6 @@ local function dissect_Aim_as_sight(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Body
 local function dissect_Body(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt
   local v = {}

@@ -105,7 +105,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Flagged
 local function dissect_Flagged(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}

@@ -115,31 +115,24 @@ local function dissect_Ints(tvb, pinfo, tree, offset, limit)
   if v.magic ~= 0xCAFE then
     item:add_proto_expert_info(E.bad_const, fmt("magic: expected 0x%x, found 0x%x", 0xCAFE, v.magic))
   end
-  -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   tree:add(F["integers.a"], tvb(offset, 1))
   offset = offset + 1
-  -- b
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
   tree:add_le(F["integers.b"], tvb(offset, 2))
   offset = offset + 2
-  -- c
   if limit - offset < 3 then return truncated(tree, tvb, offset, "c", 3, limit - offset) end
   tree:add(F["integers.c"], tvb(offset, 3))
   offset = offset + 3
-  -- d
   if limit - offset < 8 then return truncated(tree, tvb, offset, "d", 8, limit - offset) end
   tree:add(F["integers.d"], tvb(offset, 8))
   offset = offset + 8
-  -- e
   if limit - offset < 4 then return truncated(tree, tvb, offset, "e", 4, limit - offset) end
   tree:add(F["integers.e"], tvb(offset, 4))
   offset = offset + 4
-  -- f
   if limit - offset < 8 then return truncated(tree, tvb, offset, "f", 8, limit - offset) end
   tree:add_le(F["integers.f"], tvb(offset, 8))
   offset = offset + 8
-  -- g
   if limit - offset < 1 then return truncated(tree, tvb, offset, "g", 1, limit - offset) end
   tree:add(F["integers.g"], tvb(offset, 1))
   offset = offset + 1

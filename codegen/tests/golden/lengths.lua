@@ -132,16 +132,13 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Item
 local function dissect_Item(tvb, pinfo, tree, offset, limit)
-  -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   tree:add(F["lengths.item.id"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Sized
 local function dissect_Sized(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

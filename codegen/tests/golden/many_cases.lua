@@ -148,65 +148,51 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Move
 local function dissect_Move(tvb, pinfo, tree, offset, limit)
-  -- dx
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dx", 2, limit - offset) end
   tree:add_le(F["many_cases.move.dx"], tvb(offset, 2))
   offset = offset + 2
-  -- dy
   if limit - offset < 2 then return truncated(tree, tvb, offset, "dy", 2, limit - offset) end
   tree:add_le(F["many_cases.move.dy"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Turn
 local function dissect_Turn(tvb, pinfo, tree, offset, limit)
-  -- angle
   if limit - offset < 2 then return truncated(tree, tvb, offset, "angle", 2, limit - offset) end
   tree:add_le(F["many_cases.turn.angle"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Fire
 local function dissect_Fire(tvb, pinfo, tree, offset, limit)
-  -- weapon
   if limit - offset < 1 then return truncated(tree, tvb, offset, "weapon", 1, limit - offset) end
   tree:add_le(F["many_cases.fire.weapon"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Jump
 local function dissect_Jump(tvb, pinfo, tree, offset, limit)
-  -- height
   if limit - offset < 1 then return truncated(tree, tvb, offset, "height", 1, limit - offset) end
   tree:add_le(F["many_cases.jump.height"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Crouch
 local function dissect_Crouch(tvb, pinfo, tree, offset, limit)
-  -- on
   if limit - offset < 1 then return truncated(tree, tvb, offset, "on", 1, limit - offset) end
   tree:add(F["many_cases.crouch.on"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Reload
 local function dissect_Reload(tvb, pinfo, tree, offset, limit)
-  -- slot
   if limit - offset < 1 then return truncated(tree, tvb, offset, "slot", 1, limit - offset) end
   tree:add_le(F["many_cases.reload.slot"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Chat
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -226,18 +212,14 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Emote
 local function dissect_Emote(tvb, pinfo, tree, offset, limit)
-  -- id
   if limit - offset < 2 then return truncated(tree, tvb, offset, "id", 2, limit - offset) end
   tree:add_le(F["many_cases.emote.id"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Ping
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
-  -- sent_at
   if limit - offset < 4 then return truncated(tree, tvb, offset, "sent_at", 4, limit - offset) end
   tree:add_le(F["many_cases.ping.sent_at"], tvb(offset, 4))
   offset = offset + 4
@@ -258,7 +240,6 @@ local CASES_Command_body = {
   [9] = { "Body: Ping", dissect_Ping },
 }
 
--- Command
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

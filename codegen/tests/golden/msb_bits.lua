@@ -283,7 +283,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Point
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
   local item, val
   -- x
@@ -421,7 +420,6 @@ local function dissect_Header(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["msb_bits.label"], bit_range(tvb, offset, 8 * n), val)
   if not utf8_valid(val) then item:add_proto_expert_info(E.invalid, "label: not valid UTF-8") end
   offset = offset + 8 * n
-  -- rest
   item = tree:add(F["msb_bits.rest"], bit_range(tvb, offset, limit - offset))
   label_bit_string_msb(item, "Rest", tvb, offset, limit)
   offset = limit

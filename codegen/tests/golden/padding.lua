@@ -172,7 +172,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Mode
 local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   local item, val
   -- level
@@ -190,15 +189,12 @@ local function dissect_Mode(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Entry
 local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   if limit - offset < 8 then return truncated(tree, tvb, offset, "padding", 8, limit - offset) end
   limit = offset + 8
-  -- code
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
   tree:add_le(F["padding.entry.code"], tvb(offset, 2))
   offset = offset + 2
-  -- value
   if limit - offset < 1 then return truncated(tree, tvb, offset, "value", 1, limit - offset) end
   tree:add_le(F["padding.entry.value"], tvb(offset, 1))
   offset = offset + 1
@@ -207,7 +203,6 @@ local function dissect_Entry(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Tail
 local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n
@@ -229,12 +224,10 @@ local function dissect_Tail(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Record
 local function dissect_Record(tvb, pinfo, tree, offset, limit)
   local start = offset
   local item, n, sub, nxt
   local v = {}
-  -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   tree:add_le(F["padding.kind"], tvb(offset, 1))
   offset = offset + 1
@@ -248,7 +241,6 @@ local function dissect_Record(tvb, pinfo, tree, offset, limit)
     tree:add(F["padding.padding"], tvb(offset, n))
     offset = offset + n
   end
-  -- id
   if limit - offset < 4 then return truncated(tree, tvb, offset, "id", 4, limit - offset) end
   tree:add_le(F["padding.id"], tvb(offset, 4))
   offset = offset + 4

@@ -99,7 +99,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Framed
 local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -127,7 +126,6 @@ local function dissect_Framed(tvb, pinfo, tree, offset, limit)
   item = tree:add(F["positions.body"], tvb(offset, n))
   if n == 0 then item:set_text("Body: <empty>") end
   offset = offset + n
-  -- crc
   if limit - offset < 2 then return truncated(tree, tvb, offset, "crc", 2, limit - offset) end
   tree:add_le(F["positions.crc"], tvb(offset, 2))
   offset = offset + 2

@@ -197,7 +197,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Motion
 local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   local item, val
   local v = {}
@@ -234,7 +233,6 @@ local function dissect_Motion(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Data
 local function dissect_Data(tvb, pinfo, tree, offset, limit)
   local item, n
   -- payload
@@ -249,7 +247,6 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Message
 local function dissect_Message(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

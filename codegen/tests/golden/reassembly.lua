@@ -240,7 +240,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Hello
 local function dissect_Hello(tvb, pinfo, tree, offset, limit)
   local item, n
   -- name
@@ -273,7 +272,6 @@ local function dissect_Packet_payload(tvb, pinfo, tree, offset, n, tag_payload, 
   return offset + n
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}

@@ -273,7 +273,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Data
 local function dissect_Data(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -310,7 +309,6 @@ local function dissect_Data(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Ack
 local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -333,7 +331,6 @@ local function dissect_Ack(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Notify
 local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -365,7 +362,6 @@ local function dissect_Notify(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Ping
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -381,7 +377,6 @@ local function dissect_Ping(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Pong
 local function dissect_Pong(tvb, pinfo, tree, offset, limit)
   local val, range
   local v = {}
@@ -397,7 +392,6 @@ local function dissect_Pong(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Heartbeat
 local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -429,7 +423,6 @@ local function dissect_Heartbeat(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

@@ -140,25 +140,20 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Vec
 local function dissect_Vec(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 2 then return truncated(tree, tvb, offset, "x", 2, limit - offset) end
   tree:add_le(F["reserved_names.vec.x"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Option
 local function dissect_Option(tvb, pinfo, tree, offset, limit)
-  -- present
   if limit - offset < 1 then return truncated(tree, tvb, offset, "present", 1, limit - offset) end
   tree:add_le(F["reserved_names.option.present"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Cow
 local function dissect_Cow(tvb, pinfo, tree, offset, limit)
   local item, n, val, range
   local v = {}
@@ -178,7 +173,6 @@ local function dissect_Cow(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Some
 local function dissect_Some(tvb, pinfo, tree, offset, limit)
   local sub, nxt
   -- value
@@ -195,16 +189,13 @@ local function dissect_Some(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- EncodeError
 local function dissect_EncodeError(tvb, pinfo, tree, offset, limit)
-  -- code
   if limit - offset < 2 then return truncated(tree, tvb, offset, "code", 2, limit - offset) end
   tree:add_le(F["reserved_names.encode_error.code"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Reader
 local function dissect_Reader(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt
   -- error
@@ -220,7 +211,6 @@ local function dissect_Reader(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Codec
 local function dissect_Codec(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

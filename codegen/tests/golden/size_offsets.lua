@@ -110,20 +110,16 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Block
 local function dissect_Block(tvb, pinfo, tree, offset, limit)
-  -- a
   if limit - offset < 2 then return truncated(tree, tvb, offset, "a", 2, limit - offset) end
   tree:add(F["size_offsets.block.a"], tvb(offset, 2))
   offset = offset + 2
-  -- b
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
   tree:add(F["size_offsets.block.b"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Frame
 local function dissect_Frame(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}
@@ -219,7 +215,6 @@ local function dissect_Frame(tvb, pinfo, tree, offset, limit)
     if n == 0 then item:set_text("Body: <empty>") end
   end
   offset = offset + n
-  -- trailer
   if limit - offset < 1 then return truncated(tree, tvb, offset, "trailer", 1, limit - offset) end
   tree:add(F["size_offsets.trailer"], tvb(offset, 1))
   offset = offset + 1

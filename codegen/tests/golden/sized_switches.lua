@@ -188,10 +188,8 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Inner
 local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   tree:add_le(F["sized_switches.inner.a"], tvb(offset, 1))
   offset = offset + 1
@@ -207,20 +205,16 @@ local function dissect_Inner(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- Pair
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
-  -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   tree:add_le(F["sized_switches.pair.a"], tvb(offset, 1))
   offset = offset + 1
-  -- b
   if limit - offset < 2 then return truncated(tree, tvb, offset, "b", 2, limit - offset) end
   tree:add_le(F["sized_switches.pair.b"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val, range
   local v = {}

@@ -251,25 +251,20 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Byte
 local function dissect_Byte(tvb, pinfo, tree, offset, limit)
-  -- v
   if limit - offset < 1 then return truncated(tree, tvb, offset, "v", 1, limit - offset) end
   tree:add_le(F["state.byte.v"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Word
 local function dissect_Word(tvb, pinfo, tree, offset, limit)
-  -- v
   if limit - offset < 2 then return truncated(tree, tvb, offset, "v", 2, limit - offset) end
   tree:add_le(F["state.word.v"], tvb(offset, 2))
   offset = offset + 2
   return offset
 end
 
--- Typed
 local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}
@@ -302,7 +297,6 @@ local function dissect_Typed(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Announce
 local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -344,7 +338,6 @@ local function dissect_Announce(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Indexed
 local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}
@@ -377,7 +370,6 @@ local function dissect_Indexed(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Update
 local function dissect_Update(tvb, pinfo, tree, offset, limit)
   local n, sub, nxt, val, range
   local v = {}
@@ -428,7 +420,6 @@ local function dissect_Update(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Command
 local function dissect_Command(tvb, pinfo, tree, offset, limit)
   local sub, nxt, val, range
   local v = {}

@@ -125,11 +125,9 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Login
 local function dissect_Login(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}
-  -- version
   if limit - offset < 1 then return truncated(tree, tvb, offset, "version", 1, limit - offset) end
   tree:add_le(F["strings.version"], tvb(offset, 1))
   offset = offset + 1
@@ -160,7 +158,6 @@ local function dissect_Login(tvb, pinfo, tree, offset, limit)
   item = tree:add_packet_field(F["strings.motd"], tvb(offset, n), ENC_UTF_8)
   if n > 1 and not utf8_valid(tvb:raw(offset, n - 1)) then item:add_proto_expert_info(E.invalid, "motd: not valid UTF-8") end
   offset = offset + n
-  -- tail
   if limit - offset < 2 then return truncated(tree, tvb, offset, "tail", 2, limit - offset) end
   tree:add_le(F["strings.tail"], tvb(offset, 2))
   offset = offset + 2

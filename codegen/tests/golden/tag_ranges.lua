@@ -95,16 +95,13 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Pair
 local function dissect_Pair(tvb, pinfo, tree, offset, limit)
-  -- a
   if limit - offset < 1 then return truncated(tree, tvb, offset, "a", 1, limit - offset) end
   tree:add_le(F["tag_ranges.pair.a"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Tagged
 local function dissect_Tagged(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

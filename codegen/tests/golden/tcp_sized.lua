@@ -248,10 +248,8 @@ local INFO_SUFFIX = ""
 -- Stream join 0's begin, piece and end (defined after the types' functions).
 local stream_begin_0, stream_piece_0, stream_end_0
 
--- Chat
 local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   local item, n
-  -- client
   if limit - offset < 4 then return truncated(tree, tvb, offset, "client", 4, limit - offset) end
   tree:add_le(F["tcp_sized.chat.client"], tvb(offset, 4))
   offset = offset + 4
@@ -268,7 +266,6 @@ local function dissect_Chat(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- MapData
 local function dissect_MapData(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
@@ -283,18 +280,14 @@ local function dissect_MapData(tvb, pinfo, tree, offset, limit)
   return offset, v
 end
 
--- Ping
 local function dissect_Ping(tvb, pinfo, tree, offset, limit)
-  -- token
   if limit - offset < 4 then return truncated(tree, tvb, offset, "token", 4, limit - offset) end
   tree:add_le(F["tcp_sized.ping.token"], tvb(offset, 4))
   offset = offset + 4
   return offset
 end
 
--- MapBegin
 local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
-  -- total
   if limit - offset < 4 then return truncated(tree, tvb, offset, "total", 4, limit - offset) end
   tree:add_le(F["tcp_sized.map_begin.total"], tvb(offset, 4))
   offset = offset + 4
@@ -302,13 +295,11 @@ local function dissect_MapBegin(tvb, pinfo, tree, offset, limit)
   return offset
 end
 
--- MapDone
 local function dissect_MapDone(tvb, pinfo, tree, offset, limit)
   stream_end_0(pinfo, tree)
   return offset
 end
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, sub, nxt, val, range
   local v = {}

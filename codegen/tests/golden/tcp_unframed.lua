@@ -95,15 +95,12 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Packet
 local function dissect_Packet(tvb, pinfo, tree, offset, limit)
   local item, n
   local v = {}
-  -- size
   if limit - offset < 2 then return truncated(tree, tvb, offset, "size", 2, limit - offset) end
   tree:add_le(F["tcp_unframed.size"], tvb(offset, 2))
   offset = offset + 2
-  -- kind
   if limit - offset < 1 then return truncated(tree, tvb, offset, "kind", 1, limit - offset) end
   tree:add_le(F["tcp_unframed.kind"], tvb(offset, 1))
   offset = offset + 1

@@ -96,7 +96,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Settings
 local function dissect_Settings(tvb, pinfo, tree, offset, limit)
   local item, val, range
   local v = {}

@@ -173,20 +173,16 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Point
 local function dissect_Point(tvb, pinfo, tree, offset, limit)
-  -- x
   if limit - offset < 1 then return truncated(tree, tvb, offset, "x", 1, limit - offset) end
   tree:add_le(F["varint_prefixes.point.x"], tvb(offset, 1))
   offset = offset + 1
-  -- y
   if limit - offset < 1 then return truncated(tree, tvb, offset, "y", 1, limit - offset) end
   tree:add_le(F["varint_prefixes.point.y"], tvb(offset, 1))
   offset = offset + 1
   return offset
 end
 
--- Bundle
 local function dissect_Bundle(tvb, pinfo, tree, offset, limit)
   local item, n, sub, nxt, val
   local v = {}

@@ -176,7 +176,6 @@ end
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
 
--- Values
 local function dissect_Values(tvb, pinfo, tree, offset, limit)
   local item, n, val
   local v = {}

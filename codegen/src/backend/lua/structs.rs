@@ -319,7 +319,9 @@ impl<'p> Gen<'p> {
                 "-- {} of a field with 'filter: {f}': its fields are {}.{f}.*",
                 s.name, self.p.name
             )),
-            None => heading(c, &s.name, &first_line(&s.doc)),
+            // Its function is named for it: only a doc says more.
+            None if s.doc.is_some() => heading(c, &s.name, &first_line(&s.doc)),
+            None => {}
         }
         c.open(format!(
             "local function {}(tvb, pinfo, tree, offset, limit)",
@@ -478,6 +480,7 @@ impl<'p> Gen<'p> {
         let abbrev = self.abbrev(sid, fi);
         let d = first_line(&f.doc);
         self.open_group(c, sid, fi, "tree");
+        let heading_at = c.lines.len();
         heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
             let e = self.expr(cond);
@@ -588,6 +591,11 @@ impl<'p> Gen<'p> {
             c.line(format!("ENCLOSING[{}] = {value}", slot + 1));
         }
         c.forget_items();
+        // A field of a few lines names itself (its item's filter, its truncation's field): a
+        // heading that says no more than its name goes.
+        if d.is_empty() && c.lines.len() - heading_at <= 4 {
+            c.lines.remove(heading_at);
+        }
         Ok(())
     }
 }
