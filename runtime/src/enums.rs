@@ -10,6 +10,7 @@
 ///         /// Client requests connection.
 ///         ReqLogin = 0x01 as "REQ_LOGIN",
 ///         Ack = 0xFF as "ACK",
+///         Nack = 0xFE,
 ///         _ => Unknown,
 ///     }
 /// }
@@ -18,6 +19,7 @@
 /// assert_eq!(Command::from(7u8), Command::Unknown(7));
 /// assert_eq!(u8::from(Command::Ack), 0xFF);
 /// assert_eq!(Command::Ack.name(), Some("ACK"));
+/// assert_eq!(Command::Nack.name(), Some("Nack"));
 ///
 /// wiregen_runtime::enumeration! {
 ///     /// A closed enum: only its values exist.
@@ -31,7 +33,8 @@
 /// assert_eq!(Level::try_from(3u8), Err(3));
 /// ```
 ///
-/// Each value is `Variant = raw as "SCHEMA_NAME"`. With a last `_ => Unknown,` the enum is
+/// Each value is `Variant = raw as "SCHEMA_NAME"`, or `Variant = raw` when the schema's name is
+/// the variant's. With a last `_ => Unknown,` the enum is
 /// open: a value the schema does not name decodes as `Unknown(raw)`, kept as it was; without
 /// it the enum is closed: `from_raw` gives `None` for such a value and `TryFrom` refuses it. With this crate's `serde` feature, a value serializes as its schema name (an unknown one
 /// as its number) and deserializes from either.
@@ -42,7 +45,7 @@ macro_rules! enumeration {
         $vis:vis enum $name:ident: $raw:ty {
             $(
                 $(#[doc = $doc:literal])*
-                $variant:ident = $value:literal as $wire:literal,
+                $variant:ident = $value:literal $(as $wire:literal)?,
             )*
             _ => $unknown:ident,
         }
@@ -78,7 +81,7 @@ macro_rules! enumeration {
             /// The schema's name for this value.
             pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self {
-                    $( Self::$variant => ::core::option::Option::Some($wire), )*
+                    $( Self::$variant => ::core::option::Option::Some($crate::__wire_name!($variant $($wire)?)), )*
                     Self::$unknown(_) => ::core::option::Option::None,
                 }
             }
@@ -90,15 +93,15 @@ macro_rules! enumeration {
             }
         }
 
-        $crate::__enumeration_common!($name, $raw, $( ($wire, $value) )*);
-        $crate::__enumeration_serde!($name, $raw, |raw| ::core::result::Result::Ok(Self::from_raw(raw)), $( ($wire, $value) )*);
+        $crate::__enumeration_common!($name, $raw, $( ($crate::__wire_name!($variant $($wire)?), $value) )*);
+        $crate::__enumeration_serde!($name, $raw, |raw| ::core::result::Result::Ok(Self::from_raw(raw)), $( ($crate::__wire_name!($variant $($wire)?), $value) )*);
     };
     (
         $(#[$outer:meta])*
         $vis:vis enum $name:ident: $raw:ty {
             $(
                 $(#[doc = $doc:literal])*
-                $variant:ident = $value:literal as $wire:literal,
+                $variant:ident = $value:literal $(as $wire:literal)?,
             )*
         }
     ) => {
@@ -130,7 +133,7 @@ macro_rules! enumeration {
             /// The schema's name for this value.
             pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self {
-                    $( Self::$variant => ::core::option::Option::Some($wire), )*
+                    $( Self::$variant => ::core::option::Option::Some($crate::__wire_name!($variant $($wire)?)), )*
                 }
             }
         }
@@ -143,12 +146,12 @@ macro_rules! enumeration {
             }
         }
 
-        $crate::__enumeration_common!($name, $raw, $( ($wire, $value) )*);
+        $crate::__enumeration_common!($name, $raw, $( ($crate::__wire_name!($variant $($wire)?), $value) )*);
         $crate::__enumeration_serde!($name, $raw, |raw| {
             Self::from_raw(raw).ok_or_else(|| {
                 format!("{raw} is not a value of {}", stringify!($name))
             })
-        }, $( ($wire, $value) )*);
+        }, $( ($crate::__wire_name!($variant $($wire)?), $value) )*);
     };
 }
 
@@ -156,7 +159,7 @@ macro_rules! enumeration {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __enumeration_common {
-    ($name:ident, $raw:ty, $( ($wire:literal, $value:literal) )*) => {
+    ($name:ident, $raw:ty, $( ($wire:expr, $value:literal) )*) => {
         impl ::core::convert::From<$name> for $raw {
             fn from(value: $name) -> $raw {
                 value.raw()
@@ -180,7 +183,7 @@ pub trait Enumeration: Copy {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __enumeration_serde {
-    ($name:ident, $raw:ty, |$r:ident| $from:expr, $( ($wire:literal, $value:literal) )*) => {
+    ($name:ident, $raw:ty, |$r:ident| $from:expr, $( ($wire:expr, $value:literal) )*) => {
         impl $crate::serde_support::serde::Serialize for $name {
             fn serialize<S: $crate::serde_support::serde::Serializer>(
                 &self,
@@ -213,4 +216,16 @@ macro_rules! __enumeration_serde {
 #[macro_export]
 macro_rules! __enumeration_serde {
     ($($t:tt)*) => {};
+}
+
+/// A value's schema name: the one given, else its variant's (`enumeration!`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wire_name {
+    ($variant:ident $wire:literal) => {
+        $wire
+    };
+    ($variant:ident) => {
+        ::core::stringify!($variant)
+    };
 }

@@ -19,8 +19,8 @@ wiregen_runtime::enumeration! {
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum Version: u16 {
-        V1 = 1 as "V1",
-        V2 = 2 as "V2",
+        V1 = 1,
+        V2 = 2,
         _ => Unknown,
     }
 }

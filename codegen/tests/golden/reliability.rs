@@ -11,10 +11,10 @@ use wiregen_runtime::{
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum Kind: u8 {
-        Data = 0 as "Data",
-        Ack = 1 as "Ack",
-        Notify = 2 as "Notify",
-        Ping = 3 as "Ping",
+        Data = 0,
+        Ack = 1,
+        Notify = 2,
+        Ping = 3,
         _ => Unknown,
     }
 }

@@ -11,9 +11,9 @@ use wiregen_runtime::{
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum EntityKind: u8 {
-        Player = 0 as "Player",
-        Monster = 1 as "Monster",
-        Pickup = 2 as "Pickup",
+        Player = 0,
+        Monster = 1,
+        Pickup = 2,
         _ => Unknown,
     }
 }

@@ -13,27 +13,27 @@ wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum HeaderKind: u8 {
         /// An unreliable user message.
-        Unreliable = 0 as "Unreliable",
+        Unreliable = 0,
         /// Acknowledges reliable messages.
-        Ack = 1 as "Ack",
+        Ack = 1,
         /// Acknowledges a sequence id other than the last received one.
-        AckExtra = 2 as "AckExtra",
+        AckExtra = 2,
         /// Connection attempt (or, empty from the server: pending).
-        Connect = 3 as "Connect",
+        Connect = 3,
         /// Connection rejected.
-        Reject = 4 as "Reject",
+        Reject = 4,
         /// Keep-alive and round-trip measurement.
-        Heartbeat = 5 as "Heartbeat",
+        Heartbeat = 5,
         /// End of the connection.
-        Disconnect = 6 as "Disconnect",
+        Disconnect = 6,
         /// A reliable user message.
-        Reliable = 7 as "Reliable",
+        Reliable = 7,
         /// The server accepts a client and gives its id.
-        Welcome = 8 as "Welcome",
+        Welcome = 8,
         /// Another client connected.
-        ClientConnected = 9 as "ClientConnected",
+        ClientConnected = 9,
         /// Another client disconnected.
-        ClientDisconnected = 10 as "ClientDisconnected",
+        ClientDisconnected = 10,
         _ => Unknown,
     }
 }
@@ -41,12 +41,12 @@ wiregen_runtime::enumeration! {
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum RejectReason: u8 {
-        NoConnection = 0 as "NoConnection",
-        AlreadyConnected = 1 as "AlreadyConnected",
-        Pending = 2 as "Pending",
-        ServerFull = 3 as "ServerFull",
-        Rejected = 4 as "Rejected",
-        Custom = 5 as "Custom",
+        NoConnection = 0,
+        AlreadyConnected = 1,
+        Pending = 2,
+        ServerFull = 3,
+        Rejected = 4,
+        Custom = 5,
         _ => Unknown,
     }
 }
@@ -54,13 +54,13 @@ wiregen_runtime::enumeration! {
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum DisconnectReason: u8 {
-        NeverConnected = 0 as "NeverConnected",
-        ConnectionRejected = 1 as "ConnectionRejected",
-        TransportError = 2 as "TransportError",
-        TimedOut = 3 as "TimedOut",
-        Kicked = 4 as "Kicked",
-        ServerStopped = 5 as "ServerStopped",
-        Disconnected = 6 as "Disconnected",
+        NeverConnected = 0,
+        ConnectionRejected = 1,
+        TransportError = 2,
+        TimedOut = 3,
+        Kicked = 4,
+        ServerStopped = 5,
+        Disconnected = 6,
         _ => Unknown,
     }
 }

@@ -12,27 +12,27 @@ wiregen_runtime::enumeration! {
     /// The 4-bit header (2.1 values; 11 to 15 are invalid).
     pub enum HeaderKind: u8 {
         /// An unreliable user message.
-        Unreliable = 0 as "Unreliable",
+        Unreliable = 0,
         /// Acknowledges reliable messages.
-        Ack = 1 as "Ack",
+        Ack = 1,
         /// Connection attempt.
-        Connect = 2 as "Connect",
+        Connect = 2,
         /// Connection rejected.
-        Reject = 3 as "Reject",
+        Reject = 3,
         /// Keep-alive and round-trip measurement.
-        Heartbeat = 4 as "Heartbeat",
+        Heartbeat = 4,
         /// End of the connection.
-        Disconnect = 5 as "Disconnect",
+        Disconnect = 5,
         /// A notify message (delivery acknowledged, not retried).
-        Notify = 6 as "Notify",
+        Notify = 6,
         /// A reliable user message.
-        Reliable = 7 as "Reliable",
+        Reliable = 7,
         /// The server accepts a client and gives its id.
-        Welcome = 8 as "Welcome",
+        Welcome = 8,
         /// Another client connected.
-        ClientConnected = 9 as "ClientConnected",
+        ClientConnected = 9,
         /// Another client disconnected.
-        ClientDisconnected = 10 as "ClientDisconnected",
+        ClientDisconnected = 10,
     }
 }
 
@@ -40,11 +40,11 @@ wiregen_runtime::enumeration! {
     /// Pending is gone in 2.1.
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum RejectReason: u8 {
-        NoConnection = 0 as "NoConnection",
-        AlreadyConnected = 1 as "AlreadyConnected",
-        ServerFull = 2 as "ServerFull",
-        Rejected = 3 as "Rejected",
-        Custom = 4 as "Custom",
+        NoConnection = 0,
+        AlreadyConnected = 1,
+        ServerFull = 2,
+        Rejected = 3,
+        Custom = 4,
         _ => Unknown,
     }
 }
@@ -52,14 +52,14 @@ wiregen_runtime::enumeration! {
 wiregen_runtime::enumeration! {
     #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
     pub enum DisconnectReason: u8 {
-        NeverConnected = 0 as "NeverConnected",
-        ConnectionRejected = 1 as "ConnectionRejected",
-        TransportError = 2 as "TransportError",
-        TimedOut = 3 as "TimedOut",
-        Kicked = 4 as "Kicked",
-        ServerStopped = 5 as "ServerStopped",
-        Disconnected = 6 as "Disconnected",
-        PoorConnection = 7 as "PoorConnection",
+        NeverConnected = 0,
+        ConnectionRejected = 1,
+        TransportError = 2,
+        TimedOut = 3,
+        Kicked = 4,
+        ServerStopped = 5,
+        Disconnected = 6,
+        PoorConnection = 7,
         _ => Unknown,
     }
 }

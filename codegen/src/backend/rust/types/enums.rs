@@ -41,7 +41,12 @@ impl<'p> Gen<'p> {
             super::flags::doc_comments(&mut text, "        ", &v.doc);
             let variant = variant_ident(&v.name.to_upper_camel_case());
             let value = super::flags::named_lit(v);
-            text += &format!("        {variant} = {value} as {:?},\n", v.name);
+            // The schema's name, unless the variant is spelt so.
+            if variant == v.name.as_str() {
+                text += &format!("        {variant} = {value},\n");
+            } else {
+                text += &format!("        {variant} = {value} as {:?},\n", v.name);
+            }
         }
         if !e.closed {
             text += "        _ => Unknown,\n";
