@@ -47,6 +47,42 @@ pub fn optional_signed<T: TryFrom<i64>, const BITS: u32>(
     })
 }
 
+/// A value in `LO..=HI` (a field's `valid` range or `max`).
+pub fn in_range<T: TryFrom<i64>, const LO: i64, const HI: i64>(
+    u: &mut Unstructured<'_>,
+) -> Result<T> {
+    T::try_from(u.int_in_range(LO..=HI)?).map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
+/// [`in_range`], present or not.
+pub fn optional_in_range<T: TryFrom<i64>, const LO: i64, const HI: i64>(
+    u: &mut Unstructured<'_>,
+) -> Result<Option<T>> {
+    Ok(if u.arbitrary()? {
+        Some(in_range::<T, LO, HI>(u)?)
+    } else {
+        None
+    })
+}
+
+/// A value a closed enum names: one of `values`, or a value of one of `ranges` (inclusive),
+/// each of them as likely (drawing the raw integer would almost never hit a `u24`'s few names).
+pub fn named<T: TryFrom<u64>>(
+    u: &mut Unstructured<'_>,
+    values: &[u64],
+    ranges: &[(u64, u64)],
+) -> Result<T> {
+    let k = u.choose_index(values.len() + ranges.len())?;
+    let raw = match values.get(k) {
+        Some(v) => *v,
+        None => {
+            let (lo, hi) = ranges[k - values.len()];
+            u.int_in_range(lo..=hi)?
+        }
+    };
+    T::try_from(raw).map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
 /// How many elements an array of `MIN..=MAX` elements gets (`MIN == MAX`: a count the schema
 /// fixes; `MAX`: what its count field or prefix can say).
 fn vec_len<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(

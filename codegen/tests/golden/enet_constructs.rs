@@ -199,6 +199,10 @@ impl<'a> Codec<'a> for Packet<'a> {
 pub struct Command {
     pub channel_id: u8,
     pub wide: bool,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::in_range::<u8, 0, 8>)
+    )]
     pub n: u8,
     pub items: Vec<u16>,
     pub extra: Option<u8>,

@@ -106,12 +106,19 @@ impl<'de> serde::Deserialize<'de> for Weapon {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Level {
     Low,
     High,
     /// Values 1..=9.
     Mid(u8),
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'u> arbitrary::Arbitrary<'u> for Level {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+        let raw: u8 = wiregen_runtime::arbitrary_support::named(u, &[0, 10], &[(1, 9)])?;
+        Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat)
+    }
 }
 
 impl Level {

@@ -29,6 +29,10 @@ pub struct Ints {
     pub e: f32,
     pub f: f64,
     pub g: bool,
+    #[cfg_attr(
+        feature = "arbitrary",
+        arbitrary(with = wiregen_runtime::arbitrary_support::in_range::<u8, 0, 9>)
+    )]
     pub h: u8,
 }
 

@@ -19,10 +19,7 @@ pub struct Settings {
     /// Players in the match.
     #[cfg_attr(
         feature = "arbitrary",
-        arbitrary(
-            with = |u:&mut
-            arbitrary::Unstructured|->arbitrary::Result<u8>{u.int_in_range(1..= 8)}
-        )
+        arbitrary(with = wiregen_runtime::arbitrary_support::in_range::<u8, 1, 8>)
     )]
     pub players: u8,
     #[cfg_attr(

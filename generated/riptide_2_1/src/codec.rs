@@ -73,7 +73,11 @@ wiregen_runtime::types! {
 #[cfg(feature = "arbitrary")]
 impl<'u> arbitrary::Arbitrary<'u> for HeaderKind {
     fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
-        let raw = wiregen_runtime::arbitrary_support::unsigned::<u8, 4>(u)?;
+        let raw: u8 = wiregen_runtime::arbitrary_support::named(
+            u,
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            &[],
+        )?;
         Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat)
     }
 }

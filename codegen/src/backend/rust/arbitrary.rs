@@ -58,8 +58,17 @@ impl Gen<'_> {
                 min: Some(lo),
                 max: Some(hi),
             } => {
+                // A closed range: the runtime's function of its bounds.
                 let (lo, hi) = (Literal::i64_unsuffixed(*lo), Literal::i64_unsuffixed(*hi));
-                quote! { u.int_in_range(#lo..=#hi) }
+                let f = if optional {
+                    quote! { optional_in_range }
+                } else {
+                    quote! { in_range }
+                };
+                return Ok(self.features().attr(
+                    "arbitrary",
+                    quote! { arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #lo, #hi>) },
+                ));
             }
             Valid::Range { .. } => return Ok(arbitrary_in_range(self.features(), &f.ty, optional)),
         };

@@ -21,6 +21,28 @@ impl<'p> Gen<'p> {
     /// The enum's `arbitrary` derive, or its impl when its width is not its Rust type's: only
     /// values `from_raw` accepts.
     fn enum_arbitrary(&self, e: &Enum) -> (TokenStream, TokenStream) {
+        // A closed enum whose values a raw draw rarely hits (a narrow width, ranges): one of
+        // its names, drawn as such.
+        if e.closed && !e.repr.signed && (!e.ranges.is_empty() || !e.repr.is_native()) {
+            let (name, raw) = (ident(&e.name), int_rust(&e.repr));
+            let values = e.values.iter().map(|v| lit_u64(v.value));
+            let ranges = e.ranges.iter().map(|r| {
+                let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+                quote! { (#lo, #hi) }
+            });
+            let imp = self.features().items(
+                "arbitrary",
+                &[quote! {
+                    impl<'u> arbitrary::Arbitrary<'u> for #name {
+                        fn arbitrary(u: &mut arbitrary::Unstructured<'u>) -> arbitrary::Result<Self> {
+                            let raw: #raw = wiregen_runtime::arbitrary_support::named(u, &[#(#values),*], &[#(#ranges),*])?;
+                            Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat)
+                        }
+                    }
+                }],
+            );
+            return (quote! {}, imp);
+        }
         let pick = if e.closed {
             quote! { Self::from_raw(raw).ok_or(arbitrary::Error::IncorrectFormat) }
         } else {
@@ -216,6 +238,8 @@ impl<'p> Gen<'p> {
 /// `in_range`: whether a range variant holds a value of its range that no single name takes
 /// (a named value inside a range decodes as its own variant).
 fn in_range_method(e: &Enum, rvariants: &[Ident]) -> Option<TokenStream> {
+    // The other variants (single values, an open enum's unknown ones) hold theirs.
+    let others = (!e.values.is_empty() || !e.closed).then(|| quote! { _ => true });
     let holds = e.ranges.iter().map(|r| {
         let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
         let inside: Vec<Literal> = e
@@ -235,7 +259,7 @@ fn in_range_method(e: &Enum, rvariants: &[Ident]) -> Option<TokenStream> {
             /// Whether a range variant holds a value of its range (the encoder refuses one
             /// that does not: it would decode as another variant).
             pub fn in_range(self) -> bool {
-                match self { #( Self::#rvariants(v) => #holds, )* _ => true }
+                match self { #( Self::#rvariants(v) => #holds, )* #others }
             }
         }
     })

@@ -115,7 +115,15 @@ impl<'p> Gen<'p> {
                 Ty::Bytes(_) if f.condition.is_none() => self.features().serde_hex(),
                 _ => quote! {},
             };
-            let arbitrary_attr = match &f.valid {
+            // `max: 724` draws within 0..=724, as a closed `valid` range does.
+            let max_range = f
+                .max
+                .filter(|&m| m <= i64::MAX as u64)
+                .map(|m| Valid::Range {
+                    min: Some(0),
+                    max: Some(m as i64),
+                });
+            let arbitrary_attr = match f.valid.as_ref().or(max_range.as_ref()) {
                 Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
                 None if f.condition.is_none() => {
                     let in_range = arbitrary_in_range(self.features(), &f.ty, false);
