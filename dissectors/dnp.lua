@@ -512,6 +512,10 @@ local function join_retransmitted(tree, seq)
   tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 
+-- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
+-- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
+local JOIN_WAITING = 4096
+
 -- Application dissectors (a game's messages) register in this table by message id; a payload
 -- whose id has one is shown by it, inside this tree. It learns where the payload starts from
 -- pinfo.private: "wiregen.id", "wiregen.bit" (first bit in the first byte) and "wiregen.bits".
@@ -1377,7 +1381,8 @@ end
 -- Parts of one LongReliableMessage payload: consecutive number numbers (modulo 65535) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame).
-local join_parts_0 = {}
+-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
+local join_parts_0 = bounded(JOIN_WAITING)
 local frame_joins_0 = {}
 -- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
 -- part that comes again with them is a retransmission, not a new payload.
@@ -1396,15 +1401,19 @@ local function join_0(pinfo, tree, v)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_0, done)
-    local st = join_parts_0[key]
+    local st = join_parts_0.map[key]
     if st == nil then
       st = { parts = {}, n = 0 }
-      join_parts_0[key] = st
+      bounded_set(join_parts_0, key, st)
+      if join_parts_0.count > JOIN_WAITING then
+        local evicted = bounded_evict(join_parts_0)
+        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
+      end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
-      join_parts_0[key] = nil
+      bounded_remove(join_parts_0, key)
       return
     end
     st.parts[seq] = { first = has_bit(v.flags, 1), last = has_bit(v.flags, 2), v.chunk_raw }
@@ -1436,6 +1445,7 @@ local function join_0(pinfo, tree, v)
         i = (i + 1) % 65535
       end
       whole.s1 = table.concat(whole.s1)
+      if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
     end
   end
@@ -1516,7 +1526,8 @@ end
 -- Parts of one LongLinkState payload: consecutive number numbers (modulo 65535) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame).
-local join_parts_1 = {}
+-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
+local join_parts_1 = bounded(JOIN_WAITING)
 local frame_joins_1 = {}
 -- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
 -- part that comes again with them is a retransmission, not a new payload.
@@ -1535,15 +1546,19 @@ local function join_1(pinfo, tree, v)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_1, done)
-    local st = join_parts_1[key]
+    local st = join_parts_1.map[key]
     if st == nil then
       st = { parts = {}, n = 0 }
-      join_parts_1[key] = st
+      bounded_set(join_parts_1, key, st)
+      if join_parts_1.count > JOIN_WAITING then
+        local evicted = bounded_evict(join_parts_1)
+        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_1.evicted))
+      end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
-      join_parts_1[key] = nil
+      bounded_remove(join_parts_1, key)
       return
     end
     st.parts[seq] = { first = has_bit(v.flags, 2), last = has_bit(v.flags, 4), v.message_chunk_raw, v.values_chunk_raw }
@@ -1577,6 +1592,7 @@ local function join_1(pinfo, tree, v)
       end
       whole.s1 = table.concat(whole.s1)
       whole.s2 = table.concat(whole.s2)
+      if st.n == 0 then bounded_remove(join_parts_1, key) end
       frame_joins_1[here] = whole
     end
   end
@@ -2013,10 +2029,10 @@ end
 function proto.init()
   state_lists = bounded(MAX_KEYS)
   frame_lists = {}
-  join_parts_0 = {}
+  join_parts_0 = bounded(JOIN_WAITING)
   frame_joins_0 = {}
   join_done_0 = bounded(JOIN_DONE_LIMIT_0)
-  join_parts_1 = {}
+  join_parts_1 = bounded(JOIN_WAITING)
   frame_joins_1 = {}
   join_done_1 = bounded(JOIN_DONE_LIMIT_1)
   analysed = bounded(MAX_ANALYSED)

@@ -348,6 +348,12 @@ local function join_retransmitted(tree, seq)
   tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 {%- endif %}
+{%- if !joins.is_empty() %}
+
+-- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
+-- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
+local JOIN_WAITING = 4096
+{%- endif %}
 {%- if has_info_tail %}
 
 -- The summaries (info:) of the types read in this message, in order, for the Info column.
@@ -456,7 +462,7 @@ function proto.init()
   frame_lists = {}
 {%- endif %}
 {%- for j in joins %}
-  join_parts_{{ j }} = {}
+  join_parts_{{ j }} = bounded(JOIN_WAITING)
   frame_joins_{{ j }} = {}
   join_done_{{ j }} = bounded(JOIN_DONE_LIMIT_{{ j }})
 {%- endfor %}

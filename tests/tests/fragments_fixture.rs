@@ -202,3 +202,44 @@ fn dissector_joins_as_the_crate(datagrams: &[Datagram], crate_payloads: &[(usize
     }
     let _ = std::fs::remove_file(&pcap);
 }
+
+/// Payloads that never complete do not pile up: past 4096 waiting at once, the dissector
+/// forgets the oldest and says so (as the crate's joiner holds at most 4096 parts).
+#[test]
+fn payloads_waiting_past_the_limit_evict_the_oldest_and_say_so() {
+    let datagrams: Vec<Datagram> = (0..4097u16)
+        .map(|start| {
+            let first = split_send_fragment(&template(start, 2000), 0, [&payload(2000, 1)])
+                .unwrap()
+                .remove(0);
+            let packet = Packet {
+                peer_id: 1,
+                sent_time: start,
+                commands: vec![Command {
+                    channel_id: 0,
+                    body: CommandBody::SendFragment(first),
+                }],
+            };
+            Datagram {
+                src_port: 40000,
+                dst_port: 17091,
+                payload: packet.encode().unwrap(),
+            }
+        })
+        .collect();
+    let pcap = std::env::temp_dir().join(format!("wiregen-waiting-{}.pcap", std::process::id()));
+    write_pcap(&pcap, &datagrams);
+    let d = dissect(
+        &pcap,
+        &repo_root().join("tests/fixture/dissectors/fragments.lua"),
+        &[],
+    );
+    let _ = std::fs::remove_file(&pcap);
+    let evicted = |frame: usize| {
+        d.experts(frame, "fragments")
+            .iter()
+            .any(|e| e.ends_with(".evicted"))
+    };
+    assert!(!evicted(4095), "{:?}", d.experts(4095, "fragments"));
+    assert!(evicted(4096), "{:?}", d.experts(4096, "fragments"));
+}

@@ -264,6 +264,10 @@ local function join_retransmitted(tree, seq)
   tree:add_proto_expert_info(E.rejoined, fmt("part %s came again after its payload was joined: a retransmission", tostring(seq)))
 end
 
+-- Payloads of one join waiting for parts at once (by conversation, direction and key), as the
+-- crate's joiner holds at most 4096 parts: past it the oldest is forgotten, and said.
+local JOIN_WAITING = 4096
+
 -- One function per type: dissect_<Type>(tvb, pinfo, tree, offset, limit) adds a value read at
 -- `offset` (not past `limit`) to `tree`, and returns the offset after it and its fields, or nil
 -- after reporting a problem (an expert item) on what it could read.
@@ -352,7 +356,8 @@ end
 -- Parts of one Split payload: consecutive index numbers (modulo 65536) from a first part to a last
 -- one, per conversation and direction; joined on the first pass and kept by the frame and
 -- the part that completed it (several payloads may complete in one frame).
-local join_parts_0 = {}
+-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.
+local join_parts_0 = bounded(JOIN_WAITING)
 local frame_joins_0 = {}
 -- The bytes of the parts of the payloads joined last (at most half the numbers' range): a
 -- part that comes again with them is a retransmission, not a new payload.
@@ -371,15 +376,19 @@ local function join_0(pinfo, tree, v)
       return join_retransmitted(tree, seq)
     end
     bounded_remove(join_done_0, done)
-    local st = join_parts_0[key]
+    local st = join_parts_0.map[key]
     if st == nil then
       st = { parts = {}, n = 0 }
-      join_parts_0[key] = st
+      bounded_set(join_parts_0, key, st)
+      if join_parts_0.count > JOIN_WAITING then
+        local evicted = bounded_evict(join_parts_0)
+        tree:add_proto_expert_info(E.evicted, fmt("%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far", JOIN_WAITING, evicted, join_parts_0.evicted))
+      end
     end
     if st.parts[seq] == nil then st.n = st.n + 1 end
     if st.n > 4096 then
       tree:add_proto_expert_info(E.reassembly, "more than 4096 parts waiting to be joined; dropped")
-      join_parts_0[key] = nil
+      bounded_remove(join_parts_0, key)
       return
     end
     st.parts[seq] = { first = (v.index == 0), last = (v.index == (v.count - 1)), v.chunk_raw }
@@ -411,6 +420,7 @@ local function join_0(pinfo, tree, v)
         i = (i + 1) % 65536
       end
       whole.s1 = table.concat(whole.s1)
+      if st.n == 0 then bounded_remove(join_parts_0, key) end
       frame_joins_0[here] = whole
     end
   end
@@ -586,7 +596,7 @@ end
 
 -- A new capture (or a reload) starts with no conversation state.
 function proto.init()
-  join_parts_0 = {}
+  join_parts_0 = bounded(JOIN_WAITING)
   frame_joins_0 = {}
   join_done_0 = bounded(JOIN_DONE_LIMIT_0)
 end

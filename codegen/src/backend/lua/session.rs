@@ -101,7 +101,8 @@ impl<'p> Gen<'p> {
         ));
         c.line("-- one, per conversation and direction; joined on the first pass and kept by the frame and");
         c.line("-- the part that completed it (several payloads may complete in one frame).");
-        c.line(format!("local join_parts_{ji} = {{}}"));
+        c.line("-- At most JOIN_WAITING payloads wait for parts at once: past it the oldest is forgotten, and said.");
+        c.line(format!("local join_parts_{ji} = bounded(JOIN_WAITING)"));
         c.line(format!("local frame_joins_{ji} = {{}}"));
         // As the crate's joiner: the parts of the payloads joined last, by key and number, to
         // tell a part sent again (a retransmission) from the start of a new payload.
@@ -147,15 +148,19 @@ impl<'p> Gen<'p> {
         c.line("return join_retransmitted(tree, seq)");
         c.close("end");
         c.line(format!("bounded_remove(join_done_{ji}, done)"));
-        c.line(format!("local st = join_parts_{ji}[key]"));
+        c.line(format!("local st = join_parts_{ji}.map[key]"));
         c.open("if st == nil then");
         c.line("st = { parts = {}, n = 0 }");
-        c.line(format!("join_parts_{ji}[key] = st"));
+        c.line(format!("bounded_set(join_parts_{ji}, key, st)"));
+        c.open(format!("if join_parts_{ji}.count > JOIN_WAITING then"));
+        c.line(format!("local evicted = bounded_evict(join_parts_{ji})"));
+        c.line(format!("tree:add_proto_expert_info(E.evicted, fmt(\"%d payloads waiting for parts: the oldest (%s) is forgotten; %d forgotten so far\", JOIN_WAITING, evicted, join_parts_{ji}.evicted))"));
+        c.close("end");
         c.close("end");
         c.line("if st.parts[seq] == nil then st.n = st.n + 1 end");
         c.open("if st.n > 4096 then");
         c.line("tree:add_proto_expert_info(E.reassembly, \"more than 4096 parts waiting to be joined; dropped\")");
-        c.line(format!("join_parts_{ji}[key] = nil"));
+        c.line(format!("bounded_remove(join_parts_{ji}, key)"));
         c.line("return");
         c.close("end");
         c.line(format!(
@@ -176,6 +181,9 @@ impl<'p> Gen<'p> {
         c.line("if st.parts[b] == nil or steps > st.n or st.parts[b].first then b = nil end");
         c.close("end");
         join_whole(c, ji, j.streams.len(), wrap);
+        c.line(format!(
+            "if st.n == 0 then bounded_remove(join_parts_{ji}, key) end"
+        ));
         c.line(format!("frame_joins_{ji}[here] = whole"));
         c.close("end");
         c.close("end");
