@@ -7,6 +7,7 @@ mod cycles;
 mod derived;
 mod enclosing;
 mod expressions;
+mod field_types;
 mod field_values;
 mod fields;
 mod filters;
@@ -30,7 +31,7 @@ use crate::schema::{self, ExprOrInt, NamedValue, SchemaFile};
 use heck::ToUpperCamelCase;
 use std::collections::HashMap;
 
-use self::{fields::*, types::*};
+use self::{field_types::*, fields::*, types::*};
 
 /// Parses one schema file (YAML shape only).
 fn parse(path: &str, source: &str) -> Result<SchemaFile, Diagnostics> {
