@@ -24,16 +24,19 @@ impl<'p> Gen<'p> {
         let s = &p.structs[sid];
         let st = ident(&s.name);
         let st_anon = self.ty_anon(sid);
-        let snake = s.name.to_snake_case();
         let jn = format_ident!("{}Joined", s.name);
         let joiner = format_ident!("{}Joiner", s.name);
-        let split = format_ident!("split_{}", snake);
-        let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
         let size = lit_usize(j.piece_size);
-        let wrap = lit_u64(j.wrap);
-        let seq = ident(&s.fields[j.sequence].name);
-        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
-        let seq_nm = s.fields[j.sequence].name.as_str();
+        let JoinNames {
+            split,
+            part_size,
+            wrap,
+            seq,
+            seq_ty,
+            seq_nm,
+            streams,
+            n_streams,
+        } = self.join_names(j)?;
         let first = self.expr_top(&j.first, Ctx::Value);
         let last = self.expr_top(&j.last, Ctx::Value);
         // The key: the part's own fields, and those of enclosing values the caller gives
@@ -63,12 +66,6 @@ impl<'p> Gen<'p> {
             .filter(|(r, _)| r.struct_id != sid)
             .map(|(_, (n, t))| (n.clone(), quote! { #n: #t, }))
             .unzip();
-        let streams: Vec<Ident> = j
-            .streams
-            .iter()
-            .map(|x| ident(&s.fields[x.field].name))
-            .collect();
-        let n_streams = lit_usize(j.streams.len());
         let decoders = self.joined_decoders(sid, &j.streams, &jn);
         let key_ty = quote! { (#(#key_types,)*) };
         let size_doc = doc_prose(&format!(
@@ -159,6 +156,26 @@ impl<'p> Gen<'p> {
         })
     }
 
+    /// The names the joiner and the splitter of a sequence join share.
+    fn join_names(&self, j: &Join) -> Result<JoinNames, Internal> {
+        let s = &self.p.structs[j.in_struct];
+        let sequence = &s.fields[j.sequence];
+        Ok(JoinNames {
+            split: format_ident!("split_{}", s.name.to_snake_case()),
+            part_size: format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case()),
+            wrap: lit_u64(j.wrap),
+            seq: ident(&sequence.name),
+            seq_ty: self.rust_ty(j.in_struct, j.sequence, &sequence.ty)?,
+            seq_nm: sequence.name.clone(),
+            streams: j
+                .streams
+                .iter()
+                .map(|x| ident(&s.fields[x.field].name))
+                .collect(),
+            n_streams: lit_usize(j.streams.len()),
+        })
+    }
+
     /// `split_<type>`: cuts payload streams into parts numbered from the caller's, setting the
     /// flag bits that mark the first and the last part (other markers are checked per part,
     /// and `<type>_parts` says how many parts a size makes).
@@ -172,19 +189,16 @@ impl<'p> Gen<'p> {
         } else {
             quote! { #st }
         };
-        let snake = s.name.to_snake_case();
-        let split = format_ident!("split_{}", snake);
-        let part_size = format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case());
-        let wrap = lit_u64(j.wrap);
-        let seq = ident(&s.fields[j.sequence].name);
-        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
-        let seq_nm = s.fields[j.sequence].name.as_str();
-        let streams: Vec<Ident> = j
-            .streams
-            .iter()
-            .map(|x| ident(&s.fields[x.field].name))
-            .collect();
-        let n_streams = lit_usize(j.streams.len());
+        let JoinNames {
+            split,
+            part_size,
+            wrap,
+            seq,
+            seq_ty,
+            seq_nm,
+            streams,
+            n_streams,
+        } = self.join_names(j)?;
         // The splitter sets the flag bits that mark the first and the last part; markers
         // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
         // fields the template gives, and each part is checked against its position.
@@ -198,7 +212,7 @@ impl<'p> Gen<'p> {
         let (check, parts_fn) = if set_first.is_some() && set_last.is_some() {
             (quote! {}, quote! {})
         } else {
-            let parts = format_ident!("{}_parts", snake);
+            let parts = format_ident!("{}_parts", s.name.to_snake_case());
             let doc = doc_prose(&format!(
                 "How many parts [`{split}`] cuts `total` bytes of streams into."
             ));
@@ -363,4 +377,17 @@ impl<'p> Gen<'p> {
             }
         }
     }
+}
+
+/// What a sequence join's items are named by: the splitter and its part size, the numbers'
+/// wrap, the sequence field (its Rust type and name), the streams.
+struct JoinNames {
+    split: Ident,
+    part_size: Ident,
+    wrap: Literal,
+    seq: Ident,
+    seq_ty: TokenStream,
+    seq_nm: String,
+    streams: Vec<Ident>,
+    n_streams: Literal,
 }
