@@ -349,6 +349,12 @@ pub struct TcpDef {
     /// says: the value is the message's bytes (plus the prefix's for `frame`) plus this.
     #[serde(default)]
     pub length_adjust: Option<i64>,
+    /// The length is a field of the message's own header at this byte (after a type byte,
+    /// say), not a prefix before it: the frame is the message, whose schema reads the length
+    /// and whose encoder fills it. `length_counts: frame` then counts the whole message,
+    /// `message` (the default) the bytes after the length.
+    #[serde(default)]
+    pub length_at: Option<u64>,
     /// `none`: no framing, each segment read as one message. Only right when every segment is
     /// known to hold exactly one message; a TCP transport says so, or gives `length_prefix`.
     #[serde(default)]

@@ -692,7 +692,7 @@ function proto.dissector(tvb, pinfo, tree)
 {%- if tcp_framing.is_some() %}
   if pinfo.port_type == 2 then -- TCP
     tcp_infos = {}
-    local ok, err = pcall(dissect_tcp_pdus, tvb, tree, {{ tcp_framing.as_ref().unwrap().size }}, tcp_pdu_len, dissect_tcp_pdu, true)
+    local ok, err = pcall(dissect_tcp_pdus, tvb, tree, {{ tcp_framing.as_ref().unwrap().fixed }}, tcp_pdu_len, dissect_tcp_pdu, true)
     if not ok then
       tree:add(proto, tvb()):add_proto_expert_info(E.internal, "dissector error: " .. tostring(err))
     end

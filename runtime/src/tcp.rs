@@ -29,6 +29,9 @@ pub struct Framing {
     max_message: usize,
     /// What the prefix's value counts besides the message (its own bytes, say).
     counted: i64,
+    /// Where the length sits inside the message, when the message holds it as a field of its
+    /// own header (after a type byte, say): the frame is then the message, nothing is added.
+    inside_at: Option<usize>,
 }
 
 impl Framing {
@@ -50,6 +53,60 @@ impl Framing {
             signed,
             max_message,
             counted: 0,
+            inside_at: None,
+        }
+    }
+
+    /// The same framing with the length inside the message, at byte `at` of its header (a
+    /// field the message's own schema reads and its encoder fills): nothing is put before the
+    /// message, and the frame is the whole message. [`Framing::counting`] then says what the
+    /// value counts besides the whole message (`-(at + prefix)` for a length of what follows
+    /// it).
+    ///
+    /// ```
+    /// use wiregen_runtime::tcp::Framing;
+    /// // A type byte, then a u16be length of the whole message.
+    /// const FRAMING: Framing = Framing::new(2, true, false, 1000).inside_at(1);
+    /// let mut stream = Vec::new();
+    /// FRAMING.frame_into(b"\x07\x00\x05hi", &mut stream)?;
+    /// assert_eq!(stream, b"\x07\x00\x05hi");
+    /// assert_eq!(FRAMING.frames(&stream).next().transpose()?, Some(&b"\x07\x00\x05hi"[..]));
+    /// // A message whose length field disagrees with its size is refused.
+    /// assert!(FRAMING.frame_into(b"\x07\x00\x09hi", &mut stream).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub const fn inside_at(mut self, at: usize) -> Self {
+        self.inside_at = Some(at);
+        self
+    }
+
+    /// The byte of the message the length is read at, when the message holds it.
+    pub const fn length_inside_at(&self) -> Option<usize> {
+        self.inside_at
+    }
+
+    /// Bytes the framing puts before each message: the prefix, or none when the length is a
+    /// field of the message.
+    pub const fn header_len(&self) -> usize {
+        match self.inside_at {
+            Some(_) => 0,
+            None => self.prefix_len,
+        }
+    }
+
+    /// The integer of `prefix_len` bytes at the start of `bytes`, as the framing reads it.
+    fn read_prefix(&self, bytes: &[u8]) -> i128 {
+        let fold = |acc: u64, b: &u8| (acc << 8) | u64::from(*b);
+        let raw = if self.big_endian {
+            bytes.iter().fold(0, fold)
+        } else {
+            bytes.iter().rev().fold(0, fold)
+        };
+        let shift = 64 - 8 * self.prefix_len as u32;
+        if self.signed {
+            i128::from(((raw << shift) as i64) >> shift)
+        } else {
+            i128::from(raw)
         }
     }
 
@@ -86,13 +143,31 @@ impl Framing {
         self.max_message
     }
 
-    /// Appends `message` with its length prefix; a message over the limit is refused.
+    /// Appends `message` with its length prefix; a message over the limit is refused. When
+    /// the message holds its length ([`Framing::inside_at`]) it is appended as it is, once its
+    /// length field is checked against its size.
     pub fn frame_into(&self, message: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let n = fit(
             message.len() as u64,
             self.max_message as u64,
             "frame_length",
         )?;
+        if let Some(at) = self.inside_at {
+            let expected = i128::from(n) + i128::from(self.counted);
+            let field = message.get(at..at + self.prefix_len);
+            let value = field.map(|b| self.read_prefix(b));
+            if value != Some(expected) {
+                return Err(EncodeError::new(
+                    "frame_length",
+                    crate::EncodeErrorKind::LengthMismatch {
+                        expected: value.unwrap_or(-1),
+                        actual: message.len(),
+                    },
+                ));
+            }
+            out.extend_from_slice(message);
+            return Ok(());
+        }
         // The schema keeps max_message + counted within the prefix.
         let n = (i128::from(n) + i128::from(self.counted)) as u64;
         let bytes = n.to_le_bytes();
@@ -114,45 +189,39 @@ impl Framing {
         &self,
         stream: &'s [u8],
     ) -> Result<Option<(&'s [u8], usize)>, DecodeError> {
-        let Some(prefix) = stream.get(..self.prefix_len) else {
+        let at = self.inside_at.unwrap_or(0);
+        let Some(prefix) = stream.get(at..at + self.prefix_len) else {
             return Ok(None);
         };
-        let fold = |acc: u64, b: &u8| (acc << 8) | u64::from(*b);
-        let raw = if self.big_endian {
-            prefix.iter().fold(0, fold)
-        } else {
-            prefix.iter().rev().fold(0, fold)
-        };
-        let shift = 64 - 8 * self.prefix_len as u32;
-        let value = if self.signed {
-            i128::from(((raw << shift) as i64) >> shift)
-        } else {
-            i128::from(raw)
-        };
+        let value = self.read_prefix(prefix);
         // A value counting less than what it always counts besides the message is as
-        // impossible as a negative one: the stream is out of step.
+        // impossible as a negative one (or, inside the message, one that ends the message
+        // before its own length field): the stream is out of step.
         let declared = value - i128::from(self.counted);
-        let n = usize::try_from(declared).map_err(|_| {
-            DecodeError::new(
-                "frame_length",
-                0,
-                DecodeErrorKind::BadLength { value: declared },
-            )
-        })?;
+        let shortest = at + self.prefix_len;
+        let n = usize::try_from(declared)
+            .ok()
+            .filter(|&n| self.inside_at.is_none() || n >= shortest)
+            .ok_or_else(|| {
+                DecodeError::new(
+                    "frame_length",
+                    at,
+                    DecodeErrorKind::BadLength { value: declared },
+                )
+            })?;
         if n > self.max_message {
             return Err(DecodeError::new(
                 "frame_length",
-                0,
+                at,
                 DecodeErrorKind::TooLarge {
                     value: n as u64,
                     max: self.max_message as u64,
                 },
             ));
         }
-        let end = self.prefix_len + n;
-        Ok(stream
-            .get(self.prefix_len..end)
-            .map(|message| (message, end)))
+        let start = self.header_len();
+        let end = start + n;
+        Ok(stream.get(start..end).map(|message| (message, end)))
     }
 
     /// The complete frames of a stream buffer, in order.
@@ -262,5 +331,41 @@ mod tests {
         let e = frames.next().unwrap().unwrap_err();
         assert_eq!(e.offset, 2);
         assert!(frames.next().is_none());
+    }
+
+    #[test]
+    fn a_length_inside_the_message_header() {
+        // A type byte, then a u16le size of the whole message (itself and the type included).
+        let f = Framing::new(2, false, false, 100).inside_at(1);
+        let mut stream = Vec::new();
+        f.frame_into(b"\x09\x05\x00ab", &mut stream).unwrap();
+        f.frame_into(b"\x01\x03\x00", &mut stream).unwrap();
+        assert_eq!(f.header_len(), 0);
+        let frames: Vec<&[u8]> = f.frames(&stream).map(Result::unwrap).collect();
+        assert_eq!(frames, [&b"\x09\x05\x00ab"[..], &b"\x01\x03\x00"[..]]);
+        for cut in 0..stream.len() {
+            assert!(f.frames(&stream[..cut]).count() <= 2, "{cut}");
+        }
+        // The length must agree with the message the encoder made.
+        let e = f.frame_into(b"\x09\x04\x00ab", &mut stream).unwrap_err();
+        assert!(
+            matches!(e.kind, crate::EncodeErrorKind::LengthMismatch { .. }),
+            "{e:?}"
+        );
+        // A size that ends before the length field itself: out of step, said at the field.
+        let e = f.next_frame(b"\x09\x02\x00").unwrap_err();
+        assert_eq!(e.offset, 1);
+        assert!(
+            matches!(e.kind, DecodeErrorKind::BadLength { value: 2 }),
+            "{e:?}"
+        );
+        // A length of what follows it: the value counts 3 bytes fewer than the message.
+        let f = Framing::new(2, true, false, 100).inside_at(1).counting(-3);
+        let mut stream = Vec::new();
+        f.frame_into(b"\x09\x00\x02ab", &mut stream).unwrap();
+        assert_eq!(
+            f.next_frame(&stream).unwrap(),
+            Some((&b"\x09\x00\x02ab"[..], 5))
+        );
     }
 }

@@ -343,6 +343,7 @@ impl Gen {
         };
 
         let mut out = String::new();
+        let mut framed_inside = false;
         let layout = match self.layout {
             Layout::Bytes => String::new(),
             Layout::Lsb => "\n  layout: lsb-bits".into(),
@@ -382,15 +383,19 @@ impl Gen {
                         "length_prefix: u16le, length_counts: frame",
                         "length_prefix: u32be",
                         "length_prefix: u16be, length_counts: frame",
-                    ][(self.seed / 5 % 3) as usize];
+                        // A size inside a header after a channel byte (the Frame type below).
+                        "length_prefix: u16le, length_at: 1, length_counts: frame",
+                    ][(self.seed / 5 % 4) as usize];
+                    framed_inside = framing.contains("length_at");
                     format!("tcp: {{ ports: [{port}], {framing} }}")
                 } else {
                     format!("udp: {{ ports: [{port}] }}")
                 };
+                let root = if framed_inside { "Frame" } else { "Packet" };
                 let _ = write!(
                     out,
                     "# Random schema of seed {seed} (wiregen-schemafuzz).\nprotocol:\n  name: fuzz\n  \
-                     title: \"Fuzz {seed}\"{endian}{layout}\n  root: Packet\n  transport: {{ {transport} }}\n",
+                     title: \"Fuzz {seed}\"{endian}{layout}\n  root: {root}\n  transport: {{ {transport} }}\n",
                     seed = self.seed
                 );
                 if self.seed % 3 == 0 {
@@ -426,6 +431,15 @@ impl Gen {
         }
         for (name, fields) in &self.helpers {
             let _ = write!(out, "  {name}:\n    fields:\n{fields}");
+        }
+        if framed_inside {
+            // The message holds its TCP length: a channel byte, then the size of the whole
+            // frame, derived by the encoder from the packet it holds.
+            out.push_str(
+                "  Frame:\n    fields:\n      - { name: channel, type: u8 }\n      \
+                 - { name: size, type: u16le }\n      \
+                 - { name: packet, type: Packet, length: \"size - 3\" }\n",
+            );
         }
         out
     }

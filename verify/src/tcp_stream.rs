@@ -109,14 +109,19 @@ pub(crate) fn verify_tcp<P: Protocol>(
             report
                 .seen
                 .extend(notes.iter().map(|n| n.abbrev.to_string()));
-            let prefix = framing.prefix_len();
-            let mut own = vec![ExpectedField {
-                name: frame_length.clone(),
-                source: 0,
-                offset: 0,
-                len: prefix,
-                value: Expected::Int(m.len() as i128 + i128::from(framing.counted())),
-            }];
+            // The framing's own length prefix, shown before the message's fields (none when
+            // the message holds its length: its own field shows it).
+            let prefix = framing.header_len();
+            let mut own = Vec::new();
+            if prefix > 0 {
+                own.push(ExpectedField {
+                    name: frame_length.clone(),
+                    source: 0,
+                    offset: 0,
+                    len: prefix,
+                    value: Expected::Int(m.len() as i128 + i128::from(framing.counted())),
+                });
+            }
             own.extend(expected(&notes).into_iter().map(|mut f| {
                 if f.source == 0 {
                     f.offset += prefix;

@@ -241,10 +241,21 @@ impl<'a> Differ<'a> {
             );
         }
         let (ot, nt) = (&o.transport, &n.transport);
-        if ot.tcp_length_prefix != nt.tcp_length_prefix || ot.tcp_counted != nt.tcp_counted {
+        if ot.tcp_length_prefix != nt.tcp_length_prefix
+            || ot.tcp_counted != nt.tcp_counted
+            || ot.tcp_length_at != nt.tcp_length_at
+        {
             let show = |t: &crate::ir::Transport| {
                 t.tcp_length_prefix.map_or("none".into(), |it| {
-                    format!("{} {}, {}", it.name(), it.endian.words(), t.tcp_counts())
+                    let at = t
+                        .tcp_length_at
+                        .map_or(String::new(), |at| format!(" at byte {at}"));
+                    format!(
+                        "{} {}{at}, {}",
+                        it.name(),
+                        it.endian.words(),
+                        t.tcp_counts()
+                    )
                 })
             };
             self.push(

@@ -130,6 +130,10 @@ pub struct Transport {
     /// counts the whole frame, plus the schema's `length_adjust` (the message's length is the
     /// value less this).
     pub tcp_counted: i64,
+    /// The byte of the message its TCP length is read at, when the message holds the length
+    /// in its own header (`length_at`): the frame is then the message, and `tcp_counted` what
+    /// the value counts besides the whole message.
+    pub tcp_length_at: Option<usize>,
     pub udp_heuristic: Option<Heuristic>,
     pub tcp_heuristic: Option<Heuristic>,
 }
@@ -139,6 +143,14 @@ impl Transport {
     /// counting the prefix`, `counting the prefix too`, or the bytes it counts besides.
     pub fn tcp_counts(&self) -> String {
         let own = self.tcp_length_prefix.map_or(0, |it| it.bytes() as i64);
+        if let Some(at) = self.tcp_length_at {
+            let after = -(at as i64 + own);
+            return match self.tcp_counted {
+                0 => "counting the whole message".to_string(),
+                c if c == after => "counting the bytes after it".to_string(),
+                c => format!("counting {c} bytes besides the whole message"),
+            };
+        }
         match self.tcp_counted {
             0 => "not counting the prefix".to_string(),
             c if c == own => "counting the prefix too".to_string(),

@@ -342,13 +342,13 @@ impl<'f> Validator<'f> {
                 );
                 prefix.max_value()
             }
-            Some(n) if u128::from(n) + counted as u128 > u128::from(prefix.max_value()) => {
+            Some(n) if i128::from(n) + i128::from(counted) > i128::from(prefix.max_value()) => {
                 self.error(
                     "E0721",
                     yp,
                     format!(
                         "a message of {n} bytes needs a prefix of {}, more than it can hold ({})",
-                        u128::from(n) + counted as u128,
+                        i128::from(n) + i128::from(counted),
                         prefix.max_value()
                     ),
                     Some("a smaller 'max_message': the prefix's largest value less what it counts besides the message".into()),
@@ -356,10 +356,9 @@ impl<'f> Validator<'f> {
                 n
             }
             Some(n) => n,
-            None => prefix
-                .max_value()
-                .saturating_sub(counted as u64)
-                .min(1 << 20),
+            // (A negative count, a length of what follows it inside the message, lets the
+            // message be longer than the value.)
+            None => (i128::from(prefix.max_value()) - i128::from(counted)).min(1 << 20) as u64,
         }
     }
 
@@ -392,33 +391,47 @@ impl<'f> Validator<'f> {
     }
 
     /// What a TCP length prefix's value counts besides the message (`length_counts`,
-    /// `length_adjust`): a message of no bytes must not need a negative value.
-    fn tcp_counted(&mut self, tcp: &schema::TcpDef, prefix: Option<IntTy>) -> i64 {
+    /// `length_adjust`; with `length_at`, besides the whole message that holds it): the
+    /// shortest frame must not need a negative value.
+    fn tcp_counted(
+        &mut self,
+        tcp: &schema::TcpDef,
+        prefix: Option<IntTy>,
+        at: Option<usize>,
+    ) -> i64 {
         let yp = "protocol.transport.tcp";
         let Some(prefix) = prefix else {
-            if tcp.length_counts.is_some() || tcp.length_adjust.is_some() {
+            if tcp.length_counts.is_some() || tcp.length_adjust.is_some() || tcp.length_at.is_some()
+            {
                 self.error(
                     "E0719",
                     yp,
-                    "'length_counts' and 'length_adjust' say what a length prefix counts, and \
-                     this transport has none",
+                    "'length_counts', 'length_adjust' and 'length_at' say where a length prefix \
+                     is and what it counts, and this transport has none",
                     Some("add 'length_prefix' (e.g. u16le)".into()),
                 );
             }
             return 0;
         };
-        let own = match tcp.length_counts {
-            Some(schema::LengthCounts::Frame) => prefix.bytes() as i64,
-            _ => 0,
+        let size = prefix.bytes() as i64;
+        let frame = tcp.length_counts == Some(schema::LengthCounts::Frame);
+        let own = match at {
+            None if frame => size,
+            None => 0,
+            // Inside the message: counting all of it, or only what follows the length.
+            Some(_) if frame => 0,
+            Some(at) => -(at as i64 + size),
         };
         let counted = own + tcp.length_adjust.unwrap_or(0);
-        if counted < 0 {
+        let shortest = at.map_or(0, |at| at as i64 + size);
+        if shortest + counted < 0 {
             self.error(
                 "E0720",
                 &format!("{yp}.length_adjust"),
                 format!(
-                    "the prefix would count {counted} bytes for an empty message: a value \
-                     cannot be negative"
+                    "the length would be {} for the shortest frame ({shortest} bytes): a value \
+                     cannot be negative",
+                    shortest + counted
                 ),
                 Some(
                     "a length that counts fewer bytes than the message has no frame to describe"
@@ -428,6 +441,75 @@ impl<'f> Validator<'f> {
             return 0;
         }
         counted
+    }
+
+    /// A length inside the message (`length_at`) is a field of the root at that byte, of the
+    /// prefix's integer type, that the encoder fills: an earlier field of variable size, a
+    /// field of another type there, or one the user sets would let the framing and the message
+    /// disagree.
+    fn tcp_length_field(&mut self, proto: &Protocol, at: usize, prefix: IntTy) {
+        let yp = "protocol.transport.tcp.length_at";
+        let root = proto.root();
+        let mut offset = 0;
+        for f in &root.fields {
+            let Some(n) = proto.fixed_size(&f.ty).filter(|_| f.condition.is_none()) else {
+                break;
+            };
+            if offset == at {
+                if !matches!(f.ty, Ty::Int(it) if it == prefix) {
+                    let message = format!(
+                        "the root's field at byte {at} is '{}', not a {} {} length",
+                        f.name,
+                        prefix.name(),
+                        prefix.endian.words()
+                    );
+                    self.error(
+                        "E0724",
+                        yp,
+                        message,
+                        Some(format!(
+                            "give 'length_at' the byte of the length field, or make '{}' a {} {}",
+                            f.name,
+                            prefix.name(),
+                            prefix.endian.words()
+                        )),
+                    );
+                } else if !matches!(f.role, Role::Derived(_)) {
+                    let message = format!(
+                        "the root's '{}' holds the TCP length, but nothing derives it: the \
+                         encoder would write what the user sets",
+                        f.name
+                    );
+                    self.error(
+                        "E0726",
+                        yp,
+                        message,
+                        Some(format!(
+                            "make it the length of the root's last field, which the encoder then \
+                         fills: length: \"{0} - {1}\" when it counts the whole message, \
+                         length: {0} when it counts what follows it",
+                            f.name,
+                            at + n
+                        )),
+                    );
+                }
+                return;
+            }
+            if offset > at {
+                break;
+            }
+            offset += n;
+        }
+        self.error(
+            "E0725",
+            yp,
+            format!("no field of the root starts at byte {at} after fields of fixed size"),
+            Some(
+                "the length must be a field of the root's header, after fields of fixed size \
+                 and without a condition"
+                    .into(),
+            ),
+        );
     }
 
     pub(crate) fn transport(&mut self, proto: &Protocol, endian: Endian) -> Transport {
@@ -444,8 +526,12 @@ impl<'f> Validator<'f> {
                 .as_ref()
                 .and_then(|p| self.int_ty(p, "protocol.transport.tcp.length_prefix", endian));
             self.tcp_framing(tcp);
-            out.tcp_counted = self.tcp_counted(tcp, out.tcp_length_prefix);
+            out.tcp_length_at = tcp.length_at.map(|at| at as usize);
+            out.tcp_counted = self.tcp_counted(tcp, out.tcp_length_prefix, out.tcp_length_at);
             out.tcp_max_message = self.tcp_max_message(tcp, out.tcp_length_prefix, out.tcp_counted);
+            if let (Some(at), Some(prefix)) = (out.tcp_length_at, out.tcp_length_prefix) {
+                self.tcp_length_field(proto, at, prefix);
+            }
         }
         if let Some(h) = &t.heuristic {
             out.udp_heuristic = h

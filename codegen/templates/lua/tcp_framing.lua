@@ -1,7 +1,13 @@
 {# TCP length-prefix framing (dissect_tcp_pdus) and the out-of-step recovery. Included by dissector.lua. #}
 {%- if let Some(f) = tcp_framing %}
 
+{%- if let Some(at) = f.inside_at %}
+
+-- TCP: each message holds its length at byte {{ at }} ({{ f.doc }}, {{ f.counts }}).
+{%- else %}
+
 -- TCP: each message is preceded by its length ({{ f.doc }}, {{ f.counts }}).
+{%- endif %}
 -- Messages split across segments are reassembled; several in one segment are all dissected.
 -- A prefix that is negative or announces more than the largest message means the stream is out
 -- of step: the rest of the segment is skipped (and said so), and reading resumes at the next one.
@@ -15,6 +21,33 @@ local function missing_text(missing)
   if missing >= 0x0fffffff then return "the rest of its length prefix and all of its body" end
   return int_text(missing) .. " more bytes"
 end
+
+{%- if let Some(at) = f.inside_at %}
+
+local function impossible_length(n)
+  return n < {{ f.fixed }} or n > proto.prefs.max_tcp_message
+end
+
+local function tcp_pdu_len(tvb, pinfo, offset)
+  local n = tvb(offset + {{ at }}, {{ f.size }}):{{ f.read }}{{ f.minus }}
+  if impossible_length(n) then return tvb:len() - offset end
+  return n
+end
+
+local function dissect_tcp_pdu(tvb, pinfo, tree)
+  local root = tree:add(proto, tvb())
+  local n = tvb({{ at }}, {{ f.size }}):{{ f.read }}{{ f.minus }}
+  if impossible_length(n) then
+    root:add_proto_expert_info(E.length, fmt(
+      "impossible frame length %d at byte {{ at }} (at least {{ f.fixed }}, at most %d): the stream's framing is lost here, %d bytes skipped; reading on at the next segment",
+      n, proto.prefs.max_tcp_message, tvb:len()))
+    tcp_infos[#tcp_infos + 1] = "{{ title }} [framing lost]"
+  else
+    tcp_infos[#tcp_infos + 1] = dissect_protected(tvb, pinfo, root)
+  end
+  return tvb:len()
+end
+{%- else %}
 
 local function impossible_length(n)
   return n < 0 or n > proto.prefs.max_tcp_message
@@ -43,6 +76,7 @@ local function dissect_tcp_pdu(tvb, pinfo, tree)
   end
   return tvb:len()
 end
+{%- endif %}
 
 -- What is followed per TCP connection and direction, so that nothing is lost silently: the message a
 -- segment leaves incomplete (said when the connection or the capture ends before it is), and

@@ -178,3 +178,94 @@ fn a_map_download_joins_in_stream_order_from_its_begin_to_its_done_in_both_outpu
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A length inside the message's header (`tcp_inside`: a type byte, then a u16be size of the
+/// whole packet): the frame is the message, cut from segments of any size alike by the crate
+/// and the dissector, which shows the size as the message's own field; a size shorter than the
+/// header it sits in loses the framing, said by both.
+#[test]
+fn a_length_inside_the_header_reads_alike_from_segments_cut_anywhere() {
+    use wiregen_golden::tcp_inside::{tcp, Chat, Move, Packet, PacketBody, PacketType};
+    let mut rng = Rng(0x1006);
+    let packets: Vec<Packet> = (0..120)
+        .map(|i| {
+            let body = match rng.below(3) {
+                0 => PacketBody::Chat(Chat {
+                    text: Cow::Owned("hi".repeat(rng.below(40) as usize)),
+                }),
+                1 => PacketBody::Move(Move {
+                    x: rng.below(600) as i16 - 300,
+                    y: -(i as i16),
+                }),
+                _ => PacketBody::Other {
+                    r#type: PacketType::from_raw(7),
+                    data: Cow::Owned(vec![9; rng.below(6) as usize]),
+                },
+            };
+            Packet { body }
+        })
+        .collect();
+    let mut stream = Vec::new();
+    for p in &packets {
+        tcp::frame_into(&p.encode().unwrap(), &mut stream).unwrap();
+    }
+    // Nothing is put before a message: the stream is the messages, each with its size at
+    // byte 1 counting all of it.
+    let first = packets[0].encode().unwrap();
+    assert_eq!(&stream[..first.len()], &first[..]);
+    assert_eq!(
+        u16::from_be_bytes([first[1], first[2]]) as usize,
+        first.len()
+    );
+    let found: Vec<Vec<u8>> = tcp::frames(&stream).map(|f| f.unwrap().to_vec()).collect();
+    assert_eq!(found.len(), packets.len());
+    // A message whose size a user wrote wrong is refused by the framing.
+    let mut wrong = first.clone();
+    wrong[2] ^= 1;
+    assert!(tcp::frame_into(&wrong, &mut Vec::new()).is_err());
+    // Then a size of 2, shorter than the three bytes of header it sits in: out of step.
+    let lost_at = stream.len();
+    stream.extend_from_slice(&[1, 0, 2, b'x', b'y']);
+    let e = tcp::frames(&stream).last().unwrap().unwrap_err();
+    assert_eq!(e.offset, lost_at + 1, "{e}");
+    let mut segments = Vec::new();
+    let mut at = 0;
+    while at < stream.len() {
+        let n = (1 + rng.below(40) as usize).min(stream.len() - at);
+        segments.push(Segment {
+            src_port: 50002,
+            dst_port: 9143,
+            payload: stream[at..at + n].to_vec(),
+        });
+        at += n;
+    }
+    let dir = std::env::temp_dir().join(format!("wiregen-tcp-inside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("tcp_inside.pcap");
+    write_tcp_pcap(&pcap, &segments);
+    let d = dissect(&pcap, &snippet_lua("tcp_inside"), &[]);
+    let shown: Vec<Vec<&Field>> = (0..segments.len())
+        .flat_map(|i| d.pdus(i, "tcp_inside"))
+        .collect();
+    assert_eq!(
+        shown.len(),
+        packets.len() + 1,
+        "every message, then the lost framing"
+    );
+    for (k, ((p, message), pdu)) in packets.iter().zip(&found).zip(&shown).enumerate() {
+        let (decoded, notes) = Packet::dissect(message);
+        assert_eq!(decoded.as_ref(), Ok(p), "message {k}");
+        // No frame length of the framing's own: the message's size field is the length.
+        compare(&wiregen_tests::expected(&notes), pdu, 0)
+            .unwrap_or_else(|e| panic!("message {k} {p:?}: {e}"));
+    }
+    let lost = (0..segments.len())
+        .flat_map(|i| d.experts(i, "tcp_inside"))
+        .filter(|e| *e == "tcp_inside.expert.length_mismatch")
+        .count();
+    assert_eq!(lost, 1, "the lost framing is said once");
+    for i in 0..segments.len() {
+        assert!(d.lua_errors(i).is_empty(), "segment {i}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

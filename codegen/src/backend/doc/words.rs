@@ -23,6 +23,14 @@ pub fn layering(d: &mut Document, p: &Protocol) {
     }
     if !t.tcp_ports.is_empty() {
         let framing = match &t.tcp_length_prefix {
+            Some(it) if t.tcp_length_at.is_some() => format!(
+                "each message holds its length at byte {} as `{}` ({}, {}), at most {} bytes",
+                t.tcp_length_at.unwrap_or(0),
+                it.name(),
+                it.endian.words(),
+                t.tcp_counts(),
+                t.tcp_max_message
+            ),
             Some(it) if t.tcp_counted != 0 => format!(
                 "each message after a `{}` length prefix ({}, {}), at most {} bytes",
                 it.name(),

@@ -417,17 +417,21 @@ impl Gen<'_> {
             let abbrev = format!("{}.frame_length", p.name);
             let counted = p.transport.tcp_counted;
             let counts = p.transport.tcp_counts();
-            let blurb = match counted {
-                0 => "Bytes of the message after this prefix".to_string(),
-                _ => format!("Length of the message after this prefix, {counts}"),
-            };
-            self.add_field(
-                abbrev.clone(),
-                format!(
-                    "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
-                    protofield_int(&it)
-                ),
-            );
+            let inside_at = p.transport.tcp_length_at;
+            // A length inside the message is shown by the message's own field.
+            if inside_at.is_none() {
+                let blurb = match counted {
+                    0 => "Bytes of the message after this prefix".to_string(),
+                    _ => format!("Length of the message after this prefix, {counts}"),
+                };
+                self.add_field(
+                    abbrev.clone(),
+                    format!(
+                        "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
+                        protofield_int(&it)
+                    ),
+                );
+            }
             Framing {
                 size: it.bytes(),
                 max: p.transport.tcp_max_message,
@@ -437,8 +441,11 @@ impl Gen<'_> {
                 counts,
                 minus: match counted {
                     0 => String::new(),
+                    c if c < 0 => format!(" + {}", -c),
                     c => format!(" - {c}"),
                 },
+                inside_at,
+                fixed: inside_at.unwrap_or(0) + it.bytes(),
             }
         })
     }

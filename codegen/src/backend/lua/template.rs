@@ -130,6 +130,11 @@ pub(crate) struct Framing {
     pub(crate) counts: String,
     /// What turns the prefix's value into the message's length (` - 2`, or nothing).
     pub(crate) minus: String,
+    /// The byte of the message the length is read at, when the message holds it (`length_at`):
+    /// the frame is then the message, shown by its own fields.
+    pub(crate) inside_at: Option<usize>,
+    /// Bytes needed before the length can be read (where it starts, plus its size).
+    pub(crate) fixed: usize,
 }
 
 /// A dissector table (`udp.port`, `tcp.port`) the protocol registers in, by preference.

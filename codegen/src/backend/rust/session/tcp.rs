@@ -17,20 +17,27 @@ impl<'p> Gen<'p> {
         let k = lit_usize(it.bytes());
         let max = lit_usize(self.p.transport.tcp_max_message as usize);
         let counted = self.p.transport.tcp_counted;
+        let at = self.p.transport.tcp_length_at;
+        let place = match at {
+            Some(at) => format!("holds its length at byte {at}"),
+            None => "is preceded by its length".into(),
+        };
         let doc = doc_prose(&format!(
-            "TCP framing: every message is preceded by its length as `{}` ({}), {}.",
+            "TCP framing: every message {place} as `{}` ({}), {}.",
             it.name(),
             it.endian.words(),
             self.p.transport.tcp_counts()
         ));
         let (big, signed) = (it.endian == Endian::Big, it.signed);
-        let framing = match counted {
-            0 => quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE) },
-            c => {
-                let c = Literal::i64_unsuffixed(c);
-                quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE).counting(#c) }
-            }
-        };
+        let mut framing = quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE) };
+        if let Some(at) = at {
+            let at = lit_usize(at);
+            framing = quote! { #framing.inside_at(#at) };
+        }
+        if counted != 0 {
+            let c = Literal::i64_unsuffixed(counted);
+            framing = quote! { #framing.counting(#c) };
+        }
         quote! {
             #doc
             pub mod tcp {
