@@ -83,6 +83,37 @@ pub fn named<T: TryFrom<u64>>(
     T::try_from(raw).map_err(|_| arbitrary::Error::IncorrectFormat)
 }
 
+/// A value of `0..=max` outside every range of `taken` (inclusive): the tag of a switch's default
+/// variant, which the encoder refuses when a case names it (`TagHasVariant`). Each gap between
+/// the taken values is as likely; without any gap the draw fails.
+pub fn other<T: TryFrom<u64>>(
+    u: &mut Unstructured<'_>,
+    max: u64,
+    taken: &[(u64, u64)],
+) -> Result<T> {
+    let mut sorted = taken.to_vec();
+    sorted.sort_unstable();
+    let mut gaps = Vec::with_capacity(sorted.len() + 1);
+    let mut next = Some(0u64);
+    for &(lo, hi) in &sorted {
+        if let Some(from) = next.filter(|&from| from < lo) {
+            gaps.push((from, lo - 1));
+        }
+        next = next.map(|from| from.max(hi)).and_then(|h| h.checked_add(1));
+        if hi >= max {
+            next = None;
+        }
+    }
+    if let Some(from) = next.filter(|&from| from <= max) {
+        gaps.push((from, max));
+    }
+    if gaps.is_empty() {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
+    let (lo, hi) = gaps[u.choose_index(gaps.len())?];
+    T::try_from(u.int_in_range(lo..=hi)?).map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
 /// How many elements an array of `MIN..=MAX` elements gets (`MIN == MAX`: a count the schema
 /// fixes; `MAX`: what its count field or prefix can say).
 fn vec_len<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
@@ -160,6 +191,32 @@ mod tests {
                 "{v:?}"
             );
             assert_eq!(vec_of::<u32, 3, 3>(&mut u).unwrap().len(), 3);
+        }
+    }
+
+    #[test]
+    fn other_draws_outside_the_taken_values_only() {
+        let bytes: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        let mut u = Unstructured::new(&bytes);
+        let mut seen = [false; 256];
+        for _ in 0..400 {
+            let Ok(v) = other::<u8>(&mut u, 255, &[(3, 3), (8, 11), (0, 0), (250, 255)]) else {
+                break;
+            };
+            assert!(!matches!(v, 0 | 3 | 8..=11 | 250..=255), "{v}");
+            seen[usize::from(v)] = true;
+        }
+        assert!(seen[1..3].iter().any(|s| *s) && seen[12..250].iter().any(|s| *s));
+        // Every value taken: no draw.
+        let mut u = Unstructured::new(&bytes);
+        assert!(other::<u8>(&mut u, 255, &[(0, 255)]).is_err());
+        // The gap below the first range and above the last.
+        let mut u = Unstructured::new(&bytes);
+        for _ in 0..50 {
+            let v = other::<u8>(&mut u, 7, &[(1, 6)]).unwrap();
+            assert!(v == 0 || v == 7, "{v}");
         }
     }
 }

@@ -44,6 +44,7 @@ pub enum FramedBody<'a> {
     Inner(Inner),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind: u8,
         #[cfg_attr(
             feature = "serde",
@@ -60,6 +61,11 @@ impl<'a> FramedBody<'a> {
             Self::Inner(_) => 1,
             Self::Other { kind, .. } => *kind,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1)])
     }
 }
 

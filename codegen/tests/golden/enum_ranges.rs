@@ -235,6 +235,7 @@ pub enum ShotExtra<'a> {
     Knife,
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         weapon: Weapon,
         #[cfg_attr(
             feature = "serde",
@@ -253,6 +254,14 @@ impl<'a> ShotExtra<'a> {
             Self::Knife => Weapon::Knife,
             Self::Other { weapon, .. } => *weapon,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<Weapon> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 6), (16, 31), (32, 32)])
+            .map(Weapon::from_raw)
     }
 }
 

@@ -44,11 +44,19 @@ pub enum CommandBody<'a> {
     Chat(Chat<'a>),
     Emote(Emote),
     Ping(Ping),
-    Dash { code: u8, value: Move },
+    Dash {
+        #[cfg_attr(
+            feature = "arbitrary",
+            arbitrary(with = wiregen_runtime::arbitrary_support::in_range::<u8, 16, 31>)
+        )]
+        code: u8,
+        value: Move,
+    },
     Tag32,
     Turns(Vec<Turn>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         code: u8,
         #[cfg_attr(
             feature = "serde",
@@ -76,6 +84,28 @@ impl<'a> CommandBody<'a> {
             Self::Turns(_) => 33,
             Self::Other { code, .. } => *code,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(
+            u,
+            255,
+            &[
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (6, 6),
+                (7, 7),
+                (8, 8),
+                (9, 9),
+                (16, 31),
+                (32, 32),
+                (33, 33),
+            ],
+        )
     }
 }
 

@@ -54,6 +54,7 @@ pub enum PacketPayload<'a> {
     Hello(Hello<'a>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         command: u8,
         #[cfg_attr(
             feature = "serde",
@@ -70,6 +71,11 @@ impl<'a> PacketPayload<'a> {
             Self::Hello(_) => 1,
             Self::Other { command, .. } => *command,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1)])
     }
 }
 

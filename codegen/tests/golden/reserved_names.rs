@@ -70,6 +70,7 @@ pub enum CodecBody<'a> {
     Ok(Reader<'a>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind: Default,
         #[cfg_attr(
             feature = "serde",
@@ -88,6 +89,14 @@ impl<'a> CodecBody<'a> {
             Self::Ok(_) => Default::Ok,
             Self::Other { kind, .. } => *kind,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<Default> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(0, 0), (1, 1), (2, 2)])
+            .map(Default::from_raw)
     }
 }
 

@@ -43,6 +43,7 @@ pub enum PacketInner<'a> {
     Inner(Inner<'a>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind: u8,
         #[cfg_attr(
             feature = "serde",
@@ -59,6 +60,11 @@ impl<'a> PacketInner<'a> {
             Self::Inner(_) => 1,
             Self::Other { kind, .. } => *kind,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1)])
     }
 }
 
@@ -84,6 +90,7 @@ pub enum PacketOther<'a> {
     Inner(Inner<'a>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind2: u8,
         #[cfg_attr(
             feature = "serde",
@@ -100,6 +107,11 @@ impl<'a> PacketOther<'a> {
             Self::Inner(_) => 1,
             Self::Other { kind2, .. } => *kind2,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1)])
     }
 }
 
@@ -125,6 +137,7 @@ pub enum PacketFixed<'a> {
     Pair(Pair),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind3: u8,
         #[cfg_attr(
             feature = "serde",
@@ -141,6 +154,11 @@ impl<'a> PacketFixed<'a> {
             Self::Pair(_) => 1,
             Self::Other { kind3, .. } => *kind3,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(1, 1)])
     }
 }
 

@@ -35,10 +35,29 @@ impl IntoOwned for Tagged<'_> {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum TaggedBody<'a> {
-    Low { tag: u8, value: Pair },
-    High { tag: u8, value: Pair },
+    Low {
+        #[cfg_attr(
+            feature = "arbitrary",
+            arbitrary(with = wiregen_runtime::arbitrary_support::in_range::<u8, 16, 31>)
+        )]
+        tag: u8,
+        value: Pair,
+    },
+    High {
+        #[cfg_attr(
+            feature = "arbitrary",
+            arbitrary(
+                with = wiregen_runtime::arbitrary_support::in_range::<u8,
+                240,
+                255>
+            )
+        )]
+        tag: u8,
+        value: Pair,
+    },
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         tag: u8,
         #[cfg_attr(
             feature = "serde",
@@ -56,6 +75,11 @@ impl<'a> TaggedBody<'a> {
             Self::High { tag, .. } => *tag,
             Self::Other { tag, .. } => *tag,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<u8> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(16, 31), (240, 255)])
     }
 }
 

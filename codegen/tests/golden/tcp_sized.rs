@@ -54,6 +54,7 @@ pub enum PacketBody<'a> {
     MapDone(MapDone),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         r#type: PacketType,
         #[cfg_attr(
             feature = "serde",
@@ -74,6 +75,18 @@ impl<'a> PacketBody<'a> {
             Self::MapDone(_) => PacketType::MapDone,
             Self::Other { r#type, .. } => *r#type,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<PacketType> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)],
+            )
+            .map(PacketType::from_raw)
     }
 }
 

@@ -49,6 +49,7 @@ pub enum TaggedBody<'a> {
     Range16To31 { kind: Kind, value: Pair },
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         kind: Kind,
         #[cfg_attr(
             feature = "serde",
@@ -67,6 +68,12 @@ impl<'a> TaggedBody<'a> {
             Self::Range16To31 { kind, .. } => *kind,
             Self::Other { kind, .. } => *kind,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(u: &mut arbitrary::Unstructured) -> arbitrary::Result<Kind> {
+        wiregen_runtime::arbitrary_support::other(u, 255, &[(0, 0), (1, 1), (16, 31)])
+            .map(Kind::from_raw)
     }
 }
 

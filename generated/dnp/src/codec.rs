@@ -179,6 +179,7 @@ pub enum CommandBody<'a> {
     LongLinkState(LongLinkState<'a>),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         code: CommandCode,
         #[cfg_attr(
             feature = "serde",
@@ -206,6 +207,31 @@ impl<'a> CommandBody<'a> {
             Self::LongLinkState(_) => CommandCode::LongLinkState,
             Self::Other { code, .. } => *code,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<CommandCode> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[
+                    (0, 0),
+                    (1, 1),
+                    (2, 2),
+                    (3, 3),
+                    (4, 4),
+                    (5, 5),
+                    (6, 6),
+                    (7, 7),
+                    (8, 8),
+                    (9, 9),
+                    (10, 10),
+                    (11, 11),
+                ],
+            )
+            .map(CommandCode::from_raw)
     }
 }
 

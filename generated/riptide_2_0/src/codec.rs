@@ -110,6 +110,7 @@ pub enum MessageBody<'a> {
     ClientDisconnected(ClientId),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         header: HeaderKind,
         #[cfg_attr(
             feature = "serde",
@@ -136,6 +137,30 @@ impl<'a> MessageBody<'a> {
             Self::ClientDisconnected(_) => HeaderKind::ClientDisconnected,
             Self::Other { header, .. } => *header,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<HeaderKind> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[
+                    (0, 0),
+                    (1, 1),
+                    (2, 2),
+                    (3, 3),
+                    (4, 4),
+                    (5, 5),
+                    (6, 6),
+                    (7, 7),
+                    (8, 8),
+                    (9, 9),
+                    (10, 10),
+                ],
+            )
+            .map(HeaderKind::from_raw)
     }
 }
 

@@ -127,6 +127,7 @@ pub enum PacketPayload<'a> {
     Ack,
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         command: Command,
         #[cfg_attr(
             feature = "serde",
@@ -148,6 +149,18 @@ impl<'a> PacketPayload<'a> {
             Self::Ack => Command::Ack,
             Self::Other { command, .. } => *command,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<Command> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[(1, 1), (2, 2), (3, 3), (16, 16), (17, 17), (255, 255)],
+            )
+            .map(Command::from_raw)
     }
 }
 

@@ -182,6 +182,7 @@ pub enum PacketPayload<'a> {
     LobbyStateUpdate(LobbyStateUpdate),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         command: Command,
         #[cfg_attr(
             feature = "serde",
@@ -212,6 +213,34 @@ impl<'a> PacketPayload<'a> {
             Self::LobbyStateUpdate(_) => Command::LobbyStateUpdate,
             Self::Other { command, .. } => *command,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<Command> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[
+                    (1, 1),
+                    (2, 2),
+                    (16, 16),
+                    (17, 17),
+                    (255, 255),
+                    (3, 3),
+                    (4, 4),
+                    (7, 7),
+                    (8, 8),
+                    (9, 9),
+                    (10, 10),
+                    (11, 11),
+                    (12, 12),
+                    (13, 13),
+                    (14, 14),
+                ],
+            )
+            .map(Command::from_raw)
     }
 }
 
@@ -697,6 +726,7 @@ pub enum SetComponentData<'a> {
     Transform(Transform),
     /// Any other tag value: the data is kept as bytes.
     Other {
+        #[cfg_attr(feature = "arbitrary", arbitrary(with = Self::arbitrary_other_tag))]
         component_type: ComponentType,
         #[cfg_attr(
             feature = "serde",
@@ -724,6 +754,31 @@ impl<'a> SetComponentData<'a> {
             Self::Transform(_) => ComponentType::Transform,
             Self::Other { component_type, .. } => *component_type,
         }
+    }
+    /// A random tag `Other` may be sent with (the `arbitrary` feature).
+    #[cfg(feature = "arbitrary")]
+    fn arbitrary_other_tag(
+        u: &mut arbitrary::Unstructured,
+    ) -> arbitrary::Result<ComponentType> {
+        wiregen_runtime::arbitrary_support::other(
+                u,
+                255,
+                &[
+                    (0, 0),
+                    (1, 1),
+                    (2, 2),
+                    (3, 3),
+                    (4, 4),
+                    (5, 5),
+                    (6, 6),
+                    (7, 7),
+                    (8, 8),
+                    (9, 9),
+                    (10, 10),
+                    (11, 11),
+                ],
+            )
+            .map(ComponentType::from_raw)
     }
 }
 

@@ -89,6 +89,145 @@ impl Gen<'_> {
     }
 }
 
+impl Gen<'_> {
+    /// Random tags of a variant that carries its tag (a case of ranges, or of several values):
+    /// one of the case's own values, as the encoder accepts no other (`TagOutsideCase`). A tag
+    /// of an enum type keeps the enum's draw. The variant's attribute, and the function it
+    /// names when it needs one (beside the tag method).
+    pub(crate) fn arbitrary_case_tag(
+        &self,
+        ty: &Ty,
+        t: &TokenStream,
+        case: &Case,
+    ) -> (TokenStream, Option<TokenStream>) {
+        if !matches!(ty, Ty::Int(it) if !it.signed) {
+            return (quote! {}, None);
+        }
+        if let [CaseValue::Range(lo, hi)] = case.values[..] {
+            if hi <= i64::MAX as u64 {
+                let (lo, hi) = (lit_u64(lo), lit_u64(hi));
+                let draw = quote! { wiregen_runtime::arbitrary_support::in_range::<#t, #lo, #hi> };
+                return (
+                    self.features()
+                        .attr("arbitrary", quote! { arbitrary(with = #draw) }),
+                    None,
+                );
+            }
+        }
+        let ones = case.values.iter().filter_map(|v| match *v {
+            CaseValue::One(v) => Some(lit_u64(v)),
+            CaseValue::Range(..) => None,
+        });
+        let ranges = case.values.iter().filter_map(|v| match *v {
+            CaseValue::Range(lo, hi) => {
+                let (lo, hi) = (lit_u64(lo), lit_u64(hi));
+                Some(quote! { (#lo, #hi) })
+            }
+            CaseValue::One(_) => None,
+        });
+        let draw =
+            quote! { wiregen_runtime::arbitrary_support::named(u, &[#(#ones),*], &[#(#ranges),*]) };
+        let (attr, function) = self.tag_draw(&case.variant, t, draw);
+        (attr, Some(function))
+    }
+
+    /// A variant's random tag drawn by a function of the switch's enum, `arbitrary_<variant>_tag`
+    /// (a closure in the attribute would read as one long line): the attribute that names it,
+    /// and the function.
+    fn tag_draw(
+        &self,
+        variant: &str,
+        t: &TokenStream,
+        draw: TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        let name = format_ident!("arbitrary_{}_tag", variant.to_snake_case());
+        let doc = format!(" A random tag `{variant}` may be sent with (the `arbitrary` feature).");
+        let function = quote! {
+            fn #name(u: &mut arbitrary::Unstructured) -> arbitrary::Result<#t> {
+                #draw
+            }
+        };
+        // The doc comment before the `cfg`, as one writes it.
+        let function = self.features().items("arbitrary", &[function]);
+        let function = match function.is_empty() {
+            true => function,
+            false => quote! { #[doc = #doc] #function },
+        };
+        (
+            self.features()
+                .attr("arbitrary", quote! { arbitrary(with = Self::#name) }),
+            function,
+        )
+    }
+
+    /// Random tags of a switch's default variant: a value no case names, as the encoder refuses
+    /// the default with a tag a case has (`TagHasVariant`). An unsigned integer or an open enum
+    /// draws outside the cases' values; a closed enum one of its names no case takes. The
+    /// variant's attribute, and the function it names (beside the tag method).
+    pub(crate) fn arbitrary_default_tag(
+        &self,
+        ty: &Ty,
+        t: &TokenStream,
+        u: &Union,
+    ) -> Option<(TokenStream, TokenStream)> {
+        let taken: Vec<(u64, u64)> = u
+            .cases
+            .iter()
+            .flat_map(|c| &c.values)
+            .map(|v| match *v {
+                CaseValue::One(v) => (v, v),
+                CaseValue::Range(lo, hi) => (lo, hi),
+            })
+            .collect();
+        let pairs = taken.iter().map(|&(lo, hi)| {
+            let (lo, hi) = (lit_u64(lo), lit_u64(hi));
+            quote! { (#lo, #hi) }
+        });
+        let outside = |raw: &IntTy| {
+            let max = lit_u64(raw.max_value());
+            quote! { wiregen_runtime::arbitrary_support::other(u, #max, &[#(#pairs),*]) }
+        };
+        let draw = match ty {
+            Ty::Int(it) if !it.signed => outside(it),
+            Ty::Enum(id) if !self.p.enums[*id].repr.signed => {
+                let e = &self.p.enums[*id];
+                let name = ident(&e.name);
+                if !e.closed {
+                    let raw = outside(&e.repr);
+                    quote! { #raw.map(#name::from_raw) }
+                } else {
+                    let free = |lo: u64, hi: u64| !taken.iter().any(|&(a, b)| lo <= b && a <= hi);
+                    let values: Vec<_> = e
+                        .values
+                        .iter()
+                        .filter(|v| free(v.value, v.value))
+                        .map(|v| lit_u64(v.value))
+                        .collect();
+                    let ranges: Vec<_> = e
+                        .ranges
+                        .iter()
+                        .filter(|r| free(r.lo, r.hi))
+                        .map(|r| {
+                            let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
+                            quote! { (#lo, #hi) }
+                        })
+                        .collect();
+                    if values.is_empty() && ranges.is_empty() {
+                        return None;
+                    }
+                    let rt = int_rust(&e.repr);
+                    quote! {
+                        #name::from_raw(wiregen_runtime::arbitrary_support::named::<#rt>(u, &[#(#values),*], &[#(#ranges),*])?)
+                            .ok_or(arbitrary::Error::IncorrectFormat)
+                    }
+                }
+            }
+            _ => return None,
+        };
+        Some(self.tag_draw(&u.default_variant, t, draw))
+    }
+}
+
 /// Random arrays the encoder accepts: as many elements as a constant fixes (`count: 3`, or
 /// `length: 12` over 4-byte elements), and elements of a narrow integer type (`u12[]`) in its
 /// range. Other arrays derive their values.

@@ -154,6 +154,13 @@ impl VisitMut for Unmark {
         syn::visit_mut::visit_macro_mut(self, m);
         m.tokens = unmark_tokens(std::mem::take(&mut m.tokens));
     }
+
+    /// An attribute's arguments are tokens to syn (`cfg_attr(…, arbitrary(with = …))` may name a
+    /// schema type).
+    fn visit_meta_list_mut(&mut self, m: &mut syn::MetaList) {
+        syn::visit_mut::visit_meta_list_mut(self, m);
+        m.tokens = unmark_tokens(std::mem::take(&mut m.tokens));
+    }
 }
 
 fn unmark_tokens(tokens: TokenStream) -> TokenStream {

@@ -27,6 +27,8 @@ impl<'p> Gen<'p> {
         // `into_owned` arms: each variant rebuilt with its borrowed payload copied.
         let mut owned_arms = Vec::new();
         let tag_name = tag_ty.as_ref().map(|(_, tf, _)| ident(&tf.name));
+        // The functions variants' random tags come from, beside the tag method.
+        let mut tag_draws = Vec::new();
         for c in &u.cases {
             let v = variant_ident(&c.variant);
             let cd = doc(&c.doc);
@@ -41,7 +43,12 @@ impl<'p> Gen<'p> {
             let payload = self.case_payload(c.body);
             let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
                 let tn = ident(&tf.name);
-                quote! { #tn: #t }
+                let (draw, function) = match carries_tag {
+                    true => self.arbitrary_case_tag(&tf.ty, t, c),
+                    false => (quote! {}, None),
+                };
+                tag_draws.extend(function);
+                quote! { #draw #tn: #t }
             });
             let value = self.owned(c.body, quote! { value });
             let value_field = self.owned_field(c.body, quote! { value });
@@ -75,7 +82,8 @@ impl<'p> Gen<'p> {
         }
         if let Some(body) = u.default {
             let tag = tag_ty.as_ref().map(|(_, tf, t)| (*tf, t));
-            let (variant, owned_arm, tag_arm) = self.default_variant(u, body, &name, tag);
+            let (variant, owned_arm, tag_arm, draw_fn) = self.default_variant(u, body, &name, tag);
+            tag_draws.extend(draw_fn);
             variants.push(variant);
             owned_arms.push(owned_arm);
             tag_arms.extend(tag_arm);
@@ -90,6 +98,8 @@ impl<'p> Gen<'p> {
                     pub fn #tn(&self) -> #t {
                         match self { #(#tag_arms)* }
                     }
+
+                    #(#tag_draws)*
                 }
             }
         });
@@ -123,11 +133,18 @@ impl<'p> Gen<'p> {
         body: CaseBody,
         name: &Ident,
         tag: Option<(&Field, &TokenStream)>,
-    ) -> (TokenStream, TokenStream, Option<TokenStream>) {
+    ) -> (
+        TokenStream,
+        TokenStream,
+        Option<TokenStream>,
+        Option<TokenStream>,
+    ) {
         let tag_name = tag.map(|(tf, _)| ident(&tf.name));
+        let drawn = tag.and_then(|(tf, t)| self.arbitrary_default_tag(&tf.ty, t, u));
+        let (draw, draw_fn) = drawn.unzip();
         let tag_decl = tag.map(|(tf, t)| {
             let tn = ident(&tf.name);
-            quote! { #tn: #t, }
+            quote! { #draw #tn: #t, }
         });
         let hex = match body {
             CaseBody::Bytes => self.features().serde_hex(),
@@ -168,7 +185,7 @@ impl<'p> Gen<'p> {
             _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
         };
         let tag_arm = tag_name.map(|tn| quote! { Self::#other { #tn, .. } => *#tn, });
-        (variant, owned_arm, tag_arm)
+        (variant, owned_arm, tag_arm, draw_fn)
     }
 
     fn case_borrows(&self, body: CaseBody) -> bool {
