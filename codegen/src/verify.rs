@@ -34,9 +34,9 @@ pub struct Args {
     /// Where the generated crate, the verifier program, its build and failing captures go.
     #[arg(long, default_value = "target/wiregen-verify")]
     work_dir: PathBuf,
-    /// A type no valid message can reach (declared so): verify fails on every other type its
-    /// messages never reached.
-    #[arg(long, value_name = "TYPE")]
+    /// A type or a switch case (`PacketPayload.Login`) no valid message can reach (declared
+    /// so): verify fails on every other type and case its messages never reached.
+    #[arg(long, value_name = "TYPE|CASE")]
     unreachable: Vec<String>,
 }
 
@@ -227,6 +227,86 @@ fn coverage_list(p: &wiregen::ir::Protocol) -> String {
             out.push_str(&n);
         }
         out.push('\n');
+        case_lines(p, sid, &mut out);
     }
     out
+}
+
+/// The cases of struct `sid`'s switches whose tag is a field of it, a line each: `case`, the
+/// case's name (`PacketPayload.Login`), the filter names its tag is noted under
+/// (comma-separated: the struct's own and its `filter:` uses'), its tag values (`3`, `16-31`,
+/// comma-separated; `!` and every case's values for the default), then the filter name of the
+/// bool or flag bit of its `unless:` (`!` before it when negated; empty without one). A case is
+/// taken when a compared message's tag took one of its values and its `unless` was false (the
+/// default: when it was true, too). A tag computed by an expression, or an `unless` other than
+/// a bool or a flag bit of the switch's own type, is not measured by case.
+fn case_lines(p: &wiregen::ir::Protocol, sid: usize, out: &mut String) {
+    use wiregen::ir::CaseValue;
+    let s = &p.structs[sid];
+    let spell = |values: &mut dyn Iterator<Item = &CaseValue>| {
+        values
+            .map(|v| match *v {
+                CaseValue::One(v) => v.to_string(),
+                CaseValue::Range(lo, hi) => format!("{lo}-{hi}"),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    for (fi, f) in s.fields.iter().enumerate() {
+        let Ty::Union(u) = &f.ty else { continue };
+        let Some(ti) = u.on.local_field() else {
+            continue;
+        };
+        let unless = match &u.unless {
+            None => String::new(),
+            Some(e) => match unless_abbrev(p, sid, e) {
+                Some(abbrev) => abbrev,
+                None => continue,
+            },
+        };
+        let mut tags = vec![wiregen::naming::abbrev(p, sid, ti)];
+        for (_, filter) in p.filter_uses().iter().filter(|(u, _)| *u == sid) {
+            tags.push(format!(
+                "{}.{}",
+                wiregen::naming::use_abbrev(p, filter),
+                s.fields[ti].name
+            ));
+        }
+        let tags = tags.join(",");
+        let union = p.union_name(sid, fi);
+        for c in &u.cases {
+            let values = spell(&mut c.values.iter());
+            out.push_str(&format!(
+                "case\t{union}.{}\t{tags}\t{values}\t{unless}\n",
+                c.variant
+            ));
+        }
+        if u.default.is_some() {
+            let all = spell(&mut u.cases.iter().flat_map(|c| &c.values));
+            out.push_str(&format!(
+                "case\t{union}.{}\t{tags}\t!{all}\t{unless}\n",
+                u.default_variant
+            ));
+        }
+    }
+}
+
+/// The filter name of the bool field or flag bit a switch's `unless:` tests (`!` before it when
+/// negated), when it is one of the switch's own type.
+fn unless_abbrev(p: &wiregen::ir::Protocol, sid: usize, e: &Expr) -> Option<String> {
+    match e {
+        Expr::Not(inner) => unless_abbrev(p, sid, inner).map(|a| format!("!{a}")),
+        Expr::Field(path) if path.len() == 1 && matches!(p.field(&path[0]).ty, Ty::Bool) => {
+            Some(wiregen::naming::abbrev(p, sid, path[0].field))
+        }
+        Expr::FlagBit(path, mask) if path.len() == 1 => {
+            let Ty::Flags(id) = p.field(&path[0]).ty else {
+                return None;
+            };
+            let bit = p.flags[id].bits.iter().find(|b| b.value == *mask)?;
+            let field = wiregen::naming::abbrev(p, sid, path[0].field);
+            Some(wiregen::naming::flag_abbrev(&field, &bit.name))
+        }
+        _ => None,
+    }
 }

@@ -90,9 +90,7 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         let frame = opening.len() + i;
         report.compared += 1;
         let notes = P::datagram_notes(*from_client, m).1;
-        report
-            .seen
-            .extend(notes.iter().map(|n| n.abbrev.to_string()));
+        report.see(&notes);
         // Layer by layer (a transport's fields, then the application's inside it), each
         // dissector's fields against the crate's.
         let mut problem = None;

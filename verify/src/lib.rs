@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 mod compare;
+mod coverage;
 mod differential;
 mod pcap;
 mod report;
@@ -26,11 +27,12 @@ mod tcp_stream;
 mod tshark;
 
 pub use compare::{compare, expected, hex, Expected, ExpectedField};
+pub use coverage::{coverage_list, CaseValues, Coverage, TypeFields};
 pub use differential::verify;
 pub use pcap::{
     write_pcap, write_tcp_packets, write_tcp_pcap, Datagram, Segment, TcpPacket, HEADERS,
 };
-pub use report::{coverage_list, Options, Report, TypeFields};
+pub use report::{Options, Report};
 pub use rng::Rng;
 pub use tshark::{
     dissect, tshark, tshark_command, tshark_command_via, Dissection, Field, MALFORMED_EXPERTS,
@@ -41,7 +43,7 @@ use wiregen_runtime::ArbitraryProtocol;
 
 const USAGE: &str = "usage: verify [--lua FILE]... [--messages N] [--hostile N] [--seed N] \
                      [--port N] [--work-dir DIR] [--keep] [--tshark-arg ARG]... \
-                     [--coverage FILE] [--unreachable TYPE]...";
+                     [--coverage FILE] [--unreachable TYPE|CASE]...";
 
 /// A verifier program for protocol `P`: reads [`Options`] from the command line (`--lua` the
 /// dissector, then any it needs; `--messages`, `--hostile`, `--seed`, `--port`, `--work-dir`,
@@ -87,7 +89,7 @@ fn options(args: impl Iterator<Item = String>) -> Result<Options, String> {
             "--coverage" => {
                 let path = value()?;
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-                opts.coverage = report::coverage_list(&text);
+                opts.coverage = coverage::coverage_list(&text);
             }
             "--unreachable" => opts.unreachable.push(value()?),
             "-h" | "--help" => return Err("the differential test of a wiregen schema".into()),

@@ -2,6 +2,7 @@
 //! (Report: counts, coverage, disagreements, errors, the captures kept), shared by the datagram
 //! and the TCP runs.
 
+use crate::coverage::{Coverage, Seen};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -27,34 +28,13 @@ pub struct Options {
     /// Keep every capture (the report says where), not only those of a failing check: to open
     /// what was proven in Wireshark.
     pub keep: bool,
-    /// The types valid messages may hold, each with the filter names of its fields: the report
-    /// says which the compared messages reached, and fails on a type none reached (empty: not
-    /// measured).
-    pub coverage: Vec<TypeFields>,
-    /// Types declared unreachable: not a failure when no message reaches them.
+    /// The types valid messages may hold, each with the filter names of its fields, and the
+    /// cases of their switches: the report says which the compared messages reached, and fails
+    /// on a type or case none reached (empty: not measured).
+    pub coverage: Coverage,
+    /// Types and cases (`PacketPayload.Login`) declared unreachable: not a failure when no
+    /// message reaches them.
     pub unreachable: Vec<String>,
-}
-
-/// A type of the schema and the filter names its fields are noted under.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TypeFields {
-    pub name: String,
-    pub fields: Vec<String>,
-}
-
-/// The list `wiregen verify` writes: a type per line, its name then its fields' filter names,
-/// tab-separated.
-pub fn coverage_list(text: &str) -> Vec<TypeFields> {
-    text.lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let mut parts = l.split('\t');
-            TypeFields {
-                name: parts.next().unwrap_or_default().to_string(),
-                fields: parts.map(str::to_string).collect(),
-            }
-        })
-        .collect()
 }
 
 impl Options {
@@ -69,7 +49,7 @@ impl Options {
             port: None,
             work_dir: None,
             keep: false,
-            coverage: Vec::new(),
+            coverage: Coverage::default(),
             unreachable: Vec::new(),
         }
     }
@@ -110,10 +90,11 @@ pub struct Report {
     pub fatal: Option<String>,
     /// The captures, kept when something failed.
     pub captures: Vec<PathBuf>,
-    /// The filter names of the fields the compared messages hold.
-    pub seen: std::collections::BTreeSet<String>,
-    /// The types to reach (see [`Options::coverage`]), and those declared unreachable.
-    pub coverage: Vec<TypeFields>,
+    /// The fields the compared messages held, and the values their switch tags took.
+    pub seen: Seen,
+    /// The types and cases to reach (see [`Options::coverage`]), and those declared
+    /// unreachable.
+    pub coverage: Coverage,
     pub unreachable: Vec<String>,
 }
 
@@ -127,27 +108,35 @@ impl Report {
             && self.unreached().is_empty()
     }
 
-    /// Per type: how many of its fields the compared messages held, of how many.
-    pub fn type_coverage(&self) -> Vec<(&str, usize, usize)> {
-        self.coverage
-            .iter()
-            .map(|t| {
-                let held = t.fields.iter().filter(|f| self.seen.contains(*f)).count();
-                (t.name.as_str(), held, t.fields.len())
-            })
-            .collect()
+    /// Notes what one compared message held.
+    pub fn see(&mut self, notes: &[wiregen_runtime::FieldNote<'_>]) {
+        self.seen.see(notes, &self.coverage);
     }
 
-    /// The types (with fields to show) no compared message reached, but those declared
-    /// unreachable.
+    /// Per type: how many of its fields the compared messages held, of how many.
+    pub fn type_coverage(&self) -> Vec<(&str, usize, usize)> {
+        self.coverage.types_held(&self.seen)
+    }
+
+    fn declared(&self, name: &str) -> bool {
+        self.unreachable.iter().any(|u| u == name)
+    }
+
+    /// The types (with fields to show) and the cases no compared message reached, but those
+    /// declared unreachable.
     pub fn unreached(&self) -> Vec<&str> {
-        self.type_coverage()
+        let types = self
+            .type_coverage()
             .into_iter()
-            .filter(|(name, held, of)| {
-                *held == 0 && *of > 0 && !self.unreachable.iter().any(|u| u == name)
-            })
-            .map(|(name, _, _)| name)
-            .collect()
+            .filter(|(name, held, of)| *held == 0 && *of > 0 && !self.declared(name))
+            .map(|(name, _, _)| name);
+        let cases = self
+            .coverage
+            .cases_taken(&self.seen)
+            .into_iter()
+            .filter(|(name, taken)| !taken && !self.declared(name))
+            .map(|(name, _)| name);
+        types.chain(cases).collect()
     }
 
     /// Fewer than a tenth of the messages asked for: the encoder refused nearly every arbitrary
@@ -197,7 +186,7 @@ impl fmt::Display for Report {
         for c in &self.captures {
             writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
         }
-        if !self.coverage.is_empty() {
+        if !self.coverage.types.is_empty() {
             // Per type, the fields the compared messages held (a type of no fields shows none).
             let table = self.type_coverage();
             let width = table.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
@@ -222,14 +211,29 @@ impl fmt::Display for Report {
                 .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
             let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
             let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
+            let cases = self.coverage.cases_taken(&self.seen);
+            let taken = cases.iter().filter(|(_, t)| *t).count();
             writeln!(
                 f,
-                "{p}: coverage: {reached} of {measured} types, {held} of {of} fields reached"
+                "{p}: coverage: {reached} of {measured} types, {held} of {of} fields, {taken} of \
+                 {} switch cases reached",
+                cases.len()
             )?;
+            for (name, _) in cases.iter().filter(|(_, t)| !t) {
+                let note = match self.declared(name) {
+                    true => " (declared unreachable)",
+                    false => "",
+                };
+                writeln!(f, "{p}:   case {name} NEVER TAKEN{note}")?;
+            }
             for name in self.unreached() {
+                let what = match cases.iter().any(|(c, _)| c == &name) {
+                    true => "case",
+                    false => "type",
+                };
                 writeln!(
                     f,
-                    "{p}: no message reached type '{name}' (declare it with --unreachable \
+                    "{p}: no message reached {what} '{name}' (declare it with --unreachable \
                      {name} if no valid message can)"
                 )?;
             }

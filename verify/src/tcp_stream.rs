@@ -106,9 +106,7 @@ pub(crate) fn verify_tcp<P: Protocol>(
             let (from_client, m) = &messages[k];
             report.compared += 1;
             let notes = P::datagram_notes(*from_client, m).1;
-            report
-                .seen
-                .extend(notes.iter().map(|n| n.abbrev.to_string()));
+            report.see(&notes);
             // The framing's own length prefix, shown before the message's fields (none when
             // the message holds its length: its own field shows it).
             let prefix = framing.header_len();
