@@ -186,14 +186,22 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
     Ok(runner)
 }
 
-/// The types a valid message may hold (the root's, or an application's messages', and every
-/// type inside them), one per line: its name, then the filter names its fields are noted under
+/// The types a valid message may hold (the root's, or an application's messages', the types its
+/// pieces are joined into, and every type inside them), one per line: its name, then the filter names its fields are noted under
 /// (also under each `filter:` use of it), tab-separated: what `wiregen_verify` counts as
 /// reached.
 fn coverage_list(p: &wiregen::ir::Protocol) -> String {
     let mut roots = vec![p.root];
     if let Some(a) = &p.application {
         roots = a.messages.iter().map(|(_, ty)| *ty).collect();
+    }
+    // A payload cut into pieces is decoded as its sender's type: verify joins arbitrary ones.
+    if let Some(wiregen::ir::Reassembly {
+        whole: wiregen::ir::WholeType::ByDirection { client, server },
+        ..
+    }) = &p.reassembly
+    {
+        roots.extend([*client, *server]);
     }
     // An array of no elements (`count: 0`) holds no value of its type.
     let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));

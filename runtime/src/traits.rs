@@ -432,6 +432,16 @@ pub trait Protocol {
         let (root, notes) = <Self::Root<'a> as Codec<'a>>::dissect_from(bytes, from_client);
         (root.map(drop), notes)
     }
+
+    /// Every field of a joined payload ([`Protocol::join`]) decoded as the dissector shows it
+    /// (offsets from the payload's first byte), up to the point of any error: what `wiregen
+    /// verify` compares with the dissector's joined fields. Empty for a payload the crate does
+    /// not read field by field this way (a sequence join's streams, a whole read with the
+    /// packets' switch).
+    fn joined_notes(joined: &Self::Joined) -> (Result<(), DecodeError>, Vec<FieldNote<'_>>) {
+        let _ = joined;
+        (Ok(()), Vec::new())
+    }
 }
 
 /// Visits every type of a protocol built with serde support ([`SerdeProtocol`]).
@@ -480,6 +490,18 @@ pub trait ArbitraryProtocol: Protocol {
     /// when the encoder refused one of them.
     fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>)
         -> arbitrary::Result<Option<Opening>>;
+
+    /// The datagrams that carry one arbitrary payload cut into pieces (the schema's
+    /// `reassembly`: a whole of the sender's type, cut by the crate's `chunk` into copies of an
+    /// arbitrary packet), sent by the client (`from_client`) or the server, in order; or why the
+    /// encoder refused one. Empty when the crate cuts no payload this way.
+    fn arbitrary_pieces(
+        u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
+    ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+        let _ = (u, from_client);
+        Ok(Ok(Vec::new()))
+    }
 }
 
 /// Opening datagrams of a conversation, in order: whether the server sent each, and its bytes.

@@ -33,7 +33,19 @@ fn dnp() {
 #[test]
 fn game_protocol() {
     // One conversation: the three opening datagrams, then the packets.
-    verify_protocol::<game_protocol::Protocol>(&["dissectors/game_protocol.lua"], &[], 0x5105);
+    let report =
+        verify_protocol::<game_protocol::Protocol>(&["dissectors/game_protocol.lua"], &[], 0x5105);
+    // Payloads cut into pieces, sent every way, joined alike, their types all reached.
+    let [one, ordered, reordered, again, missing] = report.pieces;
+    assert!(
+        one + ordered + reordered + again + missing >= 50,
+        "{report}"
+    );
+    assert!(
+        ordered.min(reordered).min(again).min(missing) >= 10,
+        "{report}"
+    );
+    assert!(report.joined >= ordered + reordered + again, "{report}");
 }
 
 #[test]
@@ -183,4 +195,106 @@ fn a_crate_whose_joins_differ_from_the_dissector_is_caught() {
     // The real crate joins the same payloads as its dissector.
     let real = verify_protocol::<dnp::Protocol>(&["dissectors/dnp.lua"], &[], 0x5104);
     assert_eq!(real.joined, joins.len(), "{real}");
+}
+
+/// The verifier sends payloads cut into pieces as conversations do (in order, out of order, a
+/// piece sent twice, one missing): a crate whose joiner puts pieces together in the order they
+/// come and completes a payload at its last piece whatever is missing (the game protocol's
+/// crate with such a `join`) is caught, where its dissector joins otherwise.
+#[test]
+fn a_joiner_that_takes_pieces_as_they_come_is_caught() {
+    use game_protocol::{Datagram, Joined, Whole};
+    use std::collections::HashMap;
+    type Real = game_protocol::Protocol;
+    struct AsTheyCome;
+    impl wiregen_runtime::Protocol for AsTheyCome {
+        const NAME: &'static str = <Real as wiregen_runtime::Protocol>::NAME;
+        const TITLE: &'static str = "Game protocol, joined as the pieces come";
+        type Root<'a> = <Real as wiregen_runtime::Protocol>::Root<'a>;
+        type Conversation = <Real as wiregen_runtime::Protocol>::Conversation;
+        type Datagram<'a> = <Real as wiregen_runtime::Protocol>::Datagram<'a>;
+        const UDP_PORTS: &'static [u16] = <Real as wiregen_runtime::Protocol>::UDP_PORTS;
+        /// The bytes so far per direction and sequence number.
+        type Joins = HashMap<(bool, u16), Vec<u8>>;
+        type Joined = Joined;
+        fn decode_datagram<'a>(
+            conversation: &mut Self::Conversation,
+            from_client: bool,
+            bytes: &'a [u8],
+        ) -> Result<Self::Datagram<'a>, wiregen_runtime::DecodeError> {
+            <Real as wiregen_runtime::Protocol>::decode_datagram(conversation, from_client, bytes)
+        }
+        fn join(
+            _: &mut Self::Conversation,
+            joins: &mut Self::Joins,
+            from_client: bool,
+            datagram: &Self::Datagram<'_>,
+            tag: u64,
+        ) -> Result<Vec<wiregen_runtime::Tagged<Joined>>, wiregen_runtime::DecodeError> {
+            let Datagram::Packet(packet) = datagram else {
+                return Ok(Vec::new());
+            };
+            let Some(piece) = packet.piece().filter(|_| packet.is_piece()) else {
+                return Ok(Vec::new());
+            };
+            let key = (from_client, packet.sequence);
+            joins.entry(key).or_default().extend_from_slice(piece);
+            if !packet.is_last_piece() {
+                return Ok(Vec::new());
+            }
+            let data = joins.remove(&key).unwrap_or_default();
+            Ok(vec![(
+                Joined::Whole(Whole { from_client, data }),
+                vec![tag],
+            )])
+        }
+        fn joined_notes(
+            joined: &Joined,
+        ) -> (
+            Result<(), wiregen_runtime::DecodeError>,
+            Vec<wiregen_runtime::FieldNote<'_>>,
+        ) {
+            <Real as wiregen_runtime::Protocol>::joined_notes(joined)
+        }
+        fn encode_datagram(
+            from_client: bool,
+            datagram: &Self::Datagram<'_>,
+        ) -> Result<Vec<u8>, wiregen_runtime::EncodeError> {
+            <Real as wiregen_runtime::Protocol>::encode_datagram(from_client, datagram)
+        }
+        fn each_type<V: wiregen_runtime::TypeVisitor>(visitor: &mut V) {
+            <Real as wiregen_runtime::Protocol>::each_type(visitor)
+        }
+    }
+    impl wiregen_runtime::ArbitraryProtocol for AsTheyCome {
+        fn arbitrary_message(
+            u: &mut arbitrary::Unstructured<'_>,
+            from_client: bool,
+        ) -> arbitrary::Result<Result<Vec<u8>, wiregen_runtime::EncodeError>> {
+            <Real as wiregen_runtime::ArbitraryProtocol>::arbitrary_message(u, from_client)
+        }
+        fn arbitrary_opening(
+            u: &mut arbitrary::Unstructured<'_>,
+        ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
+            <Real as wiregen_runtime::ArbitraryProtocol>::arbitrary_opening(u)
+        }
+        fn arbitrary_pieces(
+            u: &mut arbitrary::Unstructured<'_>,
+            from_client: bool,
+        ) -> arbitrary::Result<Result<Vec<Vec<u8>>, wiregen_runtime::EncodeError>> {
+            <Real as wiregen_runtime::ArbitraryProtocol>::arbitrary_pieces(u, from_client)
+        }
+    }
+    tshark();
+    let mut opts = wiregen_verify::Options::new(repo_root().join("dissectors/game_protocol.lua"));
+    opts.seed = 0x5105;
+    opts.messages = 400;
+    let report = wiregen_verify::verify::<AsTheyCome>(&opts);
+    assert!(!report.ok(), "{report}");
+    for how in ["a piece missing", "out of order", "a piece sent twice"] {
+        assert!(
+            report.disagreements.iter().any(|d| d.contains(how)),
+            "nothing caught {how}:\n{report}"
+        );
+    }
 }

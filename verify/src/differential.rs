@@ -80,6 +80,10 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         };
         between(port, client, !from_client, m)
     }));
+    // Then payloads cut into pieces, each in a conversation of its own.
+    let pieces = crate::pieces::arbitrary_pieces::<P>(opts.messages / 20, &mut rng, report);
+    let pieces_from = datagrams.len();
+    datagrams.extend(crate::pieces::datagrams(port, &opening, &pieces, between));
     let pcap = capture_path(opts, P::NAME, "valid");
     write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;
     let luas: Vec<&std::path::Path> = opts.luas.iter().map(PathBuf::as_path).collect();
@@ -125,6 +129,7 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         }
     }
     joins::<P>(&d, &opening, &messages, one_conversation, report);
+    crate::pieces::check::<P>(&d, pieces_from, &opening, &pieces, report);
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
     keep_or_remove(opts, pcap, before, report);
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)

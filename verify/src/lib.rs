@@ -21,6 +21,7 @@ mod compare;
 mod coverage;
 mod differential;
 mod pcap;
+mod pieces;
 mod report;
 mod rng;
 mod tcp_stream;

@@ -90,6 +90,9 @@ pub struct Report {
     pub fatal: Option<String>,
     /// The captures, kept when something failed.
     pub captures: Vec<PathBuf>,
+    /// Payloads cut into pieces and sent as a conversation, by how their pieces went: a single
+    /// piece, in order, out of order, one sent twice, one missing.
+    pub pieces: [usize; 5],
     /// The fields the compared messages held, and the values their switch tags took.
     pub seen: Seen,
     /// The types and cases to reach (see [`Options::coverage`]), and those declared
@@ -237,6 +240,15 @@ impl fmt::Display for Report {
                      {name} if no valid message can)"
                 )?;
             }
+        }
+        if self.pieces.iter().sum::<usize>() > 0 {
+            let [one, ordered, reordered, again, missing] = self.pieces;
+            writeln!(
+                f,
+                "{p}: payloads cut into pieces: {one} of one piece; of several: {ordered} in \
+                 order, {reordered} out of order, {again} with a piece sent twice, {missing} \
+                 with one missing"
+            )?;
         }
         writeln!(
             f,

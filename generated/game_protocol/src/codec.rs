@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use wiregen_runtime::{
     fit, BitReader, BitWriter, Codec, DecodeError, DecodeErrorKind, EncodeError,
-    IntoOwned, Reader, Trace, Value, Within, Writer,
+    FieldNote, IntoOwned, Reader, Trace, Value, Within, Writer,
 };
 
 wiregen_runtime::enumeration! {
@@ -1587,6 +1587,18 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         Ok(completed)
     }
+    fn joined_notes(joined: &Joined) -> (Result<(), DecodeError>, Vec<FieldNote<'_>>) {
+        match joined {
+            Joined::Whole(whole) if whole.from_client => {
+                let (value, notes) = ClientMessage::dissect(&whole.data);
+                (value.map(drop), notes)
+            }
+            Joined::Whole(whole) => {
+                let (value, notes) = ServerMessage::dissect(&whole.data);
+                (value.map(drop), notes)
+            }
+        }
+    }
     const CHANNELS: &'static [&'static str] = &["main"];
     const CHANNEL_WRAPS: &'static [u64] = &[65536];
     fn facts(datagram: &Self::Datagram<'_>) -> wiregen_runtime::analysis::Facts {
@@ -1710,5 +1722,30 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
             Err(_) => return Ok(None),
         }
         Ok(Some(datagrams))
+    }
+    fn arbitrary_pieces(
+        u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
+    ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+        let whole = if from_client {
+            <ClientMessage as arbitrary::Arbitrary>::arbitrary(u)?.encode()
+        } else {
+            <ServerMessage as arbitrary::Arbitrary>::arbitrary(u)?.encode()
+        };
+        let whole = match whole {
+            Ok(whole) => whole,
+            Err(e) => return Ok(Err(e)),
+        };
+        let template = <Packet as arbitrary::Arbitrary>::arbitrary(u)?;
+        let fewest = whole.len().div_ceil(16).clamp(1, PIECE_SIZE);
+        let piece_size = u.int_in_range(fewest..=whole.len().clamp(fewest, PIECE_SIZE))?;
+        let packets = match chunk(&template, &whole, piece_size) {
+            Ok(packets) => packets,
+            Err(e) => return Ok(Err(e)),
+        };
+        if !packets.iter().all(|packet| packet.is_piece()) {
+            return Err(arbitrary::Error::IncorrectFormat);
+        }
+        Ok(packets.iter().map(|packet| packet.encode()).collect())
     }
 }

@@ -216,6 +216,7 @@ impl<'p> Gen<'p> {
             }
             }],
         );
+        let arbitrary_pieces = self.arbitrary_pieces();
         let arbitrary = self.features().items(
             "arbitrary",
             &[quote! {
@@ -227,6 +228,8 @@ impl<'p> Gen<'p> {
                 fn arbitrary_opening(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
                     #arbitrary_opening
                 }
+
+                #arbitrary_pieces
             }
             }],
         );

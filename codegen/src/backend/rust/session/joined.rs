@@ -28,6 +28,8 @@ struct Way {
     borrows: bool,
     /// Whether `feed` records what the payload announces in the conversation's state.
     records: bool,
+    /// The `joined_notes` arms of the payloads it reads field by field (none: not compared).
+    notes: TokenStream,
 }
 
 impl<'p> Gen<'p> {
@@ -70,6 +72,7 @@ impl<'p> Gen<'p> {
         let messages = ways.iter().map(|w| &w.message);
         let decodes = ways.iter().map(|w| &w.decode);
         let feeds = ways.iter().map(|w| &w.feed);
+        let joined_notes = self.joined_notes(&ways);
         let serde = self
             .features()
             .attr("serde", quote! { derive(serde::Serialize) });
@@ -143,6 +146,8 @@ impl<'p> Gen<'p> {
                     #(#feeds)*
                     Ok(completed)
                 }
+
+                #joined_notes
             },
             serialize: quote! {
                 fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
@@ -204,6 +209,25 @@ impl<'p> Gen<'p> {
                 )
             }
         };
+        let notes = match r.whole {
+            WholeType::ByDirection { client, server } => {
+                let (cn, sn) = (
+                    ident(&p.structs[client].name),
+                    ident(&p.structs[server].name),
+                );
+                quote! {
+                    Joined::Whole(whole) if whole.from_client => {
+                        let (value, notes) = #cn::dissect(&whole.data);
+                        (value.map(drop), notes)
+                    }
+                    Joined::Whole(whole) => {
+                        let (value, notes) = #sn::dissect(&whole.data);
+                        (value.map(drop), notes)
+                    }
+                }
+            }
+            WholeType::AsField(_) => quote! {},
+        };
         Ok(Way {
             field: quote! {
                 /// Pieces of payloads, per direction and key.
@@ -224,7 +248,27 @@ impl<'p> Gen<'p> {
             },
             borrows,
             records: false,
+            notes,
         })
+    }
+
+    /// `Protocol::joined_notes` of the ways that read their payloads field by field.
+    fn joined_notes(&self, ways: &[Way]) -> TokenStream {
+        if ways.iter().all(|w| w.notes.is_empty()) {
+            return quote! {};
+        }
+        let arms = ways.iter().map(|w| &w.notes);
+        let rest = ways.iter().any(|w| w.notes.is_empty()).then(|| {
+            quote! { _ => (Ok(()), Vec::new()), }
+        });
+        quote! {
+            fn joined_notes(joined: &Joined) -> (Result<(), DecodeError>, Vec<FieldNote<'_>>) {
+                match joined {
+                    #(#arms)*
+                    #rest
+                }
+            }
+        }
     }
 
     /// The `JoinedMessage` fields of a join's streams (of struct `sid`), the values that fill
@@ -333,6 +377,7 @@ impl<'p> Gen<'p> {
             feed,
             borrows,
             records: false,
+            notes: quote! {},
         }))
     }
 
@@ -433,6 +478,7 @@ impl<'p> Gen<'p> {
             feed,
             borrows,
             records,
+            notes: quote! {},
         }))
     }
 

@@ -367,6 +367,60 @@ impl<'p> Gen<'p> {
     }
 }
 
+impl Gen<'_> {
+    /// `ArbitraryProtocol::arbitrary_pieces`: an arbitrary whole of the sender's type cut by
+    /// `chunk` into copies of an arbitrary packet, pieces of an arbitrary size (when the crate has `chunk` and the whole's
+    /// type goes by direction; a whole read with the packets' switch is not cut this way).
+    pub(crate) fn arbitrary_pieces(&self) -> TokenStream {
+        let p = self.p;
+        let Some(r) = &p.reassembly else {
+            return quote! {};
+        };
+        let WholeType::ByDirection { client, server } = r.whole else {
+            return quote! {};
+        };
+        if !matches!(self.chunker(r, &None), Ok(chunk) if !chunk.is_empty()) {
+            return quote! {};
+        }
+        let (cn, sn) = (
+            ident(&p.structs[client].name),
+            ident(&p.structs[server].name),
+        );
+        let rt = ident(&p.root().name);
+        let encode = if self.l.reads_direction[p.root] {
+            quote! { packet.encode_from(from_client) }
+        } else {
+            quote! { packet.encode() }
+        };
+        quote! {
+            fn arbitrary_pieces(u: &mut arbitrary::Unstructured<'_>, from_client: bool) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+                let whole = if from_client {
+                    <#cn as arbitrary::Arbitrary>::arbitrary(u)?.encode()
+                } else {
+                    <#sn as arbitrary::Arbitrary>::arbitrary(u)?.encode()
+                };
+                let whole = match whole {
+                    Ok(whole) => whole,
+                    Err(e) => return Ok(Err(e)),
+                };
+                let template = <#rt as arbitrary::Arbitrary>::arbitrary(u)?;
+                // Pieces of any size the peers may agree on: payloads of one to 16 pieces.
+                let fewest = whole.len().div_ceil(16).clamp(1, PIECE_SIZE);
+                let piece_size = u.int_in_range(fewest..=whole.len().clamp(fewest, PIECE_SIZE))?;
+                let packets = match chunk(&template, &whole, piece_size) {
+                    Ok(packets) => packets,
+                    Err(e) => return Ok(Err(e)),
+                };
+                // A packet whose other fields the reassembly's `when` refuses carries no piece.
+                if !packets.iter().all(|packet| packet.is_piece()) {
+                    return Err(arbitrary::Error::IncorrectFormat);
+                }
+                Ok(packets.iter().map(|packet| #encode).collect())
+            }
+        }
+    }
+}
+
 /// The joined payload's parts of `Whole`: a tag field (its declaration and how the last packet
 /// gives it), its decode methods, and the switch's `decode_as` they call.
 struct WholeParts {
