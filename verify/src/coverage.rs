@@ -136,7 +136,40 @@ impl Seen {
     }
 }
 
+impl Seen {
+    /// Whether one message with these notes would reach a field or case of `coverage` not seen
+    /// yet.
+    pub fn adds(&self, notes: &[FieldNote<'_>], coverage: &Coverage) -> bool {
+        let measured = |abbrev: &str| {
+            coverage
+                .types
+                .iter()
+                .any(|t| t.fields.iter().any(|f| f == abbrev))
+        };
+        notes
+            .iter()
+            .any(|n| !self.fields.contains(n.abbrev) && measured(n.abbrev))
+            || coverage
+                .cases
+                .iter()
+                .any(|c| !self.cases.contains(&c.name) && c.taken_by(notes))
+    }
+}
+
 impl Coverage {
+    /// Whether a type (with fields) or a case is not reached in `seen`, but those declared
+    /// unreachable.
+    pub fn unreached(&self, seen: &Seen, declared: &[String]) -> bool {
+        let declared = |name: &str| declared.iter().any(|d| d == name);
+        self.types_held(seen)
+            .iter()
+            .any(|(name, held, of)| *held == 0 && *of > 0 && !declared(name))
+            || self
+                .cases_taken(seen)
+                .iter()
+                .any(|(name, taken)| !taken && !declared(name))
+    }
+
     /// Per type: how many of its fields the compared messages held, of how many.
     pub fn types_held<'c>(&'c self, seen: &Seen) -> Vec<(&'c str, usize, usize)> {
         self.types

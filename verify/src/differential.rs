@@ -4,6 +4,7 @@
 //! panic in the crate.
 
 use crate::compare::{compare, expected, hex};
+use crate::coverage::Seen;
 use crate::pcap::{write_pcap, Datagram, HEADERS};
 use crate::report::{capture_path, keep_or_remove, Options, Report};
 use crate::rng::Rng;
@@ -274,14 +275,26 @@ fn opening<P: ArbitraryProtocol>(rng: &mut Rng) -> Result<Vec<(bool, Vec<u8>)>, 
 }
 
 /// Up to `n` arbitrary messages the encoder accepts and the decoder reads back alone, each
-/// checked first against the crate itself: it decodes and encodes back to the same bytes.
+/// checked first against the crate itself: it decodes and encodes back to the same bytes. Then,
+/// while a type or case of the coverage is unreached, up to `n` more that each reach something
+/// the others did not (a rare case of a long switch), drawn in at most `10 n` more tries.
 fn valid_messages<P: ArbitraryProtocol>(
     n: usize,
     rng: &mut Rng,
     report: &mut Report,
 ) -> Vec<(bool, Vec<u8>)> {
     let mut out = Vec::new();
-    while out.len() < n && report.tried < n.saturating_mul(50).max(1) {
+    let mut guide = Seen::default();
+    let budget = n.saturating_mul(50).max(1);
+    let guided_budget = budget + n.saturating_mul(10);
+    loop {
+        let more = out.len() < n;
+        let guided = !more && report.coverage.unreached(&guide, &report.unreachable);
+        if !(more && report.tried < budget
+            || guided && report.tried < guided_budget && out.len() < 2 * n)
+        {
+            break;
+        }
         report.tried += 1;
         let len = 16 + rng.below(400) as usize;
         let raw = rng.bytes(len);
@@ -332,7 +345,15 @@ fn valid_messages<P: ArbitraryProtocol>(
             ))),
         });
         match verdict {
-            Ok(()) => out.push((from_client, bytes)),
+            Ok(()) => {
+                // Past the `n` asked for, only a message that reaches something new.
+                let notes = P::datagram_notes(from_client, &bytes).1;
+                if !more && !guide.adds(&notes, &report.coverage) {
+                    continue;
+                }
+                guide.see(&notes, &report.coverage);
+                out.push((from_client, bytes))
+            }
             Err(None) => report.stateful += 1,
             Err(Some(problem)) => report.disagreements.push(problem),
         }
