@@ -281,7 +281,7 @@ fn case_lines(p: &wiregen::ir::Protocol, sid: usize, out: &mut String) {
             ));
         }
         let tags = tags.join(",");
-        let union = p.union_name(sid, fi);
+        let union = p.switch_name(sid, fi);
         for c in &u.cases {
             let values = spell(&mut c.values.iter());
             out.push_str(&format!(

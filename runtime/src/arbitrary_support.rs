@@ -114,6 +114,50 @@ pub fn other<T: TryFrom<u64>>(
     T::try_from(u.int_in_range(lo..=hi)?).map_err(|_| arbitrary::Error::IncorrectFormat)
 }
 
+/// The list of `key` among the lists a random message needs announced (a new, empty one the
+/// first time).
+pub fn list_of<K: PartialEq, I>(
+    lists: &mut Vec<(K, Vec<Option<I>>)>,
+    key: K,
+) -> &mut Vec<Option<I>> {
+    let at = match lists.iter().position(|(k, _)| *k == key) {
+        Some(at) => at,
+        None => {
+            lists.push((key, Vec::new()));
+            lists.len() - 1
+        }
+    };
+    &mut lists[at].1
+}
+
+/// The most items a list announced for a random message holds: a value typed by a later index
+/// is drawn again.
+pub const MAX_ANNOUNCED: usize = 256;
+
+/// Requires `item` at `index` of a list to announce: a value drawn again when an item that is
+/// not the `same` is required there, or the index is past [`MAX_ANNOUNCED`].
+pub fn require<I>(
+    list: &mut Vec<Option<I>>,
+    index: usize,
+    item: I,
+    same: impl Fn(&I, &I) -> bool,
+) -> Result<()> {
+    if index >= MAX_ANNOUNCED {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
+    if list.len() <= index {
+        list.resize_with(index + 1, || None);
+    }
+    match &list[index] {
+        Some(other) if !same(other, &item) => Err(arbitrary::Error::IncorrectFormat),
+        Some(_) => Ok(()),
+        None => {
+            list[index] = Some(item);
+            Ok(())
+        }
+    }
+}
+
 /// How many elements an array of `MIN..=MAX` elements gets (`MIN == MAX`: a count the schema
 /// fixes; `MAX`: what its count field or prefix can say).
 fn vec_len<'a, T: arbitrary::Arbitrary<'a>, const MIN: usize, const MAX: usize>(
@@ -218,5 +262,22 @@ mod tests {
             let v = other::<u8>(&mut u, 7, &[(1, 6)]).unwrap();
             assert!(v == 0 || v == 7, "{v}");
         }
+    }
+
+    #[test]
+    fn lists_to_announce_take_each_index_once() {
+        let mut lists: Vec<(u16, Vec<Option<u8>>)> = Vec::new();
+        // Items alike when their tens are.
+        let same = |a: &u8, b: &u8| a / 10 == b / 10;
+        require(list_of(&mut lists, 7), 2, 30, same).unwrap();
+        require(list_of(&mut lists, 7), 0, 4, same).unwrap();
+        require(list_of(&mut lists, 9), 0, 5, same).unwrap();
+        require(list_of(&mut lists, 7), 2, 31, same).unwrap();
+        assert_eq!(
+            lists,
+            [(7, vec![Some(4), None, Some(30)]), (9, vec![Some(5)])]
+        );
+        assert!(require(list_of(&mut lists, 7), 2, 41, same).is_err());
+        assert!(require(list_of(&mut lists, 7), MAX_ANNOUNCED, 1, same).is_err());
     }
 }

@@ -433,6 +433,19 @@ pub trait Protocol {
         (root.map(drop), notes)
     }
 
+    /// Every field of the next datagram of a conversation, read with what earlier datagrams
+    /// announced (lists typing its values) and remembering what it announces, as the
+    /// dissector reads it in a capture: [`Protocol::datagram_notes`] with the conversation's
+    /// state. The same as `datagram_notes` when the schema keeps no state.
+    fn datagram_notes_in<'a>(
+        conversation: &mut Self::Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let _ = conversation;
+        Self::datagram_notes(from_client, bytes)
+    }
+
     /// Every field of a joined payload ([`Protocol::join`]) decoded as the dissector shows it
     /// (offsets from the payload's first byte), up to the point of any error: what `wiregen
     /// verify` compares with the dissector's joined fields. Empty for a payload the crate does
@@ -496,6 +509,18 @@ pub trait ArbitraryProtocol: Protocol {
     /// arbitrary packet), sent by the client (`from_client`) or the server, in order; or why the
     /// encoder refused one. Empty when the crate cuts no payload this way.
     fn arbitrary_pieces(
+        u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
+    ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+        let _ = (u, from_client);
+        Ok(Ok(Vec::new()))
+    }
+
+    /// An arbitrary message whose values are typed by lists earlier messages announce (the
+    /// schema's `state`), after the messages that announce the lists it needs, all sent by the
+    /// client (`from_client`) or the server: a conversation to send in order. Empty when the
+    /// message needs no list (or the schema keeps none).
+    fn arbitrary_stateful(
         u: &mut arbitrary::Unstructured<'_>,
         from_client: bool,
     ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {

@@ -3,16 +3,15 @@
 //! hostile datagrams (truncations, bit flips, random bytes) that must raise no Lua error and no
 //! panic in the crate.
 
-use crate::compare::{compare, expected, hex};
+use crate::compare::hex;
 use crate::coverage::Seen;
-use crate::pcap::{write_pcap, Datagram, HEADERS};
+use crate::frame::compare_frame;
+use crate::pcap::{write_pcap, Datagram};
 use crate::report::{capture_path, keep_or_remove, Options, Report};
 use crate::rng::Rng;
 use crate::tshark::{dissect, Dissection};
 use std::path::PathBuf;
-use wiregen_runtime::{
-    ArbitraryProtocol, Codec, DecodeError, DecodeErrorKind, FieldNote, Protocol,
-};
+use wiregen_runtime::{ArbitraryProtocol, Codec, DecodeError, DecodeErrorKind, Protocol};
 
 /// Runs the whole check for protocol `P` (see the module documentation).
 pub fn verify<P: ArbitraryProtocol>(opts: &Options) -> Report {
@@ -81,10 +80,16 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
         };
         between(port, client, !from_client, m)
     }));
-    // Then payloads cut into pieces, each in a conversation of its own.
+    // Then payloads cut into pieces, and messages after the lists they need announced, each in
+    // a conversation of its own.
     let pieces = crate::pieces::arbitrary_pieces::<P>(opts.messages / 20, &mut rng, report);
     let pieces_from = datagrams.len();
     datagrams.extend(crate::pieces::datagrams(port, &opening, &pieces, between));
+    let stateful = crate::stateful::arbitrary_stateful::<P>(opts.messages / 20, &mut rng, report);
+    let stateful_from = datagrams.len();
+    datagrams.extend(crate::stateful::datagrams(
+        port, &opening, &stateful, between,
+    ));
     let pcap = capture_path(opts, P::NAME, "valid");
     write_pcap(&pcap, &datagrams).map_err(|e| format!("{}: {e}", pcap.display()))?;
     let luas: Vec<&std::path::Path> = opts.luas.iter().map(PathBuf::as_path).collect();
@@ -93,44 +98,12 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     let before = report.disagreements.len() + report.errors.len();
     for (i, (from_client, m)) in messages.iter().enumerate() {
         let frame = opening.len() + i;
-        report.compared += 1;
         let notes = P::datagram_notes(*from_client, m).1;
-        report.see(&notes);
-        // Layer by layer (a transport's fields, then the application's inside it), each
-        // dissector's fields against the crate's.
-        let mut problem = None;
-        for layer in layers(&notes) {
-            let own = expected(&notes_of(&notes, layer));
-            let shown = d.fields(frame, layer);
-            report.fields += own.len();
-            let n = own.len().min(shown.len());
-            if let Err(e) = compare(&own, &shown[..n], HEADERS) {
-                problem = Some(format!("frame {} ({}): {e}", frame + 1, hex(m)));
-                break;
-            }
-            // A joined payload (its pieces arbitrary) may well be malformed: only the
-            // datagram's own fields are compared then.
-            let experts = d.experts(frame, layer);
-            let joined = shown.len() > own.len()
-                || experts
-                    .iter()
-                    .any(|e| e.ends_with(".joined") || e.ends_with(".reassembly"));
-            if let Some(e) = d.malformed(frame, layer).first().filter(|_| !joined) {
-                problem = Some(format!(
-                    "frame {} ({}): the crate encoded it, the dissector calls it malformed ({e})",
-                    frame + 1,
-                    hex(m)
-                ));
-                break;
-            }
-        }
-        match problem {
-            Some(p) => report.disagreements.push(p),
-            None => report.agreed += 1,
-        }
+        compare_frame(&d, frame, m, &notes, report);
     }
     joins::<P>(&d, &opening, &messages, one_conversation, report);
     crate::pieces::check::<P>(&d, pieces_from, &opening, &pieces, report);
+    crate::stateful::check::<P>(&d, stateful_from, &opening, &stateful, report);
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
     keep_or_remove(opts, pcap, before, report);
     hostile::<P>(opts, port, &args, &messages, &mut rng, report)
@@ -202,28 +175,6 @@ fn needs_state(e: &DecodeError) -> bool {
         e.kind,
         DecodeErrorKind::NoState { .. } | DecodeErrorKind::NotInList { .. }
     )
-}
-
-/// The protocols whose fields `notes` holds (`riptide_2_1`, then `arena`), in order of first
-/// appearance: a field's protocol is its filter name's first part.
-fn layers<'n>(notes: &'n [FieldNote<'_>]) -> Vec<&'n str> {
-    let mut out: Vec<&str> = Vec::new();
-    for n in notes {
-        let layer = n.abbrev.split('.').next().unwrap_or(n.abbrev);
-        if !out.contains(&layer) {
-            out.push(layer);
-        }
-    }
-    out
-}
-
-/// The notes of one protocol.
-fn notes_of<'a>(notes: &[FieldNote<'a>], layer: &str) -> Vec<FieldNote<'a>> {
-    notes
-        .iter()
-        .filter(|n| n.abbrev.split('.').next() == Some(layer))
-        .cloned()
-        .collect()
 }
 
 /// The server port, and the tshark arguments that make the dissector claim it: Decode As when

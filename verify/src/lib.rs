@@ -20,10 +20,12 @@
 mod compare;
 mod coverage;
 mod differential;
+mod frame;
 mod pcap;
 mod pieces;
 mod report;
 mod rng;
+mod stateful;
 mod tcp_stream;
 mod tshark;
 

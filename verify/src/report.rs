@@ -71,6 +71,8 @@ pub struct Report {
     /// Encoded messages that need an earlier message's state (a list announced before): not
     /// sent alone.
     pub stateful: usize,
+    /// Conversations sent with the messages announcing the lists their last message needs.
+    pub stateful_sent: usize,
     /// Messages compared field by field.
     pub compared: usize,
     /// Messages whose every field agreed, and that the dissector did not call malformed.
@@ -253,7 +255,8 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "{p}: {} of {} messages agree field by field ({} fields, {} joined payloads; {} \
-             values refused by the encoder, {} need earlier state); {} hostile datagrams, {} \
+             values refused by the encoder, {} need earlier state, {} sent after it); {} hostile \
+             datagrams, {} \
              errors: {}",
             self.agreed,
             self.compared,
@@ -261,6 +264,7 @@ impl fmt::Display for Report {
             self.joined,
             self.refused,
             self.stateful,
+            self.stateful_sent,
             self.hostile,
             self.errors.len(),
             if self.ok() { "ok" } else { "FAILED" }

@@ -426,8 +426,21 @@ impl Protocol {
     }
 
     /// The name of the type a switch field defines, its struct's and its own: `PacketPayload`
-    /// (the Rust enum, the reference's heading, and a name no schema type may take).
+    /// (the Rust enum, the reference's heading, and a name no schema type may take); for a
+    /// switch that shares another's cases ([`Union::shares`]), that switch's.
     pub fn union_name(&self, s: StructId, field: usize) -> String {
+        match &self.structs[s].fields[field].ty {
+            Ty::Union(u) if u.shares.is_some() => {
+                let (s, field) = u.shares.unwrap_or((s, field));
+                self.switch_name(s, field)
+            }
+            _ => self.switch_name(s, field),
+        }
+    }
+
+    /// A switch field's own name, its struct's and its own (`IndexedValueValue`), whether or not
+    /// it shares another's enum.
+    pub fn switch_name(&self, s: StructId, field: usize) -> String {
         use heck::ToUpperCamelCase;
         let f = &self.structs[s].fields[field];
         format!("{}{}", self.structs[s].name, f.name.to_upper_camel_case())

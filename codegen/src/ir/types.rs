@@ -185,6 +185,9 @@ pub struct Union {
     pub default_variant: String,
     /// When true the value is the default variant whatever the tag.
     pub unless: Option<Expr>,
+    /// The switch (struct, field) whose cases this one takes (`cases_from`), when the variants
+    /// of both are alike (each case of one value, no default): the crate has one enum for both.
+    pub shares: Option<(StructId, usize)>,
 }
 
 #[derive(Debug, Clone)]

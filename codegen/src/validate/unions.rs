@@ -130,6 +130,7 @@ impl<'f> Validator<'f> {
                 Some("add a 'default'".into()),
             );
         }
+        let shares = self.shares(own, default.is_none(), &cases);
         Union {
             on,
             len,
@@ -137,7 +138,35 @@ impl<'f> Validator<'f> {
             default,
             default_variant,
             unless,
+            shares,
         }
+    }
+
+    /// The switch a `cases_from` switch shares its enum with: the one it names, when the
+    /// variants are alike (each case of one value, no default).
+    fn shares(
+        &self,
+        own: &schema::SwitchDef,
+        no_default: bool,
+        cases: &[Case],
+    ) -> Option<(StructId, usize)> {
+        let alike = no_default && cases.iter().all(|c| c.single().is_some());
+        own.cases_from
+            .as_ref()
+            .filter(|_| alike)
+            .and_then(|from| self.switch_at(from))
+    }
+
+    /// The (struct, field) a `Type.field` names.
+    fn switch_at(&self, path: &str) -> Option<(StructId, usize)> {
+        let (t, f) = path.split_once('.')?;
+        let sid = *self.struct_ids.get(t)?;
+        let fi = self
+            .shapes
+            .get(sid)?
+            .iter()
+            .position(|(name, _)| name == f)?;
+        Some((sid, fi))
     }
 
     /// The enum a switch's tag is (its case keys may name its values), and whether its type is

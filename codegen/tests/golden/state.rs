@@ -275,16 +275,11 @@ impl<'a> Codec<'a> for Update {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Indexed {
     pub index: u8,
-    pub value: IndexedValue,
+    pub value: TypedValue,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum IndexedValue {
-    Byte(Byte),
-    Word(Word),
-}
+/// `value`: the cases of `Typed.value`.
+pub type IndexedValue = TypedValue;
 
 impl<'a> Codec<'a> for Indexed {
     const NAME: &'static str = "Indexed";
@@ -298,8 +293,8 @@ impl<'a> Codec<'a> for Indexed {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValue::Byte(r.read("value")?),
-            1 => IndexedValue::Word(r.read("value")?),
+            0 => TypedValue::Byte(r.read("value")?),
+            1 => TypedValue::Word(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -318,8 +313,8 @@ impl<'a> Codec<'a> for Indexed {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
         match &self.value {
-            IndexedValue::Byte(value) => value.write(w).within("value")?,
-            IndexedValue::Word(value) => value.write(w).within("value")?,
+            TypedValue::Byte(value) => value.write(w).within("value")?,
+            TypedValue::Word(value) => value.write(w).within("value")?,
         }
         Ok(())
     }
@@ -412,6 +407,18 @@ impl wiregen_runtime::Protocol for Protocol {
     const UDP_PORTS: &'static [u16] = &[9112];
     type Joins = ();
     type Joined = std::convert::Infallible;
+    fn datagram_notes_in<'a>(
+        conversation: &mut State,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let _ = from_client;
+        let (message, notes) = Command::dissect_with(bytes, conversation);
+        if let Ok(message) = &message {
+            conversation.record(message);
+        }
+        (message.map(drop), notes)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -479,5 +486,52 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
     ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
         let _ = u;
         Ok(Some(Vec::new()))
+    }
+    fn arbitrary_stateful(
+        u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
+    ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+        let _ = from_client;
+        let message = <Command as arbitrary::Arbitrary>::arbitrary(u)?;
+        let mut kinds = Vec::new();
+        if let CommandBody::Update(part) = &message.body {
+            let list = wiregen_runtime::arbitrary_support::list_of(
+                &mut kinds,
+                part.link,
+            );
+            for element in &part.values {
+                let value = element.value.clone();
+                let index = element.index as usize;
+                wiregen_runtime::arbitrary_support::require(
+                    list,
+                    index,
+                    value,
+                    |a, b| a.kind() == b.kind(),
+                )?;
+            }
+        }
+        if kinds.is_empty() {
+            return Ok(Ok(Vec::new()));
+        }
+        let mut datagrams = Vec::new();
+        for (key, values) in kinds {
+            let mut holder = <Announce as arbitrary::Arbitrary>::arbitrary(u)?;
+            holder.link = key;
+            holder.values = values
+                .into_iter()
+                .map(|value| {
+                    let mut element = <Typed as arbitrary::Arbitrary>::arbitrary(u)?;
+                    if let Some(value) = value {
+                        element.value = value;
+                    }
+                    Ok(element)
+                })
+                .collect::<arbitrary::Result<_>>()?;
+            let mut carrier = <Command as arbitrary::Arbitrary>::arbitrary(u)?;
+            carrier.body = CommandBody::Announce(holder);
+            datagrams.push(carrier);
+        }
+        datagrams.push(message);
+        Ok(datagrams.iter().map(|datagram| datagram.encode()).collect())
     }
 }

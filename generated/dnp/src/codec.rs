@@ -1036,7 +1036,7 @@ impl<'a> Codec<'a> for LinkUpdateLink<'a> {
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct IndexedValue<'a> {
     pub index: u16,
-    pub value: IndexedValueValue<'a>,
+    pub value: TypedValueValue<'a>,
 }
 
 impl IntoOwned for IndexedValue<'_> {
@@ -1050,97 +1050,8 @@ impl IntoOwned for IndexedValue<'_> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-pub enum IndexedValueValue<'a> {
-    SInt8(SInt8Value),
-    UInt8(UInt8Value),
-    SInt16(SInt16Value),
-    UInt16(UInt16Value),
-    SInt32(SInt32Value),
-    UInt32(UInt32Value),
-    SInt64(SInt64Value),
-    UInt64(UInt64Value),
-    Float16(Float16Value),
-    Float32(Float32Value),
-    Float64(Float64Value),
-    String(StringValue<'a>),
-    Data(DataValue<'a>),
-    Point2S8(Point2S8Value),
-    Point2U8(Point2U8Value),
-    Point2S16(Point2S16Value),
-    Point2U16(Point2U16Value),
-    Point2S32(Point2S32Value),
-    Point2U32(Point2U32Value),
-    Point2S64(Point2S64Value),
-    Point2U64(Point2U64Value),
-    Point3S8(Point3S8Value),
-    Point3U8(Point3U8Value),
-    Point3S16(Point3S16Value),
-    Point3U16(Point3U16Value),
-    Point3S32(Point3S32Value),
-    Point3U32(Point3U32Value),
-    Point3S64(Point3S64Value),
-    Point3U64(Point3U64Value),
-    Vector2F16(Vector2F16Value),
-    Vector2F32(Vector2F32Value),
-    Vector2F64(Vector2F64Value),
-    Vector3F16(Vector3F16Value),
-    Vector3F32(Vector3F32Value),
-    Vector3F64(Vector3F64Value),
-    QuaternionF16(QuaternionF16Value),
-    QuaternionF32(QuaternionF32Value),
-    QuaternionF64(QuaternionF64Value),
-}
-
-impl IntoOwned for IndexedValueValue<'_> {
-    type Owned = IndexedValueValue<'static>;
-    fn into_owned(self) -> IndexedValueValue<'static> {
-        match self {
-            Self::SInt8(value) => IndexedValueValue::SInt8(value),
-            Self::UInt8(value) => IndexedValueValue::UInt8(value),
-            Self::SInt16(value) => IndexedValueValue::SInt16(value),
-            Self::UInt16(value) => IndexedValueValue::UInt16(value),
-            Self::SInt32(value) => IndexedValueValue::SInt32(value),
-            Self::UInt32(value) => IndexedValueValue::UInt32(value),
-            Self::SInt64(value) => IndexedValueValue::SInt64(value),
-            Self::UInt64(value) => IndexedValueValue::UInt64(value),
-            Self::Float16(value) => IndexedValueValue::Float16(value),
-            Self::Float32(value) => IndexedValueValue::Float32(value),
-            Self::Float64(value) => IndexedValueValue::Float64(value),
-            Self::String(value) => {
-                IndexedValueValue::String(IntoOwned::into_owned(value))
-            }
-            Self::Data(value) => IndexedValueValue::Data(IntoOwned::into_owned(value)),
-            Self::Point2S8(value) => IndexedValueValue::Point2S8(value),
-            Self::Point2U8(value) => IndexedValueValue::Point2U8(value),
-            Self::Point2S16(value) => IndexedValueValue::Point2S16(value),
-            Self::Point2U16(value) => IndexedValueValue::Point2U16(value),
-            Self::Point2S32(value) => IndexedValueValue::Point2S32(value),
-            Self::Point2U32(value) => IndexedValueValue::Point2U32(value),
-            Self::Point2S64(value) => IndexedValueValue::Point2S64(value),
-            Self::Point2U64(value) => IndexedValueValue::Point2U64(value),
-            Self::Point3S8(value) => IndexedValueValue::Point3S8(value),
-            Self::Point3U8(value) => IndexedValueValue::Point3U8(value),
-            Self::Point3S16(value) => IndexedValueValue::Point3S16(value),
-            Self::Point3U16(value) => IndexedValueValue::Point3U16(value),
-            Self::Point3S32(value) => IndexedValueValue::Point3S32(value),
-            Self::Point3U32(value) => IndexedValueValue::Point3U32(value),
-            Self::Point3S64(value) => IndexedValueValue::Point3S64(value),
-            Self::Point3U64(value) => IndexedValueValue::Point3U64(value),
-            Self::Vector2F16(value) => IndexedValueValue::Vector2F16(value),
-            Self::Vector2F32(value) => IndexedValueValue::Vector2F32(value),
-            Self::Vector2F64(value) => IndexedValueValue::Vector2F64(value),
-            Self::Vector3F16(value) => IndexedValueValue::Vector3F16(value),
-            Self::Vector3F32(value) => IndexedValueValue::Vector3F32(value),
-            Self::Vector3F64(value) => IndexedValueValue::Vector3F64(value),
-            Self::QuaternionF16(value) => IndexedValueValue::QuaternionF16(value),
-            Self::QuaternionF32(value) => IndexedValueValue::QuaternionF32(value),
-            Self::QuaternionF64(value) => IndexedValueValue::QuaternionF64(value),
-        }
-    }
-}
+/// `value`: the cases of `TypedValue.value`.
+pub type IndexedValueValue<'a> = TypedValueValue<'a>;
 
 impl<'a> Codec<'a> for IndexedValue<'a> {
     const NAME: &'static str = "IndexedValue";
@@ -1154,44 +1065,44 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
             r.item(0, i, "value")?
         } as i128
         {
-            0 => IndexedValueValue::SInt8(r.read("value")?),
-            1 => IndexedValueValue::UInt8(r.read("value")?),
-            2 => IndexedValueValue::SInt16(r.read("value")?),
-            3 => IndexedValueValue::UInt16(r.read("value")?),
-            4 => IndexedValueValue::SInt32(r.read("value")?),
-            5 => IndexedValueValue::UInt32(r.read("value")?),
-            6 => IndexedValueValue::SInt64(r.read("value")?),
-            7 => IndexedValueValue::UInt64(r.read("value")?),
-            8 => IndexedValueValue::Float16(r.read("value")?),
-            9 => IndexedValueValue::Float32(r.read("value")?),
-            10 => IndexedValueValue::Float64(r.read("value")?),
-            11 => IndexedValueValue::String(r.read("value")?),
-            12 => IndexedValueValue::Data(r.read("value")?),
-            13 => IndexedValueValue::Point2S8(r.read("value")?),
-            14 => IndexedValueValue::Point2U8(r.read("value")?),
-            15 => IndexedValueValue::Point2S16(r.read("value")?),
-            16 => IndexedValueValue::Point2U16(r.read("value")?),
-            17 => IndexedValueValue::Point2S32(r.read("value")?),
-            18 => IndexedValueValue::Point2U32(r.read("value")?),
-            19 => IndexedValueValue::Point2S64(r.read("value")?),
-            20 => IndexedValueValue::Point2U64(r.read("value")?),
-            21 => IndexedValueValue::Point3S8(r.read("value")?),
-            22 => IndexedValueValue::Point3U8(r.read("value")?),
-            23 => IndexedValueValue::Point3S16(r.read("value")?),
-            24 => IndexedValueValue::Point3U16(r.read("value")?),
-            25 => IndexedValueValue::Point3S32(r.read("value")?),
-            26 => IndexedValueValue::Point3U32(r.read("value")?),
-            27 => IndexedValueValue::Point3S64(r.read("value")?),
-            28 => IndexedValueValue::Point3U64(r.read("value")?),
-            29 => IndexedValueValue::Vector2F16(r.read("value")?),
-            30 => IndexedValueValue::Vector2F32(r.read("value")?),
-            31 => IndexedValueValue::Vector2F64(r.read("value")?),
-            32 => IndexedValueValue::Vector3F16(r.read("value")?),
-            33 => IndexedValueValue::Vector3F32(r.read("value")?),
-            34 => IndexedValueValue::Vector3F64(r.read("value")?),
-            35 => IndexedValueValue::QuaternionF16(r.read("value")?),
-            36 => IndexedValueValue::QuaternionF32(r.read("value")?),
-            37 => IndexedValueValue::QuaternionF64(r.read("value")?),
+            0 => TypedValueValue::SInt8(r.read("value")?),
+            1 => TypedValueValue::UInt8(r.read("value")?),
+            2 => TypedValueValue::SInt16(r.read("value")?),
+            3 => TypedValueValue::UInt16(r.read("value")?),
+            4 => TypedValueValue::SInt32(r.read("value")?),
+            5 => TypedValueValue::UInt32(r.read("value")?),
+            6 => TypedValueValue::SInt64(r.read("value")?),
+            7 => TypedValueValue::UInt64(r.read("value")?),
+            8 => TypedValueValue::Float16(r.read("value")?),
+            9 => TypedValueValue::Float32(r.read("value")?),
+            10 => TypedValueValue::Float64(r.read("value")?),
+            11 => TypedValueValue::String(r.read("value")?),
+            12 => TypedValueValue::Data(r.read("value")?),
+            13 => TypedValueValue::Point2S8(r.read("value")?),
+            14 => TypedValueValue::Point2U8(r.read("value")?),
+            15 => TypedValueValue::Point2S16(r.read("value")?),
+            16 => TypedValueValue::Point2U16(r.read("value")?),
+            17 => TypedValueValue::Point2S32(r.read("value")?),
+            18 => TypedValueValue::Point2U32(r.read("value")?),
+            19 => TypedValueValue::Point2S64(r.read("value")?),
+            20 => TypedValueValue::Point2U64(r.read("value")?),
+            21 => TypedValueValue::Point3S8(r.read("value")?),
+            22 => TypedValueValue::Point3U8(r.read("value")?),
+            23 => TypedValueValue::Point3S16(r.read("value")?),
+            24 => TypedValueValue::Point3U16(r.read("value")?),
+            25 => TypedValueValue::Point3S32(r.read("value")?),
+            26 => TypedValueValue::Point3U32(r.read("value")?),
+            27 => TypedValueValue::Point3S64(r.read("value")?),
+            28 => TypedValueValue::Point3U64(r.read("value")?),
+            29 => TypedValueValue::Vector2F16(r.read("value")?),
+            30 => TypedValueValue::Vector2F32(r.read("value")?),
+            31 => TypedValueValue::Vector2F64(r.read("value")?),
+            32 => TypedValueValue::Vector3F16(r.read("value")?),
+            33 => TypedValueValue::Vector3F32(r.read("value")?),
+            34 => TypedValueValue::Vector3F64(r.read("value")?),
+            35 => TypedValueValue::QuaternionF16(r.read("value")?),
+            36 => TypedValueValue::QuaternionF32(r.read("value")?),
+            37 => TypedValueValue::QuaternionF64(r.read("value")?),
             other => {
                 return Err(
                     r
@@ -1210,44 +1121,44 @@ impl<'a> Codec<'a> for IndexedValue<'a> {
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
         w.put(&self.index.to_le_bytes());
         match &self.value {
-            IndexedValueValue::SInt8(value) => value.write(w).within("value")?,
-            IndexedValueValue::UInt8(value) => value.write(w).within("value")?,
-            IndexedValueValue::SInt16(value) => value.write(w).within("value")?,
-            IndexedValueValue::UInt16(value) => value.write(w).within("value")?,
-            IndexedValueValue::SInt32(value) => value.write(w).within("value")?,
-            IndexedValueValue::UInt32(value) => value.write(w).within("value")?,
-            IndexedValueValue::SInt64(value) => value.write(w).within("value")?,
-            IndexedValueValue::UInt64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Float16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Float32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Float64(value) => value.write(w).within("value")?,
-            IndexedValueValue::String(value) => value.write(w).within("value")?,
-            IndexedValueValue::Data(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2S8(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2U8(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2S16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2U16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2S32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2U32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2S64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point2U64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3S8(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3U8(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3S16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3U16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3S32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3U32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3S64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Point3U64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector2F16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector2F32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector2F64(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector3F16(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector3F32(value) => value.write(w).within("value")?,
-            IndexedValueValue::Vector3F64(value) => value.write(w).within("value")?,
-            IndexedValueValue::QuaternionF16(value) => value.write(w).within("value")?,
-            IndexedValueValue::QuaternionF32(value) => value.write(w).within("value")?,
-            IndexedValueValue::QuaternionF64(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt8(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt8(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt16(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt16(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt32(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt32(value) => value.write(w).within("value")?,
+            TypedValueValue::SInt64(value) => value.write(w).within("value")?,
+            TypedValueValue::UInt64(value) => value.write(w).within("value")?,
+            TypedValueValue::Float16(value) => value.write(w).within("value")?,
+            TypedValueValue::Float32(value) => value.write(w).within("value")?,
+            TypedValueValue::Float64(value) => value.write(w).within("value")?,
+            TypedValueValue::String(value) => value.write(w).within("value")?,
+            TypedValueValue::Data(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2S64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point2U64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U8(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U16(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U32(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3S64(value) => value.write(w).within("value")?,
+            TypedValueValue::Point3U64(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F16(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F32(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector2F64(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F16(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F32(value) => value.write(w).within("value")?,
+            TypedValueValue::Vector3F64(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF16(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF32(value) => value.write(w).within("value")?,
+            TypedValueValue::QuaternionF64(value) => value.write(w).within("value")?,
         }
         Ok(())
     }
@@ -3101,6 +3012,18 @@ impl wiregen_runtime::Protocol for Protocol {
         }
         facts
     }
+    fn datagram_notes_in<'a>(
+        conversation: &mut State,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let _ = from_client;
+        let (message, notes) = Command::dissect_with(bytes, conversation);
+        if let Ok(message) = &message {
+            conversation.record(message);
+        }
+        (message.map(drop), notes)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,
@@ -3261,5 +3184,56 @@ impl wiregen_runtime::ArbitraryProtocol for Protocol {
     ) -> arbitrary::Result<Option<wiregen_runtime::Opening>> {
         let _ = u;
         Ok(Some(Vec::new()))
+    }
+    fn arbitrary_stateful(
+        u: &mut arbitrary::Unstructured<'_>,
+        from_client: bool,
+    ) -> arbitrary::Result<Result<Vec<Vec<u8>>, EncodeError>> {
+        let _ = from_client;
+        let message = <Command as arbitrary::Arbitrary>::arbitrary(u)?;
+        let mut link_types = Vec::new();
+        if let CommandBody::LinkUpdate(link_update) = &message.body {
+            for part in &link_update.links {
+                let list = wiregen_runtime::arbitrary_support::list_of(
+                    &mut link_types,
+                    part.link_id,
+                );
+                for element in &part.values {
+                    let value = element.value.clone();
+                    let index = element.index as usize;
+                    wiregen_runtime::arbitrary_support::require(
+                        list,
+                        index,
+                        value,
+                        |a, b| a.r#type() == b.r#type(),
+                    )?;
+                }
+            }
+        }
+        if link_types.is_empty() {
+            return Ok(Ok(Vec::new()));
+        }
+        let mut datagrams = Vec::new();
+        for (key, values) in link_types {
+            let mut holder = <LinkState as arbitrary::Arbitrary>::arbitrary(u)?;
+            holder.link_id = key;
+            holder.values = values
+                .into_iter()
+                .map(|value| {
+                    let mut element = <TypedValue as arbitrary::Arbitrary>::arbitrary(
+                        u,
+                    )?;
+                    if let Some(value) = value {
+                        element.value = value;
+                    }
+                    Ok(element)
+                })
+                .collect::<arbitrary::Result<_>>()?;
+            let mut carrier = <Command as arbitrary::Arbitrary>::arbitrary(u)?;
+            carrier.body = CommandBody::LinkState(holder);
+            datagrams.push(carrier);
+        }
+        datagrams.push(message);
+        Ok(datagrams.iter().map(|datagram| datagram.encode()).collect())
     }
 }

@@ -60,6 +60,7 @@ impl<'p> Gen<'p> {
         // opening-aware `Datagram`: both have `encode` and serialize.
         let (ports, tcp) = self.protocol_ports();
         let facts = self.facts_protocol();
+        let notes_in = self.datagram_notes_in();
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
         let opening = self.arbitrary_opening();
         // The root, and the datagram enum of a conversation, encode with the direction when
@@ -101,6 +102,7 @@ impl<'p> Gen<'p> {
                 #tcp
                 #join
                 #facts
+                #notes_in
 
                 fn decode_datagram<'a>(conversation: &mut Self::Conversation, from_client: bool, bytes: &'a [u8]) -> Result<Self::Datagram<'a>, DecodeError> {
                     #decode
@@ -117,6 +119,27 @@ impl<'p> Gen<'p> {
 
             #feature_impls
         })
+    }
+
+    /// `Protocol::datagram_notes_in` of a schema whose conversations keep state (and no
+    /// opening): the datagram dissected with the lists earlier ones announced, its own
+    /// recorded.
+    fn datagram_notes_in(&self) -> TokenStream {
+        let p = self.p;
+        if p.state.is_empty() || !p.opening.is_empty() {
+            return quote! {};
+        }
+        let root = ident(&p.root().name);
+        quote! {
+            fn datagram_notes_in<'a>(conversation: &mut State, from_client: bool, bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                let _ = from_client;
+                let (message, notes) = #root::dissect_with(bytes, conversation);
+                if let Ok(message) = &message {
+                    conversation.record(message);
+                }
+                (message.map(drop), notes)
+            }
+        }
     }
 
     /// The UDP ports, and the TCP ports with the framing where the schema frames TCP.
@@ -217,6 +240,7 @@ impl<'p> Gen<'p> {
             }],
         );
         let arbitrary_pieces = self.arbitrary_pieces();
+        let arbitrary_stateful = self.arbitrary_stateful();
         let arbitrary = self.features().items(
             "arbitrary",
             &[quote! {
@@ -230,6 +254,7 @@ impl<'p> Gen<'p> {
                 }
 
                 #arbitrary_pieces
+                #arbitrary_stateful
             }
             }],
         );

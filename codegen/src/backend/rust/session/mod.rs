@@ -1,5 +1,6 @@
 //! What spans more than one message: conversation state, joins, openings, reassembly, TCP framing.
 
+mod announce;
 mod carriers;
 mod conversation;
 mod facts;

@@ -137,7 +137,27 @@ impl<'p> Gen<'p> {
             };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
-                unions.push(self.union_def(sid, fi, f, u)?);
+                unions.push(match u.shares {
+                    None => self.union_def(sid, fi, f, u)?,
+                    // A switch sharing another's cases is that switch's enum, by its own name too.
+                    Some((s2, f2)) => {
+                        let (own, shared) = (
+                            ident(&self.p.switch_name(sid, fi)),
+                            ident(&self.p.switch_name(s2, f2)),
+                        );
+                        let lt = if self.l.union_borrows(u) {
+                            quote! { <'a> }
+                        } else {
+                            quote! {}
+                        };
+                        let from = &self.p.structs[s2];
+                        let doc = format!(
+                            " `{}`: the cases of `{}.{}`.",
+                            f.name, from.name, from.fields[f2].name
+                        );
+                        quote! { #[doc = #doc] pub type #own #lt = #shared #lt; }
+                    }
+                });
             }
         }
         let derives = self.features().data_derives();
