@@ -289,7 +289,8 @@ fn case_lines(p: &wiregen::ir::Protocol, sid: usize, out: &mut String) {
                 c.variant
             ));
         }
-        if u.default.is_some() {
+        // A default no tag value can choose (a closed enum's every value has a case) is left out.
+        if u.default.is_some() && !p.cases_cover(&s.fields[ti].ty, u) {
             let all = spell(&mut u.cases.iter().flat_map(|c| &c.values));
             out.push_str(&format!(
                 "case\t{union}.{}\t{tags}\t!{all}\t{unless}\n",

@@ -114,6 +114,27 @@ pub fn other<T: TryFrom<u64>>(
     T::try_from(u.int_in_range(lo..=hi)?).map_err(|_| arbitrary::Error::IncorrectFormat)
 }
 
+/// Text of exactly `CHARS` characters, printable ASCII: as many bytes in every encoding of one
+/// byte per character (twice as many in UTF-16), the size a schema's constant `length` asks.
+pub fn text_of<'a, const CHARS: usize>(
+    u: &mut Unstructured<'a>,
+) -> Result<std::borrow::Cow<'a, str>> {
+    let mut text = String::with_capacity(CHARS);
+    for _ in 0..CHARS {
+        text.push(char::from(u.int_in_range(0x20u8..=0x7e)?));
+    }
+    Ok(std::borrow::Cow::Owned(text))
+}
+
+/// Exactly `N` arbitrary bytes (a constant `length`).
+pub fn bytes_of<'a, const N: usize>(
+    u: &mut Unstructured<'a>,
+) -> Result<std::borrow::Cow<'a, [u8]>> {
+    let mut bytes = vec![0; N];
+    u.fill_buffer(&mut bytes)?;
+    Ok(std::borrow::Cow::Owned(bytes))
+}
+
 /// The list of `key` among the lists a random message needs announced (a new, empty one the
 /// first time).
 pub fn list_of<K: PartialEq, I>(

@@ -438,6 +438,28 @@ impl Protocol {
         }
     }
 
+    /// Whether every value a switch tag of type `tag` can hold has a case of `u` (a closed
+    /// enum's every name and range, a bool's two values): its default is then never taken, nor
+    /// drawn at random.
+    pub fn cases_cover(&self, tag: &Ty, u: &Union) -> bool {
+        let covered = |lo: u64, hi: u64| {
+            u.cases.iter().flat_map(|c| &c.values).any(|v| match *v {
+                CaseValue::One(x) => lo == x && hi == x,
+                CaseValue::Range(a, b) => a <= lo && hi <= b,
+            })
+        };
+        match tag {
+            Ty::Bool => covered(0, 0) && covered(1, 1),
+            Ty::Enum(id) => {
+                let e = &self.enums[*id];
+                e.closed
+                    && e.values.iter().all(|v| covered(v.value, v.value))
+                    && e.ranges.iter().all(|r| covered(r.lo, r.hi))
+            }
+            _ => false,
+        }
+    }
+
     /// A switch field's own name, its struct's and its own (`IndexedValueValue`), whether or not
     /// it shares another's enum.
     pub fn switch_name(&self, s: StructId, field: usize) -> String {

@@ -299,6 +299,28 @@ pub(crate) fn arbitrary_array(
     )
 }
 
+/// Random text or bytes of the constant length a field's `length` asks (`length: 2`): any other
+/// length the encoder refuses (`LengthMismatch`).
+pub(crate) fn arbitrary_fixed_len(features: Features, ty: &Ty) -> TokenStream {
+    let draw = match ty {
+        Ty::Bytes(Len::Expr(Expr::Int(n, _))) => {
+            let n = lit_usize(*n as usize);
+            quote! { wiregen_runtime::arbitrary_support::bytes_of::<#n> }
+        }
+        Ty::Str(Len::Expr(Expr::Int(n, _)), text) if text.nul == Nul::No => {
+            let chars = match text.encoding {
+                Encoding::Utf16 { .. } if n % 2 == 0 => n / 2,
+                Encoding::Utf16 { .. } => return quote! {},
+                _ => *n,
+            };
+            let chars = lit_usize(chars as usize);
+            quote! { wiregen_runtime::arbitrary_support::text_of::<#chars> }
+        }
+        _ => return quote! {},
+    };
+    features.attr("arbitrary", quote! { arbitrary(with = #draw) })
+}
+
 pub(crate) fn arbitrary_in_range(features: Features, ty: &Ty, optional: bool) -> TokenStream {
     let (t, bits, signed) = match ty {
         Ty::Int(it) if !it.is_native() => (int_rust(it), it.bits, it.signed),

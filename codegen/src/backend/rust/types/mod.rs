@@ -7,7 +7,7 @@ mod unions;
 
 pub(crate) use flags::named_lit;
 
-use super::arbitrary::{arbitrary_array, arbitrary_in_range};
+use super::arbitrary::{arbitrary_array, arbitrary_fixed_len, arbitrary_in_range};
 use super::*;
 
 impl<'p> Gen<'p> {
@@ -127,10 +127,13 @@ impl<'p> Gen<'p> {
                 Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
                 None if f.condition.is_none() => {
                     let in_range = arbitrary_in_range(self.features(), &f.ty, false);
-                    if in_range.is_empty() {
-                        arbitrary_array(self.features(), self.p, sid, fi)
-                    } else {
+                    let fixed = arbitrary_fixed_len(self.features(), &f.ty);
+                    if !in_range.is_empty() {
                         in_range
+                    } else if !fixed.is_empty() {
+                        fixed
+                    } else {
+                        arbitrary_array(self.features(), self.p, sid, fi)
                     }
                 }
                 None => arbitrary_in_range(self.features(), &f.ty, true),

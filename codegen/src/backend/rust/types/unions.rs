@@ -179,10 +179,17 @@ impl<'p> Gen<'p> {
                 quote! { Self::#other { #tn, value } => #name::#other { #tn, #value }, }
             }
         };
+        // A default no tag can choose (every value has a case) is never drawn at random.
+        let skip = match tag {
+            Some((tf, _)) if self.p.cases_cover(&tf.ty, u) => self
+                .features()
+                .attr("arbitrary", quote! { arbitrary(skip) }),
+            _ => quote! {},
+        };
         let variant = match (&tag, untagged) {
             (None, Some(t)) => quote! { #[doc = #what] #other(#t), },
             (None, None) => quote! { #[doc = #what] #other, },
-            _ => quote! { #[doc = #what] #other { #tag_decl #data }, },
+            _ => quote! { #[doc = #what] #skip #other { #tag_decl #data }, },
         };
         let tag_arm = tag_name.map(|tn| quote! { Self::#other { #tn, .. } => *#tn, });
         (variant, owned_arm, tag_arm, draw_fn)
