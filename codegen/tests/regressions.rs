@@ -61,3 +61,55 @@ fn schemas_that_once_failed_verify() {
         schemas.len()
     );
 }
+
+/// A proof that never looked at a case is no proof: verify fails naming a switch case no valid
+/// message can take (here `kind`'s `valid` leaves case 3 out), and passes once the case is
+/// declared unreachable.
+#[test]
+fn verify_fails_naming_a_case_no_message_takes() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unreached-case");
+    std::fs::create_dir_all(&work).unwrap();
+    let schema = work.join("unreached.yaml");
+    std::fs::write(
+        &schema,
+        "protocol: { name: unreached, title: Unreached, root: Packet, transport: { udp: { ports: [40999] } } }\n\
+         types:\n  \
+           Packet:\n    fields:\n      \
+             - { name: kind, type: u8, valid: [1, 2, 4] }\n      \
+             - name: body\n        \
+               switch: { on: kind, cases: { 1: Move, 2: empty, 3: { type: Move, name: Teleport } }, default: bytes }\n  \
+           Move: { fields: [ { name: x, type: i16 } ] }\n",
+    )
+    .unwrap();
+    let verify = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_wiregen"))
+            .arg("verify")
+            .arg(&schema)
+            .args(["--messages", "200", "--hostile", "50", "--work-dir"])
+            .arg(work.join("work"))
+            .args(extra)
+            .output()
+            .expect("runs wiregen verify");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, text) = verify(&[]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("case PacketBody.Teleport NEVER TAKEN"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no message reached case 'PacketBody.Teleport'"),
+        "{text}"
+    );
+    // Every other case was taken: the default by kind 4.
+    assert!(text.contains("3 of 4 switch cases reached"), "{text}");
+    let (ok, text) = verify(&["--unreachable", "PacketBody.Teleport"]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("case PacketBody.Teleport NEVER TAKEN (declared unreachable)"),
+        "{text}"
+    );
+}

@@ -4,6 +4,7 @@
 mod application;
 mod checksums;
 mod cycles;
+mod dead_cases;
 mod derived;
 mod enclosing;
 mod expressions;
@@ -441,6 +442,7 @@ impl<'f> Validator<'f> {
         self.check_lengths_to_the_end(&proto);
         self.check_enclosing(&proto);
         proto.warnings = self.unread_types(&proto);
+        proto.warnings.extend(self.dead_cases(&proto));
         if !proto.opening.is_empty() && proto.transport.udp_ports.is_empty() {
             self.error(
                 "E0110",

@@ -166,11 +166,12 @@ impl Gen<'_> {
     /// variant's attribute, and the function it names (beside the tag method).
     pub(crate) fn arbitrary_default_tag(
         &self,
-        ty: &Ty,
+        tag: &Field,
         t: &TokenStream,
         u: &Union,
     ) -> Option<(TokenStream, TokenStream)> {
-        let taken: Vec<(u64, u64)> = u
+        let ty = &tag.ty;
+        let mut taken: Vec<(u64, u64)> = u
             .cases
             .iter()
             .flat_map(|c| &c.values)
@@ -179,12 +180,41 @@ impl Gen<'_> {
                 CaseValue::Range(lo, hi) => (lo, hi),
             })
             .collect();
+        // Within the tag field's `valid` too: a list's other values, a range's.
+        let mut top = None;
+        match &tag.valid {
+            Some(Valid::List(values)) if matches!(ty, Ty::Int(it) if !it.signed) => {
+                let free: Vec<Literal> = values
+                    .iter()
+                    .filter(|&&v| {
+                        v >= 0
+                            && !taken
+                                .iter()
+                                .any(|&(lo, hi)| lo <= v as u64 && v as u64 <= hi)
+                    })
+                    .map(|&v| lit_u64(v as u64))
+                    .collect();
+                if free.is_empty() {
+                    return None;
+                }
+                let draw =
+                    quote! { wiregen_runtime::arbitrary_support::named(u, &[#(#free),*], &[]) };
+                return Some(self.tag_draw(&u.default_variant, t, draw));
+            }
+            Some(Valid::Range { min, max }) => {
+                if let Some(lo) = min.filter(|&lo| lo > 0) {
+                    taken.push((0, lo as u64 - 1));
+                }
+                top = max.map(|hi| hi.max(0) as u64);
+            }
+            _ => {}
+        }
         let pairs = taken.iter().map(|&(lo, hi)| {
             let (lo, hi) = (lit_u64(lo), lit_u64(hi));
             quote! { (#lo, #hi) }
         });
         let outside = |raw: &IntTy| {
-            let max = lit_u64(raw.max_value());
+            let max = lit_u64(top.map_or(raw.max_value(), |top| top.min(raw.max_value())));
             quote! { wiregen_runtime::arbitrary_support::other(u, #max, &[#(#pairs),*]) }
         };
         let draw = match ty {

@@ -66,7 +66,20 @@ impl<'p> Gen<'p> {
                 let uf = ident(&s.fields[*ui].name);
                 let v = ident(&f.name);
                 let put = self.write_scalar(sid, fi, &f.ty, quote! { #local }, nm)?;
-                quote! { #at_local let #local = self.#uf.#v(); #put }
+                // A variant whose tag the field's `valid` leaves out is refused (a reader
+                // would refuse the tag).
+                let valid = match (&f.valid, &f.ty) {
+                    (Some(valid), Ty::Int(_)) => {
+                        let bad = invalid_test(valid, quote! { (#local as i128) });
+                        quote! {
+                            if #bad {
+                                return Err(EncodeError::new(#nm, EncodeErrorKind::NotValid { value: #local as i128 }));
+                            }
+                        }
+                    }
+                    _ => quote! {},
+                };
+                quote! { #at_local let #local = self.#uf.#v(); #valid #put }
             }
             Role::Derived(Derive::PresenceOf(ti)) => {
                 let tn = ident(&s.fields[*ti].name);

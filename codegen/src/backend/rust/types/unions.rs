@@ -140,7 +140,7 @@ impl<'p> Gen<'p> {
         Option<TokenStream>,
     ) {
         let tag_name = tag.map(|(tf, _)| ident(&tf.name));
-        let drawn = tag.and_then(|(tf, t)| self.arbitrary_default_tag(&tf.ty, t, u));
+        let drawn = tag.and_then(|(tf, t)| self.arbitrary_default_tag(tf, t, u));
         let (draw, draw_fn) = drawn.unzip();
         let tag_decl = tag.map(|(tf, t)| {
             let tn = ident(&tf.name);
