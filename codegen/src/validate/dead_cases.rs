@@ -51,7 +51,7 @@ fn allows(valid: &Valid, v: CaseValue) -> bool {
     match valid {
         Valid::List(values) => values.iter().any(|&x| lo <= x as i128 && x as i128 <= hi),
         Valid::Range { min, max } => {
-            min.map_or(true, |m| hi >= m as i128) && max.map_or(true, |m| lo <= m as i128)
+            min.is_none_or(|m| hi >= m as i128) && max.is_none_or(|m| lo <= m as i128)
         }
     }
 }
