@@ -53,17 +53,7 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     // A protocol only on TCP is verified over TCP: its messages framed on two streams cut
     // anywhere.
     if let (Some(framing), true) = (P::TCP_FRAMING, P::UDP_PORTS.is_empty()) {
-        let port = opts.port.or(P::TCP_PORTS.first().copied()).unwrap_or(40404);
-        let mut args: Vec<String> = if P::TCP_PORTS.contains(&port) {
-            Vec::new()
-        } else {
-            vec!["-d".into(), format!("tcp.port=={port},{}", P::NAME)]
-        };
-        args.extend(opts.tshark_args.iter().cloned());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        return crate::tcp_stream::verify_tcp::<P>(
-            opts, framing, port, &args, &messages, &mut rng, report,
-        );
+        return over_tcp::<P>(opts, framing, opts.port, &messages, &mut rng, report);
     }
     // With an opening, every message follows it in one conversation; else each message is a
     // conversation of its own (nothing one message leaves behind changes the next).
@@ -106,7 +96,40 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     crate::stateful::check::<P>(&d, stateful_from, &opening, &stateful, report);
     lua_errors(&d, P::NAME, opening.len(), &datagrams, &mut report.errors);
     keep_or_remove(opts, pcap, before, report);
-    hostile::<P>(opts, port, &args, &messages, &mut rng, report)
+    hostile::<P>(opts, port, &args, &messages, &mut rng, report)?;
+    // A protocol on UDP and TCP is verified on both: the same messages framed on two streams.
+    // (An application's messages ride its transport's: their TCP is the transport's to prove.)
+    let application = messages.first().is_some_and(|(from_client, m)| {
+        crate::frame::layers(&P::datagram_notes(*from_client, m).1).len() > 1
+    });
+    match P::TCP_FRAMING {
+        Some(_) if application => {
+            report.skipped.push("over TCP: an application's messages, on its transport's TCP framing (the transport's own verify proves it)".into());
+            Ok(())
+        }
+        Some(framing) => over_tcp::<P>(opts, framing, None, &messages, &mut rng, report),
+        None => Ok(()),
+    }
+}
+
+/// The messages over TCP, on `port` or the schema's first TCP port (see [`crate::tcp_stream`]).
+fn over_tcp<P: ArbitraryProtocol>(
+    opts: &Options,
+    framing: wiregen_runtime::tcp::Framing,
+    port: Option<u16>,
+    messages: &[(bool, Vec<u8>)],
+    rng: &mut Rng,
+    report: &mut Report,
+) -> Result<(), String> {
+    let port = port.or(P::TCP_PORTS.first().copied()).unwrap_or(40404);
+    let mut args: Vec<String> = if P::TCP_PORTS.contains(&port) {
+        Vec::new()
+    } else {
+        vec!["-d".into(), format!("tcp.port=={port},{}", P::NAME)]
+    };
+    args.extend(opts.tshark_args.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    crate::tcp_stream::verify_tcp::<P>(opts, framing, port, &args, messages, rng, report)
 }
 
 /// The payloads the crate's `Protocol::join` completes, frame by frame, against those the

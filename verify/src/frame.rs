@@ -53,7 +53,7 @@ pub fn compare_frame(
 
 /// The protocols whose fields `notes` holds (`riptide_2_1`, then `arena`), in order of first
 /// appearance: a field's protocol is its filter name's first part.
-fn layers<'n>(notes: &'n [FieldNote<'_>]) -> Vec<&'n str> {
+pub fn layers<'n>(notes: &'n [FieldNote<'_>]) -> Vec<&'n str> {
     let mut out: Vec<&str> = Vec::new();
     for n in notes {
         let layer = n.abbrev.split('.').next().unwrap_or(n.abbrev);

@@ -73,6 +73,10 @@ pub struct Report {
     pub stateful: usize,
     /// Conversations sent with the messages announcing the lists their last message needs.
     pub stateful_sent: usize,
+    /// Messages compared over TCP (framed on a stream cut into segments).
+    pub over_tcp: usize,
+    /// Checks not run, and why (said in the report).
+    pub skipped: Vec<String>,
     /// Messages compared field by field.
     pub compared: usize,
     /// Messages whose every field agreed, and that the dissector did not call malformed.
@@ -250,6 +254,16 @@ impl fmt::Display for Report {
                 "{p}: payloads cut into pieces: {one} of one piece; of several: {ordered} in \
                  order, {reordered} out of order, {again} with a piece sent twice, {missing} \
                  with one missing"
+            )?;
+        }
+        for why in &self.skipped {
+            writeln!(f, "{p}: not checked: {why}")?;
+        }
+        if self.over_tcp > 0 {
+            writeln!(
+                f,
+                "{p}: {} messages compared over TCP (framed, the streams cut into segments anywhere)",
+                self.over_tcp
             )?;
         }
         writeln!(

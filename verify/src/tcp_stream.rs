@@ -105,6 +105,7 @@ pub(crate) fn verify_tcp<P: Protocol>(
         for (&k, (frame, pdu)) in order[side].iter().zip(&shown[side]) {
             let (from_client, m) = &messages[k];
             report.compared += 1;
+            report.over_tcp += 1;
             let notes = P::datagram_notes(*from_client, m).1;
             report.see(&notes);
             // The framing's own length prefix, shown before the message's fields (none when
