@@ -196,56 +196,7 @@ impl fmt::Display for Report {
             writeln!(f, "{p}: capture kept for Wireshark: {}", c.display())?;
         }
         if !self.coverage.types.is_empty() {
-            // Per type, the fields the compared messages held (a type of no fields shows none).
-            let table = self.type_coverage();
-            let width = table.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
-            writeln!(
-                f,
-                "{p}: coverage (fields the compared messages held, per type):"
-            )?;
-            for (name, held, of) in &table {
-                let note = if *of == 0 {
-                    "  (no fields: not measured)"
-                } else if *held == 0 && self.unreachable.iter().any(|u| u == name) {
-                    "  (declared unreachable)"
-                } else if *held == 0 {
-                    "  NEVER REACHED"
-                } else {
-                    ""
-                };
-                writeln!(f, "{p}:   {name:<width$} {held:>3}/{of:<3}{note}")?;
-            }
-            let (held, of) = table
-                .iter()
-                .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
-            let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
-            let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
-            let cases = self.coverage.cases_taken(&self.seen);
-            let taken = cases.iter().filter(|(_, t)| *t).count();
-            writeln!(
-                f,
-                "{p}: coverage: {reached} of {measured} types, {held} of {of} fields, {taken} of \
-                 {} switch cases reached",
-                cases.len()
-            )?;
-            for (name, _) in cases.iter().filter(|(_, t)| !t) {
-                let note = match self.declared(name) {
-                    true => " (declared unreachable)",
-                    false => "",
-                };
-                writeln!(f, "{p}:   case {name} NEVER TAKEN{note}")?;
-            }
-            for name in self.unreached() {
-                let what = match cases.iter().any(|(c, _)| c == &name) {
-                    true => "case",
-                    false => "type",
-                };
-                writeln!(
-                    f,
-                    "{p}: no message reached {what} '{name}' (declare it with --unreachable \
-                     {name} if no valid message can)"
-                )?;
-            }
+            self.fmt_coverage(f)?;
         }
         if self.pieces.iter().sum::<usize>() > 0 {
             let [one, ordered, reordered, again, missing] = self.pieces;
@@ -283,6 +234,64 @@ impl fmt::Display for Report {
             self.errors.len(),
             if self.ok() { "ok" } else { "FAILED" }
         )
+    }
+}
+
+impl Report {
+    /// The coverage table: per type the fields the compared messages held (a type of no fields
+    /// shows none), the totals, the cases never taken, and what no message reached.
+    fn fmt_coverage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.protocol;
+        let table = self.type_coverage();
+        let width = table.iter().map(|(n, _, _)| n.len()).max().unwrap_or(0);
+        writeln!(
+            f,
+            "{p}: coverage (fields the compared messages held, per type):"
+        )?;
+        for (name, held, of) in &table {
+            let note = if *of == 0 {
+                "  (no fields: not measured)"
+            } else if *held == 0 && self.unreachable.iter().any(|u| u == name) {
+                "  (declared unreachable)"
+            } else if *held == 0 {
+                "  NEVER REACHED"
+            } else {
+                ""
+            };
+            writeln!(f, "{p}:   {name:<width$} {held:>3}/{of:<3}{note}")?;
+        }
+        let (held, of) = table
+            .iter()
+            .fold((0, 0), |(h, o), (_, held, of)| (h + held, o + of));
+        let reached = table.iter().filter(|(_, held, _)| *held > 0).count();
+        let measured = table.iter().filter(|(_, _, of)| *of > 0).count();
+        let cases = self.coverage.cases_taken(&self.seen);
+        let taken = cases.iter().filter(|(_, t)| *t).count();
+        writeln!(
+            f,
+            "{p}: coverage: {reached} of {measured} types, {held} of {of} fields, {taken} of \
+             {} switch cases reached",
+            cases.len()
+        )?;
+        for (name, _) in cases.iter().filter(|(_, t)| !t) {
+            let note = match self.declared(name) {
+                true => " (declared unreachable)",
+                false => "",
+            };
+            writeln!(f, "{p}:   case {name} NEVER TAKEN{note}")?;
+        }
+        for name in self.unreached() {
+            let what = match cases.iter().any(|(c, _)| c == &name) {
+                true => "case",
+                false => "type",
+            };
+            writeln!(
+                f,
+                "{p}: no message reached {what} '{name}' (declare it with --unreachable \
+                 {name} if no valid message can)"
+            )?;
+        }
+        Ok(())
     }
 }
 
