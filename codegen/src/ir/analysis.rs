@@ -39,8 +39,9 @@ pub(crate) fn each_own_expr(f: &Field, visit: &mut impl FnMut(&Expr)) {
         visit(c);
     }
     for imp in &f.implied {
-        if let ImpliedWhen::Holds(e, _) = &imp.when {
-            visit(e);
+        match &imp.when {
+            ImpliedWhen::Holds(e, _) | ImpliedWhen::Variant { value: e, .. } => visit(e),
+            _ => {}
         }
     }
     each_size_expr(&f.ty, visit);

@@ -366,6 +366,9 @@ pub enum ImpliedValue {
     Bit(u64),
     /// This value (an enum's or an integer's) when the condition holds; the user's otherwise.
     Equals(u64),
+    /// The value [`ImpliedWhen::Variant`] solves from the tag of the variant written (a switch
+    /// whose tag is an expression of this field); the user's for its other variants.
+    Solved,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -376,6 +379,15 @@ pub enum ImpliedWhen {
     Absent(usize),
     /// The expression (over earlier fields) holds (`set_when`); its schema text for the docs.
     Holds(Expr, String),
+    /// The switch field at `field` holds its case `case`, whose tag this field's `value` gives
+    /// (the tag expression solved for it: `@from_client ? 1 : 1 - 0x1000` for a tag
+    /// `@from_client ? command : command + 0x1000` of case `0x0001`); a value the field cannot
+    /// hold means the variant cannot be sent so (`TagOutsideCase`).
+    Variant {
+        field: usize,
+        case: usize,
+        value: Expr,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -164,6 +164,8 @@ impl<'f> Validator<'f> {
                 _ => {}
             }
         }
+        // Last: the fields left to the user may be solved for from a variant's tag.
+        self.solve_tags(fields);
     }
 
     /// Presence the encoder sets from the Option: a bool that is a field's whole condition

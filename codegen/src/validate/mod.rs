@@ -20,6 +20,7 @@ mod protocol;
 mod reliability;
 mod session;
 mod sizes;
+mod solved_tags;
 mod types;
 mod unions;
 mod wide_numbers;

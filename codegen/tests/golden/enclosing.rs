@@ -327,6 +327,8 @@ impl<'a> Codec<'a> for Control {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Original<'a> {
+    /// The encoder writes the value the tag asks when `body` is `Init` or `Hello` (yours for
+    /// its other variants).
     pub command: u16,
     /// Client and server number their commands apart.
     pub body: OriginalBody<'a>,
@@ -396,13 +398,48 @@ impl<'a> Codec<'a> for Original<'a> {
         Ok(Self { command, body })
     }
     fn write(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.put(&self.command.to_be_bytes());
+        let mut command = self.command;
+        if matches!(self.body, OriginalBody::Init(..)) {
+            command = u16::try_from(
+                    if w.from_client("from_client")? {
+                        0x1_i128
+                    } else {
+                        0x1_i128.wrapping_sub(0x1000_i128)
+                    },
+                )
+                .map_err(|_| {
+                    EncodeError::new(
+                        "command",
+                        EncodeErrorKind::TagOutsideCase {
+                            tag: 1,
+                        },
+                    )
+                })?;
+        }
+        if matches!(self.body, OriginalBody::Hello(..)) {
+            command = u16::try_from(
+                    if w.from_client("from_client")? {
+                        0x1002_i128
+                    } else {
+                        0x1002_i128.wrapping_sub(0x1000_i128)
+                    },
+                )
+                .map_err(|_| {
+                    EncodeError::new(
+                        "command",
+                        EncodeErrorKind::TagOutsideCase {
+                            tag: 4098,
+                        },
+                    )
+                })?;
+        }
+        w.put(&command.to_be_bytes());
         match &self.body {
             OriginalBody::Init(value) => {
                 let x: i128 = if w.from_client("from_client")? {
-                    self.command as i128
+                    command as i128
                 } else {
-                    (self.command as i128).wrapping_add(0x1000_i128)
+                    (command as i128).wrapping_add(0x1000_i128)
                 };
                 if !matches!(x, 1) {
                     return Err(
@@ -418,9 +455,9 @@ impl<'a> Codec<'a> for Original<'a> {
             }
             OriginalBody::Hello(value) => {
                 let x: i128 = if w.from_client("from_client")? {
-                    self.command as i128
+                    command as i128
                 } else {
-                    (self.command as i128).wrapping_add(0x1000_i128)
+                    (command as i128).wrapping_add(0x1000_i128)
                 };
                 if !matches!(x, 4098) {
                     return Err(
@@ -436,9 +473,9 @@ impl<'a> Codec<'a> for Original<'a> {
             }
             OriginalBody::Other(data) => {
                 let x: i128 = if w.from_client("from_client")? {
-                    self.command as i128
+                    command as i128
                 } else {
-                    (self.command as i128).wrapping_add(0x1000_i128)
+                    (command as i128).wrapping_add(0x1000_i128)
                 };
                 if matches!(x, 1 | 4098) {
                     return Err(

@@ -11,6 +11,58 @@ include!(concat!(env!("OUT_DIR"), "/snippets.rs"));
 #[cfg(test)]
 mod regressions {
     use super::positions::{Framed, Tail};
+
+    /// A tag computed from a field and the direction (`@from_client ? command : command +
+    /// 0x1000`) is solved for that field: the user writes the variant alone, whatever
+    /// `command` holds, and a variant one side cannot send is refused.
+    #[test]
+    fn the_encoder_writes_the_command_a_variant_implies() {
+        use super::enclosing::{Datagram, Hello, Init, Original, OriginalBody, Packet, PacketBody};
+        let datagram = |body| Datagram {
+            peer_id: 7,
+            channel: 0,
+            packet: Packet {
+                body: PacketBody::Original(Original {
+                    command: 0xBEEF,
+                    body,
+                }),
+            },
+        };
+        let hello = datagram(OriginalBody::Hello(Hello {
+            peer: 9,
+            flags: None,
+        }));
+        // Header (7 bytes), kind ORIGINAL, then the command: 0x1002 from the client, 2 from the
+        // server.
+        assert_eq!(hello.encode_from(true).unwrap()[8..10], [0x10, 0x02]);
+        assert_eq!(hello.encode_from(false).unwrap()[8..10], [0x00, 0x02]);
+        let bytes = hello.encode_from(false).unwrap();
+        let back = Datagram::decode_from(&bytes, false).unwrap();
+        let PacketBody::Original(original) = &back.packet.body else {
+            panic!("{back:?}")
+        };
+        assert_eq!(
+            (original.command, &original.body),
+            (
+                2,
+                &OriginalBody::Hello(Hello {
+                    peer: 9,
+                    flags: None
+                })
+            )
+        );
+        // Init (0x0001) is the client's: from the server it would need a command of 1 - 0x1000.
+        let init = datagram(OriginalBody::Init(Init {
+            version: 1,
+            name: Cow::Borrowed("a"),
+        }));
+        assert_eq!(init.encode_from(true).unwrap()[8..10], [0x00, 0x01]);
+        let e = init.encode_from(false).unwrap_err();
+        assert_eq!(e.kind, EncodeErrorKind::TagOutsideCase { tag: 1 }, "{e}");
+        // The default keeps the user's command (it is its tag).
+        let other = datagram(OriginalBody::Other(Cow::Borrowed(&[5])));
+        assert_eq!(other.encode_from(true).unwrap()[8..10], [0xBE, 0xEF]);
+    }
     use std::borrow::Cow;
     use wiregen_runtime::{Codec, DecodeErrorKind, EncodeErrorKind};
 

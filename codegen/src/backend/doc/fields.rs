@@ -177,6 +177,13 @@ fn values(p: &Protocol, s: &Struct, f: &Field) -> String {
                 )
             }
             ImpliedWhen::Holds(_, text) => format!("`{text}`"),
+            ImpliedWhen::Variant { field, case, .. } => match &s.fields[*field].ty {
+                Ty::Union(u) => format!(
+                    "`{}` is `{}`",
+                    s.fields[*field].name, u.cases[*case].variant
+                ),
+                _ => format!("`{}` holds case {case}", s.fields[*field].name),
+            },
         };
         let what = match i.value {
             ImpliedValue::Bit(mask) => match &f.ty {
@@ -188,6 +195,10 @@ fn values(p: &Protocol, s: &Struct, f: &Field) -> String {
                 _ => format!("bit {mask:#x}"),
             },
             ImpliedValue::Equals(v) => format!("{v}"),
+            ImpliedValue::Solved => match &i.when {
+                ImpliedWhen::Variant { value, .. } => format!("`{}`", super::text::expr(p, value)),
+                _ => "the tag's value".into(),
+            },
         };
         out.push(format!("encoder sets {what} when {when}"));
     }

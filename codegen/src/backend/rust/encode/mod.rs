@@ -181,10 +181,16 @@ impl<'p> Gen<'p> {
 
     /// `let field = …;` statements giving a user-set field the values the encoder implies (a
     /// flag bit from whether an optional field is present, a value from a `set_when`), in order.
-    fn implied(&self, s: &Struct, f: &Field) -> Result<TokenStream, Internal> {
+    fn implied(&self, sid: StructId, f: &Field) -> Result<TokenStream, Internal> {
+        let s = &self.p.structs[sid];
         let local = ident(&f.name);
         let mut out = quote! { let mut #local = self.#local; };
         for imp in &f.implied {
+            if let ImpliedWhen::Variant { field, case, value } = &imp.when {
+                let set = self.solved_tag(sid, f, *field, *case, value)?;
+                out = quote! { #out #set };
+                continue;
+            }
             let cond = match &imp.when {
                 ImpliedWhen::Present(i) => {
                     let n = ident(&s.fields[*i].name);
@@ -195,6 +201,7 @@ impl<'p> Gen<'p> {
                     quote! { self.#n.is_none() }
                 }
                 ImpliedWhen::Holds(e, _) => self.expr_top(e, Ctx::Encode),
+                ImpliedWhen::Variant { .. } => continue,
             };
             let set = match (imp.value, &f.ty) {
                 (ImpliedValue::Bit(m), Ty::Flags(id)) => {
@@ -219,6 +226,48 @@ impl<'p> Gen<'p> {
             out = quote! { #out #set };
         }
         Ok(out)
+    }
+
+    /// `field = <its value for the case's tag>` when switch `ui` holds case `case` (a tag that is
+    /// an expression of `f`, solved for it): a value `f` cannot hold refuses the variant.
+    fn solved_tag(
+        &self,
+        sid: StructId,
+        f: &Field,
+        ui: usize,
+        case: usize,
+        value: &Expr,
+    ) -> Result<TokenStream, Internal> {
+        let s = &self.p.structs[sid];
+        let Ty::Union(u) = &s.fields[ui].ty else {
+            return Err(Internal(format!(
+                "'{}': a tag solved for no switch",
+                f.name
+            )));
+        };
+        let Ty::Int(it) = &f.ty else {
+            return Err(Internal(format!("'{}': a solved tag of this type", f.name)));
+        };
+        let c = &u.cases[case];
+        let (local, switch) = (ident(&f.name), ident(&s.fields[ui].name));
+        let (un, v) = (
+            ident(&self.p.union_name(sid, ui)),
+            variant_ident(&c.variant),
+        );
+        let pattern = match c.body {
+            CaseBody::Empty => quote! { #un::#v },
+            _ => quote! { #un::#v(..) },
+        };
+        let t = int_rust(it);
+        let (nm, tag) = (f.name.as_str(), lit_u64(c.single().unwrap_or(0)));
+        let value = self.expr_top(value, Ctx::Encode);
+        Ok(quote! {
+            if matches!(self.#switch, #pattern) {
+                #local = #t::try_from(#value).map_err(|_| {
+                    EncodeError::new(#nm, EncodeErrorKind::TagOutsideCase { tag: #tag })
+                })?;
+            }
+        })
     }
 
     /// The local holding where field `fi` starts in the output, and its `let` when the

@@ -44,7 +44,7 @@ impl<'p> Gen<'p> {
                 let write = match (&f.condition, plan.presence) {
                     (None, _) => {
                         let implied = (!f.implied.is_empty())
-                            .then(|| self.implied(s, f))
+                            .then(|| self.implied(sid, f))
                             .transpose()?;
                         // Implied values are locals; the others are the struct's fields.
                         let place = if implied.is_some() {

@@ -226,9 +226,26 @@ fn implied_doc(p: &Protocol, s: &Struct, f: &Field) -> Option<String> {
     if f.implied.is_empty() {
         return None;
     }
-    let parts: Vec<String> = f
+    // The switch and the variants whose tag gives this field's value, said once.
+    let mut switch = None;
+    let solved: Vec<String> = f
         .implied
         .iter()
+        .filter_map(|imp| match &imp.when {
+            ImpliedWhen::Variant { field, case, .. } => match &s.fields[*field].ty {
+                Ty::Union(u) => {
+                    switch = Some(&s.fields[*field].name);
+                    Some(format!("`{}`", u.cases[*case].variant))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut parts: Vec<String> = f
+        .implied
+        .iter()
+        .filter(|imp| !matches!(imp.when, ImpliedWhen::Variant { .. }))
         .map(|imp| {
             let value = match (imp.value, &f.ty) {
                 (ImpliedValue::Bit(m), Ty::Flags(id)) => {
@@ -249,6 +266,7 @@ fn implied_doc(p: &Protocol, s: &Struct, f: &Field) -> Option<String> {
                 }
                 (ImpliedValue::Equals(v), _) => format!("`{v}`"),
                 (ImpliedValue::Bit(m), _) => format!("`{m:#x}`"),
+                (ImpliedValue::Solved, _) => "the value its tag asks".into(),
             };
             let bit = matches!(imp.value, ImpliedValue::Bit(_));
             match (&imp.when, bit) {
@@ -271,9 +289,16 @@ fn implied_doc(p: &Protocol, s: &Struct, f: &Field) -> Option<String> {
                     format!("writes {value} when `{}` is absent", s.fields[*i].name)
                 }
                 (ImpliedWhen::Holds(_, text), _) => format!("sets {value} exactly when `{text}`"),
+                (ImpliedWhen::Variant { .. }, _) => format!("writes {value}"),
             }
         })
         .collect();
+    if let Some(switch) = switch {
+        parts.push(format!(
+            "writes the value the tag asks when `{switch}` is {} (yours for its other variants)",
+            solved.join(" or ")
+        ));
+    }
     Some(format!("The encoder {}.", parts.join("; it ")))
 }
 
