@@ -186,8 +186,8 @@ fn write_runner(work: &Path, protocol: &PlannedProtocol) -> Result<PathBuf, Stri
     Ok(runner)
 }
 
-/// The types a valid message may hold (the root's, or an application's messages', the types its
-/// pieces are joined into, and every type inside them), one per line: its name, then the filter names its fields are noted under
+/// The types a valid message may hold (the root's, or an application's messages', the opening's,
+/// the types its pieces are joined into, and every type inside them), one per line: its name, then the filter names its fields are noted under
 /// (also under each `filter:` use of it), tab-separated: what `wiregen_verify` counts as
 /// reached.
 fn coverage_list(p: &wiregen::ir::Protocol) -> String {
@@ -195,6 +195,8 @@ fn coverage_list(p: &wiregen::ir::Protocol) -> String {
     if let Some(a) = &p.application {
         roots = a.messages.iter().map(|(_, ty)| *ty).collect();
     }
+    // The opening's datagrams are compared as the conversation reads them.
+    roots.extend(p.opening.iter().map(|(_, id)| *id));
     // A payload cut into pieces is decoded as its sender's type: verify joins arbitrary ones.
     if let Some(wiregen::ir::Reassembly {
         whole: wiregen::ir::WholeType::ByDirection { client, server },

@@ -86,6 +86,18 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     let d = dissect(&pcap, &luas, &args)?;
     loaded(&d, P::NAME, &opts.luas)?;
     let before = report.disagreements.len() + report.errors.len();
+    // The opening's datagrams, as their conversation reads them (by their order).
+    let mut conversation = P::Conversation::default();
+    for (frame, (from_server, m)) in opening.iter().enumerate() {
+        match P::datagram_notes_in(&mut conversation, !from_server, m) {
+            (Ok(()), notes) => compare_frame(&d, frame, m, &notes, report),
+            (Err(e), _) => report.disagreements.push(format!(
+                "frame {}: the crate cannot read its own opening datagram {}: {e}",
+                frame + 1,
+                hex(m)
+            )),
+        }
+    }
     for (i, (from_client, m)) in messages.iter().enumerate() {
         let frame = opening.len() + i;
         let notes = P::datagram_notes(*from_client, m).1;

@@ -7,6 +7,7 @@
 //! decoder of the joined payload notes.
 
 use crate::compare::{compare, expected, hex};
+use crate::frame::compare_frame;
 use crate::pcap::{Datagram, HEADERS};
 use crate::report::Report;
 use crate::rng::Rng;
@@ -115,8 +116,16 @@ pub fn check<P: ArbitraryProtocol>(
     for p in pieces {
         let mut conversation = P::Conversation::default();
         let mut joins = P::Joins::default();
+        // Each conversation's opening is compared too (as its conversation reads it).
         for (from_server, bytes) in opening {
-            let _ = P::decode_datagram(&mut conversation, !from_server, bytes);
+            match P::datagram_notes_in(&mut conversation, !from_server, bytes) {
+                (Ok(()), notes) => compare_frame(d, frame, bytes, &notes, report),
+                (Err(e), _) => report.disagreements.push(format!(
+                    "frame {}: the crate cannot read its own opening datagram {}: {e}",
+                    frame + 1,
+                    hex(bytes)
+                )),
+            }
             frame += 1;
         }
         let frames = frame..frame + p.sent.len();

@@ -3,7 +3,9 @@
 //! Types, decoders and encoders of every schema type.
 
 use std::borrow::Cow;
-use wiregen_runtime::{Codec, DecodeError, EncodeError, IntoOwned, Reader, Trace, Writer};
+use wiregen_runtime::{
+    Codec, DecodeError, EncodeError, FieldNote, IntoOwned, Reader, Trace, Writer,
+};
 
 // Each schema type named apart from the bytes it borrows (`wiregen_runtime::Type`).
 wiregen_runtime::types! {
@@ -152,6 +154,35 @@ impl Conversation {
             },
         )
     }
+    /// Every field of the next datagram as the dissector shows it (the opening's by
+    /// their order, as [`Conversation::decode`] tells them apart).
+    pub fn dissect<'a>(
+        &mut self,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let count = if from_client {
+            &mut self.from_client
+        } else {
+            &mut self.from_server
+        };
+        let k = *count;
+        *count += 1;
+        match (from_client, k) {
+            (true, 0) => {
+                let (value, notes) = Hello::dissect(bytes);
+                (value.map(drop), notes)
+            }
+            (false, 0) => {
+                let (value, notes) = Welcome::dissect(bytes);
+                (value.map(drop), notes)
+            }
+            _ => {
+                let (value, notes) = Packet::dissect(bytes);
+                (value.map(drop), notes)
+            }
+        }
+    }
 }
 
 /// The schema as a whole, for tools that take any generated protocol as a type
@@ -168,6 +199,13 @@ impl wiregen_runtime::Protocol for Protocol {
     const UDP_PORTS: &'static [u16] = &[9114];
     type Joins = ();
     type Joined = std::convert::Infallible;
+    fn datagram_notes_in<'a>(
+        conversation: &mut Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        conversation.dissect(from_client, bytes)
+    }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,
         from_client: bool,

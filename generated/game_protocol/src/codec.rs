@@ -1403,6 +1403,39 @@ impl Conversation {
             },
         )
     }
+    /// Every field of the next datagram as the dissector shows it (the opening's by
+    /// their order, as [`Conversation::decode`] tells them apart).
+    pub fn dissect<'a>(
+        &mut self,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        let count = if from_client {
+            &mut self.from_client
+        } else {
+            &mut self.from_server
+        };
+        let k = *count;
+        *count += 1;
+        match (from_client, k) {
+            (true, 0) => {
+                let (value, notes) = Init::dissect(bytes);
+                (value.map(drop), notes)
+            }
+            (true, 1) => {
+                let (value, notes) = ChallengeResponse::dissect(bytes);
+                (value.map(drop), notes)
+            }
+            (false, 0) => {
+                let (value, notes) = Challenge::dissect(bytes);
+                (value.map(drop), notes)
+            }
+            _ => {
+                let (value, notes) = Packet::dissect(bytes);
+                (value.map(drop), notes)
+            }
+        }
+    }
 }
 
 /// Largest piece a sender puts in one packet.
@@ -1608,6 +1641,13 @@ impl wiregen_runtime::Protocol for Protocol {
         };
         message.add_facts(&mut facts);
         facts
+    }
+    fn datagram_notes_in<'a>(
+        conversation: &mut Conversation,
+        from_client: bool,
+        bytes: &'a [u8],
+    ) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+        conversation.dissect(from_client, bytes)
     }
     fn decode_datagram<'a>(
         conversation: &mut Self::Conversation,

@@ -121,12 +121,20 @@ impl<'p> Gen<'p> {
         })
     }
 
-    /// `Protocol::datagram_notes_in` of a schema whose conversations keep state (and no
-    /// opening): the datagram dissected with the lists earlier ones announced, its own
-    /// recorded.
+    /// `Protocol::datagram_notes_in` of a schema whose conversations open with datagrams told
+    /// apart by their order, or keep state: the datagram dissected as its conversation reads it
+    /// (the lists earlier ones announced, its own recorded).
     fn datagram_notes_in(&self) -> TokenStream {
         let p = self.p;
-        if p.state.is_empty() || !p.opening.is_empty() {
+        // An opening's datagrams are told apart by their order.
+        if !p.opening.is_empty() {
+            return quote! {
+                fn datagram_notes_in<'a>(conversation: &mut Conversation, from_client: bool, bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                    conversation.dissect(from_client, bytes)
+                }
+            };
+        }
+        if p.state.is_empty() {
             return quote! {};
         }
         let root = ident(&p.root().name);

@@ -66,6 +66,7 @@ impl<'p> Gen<'p> {
         };
         let client = side_arms(Side::Client);
         let server = side_arms(Side::Server);
+        let dissect = self.conversation_dissect();
         let datagram_doc = doc_prose(&format!(
             "One datagram of a conversation: an opening datagram (told apart by its order) or a \
              [`{root}`]."
@@ -139,6 +140,52 @@ impl<'p> Gen<'p> {
                         #(#server)*
                         _ => Datagram::#root(#decode_root?),
                     })
+                }
+
+                #dissect
+            }
+        }
+    }
+
+    /// `Conversation::dissect`: the next datagram's fields as the dissector shows them, told
+    /// apart by their order as `decode` tells them.
+    fn conversation_dissect(&self) -> TokenStream {
+        let p = self.p;
+        let root = ident(&p.root().name);
+        // The same order, each datagram dissected (its fields as the dissector shows them).
+        let dissect_arms: Vec<TokenStream> = [Side::Client, Side::Server]
+            .into_iter()
+            .flat_map(|side| {
+                p.opening
+                    .iter()
+                    .filter(move |(s, _)| *s == side)
+                    .enumerate()
+                    .map(move |(k, (_, id))| {
+                        let v = ident(&p.structs[*id].name);
+                        let k = lit_usize(k);
+                        let client = side == Side::Client;
+                        quote! { (#client, #k) => { let (value, notes) = #v::dissect(bytes); (value.map(drop), notes) } }
+                    })
+            })
+            .collect();
+        let dissect_root = if self.l.reads_direction[p.root] {
+            quote! { #root::dissect_from(bytes, from_client) }
+        } else {
+            quote! { #root::dissect(bytes) }
+        };
+        quote! {
+            /// Every field of the next datagram as the dissector shows it (the opening's by
+            /// their order, as [`Conversation::decode`] tells them apart).
+            pub fn dissect<'a>(&mut self, from_client: bool, bytes: &'a [u8]) -> (Result<(), DecodeError>, Vec<FieldNote<'a>>) {
+                let count = if from_client { &mut self.from_client } else { &mut self.from_server };
+                let k = *count;
+                *count += 1;
+                match (from_client, k) {
+                    #(#dissect_arms)*
+                    _ => {
+                        let (value, notes) = #dissect_root;
+                        (value.map(drop), notes)
+                    }
                 }
             }
         }
