@@ -157,17 +157,21 @@ impl Seen {
 }
 
 impl Coverage {
-    /// Whether a type (with fields) or a case is not reached in `seen`, but those declared
+    /// The types (with fields) and the cases not reached in `seen`, but those `declared`
     /// unreachable.
-    pub fn unreached(&self, seen: &Seen, declared: &[String]) -> bool {
+    pub fn unreached<'c>(&'c self, seen: &Seen, declared: &[String]) -> Vec<&'c str> {
         let declared = |name: &str| declared.iter().any(|d| d == name);
-        self.types_held(seen)
-            .iter()
-            .any(|(name, held, of)| *held == 0 && *of > 0 && !declared(name))
-            || self
-                .cases_taken(seen)
-                .iter()
-                .any(|(name, taken)| !taken && !declared(name))
+        let types = self
+            .types_held(seen)
+            .into_iter()
+            .filter(|(name, held, of)| *held == 0 && *of > 0 && !declared(name))
+            .map(|(name, _, _)| name);
+        let cases = self
+            .cases_taken(seen)
+            .into_iter()
+            .filter(|(name, taken)| !taken && !declared(name))
+            .map(|(name, _)| name);
+        types.chain(cases).collect()
     }
 
     /// Per type: how many of its fields the compared messages held, of how many.

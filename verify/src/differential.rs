@@ -4,6 +4,7 @@
 //! panic in the crate.
 
 use crate::compare::hex;
+use crate::conversation::compare_opening;
 use crate::coverage::Seen;
 use crate::frame::compare_frame;
 use crate::pcap::{write_pcap, Datagram};
@@ -88,16 +89,7 @@ fn run<P: ArbitraryProtocol>(opts: &Options, report: &mut Report) -> Result<(), 
     let before = report.disagreements.len() + report.errors.len();
     // The opening's datagrams, as their conversation reads them (by their order).
     let mut conversation = P::Conversation::default();
-    for (frame, (from_server, m)) in opening.iter().enumerate() {
-        match P::datagram_notes_in(&mut conversation, !from_server, m) {
-            (Ok(()), notes) => compare_frame(&d, frame, m, &notes, report),
-            (Err(e), _) => report.disagreements.push(format!(
-                "frame {}: the crate cannot read its own opening datagram {}: {e}",
-                frame + 1,
-                hex(m)
-            )),
-        }
-    }
+    compare_opening::<P>(&d, 0, &mut conversation, &opening, report);
     for (i, (from_client, m)) in messages.iter().enumerate() {
         let frame = opening.len() + i;
         let notes = P::datagram_notes(*from_client, m).1;
@@ -275,7 +267,11 @@ fn valid_messages<P: ArbitraryProtocol>(
     let guided_budget = budget + n.saturating_mul(10);
     loop {
         let more = out.len() < n;
-        let guided = !more && report.coverage.unreached(&guide, &report.unreachable);
+        let guided = !more
+            && !report
+                .coverage
+                .unreached(&guide, &report.unreachable)
+                .is_empty();
         if !(more && report.tried < budget
             || guided && report.tried < guided_budget && out.len() < 2 * n)
         {
@@ -290,12 +286,7 @@ fn valid_messages<P: ArbitraryProtocol>(
         let bytes = match P::arbitrary_message(&mut u, from_client) {
             Ok(Ok(bytes)) => bytes,
             Ok(Err(e)) => {
-                report.refused += 1;
-                // By field and kind, values left out: the reasons a schema's random values
-                // are mostly invalid (a count field too small for the lists, say).
-                let kind = format!("{:?}", e.kind);
-                let kind = kind.split([' ', '{']).next().unwrap_or("").to_string();
-                *report.refusals.entry((e.field(), kind)).or_default() += 1;
+                report.refuse(&e);
                 continue;
             }
             Err(_) => continue,

@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 mod compare;
+mod conversation;
 mod coverage;
 mod differential;
 mod frame;

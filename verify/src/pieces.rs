@@ -7,7 +7,7 @@
 //! decoder of the joined payload notes.
 
 use crate::compare::{compare, expected, hex};
-use crate::frame::compare_frame;
+use crate::conversation;
 use crate::pcap::{Datagram, HEADERS};
 use crate::report::Report;
 use crate::rng::Rng;
@@ -69,12 +69,7 @@ pub fn arbitrary_pieces<P: ArbitraryProtocol>(
                     sent,
                 })
             }
-            Ok(Err(e)) => {
-                report.refused += 1;
-                let kind = format!("{:?}", e.kind);
-                let kind = kind.split([' ', '{']).next().unwrap_or("").to_string();
-                *report.refusals.entry((e.field(), kind)).or_default() += 1;
-            }
+            Ok(Err(e)) => report.refuse(&e),
             Err(_) => {}
         }
     }
@@ -92,12 +87,15 @@ pub fn datagrams(
     let mut out = Vec::new();
     for (k, p) in pieces.iter().enumerate() {
         let client = 50000 + (k % 10000) as u16;
-        for (from_server, bytes) in opening {
-            out.push(between(server, client, *from_server, bytes));
-        }
-        for &i in &p.sent {
-            out.push(between(server, client, !p.from_client, &p.datagrams[i]));
-        }
+        let sent = p.sent.iter().map(|&i| &p.datagrams[i][..]);
+        out.extend(conversation::datagrams(
+            server,
+            client,
+            opening,
+            p.from_client,
+            sent,
+            &between,
+        ));
     }
     out
 }
@@ -117,17 +115,7 @@ pub fn check<P: ArbitraryProtocol>(
         let mut conversation = P::Conversation::default();
         let mut joins = P::Joins::default();
         // Each conversation's opening is compared too (as its conversation reads it).
-        for (from_server, bytes) in opening {
-            match P::datagram_notes_in(&mut conversation, !from_server, bytes) {
-                (Ok(()), notes) => compare_frame(d, frame, bytes, &notes, report),
-                (Err(e), _) => report.disagreements.push(format!(
-                    "frame {}: the crate cannot read its own opening datagram {}: {e}",
-                    frame + 1,
-                    hex(bytes)
-                )),
-            }
-            frame += 1;
-        }
+        frame = conversation::compare_opening::<P>(d, frame, &mut conversation, opening, report);
         let frames = frame..frame + p.sent.len();
         let mut joined = Vec::new();
         for (at, &i) in frames.clone().zip(&p.sent) {

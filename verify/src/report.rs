@@ -134,18 +134,16 @@ impl Report {
     /// The types (with fields to show) and the cases no compared message reached, but those
     /// declared unreachable.
     pub fn unreached(&self) -> Vec<&str> {
-        let types = self
-            .type_coverage()
-            .into_iter()
-            .filter(|(name, held, of)| *held == 0 && *of > 0 && !self.declared(name))
-            .map(|(name, _, _)| name);
-        let cases = self
-            .coverage
-            .cases_taken(&self.seen)
-            .into_iter()
-            .filter(|(name, taken)| !taken && !self.declared(name))
-            .map(|(name, _)| name);
-        types.chain(cases).collect()
+        self.coverage.unreached(&self.seen, &self.unreachable)
+    }
+
+    /// Counts a value the encoder refused, by field and kind of refusal: the reasons a schema's
+    /// random values are mostly invalid (a count field too small for the lists, say).
+    pub(crate) fn refuse(&mut self, e: &wiregen_runtime::EncodeError) {
+        self.refused += 1;
+        let kind = format!("{:?}", e.kind);
+        let kind = kind.split([' ', '{']).next().unwrap_or("").to_string();
+        *self.refusals.entry((e.field(), kind)).or_default() += 1;
     }
 
     /// Fewer than a tenth of the messages asked for: the encoder refused nearly every arbitrary

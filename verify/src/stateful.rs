@@ -6,6 +6,7 @@
 //! dissector, which keeps the same state.
 
 use crate::compare::hex;
+use crate::conversation;
 use crate::frame::compare_frame;
 use crate::pcap::Datagram;
 use crate::report::Report;
@@ -42,12 +43,7 @@ pub fn arbitrary_stateful<P: ArbitraryProtocol>(
                 from_client,
                 datagrams,
             }),
-            Ok(Err(e)) => {
-                report.refused += 1;
-                let kind = format!("{:?}", e.kind);
-                let kind = kind.split([' ', '{']).next().unwrap_or("").to_string();
-                *report.refusals.entry((e.field(), kind)).or_default() += 1;
-            }
+            Ok(Err(e)) => report.refuse(&e),
             Err(_) => {}
         }
     }
@@ -65,12 +61,15 @@ pub fn datagrams(
     let mut out = Vec::new();
     for (k, c) in conversations.iter().enumerate() {
         let client = 60000 + (k % 5000) as u16;
-        for (from_server, bytes) in opening {
-            out.push(between(server, client, *from_server, bytes));
-        }
-        for bytes in &c.datagrams {
-            out.push(between(server, client, !c.from_client, bytes));
-        }
+        let sent = c.datagrams.iter().map(Vec::as_slice);
+        out.extend(conversation::datagrams(
+            server,
+            client,
+            opening,
+            c.from_client,
+            sent,
+            &between,
+        ));
     }
     out
 }
@@ -88,10 +87,7 @@ pub fn check<P: ArbitraryProtocol>(
     let mut frame = first;
     for c in conversations {
         let mut conversation = P::Conversation::default();
-        for (from_server, bytes) in opening {
-            let _ = P::decode_datagram(&mut conversation, !from_server, bytes);
-            frame += 1;
-        }
+        frame = conversation::compare_opening::<P>(d, frame, &mut conversation, opening, report);
         report.stateful_sent += 1;
         for bytes in &c.datagrams {
             let (read, notes) = P::datagram_notes_in(&mut conversation, c.from_client, bytes);

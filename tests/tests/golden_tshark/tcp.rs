@@ -29,6 +29,22 @@ fn random_packet(rng: &mut Rng) -> Packet<'static> {
     Packet { body }
 }
 
+/// `stream` sent from a client's port to `port` in segments of 1 to `most` bytes.
+fn cut(stream: &[u8], port: u16, most: u64, rng: &mut Rng) -> Vec<Segment> {
+    let mut segments = Vec::new();
+    let mut at = 0;
+    while at < stream.len() {
+        let n = (1 + rng.below(most) as usize).min(stream.len() - at);
+        segments.push(Segment {
+            src_port: 50002,
+            dst_port: port,
+            payload: stream[at..at + n].to_vec(),
+        });
+        at += n;
+    }
+    segments
+}
+
 #[test]
 fn a_size_that_counts_itself_reads_alike_from_segments_cut_anywhere() {
     let mut rng = Rng(0x3979);
@@ -47,17 +63,7 @@ fn a_size_that_counts_itself_reads_alike_from_segments_cut_anywhere() {
     let found: Vec<&[u8]> = tcp::frames(&stream).map(Result::unwrap).collect();
     assert_eq!(found.len(), packets.len());
     // Cut anywhere: segments of 1 to 40 bytes hold several messages or part of one.
-    let mut segments = Vec::new();
-    let mut at = 0;
-    while at < stream.len() {
-        let n = (1 + rng.below(40) as usize).min(stream.len() - at);
-        segments.push(Segment {
-            src_port: 50002,
-            dst_port: 9142,
-            payload: stream[at..at + n].to_vec(),
-        });
-        at += n;
-    }
+    let segments = cut(&stream, 9142, 40, &mut rng);
     let dir = std::env::temp_dir().join(format!("wiregen-tcp-sized-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pcap = dir.join("tcp_sized.pcap");
@@ -139,17 +145,7 @@ fn a_map_download_joins_in_stream_order_from_its_begin_to_its_done_in_both_outpu
     // The dissector, from segments of 1 to 150 bytes: the same bytes, in the segment that
     // completed the MAP_DONE.
     let mut rng = Rng(0x5a7e);
-    let mut segments = Vec::new();
-    let mut at = 0;
-    while at < stream.len() {
-        let n = (1 + rng.below(150) as usize).min(stream.len() - at);
-        segments.push(Segment {
-            src_port: 50002,
-            dst_port: 9142,
-            payload: stream[at..at + n].to_vec(),
-        });
-        at += n;
-    }
+    let segments = cut(&stream, 9142, 150, &mut rng);
     let done_segment = {
         let mut end = 0;
         segments
@@ -228,17 +224,7 @@ fn a_length_inside_the_header_reads_alike_from_segments_cut_anywhere() {
     stream.extend_from_slice(&[1, 0, 2, b'x', b'y']);
     let e = tcp::frames(&stream).last().unwrap().unwrap_err();
     assert_eq!(e.offset, lost_at + 1, "{e}");
-    let mut segments = Vec::new();
-    let mut at = 0;
-    while at < stream.len() {
-        let n = (1 + rng.below(40) as usize).min(stream.len() - at);
-        segments.push(Segment {
-            src_port: 50002,
-            dst_port: 9143,
-            payload: stream[at..at + n].to_vec(),
-        });
-        at += n;
-    }
+    let segments = cut(&stream, 9143, 40, &mut rng);
     let dir = std::env::temp_dir().join(format!("wiregen-tcp-inside-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pcap = dir.join("tcp_inside.pcap");
