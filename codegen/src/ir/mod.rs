@@ -455,9 +455,9 @@ impl Protocol {
     /// drawn at random.
     pub fn cases_cover(&self, tag: &Ty, u: &Union) -> bool {
         let covered = |lo: u64, hi: u64| {
-            u.cases.iter().flat_map(|c| &c.values).any(|v| match *v {
-                CaseValue::One(x) => lo == x && hi == x,
-                CaseValue::Range(a, b) => a <= lo && hi <= b,
+            u.cases.iter().flat_map(|c| &c.values).any(|v| {
+                let (a, b) = v.bounds();
+                a <= lo && hi <= b
             })
         };
         match tag {

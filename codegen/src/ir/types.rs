@@ -206,6 +206,16 @@ pub enum CaseValue {
     Range(u64, u64),
 }
 
+impl CaseValue {
+    /// The inclusive range of tag values it names (`(3, 3)` for one value).
+    pub fn bounds(self) -> (u64, u64) {
+        match self {
+            CaseValue::One(x) => (x, x),
+            CaseValue::Range(lo, hi) => (lo, hi),
+        }
+    }
+}
+
 impl Case {
     /// The value an encoder writes for this case, when the case names exactly one.
     pub fn single(&self) -> Option<u64> {

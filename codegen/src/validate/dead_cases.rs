@@ -44,10 +44,8 @@ impl Validator<'_> {
 
 /// Whether `valid` allows a value of `v`.
 fn allows(valid: &Valid, v: CaseValue) -> bool {
-    let (lo, hi) = match v {
-        CaseValue::One(x) => (x as i128, x as i128),
-        CaseValue::Range(a, b) => (a as i128, b as i128),
-    };
+    let (lo, hi) = v.bounds();
+    let (lo, hi) = (lo as i128, hi as i128);
     match valid {
         Valid::List(values) => values.iter().any(|&x| lo <= x as i128 && x as i128 <= hi),
         Valid::Range { min, max } => {

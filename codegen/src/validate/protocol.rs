@@ -450,55 +450,49 @@ impl<'f> Validator<'f> {
     fn tcp_length_field(&mut self, proto: &Protocol, at: usize, prefix: IntTy) {
         let yp = "protocol.transport.tcp.length_at";
         let root = proto.root();
-        let mut offset = 0;
-        for f in &root.fields {
-            let Some(n) = proto.fixed_size(&f.ty).filter(|_| f.condition.is_none()) else {
-                break;
-            };
-            if offset == at {
-                if !matches!(f.ty, Ty::Int(it) if it == prefix) {
-                    let message = format!(
-                        "the root's field at byte {at} is '{}', not a {} {} length",
+        if let Some(&(fi, _, n)) = leading_fixed(proto)
+            .iter()
+            .find(|(_, offset, _)| *offset == at)
+        {
+            let f = &root.fields[fi];
+            if !matches!(f.ty, Ty::Int(it) if it == prefix) {
+                let message = format!(
+                    "the root's field at byte {at} is '{}', not a {} {} length",
+                    f.name,
+                    prefix.name(),
+                    prefix.endian.words()
+                );
+                self.error(
+                    "E0724",
+                    yp,
+                    message,
+                    Some(format!(
+                        "give 'length_at' the byte of the length field, or make '{}' a {} {}",
                         f.name,
                         prefix.name(),
                         prefix.endian.words()
-                    );
-                    self.error(
-                        "E0724",
-                        yp,
-                        message,
-                        Some(format!(
-                            "give 'length_at' the byte of the length field, or make '{}' a {} {}",
-                            f.name,
-                            prefix.name(),
-                            prefix.endian.words()
-                        )),
-                    );
-                } else if !matches!(f.role, Role::Derived(_)) {
-                    let message = format!(
-                        "the root's '{}' holds the TCP length, but nothing derives it: the \
-                         encoder would write what the user sets",
-                        f.name
-                    );
-                    self.error(
-                        "E0726",
-                        yp,
-                        message,
-                        Some(format!(
-                            "make it the length of the root's last field, which the encoder then \
-                         fills: length: \"{0} - {1}\" when it counts the whole message, \
-                         length: {0} when it counts what follows it",
-                            f.name,
-                            at + n
-                        )),
-                    );
-                }
-                return;
+                    )),
+                );
+            } else if !matches!(f.role, Role::Derived(_)) {
+                let message = format!(
+                    "the root's '{}' holds the TCP length, but nothing derives it: the \
+                     encoder would write what the user sets",
+                    f.name
+                );
+                self.error(
+                    "E0726",
+                    yp,
+                    message,
+                    Some(format!(
+                        "make it the length of the root's last field, which the encoder then \
+                     fills: length: \"{0} - {1}\" when it counts the whole message, \
+                     length: {0} when it counts what follows it",
+                        f.name,
+                        at + n
+                    )),
+                );
             }
-            if offset > at {
-                break;
-            }
-            offset += n;
+            return;
         }
         self.error(
             "E0725",
@@ -553,29 +547,44 @@ impl<'f> Validator<'f> {
         yp: &str,
     ) -> Option<Heuristic> {
         // Only leading fixed-size fields have a known offset before dissection.
-        let root = proto.root();
-        let fixed = root
-            .fields
-            .iter()
-            .take_while(|f| f.condition.is_none() && proto.fixed_size(&f.ty).is_some())
-            .count();
+        let leading = leading_fixed(proto);
+        let fixed = leading.len();
         let scope = Scope {
             struct_id: proto.root,
             visible: fixed,
             yaml_path: yp,
         };
         let expr = self.expr_of(&scope, text, ExprTy::Bool);
-        let mut min_len = 0;
-        let mut offset = 0;
         let mut used = Vec::new();
         expr.local_fields(&mut used);
-        for (i, f) in root.fields.iter().take(fixed).enumerate() {
-            let n = proto.fixed_size(&f.ty).unwrap_or(0);
-            offset += n;
-            if used.contains(&i) {
-                min_len = offset;
-            }
-        }
+        let min_len = leading
+            .iter()
+            .filter(|(i, _, _)| used.contains(i))
+            .map(|(_, offset, n)| offset + n)
+            .max()
+            .unwrap_or(0);
         Some(Heuristic { expr, min_len })
     }
+}
+
+/// The root's leading fields of a fixed size and no condition, each with its byte offset and
+/// size: what is known of a message before dissecting it (heuristics, a TCP length inside it).
+fn leading_fixed(proto: &Protocol) -> Vec<(usize, usize, usize)> {
+    let mut offset = 0;
+    proto
+        .root()
+        .fields
+        .iter()
+        .map_while(|f| {
+            f.condition
+                .is_none()
+                .then(|| proto.fixed_size(&f.ty))
+                .flatten()
+        })
+        .enumerate()
+        .map(|(i, n)| {
+            offset += n;
+            (i, offset - n, n)
+        })
+        .collect()
 }

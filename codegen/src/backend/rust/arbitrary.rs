@@ -175,23 +175,19 @@ impl Gen<'_> {
             .cases
             .iter()
             .flat_map(|c| &c.values)
-            .map(|v| match *v {
-                CaseValue::One(v) => (v, v),
-                CaseValue::Range(lo, hi) => (lo, hi),
-            })
+            .map(|v| v.bounds())
             .collect();
+        // Whether no case takes a value of `lo..=hi`.
+        let free = |taken: &[(u64, u64)], lo: u64, hi: u64| {
+            !taken.iter().any(|&(a, b)| lo <= b && a <= hi)
+        };
         // Within the tag field's `valid` too: a list's other values, a range's.
         let mut top = None;
         match &tag.valid {
             Some(Valid::List(values)) if matches!(ty, Ty::Int(it) if !it.signed) => {
                 let free: Vec<Literal> = values
                     .iter()
-                    .filter(|&&v| {
-                        v >= 0
-                            && !taken
-                                .iter()
-                                .any(|&(lo, hi)| lo <= v as u64 && v as u64 <= hi)
-                    })
+                    .filter(|&&v| v >= 0 && free(&taken, v as u64, v as u64))
                     .map(|&v| lit_u64(v as u64))
                     .collect();
                 if free.is_empty() {
@@ -226,17 +222,16 @@ impl Gen<'_> {
                     let raw = outside(&e.repr);
                     quote! { #raw.map(#name::from_raw) }
                 } else {
-                    let free = |lo: u64, hi: u64| !taken.iter().any(|&(a, b)| lo <= b && a <= hi);
                     let values: Vec<_> = e
                         .values
                         .iter()
-                        .filter(|v| free(v.value, v.value))
+                        .filter(|v| free(&taken, v.value, v.value))
                         .map(|v| lit_u64(v.value))
                         .collect();
                     let ranges: Vec<_> = e
                         .ranges
                         .iter()
-                        .filter(|r| free(r.lo, r.hi))
+                        .filter(|r| free(&taken, r.lo, r.hi))
                         .map(|r| {
                             let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
                             quote! { (#lo, #hi) }

@@ -16,12 +16,7 @@ pub(crate) enum Ctx<'n> {
 
 /// Case values sorted, with touching and overlapping ones merged into ranges.
 pub(crate) fn merged_values(values: impl Iterator<Item = CaseValue>) -> Vec<CaseValue> {
-    let mut spans: Vec<(u64, u64)> = values
-        .map(|v| match v {
-            CaseValue::One(x) => (x, x),
-            CaseValue::Range(lo, hi) => (lo, hi),
-        })
-        .collect();
+    let mut spans: Vec<(u64, u64)> = values.map(CaseValue::bounds).collect();
     spans.sort();
     let mut out: Vec<(u64, u64)> = Vec::new();
     for (lo, hi) in spans {
@@ -143,10 +138,7 @@ impl<'p> Gen<'p> {
         let n = ident(&e.name);
         let mut pats = Vec::new();
         for cv in &values {
-            let (lo, hi) = match *cv {
-                CaseValue::One(x) => (x, x),
-                CaseValue::Range(lo, hi) => (lo, hi),
-            };
+            let (lo, hi) = cv.bounds();
             let named: Vec<&NamedConst> = e
                 .values
                 .iter()
@@ -222,10 +214,7 @@ impl<'p> Gen<'p> {
         };
         let mut next = 0u64;
         for cv in merged_values(values.iter().copied()) {
-            let (lo, hi) = match cv {
-                CaseValue::One(x) => (x, x),
-                CaseValue::Range(lo, hi) => (lo, hi),
-            };
+            let (lo, hi) = cv.bounds();
             if lo > next {
                 return false;
             }

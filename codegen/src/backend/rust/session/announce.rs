@@ -12,12 +12,16 @@ use super::carriers::{Target, Visit};
 use super::*;
 
 /// A state table verify can announce: its record's holder reached as a case of the root's
-/// switch, its elements built from an item.
+/// switch, its elements holding the values the consumers' switches took.
 struct Announced {
     /// The local collecting the lists the message needs (the table's name).
     lists: Ident,
     /// Statements announcing every collected list (pushing root messages to `datagrams`).
     announce: TokenStream,
+    /// The elements' switch (struct, field), whose enum the consumers' switches share.
+    elements: (StructId, usize),
+    /// The record's key type (as `Debug` writes it: the consumers' keys must be alike).
+    key_ty: String,
 }
 
 impl Gen<'_> {
@@ -29,10 +33,10 @@ impl Gen<'_> {
         let mut tables = Vec::new();
         let mut targets: Vec<Target> = Vec::new();
         for (ti, table) in p.state.iter().enumerate() {
-            let Some((announced, elements)) = self.announced(table) else {
+            let Some(announced) = self.announced(table) else {
                 continue;
             };
-            let found = self.consumers(ti, table, elements, &announced.lists);
+            let found = self.consumers(ti, &announced);
             if found.is_empty() {
                 continue;
             }
@@ -81,7 +85,7 @@ impl Gen<'_> {
 
     /// How a table's lists are announced, when its record is a case of the root's switch and
     /// its elements' switch, whose tag is the item, has the enum the consumers' switches share.
-    fn announced(&self, table: &StateTable) -> Option<(Announced, (StructId, usize))> {
+    fn announced(&self, table: &StateTable) -> Option<Announced> {
         let p = self.p;
         let r = table
             .records
@@ -134,25 +138,25 @@ impl Gen<'_> {
                 datagrams.push(carrier);
             }
         };
-        Some((Announced { lists, announce }, (r.elem, switch)))
+        Some(Announced {
+            lists,
+            announce,
+            elements: (r.elem, switch),
+            key_ty: format!("{:?}", p.structs[r.holder].fields[r.key].ty),
+        })
     }
 
-    /// The structs whose values read a table (an array field selecting one of its lists by a
-    /// field of theirs, whose elements' switch is on an item of it and shares the enum of
-    /// `elements`), each with the statements collecting the values its value `part` holds
-    /// into `lists`, by index.
-    fn consumers(
-        &self,
-        ti: usize,
-        table: &StateTable,
-        elements: (StructId, usize),
-        lists: &Ident,
-    ) -> Vec<(StructId, TokenStream)> {
+    /// The structs whose values read table `ti` (an array field selecting one of its lists by
+    /// a field of theirs, of the record's key type, whose elements' switch is on an item of it
+    /// and shares the enum of the announced elements), each with the statements collecting the
+    /// values its value `part` holds into the lists, by index.
+    fn consumers(&self, ti: usize, announced: &Announced) -> Vec<(StructId, TokenStream)> {
         let p = self.p;
+        let (elements, lists) = (announced.elements, &announced.lists);
         let Ty::Union(eu) = &p.structs[elements.0].fields[elements.1].ty else {
             return Vec::new();
         };
-        let Some((_, item)) = eu.on.local_field().map(|i| ((), i)) else {
+        let Some(item) = eu.on.local_field() else {
             return Vec::new();
         };
         let tag = ident(&p.structs[elements.0].fields[item].name);
@@ -181,13 +185,8 @@ impl Gen<'_> {
                     continue;
                 };
                 // The holder's key and this one are of one type (the lists are keyed alike).
-                let holder_key = table
-                    .records
-                    .iter()
-                    .find(|r| r.via.is_none())
-                    .map(|r| format!("{:?}", p.structs[r.holder].fields[r.key].ty));
                 if !matches!(es.fields[index].ty, Ty::Int(_))
-                    || holder_key != Some(format!("{:?}", s.fields[key].ty))
+                    || announced.key_ty != format!("{:?}", s.fields[key].ty)
                 {
                     continue;
                 }
