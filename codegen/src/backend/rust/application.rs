@@ -2,16 +2,22 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `application` module: an application protocol over this transport, its points and decoders.
+#[derive(Clone, Copy)]
+pub(crate) struct ApplicationModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> ApplicationModule<'p> {
     /// An application schema's `Message`: its messages by id, from and to the transport's
     /// payloads and message types.
     pub(crate) fn application_module(&self) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let Some(a) = &p.application else {
             return Ok(quote! {});
         };
-        let t = self.other_protocol(&a.transport);
-        let lt = if self.messages_borrow(a) {
+        let t = self.c.extension().other_protocol(&a.transport);
+        let lt = if self.c.datagrams().messages_borrow(a) {
             quote! { <'a> }
         } else {
             quote! {}
@@ -26,7 +32,7 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|(_, sid)| {
                 let n = ident(&p.structs[*sid].name);
-                if self.l.borrows[*sid] {
+                if self.c.l.borrows[*sid] {
                     quote! { #n<'a> }
                 } else {
                     quote! { #n }
@@ -59,9 +65,9 @@ impl<'p> Gen<'p> {
         };
         let points = self.application_points(a, &t);
         let (decode_fns, write_id) = self.application_decoders(a, &reader_new, &payload_in);
-        let datagrams = self.application_datagrams(a);
-        let into_owned = self.application_into_owned(a);
-        let derives = self.features().data_derives();
+        let datagrams = self.c.datagrams().application_datagrams(a);
+        let into_owned = self.c.datagrams().application_into_owned(a);
+        let derives = self.c.features().data_derives();
         Ok(quote! {
             /// A message of this application, by the message id the transport carries.
             #derives
@@ -163,7 +169,7 @@ impl<'p> Gen<'p> {
         reader_new: &TokenStream,
         payload_in: &TokenStream,
     ) -> (TokenStream, TokenStream) {
-        let p = self.p;
+        let p = self.c.p;
         let (rd, _) = super::reader_writer(a.layout);
         // With its own id the application reads and writes the id first; otherwise the
         // transport's message carries it.

@@ -6,6 +6,12 @@
 
 use super::*;
 
+/// Renders an application's datagrams: the messages of each direction and how they are sent and routed.
+#[derive(Clone, Copy)]
+pub(crate) struct ApplicationDatagrams<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// `inner` nested along `route` from the transport's root: each step's struct literal around
 /// the switch variant holding the next. With `rest` = `, ..` a pattern (binding `inner`),
 /// empty a value.
@@ -104,22 +110,22 @@ fn doc_paragraphs(paragraphs: &[String]) -> TokenStream {
     quote! { #( #[doc = #lines] )* }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> ApplicationDatagrams<'p> {
     /// Whether a message of the application borrows its input (so `Message` has a lifetime).
     pub(crate) fn messages_borrow(&self, a: &Application) -> bool {
-        a.messages.iter().any(|(_, sid)| self.l.borrows[*sid])
+        a.messages.iter().any(|(_, sid)| self.c.l.borrows[*sid])
     }
 
     /// `IntoOwned` for an application `Message` that borrows (so `receive` can hand out
     /// messages decoded from payloads the transport had to copy).
     pub(crate) fn application_into_owned(&self, a: &Application) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         if !self.messages_borrow(a) {
             return quote! {};
         }
         let arms = a.messages.iter().map(|(_, sid)| {
             let n = ident(&p.structs[*sid].name);
-            if self.l.borrows[*sid] {
+            if self.c.l.borrows[*sid] {
                 quote! { Message::#n(m) => Message::#n(IntoOwned::into_owned(m)), }
             } else {
                 quote! { Message::#n(m) => Message::#n(m), }
@@ -138,7 +144,7 @@ impl<'p> Gen<'p> {
 
     /// `receive`, `from_transport` and the `encode_<point>` senders, inside `impl Message`.
     pub(crate) fn application_datagrams(&self, a: &Application) -> TokenStream {
-        let t = self.other_protocol(&a.transport);
+        let t = self.c.extension().other_protocol(&a.transport);
         let root = ident(&a.transport_root);
         let root_ref = if a.transport_root_borrows {
             quote! { &'a #t::#root<'_> }

@@ -4,20 +4,26 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders an application protocol's marker type and its `Protocol` impls.
+#[derive(Clone, Copy)]
+pub(crate) struct ApplicationMarker<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> ApplicationMarker<'p> {
     /// `Received` (a transport datagram and the game message in it) and the `Protocol`,
     /// `SerdeProtocol` and `ArbitraryProtocol` impls of an application.
     pub(crate) fn application_protocol_marker(&self, a: &Application) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let (name, title) = (&p.name, &p.title);
-        let t = self.other_protocol(&a.transport);
+        let t = self.c.extension().other_protocol(&a.transport);
         let root = ident(&a.transport_root);
         let (lt, root_ty) = if a.transport_root_borrows {
             (quote! { <'a> }, quote! { #t::#root<'a> })
         } else {
             (quote! {}, quote! { #t::#root })
         };
-        let (message_ty, keep) = if self.messages_borrow(a) {
+        let (message_ty, keep) = if self.c.datagrams().messages_borrow(a) {
             (
                 quote! { Message<'static> },
                 quote! { .map(IntoOwned::into_owned) },
@@ -31,10 +37,10 @@ impl<'p> Gen<'p> {
             .iter()
             .map(|(_, sid)| *sid)
             .chain((0..p.structs.len()).filter(|id| !a.messages.iter().any(|(_, m)| m == id)))
-            .map(|id| self.visit_type(id))
+            .map(|id| self.c.marker().visit_type(id))
             .collect();
         let arbitrary_message = self.arbitrary_application_datagram(a);
-        let feature_impls = self.feature_protocol_impls(
+        let feature_impls = self.c.marker().feature_protocol_impls(
             &types,
             quote! {
                 fn serialize_joined<S: serde::Serializer>(joined: &Self::Joined, serializer: S) -> Result<S::Ok, S::Error> {
@@ -52,6 +58,7 @@ impl<'p> Gen<'p> {
             "A `{transport_name}` datagram as this application reads it: the transport's message, and the game message it carries (`None`: one of the transport's own)."
         ));
         let serialize = self
+            .c
             .features()
             .attr("serde", quote! { derive(serde::Serialize) });
         quote! {

@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// Renders the draws of arbitrary values that satisfy a field's `valid:` and a switch's cases.
+#[derive(Clone, Copy)]
+pub(crate) struct ArbitraryValues<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// Types narrower than their Rust type (a `u4` enum in a `u8`, a `u3` flag set): an
 /// `Arbitrary` impl drawing values of the type's width only, turned into `Self` by `from_raw`
 /// (an expression of `raw` giving `arbitrary::Result<Self>`); the others derive it. The derive
@@ -37,7 +43,7 @@ pub(crate) fn of_width(
 /// For an integer narrower than its Rust type (`u24` in a `u32`, `u3` in a `u8`), random values
 /// only in its range: the encoder refuses the others, and random messages (fuzzing, `wiregen
 /// verify`) would be mostly refused values.
-impl Gen<'_> {
+impl ArbitraryValues<'_> {
     /// Random values of a field with `valid` that the encoder accepts: a value of the list, or
     /// of a closed range (an open range keeps the type's own values).
     pub(crate) fn arbitrary_valid(
@@ -47,8 +53,8 @@ impl Gen<'_> {
         valid: &Valid,
         optional: bool,
     ) -> Result<TokenStream, Internal> {
-        let f = &self.p.structs[sid].fields[fi];
-        let t = self.rust_ty(sid, fi, &f.ty)?;
+        let f = &self.c.p.structs[sid].fields[fi];
+        let t = self.c.types().rust_ty(sid, fi, &f.ty)?;
         let pick = match valid {
             Valid::List(values) => {
                 let values = values.iter().map(|v| Literal::i64_unsuffixed(*v));
@@ -65,12 +71,14 @@ impl Gen<'_> {
                 } else {
                     quote! { in_range }
                 };
-                return Ok(self.features().attr(
+                return Ok(self.c.features().attr(
                     "arbitrary",
                     quote! { arbitrary(with = wiregen_runtime::arbitrary_support::#f::<#t, #lo, #hi>) },
                 ));
             }
-            Valid::Range { .. } => return Ok(arbitrary_in_range(self.features(), &f.ty, optional)),
+            Valid::Range { .. } => {
+                return Ok(arbitrary_in_range(self.c.features(), &f.ty, optional))
+            }
         };
         let value = if optional {
             quote! { Ok(if u.arbitrary()? { Some(#pick?) } else { None }) }
@@ -82,14 +90,14 @@ impl Gen<'_> {
         } else {
             t
         };
-        Ok(self.features().attr(
+        Ok(self.c.features().attr(
             "arbitrary",
             quote! { arbitrary(with = |u: &mut arbitrary::Unstructured| -> arbitrary::Result<#ty> { #value }) },
         ))
     }
 }
 
-impl Gen<'_> {
+impl ArbitraryValues<'_> {
     /// Random tags of a variant that carries its tag (a case of ranges, or of several values):
     /// one of the case's own values, as the encoder accepts no other (`TagOutsideCase`). A tag
     /// of an enum type keeps the enum's draw. The variant's attribute, and the function it
@@ -108,7 +116,8 @@ impl Gen<'_> {
                 let (lo, hi) = (lit_u64(lo), lit_u64(hi));
                 let draw = quote! { wiregen_runtime::arbitrary_support::in_range::<#t, #lo, #hi> };
                 return (
-                    self.features()
+                    self.c
+                        .features()
                         .attr("arbitrary", quote! { arbitrary(with = #draw) }),
                     None,
                 );
@@ -148,13 +157,14 @@ impl Gen<'_> {
             }
         };
         // The doc comment before the `cfg`, as one writes it.
-        let function = self.features().items("arbitrary", &[function]);
+        let function = self.c.features().items("arbitrary", &[function]);
         let function = match function.is_empty() {
             true => function,
             false => quote! { #[doc = #doc] #function },
         };
         (
-            self.features()
+            self.c
+                .features()
                 .attr("arbitrary", quote! { arbitrary(with = Self::#name) }),
             function,
         )
@@ -215,8 +225,8 @@ impl Gen<'_> {
         };
         let draw = match ty {
             Ty::Int(it) if !it.signed => outside(it),
-            Ty::Enum(id) if !self.p.enums[*id].repr.signed => {
-                let e = &self.p.enums[*id];
+            Ty::Enum(id) if !self.c.p.enums[*id].repr.signed => {
+                let e = &self.c.p.enums[*id];
                 let name = ident(&e.name);
                 if !e.closed {
                     let raw = outside(&e.repr);

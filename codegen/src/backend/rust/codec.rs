@@ -3,6 +3,12 @@
 use super::*;
 use crate::lower::StructPlan;
 
+/// Renders each struct's `Decode`/`Encode` impls, its checksums and bit groups.
+#[derive(Clone, Copy)]
+pub(crate) struct CodecImpls<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// An expression computing checksum `algo` over the byte slices `parts`.
 pub(crate) fn checksum_call(algo: ChecksumAlgo, parts: TokenStream) -> TokenStream {
     let variant = match algo {
@@ -25,14 +31,14 @@ fn crc_static(c: CrcAlgo) -> Ident {
     format_ident!("{}", c.name().to_shouty_snake_case())
 }
 
-impl<'p> Gen<'p> {
+impl<'p> CodecImpls<'p> {
     /// One static per CRC the crate's codecs compute, named after it, its tables built at
     /// compile time.
     pub(crate) fn crc_statics(&self) -> TokenStream {
         let mut crcs: Vec<CrcAlgo> = Vec::new();
-        for (sid, s) in self.p.structs.iter().enumerate() {
+        for (sid, s) in self.c.p.structs.iter().enumerate() {
             // (A type taken from a base crate is coded there.)
-            if self.reuse.structs[sid] {
+            if self.c.reuse.structs[sid] {
                 continue;
             }
             for f in &s.fields {
@@ -98,21 +104,21 @@ fn range_locals(plan: &StructPlan, c: Checksum, end: TokenStream) -> (TokenStrea
     (quote! { #from }, to)
 }
 
-impl<'p> Gen<'p> {
+impl<'p> CodecImpls<'p> {
     pub(crate) fn codec_impl(&self, sid: StructId) -> Result<TokenStream, Internal> {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let name = ident(&s.name);
-        let lt = self.lifetime(sid);
+        let lt = self.c.lifetime(sid);
         let (impl_lt, in_lt) = (quote! { <'a> }, quote! { 'a });
         let (rd, wr) = super::reader_writer(s.layout);
-        let plan = &self.l.structs[sid];
+        let plan = &self.c.l.structs[sid];
         let start = ident(&plan.start);
         let bound = |fi: usize, pos: TokenStream| self.range_bound_locals(sid, fi, pos);
         // Padding and alignment, from the start of the struct.
-        let pad_name = naming::padding_abbrev(self.p);
+        let pad_name = naming::padding_abbrev(self.c.p);
         let mut reads = Vec::new();
         for fi in 0..s.fields.len() {
-            let read = self.read_field(sid, fi)?;
+            let read = self.c.decoder().read_field(sid, fi)?;
             let (range_start, range_end) = bound(fi, quote! { r.pos() });
             let Padding { pad, align } = s.fields[fi].padding;
             let nm = &s.fields[fi].name;
@@ -158,7 +164,7 @@ impl<'p> Gen<'p> {
             (from_start || s.padding.pad.is_some()).then(|| quote! { let #start = w.len(); });
         // An extension notes the fields of the types it takes from its base crate under its own
         // names.
-        let own_notes = (self.p.base.is_some() && self.reuse.any()).then(|| {
+        let own_notes = (self.c.p.base.is_some() && self.c.reuse.any()).then(|| {
             quote! {
                 fn own_notes(notes: Vec<FieldNote<#in_lt>>) -> Vec<FieldNote<#in_lt>> {
                     own_notes(notes)
@@ -167,7 +173,7 @@ impl<'p> Gen<'p> {
         });
         let type_name = &s.name;
         // A fixed size is allocated exactly; other sizes are remembered from the last encoding.
-        let size = match self.l.structs[sid].fixed_size {
+        let size = match self.c.l.structs[sid].fixed_size {
             Some(n) => {
                 let n = lit_usize(n);
                 quote! { const ENCODED_SIZE: Option<usize> = Some(#n); }
@@ -221,9 +227,9 @@ impl<'p> Gen<'p> {
         fi: usize,
         pos: TokenStream,
     ) -> (Option<TokenStream>, Option<TokenStream>) {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
-        let locals = &self.l.structs[sid].fields[fi].locals;
+        let locals = &self.c.l.structs[sid].fields[fi].locals;
         let start = starts.contains(&fi).then(|| {
             let l = ident(&locals.range_start);
             quote! { let #l = #pos; }
@@ -237,12 +243,12 @@ impl<'p> Gen<'p> {
 
     /// Each field written, with its alignment, padding, bit group and checksum bounds.
     fn field_writes(&self, sid: StructId) -> Result<Vec<TokenStream>, Internal> {
-        let s = &self.p.structs[sid];
-        let plan = &self.l.structs[sid];
+        let s = &self.c.p.structs[sid];
+        let plan = &self.c.l.structs[sid];
         let start = ident(&plan.start);
         let mut writes = Vec::new();
         for fi in 0..s.fields.len() {
-            let write = self.write_field(sid, fi)?;
+            let write = self.c.encoder().write_field(sid, fi)?;
             let (range_start, range_end) = self.range_bound_locals(sid, fi, quote! { w.len() });
             let Padding { pad, align } = s.fields[fi].padding;
             let nm = &s.fields[fi].name;
@@ -264,8 +270,8 @@ impl<'p> Gen<'p> {
     /// After a struct's fields are read: each checksum compared with the bytes it covers, and
     /// the status notes the dissector shows, in the order they are inserted.
     fn checksum_checks(&self, sid: StructId) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let s = &self.p.structs[sid];
-        let plan = &self.l.structs[sid];
+        let s = &self.c.p.structs[sid];
+        let plan = &self.c.l.structs[sid];
         let checksum_checks = s.fields.iter().enumerate().filter_map(|(fi, f)| match f.role {
         Role::Checksum(c) => {
             let v = ident(&f.name);
@@ -280,9 +286,9 @@ impl<'p> Gen<'p> {
                 quote! { &[r.slice(#from, #to)] }
             };
             let computed = checksum_call(c.algo, parts);
-            let status = format!("{}.status", naming::abbrev(self.p, sid, fi));
+            let status = format!("{}.status", naming::abbrev(self.c.p, sid, fi));
             let note_index = ident(&plan.fields[fi].locals.note);
-            let computed_local = self.temp(sid, "computed");
+            let computed_local = self.c.temp(sid, "computed");
             let computed_init = field_init("computed", &computed_local);
             Some((
                 quote! {
@@ -307,9 +313,9 @@ impl<'p> Gen<'p> {
     /// After a struct is written: each checksum over the bytes written (its own still zero),
     /// one that covers another after that one.
     fn checksum_patches(&self, sid: StructId) -> Vec<TokenStream> {
-        let s = &self.p.structs[sid];
-        let plan = &self.l.structs[sid];
-        let order = &self.l.structs[sid].checksum_order;
+        let s = &self.c.p.structs[sid];
+        let plan = &self.c.l.structs[sid];
+        let order = &self.c.l.structs[sid].checksum_order;
         order
             .iter()
             .copied()
@@ -320,7 +326,7 @@ impl<'p> Gen<'p> {
                         let at = ident(&plan.fields[fi].locals.at);
                         let (from, to) = range_locals(plan, c, quote! { w.len() });
                         let computed = checksum_call(c.algo, quote! { &[&w.buf[#from..#to]] });
-                        let value = self.temp(sid, "value");
+                        let value = self.c.temp(sid, "value");
                         let put = uint_bytes(quote! { #value }, &format_ident!("u64"), it);
                         Some(quote! {
                             let #value = #computed;
@@ -334,19 +340,19 @@ impl<'p> Gen<'p> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> CodecImpls<'p> {
     /// Around field `fi` when it starts or ends a bit group: the group's integer read once and
     /// a [`GroupReader`](wiregen_runtime::GroupReader) standing in for `r` while its fields
     /// are read (they read and note as in a bit stream), then the byte reader back.
     fn group_read(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
-        let s = &self.p.structs[sid];
-        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
+        let s = &self.c.p.structs[sid];
+        let Access::Group { group: gi, .. } = self.c.l.field(sid, fi).access else {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];
-        let group = ident(&self.l.field(sid, fi).locals.group);
+        let group = ident(&self.c.l.field(sid, fi).locals.group);
         let open = (g.fields.start == fi).then(|| {
-            let (nm, abbrev) = (&g.name, naming::group_abbrev(self.p, sid, gi));
+            let (nm, abbrev) = (&g.name, naming::group_abbrev(self.c.p, sid, gi));
             let read = super::decode::read_int(&g.int, nm, false);
             let (n, high) = (lit_usize(g.int.bytes()), g.high_first);
             let raw = cast(quote! { raw }, &int_rust(&g.int), &format_ident!("u64"));
@@ -376,12 +382,12 @@ impl<'p> Gen<'p> {
     /// [`GroupWriter`](wiregen_runtime::GroupWriter) standing in for `w`, then its integer
     /// written.
     fn group_write(&self, sid: StructId, fi: usize) -> (TokenStream, TokenStream) {
-        let s = &self.p.structs[sid];
-        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
+        let s = &self.c.p.structs[sid];
+        let Access::Group { group: gi, .. } = self.c.l.field(sid, fi).access else {
             return (quote! {}, quote! {});
         };
         let g = &s.groups[gi];
-        let locals = &self.l.field(sid, fi).locals;
+        let locals = &self.c.l.field(sid, fi).locals;
         let (group, outer) = (ident(&locals.group), ident(&locals.outer));
         let open = (g.fields.start == fi).then(|| {
             let (n, high) = (lit_usize(g.int.bytes()), g.high_first);

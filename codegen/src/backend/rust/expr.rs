@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// Renders schema expressions as Rust: while decoding, encoding, and in switch patterns.
+#[derive(Clone, Copy)]
+pub(crate) struct Exprs<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// Where an expression is evaluated: in a decoder (fields are locals already read), in a
 /// decoder choosing a switch's case (list items name that switch in their errors), in an
 /// encoder (fields the user sets are read from `self`, or from the local that holds what the
@@ -101,11 +107,11 @@ impl TagKind {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Exprs<'p> {
     /// What a switch on `on` matches, and how.
     pub(crate) fn tag_subject(&self, on: &Expr, ctx: Ctx) -> (TokenStream, TagKind) {
         if let Expr::Field(path) = on {
-            let kind = TagKind::of(&self.p.field(path.last().unwrap()).ty);
+            let kind = TagKind::of(&self.c.p.field(path.last().unwrap()).ty);
             if !matches!(kind, TagKind::Wide) && !self.through_optional(path) {
                 return (self.access(path, ctx), kind);
             }
@@ -133,7 +139,7 @@ impl<'p> Gen<'p> {
             }
             TagKind::Wide => return values.iter().map(case_pattern).collect(),
         };
-        let e = &self.p.enums[id];
+        let e = &self.c.p.enums[id];
         let values = within(values, e.repr.storage_bits());
         let n = ident(&e.name);
         let mut pats = Vec::new();
@@ -178,13 +184,13 @@ impl<'p> Gen<'p> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Exprs<'p> {
     /// Whether `values` name every value a subject of `kind` can have (a catch-all arm after
     /// them would be unreachable).
     pub(crate) fn tag_exhausted(&self, kind: TagKind, values: &[CaseValue]) -> bool {
         let bits = match kind {
-            TagKind::Enum(id) if self.p.enums[id].closed => {
-                let e = &self.p.enums[id];
+            TagKind::Enum(id) if self.c.p.enums[id].closed => {
+                let e = &self.c.p.enums[id];
                 let covered = |v: u64| {
                     values.iter().any(|cv| match *cv {
                         CaseValue::One(x) => x == v,
@@ -202,7 +208,7 @@ impl<'p> Gen<'p> {
                 return e.values.iter().all(|c| covered(c.value))
                     && e.ranges.iter().all(|r| whole(r.lo, r.hi));
             }
-            TagKind::Enum(id) => self.p.enums[id].repr.storage_bits(),
+            TagKind::Enum(id) => self.c.p.enums[id].repr.storage_bits(),
             TagKind::Bool => 1,
             TagKind::Unsigned(bits) => bits,
             TagKind::Wide => return false,
@@ -248,7 +254,7 @@ pub(crate) fn lit_hex(v: u64) -> TokenStream {
     format!("{v:#X}").parse().unwrap()
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Exprs<'p> {
     /// Integer expressions evaluate as `i128` (no overflow for 64-bit fields), conditions as
     /// `bool`; division by zero gives 0 rather than a panic.
     pub(crate) fn expr(&self, e: &Expr, ctx: Ctx) -> TokenStream {
@@ -268,8 +274,8 @@ impl<'p> Gen<'p> {
                 quote! { #coder.from_client("from_client")? }
             }
             Expr::Field(path) => {
-                let is_bool = matches!(self.p.field(path.last().unwrap()).ty, Ty::Bool);
-                let leaf = |x: TokenStream| match &self.p.field(path.last().unwrap()).ty {
+                let is_bool = matches!(self.c.p.field(path.last().unwrap()).ty, Ty::Bool);
+                let leaf = |x: TokenStream| match &self.c.p.field(path.last().unwrap()).ty {
                     Ty::Bool => quote! { (#x) },
                     Ty::Enum(_) => quote! { (#x.raw() as i128) },
                     Ty::Flags(_) => quote! { (#x.bits() as i128) },
@@ -283,7 +289,7 @@ impl<'p> Gen<'p> {
                 self.read_through(path, ctx, absent, leaf)
             }
             Expr::FlagBit(path, mask) => self.read_through(path, ctx, quote! { false }, |x| {
-                self.has_flag(path, *mask, x)
+                self.c.types().has_flag(path, *mask, x)
             }),
             Expr::Len(path, _) => {
                 self.read_through(path, ctx, quote! { 0 }, |x| quote! { (#x.len() as i128) })
@@ -360,14 +366,14 @@ impl<'p> Gen<'p> {
         match e {
             Expr::Field(path) if !self.through_optional(path) => {
                 let x = self.access(path, ctx);
-                match &self.p.field(path.last()?).ty {
+                match &self.c.p.field(path.last()?).ty {
                     Ty::Int(it) => Some((x, range(it.signed, it.storage_bits()))),
                     Ty::Enum(id) => {
-                        let it = self.p.enums[*id].repr;
+                        let it = self.c.p.enums[*id].repr;
                         Some((quote! { #x.raw() }, range(it.signed, it.storage_bits())))
                     }
                     Ty::Flags(id) => {
-                        let it = self.p.flags[*id].repr;
+                        let it = self.c.p.flags[*id].repr;
                         Some((quote! { #x.bits() }, range(it.signed, it.storage_bits())))
                     }
                     // As their Rust types (`types/mod.rs`) hold them.
@@ -418,11 +424,11 @@ impl<'p> Gen<'p> {
         if let (Expr::Field(path), Eq | Ne) = (field, op) {
             let leaf = path
                 .last()
-                .map(|r| &self.p.structs[r.struct_id].fields[r.field].ty);
+                .map(|r| &self.c.p.structs[r.struct_id].fields[r.field].ty);
             if let Some(ty @ Ty::Enum(id)) = leaf {
-                let e = &self.p.enums[*id];
+                let e = &self.c.p.enums[*id];
                 if e.values.iter().any(|c| c.value == v) {
-                    let value = self.tag_value_expr(ty, v);
+                    let value = self.c.types().tag_value_expr(ty, v);
                     let op = if op == Eq {
                         quote! { == }
                     } else {
@@ -474,7 +480,7 @@ impl<'p> Gen<'p> {
         match e {
             Expr::Not(x) => self.expr_top(x, ctx),
             Expr::FlagBit(path, mask) if !self.through_optional(path) => {
-                let has = self.has_flag(path, *mask, self.access(path, ctx));
+                let has = self.c.types().has_flag(path, *mask, self.access(path, ctx));
                 quote! { !#has }
             }
             Expr::Binary(op, a, b) if inverse(op).is_some() => {
@@ -496,7 +502,7 @@ impl<'p> Gen<'p> {
 
     /// Whether reading `path` passes through a conditional field (an `Option`).
     pub(crate) fn through_optional(&self, path: &[FieldRef]) -> bool {
-        path.iter().any(|r| self.p.field(r).condition.is_some())
+        path.iter().any(|r| self.c.p.field(r).condition.is_some())
     }
 
     /// `leaf` of the value at `path`; where the path passes through a conditional field (an
@@ -526,7 +532,7 @@ impl<'p> Gen<'p> {
         absent: &TokenStream,
         leaf: &impl Fn(TokenStream) -> TokenStream,
     ) -> TokenStream {
-        let f = self.p.field(r);
+        let f = self.c.p.field(r);
         if f.condition.is_none() {
             return self.present(cur, rest, depth, absent, leaf);
         }
@@ -577,16 +583,16 @@ impl<'p> Gen<'p> {
     /// expression's `i128` (or `bool`).
     fn enclosing(&self, field: &FieldRef, ctx: Ctx) -> TokenStream {
         let coder = context_coder(ctx);
-        let slot = self.l.field(field.struct_id, field.field).enclosing_slot;
+        let slot = self.c.l.field(field.struct_id, field.field).enclosing_slot;
         let slot = lit_usize(slot.expect("the lowering numbers every enclosing field"));
-        let holder = self.p.structs[field.struct_id].name.as_str();
+        let holder = self.c.p.structs[field.struct_id].name.as_str();
         let name = field.name.as_str();
         let raw = quote! { #coder.enclosing(#slot, #holder, #name)? };
-        let signed = match &self.p.field(field).ty {
+        let signed = match &self.c.p.field(field).ty {
             Ty::Bool => return quote! { (#raw != 0) },
             Ty::Int(it) => it.signed,
-            Ty::Enum(id) => self.p.enums[*id].repr.signed,
-            Ty::Flags(id) => self.p.flags[*id].repr.signed,
+            Ty::Enum(id) => self.c.p.enums[*id].repr.signed,
+            Ty::Flags(id) => self.c.p.flags[*id].repr.signed,
             Ty::VarInt(VarInt::ZigZag) => true,
             Ty::VarInt(VarInt::Rabbit { signed, .. }) => *signed,
             _ => false,
@@ -601,11 +607,11 @@ impl<'p> Gen<'p> {
     /// Keeps field `fi`'s value in its enclosing slot, when types inside read it: `coder` is the
     /// decoder's reader or the encoder's writer.
     pub(crate) fn keep_enclosing(&self, sid: StructId, fi: usize, ctx: Ctx) -> TokenStream {
-        let Some(slot) = self.l.field(sid, fi).enclosing_slot else {
+        let Some(slot) = self.c.l.field(sid, fi).enclosing_slot else {
             return quote! {};
         };
         let coder = context_coder(ctx);
-        let name = self.p.structs[sid].fields[fi].name.clone();
+        let name = self.c.p.structs[sid].fields[fi].name.clone();
         let field = Expr::Field(vec![FieldRef {
             struct_id: sid,
             field: fi,
@@ -628,13 +634,13 @@ impl<'p> Gen<'p> {
             Ctx::Encode | Ctx::Value => {
                 // User-set fields are `self`'s, except in an encoder that implies bits of one:
                 // there it is its local, as written. Fields the encoder fills are locals.
-                let f = self.p.field(&path[0]);
+                let f = self.c.p.field(&path[0]);
                 let own = matches!(ctx, Ctx::Value) || f.implied.is_empty();
                 match f.role {
                     Role::Value if own => quote! { self.#first },
                     // A value's switch tag is its switch's (the encoder's local elsewhere).
                     Role::Derived(Derive::TagOf(u)) if matches!(ctx, Ctx::Value) => {
-                        let union = ident(&self.p.structs[path[0].struct_id].fields[u].name);
+                        let union = ident(&self.c.p.structs[path[0].struct_id].fields[u].name);
                         quote! { self.#union.#first() }
                     }
                     _ => quote! { #first },

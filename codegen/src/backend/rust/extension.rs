@@ -2,10 +2,17 @@
 
 use super::*;
 
-impl Gen<'_> {
+/// Renders what an extension takes from its base crate, and other protocols named by path.
+#[derive(Clone, Copy)]
+pub(crate) struct Extension<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl Extension<'_> {
     /// The base crate of an extension (whose types it takes).
     pub(crate) fn base_crate(&self) -> Option<TokenStream> {
-        self.p
+        self.c
+            .p
             .base
             .as_ref()
             .map(|b| self.other_protocol(&b.protocol))
@@ -15,24 +22,24 @@ impl Gen<'_> {
     /// included side by side (`wiregen_runtime::include_protocol!`), its sibling module.
     pub(crate) fn other_protocol(&self, name: &str) -> TokenStream {
         let name = ident(name);
-        match self.packaging {
+        match self.c.packaging {
             Packaging::Crate => quote! { #name },
             Packaging::Module(_) => quote! { super::#name },
         }
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Extension<'p> {
     /// `own_notes`: the base crate notes the fields of the types taken from it under its own
     /// protocol's names; `dissect` shows them under this one's, as the dissector does.
     pub(crate) fn own_notes(&self) -> TokenStream {
-        let p = self.p;
-        let Some(b) = p.base.as_ref().filter(|_| self.reuse.any()) else {
+        let p = self.c.p;
+        let Some(b) = p.base.as_ref().filter(|_| self.c.reuse.any()) else {
             return quote! {};
         };
         let mut arms = Vec::new();
         for (sid, s) in p.structs.iter().enumerate() {
-            if !self.reuse.structs[sid] {
+            if !self.c.reuse.structs[sid] {
                 continue;
             }
             for fi in 0..s.fields.len() {

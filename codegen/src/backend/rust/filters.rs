@@ -4,17 +4,23 @@
 
 use super::*;
 
+/// Renders the renaming of notes for fields given a `filter:` name.
+#[derive(Clone, Copy)]
+pub(crate) struct FilterRenames<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// The function renaming the notes of struct `id`'s fields for a field with `filter`.
 pub(crate) fn rename_fn(p: &Protocol, id: StructId, filter: &str) -> Ident {
     format_ident!("{}_as_{filter}", p.structs[id].name.to_snake_case())
 }
 
-impl Gen<'_> {
+impl FilterRenames<'_> {
     /// One renaming function per `filter:` use, from the names the generated readers of the
     /// type note (`structs`: their code), so that every note the type makes is covered.
     pub(crate) fn filter_renames(&self, structs: &TokenStream) -> TokenStream {
-        let p = self.p;
-        let fns = self.l.filter_uses.iter().map(|&(id, ref filter)| {
+        let p = self.c.p;
+        let fns = self.c.l.filter_uses.iter().map(|&(id, ref filter)| {
             let own = format!("{}.", naming::type_abbrev(p, id));
             let theirs = format!("{}.", naming::use_abbrev(p, filter));
             let mut names = std::collections::BTreeSet::new();

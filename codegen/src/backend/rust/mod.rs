@@ -8,7 +8,6 @@ mod arbitrary;
 mod codec;
 mod decode;
 mod encode;
-mod encode_union;
 mod expr;
 mod extension;
 mod filters;
@@ -84,7 +83,14 @@ pub fn generate_module(
     l: &Lowered,
     options: ModuleOptions,
 ) -> Result<String, Internal> {
-    let g = Gen::new(p, l, &RuntimeDep::Published, Packaging::Module(options));
+    let reuse = Reuse::of(p);
+    let g = Crate::new(
+        p,
+        l,
+        &reuse,
+        &RuntimeDep::Published,
+        Packaging::Module(options),
+    );
     let body = g.body()?;
     let taken = body.taken();
     let (enums, rest) = (&body.enums, &body.rest);
@@ -196,7 +202,8 @@ pub fn generate(
     dir: &str,
     runtime: &RuntimeDep,
 ) -> Result<Vec<Output>, Internal> {
-    let g = Gen::new(p, l, runtime, Packaging::Crate);
+    let reuse = Reuse::of(p);
+    let g = Crate::new(p, l, &reuse, runtime, Packaging::Crate);
     let body = g.body()?;
     let taken = body.taken();
     let (enums, rest) = (&body.enums, &body.rest);
@@ -212,11 +219,11 @@ pub fn generate(
     Ok(vec![
         Output {
             path: format!("{dir}/Cargo.toml"),
-            contents: g.cargo_toml(),
+            contents: g.package().cargo_toml(),
         },
         Output {
             path: format!("{dir}/src/lib.rs"),
-            contents: g.lib_rs(&taken),
+            contents: g.package().lib_rs(&taken),
         },
         Output {
             path: format!("{dir}/src/codec.rs"),
@@ -249,19 +256,24 @@ impl Body {
 }
 
 /// What an enum or a flag set is generated as.
-enum Declared {
+pub(crate) enum Declared {
     /// A runtime macro's invocation (text) and the items beside it.
     Macro { text: String, items: TokenStream },
     /// Items only (an enum with ranges; an extension's `pub use` of its base's type).
     Items(TokenStream),
 }
 
-struct Gen<'p> {
-    p: &'p Protocol,
+/// What every renderer of a schema's Rust reads: the protocol, its lowering, what an extension
+/// takes from its base and how the code is packaged. Each renderer (`types::Types`,
+/// `decode::Decoder`, `session::TcpModule`, …) holds it, and reaches another through it
+/// (`self.c.exprs()`), so what one renders from is in its type.
+#[derive(Clone, Copy)]
+pub(crate) struct Crate<'p> {
+    pub(crate) p: &'p Protocol,
     /// The schema's lowering: each field's access and write plan, the shared facts.
-    l: &'p Lowered,
+    pub(crate) l: &'p Lowered,
     /// What an extension takes from its base crate.
-    reuse: Reuse,
+    reuse: &'p Reuse,
     /// A crate or a module.
     packaging: Packaging,
     /// Where the crate's Cargo.toml takes `wiregen-runtime` from.
@@ -436,17 +448,18 @@ fn lit_usize(v: usize) -> Literal {
     Literal::usize_unsuffixed(v)
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Crate<'p> {
     fn new(
         p: &'p Protocol,
         l: &'p Lowered,
+        reuse: &'p Reuse,
         runtime_dep: &'p RuntimeDep,
         packaging: Packaging,
     ) -> Self {
-        Gen {
+        Crate {
             p,
             l,
-            reuse: Reuse::of(p),
+            reuse,
             packaging,
             runtime_dep,
         }
@@ -475,7 +488,7 @@ impl<'p> Gen<'p> {
         let p = self.p;
         let (mut enums, mut declared, mut beside) = (Vec::new(), Vec::new(), Vec::new());
         for e in &p.enums {
-            match self.enum_def(e) {
+            match self.types().enum_def(e) {
                 Declared::Macro { text, items } => {
                     declared.push(text);
                     beside.push(items);
@@ -484,7 +497,7 @@ impl<'p> Gen<'p> {
             }
         }
         for f in &p.flags {
-            match self.flags_def(f) {
+            match self.types().flags_def(f) {
                 Declared::Macro { text, items } => {
                     declared.push(text);
                     beside.push(items);
@@ -495,19 +508,19 @@ impl<'p> Gen<'p> {
         declared.extend(self.types_declaration());
         let mut structs = Vec::new();
         for id in 0..p.structs.len() {
-            structs.push(self.struct_def(id)?);
+            structs.push(self.types().struct_def(id)?);
         }
-        let own_notes = self.own_notes();
-        let crcs = self.crc_statics();
-        let renames = self.filter_renames(&quote! { #(#structs)* });
-        let tcp = self.tcp_module();
-        let conversation = self.conversation_module();
-        let reassembly = self.reassembly_module()?;
-        let state = self.state_module()?;
-        let joins = self.joins_module()?;
-        let facts = self.facts_module();
-        let application = self.application_module()?;
-        let protocol = self.protocol_marker()?;
+        let own_notes = self.extension().own_notes();
+        let crcs = self.codec_impls().crc_statics();
+        let renames = self.filters().filter_renames(&quote! { #(#structs)* });
+        let tcp = self.tcp().tcp_module();
+        let conversation = self.conversation().conversation_module();
+        let reassembly = self.reassembly().reassembly_module()?;
+        let state = self.state().state_module()?;
+        let joins = self.joins().joins_module()?;
+        let facts = self.facts().facts_module();
+        let application = self.application().application_module()?;
+        let protocol = self.marker().protocol_marker()?;
         // A crate without the runtime's `zlib` feature stops at this line, naming it (rather
         // than at rustc's errors about the items the feature brings).
         let requires = p
@@ -538,7 +551,7 @@ impl<'p> Gen<'p> {
     /// from its base are its base's), as text laid out within 100 columns.
     fn types_declaration(&self) -> Option<String> {
         let names: Vec<String> = (0..self.p.structs.len())
-            .filter(|&id| !(self.reuse.structs[id] && self.base_crate().is_some()))
+            .filter(|&id| !(self.reuse.structs[id] && self.extension().base_crate().is_some()))
             .map(|id| self.ty_anon(id).to_string().replace(" < '_ >", "<'_>"))
             .collect();
         if names.is_empty() {
@@ -590,6 +603,97 @@ impl<'p> Gen<'p> {
 
     fn union_borrows(&self, u: &Union) -> bool {
         self.l.union_borrows(u)
+    }
+}
+
+/// Each renderer, over the same protocol.
+impl<'p> Crate<'p> {
+    pub(crate) fn types(self) -> types::Types<'p> {
+        types::Types { c: self }
+    }
+
+    pub(crate) fn exprs(self) -> expr::Exprs<'p> {
+        expr::Exprs { c: self }
+    }
+
+    pub(crate) fn decoder(self) -> decode::Decoder<'p> {
+        decode::Decoder { c: self }
+    }
+
+    pub(crate) fn encoder(self) -> encode::Encoder<'p> {
+        encode::Encoder { c: self }
+    }
+
+    pub(crate) fn codec_impls(self) -> codec::CodecImpls<'p> {
+        codec::CodecImpls { c: self }
+    }
+
+    pub(crate) fn arbitrary_values(self) -> arbitrary::ArbitraryValues<'p> {
+        arbitrary::ArbitraryValues { c: self }
+    }
+
+    pub(crate) fn extension(self) -> extension::Extension<'p> {
+        extension::Extension { c: self }
+    }
+
+    pub(crate) fn filters(self) -> filters::FilterRenames<'p> {
+        filters::FilterRenames { c: self }
+    }
+
+    pub(crate) fn package(self) -> package::Package<'p> {
+        package::Package { c: self }
+    }
+
+    pub(crate) fn marker(self) -> protocol::ProtocolMarker<'p> {
+        protocol::ProtocolMarker { c: self }
+    }
+
+    pub(crate) fn application(self) -> application::ApplicationModule<'p> {
+        application::ApplicationModule { c: self }
+    }
+
+    pub(crate) fn datagrams(self) -> application_datagrams::ApplicationDatagrams<'p> {
+        application_datagrams::ApplicationDatagrams { c: self }
+    }
+
+    pub(crate) fn application_marker(self) -> application_protocol::ApplicationMarker<'p> {
+        application_protocol::ApplicationMarker { c: self }
+    }
+
+    pub(crate) fn stateful_draws(self) -> session::StatefulDraws<'p> {
+        session::StatefulDraws { c: self }
+    }
+
+    pub(crate) fn carriers(self) -> session::Carriers<'p> {
+        session::Carriers { c: self }
+    }
+
+    pub(crate) fn conversation(self) -> session::ConversationModule<'p> {
+        session::ConversationModule { c: self }
+    }
+
+    pub(crate) fn facts(self) -> session::FactsModule<'p> {
+        session::FactsModule { c: self }
+    }
+
+    pub(crate) fn joined(self) -> session::JoinedItems<'p> {
+        session::JoinedItems { c: self }
+    }
+
+    pub(crate) fn joins(self) -> session::JoinsModule<'p> {
+        session::JoinsModule { c: self }
+    }
+
+    pub(crate) fn reassembly(self) -> session::ReassemblyModule<'p> {
+        session::ReassemblyModule { c: self }
+    }
+
+    pub(crate) fn state(self) -> session::StateModule<'p> {
+        session::StateModule { c: self }
+    }
+
+    pub(crate) fn tcp(self) -> session::TcpModule<'p> {
+        session::TcpModule { c: self }
     }
 }
 

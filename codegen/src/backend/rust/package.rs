@@ -2,12 +2,18 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders a crate's Cargo.toml and lib.rs.
+#[derive(Clone, Copy)]
+pub(crate) struct Package<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> Package<'p> {
     /// The crate's manifest, built as a TOML document (names and titles are quoted by the TOML
     /// writer, whatever characters they hold).
     pub(crate) fn cargo_toml(&self) -> String {
         use toml_edit::{value, Array, DocumentMut, InlineTable, Item, Table};
-        let p = self.p;
+        let p = self.c.p;
         // The crate this one builds on (it extends it, or rides on it): `generated/<protocol>`.
         let base = p
             .base
@@ -62,7 +68,7 @@ impl<'p> Gen<'p> {
 
         let mut runtime: Vec<(&str, toml_edit::Value)> =
             vec![("version", crate::pipeline::WIREGEN_VERSION.into())];
-        if let RuntimeDep::Path(path) = self.runtime_dep {
+        if let RuntimeDep::Path(path) = self.c.runtime_dep {
             runtime.push(("path", path.as_str().into()));
         }
         // Compressed fields need the runtime's `zlib` feature (flate2); other crates go without.
@@ -70,7 +76,7 @@ impl<'p> Gen<'p> {
             runtime.push(("features", strings(&["zlib"]).into()));
         }
         let mut dependencies = Table::new();
-        dependencies["wiregen-runtime"] = match self.runtime_dep {
+        dependencies["wiregen-runtime"] = match self.c.runtime_dep {
             RuntimeDep::Published if !p.uses_compression() => {
                 value(crate::pipeline::WIREGEN_VERSION)
             }
@@ -101,7 +107,7 @@ impl<'p> Gen<'p> {
 
     /// The crate root: documentation and module declarations; the code lives in `codec.rs`.
     pub(crate) fn lib_rs(&self, taken: &BTreeSet<String>) -> String {
-        let p = self.p;
+        let p = self.c.p;
         // Brackets in prose ("Drag[en]gine") are text, not rustdoc links.
         let text = |s: &str| s.replace('[', "\\[").replace(']', "\\]");
         let mut out = format!("{}//! {}\n", super::header(p), text(&p.title));
@@ -126,7 +132,7 @@ impl<'p> Gen<'p> {
     /// The crate documentation's "Use" section: receiving and sending one message, as a doc test
     /// that compiles (`no_run`: it would wait for a datagram).
     fn usage_doc(&self) -> String {
-        let p = self.p;
+        let p = self.c.p;
         let krate = naming::crate_name(p);
         let mut text = String::from("//!\n//! # Use\n//!\n");
         let mut code = vec![

@@ -3,24 +3,30 @@
 use super::session::JoinItems;
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the protocol's marker type and its `Protocol` impls.
+#[derive(Clone, Copy)]
+pub(crate) struct ProtocolMarker<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> ProtocolMarker<'p> {
     /// `Protocol`: the schema as a whole (root, conversation, every type), so tools can take any
     /// generated protocol as a type parameter.
     pub(crate) fn protocol_marker(&self) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         if let Some(a) = &p.application {
-            return Ok(self.application_protocol_marker(a));
+            return Ok(self.c.application_marker().application_protocol_marker(a));
         }
         let JoinItems {
             module: join_items,
             protocol: join,
             serialize: serialize_joined,
-        } = self.join_items()?;
+        } = self.c.joined().join_items()?;
         let (name, title) = (&p.name, &p.title);
         let root = ident(&p.root().name);
-        let root_lt = self.lifetime(p.root);
+        let root_lt = self.c.lifetime(p.root);
         let (conversation, datagram, decode) = if !p.opening.is_empty() {
-            let lt = self.datagram_lifetime();
+            let lt = self.c.conversation().datagram_lifetime();
             (
                 quote! { Conversation },
                 quote! { Datagram #lt },
@@ -43,7 +49,7 @@ impl<'p> Gen<'p> {
             (
                 quote! { () },
                 quote! { #root #root_lt },
-                if self.l.reads_direction[p.root] {
+                if self.c.l.reads_direction[p.root] {
                     quote! {
                         let _ = conversation;
                         #root::decode_from(bytes, from_client)
@@ -59,13 +65,13 @@ impl<'p> Gen<'p> {
         // `encode_datagram` and `serialize_datagram` below work alike for the root and for the
         // opening-aware `Datagram`: both have `encode` and serialize.
         let (ports, tcp) = self.protocol_ports();
-        let facts = self.facts_protocol();
+        let facts = self.c.facts().facts_protocol();
         let notes_in = self.datagram_notes_in();
         let types: Vec<TokenStream> = (0..p.structs.len()).map(|id| self.visit_type(id)).collect();
         let opening = self.arbitrary_opening();
         // The root, and the datagram enum of a conversation, encode with the direction when
         // the root reads it.
-        let (encode, arbitrary) = if self.l.reads_direction[p.root] {
+        let (encode, arbitrary) = if self.c.l.reads_direction[p.root] {
             (
                 quote! { datagram.encode_from(from_client) },
                 quote! { Ok(<#root as arbitrary::Arbitrary>::arbitrary(u)?.encode_from(from_client)) },
@@ -125,7 +131,7 @@ impl<'p> Gen<'p> {
     /// apart by their order, or keep state: the datagram dissected as its conversation reads it
     /// (the lists earlier ones announced, its own recorded).
     fn datagram_notes_in(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         // An opening's datagrams are told apart by their order.
         if !p.opening.is_empty() {
             return quote! {
@@ -152,7 +158,7 @@ impl<'p> Gen<'p> {
 
     /// The UDP ports, and the TCP ports with the framing where the schema frames TCP.
     fn protocol_ports(&self) -> (Vec<Literal>, TokenStream) {
-        let p = self.p;
+        let p = self.c.p;
         let ports: Vec<Literal> = p
             .transport
             .udp_ports
@@ -183,7 +189,7 @@ impl<'p> Gen<'p> {
 
     /// `arbitrary_opening`: the opening datagrams of a conversation, each side's in order.
     fn arbitrary_opening(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let opening: Vec<TokenStream> = p
             .opening
             .iter()
@@ -214,8 +220,8 @@ impl<'p> Gen<'p> {
 
     /// `visitor.visit::<T>();` for struct `id` (its `'static` form when it borrows).
     pub(crate) fn visit_type(&self, id: StructId) -> TokenStream {
-        let n = ident(&self.p.structs[id].name);
-        if self.l.borrows[id] {
+        let n = ident(&self.c.p.structs[id].name);
+        if self.c.l.borrows[id] {
             quote! { visitor.visit::<#n<'static>>(); }
         } else {
             quote! { visitor.visit::<#n>(); }
@@ -231,7 +237,7 @@ impl<'p> Gen<'p> {
         arbitrary_message: TokenStream,
         arbitrary_opening: TokenStream,
     ) -> TokenStream {
-        let serde = self.features().items(
+        let serde = self.c.features().items(
             "serde",
             &[quote! {
             impl wiregen_runtime::SerdeProtocol for Protocol {
@@ -247,9 +253,9 @@ impl<'p> Gen<'p> {
             }
             }],
         );
-        let arbitrary_pieces = self.arbitrary_pieces();
-        let arbitrary_stateful = self.arbitrary_stateful();
-        let arbitrary = self.features().items(
+        let arbitrary_pieces = self.c.reassembly().arbitrary_pieces();
+        let arbitrary_stateful = self.c.stateful_draws().arbitrary_stateful();
+        let arbitrary = self.c.features().items(
             "arbitrary",
             &[quote! {
             impl wiregen_runtime::ArbitraryProtocol for Protocol {

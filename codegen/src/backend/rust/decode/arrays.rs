@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Decoder<'p> {
     /// An array.
     pub(super) fn read_array(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
         let ReadAt {
@@ -12,7 +12,7 @@ impl<'p> Gen<'p> {
             abbrev,
         } = at;
         Ok(match ty {
-            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+            Ty::Array(_, count) if self.c.p.structs[sid].fields[fi].packed => {
                 // Bools 8 per byte, lowest bit first: one read of the bytes, then the bits.
                 let n = self.read_len(sid, count, nm, abbrev)?;
                 quote! { {
@@ -30,7 +30,7 @@ impl<'p> Gen<'p> {
                 let item =
                     self.read_ty(sid, fi, elem, nm, &naming::element_abbrev(elem, abbrev))?;
                 // An element that may take no bytes is checked to have taken some.
-                let item = if self.l.field(sid, fi).empty_elements {
+                let item = if self.c.l.field(sid, fi).empty_elements {
                     quote! {
                         let at = r.pos();
                         v.push(#item);
@@ -51,7 +51,7 @@ impl<'p> Gen<'p> {
                 };
                 match count {
                     // A bit stream ends with fewer than 8 bits of padding, not an element.
-                    Len::Rest | Len::Natural if self.bits(sid) => quote! { {
+                    Len::Rest | Len::Natural if self.c.bits(sid) => quote! { {
                         let mut v = Vec::with_capacity(r.remaining() / 8);
                         while r.remaining() >= 8 { #item }
                         v

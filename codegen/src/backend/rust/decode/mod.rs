@@ -8,6 +8,12 @@ mod text;
 
 use super::*;
 
+/// Renders the statements that read fields, switches and their lengths.
+#[derive(Clone, Copy)]
+pub(crate) struct Decoder<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// One value being read: the field it belongs to, its name (in errors) and its filter name (in
 /// the trace's notes).
 #[derive(Clone, Copy)]
@@ -64,7 +70,7 @@ fn narrow(wide: TokenStream, t: &Ident) -> TokenStream {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Decoder<'p> {
     /// Reading a value of struct `id` from the current reader `r`.
     pub(crate) fn read_struct_call(
         &self,
@@ -72,9 +78,9 @@ impl<'p> Gen<'p> {
         id: StructId,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
-        let t = ident(&self.p.structs[id].name);
-        let child_bits = self.p.structs[id].layout.is_bits();
-        Ok(match (self.bits(sid), child_bits) {
+        let t = ident(&self.c.p.structs[id].name);
+        let child_bits = self.c.p.structs[id].layout.is_bits();
+        Ok(match (self.c.bits(sid), child_bits) {
             (false, true) => quote! { {
                 let mut bits = r.bit_reader();
                 let v = #t::read(&mut bits);
@@ -93,18 +99,18 @@ impl<'p> Gen<'p> {
     /// Statements that read field `fi` into a local of the same name.
     pub(crate) fn read_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
         let read = self.read_field_value(sid, fi)?;
-        let keep = self.keep_enclosing(sid, fi, Ctx::Decode);
+        let keep = self.c.exprs().keep_enclosing(sid, fi, Ctx::Decode);
         Ok(quote! { #read #keep })
     }
 
     /// Statements that read field `fi` into a local of the same name, and check it.
     fn read_field_value(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let f = &s.fields[fi];
         let local = ident(&f.name);
         let nm = f.name.as_str();
-        let abbrev = naming::abbrev(self.p, sid, fi);
-        let at = ident(&self.l.field(sid, fi).locals.at);
+        let abbrev = naming::abbrev(self.c.p, sid, fi);
+        let at = ident(&self.c.l.field(sid, fi).locals.at);
         let value = self.read_ty(sid, fi, &f.ty, nm, &abbrev)?;
         let check = match (&f.role, f.max) {
             (Role::Const(c), _) => {
@@ -134,7 +140,7 @@ impl<'p> Gen<'p> {
         };
         let check = match &f.valid {
             Some(valid) => {
-                let x = self.temp(sid, "x");
+                let x = self.c.temp(sid, "x");
                 let bad = invalid_test(valid, quote! { #x });
                 quote! {
                     #check
@@ -148,7 +154,7 @@ impl<'p> Gen<'p> {
         };
         let note_index = match f.role {
             Role::Checksum(_) => {
-                let idx = ident(&self.l.field(sid, fi).locals.note);
+                let idx = ident(&self.c.l.field(sid, fi).locals.note);
                 quote! { let #idx = r.notes_len(); }
             }
             _ => quote! {},
@@ -157,21 +163,21 @@ impl<'p> Gen<'p> {
         let value = if f.select.is_empty() {
             value
         } else {
-            if self.bits_at(sid, fi) {
+            if self.c.bits_at(sid, fi) {
                 return Err(Internal(format!("'{nm}': a state list in a bit stream")));
             }
             let (mut sel, mut res) = (Vec::new(), Vec::new());
             for (k, (t, key)) in f.select.iter().enumerate() {
                 let saved = format_ident!("saved_{}", k);
                 let tl = lit_usize(*t);
-                let key = self.expr_top(key, Ctx::Decode);
+                let key = self.c.exprs().expr_top(key, Ctx::Decode);
                 sel.push(quote! { let #saved = r.select(#tl, (#key) as u64, #nm)?; });
                 res.push(quote! { r.restore(#tl, #saved); });
             }
             quote! { { #(#sel)* let v = #value; #(#res)* v } }
         };
         // Where the field starts, for the checks above and a checksum's verification.
-        let plan = self.l.field(sid, fi);
+        let plan = self.c.l.field(sid, fi);
         let at_local = plan.decode_start.then(|| quote! { let #at = r.pos(); });
         // A reserved value is read (and noted) but not kept, unless a later expression reads it.
         let kept = f.role != Role::Reserved || plan.read_by_expressions;
@@ -190,7 +196,7 @@ impl<'p> Gen<'p> {
             // Checked when present (constants, checksums and reserved fields are never
             // conditional).
             Some(c) if !check.is_empty() => {
-                let cond = self.expr_top(c, Ctx::Decode);
+                let cond = self.c.exprs().expr_top(c, Ctx::Decode);
                 quote! {
                     let #local = if #cond {
                         #at_local
@@ -203,7 +209,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Some(c) => {
-                let cond = self.expr_top(c, Ctx::Decode);
+                let cond = self.c.exprs().expr_top(c, Ctx::Decode);
                 quote! {
                     #at_local
                     let #local = if #cond { Some(#value) } else { None };
@@ -223,9 +229,9 @@ impl<'p> Gen<'p> {
     ) -> Result<TokenStream, Internal> {
         let read = self.read_ty_unnamed(sid, fi, ty, nm, abbrev)?;
         // A value of a field with `filter:` has its fields noted under the field's names.
-        Ok(match (ty, &self.p.structs[sid].fields[fi].filter) {
+        Ok(match (ty, &self.c.p.structs[sid].fields[fi].filter) {
             (Ty::Struct(id, _), Some(filter)) => {
-                let rename = super::filters::rename_fn(self.p, *id, filter);
+                let rename = super::filters::rename_fn(self.c.p, *id, filter);
                 quote! { { let first = r.notes_len(); let v = #read; r.rename_notes(first, #rename); v } }
             }
             _ => read,
@@ -266,7 +272,7 @@ impl<'p> Gen<'p> {
     ) -> Result<TokenStream, Internal> {
         Ok(match len {
             Len::Prefix(it) => {
-                let read = read_int(it, nm, self.bits(sid));
+                let read = read_int(it, nm, self.c.bits(sid));
                 let a = naming::prefix_abbrev(abbrev);
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v, #nm)? } }
             }
@@ -281,13 +287,13 @@ impl<'p> Gen<'p> {
             }
             Len::Expr(e) | Len::Bytes(e) => {
                 // (A plain integer field is passed as it is: `length` takes any integer.)
-                let e = match self.native_int(e, Ctx::Decode) {
+                let e = match self.c.exprs().native_int(e, Ctx::Decode) {
                     Some((x, _)) => x,
-                    None => self.expr_top(e, Ctx::Decode),
+                    None => self.c.exprs().expr_top(e, Ctx::Decode),
                 };
                 quote! { r.length(#e, #nm)? }
             }
-            Len::Rest | Len::Natural if self.bits(sid) => quote! { r.remaining() / 8 },
+            Len::Rest | Len::Natural if self.c.bits(sid) => quote! { r.remaining() / 8 },
             Len::Rest | Len::Natural => quote! { r.remaining() },
         })
     }
@@ -302,21 +308,21 @@ impl<'p> Gen<'p> {
         nm: &str,
         abbrev: &str,
     ) -> Result<(TokenStream, Option<TokenStream>), Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let un = ident(&p.union_name(sid, fi));
-        let tag = self.tag_field(sid, fi);
-        let (on, kind) = self.tag_subject(&u.on, Ctx::Tag(nm));
+        let tag = self.c.types().tag_field(sid, fi);
+        let (on, kind) = self.c.exprs().tag_subject(&u.on, Ctx::Tag(nm));
         let all: Vec<CaseValue> = u
             .cases
             .iter()
             .flat_map(|c| c.values.iter().copied())
             .collect();
-        let exhausted = self.tag_exhausted(kind, &all);
+        let exhausted = self.c.exprs().tag_exhausted(kind, &all);
         let mut arms = Vec::new();
         let body = |b: CaseBody| -> Result<TokenStream, Internal> {
             Ok(match b {
                 // The variant says the type: `Value::Point(r.read("value")?)`.
-                CaseBody::Struct(id) if !self.bits(sid) && !p.structs[id].layout.is_bits() => {
+                CaseBody::Struct(id) if !self.c.bits(sid) && !p.structs[id].layout.is_bits() => {
                     quote! { r.read(#nm)? }
                 }
                 CaseBody::Struct(id) => self.read_struct_call(sid, id, nm)?,
@@ -324,7 +330,7 @@ impl<'p> Gen<'p> {
                 // padding).
                 CaseBody::Array(id) => {
                     let item = self.read_struct_call(sid, id, nm)?;
-                    let more = if self.bits(sid) {
+                    let more = if self.c.bits(sid) {
                         quote! { r.remaining() >= 8 }
                     } else {
                         quote! { r.remaining() > 0 }
@@ -332,7 +338,7 @@ impl<'p> Gen<'p> {
                     quote! { { let mut v = Vec::new(); while #more { v.push(#item); } v } }
                 }
                 CaseBody::Bytes => {
-                    if self.bits(sid) {
+                    if self.c.bits(sid) {
                         quote! { { let at = r.pos(); let n = r.remaining() / 8; let v = r.bytes(n, #nm)?; r.note(#abbrev, at, Value::Bytes(Cow::Borrowed(r.touched(at)))); v } }
                     } else {
                         quote! { Cow::Borrowed(r.bytes_field(r.remaining(), #nm, #abbrev)?) }
@@ -343,7 +349,7 @@ impl<'p> Gen<'p> {
         };
         for c in &u.cases {
             let v = variant_ident(&c.variant);
-            let pats = self.tag_patterns(kind, &c.values);
+            let pats = self.c.exprs().tag_patterns(kind, &c.values);
             if pats.is_empty() {
                 // No value of the tag's type selects this case.
                 continue;
@@ -410,9 +416,9 @@ impl<'p> Gen<'p> {
         abbrev: &str,
     ) -> Result<TokenStream, Internal> {
         let (mut switch, default_build) = self.switch_match(sid, fi, u, nm, abbrev)?;
-        if self.l.shared_switch == Some((sid, fi)) {
-            if let Some((_, tag)) = self.tag_field(sid, fi) {
-                let un = ident(&self.p.union_name(sid, fi));
+        if self.c.l.shared_switch == Some((sid, fi)) {
+            if let Some((_, tag)) = self.c.types().tag_field(sid, fi) {
+                let un = ident(&self.c.p.union_name(sid, fi));
                 let tn = ident(&tag.name);
                 switch = quote! { #un::read_as(r, #tn)? };
             }
@@ -420,12 +426,12 @@ impl<'p> Gen<'p> {
         // `unless` picks the default variant whatever the tag.
         let matched = match (&u.unless, default_build) {
             (Some(cond), Some(build)) => {
-                let cond = self.expr_top(cond, Ctx::Decode);
+                let cond = self.c.exprs().expr_top(cond, Ctx::Decode);
                 quote! { if #cond { #build } else { #switch } }
             }
             _ => switch,
         };
-        if matches!(u.len, Len::Natural) || (self.bits(sid) && matches!(u.len, Len::Rest)) {
+        if matches!(u.len, Len::Natural) || (self.c.bits(sid) && matches!(u.len, Len::Rest)) {
             // The scope already ends where the union does.
             return Ok(matched);
         }
@@ -442,7 +448,7 @@ impl<'p> Gen<'p> {
     pub(crate) fn min_size(&self, ty: &Ty) -> usize {
         match ty {
             // A compressed field may take fewer bytes than its value's fields.
-            Ty::Struct(id, _) => self.p.structs[*id]
+            Ty::Struct(id, _) => self.c.p.structs[*id]
                 .fields
                 .iter()
                 .filter(|f| f.condition.is_none() && f.compression.is_none())
@@ -454,7 +460,7 @@ impl<'p> Gen<'p> {
             Ty::Bytes(Len::VarPrefix(_))
             | Ty::Str(Len::VarPrefix(_), _)
             | Ty::Array(_, Len::VarPrefix(_)) => 1,
-            other => self.p.fixed_size(other).unwrap_or(0),
+            other => self.c.p.fixed_size(other).unwrap_or(0),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Decoder<'p> {
     /// A value of a struct type.
     pub(super) fn read_nested(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
         let ReadAt {
@@ -12,14 +12,14 @@ impl<'p> Gen<'p> {
             abbrev,
         } = at;
         Ok(match ty {
-            Ty::Struct(id, len) if self.p.structs[sid].fields[fi].compression.is_some() => {
-                let c = self.p.structs[sid].fields[fi].compression.unwrap();
+            Ty::Struct(id, len) if self.c.p.structs[sid].fields[fi].compression.is_some() => {
+                let c = self.c.p.structs[sid].fields[fi].compression.unwrap();
                 let inner = self.read_struct_call(sid, *id, nm)?;
                 let n = self.read_len(sid, len.as_ref().unwrap_or(&Len::Rest), nm, abbrev)?;
                 let method = format_ident!("{}", c.method.variant());
                 let max = lit_usize(c.max as usize);
                 // A value that borrows from the plain bytes is copied out of them.
-                let owned = if self.l.borrows[*id] {
+                let owned = if self.c.l.borrows[*id] {
                     quote! { IntoOwned::into_owned(v) }
                 } else {
                     quote! { v }

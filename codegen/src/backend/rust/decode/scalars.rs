@@ -3,7 +3,7 @@
 use super::*;
 use crate::backend::rust::types::named_lit;
 
-impl<'p> Gen<'p> {
+impl<'p> Decoder<'p> {
     /// A number, bool, enum, flag set or raw bits.
     pub(super) fn read_scalar(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
         let ReadAt {
@@ -14,12 +14,12 @@ impl<'p> Gen<'p> {
         } = at;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
         Ok(match ty {
-            Ty::Int(it) if it.is_native() && !self.bits_at(sid, fi) => {
+            Ty::Int(it) if it.is_native() && !self.c.bits_at(sid, fi) => {
                 let (t, read) = (int_rust(it), endian_read(it));
                 quote! { r.#read::<#t>(#nm, #abbrev)? }
             }
             Ty::Int(it) => {
-                let read = read_int(it, nm, self.bits_at(sid, fi));
+                let read = read_int(it, nm, self.c.bits_at(sid, fi));
                 let t = int_rust(it);
                 let v = if it.signed {
                     let v = cast(quote! { v }, &t, &format_ident!("i64"));
@@ -33,13 +33,13 @@ impl<'p> Gen<'p> {
             }
             Ty::Bool => {
                 let n = note(quote! { Value::Bool(v) });
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
                 } else {
                     quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
                 }
             }
-            Ty::Float { bits: 16, .. } if self.bits_at(sid, fi) => {
+            Ty::Float { bits: 16, .. } if self.c.bits_at(sid, fi) => {
                 let nt = note(quote! { Value::F(v as f64) });
                 let raw = quote! { r.bits(16, #nm)? as u16 };
                 quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
@@ -59,7 +59,7 @@ impl<'p> Gen<'p> {
                 };
                 let v = cast(quote! { v }, &t, &format_ident!("f64"));
                 let nt = note(quote! { Value::F(#v) });
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     let u = format_ident!("u{}", bits);
                     let raw = cast(quote! { r.bits(#bits, #nm)? }, &format_ident!("u64"), &u);
                     quote! { { let at = r.pos(); let v = #t::from_bits(#raw); #nt v } }
@@ -76,7 +76,7 @@ impl<'p> Gen<'p> {
                 quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
             }
             Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
-                if !self.bits_at(sid, fi) {
+                if !self.c.bits_at(sid, fi) {
                     return Err(Internal(
                         "Rabbit varints belong to bit-stream layouts".into(),
                     ));
@@ -95,7 +95,7 @@ impl<'p> Gen<'p> {
                 }
             }
             Ty::VarInt(VarInt::RiptideLen) => {
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     return Err(Internal(
                         "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
                     ));
@@ -122,9 +122,9 @@ impl<'p> Gen<'p> {
             abbrev,
         } = at;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
-        let e = &self.p.enums[id];
+        let e = &self.c.p.enums[id];
         let en = ident(&e.name);
-        let read = read_int(&e.repr, nm, self.bits_at(sid, fi));
+        let read = read_int(&e.repr, nm, self.c.bits_at(sid, fi));
         let raw = cast(quote! { raw }, &int_rust(&e.repr), &format_ident!("u64"));
         // A signed enum's value is shown signed, as the dissector shows it.
         let n = if e.repr.signed {
@@ -140,7 +140,7 @@ impl<'p> Gen<'p> {
                 #n
                 #en::from_raw(raw).ok_or_else(|| r.error(#nm, at, DecodeErrorKind::UnknownValue { value: #raw }))?
             } }
-        } else if e.repr.is_native() && !e.repr.signed && !self.bits_at(sid, fi) {
+        } else if e.repr.is_native() && !e.repr.signed && !self.c.bits_at(sid, fi) {
             let (t, read) = (int_rust(&e.repr), endian_read(&e.repr));
             quote! { #en::from_raw(r.#read::<#t>(#nm, #abbrev)?) }
         } else {
@@ -156,8 +156,8 @@ impl<'p> Gen<'p> {
             nm,
             abbrev,
         } = at;
-        let fl = &self.p.flags[id];
-        if fl.repr.is_native() && !fl.repr.signed && !self.bits_at(sid, fi) {
+        let fl = &self.c.p.flags[id];
+        if fl.repr.is_native() && !fl.repr.signed && !self.c.bits_at(sid, fi) {
             let (fname, t, read) = (ident(&fl.name), int_rust(&fl.repr), endian_read(&fl.repr));
             let masks = fl.bits.iter().map(|b| {
                 let a = naming::flag_abbrev(abbrev, &b.name);
@@ -171,7 +171,7 @@ impl<'p> Gen<'p> {
             } }
         } else {
             let fname = ident(&fl.name);
-            let read = read_int(&fl.repr, nm, self.bits_at(sid, fi));
+            let read = read_int(&fl.repr, nm, self.c.bits_at(sid, fi));
             let bits = fl.bits.iter().map(|b| {
                 let a = naming::flag_abbrev(abbrev, &b.name);
                 let m = lit_u64(b.value);

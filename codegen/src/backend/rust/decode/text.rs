@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Decoder<'p> {
     /// Bytes or a string.
     pub(super) fn read_text(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
         let ReadAt {
@@ -15,7 +15,7 @@ impl<'p> Gen<'p> {
         Ok(match ty {
             Ty::Bytes(len) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.bytes(n, #nm)?; #nt v } }
                 } else {
@@ -74,7 +74,7 @@ impl<'p> Gen<'p> {
             }
             Ty::Str(len, _) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Str(v.clone()) });
                     quote! { { let n = #n; let at = r.pos(); let v = r.str(n, #nm)?; #nt v } }
                 } else {

@@ -4,10 +4,17 @@
 
 mod sizes;
 mod slots;
+mod union;
 mod values;
 
 use super::*;
 use crate::lower::{Presence, SizeWrite};
+
+/// Renders the statements that write fields, fill what is derived and refuse what does not fit.
+#[derive(Clone, Copy)]
+pub(crate) struct Encoder<'p> {
+    pub(crate) c: Crate<'p>,
+}
 
 /// An array expression with the wire bytes of `v`, an expression of Rust type `from` (already
 /// range-checked).
@@ -152,11 +159,11 @@ impl Place {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Encoder<'p> {
     /// Whether a value of struct `id` inside struct `sid` is a bit stream written into bytes
     /// (through a bit writer of its own, not `w`).
     pub(crate) fn writes_bits_into_bytes(&self, sid: StructId, id: StructId) -> bool {
-        !self.bits(sid) && self.p.structs[id].layout.is_bits()
+        !self.c.bits(sid) && self.c.p.structs[id].layout.is_bits()
     }
 
     /// Writing `v` (a value of struct `id`) with the current writer `w`.
@@ -167,7 +174,7 @@ impl<'p> Gen<'p> {
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
-        if self.bits(sid) && !self.p.structs[id].layout.is_bits() {
+        if self.c.bits(sid) && !self.c.p.structs[id].layout.is_bits() {
             return Err(Internal(format!(
                 "'{nm}': a byte-aligned type inside a bit stream"
             )));
@@ -182,7 +189,7 @@ impl<'p> Gen<'p> {
     /// `let field = …;` statements giving a user-set field the values the encoder implies (a
     /// flag bit from whether an optional field is present, a value from a `set_when`), in order.
     fn implied(&self, sid: StructId, f: &Field) -> Result<TokenStream, Internal> {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let local = ident(&f.name);
         let mut out = quote! { let mut #local = self.#local; };
         for imp in &f.implied {
@@ -200,16 +207,16 @@ impl<'p> Gen<'p> {
                     let n = ident(&s.fields[*i].name);
                     quote! { self.#n.is_none() }
                 }
-                ImpliedWhen::Holds(e, _) => self.expr_top(e, Ctx::Encode),
+                ImpliedWhen::Holds(e, _) => self.c.exprs().expr_top(e, Ctx::Encode),
                 ImpliedWhen::Variant { .. } => continue,
             };
             let set = match (imp.value, &f.ty) {
                 (ImpliedValue::Bit(m), Ty::Flags(id)) => {
-                    let bit = self.flag_const(&self.p.flags[*id], m);
+                    let bit = self.c.types().flag_const(&self.c.p.flags[*id], m);
                     quote! { #local.set(#bit, #cond); }
                 }
                 (ImpliedValue::Equals(v), ty @ Ty::Enum(_)) => {
-                    let v = self.tag_value_expr(ty, v);
+                    let v = self.c.types().tag_value_expr(ty, v);
                     quote! { if #cond { #local = #v; } }
                 }
                 (ImpliedValue::Equals(v), Ty::Int(it)) => {
@@ -238,7 +245,7 @@ impl<'p> Gen<'p> {
         case: usize,
         value: &Expr,
     ) -> Result<TokenStream, Internal> {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let Ty::Union(u) = &s.fields[ui].ty else {
             return Err(Internal(format!(
                 "'{}': a tag solved for no switch",
@@ -251,7 +258,7 @@ impl<'p> Gen<'p> {
         let c = &u.cases[case];
         let (local, switch) = (ident(&f.name), ident(&s.fields[ui].name));
         let (un, v) = (
-            ident(&self.p.union_name(sid, ui)),
+            ident(&self.c.p.union_name(sid, ui)),
             variant_ident(&c.variant),
         );
         let pattern = match c.body {
@@ -260,7 +267,7 @@ impl<'p> Gen<'p> {
         };
         let t = int_rust(it);
         let (nm, tag) = (f.name.as_str(), lit_u64(c.single().unwrap_or(0)));
-        let value = self.expr_top(value, Ctx::Encode);
+        let value = self.c.exprs().expr_top(value, Ctx::Encode);
         Ok(quote! {
             if matches!(self.#switch, #pattern) {
                 #local = #t::try_from(#value).map_err(|_| {
@@ -273,8 +280,8 @@ impl<'p> Gen<'p> {
     /// The local holding where field `fi` starts in the output, and its `let` when the
     /// lowering keeps it (a checksum or length patched there, a size measured from there).
     pub(crate) fn field_start(&self, sid: StructId, fi: usize) -> (Ident, Option<TokenStream>) {
-        let at = ident(&self.l.field(sid, fi).locals.at);
-        let keep = self.l.field(sid, fi).write.keeps_start;
+        let at = ident(&self.c.l.field(sid, fi).locals.at);
+        let keep = self.c.l.field(sid, fi).write.keeps_start;
         let local = keep.then(|| quote! { let #at = w.len(); });
         (at, local)
     }
@@ -283,21 +290,21 @@ impl<'p> Gen<'p> {
     pub(crate) fn int_repr(&self, ty: &Ty) -> Option<IntTy> {
         match ty {
             Ty::Int(it) => Some(*it),
-            Ty::Enum(id) => Some(self.p.enums[*id].repr),
+            Ty::Enum(id) => Some(self.c.p.enums[*id].repr),
             _ => None,
         }
     }
 
     /// Statements that write field `fi` (computing it first when it is derived), by its role.
     pub(crate) fn write_field(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let write = match &self.p.structs[sid].fields[fi].role {
+        let write = match &self.c.p.structs[sid].fields[fi].role {
             Role::Value => self.write_value(sid, fi)?,
             Role::Derived(Derive::CountOf(..) | Derive::LengthOf(..)) => {
                 self.write_size(sid, fi)?
             }
             _ => self.write_slot(sid, fi)?,
         };
-        let keep = self.keep_enclosing(sid, fi, Ctx::Encode);
+        let keep = self.c.exprs().keep_enclosing(sid, fi, Ctx::Encode);
         Ok(quote! { #write #keep })
     }
 
@@ -310,15 +317,15 @@ impl<'p> Gen<'p> {
         v: TokenStream,
         nm: &str,
     ) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         Ok(match ty {
-            Ty::Int(it) => write_int(it, v, nm, self.bits_at(sid, fi)),
-            Ty::Bool if self.bits_at(sid, fi) => quote! { w.bits(#v as u64, 1); },
+            Ty::Int(it) => write_int(it, v, nm, self.c.bits_at(sid, fi)),
+            Ty::Bool if self.c.bits_at(sid, fi) => quote! { w.bits(#v as u64, 1); },
             Ty::Bool => quote! { w.put(&[#v as u8]); },
             Ty::Float { bits: 16, endian } => {
                 let x = bare(v.clone());
                 let half = quote! { wiregen_runtime::f16_bits(#x, #nm)? };
-                if self.bits_at(sid, fi) {
+                if self.c.bits_at(sid, fi) {
                     quote! { w.bits(#half as u64, 16); }
                 } else if *endian == Endian::Big {
                     quote! { w.put(&#half.to_be_bytes()); }
@@ -326,7 +333,7 @@ impl<'p> Gen<'p> {
                     quote! { w.put(&#half.to_le_bytes()); }
                 }
             }
-            Ty::Float { bits, .. } if self.bits_at(sid, fi) => {
+            Ty::Float { bits, .. } if self.c.bits_at(sid, fi) => {
                 let u = format_ident!("u{}", bits);
                 let raw = cast(quote! { #v.to_bits() }, &u, &format_ident!("u64"));
                 quote! { w.bits(#raw, #bits); }
@@ -343,7 +350,7 @@ impl<'p> Gen<'p> {
                     &p.enums[*id].repr,
                     quote! { #v.raw() },
                     nm,
-                    self.bits_at(sid, fi),
+                    self.c.bits_at(sid, fi),
                 );
                 quote! {
                     if !#v.in_range() {
@@ -356,13 +363,13 @@ impl<'p> Gen<'p> {
                 &p.enums[*id].repr,
                 quote! { #v.raw() },
                 nm,
-                self.bits_at(sid, fi),
+                self.c.bits_at(sid, fi),
             ),
             Ty::Flags(id) => write_int(
                 &p.flags[*id].repr,
                 quote! { #v.bits() },
                 nm,
-                self.bits_at(sid, fi),
+                self.c.bits_at(sid, fi),
             ),
             _ => return Err(Internal(format!("'{nm}' is not a scalar"))),
         })
@@ -415,8 +422,8 @@ impl<'p> Gen<'p> {
                 let prefix = self.write_prefix(sid, len, quote! { data.len() }, nm);
                 quote! { let data: &[u8] = &#v[..]; #prefix w.put(data); }
             }
-            Ty::Struct(id, len) if self.p.structs[sid].fields[fi].compression.is_some() => {
-                let c = self.p.structs[sid].fields[fi].compression.unwrap();
+            Ty::Struct(id, len) if self.c.p.structs[sid].fields[fi].compression.is_some() => {
+                let c = self.c.p.structs[sid].fields[fi].compression.unwrap();
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 let method = format_ident!("{}", c.method.variant());
                 // Written into plain bytes of its own, compressed, then sized like any value.
@@ -435,7 +442,7 @@ impl<'p> Gen<'p> {
                 let inner = self.write_struct_call(sid, *id, v.clone(), nm)?;
                 self.write_sized(sid, fi, len.as_ref(), inner, nm)?
             }
-            Ty::Array(_, count) if self.p.structs[sid].fields[fi].packed => {
+            Ty::Array(_, count) if self.c.p.structs[sid].fields[fi].packed => {
                 let prefix = self.write_prefix(sid, count, quote! { #v.len() }, nm);
                 quote! {
                     #prefix
@@ -456,7 +463,7 @@ impl<'p> Gen<'p> {
                 };
                 let item = self.write_ty(sid, fi, elem, item, nm)?;
                 // An element of no bytes would end a reader of the array to the end.
-                let item = if self.l.field(sid, fi).empty_elements {
+                let item = if self.c.l.field(sid, fi).empty_elements {
                     quote! {
                         let at = w.len();
                         #item
@@ -554,7 +561,7 @@ impl<'p> Gen<'p> {
                     w.prefix_since(body_at, |w| { #put })?;
                 }
             }
-            Some(Len::Prefix(_)) if self.bits(sid) => {
+            Some(Len::Prefix(_)) if self.c.bits(sid) => {
                 return Err(Internal(format!(
                     "'{nm}': a length prefix of a struct or switch in a bit stream"
                 )));
@@ -576,10 +583,10 @@ impl<'p> Gen<'p> {
             // exactly that many bytes.
             // (An element's size is never derived: only the field's own.)
             Some(Len::Expr(e))
-                if !self.bits(sid)
+                if !self.c.bits(sid)
                     && !e.reads_position()
-                    && (matches!(self.p.structs[sid].fields[fi].ty, Ty::Array(..))
-                        || !self.l.field(sid, fi).write.size_derived) =>
+                    && (matches!(self.c.p.structs[sid].fields[fi].ty, Ty::Array(..))
+                        || !self.c.l.field(sid, fi).write.size_derived) =>
             {
                 let check = self.size_check(sid, e, quote! { value_at }, nm);
                 quote! {
@@ -601,15 +608,15 @@ impl<'p> Gen<'p> {
         start: TokenStream,
         nm: &str,
     ) -> TokenStream {
-        let bits = self.bits(sid);
-        let ex = self.expr_top(e, Ctx::Encode);
+        let bits = self.c.bits(sid);
+        let ex = self.c.exprs().expr_top(e, Ctx::Encode);
         // A bit writer counts bits (the elements are whole bytes there).
         let written = if bits {
             quote! { (w.len() - #start) / 8 }
         } else {
             quote! { w.len() - #start }
         };
-        let (expected, actual) = (self.temp(sid, "expected"), self.temp(sid, "actual"));
+        let (expected, actual) = (self.c.temp(sid, "expected"), self.c.temp(sid, "actual"));
         let (expected_init, actual_init) = (
             field_init("expected", &expected),
             field_init("actual", &actual),
@@ -634,7 +641,7 @@ impl<'p> Gen<'p> {
             Len::Prefix(it) => {
                 let max = lit_u64(it.max_value());
                 let rt = int_rust(it);
-                let put = write_int(it, quote! { n }, nm, self.bits(sid));
+                let put = write_int(it, quote! { n }, nm, self.c.bits(sid));
                 quote! { let n = fit(#n as u64, #max, #nm)? as #rt; #put }
             }
             Len::VarPrefix(VarInt::RiptideLen) => quote! { w.riptide_len(#n as u64, #nm)?; },

@@ -3,15 +3,15 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Encoder<'p> {
     /// A derived length or count.
     pub(super) fn write_size(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let plan = &self.l.field(sid, fi).write;
+        let plan = &self.c.l.field(sid, fi).write;
         let (_, at_local) = self.field_start(sid, fi);
         let max_of = |it: IntTy| size_max(f, it);
         Ok(match &f.role {
@@ -22,7 +22,7 @@ impl<'p> Gen<'p> {
                 let tn = ident(&s.fields[*ti].name);
                 let max = lit_u64(f.max.unwrap_or(varint_max(&f.ty)));
                 let put = self.write_ty(sid, fi, &f.ty, Place::Value(quote! { #local }), nm)?;
-                let rt = self.rust_ty(sid, fi, &f.ty)?;
+                let rt = self.c.types().rust_ty(sid, fi, &f.ty)?;
                 let size = size_value(present_len(&s.fields[*ti], quote! { self.#tn }), *l, nm);
                 quote! {
                     #at_local
@@ -38,7 +38,7 @@ impl<'p> Gen<'p> {
                 };
                 let max = max_of(it);
                 let rt = int_rust(&it);
-                let put = write_int(&it, quote! { #local }, nm, self.bits_at(sid, fi));
+                let put = write_int(&it, quote! { #local }, nm, self.c.bits_at(sid, fi));
                 match plan.size {
                     Some(SizeWrite::WholeElements(eb)) => {
                         let eb = lit_usize(eb);
@@ -67,7 +67,7 @@ impl<'p> Gen<'p> {
                             #put
                         }
                     }
-                    Some(SizeWrite::Patched) if self.bits(sid) => {
+                    Some(SizeWrite::Patched) if self.c.bits(sid) => {
                         return Err(Internal(format!(
                             "'{nm}': the length of encoded data in a bit stream"
                         )))

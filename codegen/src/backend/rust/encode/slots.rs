@@ -3,11 +3,11 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Encoder<'p> {
     /// A constant, reserved field, checksum (zeros now, computed once the struct is written), a
     /// switch tag or a presence bit.
     pub(super) fn write_slot(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
         let nm = f.name.as_str();
@@ -19,7 +19,7 @@ impl<'p> Gen<'p> {
                     return Err(Internal(format!("constant '{nm}' is not an integer")));
                 };
                 let typed = const_typed(f, *c, &int_rust(&it));
-                let put = write_int(&it, quote! { #typed }, nm, self.bits_at(sid, fi));
+                let put = write_int(&it, quote! { #typed }, nm, self.c.bits_at(sid, fi));
                 // Bound only for the expressions of later fields that read it.
                 let value = match f.ty {
                     Ty::Enum(id) => {
@@ -29,6 +29,7 @@ impl<'p> Gen<'p> {
                     _ => quote! { #c },
                 };
                 let bind = self
+                    .c
                     .l
                     .field(sid, fi)
                     .read_by_expressions
@@ -38,6 +39,7 @@ impl<'p> Gen<'p> {
             Role::Reserved => {
                 // Bound only for the expressions of later fields that read it.
                 let bind = self
+                    .c
                     .l
                     .field(sid, fi)
                     .read_by_expressions
@@ -45,7 +47,7 @@ impl<'p> Gen<'p> {
                 match &f.ty {
                     Ty::Int(it) => {
                         let typed = lit_typed(0, &int_rust(it));
-                        let put = write_int(it, quote! { #typed }, nm, self.bits_at(sid, fi));
+                        let put = write_int(it, quote! { #typed }, nm, self.c.bits_at(sid, fi));
                         quote! { #at_local #bind #put }
                     }
                     Ty::Bytes(Len::Expr(Expr::Int(n, _))) => {
@@ -55,11 +57,11 @@ impl<'p> Gen<'p> {
                     _ => return Err(Internal(format!("'{nm}': a reserved field of this type"))),
                 }
             }
-            Role::Checksum(_) if self.bits_at(sid, fi) => {
+            Role::Checksum(_) if self.c.bits_at(sid, fi) => {
                 return Err(Internal("a checksum in a bit stream".into()))
             }
             Role::Checksum(_) => {
-                let n = lit_usize(self.p.fixed_size(&f.ty).unwrap_or(0));
+                let n = lit_usize(self.c.p.fixed_size(&f.ty).unwrap_or(0));
                 quote! { #at_local w.put(&[0u8; #n]); }
             }
             Role::Derived(Derive::TagOf(ui)) => {

@@ -3,15 +3,15 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Encoder<'p> {
     /// A field the user sets.
     pub(super) fn write_value(&self, sid: StructId, fi: usize) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
         let nm = f.name.as_str();
         let local = ident(&f.name);
-        let plan = &self.l.field(sid, fi).write;
+        let plan = &self.c.l.field(sid, fi).write;
         let (at, at_local) = self.field_start(sid, fi);
         Ok(match &f.role {
             Role::Value => {
@@ -30,7 +30,7 @@ impl<'p> Gen<'p> {
                         quote! { fit(#v as u64, #m, #nm)?; }
                     });
                     let valid = f.valid.as_ref().map(|valid| {
-                        let x = self.temp(sid, "x");
+                        let x = self.c.temp(sid, "x");
                         let bad = invalid_test(valid, quote! { #x });
                         quote! {
                             let #x = #v as i128;
@@ -68,7 +68,7 @@ impl<'p> Gen<'p> {
                             checks(&bound.number()),
                             self.write_ty(sid, fi, &f.ty, bound.clone(), nm)?,
                         );
-                        let cond = self.expr_top(c, Ctx::Encode);
+                        let cond = self.c.exprs().expr_top(c, Ctx::Encode);
                         quote! {
                             match (#borrow self.#local, #cond) {
                                 (Some(v), true) => { #checks #body }
@@ -88,10 +88,10 @@ impl<'p> Gen<'p> {
                     else {
                         return None;
                     };
-                    let dat = ident(&self.l.field(sid, di).locals.at);
+                    let dat = ident(&self.c.l.field(sid, di).locals.at);
                     let dn = d.name.as_str();
                     let max = size_max(d, it);
-                    let value = self.temp(sid, "value");
+                    let value = self.c.temp(sid, "value");
                     let put = uint_bytes(quote! { #value }, &format_ident!("u64"), &it);
                     let size = size_value(quote! { (w.len() - #at) }, *l, dn);
                     Some(quote! {
@@ -117,23 +117,23 @@ impl<'p> Gen<'p> {
     /// follows it is written after, and the decoder finds it the same way.
     /// A size that is derived from the data needs no check.
     fn length_check(&self, sid: StructId, fi: usize) -> TokenStream {
-        let f = &self.p.structs[sid].fields[fi];
+        let f = &self.c.p.structs[sid].fields[fi];
         let (nm, local) = (f.name.as_str(), ident(&f.name));
-        let plan = &self.l.field(sid, fi).write;
+        let plan = &self.c.l.field(sid, fi).write;
         match &f.ty {
             Ty::Bytes(Len::Expr(e))
             | Ty::Str(Len::Expr(e), Text { nul: Nul::No, .. })
             | Ty::Array(_, Len::Expr(e))
                 if plan.len_check =>
             {
-                let ex = self.expr_top(e, Ctx::Encode);
+                let ex = self.c.exprs().expr_top(e, Ctx::Encode);
                 // An optional value is checked when it is there.
                 let value = match f.condition {
                     None => quote! { self.#local },
                     Some(_) => quote! { v },
                 };
                 let len = wire_len(&f.ty, value);
-                let (expected, actual) = (self.temp(sid, "expected"), self.temp(sid, "actual"));
+                let (expected, actual) = (self.c.temp(sid, "expected"), self.c.temp(sid, "actual"));
                 let (expected_init, actual_init) = (
                     field_init("expected", &expected),
                     field_init("actual", &actual),

@@ -11,6 +11,12 @@
 use super::carriers::{Target, Visit};
 use super::*;
 
+/// Renders `arbitrary_stateful`: conversations whose messages announce what later ones use.
+#[derive(Clone, Copy)]
+pub(crate) struct StatefulDraws<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// A state table verify can announce: its record's holder reached as a case of the root's
 /// switch, its elements holding the values the consumers' switches took.
 struct Announced {
@@ -24,9 +30,9 @@ struct Announced {
     key_ty: String,
 }
 
-impl Gen<'_> {
+impl StatefulDraws<'_> {
     pub(crate) fn arbitrary_stateful(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         if p.state.is_empty() || !p.opening.is_empty() {
             return quote! {};
         }
@@ -56,11 +62,15 @@ impl Gen<'_> {
             return quote! {};
         }
         let root = ident(&p.root().name);
-        let visit = self.visit_carriers(&Visit { targets, keys: &[] }, p.root, quote! { message });
+        let visit = self.c.carriers().visit_carriers(
+            &Visit { targets, keys: &[] },
+            p.root,
+            quote! { message },
+        );
         let lists = tables.iter().map(|t| &t.lists);
         let announce = tables.iter().map(|t| &t.announce);
         let lists_check = tables.iter().map(|t| &t.lists);
-        let (encode, direction) = if self.l.reads_direction[p.root] {
+        let (encode, direction) = if self.c.l.reads_direction[p.root] {
             (quote! { encode_from(from_client) }, quote! {})
         } else {
             (quote! { encode() }, quote! { let _ = from_client; })
@@ -86,7 +96,7 @@ impl Gen<'_> {
     /// How a table's lists are announced, when its record is a case of the root's switch and
     /// its elements' switch, whose tag is the item, has the enum the consumers' switches share.
     fn announced(&self, table: &StateTable) -> Option<Announced> {
-        let p = self.p;
+        let p = self.c.p;
         let r = table
             .records
             .iter()
@@ -151,7 +161,7 @@ impl Gen<'_> {
     /// and shares the enum of the announced elements), each with the statements collecting the
     /// values its value `part` holds into the lists, by index.
     fn consumers(&self, ti: usize, announced: &Announced) -> Vec<(StructId, TokenStream)> {
-        let p = self.p;
+        let p = self.c.p;
         let (elements, lists) = (announced.elements, &announced.lists);
         let Ty::Union(eu) = &p.structs[elements.0].fields[elements.1].ty else {
             return Vec::new();

@@ -4,6 +4,12 @@
 
 use super::*;
 
+/// Renders the visit of the types that carry a field, down from the root.
+#[derive(Clone, Copy)]
+pub(crate) struct Carriers<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// Where a visited value is: the root (a reference), a place reached by a path of plain fields
 /// (`message.packet`), or a local bound on the way down (a reference).
 enum At {
@@ -44,7 +50,7 @@ impl Visit<'_> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Carriers<'p> {
     /// Statements visiting every value of `v`'s targets in the value of struct `sid` that `at`
     /// refers to (`&Root`), or nothing when it holds none.
     pub(crate) fn visit_carriers(&self, v: &Visit, sid: StructId, at: TokenStream) -> TokenStream {
@@ -66,7 +72,7 @@ impl<'p> Gen<'p> {
         if !self.holds(sid, v) {
             return None;
         }
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         let mut out = Vec::new();
         for (fi, f) in s.fields.iter().enumerate() {
             // A key field of this holder, copied before the values after it are visited.
@@ -137,8 +143,8 @@ impl<'p> Gen<'p> {
         at: TokenStream,
         depth: usize,
     ) -> Option<TokenStream> {
-        let un = ident(&self.p.union_name(sid, fi));
-        let carries_tag = self.tag_field(sid, fi).is_some();
+        let un = ident(&self.c.p.union_name(sid, fi));
+        let carries_tag = self.c.types().tag_field(sid, fi).is_some();
         let mut arms = Vec::new();
         let cases = u
             .cases
@@ -212,7 +218,7 @@ impl<'p> Gen<'p> {
                 format_ident!("_")
             };
         }
-        let name = self.p.structs[to].name.to_snake_case();
+        let name = self.c.p.structs[to].name.to_snake_case();
         let taken = [
             "message",
             "joins",
@@ -234,7 +240,7 @@ impl<'p> Gen<'p> {
 
     /// Whether a value of struct `sid` can hold a value of one of `v`'s targets.
     fn holds(&self, sid: StructId, v: &Visit) -> bool {
-        crate::ir::analysis::reached_from(self.p, vec![sid], |_, _| true)
+        crate::ir::analysis::reached_from(self.c.p, vec![sid], |_, _| true)
             .into_iter()
             .any(|id| v.target(id).is_some())
     }

@@ -2,11 +2,18 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `conversation` module: a conversation's datagrams read in order.
+#[derive(Clone, Copy)]
+pub(crate) struct ConversationModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> ConversationModule<'p> {
     /// `<'a>` when a `Datagram` (an opening datagram or the root) borrows from its input.
     pub(crate) fn datagram_lifetime(&self) -> TokenStream {
-        let p = self.p;
-        let borrows = self.l.borrows[p.root] || p.opening.iter().any(|(_, id)| self.l.borrows[*id]);
+        let p = self.c.p;
+        let borrows =
+            self.c.l.borrows[p.root] || p.opening.iter().any(|(_, id)| self.c.l.borrows[*id]);
         if borrows {
             quote! { <'a> }
         } else {
@@ -17,7 +24,7 @@ impl<'p> Gen<'p> {
     /// For protocols whose first datagrams are told apart by their order: `Datagram` and a
     /// per-conversation classifier.
     pub(crate) fn conversation_module(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         if p.opening.is_empty() {
             return quote! {};
         }
@@ -25,7 +32,7 @@ impl<'p> Gen<'p> {
         let lt = self.datagram_lifetime();
         let ty_of = |id: StructId| {
             let n = ident(&p.structs[id].name);
-            if self.l.borrows[id] {
+            if self.c.l.borrows[id] {
                 quote! { #n<'a> }
             } else {
                 quote! { #n }
@@ -72,10 +79,11 @@ impl<'p> Gen<'p> {
              [`{root}`]."
         ));
         let serialize = self
+            .c
             .features()
             .attr("serde", quote! { derive(serde::Serialize) });
         // A root whose layout depends on the direction is encoded and decoded with it.
-        let (encode, decode_root) = if self.l.reads_direction[p.root] {
+        let (encode, decode_root) = if self.c.l.reads_direction[p.root] {
             (
                 quote! {
                     /// The datagram's bytes, sent by the client (`from_client`) or the server.
@@ -150,7 +158,7 @@ impl<'p> Gen<'p> {
     /// `Conversation::dissect`: the next datagram's fields as the dissector shows them, told
     /// apart by their order as `decode` tells them.
     fn conversation_dissect(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let root = ident(&p.root().name);
         // The same order, each datagram dissected (its fields as the dissector shows them).
         let dissect_arms: Vec<TokenStream> = [Side::Client, Side::Server]
@@ -168,7 +176,7 @@ impl<'p> Gen<'p> {
                     })
             })
             .collect();
-        let dissect_root = if self.l.reads_direction[p.root] {
+        let dissect_root = if self.c.l.reads_direction[p.root] {
             quote! { #root::dissect_from(bytes, from_client) }
         } else {
             quote! { #root::dissect(bytes) }

@@ -3,15 +3,21 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `facts` module: the values netcode analysis reads.
+#[derive(Clone, Copy)]
+pub(crate) struct FactsModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> FactsModule<'p> {
     /// `impl T { fn add_facts }` for each type a rule reads.
     pub(crate) fn facts_module(&self) -> TokenStream {
-        let Some(r) = &self.p.reliability else {
+        let Some(r) = &self.c.p.reliability else {
             return quote! {};
         };
         let mut out = Vec::new();
         for &(sid, _) in &r.carriers {
-            let s = &self.p.structs[sid];
+            let s = &self.c.p.structs[sid];
             let mut body = Vec::new();
             let number = |fi: usize| {
                 let f = ident(&s.fields[fi].name);
@@ -26,7 +32,7 @@ impl<'p> Gen<'p> {
             };
             let guarded = |when: &Option<Expr>, stmt: TokenStream| match when {
                 Some(w) => {
-                    let w = self.expr_top(w, Ctx::Value);
+                    let w = self.c.exprs().expr_top(w, Ctx::Value);
                     quote! { if #w { #stmt } }
                 }
                 None => stmt,
@@ -36,10 +42,10 @@ impl<'p> Gen<'p> {
                 let reliable = match &q.reliable {
                     Reliable::Always => quote! { true },
                     Reliable::Never => quote! { false },
-                    Reliable::When(e) => self.expr_top(e, Ctx::Value),
+                    Reliable::When(e) => self.c.exprs().expr_top(e, Ctx::Value),
                 };
                 let last = match &q.part {
-                    Some((_, e)) => self.expr_top(e, Ctx::Value),
+                    Some((_, e)) => self.c.exprs().expr_top(e, Ctx::Value),
                     None => quote! { true },
                 };
                 body.push(guarded(
@@ -74,7 +80,7 @@ impl<'p> Gen<'p> {
                 let (id, reply) = (number(g.id), g.reply);
                 body.push(quote! { facts.ping(#id, #reply); });
             }
-            let ty = self.ty_anon(sid);
+            let ty = self.c.ty_anon(sid);
             let doc = doc_prose(&format!(
                 "Adds what this `{}` tells the netcode analysis (the schema's `reliability`).",
                 s.name
@@ -94,7 +100,7 @@ impl<'p> Gen<'p> {
     /// The `Protocol` items of the analysis: the channels and `facts`, which walks the routes
     /// from a datagram down to every value a rule reads.
     pub(crate) fn facts_protocol(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let Some(r) = &p.reliability else {
             return quote! {};
         };
@@ -133,7 +139,7 @@ impl<'p> Gen<'p> {
     /// `add_facts` on every value at the end of `routes` (hop lists from `at`, bound `v{k}`):
     /// routes through one field share one `match` on it, one arm per case.
     fn routes_visit(&self, routes: &[&[Hop]], at: TokenStream, k: usize) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let mut out = Vec::new();
         if routes.iter().any(|r| r.is_empty()) {
             out.push(quote! { #at.add_facts(&mut facts); });
@@ -210,12 +216,12 @@ impl<'p> Gen<'p> {
         case: Option<usize>,
         bind: &Ident,
     ) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let Ty::Union(u) = &p.structs[sid].fields[fi].ty else {
             return quote! { #bind };
         };
         let un = ident(&p.union_name(sid, fi));
-        let tagged = self.tag_field(sid, fi).is_some();
+        let tagged = self.c.types().tag_field(sid, fi).is_some();
         let (variant, carries_tag) = match case {
             Some(ci) => (
                 &u.cases[ci].variant,

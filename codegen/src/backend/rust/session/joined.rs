@@ -4,6 +4,12 @@
 
 use super::*;
 
+/// Renders what the protocol joins from pieces: its ways and joined notes.
+#[derive(Clone, Copy)]
+pub(crate) struct JoinedItems<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
 /// What joining adds to a crate: its items, and its part of the `Protocol` and `SerdeProtocol`
 /// impls.
 pub(crate) struct JoinItems {
@@ -32,18 +38,18 @@ struct Way {
     notes: TokenStream,
 }
 
-impl<'p> Gen<'p> {
+impl<'p> JoinedItems<'p> {
     pub(crate) fn join_items(&self) -> Result<JoinItems, Internal> {
         let mut ways = Vec::new();
-        if let Some(r) = &self.p.reassembly {
+        if let Some(r) = &self.c.p.reassembly {
             ways.push(self.reassembly_way(r)?);
         }
-        for j in &self.p.joins {
+        for j in &self.c.p.joins {
             if let Some(way) = self.sequence_way(j)? {
                 ways.push(way);
             }
         }
-        for j in &self.p.stream_joins {
+        for j in &self.c.p.stream_joins {
             if let Some(way) = self.stream_way(j)? {
                 ways.push(way);
             }
@@ -74,11 +80,12 @@ impl<'p> Gen<'p> {
         let feeds = ways.iter().map(|w| &w.feed);
         let joined_notes = self.joined_notes(&ways);
         let serde = self
+            .c
             .features()
             .attr("serde", quote! { derive(serde::Serialize) });
-        let root = self.p.root();
+        let root = self.c.p.root();
         // The root datagram is `message`: the parameter itself, or the opening's last variant.
-        let (param, take_root) = if self.p.opening.is_empty() {
+        let (param, take_root) = if self.c.p.opening.is_empty() {
             (quote! { message }, quote! {})
         } else {
             let v = ident(&root.name);
@@ -91,7 +98,7 @@ impl<'p> Gen<'p> {
                 },
             )
         };
-        let direction = if self.p.joins.is_empty() && self.p.stream_joins.is_empty() {
+        let direction = if self.c.p.joins.is_empty() && self.c.p.stream_joins.is_empty() {
             quote! {}
         } else {
             quote! { let direction = usize::from(!from_client); }
@@ -159,13 +166,13 @@ impl<'p> Gen<'p> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> JoinedItems<'p> {
     /// The reassembler's way: pieces of the root's payloads.
     fn reassembly_way(&self, r: &Reassembly) -> Result<Way, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let lifetime = |id: StructId| {
             let n = ident(&p.structs[id].name);
-            if self.l.borrows[id] {
+            if self.c.l.borrows[id] {
                 quote! { #n<'j> }
             } else {
                 quote! { #n }
@@ -177,7 +184,7 @@ impl<'p> Gen<'p> {
                     return Err(Internal("'as' must name a switch".into()));
                 };
                 let un = ident(&p.union_name(p.root, fi));
-                let borrows = self.l.union_borrows(u);
+                let borrows = self.c.l.union_borrows(u);
                 let ty = if borrows {
                     quote! { #un<'j> }
                 } else {
@@ -205,7 +212,7 @@ impl<'p> Gen<'p> {
                         Joined::Whole(whole) if whole.from_client => JoinedMessage::WholeFromClient(whole.client_message()?),
                         Joined::Whole(whole) => JoinedMessage::WholeFromServer(whole.server_message()?),
                     },
-                    self.l.borrows[client] || self.l.borrows[server],
+                    self.c.l.borrows[client] || self.c.l.borrows[server],
                 )
             }
         };
@@ -278,7 +285,7 @@ impl<'p> Gen<'p> {
         sid: StructId,
         streams: &[Stream],
     ) -> (Vec<TokenStream>, Vec<TokenStream>, bool) {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let (mut fields, mut values, mut borrows) = (Vec::new(), Vec::new(), false);
         for x in streams {
@@ -287,8 +294,8 @@ impl<'p> Gen<'p> {
                 Some(w) => {
                     let n = ident(&p.structs[w].name);
                     let m = format_ident!("decode_{}", s.fields[x.field].name);
-                    borrows |= self.l.borrows[w];
-                    let t = if self.l.borrows[w] {
+                    borrows |= self.c.l.borrows[w];
+                    let t = if self.c.l.borrows[w] {
                         quote! { #n<'j> }
                     } else {
                         quote! { #n }
@@ -298,7 +305,7 @@ impl<'p> Gen<'p> {
                 }
                 None => {
                     borrows = true;
-                    let hex = self.features().serde_hex();
+                    let hex = self.c.features().serde_hex();
                     fields.push(quote! { #hex #f: Cow<'j, [u8]>, });
                     values.push(quote! { #f: Cow::Borrowed(&j.#f), });
                 }
@@ -310,7 +317,7 @@ impl<'p> Gen<'p> {
     /// A stream join's way: pieces of `j.in_struct` between values of `j.begin` and `j.end`,
     /// in the order the datagram and the conversation bring them.
     fn stream_way(&self, j: &StreamJoin) -> Result<Option<Way>, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
         let name = ident(&s.name);
@@ -351,7 +358,10 @@ impl<'p> Gen<'p> {
             ],
             keys: &[],
         };
-        let feed = self.visit_carriers(&visit, p.root, quote! { message });
+        let feed = self
+            .c
+            .carriers()
+            .visit_carriers(&visit, p.root, quote! { message });
         if feed.is_empty() {
             return Ok(None);
         }
@@ -385,7 +395,7 @@ impl<'p> Gen<'p> {
     /// a case of one of its switches); `None` when the root carries none that way (its joiner
     /// is then the crate user's to feed).
     fn sequence_way(&self, j: &Join) -> Result<Option<Way>, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
         let name = ident(&s.name);
@@ -397,14 +407,17 @@ impl<'p> Gen<'p> {
             s.name
         ));
         let joined_doc = doc_prose(&format!("A [`{}`] payload joined from parts.", s.name));
-        let seq_ty = self.rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
+        let seq_ty = self
+            .c
+            .types()
+            .rust_ty(sid, j.sequence, &s.fields[j.sequence].ty)?;
         let mut fields = Vec::new();
         let mut values = Vec::new();
         for r in &j.key {
             let (h, k) = (r.struct_id, r.field);
             let kf = &p.structs[h].fields[k];
             let f = ident(&kf.name);
-            let t = self.rust_ty(h, k, &kf.ty)?;
+            let t = self.c.types().rust_ty(h, k, &kf.ty)?;
             fields.push(quote! { #f: #t, });
             values.push(quote! { #f: j.#f, });
         }
@@ -457,7 +470,10 @@ impl<'p> Gen<'p> {
             }],
             keys: &enclosing,
         };
-        let feed = self.visit_carriers(&visit, p.root, quote! { message });
+        let feed = self
+            .c
+            .carriers()
+            .visit_carriers(&visit, p.root, quote! { message });
         if feed.is_empty() {
             return Ok(None);
         }
@@ -489,7 +505,7 @@ impl<'p> Gen<'p> {
         sid: StructId,
         bind: &Ident,
     ) -> Vec<(Option<TokenStream>, Ident)> {
-        let p = self.p;
+        let p = self.c.p;
         let mut out = Vec::new();
         if sid == p.root {
             out.push((None, ident(&p.root().name)));
@@ -497,7 +513,7 @@ impl<'p> Gen<'p> {
         for (fi, rf) in p.root().fields.iter().enumerate() {
             let Ty::Union(u) = &rf.ty else { continue };
             let un = ident(&p.union_name(p.root, fi));
-            let carries_tag = self.tag_field(p.root, fi).is_some();
+            let carries_tag = self.c.types().tag_field(p.root, fi).is_some();
             for c in u.cases.iter().filter(|c| c.body == CaseBody::Struct(sid)) {
                 let var = variant_ident(&c.variant);
                 let pat = if carries_tag && c.single().is_none() {

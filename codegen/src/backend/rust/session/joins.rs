@@ -2,10 +2,16 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `joins` module: sequence joins and stream joiners.
+#[derive(Clone, Copy)]
+pub(crate) struct JoinsModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> JoinsModule<'p> {
     /// Per sequence join: the joined payload, a joiner, and a splitter.
     pub(crate) fn joins_module(&self) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let mut out = Vec::new();
         for j in &p.joins {
             out.push(self.sequence_join(j)?);
@@ -19,11 +25,11 @@ impl<'p> Gen<'p> {
     /// One sequence join: the part markers, the joined payload and its decoders, the joiner
     /// and the splitter.
     fn sequence_join(&self, j: &Join) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
         let st = ident(&s.name);
-        let st_anon = self.ty_anon(sid);
+        let st_anon = self.c.ty_anon(sid);
         let jn = format_ident!("{}Joined", s.name);
         let joiner = format_ident!("{}Joiner", s.name);
         let size = lit_usize(j.piece_size);
@@ -37,8 +43,8 @@ impl<'p> Gen<'p> {
             streams,
             n_streams,
         } = self.join_names(j)?;
-        let first = self.expr_top(&j.first, Ctx::Value);
-        let last = self.expr_top(&j.last, Ctx::Value);
+        let first = self.c.exprs().expr_top(&j.first, Ctx::Value);
+        let last = self.c.exprs().expr_top(&j.last, Ctx::Value);
         // The key: the part's own fields, and those of enclosing values the caller gives
         // (`Command.channel_id`, read where the part sits in its datagram).
         let key_names: Vec<Ident> = j.key.iter().map(|r| ident(&r.name)).collect();
@@ -57,7 +63,7 @@ impl<'p> Gen<'p> {
         let key_types: Vec<TokenStream> = j
             .key
             .iter()
-            .map(|r| self.rust_ty(r.struct_id, r.field, &p.field(r).ty))
+            .map(|r| self.c.types().rust_ty(r.struct_id, r.field, &p.field(r).ty))
             .collect::<Result<_, _>>()?;
         let (outer_names, outer_params): (Vec<Ident>, Vec<TokenStream>) = j
             .key
@@ -158,14 +164,17 @@ impl<'p> Gen<'p> {
 
     /// The names the joiner and the splitter of a sequence join share.
     fn join_names(&self, j: &Join) -> Result<JoinNames, Internal> {
-        let s = &self.p.structs[j.in_struct];
+        let s = &self.c.p.structs[j.in_struct];
         let sequence = &s.fields[j.sequence];
         Ok(JoinNames {
             split: format_ident!("split_{}", s.name.to_snake_case()),
             part_size: format_ident!("{}_PART_SIZE", s.name.to_shouty_snake_case()),
             wrap: lit_u64(j.wrap),
             seq: ident(&sequence.name),
-            seq_ty: self.rust_ty(j.in_struct, j.sequence, &sequence.ty)?,
+            seq_ty: self
+                .c
+                .types()
+                .rust_ty(j.in_struct, j.sequence, &sequence.ty)?,
             seq_nm: sequence.name.clone(),
             streams: j
                 .streams
@@ -180,11 +189,11 @@ impl<'p> Gen<'p> {
     /// flag bits that mark the first and the last part (other markers are checked per part,
     /// and `<type>_parts` says how many parts a size makes).
     fn join_splitter(&self, j: &Join) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
         let st = ident(&s.name);
-        let st_a = if self.l.borrows[sid] {
+        let st_a = if self.c.l.borrows[sid] {
             quote! { #st<'a> }
         } else {
             quote! { #st }
@@ -202,8 +211,11 @@ impl<'p> Gen<'p> {
         // The splitter sets the flag bits that mark the first and the last part; markers
         // that are other expressions (ENet's `fragment_number == fragment_count - 1`) read
         // fields the template gives, and each part is checked against its position.
-        let set_first = self.set_flag_bit(sid, &j.first, quote! { part }, Some(quote! { i == 0 }));
-        let set_last = self.set_flag_bit(
+        let set_first =
+            self.c
+                .types()
+                .set_flag_bit(sid, &j.first, quote! { part }, Some(quote! { i == 0 }));
+        let set_last = self.c.types().set_flag_bit(
             sid,
             &j.last,
             quote! { part },
@@ -272,7 +284,7 @@ impl<'p> Gen<'p> {
     /// `impl Joined { fn decode_<field>() }` for the streams of a join (of struct `sid`'s
     /// fields) that decode as a type; nothing when none does.
     fn joined_decoders(&self, sid: StructId, streams: &[Stream], jn: &Ident) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let decoders: Vec<TokenStream> = streams
             .iter()
@@ -280,7 +292,7 @@ impl<'p> Gen<'p> {
                 let w = x.whole?;
                 let f = ident(&s.fields[x.field].name);
                 let m = format_ident!("decode_{}", s.fields[x.field].name);
-                let (wt, wn) = (self.ty_anon(w), ident(&p.structs[w].name));
+                let (wt, wn) = (self.c.ty_anon(w), ident(&p.structs[w].name));
                 let doc = doc_prose(&format!("Decodes the joined `{f}` as [`{wn}`]."));
                 Some(quote! {
                     #doc
@@ -297,10 +309,10 @@ impl<'p> Gen<'p> {
 
     /// A stream join's joined payload and joiner (see [`wiregen_runtime::StreamJoiner`]).
     fn stream_joiner(&self, j: &StreamJoin) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let sid = j.in_struct;
         let s = &p.structs[sid];
-        let st_anon = self.ty_anon(sid);
+        let st_anon = self.c.ty_anon(sid);
         let jn = format_ident!("{}Joined", s.name);
         let joiner = format_ident!("{}Joiner", s.name);
         let (begin, end) = (&p.structs[j.begin].name, &p.structs[j.end].name);

@@ -2,21 +2,27 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `reassembly` module: the chunker and the whole's reassembly.
+#[derive(Clone, Copy)]
+pub(crate) struct ReassemblyModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> ReassemblyModule<'p> {
     /// Joining pieces of payloads carried by root packets, and cutting payloads into packets.
     pub(crate) fn reassembly_module(&self) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let Some(r) = &p.reassembly else {
             return Ok(quote! {});
         };
         let root = p.root();
         let rt = ident(&root.name);
-        let lt = if self.l.borrows[p.root] {
+        let lt = if self.c.l.borrows[p.root] {
             quote! { <'_> }
         } else {
             quote! {}
         };
-        let lt_a = if self.l.borrows[p.root] {
+        let lt_a = if self.c.l.borrows[p.root] {
             quote! { <'a> }
         } else {
             quote! {}
@@ -26,7 +32,7 @@ impl<'p> Gen<'p> {
         let key_types: Vec<TokenStream> = r
             .key
             .iter()
-            .map(|k| self.rust_ty(sid, *k, &root.fields[*k].ty))
+            .map(|k| self.c.types().rust_ty(sid, *k, &root.fields[*k].ty))
             .collect::<Result<_, _>>()?;
         let index = ident(&root.fields[r.index].name);
         let piece_field = &root.fields[r.field];
@@ -36,7 +42,7 @@ impl<'p> Gen<'p> {
         );
         let (piece_get, piece_set) = self.piece_access(r)?;
         let when = match &r.when {
-            Some(w) => self.expr_top(w, Ctx::Value),
+            Some(w) => self.c.exprs().expr_top(w, Ctx::Value),
             None => quote! { true },
         };
         let piece_size = lit_usize(r.piece_size);
@@ -48,7 +54,7 @@ impl<'p> Gen<'p> {
         };
         let (count_fn, piece_end, count_name) = match &r.end {
             PieceEnd::Last(e) => {
-                let last = self.expr_top(e, Ctx::Value);
+                let last = self.c.exprs().expr_top(e, Ctx::Value);
                 (
                     quote! {
                         /// Whether this packet carries the last piece of its payload.
@@ -141,7 +147,7 @@ impl<'p> Gen<'p> {
         &self,
         r: &Reassembly,
     ) -> Result<(TokenStream, Option<(Ident, Ident)>), Internal> {
-        let (p, sid) = (self.p, self.p.root);
+        let (p, sid) = (self.c.p, self.c.p.root);
         let root = p.root();
         let piece = ident(&root.fields[r.field].name);
         Ok(match &root.fields[r.field].ty {
@@ -164,14 +170,14 @@ impl<'p> Gen<'p> {
 
     /// What the joined payload is, and how to read it (from the packet that completed it).
     fn whole_parts(&self, r: &Reassembly) -> Result<WholeParts, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let (sid, root) = (p.root, p.root());
         let mut decode_as = quote! {};
         let (decl, init, methods) = match r.whole {
             WholeType::ByDirection { client, server } => {
                 let ty = |id: StructId| {
                     let n = ident(&p.structs[id].name);
-                    let t = if self.l.borrows[id] {
+                    let t = if self.c.l.borrows[id] {
                         quote! { #n<'_> }
                     } else {
                         quote! { #n }
@@ -196,19 +202,19 @@ impl<'p> Gen<'p> {
                 let Ty::Union(u) = &root.fields[fi].ty else {
                     return Err(Internal("'as' must name a switch".into()));
                 };
-                let Some((_, tf)) = self.tag_field(sid, fi) else {
+                let Some((_, tf)) = self.c.types().tag_field(sid, fi) else {
                     return Err(Internal("'as' needs a switch whose tag is a field".into()));
                 };
                 let tn = ident(&tf.name);
-                let tt = self.rust_ty(sid, 0, &tf.ty)?;
+                let tt = self.c.types().rust_ty(sid, 0, &tf.ty)?;
                 let field = ident(&root.fields[fi].name);
                 let un = ident(&p.union_name(sid, fi));
-                let ult = if self.l.union_borrows(u) {
+                let ult = if self.c.l.union_borrows(u) {
                     quote! { <'_> }
                 } else {
                     quote! {}
                 };
-                let (impl_a, self_a) = if self.l.union_borrows(u) {
+                let (impl_a, self_a) = if self.c.l.union_borrows(u) {
                     (quote! { <'a> }, quote! { <'a> })
                 } else {
                     (quote! { <'a> }, quote! {})
@@ -218,14 +224,17 @@ impl<'p> Gen<'p> {
                 whole.len = Len::Natural;
                 whole.unless = None;
                 let (nm, abbrev) = (&root.fields[fi].name, naming::abbrev(p, sid, fi));
-                let rd = if self.bits(sid) {
+                let rd = if self.c.bits(sid) {
                     quote! { BitReader }
                 } else {
                     quote! { Reader }
                 };
-                decode_as = if self.l.shared_switch == Some((sid, fi)) {
+                decode_as = if self.c.l.shared_switch == Some((sid, fi)) {
                     // One function reads the packet's switch and the whole.
-                    let (matched, _) = self.switch_match(sid, fi, &whole, nm, &abbrev)?;
+                    let (matched, _) = self
+                        .c
+                        .decoder()
+                        .switch_match(sid, fi, &whole, nm, &abbrev)?;
                     quote! {
                         impl #impl_a #un #self_a {
                             /// Decodes a value of this switch from `data` (all of it) with the tag given.
@@ -243,7 +252,7 @@ impl<'p> Gen<'p> {
                         }
                     }
                 } else {
-                    let read = self.read_union(sid, fi, &whole, nm, &abbrev)?;
+                    let read = self.c.decoder().read_union(sid, fi, &whole, nm, &abbrev)?;
                     quote! {
                         impl #impl_a #un #self_a {
                             /// Decodes a value of this switch from `data` (all of it) with the tag given.
@@ -282,26 +291,30 @@ impl<'p> Gen<'p> {
         r: &Reassembly,
         piece_set: &Option<(Ident, Ident)>,
     ) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let (sid, root) = (p.root, p.root());
         let rt = ident(&root.name);
-        let lt_a = if self.l.borrows[p.root] {
+        let lt_a = if self.c.l.borrows[p.root] {
             quote! { <'a> }
         } else {
             quote! {}
         };
         let piece = ident(&root.fields[r.field].name);
         let index = ident(&root.fields[r.index].name);
-        let index_ty = self.rust_ty(sid, r.index, &root.fields[r.index].ty)?;
+        let index_ty = self
+            .c
+            .types()
+            .rust_ty(sid, r.index, &root.fields[r.index].ty)?;
         let index_name = root.fields[r.index].name.as_str();
         // The chunker sets the index, the piece and what marks the pieces (a flag bit).
-        let set_flag =
-            |e: &Expr, on: Option<TokenStream>| self.set_flag_bit(sid, e, quote! { packet }, on);
+        let set_flag = |e: &Expr, on: Option<TokenStream>| {
+            self.c.types().set_flag_bit(sid, e, quote! { packet }, on)
+        };
         let end_set = match &r.end {
             PieceEnd::Last(e) => set_flag(e, Some(quote! { i + 1 == count })),
             PieceEnd::Count(f) => {
                 let cf = ident(&root.fields[*f].name);
-                let ct = self.rust_ty(sid, *f, &root.fields[*f].ty)?;
+                let ct = self.c.types().rust_ty(sid, *f, &root.fields[*f].ty)?;
                 let cname = root.fields[*f].name.as_str();
                 Some(quote! { packet.#cf = fit(count as u64, #ct::MAX as u64, #cname)? as #ct; })
             }
@@ -315,9 +328,11 @@ impl<'p> Gen<'p> {
             None => quote! { packet.#piece = Cow::Owned(data.to_vec()); },
             Some((un, other)) => {
                 let tag = match r.whole {
-                    WholeType::AsField(fi) => {
-                        self.tag_field(sid, fi).map(|(_, tf)| ident(&tf.name))
-                    }
+                    WholeType::AsField(fi) => self
+                        .c
+                        .types()
+                        .tag_field(sid, fi)
+                        .map(|(_, tf)| ident(&tf.name)),
                     _ => None,
                 };
                 match tag {
@@ -333,7 +348,7 @@ impl<'p> Gen<'p> {
             Some(fi) => {
                 let f = &root.fields[fi];
                 let nf = ident(&f.name);
-                let nt = self.rust_ty(sid, fi, &f.ty)?;
+                let nt = self.c.types().rust_ty(sid, fi, &f.ty)?;
                 (
                     vec![format!(
                         " Each packet gets its own `{0}`, from the template's on (wrapping).",
@@ -367,12 +382,12 @@ impl<'p> Gen<'p> {
     }
 }
 
-impl Gen<'_> {
+impl ReassemblyModule<'_> {
     /// `ArbitraryProtocol::arbitrary_pieces`: an arbitrary whole of the sender's type cut by
     /// `chunk` into copies of an arbitrary packet, pieces of an arbitrary size (when the crate has `chunk` and the whole's
     /// type goes by direction; a whole read with the packets' switch is not cut this way).
     pub(crate) fn arbitrary_pieces(&self) -> TokenStream {
-        let p = self.p;
+        let p = self.c.p;
         let Some(r) = &p.reassembly else {
             return quote! {};
         };
@@ -387,7 +402,7 @@ impl Gen<'_> {
             ident(&p.structs[server].name),
         );
         let rt = ident(&p.root().name);
-        let encode = if self.l.reads_direction[p.root] {
+        let encode = if self.c.l.reads_direction[p.root] {
             quote! { packet.encode_from(from_client) }
         } else {
             quote! { packet.encode() }

@@ -2,10 +2,16 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `state` module: the lists conversation state keeps.
+#[derive(Clone, Copy)]
+pub(crate) struct StateModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> StateModule<'p> {
     /// `State`: the lists earlier messages announced, and how messages set them.
     pub(crate) fn state_module(&self) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         if p.state.is_empty() {
             return Ok(quote! {});
         }
@@ -42,7 +48,7 @@ impl<'p> Gen<'p> {
                 self.state_record(t, table, r, &mut records, &mut dispatch)?;
             }
         }
-        let root = self.ty_anon(p.root);
+        let root = self.c.ty_anon(p.root);
         Ok(quote! {
             /// Lists announced by earlier messages of a conversation, by key. Keep one `State` per
             /// conversation (both sides share it: what one side announces, the other's messages
@@ -109,7 +115,7 @@ impl<'p> Gen<'p> {
         records: &mut Vec<TokenStream>,
         dispatch: &mut Vec<TokenStream>,
     ) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let tl = lit_usize(t);
         let holder = &p.structs[r.holder];
         let list = ident(&holder.fields[r.list].name);
@@ -141,11 +147,11 @@ impl<'p> Gen<'p> {
         match r.via {
             None => {
                 let f = format_ident!("record_{}", in_snake);
-                let ty = self.ty_anon(r.in_struct);
+                let ty = self.c.ty_anon(r.in_struct);
                 let tn = &table.name;
                 let doc = doc_prose(&format!(
                     "Remembers the `{tn}` list a [`{}`] announces.",
-                    self.p.structs[r.in_struct].name
+                    self.c.p.structs[r.in_struct].name
                 ));
                 records.push(quote! {
                     #doc
@@ -155,7 +161,11 @@ impl<'p> Gen<'p> {
                         #set_items
                     }
                 });
-                for (pat, field) in self.root_carriers(r.in_struct, &format_ident!("value")) {
+                for (pat, field) in self
+                    .c
+                    .joined()
+                    .root_carriers(r.in_struct, &format_ident!("value"))
+                {
                     dispatch.push(match pat {
                         None => quote! { self.#f(message); },
                         Some(pat) => {

@@ -2,22 +2,28 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the `tcp` module: the stream's framing.
+#[derive(Clone, Copy)]
+pub(crate) struct TcpModule<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> TcpModule<'p> {
     /// Framing helpers for a protocol that runs over TCP with a length prefix.
     pub(crate) fn tcp_module(&self) -> TokenStream {
-        let Some(it) = self.p.transport.tcp_length_prefix else {
+        let Some(it) = self.c.p.transport.tcp_length_prefix else {
             return quote! {};
         };
-        let root = ident(&self.p.root().name);
-        let lt = if self.l.borrows[self.p.root] {
+        let root = ident(&self.c.p.root().name);
+        let lt = if self.c.l.borrows[self.c.p.root] {
             quote! { <'_> }
         } else {
             quote! {}
         };
         let k = lit_usize(it.bytes());
-        let max = lit_usize(self.p.transport.tcp_max_message as usize);
-        let counted = self.p.transport.tcp_counted;
-        let at = self.p.transport.tcp_length_at;
+        let max = lit_usize(self.c.p.transport.tcp_max_message as usize);
+        let counted = self.c.p.transport.tcp_counted;
+        let at = self.c.p.transport.tcp_length_at;
         let place = match at {
             Some(at) => format!("holds its length at byte {at}"),
             None => "is preceded by its length".into(),
@@ -26,7 +32,7 @@ impl<'p> Gen<'p> {
             "TCP framing: every message {place} as `{}` ({}), {}.",
             it.name(),
             it.endian.words(),
-            self.p.transport.tcp_counts()
+            self.c.p.transport.tcp_counts()
         ));
         let (big, signed) = (it.endian == Endian::Big, it.signed);
         let mut framing = quote! { Framing::new(#k, #big, #signed, MAX_MESSAGE) };

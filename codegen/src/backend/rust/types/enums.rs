@@ -3,12 +3,12 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Types<'p> {
     pub(crate) fn enum_def(&self, e: &Enum) -> Declared {
         let name = ident(&e.name);
-        if let Some(base) = &self.base_crate() {
-            let index = self.p.enums.iter().position(|x| x.name == e.name);
-            if self.reuse.enums[index.unwrap_or(0)] {
+        if let Some(base) = &self.c.extension().base_crate() {
+            let index = self.c.p.enums.iter().position(|x| x.name == e.name);
+            if self.c.reuse.enums[index.unwrap_or(0)] {
                 return Declared::Items(quote! { pub use #base::#name; });
             }
         }
@@ -30,7 +30,7 @@ impl<'p> Gen<'p> {
                 let (lo, hi) = (lit_u64(r.lo), lit_u64(r.hi));
                 quote! { (#lo, #hi) }
             });
-            let imp = self.features().items(
+            let imp = self.c.features().items(
                 "arbitrary",
                 &[quote! {
                     impl<'u> arbitrary::Arbitrary<'u> for #name {
@@ -48,7 +48,7 @@ impl<'p> Gen<'p> {
         } else {
             quote! { Ok(Self::from_raw(raw)) }
         };
-        super::arbitrary::of_width(self.features(), &ident(&e.name), &e.repr, pick)
+        super::arbitrary::of_width(self.c.features(), &ident(&e.name), &e.repr, pick)
     }
 
     /// An enum of single values: one `wiregen_runtime::enumeration!`.
@@ -140,7 +140,7 @@ impl<'p> Gen<'p> {
         };
         let (derive_arbitrary, impl_arbitrary) = self.enum_arbitrary(e);
         let from_int = int_conversion(e);
-        let serde = self.features().items(
+        let serde = self.c.features().items(
             "serde",
             &[
                 quote! {
@@ -208,7 +208,7 @@ impl<'p> Gen<'p> {
         let lit = lit_u64(v);
         match ty {
             Ty::Enum(id) => {
-                let e = &self.p.enums[*id];
+                let e = &self.c.p.enums[*id];
                 let n = ident(&e.name);
                 match e.values.iter().find(|c| c.value == v) {
                     Some(c) => {

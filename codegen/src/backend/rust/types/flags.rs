@@ -2,17 +2,17 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Types<'p> {
     pub(crate) fn flags_def(&self, f: &Flags) -> Declared {
         let name = ident(&f.name);
-        if let Some(base) = &self.base_crate() {
-            let index = self.p.flags.iter().position(|x| x.name == f.name);
-            if self.reuse.flags[index.unwrap_or(0)] {
+        if let Some(base) = &self.c.extension().base_crate() {
+            let index = self.c.p.flags.iter().position(|x| x.name == f.name);
+            if self.c.reuse.flags[index.unwrap_or(0)] {
                 return Declared::Items(quote! { pub use #base::#name; });
             }
         }
         let (derive_arbitrary, impl_arbitrary) =
-            super::arbitrary::of_width(self.features(), &name, &f.repr, quote! { Ok(Self(raw)) });
+            super::arbitrary::of_width(self.c.features(), &name, &f.repr, quote! { Ok(Self(raw)) });
         let mut text = String::from("wiregen_runtime::flags! {\n");
         doc_comments(&mut text, "    ", &f.doc);
         self.arbitrary_attribute(&mut text, !derive_arbitrary.is_empty());
@@ -38,7 +38,7 @@ impl<'p> Gen<'p> {
         if !derives {
             return;
         }
-        let attribute = match self.packaging {
+        let attribute = match self.c.packaging {
             Packaging::Crate => {
                 Some("#[cfg_attr(feature = \"arbitrary\", derive(arbitrary::Arbitrary))]")
             }
@@ -61,7 +61,7 @@ pub(crate) fn doc_comments(out: &mut String, indent: &str, d: &Option<String>) {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Types<'p> {
     /// The flag bit `mask` of flag set `fl`: its constant when the schema names one
     /// (`PacketFlags::IS_ACK`), else the set of that mask (`PacketFlags(0x40)`).
     pub(crate) fn flag_const(&self, fl: &Flags, mask: u64) -> TokenStream {
@@ -83,10 +83,10 @@ impl<'p> Gen<'p> {
     pub(crate) fn has_flag(&self, path: &[FieldRef], mask: u64, x: TokenStream) -> TokenStream {
         let leaf = path
             .last()
-            .map(|r| &self.p.structs[r.struct_id].fields[r.field].ty);
+            .map(|r| &self.c.p.structs[r.struct_id].fields[r.field].ty);
         match leaf {
             Some(Ty::Flags(id)) => {
-                let bit = self.flag_const(&self.p.flags[*id], mask);
+                let bit = self.flag_const(&self.c.p.flags[*id], mask);
                 if mask.count_ones() == 1 {
                     quote! { #x.contains(#bit) }
                 } else {
@@ -109,5 +109,33 @@ pub(crate) fn named_lit(c: &NamedConst) -> TokenStream {
             let l = lit_u64(c.value);
             quote! { #l }
         }
+    }
+}
+
+impl<'p> Types<'p> {
+    /// A statement that sets (when `on` holds) or clears the flag bit `e` of the struct `sid` value
+    /// `var`, for the chunkers and splitters that mark pieces; `None` when `e` is not a flag bit.
+    pub(crate) fn set_flag_bit(
+        &self,
+        sid: StructId,
+        e: &Expr,
+        var: TokenStream,
+        on: Option<TokenStream>,
+    ) -> Option<TokenStream> {
+        let Expr::FlagBit(path, mask) = e else {
+            return None;
+        };
+        if path.len() != 1 {
+            return None;
+        }
+        let flags = ident(&path[0].name);
+        let Ty::Flags(id) = &self.c.p.structs[sid].fields[path[0].field].ty else {
+            return None;
+        };
+        let bit = self.flag_const(&self.c.p.flags[*id], *mask);
+        Some(match on {
+            None => quote! { #var.#flags.insert(#bit); },
+            Some(on) => quote! { #var.#flags.set(#bit, #on); },
+        })
     }
 }

@@ -10,7 +10,13 @@ pub(crate) use flags::named_lit;
 use super::arbitrary::{arbitrary_array, arbitrary_fixed_len, arbitrary_in_range};
 use super::*;
 
-impl<'p> Gen<'p> {
+/// Renders the declarations of the schema's types: structs, switches, enums, flag sets.
+#[derive(Clone, Copy)]
+pub(crate) struct Types<'p> {
+    pub(crate) c: Crate<'p>,
+}
+
+impl<'p> Types<'p> {
     pub(crate) fn rust_ty(
         &self,
         sid: StructId,
@@ -36,18 +42,18 @@ impl<'p> Gen<'p> {
             }
             Ty::Bits => quote! { BitString<'a> },
             Ty::Enum(id) => {
-                let n = ident(&self.p.enums[*id].name);
+                let n = ident(&self.c.p.enums[*id].name);
                 quote! { #n }
             }
             Ty::Flags(id) => {
-                let n = ident(&self.p.flags[*id].name);
+                let n = ident(&self.c.p.flags[*id].name);
                 quote! { #n }
             }
             Ty::Bytes(_) => quote! { Cow<'a, [u8]> },
             Ty::Str(..) => quote! { Cow<'a, str> },
             Ty::Struct(id, _) => {
-                let n = ident(&self.p.structs[*id].name);
-                let lt = self.lifetime(*id);
+                let n = ident(&self.c.p.structs[*id].name);
+                let lt = self.c.lifetime(*id);
                 quote! { #n #lt }
             }
             Ty::Array(elem, _) => {
@@ -55,8 +61,8 @@ impl<'p> Gen<'p> {
                 quote! { Vec<#e> }
             }
             Ty::Union(u) => {
-                let n = ident(&self.p.union_name(sid, fi));
-                if self.union_borrows(u) {
+                let n = ident(&self.c.p.union_name(sid, fi));
+                if self.c.union_borrows(u) {
                     quote! { #n<'a> }
                 } else {
                     quote! { #n }
@@ -67,18 +73,43 @@ impl<'p> Gen<'p> {
 
     /// The type the union's tag has in Rust, when the tag is a derived field.
     pub(crate) fn tag_field(&self, sid: StructId, fi: usize) -> Option<(usize, &'p Field)> {
-        let s = &self.p.structs[sid];
+        let s = &self.c.p.structs[sid];
         s.fields
             .iter()
             .enumerate()
             .find(|(_, f)| f.role == Role::Derived(Derive::TagOf(fi)))
     }
 
+    /// A switch sharing another's cases: that switch's enum, by its own name too.
+    fn shared_union(
+        &self,
+        sid: StructId,
+        fi: usize,
+        u: &Union,
+        (s2, f2): (StructId, usize),
+    ) -> TokenStream {
+        let (own, shared) = (
+            ident(&self.c.p.switch_name(sid, fi)),
+            ident(&self.c.p.switch_name(s2, f2)),
+        );
+        let lt = if self.c.l.union_borrows(u) {
+            quote! { <'a> }
+        } else {
+            quote! {}
+        };
+        let from = &self.c.p.structs[s2];
+        let doc = format!(
+            " `{}`: the cases of `{}.{}`.",
+            self.c.p.structs[sid].fields[fi].name, from.name, from.fields[f2].name
+        );
+        quote! { #[doc = #doc] pub type #own #lt = #shared #lt; }
+    }
+
     pub(crate) fn struct_def(&self, sid: StructId) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let s = &p.structs[sid];
         let name = ident(&s.name);
-        if let (true, Some(base)) = (self.reuse.structs[sid], &self.base_crate()) {
+        if let (true, Some(base)) = (self.c.reuse.structs[sid], &self.c.extension().base_crate()) {
             let unions = s
                 .fields
                 .iter()
@@ -87,7 +118,7 @@ impl<'p> Gen<'p> {
                 .map(|(fi, _)| ident(&p.union_name(sid, fi)));
             return Ok(quote! { pub use #base::{#name #(, #unions)*}; });
         }
-        let lt = self.lifetime(sid);
+        let lt = self.c.lifetime(sid);
         let d = doc(&s.doc);
         let filled = filled_doc(s);
         let mut fields = Vec::new();
@@ -112,7 +143,7 @@ impl<'p> Gen<'p> {
                 None => fd,
             };
             let serde_attr = match &f.ty {
-                Ty::Bytes(_) if f.condition.is_none() => self.features().serde_hex(),
+                Ty::Bytes(_) if f.condition.is_none() => self.c.features().serde_hex(),
                 _ => quote! {},
             };
             // `max: 724` draws within 0..=724, as a closed `valid` range does.
@@ -124,56 +155,44 @@ impl<'p> Gen<'p> {
                     max: Some(m as i64),
                 });
             let arbitrary_attr = match f.valid.as_ref().or(max_range.as_ref()) {
-                Some(valid) => self.arbitrary_valid(sid, fi, valid, f.condition.is_some())?,
+                Some(valid) => self.c.arbitrary_values().arbitrary_valid(
+                    sid,
+                    fi,
+                    valid,
+                    f.condition.is_some(),
+                )?,
                 None if f.condition.is_none() => {
-                    let in_range = arbitrary_in_range(self.features(), &f.ty, false);
-                    let fixed = arbitrary_fixed_len(self.features(), &f.ty);
+                    let in_range = arbitrary_in_range(self.c.features(), &f.ty, false);
+                    let fixed = arbitrary_fixed_len(self.c.features(), &f.ty);
                     if !in_range.is_empty() {
                         in_range
                     } else if !fixed.is_empty() {
                         fixed
                     } else {
-                        arbitrary_array(self.features(), self.p, sid, fi)
+                        arbitrary_array(self.c.features(), self.c.p, sid, fi)
                     }
                 }
-                None => arbitrary_in_range(self.features(), &f.ty, true),
+                None => arbitrary_in_range(self.c.features(), &f.ty, true),
             };
             fields.push(quote! { #fd #serde_attr #arbitrary_attr pub #fname: #ty, });
             if let Ty::Union(u) = &f.ty {
                 unions.push(match u.shares {
                     None => self.union_def(sid, fi, f, u)?,
-                    // A switch sharing another's cases is that switch's enum, by its own name too.
-                    Some((s2, f2)) => {
-                        let (own, shared) = (
-                            ident(&self.p.switch_name(sid, fi)),
-                            ident(&self.p.switch_name(s2, f2)),
-                        );
-                        let lt = if self.l.union_borrows(u) {
-                            quote! { <'a> }
-                        } else {
-                            quote! {}
-                        };
-                        let from = &self.p.structs[s2];
-                        let doc = format!(
-                            " `{}`: the cases of `{}.{}`.",
-                            f.name, from.name, from.fields[f2].name
-                        );
-                        quote! { #[doc = #doc] pub type #own #lt = #shared #lt; }
-                    }
+                    Some(shared) => self.shared_union(sid, fi, u, shared),
                 });
             }
         }
-        let derives = self.features().data_derives();
+        let derives = self.c.features().data_derives();
         let body = if fields.is_empty() {
             quote! { {} }
         } else {
             quote! { { #(#fields)* } }
         };
-        let codec = self.codec_impl(sid)?;
-        let into_owned = self.l.borrows[sid].then(|| {
+        let codec = self.c.codec_impls().codec_impl(sid)?;
+        let into_owned = self.c.l.borrows[sid].then(|| {
             let fields = s.value_fields().map(|(_, f)| {
                 let n = ident(&f.name);
-                if self.l.type_borrows(&f.ty) {
+                if self.c.l.type_borrows(&f.ty) {
                     quote! { #n: IntoOwned::into_owned(self.#n) }
                 } else {
                     quote! { #n: self.#n }

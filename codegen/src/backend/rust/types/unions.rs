@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Types<'p> {
     pub(crate) fn union_def(
         &self,
         sid: StructId,
@@ -10,9 +10,9 @@ impl<'p> Gen<'p> {
         f: &Field,
         u: &Union,
     ) -> Result<TokenStream, Internal> {
-        let p = self.p;
+        let p = self.c.p;
         let name = ident(&p.union_name(sid, fi));
-        let lt = if self.union_borrows(u) {
+        let lt = if self.c.union_borrows(u) {
             quote! { <'a> }
         } else {
             quote! {}
@@ -34,7 +34,7 @@ impl<'p> Gen<'p> {
             let cd = doc(&c.doc);
             let carries_tag = tag_ty.is_some() && c.single().is_none();
             // The payload's type, and the attribute its field carries (bytes serialize as hex).
-            let hex = self.features().serde_hex();
+            let hex = self.c.features().serde_hex();
             let attr = if c.body == CaseBody::Bytes {
                 hex
             } else {
@@ -44,7 +44,7 @@ impl<'p> Gen<'p> {
             let tag_decl = tag_ty.as_ref().map(|(_, tf, t)| {
                 let tn = ident(&tf.name);
                 let (draw, function) = match carries_tag {
-                    true => self.arbitrary_case_tag(&tf.ty, t, c),
+                    true => self.c.arbitrary_values().arbitrary_case_tag(&tf.ty, t, c),
                     false => (quote! {}, None),
                 };
                 tag_draws.extend(function);
@@ -103,7 +103,7 @@ impl<'p> Gen<'p> {
                 }
             }
         });
-        let into_owned = self.union_borrows(u).then(|| {
+        let into_owned = self.c.union_borrows(u).then(|| {
             quote! {
                 impl IntoOwned for #name<'_> {
                     type Owned = #name<'static>;
@@ -113,7 +113,7 @@ impl<'p> Gen<'p> {
                 }
             }
         });
-        let derives = self.features().data_derives();
+        let derives = self.c.features().data_derives();
         Ok(quote! {
             #fd
             #derives
@@ -140,14 +140,15 @@ impl<'p> Gen<'p> {
         Option<TokenStream>,
     ) {
         let tag_name = tag.map(|(tf, _)| ident(&tf.name));
-        let drawn = tag.and_then(|(tf, t)| self.arbitrary_default_tag(tf, t, u));
+        let drawn =
+            tag.and_then(|(tf, t)| self.c.arbitrary_values().arbitrary_default_tag(tf, t, u));
         let (draw, draw_fn) = drawn.unzip();
         let tag_decl = tag.map(|(tf, t)| {
             let tn = ident(&tf.name);
             quote! { #draw #tn: #t, }
         });
         let hex = match body {
-            CaseBody::Bytes => self.features().serde_hex(),
+            CaseBody::Bytes => self.c.features().serde_hex(),
             _ => quote! {},
         };
         let payload = self.case_payload(body);
@@ -181,7 +182,8 @@ impl<'p> Gen<'p> {
         };
         // A default no tag can choose (every value has a case) is never drawn at random.
         let skip = match tag {
-            Some((tf, _)) if self.p.cases_cover(&tf.ty, u) => self
+            Some((tf, _)) if self.c.p.cases_cover(&tf.ty, u) => self
+                .c
                 .features()
                 .attr("arbitrary", quote! { arbitrary(skip) }),
             _ => quote! {},
@@ -198,7 +200,7 @@ impl<'p> Gen<'p> {
     fn case_borrows(&self, body: CaseBody) -> bool {
         match body {
             CaseBody::Bytes => true,
-            CaseBody::Struct(id) | CaseBody::Array(id) => self.l.borrows[id],
+            CaseBody::Struct(id) | CaseBody::Array(id) => self.c.l.borrows[id],
             CaseBody::Empty => false,
         }
     }
@@ -224,7 +226,7 @@ impl<'p> Gen<'p> {
     /// The type a variant's payload has: a struct, an array of them, bytes, or none.
     fn case_payload(&self, body: CaseBody) -> Option<TokenStream> {
         let named = |id: StructId| {
-            let (n, l) = (ident(&self.p.structs[id].name), self.lifetime(id));
+            let (n, l) = (ident(&self.c.p.structs[id].name), self.c.lifetime(id));
             quote! { #n #l }
         };
         match body {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Encoder<'p> {
     pub(crate) fn write_union(
         &self,
         sid: StructId,
@@ -12,8 +12,8 @@ impl<'p> Gen<'p> {
         nm: &str,
     ) -> Result<TokenStream, Internal> {
         let (v, borrowed) = (place.value(), place.borrowed());
-        let un = ident(&self.p.union_name(sid, fi));
-        let tag = self.tag_field(sid, fi);
+        let un = ident(&self.c.p.union_name(sid, fi));
+        let tag = self.c.types().tag_field(sid, fi);
         // A tag the encoder does not derive from this switch (another switch on the same field
         // derives it, or the user sets it) must select the variant given: checked, so the
         // bytes decode as that variant. (A tag read from the position is the data's own.)
@@ -38,7 +38,7 @@ impl<'p> Gen<'p> {
                 (true, Some((_, tf))) => {
                     let tn = ident(&tf.name);
                     let kind = TagKind::of(&tf.ty);
-                    let pats = self.tag_patterns(kind, &c.values);
+                    let pats = self.c.exprs().tag_patterns(kind, &c.values);
                     let subject = match kind {
                         TagKind::Wide => quote! { *#tn as i128 },
                         _ => quote! { #tn },
@@ -125,8 +125,8 @@ impl<'p> Gen<'p> {
             (Some(cond), Some(_)) if !cond.reads_position() => {
                 // `&&` binds tighter than `||` only.
                 let cond = match cond {
-                    Expr::Binary(BinOp::Or, ..) => self.expr(cond, Ctx::Encode),
-                    _ => self.expr_top(cond, Ctx::Encode),
+                    Expr::Binary(BinOp::Or, ..) => self.c.exprs().expr(cond, Ctx::Encode),
+                    _ => self.c.exprs().expr_top(cond, Ctx::Encode),
                 };
                 let other = variant_ident(&u.default_variant);
                 quote! {
@@ -154,8 +154,8 @@ impl<'p> Gen<'p> {
         if tag_is_field || u.on.reads_position() || u.on.reads_state() {
             return None;
         }
-        let e = self.expr_top(&u.on, Ctx::Encode);
-        let bool_tag = matches!(&u.on, Expr::Field(p) if matches!(self.p.field(p.last().unwrap()).ty, Ty::Bool));
+        let e = self.c.exprs().expr_top(&u.on, Ctx::Encode);
+        let bool_tag = matches!(&u.on, Expr::Field(p) if matches!(self.c.p.field(p.last().unwrap()).ty, Ty::Bool));
         let x = if bool_tag {
             quote! { (#e as i128) }
         } else {
@@ -188,7 +188,7 @@ impl<'p> Gen<'p> {
         let tn = ident(&tf.name);
         // Matched on the number: the owned values as a few ranges.
         let kind = match TagKind::of(&tf.ty) {
-            TagKind::Enum(id) => TagKind::Unsigned(self.p.enums[id].repr.storage_bits()),
+            TagKind::Enum(id) => TagKind::Unsigned(self.c.p.enums[id].repr.storage_bits()),
             other => other,
         };
         let number = match (&tf.ty, kind) {
@@ -198,7 +198,7 @@ impl<'p> Gen<'p> {
         };
         let raw = kind.raw(number.clone());
         let all = merged_values(u.cases.iter().flat_map(|c| c.values.iter().copied()));
-        let pats = self.tag_patterns(kind, &all);
+        let pats = self.c.exprs().tag_patterns(kind, &all);
         // No check when the position decides (`unless: "@remaining == 0"`).
         if pats.is_empty() || u.unless.as_ref().is_some_and(Expr::reads_position) {
             return None;
@@ -212,7 +212,7 @@ impl<'p> Gen<'p> {
         };
         Some(match &u.unless {
             Some(cond) => {
-                let not = self.negated(cond, Ctx::Encode);
+                let not = self.c.exprs().negated(cond, Ctx::Encode);
                 quote! { if #not { #refuse } }
             }
             None => refuse,
