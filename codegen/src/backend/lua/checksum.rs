@@ -126,38 +126,36 @@ end"#;
 /// else Lua 5.2's bit32.
 const XOR: &str = r#"local bxor = math.type ~= nil and load("return function(a, b) return a ~ b end")() or bit32.bxor"#;
 
-impl<'p> Gen<'p> {
-    /// The code of every checksum the schema uses: CRCs (`crcs`, built by the template's
-    /// factory) and the others (`checksums`, after what they share).
-    pub(crate) fn checksums(&self) -> Result<(Vec<ChecksumCode>, Vec<ChecksumCode>), Internal> {
-        let mut algos: Vec<ChecksumAlgo> = Vec::new();
-        for s in &self.p.structs {
-            for f in &s.fields {
-                if let Role::Checksum(c) = f.role {
-                    if !algos.contains(&c.algo) {
-                        algos.push(c.algo);
-                    }
+/// The code of every checksum the schema uses: CRCs (`crcs`, built by the template's
+/// factory) and the others (`checksums`, after what they share).
+pub(crate) fn checksums(p: &Protocol) -> Result<(Vec<ChecksumCode>, Vec<ChecksumCode>), Internal> {
+    let mut algos: Vec<ChecksumAlgo> = Vec::new();
+    for s in &p.structs {
+        for f in &s.fields {
+            if let Role::Checksum(c) = f.role {
+                if !algos.contains(&c.algo) {
+                    algos.push(c.algo);
                 }
             }
         }
-        let (mut crcs, mut others) = (Vec::new(), Vec::new());
-        for a in &algos {
-            let def = ChecksumCode {
-                code: checksum_code(*a)?,
-            };
-            if matches!(a, ChecksumAlgo::Crc(_)) {
-                crcs.push(def);
-            } else {
-                others.push(def);
-            }
-        }
-        if !others.is_empty() {
-            let mut shared = SHARED.to_string();
-            if algos.contains(&ChecksumAlgo::Xor8) {
-                shared = format!("{shared}\n{XOR}");
-            }
-            others.insert(0, ChecksumCode { code: shared });
-        }
-        Ok((crcs, others))
     }
+    let (mut crcs, mut others) = (Vec::new(), Vec::new());
+    for a in &algos {
+        let def = ChecksumCode {
+            code: checksum_code(*a)?,
+        };
+        if matches!(a, ChecksumAlgo::Crc(_)) {
+            crcs.push(def);
+        } else {
+            others.push(def);
+        }
+    }
+    if !others.is_empty() {
+        let mut shared = SHARED.to_string();
+        if algos.contains(&ChecksumAlgo::Xor8) {
+            shared = format!("{shared}\n{XOR}");
+        }
+        others.insert(0, ChecksumCode { code: shared });
+    }
+    Ok((crcs, others))
 }

@@ -2,9 +2,15 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
-    pub(crate) fn expr(&mut self, e: &Expr) -> String {
-        let p = self.p;
+/// Renders schema expressions as Lua over a struct's values table `v`.
+#[derive(Clone, Copy)]
+pub(crate) struct Exprs<'p> {
+    pub(crate) i: Input<'p>,
+}
+
+impl<'p> Exprs<'p> {
+    pub(crate) fn expr(&self, e: &Expr) -> String {
+        let p = self.i.p;
         // `v.a.b`, indexing by string where a name is a Lua keyword (`v["end"].b`).
         let path = |refs: &[FieldRef]| -> String {
             let mut out = value_slot(&refs[0].name);
@@ -46,7 +52,7 @@ impl<'p> Gen<'p> {
             Expr::MessageSize => "tvb:len()".into(),
             // Kept by the holder when it read the field (see `structs.rs`).
             Expr::Enclosing(r) => {
-                let slot = self.l.field(r.struct_id, r.field).enclosing_slot;
+                let slot = self.i.l.field(r.struct_id, r.field).enclosing_slot;
                 format!("ENCLOSING[{}]", slot.map_or(0, |s| s + 1))
             }
             Expr::FromClient => "from_client(pinfo)".into(),
@@ -75,11 +81,11 @@ impl<'p> Gen<'p> {
                     BinOp::Gt => format!("({a} > {b})"),
                     BinOp::Ge => format!("({a} >= {b})"),
                     BinOp::BitOr => {
-                        self.needs_bitops = true;
+                        self.i.bitops.set(true);
                         format!("bor({a}, {b})")
                     }
                     BinOp::BitAnd => {
-                        self.needs_bitops = true;
+                        self.i.bitops.set(true);
                         format!("band({a}, {b})")
                     }
                     BinOp::Shl => format!("({a} * 2 ^ {b})"),
@@ -95,10 +101,10 @@ impl<'p> Gen<'p> {
     }
 
     /// A switch's tag as a number: a bool tag is 1 or 0 (cases `true` and `false`).
-    pub(crate) fn tag_expr(&mut self, on: &Expr) -> String {
+    pub(crate) fn tag_expr(&self, on: &Expr) -> String {
         let e = self.expr(on);
         match on {
-            Expr::Field(refs) if matches!(self.p.field(refs.last().unwrap()).ty, Ty::Bool) => {
+            Expr::Field(refs) if matches!(self.i.p.field(refs.last().unwrap()).ty, Ty::Bool) => {
                 format!("({e} and 1 or 0)")
             }
             _ => e,

@@ -40,7 +40,130 @@ pub(crate) fn protofield_int(it: &IntTy) -> String {
     format!("{}{}", if it.signed { "int" } else { "uint" }, bits)
 }
 
-impl<'p> Gen<'p> {
+/// Renders the ProtoField declarations: every field's, once per filter name.
+pub(crate) struct FieldDecls<'p> {
+    pub(crate) i: Input<'p>,
+    /// The filter names of the fields being declared.
+    pub(crate) names: Names<'p>,
+    /// The declarations so far, each filter name once.
+    pub(crate) fields: Vec<FieldDef>,
+}
+
+impl<'p> FieldDecls<'p> {
+    pub(crate) fn new(i: Input<'p>) -> Self {
+        FieldDecls {
+            i,
+            names: Names::new(i.p),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Declares bit group `gi` of struct `sid`: its integer and every field in it, masked.
+    pub(crate) fn declare_group(&mut self, sid: StructId, gi: usize) {
+        let p = self.i.p;
+        let s = &p.structs[sid];
+        let g = &s.groups[gi];
+        let a = self.names.group_abbrev(sid, gi);
+        self.add_field(
+            a.clone(),
+            format!(
+                "ProtoField.{}(\"{a}\", \"{}\", base.HEX, nil, nil, \"{}\")",
+                container_field(&g.int, false),
+                naming::label(&g.name),
+                lua_escape(&first_line(&g.doc))
+            ),
+        );
+        // Fields of an integer wider than 32 bits are shown with the values the dissector takes
+        // out of it (a UInt64), not by mask: Wireshark 4.0 takes a mask as a Lua number only.
+        let wide = g.int.bytes() > 4;
+        let width = if wide {
+            "base.NONE".to_string()
+        } else {
+            g.int.bits.to_string()
+        };
+        for fi in g.fields.clone() {
+            let f = &s.fields[fi];
+            let Access::Group {
+                shift, width: bits, ..
+            } = self.i.l.field(sid, fi).access
+            else {
+                continue;
+            };
+            let mask = if wide {
+                "nil".to_string()
+            } else {
+                format!("{:#x}", ((1u64 << bits) - 1) << shift)
+            };
+            // The integer type a field's ProtoField has: the group's (masked), or its own.
+            let own = |signed: bool, bits: u32| {
+                let int = if wide {
+                    IntTy {
+                        bits,
+                        signed,
+                        endian: g.int.endian,
+                    }
+                } else {
+                    g.int
+                };
+                container_field(&int, signed)
+            };
+            let a = self.names.abbrev(sid, fi);
+            let label = naming::label(&f.name);
+            let doc = lua_escape(&first_line(&f.doc));
+            let ctor = match &f.ty {
+                Ty::Bool => {
+                    format!(
+                        "ProtoField.bool(\"{a}\", \"{label}\", {width}, nil, {mask}, \"{doc}\")"
+                    )
+                }
+                Ty::Int(it) => format!(
+                    "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask}, \"{doc}\")",
+                    own(it.signed, it.bits),
+                    // (A group holds no checksum: validation.)
+                    int_base(it, shows_hex(&f.role, f.display))
+                ),
+                Ty::Enum(id) => {
+                    let e = &p.enums[*id];
+                    let (base, names) = if e.ranges.is_empty() {
+                        ("base.HEX", format!("VS_{}", e.name))
+                    } else {
+                        ("base.RANGE_STRING", format!("RS_{}", e.name))
+                    };
+                    format!(
+                        "ProtoField.{}(\"{a}\", \"{label}\", {base}, {names}, {mask}, \"{doc}\")",
+                        own(false, e.repr.bits)
+                    )
+                }
+                Ty::Flags(id) => {
+                    let fl = &p.flags[*id];
+                    for b in &fl.bits {
+                        let fa = naming::flag_abbrev(&a, &b.name);
+                        let bit_mask = if wide {
+                            "nil".to_string()
+                        } else {
+                            format!("{:#x}", b.value << shift)
+                        };
+                        self.add_field(
+                            fa.clone(),
+                            format!(
+                                "ProtoField.bool(\"{fa}\", \"{}\", {width}, nil, {bit_mask}, \"{}\")",
+                                lua_escape(&b.name),
+                                lua_escape(&first_line(&b.doc))
+                            ),
+                        );
+                    }
+                    format!(
+                        "ProtoField.{}(\"{a}\", \"{label}\", base.HEX, nil, {mask}, \"{doc}\")",
+                        own(false, fl.repr.bits)
+                    )
+                }
+                // Validation lets only those into a group.
+                _ => continue,
+            };
+            self.add_field(a, ctor);
+        }
+    }
+
     pub(crate) fn add_field(&mut self, abbrev: String, ctor: String) {
         if !self.fields.iter().any(|f| f.abbrev == abbrev) {
             self.fields.push(FieldDef { abbrev, ctor });
@@ -49,7 +172,7 @@ impl<'p> Gen<'p> {
 
     /// Every field of every type, then the padding and joined payloads.
     pub(crate) fn declare_fields(&mut self) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         for sid in 0..p.structs.len() {
             self.declare_struct(sid)?;
         }
@@ -73,17 +196,17 @@ impl<'p> Gen<'p> {
     /// The fields of struct `sid`: its bit groups, then each field (with its flag bits, length
     /// prefix, status, …).
     fn declare_struct(&mut self, sid: StructId) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let s = &p.structs[sid];
         for gi in 0..s.groups.len() {
             self.declare_group(sid, gi);
         }
         for (fi, f) in s.fields.iter().enumerate() {
-            let abbrev = self.abbrev(sid, fi);
+            let abbrev = self.names.abbrev(sid, fi);
             if f.group.is_some() {
                 continue;
             }
-            if let (Some(_), Ty::Int(it)) = (self.case_names.get(&(sid, fi)), &f.ty) {
+            if let (Some(_), Ty::Int(it)) = (self.i.case_names.get(&(sid, fi)), &f.ty) {
                 // A switch's tag shows the name of the case it selects.
                 self.add_field(
                     abbrev.clone(),
@@ -116,7 +239,7 @@ impl<'p> Gen<'p> {
 
     /// The joined payloads of the joins in struct `sid` (pieces kept as bytes).
     fn declare_joined(&mut self, sid: StructId) {
-        let p = self.p;
+        let p = self.i.p;
         let sequence = p
             .joins
             .iter()
@@ -130,7 +253,7 @@ impl<'p> Gen<'p> {
         for streams in sequence.chain(stream) {
             for st in streams.iter().filter(|st| st.whole.is_none()) {
                 let f = &p.structs[sid].fields[st.field];
-                let a = format!("{}.joined", self.abbrev(sid, st.field));
+                let a = format!("{}.joined", self.names.abbrev(sid, st.field));
                 self.add_field(a.clone(), format!("ProtoField.bytes(\"{a}\", \"Joined {}\", base.NONE, \"The {} of every part, joined\")", naming::label(&f.name), f.name));
             }
         }
@@ -142,10 +265,10 @@ impl<'p> Gen<'p> {
         uses: &[(StructId, String)],
     ) -> Result<(), Internal> {
         for (id, filter) in uses {
-            self.filter = Some((*id, filter.clone()));
+            self.names.filter = Some((*id, filter.clone()));
             let declared = self.declare_struct(*id);
             self.declare_joined(*id);
-            self.filter = None;
+            self.names.filter = None;
             declared?;
         }
         Ok(())
@@ -162,7 +285,7 @@ impl<'p> Gen<'p> {
         ty: &Ty,
         (role, display): (&Role, Option<Display>),
     ) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let doc = lua_escape(doc);
         let hex = shows_hex(role, display);
         let base = |it: &IntTy| int_base(it, hex);
@@ -264,7 +387,7 @@ impl<'p> Gen<'p> {
 
     /// A flag set's ProtoField and one bool ProtoField per flag (a mask where its bytes are).
     fn declare_flags(&mut self, layout: Layout, abbrev: &str, label: &str, doc: &str, id: FlagsId) {
-        let fl = &self.p.flags[id];
+        let fl = &self.i.p.flags[id];
         self.add_field(
             abbrev.into(),
             format!(
@@ -301,31 +424,6 @@ impl<'p> Gen<'p> {
             let a = naming::prefix_abbrev(abbrev);
             self.add_field(a.clone(), format!("ProtoField.{pf}(\"{a}\", \"{label} length\", base.DEC, nil, nil, \"Bytes of {label}\")"));
         }
-    }
-
-    /// Structs in dependency order: every function is defined before its callers.
-    pub(crate) fn order(&self) -> Vec<StructId> {
-        fn visit(p: &Protocol, id: StructId, done: &mut Vec<bool>, out: &mut Vec<StructId>) {
-            if done[id] {
-                return;
-            }
-            done[id] = true;
-            let mut k = Vec::new();
-            p.structs[id].child_structs(&mut k);
-            for j in p.joins.iter().filter(|j| j.in_struct == id) {
-                k.extend(j.streams.iter().filter_map(|s| s.whole));
-            }
-            for c in k {
-                visit(p, c, done, out);
-            }
-            out.push(id);
-        }
-        let mut done = vec![false; self.p.structs.len()];
-        let mut out = Vec::new();
-        for id in 0..self.p.structs.len() {
-            visit(self.p, id, &mut done, &mut out);
-        }
-        out
     }
 }
 
@@ -398,4 +496,35 @@ fn number_protofield(
         }
         _ => return Err(Internal("a number's ProtoField for another type".into())),
     })
+}
+
+/// Structs in dependency order: every function is defined before its callers.
+pub(crate) fn order(p: &Protocol) -> Vec<StructId> {
+    fn visit(p: &Protocol, id: StructId, done: &mut Vec<bool>, out: &mut Vec<StructId>) {
+        if done[id] {
+            return;
+        }
+        done[id] = true;
+        let mut k = Vec::new();
+        p.structs[id].child_structs(&mut k);
+        for j in p.joins.iter().filter(|j| j.in_struct == id) {
+            k.extend(j.streams.iter().filter_map(|s| s.whole));
+        }
+        for c in k {
+            visit(p, c, done, out);
+        }
+        out.push(id);
+    }
+    let mut done = vec![false; p.structs.len()];
+    let mut out = Vec::new();
+    for id in 0..p.structs.len() {
+        visit(p, id, &mut done, &mut out);
+    }
+    out
+}
+
+/// The ProtoField type of a group's integer (`uint16`); its fields are declared with it too,
+/// since a mask must fit the field's type.
+fn container_field(int: &IntTy, signed: bool) -> String {
+    protofield_int(&IntTy { signed, ..*int })
 }

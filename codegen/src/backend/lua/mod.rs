@@ -3,20 +3,13 @@
 //! The file skeleton (helpers, fields, experts, registration) is the askama template
 //! `templates/dissector.lua`; the per-type dissection functions are built here from the IR.
 
-mod analysis;
-mod bit_values;
 mod checksum;
 mod code;
+mod dissect;
 mod expr;
 mod fields;
-mod packed;
 mod protocol;
-mod session;
-mod stream_joins;
-mod structs;
 mod template;
-mod unions;
-mod values;
 
 use super::{wrap, Internal, Output};
 use crate::expr::BinOp;
@@ -24,10 +17,12 @@ use crate::ir::Display;
 use crate::ir::*;
 use crate::naming;
 use askama::Template;
-use std::collections::HashSet;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
 
 use self::{
-    checksum::*, code::*, fields::*, session::*, structs::*, template::*, unions::*, values::*,
+    checksum::*, code::*, dissect::*, expr::Exprs, fields::*, protocol::InfoAndHeuristic,
+    template::*,
 };
 use crate::ir::analysis::case_names;
 use crate::lower::{Access, Lowered};
@@ -66,57 +61,55 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
     {
         return Err(Internal("a heuristic over a bit-stream root".into()));
     }
-    let mut g = Gen {
+    let (raw, case_names, bitops) = (joined_streams(p), case_names(p), Cell::new(false));
+    let i = Input {
         p,
         l,
-        fields: Vec::new(),
-        needs_bitops: false,
-        raw: joined_streams(p),
-        case_names: case_names(p),
+        raw: &raw,
+        case_names: &case_names,
         shared_switch: l.shared_switch,
-        filter: None,
-        tables: unions::Tables::default(),
+        bitops: &bitops,
     };
-    let uses = &l.filter_uses;
-    g.declare_fields()?;
-    g.declare_filtered_fields(uses)?;
+    let mut decls = FieldDecls::new(i);
+    decls.declare_fields()?;
+    decls.declare_filtered_fields(&l.filter_uses)?;
     if let Some(it) = p.application.as_ref().and_then(|a| a.own_id) {
         let a = format!("{}.message_id", p.name);
-        g.add_field(
+        decls.add_field(
             a.clone(),
             format!("ProtoField.{}(\"{a}\", \"Message id\", base.DEC, nil, nil, \"Which message follows\")", protofield_int(&it)),
         );
     }
-    let mut structs = g.functions()?;
-    let (crcs, checksums) = g.checksums()?;
-    let value_strings = value_strings(p, &g.case_names);
+    let mut structs = Dissect::new(i).functions()?;
+    let (crcs, checksums) = checksums(p)?;
+    let value_strings = value_strings(p, &case_names);
     if let Some(names) = flag_names(p) {
         structs.insert(0, names);
     }
     let udp_heuristic = match &p.transport.udp_heuristic {
-        Some(h) => Some(g.heuristic(h)?),
+        Some(h) => Some(i.summary().heuristic(h)?),
         None => None,
     };
-    let info = g.info("v", false, "    ");
-    let has_info_tail = (0..p.structs.len()).any(|sid| g.info_tail(sid));
+    let info = i.summary().info("v", false, "    ");
+    let has_info_tail = (0..p.structs.len()).any(|sid| info_tail(p, sid));
     // Only a byte-aligned root summarises a malformed message and re-checks its checksums.
     let byte_root = !p.root().layout.is_bits();
     let partial_info = if byte_root {
-        g.info("ROOT_VALUES", true, "        ")
+        i.summary().info("ROOT_VALUES", true, "        ")
     } else {
         String::new()
     };
     let root_checksums = root_checksums(p);
     let conversations = has_conversations(p);
     let port_tables = port_tables(p, l, conversations);
-    let tcp_framing = g.tcp_framing();
+    let tcp_framing = tcp_framing(p, &mut decls);
     if p.opening
         .iter()
         .any(|(_, id)| p.structs[*id].layout.is_bits())
     {
         return Err(Internal("a bit-stream opening datagram".into()));
     }
-    let reassembly = g.reassembly_def()?;
+    let reassembly = reassembly_def(i)?;
     let d = Dissector {
         header: super::header::header(
             super::header::Comment::Dashes,
@@ -127,14 +120,14 @@ pub fn generate(p: &Protocol, l: &Lowered, path: &str) -> Result<Vec<Output>, In
         title: p.title.clone(),
         column: p.name.to_uppercase(),
         doc_lines: p.doc.as_deref().map(wrap).unwrap_or_default(),
-        needs_bitops: g.needs_bitops,
+        needs_bitops: bitops.get(),
         bits: p.structs.iter().any(|s| s.layout.is_bits()) || uses_varints(p),
         root_bits: p.root().layout.is_bits(),
         root_bit_reader: bit_reader(p.root().layout),
         crcs,
         checksums,
         value_strings,
-        fields: g.fields,
+        fields: decls.fields,
         structs,
         root: p.root().name.clone(),
         root_values_read: p.reassembly.is_some() || mentions(&info, "v"),
@@ -246,69 +239,68 @@ fn flag_names(p: &Protocol) -> Option<String> {
     })
 }
 
-struct Gen<'p> {
-    p: &'p Protocol,
+/// What every renderer of the dissector reads: the protocol, its lowering and what is computed
+/// once from them. Each renderer ([`FieldDecls`], [`Dissect`], [`Exprs`], [`InfoAndHeuristic`])
+/// holds it, so what one renders from is in its type.
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'p> {
+    pub(crate) p: &'p Protocol,
     /// The schema's lowering: each field's access, the shared facts (`needed`: the values the
     /// dissector reads back; the others are only added to the tree, which saves Wireshark API
     /// calls per field and packet).
-    l: &'p Lowered,
-    fields: Vec<FieldDef>,
-    needs_bitops: bool,
+    pub(crate) l: &'p Lowered,
     /// Bytes fields whose data is kept (`v.<name>_raw`): pieces of joined payloads.
-    raw: HashSet<(StructId, usize)>,
+    pub(crate) raw: &'p HashSet<(StructId, usize)>,
     /// Switch tags shown with the name of the case they select.
-    case_names: std::collections::HashMap<(StructId, usize), Vec<(u64, String)>>,
+    pub(crate) case_names: &'p HashMap<(StructId, usize), Vec<(u64, String)>>,
     /// The root's switch that reassembled payloads are decoded with as well: a function of its
-    /// own (see [`Gen::switch_fn`]), called by the root's and by `dissect_whole`.
-    shared_switch: Option<(StructId, usize)>,
-    /// While a struct's function is rendered for the fields of a `filter:` use: the struct,
-    /// and the use's filter name (its fields' filter names are `<protocol>.<filter>.<field>`).
-    filter: Option<(StructId, String)>,
-    /// Tables built at load time (switches' cases by tag), written before the function that
-    /// first reads each.
-    tables: unions::Tables,
+    /// own (see [`Dissect::switch_fn`]), called by the root's and by `dissect_whole`.
+    pub(crate) shared_switch: Option<(StructId, usize)>,
+    /// Set once an expression uses `bor`/`band`, which the template then defines.
+    pub(crate) bitops: &'p Cell<bool>,
 }
 
-impl Gen<'_> {
-    /// Every struct's dissecting function in dependency order (with its copies under the
-    /// filter names other fields give it, and the switch it shares with a reassembled whole),
-    /// then `dissect_whole`.
-    fn functions(&mut self) -> Result<Vec<String>, Internal> {
-        let (p, uses) = (self.p, &self.l.filter_uses);
-        let mut structs = Vec::new();
-        if !p.stream_joins.is_empty() {
-            structs.push(self.stream_join_declarations());
+impl<'p> Input<'p> {
+    pub(crate) fn exprs(self) -> Exprs<'p> {
+        Exprs { i: self }
+    }
+
+    pub(crate) fn summary(self) -> InfoAndHeuristic<'p> {
+        InfoAndHeuristic { i: self }
+    }
+
+    /// Whether field `fi` of struct `sid` is kept in its struct's values table: later code
+    /// reads it, or its bytes are a piece of a joined payload.
+    fn kept(&self, sid: StructId, fi: usize) -> bool {
+        self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi))
+    }
+
+    /// Where field `fi` of struct `sid` is kept (`v.<name>`), or "" when it is not.
+    fn value_target(&self, sid: StructId, fi: usize) -> String {
+        if self.kept(sid, fi) {
+            value_slot(&self.p.structs[sid].fields[fi].name)
+        } else {
+            String::new()
         }
-        for id in self.order() {
-            if let Some((sid, fi)) = self.shared_switch.filter(|(sid, _)| *sid == id) {
-                let f = self.switch_fn(sid, fi)?;
-                structs.push(self.tables.take() + &f);
-            }
-            for (_, filter) in uses.iter().filter(|(u, _)| *u == id) {
-                let f = self.filtered_fn(id, filter)?;
-                structs.push(self.tables.take() + &f);
-            }
-            let f = self.struct_fn(id)?;
-            structs.push(self.tables.take() + &f);
-        }
-        if let Some(Reassembly {
-            whole: WholeType::AsField(fi),
-            ..
-        }) = &p.reassembly
-        {
-            let f = self.whole_fn(*fi)?;
-            structs.push(self.tables.take() + &f);
-        }
-        if !p.stream_joins.is_empty() {
-            structs.push(self.stream_join_functions());
-        }
-        Ok(structs)
     }
 }
 
-impl Gen<'_> {
+/// The filter names of fields, which a `filter:` use renames while its fields are declared and
+/// dissected.
+pub(crate) struct Names<'p> {
+    p: &'p Protocol,
+    /// While a struct's fields are rendered for a `filter:` use: the struct, and the use's
+    /// filter name (its fields' filter names are `<protocol>.<filter>.<field>`).
+    pub(crate) filter: Option<(StructId, String)>,
+}
+
+impl<'p> Names<'p> {
+    pub(crate) fn new(p: &'p Protocol) -> Self {
+        Names { p, filter: None }
+    }
+
     /// The filter name of field `fi` of struct `sid` (under a `filter:` use's name while one's
-    /// function is rendered: see [`Gen::filter`]).
+    /// fields are rendered: see [`Names::filter`]).
     pub(crate) fn abbrev(&self, sid: StructId, fi: usize) -> String {
         self.member_abbrev(sid, &self.p.structs[sid].fields[fi].name)
             .unwrap_or_else(|| naming::abbrev(self.p, sid, fi))
@@ -326,21 +318,6 @@ impl Gen<'_> {
                 Some(format!("{}.{name}", naming::use_abbrev(self.p, filter)))
             }
             _ => None,
-        }
-    }
-
-    /// Whether field `fi` of struct `sid` is kept in its struct's values table: later code
-    /// reads it, or its bytes are a piece of a joined payload.
-    fn kept(&self, sid: StructId, fi: usize) -> bool {
-        self.l.needed.contains(&(sid, fi)) || self.raw.contains(&(sid, fi))
-    }
-
-    /// Where field `fi` of struct `sid` is kept (`v.<name>`), or "" when it is not.
-    fn value_target(&self, sid: StructId, fi: usize) -> String {
-        if self.kept(sid, fi) {
-            value_slot(&self.p.structs[sid].fields[fi].name)
-        } else {
-            String::new()
         }
     }
 }
@@ -409,113 +386,110 @@ fn port_tables(p: &Protocol, l: &Lowered, conversations: bool) -> Vec<PortTable>
     .collect()
 }
 
-impl Gen<'_> {
-    /// A TCP framing's prefix: its ProtoField and how the template reads it.
-    fn tcp_framing(&mut self) -> Option<Framing> {
-        let p = self.p;
-        p.transport.tcp_length_prefix.map(|it| {
-            let abbrev = format!("{}.frame_length", p.name);
-            let counted = p.transport.tcp_counted;
-            let counts = p.transport.tcp_counts();
-            let inside_at = p.transport.tcp_length_at;
-            // A length inside the message is shown by the message's own field.
-            if inside_at.is_none() {
-                let blurb = match counted {
-                    0 => "Bytes of the message after this prefix".to_string(),
-                    _ => format!("Length of the message after this prefix, {counts}"),
-                };
-                self.add_field(
-                    abbrev.clone(),
-                    format!(
-                        "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
-                        protofield_int(&it)
-                    ),
-                );
-            }
-            Framing {
-                size: it.bytes(),
-                max: p.transport.tcp_max_message,
-                read: int_reader(it.bytes(), it.signed, it.endian),
-                add: add_fn(it.endian),
-                doc: format!("{} {}", it.name(), it.endian.words()),
-                counts,
-                minus: match counted {
-                    0 => String::new(),
-                    c if c < 0 => format!(" + {}", -c),
-                    c => format!(" - {c}"),
-                },
-                inside_at,
-                fixed: inside_at.unwrap_or(0) + it.bytes(),
-            }
-        })
-    }
+/// A TCP framing's prefix: its ProtoField and how the template reads it.
+fn tcp_framing(p: &Protocol, decls: &mut FieldDecls) -> Option<Framing> {
+    p.transport.tcp_length_prefix.map(|it| {
+        let abbrev = format!("{}.frame_length", p.name);
+        let counted = p.transport.tcp_counted;
+        let counts = p.transport.tcp_counts();
+        let inside_at = p.transport.tcp_length_at;
+        // A length inside the message is shown by the message's own field.
+        if inside_at.is_none() {
+            let blurb = match counted {
+                0 => "Bytes of the message after this prefix".to_string(),
+                _ => format!("Length of the message after this prefix, {counts}"),
+            };
+            decls.add_field(
+                abbrev.clone(),
+                format!(
+                    "ProtoField.{}(\"{abbrev}\", \"Frame length\", base.DEC, nil, nil, \"{blurb}\")",
+                    protofield_int(&it)
+                ),
+            );
+        }
+        Framing {
+            size: it.bytes(),
+            max: p.transport.tcp_max_message,
+            read: int_reader(it.bytes(), it.signed, it.endian),
+            add: add_fn(it.endian),
+            doc: format!("{} {}", it.name(), it.endian.words()),
+            counts,
+            minus: match counted {
+                0 => String::new(),
+                c if c < 0 => format!(" + {}", -c),
+                c => format!(" - {c}"),
+            },
+            inside_at,
+            fixed: inside_at.unwrap_or(0) + it.bytes(),
+        }
+    })
+}
 
-    /// What the template's reassembly reads: keys, index, piece, how the count is known, and
-    /// what the whole is read as.
-    fn reassembly_def(&mut self) -> Result<Option<ReassemblyDef>, Internal> {
-        let p = self.p;
-        Ok(match &p.reassembly {
-            None => None,
-            Some(r) => {
-                if p.root().layout.is_bits() {
-                    return Err(Internal("reassembly over bit-stream datagrams".into()));
-                }
-                let root = p.root();
-                let v = |i: usize| value_slot(&root.fields[i].name);
-                let when = r
-                    .when
-                    .as_ref()
-                    .map(|w| self.expr(w))
-                    .unwrap_or_else(|| "true".into());
-                // How a piece tells the number of pieces.
-                let count = match &r.end {
-                    PieceEnd::Last(e) => {
-                        format!("if {} then st.count = index + 1 end", self.expr(e))
-                    }
-                    PieceEnd::Count(f) => {
-                        let c = v(*f);
-                        format!(
-                            "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n      if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n      st.count = {c}"
-                        )
-                    }
-                };
-                let (client, client_bits, server, server_bits, as_field) = match r.whole {
-                    WholeType::ByDirection { client, server } => (
-                        p.structs[client].name.clone(),
-                        p.structs[client].layout.is_bits(),
-                        p.structs[server].name.clone(),
-                        p.structs[server].layout.is_bits(),
-                        None,
-                    ),
-                    WholeType::AsField(fi) => (
-                        String::new(),
-                        false,
-                        String::new(),
-                        false,
-                        Some(root.fields[fi].name.clone()),
-                    ),
-                };
-                Some(ReassemblyDef {
-                    key_doc: r
-                        .key
-                        .iter()
-                        .map(|k| root.fields[*k].name.clone())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    keys: r.key.iter().map(|k| v(*k)).collect(),
-                    index: v(r.index),
-                    piece: v(r.field),
-                    count,
-                    when,
-                    client,
-                    client_bits,
-                    server,
-                    server_bits,
-                    as_field,
-                })
+/// What the template's reassembly reads: keys, index, piece, how the count is known, and
+/// what the whole is read as.
+fn reassembly_def(i: Input) -> Result<Option<ReassemblyDef>, Internal> {
+    let p = i.p;
+    Ok(match &p.reassembly {
+        None => None,
+        Some(r) => {
+            if p.root().layout.is_bits() {
+                return Err(Internal("reassembly over bit-stream datagrams".into()));
             }
-        })
-    }
+            let root = p.root();
+            let v = |i: usize| value_slot(&root.fields[i].name);
+            let when = r
+                .when
+                .as_ref()
+                .map(|w| i.exprs().expr(w))
+                .unwrap_or_else(|| "true".into());
+            // How a piece tells the number of pieces.
+            let count = match &r.end {
+                PieceEnd::Last(e) => {
+                    format!("if {} then st.count = index + 1 end", i.exprs().expr(e))
+                }
+                PieceEnd::Count(f) => {
+                    let c = v(*f);
+                    format!(
+                        "if st.count ~= nil and st.count ~= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"inconsistent piece count %d (earlier pieces said %d)\", {c}, st.count)) end\n      if index >= {c} then root:add_proto_expert_info(E.reassembly, fmt(\"piece %d of %d is out of range\", index, {c})) end\n      st.count = {c}"
+                    )
+                }
+            };
+            let (client, client_bits, server, server_bits, as_field) = match r.whole {
+                WholeType::ByDirection { client, server } => (
+                    p.structs[client].name.clone(),
+                    p.structs[client].layout.is_bits(),
+                    p.structs[server].name.clone(),
+                    p.structs[server].layout.is_bits(),
+                    None,
+                ),
+                WholeType::AsField(fi) => (
+                    String::new(),
+                    false,
+                    String::new(),
+                    false,
+                    Some(root.fields[fi].name.clone()),
+                ),
+            };
+            Some(ReassemblyDef {
+                key_doc: r
+                    .key
+                    .iter()
+                    .map(|k| root.fields[*k].name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                keys: r.key.iter().map(|k| v(*k)).collect(),
+                index: v(r.index),
+                piece: v(r.field),
+                count,
+                when,
+                client,
+                client_bits,
+                server,
+                server_bits,
+                as_field,
+            })
+        }
+    })
 }
 
 /// An application schema's dissector: the transport's message-id table it registers in, its

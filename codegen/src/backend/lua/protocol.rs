@@ -2,9 +2,15 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
-    pub(crate) fn heuristic(&mut self, h: &Heuristic) -> Result<HeuristicDef, Internal> {
-        let p = self.p;
+/// Renders what the protocol says as a whole: its heuristic and Info column.
+#[derive(Clone, Copy)]
+pub(crate) struct InfoAndHeuristic<'p> {
+    pub(crate) i: Input<'p>,
+}
+
+impl<'p> InfoAndHeuristic<'p> {
+    pub(crate) fn heuristic(&self, h: &Heuristic) -> Result<HeuristicDef, Internal> {
+        let p = self.i.p;
         let root = p.root();
         let mut used = Vec::new();
         h.expr.local_fields(&mut used);
@@ -31,7 +37,7 @@ impl<'p> Gen<'p> {
             }
             offset += n;
         }
-        let expr = self.expr(&h.expr).replace("tvb:len()", "size");
+        let expr = self.i.exprs().expr(&h.expr).replace("tvb:len()", "size");
         Ok(HeuristicDef {
             doc: "a datagram whose leading fields satisfy the schema's rule".into(),
             min_len: h.min_len,
@@ -43,13 +49,13 @@ impl<'p> Gen<'p> {
     /// The Info-column summary of the root's values in `v`, a Lua expression. `partial` makes it
     /// safe over a message that stopped early: a value not read shows as `?`.
     pub(crate) fn info(&self, v: &str, partial: bool, indent: &str) -> String {
-        self.info_of(self.p.root, v, partial, indent)
+        self.info_of(self.i.p.root, v, partial, indent)
     }
 
     /// The Info-column summary of a value of struct `sid` whose values are in `v`: one part per
     /// line (continued at `indent`) when one line would be long.
     pub(crate) fn info_of(&self, sid: StructId, v: &str, partial: bool, indent: &str) -> String {
-        let p = self.p;
+        let p = self.i.p;
         let root = &p.structs[sid];
         let mut parts: Vec<String> = Vec::new();
         for (k, part) in root.info.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A value of a struct type (`Ty::Struct`), compressed or not.
     pub(super) fn value_struct(
         &mut self,
@@ -17,7 +17,7 @@ impl<'p> Gen<'p> {
             target,
             ..
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         match ty {
@@ -50,7 +50,7 @@ impl<'p> Gen<'p> {
                 let t = &p.structs[*id].name;
                 let label = format!("{}: {t}", naming::label(name));
                 match len {
-                    None | Some(Len::Natural) => match self.l.structs[*id].fixed_size {
+                    None | Some(Len::Natural) => match self.i.l.structs[*id].fixed_size {
                         // Its size is known: the subtree gets it at once (one C call, no
                         // set_len), cut to the bytes left when the value is truncated.
                         Some(k) if k > 0 => {

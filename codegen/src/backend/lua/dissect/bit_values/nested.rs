@@ -29,7 +29,7 @@ impl BitRead<'_> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A switch to the end of the stream's scope: the case its tag picks.
     pub(crate) fn bit_union(
         &mut self,
@@ -37,14 +37,14 @@ impl<'p> Gen<'p> {
         at: &BitRead<'_>,
         u: &Union,
     ) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let (tree, abbrev, target, name) = (at.tree, at.abbrev, at.target, &at.name);
         if !matches!(u.len, Len::Rest | Len::Natural) {
             return Err(Internal(format!(
                 "'{name}': a switch with a length in a bit stream"
             )));
         }
-        let tag = self.tag_expr(&u.on);
+        let tag = self.i.exprs().tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
             CaseBody::Struct(id) => at.struct_in(c, &struct_fn_name(p, id, None), variant),

@@ -39,7 +39,7 @@ impl BitRead<'_> {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// Bit-stream layouts: reads one value of `ty` at bit `offset` (limit in bits too), shown over
     /// the bytes it touches with its decoded value.
     pub(crate) fn value_bits(
@@ -48,7 +48,7 @@ impl<'p> Gen<'p> {
         at: Place<'_>,
         ty: &Ty,
     ) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let Place {
             sid,
             fi,

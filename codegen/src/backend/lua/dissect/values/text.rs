@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A string or bytes value (`Ty::Str`, `Ty::Bytes`).
     pub(super) fn value_text(
         &mut self,
@@ -17,10 +17,10 @@ impl<'p> Gen<'p> {
             tree,
             target,
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
-        let needed = self.l.needed.contains(&(sid, fi));
+        let needed = self.i.l.needed.contains(&(sid, fi));
         match ty {
             Ty::Str(
                 _,
@@ -94,9 +94,9 @@ impl<'p> Gen<'p> {
                 } else {
                     add_bytes(c, tree, abbrev, name, "tvb(offset, n)", "n");
                     keep(c, target, "n -- bytes are kept as their length");
-                    if self.raw.contains(&(sid, fi)) && !target.is_empty() {
+                    if self.i.raw.contains(&(sid, fi)) && !target.is_empty() {
                         let raw =
-                            value_slot(&format!("{}_raw", self.p.structs[sid].fields[fi].name));
+                            value_slot(&format!("{}_raw", self.i.p.structs[sid].fields[fi].name));
                         c.line(format!("{raw} = tvb:raw(offset, n)"));
                     }
                 }

@@ -181,15 +181,22 @@ pub(crate) fn verify_call(strukt: &str, field: &str, start: &str, stop: &str) ->
     format!("verify_{strukt}_{field}(tvb, {start}, {stop}, cs_at_{field}, cs_item_{field})")
 }
 
-impl<'p> Gen<'p> {
+/// Whether a value of struct `sid` adds its summary to the Info column after what the
+/// message's own summary says: every type with `info:` but a transport's root, whose
+/// summary is the message's.
+pub(crate) fn info_tail(p: &Protocol, sid: StructId) -> bool {
+    !p.structs[sid].info.is_empty() && (sid != p.root || p.application.is_some())
+}
+
+impl<'p> Dissect<'p> {
     /// `verify_<Struct>_<field>(tvb, start, stop, at, item)`: checks the checksum stored at `at`
     /// over `[start, stop)` with its own bytes zeroed, and says so on its item.
     fn verify_fn(&self, c: &mut Code, sid: StructId, fi: usize) {
-        let p = self.p;
+        let p = self.i.p;
         let s = &p.structs[sid];
         let f = &s.fields[fi];
         let Role::Checksum(cs) = f.role else { return };
-        let Some(int) = self.l.field(sid, fi).checksum_int else {
+        let Some(int) = self.i.l.field(sid, fi).checksum_int else {
             return;
         };
         let (n, signed, endian) = (int.bytes(), int.signed, int.endian);
@@ -254,21 +261,17 @@ impl<'p> Gen<'p> {
     /// Whether a value of struct `sid` adds its summary to the Info column after what the
     /// message's own summary says: every type with `info:` but a transport's root, whose
     /// summary is the message's.
-    pub(crate) fn info_tail(&self, sid: StructId) -> bool {
-        !self.p.structs[sid].info.is_empty() && (sid != self.p.root || self.p.application.is_some())
-    }
-
     /// Struct `sid`'s dissecting function, after the helpers it calls (its joins' and
     /// checksums' functions, the root's checksum locals).
     pub(crate) fn struct_fn(&mut self, sid: StructId) -> Result<String, Internal> {
-        let s = &self.p.structs[sid];
+        let s = &self.i.p.structs[sid];
         let mut c = Code::new(0);
-        for (ji, j) in self.p.joins.iter().enumerate() {
+        for (ji, j) in self.i.p.joins.iter().enumerate() {
             if j.in_struct == sid {
                 self.join_fn(&mut c, ji)?;
             }
         }
-        let is_root = sid == self.p.root;
+        let is_root = sid == self.i.p.root;
         let checksums: Vec<usize> = (0..s.fields.len())
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
@@ -296,28 +299,28 @@ impl<'p> Gen<'p> {
     /// join and checksum helpers it calls.
     pub(crate) fn filtered_fn(&mut self, id: StructId, filter: &str) -> Result<String, Internal> {
         let mut c = Code::new(0);
-        self.filter = Some((id, filter.to_string()));
+        self.names.filter = Some((id, filter.to_string()));
         let function = self.function(&mut c, id);
-        self.filter = None;
+        self.names.filter = None;
         function?;
         Ok(c.lines.join("\n") + "\n")
     }
 
     /// The function that dissects a value of struct `sid` (under the filter names of
-    /// [`Gen::filter`], when it is set for `sid`).
+    /// [`Names::filter`], when it is set for `sid`).
     fn function(&mut self, c: &mut Code, sid: StructId) -> Result<(), Internal> {
-        let s = &self.p.structs[sid];
-        let is_root = sid == self.p.root;
+        let s = &self.i.p.structs[sid];
+        let is_root = sid == self.i.p.root;
         let checksums: Vec<usize> = (0..s.fields.len())
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
         let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
         let bound_names = bound_names(s);
-        let filter = self.filter.as_ref().map(|(_, f)| f.clone());
+        let filter = self.names.filter.as_ref().map(|(_, f)| f.clone());
         match &filter {
             Some(f) => c.line(format!(
                 "-- {} of a field with 'filter: {f}': its fields are {}.{f}.*",
-                s.name, self.p.name
+                s.name, self.i.p.name
             )),
             // Its function is named for it: only a doc says more.
             None if s.doc.is_some() => heading(c, &s.name, &first_line(&s.doc)),
@@ -325,17 +328,17 @@ impl<'p> Gen<'p> {
         }
         c.open(format!(
             "local function {}(tvb, pinfo, tree, offset, limit)",
-            struct_fn_name(self.p, sid, filter.as_deref())
+            struct_fn_name(self.i.p, sid, filter.as_deref())
         ));
         let locals = c.lines.len();
         c.start_function();
         // A table of the values read, when later code reads one of them (or the caller keeps
         // the whole message).
-        let keeps = is_root || (0..s.fields.len()).any(|fi| self.kept(sid, fi));
+        let keeps = is_root || (0..s.fields.len()).any(|fi| self.i.kept(sid, fi));
         if keeps {
             c.line("local v = {}");
         }
-        if is_root && !self.p.root().info.is_empty() && !s.layout.is_bits() {
+        if is_root && !self.i.p.root().info.is_empty() && !s.layout.is_bits() {
             // The Info column summarises what was read even when the rest is malformed.
             c.line("ROOT_VALUES = v");
         }
@@ -361,7 +364,7 @@ impl<'p> Gen<'p> {
         for fi in 0..s.fields.len() {
             let f = &s.fields[fi];
             if let Some(n) = f.padding.align {
-                align_code(c, self.p, n, &f.name);
+                align_code(c, self.i.p, n, &f.name);
             }
             if starts.contains(&fi) {
                 c.line(format!("{local}start_{} = offset", f.name));
@@ -372,17 +375,17 @@ impl<'p> Gen<'p> {
             }
             self.field(c, sid, fi)?;
             if f.padding.pad.is_some() {
-                pad_end(c, self.p, &outer);
+                pad_end(c, self.i.p, &outer);
             }
             if ends.contains(&fi) {
                 c.line(format!("{local}end_{} = offset", f.name));
             }
         }
         if s.padding.pad.is_some() {
-            pad_end(c, self.p, "");
+            pad_end(c, self.i.p, "");
         }
         if let Some(n) = s.padding.align {
-            align_code(c, self.p, n, "padding");
+            align_code(c, self.i.p, n, "padding");
         }
         for &fi in &checksums {
             let f = &s.fields[fi];
@@ -396,26 +399,26 @@ impl<'p> Gen<'p> {
                 c.line(call);
             }
         }
-        for (t, table) in self.p.state.iter().enumerate() {
+        for (t, table) in self.i.p.state.iter().enumerate() {
             for r in table
                 .records
                 .iter()
                 .filter(|r| r.in_struct == sid && r.via.is_none())
             {
-                record(self.p, c, t, r, "v", "v");
+                record(self.i.p, c, t, r, "v", "v");
             }
         }
-        for (ji, j) in self.p.joins.iter().enumerate() {
+        for (ji, j) in self.i.p.joins.iter().enumerate() {
             if j.in_struct == sid {
                 c.line(format!("join_{ji}(pinfo, tree, v)"));
             }
         }
         self.stream_join_calls(c, sid);
         self.facts_lines(c, sid);
-        if self.info_tail(sid) {
+        if info_tail(self.i.p, sid) {
             c.line(format!(
                 "INFO_TAIL = INFO_TAIL .. \" \" .. {}",
-                self.info_of(sid, "v", false, "    ")
+                self.i.summary().info_of(sid, "v", false, "    ")
             ));
         }
         c.line(if keeps {
@@ -432,7 +435,7 @@ impl<'p> Gen<'p> {
     /// `dissect_whole`: a joined payload decoded with the root's switch field `fi`, by the tag of
     /// the packet that completed it (its values `v`).
     pub(crate) fn whole_fn(&mut self, fi: usize) -> Result<String, Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let Ty::Union(u) = &p.root().fields[fi].ty else {
             return Err(Internal("'as' must name a switch".into()));
         };
@@ -440,10 +443,10 @@ impl<'p> Gen<'p> {
         c.line("-- A reassembled payload, decoded like the switch of one whole message, by the tag of the");
         c.line("-- packet that completed it.");
         c.open("local function dissect_whole(tvb, pinfo, tree, v)");
-        if let Some((sid, fi)) = self.shared_switch {
+        if let Some((sid, fi)) = self.i.shared_switch {
             // The packet's own switch (its values are not kept).
             let f = super::unions::switch_fn_name(p, sid, fi);
-            let tag = self.tag_expr(&u.on);
+            let tag = self.i.exprs().tag_expr(&u.on);
             c.line(format!(
                 "return {f}(tvb, pinfo, tree, 0, tvb:len(), {tag}, {{}})"
             ));
@@ -475,22 +478,22 @@ impl<'p> Gen<'p> {
 
     /// Code for one field of struct `sid`.
     pub(crate) fn field(&mut self, c: &mut Code, sid: StructId, fi: usize) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
-        let abbrev = self.abbrev(sid, fi);
+        let abbrev = self.names.abbrev(sid, fi);
         let d = first_line(&f.doc);
         self.open_group(c, sid, fi, "tree");
         let heading_at = c.lines.len();
         heading(c, &f.name, &d);
         if let Some(cond) = &f.condition {
-            let e = self.expr(cond);
+            let e = self.i.exprs().expr(cond);
             c.open(format!("if {e} then"));
         }
         if let Role::Checksum(_) = f.role {
             c.line(format!("cs_at_{} = offset", f.name));
         }
         // Only values later code reads are kept in the struct's table.
-        let target = self.value_target(sid, fi);
+        let target = self.i.value_target(sid, fi);
         let app_payload = p
             .app_points
             .iter()
@@ -536,7 +539,7 @@ impl<'p> Gen<'p> {
             }
         }
         for (cond, message) in &f.warnings {
-            let e = self.expr(cond);
+            let e = self.i.exprs().expr(cond);
             c.read_item(format!(
                 "if {e} then item:add_proto_expert_info(E.quirk, \"{}\") end",
                 lua_escape(message)
@@ -582,8 +585,8 @@ impl<'p> Gen<'p> {
             c.close("end");
         }
         // Kept for the types inside that read it (`Header.channel`), as the crate keeps it.
-        if let Some(slot) = self.l.field(sid, fi).enclosing_slot {
-            let value = self.expr(&Expr::Field(vec![FieldRef {
+        if let Some(slot) = self.i.l.field(sid, fi).enclosing_slot {
+            let value = self.i.exprs().expr(&Expr::Field(vec![FieldRef {
                 struct_id: sid,
                 field: fi,
                 name: f.name.clone(),

@@ -6,11 +6,11 @@ use super::*;
 /// Conversations with a payload open at once, per stream join (the oldest evicted, and said).
 const MAX_OPEN: usize = 1024;
 
-impl Gen<'_> {
+impl Dissect<'_> {
     /// The stream joins' functions, declared before every type's function (which call them)
     /// and defined after them (they call the joined types' functions).
     pub(crate) fn stream_join_declarations(&self) -> String {
-        (0..self.p.stream_joins.len())
+        (0..self.i.p.stream_joins.len())
             .map(|k| {
                 format!(
                     "-- Stream join {k}'s begin, piece and end (defined after the types' functions).\n\
@@ -23,14 +23,14 @@ impl Gen<'_> {
     /// The stream joins' functions.
     pub(crate) fn stream_join_functions(&mut self) -> String {
         let mut c = Code::new(0);
-        for k in 0..self.p.stream_joins.len() {
+        for k in 0..self.i.p.stream_joins.len() {
             self.stream_join_fn(&mut c, k);
         }
         c.lines.join("\n") + "\n"
     }
 
     fn stream_join_fn(&mut self, c: &mut Code, k: usize) {
-        let p = self.p;
+        let p = self.i.p;
         let j = &p.stream_joins[k];
         let s = &p.structs[j.in_struct];
         let (begin, end) = (&p.structs[j.begin].name, &p.structs[j.end].name);
@@ -125,7 +125,7 @@ impl Gen<'_> {
 
     /// The call of stream join functions at the end of struct `sid`'s function.
     pub(crate) fn stream_join_calls(&self, c: &mut Code, sid: StructId) {
-        for (k, j) in self.p.stream_joins.iter().enumerate() {
+        for (k, j) in self.i.p.stream_joins.iter().enumerate() {
             if j.begin == sid {
                 c.line(format!("stream_begin_{k}(pinfo, tree)"));
             }

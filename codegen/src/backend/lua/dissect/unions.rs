@@ -246,7 +246,7 @@ pub(crate) fn state_tag_check(c: &mut Code, u: &Union, name: &str, tree: &str) {
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A union as long as its variant (no length): the variant's own size moves `offset`, and a
     /// `bytes` variant takes the rest of the scope.
     pub(crate) fn union_natural(
@@ -262,12 +262,12 @@ impl<'p> Gen<'p> {
             tree,
             target,
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         if u.unless.is_some() {
             return Err(Internal("'unless' on a switch without a length".into()));
         }
         let name = p.structs[sid].fields[fi].name.clone();
-        let tag = self.tag_expr(&u.on);
+        let tag = self.i.exprs().tag_expr(&u.on);
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
         let body = |c: &mut Code, b: CaseBody, variant: &str| match b {
@@ -328,18 +328,18 @@ impl<'p> Gen<'p> {
             tree,
             target,
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         let name = p.structs[sid].fields[fi].name.clone();
         if matches!(u.len, Len::Natural) {
             return self.union_natural(c, at, u);
         }
         self.length(c, at, &u.len, false)?;
-        let tag = self.tag_expr(&u.on);
-        let unless = u.unless.as_ref().map(|e| self.expr(e));
+        let tag = self.i.exprs().tag_expr(&u.on);
+        let unless = u.unless.as_ref().map(|e| self.i.exprs().expr(e));
         c.line(format!("local tag_{name} = {tag}"));
         state_tag_check(c, u, &name, tree);
         let cases = |c: &mut Code| {
-            if self.shared_switch == Some((sid, fi)) {
+            if self.i.shared_switch == Some((sid, fi)) {
                 let f = switch_fn_name(p, sid, fi);
                 c.line(format!(
                     "if {f}(tvb, pinfo, {tree}, offset, n, tag_{name}, v) == nil then return nil end"
@@ -371,7 +371,7 @@ impl<'p> Gen<'p> {
     }
 }
 
-/// The name of the function of a shared switch (see [`Gen::switch_fn`]).
+/// The name of the function of a shared switch (see [`Dissect::switch_fn`]).
 pub(crate) fn switch_fn_name(p: &Protocol, sid: StructId, fi: usize) -> String {
     format!(
         "dissect_{}_{}",
@@ -446,20 +446,20 @@ fn case_body(
     }
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// The cases of the root's switch `fi` as a function of their own, for the packet and for
     /// a reassembled payload (`dissect_whole`): given the `n` bytes at `offset` and the tag,
     /// it returns where the switch ends, or nil when a value later code reads could not be
     /// read. Its `unless` stays with the packet (a reassembled payload has none).
     pub(crate) fn switch_fn(&mut self, sid: StructId, fi: usize) -> Result<String, Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let Ty::Union(u) = &f.ty else {
             return Err(Internal("'as' must name a switch".into()));
         };
         let name = f.name.as_str();
         let abbrev = naming::abbrev(p, sid, fi);
-        let target = self.value_target(sid, fi);
+        let target = self.i.value_target(sid, fi);
         let mut c = Code::new(0);
         c.line(format!(
             "-- {name}: the case tag_{name} picks, in the n bytes at offset (of a packet, or of a"

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// An array (`Ty::Array`).
     pub(super) fn value_array(
         &mut self,
@@ -17,7 +17,7 @@ impl<'p> Gen<'p> {
             tree,
             target,
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         match ty {
@@ -51,7 +51,7 @@ impl<'p> Gen<'p> {
                 // to their end meanwhile (no element reads past them).
                 let in_bytes = matches!(count, Len::Bytes(_));
                 // An element without its state list takes the rest as bytes and ends the loop.
-                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.l.state_readers[id]);
+                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.i.l.state_readers[id]);
                 // A loop that runs `n` times to its end needs no counter.
                 let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {
@@ -60,7 +60,7 @@ impl<'p> Gen<'p> {
                 let first_count = if counted { "0" } else { "n" };
                 // The limit an array sized in bytes moves is put back for what follows (nothing
                 // does after a last field, unless the struct is padded or aligned).
-                let s = &self.p.structs[sid];
+                let s = &self.i.p.structs[sid];
                 let limit_read_after = fi + 1 < s.fields.len() || s.padding.any();
                 if in_bytes {
                     if limit_read_after {
@@ -87,7 +87,7 @@ impl<'p> Gen<'p> {
                 }
                 let item_target = item_of(target);
                 let elem_abbrev = naming::element_abbrev(elem, abbrev);
-                let empty_elements = self.l.field(sid, fi).empty_elements;
+                let empty_elements = self.i.l.field(sid, fi).empty_elements;
                 if empty_elements {
                     c.line(format!("local before_{name} = offset"));
                 }

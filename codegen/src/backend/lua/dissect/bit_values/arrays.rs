@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// An array of `elem`, `count` of them (or as many as fit its bytes, or to the end).
     pub(crate) fn bit_array(
         &mut self,
@@ -16,7 +16,7 @@ impl<'p> Gen<'p> {
         match count {
             // Elements of whole bytes (validation) until that many bytes are read.
             Len::Bytes(e) => {
-                let ex = self.expr(e);
+                let ex = self.i.exprs().expr(e);
                 c.line(format!("n = {ex}"));
                 c.line(format!("if n < 0 or limit - offset < 8 * n then return truncated_bits({tree}, tvb, offset, \"{name}\", 8 * n, limit - offset) end"));
                 c.line(format!("local outer_limit_{name} = limit"));
@@ -25,7 +25,7 @@ impl<'p> Gen<'p> {
             }
             Len::Rest | Len::Natural => c.open("while offset < limit - 7 do"),
             Len::Expr(e) => {
-                let ex = self.expr(e);
+                let ex = self.i.exprs().expr(e);
                 c.line(format!("n = {ex}"));
                 c.open("for _ = 1, n do");
             }

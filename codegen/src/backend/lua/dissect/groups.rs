@@ -4,124 +4,12 @@
 
 use super::*;
 
-/// The ProtoField type of a group's integer (`uint16`); its fields are declared with it too,
-/// since a mask must fit the field's type.
-fn container_field(int: &IntTy, signed: bool) -> String {
-    protofield_int(&IntTy { signed, ..*int })
-}
-
-impl<'p> Gen<'p> {
-    /// Declares bit group `gi` of struct `sid`: its integer and every field in it, masked.
-    pub(crate) fn declare_group(&mut self, sid: StructId, gi: usize) {
-        let p = self.p;
-        let s = &p.structs[sid];
-        let g = &s.groups[gi];
-        let a = self.group_abbrev(sid, gi);
-        self.add_field(
-            a.clone(),
-            format!(
-                "ProtoField.{}(\"{a}\", \"{}\", base.HEX, nil, nil, \"{}\")",
-                container_field(&g.int, false),
-                naming::label(&g.name),
-                lua_escape(&first_line(&g.doc))
-            ),
-        );
-        // Fields of an integer wider than 32 bits are shown with the values the dissector takes
-        // out of it (a UInt64), not by mask: Wireshark 4.0 takes a mask as a Lua number only.
-        let wide = g.int.bytes() > 4;
-        let width = if wide {
-            "base.NONE".to_string()
-        } else {
-            g.int.bits.to_string()
-        };
-        for fi in g.fields.clone() {
-            let f = &s.fields[fi];
-            let Access::Group {
-                shift, width: bits, ..
-            } = self.l.field(sid, fi).access
-            else {
-                continue;
-            };
-            let mask = if wide {
-                "nil".to_string()
-            } else {
-                format!("{:#x}", ((1u64 << bits) - 1) << shift)
-            };
-            // The integer type a field's ProtoField has: the group's (masked), or its own.
-            let own = |signed: bool, bits: u32| {
-                let int = if wide {
-                    IntTy {
-                        bits,
-                        signed,
-                        endian: g.int.endian,
-                    }
-                } else {
-                    g.int
-                };
-                container_field(&int, signed)
-            };
-            let a = self.abbrev(sid, fi);
-            let label = naming::label(&f.name);
-            let doc = lua_escape(&first_line(&f.doc));
-            let ctor = match &f.ty {
-                Ty::Bool => {
-                    format!(
-                        "ProtoField.bool(\"{a}\", \"{label}\", {width}, nil, {mask}, \"{doc}\")"
-                    )
-                }
-                Ty::Int(it) => format!(
-                    "ProtoField.{}(\"{a}\", \"{label}\", {}, nil, {mask}, \"{doc}\")",
-                    own(it.signed, it.bits),
-                    // (A group holds no checksum: validation.)
-                    int_base(it, shows_hex(&f.role, f.display))
-                ),
-                Ty::Enum(id) => {
-                    let e = &p.enums[*id];
-                    let (base, names) = if e.ranges.is_empty() {
-                        ("base.HEX", format!("VS_{}", e.name))
-                    } else {
-                        ("base.RANGE_STRING", format!("RS_{}", e.name))
-                    };
-                    format!(
-                        "ProtoField.{}(\"{a}\", \"{label}\", {base}, {names}, {mask}, \"{doc}\")",
-                        own(false, e.repr.bits)
-                    )
-                }
-                Ty::Flags(id) => {
-                    let fl = &p.flags[*id];
-                    for b in &fl.bits {
-                        let fa = naming::flag_abbrev(&a, &b.name);
-                        let bit_mask = if wide {
-                            "nil".to_string()
-                        } else {
-                            format!("{:#x}", b.value << shift)
-                        };
-                        self.add_field(
-                            fa.clone(),
-                            format!(
-                                "ProtoField.bool(\"{fa}\", \"{}\", {width}, nil, {bit_mask}, \"{}\")",
-                                lua_escape(&b.name),
-                                lua_escape(&first_line(&b.doc))
-                            ),
-                        );
-                    }
-                    format!(
-                        "ProtoField.{}(\"{a}\", \"{label}\", base.HEX, nil, {mask}, \"{doc}\")",
-                        own(false, fl.repr.bits)
-                    )
-                }
-                // Validation lets only those into a group.
-                _ => continue,
-            };
-            self.add_field(a, ctor);
-        }
-    }
-
+impl<'p> Dissect<'p> {
     /// Before field `fi` when it is the first of a bit group: the group's integer, read once
     /// and added to `tree` (its fields go under it).
     pub(crate) fn open_group(&mut self, c: &mut Code, sid: StructId, fi: usize, tree: &str) {
-        let p = self.p;
-        let Access::Group { group: gi, .. } = self.l.field(sid, fi).access else {
+        let p = self.i.p;
+        let Access::Group { group: gi, .. } = self.i.l.field(sid, fi).access else {
             return;
         };
         let g = &p.structs[sid].groups[gi];
@@ -150,7 +38,7 @@ impl<'p> Gen<'p> {
             "local group_{}_item = {tree}:{}(F[\"{}\"], tvb(offset, {n}))",
             g.name,
             add_fn(g.int.endian),
-            self.group_abbrev(sid, gi)
+            self.names.group_abbrev(sid, gi)
         ));
     }
 
@@ -164,12 +52,12 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         target: &str,
     ) {
-        let p = self.p;
+        let p = self.i.p;
         let Access::Group {
             group,
             shift,
             width: bits,
-        } = self.l.field(sid, fi).access
+        } = self.i.l.field(sid, fi).access
         else {
             return;
         };

@@ -4,10 +4,10 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// The fact lines of struct `sid` (its values in `v`), if a rule reads it.
     pub(crate) fn facts_lines(&mut self, c: &mut Code, sid: StructId) {
-        let p = self.p;
+        let p = self.i.p;
         let Some(r) = &p.reliability else { return };
         if !r.reads(sid) {
             return;
@@ -19,10 +19,13 @@ impl<'p> Gen<'p> {
             let reliable = match &q.reliable {
                 Reliable::Always => "true".to_string(),
                 Reliable::Never => "false".to_string(),
-                Reliable::When(e) => format!("({}) and true or false", self.expr(e)),
+                Reliable::When(e) => format!("({}) and true or false", self.i.exprs().expr(e)),
             };
             let (part, last) = match &q.part {
-                Some((fi, e)) => (slot(*fi), format!("({}) and true or false", self.expr(e))),
+                Some((fi, e)) => (
+                    slot(*fi),
+                    format!("({}) and true or false", self.i.exprs().expr(e)),
+                ),
                 None => ("0".to_string(), "true".to_string()),
             };
             let line = format!(
@@ -58,7 +61,7 @@ impl<'p> Gen<'p> {
 
     /// `lines`, under `if when then` when there is a condition.
     fn guarded(&mut self, c: &mut Code, when: &Option<Expr>, lines: Vec<String>) {
-        let w = when.as_ref().map(|w| self.expr(w));
+        let w = when.as_ref().map(|w| self.i.exprs().expr(w));
         if let Some(w) = &w {
             c.open(format!("if {w} then"));
         }

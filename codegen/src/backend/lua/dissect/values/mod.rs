@@ -55,14 +55,14 @@ pub(crate) fn uses_varints(p: &Protocol) -> bool {
     p.structs.iter().flat_map(|s| &s.fields).any(|f| has(&f.ty))
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// Reads one value of `ty` into `target`, adding it to `tree`: by the field's access (a bit
     /// stream, a bit group, bytes), then by what the value is.
     pub(crate) fn value(&mut self, c: &mut Code, at: Place<'_>, ty: &Ty) -> Result<(), Internal> {
         let Place {
             sid, fi, abbrev, ..
         } = at;
-        match self.l.field(sid, fi).access {
+        match self.i.l.field(sid, fi).access {
             Access::Stream => return self.value_bits(c, at, ty),
             Access::Group { .. } => {
                 self.value_packed(c, sid, fi, abbrev, at.target);
@@ -95,7 +95,7 @@ impl<'p> Gen<'p> {
             tree,
             ..
         } = at;
-        let f = &self.p.structs[sid].fields[fi];
+        let f = &self.i.p.structs[sid].fields[fi];
         let name = &f.name;
         // An array's size in bytes is a length like any other.
         let is_count = counts && !matches!(len, Len::Bytes(_));
@@ -133,7 +133,7 @@ impl<'p> Gen<'p> {
                 return Err(Internal(format!("'{name}': this varint as a prefix")))
             }
             Len::Expr(e) | Len::Bytes(e) => {
-                let ex = self.expr(e);
+                let ex = self.i.exprs().expr(e);
                 c.line(format!("n = {ex}"));
             }
             Len::Rest | Len::Natural => {
@@ -152,7 +152,7 @@ impl<'p> Gen<'p> {
             Len::Prefix(it) => it.signed,
             Len::VarPrefix(_) => false,
             Len::Expr(Expr::Field(path)) | Len::Bytes(Expr::Field(path)) => {
-                !matches!(&self.p.field(path.last().unwrap_or(&path[0])).ty, Ty::Int(it) if !it.signed)
+                !matches!(&self.i.p.field(path.last().unwrap_or(&path[0])).ty, Ty::Int(it) if !it.signed)
             }
             Len::Expr(_) | Len::Bytes(_) => true,
         };

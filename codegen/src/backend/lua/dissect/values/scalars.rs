@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A number, bool, enum or flag set (`Ty::Int`, `Bool`, `Float`, `VarInt`, `Enum`, `Flags`).
     pub(super) fn value_scalar(
         &mut self,
@@ -17,10 +17,10 @@ impl<'p> Gen<'p> {
             tree,
             target,
         } = at;
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
-        let needed = self.l.needed.contains(&(sid, fi));
+        let needed = self.i.l.needed.contains(&(sid, fi));
         // `range` is made when the value is read or the range is used again (flag bits).
         let scalar_in = |c: &mut Code, n: usize, endian: Endian, read: String, reused: bool| {
             c.line(format!("if limit - offset < {n} then return truncated({tree}, tvb, offset, \"{name}\", {n}, limit - offset) end"));

@@ -31,7 +31,7 @@ pub(crate) fn record(
     c.close("end");
 }
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// A field whose values read conversation-state lists: select them by key first; without
     /// them the rest of the scope is shown as bytes with a note.
     pub(crate) fn selecting(
@@ -42,12 +42,12 @@ impl<'p> Gen<'p> {
         abbrev: &str,
         target: &str,
     ) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         c.line(format!("local saved_{} = {{}}", f.name));
         c.line(format!("local known_{} = true", f.name));
         for (t, key) in &f.select {
-            let k = self.expr(key);
+            let k = self.i.exprs().expr(key);
             let n = t + 1;
             c.line(format!("saved_{}[{n}] = LISTS[{n}]", f.name));
             c.line(format!("LISTS[{n}] = state_get(pinfo, {n}, {k})"));
@@ -89,11 +89,11 @@ impl<'p> Gen<'p> {
     /// and key, by sequence number); the frame whose part completes a run from a first part to a
     /// last one keeps the joined streams and shows them decoded.
     pub(crate) fn join_fn(&mut self, c: &mut Code, ji: usize) -> Result<(), Internal> {
-        let p = self.p;
+        let p = self.i.p;
         let j = &p.joins[ji];
         let s = &p.structs[j.in_struct];
-        let first = self.expr(&j.first);
-        let last = self.expr(&j.last);
+        let first = self.i.exprs().expr(&j.first);
+        let last = self.i.exprs().expr(&j.last);
         let wrap = j.wrap;
         c.line(format!(
             "-- Parts of one {} payload: consecutive {} numbers (modulo {wrap}) from a first part to a last",
@@ -124,7 +124,7 @@ impl<'p> Gen<'p> {
                 let value = if r.struct_id == j.in_struct {
                     value_slot(&r.name)
                 } else {
-                    self.expr(&Expr::Enclosing(r.clone()))
+                    self.i.exprs().expr(&Expr::Enclosing(r.clone()))
                 };
                 format!(" .. \"|\" .. tostring({value})")
             })
@@ -206,7 +206,7 @@ impl<'p> Gen<'p> {
         streams: &[Stream],
         ji: Option<usize>,
     ) {
-        let p = self.p;
+        let p = self.i.p;
         let s = &p.structs[sid];
         c.line(format!(
             "tree:add_proto_expert_info(E.joined, fmt(\"{} joined from %d parts\", whole.count))",

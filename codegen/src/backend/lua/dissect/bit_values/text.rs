@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Gen<'p> {
+impl<'p> Dissect<'p> {
     /// Bytes, or a UTF-8 string when `text`, of length `len`.
     pub(crate) fn bit_text(
         &mut self,
@@ -20,7 +20,7 @@ impl<'p> Gen<'p> {
                 )))
             }
             Len::Expr(e) => {
-                let ex = self.expr(e);
+                let ex = self.i.exprs().expr(e);
                 c.line(format!("n = {ex}"));
             }
             Len::Rest | Len::Natural => c.line("n = floor((limit - offset) / 8)"),
