@@ -4,11 +4,11 @@
 use super::*;
 use crate::schema::{BoolOrExpr, ReliabilityDef};
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     pub(crate) fn reliability(&mut self, proto: &Protocol) -> Option<Reliability> {
         let def: &ReliabilityDef = self.file.protocol.reliability.as_ref()?;
         if proto.application.is_some() {
-            self.error(
+            self.r.error(
                 "E1601",
                 "protocol.reliability",
                 "an application schema rides on its transport's numbering",
@@ -41,7 +41,7 @@ impl<'f> Validator<'f> {
             }
         }
         if def.ping.is_empty() != def.pong.is_empty() {
-            self.error(
+            self.r.error(
                 "E1606",
                 "protocol.reliability",
                 "a ping needs its reply: give both 'ping' and 'pong'",
@@ -64,7 +64,7 @@ impl<'f> Validator<'f> {
         let (sid, field, range) = self.number_field(proto, &d.in_type, &d.field, &yp, "field")?;
         let wrap = d.wrap.unwrap_or(range);
         if wrap < 2 || wrap > range {
-            self.error(
+            self.r.error(
                 "E1602",
                 &format!("{yp}.wrap"),
                 format!("wrap {wrap} is outside 2..={range} (the field's range)"),
@@ -92,7 +92,7 @@ impl<'f> Validator<'f> {
             }
             (None, None) => None,
             _ => {
-                self.error(
+                self.r.error(
                     "E1603",
                     &yp,
                     "'part' and 'last' go together",
@@ -138,7 +138,7 @@ impl<'f> Validator<'f> {
         // A cumulative ack covers whole numbers, every part of them.
         let wants_part = channel_parts && !d.cumulative;
         if part.is_some() != wants_part && (d.part.is_some() || wants_part) {
-            self.error(
+            self.r.error(
                 "E1604",
                 &yp,
                 if wants_part {
@@ -156,7 +156,7 @@ impl<'f> Validator<'f> {
                 .map(|(fi, it)| (fi, it.bits))
         });
         if bits.is_some() && d.cumulative {
-            self.error(
+            self.r.error(
                 "E1605",
                 &yp,
                 "an ack is cumulative or carries a bitfield, not both",
@@ -209,7 +209,7 @@ impl<'f> Validator<'f> {
             }
             match only_routes(proto, sid) {
                 Ok(routes) => out.carriers.push((sid, routes)),
-                Err(why) => self.error(
+                Err(why) => self.r.error(
                     "E1607",
                     &format!("protocol.reliability.{at}.in"),
                     format!("the analysis reads values the root holds in one place only: {why}"),
@@ -248,7 +248,7 @@ impl<'f> Validator<'f> {
             // Both outputs count in 64 bits and the dissector's Lua numbers are exact to 2^53:
             // numbers and ids up to 32 bits, parts up to 16 (a place is number * 65536 + part).
             (Ty::Int(it), Role::Value, None) if !it.signed && it.bits > max_bits => {
-                self.error(
+                self.r.error(
                     "E1612",
                     yp,
                     format!(
@@ -261,7 +261,7 @@ impl<'f> Validator<'f> {
             }
             (Ty::Int(it), Role::Value, None) if !it.signed => Some((fi, *it)),
             _ => {
-                self.error(
+                self.r.error(
                     "E1608",
                     yp,
                     format!("'{name}' must be an unsigned integer field, always present, that the sender sets"),
@@ -306,7 +306,7 @@ impl<'f> Validator<'f> {
         let name = name.unwrap_or("main");
         if let Some(i) = out.channels.iter().position(|c| c.name == name) {
             if let Some(w) = wrap.filter(|w| *w != out.channels[i].wrap) {
-                self.error(
+                self.r.error(
                     "E1609",
                     yp,
                     format!(
@@ -320,7 +320,7 @@ impl<'f> Validator<'f> {
         }
         let Some(wrap) = wrap else {
             let known: Vec<&str> = out.channels.iter().map(|c| c.name.as_str()).collect();
-            self.error(
+            self.r.error(
                 "E1610",
                 &format!("{yp}.channel"),
                 format!("no sequence numbers channel '{name}'"),
@@ -329,7 +329,7 @@ impl<'f> Validator<'f> {
             return 0;
         };
         if out.channels.len() == 256 {
-            self.error("E1611", yp, "at most 256 channels", None);
+            self.r.error("E1611", yp, "at most 256 channels", None);
         }
         out.channels.push(Channel {
             name: name.into(),
@@ -339,7 +339,7 @@ impl<'f> Validator<'f> {
     }
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// A sequence's `channel` opens a channel where its name is new: a misspelt one would count
     /// numbers nobody acknowledges, and the mistake would show at the ack. A channel no ack
     /// names, close to a name an ack uses, is refused at the sequence (and taken as that name,
@@ -360,7 +360,7 @@ impl<'f> Validator<'f> {
             let Some(meant) = closest(name, acked.iter().copied()) else {
                 continue;
             };
-            self.error(
+            self.r.error(
                 "E1614",
                 &format!("protocol.reliability.sequence.{k}.channel"),
                 format!("no ack names channel '{name}': its numbers would never be acknowledged"),

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     pub(crate) fn app_points(&mut self, proto: &Protocol) -> Vec<AppPoint> {
         let mut out = Vec::new();
         for (k, a) in self.file.protocol.applications.iter().enumerate() {
@@ -20,7 +20,7 @@ impl<'f> Validator<'f> {
                         proto.structs[sid].fields[id].ty,
                         Ty::Int(_) | Ty::VarInt(VarInt::Leb128)
                     ) {
-                        self.error(
+                        self.r.error(
                             "E0901",
                             &format!("{yp}.id"),
                             format!("'{name}' must be an unsigned integer"),
@@ -38,7 +38,7 @@ impl<'f> Validator<'f> {
                 proto.structs[sid].fields[payload].ty,
                 Ty::Bits | Ty::Bytes(Len::Rest)
             ) {
-                self.error(
+                self.r.error(
                     "E0902",
                     &format!("{yp}.payload"),
                     format!("'{}' must be bytes or bits running to the end", a.payload),
@@ -58,7 +58,7 @@ impl<'f> Validator<'f> {
         let a = self.file.protocol.application.as_ref()?;
         let t = self.transport.clone()?;
         if t.app_points.is_empty() {
-            self.error(
+            self.r.error(
                 "E0903",
                 "protocol.application.transport",
                 format!(
@@ -83,7 +83,7 @@ impl<'f> Validator<'f> {
             .find(|p| matches!(t.structs[p.in_struct].fields[p.payload].ty, Ty::Bits))
             .map_or(Layout::Bytes, |p| t.structs[p.in_struct].layout);
         if payload != proto.layout {
-            self.error(
+            self.r.error(
                 "E0904",
                 "protocol.layout",
                 format!(
@@ -121,7 +121,7 @@ impl<'f> Validator<'f> {
             (Some(text), false) => {
                 let it = self.int_ty(text, "protocol.application.id", Endian::Little);
                 if it.is_some_and(|it| it.signed || it.bits % 8 != 0 || it.bits > 32) {
-                    self.error(
+                    self.r.error(
                         "E0905",
                         "protocol.application.id",
                         "the message id is an unsigned integer of 1 to 4 bytes",
@@ -131,7 +131,7 @@ impl<'f> Validator<'f> {
                 it
             }
             (None, false) => {
-                self.error("E0906",
+                self.r.error("E0906",
                     "protocol.application",
                     format!("'{}' carries no message id: say the type of the one your messages start with", t.name),
                     Some("e.g. 'id: u8'".into()),
@@ -139,7 +139,7 @@ impl<'f> Validator<'f> {
                 None
             }
             (Some(_), true) => {
-                self.error(
+                self.r.error(
                     "E0907",
                     "protocol.application.id",
                     format!("'{}' carries the message id itself", t.name),

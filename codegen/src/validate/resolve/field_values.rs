@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// A field's `display`: on unsigned integers (or arrays of them); hex of a signed number
     /// is not a display Wireshark has.
     pub(super) fn display(
@@ -21,7 +21,7 @@ impl<'f> Validator<'f> {
         let at = format!("{fp}.display");
         match scalar {
             Ty::Int(it) if it.signed && d == Display::Hex => {
-                self.error(
+                self.r.error(
                     "E0320",
                     &at,
                     "Wireshark shows signed integers in decimal only",
@@ -33,7 +33,7 @@ impl<'f> Validator<'f> {
             // Lua number in Wireshark 4.0: at most 32 bits here), over the bytes it is read
             // from (not the bytes a bit-stream value straddles).
             Ty::Int(it) if d == Display::Bin && (it.bits > 32 || layout.is_bits()) => {
-                self.error(
+                self.r.error(
                     "E0321",
                     &at,
                     "'display: bin' applies to integers of at most 32 bits in byte layouts",
@@ -42,7 +42,7 @@ impl<'f> Validator<'f> {
                 None
             }
             Ty::VarInt(_) if d == Display::Bin => {
-                self.error(
+                self.r.error(
                     "E0322",
                     &at,
                     "'display: bin' applies to fixed-width integers",
@@ -52,7 +52,7 @@ impl<'f> Validator<'f> {
             }
             Ty::Int(_) | Ty::VarInt(VarInt::Leb128 | VarInt::RiptideLen) => Some(d),
             _ => {
-                self.error(
+                self.r.error(
                     "E0323",
                     &at,
                     "'display' applies to unsigned integer fields",
@@ -74,7 +74,7 @@ impl<'f> Validator<'f> {
         let name = f.filter.as_ref()?;
         let at = format!("{fp}.filter");
         if ty.value_struct().is_none() {
-            self.error(
+            self.r.error(
                 "E0324",
                 &at,
                 "'filter' names the fields of a struct-typed value",
@@ -89,7 +89,7 @@ impl<'f> Validator<'f> {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !ok {
-            self.error(
+            self.r.error(
                 "E0325",
                 &at,
                 format!("'{name}' is not a filter name part"),
@@ -138,7 +138,7 @@ impl<'f> Validator<'f> {
                 did_you_mean(method, Compression::ALL.iter().map(|(n, _)| *n))
                     .or(Some("one of zlib, deflate, gzip".into()))
             };
-            self.error(
+            self.r.error(
                 "E0326",
                 &method_at,
                 format!("unknown compression '{method}'"),
@@ -148,7 +148,7 @@ impl<'f> Validator<'f> {
         };
         let max = match max {
             Some(0) => {
-                self.error(
+                self.r.error(
                     "E0327",
                     &format!("{at}.max"),
                     "'max' must be at least 1",
@@ -157,7 +157,7 @@ impl<'f> Validator<'f> {
                 1
             }
             Some(m) if m > u64::from(u32::MAX) => {
-                self.error(
+                self.r.error(
                     "E0328",
                     &format!("{at}.max"),
                     "'max' is the most bytes one field decompresses to: at most 4 GiB",
@@ -169,7 +169,7 @@ impl<'f> Validator<'f> {
             None => 1 << 20,
         };
         if layout != Layout::Bytes {
-            self.error(
+            self.r.error(
                 "E0329",
                 &at,
                 "compressed fields are for byte layouts",
@@ -183,7 +183,7 @@ impl<'f> Validator<'f> {
             Ty::Struct(id, None) => Ty::Struct(id, Some(Len::Rest)),
             Ty::Struct(..) => ty,
             other => {
-                self.error(
+                self.r.error(
                     "E0330",
                     &at,
                     "'compression' applies to fields of a struct type",
@@ -198,12 +198,13 @@ impl<'f> Validator<'f> {
     /// A field's `valid`: a list of values or a range with at least one end, on an integer.
     pub(super) fn valid(&mut self, v: &schema::ValidDef, ty: &Ty, at: &str) -> Option<Valid> {
         if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
-            self.error("E0331", at, "'valid' applies to integer fields", None);
+            self.r
+                .error("E0331", at, "'valid' applies to integer fields", None);
             return None;
         }
         Some(match v {
             schema::ValidDef::List(l) if l.is_empty() => {
-                self.error(
+                self.r.error(
                     "E0332",
                     at,
                     "an empty list of valid values",
@@ -216,14 +217,15 @@ impl<'f> Validator<'f> {
                 min: Some(lo),
                 max: Some(hi),
             } if lo > hi => {
-                self.error("E0333", at, format!("min {lo} is above max {hi}"), None);
+                self.r
+                    .error("E0333", at, format!("min {lo} is above max {hi}"), None);
                 return None;
             }
             schema::ValidDef::Range {
                 min: None,
                 max: None,
             } => {
-                self.error(
+                self.r.error(
                     "E0334",
                     at,
                     "'valid' needs a 'min', a 'max' or a list",
@@ -258,7 +260,7 @@ impl<'f> Validator<'f> {
                 (bits, max, Some((name.clone(), def)))
             }
             _ => {
-                self.error(
+                self.r.error(
                     "E0335",
                     at,
                     "only integer and enum fields can be constants",
@@ -270,7 +272,7 @@ impl<'f> Validator<'f> {
         match (c, en) {
             (schema::ConstDef::Int(v), _) if *v <= max => Some(*v),
             (schema::ConstDef::Int(v), _) => {
-                self.error(
+                self.r.error(
                     "E0336",
                     at,
                     format!("constant {v:#x} does not fit in {bits} bits"),
@@ -282,7 +284,7 @@ impl<'f> Validator<'f> {
                 let bare = n.strip_prefix(&format!("{en}.")).unwrap_or(n);
                 match def.values.get(bare) {
                     Some(v) if v.is_range() => {
-                        self.error(
+                        self.r.error(
                             "E0337",
                             at,
                             format!("'{bare}' names a range of values of '{en}', not one value"),
@@ -293,7 +295,7 @@ impl<'f> Validator<'f> {
                     Some(v) => Some(v.value()),
                     None => {
                         let hint = did_you_mean(bare, def.values.keys().map(String::as_str));
-                        self.error(
+                        self.r.error(
                             "E0338",
                             at,
                             format!("'{bare}' is not a value of enum '{en}'"),
@@ -304,7 +306,7 @@ impl<'f> Validator<'f> {
                 }
             }
             (schema::ConstDef::Negative(v), _) => {
-                self.error(
+                self.r.error(
                     "E0339",
                     at,
                     format!("constant {v} is negative: constants are written as their wire bits"),
@@ -316,7 +318,7 @@ impl<'f> Validator<'f> {
                 None
             }
             (schema::ConstDef::Name(n), None) => {
-                self.error(
+                self.r.error(
                     "E0340",
                     at,
                     format!("constant '{n}' is a name, but the field is an integer"),

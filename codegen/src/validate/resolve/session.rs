@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// A join's streams: its bytes `fields` of `sid`, each read as its `as` type (if any).
     fn join_streams(
         &mut self,
@@ -13,7 +13,7 @@ impl<'f> Validator<'f> {
         yp: &str,
     ) -> Vec<Stream> {
         if fields.is_empty() {
-            self.error(
+            self.r.error(
                 "E0802",
                 &format!("{yp}.fields"),
                 "name at least one bytes field",
@@ -21,7 +21,7 @@ impl<'f> Validator<'f> {
             );
         }
         if !as_types.is_empty() && as_types.len() != fields.len() {
-            self.error(
+            self.r.error(
                 "E0803",
                 &format!("{yp}.as"),
                 format!(
@@ -39,7 +39,7 @@ impl<'f> Validator<'f> {
                 continue;
             };
             if !matches!(proto.structs[sid].fields[field].ty, Ty::Bytes(_)) {
-                self.error(
+                self.r.error(
                     "E0804",
                     &fp,
                     format!("'{name}' must be a bytes field"),
@@ -52,7 +52,7 @@ impl<'f> Validator<'f> {
             };
             if let Some(w) = whole {
                 if proto.structs[w].layout != Layout::Bytes {
-                    self.error(
+                    self.r.error(
                         "E0805",
                         &format!("{yp}.as.{i}"),
                         "a joined stream decodes as a byte-aligned type",
@@ -77,7 +77,7 @@ impl<'f> Validator<'f> {
             let begin = self.struct_named(&j.begin, &format!("{yp}.begin"));
             let end = self.struct_named(&j.end, &format!("{yp}.end"));
             if proto.structs[sid].layout != Layout::Bytes {
-                self.error(
+                self.r.error(
                     "E0817",
                     &format!("{yp}.in"),
                     "parts in bit-stream types are not supported yet",
@@ -90,7 +90,7 @@ impl<'f> Validator<'f> {
             };
             // Three roles, three types: a begin that is also a piece would start and feed.
             if begin == end || begin == sid || end == sid {
-                self.error(
+                self.r.error(
                     "E0818",
                     &yp,
                     "the pieces, the begin and the end message are three different types",
@@ -100,7 +100,7 @@ impl<'f> Validator<'f> {
             let twice = out.iter().any(|o: &StreamJoin| o.in_struct == sid)
                 || proto.joins.iter().any(|o| o.in_struct == sid);
             if twice {
-                self.error(
+                self.r.error(
                     "E0820",
                     &format!("{yp}.in"),
                     format!("'{}' carries the pieces of another join already", j.in_type),
@@ -108,7 +108,7 @@ impl<'f> Validator<'f> {
                 );
             }
             if j.max_size == Some(0) {
-                self.error(
+                self.r.error(
                     "E0819",
                     &format!("{yp}.max_size"),
                     "max_size must be at least 1",
@@ -134,7 +134,7 @@ impl<'f> Validator<'f> {
                 continue;
             };
             if proto.structs[sid].layout != Layout::Bytes {
-                self.error(
+                self.r.error(
                     "E0801",
                     &format!("{yp}.in"),
                     "parts in bit-stream types are not supported yet",
@@ -166,7 +166,7 @@ impl<'f> Validator<'f> {
             let range = match &proto.structs[sid].fields[sequence].ty {
                 Ty::Int(it) if !it.signed => it.max_value().saturating_add(1),
                 _ => {
-                    self.error(
+                    self.r.error(
                         "E0806",
                         &format!("{yp}.sequence"),
                         format!("'{}' must be an unsigned integer", j.sequence),
@@ -177,7 +177,7 @@ impl<'f> Validator<'f> {
             };
             let wrap = j.wrap.unwrap_or(range);
             if wrap < 2 || wrap > range {
-                self.error(
+                self.r.error(
                     "E0807",
                     &format!("{yp}.wrap"),
                     format!("wrap {wrap} is outside 2..={range} (the sequence field's range)"),
@@ -208,7 +208,7 @@ impl<'f> Validator<'f> {
                 self.refuse_encoder_filled_field(proto, sid, fi, &format!("{yp}.{at}"), "E0816");
             }
             if j.piece_size == Some(0) {
-                self.error(
+                self.r.error(
                     "E0808",
                     &format!("{yp}.piece_size"),
                     "piece_size must be at least 1",
@@ -248,7 +248,7 @@ impl<'f> Validator<'f> {
                     continue;
                 };
                 if !matches!(proto.structs[sid].fields[key].ty, Ty::Int(_)) {
-                    self.error(
+                    self.r.error(
                         "E0809",
                         &format!("{rp}.key"),
                         format!("key '{}' must be an integer field", r.key),
@@ -272,7 +272,7 @@ impl<'f> Validator<'f> {
                                         via = Some((ji, si));
                                         rest = &steps[1..];
                                     }
-                                    None => self.error(
+                                    None => self.r.error(
                                         "E0810",
                                         &ip,
                                         format!("the joined stream '{first}' stays bytes"),
@@ -284,7 +284,7 @@ impl<'f> Validator<'f> {
                     }
                 }
                 let [list, item] = rest else {
-                    self.error(
+                    self.r.error(
                         "E0811",
                         &ip,
                         format!(
@@ -306,7 +306,7 @@ impl<'f> Validator<'f> {
                     _ => None,
                 };
                 let Some(elem) = elem else {
-                    self.error(
+                    self.r.error(
                         "E0812",
                         &ip,
                         format!(
@@ -321,7 +321,7 @@ impl<'f> Validator<'f> {
                     continue;
                 };
                 if !matches!(proto.structs[elem].fields[item].ty, Ty::Enum(e) if e == items) {
-                    self.error(
+                    self.r.error(
                         "E0813",
                         &ip,
                         format!(

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// Refuses, at `at` with `code`, what expression `e` (evaluated by the crate on a decoded
     /// value: reassembly's `when`/`last`, joins' `first`/`last`, reliability's conditions)
     /// reads that a decoded value does not keep: the fields the encoder fills (lengths, counts,
@@ -15,7 +15,7 @@ impl<'f> Validator<'f> {
         code: &'static str,
     ) {
         if e.reads_context() {
-            self.error(
+            self.r.error(
                 "E0525",
                 at,
                 "this is evaluated on a decoded value, which does not keep the enclosing values \
@@ -54,7 +54,7 @@ impl<'f> Validator<'f> {
             ),
             _ => return,
         };
-        self.error(
+        self.r.error(
             code,
             at,
             format!(
@@ -110,12 +110,12 @@ impl<'f> Validator<'f> {
         message: String,
         hint: Option<String>,
     ) {
-        let p = self.locs.value(scope.yaml_path);
-        if self.locs.inherited(scope.yaml_path) {
-            let message = self.inherited(scope.yaml_path, message);
-            self.error_at(code, p.line, p.col, message, hint);
+        let p = self.r.locs.value(scope.yaml_path);
+        if self.r.locs.inherited(scope.yaml_path) {
+            let message = self.r.inherited(scope.yaml_path, message);
+            self.r.error_at(code, p.line, p.col, message, hint);
         } else {
-            self.error_at(code, p.line, p.col + at, message, hint);
+            self.r.error_at(code, p.line, p.col + at, message, hint);
         }
     }
 
@@ -446,7 +446,7 @@ impl<'f> Validator<'f> {
     }
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// When `name` is no field of struct `sid` but one of a type that holds it (a field of
     /// that type, an array of it, a switch case): says so, as that is what the schema meant.
     fn enclosing_hint(&self, sid: StructId, name: &str) -> Option<String> {

@@ -18,14 +18,14 @@ pub(crate) fn is_value_ident(s: &str) -> bool {
         && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     pub(crate) fn endian(&mut self, e: Option<&str>, yp: &str) -> Option<Endian> {
         match e {
             None => None,
             Some("little" | "le") => Some(Endian::Little),
             Some("big" | "be") => Some(Endian::Big),
             Some(other) => {
-                self.error(
+                self.r.error(
                     "E0201",
                     yp,
                     format!("unknown byte order '{other}'"),
@@ -52,7 +52,7 @@ impl<'f> Validator<'f> {
                 })
             }
             _ => {
-                self.error(
+                self.r.error(
                     "E0202",
                     yp,
                     format!("'{text}' is not an integer type"),
@@ -75,7 +75,7 @@ impl<'f> Validator<'f> {
         for (name, v) in values {
             let vp = format!("{yp}.{name}");
             if !is_value_ident(name) {
-                self.error_key(
+                self.r.error_key(
                     "E0203",
                     &vp,
                     format!("'{name}' is not a valid value name"),
@@ -91,13 +91,14 @@ impl<'f> Validator<'f> {
                         _ => None,
                     };
                     if !ranges_ok {
-                        self.error("E0204", &vp, "a flag is one bit, not a range", None);
+                        self.r
+                            .error("E0204", &vp, "a flag is one bit, not a range", None);
                         continue;
                     }
                     match crate::schema::parse_range(r) {
                         Some((lo, hi)) if lo < hi => (lo, hi, doc),
                         _ => {
-                            self.error(
+                            self.r.error(
                                 "E0205",
                                 &vp,
                                 format!("'{r}' is not a range"),
@@ -112,7 +113,7 @@ impl<'f> Validator<'f> {
                 }
             };
             if hi > repr.max_value() {
-                self.error(
+                self.r.error(
                     "E0206",
                     &vp,
                     format!("value {hi} does not fit in {} bits", repr.bits),
@@ -135,7 +136,7 @@ impl<'f> Validator<'f> {
                 } else {
                     format!("range {lo}..{hi}")
                 };
-                self.error(
+                self.r.error(
                     "E0207",
                     &vp,
                     format!("{what} is already named '{prev}'"),
@@ -167,7 +168,7 @@ impl<'f> Validator<'f> {
     /// The schema's text at `path` if it writes `value` in hex (`0xD1CE`): the outputs write
     /// it so too.
     pub(crate) fn hex_text(&self, path: &str, value: u64) -> Option<String> {
-        let text = self.locs.text(path)?;
+        let text = self.r.locs.text(path)?;
         let digits = text
             .strip_prefix("0x")
             .or_else(|| text.strip_prefix("0X"))?;
@@ -178,7 +179,7 @@ impl<'f> Validator<'f> {
     pub(crate) fn enum_def(&mut self, name: &str, e: &schema::EnumDef, endian: Endian) -> Enum {
         let yp = format!("enums.{name}");
         if e.repr.is_empty() {
-            self.error_key(
+            self.r.error_key(
                 "E0208",
                 &yp,
                 format!("enum '{name}' needs a 'type'"),
@@ -207,7 +208,7 @@ impl<'f> Validator<'f> {
     pub(crate) fn flags_def(&mut self, name: &str, f: &schema::FlagsDef, endian: Endian) -> Flags {
         let yp = format!("flags.{name}");
         if f.repr.is_empty() {
-            self.error_key(
+            self.r.error_key(
                 "E0209",
                 &yp,
                 format!("flags '{name}' needs a 'type'"),
@@ -225,7 +226,7 @@ impl<'f> Validator<'f> {
         let (bits, _) = self.named_values(&format!("{yp}.bits"), &f.bits, repr, false);
         for b in &bits {
             if b.value == 0 || !b.value.is_power_of_two() {
-                self.error(
+                self.r.error(
                     "E0210",
                     &format!("{yp}.bits.{}", b.name),
                     format!(
@@ -290,12 +291,12 @@ impl<'f> Validator<'f> {
         // Fields packed into a bit group are read from its integer: of any width, in the
         // group's packing.
         let member_layout: Vec<Option<Layout>> = (0..t.fields.len())
-            .map(|i| self.group_layout(name, i))
+            .map(|i| self.r.group_layout(name, i))
             .collect();
         for (i, f) in t.fields.iter().enumerate() {
-            let fp = self.field_path(name, i);
+            let fp = self.r.field_path(name, i);
             if !is_snake_ident(&f.name) {
-                self.error(
+                self.r.error(
                     "E0217",
                     &format!("{fp}.name"),
                     format!("field name '{}' is not snake_case", f.name),
@@ -303,7 +304,7 @@ impl<'f> Validator<'f> {
                 );
             }
             if seen.insert(&f.name, i).is_some() {
-                self.error(
+                self.r.error(
                     "E0218",
                     &format!("{fp}.name"),
                     format!("duplicate field '{}' in type '{name}'", f.name),
@@ -316,9 +317,9 @@ impl<'f> Validator<'f> {
         // A field that runs to the end of its scope must be the last one.
         for (i, f) in fields.iter().enumerate() {
             if i + 1 < fields.len() && runs_to_end(&f.ty) {
-                self.error(
+                self.r.error(
                     "E0219",
-                    &self.field_path(name, i),
+                    &self.r.field_path(name, i),
                     format!(
                         "field '{}' runs to the end of '{name}' but is not its last field",
                         f.name
@@ -344,7 +345,7 @@ impl<'f> Validator<'f> {
     }
 
     /// Enums and flag sets take the schema's byte order: one wider than a byte that is
-    /// big-endian cannot be read from a bit stream (see [`Validator::value_endian`]).
+    /// big-endian cannot be read from a bit stream (see [`Resolver::value_endian`]).
     pub(crate) fn bit_byte_order(&mut self, structs: &[Struct], enums: &[Enum], flags: &[Flags]) {
         for s in structs.iter().filter(|s| s.layout.is_bits()) {
             for (fi, f) in s.fields.iter().enumerate() {
@@ -359,9 +360,9 @@ impl<'f> Validator<'f> {
                 };
                 let stream = stream_order(s.layout);
                 if repr.bits > 8 && repr.endian != stream.endian {
-                    self.error(
+                    self.r.error(
                         "E0234",
-                        &format!("{}.type", self.field_path(&s.name, fi)),
+                        &format!("{}.type", self.r.field_path(&s.name, fi)),
                         format!(
                             "'{}': {what} '{name}' is a {}-endian {}-bit number, and this \
                              bit stream is read {}",

@@ -11,26 +11,25 @@ use super::*;
 /// The largest integer a Lua number (a double) holds exactly, and every one below it.
 const EXACT: u64 = 1 << 53;
 
-impl<'f> Validator<'f> {
-    /// L0117 for each expression of a field that does arithmetic on values past 2^53.
-    pub(crate) fn wide_number_limits(&self, p: &Protocol, out: &mut Vec<Limit>) {
-        for s in &p.structs {
-            for (fi, f) in s.fields.iter().enumerate() {
-                let fp = self.field_path(&s.name, fi);
-                for (key, e) in keyed_exprs(f) {
-                    if let Some(what) = inexact(p, e) {
-                        out.push(self.limit(
-                            "L0117",
-                            Backend::Lua,
-                            &format!("{fp}.{key}"),
-                            format!(
-                                "'{}': {what}, past the 2^53 a Lua number holds exactly",
-                                f.name
-                            ),
-                            "bound the value (`valid: { max: 9007199254740992 }`), or give it a \
-                             type of at most 53 bits",
-                        ));
-                    }
+/// L0117 for each expression of a field that does arithmetic on values past 2^53.
+pub(crate) fn wide_number_limits(r: &Report, p: &Protocol, out: &mut Vec<Limit>) {
+    for s in &p.structs {
+        for (fi, f) in s.fields.iter().enumerate() {
+            let fp = r.field_path(&s.name, fi);
+            for (key, e) in keyed_exprs(f) {
+                if let Some(what) = inexact(p, e) {
+                    out.push(limit(
+                        r,
+                        "L0117",
+                        Backend::Lua,
+                        &format!("{fp}.{key}"),
+                        format!(
+                            "'{}': {what}, past the 2^53 a Lua number holds exactly",
+                            f.name
+                        ),
+                        "bound the value (`valid: { max: 9007199254740992 }`), or give it a \
+                         type of at most 53 bits",
+                    ));
                 }
             }
         }

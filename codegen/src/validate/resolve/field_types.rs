@@ -4,13 +4,13 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// `strz`: NUL-terminated without a length, NUL-padded to a constant one (byte layouts).
     fn strz(&mut self, f: &schema::FieldDef, fp: &str, layout: Layout) -> Ty {
         let tp = format!("{fp}.type");
         let encoding = self.encoding(f, fp, layout);
         if layout != Layout::Bytes {
-            self.error(
+            self.r.error(
                 "E0211",
                 &tp,
                 "'strz' in a bit-stream layout",
@@ -18,7 +18,7 @@ impl<'f> Validator<'f> {
             );
         }
         if f.prefix.is_some() {
-            self.error(
+            self.r.error(
                 "E0212",
                 &format!("{fp}.prefix"),
                 "a 'strz' ends at its NUL or is padded to a constant length; it takes no prefix",
@@ -36,7 +36,7 @@ impl<'f> Validator<'f> {
             Some(ExprOrInt::Int(n))
                 if *n % 2 == 1 && matches!(encoding, Encoding::Utf16 { .. }) =>
             {
-                self.error(
+                self.r.error(
                     "E0213",
                     &format!("{fp}.length"),
                     format!(
@@ -63,7 +63,7 @@ impl<'f> Validator<'f> {
                 },
             ),
             Some(_) => {
-                self.error("E0214",
+                self.r.error("E0214",
                     &format!("{fp}.length"),
                     "a NUL-padded 'strz' needs a constant length of 1 or more bytes (C's char[32] is 'length: 32')",
                     Some("a string whose length is given by another field is 'type: string'".into()),
@@ -95,11 +95,12 @@ impl<'f> Validator<'f> {
         let Some(e) = all.into_iter().find(|e| e.name() == name) else {
             let hint = did_you_mean(name, all.iter().map(|e| e.name()))
                 .or_else(|| Some("one of utf8, ascii, latin1, utf16le, utf16be".into()));
-            self.error("E0215", &at, format!("unknown encoding '{name}'"), hint);
+            self.r
+                .error("E0215", &at, format!("unknown encoding '{name}'"), hint);
             return Encoding::Utf8;
         };
         if e != Encoding::Utf8 && layout != Layout::Bytes {
-            self.error(
+            self.r.error(
                 "E0216",
                 &at,
                 format!("'{name}' text in a bit-stream layout"),
@@ -138,7 +139,7 @@ impl<'f> Validator<'f> {
             TypeExpr::Bytes => Ty::Bytes(self.len_of(sid, index, f, fp, endian, true)),
             TypeExpr::Bits => {
                 if !layout.is_bits() {
-                    self.error(
+                    self.r.error(
                         "E0225",
                         &tp,
                         "'bits' is the rest of a bit stream",
@@ -146,7 +147,7 @@ impl<'f> Validator<'f> {
                     );
                 }
                 if f.length.is_some() || f.prefix.is_some() {
-                    self.error(
+                    self.r.error(
                         "E0226",
                         &tp,
                         "a 'bits' field runs to the end of its scope; it takes no length",
@@ -183,14 +184,14 @@ impl<'f> Validator<'f> {
         } = at;
         let tp = format!("{fp}.type");
         if !(1..=64).contains(&bits) {
-            self.error(
+            self.r.error(
                 "E0220",
                 &tp,
                 format!("integer width {bits} is outside 1..64"),
                 None,
             );
         } else if layout == Layout::Bytes && !bits.is_multiple_of(8) {
-            self.error("E0221",
+            self.r.error("E0221",
                 &tp,
                 format!("a {bits}-bit integer in a byte-aligned layout"),
                 Some(
@@ -223,19 +224,19 @@ impl<'f> Validator<'f> {
             }
         };
         match (v, layout) {
-            (VarInt::Rabbit { .. }, Layout::Bytes) => self.error(
+            (VarInt::Rabbit { .. }, Layout::Bytes) => self.r.error(
                 "E0222",
                 &tp,
                 format!("'{name}' is bit-packed: it belongs to bit-stream types"),
                 Some("give the type or the protocol 'layout: lsb-bits'".into()),
             ),
-            (VarInt::Rabbit { .. }, Layout::MsbBits) => self.error(
+            (VarInt::Rabbit { .. }, Layout::MsbBits) => self.r.error(
                 "E0223",
                 &tp,
                 format!("'{name}' is Riptide's LSB-first encoding"),
                 Some("give the type 'layout: lsb-bits', or use 'leb128'".into()),
             ),
-            (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.error(
+            (VarInt::RiptideLen, Layout::LsbBits | Layout::MsbBits) => self.r.error(
                 "E0224",
                 &tp,
                 "'riptide_len' is a byte-aligned length (Riptide 2.0)",
@@ -258,7 +259,7 @@ impl<'f> Validator<'f> {
         } = at;
         let tp = format!("{fp}.type");
         if matches!(elem, TypeExpr::Array(_)) {
-            self.error(
+            self.r.error(
                 "E0227",
                 &tp,
                 "arrays of arrays need a named element type",
@@ -273,7 +274,7 @@ impl<'f> Validator<'f> {
         };
         let elem_ty = self.ty(FieldAt { f: &each, ..at }, elem);
         if let Ty::Bytes(_) | Ty::Str(..) = elem_ty {
-            self.error(
+            self.r.error(
                 "E0228",
                 &tp,
                 "arrays of bytes or strings need a named element type that gives each a length",
@@ -285,14 +286,15 @@ impl<'f> Validator<'f> {
                 // Each element framed: decoded inside exactly its bytes.
                 let ep = format!("{fp}.element");
                 if e.length.is_none() && e.prefix.is_none() {
-                    self.error(
+                    self.r.error(
                         "E0229",
                         &ep,
                         "'element' needs a 'length' or a 'prefix'",
                         Some("e.g. 'element: { prefix: u16 }'".into()),
                     );
                 } else if layout != Layout::Bytes {
-                    self.error("E0230", &ep, "element sizes are for byte layouts", None);
+                    self.r
+                        .error("E0230", &ep, "element sizes are for byte layouts", None);
                 }
                 let framing = schema::FieldDef {
                     length: e.length.clone(),
@@ -303,7 +305,7 @@ impl<'f> Validator<'f> {
                 Ty::Struct(id, Some(len))
             }
             (Some(_), other) => {
-                self.error(
+                self.r.error(
                     "E0231",
                     &format!("{fp}.element"),
                     "'element' frames the elements of an array of structs",
@@ -347,7 +349,8 @@ impl<'f> Validator<'f> {
                 .chain(self.struct_ids.keys())
                 .map(String::as_str);
             let hint = did_you_mean(n, names);
-            self.error("E0232", &tp, format!("unknown type '{n}'"), hint);
+            self.r
+                .error("E0232", &tp, format!("unknown type '{n}'"), hint);
             Ty::Bool
         }
     }
@@ -382,7 +385,7 @@ impl<'f> Validator<'f> {
                 _ => tp.to_string(),
             };
             let asked = stream.other;
-            self.error(
+            self.r.error(
                 "E0233",
                 &at,
                 format!(

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// The algorithm a field's `checksum:` names or describes, or `None` after reporting why not.
     pub(crate) fn checksum_algo(
         &mut self,
@@ -31,7 +31,7 @@ impl<'f> Validator<'f> {
                     } else {
                         at.to_string()
                     };
-                    self.error(
+                    self.r.error(
                         "E1001",
                         &at,
                         format!("unknown checksum algorithm '{name}'"),
@@ -41,7 +41,7 @@ impl<'f> Validator<'f> {
                 found
             }
             (Some(_), Some(_)) | (None, None) => {
-                self.error("E1002",
+                self.r.error("E1002",
                     at,
                     "a checksum names its 'algorithm' or gives a 'crc', one of the two",
                     Some("e.g. { algorithm: internet, from: header } or { crc: { width: 16, poly: 0x1021 } }".into()),
@@ -58,7 +58,7 @@ impl<'f> Validator<'f> {
             {
                 let w = crc.width;
                 if !(5..=64).contains(&w) {
-                    self.error(
+                    self.r.error(
                         "E1003",
                         &format!("{at}.crc.width"),
                         format!("a CRC of {w} bits"),
@@ -74,7 +74,7 @@ impl<'f> Validator<'f> {
                     ("xorout", crc.xorout),
                 ] {
                     if v > max {
-                        self.error(
+                        self.r.error(
                             "E1004",
                             &format!("{at}.crc.{key}"),
                             format!("{key} {v:#x} does not fit in the CRC's {w} bits"),
@@ -84,7 +84,7 @@ impl<'f> Validator<'f> {
                     }
                 }
                 if crc.poly & 1 == 0 {
-                    self.error("E1005",
+                    self.r.error("E1005",
                         &format!("{at}.crc.poly"),
                         format!("poly {:#x} is even", crc.poly),
                         Some("give the polynomial in normal form without its top bit, e.g. 0x04c11db7 for CRC-32".into()),
@@ -119,8 +119,9 @@ impl<'f> Validator<'f> {
             let Some(schema::ChecksumDef::Full(spec)) = &f.checksum else {
                 continue;
             };
-            let at = format!("{}.checksum", self.field_path(yp, i));
+            let at = format!("{}.checksum", self.r.field_path(yp, i));
             let groups: Vec<String> = self
+                .r
                 .flattened
                 .groups
                 .get(name)
@@ -130,7 +131,7 @@ impl<'f> Validator<'f> {
                 let name = name.as_ref()?;
                 let found = seen.get(name.as_str()).copied();
                 if found.is_none() && groups.contains(name) {
-                    self.error(
+                    self.r.error(
                         "E1006",
                         &format!("{at}.{key}"),
                         format!(
@@ -145,7 +146,7 @@ impl<'f> Validator<'f> {
                     );
                 } else if found.is_none() {
                     let hint = did_you_mean(name, t.fields.iter().map(|f| f.name.as_str()));
-                    self.error(
+                    self.r.error(
                         "E1007",
                         &format!("{at}.{key}"),
                         format!(
@@ -161,11 +162,11 @@ impl<'f> Validator<'f> {
             // A range covers whole bytes: a field packed in a bit group has none of its own.
             for (key, end) in [("from", from), ("to", to)] {
                 let Some(k) = end else { continue };
-                let Some(group) = self.group_of(name, k) else {
+                let Some(group) = self.r.group_of(name, k) else {
                     continue;
                 };
                 let (member, group) = (t.fields[k].name.clone(), group.name.clone());
-                self.error("E1008",
+                self.r.error("E1008",
                     &format!("{at}.{key}"),
                     format!("the checksum's range cannot {} at '{member}': it is packed in the bit group '{group}', with no bytes of its own", if key == "from" { "start" } else { "end" }),
                     Some(format!("name a field before or after the group '{group}'")),
@@ -174,7 +175,7 @@ impl<'f> Validator<'f> {
             }
             if let (Some(a), Some(b)) = (from, to) {
                 if a > b {
-                    self.error(
+                    self.r.error(
                         "E1009",
                         &format!("{at}.to"),
                         format!(
@@ -197,9 +198,9 @@ impl<'f> Validator<'f> {
         }
         if let Err(cycle) = crate::ir::analysis::checksum_order(fields) {
             let names: Vec<&str> = cycle.iter().map(|&i| fields[i].name.as_str()).collect();
-            self.error(
+            self.r.error(
                 "E1010",
-                &format!("{}.checksum", self.field_path(yp, cycle[0])),
+                &format!("{}.checksum", self.r.field_path(yp, cycle[0])),
                 format!(
                     "checksums {} cover each other: none can be computed first",
                     names.join(", ")

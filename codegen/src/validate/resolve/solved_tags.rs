@@ -7,7 +7,7 @@
 use super::*;
 use crate::expr::BinOp;
 
-impl Validator<'_> {
+impl Resolver<'_> {
     /// Adds to each field a switch's tag expression is solved for the value each case implies.
     pub(crate) fn solve_tags(&mut self, fields: &mut [Field]) {
         let mut implied: Vec<(usize, Implied)> = Vec::new();

@@ -56,7 +56,7 @@ pub(crate) fn runs_to_end(ty: &Ty) -> bool {
     }
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     pub(crate) fn field(
         &mut self,
         sid: StructId,
@@ -81,7 +81,7 @@ impl<'f> Validator<'f> {
             self.expr_of(&s, c, ExprTy::Bool)
         });
         if condition.is_some() && role != Role::Value {
-            self.error(
+            self.r.error(
                 "E0313",
                 &scope("if"),
                 "constants, checksums and reserved fields cannot be conditional",
@@ -97,7 +97,7 @@ impl<'f> Validator<'f> {
         self.check_packed(f, fp, &ty, layout);
         let padding = self.padding(fp, f.pad, f.align, layout);
         if padding.any() && f.condition.is_some() {
-            self.error(
+            self.r.error(
                 "E0318",
                 &scope("if"),
                 "a padded or aligned field cannot be conditional",
@@ -144,7 +144,7 @@ impl<'f> Validator<'f> {
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         if let Some(sw) = &f.switch {
             if f.ty.is_some() {
-                self.error(
+                self.r.error(
                     "E0301",
                     &scope("type"),
                     "a field has either a 'type' or a 'switch', not both",
@@ -172,8 +172,8 @@ impl<'f> Validator<'f> {
                     &te,
                 ),
                 Err(e) => {
-                    let p = self.locs.value(&scope("type"));
-                    self.error_at(
+                    let p = self.r.locs.value(&scope("type"));
+                    self.r.error_at(
                         "E0302",
                         p.line,
                         p.col + e.at,
@@ -184,7 +184,7 @@ impl<'f> Validator<'f> {
                 }
             }
         } else {
-            self.error(
+            self.r.error(
                 "E0303",
                 fp,
                 format!("field '{}' has no 'type'", f.name),
@@ -204,7 +204,7 @@ impl<'f> Validator<'f> {
                 Ty::Bytes(_) | Ty::Str(..) | Ty::Struct(..) | Ty::Union(_) | Ty::Array(..)
             )
         {
-            self.error(
+            self.r.error(
                 "E0304",
                 &scope("length"),
                 "'length' applies to bytes, string, struct, switch and array fields",
@@ -222,7 +222,7 @@ impl<'f> Validator<'f> {
         if matches!(ty, Ty::Array(_, Len::Bytes(_)))
             && ((layout != Layout::Bytes && !bits_ok) || f.packed)
         {
-            self.error("E0305",
+            self.r.error("E0305",
                 &scope("length"),
                 if f.packed {
                     "an array sized in bytes ('length') cannot be packed"
@@ -240,7 +240,7 @@ impl<'f> Validator<'f> {
         }
         .is_some_and(|l| matches!(l, Len::VarPrefix(_)));
         if var_prefixed && layout != Layout::Bytes {
-            self.error(
+            self.r.error(
                 "E0306",
                 &scope("prefix"),
                 "a varint prefix in a bit-stream layout",
@@ -248,7 +248,7 @@ impl<'f> Validator<'f> {
             );
         }
         if f.encoding.is_some() && !matches!(ty, Ty::Str(..)) {
-            self.error(
+            self.r.error(
                 "E0307",
                 &scope("encoding"),
                 "'encoding' applies to 'string' and 'strz' fields",
@@ -256,7 +256,7 @@ impl<'f> Validator<'f> {
             );
         }
         if f.count.is_some() && !matches!(ty, Ty::Array(..)) {
-            self.error(
+            self.r.error(
                 "E0308",
                 &scope("count"),
                 "'count' applies to array fields ('T[]')",
@@ -264,7 +264,7 @@ impl<'f> Validator<'f> {
             );
         }
         if f.element.is_some() && !matches!(ty, Ty::Array(..)) {
-            self.error(
+            self.r.error(
                 "E0309",
                 &scope("element"),
                 "'element' frames the elements of an array of structs ('T[]')",
@@ -304,7 +304,7 @@ impl<'f> Validator<'f> {
                             to: None,
                         })
                     }
-                    _ => self.error(
+                    _ => self.r.error(
                         "E0310",
                         &scope("type"),
                         format!("the {} checksum is stored in a u{width} field", algo.name()),
@@ -316,7 +316,7 @@ impl<'f> Validator<'f> {
         if f.reserved {
             let fixed_bytes = matches!(ty, Ty::Bytes(Len::Expr(Expr::Int(_, _))));
             if role != Role::Value {
-                self.error("E0311",
+                self.r.error("E0311",
                     &scope("reserved"),
                     "a reserved field is written as zero: it cannot also be a constant or a checksum",
                     None,
@@ -324,7 +324,7 @@ impl<'f> Validator<'f> {
             } else if matches!(ty, Ty::Int(_)) || (fixed_bytes && layout == Layout::Bytes) {
                 role = Role::Reserved;
             } else {
-                self.error(
+                self.r.error(
                     "E0312",
                     &scope("reserved"),
                     "reserved fields are integers, or bytes of a constant length in byte layouts",
@@ -340,7 +340,7 @@ impl<'f> Validator<'f> {
         let scope = |suffix: &str| format!("{fp}.{suffix}");
         if let Some(m) = f.max {
             if !matches!(ty, Ty::Int(_) | Ty::VarInt(_)) {
-                self.error(
+                self.r.error(
                     "E0314",
                     &scope("max"),
                     "'max' applies to integer fields",
@@ -349,7 +349,7 @@ impl<'f> Validator<'f> {
             }
             if let Ty::Int(it) = ty {
                 if m > it.max_value() {
-                    self.error(
+                    self.r.error(
                         "E0315",
                         &scope("max"),
                         format!("max {m} does not fit in {} bits", it.bits),
@@ -359,7 +359,7 @@ impl<'f> Validator<'f> {
             }
         }
         if f.optional {
-            self.error(
+            self.r.error(
                 "E0316",
                 &scope("optional"),
                 "presence-bit optional fields are not supported yet",
@@ -400,7 +400,7 @@ impl<'f> Validator<'f> {
             && (layout != Layout::Bytes
                 || !matches!(ty, Ty::Array(e, _) if matches!(**e, Ty::Bool)))
         {
-            self.error(
+            self.r.error(
                 "E0317",
                 &scope("packed"),
                 "'packed' applies to bool[] in byte layouts",
@@ -431,7 +431,8 @@ impl<'f> Validator<'f> {
                 }
                 None => {
                     let hint = did_you_mean(table, self.tables.keys().map(String::as_str));
-                    self.error_key("E0319", &sp, format!("unknown state table '{table}'"), hint);
+                    self.r
+                        .error_key("E0319", &sp, format!("unknown state table '{table}'"), hint);
                 }
             }
         }
@@ -450,14 +451,14 @@ impl<'f> Validator<'f> {
         for (key, v, slot) in [("pad", pad, &mut out.pad), ("align", align, &mut out.align)] {
             let Some(v) = v else { continue };
             if layout != Layout::Bytes {
-                self.error(
+                self.r.error(
                     "E0341",
                     &format!("{at}.{key}"),
                     format!("'{key}' in a bit-stream layout"),
                     Some("padding and alignment are whole bytes: use them in byte layouts".into()),
                 );
             } else if v == 0 || v > u32::MAX as u64 {
-                self.error(
+                self.r.error(
                     "E0342",
                     &format!("{at}.{key}"),
                     format!("'{key}: {v}'"),
@@ -479,7 +480,8 @@ impl<'f> Validator<'f> {
                 parts.push(InfoPart::Text(rest[..open].to_string()));
             }
             let Some(close) = rest[open..].find('}') else {
-                self.error("E0343", &format!("{yp}.info"), "unclosed '{' in info", None);
+                self.r
+                    .error("E0343", &format!("{yp}.info"), "unclosed '{' in info", None);
                 return parts;
             };
             let name = &rest[open + 1..open + close];
@@ -487,7 +489,7 @@ impl<'f> Validator<'f> {
                 Some(i) => parts.push(InfoPart::Field(i)),
                 None => {
                     let hint = did_you_mean(name, fields.iter().map(|f| f.name.as_str()));
-                    self.error(
+                    self.r.error(
                         "E0344",
                         &format!("{yp}.info"),
                         format!("unknown field '{name}' in info"),

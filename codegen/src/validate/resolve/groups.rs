@@ -112,41 +112,7 @@ pub(crate) fn container_keys(f: &FieldDef) -> Vec<&'static str> {
     keys
 }
 
-impl<'f> Validator<'f> {
-    /// The schema path of field `i` of type `ty` (`Name` or `types.Name`), inside its bit group
-    /// when it is packed into one.
-    pub(crate) fn field_path(&self, ty: &str, i: usize) -> String {
-        let name = ty.strip_prefix("types.").unwrap_or(ty);
-        self.flattened
-            .paths
-            .get(name)
-            .and_then(|p| p.get(i).cloned())
-            .unwrap_or_else(|| format!("types.{name}.fields.{i}"))
-    }
-
-    /// The packing of field `i` of type `ty` when it belongs to a bit group.
-    /// The bit group field `i` of type `ty` is packed in, if any.
-    pub(crate) fn group_of(&self, ty: &str, i: usize) -> Option<&GroupSpec> {
-        self.flattened
-            .groups
-            .get(ty)?
-            .iter()
-            .find(|g| g.fields.contains(&i))
-    }
-
-    pub(crate) fn group_layout(&self, ty: &str, i: usize) -> Option<Layout> {
-        let g = self
-            .flattened
-            .groups
-            .get(ty)?
-            .iter()
-            .find(|g| g.fields.contains(&i))?;
-        Some(match g.layout {
-            Some(LayoutDef::MsbBits) => Layout::MsbBits,
-            _ => Layout::LsbBits,
-        })
-    }
-
+impl<'f> Resolver<'f> {
     /// The bit groups of type `name` (of layout `layout`), checked: an unsigned integer of whole
     /// bytes up to 32 bits holding exactly its fields, which are numbers, bools, enums or flag
     /// sets that are always present. Marks each field with its group. `endian`: the type's byte
@@ -162,14 +128,14 @@ impl<'f> Validator<'f> {
         let name = name.as_str();
         let layout = s.layout;
         let fields = &mut s.fields;
-        let Some(specs) = self.flattened.groups.remove(name) else {
+        let Some(specs) = self.r.flattened.groups.remove(name) else {
             return;
         };
         let mut out = Vec::new();
         for spec in &specs {
             let at = &spec.path;
             if !is_snake_ident(&spec.name) {
-                self.error(
+                self.r.error(
                     "E1401",
                     &format!("{at}.name"),
                     format!("field name '{}' is not snake_case", spec.name),
@@ -177,7 +143,7 @@ impl<'f> Validator<'f> {
                 );
             }
             if fields.iter().any(|f| f.name == spec.name) {
-                self.error(
+                self.r.error(
                     "E1402",
                     &format!("{at}.name"),
                     format!(
@@ -188,7 +154,7 @@ impl<'f> Validator<'f> {
                 );
             }
             for key in &spec.stray_keys {
-                self.error(
+                self.r.error(
                     "E1403",
                     &format!("{at}.{key}"),
                     format!("'{key}' on a bit group: the group only holds its fields"),
@@ -196,7 +162,7 @@ impl<'f> Validator<'f> {
                 );
             }
             if layout.is_bits() {
-                self.error("E1404",
+                self.r.error("E1404",
                     &format!("{at}.fields"),
                     format!(
                         "a bit group in the {} type '{name}': a bit stream packs its fields already",
@@ -214,7 +180,7 @@ impl<'f> Validator<'f> {
             for fi in spec.fields.clone() {
                 let f = &mut fields[fi];
                 f.group = Some(out.len());
-                let fp = self.field_path(name, fi);
+                let fp = self.r.field_path(name, fi);
                 let width = self.group_member_width(f, &fp, enums, flags);
                 packable &= width != 0;
                 total += width;
@@ -228,7 +194,7 @@ impl<'f> Validator<'f> {
                 } else {
                     "use a wider integer, or move fields out of the group".to_string()
                 };
-                self.error(
+                self.r.error(
                     "E1409",
                     &format!("{at}.fields"),
                     format!(
@@ -256,7 +222,7 @@ impl<'f> Validator<'f> {
             None | Some(LayoutDef::LsbBits) => false,
             Some(LayoutDef::MsbBits) => true,
             Some(LayoutDef::Bytes) => {
-                self.error("E1405",
+                self.r.error("E1405",
                     &format!("{}.layout", spec.path),
                     "a bit group packs bits: its layout is a bit order",
                     Some("expected 'lsb-bits' (the first field in the lowest bits) or 'msb-bits' (in the highest)".into()),
@@ -290,7 +256,7 @@ impl<'f> Validator<'f> {
                 })
             }
             _ => {
-                self.error(
+                self.r.error(
                     "E1406",
                     &format!("{}.type", spec.path),
                     format!(
@@ -315,7 +281,7 @@ impl<'f> Validator<'f> {
             _ => 0,
         };
         if width == 0 {
-            self.error("E1407",
+            self.r.error("E1407",
                 &format!("{fp}.type"),
                 format!(
                     "'{}' in a bit group: only integers, bools, enums and flag sets are packed into one",
@@ -348,7 +314,7 @@ impl<'f> Validator<'f> {
         ];
         for (bad, key, why) in extra {
             if bad {
-                self.error(
+                self.r.error(
                     "E1408",
                     &format!("{fp}.{key}"),
                     format!("'{key}' on '{}': {why}", f.name),

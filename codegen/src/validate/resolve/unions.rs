@@ -11,7 +11,7 @@ pub(crate) fn overlaps(a: CaseValue, b: CaseValue) -> bool {
     al <= bh && bl <= ah
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     pub(crate) fn union(
         &mut self,
         sid: StructId,
@@ -26,7 +26,7 @@ impl<'f> Validator<'f> {
             yaml_path: &format!("{sp}.on"),
         };
         self.in_tag = true;
-        let before = self.diags.len();
+        let before = self.r.diags.len();
         // A bool field is a tag of two values: cases 'true' and 'false'.
         let tag_bool = self.shapes[sid][..index]
             .iter()
@@ -36,13 +36,13 @@ impl<'f> Validator<'f> {
             &sw.on,
             if tag_bool { ExprTy::Bool } else { ExprTy::Int },
         );
-        let on_failed = self.diags.len() > before;
+        let on_failed = self.r.diags.len() > before;
         self.in_tag = false;
         // Case keys may name values of the tag's enum; a tag whose type is already reported
         // as unknown has keys that cannot be checked.
         let (tag_enum, tag_unknown) = self.tag_kind(&on, on_failed);
         if sw.tag_bits.is_some() {
-            self.error(
+            self.r.error(
                 "E0401",
                 &format!("{sp}.tag_bits"),
                 "unions that write their own tag bits are not supported yet",
@@ -67,7 +67,7 @@ impl<'f> Validator<'f> {
                     "true" => (vec![CaseValue::One(1)], "True".to_string()),
                     "false" => (vec![CaseValue::One(0)], "False".to_string()),
                     _ => {
-                        self.error_key(
+                        self.r.error_key(
                             "E0404",
                             &cp,
                             format!("case key '{key}' of a bool tag"),
@@ -83,7 +83,7 @@ impl<'f> Validator<'f> {
             let variant = match (name, body) {
                 (Some(n), _) => {
                     if !is_camel_ident(&n) {
-                        self.error(
+                        self.r.error(
                             "E0405",
                             &format!("{cp}.name"),
                             format!("variant name '{n}' is not UpperCamelCase"),
@@ -107,7 +107,7 @@ impl<'f> Validator<'f> {
         }
         let (default, default_variant) = self.default_case(sw, sp);
         if cases.iter().any(|c| c.variant == default_variant) && default.is_some() {
-            self.error(
+            self.r.error(
                 "E0410",
                 &format!("{sp}.default"),
                 format!("the default variant's name '{default_variant}' is taken by a case"),
@@ -123,7 +123,7 @@ impl<'f> Validator<'f> {
             self.expr_of(&scope, u, ExprTy::Bool)
         });
         if unless.is_some() && default.is_none() {
-            self.error(
+            self.r.error(
                 "E0411",
                 &format!("{sp}.unless"),
                 "'unless' chooses the default variant; this switch has none",
@@ -214,7 +214,7 @@ impl<'f> Validator<'f> {
             match found {
                 Some(other) if other.cases_from.is_none() => {
                     if !sw.cases.is_empty() || sw.default.is_some() {
-                        self.error(
+                        self.r.error(
                             "E0402",
                             &format!("{sp}.cases_from"),
                             "a switch has either 'cases' or 'cases_from'",
@@ -223,7 +223,7 @@ impl<'f> Validator<'f> {
                     }
                     sw = other;
                 }
-                _ => self.error(
+                _ => self.r.error(
                     "E0403",
                     &format!("{sp}.cases_from"),
                     format!("'{from}' does not name a switch field with its own cases"),
@@ -246,7 +246,7 @@ impl<'f> Validator<'f> {
         tag_max: &Option<(u64, String)>,
     ) {
         if cases.iter().any(|c| c.variant == variant) {
-            self.error_key(
+            self.r.error_key(
                 "E0406",
                 cp,
                 format!("two cases make a variant named '{variant}'"),
@@ -258,7 +258,7 @@ impl<'f> Validator<'f> {
                 CaseValue::One(x) | CaseValue::Range(_, x) => *x,
             });
             if let Some(big) = top.filter(|x| x > max).max() {
-                self.error_key(
+                self.r.error_key(
                     "E0407",
                     cp,
                     format!(
@@ -271,7 +271,7 @@ impl<'f> Validator<'f> {
         for v in values {
             for c in cases {
                 if c.values.iter().any(|w| overlaps(*v, *w)) {
-                    self.error_key(
+                    self.r.error_key(
                         "E0408",
                         cp,
                         format!("case '{key}' overlaps case '{}'", c.variant),
@@ -293,7 +293,7 @@ impl<'f> Validator<'f> {
             Some(schema::CaseDef::Named { ty, name, .. }) => {
                 let name = name.clone().unwrap_or_else(|| "Other".into());
                 if !is_camel_ident(&name) {
-                    self.error(
+                    self.r.error(
                         "E0409",
                         &format!("{sp}.default.name"),
                         format!("variant name '{name}' is not UpperCamelCase"),
@@ -349,7 +349,8 @@ impl<'f> Validator<'f> {
         if let Some((lo, hi)) = key.split_once("..") {
             if let (Some(lo), Some(hi)) = (parse_int(lo), parse_int(hi)) {
                 if lo > hi {
-                    self.error_key("E0412", cp, format!("empty range {key}"), None);
+                    self.r
+                        .error_key("E0412", cp, format!("empty range {key}"), None);
                 }
                 return (vec![CaseValue::Range(lo, hi)], format!("Range{lo}To{hi}"));
             }
@@ -375,7 +376,7 @@ impl<'f> Validator<'f> {
                 }
                 None => {
                     let hint = did_you_mean(key, en.1.values.keys().map(String::as_str));
-                    self.error_key(
+                    self.r.error_key(
                         "E0413",
                         cp,
                         format!("'{key}' is not a value of enum '{}'", en.0),
@@ -384,7 +385,7 @@ impl<'f> Validator<'f> {
                 }
             }
         } else {
-            self.error_key(
+            self.r.error_key(
                 "E0414",
                 cp,
                 format!("case key '{key}' is not an integer or range"),
@@ -408,7 +409,7 @@ impl<'f> Validator<'f> {
                         None => {
                             let hint =
                                 did_you_mean(elem, self.struct_ids.keys().map(String::as_str));
-                            self.error("E0415",
+                            self.r.error("E0415",
                                 cp,
                                 format!("unknown type '{elem}' (a case's array holds a type of this schema)"),
                                 hint,
@@ -419,7 +420,7 @@ impl<'f> Validator<'f> {
                 }
                 None => {
                     let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
-                    self.error(
+                    self.r.error(
                         "E0416",
                         cp,
                         format!("unknown type '{name}'"),

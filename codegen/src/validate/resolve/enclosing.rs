@@ -16,7 +16,7 @@ pub(crate) struct EnclosingUse {
     pub at: usize,
 }
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// Resolves `Holder.field` (or `Holder.flags.BIT`) read by an expression of `scope`.
     pub(crate) fn enclosing_path(
         &mut self,
@@ -132,7 +132,7 @@ impl<'f> Validator<'f> {
     ) -> Option<FieldRef> {
         let h = self.struct_named(holder, at)?;
         if h == sid {
-            self.error(
+            self.r.error(
                 "E0530",
                 at,
                 format!("'{holder}' is the parts' own type: its fields are named alone"),
@@ -145,7 +145,7 @@ impl<'f> Validator<'f> {
             proto.structs[h].fields[fi].ty,
             Ty::Int(_) | Ty::Enum(_) | Ty::Bool
         ) {
-            self.error(
+            self.r.error(
                 "E0529",
                 at,
                 format!("'{holder}.{field}' is not an integer, an enum or a bool"),
@@ -246,7 +246,7 @@ impl<'f> Validator<'f> {
                 .collect(),
         };
         for (id, why) in refused.into_iter().take(1) {
-            self.error_key(
+            self.r.error_key(
                 "E0527",
                 &format!("types.{}", p.structs[id].name),
                 format!(

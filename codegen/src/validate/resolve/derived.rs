@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// A flag-set field's `set_when`: the bits the encoder sets exactly when their condition
     /// (over earlier fields) holds, and the dissector's warnings for packets that disagree.
     pub(crate) fn set_when(
@@ -20,7 +20,7 @@ impl<'f> Validator<'f> {
             return (implied, warnings);
         }
         let Ty::Flags(fid) = ty else {
-            self.error("E1201",
+            self.r.error("E1201",
                 &format!("{fp}.set_when"),
                 "'set_when' applies to fields of a flag-set type",
                 Some("a bool or integer given by other fields is written by the encoder from an 'if' or a length".into()),
@@ -28,7 +28,7 @@ impl<'f> Validator<'f> {
             return (implied, warnings);
         };
         if f.condition.is_some() {
-            self.error(
+            self.r.error(
                 "E1202",
                 &format!("{fp}.set_when"),
                 "a field with 'set_when' cannot be conditional",
@@ -40,7 +40,7 @@ impl<'f> Validator<'f> {
             let bp = format!("{fp}.set_when.{bit}");
             let Some(mask) = fl.bits.get(bit).map(NamedValue::value) else {
                 let hint = did_you_mean(bit, fl.bits.keys().map(String::as_str));
-                self.error_key(
+                self.r.error_key(
                     "E1203",
                     &bp,
                     format!("'{bit}' is not a flag of '{fl_name}'"),
@@ -127,7 +127,7 @@ impl<'f> Validator<'f> {
         derived.retain(|(t, how, _)| !(presence(how) && shared.contains(t)));
         for (target, how, by) in derived {
             let t = &fields[target];
-            let fp = self.field_path(yp, target);
+            let fp = self.r.field_path(yp, target);
             let fits = match how {
                 Derive::PresenceOf(_) | Derive::AbsenceOf(_) | Derive::TagOf(_)
                     if matches!(t.ty, Ty::Bool) =>
@@ -141,7 +141,7 @@ impl<'f> Validator<'f> {
                 continue;
             }
             if t.condition.is_some() {
-                self.error("E1204", &fp, format!("field '{}' gives the length, count or tag of '{}' and cannot be conditional", t.name, fields[by].name), None);
+                self.r.error("E1204", &fp, format!("field '{}' gives the length, count or tag of '{}' and cannot be conditional", t.name, fields[by].name), None);
                 continue;
             }
             match &t.role {
@@ -159,7 +159,7 @@ impl<'f> Validator<'f> {
                     };
                     let name = fields[target].name.clone();
                     let (a, b) = (fields[prev_by].name.clone(), fields[by].name.clone());
-                    self.error("E1205", &fp, format!("field '{name}' of '{sname}' would be derived from both '{a}' and '{b}'"), Some("give one of them its own length field".into()));
+                    self.r.error("E1205", &fp, format!("field '{name}' of '{sname}' would be derived from both '{a}' and '{b}'"), Some("give one of them its own length field".into()));
                 }
                 _ => {}
             }
@@ -262,8 +262,8 @@ impl<'f> Validator<'f> {
             if let (Some(_), ImpliedWhen::Present(i) | ImpliedWhen::Absent(i)) = (given, &imp.when)
             {
                 let (flags, by) = (fields[r].name.clone(), fields[*i].name.clone());
-                self.error("E1206",
-                    &format!("{}.if", self.field_path(yp, *i)),
+                self.r.error("E1206",
+                    &format!("{}.if", self.r.field_path(yp, *i)),
                     format!("'{by}' of '{sname}' is announced by a bit of '{flags}' that its 'set_when' already gives"),
                     Some("remove the bit from 'set_when' or give the field its own flag".into()),
                 );

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'f> Validator<'f> {
+impl<'f> Resolver<'f> {
     /// Each type's layout: its own, else inherited from an enclosing bit-stream type, else the
     /// protocol's. Types used inside a bit stream are bit streams of the same bit order; one
     /// reached from streams of both orders, or declaring the other order, is refused (a stream
@@ -51,7 +51,7 @@ impl<'f> Validator<'f> {
                     work.push(c);
                 } else if layouts[c].is_bits() {
                     clashes.push((
-                        self.field_path(parent, fi),
+                        self.r.field_path(parent, fi),
                         format!(
                             "'{child}' is read as {} here, inside the {} type '{parent}'",
                             layouts[c].name(),
@@ -62,7 +62,7 @@ impl<'f> Validator<'f> {
             }
         }
         for (at, msg) in clashes {
-            self.error(
+            self.r.error(
                 "E0701",
                 &at,
                 format!("{msg}: a bit stream keeps one bit order"),
@@ -87,7 +87,7 @@ impl<'f> Validator<'f> {
             _ => false,
         };
         if !piece_ok {
-            self.error("E0702", &format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
+            self.r.error("E0702", &format!("{yp}.field"), format!("'{}' must be a bytes field that runs to the end, or a switch whose default is bytes", r.field), None);
         }
         let index = field_of(self, &r.index, "index")?;
         let mut key = Vec::new();
@@ -108,7 +108,7 @@ impl<'f> Validator<'f> {
             }
             (None, Some(count)) => PieceEnd::Count(field_of(self, count, "count")?),
             _ => {
-                self.error(
+                self.r.error(
                     "E0703",
                     yp,
                     "reassembly needs exactly one of 'last' and 'count'",
@@ -141,7 +141,7 @@ impl<'f> Validator<'f> {
             Some(name) => {
                 let fi = field_of(self, name, "numbered")?;
                 if !matches!(root.fields[fi].ty, Ty::Int(it) if !it.signed) {
-                    self.error(
+                    self.r.error(
                         "E0708",
                         &format!("{yp}.numbered"),
                         format!("'{name}' must be an unsigned integer field"),
@@ -153,7 +153,7 @@ impl<'f> Validator<'f> {
             None => None,
         };
         if r.piece_size == Some(0) {
-            self.error(
+            self.r.error(
                 "E0709",
                 &format!("{yp}.piece_size"),
                 "piece_size must be at least 1",
@@ -193,11 +193,12 @@ impl<'f> Validator<'f> {
                     self.struct_ids.get(sv).copied(),
                 );
                 if client.is_none() || server.is_none() {
-                    self.error("E0704", yp, "unknown whole type for client or server", None);
+                    self.r
+                        .error("E0704", yp, "unknown whole type for client or server", None);
                     return None;
                 }
                 if proto.transport.udp_ports.is_empty() {
-                    self.error(
+                    self.r.error(
                         "E0705",
                         yp,
                         "reassembly by direction needs the server's UDP ports",
@@ -212,7 +213,7 @@ impl<'f> Validator<'f> {
             (None, None, Some(f)) => {
                 let fi = self.field_in(proto, proto.root, &label, f, &format!("{yp}.as"))?;
                 if !matches!(root.fields[fi].ty, Ty::Union(_)) {
-                    self.error(
+                    self.r.error(
                         "E0706",
                         &format!("{yp}.as"),
                         format!("'{f}' is not a switch"),
@@ -222,7 +223,7 @@ impl<'f> Validator<'f> {
                 WholeType::AsField(fi)
             }
             _ => {
-                self.error(
+                self.r.error(
                     "E0707",
                     yp,
                     "say what the whole is: 'client' and 'server' types, or 'as' a switch field",
@@ -258,7 +259,7 @@ impl<'f> Validator<'f> {
         let found = s.fields.iter().position(|f| f.name == name);
         if found.is_none() {
             let hint = did_you_mean(name, s.fields.iter().map(|f| f.name.as_str()));
-            self.error(
+            self.r.error(
                 "E0710",
                 yp,
                 format!("'{name}' is not a field of {label}"),
@@ -272,7 +273,8 @@ impl<'f> Validator<'f> {
         let found = self.struct_ids.get(name).copied();
         if found.is_none() {
             let hint = did_you_mean(name, self.struct_ids.keys().map(String::as_str));
-            self.error("E0711", yp, format!("unknown type '{name}'"), hint);
+            self.r
+                .error("E0711", yp, format!("unknown type '{name}'"), hint);
         }
         found
     }
@@ -288,7 +290,7 @@ impl<'f> Validator<'f> {
                 "client" => Side::Client,
                 "server" => Side::Server,
                 other => {
-                    self.error(
+                    self.r.error(
                         "E0712",
                         &format!("{yp}.from"),
                         format!("unknown side '{other}'"),
@@ -316,7 +318,7 @@ impl<'f> Validator<'f> {
         let yp = "protocol.transport.tcp.max_message";
         let Some(prefix) = prefix else {
             if tcp.max_message.is_some() {
-                self.error(
+                self.r.error(
                     "E0713",
                     yp,
                     "'max_message' bounds a length prefix, and this transport has none",
@@ -327,11 +329,12 @@ impl<'f> Validator<'f> {
         };
         match tcp.max_message {
             Some(0) => {
-                self.error("E0714", yp, "'max_message' must be at least 1", None);
+                self.r
+                    .error("E0714", yp, "'max_message' must be at least 1", None);
                 0
             }
             Some(n) if n > prefix.max_value() => {
-                self.error(
+                self.r.error(
                     "E0715",
                     yp,
                     format!(
@@ -343,7 +346,7 @@ impl<'f> Validator<'f> {
                 prefix.max_value()
             }
             Some(n) if i128::from(n) + i128::from(counted) > i128::from(prefix.max_value()) => {
-                self.error(
+                self.r.error(
                     "E0721",
                     yp,
                     format!(
@@ -369,7 +372,7 @@ impl<'f> Validator<'f> {
     fn tcp_framing(&mut self, tcp: &schema::TcpDef) {
         let yp = "protocol.transport.tcp";
         match (&tcp.length_prefix, tcp.framing) {
-            (None, None) => self.error(
+            (None, None) => self.r.error(
                 "E0722",
                 yp,
                 "TCP carries a stream, not messages: without a framing, a message cut across \
@@ -380,7 +383,7 @@ impl<'f> Validator<'f> {
                         .into(),
                 ),
             ),
-            (Some(_), Some(schema::TcpFraming::None)) => self.error(
+            (Some(_), Some(schema::TcpFraming::None)) => self.r.error(
                 "E0723",
                 &format!("{yp}.framing"),
                 "'framing: none' and a 'length_prefix' contradict each other",
@@ -403,7 +406,7 @@ impl<'f> Validator<'f> {
         let Some(prefix) = prefix else {
             if tcp.length_counts.is_some() || tcp.length_adjust.is_some() || tcp.length_at.is_some()
             {
-                self.error(
+                self.r.error(
                     "E0719",
                     yp,
                     "'length_counts', 'length_adjust' and 'length_at' say where a length prefix \
@@ -425,7 +428,7 @@ impl<'f> Validator<'f> {
         let counted = own + tcp.length_adjust.unwrap_or(0);
         let shortest = at.map_or(0, |at| at as i64 + size);
         if shortest + counted < 0 {
-            self.error(
+            self.r.error(
                 "E0720",
                 &format!("{yp}.length_adjust"),
                 format!(
@@ -462,7 +465,7 @@ impl<'f> Validator<'f> {
                     prefix.name(),
                     prefix.endian.words()
                 );
-                self.error(
+                self.r.error(
                     "E0724",
                     yp,
                     message,
@@ -479,7 +482,7 @@ impl<'f> Validator<'f> {
                      encoder would write what the user sets",
                     f.name
                 );
-                self.error(
+                self.r.error(
                     "E0726",
                     yp,
                     message,
@@ -494,7 +497,7 @@ impl<'f> Validator<'f> {
             }
             return;
         }
-        self.error(
+        self.r.error(
             "E0725",
             yp,
             format!("no field of the root starts at byte {at} after fields of fixed size"),
