@@ -207,7 +207,7 @@ fn coverage_list(p: &wiregen::ir::Protocol) -> String {
     }
     // An array of no elements (`count: 0`) holds no value of its type.
     let empty = |ty: &Ty| matches!(ty, Ty::Array(_, Len::Expr(Expr::Int(0, _))));
-    let mut reached = wiregen::ir::analysis::reached_from(p, roots, |_, f| !empty(&f.ty));
+    let mut reached = wiregen::lower::analysis::reached_from(p, roots, |_, f| !empty(&f.ty));
     reached.sort();
     let mut out = String::new();
     for sid in reached {

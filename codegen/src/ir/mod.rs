@@ -1,7 +1,6 @@
 //! The validated intermediate representation: every name resolved, every width and expression
 //! type checked. Backends read only this.
 
-pub mod analysis;
 mod application;
 mod checksum;
 mod expr;

@@ -1,7 +1,7 @@
 //! What a value is read and written with besides its own fields: the enclosing fields the
 //! types inside it read (`Header.channel`), each kept in a numbered slot.
 
-use crate::ir::analysis::each_decoded_expr;
+use super::analysis::each_decoded_expr;
 use crate::ir::*;
 
 /// Every enclosing field some expression or join key reads, once, in schema order: the slot

@@ -15,6 +15,7 @@
 //! What a backend cannot generate is not decided here either: `validate/limits.rs` says it at the
 //! construct's position, and a backend meeting anything else reports an internal error.
 
+pub mod analysis;
 mod context;
 mod placement;
 mod write;
@@ -23,7 +24,7 @@ pub use placement::{group_drawn_by_fields, group_position, struct_bits, Placemen
 
 pub use write::{Presence, SizeWrite, WritePlan};
 
-use crate::ir::analysis::{checksum_order, fields_read_by_expressions, needed_values};
+use self::analysis::{checksum_order, fields_read_by_expressions, needed_values};
 use crate::ir::*;
 use std::collections::HashSet;
 
@@ -207,7 +208,7 @@ pub fn lower(p: &Protocol) -> Lowered {
         needed: needed_values(p),
         filter_uses: p.filter_uses(),
         shared_switch: shared_switch(p),
-        reads_direction: crate::ir::analysis::direction_readers(p),
+        reads_direction: analysis::direction_readers(p),
         enclosing,
     }
 }
@@ -256,9 +257,7 @@ fn field_plan(p: &Protocol, sid: StructId, fi: usize, read_by_expressions: bool)
         write: write::plan(p, sid, fi),
         enclosing_slot: None,
         empty_elements: match &f.ty {
-            Ty::Array(e, Len::Rest | Len::Natural | Len::Bytes(_)) => {
-                crate::ir::analysis::can_be_empty(p, e)
-            }
+            Ty::Array(e, Len::Rest | Len::Natural | Len::Bytes(_)) => analysis::can_be_empty(p, e),
             _ => false,
         },
         locals: field_locals(s, fi),

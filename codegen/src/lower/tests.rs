@@ -121,7 +121,7 @@ fn as_slices(routes: &[Vec<RouteStep>]) -> Vec<&[RouteStep]> {
 /// catch-all (application crates over a transport).
 #[test]
 fn routes_cover_the_root_only_when_every_variant_leads_to_a_target() {
-    use crate::ir::analysis::{routes_cover_root, routes_to};
+    use super::analysis::{routes_cover_root, routes_to};
     let (p, _) = lowered(
         "  Frame:\n    fields:\n\
          \x20     - { name: kind, type: u8 }\n\

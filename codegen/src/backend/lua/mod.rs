@@ -24,7 +24,7 @@ use self::{
     checksum::*, code::*, dissect::*, expr::Exprs, fields::*, protocol::InfoAndHeuristic,
     template::*,
 };
-use crate::ir::analysis::case_names;
+use crate::lower::analysis::case_names;
 use crate::lower::{Access, Lowered};
 
 /// The Lua function reading bits of a stream of `layout` (its padding, at the end).

@@ -228,7 +228,7 @@ impl<'p> CodecImpls<'p> {
         pos: TokenStream,
     ) -> (Option<TokenStream>, Option<TokenStream>) {
         let s = &self.c.p.structs[sid];
-        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let (starts, ends) = crate::lower::analysis::checksum_bounds(&s.fields);
         let locals = &self.c.l.structs[sid].fields[fi].locals;
         let start = starts.contains(&fi).then(|| {
             let l = ident(&locals.range_start);

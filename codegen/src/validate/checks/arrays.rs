@@ -72,11 +72,11 @@ pub(crate) fn check_endless_arrays(r: &mut Report, p: &Protocol) {
             // arrays, whose size field may be 0).
             let checked = !s.layout.is_bits();
             let empty_elem = elem.is_some_and(|e| {
-                crate::ir::analysis::always_may_be_empty(p, e)
-                    || !checked && crate::ir::analysis::can_be_empty(p, e)
+                crate::lower::analysis::always_may_be_empty(p, e)
+                    || !checked && crate::lower::analysis::can_be_empty(p, e)
             }) || cases
                 .iter()
-                .any(|id| crate::ir::analysis::can_be_empty(p, &Ty::Struct(*id, None)));
+                .any(|id| crate::lower::analysis::can_be_empty(p, &Ty::Struct(*id, None)));
             if empty_elem {
                 let at = format!("{}.type", r.field_path(&s.name, fi));
                 r.error("E1505",

@@ -10,7 +10,7 @@ pub(crate) fn unread_types(r: &Report, p: &Protocol) -> Vec<Diagnostic> {
     if let Some(a) = &p.application {
         roots.extend(a.messages.iter().map(|(_, ty)| *ty));
     }
-    let reached = crate::ir::analysis::reached_from(p, roots, |_, _| true);
+    let reached = crate::lower::analysis::reached_from(p, roots, |_, _| true);
     // An extension's inherited types are its base's to use or not.
     let own = |name: &str| !r.locs.inherited(&format!("types.{name}"));
     p.structs

@@ -111,8 +111,8 @@ impl<'f> Resolver<'f> {
                     borrows: t.struct_borrows(p.in_struct),
                     id,
                     payload_field: s.fields[p.payload].name.clone(),
-                    routes: crate::ir::analysis::routes_to(&t, p.in_struct),
-                    params: crate::ir::analysis::point_params(&t, p.in_struct, &skip),
+                    routes: crate::lower::analysis::routes_to(&t, p.in_struct),
+                    params: crate::lower::analysis::point_params(&t, p.in_struct, &skip),
                 }
             })
             .collect();
@@ -153,7 +153,7 @@ impl<'f> Resolver<'f> {
             .iter()
             .flat_map(|p| p.routes.iter().map(Vec::as_slice))
             .collect();
-        let every_datagram_carries = crate::ir::analysis::routes_cover_root(&t, &routes);
+        let every_datagram_carries = crate::lower::analysis::routes_cover_root(&t, &routes);
         Some(Application {
             every_datagram_carries,
             transport: t.name.clone(),

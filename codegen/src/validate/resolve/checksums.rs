@@ -196,7 +196,7 @@ impl<'f> Resolver<'f> {
         if refused {
             return;
         }
-        if let Err(cycle) = crate::ir::analysis::checksum_order(fields) {
+        if let Err(cycle) = crate::lower::analysis::checksum_order(fields) {
             let names: Vec<&str> = cycle.iter().map(|&i| fields[i].name.as_str()).collect();
             self.r.error(
                 "E1010",

@@ -219,7 +219,7 @@ impl<'f> Resolver<'f> {
     /// opening datagram, told apart by its place; not a schema with conversation state or an
     /// application's message, decoded without it).
     fn check_direction(&mut self, p: &Protocol) {
-        let readers = crate::ir::analysis::direction_readers(p);
+        let readers = crate::lower::analysis::direction_readers(p);
         let why = if !p.state.is_empty() {
             Some("in a schema with conversation state ('protocol.state')")
         } else if p.application.is_some() {
@@ -343,10 +343,10 @@ impl<'f> Resolver<'f> {
 
 /// Whether `to` is `from` or inside it, along types other than `avoid`.
 fn reaches_avoiding(p: &Protocol, from: StructId, to: StructId, avoid: StructId) -> bool {
-    crate::ir::analysis::reached_from(p, vec![from], |holder, _| holder != avoid).contains(&to)
+    crate::lower::analysis::reached_from(p, vec![from], |holder, _| holder != avoid).contains(&to)
 }
 
 /// Whether `to` is `from` or inside it.
 fn reaches(p: &Protocol, from: StructId, to: StructId) -> bool {
-    crate::ir::analysis::reached_from(p, vec![from], |_, _| true).contains(&to)
+    crate::lower::analysis::reached_from(p, vec![from], |_, _| true).contains(&to)
 }

@@ -24,7 +24,7 @@ impl<'f> Resolver<'f> {
             );
         }
         let mut read = std::collections::HashSet::new();
-        crate::ir::analysis::refs(e, &mut read);
+        crate::lower::analysis::refs(e, &mut read);
         let mut read: Vec<_> = read.into_iter().collect();
         read.sort();
         for (s, fi) in read {

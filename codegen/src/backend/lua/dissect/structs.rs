@@ -66,7 +66,7 @@ pub(crate) fn call_struct_as(
 /// The name of the Lua function reading a value of struct `id` (for the fields of `filter`).
 /// The locals of a struct's checksum range bounds that are fields (`start_x`, `end_y`).
 fn bound_names(s: &Struct) -> Vec<String> {
-    let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+    let (starts, ends) = crate::lower::analysis::checksum_bounds(&s.fields);
     starts
         .iter()
         .map(|&fi| format!("start_{}", s.fields[fi].name))
@@ -314,7 +314,7 @@ impl<'p> Dissect<'p> {
         let checksums: Vec<usize> = (0..s.fields.len())
             .filter(|&fi| matches!(s.fields[fi].role, Role::Checksum(_)))
             .collect();
-        let (starts, ends) = crate::ir::analysis::checksum_bounds(&s.fields);
+        let (starts, ends) = crate::lower::analysis::checksum_bounds(&s.fields);
         let bound_names = bound_names(s);
         let filter = self.names.filter.as_ref().map(|(_, f)| f.clone());
         match &filter {

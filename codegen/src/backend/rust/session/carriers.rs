@@ -240,7 +240,7 @@ impl<'p> Carriers<'p> {
 
     /// Whether a value of struct `sid` can hold a value of one of `v`'s targets.
     fn holds(&self, sid: StructId, v: &Visit) -> bool {
-        crate::ir::analysis::reached_from(self.c.p, vec![sid], |_, _| true)
+        crate::lower::analysis::reached_from(self.c.p, vec![sid], |_, _| true)
             .into_iter()
             .any(|id| v.target(id).is_some())
     }

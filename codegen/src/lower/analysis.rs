@@ -1,7 +1,7 @@
 //! Analyses every backend needs: which decoded values are read later, which types an extension
 //! takes from its base schema.
 
-use super::*;
+use crate::ir::*;
 use std::collections::{BTreeSet, HashSet};
 
 /// The fields (struct, index) an expression reads, along each path.
