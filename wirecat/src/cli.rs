@@ -11,6 +11,7 @@ use wiregen_runtime::SerdeProtocol;
 
 use crate::input::{open, ports, CaptureArgs, PortArgs};
 use crate::json::{decode_into, endpoints, HowFar};
+use crate::outcome::{finish, CliError, Outcome};
 use crate::reading::{self, Tally};
 use crate::session::{self, Event};
 use crate::stats_cli::StatsArgs;
@@ -63,16 +64,16 @@ struct EncodeArgs {
 
 impl DecodeArgs {
     /// The messages to decode: the hex arguments, then the hex file's lines, then the raw file.
-    fn messages(&self) -> Result<Vec<Vec<u8>>, String> {
+    fn messages(&self) -> Result<Vec<Vec<u8>>, CliError> {
         let mut out = Vec::new();
         for hex in &self.hex {
-            out.push(parse_hex(hex)?);
+            out.push(parse_hex(hex).map_err(CliError::Input)?);
         }
         if let Some(path) = &self.hex_file {
             let text = String::from_utf8(read_input(path)?)
-                .map_err(|_| format!("{}: not hex text", path.display()))?;
+                .map_err(|_| CliError::NotHexText { path: path.clone() })?;
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                out.push(parse_hex(line)?);
+                out.push(parse_hex(line).map_err(CliError::Input)?);
             }
         }
         if let Some(path) = &self.file {
@@ -84,14 +85,17 @@ impl DecodeArgs {
 
 impl EncodeArgs {
     /// The values to encode: the JSON arguments, then the file's JSON values.
-    fn values(&self) -> Result<Vec<String>, String> {
+    fn values(&self) -> Result<Vec<String>, CliError> {
         let mut out = self.json.clone();
         if let Some(path) = &self.file {
             let bytes = read_input(path)?;
             for value in
                 serde_json::Deserializer::from_slice(&bytes).into_iter::<serde_json::Value>()
             {
-                let value = value.map_err(|e| format!("{}: {e}", path.display()))?;
+                let value = value.map_err(|e| CliError::File {
+                    path: path.clone(),
+                    error: e.to_string(),
+                })?;
                 out.push(value.to_string());
             }
         }
@@ -100,14 +104,17 @@ impl EncodeArgs {
 }
 
 /// The bytes of file `path`, or of standard input for `-`.
-fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     let mut bytes = Vec::new();
     let read = if path.as_os_str() == "-" {
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
     } else {
         std::fs::File::open(path).and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut bytes))
     };
-    read.map_err(|e| format!("{}: {e}", path.display()))?;
+    read.map_err(|e| CliError::File {
+        path: path.to_path_buf(),
+        error: e.to_string(),
+    })?;
     Ok(bytes)
 }
 
@@ -239,37 +246,24 @@ pub fn run_many<R: Registry>() -> ExitCode {
         ManyCommand::Export { protocol, args } => (protocol, Command::Export(args)),
         ManyCommand::Stats { protocol, args } => (protocol, Command::Stats(args)),
     };
-    let outcome = R::run(&protocol, Exec(command)).unwrap_or_else(|| {
-        Err(format!(
-            "unknown protocol '{protocol}' (known: {})",
-            R::NAMES.join(", ")
-        ))
-    });
+    let outcome = R::run(&protocol, Exec(command)).unwrap_or(Err(CliError::UnknownProtocol {
+        name: protocol,
+        known: R::NAMES,
+    }));
     finish(outcome)
 }
 
-fn finish(outcome: Result<bool, String>) -> ExitCode {
-    match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("wirecat: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// A command run on one protocol: `Ok(false)` when it ran and found failures.
+/// A command run on one protocol.
 struct Exec(Command);
 
 impl Job for Exec {
-    type Output = Result<bool, String>;
+    type Output = Result<Outcome, CliError>;
     fn run<P: SerdeProtocol>(self) -> Self::Output {
         match self.0 {
             Command::Types => {
                 let (title, types) = List.run::<P>();
                 println!("{}\t{title}\t{}", P::NAME, types.join(", "));
-                Ok(true)
+                Ok(Outcome::Clean)
             }
             Command::Decode(a) => {
                 for bytes in a.messages()? {
@@ -278,10 +272,11 @@ impl Job for Exec {
                         bytes: &bytes,
                         realigned: a.realigned,
                     }
-                    .run::<P>()?;
+                    .run::<P>()
+                    .map_err(CliError::Input)?;
                     println!("{json}");
                 }
-                Ok(true)
+                Ok(Outcome::Clean)
             }
             Command::Encode(a) => {
                 for json in a.values()? {
@@ -289,27 +284,28 @@ impl Job for Exec {
                         ty: a.ty.as_deref(),
                         json: &json,
                     }
-                    .run::<P>()?;
+                    .run::<P>()
+                    .map_err(CliError::Input)?;
                     println!("{}", to_hex(&bytes));
                 }
-                Ok(true)
+                Ok(Outcome::Clean)
             }
             Command::Read(a) => read::<P>(&a),
             Command::Check(a) => check::<P>(&a),
             #[cfg(feature = "export")]
             Command::Export(a) => export::<P>(&a),
             #[cfg(not(feature = "export"))]
-            Command::Export(_) => Err(no_export()),
+            Command::Export(_) => Err(CliError::NoExport),
             Command::Stats(a) => crate::stats_cli::stats::<P>(&a),
         }
     }
 }
 
-fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let ports = ports::<P>(&a.ports)?;
+fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Outcome, CliError> {
+    let ports = ports::<P>(&a.ports).map_err(CliError::Ports)?;
     let mut all_ok = true;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let (packets, mut progress) = open(&a.capture)?;
+    let (packets, mut progress) = open(&a.capture).map_err(CliError::Capture)?;
     let tally = reading::each_event::<P, _>(
         packets,
         &ports,
@@ -342,8 +338,9 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
             };
             writeln!(out, "{line}").map_err(|e| e.to_string())
         },
-    )?;
-    out.flush().map_err(|e| e.to_string())?;
+    )
+    .map_err(CliError::Capture)?;
+    out.flush()?;
     drop(progress);
     if tally.evicted > 0 {
         eprintln!(
@@ -352,18 +349,19 @@ fn read<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
             session::CONVERSATIONS
         );
     }
-    Ok(all_ok)
+    Ok(Outcome::from_ok(all_ok))
 }
 
-fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
-    let ports = ports::<P>(&a.ports)?;
-    let (packets, mut progress) = open(&a.capture)?;
+fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<Outcome, CliError> {
+    let ports = ports::<P>(&a.ports).map_err(CliError::Ports)?;
+    let (packets, mut progress) = open(&a.capture).map_err(CliError::Capture)?;
     let (t, failed) = reading::check::<P, _>(
         packets,
         &ports,
         || progress.tick(),
         |f| println!("frame {}: {}", f.frame, f.problem),
-    )?;
+    )
+    .map_err(CliError::Capture)?;
     drop(progress);
     println!("{}", summary(&t, failed, !ports.tcp.is_empty()));
     if t.evicted > 0 {
@@ -373,7 +371,7 @@ fn check<P: SerdeProtocol>(a: &CaptureArgs) -> Result<bool, String> {
             session::CONVERSATIONS
         );
     }
-    Ok(failed == 0 && t.messages > 0)
+    Ok(Outcome::from_ok(failed == 0 && t.messages > 0))
 }
 
 /// `check`'s last line: how many messages were right, and what else the capture held.
@@ -408,27 +406,22 @@ fn summary(t: &Tally, failed: u64, tcp: bool) -> String {
     line
 }
 
-/// Without the `export` feature the command is there, and says how to get it.
-#[cfg(not(feature = "export"))]
-fn no_export() -> String {
-    "this wirecat was built without Parquet export: depend on wirecat with \
-     `features = [\"export\"]` (docs/wirecat.md)"
-        .into()
-}
-
 #[cfg(feature = "export")]
-fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
-    let ports = ports::<P>(&a.ports)?;
+fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<Outcome, CliError> {
+    let ports = ports::<P>(&a.ports).map_err(CliError::Ports)?;
     let partitioned = a.captures.len() > 1;
     let mut all_ok = true;
     for capture in &a.captures {
         if capture.as_os_str() == "-" {
-            return Err("export reads a capture twice: give a file, not standard input".into());
+            return Err(CliError::ExportFromStdin);
         }
         let out = if partitioned {
             let name = capture.file_name().unwrap_or_default().to_string_lossy();
             let dir = a.output.join(format!("capture={name}"));
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir).map_err(|e| CliError::File {
+                path: dir.clone(),
+                error: e.to_string(),
+            })?;
             dir.join("part-0.parquet")
         } else {
             a.output.clone()
@@ -448,7 +441,8 @@ fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
                     bar.tick()
                 }
             },
-        )?;
+        )
+        .map_err(CliError::Capture)?;
         drop(progress);
         println!(
             "{}: {rows} messages of {} frames written to {}{}",
@@ -466,5 +460,5 @@ fn export<P: SerdeProtocol>(a: &ExportArgs) -> Result<bool, String> {
         );
         all_ok &= t.unread == 0;
     }
-    Ok(all_ok)
+    Ok(Outcome::from_ok(all_ok))
 }

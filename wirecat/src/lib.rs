@@ -22,6 +22,7 @@ pub mod export;
 mod input;
 mod json;
 mod message_type;
+mod outcome;
 pub mod reading;
 pub mod session;
 #[cfg(feature = "export")]

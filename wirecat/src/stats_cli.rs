@@ -11,13 +11,14 @@ use clap::Args;
 
 use crate::input::{open, ports, CaptureArgs};
 use crate::json::AsJson;
+use crate::outcome::{CliError, Outcome};
 use crate::reading;
 use crate::session::Event;
 use crate::stats::{verdict_json, Direction, Stats};
 
-pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
-    let ports = ports::<P>(&a.capture.ports)?;
-    let (packets, mut progress) = open(&a.capture.capture)?;
+pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<Outcome, CliError> {
+    let ports = ports::<P>(&a.capture.ports).map_err(CliError::Ports)?;
+    let (packets, mut progress) = open(&a.capture.capture).map_err(CliError::Capture)?;
     let mut stats = Stats::default();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut undecoded = 0u64;
@@ -71,25 +72,28 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
             }
             Ok(())
         },
-    )?;
+    )
+    .map_err(CliError::Capture)?;
     drop(progress);
     if a.json {
         let mut all = stats.to_json();
         all["undecoded"] = undecoded.into();
-        writeln!(out, "{all}").map_err(|e| e.to_string())?;
+        writeln!(out, "{all}")?;
     } else if !a.frames {
-        write!(out, "{}", tables(&stats)).map_err(|e| e.to_string())?;
+        write!(out, "{}", tables(&stats))?;
         if undecoded > 0 {
             writeln!(
                 out,
                 "{undecoded} messages did not decode and are not counted"
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
         }
     }
-    out.flush().map_err(|e| e.to_string())?;
+    out.flush()?;
     if let Some(path) = &a.svg {
-        std::fs::write(path, svg::<P>(&stats)).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, svg::<P>(&stats)).map_err(|e| CliError::File {
+            path: path.clone(),
+            error: e.to_string(),
+        })?;
     }
     if tally.evicted > 0 {
         eprintln!(
@@ -97,7 +101,7 @@ pub(crate) fn stats<P: SerdeProtocol>(a: &StatsArgs) -> Result<bool, String> {
             tally.evicted
         );
     }
-    Ok(true)
+    Ok(Outcome::Clean)
 }
 
 fn rtt_cells(d: &Direction) -> String {
