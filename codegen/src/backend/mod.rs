@@ -20,6 +20,12 @@ pub struct Output {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Internal(pub String);
 
+impl From<crate::lower::Unlowered> for Internal {
+    fn from(u: crate::lower::Unlowered) -> Self {
+        Internal(format!("the lowering: {}", u.0))
+    }
+}
+
 /// Characters of doc text per line: with `    /// ` before it, a line stays within rustfmt's
 /// 100 columns.
 pub(crate) const DOC_WIDTH: usize = 88;

@@ -18,10 +18,12 @@
 pub mod analysis;
 mod context;
 mod placement;
+mod read;
 mod write;
 
 pub use placement::{group_drawn_by_fields, group_position, struct_bits, Placement};
 
+pub use read::{bit_read, byte_read, BitNumber, ByteNumber, LenRead, Unlowered, ValueRead};
 pub use write::{Presence, SizeWrite, WritePlan};
 
 use self::analysis::{checksum_order, fields_read_by_expressions, needed_values};

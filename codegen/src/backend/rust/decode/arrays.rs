@@ -4,15 +4,20 @@ use super::*;
 
 impl<'p> Decoder<'p> {
     /// An array.
-    pub(super) fn read_array(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
+    pub(super) fn read_array(
+        &self,
+        at: ReadAt<'_>,
+        elem: &Ty,
+        count: &Len,
+    ) -> Result<TokenStream, Internal> {
         let ReadAt {
             sid,
             fi,
             nm,
             abbrev,
         } = at;
-        Ok(match ty {
-            Ty::Array(_, count) if self.c.p.structs[sid].fields[fi].packed => {
+        Ok(if self.c.p.structs[sid].fields[fi].packed {
+            {
                 // Bools 8 per byte, lowest bit first: one read of the bytes, then the bits.
                 let n = self.read_len(sid, count, nm, abbrev)?;
                 quote! { {
@@ -26,7 +31,8 @@ impl<'p> Decoder<'p> {
                     v
                 } }
             }
-            Ty::Array(elem, count) => {
+        } else {
+            {
                 let item =
                     self.read_ty(sid, fi, elem, nm, &naming::element_abbrev(elem, abbrev))?;
                 // An element that may take no bytes is checked to have taken some.
@@ -84,7 +90,6 @@ impl<'p> Decoder<'p> {
                     }
                 }
             }
-            _ => return Err(Internal(format!("'{nm}': not read by read_array"))),
         })
     }
 }

@@ -7,6 +7,7 @@ mod scalars;
 mod text;
 
 use super::*;
+use crate::lower::{bit_read, byte_read, LenRead, ValueRead};
 
 /// Renders the statements that read fields, switches and their lengths.
 #[derive(Clone, Copy)]
@@ -254,12 +255,27 @@ impl<'p> Decoder<'p> {
             nm,
             abbrev,
         };
-        match ty {
-            Ty::Bytes(_) | Ty::Str(..) => self.read_text(at, ty),
-            Ty::Struct(..) => self.read_nested(at, ty),
-            Ty::Array(..) => self.read_array(at, ty),
-            Ty::Union(u) => self.read_union(sid, fi, u, nm, abbrev),
-            _ => self.read_scalar(at, ty),
+        // The lowering's read step, by the layout the field is read in.
+        if self.c.bits_at(sid, fi) {
+            self.read_value(at, bit_read(ty)?, |n| self.read_bit_number(at, n))
+        } else {
+            self.read_value(at, byte_read(ty)?, |n| self.read_byte_number(at, n))
+        }
+    }
+
+    /// An expression reading a value by its read step, its numbers by `number` (the layout's).
+    fn read_value<N>(
+        &self,
+        at: ReadAt<'_>,
+        step: ValueRead<'_, N>,
+        number: impl FnOnce(N) -> TokenStream,
+    ) -> Result<TokenStream, Internal> {
+        match step {
+            ValueRead::Number(n) => Ok(number(n)),
+            ValueRead::Text { len, text } => self.read_text(at, len, text),
+            ValueRead::Nested { id, len } => self.read_nested(at, id, len),
+            ValueRead::Array { elem, len } => self.read_array(at, elem, len),
+            ValueRead::Switch(u) => self.read_union(at.sid, at.fi, u, at.nm, at.abbrev),
         }
     }
 
@@ -270,22 +286,21 @@ impl<'p> Decoder<'p> {
         nm: &str,
         abbrev: &str,
     ) -> Result<TokenStream, Internal> {
-        Ok(match len {
-            Len::Prefix(it) => {
-                let read = read_int(it, nm, self.c.bits(sid));
+        Ok(match LenRead::of(len)? {
+            LenRead::Prefix(it) => {
+                let read = read_int(&it, nm, self.c.bits(sid));
                 let a = naming::prefix_abbrev(abbrev);
                 quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v as u64)); r.length(v, #nm)? } }
             }
-            Len::VarPrefix(v) => {
+            LenRead::Leb128 => {
                 let a = naming::prefix_abbrev(abbrev);
-                let read = match v {
-                    VarInt::Leb128 => quote! { r.leb128(#nm)? },
-                    VarInt::RiptideLen => quote! { r.riptide_len(#nm)? as u64 },
-                    _ => return Err(Internal(format!("'{nm}': this varint as a prefix"))),
-                };
-                quote! { { let at = r.pos(); let v = #read; r.note(#a, at, Value::U(v)); r.length(v, #nm)? } }
+                quote! { { let at = r.pos(); let v = r.leb128(#nm)?; r.note(#a, at, Value::U(v)); r.length(v, #nm)? } }
             }
-            Len::Expr(e) | Len::Bytes(e) => {
+            LenRead::RiptideLen => {
+                let a = naming::prefix_abbrev(abbrev);
+                quote! { { let at = r.pos(); let v = r.riptide_len(#nm)? as u64; r.note(#a, at, Value::U(v)); r.length(v, #nm)? } }
+            }
+            LenRead::Expr(e) | LenRead::Bytes(e) => {
                 // (A plain integer field is passed as it is: `length` takes any integer.)
                 let e = match self.c.exprs().native_int(e, Ctx::Decode) {
                     Some((x, _)) => x,
@@ -293,8 +308,8 @@ impl<'p> Decoder<'p> {
                 };
                 quote! { r.length(#e, #nm)? }
             }
-            Len::Rest | Len::Natural if self.c.bits(sid) => quote! { r.remaining() / 8 },
-            Len::Rest | Len::Natural => quote! { r.remaining() },
+            LenRead::Rest if self.c.bits(sid) => quote! { r.remaining() / 8 },
+            LenRead::Rest => quote! { r.remaining() },
         })
     }
 

@@ -2,87 +2,79 @@
 
 use super::*;
 use crate::backend::rust::types::named_lit;
+use crate::lower::{BitNumber, ByteNumber};
 
 impl<'p> Decoder<'p> {
-    /// A number, bool, enum, flag set or raw bits.
-    pub(super) fn read_scalar(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
-        let ReadAt {
-            sid,
-            fi,
-            nm,
-            abbrev,
-        } = at;
+    /// A number, bool, enum or flag set of a byte layout.
+    pub(super) fn read_byte_number(&self, at: ReadAt<'_>, n: ByteNumber) -> TokenStream {
+        let ReadAt { nm, abbrev, .. } = at;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
-        Ok(match ty {
-            Ty::Int(it) if it.is_native() && !self.c.bits_at(sid, fi) => {
-                let (t, read) = (int_rust(it), endian_read(it));
+        match n {
+            ByteNumber::Int(it) if it.is_native() => {
+                let (t, read) = (int_rust(&it), endian_read(&it));
                 quote! { r.#read::<#t>(#nm, #abbrev)? }
             }
-            Ty::Int(it) => {
-                let read = read_int(it, nm, self.c.bits_at(sid, fi));
-                let t = int_rust(it);
-                let v = if it.signed {
-                    let v = cast(quote! { v }, &t, &format_ident!("i64"));
-                    quote! { Value::I(#v) }
-                } else {
-                    let v = cast(quote! { v }, &t, &format_ident!("u64"));
-                    quote! { Value::U(#v) }
-                };
-                let n = note(v);
-                quote! { { let at = r.pos(); let v = #read; #n v } }
-            }
-            Ty::Bool => {
+            ByteNumber::Int(it) => self.read_int_value(at, &it),
+            ByteNumber::Bool => {
                 let n = note(quote! { Value::Bool(v) });
-                if self.c.bits_at(sid, fi) {
-                    quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
-                } else {
-                    quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
-                }
+                quote! { { let at = r.pos(); let v = r.array::<1>(#nm)?[0] != 0; #n v } }
             }
-            Ty::Float { bits: 16, .. } if self.c.bits_at(sid, fi) => {
-                let nt = note(quote! { Value::F(v as f64) });
-                let raw = quote! { r.bits(16, #nm)? as u16 };
-                quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
-            }
-            Ty::Float {
+            ByteNumber::Float {
                 bits: 16,
                 endian: Endian::Big,
             } => quote! { r.f16_be(#nm, #abbrev)? },
-            Ty::Float { bits: 16, .. } => quote! { r.f16_le(#nm, #abbrev)? },
-            Ty::Float { bits, endian } => {
+            ByteNumber::Float { bits: 16, .. } => quote! { r.f16_le(#nm, #abbrev)? },
+            ByteNumber::Float { bits, endian } => {
                 let t = format_ident!("f{}", bits);
-                let n = lit_usize(*bits as usize / 8);
-                let from = if *endian == Endian::Big {
+                let n = lit_usize(bits as usize / 8);
+                let from = if endian == Endian::Big {
                     quote! { from_be_bytes }
                 } else {
                     quote! { from_le_bytes }
                 };
                 let v = cast(quote! { v }, &t, &format_ident!("f64"));
                 let nt = note(quote! { Value::F(#v) });
-                if self.c.bits_at(sid, fi) {
-                    let u = format_ident!("u{}", bits);
-                    let raw = cast(quote! { r.bits(#bits, #nm)? }, &format_ident!("u64"), &u);
-                    quote! { { let at = r.pos(); let v = #t::from_bits(#raw); #nt v } }
-                } else {
-                    quote! { { let at = r.pos(); let v = #t::#from(r.array::<#n>(#nm)?); #nt v } }
-                }
+                quote! { { let at = r.pos(); let v = #t::#from(r.array::<#n>(#nm)?); #nt v } }
             }
-            Ty::VarInt(VarInt::Leb128) => {
-                let n = note(quote! { Value::U(v) });
-                quote! { { let at = r.pos(); let v = r.leb128(#nm)?; #n v } }
+            ByteNumber::Leb128 => self.read_leb128(at),
+            ByteNumber::ZigZag => self.read_zigzag(at),
+            ByteNumber::RiptideLen => {
+                let n = note(quote! { Value::U(v as u64) });
+                quote! { { let at = r.pos(); let v = r.riptide_len(#nm)?; #n v } }
             }
-            Ty::VarInt(VarInt::ZigZag) => {
-                let n = note(quote! { Value::I(v) });
-                quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); #n v } }
+            ByteNumber::Enum(id) => self.read_enum(at, id),
+            ByteNumber::Flags(id) => self.read_flags(at, id),
+        }
+    }
+
+    /// A number, bool, enum or flag set of a bit stream or a bit group, or a stream's rest.
+    pub(super) fn read_bit_number(&self, at: ReadAt<'_>, n: BitNumber) -> TokenStream {
+        let ReadAt { nm, abbrev, .. } = at;
+        let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
+        match n {
+            BitNumber::Int(it) => self.read_int_value(at, &it),
+            BitNumber::Bool => {
+                let n = note(quote! { Value::Bool(v) });
+                quote! { { let at = r.pos(); let v = r.bits(1, #nm)? != 0; #n v } }
             }
-            Ty::VarInt(VarInt::Rabbit { bits, signed }) => {
-                if !self.c.bits_at(sid, fi) {
-                    return Err(Internal(
-                        "Rabbit varints belong to bit-stream layouts".into(),
-                    ));
-                }
-                let t = format_ident!("{}{}", if *signed { "i" } else { "u" }, bits);
-                if *signed {
+            BitNumber::Float { bits: 16 } => {
+                let nt = note(quote! { Value::F(v as f64) });
+                let raw = quote! { r.bits(16, #nm)? as u16 };
+                quote! { { let at = r.pos(); let v = wiregen_runtime::f16_to_f32(#raw); #nt v } }
+            }
+            BitNumber::Float { bits } => {
+                let t = format_ident!("f{}", bits);
+                let v = cast(quote! { v }, &t, &format_ident!("f64"));
+                let nt = note(quote! { Value::F(#v) });
+                let u = format_ident!("u{}", bits);
+                let raw = cast(quote! { r.bits(#bits, #nm)? }, &format_ident!("u64"), &u);
+                quote! { { let at = r.pos(); let v = #t::from_bits(#raw); #nt v } }
+            }
+            BitNumber::Leb128 => self.read_leb128(at),
+            BitNumber::ZigZag => self.read_zigzag(at),
+            BitNumber::Rabbit { bits, signed } => {
+                let t = format_ident!("{}{}", if signed { "i" } else { "u" }, bits);
+                if signed {
                     let v = cast(quote! { v }, &t, &format_ident!("i64"));
                     let n = note(quote! { Value::I(#v) });
                     quote! { { let at = r.pos(); let z = r.rabbit(#bits, #nm)?; let v = ((z >> 1) as #t) ^ -((z & 1) as #t); #n v } }
@@ -94,23 +86,43 @@ impl<'p> Decoder<'p> {
                     quote! { { let at = r.pos(); let v = #read; #n v } }
                 }
             }
-            Ty::VarInt(VarInt::RiptideLen) => {
-                if self.c.bits_at(sid, fi) {
-                    return Err(Internal(
-                        "Riptide 2.0 lengths belong to byte-aligned layouts".into(),
-                    ));
-                }
-                let n = note(quote! { Value::U(v as u64) });
-                quote! { { let at = r.pos(); let v = r.riptide_len(#nm)?; #n v } }
-            }
-            Ty::Bits => {
+            BitNumber::RawBits => {
                 let n = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
                 quote! { { let at = r.pos(); let v = r.rest(#nm)?; #n v } }
             }
-            Ty::Enum(id) => self.read_enum(at, *id),
-            Ty::Flags(id) => self.read_flags(at, *id),
-            _ => return Err(Internal(format!("'{nm}': not read by read_scalar"))),
-        })
+            BitNumber::Enum(id) => self.read_enum(at, id),
+            BitNumber::Flags(id) => self.read_flags(at, id),
+        }
+    }
+
+    /// An integer read whole (of any width, either layout), noted.
+    fn read_int_value(&self, at: ReadAt<'_>, it: &IntTy) -> TokenStream {
+        let ReadAt {
+            sid,
+            fi,
+            nm,
+            abbrev,
+        } = at;
+        let read = read_int(it, nm, self.c.bits_at(sid, fi));
+        let t = int_rust(it);
+        let v = if it.signed {
+            let v = cast(quote! { v }, &t, &format_ident!("i64"));
+            quote! { Value::I(#v) }
+        } else {
+            let v = cast(quote! { v }, &t, &format_ident!("u64"));
+            quote! { Value::U(#v) }
+        };
+        quote! { { let at = r.pos(); let v = #read; r.note(#abbrev, at, #v); v } }
+    }
+
+    fn read_leb128(&self, at: ReadAt<'_>) -> TokenStream {
+        let ReadAt { nm, abbrev, .. } = at;
+        quote! { { let at = r.pos(); let v = r.leb128(#nm)?; r.note(#abbrev, at, Value::U(v)); v } }
+    }
+
+    fn read_zigzag(&self, at: ReadAt<'_>) -> TokenStream {
+        let ReadAt { nm, abbrev, .. } = at;
+        quote! { { let at = r.pos(); let z = r.leb128(#nm)?; let v = ((z >> 1) as i64) ^ -((z & 1) as i64); r.note(#abbrev, at, Value::I(v)); v } }
     }
 
     /// An enum: a closed one refuses a value it does not name, an open one keeps it.

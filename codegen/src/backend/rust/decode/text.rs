@@ -4,7 +4,12 @@ use super::*;
 
 impl<'p> Decoder<'p> {
     /// Bytes or a string.
-    pub(super) fn read_text(&self, at: ReadAt<'_>, ty: &Ty) -> Result<TokenStream, Internal> {
+    pub(super) fn read_text(
+        &self,
+        at: ReadAt<'_>,
+        len: &Len,
+        text: Option<Text>,
+    ) -> Result<TokenStream, Internal> {
         let ReadAt {
             sid,
             fi,
@@ -12,8 +17,8 @@ impl<'p> Decoder<'p> {
             abbrev,
         } = at;
         let note = |value: TokenStream| quote! { r.note(#abbrev, at, #value); };
-        Ok(match ty {
-            Ty::Bytes(len) => {
+        Ok(match text {
+            None => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
                 if self.c.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Bytes(Cow::Borrowed(r.touched(at))) });
@@ -22,7 +27,7 @@ impl<'p> Decoder<'p> {
                     self.read_borrowed(len, n, quote! { bytes_field }, nm, abbrev)
                 }
             }
-            Ty::Str(len, text) if *text != Text::UTF8 => {
+            Some(text) if text != Text::UTF8 => {
                 // How the bytes end (at a NUL, at the padding, after a length), read as UTF-8
                 // text or as bytes to convert.
                 let mut size = quote! {};
@@ -72,7 +77,7 @@ impl<'p> Decoder<'p> {
                 // The copy for the trace is made only when tracing.
                 quote! { { #size let at = r.pos(); let b = #take; let v: Cow<'a, str> = #text_of; r.note_with(#abbrev, at, || Value::Str(v.clone())); v } }
             }
-            Ty::Str(len, _) => {
+            Some(_) => {
                 let n = self.read_len(sid, len, nm, abbrev)?;
                 if self.c.bits_at(sid, fi) {
                     let nt = note(quote! { Value::Str(v.clone()) });
@@ -81,7 +86,6 @@ impl<'p> Decoder<'p> {
                     self.read_borrowed(len, n, quote! { str_field }, nm, abbrev)
                 }
             }
-            _ => return Err(Internal(format!("'{nm}': not read by read_text"))),
         })
     }
 
