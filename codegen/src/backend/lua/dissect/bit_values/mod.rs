@@ -7,6 +7,7 @@ mod numbers;
 mod text;
 
 use super::*;
+use crate::lower::{bit_read, BitNumber, ValueRead};
 
 /// What reading one value of a bit stream needs: its field, where its item goes, where its value
 /// is kept, and the stream's bit order.
@@ -65,31 +66,36 @@ impl<'p> Dissect<'p> {
             target,
             msb: p.structs[sid].layout == Layout::MsbBits,
         };
-        match ty {
-            Ty::Int(it) => at.int(c, it, abbrev),
-            Ty::Bool => at.bool(c),
-            Ty::Float { bits, .. } => at.float(c, *bits),
-            Ty::VarInt(v) => at.varint(c, v)?,
-            Ty::Enum(id) => {
-                let e = &p.enums[*id];
-                at.int(c, &e.repr, abbrev);
-                enum_check(c, e, &at.name);
-            }
-            Ty::Flags(id) => at.flags(c, &p.flags[*id]),
-            Ty::Bytes(len) | Ty::Str(len, _) => {
-                let text = matches!(ty, Ty::Str(..));
-                self.bit_text(c, &at, len, text)?
-            }
-            Ty::Bits => at.bit_string(c),
-            Ty::Struct(id, None | Some(Len::Natural)) => at.nested(c, p, *id),
-            Ty::Struct(..) => {
+        match bit_read(ty)? {
+            ValueRead::Number(n) => match n {
+                BitNumber::Int(it) => at.int(c, &it, abbrev),
+                BitNumber::Bool => at.bool(c),
+                BitNumber::Float { bits } => at.float(c, bits),
+                BitNumber::Leb128 => at.leb128(c, false),
+                BitNumber::ZigZag => at.leb128(c, true),
+                BitNumber::Rabbit { bits, signed } => at.rabbit(c, bits, signed),
+                BitNumber::RawBits => at.bit_string(c),
+                BitNumber::Enum(id) => {
+                    let e = &p.enums[id];
+                    at.int(c, &e.repr, abbrev);
+                    enum_check(c, e, &at.name);
+                }
+                BitNumber::Flags(id) => at.flags(c, &p.flags[id]),
+            },
+            ValueRead::Text { len, text } => self.bit_text(c, &at, len, text.is_some())?,
+            ValueRead::Nested {
+                id,
+                len: None | Some(Len::Natural),
+            } => at.nested(c, p, id),
+            // Refused at its position as a limit of this backend (L0110, L0111).
+            ValueRead::Nested { .. } => {
                 return Err(Internal(format!(
                     "'{}': a struct with a length in a bit stream",
                     at.name
                 )))
             }
-            Ty::Array(elem, count) => self.bit_array(c, &at, elem, count)?,
-            Ty::Union(u) => self.bit_union(c, &at, u)?,
+            ValueRead::Array { elem, len } => self.bit_array(c, &at, elem, len)?,
+            ValueRead::Switch(u) => self.bit_union(c, &at, u)?,
         }
         Ok(())
     }

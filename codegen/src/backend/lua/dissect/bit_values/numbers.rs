@@ -89,53 +89,51 @@ impl BitRead<'_> {
         c.line(format!("offset = offset + {bits}"));
     }
 
-    /// A variable-length integer: LEB128 (ZigZag) or Rabbit.
-    pub(crate) fn varint(&self, c: &mut Code, v: &VarInt) -> Result<(), Internal> {
+    /// A LEB128 integer (ZigZag-encoded when `zigzag`).
+    pub(crate) fn leb128(&self, c: &mut Code, zigzag: bool) {
         let (tree, abbrev, target, name) = (self.tree, self.abbrev, self.target, &self.name);
-        match v {
-            VarInt::Leb128 | VarInt::ZigZag => {
-                c.line(format!(
-                    "val, n = {}(tvb, offset, limit)",
-                    self.reader("read_leb128")
-                ));
-                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
-                c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
-                if matches!(v, VarInt::ZigZag) {
-                    c.line("val = zigzag64(val)");
-                }
-                c.item(format!(
-                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
-                ));
-                keep(c, target, "val:tonumber()");
-            }
-            VarInt::Rabbit { bits, signed } => {
-                let k = match bits {
-                    16 => 1,
-                    32 => 2,
-                    _ => 3,
-                };
-                c.line(format!("val, n = read_rabbit(tvb, offset, limit, {k})"));
-                c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n, limit - offset) end"));
-                let wide = *bits == 64;
-                if wide {
-                    // Up to 4 bytes read_rabbit gives a number, beyond a UInt64; 64-bit fields
-                    // take only UInt64/Int64 values.
-                    c.line("if type(val) == \"number\" then val = UInt64(val) end");
-                }
-                if *signed && wide {
-                    c.line("val = zigzag64(val)");
-                } else if *signed {
-                    c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
-                }
-                c.item(format!(
-                    "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
-                ));
-                keep(c, target, if wide { "val:tonumber()" } else { "val" });
-            }
-            _ => return Err(Internal(format!("'{name}': this varint in a bit stream"))),
+        c.line(format!(
+            "val, n = {}(tvb, offset, limit)",
+            self.reader("read_leb128")
+        ));
+        c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n + 8, limit - offset) end"));
+        c.line(format!("if val == false then {tree}:add_proto_expert_info(E.too_large, \"{name}: a variable-length integer longer than 64 bits\") return nil end"));
+        if zigzag {
+            c.line("val = zigzag64(val)");
         }
+        c.item(format!(
+            "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+        ));
+        keep(c, target, "val:tonumber()");
         c.line("offset = offset + n");
-        Ok(())
+    }
+
+    /// A Rabbit integer of `bits` bits (ZigZag-encoded when `signed`).
+    pub(crate) fn rabbit(&self, c: &mut Code, bits: u32, signed: bool) {
+        let (tree, abbrev, target, name) = (self.tree, self.abbrev, self.target, &self.name);
+        let k = match bits {
+            16 => 1,
+            32 => 2,
+            _ => 3,
+        };
+        c.line(format!("val, n = read_rabbit(tvb, offset, limit, {k})"));
+        c.line(format!("if val == nil then return truncated_bits({tree}, tvb, offset, \"{name}\", n, limit - offset) end"));
+        let wide = bits == 64;
+        if wide {
+            // Up to 4 bytes read_rabbit gives a number, beyond a UInt64; 64-bit fields
+            // take only UInt64/Int64 values.
+            c.line("if type(val) == \"number\" then val = UInt64(val) end");
+        }
+        if signed && wide {
+            c.line("val = zigzag64(val)");
+        } else if signed {
+            c.line("if val % 2 == 1 then val = -(val + 1) / 2 else val = val / 2 end");
+        }
+        c.item(format!(
+            "{tree}:add(F[\"{abbrev}\"], bit_range(tvb, offset, n), val)"
+        ));
+        keep(c, target, if wide { "val:tonumber()" } else { "val" });
+        c.line("offset = offset + n");
     }
 
     /// A flag set: its integer, then one item per named bit under it.

@@ -3,12 +3,13 @@
 use super::*;
 
 impl<'p> Dissect<'p> {
-    /// An array (`Ty::Array`).
+    /// An array of `elem`s, `count` of them (or as many as fill a size or the rest).
     pub(super) fn value_array(
         &mut self,
         c: &mut Code,
         at: Place<'_>,
-        ty: &Ty,
+        elem: &Ty,
+        count: &Len,
     ) -> Result<(), Internal> {
         let Place {
             sid,
@@ -20,8 +21,8 @@ impl<'p> Dissect<'p> {
         let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
-        match ty {
-            Ty::Array(_, count) if f.packed => {
+        if f.packed {
+            {
                 // Bools 8 per byte, lowest bit first.
                 let label = naming::label(name);
                 self.length(c, at, count, true)?;
@@ -39,7 +40,8 @@ impl<'p> Dissect<'p> {
                 c.close("end");
                 c.line("offset = offset + packed");
             }
-            Ty::Array(elem, count) => {
+        } else {
+            {
                 let label = naming::label(name);
                 keep(c, target, "{}");
                 let arr = format!("arr_{name}");
@@ -51,7 +53,7 @@ impl<'p> Dissect<'p> {
                 // to their end meanwhile (no element reads past them).
                 let in_bytes = matches!(count, Len::Bytes(_));
                 // An element without its state list takes the rest as bytes and ends the loop.
-                let may_stop = matches!(**elem, Ty::Struct(id, _) if self.i.l.state_readers[id]);
+                let may_stop = matches!(*elem, Ty::Struct(id, _) if self.i.l.state_readers[id]);
                 // A loop that runs `n` times to its end needs no counter.
                 let counted = open_ended || may_stop || in_bytes;
                 if !open_ended {
@@ -124,7 +126,6 @@ impl<'p> Dissect<'p> {
                     "{arr}:append_text(string.format(\" (%d)\", {count_of}))"
                 ));
             }
-            _ => return Err(Internal(format!("'{name}': not read by value_array"))),
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ mod scalars;
 mod text;
 
 use super::*;
+use crate::lower::{byte_read, ByteNumber, LenRead, ValueRead};
 
 /// One value being read: the field it belongs to, its ProtoField's filter name, the tree it
 /// goes under and where its value is kept (`""`: nowhere, no later code reads it).
@@ -70,12 +71,15 @@ impl<'p> Dissect<'p> {
             }
             Access::Bytes => {}
         }
-        match ty {
-            Ty::Str(..) | Ty::Bytes(_) => self.value_text(c, at, ty),
-            Ty::Struct(..) => self.value_struct(c, at, ty),
-            Ty::Array(..) => self.value_array(c, at, ty),
-            Ty::Union(u) => self.union(c, at, u),
-            _ => self.value_scalar(c, at, ty),
+        match byte_read(ty)? {
+            ValueRead::Number(n) => {
+                self.value_scalar(c, at, n);
+                Ok(())
+            }
+            ValueRead::Text { len, text } => self.value_text(c, at, len, text),
+            ValueRead::Nested { id, len } => self.value_struct(c, at, id, len),
+            ValueRead::Array { elem, len } => self.value_array(c, at, elem, len),
+            ValueRead::Switch(u) => self.union(c, at, u),
         }
     }
 
@@ -99,8 +103,8 @@ impl<'p> Dissect<'p> {
         let name = &f.name;
         // An array's size in bytes is a length like any other.
         let is_count = counts && !matches!(len, Len::Bytes(_));
-        match len {
-            Len::Prefix(it) => {
+        match LenRead::of(len)? {
+            LenRead::Prefix(it) => {
                 let k = it.bytes();
                 let a = naming::prefix_abbrev(abbrev);
                 c.line(format!("if limit - offset < {k} then return truncated({tree}, tvb, offset, \"{name} length\", {k}, limit - offset) end"));
@@ -114,7 +118,7 @@ impl<'p> Dissect<'p> {
                 ));
                 c.line(format!("offset = offset + {k}"));
             }
-            Len::VarPrefix(VarInt::Leb128) => {
+            LenRead::Leb128 => {
                 let a = naming::prefix_abbrev(abbrev);
                 leb128_lines(c, tree, &format!("{name} length"));
                 c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
@@ -122,21 +126,18 @@ impl<'p> Dissect<'p> {
                 // Beyond 2^53 no length fits what remains: the check below reports it.
                 c.line("n = val:tonumber()");
             }
-            Len::VarPrefix(VarInt::RiptideLen) => {
+            LenRead::RiptideLen => {
                 let a = naming::prefix_abbrev(abbrev);
                 riptide_len_lines(c, tree, &format!("{name} length"));
                 c.line(format!("{tree}:add(F[\"{a}\"], tvb(offset, n), val)"));
                 c.line("offset = offset + n");
                 c.line("n = val");
             }
-            Len::VarPrefix(_) => {
-                return Err(Internal(format!("'{name}': this varint as a prefix")))
-            }
-            Len::Expr(e) | Len::Bytes(e) => {
+            LenRead::Expr(e) | LenRead::Bytes(e) => {
                 let ex = self.i.exprs().expr(e);
                 c.line(format!("n = {ex}"));
             }
-            Len::Rest | Len::Natural => {
+            LenRead::Rest => {
                 c.line("n = limit - offset");
             }
         }

@@ -3,12 +3,13 @@
 use super::*;
 
 impl<'p> Dissect<'p> {
-    /// A value of a struct type (`Ty::Struct`), compressed or not.
+    /// A value of struct type `id` (of length `len` when it has one), compressed or not.
     pub(super) fn value_struct(
         &mut self,
         c: &mut Code,
         at: Place<'_>,
-        ty: &Ty,
+        id: StructId,
+        len: Option<&Len>,
     ) -> Result<(), Internal> {
         let Place {
             sid,
@@ -20,12 +21,11 @@ impl<'p> Dissect<'p> {
         let p = self.i.p;
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
-        match ty {
-            Ty::Struct(id, len) if f.compression.is_some() => {
-                let comp = f.compression.unwrap();
-                let (t, method, max) = (&p.structs[*id].name, comp.method.name(), comp.max);
+        if let Some(comp) = f.compression {
+            {
+                let (t, method, max) = (&p.structs[id].name, comp.method.name(), comp.max);
                 let label = naming::label(name);
-                self.length(c, at, len.as_ref().unwrap_or(&Len::Rest), false)?;
+                self.length(c, at, len.unwrap_or(&Len::Rest), false)?;
                 c.line(format!("sub = {tree}:add(tvb(offset, n), string.format(\"{label}: {t} ({method}, %d bytes)\", n))"));
                 // Shown in a data source of its own, as Wireshark shows decompressed HTTP bodies.
                 c.open("do");
@@ -38,7 +38,7 @@ impl<'p> Dissect<'p> {
                 c.line(format!("sub:add_proto_expert_info(E.compressed, fmt(\"{name}: decompresses to %d bytes, more than the {max} allowed\", plain:len()))"));
                 c.line("return nil");
                 c.close("end");
-                let use_ = (*id, f.filter.as_deref());
+                let use_ = (id, f.filter.as_deref());
                 structs::call_struct_in(p, c, use_, ("plain", "0", "plain:len()"), target, None);
                 c.line(format!(
                     "if nxt < plain:len() then sub:add_proto_expert_info(E.trailing, fmt(\"{name}: %d decompressed bytes left unread\", plain:len() - nxt)) end"
@@ -46,11 +46,12 @@ impl<'p> Dissect<'p> {
                 c.close("end");
                 c.line("offset = offset + n");
             }
-            Ty::Struct(id, len) => {
-                let t = &p.structs[*id].name;
+        } else {
+            {
+                let t = &p.structs[id].name;
                 let label = format!("{}: {t}", naming::label(name));
                 match len {
-                    None | Some(Len::Natural) => match self.i.l.structs[*id].fixed_size {
+                    None | Some(Len::Natural) => match self.i.l.structs[id].fixed_size {
                         // Its size is known: the subtree gets it at once (one C call, no
                         // set_len), cut to the bytes left when the value is truncated.
                         Some(k) if k > 0 => {
@@ -58,7 +59,7 @@ impl<'p> Dissect<'p> {
                             call_struct_as(
                                 p,
                                 c,
-                                *id,
+                                id,
                                 f.filter.as_deref(),
                                 "offset",
                                 "limit",
@@ -71,7 +72,7 @@ impl<'p> Dissect<'p> {
                             call_struct_as(
                                 p,
                                 c,
-                                *id,
+                                id,
                                 f.filter.as_deref(),
                                 "offset",
                                 "limit",
@@ -87,7 +88,7 @@ impl<'p> Dissect<'p> {
                         call_struct_as(
                             p,
                             c,
-                            *id,
+                            id,
                             f.filter.as_deref(),
                             "offset",
                             "offset + n",
@@ -100,7 +101,6 @@ impl<'p> Dissect<'p> {
                     }
                 }
             }
-            _ => return Err(Internal(format!("'{name}': not read by value_struct"))),
         }
         Ok(())
     }

@@ -3,13 +3,8 @@
 use super::*;
 
 impl<'p> Dissect<'p> {
-    /// A number, bool, enum or flag set (`Ty::Int`, `Bool`, `Float`, `VarInt`, `Enum`, `Flags`).
-    pub(super) fn value_scalar(
-        &mut self,
-        c: &mut Code,
-        at: Place<'_>,
-        ty: &Ty,
-    ) -> Result<(), Internal> {
+    /// A number, bool, enum or flag set of a byte layout.
+    pub(super) fn value_scalar(&mut self, c: &mut Code, at: Place<'_>, n: ByteNumber) {
         let Place {
             sid,
             fi,
@@ -41,8 +36,8 @@ impl<'p> Dissect<'p> {
         let scalar = |c: &mut Code, n: usize, endian: Endian, read: String| {
             scalar_in(c, n, endian, read, false)
         };
-        match ty {
-            Ty::Int(it) => {
+        match n {
+            ByteNumber::Int(it) => {
                 scalar(
                     c,
                     it.bytes(),
@@ -51,13 +46,13 @@ impl<'p> Dissect<'p> {
                 );
                 c.line(format!("offset = offset + {}", it.bytes()));
             }
-            Ty::Bool => {
+            ByteNumber::Bool => {
                 scalar(c, 1, Endian::Big, "uint() ~= 0".into());
                 c.line("offset = offset + 1");
             }
-            Ty::Float { bits: 16, endian } => {
+            ByteNumber::Float { bits: 16, endian } => {
                 // Wireshark has no half-float field: decode the bits and show the value.
-                let le = if *endian == Endian::Little { "le_" } else { "" };
+                let le = if endian == Endian::Little { "le_" } else { "" };
                 c.line(format!("if limit - offset < 2 then return truncated({tree}, tvb, offset, \"{name}\", 2, limit - offset) end"));
                 c.line("range = tvb(offset, 2)");
                 c.line(format!("val = f16_from_bits(range:{le}uint())"));
@@ -65,35 +60,29 @@ impl<'p> Dissect<'p> {
                 keep(c, target, "val");
                 c.line("offset = offset + 2");
             }
-            Ty::Float { bits, endian } => {
-                let n = *bits as usize / 8;
-                let le = if *endian == Endian::Little { "le_" } else { "" };
-                scalar(c, n, *endian, format!("{le}float()"));
+            ByteNumber::Float { bits, endian } => {
+                let n = bits as usize / 8;
+                let le = if endian == Endian::Little { "le_" } else { "" };
+                scalar(c, n, endian, format!("{le}float()"));
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::VarInt(VarInt::Leb128 | VarInt::ZigZag) => {
+            ByteNumber::Leb128 | ByteNumber::ZigZag => {
                 leb128_lines(c, tree, name);
-                if matches!(ty, Ty::VarInt(VarInt::ZigZag)) {
+                if n == ByteNumber::ZigZag {
                     c.line("val = zigzag64(val)");
                 }
                 c.item(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
                 keep(c, target, "val:tonumber()");
                 c.line("offset = offset + n");
             }
-            Ty::VarInt(VarInt::RiptideLen) => {
+            ByteNumber::RiptideLen => {
                 riptide_len_lines(c, tree, name);
                 c.item(format!("{tree}:add(F[\"{abbrev}\"], tvb(offset, n), val)"));
                 keep(c, target, "val");
                 c.line("offset = offset + n");
             }
-            Ty::VarInt(_) => {
-                return Err(Internal(
-                    "Rabbit varints belong to bit-stream layouts".into(),
-                ))
-            }
-            Ty::Bits => return Err(Internal("'bits' belongs to bit-stream layouts".into())),
-            Ty::Enum(id) => {
-                let e = &p.enums[*id];
+            ByteNumber::Enum(id) => {
+                let e = &p.enums[id];
                 let n = e.repr.bytes();
                 scalar(
                     c,
@@ -104,8 +93,8 @@ impl<'p> Dissect<'p> {
                 enum_check(c, e, name);
                 c.line(format!("offset = offset + {n}"));
             }
-            Ty::Flags(id) => {
-                let fl = &p.flags[*id];
+            ByteNumber::Flags(id) => {
+                let fl = &p.flags[id];
                 let n = fl.repr.bytes();
                 scalar_in(
                     c,
@@ -123,8 +112,6 @@ impl<'p> Dissect<'p> {
                 }
                 c.line(format!("offset = offset + {n}"));
             }
-            _ => return Err(Internal(format!("'{name}': not read by value_scalar"))),
         }
-        Ok(())
     }
 }

@@ -3,12 +3,13 @@
 use super::*;
 
 impl<'p> Dissect<'p> {
-    /// A string or bytes value (`Ty::Str`, `Ty::Bytes`).
+    /// A string (`text`) or bytes value of length `len`.
     pub(super) fn value_text(
         &mut self,
         c: &mut Code,
         at: Place<'_>,
-        ty: &Ty,
+        len: &Len,
+        text: Option<Text>,
     ) -> Result<(), Internal> {
         let Place {
             sid,
@@ -21,21 +22,15 @@ impl<'p> Dissect<'p> {
         let f = &p.structs[sid].fields[fi];
         let name = &f.name;
         let needed = self.i.l.needed.contains(&(sid, fi));
-        match ty {
-            Ty::Str(
-                _,
-                Text {
-                    nul: Nul::Terminated,
-                    encoding,
-                },
-            ) => strz(c, (tree, abbrev, target), name, *encoding),
-            Ty::Str(
-                len,
-                Text {
-                    nul: Nul::Padded,
-                    encoding,
-                },
-            ) => {
+        match text {
+            Some(Text {
+                nul: Nul::Terminated,
+                encoding,
+            }) => strz(c, (tree, abbrev, target), name, encoding),
+            Some(Text {
+                nul: Nul::Padded,
+                encoding,
+            }) => {
                 // The whole buffer is the item; the value is the bytes before the first NUL.
                 self.length(c, at, len, false)?;
                 if matches!(encoding, Encoding::Utf16 { .. }) {
@@ -56,7 +51,7 @@ impl<'p> Dissect<'p> {
                         // Wireshark decodes the text (Wireshark 4.0's TvbRange:string cuts a
                         // converted string to the byte count of its range); the item then covers
                         // the padding too.
-                        let enc = lua_encoding(*e);
+                        let enc = lua_encoding(e);
                         c.item(format!(
                             "{tree}:add_packet_field(F[\"{abbrev}\"], tvb(offset, #val), {enc})"
                         ));
@@ -64,15 +59,15 @@ impl<'p> Dissect<'p> {
                         format!("tvb(offset, #val):string({enc})")
                     }
                 };
-                if let Some((bad, what)) = invalid_text(*encoding, "val", "#val") {
+                if let Some((bad, what)) = invalid_text(encoding, "val", "#val") {
                     c.read_item(format!("if {bad} then item:add_proto_expert_info(E.invalid, \"{name}: {what}\") end"));
                 }
                 keep(c, target, &text);
                 c.line("offset = offset + n");
             }
-            Ty::Bytes(len) | Ty::Str(len, _) => {
+            Some(Text { nul: Nul::No, .. }) | None => {
                 self.length(c, at, len, false)?;
-                if let Ty::Str(_, text) = ty {
+                if let Some(text) = text {
                     let enc = lua_encoding(text.encoding);
                     if needed {
                         c.line("range = tvb(offset, n)");
@@ -102,7 +97,6 @@ impl<'p> Dissect<'p> {
                 }
                 c.line("offset = offset + n");
             }
-            _ => return Err(Internal(format!("'{name}': not read by value_text"))),
         }
         Ok(())
     }
